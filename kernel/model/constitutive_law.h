@@ -1,0 +1,56 @@
+// ConstitutiveLaw: the material response at one integration point (Kratos'
+// ConstitutiveLaw API). A law registered by name is a prototype; each
+// integration point owns a Clone().
+#pragma once
+
+#include <memory>
+#include <string>
+
+#include "kernel/core/types.h"
+#include "kernel/model/process_info.h"
+#include "kernel/model/properties.h"
+
+namespace tessera {
+
+class Geometry;
+
+class ConstitutiveLaw {
+ public:
+  using Pointer = std::shared_ptr<ConstitutiveLaw>;
+
+  enum class StressMeasure { PK1, PK2, Kirchhoff, Cauchy };
+
+  // What the element hands in and gets back.
+  struct Parameters {
+    const Properties* properties = nullptr;
+    const ProcessInfo* process_info = nullptr;
+    const Geometry* geometry = nullptr;
+    Vector shape_functions;              // N at the point
+    Matrix shape_functions_derivatives;  // dN/dX at the point
+    Matrix deformation_gradient;         // F
+    double determinant_f = 1.0;
+    Vector strain_vector;        // Voigt; input when use_element_provided_strain
+    Vector stress_vector;        // Voigt output
+    Matrix constitutive_matrix;  // Voigt output (tangent)
+    bool compute_stress = true;
+    bool compute_constitutive_tensor = true;
+    bool use_element_provided_strain = true;
+  };
+
+  virtual ~ConstitutiveLaw() = default;
+  virtual Pointer Clone() const = 0;
+
+  virtual int WorkingSpaceDimension() const = 0;
+  virtual int GetStrainSize() const = 0;
+
+  virtual void InitializeMaterial(const Properties&, const Geometry&, const Vector& /*N*/) {}
+  virtual void CalculateMaterialResponse(Parameters& values, StressMeasure measure) = 0;
+  virtual void FinalizeMaterialResponse(Parameters&, StressMeasure) {}
+  virtual void ResetMaterial(const Properties&, const Geometry&, const Vector& /*N*/) {}
+
+  // Verifies the properties hold what the law needs; throws naming what is missing.
+  virtual int Check(const Properties&, const Geometry&, const ProcessInfo&) const { return 0; }
+  virtual std::string Info() const = 0;
+};
+
+}  // namespace tessera
