@@ -26,9 +26,11 @@ class DataValueContainer {
   // Returns the stored value, or the variable's zero when absent (Kratos semantics).
   template <class T>
   T GetValue(const Variable<T>& variable) const {
-    if (variable.IsComponent()) {
-      const Value* v = Find(variable.Source()->Id());
-      return v ? std::get<Array3>(*v)[variable.ComponentIndex()] : 0.0;
+    if constexpr (std::is_same_v<T, double>) {
+      if (variable.IsComponent()) {
+        const Value* v = Find(variable.Source()->Id());
+        return v ? std::get<Array3>(*v)[variable.ComponentIndex()] : 0.0;
+      }
     }
     const Value* v = Find(variable.Id());
     return v ? std::get<T>(*v) : variable.Zero();
@@ -37,9 +39,11 @@ class DataValueContainer {
   // Reference to the stored value, inserting the zero first if absent.
   template <class T>
   T& GetOrCreate(const Variable<T>& variable) {
-    if (variable.IsComponent()) {
-      Value& v = Slot(*variable.Source());
-      return std::get<Array3>(v)[variable.ComponentIndex()];
+    if constexpr (std::is_same_v<T, double>) {
+      if (variable.IsComponent()) {
+        Value& v = Slot(*variable.Source());
+        return std::get<Array3>(v)[variable.ComponentIndex()];
+      }
     }
     return std::get<T>(Slot(variable));
   }
