@@ -11,10 +11,9 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <nlohmann/json.hpp>
 #include <ostream>
 #include <sstream>
-
-#include <nlohmann/json.hpp>
 
 #include "kernel/core/error.h"
 
@@ -152,18 +151,25 @@ std::string Suggestion(const std::string& key, const std::vector<std::string>& c
 // line, a column and the offending line with a caret under that column.
 [[noreturn]] void ThrowParseError(const std::string& text, const std::string& origin,
                                   const nlohmann::json::parse_error& error) {
-  // parse_error::byte is 1-based: the last character read.
-  const std::size_t offset = std::min<std::size_t>(error.byte == 0 ? 0 : error.byte - 1, text.size());
-  const std::size_t line = 1 + static_cast<std::size_t>(
-                                   std::count(text.begin(), text.begin() + offset, '\n'));
-  const std::size_t previous_newline = offset == 0 ? std::string::npos : text.rfind('\n', offset - 1);
-  const std::size_t line_start = previous_newline == std::string::npos ? 0 : previous_newline + 1;
-  const std::size_t column = offset - line_start + 1;
-
   // What nlohmann says after its "[json.exception...] parse error at ...: " prefix.
   std::string what = error.what();
   const std::size_t prefix = what.find(": ", what.find("parse error"));
   if (prefix != std::string::npos) what = what.substr(prefix + 2);
+
+  // parse_error::byte is 1-based and names the last character read, which for a
+  // string is its closing quote: point at the opening one instead.
+  std::size_t offset = std::min<std::size_t>(error.byte == 0 ? 0 : error.byte - 1, text.size());
+  if (what.find("unexpected string literal") != std::string::npos && offset < text.size() &&
+      text[offset] == '"' && offset > 0) {
+    const std::size_t opening = text.rfind('"', offset - 1);
+    if (opening != std::string::npos) offset = opening;
+  }
+  const std::size_t line =
+      1 + static_cast<std::size_t>(std::count(text.begin(), text.begin() + offset, '\n'));
+  const std::size_t previous_newline =
+      offset == 0 ? std::string::npos : text.rfind('\n', offset - 1);
+  const std::size_t line_start = previous_newline == std::string::npos ? 0 : previous_newline + 1;
+  const std::size_t column = offset - line_start + 1;
 
   std::ostringstream message;
   message << origin << ": line " << line << ", column " << column << ": invalid JSON: " << what;
@@ -182,13 +188,23 @@ std::string Suggestion(const std::string& key, const std::vector<std::string>& c
     lead = "...";
   }
   if (source.size() > kWidth) source = source.substr(0, kWidth) + "...";
-  std::string marker = lead;
-  for (std::size_t i = 0; i < caret; ++i) marker += (i < source.size() && source[i] == '\t') ? '\t' : ' ';
+  std::string marker(lead.size(), ' ');
+  for (std::size_t i = 0; i < caret; ++i)
+    marker += (i < source.size() && source[i] == '\t') ? '\t' : ' ';
   message << "\n    " << lead << source << "\n    " << marker << '^';
 
+  // The two commonest hand-editing slips, which nlohmann reports one token late.
+  const bool end_of_input = what.find("unexpected end of input") != std::string::npos;
+  if (!end_of_input && (what.find("; expected '}'") != std::string::npos ||
+                        what.find("; expected ']'") != std::string::npos)) {
+    message << "\n(is a comma missing before it?)";
+  } else if (what.find("unexpected '}'; expected string literal") != std::string::npos ||
+             what.find("unexpected ']'; expected '[', '{', or a literal") != std::string::npos) {
+    message << "\n(is there a trailing comma before it?)";
+  }
   // Parameters("ProjectParameters.json") is an easy slip for FromFile.
-  if (origin == "<string>" && text.find_first_of("{[") == std::string::npos &&
-      text.size() > 5 && text.compare(text.size() - 5, 5, ".json") == 0) {
+  if (origin == "<string>" && text.find_first_of("{[") == std::string::npos && text.size() > 5 &&
+      text.compare(text.size() - 5, 5, ".json") == 0) {
     message << "\n(this looks like a file name: use Parameters::FromFile(\"" << text << "\"))";
   }
   throw Error(message.str());
@@ -401,10 +417,10 @@ Parameters Parameters::Child(const std::string& key) const {
   }
   if (node.find(key) == node.end()) {
     const std::vector<std::string> keys = KeysOf(node);
-    TESSERA_ERROR(Origin(), ": key '", key_path, "' does not exist; ",
-                  keys.empty() ? Where() + " has no keys"
-                               : "the keys of " + Where() + " are: " + Join(keys),
-                  Suggestion(key, keys));
+    TESSERA_ERROR(
+        Origin(), ": key '", key_path, "' does not exist; ",
+        keys.empty() ? Where() + " has no keys" : "the keys of " + Where() + " are: " + Join(keys),
+        Suggestion(key, keys));
   }
   std::vector<PathStep> path_steps = path_;
   path_steps.push_back({key, 0, false});
@@ -418,8 +434,9 @@ Parameters Parameters::Child(std::size_t index) const {
                   Describe(node), ", not an array");
   }
   if (index >= node.size()) {
-    TESSERA_ERROR(Origin(), ": item [", index, "] of ", Subject(), " is out of range: the array has ",
-                  node.size(), node.size() == 1 ? " item" : " items");
+    TESSERA_ERROR(Origin(), ": item [", index, "] of ", Subject(),
+                  " is out of range: the array has ", node.size(),
+                  node.size() == 1 ? " item" : " items");
   }
   std::vector<PathStep> path_steps = path_;
   path_steps.push_back({std::string(), index, true});
@@ -467,8 +484,8 @@ Parameters::const_iterator Parameters::end() const {
 }
 
 Parameters::const_iterator::value_type Parameters::const_iterator::operator*() const {
-  const auto& object = owner_.ObjectNode("iterating over (key, value) pairs")
-                           .get_ref<const Json::object_t&>();
+  const auto& object =
+      owner_.ObjectNode("iterating over (key, value) pairs").get_ref<const Json::object_t&>();
   TESSERA_CHECK(index_ < object.size(), owner_.Origin(), ": iterator over ", owner_.Where(),
                 " is past the end (were keys removed during the loop?)");
   const std::string& key = (object.begin() + static_cast<std::ptrdiff_t>(index_))->first;
@@ -577,12 +594,12 @@ Matrix Parameters::GetMatrix() const {
   for (std::size_t i = 0; i < rows; ++i) {
     const Json& row = node[i];
     if (!row.is_array()) {
-      TESSERA_ERROR(Origin(), ": ", Subject(), " is not a matrix: row [", i, "] is ",
-                    Describe(row), ", expected an array of numbers");
+      TESSERA_ERROR(Origin(), ": ", Subject(), " is not a matrix: row [", i, "] is ", Describe(row),
+                    ", expected an array of numbers");
     }
     if (row.size() != cols) {
-      TESSERA_ERROR(Origin(), ": ", Subject(), " is not a matrix: row [", i, "] has ",
-                    row.size(), " items but row [0] has ", cols);
+      TESSERA_ERROR(Origin(), ": ", Subject(), " is not a matrix: row [", i, "] has ", row.size(),
+                    " items but row [0] has ", cols);
     }
     for (std::size_t j = 0; j < cols; ++j) {
       if (!row[j].is_number()) {
@@ -602,15 +619,16 @@ std::vector<std::string> Parameters::GetStringArray() const {
   strings.reserve(node.size());
   for (std::size_t i = 0; i < node.size(); ++i) {
     if (!node[i].is_string()) {
-      TESSERA_ERROR(Origin(), ": ", Subject(), " is not an array of strings: item [", i,
-                    "] is ", Describe(node[i]));
+      TESSERA_ERROR(Origin(), ": ", Subject(), " is not an array of strings: item [", i, "] is ",
+                    Describe(node[i]));
     }
     strings.push_back(node[i].get<std::string>());
   }
   return strings;
 }
 
-// ---- setters -------------------------------------------------------------------------------------
+// ---- setters
+// -------------------------------------------------------------------------------------
 
 void Parameters::SetDouble(double value) { Node() = value; }
 void Parameters::SetInt(int value) { Node() = value; }
@@ -625,7 +643,8 @@ void Parameters::SetValue(const Parameters& value) {
   Node() = std::move(copy);
 }
 
-// ---- adding and removing -------------------------------------------------------------------------
+// ---- adding and removing
+// -------------------------------------------------------------------------
 
 Parameters Parameters::AddEmptyValue(const std::string& key) {
   Json& node = ObjectNode("AddEmptyValue");
@@ -648,9 +667,7 @@ void Parameters::AddDouble(const std::string& key, double value) {
   ObjectNode("AddDouble")[key] = value;
 }
 void Parameters::AddInt(const std::string& key, int value) { ObjectNode("AddInt")[key] = value; }
-void Parameters::AddBool(const std::string& key, bool value) {
-  ObjectNode("AddBool")[key] = value;
-}
+void Parameters::AddBool(const std::string& key, bool value) { ObjectNode("AddBool")[key] = value; }
 void Parameters::AddString(const std::string& key, const std::string& value) {
   ObjectNode("AddString")[key] = value;
 }
@@ -668,7 +685,8 @@ bool Parameters::RemoveValue(const std::string& key) {
   return ObjectNode("RemoveValue").erase(key) > 0;
 }
 
-// ---- appending -------------------------------------------------------------------------------------
+// ---- appending
+// -------------------------------------------------------------------------------------
 
 void Parameters::Append(double value) { ArrayNode("Append").push_back(value); }
 void Parameters::Append(int value) { ArrayNode("Append").push_back(value); }
@@ -681,7 +699,8 @@ void Parameters::Append(const Parameters& value) {
   ArrayNode("Append").push_back(std::move(copy));
 }
 
-// ---- output and comparison ---------------------------------------------------------------------------
+// ---- output and comparison
+// ---------------------------------------------------------------------------
 
 std::string Parameters::WriteJsonString() const {
   // replace: a string set from C++ with invalid UTF-8 should not make output throw.
@@ -704,7 +723,8 @@ std::ostream& operator<<(std::ostream& os, const Parameters& parameters) {
   return os << parameters.PrettyPrintJsonString();
 }
 
-// ---- validation ----------------------------------------------------------------------------------------
+// ---- validation
+// ----------------------------------------------------------------------------------------
 
 void Parameters::Validate(const Parameters& defaults, bool recursive) const {
   const Json& node = ObjectNode("validation against defaults");

@@ -20,11 +20,10 @@
 #include <iosfwd>
 #include <iterator>
 #include <memory>
+#include <nlohmann/json_fwd.hpp>
 #include <string>
 #include <utility>
 #include <vector>
-
-#include <nlohmann/json_fwd.hpp>
 
 #include "kernel/core/types.h"
 
@@ -70,7 +69,7 @@ class Parameters {
   Parameters GetArrayItem(std::size_t index) { return (*this)[index]; }
   const Parameters GetArrayItem(std::size_t index) const { return (*this)[index]; }
 
-  std::size_t size() const;        // number of keys of an object or items of an array
+  std::size_t size() const;               // number of keys of an object or items of an array
   std::vector<std::string> keys() const;  // an object's keys, in document order
 
   // ---- type queries ---------------------------------------------------------------------
@@ -81,10 +80,10 @@ class Parameters {
   bool IsBool() const;
   bool IsString() const;
   bool IsArray() const;
-  bool IsVector() const;       // array of numbers (the empty array included)
-  bool IsMatrix() const;       // array of equal-length arrays of numbers, or []
-  bool IsStringArray() const;  // array of strings (the empty array included)
-  bool IsSubParameter() const; // object
+  bool IsVector() const;        // array of numbers (the empty array included)
+  bool IsMatrix() const;        // array of equal-length arrays of numbers, or []
+  bool IsStringArray() const;   // array of strings (the empty array included)
+  bool IsSubParameter() const;  // object
 
   // ---- getters: of this value, or of its key `key` ------------------------------------------
   // A type mismatch is an error naming the key path, the expected and the actual type.
@@ -116,6 +115,8 @@ class Parameters {
   void SetMatrix(const Matrix& value);
   void SetStringArray(const std::vector<std::string>& value);
   void SetValue(const Parameters& value);  // deep copy of `value`
+  void SetBool(const char*) = delete;      // SetBool("key") would set this value to true
+  void SetBool(const std::string&, const char*) = delete;  // SetBool("key", "false") too
   void SetDouble(const std::string& key, double value) { Existing(key).SetDouble(value); }
   void SetInt(const std::string& key, int value) { Existing(key).SetInt(value); }
   void SetBool(const std::string& key, bool value) { Existing(key).SetBool(value); }
@@ -133,12 +134,13 @@ class Parameters {
   // ---- adding and removing keys of an object ---------------------------------------------
   // As in Kratos, adding a key that exists overwrites its value, except that
   // AddEmptyValue and AddEmptyArray keep an existing value; both return a handle.
-  Parameters AddEmptyValue(const std::string& key);  // null
-  Parameters AddEmptyArray(const std::string& key);  // []
+  Parameters AddEmptyValue(const std::string& key);                // null
+  Parameters AddEmptyArray(const std::string& key);                // []
   void AddValue(const std::string& key, const Parameters& value);  // deep copy
   void AddDouble(const std::string& key, double value);
   void AddInt(const std::string& key, int value);
   void AddBool(const std::string& key, bool value);
+  void AddBool(const std::string&, const char*) = delete;  // a string literal is not a bool
   void AddString(const std::string& key, const std::string& value);
   void AddVector(const std::string& key, const Vector& value);
   void AddMatrix(const std::string& key, const Matrix& value);
