@@ -134,8 +134,7 @@ void GeometryType::CheckOrder(int order) const {
                 order);
 }
 
-Array3 GeometryType::GlobalCoordinates(std::span<const Array3> points,
-                                       const Array3& local) const {
+Array3 GeometryType::GlobalCoordinates(std::span<const Array3> points, const Array3& local) const {
   CheckPoints(points);
   double N[kMaxPointsNumber];
   ShapeFunctionsValues(local, N);
@@ -160,8 +159,7 @@ void GeometryType::FixedJacobian(std::span<const Array3> points, const Array3& l
   }
 }
 
-void GeometryType::Jacobian(std::span<const Array3> points, const Array3& local,
-                            Matrix& J) const {
+void GeometryType::Jacobian(std::span<const Array3> points, const Array3& local, Matrix& J) const {
   double Jf[3][3];
   FixedJacobian(points, local, Jf);
   J.resize(WorkingSpaceDimension(), LocalDimension());
@@ -238,7 +236,7 @@ Array3 GeometryType::AreaNormal(std::span<const Array3> points, const Array3& lo
   Array3 t[2];
   for (int a = 0; a < PointsNumber(); ++a)
     for (int j = 0; j < L; ++j) t[j] += dN[a * L + j] * points[a];
-  if (L == 1) return {t[0][1], -t[0][0], 0.0};
+  if (L == 1) return {t[0][1], 0.0 - t[0][0], 0.0};  // 0.0 - t: no negative zeros
   return Cross(t[0], t[1]);
 }
 
@@ -318,35 +316,38 @@ bool GeometryType::IsInside(std::span<const Array3> points, const Array3& global
 
 std::vector<std::pair<double, double>> GaussLegendre(int n) {
   TESSERA_CHECK(n >= 1, "Gauss-Legendre rule needs at least one point, got ", n);
-  std::vector<std::pair<double, double>> rule(n);
-  // Roots of the Legendre polynomial P_n by Newton's method from the classical
-  // estimate cos(pi (i + 3/4) / (n + 1/2)); P_n and P_n' from the three-term
-  // recurrence (k + 1) P_{k+1} = (2k + 1) x P_k - k P_{k-1}.
-  for (int i = 0; i < (n + 1) / 2; ++i) {
-    double x = std::cos(std::numbers::pi * (i + 0.75) / (n + 0.5));
-    double dp = 0.0;
-    for (int iteration = 0; iteration < 100; ++iteration) {
-      double p0 = 1.0, p1 = x;
-      for (int k = 1; k < n; ++k) {
-        const double p2 = ((2.0 * k + 1.0) * x * p1 - k * p0) / (k + 1.0);
-        p0 = p1, p1 = p2;
-      }
-      dp = n * (x * p1 - p0) / (x * x - 1.0);  // P_n' from P_n and P_{n-1}
-      const double dx = p1 / dp;
-      x -= dx;
-      if (std::abs(dx) < 1e-16) break;
-    }
-    // Recompute P_n' at the converged root for the weight 2 / ((1 - x^2) P_n'(x)^2).
-    double p0 = 1.0, p1 = x;
+  // Legendre P_n(x) and P_{n-1}(x) by the three-term recurrence
+  // (k + 1) P_{k+1} = (2k + 1) x P_k - k P_{k-1}. Long double (64-bit mantissa on
+  // x86) so that the rounded abscissae and weights are within an ulp.
+  using Real = long double;
+  auto legendre = [n](Real x, Real& p_n, Real& p_n_minus_1) {
+    Real p0 = 1.0L, p1 = x;
     for (int k = 1; k < n; ++k) {
-      const double p2 = ((2.0 * k + 1.0) * x * p1 - k * p0) / (k + 1.0);
+      const Real p2 = ((2 * k + 1) * x * p1 - k * p0) / (k + 1);
       p0 = p1, p1 = p2;
     }
-    dp = n * (x * p1 - p0) / (x * x - 1.0);
-    const double w = 2.0 / ((1.0 - x * x) * dp * dp);
+    p_n = p1;
+    p_n_minus_1 = p0;
+  };
+  std::vector<std::pair<double, double>> rule(n);
+  for (int i = 0; i < (n + 1) / 2; ++i) {
+    // Newton's method for the i-th largest root of P_n from the classical
+    // estimate cos(pi (i + 3/4) / (n + 1/2)); P_n' = n (x P_n - P_{n-1}) / (x^2 - 1).
+    Real x = std::cos(std::numbers::pi_v<Real> * (i + 0.75L) / (n + 0.5L));
+    Real p = 0.0L, q = 0.0L, dp = 1.0L;
+    for (int iteration = 0; iteration < 100; ++iteration) {
+      legendre(x, p, q);
+      dp = n * (x * p - q) / (x * x - 1.0L);
+      const Real dx = p / dp;
+      x -= dx;
+      if (std::abs(dx) <= 1e-19L) break;
+    }
+    legendre(x, p, q);
+    dp = n * (x * p - q) / (x * x - 1.0L);
+    const double w = static_cast<double>(2.0L / ((1.0L - x * x) * dp * dp));
     // Symmetric pairs set exactly, so odd monomials integrate to exactly zero.
-    rule[i] = {-x, w};
-    rule[n - 1 - i] = {x, w};
+    rule[i] = {-static_cast<double>(x), w};
+    rule[n - 1 - i] = {static_cast<double>(x), w};
   }
   if (n % 2 == 1) rule[n / 2].first = 0.0;
   return rule;

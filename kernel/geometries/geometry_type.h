@@ -86,13 +86,15 @@ class GeometryType {
   double DeterminantOfJacobian(std::span<const Array3> points, const Array3& local) const;
   // dN_dX(a, i) = dN_a / dx_i, resized to PointsNumber() x WorkingSpaceDimension().
   // Only for cells that fill their working space (LocalDimension == WorkingSpaceDimension).
-  void ShapeFunctionsGradients(std::span<const Array3> points, const Array3& local,
-                               Matrix& dN_dX, double& detJ) const;
+  void ShapeFunctionsGradients(std::span<const Array3> points, const Array3& local, Matrix& dN_dX,
+                               double& detJ) const;
 
   // Length, area or volume: the integral of DeterminantOfJacobian over the
-  // reference cell, so signed for cells that fill their working space. Exact for
-  // straight, planar and affine cells and for bilinear/trilinear ones with planar
-  // faces; a Gauss approximation only for warped 3D quadrilaterals.
+  // reference cell, so signed for cells that fill their working space (negative
+  // means an inverted node ordering). Exact for straight, planar and affine cells
+  // and for bilinear/trilinear ones, whose det J is a polynomial integrated by the
+  // default rule; a Gauss approximation only for warped (non-planar) 3D
+  // quadrilaterals, where it is a square root.
   virtual double DomainSize(std::span<const Array3> points) const;
   // Average of the nodes (Kratos' Center); equals x(LocalCenter()) for every family here.
   Array3 Center(std::span<const Array3> points) const;

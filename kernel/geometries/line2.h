@@ -15,6 +15,7 @@ class Line2 : public GeometryType {
   int LocalDimension() const override { return 1; }
   int PointsNumber() const override { return 2; }
 
+  using GeometryType::ShapeFunctionsValues;  // keep the Vector overload visible
   void ShapeFunctionsValues(const Array3& local, double* N) const override;
   const std::vector<Array3>& LocalCoordinatesOfNodes() const override;
 

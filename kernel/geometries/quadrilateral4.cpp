@@ -25,8 +25,7 @@ std::string_view Quadrilateral4::Name() const {
 }
 
 void Quadrilateral4::ShapeFunctionsValues(const Array3& local, double* N) const {
-  for (int a = 0; a < 4; ++a)
-    N[a] = 0.25 * (1.0 + local[0] * kXi[a]) * (1.0 + local[1] * kEta[a]);
+  for (int a = 0; a < 4; ++a) N[a] = 0.25 * (1.0 + local[0] * kXi[a]) * (1.0 + local[1] * kEta[a]);
 }
 
 void Quadrilateral4::LocalGradients(const Array3& local, double* dN_dxi) const {

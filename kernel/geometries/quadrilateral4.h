@@ -16,6 +16,7 @@ class Quadrilateral4 : public GeometryType {
   int LocalDimension() const override { return 2; }
   int PointsNumber() const override { return 4; }
 
+  using GeometryType::ShapeFunctionsValues;  // keep the Vector overload visible
   void ShapeFunctionsValues(const Array3& local, double* N) const override;
   const std::vector<Array3>& LocalCoordinatesOfNodes() const override;
 

@@ -10,8 +10,9 @@ namespace tessera {
 
 double Sphere3D1::DomainSize(std::span<const Array3> points) const {
   CheckPoints(points);
-  TESSERA_ERROR("Sphere3D1: the domain size of a sphere depends on its radius, which is element "
-                "data; use Sphere3D1::SphereVolume(radius)");
+  TESSERA_ERROR(
+      "Sphere3D1: the domain size of a sphere depends on its radius, which is element "
+      "data; use Sphere3D1::SphereVolume(radius)");
 }
 
 double Sphere3D1::SphereVolume(double radius) {

@@ -18,10 +18,10 @@ class Sphere3D1 : public Point1 {
   // SphereVolume(radius). Returning 0 like a point would silently zero masses.
   double DomainSize(std::span<const Array3> points) const override;
 
-  static double SphereVolume(double radius);             // 4/3 pi r^3
-  static double SphereSurfaceArea(double radius);        // 4 pi r^2
-  static double SphereCrossSectionArea(double radius);   // pi r^2, the projected (drag) area
-  static double SphereRadiusFromVolume(double volume);   // inverse of SphereVolume
+  static double SphereVolume(double radius);            // 4/3 pi r^3
+  static double SphereSurfaceArea(double radius);       // 4 pi r^2
+  static double SphereCrossSectionArea(double radius);  // pi r^2, the projected (drag) area
+  static double SphereRadiusFromVolume(double volume);  // inverse of SphereVolume
   // 2/5 m r^2: moment of inertia of a solid ball about any axis through its centre.
   static double SphereMomentOfInertia(double mass, double radius);
 };

@@ -91,8 +91,7 @@ const std::vector<std::vector<int>>& Triangle3::EdgesNodes() const {
 const std::vector<std::vector<int>>& Triangle3::FacesNodes() const { return EdgesNodes(); }
 
 bool Triangle3::IsInsideLocalSpace(const Array3& local, double tolerance) const {
-  return local[0] >= -tolerance && local[1] >= -tolerance &&
-         local[0] + local[1] <= 1.0 + tolerance;
+  return local[0] >= -tolerance && local[1] >= -tolerance && local[0] + local[1] <= 1.0 + tolerance;
 }
 
 }  // namespace tessera

@@ -15,6 +15,7 @@ class Triangle3 : public GeometryType {
   int LocalDimension() const override { return 2; }
   int PointsNumber() const override { return 3; }
 
+  using GeometryType::ShapeFunctionsValues;  // keep the Vector overload visible
   void ShapeFunctionsValues(const Array3& local, double* N) const override;
   const std::vector<Array3>& LocalCoordinatesOfNodes() const override;
 
