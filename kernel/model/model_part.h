@@ -35,6 +35,7 @@ class ModelPart {
       Node operator*() const { return Node(db_, *p_); }
       iterator& operator++() { ++p_; return *this; }
       bool operator!=(const iterator& o) const { return p_ != o.p_; }
+      bool operator==(const iterator& o) const { return p_ == o.p_; }
      private:
       NodalDatabase* db_;
       const IndexType* p_;
@@ -59,6 +60,7 @@ class ModelPart {
       T* operator->() const { return (*all_)[*p_].get(); }
       iterator& operator++() { ++p_; return *this; }
       bool operator!=(const iterator& o) const { return p_ != o.p_; }
+      bool operator==(const iterator& o) const { return p_ == o.p_; }
      private:
       const std::vector<std::unique_ptr<T>>* all_;
       const IndexType* p_;

@@ -2,6 +2,7 @@
 // and processes exist, and which application registered them.
 #include <pybind11/stl.h>
 
+#include "kernel/geometries/geometry_type.h"
 #include "kernel/model/model.h"
 #include "kernel/parameters/parameters.h"
 #include "kernel/python/bindings.h"
