@@ -27,7 +27,10 @@ function(tessera_add_python_module name)
   set_target_properties(${name} PROPERTIES
     LIBRARY_OUTPUT_DIRECTORY "${TESSERA_PYTHON_DIR}/tessera"
     BUILD_RPATH "${CMAKE_BINARY_DIR}/lib;${TESSERA_LIBRARY_DIR}"
-    INSTALL_RPATH "${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_LIBDIR}")
+    # Installed as <prefix>/lib/tessera/python/tessera/<module>.so: the libraries
+    # are three folders up, wherever the prefix is.
+    INSTALL_RPATH "$ORIGIN/../../..;${TESSERA_LIBRARY_DIR}")
+  install(TARGETS ${name} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}/tessera/python/tessera)
 endfunction()
 
 function(tessera_add_application name)
@@ -39,7 +42,9 @@ function(tessera_add_application name)
   else()
     target_link_libraries(${lib} PUBLIC Tessera::kernel ${APP_LINK_LIBRARIES})
   endif()
-  set_target_properties(${lib} PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/lib")
+  set_target_properties(${lib} PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/lib"
+                                          INSTALL_RPATH "$ORIGIN;${TESSERA_LIBRARY_DIR}")
+  install(TARGETS ${lib} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
   if(APP_BINDINGS)
     tessera_add_python_module(_${name} ${APP_BINDINGS})
     target_link_libraries(_${name} PRIVATE ${lib})
@@ -54,5 +59,7 @@ function(tessera_add_application name)
       list(APPEND outputs "${out}")
     endforeach()
     add_custom_target(${lib}_python ALL DEPENDS ${outputs})
+    install(DIRECTORY "${APP_PYTHON_DIR}/" DESTINATION ${CMAKE_INSTALL_LIBDIR}/tessera/python/tessera/${name}
+            FILES_MATCHING PATTERN "*.py")
   endif()
 endfunction()

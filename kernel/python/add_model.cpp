@@ -96,7 +96,24 @@ void SetStepValue(const Node& node, const VariableBase& v, int step, py::handle 
   node.Database().SetHistorical(v, node.Index(), ValueFromPython(v, value), step);
 }
 
+// Kratos' node.GetDof(VAR): a view of one degree of freedom of one node.
+struct DofHandle {
+  NodalDatabase* db;
+  IndexType node;
+  const VariableBase* variable;
+};
+
 void AddNode(py::module_& m) {
+  py::class_<DofHandle>(m, "Dof")
+      .def_property(
+          "EquationId", [](const DofHandle& d) { return d.db->EquationId(*d.variable, d.node); },
+          [](const DofHandle& d, IdType id) { d.db->EquationId(*d.variable, d.node) = id; })
+      .def("IsFixed", [](const DofHandle& d) { return d.db->IsFixed(*d.variable, d.node); })
+      .def("Fix", [](const DofHandle& d) { d.db->Fix(*d.variable, d.node); })
+      .def("Free", [](const DofHandle& d) { d.db->Free(*d.variable, d.node); })
+      .def("GetVariable", [](const DofHandle& d) { return d.variable; }, kRef)
+      .def_property_readonly("Id", [](const DofHandle& d) { return d.db->Id(d.node); });
+
   py::class_<Node>(m, "Node", "A handle on one node of a root model part's column store")
       .def_property_readonly("Id", &Node::Id)
       .def_property(
@@ -130,6 +147,13 @@ void AddNode(py::module_& m) {
         n.AddDof(v, &reaction);
       })
       .def("HasDofFor", &Node::HasDofFor)
+      .def("GetDof",
+           [](const Node& n, const VariableBase& v) {
+             if (!n.HasDofFor(v))
+               TESSERA_ERROR("node ", n.Id(), " has no degree of freedom ", v.Name(),
+                             " (add it with AddDof)");
+             return DofHandle{&n.Database(), n.Index(), &v};
+           })
       .def("Fix", &Node::Fix)
       .def("Free", &Node::Free)
       .def("IsFixed", &Node::IsFixed)
