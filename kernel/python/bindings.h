@@ -14,5 +14,6 @@ void AddModelToPython(pybind11::module_& m);          // Node, Properties, Eleme
 void AddRegistryToPython(pybind11::module_& m);       // Registry, Application
 void AddIoToPython(pybind11::module_& m);             // ModelPartIO, output writers
 void AddProcessesToPython(pybind11::module_& m);      // Process base class
+void AddOutputToPython(pybind11::module_& m);         // VtkOutput, GidOutput
 
 }  // namespace tessera::python

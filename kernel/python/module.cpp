@@ -25,4 +25,5 @@ PYBIND11_MODULE(_tessera, m) {
   AddRegistryToPython(m);
   AddProcessesToPython(m);
   AddIoToPython(m);
+  AddOutputToPython(m);
 }

@@ -1,0 +1,73 @@
+"""VtkOutputProcess: writes a model part as ParaView .vtu files (plus a .pvd
+time collection) at the steps chosen by "output_control_type" and
+"output_interval", configured like Kratos' vtk_output_process:
+
+    {"python_module": "vtk_output_process",
+     "kratos_module": "KratosMultiphysics",
+     "Parameters": {"model_part_name": "Structure",
+                    "output_control_type": "step", "output_interval": 1,
+                    "output_path": "vtk_output", "file_format": "binary",
+                    "nodal_solution_step_data_variables": ["DISPLACEMENT"]}}
+
+The accepted keys are those of tessera.VtkOutput.GetDefaultParameters(); the
+writing itself is tessera.VtkOutput (C++).
+"""
+import tessera
+from tessera.output import OutputSchedule
+
+
+def Factory(settings, model):
+    if not isinstance(settings, tessera.Parameters):
+        raise TypeError("vtk_output_process.Factory expects a tessera.Parameters object")
+    return VtkOutputProcess(model, settings["Parameters"])
+
+
+class VtkOutputProcess(tessera.Process):
+    """Kratos' output process protocol: the analysis asks IsOutputStep() after
+    each solution step and calls PrintOutput() when it is."""
+
+    def __init__(self, model, settings):
+        super().__init__()  # the C++ base must be initialised for the bindings
+        settings.ValidateAndAssignDefaults(tessera.VtkOutput.GetDefaultParameters())
+        model_part_name = settings["model_part_name"].GetString()
+        if not model_part_name:
+            raise ValueError('VtkOutputProcess: "model_part_name" must name the model part to write')
+        self.settings = settings
+        self.model_part = model.GetModelPart(model_part_name)
+        self.schedule = OutputSchedule(self.model_part,
+                                       settings["output_control_type"].GetString(),
+                                       settings["output_interval"].GetDouble(),
+                                       "VtkOutputProcess")
+        self.vtk_io = tessera.VtkOutput(self.model_part, settings)
+
+    def ExecuteInitialize(self):
+        pass
+
+    def ExecuteBeforeSolutionLoop(self):
+        # TIME and STEP are final only now (restarts, start times set by the solver).
+        self.schedule.Restart()
+
+    def ExecuteInitializeSolutionStep(self):
+        pass
+
+    def ExecuteFinalizeSolutionStep(self):
+        pass
+
+    def ExecuteBeforeOutputStep(self):
+        pass
+
+    def ExecuteAfterOutputStep(self):
+        pass
+
+    def ExecuteFinalize(self):
+        pass
+
+    def Check(self):
+        return 0
+
+    def IsOutputStep(self):
+        return self.schedule.IsOutputStep()
+
+    def PrintOutput(self):
+        self.vtk_io.PrintOutput()
+        self.schedule.ScheduleNext()
