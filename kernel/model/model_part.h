@@ -102,8 +102,9 @@ class ModelPart {
   const NodalDatabase& Nodal() const { return *root_->nodal_; }
   ProcessInfo& GetProcessInfo() { return *root_->process_info_; }
   const ProcessInfo& GetProcessInfo() const { return *root_->process_info_; }
-  // Advances the nodal buffer and process info one step and sets TIME, DELTA_TIME
-  // and STEP (the Kratos CloneTimeStep). Only on the root.
+  // Advances the nodal buffer and process info one step and sets TIME and
+  // DELTA_TIME (= time - previous TIME), as Kratos' CloneTimeStep does. STEP is
+  // left to the solver or stage (Kratos' AdvanceInTime increments it). Root only.
   void CloneTimeStep(double time);
 
   // ---- nodes
