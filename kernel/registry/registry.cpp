@@ -108,6 +108,16 @@ const GeometryType& Registry::ConditionGeometry(const std::string& name) const {
   return *it->second.geometry;
 }
 
+const Element* Registry::ElementPrototype(const std::string& name) const {
+  auto it = elements_.find(name);
+  return it == elements_.end() ? nullptr : it->second.object.get();
+}
+
+const Condition* Registry::ConditionPrototype(const std::string& name) const {
+  auto it = conditions_.find(name);
+  return it == conditions_.end() ? nullptr : it->second.object.get();
+}
+
 Element::Pointer Registry::CreateElement(const std::string& name, IdType id, NodalDatabase* db,
                                          Geometry::NodeIndices nodes,
                                          Properties::Pointer properties) const {

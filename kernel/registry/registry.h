@@ -50,6 +50,10 @@ class Registry {
   // The geometry type registered with an element/condition name (error if unknown).
   const GeometryType& ElementGeometry(const std::string& name) const;
   const GeometryType& ConditionGeometry(const std::string& name) const;
+  // The prototype registered with a name, nullptr if unknown (the .mdpa writer
+  // matches an entity's class and geometry against these to recover its name).
+  const Element* ElementPrototype(const std::string& name) const;
+  const Condition* ConditionPrototype(const std::string& name) const;
 
   // New entities; errors name the unknown name (with suggestions) or the wrong node count.
   Element::Pointer CreateElement(const std::string& name, IdType id, NodalDatabase* database,
