@@ -1,0 +1,193 @@
+"""The `tessera` command (also `python3 -m tessera`):
+
+    tessera run FOLDER [--parameters FILE] [--threads N] [--quiet] [--output-dir DIR]
+    tessera info
+    tessera --help | --version
+
+Exit codes: 0 success; 2 usage or input errors (missing folder, no parameters
+file, bad JSON, a mistyped setting: anything found before the time loop
+starts), printed as one message without a traceback unless --debug; 1 when the
+run fails (a check process finds a wrong result, or an error or crash during
+the time loop).
+"""
+import argparse
+import ctypes
+import os
+import sys
+import traceback
+
+EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
+
+
+def _Parser():
+    from . import __version__
+
+    parser = argparse.ArgumentParser(
+        prog="tessera",
+        description="Tessera: particles interacting with structures. Runs Kratos/GiD-style project "
+                    "folders (.mdpa meshes with JSON parameters) and writes ParaView/GiD output.")
+    parser.add_argument("--version", action="version", version=f"tessera {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show Python tracebacks of errors")
+    commands = parser.add_subparsers(dest="command", metavar="COMMAND")
+
+    run = commands.add_parser(
+        "run", help="run a project folder",
+        description="Runs the analysis of a project folder, with the folder as working directory "
+                    "(Kratos decks name files relative to it), so output lands beside the inputs.")
+    run.add_argument("folder", metavar="FOLDER", help="the project folder")
+    run.add_argument("--parameters", metavar="FILE",
+                     help="the parameters file (default: ProjectParameters.json, else "
+                          "ProjectParametersDEM.json, else the single *Parameters*.json)")
+    run.add_argument("--threads", metavar="N", type=int, help="OpenMP threads (default: all cores)")
+    run.add_argument("--quiet", action="store_true", help="no progress bar or summary line")
+    run.add_argument("--output-dir", metavar="DIR",
+                     help="write the output processes' files under DIR instead of FOLDER")
+    # SUPPRESS keeps `tessera --debug run ...` from being reset by this default
+    run.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
+                     help="show Python tracebacks of errors")
+
+    commands.add_parser("info", help="version, applications and registered components",
+                        description="Shows the version, the applications this build has and the "
+                                    "names input files may use.")
+    return parser
+
+
+def _Error(message, label="error"):
+    print(f"tessera: {label}: {message}", file=sys.stderr)
+
+
+def SetThreads(count):
+    """OpenMP threads for this process: OMP_NUM_THREADS (read by the OpenMP
+    runtime when it loads, and by child processes), plus a direct call when the
+    kernel has already loaded the runtime (importing tessera loads it)."""
+    if count < 1:
+        raise ValueError(f"--threads must be at least 1, not {count}")
+    os.environ["OMP_NUM_THREADS"] = str(count)
+    import tessera
+
+    setter = getattr(tessera, "SetParallelThreads", None)
+    if setter is not None:
+        setter(count)
+        return
+    try:
+        with open("/proc/self/maps") as maps:
+            loaded = {line.split()[-1] for line in maps if "omp" in line and ".so" in line}
+    except OSError:
+        return
+    for path in loaded:
+        library = os.path.basename(path)
+        if library.startswith(("libgomp", "libomp", "libiomp")):
+            ctypes.CDLL(path).omp_set_num_threads(ctypes.c_int(count))
+
+
+def _Run(args):
+    from . import project as project_module
+    from .processes import CheckFailure
+    from .progress import CreateReporter
+    import tessera
+
+    debug = args.debug
+    setup_errors = (tessera.Error, ValueError, TypeError, OSError)
+    try:
+        if args.threads is not None:
+            SetThreads(args.threads)
+        project = project_module.Project(args.folder, args.parameters, args.output_dir)
+        reporter = CreateReporter(sys.stderr, quiet=args.quiet)
+        with project_module.WorkingDirectory(project.folder):
+            stage = project.CreateStage(reporter)
+            stage.Initialize()
+    except CheckFailure as failure:
+        _Error(str(failure), "check failed")
+        return EXIT_FAILURE
+    except setup_errors as error:
+        if debug:
+            traceback.print_exc()
+        _Error(str(error))
+        return EXIT_USAGE
+    except Exception:  # a crash: the traceback is what a bug report needs
+        traceback.print_exc()
+        _Error("crashed while setting up the analysis (traceback above)")
+        return EXIT_FAILURE
+
+    try:
+        with project_module.WorkingDirectory(project.folder):
+            stage.RunSolutionLoop()
+            stage.Finalize()
+    except CheckFailure as failure:
+        if debug:
+            traceback.print_exc()
+        _Error(str(failure), "check failed")
+        return EXIT_FAILURE
+    except tessera.Error as error:
+        if debug:
+            traceback.print_exc()
+        _Error(f"{error} (at time {getattr(stage, 'time', float('nan')):.9g})")
+        return EXIT_FAILURE
+    except Exception:
+        traceback.print_exc()
+        _Error("crashed during the time loop (traceback above)")
+        return EXIT_FAILURE
+    return EXIT_OK
+
+
+def _Info():
+    import importlib
+    import pkgutil
+
+    import tessera
+
+    print(f"tessera {tessera.__version__}")
+    print(f"python package: {os.path.dirname(tessera.__file__)}")
+    # Applications register their components when imported.
+    status = {}
+    own = {"processes", "output"}
+    names = sorted({m.name for m in pkgutil.iter_modules(tessera.__path__) if m.ispkg} - own)
+    for name in sorted(set(names) | {"dem", "structural", "coupling"}):
+        try:
+            importlib.import_module(f"tessera.{name}")
+            status[name] = "available"
+        except ModuleNotFoundError as error:
+            status[name] = "not built" if error.name == f"tessera.{name}" else f"broken ({error})"
+        except Exception as error:  # an application that fails to load is worth showing
+            status[name] = f"broken ({type(error).__name__}: {error})"
+    print("applications:")
+    for name, state in status.items():
+        print(f"  {name:12s} {state}")
+    print(f"registered by: {', '.join(tessera.Registry.Applications())}")
+    sections = (("elements", tessera.Registry.ElementNames()),
+                ("conditions", tessera.Registry.ConditionNames()),
+                ("constitutive laws", tessera.Registry.ConstitutiveLawNames()),
+                ("C++ processes", tessera.Registry.ProcessNames()))
+    for title, entries in sections:
+        print(f"{title} ({len(entries)}):")
+        print("  " + (", ".join(entries) if entries else "(none)"))
+    from . import processes
+
+    python_processes = sorted(m.name for m in pkgutil.iter_modules(processes.__path__)
+                              if m.name.endswith("_process"))
+    print(f"python processes ({len(python_processes)}):")
+    print("  " + ", ".join(python_processes))
+    return EXIT_OK
+
+
+def main(argv=None):
+    parser = _Parser()
+    argv = sys.argv[1:] if argv is None else list(argv)
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exit_request:  # argparse: --help/--version (0), usage errors (2)
+        return exit_request.code if isinstance(exit_request.code, int) else EXIT_USAGE
+    if args.command is None:
+        parser.print_help(sys.stderr)
+        return EXIT_USAGE
+    try:
+        if args.command == "run":
+            return _Run(args)
+        return _Info()
+    except KeyboardInterrupt:
+        print("\ntessera: interrupted", file=sys.stderr)
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

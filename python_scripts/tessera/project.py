@@ -1,0 +1,240 @@
+"""Project folders (GiD/Kratos style: .mdpa meshes, a parameters JSON,
+materials): finding the parameters file, choosing the analysis stage it asks
+for, re-rooting output, and running the stage with the folder as working
+directory, since Kratos decks name their files relative to it.
+
+Which parameters file: --parameters if given, else ProjectParameters.json,
+else ProjectParametersDEM.json, else the single *Parameters*.json of the
+folder (several are an error listing them).
+
+Which stage (SelectStage): the "analysis_stage" key if present (Kratos module
+names are mapped to Tessera's, "tessera.<module>" is used as is); else a DEM
+project (ProjectParametersDEM.json, or Kratos' flat DEM keys MaxTimeStep /
+FinalTime) runs tessera.dem.DEMAnalysisStage; else solver_settings.solver_type
+says: "kinematic" runs tessera.kinematic_analysis, Static/Dynamic/... run the
+structural application.
+"""
+import contextlib
+import glob
+import importlib
+import inspect
+import os
+import sys
+
+from . import _tessera
+
+# Kratos' stage modules -> (Tessera module, class, application label)
+KRATOS_STAGES = {
+    "KratosMultiphysics.StructuralMechanicsApplication.structural_mechanics_analysis": (
+        "tessera.structural.structural_mechanics_analysis", "StructuralMechanicsAnalysis", "structural"),
+    "KratosMultiphysics.DEMApplication.DEM_analysis_stage": ("tessera.dem", "DEMAnalysisStage", "dem"),
+}
+DEM_STAGE = ("tessera.dem", "DEMAnalysisStage", "dem")
+STRUCTURAL_STAGE = KRATOS_STAGES[
+    "KratosMultiphysics.StructuralMechanicsApplication.structural_mechanics_analysis"]
+KINEMATIC_STAGE = ("tessera.kinematic_analysis", "KinematicAnalysis", None)
+STRUCTURAL_SOLVER_TYPES = {"static", "dynamic", "formfinding", "eigen_value", "harmonic_analysis",
+                           "prebuckling", "adjoint_static"}
+DEM_FLAT_KEYS = ("MaxTimeStep", "FinalTime")
+PREFERRED_FILES = ("ProjectParameters.json", "ProjectParametersDEM.json")
+
+
+def FindParametersFile(folder, parameters=None):
+    """The parameters file to run in `folder` (a path joined to `folder`)."""
+    if parameters:
+        # --parameters is relative to the folder when it exists there, else to
+        # where the command was typed
+        for candidate in (os.path.join(folder, parameters), parameters):
+            if os.path.isfile(candidate):
+                return candidate
+        raise _tessera.Error(f"parameters file '{parameters}' not found (looked in {folder} and in the "
+                             "current directory)")
+    for name in PREFERRED_FILES:
+        path = os.path.join(folder, name)
+        if os.path.isfile(path):
+            return path
+    candidates = sorted(os.path.basename(p) for p in glob.glob(os.path.join(folder, "*.json"))
+                        if "parameters" in os.path.basename(p).lower())
+    if len(candidates) == 1:
+        return os.path.join(folder, candidates[0])
+    if not candidates:
+        raise _tessera.Error(f"no parameters file in {folder}: expected ProjectParameters.json, "
+                             "ProjectParametersDEM.json or one *Parameters*.json")
+    raise _tessera.Error(f"several parameters files in {folder}: {', '.join(candidates)}; choose one "
+                         f"with --parameters, e.g. --parameters {candidates[0]}")
+
+
+def ReadParameters(path):
+    parameters = _tessera.Parameters.FromFile(path)
+    if not parameters.IsSubParameter():
+        raise _tessera.Error(f"{path}: the parameters file must hold a JSON object {{...}}")
+    return parameters
+
+
+def SelectStage(parameters, file_name=""):
+    """(module, class name, application or None) of the stage to run."""
+    if parameters.Has("analysis_stage"):
+        setting = parameters["analysis_stage"]
+        if not setting.IsString():
+            raise _tessera.Error(f"{parameters.Origin()}: key 'analysis_stage' must be a module name string")
+        name = setting.GetString()
+        if name in KRATOS_STAGES:
+            return KRATOS_STAGES[name]
+        if name.startswith("tessera."):
+            return name, None, None
+        known = ", ".join(sorted(KRATOS_STAGES))
+        raise _tessera.Error(f"{parameters.Origin()}: key 'analysis_stage' is '{name}'; expected "
+                             f"tessera.<module> or one of {known}")
+    if os.path.basename(file_name) == "ProjectParametersDEM.json" or any(
+            parameters.Has(key) for key in DEM_FLAT_KEYS):
+        return DEM_STAGE
+    if parameters.Has("solver_settings") and parameters["solver_settings"].Has("solver_type"):
+        solver_type = parameters["solver_settings"]["solver_type"]
+        value = solver_type.GetString() if solver_type.IsString() else ""
+        if value == "kinematic":
+            return KINEMATIC_STAGE
+        if value.lower() in STRUCTURAL_SOLVER_TYPES:
+            return STRUCTURAL_STAGE
+        raise _tessera.Error(f"{parameters.Origin()}: key 'solver_settings.solver_type' is '{value}': "
+                             "no Tessera stage runs it; set \"analysis_stage\" to name the stage")
+    raise _tessera.Error(f"{parameters.Origin()}: cannot tell which analysis this is: give "
+                         "\"analysis_stage\" (e.g. \"tessera.kinematic_analysis\"), "
+                         "solver_settings.solver_type, or DEM keys")
+
+
+APPLICATIONS = ("dem", "structural", "coupling")
+
+
+def _ImportApplicationModule(module_name, application, origin):
+    parts = module_name.split(".")
+    if application is None and len(parts) > 1 and parts[1] in APPLICATIONS:
+        application = parts[1]
+    try:
+        return importlib.import_module(module_name)
+    except ModuleNotFoundError as error:
+        missing = error.name or ""
+        if application and (module_name == missing or module_name.startswith(missing + ".")) \
+                and missing.startswith("tessera."):
+            raise _tessera.Error(
+                f"{origin} needs the {application} application ({missing}), which this build of "
+                f"Tessera does not include; build Tessera with applications/{application} to run it") from None
+        if module_name == missing or module_name.startswith(missing + "."):
+            raise _tessera.Error(f"{origin}: analysis stage module '{module_name}' does not exist") from None
+        raise
+
+
+def LoadStageClass(parameters, file_name=""):
+    """The AnalysisStage subclass that runs `parameters`."""
+    from .analysis_stage import AnalysisStage
+
+    module_name, class_name, application = SelectStage(parameters, file_name)
+    origin = parameters.Origin()
+    module = _ImportApplicationModule(module_name, application, origin)
+    if class_name is None:
+        stages = [obj for _, obj in inspect.getmembers(module, inspect.isclass)
+                  if issubclass(obj, AnalysisStage) and obj.__module__ == module.__name__]
+        if len(stages) != 1:
+            found = ", ".join(s.__name__ for s in stages) or "none"
+            raise _tessera.Error(f"{origin}: analysis_stage module {module_name} must define exactly one "
+                                 f"AnalysisStage subclass (found: {found})")
+        return stages[0]
+    if not hasattr(module, class_name):
+        owner = f"the {application} application ({module_name})" if application else module_name
+        raise _tessera.Error(f"{origin}: {owner} of this build has no {class_name} yet, so it cannot "
+                             "run this project")
+    return getattr(module, class_name)
+
+
+# Output processes and the setting that says where they write (relative to the
+# working directory), with its default.
+_OUTPUT_LOCATIONS = {
+    "vtk_output_process": ("output_path", "VTK_Output"),
+    "gid_output_process": ("output_path", ""),
+    "json_output_process": ("output_file_name", None),
+}
+
+
+def RedirectOutput(parameters, directory):
+    """Makes every output process of `parameters` write under `directory`
+    (absolute) instead of the project folder: relative output paths are
+    re-rooted there. Returns how many processes were redirected."""
+    directory = os.path.abspath(directory)
+    count = 0
+    for section in ("processes", "output_processes"):
+        if not parameters.Has(section) or not parameters[section].IsSubParameter():
+            continue
+        for list_name in parameters[section].keys():
+            entries = parameters[section][list_name]
+            if list_name.startswith("_") or not entries.IsArray():
+                continue
+            for i in range(entries.size()):
+                entry = entries[i]
+                if not entry.IsSubParameter() or not entry.Has("python_module") \
+                        or not entry.Has("Parameters"):
+                    continue
+                module = entry["python_module"].GetString().rpartition(".")[2]
+                if module not in _OUTPUT_LOCATIONS:
+                    continue
+                key, default = _OUTPUT_LOCATIONS[module]
+                settings = entry["Parameters"]
+                if settings.Has(key):
+                    current = settings[key].GetString()
+                    if not os.path.isabs(current):
+                        settings.SetString(key, os.path.join(directory, current))
+                        count += 1
+                elif default is not None:
+                    settings.AddString(key, os.path.join(directory, default))
+                    count += 1
+    return count
+
+
+@contextlib.contextmanager
+def WorkingDirectory(folder):
+    """Runs with `folder` as working directory and first on sys.path, so that
+    relative file names and process modules written beside the deck resolve
+    as they do when Kratos runs a script from the folder."""
+    previous = os.getcwd()
+    absolute = os.path.abspath(folder)
+    os.chdir(absolute)
+    sys.path.insert(0, absolute)
+    try:
+        yield
+    finally:
+        os.chdir(previous)
+        if absolute in sys.path:
+            sys.path.remove(absolute)
+
+
+class Project:
+    """A project folder ready to run: Project(folder).Run(reporter)."""
+
+    def __init__(self, folder, parameters_file=None, output_dir=None):
+        if not os.path.exists(folder):
+            raise _tessera.Error(f"project folder '{folder}' does not exist")
+        if not os.path.isdir(folder):
+            raise _tessera.Error(f"'{folder}' is not a folder (tessera run takes a project folder)")
+        self.folder = folder
+        self.parameters_file = FindParametersFile(folder, parameters_file)
+        self.parameters = ReadParameters(self.parameters_file)
+        self.stage_class = LoadStageClass(self.parameters, self.parameters_file)
+        if output_dir:
+            os.makedirs(output_dir, exist_ok=True)
+            RedirectOutput(self.parameters, output_dir)
+        self.model = None
+        self.stage = None
+
+    def CreateStage(self, reporter=None):
+        """Builds the model and the stage (inside the working directory)."""
+        self.model = _tessera.Model()
+        self.stage = self.stage_class(self.model, self.parameters)
+        if reporter is not None and hasattr(self.stage, "SetProgressReporter"):
+            self.stage.SetProgressReporter(reporter)
+        return self.stage
+
+    def Run(self, reporter=None):
+        with WorkingDirectory(self.folder):
+            stage = self.CreateStage(reporter)
+            stage.Initialize()
+            stage.RunSolutionLoop()
+            stage.Finalize()
+        return stage

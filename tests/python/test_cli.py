@@ -1,0 +1,199 @@
+"""Tests of the `tessera` command line (the built launcher and `python3 -m
+tessera`) and of project-folder handling: exit codes, error messages, the
+example running end to end."""
+import json
+import os
+import shutil
+
+import pytest
+
+from tessera import cli, project
+
+from conftest import REPO_ROOT
+
+EXAMPLE = os.path.join(REPO_ROOT, "examples", "oscillating_plate")
+
+
+def test_help(run_cli):
+    result = run_cli("--help")
+    assert result.returncode == 0
+    assert "run" in result.stdout and "info" in result.stdout
+
+
+def test_run_help_lists_options(run_cli):
+    result = run_cli("run", "--help")
+    assert result.returncode == 0
+    for option in ("--parameters", "--threads", "--quiet", "--output-dir"):
+        assert option in result.stdout
+
+
+def test_version_of_module(run_module):
+    import tessera
+
+    result = run_module("--version")
+    assert result.returncode == 0
+    assert result.stdout.strip() == f"tessera {tessera.__version__}"
+
+
+def test_no_command_is_a_usage_error(run_cli):
+    assert run_cli().returncode == 2
+
+
+def test_bad_option_is_a_usage_error(run_cli):
+    assert run_cli("run", "--threads", "many", "x").returncode == 2
+
+
+def test_missing_folder(run_cli):
+    result = run_cli("run", "/nonexistent/case.gid")
+    assert result.returncode == 2
+    assert "/nonexistent/case.gid" in result.stderr and "does not exist" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_malformed_json_names_file_and_line(run_cli, tmp_path):
+    (tmp_path / "ProjectParameters.json").write_text('{\n  "problem_data": {\n    "end_time": 1.0,\n  }\n}\n')
+    result = run_cli("run", str(tmp_path))
+    assert result.returncode == 2
+    assert "ProjectParameters.json" in result.stderr and "line 4" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_no_parameters_file(run_cli, tmp_path):
+    result = run_cli("run", str(tmp_path))
+    assert result.returncode == 2
+    assert "no parameters file" in result.stderr
+
+
+def test_several_parameters_files_are_listed(run_cli, tmp_path):
+    for name in ("case_a_parameters.json", "case_b_parameters.json"):
+        (tmp_path / name).write_text("{}")
+    result = run_cli("run", str(tmp_path))
+    assert result.returncode == 2
+    assert "case_a_parameters.json" in result.stderr and "case_b_parameters.json" in result.stderr
+    assert "--parameters" in result.stderr
+
+
+def test_debug_shows_traceback(run_cli, tmp_path):
+    result = run_cli("--debug", "run", str(tmp_path))
+    assert result.returncode == 2 and "Traceback" in result.stderr
+
+
+def test_parameters_file_selection(tmp_path):
+    (tmp_path / "ProjectParametersDEM.json").write_text("{}")
+    (tmp_path / "other_parameters.json").write_text("{}")
+    assert project.FindParametersFile(str(tmp_path)).endswith("ProjectParametersDEM.json")
+    (tmp_path / "ProjectParameters.json").write_text("{}")
+    assert project.FindParametersFile(str(tmp_path)).endswith(os.sep + "ProjectParameters.json")
+    assert project.FindParametersFile(str(tmp_path), "other_parameters.json").endswith("other_parameters.json")
+
+
+def test_stage_selection(kratos_cases):
+    import tessera
+
+    def select(document, name=""):
+        return project.SelectStage(tessera.Parameters(json.dumps(document)), name)[:2]
+
+    assert select({"analysis_stage": "tessera.kinematic_analysis"}) == ("tessera.kinematic_analysis", None)
+    assert select({"analysis_stage": "KratosMultiphysics.DEMApplication.DEM_analysis_stage"}) == \
+        ("tessera.dem", "DEMAnalysisStage")
+    assert select({"MaxTimeStep": 1e-5, "FinalTime": 1.0}) == ("tessera.dem", "DEMAnalysisStage")
+    assert select({}, "/x/ProjectParametersDEM.json") == ("tessera.dem", "DEMAnalysisStage")
+    assert select({"solver_settings": {"solver_type": "Dynamic"}}) == \
+        ("tessera.structural.structural_mechanics_analysis", "StructuralMechanicsAnalysis")
+    assert select({"solver_settings": {"solver_type": "static"}})[1] == "StructuralMechanicsAnalysis"
+    with pytest.raises(tessera.Error, match="analysis_stage"):
+        select({"solver_settings": {}})
+    # the real decks: the structural ones by solver_type
+    deck = os.path.join(kratos_cases, "sm_explicit_solid_beam", "explicit_tests",
+                        "explicit_solid_beam_test_parameters.json")
+    assert project.SelectStage(project.ReadParameters(deck), deck)[2] == "structural"
+
+
+def test_missing_application_is_said_plainly(run_cli, tmp_path):
+    import importlib.util
+
+    if importlib.util.find_spec("tessera.structural") is not None:
+        pytest.skip("this build has the structural application")
+    (tmp_path / "ProjectParameters.json").write_text(json.dumps(
+        {"problem_data": {"end_time": 1.0}, "solver_settings": {"solver_type": "Static"}}))
+    result = run_cli("run", str(tmp_path))
+    assert result.returncode == 2
+    assert "structural application" in result.stderr and "does not include" in result.stderr
+    assert "Traceback" not in result.stderr
+
+
+def test_missing_application_message_in_process(monkeypatch, tmp_path, capsys):
+    # independent of which applications this build has
+    monkeypatch.setitem(project.KRATOS_STAGES, "KratosMultiphysics.FakeApplication.fake_stage",
+                        ("tessera.fakeapp.fake_stage", "FakeStage", "fakeapp"))
+    (tmp_path / "ProjectParameters.json").write_text(json.dumps(
+        {"analysis_stage": "KratosMultiphysics.FakeApplication.fake_stage"}))
+    assert cli.main(["run", str(tmp_path)]) == 2
+    error = capsys.readouterr().err
+    assert "fakeapp application (tessera.fakeapp)" in error and "does not include" in error
+
+
+def Copy(tmp_path):
+    target = tmp_path / "oscillating_plate"
+    shutil.copytree(EXAMPLE, target, ignore=shutil.ignore_patterns("vtk_output", "__pycache__"))
+    return target
+
+
+def test_example_runs_end_to_end(run_cli, tmp_path):
+    case = Copy(tmp_path)
+    result = run_cli("run", str(case))
+    assert result.returncode == 0, result.stderr
+    output = case / "vtk_output"
+    vtu = sorted(p.name for p in output.glob("*.vtu"))
+    pvd = sorted(p.name for p in output.glob("*.pvd"))
+    parameters = json.loads((case / "ProjectParameters.json").read_text())
+    steps = 100  # end 2.0 / dt 0.02
+    interval = parameters["output_processes"]["vtk_output"][0]["Parameters"]["output_interval"]
+    assert len(vtu) == steps // interval, vtu
+    assert pvd == ["Plate.pvd"]
+    collection = (output / "Plate.pvd").read_text()
+    assert collection.count("<DataSet") == len(vtu)
+    # not a TTY: one summary line, no progress bar
+    assert "100 steps" in result.stderr and "\r" not in result.stderr
+    # nothing was written beside the repository's copy
+    assert not os.path.exists(os.path.join(EXAMPLE, "vtk_output"))
+
+
+def test_output_dir_and_quiet(run_cli, tmp_path):
+    case = Copy(tmp_path)
+    out = tmp_path / "results"
+    result = run_cli("run", str(case), "--quiet", "--threads", "1", "--output-dir", str(out))
+    assert result.returncode == 0, result.stderr
+    assert result.stderr == ""
+    assert list((out / "vtk_output").glob("*.vtu"))
+    assert not (case / "vtk_output").exists()
+
+
+def test_failed_check_exits_1(run_cli, tmp_path):
+    case = Copy(tmp_path)
+    path = case / "ProjectParameters.json"
+    parameters = json.loads(path.read_text())
+    check = parameters["processes"]["check_analytic_results_process"][0]["Parameters"]
+    check["model_part_name"] = "Plate.CentreLine"  # x = 1: the antinode moves
+    path.write_text(json.dumps(parameters))
+    result = run_cli("run", str(case), "--quiet")
+    assert result.returncode == 1
+    assert "check failed" in result.stderr and "DISPLACEMENT_Z" in result.stderr
+
+
+def test_mistyped_setting_exits_2_naming_key(run_cli, tmp_path):
+    case = Copy(tmp_path)
+    path = case / "ProjectParameters.json"
+    parameters = json.loads(path.read_text())
+    settings = parameters["processes"]["constraints_process_list"][0]["Parameters"]
+    settings["intervall"] = settings.pop("interval")
+    path.write_text(json.dumps(parameters))
+    result = run_cli("run", str(case))
+    assert result.returncode == 2
+    assert "intervall" in result.stderr and "constraints_process_list[0]" in result.stderr
+
+
+def test_info(run_cli):
+    result = run_cli("info")
+    assert result.returncode == 0
+    assert "Element3D8N" in result.stdout and "assign_vector_variable_process" in result.stdout
