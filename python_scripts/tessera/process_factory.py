@@ -110,7 +110,13 @@ class KratosProcessFactory:
 
         if python_module in ("", "process_factory"):
             return self._ConstructByName(item, process_name)
-        module_name = self._ResolveModule(item, python_module, kratos_module)
+        try:
+            module_name = self._ResolveModule(item, python_module, kratos_module)
+        except _tessera.Error:
+            # a Kratos C++ process that Tessera implements in C++ under its Kratos name
+            if process_name and _tessera.Registry.HasProcess(process_name):
+                return _tessera.CreateRegisteredProcess(process_name, self.model, item["Parameters"])
+            raise
         module = importlib.import_module(module_name)
         if not hasattr(module, "Factory"):
             raise _tessera.Error(f"{_Where(item)}: module {module_name} has no Factory(settings, model) "

@@ -197,3 +197,62 @@ def test_info(run_cli):
     result = run_cli("info")
     assert result.returncode == 0
     assert "Element3D8N" in result.stdout and "assign_vector_variable_process" in result.stdout
+
+
+class FakeTerminal:
+    def __init__(self, tty):
+        self.tty = tty
+        self.text = ""
+
+    def isatty(self):
+        return self.tty
+
+    def write(self, text):
+        self.text += text
+
+    def flush(self):
+        pass
+
+
+def test_progress_bar_on_a_terminal():
+    from tessera import progress
+
+    now = [0.0]
+    terminal = FakeTerminal(True)
+    bar = progress.CreateReporter(terminal)
+    assert isinstance(bar, progress.ProgressBar)
+    bar.clock = lambda: now[0]
+    bar.width = 100
+    bar.Start(0.0, 2.0, "plate")
+    now[0] = 10.0
+    bar.Report(50, 1.0, 2.0)
+    line = terminal.text.split("\r")[-1]
+    assert " 50.0%" in line and "step 50" in line and "t 1/2" in line
+    assert "elapsed 0:10" in line and "ETA 0:10" in line
+    bar.Finish()
+    assert terminal.text.endswith("\n")
+
+
+def test_summary_line_off_a_terminal_and_quiet():
+    from tessera import progress
+
+    pipe = FakeTerminal(False)
+    summary = progress.CreateReporter(pipe)
+    assert isinstance(summary, progress.SummaryLine)
+    summary.Start(0.0, 1.0, "case")
+    summary.Report(3, 1.0, 1.0)
+    assert pipe.text == ""  # nothing until the end: logs get one line
+    summary.Finish()
+    assert pipe.text.startswith("case: finished after 3 steps, t = 1") and pipe.text.count("\n") == 1
+    quiet = FakeTerminal(True)
+    reporter = progress.CreateReporter(quiet, quiet=True)
+    reporter.Start(0.0, 1.0)
+    reporter.Report(1, 1.0, 1.0)
+    reporter.Finish()
+    assert quiet.text == ""
+
+
+def test_format_duration():
+    from tessera.progress import FormatDuration
+
+    assert [FormatDuration(s) for s in (7, 205, 3723, None)] == ["0:07", "3:25", "1:02:03", "--:--"]
