@@ -42,6 +42,8 @@ function(tessera_add_application name)
   else()
     target_link_libraries(${lib} PUBLIC Tessera::kernel ${APP_LINK_LIBRARIES})
   endif()
+  # The application's own folder is its include root ("elements/x.h").
+  target_include_directories(${lib} PUBLIC "${CMAKE_CURRENT_SOURCE_DIR}")
   set_target_properties(${lib} PROPERTIES LIBRARY_OUTPUT_DIRECTORY "${CMAKE_BINARY_DIR}/lib"
                                           INSTALL_RPATH "$ORIGIN;${TESSERA_LIBRARY_DIR}")
   install(TARGETS ${lib} LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})

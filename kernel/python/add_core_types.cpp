@@ -1,5 +1,6 @@
 // Python bindings of the small value types (Quaternion; Array3 travels as numpy)
 // and the Value conversions used by every binding file.
+#include "kernel/parallel/parallel_for.h"
 #include "kernel/python/bindings.h"
 #include "kernel/python/casters.h"
 
@@ -64,6 +65,9 @@ void AddCoreTypesToPython(py::module_& m) {
         return "Quaternion(" + std::to_string(q.w) + ", " + std::to_string(q.x) + ", " +
                std::to_string(q.y) + ", " + std::to_string(q.z) + ")";
       });
+  m.def("SetParallelThreads", &SetParallelThreads, py::arg("count"),
+        "Number of OpenMP threads the kernel's parallel loops use");
+  m.def("GetParallelThreads", &ParallelThreads);
   // Kratos scripts build vectors with Array3(); here it is a numpy array.
   m.def(
       "Array3",

@@ -11,7 +11,6 @@ run fails (a check process finds a wrong result, or an error or crash during
 the time loop).
 """
 import argparse
-import ctypes
 import os
 import sys
 import traceback
@@ -57,27 +56,14 @@ def _Error(message, label="error"):
 
 
 def SetThreads(count):
-    """OpenMP threads for this process: OMP_NUM_THREADS (read by the OpenMP
-    runtime when it loads, and by child processes), plus a direct call when the
-    kernel has already loaded the runtime (importing tessera loads it)."""
+    """OpenMP threads for this process (and, through OMP_NUM_THREADS, for the
+    processes it starts)."""
     if count < 1:
         raise ValueError(f"--threads must be at least 1, not {count}")
     os.environ["OMP_NUM_THREADS"] = str(count)
     import tessera
 
-    setter = getattr(tessera, "SetParallelThreads", None)
-    if setter is not None:
-        setter(count)
-        return
-    try:
-        with open("/proc/self/maps") as maps:
-            loaded = {line.split()[-1] for line in maps if "omp" in line and ".so" in line}
-    except OSError:
-        return
-    for path in loaded:
-        library = os.path.basename(path)
-        if library.startswith(("libgomp", "libomp", "libiomp")):
-            ctypes.CDLL(path).omp_set_num_threads(ctypes.c_int(count))
+    tessera.SetParallelThreads(count)
 
 
 def _Run(args):
