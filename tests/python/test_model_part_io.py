@@ -164,8 +164,8 @@ def test_errors_name_file_and_line(tmp_path):
         tessera.ModelPartIO(bad).ReadModelPart(model_part)
 
     unknown = tmp_path / "unknown.mdpa"
-    unknown.write_text("Begin Nodes\n1 0 0 0\nEnd Nodes\n\nBegin Elements SphericParticle3D// GUI\n1 0 1\nEnd Elements\n")
-    with pytest.raises(tessera.Error, match=r"unknown\.mdpa:5: unknown element 'SphericParticle3D'"):
+    unknown.write_text("Begin Nodes\n1 0 0 0\nEnd Nodes\n\nBegin Elements NoSuchParticle3D// GUI\n1 0 1\nEnd Elements\n")
+    with pytest.raises(tessera.Error, match=r"unknown\.mdpa:5: unknown element 'NoSuchParticle3D'"):
         tessera.ModelPartIO(unknown).ReadModelPart(tessera.Model().CreateModelPart("Main"))
 
     with pytest.raises(tessera.Error, match="no_such_case.mdpa"):
