@@ -16,6 +16,8 @@ class ModelPartIO {
   static constexpr int READ = 1;
   static constexpr int WRITE = 2;
   static constexpr int MESH_ONLY = 4;
+  // Accepted for Kratos scripts; Tessera keeps no IO timer, so it changes nothing.
+  static constexpr int SKIP_TIMER = 8;
 
   // `path` may name the file with or without its ".mdpa" suffix (Kratos passes
   // it without). `flags`: READ and/or WRITE, plus MESH_ONLY (which sets

@@ -27,6 +27,7 @@ void AddIoToPython(py::module_& m) {
   io.attr("READ") = ModelPartIO::READ;
   io.attr("WRITE") = ModelPartIO::WRITE;
   io.attr("MESH_ONLY") = ModelPartIO::MESH_ONLY;
+  io.attr("SKIP_TIMER") = ModelPartIO::SKIP_TIMER;
 
   py::class_<ModelPartIO>(m, "ModelPartIO",
                           "Reads and writes .mdpa files (the path with or without '.mdpa')")
