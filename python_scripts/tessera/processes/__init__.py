@@ -326,6 +326,34 @@ class NodalAssignment:
         self.is_fixed = False
 
 
+class NodalAssignmentProcess(tessera.Process):
+    """The step hooks shared by the processes that impose nodal values and
+    fixity through a NodalAssignment: subclasses set `self.label` and
+    `self.assignment`; `fixes_only` processes also check that the constrained
+    variables are degrees of freedom (fixing would do nothing otherwise)."""
+
+    fixes_only = False
+
+    def Check(self):
+        self.assignment.Check(self.label)
+        if self.fixes_only:
+            self.assignment.CheckDofs(self.label)
+        return 0
+
+    def ExecuteBeforeSolutionLoop(self):
+        # As Kratos: the initial state (start time) already carries the values.
+        self.ExecuteInitializeSolutionStep()
+
+    def ExecuteInitializeSolutionStep(self):
+        self.assignment.Apply()
+
+    def ExecuteFinalizeSolutionStep(self):
+        self.assignment.FinalizeStep()
+
+    def ExecuteFinalize(self):
+        self.assignment.ReleaseFixity()
+
+
 def ComponentsOf(variable, settings):
     """The _X, _Y, _Z component variables of a 3-vector variable."""
     if variable.IsComponent() or variable.Kind() != _tessera.ValueKind.Array3:

@@ -11,8 +11,8 @@ of a model part inside a time interval, and fixes it when "constrained".
 """
 import tessera
 
-from . import (NodalAssignment, IntervalUtility, ValueSource, GetModelPart, GetVariable,
-               ProcessLabel, SettingsError, ValidateSettings)
+from . import (NodalAssignmentProcess, NodalAssignment, IntervalUtility, ValueSource, GetModelPart,
+               GetVariable, ProcessLabel, SettingsError, ValidateSettings)
 
 DEFAULTS = """{
     "help": "Assigns a scalar value (number, function of t, x, y, z or table) to the nodes",
@@ -33,7 +33,7 @@ def Factory(settings, model):
     return AssignScalarVariableProcess(model, settings["Parameters"])
 
 
-class AssignScalarVariableProcess(tessera.Process):
+class AssignScalarVariableProcess(NodalAssignmentProcess):
     def __init__(self, model, settings):
         super().__init__()
         value_given = settings.Has("value")
@@ -51,20 +51,3 @@ class AssignScalarVariableProcess(tessera.Process):
         self.assignment = NodalAssignment(
             self.model_part, [(self.variable, source, settings["constrained"].GetBool())],
             IntervalUtility(settings))
-
-    def Check(self):
-        self.assignment.Check(self.label)
-        return 0
-
-    def ExecuteBeforeSolutionLoop(self):
-        # As Kratos: the initial state (start time) already carries the values.
-        self.ExecuteInitializeSolutionStep()
-
-    def ExecuteInitializeSolutionStep(self):
-        self.assignment.Apply()
-
-    def ExecuteFinalizeSolutionStep(self):
-        self.assignment.FinalizeStep()
-
-    def ExecuteFinalize(self):
-        self.assignment.ReleaseFixity()

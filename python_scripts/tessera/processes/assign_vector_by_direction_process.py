@@ -11,8 +11,8 @@ as VOLUME_ACCELERATION.
 """
 import tessera
 
-from . import (NodalAssignment, IntervalUtility, ValueSource, ComponentsOf, GetModelPart,
-               GetVariable, ProcessLabel, UnitDirection, ValidateSettings)
+from . import (NodalAssignmentProcess, NodalAssignment, IntervalUtility, ValueSource, ComponentsOf,
+               GetModelPart, GetVariable, ProcessLabel, UnitDirection, ValidateSettings)
 
 DEFAULTS = """{
     "help": "Assigns modulus times the unit direction to a vector variable of the nodes",
@@ -44,7 +44,7 @@ class _Scaled:
         return self.modulus.Evaluate(time, nodes) * self.factor
 
 
-class AssignVectorByDirectionProcess(tessera.Process):
+class AssignVectorByDirectionProcess(NodalAssignmentProcess):
     def __init__(self, model, settings):
         super().__init__()
         ValidateSettings(settings, DEFAULTS, flexible=("modulus", "direction"))
@@ -58,19 +58,3 @@ class AssignVectorByDirectionProcess(tessera.Process):
         constrained = settings["constrained"].GetBool()
         targets = [(c, _Scaled(modulus, d), constrained) for c, d in zip(components, self.direction)]
         self.assignment = NodalAssignment(self.model_part, targets, IntervalUtility(settings))
-
-    def Check(self):
-        self.assignment.Check(self.label)
-        return 0
-
-    def ExecuteBeforeSolutionLoop(self):
-        self.ExecuteInitializeSolutionStep()
-
-    def ExecuteInitializeSolutionStep(self):
-        self.assignment.Apply()
-
-    def ExecuteFinalizeSolutionStep(self):
-        self.assignment.FinalizeStep()
-
-    def ExecuteFinalize(self):
-        self.assignment.ReleaseFixity()

@@ -16,8 +16,8 @@ import numpy as np
 
 import tessera
 
-from . import (IntervalUtility, ValueSource, ComponentsOf, GetModelPart, GetVariable,
-               ProcessLabel, UnitDirection, ValidateSettings)
+from . import (IntervalUtility, ValueSource, ComponentsOf, GetModelPart, GetVariable, ProcessLabel,
+               UnitDirection, ValidateSettings)
 from .assign_scalar_variable_to_conditions_process import ConditionCentres
 
 DEFAULTS = """{

@@ -13,8 +13,9 @@ components from tables of TIME instead.
 """
 import tessera
 
-from . import (NodalAssignment, IntervalUtility, ValueSource, ComponentsOf, ConstrainedFlags,
-               GetModelPart, GetVariable, ProcessLabel, SettingsError, ValidateSettings)
+from . import (NodalAssignmentProcess, NodalAssignment, IntervalUtility, ValueSource, ComponentsOf,
+               ConstrainedFlags, GetModelPart, GetVariable, ProcessLabel, SettingsError,
+               ValidateSettings)
 
 DEFAULTS = """{
     "help": "Assigns the components of a vector variable to the nodes (null = free)",
@@ -35,7 +36,7 @@ def Factory(settings, model):
     return AssignVectorVariableProcess(model, settings["Parameters"])
 
 
-class AssignVectorVariableProcess(tessera.Process):
+class AssignVectorVariableProcess(NodalAssignmentProcess):
     def __init__(self, model, settings):
         super().__init__()
         ValidateSettings(settings, DEFAULTS, flexible=("constrained",))
@@ -56,19 +57,3 @@ class AssignVectorVariableProcess(tessera.Process):
             source = ValueSource.FromParameters(values[i], self.model_part, tables[i])
             targets.append((component, source, constrained[i]))
         self.assignment = NodalAssignment(self.model_part, targets, IntervalUtility(settings))
-
-    def Check(self):
-        self.assignment.Check(self.label)
-        return 0
-
-    def ExecuteBeforeSolutionLoop(self):
-        self.ExecuteInitializeSolutionStep()
-
-    def ExecuteInitializeSolutionStep(self):
-        self.assignment.Apply()
-
-    def ExecuteFinalizeSolutionStep(self):
-        self.assignment.FinalizeStep()
-
-    def ExecuteFinalize(self):
-        self.assignment.ReleaseFixity()

@@ -9,7 +9,8 @@ model part inside a time interval, without changing its value.
 """
 import tessera
 
-from . import NodalAssignment, IntervalUtility, GetModelPart, GetVariable, ProcessLabel, ValidateSettings
+from . import (NodalAssignment, NodalAssignmentProcess, IntervalUtility, GetModelPart, GetVariable,
+               ProcessLabel, ValidateSettings)
 
 DEFAULTS = """{
     "help": "Fixes a scalar degree of freedom of the nodes (values untouched)",
@@ -27,7 +28,9 @@ def Factory(settings, model):
     return FixScalarVariableProcess(model, settings["Parameters"])
 
 
-class FixScalarVariableProcess(tessera.Process):
+class FixScalarVariableProcess(NodalAssignmentProcess):
+    fixes_only = True
+
     def __init__(self, model, settings):
         super().__init__()
         ValidateSettings(settings, DEFAULTS)
@@ -37,20 +40,3 @@ class FixScalarVariableProcess(tessera.Process):
         self.assignment = NodalAssignment(
             self.model_part, [(self.variable, None, settings["constrained"].GetBool())],
             IntervalUtility(settings))
-
-    def Check(self):
-        self.assignment.Check(self.label)
-        self.assignment.CheckDofs(self.label)
-        return 0
-
-    def ExecuteBeforeSolutionLoop(self):
-        self.ExecuteInitializeSolutionStep()
-
-    def ExecuteInitializeSolutionStep(self):
-        self.assignment.Apply()
-
-    def ExecuteFinalizeSolutionStep(self):
-        self.assignment.FinalizeStep()
-
-    def ExecuteFinalize(self):
-        self.assignment.ReleaseFixity()

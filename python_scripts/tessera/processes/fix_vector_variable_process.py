@@ -9,8 +9,8 @@ inside a time interval, without changing their values.
 """
 import tessera
 
-from . import (NodalAssignment, IntervalUtility, ComponentsOf, ConstrainedFlags, GetModelPart,
-               GetVariable, ProcessLabel, ValidateSettings)
+from . import (NodalAssignmentProcess, NodalAssignment, IntervalUtility, ComponentsOf,
+               ConstrainedFlags, GetModelPart, GetVariable, ProcessLabel, ValidateSettings)
 
 DEFAULTS = """{
     "help": "Fixes components of a vector degree of freedom of the nodes (values untouched)",
@@ -28,7 +28,9 @@ def Factory(settings, model):
     return FixVectorVariableProcess(model, settings["Parameters"])
 
 
-class FixVectorVariableProcess(tessera.Process):
+class FixVectorVariableProcess(NodalAssignmentProcess):
+    fixes_only = True
+
     def __init__(self, model, settings):
         super().__init__()
         ValidateSettings(settings, DEFAULTS, flexible=("constrained",))
@@ -40,20 +42,3 @@ class FixVectorVariableProcess(tessera.Process):
         self.assignment = NodalAssignment(
             self.model_part, [(c, None, fix) for c, fix in zip(components, constrained)],
             IntervalUtility(settings))
-
-    def Check(self):
-        self.assignment.Check(self.label)
-        self.assignment.CheckDofs(self.label)
-        return 0
-
-    def ExecuteBeforeSolutionLoop(self):
-        self.ExecuteInitializeSolutionStep()
-
-    def ExecuteInitializeSolutionStep(self):
-        self.assignment.Apply()
-
-    def ExecuteFinalizeSolutionStep(self):
-        self.assignment.FinalizeStep()
-
-    def ExecuteFinalize(self):
-        self.assignment.ReleaseFixity()
