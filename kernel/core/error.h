@@ -28,7 +28,7 @@ std::string Concat(Args&&... args) {
 }  // namespace tessera
 
 #define TESSERA_ERROR(...) throw ::tessera::Error(::tessera::detail::Concat(__VA_ARGS__))
-#define TESSERA_CHECK(condition, ...) \
-  do {                                \
+#define TESSERA_CHECK(condition, ...)             \
+  do {                                            \
     if (!(condition)) TESSERA_ERROR(__VA_ARGS__); \
   } while (false)

@@ -1,9 +1,8 @@
 // Index, vector and matrix types shared by the whole kernel.
 #pragma once
 
-#include <cstdint>
-
 #include <Eigen/Core>
+#include <cstdint>
 
 #include "kernel/core/array3.h"
 

@@ -58,14 +58,22 @@ Value ConvertValueFor(const VariableBase& variable, Value value) {
 
 Value ZeroValueOf(const VariableBase& variable) {
   switch (variable.Kind()) {
-    case ValueKind::Double: return static_cast<const Variable<double>&>(variable).Zero();
-    case ValueKind::Int: return static_cast<const Variable<int>&>(variable).Zero();
-    case ValueKind::Bool: return static_cast<const Variable<bool>&>(variable).Zero();
-    case ValueKind::Array3: return static_cast<const Variable<Array3>&>(variable).Zero();
-    case ValueKind::Vector: return static_cast<const Variable<Vector>&>(variable).Zero();
-    case ValueKind::Matrix: return static_cast<const Variable<Matrix>&>(variable).Zero();
-    case ValueKind::String: return static_cast<const Variable<std::string>&>(variable).Zero();
-    case ValueKind::Quaternion: return static_cast<const Variable<Quaternion>&>(variable).Zero();
+    case ValueKind::Double:
+      return static_cast<const Variable<double>&>(variable).Zero();
+    case ValueKind::Int:
+      return static_cast<const Variable<int>&>(variable).Zero();
+    case ValueKind::Bool:
+      return static_cast<const Variable<bool>&>(variable).Zero();
+    case ValueKind::Array3:
+      return static_cast<const Variable<Array3>&>(variable).Zero();
+    case ValueKind::Vector:
+      return static_cast<const Variable<Vector>&>(variable).Zero();
+    case ValueKind::Matrix:
+      return static_cast<const Variable<Matrix>&>(variable).Zero();
+    case ValueKind::String:
+      return static_cast<const Variable<std::string>&>(variable).Zero();
+    case ValueKind::Quaternion:
+      return static_cast<const Variable<Quaternion>&>(variable).Zero();
   }
   return 0.0;
 }

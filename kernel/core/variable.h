@@ -15,21 +15,39 @@
 namespace tessera {
 
 // The value types a variable can hold.
-enum class ValueKind : std::uint8_t { Double, Int, Bool, Array3, Vector, Matrix, String, Quaternion };
+enum class ValueKind : std::uint8_t {
+  Double,
+  Int,
+  Bool,
+  Array3,
+  Vector,
+  Matrix,
+  String,
+  Quaternion
+};
 
 const char* ValueKindName(ValueKind kind);
 
 template <class T>
 constexpr ValueKind KindOf() {
-  if constexpr (std::is_same_v<T, double>) return ValueKind::Double;
-  else if constexpr (std::is_same_v<T, int>) return ValueKind::Int;
-  else if constexpr (std::is_same_v<T, bool>) return ValueKind::Bool;
-  else if constexpr (std::is_same_v<T, Array3>) return ValueKind::Array3;
-  else if constexpr (std::is_same_v<T, Vector>) return ValueKind::Vector;
-  else if constexpr (std::is_same_v<T, Matrix>) return ValueKind::Matrix;
-  else if constexpr (std::is_same_v<T, std::string>) return ValueKind::String;
-  else if constexpr (std::is_same_v<T, Quaternion>) return ValueKind::Quaternion;
-  else static_assert(!sizeof(T), "unsupported variable type");
+  if constexpr (std::is_same_v<T, double>)
+    return ValueKind::Double;
+  else if constexpr (std::is_same_v<T, int>)
+    return ValueKind::Int;
+  else if constexpr (std::is_same_v<T, bool>)
+    return ValueKind::Bool;
+  else if constexpr (std::is_same_v<T, Array3>)
+    return ValueKind::Array3;
+  else if constexpr (std::is_same_v<T, Vector>)
+    return ValueKind::Vector;
+  else if constexpr (std::is_same_v<T, Matrix>)
+    return ValueKind::Matrix;
+  else if constexpr (std::is_same_v<T, std::string>)
+    return ValueKind::String;
+  else if constexpr (std::is_same_v<T, Quaternion>)
+    return ValueKind::Quaternion;
+  else
+    static_assert(!sizeof(T), "unsupported variable type");
 }
 
 class VariableBase {
@@ -71,8 +89,8 @@ class Variable : public VariableBase {
       : VariableBase(std::move(name), KindOf<T>(), nullptr, -1), zero_(std::move(zero)) {}
 
   // Component of a 3-vector variable.
-  Variable(std::string name, const Variable<Array3>& source, int component)
-    requires std::is_same_v<T, double>
+  Variable(std::string name, const Variable<Array3>& source,
+           int component) requires std::is_same_v<T, double>
       : VariableBase(std::move(name), ValueKind::Double, &source, component), zero_(0.0) {}
 
   const T& Zero() const { return zero_; }
@@ -86,13 +104,13 @@ class Variable : public VariableBase {
 // Declares a variable in a header; defines it (and registers it) in one .cpp.
 #define TESSERA_DECLARE_VARIABLE(type, name) extern const ::tessera::Variable<type> name
 #define TESSERA_DEFINE_VARIABLE(type, name) const ::tessera::Variable<type> name(#name)
-#define TESSERA_DECLARE_3D_VARIABLE_WITH_COMPONENTS(name)    \
+#define TESSERA_DECLARE_3D_VARIABLE_WITH_COMPONENTS(name)   \
   extern const ::tessera::Variable<::tessera::Array3> name; \
   extern const ::tessera::Variable<double> name##_X;        \
   extern const ::tessera::Variable<double> name##_Y;        \
   extern const ::tessera::Variable<double> name##_Z
-#define TESSERA_DEFINE_3D_VARIABLE_WITH_COMPONENTS(name)                  \
-  const ::tessera::Variable<::tessera::Array3> name(#name);               \
-  const ::tessera::Variable<double> name##_X(#name "_X", name, 0);        \
-  const ::tessera::Variable<double> name##_Y(#name "_Y", name, 1);        \
+#define TESSERA_DEFINE_3D_VARIABLE_WITH_COMPONENTS(name)           \
+  const ::tessera::Variable<::tessera::Array3> name(#name);        \
+  const ::tessera::Variable<double> name##_X(#name "_X", name, 0); \
+  const ::tessera::Variable<double> name##_Y(#name "_Y", name, 1); \
   const ::tessera::Variable<double> name##_Z(#name "_Z", name, 2)

@@ -7,14 +7,22 @@ namespace tessera {
 
 const char* ValueKindName(ValueKind kind) {
   switch (kind) {
-    case ValueKind::Double: return "double";
-    case ValueKind::Int: return "int";
-    case ValueKind::Bool: return "bool";
-    case ValueKind::Array3: return "3-vector";
-    case ValueKind::Vector: return "vector";
-    case ValueKind::Matrix: return "matrix";
-    case ValueKind::String: return "string";
-    case ValueKind::Quaternion: return "quaternion";
+    case ValueKind::Double:
+      return "double";
+    case ValueKind::Int:
+      return "int";
+    case ValueKind::Bool:
+      return "bool";
+    case ValueKind::Array3:
+      return "3-vector";
+    case ValueKind::Vector:
+      return "vector";
+    case ValueKind::Matrix:
+      return "matrix";
+    case ValueKind::String:
+      return "string";
+    case ValueKind::Quaternion:
+      return "quaternion";
   }
   return "?";
 }

@@ -24,8 +24,9 @@ ModelPartIO::ModelPartIO(std::string path, int flags, MdpaReadOptions options)
     : path_(std::move(path)), flags_(flags), options_(options) {
   if (path_.empty()) TESSERA_ERROR("ModelPartIO: the file path is empty");
   if (flags & ~(READ | WRITE | MESH_ONLY | SKIP_TIMER))
-    TESSERA_ERROR("ModelPartIO('", path_, "'): unknown flags ", flags,
-                  " (expected a combination of IO.READ=1, IO.WRITE=2, IO.MESH_ONLY=4, IO.SKIP_TIMER=8)");
+    TESSERA_ERROR(
+        "ModelPartIO('", path_, "'): unknown flags ", flags,
+        " (expected a combination of IO.READ=1, IO.WRITE=2, IO.MESH_ONLY=4, IO.SKIP_TIMER=8)");
   if (!(flags & (READ | WRITE)))
     TESSERA_ERROR("ModelPartIO('", path_, "'): flags ", flags,
                   " include neither IO.READ nor IO.WRITE");

@@ -72,16 +72,22 @@ class TypedDataColumn final : public DataColumn {
 
  private:
   static StorageOf<T> Stored(const T& v) {
-    if constexpr (std::is_same_v<T, bool>) return BoolSlot{v};
-    else return v;
+    if constexpr (std::is_same_v<T, bool>)
+      return BoolSlot{v};
+    else
+      return v;
   }
   static T& Ref(StorageOf<T>& s) {
-    if constexpr (std::is_same_v<T, bool>) return s.value;
-    else return s;
+    if constexpr (std::is_same_v<T, bool>)
+      return s.value;
+    else
+      return s;
   }
   static const T& Ref(const StorageOf<T>& s) {
-    if constexpr (std::is_same_v<T, bool>) return s.value;
-    else return s;
+    if constexpr (std::is_same_v<T, bool>)
+      return s.value;
+    else
+      return s;
   }
 
   T zero_;

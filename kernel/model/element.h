@@ -36,8 +36,8 @@ class Condition : public Entity {
 
 // Inside a class derived from Element (or Condition): the Create() that makes
 // another object of this class.
-#define TESSERA_ELEMENT_CREATE(Class, Base)                                        \
-  Base::Pointer Create(::tessera::IdType id, ::tessera::Geometry geometry,         \
-                       ::tessera::Properties::Pointer properties) const override { \
+#define TESSERA_ELEMENT_CREATE(Class, Base)                                         \
+  Base::Pointer Create(::tessera::IdType id, ::tessera::Geometry geometry,          \
+                       ::tessera::Properties::Pointer properties) const override {  \
     return std::make_unique<Class>(id, std::move(geometry), std::move(properties)); \
   }

@@ -81,12 +81,8 @@ class Entity {
   virtual void CalculateLeftHandSide(Matrix& lhs, const ProcessInfo& info);
   virtual void CalculateRightHandSide(Vector& rhs, const ProcessInfo& info);
   virtual void CalculateMassMatrix(Matrix& mass, const ProcessInfo&) { mass.resize(0, 0); }
-  virtual void CalculateDampingMatrix(Matrix& damping, const ProcessInfo&) {
-    damping.resize(0, 0);
-  }
-  virtual void CalculateLumpedMassVector(Vector& mass, const ProcessInfo&) const {
-    mass.resize(0);
-  }
+  virtual void CalculateDampingMatrix(Matrix& damping, const ProcessInfo&) { damping.resize(0, 0); }
+  virtual void CalculateLumpedMassVector(Vector& mass, const ProcessInfo&) const { mass.resize(0); }
   // Explicit schemes: add this entity's forces to its nodes' data.
   virtual void AddExplicitContribution(const ProcessInfo&) {}
 

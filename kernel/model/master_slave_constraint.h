@@ -13,9 +13,9 @@ struct MasterSlaveConstraint {
   IdType id = 0;
   std::string type = "LinearMasterSlaveConstraint";
   const VariableBase* variable = nullptr;
-  IndexType slave = 0;                // node position
-  std::vector<IndexType> masters;     // node positions
-  std::vector<double> weights;        // one per master
+  IndexType slave = 0;             // node position
+  std::vector<IndexType> masters;  // node positions
+  std::vector<double> weights;     // one per master
   double constant = 0.0;
 };
 

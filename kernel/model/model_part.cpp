@@ -41,7 +41,8 @@ void Remap(ModelPart::IndexSet& set, const std::vector<IndexType>& new_index) {
 
 std::string ListIds(const std::vector<IdType>& ids) {
   std::string s;
-  for (std::size_t i = 0; i < ids.size() && i < 10; ++i) s += (i ? ", " : "") + std::to_string(ids[i]);
+  for (std::size_t i = 0; i < ids.size() && i < 10; ++i)
+    s += (i ? ", " : "") + std::to_string(ids[i]);
   if (ids.size() > 10) s += ", ...";
   return s;
 }
@@ -115,8 +116,7 @@ void ModelPart::AddNodes(std::span<const IdType> ids) {
   for (IdType id : ids) {
     const IndexType i = root_->nodal_->FindIndex(id);
     if (i == kInvalidIndex)
-      TESSERA_ERROR("cannot add node ", id, " to ", FullName(), ": no such node in ",
-                    root_->name_);
+      TESSERA_ERROR("cannot add node ", id, " to ", FullName(), ": no such node in ", root_->name_);
     indices.push_back(i);
   }
   AddNodesByIndex(std::move(indices));
@@ -194,8 +194,8 @@ Condition& ModelPart::CreateNewCondition(const std::string& name, IdType id,
                                          Properties::Pointer properties) {
   if (root_->condition_index_.count(id)) TESSERA_ERROR("condition ", id, " is defined twice");
   auto nodes = ResolveNodes(*root_->nodal_, node_ids, "condition", id);
-  return AddCondition(Registry::Instance().CreateCondition(name, id, root_->nodal_.get(),
-                                                           std::move(nodes), std::move(properties)));
+  return AddCondition(Registry::Instance().CreateCondition(
+      name, id, root_->nodal_.get(), std::move(nodes), std::move(properties)));
 }
 
 IndexType ModelPart::ElementIndexOf(IdType id) const {
@@ -270,8 +270,8 @@ Geometry& ModelPart::CreateNewGeometry(const std::string& type_name, IdType id,
   const GeometryType& type = GetGeometryType(type_name);
   auto nodes = ResolveNodes(*root.nodal_, node_ids, "geometry", id);
   if (static_cast<int>(nodes.size()) != type.PointsNumber())
-    TESSERA_ERROR("geometry ", id, " (", type_name, ") needs ", type.PointsNumber(),
-                  " nodes, got ", nodes.size());
+    TESSERA_ERROR("geometry ", id, " (", type_name, ") needs ", type.PointsNumber(), " nodes, got ",
+                  nodes.size());
   const auto index = static_cast<IndexType>(root.all_geometries_.size());
   if (!root.geometry_index_.emplace(id, index).second)
     TESSERA_ERROR("geometry ", id, " is defined twice");
@@ -455,8 +455,8 @@ Properties::Pointer ModelPart::GetProperties(IdType id) {
   if (it == properties_.end()) {
     std::vector<IdType> ids;
     for (const auto& [k, v] : properties_) ids.push_back(k);
-    TESSERA_ERROR("model part ", FullName(), " has no properties ", id, " (it has: ",
-                  ids.empty() ? "none" : ListIds(ids), ")");
+    TESSERA_ERROR("model part ", FullName(), " has no properties ", id,
+                  " (it has: ", ids.empty() ? "none" : ListIds(ids), ")");
   }
   return it->second;
 }
@@ -543,7 +543,8 @@ void ModelPart::RemoveSubModelPart(const std::string& name) {
     GetSubModelPart(name.substr(0, dot)).RemoveSubModelPart(name.substr(dot + 1));
     return;
   }
-  if (!children_.erase(name)) TESSERA_ERROR("model part ", FullName(), " has no sub model part ", name);
+  if (!children_.erase(name))
+    TESSERA_ERROR("model part ", FullName(), " has no sub model part ", name);
 }
 
 std::vector<std::string> ModelPart::GetSubModelPartNames() const {

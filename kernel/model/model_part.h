@@ -33,9 +33,13 @@ class ModelPart {
      public:
       iterator(NodalDatabase* db, const IndexType* p) : db_(db), p_(p) {}
       Node operator*() const { return Node(db_, *p_); }
-      iterator& operator++() { ++p_; return *this; }
+      iterator& operator++() {
+        ++p_;
+        return *this;
+      }
       bool operator!=(const iterator& o) const { return p_ != o.p_; }
       bool operator==(const iterator& o) const { return p_ == o.p_; }
+
      private:
       NodalDatabase* db_;
       const IndexType* p_;
@@ -45,6 +49,7 @@ class ModelPart {
     iterator end() const { return {db_, set_->data() + set_->size()}; }
     std::size_t size() const { return set_->size(); }
     Node operator[](std::size_t i) const { return Node(db_, (*set_)[i]); }
+
    private:
     NodalDatabase* db_;
     const IndexSet* set_;
@@ -58,9 +63,13 @@ class ModelPart {
       iterator(const std::vector<std::unique_ptr<T>>* all, const IndexType* p) : all_(all), p_(p) {}
       T& operator*() const { return *(*all_)[*p_]; }
       T* operator->() const { return (*all_)[*p_].get(); }
-      iterator& operator++() { ++p_; return *this; }
+      iterator& operator++() {
+        ++p_;
+        return *this;
+      }
       bool operator!=(const iterator& o) const { return p_ != o.p_; }
       bool operator==(const iterator& o) const { return p_ == o.p_; }
+
      private:
       const std::vector<std::unique_ptr<T>>* all_;
       const IndexType* p_;
@@ -71,6 +80,7 @@ class ModelPart {
     iterator end() const { return {all_, set_->data() + set_->size()}; }
     std::size_t size() const { return set_->size(); }
     T& operator[](std::size_t i) const { return *(*all_)[(*set_)[i]]; }
+
    private:
     const std::vector<std::unique_ptr<T>>* all_;
     const IndexSet* set_;

@@ -76,7 +76,8 @@ IndexType NodalDatabase::IndexOf(IdType id) const {
 
 void NodalDatabase::SetId(IndexType i, IdType id) {
   if (ids_[i] == id) return;
-  if (index_of_id_.count(id)) TESSERA_ERROR("cannot renumber node ", ids_[i], " to ", id, ": taken");
+  if (index_of_id_.count(id))
+    TESSERA_ERROR("cannot renumber node ", ids_[i], " to ", id, ": taken");
   index_of_id_.erase(ids_[i]);
   index_of_id_.emplace(id, i);
   ids_[i] = id;
@@ -206,7 +207,8 @@ bool NodalDatabase::HasNonHistorical(const VariableBase& variable, IndexType nod
 
 Value NodalDatabase::GetNonHistorical(const VariableBase& variable, IndexType node) const {
   auto it = non_historical_.find(variable.StorageVariable().Id());
-  if (it == non_historical_.end()) return variable.IsComponent() ? Value(0.0) : ZeroValueOf(variable);
+  if (it == non_historical_.end())
+    return variable.IsComponent() ? Value(0.0) : ZeroValueOf(variable);
   const Value v = it->second.column->Get(node);
   return variable.IsComponent() ? Value(std::get<Array3>(v)[variable.ComponentIndex()]) : v;
 }

@@ -79,13 +79,14 @@ class NodalDatabase {
   T& Historical(const Variable<T>& variable, IndexType node, int step = 0) {
     if constexpr (std::is_same_v<T, double>) {
       if (variable.IsComponent())
-        return static_cast<TypedDataColumn<Array3>&>(HistoricalColumnBase(*variable.Source(), step))
-            [node][variable.ComponentIndex()];
+        return static_cast<TypedDataColumn<Array3>&>(
+            HistoricalColumnBase(*variable.Source(), step))[node][variable.ComponentIndex()];
     }
     return HistoricalColumn(variable, step)[node];
   }
   Value GetHistorical(const VariableBase& variable, IndexType node, int step = 0);
-  void SetHistorical(const VariableBase& variable, IndexType node, const Value& value, int step = 0);
+  void SetHistorical(const VariableBase& variable, IndexType node, const Value& value,
+                     int step = 0);
 
   // ---- non-historical values (a column is created on first write)
   template <class T>

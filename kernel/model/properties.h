@@ -46,7 +46,9 @@ class Properties {
 
   bool HasSubProperties(IdType id) const { return sub_properties_.count(id) > 0; }
   Pointer GetSubProperties(IdType id) const;
-  void AddSubProperties(Pointer properties) { sub_properties_[properties->Id()] = std::move(properties); }
+  void AddSubProperties(Pointer properties) {
+    sub_properties_[properties->Id()] = std::move(properties);
+  }
   std::size_t NumberOfSubproperties() const { return sub_properties_.size(); }
   const std::map<IdType, Pointer>& SubProperties() const { return sub_properties_; }
 

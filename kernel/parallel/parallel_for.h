@@ -6,10 +6,10 @@
 // floating-point operations happen in the same order for 1 or 64 threads.
 #pragma once
 
+#include <omp.h>
+
 #include <cstddef>
 #include <vector>
-
-#include <omp.h>
 
 namespace tessera {
 

@@ -51,7 +51,9 @@ py::object ValueToPython(const Value& value) {
 void AddCoreTypesToPython(py::module_& m) {
   py::class_<Quaternion>(m, "Quaternion", "Unit quaternion (w, x, y, z) for orientations")
       .def(py::init<>())
-      .def(py::init([](double w, double x, double y, double z) { return Quaternion{w, x, y, z}; }),
+      .def(py::init([](double w, double x, double y, double z) {
+             return Quaternion{w, x, y, z};
+           }),
            py::arg("w"), py::arg("x"), py::arg("y"), py::arg("z"))
       .def_readwrite("W", &Quaternion::w)
       .def_readwrite("X", &Quaternion::x)

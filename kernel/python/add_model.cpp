@@ -27,17 +27,18 @@ void SetInContainer(DataValueContainer& data, const VariableBase& v, py::handle 
 
 template <class Class, class DataOf>
 void AddDataAccess(Class& cls, DataOf data_of) {
-  cls.def("GetValue", [data_of](typename Class::type& self, const VariableBase& v) {
-       return GetFromContainer(data_of(self), v);
-     })
+  cls.def("GetValue",
+          [data_of](typename Class::type& self, const VariableBase& v) {
+            return GetFromContainer(data_of(self), v);
+          })
       .def("SetValue", [data_of](typename Class::type& self, const VariableBase& v,
                                  py::object value) { SetInContainer(data_of(self), v, value); })
-      .def("Has", [data_of](typename Class::type& self, const VariableBase& v) {
-        return data_of(self).Has(v);
-      })
-      .def("__getitem__", [data_of](typename Class::type& self, const VariableBase& v) {
-        return GetFromContainer(data_of(self), v);
-      })
+      .def("Has", [data_of](typename Class::type& self,
+                            const VariableBase& v) { return data_of(self).Has(v); })
+      .def("__getitem__",
+           [data_of](typename Class::type& self, const VariableBase& v) {
+             return GetFromContainer(data_of(self), v);
+           })
       .def("__setitem__", [data_of](typename Class::type& self, const VariableBase& v,
                                     py::object value) { SetInContainer(data_of(self), v, value); })
       .def("__contains__", [data_of](typename Class::type& self, const VariableBase& v) {
@@ -49,10 +50,14 @@ void AddDataAccess(Class& cls, DataOf data_of) {
 py::dtype DtypeOf(ValueKind kind) {
   switch (kind) {
     case ValueKind::Double:
-    case ValueKind::Array3: return py::dtype::of<double>();
-    case ValueKind::Int: return py::dtype::of<int>();
-    case ValueKind::Bool: return py::dtype("bool");
-    default: break;
+    case ValueKind::Array3:
+      return py::dtype::of<double>();
+    case ValueKind::Int:
+      return py::dtype::of<int>();
+    case ValueKind::Bool:
+      return py::dtype("bool");
+    default:
+      break;
   }
   TESSERA_ERROR("numpy views exist for double, int, bool and 3-vector variables only");
 }
@@ -66,8 +71,8 @@ py::array ColumnView(DataColumn& column, const VariableBase& variable, std::size
     return py::array(py::dtype::of<double>(), {n}, {sizeof(Array3)},
                      reinterpret_cast<double*>(base) + variable.ComponentIndex(), owner);
   if (storage.Kind() == ValueKind::Array3)
-    return py::array(py::dtype::of<double>(), {n, std::size_t{3}},
-                     {sizeof(Array3), sizeof(double)}, base, owner);
+    return py::array(py::dtype::of<double>(), {n, std::size_t{3}}, {sizeof(Array3), sizeof(double)},
+                     base, owner);
   const py::dtype dtype = DtypeOf(storage.Kind());
   return py::array(dtype, {n}, {static_cast<std::size_t>(dtype.itemsize())}, base, owner);
 }
@@ -77,8 +82,8 @@ py::array NodalArray(ModelPart& mp, const VariableBase& variable, int step, bool
     TESSERA_ERROR("NodalArray gives a zero-copy view of a root model part's nodes; ", mp.FullName(),
                   " is a sub model part: index the root's array with NodeIndices() instead");
   NodalDatabase& db = mp.Nodal();
-  DataColumn& column = historical ? db.HistoricalColumnBase(variable, step)
-                                  : db.NonHistoricalColumnBase(variable);
+  DataColumn& column =
+      historical ? db.HistoricalColumnBase(variable, step) : db.NonHistoricalColumnBase(variable);
   return ColumnView(column, variable, db.Size(), py::cast(&mp, kRef));
 }
 
@@ -111,41 +116,37 @@ void AddNode(py::module_& m) {
       .def("IsFixed", [](const DofHandle& d) { return d.db->IsFixed(*d.variable, d.node); })
       .def("Fix", [](const DofHandle& d) { d.db->Fix(*d.variable, d.node); })
       .def("Free", [](const DofHandle& d) { d.db->Free(*d.variable, d.node); })
-      .def("GetVariable", [](const DofHandle& d) { return d.variable; }, kRef)
+      .def(
+          "GetVariable", [](const DofHandle& d) { return d.variable; }, kRef)
       .def_property_readonly("Id", [](const DofHandle& d) { return d.db->Id(d.node); });
 
   py::class_<Node>(m, "Node", "A handle on one node of a root model part's column store")
       .def_property_readonly("Id", &Node::Id)
-      .def_property(
-          "X", &Node::X, [](Node& n, double v) { n.Coordinates()[0] = v; })
-      .def_property(
-          "Y", &Node::Y, [](Node& n, double v) { n.Coordinates()[1] = v; })
-      .def_property(
-          "Z", &Node::Z, [](Node& n, double v) { n.Coordinates()[2] = v; })
-      .def_property(
-          "X0", &Node::X0, [](Node& n, double v) { n.InitialCoordinates()[0] = v; })
-      .def_property(
-          "Y0", &Node::Y0, [](Node& n, double v) { n.InitialCoordinates()[1] = v; })
-      .def_property(
-          "Z0", &Node::Z0, [](Node& n, double v) { n.InitialCoordinates()[2] = v; })
+      .def_property("X", &Node::X, [](Node& n, double v) { n.Coordinates()[0] = v; })
+      .def_property("Y", &Node::Y, [](Node& n, double v) { n.Coordinates()[1] = v; })
+      .def_property("Z", &Node::Z, [](Node& n, double v) { n.Coordinates()[2] = v; })
+      .def_property("X0", &Node::X0, [](Node& n, double v) { n.InitialCoordinates()[0] = v; })
+      .def_property("Y0", &Node::Y0, [](Node& n, double v) { n.InitialCoordinates()[1] = v; })
+      .def_property("Z0", &Node::Z0, [](Node& n, double v) { n.InitialCoordinates()[2] = v; })
       .def("Coordinates", [](const Node& n) { return n.Coordinates(); })
       .def("GetInitialPosition", [](const Node& n) { return n.InitialCoordinates(); })
       .def("GetSolutionStepValue", &GetStepValue, py::arg("variable"), py::arg("step") = 0)
-      .def("SetSolutionStepValue",
-           [](const Node& n, const VariableBase& v, py::object value) { SetStepValue(n, v, 0, value); })
+      .def("SetSolutionStepValue", [](const Node& n, const VariableBase& v,
+                                      py::object value) { SetStepValue(n, v, 0, value); })
       .def("SetSolutionStepValue", &SetStepValue)
       .def("SolutionStepsDataHas", &Node::SolutionStepsDataHas)
-      .def("GetValue", [](const Node& n, const VariableBase& v) {
-        return ValueToPython(n.Database().GetNonHistorical(v, n.Index()));
-      })
-      .def("SetValue", [](const Node& n, const VariableBase& v, py::object value) {
-        n.Database().SetNonHistorical(v, n.Index(), ValueFromPython(v, value));
-      })
+      .def("GetValue",
+           [](const Node& n, const VariableBase& v) {
+             return ValueToPython(n.Database().GetNonHistorical(v, n.Index()));
+           })
+      .def("SetValue",
+           [](const Node& n, const VariableBase& v, py::object value) {
+             n.Database().SetNonHistorical(v, n.Index(), ValueFromPython(v, value));
+           })
       .def("Has", &Node::Has)
       .def("AddDof", [](const Node& n, const VariableBase& v) { n.AddDof(v); })
-      .def("AddDof", [](const Node& n, const VariableBase& v, const VariableBase& reaction) {
-        n.AddDof(v, &reaction);
-      })
+      .def("AddDof", [](const Node& n, const VariableBase& v,
+                        const VariableBase& reaction) { n.AddDof(v, &reaction); })
       .def("HasDofFor", &Node::HasDofFor)
       .def("GetDof",
            [](const Node& n, const VariableBase& v) {
@@ -170,15 +171,17 @@ void AddNode(py::module_& m) {
 void AddGeometryAndEntities(py::module_& m) {
   py::class_<Geometry>(m, "Geometry", "The nodes of an element, condition or mesh geometry")
       .def("__len__", &Geometry::size)
-      .def("__getitem__", [](const Geometry& g, std::size_t i) {
-        if (i >= g.size()) throw py::index_error();
-        return g[i];
-      })
-      .def("__iter__", [](const Geometry& g) {
-        std::vector<Node> nodes;
-        for (std::size_t i = 0; i < g.size(); ++i) nodes.push_back(g[i]);
-        return py::iter(py::cast(nodes));
-      })
+      .def("__getitem__",
+           [](const Geometry& g, std::size_t i) {
+             if (i >= g.size()) throw py::index_error();
+             return g[i];
+           })
+      .def("__iter__",
+           [](const Geometry& g) {
+             std::vector<Node> nodes;
+             for (std::size_t i = 0; i < g.size(); ++i) nodes.push_back(g[i]);
+             return py::iter(py::cast(nodes));
+           })
       .def("PointsNumber", &Geometry::PointsNumber)
       .def("DomainSize", &Geometry::DomainSize)
       .def("Center", &Geometry::Center)
@@ -247,17 +250,18 @@ void AddGeometryAndEntities(py::module_& m) {
              e.EquationIdVector(ids, info);
              return ids;
            })
-      .def("GetDofList",
-           [](const Entity& e, const ProcessInfo& info) {
-             std::vector<DofReference> dofs;
-             e.GetDofList(dofs, info);
-             py::list out;
-             for (const DofReference& d : dofs)
-               out.append(py::make_tuple(e.GetGeometry().Database()->Id(d.node),
-                                         d.variable->Name()));
-             return out;
-           },
-           "[(node id, variable name)] of the entity's degrees of freedom")
+      .def(
+          "GetDofList",
+          [](const Entity& e, const ProcessInfo& info) {
+            std::vector<DofReference> dofs;
+            e.GetDofList(dofs, info);
+            py::list out;
+            for (const DofReference& d : dofs)
+              out.append(
+                  py::make_tuple(e.GetGeometry().Database()->Id(d.node), d.variable->Name()));
+            return out;
+          },
+          "[(node id, variable name)] of the entity's degrees of freedom")
       .def("CalculateOnIntegrationPoints",
            [](Entity& e, const VariableBase& v, const ProcessInfo& info) -> py::object {
              switch (v.Kind()) {
@@ -319,8 +323,9 @@ void AddModelPartAndModel(py::module_& m) {
   using NodeRange = ModelPart::NodeRange;
   py::class_<NodeRange>(m, "NodesRange")
       .def("__len__", &NodeRange::size)
-      .def("__iter__", [](const NodeRange& r) { return py::make_iterator(r.begin(), r.end()); },
-           py::keep_alive<0, 1>())
+      .def(
+          "__iter__", [](const NodeRange& r) { return py::make_iterator(r.begin(), r.end()); },
+          py::keep_alive<0, 1>())
       .def("__getitem__", [](const NodeRange& r, std::size_t i) {
         if (i >= r.size()) throw py::index_error();
         return r[i];
@@ -328,19 +333,21 @@ void AddModelPartAndModel(py::module_& m) {
   using ElementRange = ModelPart::EntityRange<Element>;
   py::class_<ElementRange>(m, "ElementsRange")
       .def("__len__", &ElementRange::size)
-      .def("__iter__",
-           [](const ElementRange& r) {
-             return py::make_iterator<py::return_value_policy::reference>(r.begin(), r.end());
-           },
-           py::keep_alive<0, 1>());
+      .def(
+          "__iter__",
+          [](const ElementRange& r) {
+            return py::make_iterator<py::return_value_policy::reference>(r.begin(), r.end());
+          },
+          py::keep_alive<0, 1>());
   using ConditionRange = ModelPart::EntityRange<Condition>;
   py::class_<ConditionRange>(m, "ConditionsRange")
       .def("__len__", &ConditionRange::size)
-      .def("__iter__",
-           [](const ConditionRange& r) {
-             return py::make_iterator<py::return_value_policy::reference>(r.begin(), r.end());
-           },
-           py::keep_alive<0, 1>());
+      .def(
+          "__iter__",
+          [](const ConditionRange& r) {
+            return py::make_iterator<py::return_value_policy::reference>(r.begin(), r.end());
+          },
+          py::keep_alive<0, 1>());
 
   py::class_<ModelPart> mp(m, "ModelPart");
   mp.def_property_readonly("Name", &ModelPart::Name)
@@ -366,18 +373,20 @@ void AddModelPartAndModel(py::module_& m) {
       .def("NumberOfNodes", &ModelPart::NumberOfNodes)
       .def_property_readonly("Nodes", &ModelPart::Nodes, py::keep_alive<0, 1>())
       // elements and conditions
-      .def("CreateNewElement",
-           [](ModelPart& self, const std::string& name, IdType id, const std::vector<IdType>& nodes,
-              Properties::Pointer props) -> Element& {
-             return self.CreateNewElement(name, id, nodes, std::move(props));
-           },
-           kRef)
-      .def("CreateNewCondition",
-           [](ModelPart& self, const std::string& name, IdType id, const std::vector<IdType>& nodes,
-              Properties::Pointer props) -> Condition& {
-             return self.CreateNewCondition(name, id, nodes, std::move(props));
-           },
-           kRef)
+      .def(
+          "CreateNewElement",
+          [](ModelPart& self, const std::string& name, IdType id, const std::vector<IdType>& nodes,
+             Properties::Pointer props) -> Element& {
+            return self.CreateNewElement(name, id, nodes, std::move(props));
+          },
+          kRef)
+      .def(
+          "CreateNewCondition",
+          [](ModelPart& self, const std::string& name, IdType id, const std::vector<IdType>& nodes,
+             Properties::Pointer props) -> Condition& {
+            return self.CreateNewCondition(name, id, nodes, std::move(props));
+          },
+          kRef)
       .def("AddElements",
            [](ModelPart& self, const std::vector<IdType>& ids) { self.AddElements(ids); })
       .def("AddConditions",
@@ -393,12 +402,11 @@ void AddModelPartAndModel(py::module_& m) {
       .def("NumberOfGeometries", &ModelPart::NumberOfGeometries)
       .def("HasGeometry", &ModelPart::HasGeometry)
       .def("GetGeometry", &ModelPart::GetGeometry, kRef)
-      .def("CreateNewGeometry",
-           [](ModelPart& self, const std::string& type, IdType id,
-              const std::vector<IdType>& nodes) -> Geometry& {
-             return self.CreateNewGeometry(type, id, nodes);
-           },
-           kRef)
+      .def(
+          "CreateNewGeometry",
+          [](ModelPart& self, const std::string& type, IdType id, const std::vector<IdType>& nodes)
+              -> Geometry& { return self.CreateNewGeometry(type, id, nodes); },
+          kRef)
       .def("NumberOfMasterSlaveConstraints", &ModelPart::NumberOfMasterSlaveConstraints)
       // removal
       .def("RemoveNodesFromAllLevels", &ModelPart::RemoveNodesFlagged,
@@ -434,16 +442,18 @@ void AddModelPartAndModel(py::module_& m) {
       .def("GetSubModelPartNames", &ModelPart::GetSubModelPartNames)
       .def_property_readonly("SubModelParts", &ModelPart::SubModelParts, kRefInternal)
       // numpy views (root model parts; rows follow NodeIndices() order)
-      .def("NodalArray",
-           [](ModelPart& self, const VariableBase& v, int step) {
-             return NodalArray(self, v, step, true);
-           },
-           py::arg("variable"), py::arg("step") = 0,
-           "Writable zero-copy numpy view of a historical nodal variable: (N,) or (N, 3). "
-           "Valid until nodes are added to or removed from the model part.")
-      .def("NodalValueArray",
-           [](ModelPart& self, const VariableBase& v) { return NodalArray(self, v, 0, false); },
-           "Writable zero-copy numpy view of a non-historical nodal variable")
+      .def(
+          "NodalArray",
+          [](ModelPart& self, const VariableBase& v, int step) {
+            return NodalArray(self, v, step, true);
+          },
+          py::arg("variable"), py::arg("step") = 0,
+          "Writable zero-copy numpy view of a historical nodal variable: (N,) or (N, 3). "
+          "Valid until nodes are added to or removed from the model part.")
+      .def(
+          "NodalValueArray",
+          [](ModelPart& self, const VariableBase& v) { return NodalArray(self, v, 0, false); },
+          "Writable zero-copy numpy view of a non-historical nodal variable")
       .def("NodalCoordinates",
            [](ModelPart& self) {
              if (self.IsSubModelPart()) TESSERA_ERROR("NodalCoordinates is for root model parts");
@@ -455,18 +465,20 @@ void AddModelPartAndModel(py::module_& m) {
                TESSERA_ERROR("NodalInitialCoordinates is for root model parts");
              return Array3View(self.Nodal().AllInitialCoordinates(), py::cast(&self, kRef));
            })
-      .def("NodeIndices",
+      .def(
+          "NodeIndices",
+          [](ModelPart& self) {
+            return py::array_t<IndexType>(self.NodeIndices().size(), self.NodeIndices().data());
+          },
+          "Positions of this part's nodes in the root's arrays (copy)")
+      .def("NodeIds",
            [](ModelPart& self) {
-             return py::array_t<IndexType>(self.NodeIndices().size(), self.NodeIndices().data());
-           },
-           "Positions of this part's nodes in the root's arrays (copy)")
-      .def("NodeIds", [](ModelPart& self) {
-        py::array_t<IdType> out(self.NumberOfNodes());
-        auto w = out.mutable_unchecked<1>();
-        std::size_t k = 0;
-        for (IndexType i : self.NodeIndices()) w(k++) = self.Nodal().Id(i);
-        return out;
-      })
+             py::array_t<IdType> out(self.NumberOfNodes());
+             auto w = out.mutable_unchecked<1>();
+             std::size_t k = 0;
+             for (IndexType i : self.NodeIndices()) w(k++) = self.Nodal().Id(i);
+             return out;
+           })
       .def("__repr__", [](ModelPart& self) {
         return "ModelPart " + self.FullName() + " (" + std::to_string(self.NumberOfNodes()) +
                " nodes, " + std::to_string(self.NumberOfElements()) + " elements, " +
@@ -476,8 +488,8 @@ void AddModelPartAndModel(py::module_& m) {
 
   py::class_<Model>(m, "Model")
       .def(py::init<>())
-      .def("CreateModelPart", &Model::CreateModelPart, py::arg("name"),
-           py::arg("buffer_size") = 1, kRefInternal)
+      .def("CreateModelPart", &Model::CreateModelPart, py::arg("name"), py::arg("buffer_size") = 1,
+           kRefInternal)
       .def("GetModelPart", &Model::GetModelPart, kRefInternal)
       .def("__getitem__", &Model::GetModelPart, kRefInternal)
       .def("HasModelPart", &Model::HasModelPart)

@@ -27,7 +27,9 @@ class PyProcess : public Process {
   void ExecuteBeforeOutputStep() override {
     PYBIND11_OVERRIDE(void, Process, ExecuteBeforeOutputStep);
   }
-  void ExecuteAfterOutputStep() override { PYBIND11_OVERRIDE(void, Process, ExecuteAfterOutputStep); }
+  void ExecuteAfterOutputStep() override {
+    PYBIND11_OVERRIDE(void, Process, ExecuteAfterOutputStep);
+  }
   void ExecuteFinalize() override { PYBIND11_OVERRIDE(void, Process, ExecuteFinalize); }
   void Execute() override { PYBIND11_OVERRIDE(void, Process, Execute); }
   int Check() override { PYBIND11_OVERRIDE(int, Process, Check); }

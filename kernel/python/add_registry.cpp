@@ -24,7 +24,8 @@ void AddRegistryToPython(py::module_& m) {
   r.def("ConstitutiveLawNames", [] { return Registry::Instance().ConstitutiveLawNames(); });
   r.def("ProcessNames", [] { return Registry::Instance().ProcessNames(); });
   r.def("Applications", [] { return Registry::Instance().Applications(); });
-  r.def("ApplicationOf", [](const std::string& n) { return Registry::Instance().ApplicationOf(n); });
+  r.def("ApplicationOf",
+        [](const std::string& n) { return Registry::Instance().ApplicationOf(n); });
   r.def("ElementGeometryName", [](const std::string& n) {
     return std::string(Registry::Instance().ElementGeometry(n).Name());
   });

@@ -25,8 +25,9 @@ void AddVariablesToPython(py::module_& m) {
       .def("Id", &VariableBase::Id)
       .def("Kind", &VariableBase::Kind)
       .def("IsComponent", &VariableBase::IsComponent)
-      .def("GetSourceVariable",
-           [](const VariableBase& v) { return v.Source(); }, py::return_value_policy::reference)
+      .def(
+          "GetSourceVariable", [](const VariableBase& v) { return v.Source(); },
+          py::return_value_policy::reference)
       .def("ComponentIndex", &VariableBase::ComponentIndex)
       .def("__repr__", [](const VariableBase& v) { return v.Name(); })
       .def("__str__", [](const VariableBase& v) { return v.Name(); })
@@ -58,17 +59,21 @@ void AddVariablesToPython(py::module_& m) {
   auto as_python = [](const VariableBase& v) -> py::object {
     switch (v.Kind()) {
       case ValueKind::Double:
-        return py::cast(static_cast<const Variable<double>*>(&v), py::return_value_policy::reference);
+        return py::cast(static_cast<const Variable<double>*>(&v),
+                        py::return_value_policy::reference);
       case ValueKind::Int:
         return py::cast(static_cast<const Variable<int>*>(&v), py::return_value_policy::reference);
       case ValueKind::Bool:
         return py::cast(static_cast<const Variable<bool>*>(&v), py::return_value_policy::reference);
       case ValueKind::Array3:
-        return py::cast(static_cast<const Variable<Array3>*>(&v), py::return_value_policy::reference);
+        return py::cast(static_cast<const Variable<Array3>*>(&v),
+                        py::return_value_policy::reference);
       case ValueKind::Vector:
-        return py::cast(static_cast<const Variable<Vector>*>(&v), py::return_value_policy::reference);
+        return py::cast(static_cast<const Variable<Vector>*>(&v),
+                        py::return_value_policy::reference);
       case ValueKind::Matrix:
-        return py::cast(static_cast<const Variable<Matrix>*>(&v), py::return_value_policy::reference);
+        return py::cast(static_cast<const Variable<Matrix>*>(&v),
+                        py::return_value_policy::reference);
       case ValueKind::String:
         return py::cast(static_cast<const Variable<std::string>*>(&v),
                         py::return_value_policy::reference);
@@ -79,23 +84,32 @@ void AddVariablesToPython(py::module_& m) {
     return py::none();
   };
 
-  m.def("GetVariable", [as_python](const std::string& name) {
-    return as_python(VariableRegistry::Instance().Get(name));
-  }, "The registered variable of that name (error with suggestions if unknown)");
+  m.def(
+      "GetVariable",
+      [as_python](const std::string& name) {
+        return as_python(VariableRegistry::Instance().Get(name));
+      },
+      "The registered variable of that name (error with suggestions if unknown)");
   m.def("HasVariable",
         [](const std::string& name) { return VariableRegistry::Instance().Find(name) != nullptr; });
-  m.def("GetFlag", [](const std::string& name) {
-    const Flag* f = VariableRegistry::Instance().FindFlag(name);
-    if (!f) TESSERA_ERROR("unknown flag '", name, "'", VariableRegistry::Instance().Suggestions(name));
-    return f;
-  }, py::return_value_policy::reference);
+  m.def(
+      "GetFlag",
+      [](const std::string& name) {
+        const Flag* f = VariableRegistry::Instance().FindFlag(name);
+        if (!f)
+          TESSERA_ERROR("unknown flag '", name, "'",
+                        VariableRegistry::Instance().Suggestions(name));
+        return f;
+      },
+      py::return_value_policy::reference);
   m.def("VariableNames", [] { return VariableRegistry::Instance().Names(); });
   m.def("FlagNames", [] { return VariableRegistry::Instance().FlagNames(); });
   // {name: variable} of everything registered so far; packages export it as attributes.
   m.def("_registered_names", [as_python] {
     py::dict out;
     auto& registry = VariableRegistry::Instance();
-    for (const std::string& name : registry.Names()) out[py::str(name)] = as_python(registry.Get(name));
+    for (const std::string& name : registry.Names())
+      out[py::str(name)] = as_python(registry.Get(name));
     for (const std::string& name : registry.FlagNames())
       out[py::str(name)] = py::cast(registry.FindFlag(name), py::return_value_policy::reference);
     return out;

@@ -6,14 +6,14 @@
 
 namespace tessera::python {
 
-void AddCoreTypesToPython(pybind11::module_& m);      // Array3, Quaternion, errors
-void AddVariablesToPython(pybind11::module_& m);      // Variable<T>, registry, kernel variables
-void AddParametersToPython(pybind11::module_& m);     // Parameters
-void AddGeometriesToPython(pybind11::module_& m);     // geometry types
-void AddModelToPython(pybind11::module_& m);          // Node, Properties, Element, ModelPart, Model
-void AddRegistryToPython(pybind11::module_& m);       // Registry, Application
-void AddIoToPython(pybind11::module_& m);             // ModelPartIO, output writers
-void AddProcessesToPython(pybind11::module_& m);      // Process base class
-void AddOutputToPython(pybind11::module_& m);         // VtkOutput, GidOutput
+void AddCoreTypesToPython(pybind11::module_& m);   // Array3, Quaternion, errors
+void AddVariablesToPython(pybind11::module_& m);   // Variable<T>, registry, kernel variables
+void AddParametersToPython(pybind11::module_& m);  // Parameters
+void AddGeometriesToPython(pybind11::module_& m);  // geometry types
+void AddModelToPython(pybind11::module_& m);       // Node, Properties, Element, ModelPart, Model
+void AddRegistryToPython(pybind11::module_& m);    // Registry, Application
+void AddIoToPython(pybind11::module_& m);          // ModelPartIO, output writers
+void AddProcessesToPython(pybind11::module_& m);   // Process base class
+void AddOutputToPython(pybind11::module_& m);      // VtkOutput, GidOutput
 
 }  // namespace tessera::python

@@ -36,14 +36,13 @@ typename T::Pointer CreateEntity(const Map& map, const char* kind, const std::st
                                  Properties::Pointer properties) {
   auto it = map.find(name);
   if (it == map.end())
-    TESSERA_ERROR("unknown ", kind, " '", name, "'", Closest(map, name),
-                  " (an application's ", kind, "s are known once it is imported)");
+    TESSERA_ERROR("unknown ", kind, " '", name, "'", Closest(map, name), " (an application's ",
+                  kind, "s are known once it is imported)");
   const GeometryType* type = it->second.geometry;
   if (static_cast<int>(nodes.size()) != type->PointsNumber())
     TESSERA_ERROR(kind, " ", name, " (", type->Name(), ") needs ", type->PointsNumber(),
                   " nodes, got ", nodes.size());
-  return it->second.object->Create(id, Geometry(type, db, std::move(nodes)),
-                                   std::move(properties));
+  return it->second.object->Create(id, Geometry(type, db, std::move(nodes)), std::move(properties));
 }
 
 }  // namespace
@@ -79,8 +78,8 @@ void Registry::RegisterElement(const std::string& name, const std::string& geome
 void Registry::RegisterCondition(const std::string& name, const std::string& geometry,
                                  std::unique_ptr<Condition> prototype) {
   if (conditions_.count(name))
-    TESSERA_ERROR("condition ", name, " is registered twice (by ",
-                  conditions_[name].application, " and ", current_application_, ")");
+    TESSERA_ERROR("condition ", name, " is registered twice (by ", conditions_[name].application,
+                  " and ", current_application_, ")");
   if (!prototype) prototype = std::make_unique<Condition>(0, Geometry(), nullptr);
   conditions_[name] = {std::move(prototype), &GetGeometryType(geometry), current_application_};
 }
@@ -97,7 +96,8 @@ void Registry::RegisterProcess(const std::string& name, ProcessFactory factory) 
 
 const GeometryType& Registry::ElementGeometry(const std::string& name) const {
   auto it = elements_.find(name);
-  if (it == elements_.end()) TESSERA_ERROR("unknown element '", name, "'", Closest(elements_, name));
+  if (it == elements_.end())
+    TESSERA_ERROR("unknown element '", name, "'", Closest(elements_, name));
   return *it->second.geometry;
 }
 
@@ -125,8 +125,8 @@ Element::Pointer Registry::CreateElement(const std::string& name, IdType id, Nod
                                std::move(properties));
 }
 
-Condition::Pointer Registry::CreateCondition(const std::string& name, IdType id,
-                                             NodalDatabase* db, Geometry::NodeIndices nodes,
+Condition::Pointer Registry::CreateCondition(const std::string& name, IdType id, NodalDatabase* db,
+                                             Geometry::NodeIndices nodes,
                                              Properties::Pointer properties) const {
   return CreateEntity<Condition>(conditions_, "condition", name, id, db, std::move(nodes),
                                  std::move(properties));
@@ -142,7 +142,8 @@ ConstitutiveLaw::Pointer Registry::CreateConstitutiveLaw(const std::string& name
 std::unique_ptr<Process> Registry::CreateProcess(const std::string& name, Model& model,
                                                  Parameters parameters) const {
   auto it = processes_.find(name);
-  if (it == processes_.end()) TESSERA_ERROR("unknown process '", name, "'", Closest(processes_, name));
+  if (it == processes_.end())
+    TESSERA_ERROR("unknown process '", name, "'", Closest(processes_, name));
   return it->second.first(model, std::move(parameters));
 }
 
@@ -169,8 +170,8 @@ void RegisterKernelComponents(Registry& registry) {
       {"Element3D8N", "Hexahedra3D8"},     {"Element3D1N", "Point3D"}};
   for (const auto& [name, geometry] : elements) registry.RegisterElement(name, geometry);
   const std::pair<const char*, const char*> conditions[] = {
-      {"PointCondition2D1N", "Point2D"},        {"PointCondition3D1N", "Point3D"},
-      {"LineCondition2D2N", "Line2D2"},         {"LineCondition3D2N", "Line3D2"},
+      {"PointCondition2D1N", "Point2D"},       {"PointCondition3D1N", "Point3D"},
+      {"LineCondition2D2N", "Line2D2"},        {"LineCondition3D2N", "Line3D2"},
       {"SurfaceCondition3D3N", "Triangle3D3"}, {"SurfaceCondition3D4N", "Quadrilateral3D4"}};
   for (const auto& [name, geometry] : conditions) registry.RegisterCondition(name, geometry);
 }

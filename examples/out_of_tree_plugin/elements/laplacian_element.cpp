@@ -44,8 +44,7 @@ void LaplacianElement::CalculateLocalSystem(Matrix& lhs, Vector& rhs, const Proc
 int LaplacianElement::Check(const ProcessInfo& info) const {
   Element::Check(info);
   if (!GetProperties().Has(CONDUCTIVITY) || GetProperties().GetValue(CONDUCTIVITY) <= 0.0)
-    TESSERA_ERROR(Info(), ": properties ", GetProperties().Id(),
-                  " need a positive CONDUCTIVITY");
+    TESSERA_ERROR(Info(), ": properties ", GetProperties().Id(), " need a positive CONDUCTIVITY");
   if (GetGeometry().DomainSize() <= 0.0)
     TESSERA_ERROR(Info(), ": nodes are ordered clockwise (negative area)");
   const NodalDatabase& db = *GetGeometry().Database();
