@@ -1,0 +1,286 @@
+// BuilderAndSolver: the global system of a model part — dof numbering, CSR
+// sparsity, parallel assembly of tangent and residual, the linear solve, and
+// reactions (Kratos' ResidualBasedEliminationBuilderAndSolver).
+//
+// Fixed dofs are eliminated (DofSet numbers them after the free ones): A is the
+// free x free block of the tangent, b holds every dof's residual, free rows
+// first, and the fixed rows of b are the reactions' source. Because the local
+// systems are residuals evaluated at the current values (imposed values
+// included), the free block alone gives the correct Newton increment.
+//
+// Determinism: the entities are coloured (greedily, in model part order) so
+// that no two entities of one colour share an equation; colours are assembled
+// one after another, the entities of a colour in parallel. Every matrix and
+// vector entry therefore receives its contributions in colour order whatever
+// the thread count, and the assembled system is bitwise the same for 1 or N
+// threads. Entities beyond 64 colours (not met by finite-element meshes) are
+// assembled serially at the end, in order.
+#pragma once
+
+#include <algorithm>
+#include <bit>
+#include <memory>
+#include <span>
+#include <vector>
+
+#include "kernel/solving/dof_set.h"
+#include "kernel/solving/linear_solver.h"
+#include "kernel/solving/scheme.h"
+
+namespace tessera {
+
+class BuilderAndSolver {
+ public:
+  using Pointer = std::shared_ptr<BuilderAndSolver>;
+
+  explicit BuilderAndSolver(LinearSolver::Pointer linear_solver)
+      : solver_(std::move(linear_solver)) {
+    TESSERA_CHECK(solver_ != nullptr, "BuilderAndSolver needs a linear solver");
+  }
+
+  // Collects and numbers the dofs of the model part's active entities.
+  void SetUpDofSet(ModelPart& model_part) {
+    dofs_.SetUp(model_part);
+    system_ready_ = false;
+  }
+
+  // Caches each entity's equation ids, colours the entities and builds the
+  // sparsity of the free block. Call after SetUpDofSet (and after renumbering).
+  void SetUpSystem(ModelPart& model_part) {
+    TESSERA_CHECK(dofs_.IsSetUp(), "BuilderAndSolver: SetUpDofSet must come before SetUpSystem");
+    entities_ = DofSet::ActiveEntities(model_part);
+    const std::size_t n_entities = entities_.size();
+    const std::size_t n_total = dofs_.size();
+    const std::size_t n_free = dofs_.NumberOfFreeDofs();
+    TESSERA_CHECK(n_total < static_cast<std::size_t>(std::numeric_limits<int>::max()),
+                  "BuilderAndSolver: ", n_total, " equations exceed the 32-bit index range");
+    const ProcessInfo& info = model_part.GetProcessInfo();
+
+    // Equation ids of every entity, flattened.
+    std::vector<std::vector<IdType>> ids(n_entities);
+    ParallelForChecked(n_entities, [&](std::size_t k) {
+      entities_[k]->EquationIdVector(ids[k], info);
+      for (IdType id : ids[k])
+        if (id < 0 || static_cast<std::size_t>(id) >= n_total)
+          TESSERA_ERROR(entities_[k]->Info(), " gives equation id ", id, " outside 0..", n_total,
+                        "; its dofs were not collected (SetUpDofSet)");
+    });
+    offsets_.assign(n_entities + 1, 0);
+    for (std::size_t k = 0; k < n_entities; ++k) offsets_[k + 1] = offsets_[k] + ids[k].size();
+    equation_ids_.resize(offsets_.back());
+    ParallelFor(n_entities, [&](std::size_t k) {
+      std::copy(ids[k].begin(), ids[k].end(), equation_ids_.begin() + offsets_[k]);
+    });
+
+    Colour(n_total);
+
+    // Rows -> entities touching them (counting sort, in entity order).
+    std::vector<std::size_t> row_start(n_free + 1, 0);
+    for (std::size_t k = 0; k < n_entities; ++k)
+      for (int id : Ids(k))
+        if (static_cast<std::size_t>(id) < n_free) ++row_start[id + 1];
+    for (std::size_t r = 0; r < n_free; ++r) row_start[r + 1] += row_start[r];
+    std::vector<std::uint32_t> row_entities(row_start.back());
+    {
+      std::vector<std::size_t> fill(row_start.begin(), row_start.end() - 1);
+      for (std::size_t k = 0; k < n_entities; ++k)
+        for (int id : Ids(k))
+          if (static_cast<std::size_t>(id) < n_free)
+            row_entities[fill[id]++] = static_cast<std::uint32_t>(k);
+    }
+    // Columns of each row: the union of the free ids of its entities, sorted.
+    std::vector<std::vector<int>> row_columns(n_free);
+    ParallelFor(n_free, [&](std::size_t r) {
+      std::vector<int>& columns = row_columns[r];
+      for (std::size_t p = row_start[r]; p < row_start[r + 1]; ++p)
+        for (int id : Ids(row_entities[p]))
+          if (static_cast<std::size_t>(id) < n_free) columns.push_back(id);
+      std::sort(columns.begin(), columns.end());
+      columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+    });
+    pattern_ = SparseMatrix(static_cast<Eigen::Index>(n_free), static_cast<Eigen::Index>(n_free));
+    std::vector<std::size_t> start(n_free + 1, 0);
+    for (std::size_t r = 0; r < n_free; ++r) start[r + 1] = start[r] + row_columns[r].size();
+    pattern_.resizeNonZeros(static_cast<Eigen::Index>(start.back()));
+    int* outer = pattern_.outerIndexPtr();
+    int* inner = pattern_.innerIndexPtr();
+    double* values = pattern_.valuePtr();
+    for (std::size_t r = 0; r <= n_free; ++r) outer[r] = static_cast<int>(start[r]);
+    ParallelFor(n_free, [&](std::size_t r) {
+      std::copy(row_columns[r].begin(), row_columns[r].end(), inner + start[r]);
+      std::fill(values + start[r], values + start[r + 1], 0.0);
+    });
+    system_ready_ = true;
+  }
+
+  // After fixity changed: renumber (free first) and rebuild the sparsity.
+  void Renumber(ModelPart& model_part) {
+    dofs_.Number();
+    SetUpSystem(model_part);
+  }
+  bool FixityChanged() const { return dofs_.IsSetUp() && dofs_.FixityChanged(); }
+  bool IsSystemSetUp() const { return system_ready_; }
+
+  // Gives A the sparsity (zero values), dx the free size and b the full size.
+  void InitializeSystem(SparseMatrix& A, Vector& dx, Vector& b) const {
+    CheckReady();
+    A = pattern_;
+    dx = Vector::Zero(static_cast<Eigen::Index>(dofs_.NumberOfFreeDofs()));
+    b = Vector::Zero(static_cast<Eigen::Index>(dofs_.size()));
+  }
+
+  void Build(Scheme& scheme, ModelPart& model_part, SparseMatrix& A, Vector& b) {
+    Assemble(scheme, model_part, &A, &b);
+  }
+  void BuildLHS(Scheme& scheme, ModelPart& model_part, SparseMatrix& A) {
+    Assemble(scheme, model_part, &A, nullptr);
+  }
+  void BuildRHS(Scheme& scheme, ModelPart& model_part, Vector& b) {
+    Assemble(scheme, model_part, nullptr, &b);
+  }
+
+  // Solves A dx = b over the free dofs (b's free rows).
+  void SystemSolve(const SparseMatrix& A, Vector& dx, const Vector& b) {
+    const auto n = static_cast<Eigen::Index>(dofs_.NumberOfFreeDofs());
+    rhs_free_ = b.head(n);
+    if (dx.size() != n) dx = Vector::Zero(n);
+    if (!solver_->IsDirect()) dx.setZero();  // an increment starts from zero
+    solver_->Solve(A, dx, rhs_free_);
+  }
+
+  // REACTION (the reaction variable each dof column names) = -b for every dof:
+  // the force the supports exert on the structure at fixed dofs, the unbalanced
+  // residual (about zero when converged) at free ones. b must be the residual
+  // at the final state.
+  void CalculateReactions(const Vector& b) const {
+    CheckReady();
+    ParallelFor(dofs_.size(), [&](std::size_t eq) {
+      if (const Variable<double>* reaction = dofs_.ReactionOf(eq))
+        dofs_.Database().Historical(*reaction, dofs_.Dofs()[eq].node) = -b[eq];
+    });
+  }
+
+  const DofSet& GetDofSet() const { return dofs_; }
+  LinearSolver& GetLinearSolver() { return *solver_; }
+  std::size_t NumberOfColours() const { return colours_.size(); }
+  std::span<const int> EquationIds(std::size_t entity) const { return Ids(entity); }
+  const std::vector<Entity*>& Entities() const { return entities_; }
+  const SparseMatrix& Pattern() const { return pattern_; }
+
+  void Clear() {
+    dofs_ = DofSet();
+    entities_.clear();
+    offsets_.clear();
+    equation_ids_.clear();
+    colours_.clear();
+    serial_.clear();
+    pattern_ = SparseMatrix();
+    solver_->Clear();
+    system_ready_ = false;
+  }
+
+ private:
+  struct LocalSystem {
+    Matrix lhs;
+    Vector rhs;
+  };
+
+  std::span<const int> Ids(std::size_t k) const {
+    return {equation_ids_.data() + offsets_[k], offsets_[k + 1] - offsets_[k]};
+  }
+  void CheckReady() const {
+    TESSERA_CHECK(system_ready_,
+                  "BuilderAndSolver: the system is not set up (SetUpDofSet, "
+                  "SetUpSystem)");
+  }
+
+  // Greedy colouring in entity order: each entity takes the lowest colour none
+  // of its equations has seen yet (one 64-bit mask per equation).
+  void Colour(std::size_t n_total) {
+    std::vector<std::uint64_t> used(n_total, 0);
+    colours_.clear();
+    serial_.clear();
+    for (std::size_t k = 0; k < entities_.size(); ++k) {
+      std::uint64_t taken = 0;
+      for (int id : Ids(k)) taken |= used[id];
+      if (taken == ~std::uint64_t{0}) {
+        serial_.push_back(static_cast<std::uint32_t>(k));
+        continue;
+      }
+      const int colour = std::countr_one(taken);
+      for (int id : Ids(k)) used[id] |= std::uint64_t{1} << colour;
+      if (colours_.size() <= static_cast<std::size_t>(colour)) colours_.resize(colour + 1);
+      colours_[colour].push_back(static_cast<std::uint32_t>(k));
+    }
+  }
+
+  void Assemble(Scheme& scheme, ModelPart& model_part, SparseMatrix* A, Vector* b) {
+    CheckReady();
+    const ProcessInfo& info = model_part.GetProcessInfo();
+    const std::size_t n_free = dofs_.NumberOfFreeDofs();
+    if (A) {
+      if (A->rows() != pattern_.rows() || A->nonZeros() != pattern_.nonZeros() ||
+          !A->isCompressed())
+        *A = pattern_;
+      std::fill(A->valuePtr(), A->valuePtr() + A->nonZeros(), 0.0);
+    }
+    if (b) b->setZero(static_cast<Eigen::Index>(dofs_.size()));
+    locals_.resize(static_cast<std::size_t>(ParallelThreads()));
+
+    auto assemble_one = [&](std::size_t k, LocalSystem& local) {
+      Entity& entity = *entities_[k];
+      if (A && b)
+        scheme.CalculateSystemContributions(entity, local.lhs, local.rhs, info);
+      else if (A)
+        scheme.CalculateLHSContribution(entity, local.lhs, info);
+      else
+        scheme.CalculateRHSContribution(entity, local.rhs, info);
+      const std::span<const int> ids = Ids(k);
+      const auto n = static_cast<Eigen::Index>(ids.size());
+      if (A) {
+        if (local.lhs.rows() != n || local.lhs.cols() != n)
+          TESSERA_ERROR(entity.Info(), ": local matrix is ", local.lhs.rows(), " x ",
+                        local.lhs.cols(), " for ", n, " equation ids");
+        const int* outer = A->outerIndexPtr();
+        const int* inner = A->innerIndexPtr();
+        double* values = A->valuePtr();
+        for (Eigen::Index i = 0; i < n; ++i) {
+          const int row = ids[i];
+          if (static_cast<std::size_t>(row) >= n_free) continue;
+          const int* first = inner + outer[row];
+          const int* last = inner + outer[row + 1];
+          for (Eigen::Index j = 0; j < n; ++j) {
+            const int column = ids[j];
+            if (static_cast<std::size_t>(column) >= n_free) continue;
+            values[std::lower_bound(first, last, column) - inner] += local.lhs(i, j);
+          }
+        }
+      }
+      if (b) {
+        if (local.rhs.size() != n)
+          TESSERA_ERROR(entity.Info(), ": local right-hand side has ", local.rhs.size(),
+                        " entries for ", n, " equation ids");
+        for (Eigen::Index i = 0; i < n; ++i) (*b)[ids[i]] += local.rhs[i];
+      }
+    };
+    for (const std::vector<std::uint32_t>& colour : colours_)
+      ParallelForChecked(colour.size(), [&](std::size_t i) {
+        assemble_one(colour[i], locals_[static_cast<std::size_t>(omp_get_thread_num())]);
+      });
+    for (std::uint32_t k : serial_) assemble_one(k, locals_[0]);
+  }
+
+  LinearSolver::Pointer solver_;
+  DofSet dofs_;
+  bool system_ready_ = false;
+  std::vector<Entity*> entities_;
+  std::vector<std::size_t> offsets_;
+  std::vector<int> equation_ids_;
+  std::vector<std::vector<std::uint32_t>> colours_;
+  std::vector<std::uint32_t> serial_;
+  SparseMatrix pattern_;
+  std::vector<LocalSystem> locals_;  // per-thread local systems, reused across builds
+  Vector rhs_free_;
+};
+
+}  // namespace tessera
