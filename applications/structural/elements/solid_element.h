@@ -1,0 +1,118 @@
+// SolidElement: what the displacement-based solid elements share — dofs
+// (DISPLACEMENT_X/Y[/Z] per node), Gauss points of the reference configuration,
+// one constitutive law per Gauss point, body force, mass, and results at the
+// integration points — over a formulation (TDerived, CRTP) that supplies the
+// kinematics at a Gauss point: the strain (Voigt), the deformation gradient and
+// the B matrix (d strain / d nodal displacements).
+//
+// Sizes are compile-time (TDim, TNodes), so every per-Gauss-point quantity is a
+// fixed-size Eigen object on the stack; the reference gradients dN/dX, shape
+// functions and weights w det J0 are computed once (Initialize) and reused. The
+// law's input and output buffers are thread_local and keep their size between
+// calls, so an assembly allocates nothing per Gauss point.
+//
+// Local systems are in residual form (Kratos' convention): LHS = tangent K,
+// RHS = f_ext - f_int. 2D elements multiply by THICKNESS (1 when absent).
+#pragma once
+
+#include <Eigen/Dense>
+#include <string>
+#include <vector>
+
+#include "kernel/model/constitutive_law.h"
+#include "kernel/model/element.h"
+
+namespace tessera::structural {
+
+template <class TDerived, int TDim, int TNodes>
+class SolidElement : public Element {
+ public:
+  static constexpr int kDim = TDim;
+  static constexpr int kNodes = TNodes;
+  static constexpr int kDofs = TDim * TNodes;
+  static constexpr int kStrain = TDim == 3 ? 6 : 3;
+
+  using ShapeValues = Eigen::Matrix<double, TNodes, 1>;
+  using Gradients = Eigen::Matrix<double, TNodes, TDim>;    // dN_a / dX_j
+  using NodalValues = Eigen::Matrix<double, TNodes, TDim>;  // u_a,i
+  using Tensor = Eigen::Matrix<double, TDim, TDim>;
+  using StrainVector = Eigen::Matrix<double, kStrain, 1>;
+  using BMatrix = Eigen::Matrix<double, kStrain, kDofs>;
+  using VoigtMatrix = Eigen::Matrix<double, kStrain, kStrain>;
+  using LocalMatrix = Eigen::Matrix<double, kDofs, kDofs>;
+  using LocalVector = Eigen::Matrix<double, kDofs, 1>;
+
+  struct GaussPoint {
+    ShapeValues N;
+    Gradients dN_dX;  // reference configuration
+    double weight;    // integration weight x det J0 (thickness applied at use)
+  };
+  struct Kinematics {
+    StrainVector strain;  // small strain, or Green-Lagrange
+    Tensor F;             // deformation gradient (the law's input)
+    double det_F;
+    BMatrix B;
+  };
+
+  using Element::Element;
+
+  // ---- dofs
+  void EquationIdVector(std::vector<IdType>& ids, const ProcessInfo& info) const override;
+  void GetDofList(std::vector<DofReference>& dofs, const ProcessInfo& info) const override;
+  void GetValuesVector(Vector& values, int step = 0) const override;
+  void GetFirstDerivativesVector(Vector& values, int step = 0) const override;
+  void GetSecondDerivativesVector(Vector& values, int step = 0) const override;
+
+  // ---- set-up: Gauss points (order INTEGRATION_ORDER of the properties, else
+  // the geometry's default) and a clone of the properties' law per point.
+  void Initialize(const ProcessInfo& info) override;
+
+  // ---- local systems
+  void CalculateLocalSystem(Matrix& lhs, Vector& rhs, const ProcessInfo& info) override;
+  void CalculateLeftHandSide(Matrix& lhs, const ProcessInfo& info) override;
+  void CalculateRightHandSide(Vector& rhs, const ProcessInfo& info) override;
+  // Consistent mass int rho N_a N_b dV0 (lumped by row sums when the process
+  // info's COMPUTE_LUMPED_MASS_MATRIX is set).
+  void CalculateMassMatrix(Matrix& mass, const ProcessInfo& info) override;
+  void CalculateLumpedMassVector(Vector& mass, const ProcessInfo& info) const override;
+
+  // ---- results per Gauss point: STRAIN_VECTOR, GREEN_LAGRANGE_STRAIN_VECTOR,
+  // STRESS_VECTOR, PK2_STRESS_VECTOR, CAUCHY_STRESS_VECTOR (Vector);
+  // VON_MISES_STRESS (double, of the Cauchy stress; in 2D with sigma_zz = 0 as
+  // Kratos); CONSTITUTIVE_MATRIX, DEFORMATION_GRADIENT and the *_TENSOR
+  // variables (Matrix). Other variables give an empty list.
+  void CalculateOnIntegrationPoints(const Variable<double>& variable, std::vector<double>& out,
+                                    const ProcessInfo& info) override;
+  void CalculateOnIntegrationPoints(const Variable<Vector>& variable, std::vector<Vector>& out,
+                                    const ProcessInfo& info) override;
+  void CalculateOnIntegrationPoints(const Variable<Matrix>& variable, std::vector<Matrix>& out,
+                                    const ProcessInfo& info) override;
+
+  int Check(const ProcessInfo& info) const override;
+  std::string Info() const override {
+    return std::string(TDerived::Name()) + " #" + std::to_string(Id());
+  }
+
+  std::size_t NumberOfGaussPoints() const { return gauss_points_.size(); }
+
+ protected:
+  // B for the given deformation gradient: rows d(strain)/d(u_a,i) =
+  // sym(F^T grad(N_a e_i)); F = I gives the small-strain B.
+  static void FillB(const Gradients& dN, const Tensor& F, BMatrix& B);
+  static StrainVector GreenLagrange(const Tensor& F);
+
+ private:
+  void EnsureInitialized(const ProcessInfo& info);
+  void CalculateAll(Matrix* lhs, Vector* rhs, const ProcessInfo& info);
+  NodalValues Displacements() const;
+  double Thickness() const;
+  // Law response at every Gauss point (stress measure PK2, material tangent).
+  template <class Fn>
+  void ForEachMaterialPoint(const ProcessInfo& info, bool tangent, Fn&& fn);
+
+  std::vector<GaussPoint> gauss_points_;
+  std::vector<ConstitutiveLaw::Pointer> laws_;
+  const Properties* initialized_for_ = nullptr;
+};
+
+}  // namespace tessera::structural

@@ -1,0 +1,525 @@
+// The solid elements: SolidElement's shared machinery, the element names, and
+// the explicit instantiations for the four geometries (Triangle2D3,
+// Quadrilateral2D4, Tetrahedra3D4, Hexahedra3D8) of both formulations.
+#include <cmath>
+#include <span>
+
+#include "elements/small_displacement_element.h"
+#include "elements/total_lagrangian_element.h"
+#include "kernel/core/error.h"
+#include "kernel/core/kernel_variables.h"
+#include "kernel/geometries/geometry_type.h"
+#include "structural_variables.h"
+
+namespace tessera::structural {
+namespace {
+
+constexpr const Variable<double>* kDisplacementComponents[3] = {&DISPLACEMENT_X, &DISPLACEMENT_Y,
+                                                                &DISPLACEMENT_Z};
+
+// The reusable law input/output of one thread (one per element instantiation,
+// so the buffers keep their sizes).
+template <int TDim, int TNodes>
+ConstitutiveLaw::Parameters& ThreadLawParameters() {
+  static thread_local ConstitutiveLaw::Parameters parameters;
+  return parameters;
+}
+
+}  // namespace
+
+// ---------------------------------------------------------------------------- dofs
+
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::EquationIdVector(std::vector<IdType>& ids,
+                                                            const ProcessInfo&) const {
+  const Geometry& g = GetGeometry();
+  NodalDatabase& db = *g.Database();
+  ids.resize(kDofs);
+  for (int a = 0; a < TNodes; ++a)
+    for (int i = 0; i < TDim; ++i)
+      ids[a * TDim + i] = db.EquationId(*kDisplacementComponents[i], g.NodeIndex(a));
+}
+
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::GetDofList(std::vector<DofReference>& dofs,
+                                                      const ProcessInfo&) const {
+  const Geometry& g = GetGeometry();
+  dofs.resize(kDofs);
+  for (int a = 0; a < TNodes; ++a)
+    for (int i = 0; i < TDim; ++i)
+      dofs[a * TDim + i] = {g.NodeIndex(a), kDisplacementComponents[i]};
+}
+
+namespace {
+template <int TDim>
+void GatherNodal(const Geometry& g, const Variable<Array3>& variable, int step, Vector& values) {
+  values.setZero(static_cast<Eigen::Index>(g.size() * TDim));
+  NodalDatabase& db = *g.Database();
+  if (!db.HasHistoricalVariable(variable)) return;
+  auto& column = db.HistoricalColumn(variable, step);
+  for (std::size_t a = 0; a < g.size(); ++a)
+    for (int i = 0; i < TDim; ++i) values[a * TDim + i] = column[g.NodeIndex(a)][i];
+}
+}  // namespace
+
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::GetValuesVector(Vector& values, int step) const {
+  GatherNodal<TDim>(GetGeometry(), DISPLACEMENT, step, values);
+}
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::GetFirstDerivativesVector(Vector& values,
+                                                                     int step) const {
+  GatherNodal<TDim>(GetGeometry(), VELOCITY, step, values);
+}
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::GetSecondDerivativesVector(Vector& values,
+                                                                      int step) const {
+  GatherNodal<TDim>(GetGeometry(), ACCELERATION, step, values);
+}
+
+// ---------------------------------------------------------------------------- set-up
+
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::Initialize(const ProcessInfo&) {
+  const Geometry& g = GetGeometry();
+  const GeometryType& type = g.Type();
+  if (!HasProperties()) TESSERA_ERROR(Info(), ": has no properties");
+  const Properties& properties = GetProperties();
+  int order = type.DefaultIntegrationOrder();
+  if (properties.Has(INTEGRATION_ORDER) && properties.GetValue(INTEGRATION_ORDER) > 0)
+    order = properties.GetValue(INTEGRATION_ORDER);
+  const auto& points = type.IntegrationPoints(order);
+  const auto X = g.InitialPoints();
+  const std::span<const Array3> X_span(X.data(), X.size());
+  Matrix dN_dX;
+  gauss_points_.resize(points.size());
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    GaussPoint& gp = gauss_points_[p];
+    double det_j = 0.0;
+    type.ShapeFunctionsValues(points[p].local, gp.N.data());
+    type.ShapeFunctionsGradients(X_span, points[p].local, dN_dX, det_j);
+    if (!(det_j > 0.0))
+      TESSERA_ERROR(Info(), ": det J = ", det_j, " at Gauss point ", p,
+                    " of the reference configuration; the nodes are ordered clockwise or the "
+                    "element is degenerate");
+    gp.dN_dX = dN_dX.topLeftCorner<TNodes, TDim>();
+    gp.weight = points[p].weight * det_j;
+  }
+  const ConstitutiveLaw::Pointer& prototype = properties.GetConstitutiveLaw();
+  if (!prototype)
+    TESSERA_ERROR(Info(), ": properties ", properties.Id(),
+                  " have no constitutive law (the materials file assigns one)");
+  laws_.resize(points.size());
+  Vector N(TNodes);
+  for (std::size_t p = 0; p < points.size(); ++p) {
+    laws_[p] = prototype->Clone();
+    N = gauss_points_[p].N;
+    laws_[p]->InitializeMaterial(properties, g, N);
+  }
+  initialized_for_ = &properties;
+}
+
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::EnsureInitialized(const ProcessInfo& info) {
+  // A script may compute before Initialize, or swap the properties afterwards.
+  if (laws_.empty() || initialized_for_ != &GetProperties()) Initialize(info);
+}
+
+template <class TDerived, int TDim, int TNodes>
+typename SolidElement<TDerived, TDim, TNodes>::NodalValues
+SolidElement<TDerived, TDim, TNodes>::Displacements() const {
+  const Geometry& g = GetGeometry();
+  auto& column = g.Database()->HistoricalColumn(DISPLACEMENT);
+  NodalValues u;
+  for (int a = 0; a < TNodes; ++a) {
+    const Array3& v = column[g.NodeIndex(a)];
+    for (int i = 0; i < TDim; ++i) u(a, i) = v[i];
+  }
+  return u;
+}
+
+template <class TDerived, int TDim, int TNodes>
+double SolidElement<TDerived, TDim, TNodes>::Thickness() const {
+  if constexpr (TDim == 2) {
+    const Properties& p = GetProperties();
+    return p.Has(THICKNESS) ? p.GetValue(THICKNESS) : 1.0;
+  }
+  return 1.0;
+}
+
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::FillB(const Gradients& dN, const Tensor& F, BMatrix& B) {
+  for (int a = 0; a < TNodes; ++a)
+    for (int i = 0; i < TDim; ++i) {
+      const int c = a * TDim + i;
+      for (int j = 0; j < TDim; ++j) B(j, c) = F(i, j) * dN(a, j);
+      if constexpr (TDim == 3) {
+        B(3, c) = F(i, 0) * dN(a, 1) + F(i, 1) * dN(a, 0);
+        B(4, c) = F(i, 1) * dN(a, 2) + F(i, 2) * dN(a, 1);
+        B(5, c) = F(i, 0) * dN(a, 2) + F(i, 2) * dN(a, 0);
+      } else {
+        B(2, c) = F(i, 0) * dN(a, 1) + F(i, 1) * dN(a, 0);
+      }
+    }
+}
+
+template <class TDerived, int TDim, int TNodes>
+typename SolidElement<TDerived, TDim, TNodes>::StrainVector
+SolidElement<TDerived, TDim, TNodes>::GreenLagrange(const Tensor& F) {
+  const Tensor E = 0.5 * (F.transpose() * F - Tensor::Identity());
+  StrainVector e;
+  for (int I = 0; I < TDim; ++I) e[I] = E(I, I);
+  if constexpr (TDim == 3) {
+    e[3] = 2.0 * E(0, 1);
+    e[4] = 2.0 * E(1, 2);
+    e[5] = 2.0 * E(0, 2);
+  } else {
+    e[2] = 2.0 * E(0, 1);
+  }
+  return e;
+}
+
+// ---------------------------------------------------------------------------- material points
+
+template <class TDerived, int TDim, int TNodes>
+template <class Fn>
+void SolidElement<TDerived, TDim, TNodes>::ForEachMaterialPoint(const ProcessInfo& info,
+                                                                bool tangent, Fn&& fn) {
+  EnsureInitialized(info);
+  const NodalValues u = Displacements();
+  ConstitutiveLaw::Parameters& cl = ThreadLawParameters<TDim, TNodes>();
+  cl.properties = &GetProperties();
+  cl.process_info = &info;
+  cl.geometry = &GetGeometry();
+  cl.use_element_provided_strain = true;
+  cl.compute_stress = true;
+  cl.compute_constitutive_tensor = tangent;
+  Kinematics k;
+  for (std::size_t p = 0; p < gauss_points_.size(); ++p) {
+    const GaussPoint& gp = gauss_points_[p];
+    TDerived::ComputeKinematics(gp, u, k);
+    if (!(k.det_F > 0.0))
+      TESSERA_ERROR(Info(), ": det F = ", k.det_F, " at Gauss point ", p,
+                    " (the element is inverted by the current displacements)");
+    cl.shape_functions = gp.N;
+    cl.shape_functions_derivatives = gp.dN_dX;
+    cl.strain_vector = k.strain;
+    cl.deformation_gradient = k.F;
+    cl.determinant_f = k.det_F;
+    laws_[p]->CalculateMaterialResponse(cl, ConstitutiveLaw::StressMeasure::PK2);
+    if (cl.stress_vector.size() != kStrain ||
+        (tangent &&
+         (cl.constitutive_matrix.rows() != kStrain || cl.constitutive_matrix.cols() != kStrain)))
+      TESSERA_ERROR(Info(), ": law ", laws_[p]->Info(), " returned ", cl.stress_vector.size(),
+                    " stress components for ", kStrain, " (a law of another dimension?)");
+    const Eigen::Map<const StrainVector> S(cl.stress_vector.data());
+    if (tangent) {
+      const Eigen::Map<const Eigen::Matrix<double, kStrain, kStrain, Eigen::RowMajor>> D(
+          cl.constitutive_matrix.data());
+      fn(p, gp, k, S, D);
+    } else {
+      const Eigen::Map<const Eigen::Matrix<double, kStrain, kStrain, Eigen::RowMajor>> D(nullptr);
+      fn(p, gp, k, S, D);
+    }
+  }
+}
+
+// ---------------------------------------------------------------------------- local systems
+
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::CalculateAll(Matrix* lhs, Vector* rhs,
+                                                        const ProcessInfo& info) {
+  EnsureInitialized(info);
+  const Properties& properties = GetProperties();
+  const double thickness = Thickness();
+
+  // Body force per unit reference volume: rho (g_properties + sum N_a g_a).
+  const double density = properties.Has(DENSITY) ? properties.GetValue(DENSITY) : 0.0;
+  Eigen::Matrix<double, TDim, 1> g_properties = Eigen::Matrix<double, TDim, 1>::Zero();
+  if (properties.Has(VOLUME_ACCELERATION)) {
+    const Array3 g = properties.GetValue(VOLUME_ACCELERATION);
+    for (int i = 0; i < TDim; ++i) g_properties[i] = g[i];
+  }
+  NodalValues g_nodes = NodalValues::Zero();
+  const Geometry& geometry = GetGeometry();
+  NodalDatabase& db = *geometry.Database();
+  const bool nodal_gravity = db.HasHistoricalVariable(VOLUME_ACCELERATION);
+  if (nodal_gravity) {
+    auto& column = db.HistoricalColumn(VOLUME_ACCELERATION);
+    for (int a = 0; a < TNodes; ++a)
+      for (int i = 0; i < TDim; ++i) g_nodes(a, i) = column[geometry.NodeIndex(a)][i];
+  }
+  const bool body_force = density != 0.0 && (properties.Has(VOLUME_ACCELERATION) || nodal_gravity);
+
+  LocalMatrix K;
+  LocalVector r;
+  if (lhs) K.setZero();
+  if (rhs) r.setZero();
+  ForEachMaterialPoint(
+      info, lhs != nullptr,
+      [&](std::size_t, const GaussPoint& gp, const Kinematics& k, const auto& S, const auto& D) {
+        const double w = gp.weight * thickness;
+        if (lhs) {
+          K.noalias() += (w * k.B.transpose()) * (D * k.B);
+          if constexpr (TDerived::kGeometricStiffness) {
+            // d(B^T S)/du at fixed S: the initial-stress term dN_a . S . dN_b on each
+            // displacement direction.
+            Tensor S_tensor;
+            for (int i = 0; i < TDim; ++i) S_tensor(i, i) = S[i];
+            if constexpr (TDim == 3) {
+              S_tensor(0, 1) = S_tensor(1, 0) = S[3];
+              S_tensor(1, 2) = S_tensor(2, 1) = S[4];
+              S_tensor(0, 2) = S_tensor(2, 0) = S[5];
+            } else {
+              S_tensor(0, 1) = S_tensor(1, 0) = S[2];
+            }
+            const Eigen::Matrix<double, TNodes, TNodes> G =
+                w * gp.dN_dX * S_tensor * gp.dN_dX.transpose();
+            for (int a = 0; a < TNodes; ++a)
+              for (int b = 0; b < TNodes; ++b)
+                for (int i = 0; i < TDim; ++i) K(a * TDim + i, b * TDim + i) += G(a, b);
+          }
+        }
+        if (rhs) {
+          r.noalias() -= w * (k.B.transpose() * S);
+          if (body_force) {
+            Eigen::Matrix<double, TDim, 1> b = g_properties;
+            if (nodal_gravity) b += g_nodes.transpose() * gp.N;
+            b *= density * w;
+            for (int a = 0; a < TNodes; ++a) r.template segment<TDim>(a * TDim) += gp.N[a] * b;
+          }
+        }
+      });
+  if (lhs) *lhs = K;
+  if (rhs) *rhs = r;
+}
+
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::CalculateLocalSystem(Matrix& lhs, Vector& rhs,
+                                                                const ProcessInfo& info) {
+  CalculateAll(&lhs, &rhs, info);
+}
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::CalculateLeftHandSide(Matrix& lhs,
+                                                                 const ProcessInfo& info) {
+  CalculateAll(&lhs, nullptr, info);
+}
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::CalculateRightHandSide(Vector& rhs,
+                                                                  const ProcessInfo& info) {
+  CalculateAll(nullptr, &rhs, info);
+}
+
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::CalculateMassMatrix(Matrix& mass,
+                                                               const ProcessInfo& info) {
+  EnsureInitialized(info);
+  const Properties& properties = GetProperties();
+  const double rho = (properties.Has(DENSITY) ? properties.GetValue(DENSITY) : 0.0) * Thickness();
+  Eigen::Matrix<double, TNodes, TNodes> m = Eigen::Matrix<double, TNodes, TNodes>::Zero();
+  for (const GaussPoint& gp : gauss_points_)
+    m.noalias() += (rho * gp.weight) * gp.N * gp.N.transpose();
+  const bool lumped =
+      info.Has(COMPUTE_LUMPED_MASS_MATRIX) && info.GetValue(COMPUTE_LUMPED_MASS_MATRIX);
+  mass.setZero(kDofs, kDofs);
+  for (int a = 0; a < TNodes; ++a)
+    for (int b = 0; b < TNodes; ++b) {
+      const double value = lumped ? (a == b ? m.row(a).sum() : 0.0) : m(a, b);
+      for (int i = 0; i < TDim; ++i) mass(a * TDim + i, b * TDim + i) = value;
+    }
+}
+
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::CalculateLumpedMassVector(Vector& mass,
+                                                                     const ProcessInfo&) const {
+  // Row sums of the consistent mass: int rho N_a dV0 per node (sum N_b = 1).
+  const Properties& properties = GetProperties();
+  const double rho = (properties.Has(DENSITY) ? properties.GetValue(DENSITY) : 0.0) * Thickness();
+  mass.setZero(kDofs);
+  if (gauss_points_.empty()) TESSERA_ERROR(Info(), ": CalculateLumpedMassVector before Initialize");
+  for (const GaussPoint& gp : gauss_points_)
+    for (int a = 0; a < TNodes; ++a)
+      for (int i = 0; i < TDim; ++i) mass[a * TDim + i] += rho * gp.weight * gp.N[a];
+}
+
+// ---------------------------------------------------------------------------- results
+
+namespace {
+
+template <int TDim, class S>
+Eigen::Matrix<double, TDim, TDim> StressTensor(const S& s) {
+  Eigen::Matrix<double, TDim, TDim> t;
+  for (int i = 0; i < TDim; ++i) t(i, i) = s[i];
+  if constexpr (TDim == 3) {
+    t(0, 1) = t(1, 0) = s[3];
+    t(1, 2) = t(2, 1) = s[4];
+    t(0, 2) = t(2, 0) = s[5];
+  } else {
+    t(0, 1) = t(1, 0) = s[2];
+  }
+  return t;
+}
+template <int TDim>
+Vector StressVoigt(const Eigen::Matrix<double, TDim, TDim>& t) {
+  Vector s(TDim == 3 ? 6 : 3);
+  for (int i = 0; i < TDim; ++i) s[i] = t(i, i);
+  if constexpr (TDim == 3) {
+    s[3] = t(0, 1);
+    s[4] = t(1, 2);
+    s[5] = t(0, 2);
+  } else {
+    s[2] = t(0, 1);
+  }
+  return s;
+}
+double VonMises(const Vector& s) {
+  if (s.size() == 6)
+    return std::sqrt(0.5 * ((s[0] - s[1]) * (s[0] - s[1]) + (s[1] - s[2]) * (s[1] - s[2]) +
+                            (s[2] - s[0]) * (s[2] - s[0])) +
+                     3.0 * (s[3] * s[3] + s[4] * s[4] + s[5] * s[5]));
+  return std::sqrt(s[0] * s[0] - s[0] * s[1] + s[1] * s[1] + 3.0 * s[2] * s[2]);
+}
+
+}  // namespace
+
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::CalculateOnIntegrationPoints(
+    const Variable<Vector>& variable, std::vector<Vector>& out, const ProcessInfo& info) {
+  out.clear();
+  const bool strain = &variable == &STRAIN_VECTOR || &variable == &GREEN_LAGRANGE_STRAIN_VECTOR;
+  const bool pk2 = &variable == &STRESS_VECTOR || &variable == &PK2_STRESS_VECTOR;
+  const bool cauchy = &variable == &CAUCHY_STRESS_VECTOR;
+  if (!strain && !pk2 && !cauchy) return;
+  ForEachMaterialPoint(
+      info, false,
+      [&](std::size_t, const GaussPoint&, const Kinematics& k, const auto& S, const auto&) {
+        if (strain)
+          out.emplace_back(k.strain);
+        else if (pk2 || !TDerived::kGeometricStiffness)
+          out.emplace_back(S);  // small strains: every stress measure is the same
+        else
+          out.push_back(StressVoigt<TDim>(k.F * StressTensor<TDim>(S) * k.F.transpose() / k.det_F));
+      });
+}
+
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::CalculateOnIntegrationPoints(
+    const Variable<double>& variable, std::vector<double>& out, const ProcessInfo& info) {
+  out.clear();
+  if (&variable != &VON_MISES_STRESS) return;
+  std::vector<Vector> cauchy;
+  CalculateOnIntegrationPoints(CAUCHY_STRESS_VECTOR, cauchy, info);
+  for (const Vector& s : cauchy) out.push_back(VonMises(s));
+}
+
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::CalculateOnIntegrationPoints(
+    const Variable<Matrix>& variable, std::vector<Matrix>& out, const ProcessInfo& info) {
+  out.clear();
+  if (&variable == &CONSTITUTIVE_MATRIX) {
+    ForEachMaterialPoint(info, true,
+                         [&](std::size_t, const GaussPoint&, const Kinematics&, const auto&,
+                             const auto& D) { out.emplace_back(D); });
+  } else if (&variable == &DEFORMATION_GRADIENT) {
+    ForEachMaterialPoint(info, false,
+                         [&](std::size_t, const GaussPoint&, const Kinematics& k, const auto&,
+                             const auto&) { out.emplace_back(k.F); });
+  } else if (&variable == &GREEN_LAGRANGE_STRAIN_TENSOR) {
+    ForEachMaterialPoint(
+        info, false,
+        [&](std::size_t, const GaussPoint&, const Kinematics& k, const auto&, const auto&) {
+          Tensor E = StressTensor<TDim>(k.strain);
+          for (int i = 0; i < TDim; ++i)
+            for (int j = 0; j < TDim; ++j)
+              if (i != j) E(i, j) *= 0.5;  // engineering shear -> tensor component
+          out.emplace_back(E);
+        });
+  } else if (&variable == &PK2_STRESS_TENSOR || &variable == &CAUCHY_STRESS_TENSOR) {
+    std::vector<Vector> stresses;
+    CalculateOnIntegrationPoints(
+        &variable == &PK2_STRESS_TENSOR ? PK2_STRESS_VECTOR : CAUCHY_STRESS_VECTOR, stresses, info);
+    for (const Vector& s : stresses) out.emplace_back(StressTensor<TDim>(s));
+  }
+}
+
+// ---------------------------------------------------------------------------- checks
+
+template <class TDerived, int TDim, int TNodes>
+int SolidElement<TDerived, TDim, TNodes>::Check(const ProcessInfo& info) const {
+  Element::Check(info);
+  if (!HasProperties()) TESSERA_ERROR(Info(), ": has no properties");
+  const Properties& properties = GetProperties();
+  const ConstitutiveLaw::Pointer& law = properties.GetConstitutiveLaw();
+  if (!law)
+    TESSERA_ERROR(Info(), ": properties ", properties.Id(),
+                  " have no constitutive law (the materials file assigns one)");
+  if (law->WorkingSpaceDimension() != TDim || law->GetStrainSize() != kStrain)
+    TESSERA_ERROR(Info(), ": constitutive law ", law->Info(), " is for ",
+                  law->WorkingSpaceDimension(), "D with ", law->GetStrainSize(),
+                  " strain components; this element needs a ", TDim, "D law with ", kStrain);
+  law->Check(properties, GetGeometry(), info);
+  if constexpr (TDim == 2) {
+    if (properties.Has(THICKNESS) && !(properties.GetValue(THICKNESS) > 0.0))
+      TESSERA_ERROR(Info(), ": properties ", properties.Id(), ": THICKNESS must be positive");
+  }
+  const Geometry& g = GetGeometry();
+  const NodalDatabase& db = *g.Database();
+  if (!db.HasHistoricalVariable(DISPLACEMENT))
+    TESSERA_ERROR(Info(), ": DISPLACEMENT must be a solution-step variable of the model part");
+  for (int a = 0; a < TNodes; ++a)
+    for (int i = 0; i < TDim; ++i)
+      if (!db.HasDof(*kDisplacementComponents[i], g.NodeIndex(a)))
+        TESSERA_ERROR(Info(), ": node ", db.Id(g.NodeIndex(a)), " has no degree of freedom ",
+                      kDisplacementComponents[i]->Name());
+  const auto X = g.InitialPoints();
+  if (!(g.Type().DomainSize({X.data(), X.size()}) > 0.0))
+    TESSERA_ERROR(Info(), ": non-positive reference ", TDim == 2 ? "area" : "volume",
+                  " (nodes ordered clockwise, or a degenerate element)");
+  return 0;
+}
+
+// ---------------------------------------------------------------------------- names
+
+template <>
+const char* SmallDisplacementElement<2, 3>::Name() {
+  return "SmallDisplacementElement2D3N";
+}
+template <>
+const char* SmallDisplacementElement<2, 4>::Name() {
+  return "SmallDisplacementElement2D4N";
+}
+template <>
+const char* SmallDisplacementElement<3, 4>::Name() {
+  return "SmallDisplacementElement3D4N";
+}
+template <>
+const char* SmallDisplacementElement<3, 8>::Name() {
+  return "SmallDisplacementElement3D8N";
+}
+template <>
+const char* TotalLagrangianElement<2, 3>::Name() {
+  return "TotalLagrangianElement2D3N";
+}
+template <>
+const char* TotalLagrangianElement<2, 4>::Name() {
+  return "TotalLagrangianElement2D4N";
+}
+template <>
+const char* TotalLagrangianElement<3, 4>::Name() {
+  return "TotalLagrangianElement3D4N";
+}
+template <>
+const char* TotalLagrangianElement<3, 8>::Name() {
+  return "TotalLagrangianElement3D8N";
+}
+
+template class SolidElement<SmallDisplacementElement<2, 3>, 2, 3>;
+template class SolidElement<SmallDisplacementElement<2, 4>, 2, 4>;
+template class SolidElement<SmallDisplacementElement<3, 4>, 3, 4>;
+template class SolidElement<SmallDisplacementElement<3, 8>, 3, 8>;
+template class SolidElement<TotalLagrangianElement<2, 3>, 2, 3>;
+template class SolidElement<TotalLagrangianElement<2, 4>, 2, 4>;
+template class SolidElement<TotalLagrangianElement<3, 4>, 3, 4>;
+template class SolidElement<TotalLagrangianElement<3, 8>, 3, 8>;
+
+}  // namespace tessera::structural

@@ -1,0 +1,15 @@
+// Definitions (and so registration at library load) of the structural variables.
+#include "structural_variables.h"
+
+namespace tessera::structural {
+
+TESSERA_DEFINE_VARIABLE(Vector, CAUCHY_STRESS_VECTOR);
+TESSERA_DEFINE_VARIABLE(Vector, PK2_STRESS_VECTOR);
+TESSERA_DEFINE_VARIABLE(Vector, GREEN_LAGRANGE_STRAIN_VECTOR);
+TESSERA_DEFINE_VARIABLE(Matrix, CAUCHY_STRESS_TENSOR);
+TESSERA_DEFINE_VARIABLE(Matrix, PK2_STRESS_TENSOR);
+TESSERA_DEFINE_VARIABLE(Matrix, GREEN_LAGRANGE_STRAIN_TENSOR);
+TESSERA_DEFINE_VARIABLE(double, VON_MISES_STRESS);
+TESSERA_DEFINE_VARIABLE(int, INTEGRATION_ORDER);
+
+}  // namespace tessera::structural

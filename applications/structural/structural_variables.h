@@ -1,0 +1,25 @@
+// The variables of the structural application that the kernel does not define
+// (DISPLACEMENT, REACTION, VOLUME_ACCELERATION, POINT_LOAD, LINE_LOAD,
+// SURFACE_LOAD, YOUNG_MODULUS, POISSON_RATIO, DENSITY, THICKNESS, STRESS_VECTOR,
+// STRAIN_VECTOR, CONSTITUTIVE_MATRIX, DEFORMATION_GRADIENT are kernel_variables.h).
+// Names and meanings follow Kratos' StructuralMechanicsApplication.
+#pragma once
+
+#include "kernel/core/variable.h"
+
+namespace tessera::structural {
+
+// Results at integration points (Voigt vectors: xx, yy, [zz,] xy[, yz, xz]).
+TESSERA_DECLARE_VARIABLE(Vector, CAUCHY_STRESS_VECTOR);
+TESSERA_DECLARE_VARIABLE(Vector, PK2_STRESS_VECTOR);
+TESSERA_DECLARE_VARIABLE(Vector, GREEN_LAGRANGE_STRAIN_VECTOR);
+TESSERA_DECLARE_VARIABLE(Matrix, CAUCHY_STRESS_TENSOR);
+TESSERA_DECLARE_VARIABLE(Matrix, PK2_STRESS_TENSOR);
+TESSERA_DECLARE_VARIABLE(Matrix, GREEN_LAGRANGE_STRAIN_TENSOR);
+TESSERA_DECLARE_VARIABLE(double, VON_MISES_STRESS);
+
+// Element controls (Properties): the Gauss rule order of the solid elements
+// (0 or absent: the geometry's default).
+TESSERA_DECLARE_VARIABLE(int, INTEGRATION_ORDER);
+
+}  // namespace tessera::structural
