@@ -1,0 +1,243 @@
+"""MechanicalSolver: the base of the structural solvers (Kratos'
+structural_mechanics_solver.MechanicalSolver), with what every implicit
+structural solver shares:
+
+* variables: DISPLACEMENT, REACTION, the load variables (POINT_LOAD, LINE_LOAD,
+  SURFACE_LOAD, POSITIVE/NEGATIVE_FACE_PRESSURE, VOLUME_ACCELERATION) as
+  solution-step variables, plus "auxiliary_variables_list";
+* dofs: DISPLACEMENT_X/Y/Z with REACTION_X/Y/Z on every node (2D elements use
+  X and Y only; unused dofs never enter the system);
+* reading the mesh ("model_import_settings") and then the materials
+  ("material_import_settings.materials_filename"), which assign properties and
+  constitutive laws to the elements and conditions;
+* the strategy: linear solver from "linear_solver_settings" (default
+  sparse_lu), builder-and-solver eliminating the fixed dofs, the scheme of the
+  derived solver, and for "analysis_type": "non_linear" a Newton-Raphson
+  strategy with the "convergence_criterion" of the settings
+  (residual_criterion, displacement_criterion, and_criterion, or_criterion),
+  for "linear" one solve per step.
+
+Settings this build cannot honour (rotation dofs, line search, volumetric
+strain or pressure dofs, displacement control, arc length) are errors naming
+the key, never silently ignored.
+"""
+import tessera
+
+from tessera import _structural
+from tessera.python_solver import PythonSolver
+
+DEFAULTS = """{
+    "solver_type": "Static",
+    "model_part_name": "",
+    "computing_model_part_name": "computing_domain",
+    "domain_size": -1,
+    "echo_level": 0,
+    "buffer_size": 2,
+    "analysis_type": "non_linear",
+    "time_integration_method": "implicit",
+    "scheme_type": "",
+    "model_import_settings": {},
+    "material_import_settings": {"materials_filename": ""},
+    "time_stepping": {},
+    "rotation_dofs": false,
+    "volumetric_strain_dofs": false,
+    "pressure_dofs": false,
+    "displacement_control": false,
+    "reform_dofs_at_each_step": false,
+    "use_old_stiffness_in_first_iteration": false,
+    "compute_reactions": true,
+    "solving_strategy_settings": {},
+    "builder_and_solver_settings": {},
+    "clear_storage": false,
+    "move_mesh_flag": true,
+    "multi_point_constraints_used": true,
+    "convergence_criterion": "residual_criterion",
+    "displacement_relative_tolerance": 1.0e-4,
+    "displacement_absolute_tolerance": 1.0e-9,
+    "residual_relative_tolerance": 1.0e-4,
+    "residual_absolute_tolerance": 1.0e-9,
+    "max_iteration": 10,
+    "linear_solver_settings": {},
+    "line_search": false,
+    "line_search_settings": {},
+    "block_builder": true,
+    "use_computing_model_part": false,
+    "auxiliary_variables_list": [],
+    "auxiliary_dofs_list": [],
+    "auxiliary_reaction_list": [],
+    "problem_domain_sub_model_part_list": [],
+    "processes_sub_model_part_list": []
+}"""
+
+IMPORT_DEFAULTS = """{"input_type": "mdpa", "input_filename": "unknown_name"}"""
+
+LOAD_VARIABLES = ("POSITIVE_FACE_PRESSURE", "NEGATIVE_FACE_PRESSURE", "POINT_LOAD", "LINE_LOAD",
+                  "SURFACE_LOAD", "VOLUME_ACCELERATION")
+
+CRITERIA = ("residual_criterion", "displacement_criterion", "and_criterion", "or_criterion")
+
+
+def _Key(settings, key):
+    path = settings.Path()
+    return f"{settings.Origin()}: key '{path + '.' if path else ''}{key}'"
+
+
+class MechanicalSolver(PythonSolver):
+    @classmethod
+    def GetDefaultParameters(cls):
+        return tessera.Parameters(DEFAULTS)
+
+    def __init__(self, model, settings):
+        super().__init__(model, settings)
+        settings["model_import_settings"].ValidateAndAssignDefaults(tessera.Parameters(IMPORT_DEFAULTS))
+        self._RejectUnsupported()
+        self.model_part_name = settings["model_part_name"].GetString()
+        if not self.model_part_name:
+            raise tessera.Error(f"{_Key(settings, 'model_part_name')} is empty; name the structure's "
+                                "model part (e.g. \"Structure\")")
+        buffer_size = max(settings["buffer_size"].GetInt(), self._MinimumBufferSize())
+        if model.HasModelPart(self.model_part_name):
+            self.main_model_part = model.GetModelPart(self.model_part_name)
+            if self.main_model_part.GetBufferSize() < buffer_size:
+                self.main_model_part.SetBufferSize(buffer_size)
+        else:
+            self.main_model_part = model.CreateModelPart(self.model_part_name, buffer_size)
+        domain_size = settings["domain_size"].GetInt()
+        if domain_size not in (2, 3):
+            raise tessera.Error(f"{_Key(settings, 'domain_size')} must be 2 or 3, not {domain_size}")
+        self.strategy = None
+
+    def _MinimumBufferSize(self):
+        return 2
+
+    def _RejectUnsupported(self):
+        s = self.settings
+        for key in ("rotation_dofs", "volumetric_strain_dofs", "pressure_dofs", "displacement_control",
+                    "line_search", "use_old_stiffness_in_first_iteration"):
+            if s[key].GetBool():
+                raise tessera.Error(f"{_Key(s, key)} is true; this build of the structural application "
+                                    "does not provide it yet (set it to false)")
+        criterion = s["convergence_criterion"].GetString()
+        if criterion not in CRITERIA:
+            raise tessera.Error(f"{_Key(s, 'convergence_criterion')} is '{criterion}'; expected one of "
+                                f"{', '.join(CRITERIA)}")
+        analysis = s["analysis_type"].GetString()
+        if analysis not in ("linear", "non_linear"):
+            raise tessera.Error(f"{_Key(s, 'analysis_type')} is '{analysis}'; expected \"linear\" or "
+                                "\"non_linear\"")
+
+    # ---- model part set-up
+    def AddVariables(self):
+        mp = self.main_model_part
+        for variable in (tessera.DISPLACEMENT, tessera.REACTION):
+            mp.AddNodalSolutionStepVariable(variable)
+        for name in LOAD_VARIABLES:
+            mp.AddNodalSolutionStepVariable(tessera.GetVariable(name))
+        names = self.settings["auxiliary_variables_list"]
+        for i in range(names.size()):
+            try:
+                mp.AddNodalSolutionStepVariable(tessera.GetVariable(names[i].GetString()))
+            except tessera.Error as error:
+                raise tessera.Error(f"{names.Origin()}: key '{names[i].Path()}': {error}") from None
+
+    def AddDofs(self):
+        pairs = [(tessera.DISPLACEMENT_X, tessera.REACTION_X), (tessera.DISPLACEMENT_Y, tessera.REACTION_Y),
+                 (tessera.DISPLACEMENT_Z, tessera.REACTION_Z)]
+        dofs, reactions = self.settings["auxiliary_dofs_list"], self.settings["auxiliary_reaction_list"]
+        if dofs.size() != reactions.size():
+            raise tessera.Error(f"{_Key(self.settings, 'auxiliary_dofs_list')} and "
+                                "auxiliary_reaction_list must have the same length")
+        for i in range(dofs.size()):
+            pairs.append((tessera.GetVariable(dofs[i].GetString()), tessera.GetVariable(reactions[i].GetString())))
+        for node in self.main_model_part.Nodes:
+            for dof, reaction in pairs:
+                node.AddDof(dof, reaction)
+
+    def ImportModelPart(self):
+        self._ImportModelPart(self.main_model_part, self.settings["model_import_settings"])
+
+    def PrepareModelPart(self):
+        self.main_model_part.ProcessInfo[tessera.DOMAIN_SIZE] = self.settings["domain_size"].GetInt()
+        materials = self.settings["material_import_settings"]
+        materials.ValidateAndAssignDefaults(tessera.Parameters('{"materials_filename": ""}'))
+        file_name = materials["materials_filename"].GetString()
+        if file_name:
+            _structural.ReadMaterialsFile(self.model, file_name)
+
+    def GetComputingModelPart(self):
+        return self.main_model_part
+
+    # ---- the strategy
+    def Initialize(self):
+        self.strategy = self._CreateSolutionStrategy()
+        self.strategy.Initialize()
+
+    def Check(self):
+        self._GetStrategy().Check()
+
+    def InitializeSolutionStep(self):
+        self._GetStrategy().InitializeSolutionStep()
+
+    def Predict(self):
+        self._GetStrategy().Predict()
+
+    def SolveSolutionStep(self):
+        converged = self._GetStrategy().SolveSolutionStep()
+        if self.echo_level > 0:
+            print(f"{type(self).__name__}: {self.strategy.GetIterationNumber()} iteration(s), "
+                  f"{'converged' if converged else 'NOT converged'}")
+        return converged
+
+    def FinalizeSolutionStep(self):
+        self._GetStrategy().FinalizeSolutionStep()
+
+    def Clear(self):
+        if self.strategy is not None:
+            self.strategy.Clear()
+
+    def GetSolutionStrategy(self):
+        return self._GetStrategy()
+
+    def _GetStrategy(self):
+        if self.strategy is None:
+            raise tessera.Error(f"{type(self).__name__}: Initialize() must come before solving")
+        return self.strategy
+
+    def _CreateScheme(self):
+        raise NotImplementedError(f"{type(self).__name__} must implement _CreateScheme")
+
+    def _CreateLinearSolver(self):
+        return _structural.CreateLinearSolver(self.settings["linear_solver_settings"])
+
+    def _CreateConvergenceCriterion(self):
+        s = self.settings
+        residual = _structural.ResidualCriteria(s["residual_relative_tolerance"].GetDouble(),
+                                                s["residual_absolute_tolerance"].GetDouble())
+        displacement = _structural.DisplacementCriteria(s["displacement_relative_tolerance"].GetDouble(),
+                                                        s["displacement_absolute_tolerance"].GetDouble())
+        for criterion in (residual, displacement):
+            criterion.SetEchoLevel(self.echo_level)
+        name = s["convergence_criterion"].GetString()
+        if name == "residual_criterion":
+            return residual
+        if name == "displacement_criterion":
+            return displacement
+        if name == "and_criterion":
+            return _structural.AndCriteria(residual, displacement)
+        return _structural.OrCriteria(residual, displacement)
+
+    def _CreateSolutionStrategy(self):
+        s = self.settings
+        builder = _structural.ResidualBasedEliminationBuilderAndSolver(self._CreateLinearSolver())
+        common = dict(compute_reactions=s["compute_reactions"].GetBool(),
+                      reform_dof_set_at_each_step=s["reform_dofs_at_each_step"].GetBool(),
+                      move_mesh_flag=s["move_mesh_flag"].GetBool())
+        if s["analysis_type"].GetString() == "linear":
+            return _structural.ResidualBasedLinearStrategy(self.GetComputingModelPart(), self._CreateScheme(),
+                                                           builder, **common)
+        max_iteration = s["max_iteration"].GetInt()
+        if max_iteration < 1:
+            raise tessera.Error(f"{_Key(s, 'max_iteration')} must be at least 1, not {max_iteration}")
+        return _structural.ResidualBasedNewtonRaphsonStrategy(
+            self.GetComputingModelPart(), self._CreateScheme(), self._CreateConvergenceCriterion(), builder,
+            max_iterations=max_iteration, echo_level=self.echo_level, **common)
