@@ -1,13 +1,198 @@
 // tessera._dem: importing it registers the dem application (its variables
-// registered when the library loaded; this adds its elements and conditions).
+// registered when the library loaded; this adds its elements and conditions),
+// and binds the DEM strategy, its settings, the particle rows and the contact
+// law helpers that the Python stage (tessera.dem.DEMAnalysisStage) and tests use.
+#include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
+#include "applications/dem/contact_laws/contact_law.h"
 #include "applications/dem/dem_application.h"
+#include "applications/dem/particles/particle_storage.h"
+#include "applications/dem/strategies/dem_strategy.h"
+#include "kernel/model/model_part.h"
+#include "kernel/python/casters.h"
+
+namespace py = pybind11;
+using namespace tessera;
+using namespace tessera::dem;
+
+namespace {
+
+// A copy of a row array as numpy: (n, 3) for vectors, (n,) for scalars.
+py::array_t<double> Rows(const std::vector<Array3>& values) {
+  py::array_t<double> out({static_cast<py::ssize_t>(values.size()), py::ssize_t{3}});
+  auto m = out.mutable_unchecked<2>();
+  for (std::size_t i = 0; i < values.size(); ++i)
+    for (int k = 0; k < 3; ++k) m(static_cast<py::ssize_t>(i), k) = values[i][k];
+  return out;
+}
+
+template <class T>
+py::array_t<T> Rows(const std::vector<T>& values) {
+  py::array_t<T> out(static_cast<py::ssize_t>(values.size()));
+  std::copy(values.begin(), values.end(), out.mutable_data());
+  return out;
+}
+
+void BindParticleStorage(py::module_& m) {
+  py::class_<ParticleStorage>(m, "ParticleStorage",
+                              "Particles as rows of arrays; the properties return numpy copies")
+      .def(py::init<>())
+      .def("__len__", &ParticleStorage::size)
+      .def_property_readonly("position", [](const ParticleStorage& p) { return Rows(p.position); })
+      .def_property_readonly("velocity", [](const ParticleStorage& p) { return Rows(p.velocity); })
+      .def_property_readonly("angular_velocity",
+                             [](const ParticleStorage& p) { return Rows(p.angular_velocity); })
+      .def_property_readonly("displacement",
+                             [](const ParticleStorage& p) { return Rows(p.displacement); })
+      .def_property_readonly("force", [](const ParticleStorage& p) { return Rows(p.force); })
+      .def_property_readonly("torque", [](const ParticleStorage& p) { return Rows(p.torque); })
+      .def_property_readonly("contact_force",
+                             [](const ParticleStorage& p) { return Rows(p.contact_force); })
+      .def_property_readonly("radius", [](const ParticleStorage& p) { return Rows(p.radius); })
+      .def_property_readonly("mass", [](const ParticleStorage& p) { return Rows(p.mass); })
+      .def_property_readonly("inertia", [](const ParticleStorage& p) { return Rows(p.inertia); })
+      .def_property_readonly("material", [](const ParticleStorage& p) { return Rows(p.material); })
+      .def_property_readonly("element_id",
+                             [](const ParticleStorage& p) { return Rows(p.element_id); })
+      .def_property_readonly("fixed", [](const ParticleStorage& p) { return Rows(p.fixed); })
+      .def(
+          "SetVelocity",
+          [](ParticleStorage& p, std::size_t i, const Array3& v) { p.velocity.at(i) = v; },
+          "Sets the velocity of row i (tests)")
+      .def(
+          "SetForce", [](ParticleStorage& p, std::size_t i, const Array3& f) { p.force.at(i) = f; },
+          "Sets the total force of row i (tests)");
+
+  m.def(
+      "FillParticles",
+      [](ModelPart& spheres) {
+        MaterialIndex materials;
+        ParticleStorage particles;
+        FillParticles(spheres, materials, particles);
+        return particles;
+      },
+      py::arg("spheres"), "The particle rows of a spheres model part (elements' Check() included)");
+  m.def("WriteParticlesToNodes", &WriteParticlesToNodes, py::arg("particles"), py::arg("spheres"));
+  m.def("ReadParticlesFromNodes", &ReadParticlesFromNodes, py::arg("spheres"),
+        py::arg("particles"));
+  m.def("DeclareParticleVariables", &DeclareParticleVariables, py::arg("spheres"));
+}
+
+void BindContactLaws(py::module_& m) {
+  m.def(
+      "RestitutionForDampingRatio",
+      [](const std::string& law, double xi) {
+        return RestitutionForDampingRatio(ContactLawFromName(law, "RestitutionForDampingRatio"),
+                                          xi);
+      },
+      py::arg("law"), py::arg("damping_ratio"));
+  m.def(
+      "DampingRatioForRestitution",
+      [](const std::string& law, double e) {
+        return DampingRatioForRestitution(ContactLawFromName(law, "DampingRatioForRestitution"), e);
+      },
+      py::arg("law"), py::arg("restitution"));
+  m.attr("MINIMUM_RESTITUTION") = kMinimumRestitution;
+}
+
+void BindStrategy(py::module_& m) {
+  py::class_<DemSettings>(m, "DemSettings", "Settings of ExplicitSolverStrategy (SI units)")
+      .def(py::init<>())
+      .def_readwrite("gravity", &DemSettings::gravity)
+      .def_readwrite("delta_time", &DemSettings::delta_time)
+      .def_property(
+          "translational_scheme",
+          [](const DemSettings& s) { return std::string(TranslationalSchemeName(s.scheme)); },
+          [](DemSettings& s, const std::string& name) {
+            s.scheme = TranslationalSchemeFromName(name);
+          })
+      .def_readwrite("rotation", &DemSettings::rotation)
+      .def_readwrite("search_frequency", &DemSettings::search_frequency)
+      .def_readwrite("search_tolerance", &DemSettings::search_tolerance)
+      .def_readwrite("wall_search_tolerance", &DemSettings::wall_search_tolerance)
+      .def_readwrite("global_damping", &DemSettings::global_damping)
+      .def_readwrite("bounding_box", &DemSettings::bounding_box)
+      .def_readwrite("bounding_box_min", &DemSettings::bounding_box_min)
+      .def_readwrite("bounding_box_max", &DemSettings::bounding_box_max)
+      .def_readwrite("bounding_box_start_time", &DemSettings::bounding_box_start_time)
+      .def_readwrite("bounding_box_stop_time", &DemSettings::bounding_box_stop_time)
+      .def_readwrite("clean_indentations", &DemSettings::clean_indentations)
+      .def_readwrite("remove_embedded", &DemSettings::remove_embedded);
+
+  py::class_<TimeStepEstimate>(m, "TimeStepEstimate")
+      .def_readonly("critical_time_step", &TimeStepEstimate::critical_time_step)
+      .def_readonly("contact_time", &TimeStepEstimate::contact_time)
+      .def_readonly("contact_time_pair", &TimeStepEstimate::contact_time_pair)
+      .def_readonly("reference_speed", &TimeStepEstimate::reference_speed);
+
+  py::class_<ExplicitSolverStrategy>(m, "ExplicitSolverStrategy",
+                                     "The DEM explicit step over particle and wall rows")
+      .def(py::init([](ModelPart& spheres, ModelPart* walls, const DemSettings& settings) {
+             return std::make_unique<ExplicitSolverStrategy>(spheres, walls, settings);
+           }),
+           py::arg("spheres"), py::arg("walls"), py::arg("settings"), py::keep_alive<1, 2>(),
+           py::keep_alive<1, 3>())
+      .def("Initialize", &ExplicitSolverStrategy::Initialize)
+      .def("SolveSolutionStep", &ExplicitSolverStrategy::SolveSolutionStep, py::arg("time"),
+           py::call_guard<py::gil_scoped_release>())
+      .def("ReadFromNodes", &ExplicitSolverStrategy::ReadFromNodes)
+      .def("WriteToNodes", &ExplicitSolverStrategy::WriteToNodes)
+      .def("EstimateTimeStep", &ExplicitSolverStrategy::EstimateTimeStep,
+           py::arg("reference_speed"))
+      .def("MaximumSpeed", &ExplicitSolverStrategy::MaximumSpeed)
+      .def("KineticEnergy", &ExplicitSolverStrategy::KineticEnergy)
+      .def("ContactElasticEnergy", &ExplicitSolverStrategy::ContactElasticEnergy)
+      .def("NumberOfParticleContacts", &ExplicitSolverStrategy::NumberOfParticleContacts)
+      .def("NumberOfWallContacts", &ExplicitSolverStrategy::NumberOfWallContacts)
+      .def("NumberOfParticlePairCandidates",
+           &ExplicitSolverStrategy::NumberOfParticlePairCandidates)
+      .def("StepCount", &ExplicitSolverStrategy::StepCount)
+      .def(
+          "ParticlePairCandidates",
+          [](const ExplicitSolverStrategy& s) {
+            return py::make_tuple(Rows(s.PairFirst()), Rows(s.PairSecond()));
+          },
+          "(first, second) row indices of the candidate pairs of the last search")
+      .def(
+          "WallCandidates",
+          [](const ExplicitSolverStrategy& s) {
+            return py::make_tuple(Rows(s.WallCandidateParticle()), Rows(s.WallCandidateFace()));
+          },
+          "(particle row, face row) of the particle-face candidates of the last search")
+      .def("SetDeltaTime", &ExplicitSolverStrategy::SetDeltaTime)
+      .def_property_readonly(
+          "Particles", [](ExplicitSolverStrategy& s) -> ParticleStorage& { return s.Particles(); },
+          py::return_value_policy::reference_internal)
+      .def("NumberOfFaces", [](const ExplicitSolverStrategy& s) { return s.Faces().size(); })
+      .def(
+          "PairParameters",
+          [](const ExplicitSolverStrategy& s, int a, int b) {
+            const PairParameters& p = s.Materials().Pair(a, b);
+            py::dict d;
+            d["defined"] = p.defined;
+            d["law"] = std::string(ContactLawName(p.law));
+            d["effective_young"] = p.effective_young;
+            d["effective_shear"] = p.effective_shear;
+            d["damping_ratio"] = p.damping_ratio;
+            d["restitution"] = p.restitution;
+            d["static_friction"] = p.static_friction;
+            d["dynamic_friction"] = p.dynamic_friction;
+            return d;
+          },
+          py::arg("a"), py::arg("b"), "The contact parameters of material indices a and b");
+}
+
+}  // namespace
 
 PYBIND11_MODULE(_dem, m) {
   // The kernel module must be loaded first: it owns the Python types (Element,
   // Condition, variables) that this application's objects are returned as.
-  pybind11::module_::import("tessera._tessera");
+  py::module_::import("tessera._tessera");
   tessera::dem::RegisterDemApplication();
   m.doc() = "Discrete elements: spheres, bonded spheres, clusters and rigid walls";
+  BindParticleStorage(m);
+  BindContactLaws(m);
+  BindStrategy(m);
 }

@@ -1,0 +1,106 @@
+// The force of one contact: the inner loop of the DEM strategy, inline and
+// without virtual calls (one branch on the pair's law). Formulas and their
+// sources are listed in contact_law.h.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+
+#include "applications/dem/contact_laws/contact_law.h"
+
+namespace tessera::dem {
+
+// What a contact carries from one step to the next.
+struct ContactHistoryRef {
+  Array3& tangential_force;      // elastic tangential force on the first body
+  double& tangential_stiffness;  // k_t of the previous step (0: new contact)
+  double& normal_elastic_force;  // F_ne of the previous step
+  std::uint8_t& sliding;         // slid in the previous step
+};
+
+struct ContactForce {
+  Array3 force;          // on the first body (the second gets -force)
+  Array3 elastic_force;  // its elastic part (normal elastic + tangential spring)
+  double normal_force = 0.0;
+  double elastic_energy = 0.0;  // normal elastic energy stored in the contact
+};
+
+// Force on body i of a contact with body j. `normal` is the unit vector from i
+// towards j, `overlap` > 0, `relative_velocity` the velocity of j relative to i at
+// the contact point and `relative_displacement` its increment over the last step
+// (thesis eq. 2.10, 2.31). `radius` and `mass` are the pair's equivalent values.
+inline ContactForce ComputeContactForce(const PairParameters& p, double overlap, double radius,
+                                        double mass, const Array3& normal,
+                                        const Array3& relative_velocity,
+                                        const Array3& relative_displacement,
+                                        ContactHistoryRef history) {
+  double kn, kt, fne, energy;
+  if (p.law == ContactLaw::kHertzViscousCoulomb) {
+    const double contact_radius = std::sqrt(radius * overlap);  // a = sqrt(R δ) (A.10)
+    kn = 2.0 * p.effective_young * contact_radius;
+    kt = 8.0 * p.effective_shear * contact_radius;
+    fne = (2.0 / 3.0) * kn * overlap;
+    energy = 0.4 * fne * overlap;  // (8/15) E* sqrt(R) δ^{5/2} (A.15)
+  } else {
+    kn = 2.0 * p.effective_young * radius;
+    kt = 8.0 * p.effective_shear * radius;
+    fne = kn * overlap;
+    energy = 0.5 * fne * overlap;
+  }
+  const double xi = p.damping_ratio;
+  const double cn = xi > 0.0 ? 2.0 * xi * std::sqrt(mass * kn) : 0.0;
+  const double ct = xi > 0.0 ? 2.0 * xi * std::sqrt(mass * kt) : 0.0;
+  const double overlap_rate = -Dot(relative_velocity, normal);
+  double fn = fne + cn * overlap_rate;
+  if (fn < 0.0) fn = 0.0;
+
+  // The spring force of the previous step, turned into the new tangent plane
+  // with its magnitude kept.
+  Array3 spring = history.tangential_force;
+  const double old_norm = Norm(spring);
+  if (old_norm > 0.0) {
+    spring -= Dot(spring, normal) * normal;
+    const double new_norm = Norm(spring);
+    spring = new_norm > 0.0 ? spring * (old_norm / new_norm) : Array3{};
+    // Unloading: the contact area shrinks and the stored force with it.
+    if (fne < history.normal_elastic_force && history.tangential_stiffness > 0.0)
+      spring *= kt / history.tangential_stiffness;
+  }
+  const Array3 tangential_displacement =
+      relative_displacement - Dot(relative_displacement, normal) * normal;
+  spring += kt * tangential_displacement;
+  const Array3 tangential_velocity = relative_velocity - Dot(relative_velocity, normal) * normal;
+  Array3 tangential = spring + ct * tangential_velocity;
+
+  const double mu = history.sliding ? p.dynamic_friction : p.static_friction;
+  const double limit = mu * fn;
+  const double trial = Norm(tangential);
+  if (trial > limit) {
+    // Slip: the force is capped and the spring keeps only what the slider passes.
+    tangential = trial > 0.0 ? tangential * (limit / trial) : Array3{};
+    spring = tangential;
+    history.sliding = 1;
+  } else {
+    history.sliding = 0;
+  }
+  history.tangential_force = spring;
+  history.tangential_stiffness = kt;
+  history.normal_elastic_force = fne;
+
+  ContactForce out;
+  out.force = tangential - fn * normal;
+  out.elastic_force = spring - fne * normal;
+  out.normal_force = fn;
+  out.elastic_energy = energy;
+  return out;
+}
+
+// Clears the history of a contact that has come apart.
+inline void ResetContactHistory(ContactHistoryRef history) {
+  history.tangential_force = Array3{};
+  history.tangential_stiffness = 0.0;
+  history.normal_elastic_force = 0.0;
+  history.sliding = 0;
+}
+
+}  // namespace tessera::dem

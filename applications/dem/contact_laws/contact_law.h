@@ -1,0 +1,109 @@
+// Discontinuum contact laws of the DEM strategy, chosen per material pair by the
+// name in the material relation (DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME):
+//
+//   DEM_D_Linear_viscous_Coulomb  linear spring-dashpot + Coulomb slider (LS+D)
+//   DEM_D_Hertz_viscous_Coulomb   Hertz-Mindlin with damping (HM+D)
+//
+// Formulas are those of the Santasusana thesis (reference digest
+// seed001_dem_contact.md §5-§6), with its errata applied:
+//   E* = ((1-nu_i^2)/E_i + (1-nu_j^2)/E_j)^-1, G* = ((2-nu_i)/G_i + (2-nu_j)/G_j)^-1,
+//   G = E / (2 (1 + nu))                                                     (2.40)
+//   Hertz:  k_n = 2 E* sqrt(R δ), k_t = 8 G* sqrt(R δ), F_ne = 2/3 k_n δ     (2.35, 2.38)
+//   linear: k_n = 2 E* R, k_t = 8 G* R, F_ne = k_n δ: the Hertz stiffnesses at δ = R,
+//           so k_t / k_n = 4 G*/E* = 2(1-nu)/(2-nu) for one material (2.33), and
+//           k_n = 520.83 N/m for the thesis' B2.2 pair (E 1e5, nu 0.2, R 0.01; §10).
+//   c_n = 2 ξ sqrt(m k_n), c_t = 2 ξ sqrt(m k_t)                              (2.19, 2.39)
+//   F_n = max(0, F_ne + c_n δ'): no attraction while the spheres separate.
+//   Tangential: F_te += k_t Δs (loading); when the normal elastic force drops the
+//   old force is first scaled by k_t^{n+1}/k_t^n (erratum of 2.36b); trial =
+//   F_te + c_t v_t, capped at μ F_n (2.32, 2.37), μ static while sticking,
+//   dynamic once the contact slid in the previous step.
+// R and m are the pair's equivalent radius and mass (R_eq = R_i R_j/(R_i+R_j);
+// against a wall R_eq = R_i and m_eq = m_i, §6.3); the wall's own E and nu enter
+// E* and G* (a stiff wall gives thesis eq. 2.41).
+//
+// ξ comes from the relation's COEFFICIENT_OF_RESTITUTION through the exact map
+// of the law as written (see DampingRatioForRestitution), so that a binary
+// impact rebounds with the restitution asked for.
+#pragma once
+
+#include <cmath>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernel/core/array3.h"
+#include "kernel/core/types.h"
+
+namespace tessera {
+class Properties;
+}
+
+namespace tessera::dem {
+
+enum class ContactLaw : std::uint8_t { kLinearViscousCoulomb = 0, kHertzViscousCoulomb = 1 };
+
+// The law of a Kratos name; an unknown name is an error listing the known ones.
+ContactLaw ContactLawFromName(const std::string& name, const std::string& where);
+const char* ContactLawName(ContactLaw law);
+
+// Restitution e of a binary normal impact under `law` with damping ratio ξ,
+// from the dimensionless impact equation of the law (velocity-independent for
+// both laws): linear x'' = -x - 2ξx', Hertz x'' = -x^{3/2} - sqrt(6) ξ x^{1/4} x',
+// with the normal force clamped at zero, integrated with RK4 to 1e-9.
+double RestitutionForDampingRatio(ContactLaw law, double damping_ratio);
+
+// The inverse: the damping ratio ξ for which the law rebounds with restitution
+// e (bisection on RestitutionForDampingRatio to 1e-12 in e). e = 1 gives 0. With
+// the force clamped at zero no finite damping stops the rebound completely, so
+// e below kMinimumRestitution is mapped to the ξ of kMinimumRestitution.
+inline constexpr double kMinimumRestitution = 1e-4;
+double DampingRatioForRestitution(ContactLaw law, double restitution);
+
+// The parameters of one material pair (a particle material with a particle or a
+// wall material), precomputed once.
+struct PairParameters {
+  ContactLaw law = ContactLaw::kHertzViscousCoulomb;
+  double effective_young = 0.0;  // E*
+  double effective_shear = 0.0;  // G*
+  double damping_ratio = 0.0;    // ξ
+  double restitution = 1.0;
+  double static_friction = 0.0;
+  double dynamic_friction = 0.0;
+  bool defined = false;  // false: no relation for this pair (contact is an error)
+};
+
+// One material's elastic constants, read from its Properties.
+struct MaterialConstants {
+  double young = 0.0;
+  double poisson = 0.0;
+  double shear = 0.0;  // E / (2 (1 + nu))
+};
+
+// The pair table: materials[a] x materials[b] -> PairParameters. The relation
+// of a pair is looked up as Kratos' materials assignation stores it: the
+// sub-properties with id b inside material a (or id a inside material b);
+// legacy decks without relations carry the relation values on the particle
+// material itself (FRICTION for both frictions, COEFFICIENT_OF_RESTITUTION, the
+// law name), which are used when no sub-properties exist.
+class MaterialTable {
+ public:
+  // `is_wall[k]`: material k is a wall material (only its E and nu are read).
+  void Build(const std::vector<const Properties*>& materials, const std::vector<bool>& is_wall);
+  const PairParameters& Pair(int a, int b) const {
+    return pairs_[static_cast<std::size_t>(a) * n_ + static_cast<std::size_t>(b)];
+  }
+  const MaterialConstants& Material(int a) const { return constants_[a]; }
+  std::size_t size() const { return n_; }
+  // A message naming both materials, for a contact between a pair without a relation.
+  std::string DescribeMissingPair(int a, int b) const;
+
+ private:
+  std::size_t n_ = 0;
+  std::vector<MaterialConstants> constants_;
+  std::vector<PairParameters> pairs_;
+  std::vector<IdType> ids_;
+  std::vector<std::string> missing_;  // why a pair is undefined
+};
+
+}  // namespace tessera::dem

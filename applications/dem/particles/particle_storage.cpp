@@ -1,0 +1,181 @@
+// Filling the particle rows from a spheres model part and writing them back.
+#include "applications/dem/particles/particle_storage.h"
+
+#include <algorithm>
+#include <numbers>
+
+#include "applications/dem/dem_variables.h"
+#include "applications/dem/elements/spheric_particle.h"
+#include "applications/dem/utilities/parallel_rows.h"
+#include "kernel/core/error.h"
+#include "kernel/core/kernel_variables.h"
+#include "kernel/model/model_part.h"
+
+namespace tessera::dem {
+namespace {
+
+template <class T>
+void CompactVector(std::vector<T>& v, const std::vector<std::uint8_t>& keep) {
+  std::size_t out = 0;
+  for (std::size_t i = 0; i < v.size(); ++i)
+    if (keep[i]) v[out++] = v[i];
+  v.resize(out);
+}
+
+// The historical column of `variable`, or null when the model part does not declare it.
+template <class T>
+T* HistoricalData(NodalDatabase& db, const Variable<T>& variable) {
+  if (!db.HasHistoricalVariable(variable)) return nullptr;
+  return db.HistoricalColumn(variable).Data();
+}
+
+// Fixity of `variable` per node position (null when no node has that dof).
+const std::uint8_t* FixedData(const NodalDatabase& db, const VariableBase& variable) {
+  const DofColumn* column = db.FindDofColumn(variable);
+  return column ? column->fixed.data() : nullptr;
+}
+
+// The fixity columns of the six velocity components (null where no node has the dof).
+struct FixityColumns {
+  const std::uint8_t* fixed[6] = {};
+  bool any = false;
+
+  explicit FixityColumns(const NodalDatabase& db) {
+    static const VariableBase* const kVariables[6] = {&VELOCITY_X,         &VELOCITY_Y,
+                                                      &VELOCITY_Z,         &ANGULAR_VELOCITY_X,
+                                                      &ANGULAR_VELOCITY_Y, &ANGULAR_VELOCITY_Z};
+    for (int k = 0; k < 6; ++k) {
+      fixed[k] = FixedData(db, *kVariables[k]);
+      any = any || fixed[k] != nullptr;
+    }
+  }
+  std::uint8_t Bits(IndexType node) const {
+    std::uint8_t bits = 0;
+    for (int k = 0; k < 6; ++k)
+      if (fixed[k] && fixed[k][node]) bits |= static_cast<std::uint8_t>(1u << k);
+    return bits;
+  }
+};
+
+}  // namespace
+
+void ParticleStorage::Resize(std::size_t n) {
+  for (auto* v :
+       {&position, &velocity, &angular_velocity, &displacement, &delta_displacement,
+        &delta_rotation, &rotation_angle, &force, &torque, &contact_force, &elastic_force})
+    v->assign(n, Array3{});
+  radius.assign(n, 0.0);
+  mass.assign(n, 0.0);
+  inertia.assign(n, 0.0);
+  material.assign(n, 0);
+  node.assign(n, 0);
+  element_id.assign(n, 0);
+  fixed.assign(n, 0);
+}
+
+void ParticleStorage::Compact(const std::vector<std::uint8_t>& keep) {
+  for (auto* v :
+       {&position, &velocity, &angular_velocity, &displacement, &delta_displacement,
+        &delta_rotation, &rotation_angle, &force, &torque, &contact_force, &elastic_force})
+    CompactVector(*v, keep);
+  CompactVector(radius, keep);
+  CompactVector(mass, keep);
+  CompactVector(inertia, keep);
+  CompactVector(material, keep);
+  CompactVector(node, keep);
+  CompactVector(element_id, keep);
+  CompactVector(fixed, keep);
+}
+
+int MaterialIndex::IndexOf(const Properties* properties) {
+  const int found = Find(properties);
+  if (found >= 0) return found;
+  list_.push_back(properties);
+  return static_cast<int>(list_.size()) - 1;
+}
+
+int MaterialIndex::Find(const Properties* properties) const {
+  const auto it = std::find(list_.begin(), list_.end(), properties);
+  return it == list_.end() ? -1 : static_cast<int>(it - list_.begin());
+}
+
+void DeclareParticleVariables(ModelPart& spheres) {
+  ModelPart& root = spheres.GetRootModelPart();
+  for (const VariableBase* variable : std::initializer_list<const VariableBase*>{
+           &RADIUS, &VELOCITY, &ANGULAR_VELOCITY, &DISPLACEMENT, &DELTA_DISPLACEMENT, &TOTAL_FORCES,
+           &CONTACT_FORCES, &ELASTIC_FORCES, &PARTICLE_MOMENT, &PARTICLE_ROTATION_ANGLE})
+    if (!root.HasNodalSolutionStepVariable(*variable)) root.AddNodalSolutionStepVariable(*variable);
+}
+
+void FillParticles(ModelPart& spheres, MaterialIndex& materials, ParticleStorage& particles) {
+  const std::size_t n = spheres.NumberOfElements();
+  particles.Resize(n);
+  const ProcessInfo& info = spheres.GetProcessInfo();
+  std::size_t row = 0;
+  for (Element& element : spheres.Elements()) {
+    const auto* sphere = dynamic_cast<const SphericParticle*>(&element);
+    if (sphere == nullptr || dynamic_cast<const CylinderParticle*>(&element) != nullptr)
+      TESSERA_ERROR(element.Info(), " in ", spheres.FullName(),
+                    " is not a 3D spherical particle; the DEM strategy runs SphericParticle3D, "
+                    "SphericContinuumParticle3D and their GiD names (clusters and 2D cylinders "
+                    "are not supported yet)");
+    sphere->Check(info);  // one node, radius > 0, a complete particle material
+    const Properties& properties = sphere->GetProperties();
+    const double r = sphere->Radius();
+    const double density = properties.GetValue(PARTICLE_DENSITY);
+    const double mass = density * 4.0 / 3.0 * std::numbers::pi * r * r * r;
+    particles.radius[row] = r;
+    particles.mass[row] = mass;
+    particles.inertia[row] = 0.4 * mass * r * r;
+    particles.material[row] = materials.IndexOf(&properties);
+    particles.node[row] = sphere->GetGeometry().NodeIndex(0);
+    particles.element_id[row] = sphere->Id();
+    ++row;
+  }
+  ReadParticlesFromNodes(spheres, particles);
+}
+
+void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles) {
+  NodalDatabase& db = spheres.Nodal();
+  const Array3* velocity = HistoricalData(db, VELOCITY);
+  const Array3* angular = HistoricalData(db, ANGULAR_VELOCITY);
+  const FixityColumns fixity(db);
+  ParallelRows(particles.size(), [&](std::size_t i) {
+    const IndexType node = particles.node[i];
+    particles.position[i] = db.Coordinates(node);
+    particles.displacement[i] = db.Coordinates(node) - db.InitialCoordinates(node);
+    particles.velocity[i] = velocity ? velocity[node] : Array3{};
+    particles.angular_velocity[i] = angular ? angular[node] : Array3{};
+    particles.fixed[i] = fixity.any ? fixity.Bits(node) : 0;
+  });
+}
+
+void WriteParticlesToNodes(const ParticleStorage& particles, ModelPart& spheres) {
+  NodalDatabase& db = spheres.Nodal();
+  struct Target {
+    Array3* column;
+    const std::vector<Array3>* values;
+  };
+  std::vector<Target> targets;
+  auto add = [&](const Variable<Array3>& variable, const std::vector<Array3>& values) {
+    if (Array3* column = HistoricalData(db, variable)) targets.push_back({column, &values});
+  };
+  add(VELOCITY, particles.velocity);
+  add(ANGULAR_VELOCITY, particles.angular_velocity);
+  add(DISPLACEMENT, particles.displacement);
+  add(DELTA_DISPLACEMENT, particles.delta_displacement);
+  add(TOTAL_FORCES, particles.force);
+  add(CONTACT_FORCES, particles.contact_force);
+  add(ELASTIC_FORCES, particles.elastic_force);
+  add(PARTICLE_MOMENT, particles.torque);
+  add(PARTICLE_ROTATION_ANGLE, particles.rotation_angle);
+  double* radius = HistoricalData(db, RADIUS);
+  ParallelRows(particles.size(), [&](std::size_t i) {
+    const IndexType node = particles.node[i];
+    db.Coordinates(node) = particles.position[i];
+    for (const Target& target : targets) target.column[node] = (*target.values)[i];
+    if (radius) radius[node] = particles.radius[i];
+  });
+}
+
+}  // namespace tessera::dem

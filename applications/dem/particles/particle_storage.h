@@ -1,0 +1,109 @@
+// ParticleStorage: the spheres of a DEM model as rows of contiguous arrays
+// (structure of arrays), what the search, contact and integration loops run over.
+//
+// A row is filled from one SphericParticle3D element of the spheres model part
+// (its centre node's coordinates, RADIUS, VELOCITY, ANGULAR_VELOCITY and the
+// element's material) and written back to that node's historical values, so
+// that scripts and output read results from the model part as in Kratos. Rows
+// keep the order of the model part's elements; the node is referred to by its
+// position in the root's NodalDatabase.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernel/core/array3.h"
+#include "kernel/core/types.h"
+
+namespace tessera {
+class ModelPart;
+class Properties;
+}  // namespace tessera
+
+namespace tessera::dem {
+
+// Bits of ParticleStorage::fixed: a component whose nodal dof is fixed keeps
+// the velocity found on the node instead of being integrated.
+enum FixedBits : std::uint8_t {
+  kFixedVelocityX = 1,
+  kFixedVelocityY = 2,
+  kFixedVelocityZ = 4,
+  kFixedAngularX = 8,
+  kFixedAngularY = 16,
+  kFixedAngularZ = 32,
+};
+
+struct ParticleStorage {
+  // ---- state
+  std::vector<Array3> position;
+  std::vector<Array3> velocity;
+  std::vector<Array3> angular_velocity;
+  // Displacement from the position read at Fill (DISPLACEMENT, like Kratos:
+  // total displacement of the node from its initial coordinates).
+  std::vector<Array3> displacement;
+  // Increments of the last step: contacts use them for the tangential
+  // displacement (thesis eq. 2.31).
+  std::vector<Array3> delta_displacement;
+  std::vector<Array3> delta_rotation;
+  // Accumulated rotation angle (PARTICLE_ROTATION_ANGLE).
+  std::vector<Array3> rotation_angle;
+
+  // ---- forces of the last force evaluation
+  std::vector<Array3> force;          // total: contacts + gravity (TOTAL_FORCES)
+  std::vector<Array3> torque;         // total moment (PARTICLE_MOMENT)
+  std::vector<Array3> contact_force;  // sum of contact forces (CONTACT_FORCES)
+  std::vector<Array3> elastic_force;  // elastic part of the contact forces (ELASTIC_FORCES)
+
+  // ---- constants of each particle
+  std::vector<double> radius;
+  std::vector<double> mass;
+  std::vector<double> inertia;  // moment of inertia of a solid sphere, 2/5 m R^2
+  std::vector<int> material;    // index into the material list (MaterialIndex)
+  std::vector<IndexType> node;  // position of the centre node in the root's database
+  std::vector<IdType> element_id;
+  std::vector<std::uint8_t> fixed;  // FixedBits
+
+  std::size_t size() const { return radius.size(); }
+  void Resize(std::size_t n);
+  // Keeps the rows with keep[i] != 0, in order.
+  void Compact(const std::vector<std::uint8_t>& keep);
+};
+
+// Properties -> material index, in order of first appearance; walls and
+// particles share one index space so that one pair table serves both contacts.
+class MaterialIndex {
+ public:
+  int IndexOf(const Properties* properties);     // adds it if new
+  int Find(const Properties* properties) const;  // -1 if absent
+  const std::vector<const Properties*>& List() const { return list_; }
+  std::size_t size() const { return list_.size(); }
+
+ private:
+  std::vector<const Properties*> list_;
+};
+
+// Fills `particles` from the elements of `spheres` (a root model part or a sub
+// model part of one). Each element must be a spherical particle
+// (SphericParticle3D and its aliases) with one node, a positive radius and a
+// particle material (its Check() is called); anything else is an error naming
+// the element. Mass and inertia come from PARTICLE_DENSITY and the radius. The
+// historical VELOCITY and ANGULAR_VELOCITY of the nodes are read when the model
+// part declares them (zero otherwise).
+void FillParticles(ModelPart& spheres, MaterialIndex& materials, ParticleStorage& particles);
+
+// Velocities, angular velocities, coordinates and fixities from the nodes: what
+// a process or a script may have changed between two steps. Displacements are
+// recomputed from the new coordinates.
+void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles);
+
+// The results to the nodes: coordinates, and the historical VELOCITY,
+// ANGULAR_VELOCITY, DISPLACEMENT, DELTA_DISPLACEMENT, TOTAL_FORCES,
+// CONTACT_FORCES, ELASTIC_FORCES, PARTICLE_MOMENT, PARTICLE_ROTATION_ANGLE and
+// RADIUS of each particle's node (each written only if the model part declares
+// it; DeclareParticleVariables declares them all).
+void WriteParticlesToNodes(const ParticleStorage& particles, ModelPart& spheres);
+
+// Declares the historical variables WriteParticlesToNodes writes.
+void DeclareParticleVariables(ModelPart& spheres);
+
+}  // namespace tessera::dem

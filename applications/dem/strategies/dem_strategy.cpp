@@ -1,0 +1,764 @@
+// The DEM explicit step (see dem_strategy.h).
+#include "applications/dem/strategies/dem_strategy.h"
+
+#include <algorithm>
+#include <atomic>
+#include <cmath>
+#include <limits>
+#include <numbers>
+
+#include "applications/dem/contact_laws/contact_force.h"
+#include "applications/dem/dem_variables.h"
+#include "applications/dem/utilities/parallel_rows.h"
+#include "kernel/core/error.h"
+#include "kernel/core/flags.h"
+#include "kernel/core/kernel_variables.h"
+#include "kernel/model/model_part.h"
+
+namespace tessera::dem {
+namespace {
+
+// Two wall contacts of one sphere whose contact points are closer than this
+// (relative to the radius) with parallel normals are one contact seen through
+// two coplanar faces sharing an edge: only the first is kept.
+constexpr double kCoincidentContact = 1e-9;
+
+// Records the first (lowest) index of an error found inside a parallel loop.
+void RecordError(std::int64_t& slot, std::int64_t index) {
+  std::atomic_ref<std::int64_t> ref(slot);
+  std::int64_t current = ref.load();
+  while ((current < 0 || index < current) && !ref.compare_exchange_weak(current, index)) {
+  }
+}
+
+bool Fixed(std::uint8_t bits, int bit) { return (bits >> bit) & 1u; }
+
+}  // namespace
+
+TranslationalScheme TranslationalSchemeFromName(const std::string& name) {
+  if (name == "Forward_Euler") return TranslationalScheme::kForwardEuler;
+  if (name == "Symplectic_Euler") return TranslationalScheme::kSymplecticEuler;
+  if (name == "Taylor_Scheme") return TranslationalScheme::kTaylor;
+  if (name == "Velocity_Verlet") return TranslationalScheme::kVelocityVerlet;
+  TESSERA_ERROR("unknown TranslationalIntegrationScheme '", name,
+                "'; expected Forward_Euler, Symplectic_Euler, Taylor_Scheme or Velocity_Verlet");
+}
+
+const char* TranslationalSchemeName(TranslationalScheme scheme) {
+  switch (scheme) {
+    case TranslationalScheme::kForwardEuler:
+      return "Forward_Euler";
+    case TranslationalScheme::kSymplecticEuler:
+      return "Symplectic_Euler";
+    case TranslationalScheme::kTaylor:
+      return "Taylor_Scheme";
+    case TranslationalScheme::kVelocityVerlet:
+      return "Velocity_Verlet";
+  }
+  return "";
+}
+
+void ExplicitSolverStrategy::PairContacts::Resize(std::size_t n) {
+  first.resize(n);
+  second.resize(n);
+  tangential_force.resize(n);
+  tangential_stiffness.resize(n);
+  normal_elastic_force.resize(n);
+  sliding.resize(n);
+  active.resize(n);
+  force.resize(n);
+  elastic_force.resize(n);
+  torque_first.resize(n);
+  torque_second.resize(n);
+  energy.resize(n);
+}
+
+void ExplicitSolverStrategy::WallContacts::Resize(std::size_t n) {
+  particle.resize(n);
+  face.resize(n);
+  tangential_force.resize(n);
+  tangential_stiffness.resize(n);
+  normal_elastic_force.resize(n);
+  sliding.resize(n);
+  active.resize(n);
+  force.resize(n);
+  elastic_force.resize(n);
+  energy.resize(n);
+  weights.resize(n);
+  normal.resize(n);
+  point.resize(n);
+}
+
+ExplicitSolverStrategy::ExplicitSolverStrategy(ModelPart& spheres, ModelPart* walls,
+                                               DemSettings settings)
+    : spheres_(spheres.GetRootModelPart()),
+      walls_(walls ? &walls->GetRootModelPart() : nullptr),
+      settings_(settings) {
+  SetDeltaTime(settings_.delta_time);
+  if (settings_.search_frequency < 1)
+    TESSERA_ERROR("NeighbourSearchFrequency must be >= 1, got ", settings_.search_frequency);
+  if (settings_.search_tolerance < 0.0 || settings_.wall_search_tolerance < 0.0)
+    TESSERA_ERROR("search tolerances must be >= 0 (SearchTolerance ", settings_.search_tolerance,
+                  ", search_tolerance_against_walls ", settings_.wall_search_tolerance, ")");
+  if (!(settings_.global_damping >= 0.0 && settings_.global_damping < 1.0))
+    TESSERA_ERROR("GlobalDamping must be in [0, 1), got ", settings_.global_damping);
+}
+
+void ExplicitSolverStrategy::SetDeltaTime(double dt) {
+  if (!(dt > 0.0) || !std::isfinite(dt)) TESSERA_ERROR("the DEM time step must be > 0, got ", dt);
+  settings_.delta_time = dt;
+}
+
+// ---------------------------------------------------------------- set-up
+
+void ExplicitSolverStrategy::Initialize() {
+  DeclareParticleVariables(spheres_);
+  material_index_ = MaterialIndex();
+  FillParticles(spheres_, material_index_, particles_);
+  const std::size_t particle_materials = material_index_.size();
+  faces_ = RigidFaceStorage{};
+  if (walls_) {
+    for (const VariableBase* variable :
+         std::initializer_list<const VariableBase*>{&VELOCITY, &DISPLACEMENT, &CONTACT_FORCES,
+                                                    &DEM_PRESSURE, &SHEAR_STRESS, &DEM_NODAL_AREA})
+      if (!walls_->HasNodalSolutionStepVariable(*variable))
+        walls_->AddNodalSolutionStepVariable(*variable);
+    FillRigidFaces(*walls_, material_index_, faces_);
+  }
+  // A material used by both particles and walls counts as a particle material.
+  std::vector<bool> is_wall(material_index_.size(), false);
+  for (std::size_t k = particle_materials; k < is_wall.size(); ++k) is_wall[k] = true;
+  table_.Build(material_index_.List(), is_wall);
+
+  pairs_ = PairContacts{};
+  wall_contacts_ = WallContacts{};
+  const double time = spheres_.GetProcessInfo().GetValue(TIME);
+  Search(time);
+  if (settings_.remove_embedded) {
+    // A sphere wholly inside another one (d + r_small <= r_big) is an artefact of
+    // the mesher: it is deleted before anything else happens.
+    std::vector<std::uint8_t> keep(particles_.size(), 1);
+    bool any = false;
+    for (std::size_t c = 0; c < pairs_.first.size(); ++c) {
+      const std::uint32_t i = pairs_.first[c], j = pairs_.second[c];
+      const double d = Norm(particles_.position[j] - particles_.position[i]);
+      const double small = std::min(particles_.radius[i], particles_.radius[j]);
+      const double big = std::max(particles_.radius[i], particles_.radius[j]);
+      if (d + small <= big) {
+        keep[particles_.radius[i] <= particles_.radius[j] ? i : j] = 0;
+        any = true;
+      }
+    }
+    if (any) {
+      RemoveParticles(keep);
+      Search(time);
+    }
+  }
+  if (settings_.clean_indentations) CleanInitialIndentations();
+  ComputeForces();
+  initialized_ = true;
+}
+
+void ExplicitSolverStrategy::CleanInitialIndentations() {
+  // Each overlapping pair (in list order) is shrunk, both radii by the same
+  // factor, until it just touches; masses follow the new radii.
+  bool changed = false;
+  for (std::size_t c = 0; c < pairs_.first.size(); ++c) {
+    const std::uint32_t i = pairs_.first[c], j = pairs_.second[c];
+    const double d = Norm(particles_.position[j] - particles_.position[i]);
+    const double sum = particles_.radius[i] + particles_.radius[j];
+    if (d >= sum || d <= 0.0) continue;
+    const double factor = d / sum;
+    for (std::uint32_t k : {i, j}) {
+      const double scale = factor * factor * factor;
+      particles_.radius[k] *= factor;
+      particles_.mass[k] *= scale;
+      particles_.inertia[k] *= scale * factor * factor;
+    }
+    changed = true;
+  }
+  if (changed) Search(spheres_.GetProcessInfo().GetValue(TIME));
+}
+
+// ---------------------------------------------------------------- search
+
+void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& keep) {
+  const std::size_t n = particles_.size();
+  std::vector<std::uint32_t> new_index(n, std::numeric_limits<std::uint32_t>::max());
+  std::uint32_t next = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (keep[i]) new_index[i] = next++;
+  // Out of the model part: elements and their nodes.
+  for (std::size_t i = 0; i < n; ++i) {
+    if (keep[i]) continue;
+    spheres_.GetElement(particles_.element_id[i]).Set(TO_ERASE, true);
+    Node(&spheres_.Nodal(), particles_.node[i]).Set(TO_ERASE, true);
+  }
+  spheres_.RemoveElementsFlagged(TO_ERASE);
+  spheres_.RemoveNodesFlagged(TO_ERASE);
+  particles_.Compact(keep);
+  // Node positions moved with the removal: take them from the elements again
+  // (rows follow the element order of the model part).
+  std::size_t row = 0;
+  for (Element& element : spheres_.Elements())
+    particles_.node[row++] = element.GetGeometry().NodeIndex(0);
+
+  // Contacts keep their histories under the new numbering (the map is monotonic,
+  // so the lists stay sorted).
+  auto remap_pairs = [&](PairContacts& p) {
+    std::size_t out = 0;
+    for (std::size_t c = 0; c < p.first.size(); ++c) {
+      const std::uint32_t a = new_index[p.first[c]], b = new_index[p.second[c]];
+      if (a == std::numeric_limits<std::uint32_t>::max() ||
+          b == std::numeric_limits<std::uint32_t>::max())
+        continue;
+      p.first[out] = a;
+      p.second[out] = b;
+      p.tangential_force[out] = p.tangential_force[c];
+      p.tangential_stiffness[out] = p.tangential_stiffness[c];
+      p.normal_elastic_force[out] = p.normal_elastic_force[c];
+      p.sliding[out] = p.sliding[c];
+      p.active[out] = p.active[c];
+      ++out;
+    }
+    p.Resize(out);
+  };
+  remap_pairs(pairs_);
+  std::size_t out = 0;
+  WallContacts& w = wall_contacts_;
+  for (std::size_t c = 0; c < w.particle.size(); ++c) {
+    const std::uint32_t a = new_index[w.particle[c]];
+    if (a == std::numeric_limits<std::uint32_t>::max()) continue;
+    w.particle[out] = a;
+    w.face[out] = w.face[c];
+    w.tangential_force[out] = w.tangential_force[c];
+    w.tangential_stiffness[out] = w.tangential_stiffness[c];
+    w.normal_elastic_force[out] = w.normal_elastic_force[c];
+    w.sliding[out] = w.sliding[c];
+    w.active[out] = w.active[c];
+    ++out;
+  }
+  w.Resize(out);
+}
+
+void ExplicitSolverStrategy::Search(double time) {
+  if (settings_.bounding_box && time >= settings_.bounding_box_start_time &&
+      time <= settings_.bounding_box_stop_time) {
+    std::vector<std::uint8_t> keep(particles_.size(), 1);
+    bool any = false;
+    for (std::size_t i = 0; i < particles_.size(); ++i) {
+      const Array3& x = particles_.position[i];
+      for (int k = 0; k < 3; ++k)
+        if (!(x[k] >= settings_.bounding_box_min[k] && x[k] <= settings_.bounding_box_max[k]))
+          keep[i] = 0;
+      any = any || !keep[i];
+    }
+    if (any) RemoveParticles(keep);
+  }
+  const std::size_t n = particles_.size();
+
+  // ---- particle pairs: new candidates, histories carried over by merging.
+  search_.FindParticlePairs(particles_.position, particles_.radius, settings_.search_tolerance,
+                            scratch_first_, scratch_second_);
+  {
+    PairContacts next;
+    const std::size_t m = scratch_first_.size();
+    next.Resize(m);
+    std::size_t old = 0;
+    const PairContacts& prev = pairs_;
+    for (std::size_t c = 0; c < m; ++c) {
+      const std::uint32_t i = scratch_first_[c], j = scratch_second_[c];
+      next.first[c] = i;
+      next.second[c] = j;
+      while (old < prev.first.size() &&
+             (prev.first[old] < i || (prev.first[old] == i && prev.second[old] < j)))
+        ++old;
+      const bool kept = old < prev.first.size() && prev.first[old] == i && prev.second[old] == j;
+      next.tangential_force[c] = kept ? prev.tangential_force[old] : Array3{};
+      next.tangential_stiffness[c] = kept ? prev.tangential_stiffness[old] : 0.0;
+      next.normal_elastic_force[c] = kept ? prev.normal_elastic_force[old] : 0.0;
+      next.sliding[c] = kept ? prev.sliding[old] : 0;
+      next.active[c] = kept ? prev.active[old] : 0;  // so that a parting contact is reset
+    }
+    // Per particle, its contacts in increasing contact order.
+    next.particle_start.assign(n + 1, 0);
+    for (std::size_t c = 0; c < m; ++c) {
+      ++next.particle_start[next.first[c] + 1];
+      ++next.particle_start[next.second[c] + 1];
+    }
+    for (std::size_t i = 0; i < n; ++i) next.particle_start[i + 1] += next.particle_start[i];
+    next.particle_entries.resize(2 * m);
+    std::vector<std::uint32_t> cursor(next.particle_start.begin(), next.particle_start.end() - 1);
+    for (std::size_t c = 0; c < m; ++c) {
+      next.particle_entries[cursor[next.first[c]]++] = static_cast<std::uint32_t>(2 * c);
+      next.particle_entries[cursor[next.second[c]]++] = static_cast<std::uint32_t>(2 * c + 1);
+    }
+    pairs_ = std::move(next);
+  }
+
+  // ---- particle-face candidates.
+  {
+    WallContacts next;
+    if (faces_.size() > 0)
+      search_.FindWallCandidates(particles_.position, particles_.radius, faces_.boxes,
+                                 settings_.wall_search_tolerance, scratch_first_, scratch_second_);
+    else
+      scratch_first_.clear(), scratch_second_.clear();
+    const std::size_t m = scratch_first_.size();
+    next.Resize(m);
+    std::size_t old = 0;
+    const WallContacts& prev = wall_contacts_;
+    for (std::size_t c = 0; c < m; ++c) {
+      const std::uint32_t p = scratch_first_[c], f = scratch_second_[c];
+      next.particle[c] = p;
+      next.face[c] = f;
+      while (old < prev.particle.size() &&
+             (prev.particle[old] < p || (prev.particle[old] == p && prev.face[old] < f)))
+        ++old;
+      const bool kept =
+          old < prev.particle.size() && prev.particle[old] == p && prev.face[old] == f;
+      next.tangential_force[c] = kept ? prev.tangential_force[old] : Array3{};
+      next.tangential_stiffness[c] = kept ? prev.tangential_stiffness[old] : 0.0;
+      next.normal_elastic_force[c] = kept ? prev.normal_elastic_force[old] : 0.0;
+      next.sliding[c] = kept ? prev.sliding[old] : 0;
+      next.active[c] = kept ? prev.active[old] : 0;  // so that a parting contact is reset
+    }
+    next.particle_start.assign(n + 1, 0);
+    for (std::size_t c = 0; c < m; ++c) ++next.particle_start[next.particle[c] + 1];
+    for (std::size_t i = 0; i < n; ++i) next.particle_start[i + 1] += next.particle_start[i];
+    wall_contacts_ = std::move(next);
+  }
+  wall_force_.assign(n, Array3{});
+  wall_elastic_.assign(n, Array3{});
+  wall_torque_.assign(n, Array3{});
+}
+
+// ---------------------------------------------------------------- forces
+
+void ExplicitSolverStrategy::ThrowPendingError() {
+  if (pending_pair_error_ >= 0) {
+    const auto c = static_cast<std::size_t>(pending_pair_error_);
+    const std::uint32_t i = pairs_.first[c], j = pairs_.second[c];
+    pending_pair_error_ = -1;
+    TESSERA_ERROR("particles (elements ", particles_.element_id[i], " and ",
+                  particles_.element_id[j], ") touch, but ",
+                  table_.DescribeMissingPair(particles_.material[i], particles_.material[j]));
+  }
+  if (pending_wall_error_ >= 0) {
+    const auto c = static_cast<std::size_t>(pending_wall_error_);
+    const std::uint32_t p = wall_contacts_.particle[c], f = wall_contacts_.face[c];
+    pending_wall_error_ = -1;
+    TESSERA_ERROR("particle (element ", particles_.element_id[p], ") touches wall condition ",
+                  faces_.condition_id[f], ", but ",
+                  table_.DescribeMissingPair(particles_.material[p], faces_.material[f]));
+  }
+}
+
+void ExplicitSolverStrategy::ComputeParticleContacts() {
+  PairContacts& pc = pairs_;
+  const ParticleStorage& p = particles_;
+  ParallelRows(pc.first.size(), [&](std::size_t c) {
+    const std::uint32_t i = pc.first[c], j = pc.second[c];
+    const Array3 d = p.position[j] - p.position[i];
+    const double distance = Norm(d);
+    const double overlap = p.radius[i] + p.radius[j] - distance;
+    ContactHistoryRef history{pc.tangential_force[c], pc.tangential_stiffness[c],
+                              pc.normal_elastic_force[c], pc.sliding[c]};
+    if (!(overlap > 0.0) || !(distance > 0.0)) {
+      if (pc.active[c]) ResetContactHistory(history);
+      pc.active[c] = 0;
+      return;
+    }
+    const PairParameters& pair = table_.Pair(p.material[i], p.material[j]);
+    if (!pair.defined) {
+      RecordError(pending_pair_error_, static_cast<std::int64_t>(c));
+      pc.active[c] = 0;
+      return;
+    }
+    const Array3 normal = d / distance;
+    // Contact point: the overlap split between the spheres as two springs in
+    // series (thesis eq. 2.8 with the sign of its erratum).
+    const double ei = table_.Material(p.material[i]).young;
+    const double ej = table_.Material(p.material[j]).young;
+    const double share_i = ej / (ei + ej);
+    const Array3 arm_i = (p.radius[i] - share_i * overlap) * normal;
+    const Array3 arm_j = -(p.radius[j] - (1.0 - share_i) * overlap) * normal;
+    const Array3 relative_velocity = (p.velocity[j] + Cross(p.angular_velocity[j], arm_j)) -
+                                     (p.velocity[i] + Cross(p.angular_velocity[i], arm_i));
+    const Array3 relative_displacement =
+        (p.delta_displacement[j] + Cross(p.delta_rotation[j], arm_j)) -
+        (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm_i));
+    const double radius = p.radius[i] * p.radius[j] / (p.radius[i] + p.radius[j]);
+    const double mass = p.mass[i] * p.mass[j] / (p.mass[i] + p.mass[j]);
+    const ContactForce f = ComputeContactForce(pair, overlap, radius, mass, normal,
+                                               relative_velocity, relative_displacement, history);
+    pc.force[c] = f.force;
+    pc.elastic_force[c] = f.elastic_force;
+    pc.torque_first[c] = Cross(arm_i, f.force);
+    pc.torque_second[c] = Cross(arm_j, -f.force);
+    pc.energy[c] = f.elastic_energy;
+    pc.active[c] = 1;
+  });
+}
+
+void ExplicitSolverStrategy::ComputeWallContacts() {
+  WallContacts& wc = wall_contacts_;
+  const ParticleStorage& p = particles_;
+  const RigidFaceStorage& faces = faces_;
+  ParallelRows(p.size(), [&](std::size_t i) {
+    Array3 force{}, elastic{}, torque{};
+    const std::uint32_t begin = wc.particle_start[i], end = wc.particle_start[i + 1];
+    for (std::uint32_t c = begin; c < end; ++c) {
+      const std::uint32_t f = wc.face[c];
+      ContactHistoryRef history{wc.tangential_force[c], wc.tangential_stiffness[c],
+                                wc.normal_elastic_force[c], wc.sliding[c]};
+      const FaceContactGeometry g = FaceContact(faces, f, p.position[i]);
+      const double overlap = p.radius[i] - g.distance;
+      bool touching = g.inside && overlap > 0.0;
+      if (touching) {
+        // The same contact seen through a coplanar neighbour face (shared edge).
+        const double tolerance = kCoincidentContact * p.radius[i];
+        for (std::uint32_t k = begin; k < c && touching; ++k)
+          if (wc.active[k] && Dot(wc.normal[k], g.normal) > 1.0 - kCoincidentContact) {
+            const Array3 gap = wc.point[k] - g.projection;
+            if (Dot(gap, gap) < tolerance * tolerance) touching = false;
+          }
+      }
+      if (!touching) {
+        if (wc.active[c]) ResetContactHistory(history);
+        wc.active[c] = 0;
+        continue;
+      }
+      const PairParameters& pair = table_.Pair(p.material[i], faces.material[f]);
+      if (!pair.defined) {
+        RecordError(pending_wall_error_, static_cast<std::int64_t>(c));
+        wc.active[c] = 0;
+        continue;
+      }
+      const double ei = table_.Material(p.material[i]).young;
+      const double ew = table_.Material(faces.material[f]).young;
+      const Array3 arm = (p.radius[i] - ew / (ei + ew) * overlap) * g.normal;
+      Array3 wall_velocity{}, wall_displacement{};
+      for (int k = 0; k < faces.vertex_count[f]; ++k) {
+        wall_velocity += g.weights[k] * faces.velocities[f][k];
+        wall_displacement += g.weights[k] * faces.delta_displacement[f][k];
+      }
+      const Array3 relative_velocity =
+          wall_velocity - (p.velocity[i] + Cross(p.angular_velocity[i], arm));
+      const Array3 relative_displacement =
+          wall_displacement - (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm));
+      const ContactForce result =
+          ComputeContactForce(pair, overlap, p.radius[i], p.mass[i], g.normal, relative_velocity,
+                              relative_displacement, history);
+      wc.force[c] = result.force;
+      wc.elastic_force[c] = result.elastic_force;
+      wc.energy[c] = result.elastic_energy;
+      wc.weights[c] = g.weights;
+      wc.normal[c] = g.normal;
+      wc.point[c] = g.projection;
+      wc.active[c] = 1;
+      force += result.force;
+      elastic += result.elastic_force;
+      torque += Cross(arm, result.force);
+    }
+    wall_force_[i] = force;
+    wall_elastic_[i] = elastic;
+    wall_torque_[i] = torque;
+  });
+}
+
+void ExplicitSolverStrategy::GatherForces() {
+  ParticleStorage& p = particles_;
+  const PairContacts& pc = pairs_;
+  const Array3 gravity = settings_.gravity;
+  const double alpha = settings_.global_damping;
+  ParallelRows(p.size(), [&](std::size_t i) {
+    Array3 contact = wall_force_[i], elastic = wall_elastic_[i], torque = wall_torque_[i];
+    for (std::uint32_t s = pc.particle_start[i]; s < pc.particle_start[i + 1]; ++s) {
+      const std::uint32_t entry = pc.particle_entries[s];
+      const std::uint32_t c = entry >> 1;
+      if (!pc.active[c]) continue;
+      if ((entry & 1u) == 0) {
+        contact += pc.force[c];
+        elastic += pc.elastic_force[c];
+        torque += pc.torque_first[c];
+      } else {
+        contact -= pc.force[c];
+        elastic -= pc.elastic_force[c];
+        torque += pc.torque_second[c];
+      }
+    }
+    Array3 total = contact + p.mass[i] * gravity;
+    if (alpha > 0.0) {
+      // Background damping against the motion, proportional to the unbalanced
+      // force (thesis 5.18-5.19); nothing where the particle is at rest.
+      const double speed = Norm(p.velocity[i]);
+      if (speed > 0.0) total -= (alpha * Norm(total) / speed) * p.velocity[i];
+      const double spin = Norm(p.angular_velocity[i]);
+      if (spin > 0.0) torque -= (alpha * Norm(torque) / spin) * p.angular_velocity[i];
+    }
+    p.force[i] = total;
+    p.torque[i] = torque;
+    p.contact_force[i] = contact;
+    p.elastic_force[i] = elastic;
+  });
+}
+
+void ExplicitSolverStrategy::ComputeForces() {
+  ComputeParticleContacts();
+  ComputeWallContacts();
+  ThrowPendingError();
+  GatherForces();
+}
+
+// ---------------------------------------------------------------- integration
+
+void ExplicitSolverStrategy::Integrate() {
+  ParticleStorage& p = particles_;
+  const double dt = settings_.delta_time;
+  const TranslationalScheme scheme = settings_.scheme;
+  const bool rotation = settings_.rotation;
+  // One scalar component: returns the increment of the coordinate, updates v.
+  auto advance = [scheme, dt](double& v, double a, bool fixed) {
+    if (fixed) return v * dt;
+    double increment = 0.0;
+    switch (scheme) {
+      case TranslationalScheme::kForwardEuler:
+        increment = v * dt;
+        v += a * dt;
+        break;
+      case TranslationalScheme::kSymplecticEuler:
+        v += a * dt;
+        increment = v * dt;
+        break;
+      case TranslationalScheme::kTaylor:
+        increment = v * dt + 0.5 * a * dt * dt;
+        v += a * dt;
+        break;
+      case TranslationalScheme::kVelocityVerlet:
+        break;  // not used here
+    }
+    return increment;
+  };
+  ParallelRows(p.size(), [&](std::size_t i) {
+    const double inv_mass = 1.0 / p.mass[i];
+    Array3 dx;
+    for (int k = 0; k < 3; ++k)
+      dx[k] = advance(p.velocity[i][k], p.force[i][k] * inv_mass, Fixed(p.fixed[i], k));
+    p.position[i] += dx;
+    p.displacement[i] += dx;
+    p.delta_displacement[i] = dx;
+    Array3 dtheta{};
+    if (rotation) {
+      const double inv_inertia = 1.0 / p.inertia[i];
+      for (int k = 0; k < 3; ++k)
+        dtheta[k] = advance(p.angular_velocity[i][k], p.torque[i][k] * inv_inertia,
+                            Fixed(p.fixed[i], 3 + k));
+    }
+    p.delta_rotation[i] = dtheta;
+    p.rotation_angle[i] += dtheta;
+  });
+}
+
+void ExplicitSolverStrategy::KickAndDrift() {
+  ParticleStorage& p = particles_;
+  const double dt = settings_.delta_time;
+  const bool rotation = settings_.rotation;
+  ParallelRows(p.size(), [&](std::size_t i) {
+    const double inv_mass = 1.0 / p.mass[i];
+    Array3 dx;
+    for (int k = 0; k < 3; ++k) {
+      if (!Fixed(p.fixed[i], k)) p.velocity[i][k] += 0.5 * dt * p.force[i][k] * inv_mass;
+      dx[k] = p.velocity[i][k] * dt;
+    }
+    p.position[i] += dx;
+    p.displacement[i] += dx;
+    p.delta_displacement[i] = dx;
+    Array3 dtheta{};
+    if (rotation) {
+      const double inv_inertia = 1.0 / p.inertia[i];
+      for (int k = 0; k < 3; ++k) {
+        if (!Fixed(p.fixed[i], 3 + k))
+          p.angular_velocity[i][k] += 0.5 * dt * p.torque[i][k] * inv_inertia;
+        dtheta[k] = p.angular_velocity[i][k] * dt;
+      }
+    }
+    p.delta_rotation[i] = dtheta;
+    p.rotation_angle[i] += dtheta;
+  });
+}
+
+void ExplicitSolverStrategy::Kick() {
+  ParticleStorage& p = particles_;
+  const double dt = settings_.delta_time;
+  const bool rotation = settings_.rotation;
+  ParallelRows(p.size(), [&](std::size_t i) {
+    const double inv_mass = 1.0 / p.mass[i];
+    for (int k = 0; k < 3; ++k)
+      if (!Fixed(p.fixed[i], k)) p.velocity[i][k] += 0.5 * dt * p.force[i][k] * inv_mass;
+    if (rotation) {
+      const double inv_inertia = 1.0 / p.inertia[i];
+      for (int k = 0; k < 3; ++k)
+        if (!Fixed(p.fixed[i], 3 + k))
+          p.angular_velocity[i][k] += 0.5 * dt * p.torque[i][k] * inv_inertia;
+    }
+  });
+}
+
+void ExplicitSolverStrategy::SolveSolutionStep(double time) {
+  if (!initialized_) TESSERA_ERROR("ExplicitSolverStrategy: call Initialize() before solving");
+  ++step_;
+  if (walls_) UpdateRigidFaces(*walls_, faces_);
+  const bool search = step_ % settings_.search_frequency == 0;
+  if (settings_.scheme == TranslationalScheme::kVelocityVerlet) {
+    KickAndDrift();
+    if (search) Search(time);
+    ComputeForces();
+    Kick();
+  } else {
+    if (search) Search(time);
+    ComputeForces();
+    Integrate();
+  }
+}
+
+// ---------------------------------------------------------------- nodes
+
+void ExplicitSolverStrategy::ReadFromNodes() { ReadParticlesFromNodes(spheres_, particles_); }
+
+void ExplicitSolverStrategy::WriteToNodes() {
+  WriteParticlesToNodes(particles_, spheres_);
+  if (!walls_ || faces_.size() == 0) return;
+  NodalDatabase& db = walls_->Nodal();
+  Array3* contact = db.HistoricalColumn(CONTACT_FORCES).Data();
+  double* pressure = db.HistoricalColumn(DEM_PRESSURE).Data();
+  double* shear = db.HistoricalColumn(SHEAR_STRESS).Data();
+  double* area = db.HistoricalColumn(DEM_NODAL_AREA).Data();
+  for (std::size_t f = 0; f < faces_.size(); ++f)
+    for (int k = 0; k < faces_.vertex_count[f]; ++k) {
+      const IndexType node = faces_.nodes[f][k];
+      contact[node] = Array3{};
+      pressure[node] = shear[node] = area[node] = 0.0;
+    }
+  // Nodal area: each face gives its vertices equal shares of its area.
+  for (std::size_t f = 0; f < faces_.size(); ++f) {
+    const auto& x = faces_.points[f];
+    const int count = faces_.vertex_count[f];
+    const double face_area = count == 3 ? 0.5 * Norm(Cross(x[1] - x[0], x[2] - x[0]))
+                                        : 0.5 * Norm(Cross(x[2] - x[0], x[3] - x[1]));
+    for (int k = 0; k < count; ++k) area[faces_.nodes[f][k]] += face_area / count;
+  }
+  // Forces of the particles on the walls, spread with the shape functions.
+  const WallContacts& wc = wall_contacts_;
+  for (std::size_t c = 0; c < wc.particle.size(); ++c) {
+    if (!wc.active[c]) continue;
+    const std::uint32_t f = wc.face[c];
+    const Array3 on_wall = -wc.force[c];
+    const double normal = Dot(on_wall, wc.normal[c]);
+    const double tangential = Norm(on_wall - normal * wc.normal[c]);
+    for (int k = 0; k < faces_.vertex_count[f]; ++k) {
+      const IndexType node = faces_.nodes[f][k];
+      const double w = wc.weights[c][k];
+      contact[node] += w * on_wall;
+      if (area[node] > 0.0) {
+        pressure[node] += w * normal / area[node];
+        shear[node] += w * tangential / area[node];
+      }
+    }
+  }
+}
+
+// ---------------------------------------------------------------- measures
+
+double ExplicitSolverStrategy::MaximumSpeed() const {
+  double speed = 0.0;
+  for (const Array3& v : particles_.velocity) speed = std::max(speed, Norm(v));
+  return speed;
+}
+
+double ExplicitSolverStrategy::KineticEnergy() const {
+  const ParticleStorage& p = particles_;
+  return SumRows(p.size(), [&](std::size_t i) {
+    return 0.5 * p.mass[i] * Dot(p.velocity[i], p.velocity[i]) +
+           0.5 * p.inertia[i] * Dot(p.angular_velocity[i], p.angular_velocity[i]);
+  });
+}
+
+double ExplicitSolverStrategy::ContactElasticEnergy() const {
+  const double pairs = SumRows(pairs_.first.size(), [&](std::size_t c) {
+    return pairs_.active[c] ? pairs_.energy[c] : 0.0;
+  });
+  const double walls = SumRows(wall_contacts_.particle.size(), [&](std::size_t c) {
+    return wall_contacts_.active[c] ? wall_contacts_.energy[c] : 0.0;
+  });
+  return pairs + walls;
+}
+
+std::size_t ExplicitSolverStrategy::NumberOfParticleContacts() const {
+  return static_cast<std::size_t>(std::count(pairs_.active.begin(), pairs_.active.end(), 1));
+}
+
+std::size_t ExplicitSolverStrategy::NumberOfWallContacts() const {
+  return static_cast<std::size_t>(
+      std::count(wall_contacts_.active.begin(), wall_contacts_.active.end(), 1));
+}
+
+TimeStepEstimate ExplicitSolverStrategy::EstimateTimeStep(double reference_speed) const {
+  TimeStepEstimate estimate;
+  estimate.reference_speed = reference_speed;
+  estimate.critical_time_step = std::numeric_limits<double>::infinity();
+  estimate.contact_time = std::numeric_limits<double>::infinity();
+  // The smallest sphere of each material has the fastest contacts (t_c grows
+  // like the radius at a given speed and density).
+  const std::size_t nm = table_.size();
+  std::vector<double> radius(nm, 0.0), mass(nm, 0.0);
+  for (std::size_t i = 0; i < particles_.size(); ++i) {
+    const int m = particles_.material[i];
+    if (radius[m] == 0.0 || particles_.radius[i] < radius[m]) {
+      radius[m] = particles_.radius[i];
+      mass[m] = particles_.mass[i];
+    }
+  }
+  std::vector<bool> is_wall_material(nm, false);
+  for (int m : faces_.material) is_wall_material[m] = true;
+  for (std::size_t a = 0; a < nm; ++a) {
+    if (radius[a] == 0.0) continue;  // not a particle material in use
+    for (std::size_t b = 0; b < nm; ++b) {
+      const bool wall = radius[b] == 0.0;
+      if (wall && !is_wall_material[b]) continue;
+      if (!wall && b < a) continue;
+      const PairParameters& pair = table_.Pair(static_cast<int>(a), static_cast<int>(b));
+      if (!pair.defined) continue;
+      const double r = wall ? radius[a] : radius[a] * radius[b] / (radius[a] + radius[b]);
+      const double m = wall ? mass[a] : mass[a] * mass[b] / (mass[a] + mass[b]);
+      double kn, tc;
+      if (pair.law == ContactLaw::kLinearViscousCoulomb) {
+        kn = 2.0 * pair.effective_young * r;
+        tc = std::numbers::pi * std::sqrt(m / kn);
+      } else {
+        const double v = std::max(reference_speed, 1e-12);
+        // Hertz impact at speed v (digest §12, A.17, A.19).
+        const double gamma = 16.0 * pair.effective_young * std::sqrt(r) / (15.0 * m);
+        const double overlap = std::pow(1.0 / gamma, 0.4) * std::pow(v, 0.8);
+        tc = 2.94328 * overlap / v;
+        kn = 2.0 * pair.effective_young * std::sqrt(r * overlap);
+      }
+      // The tangential spring acts on a reduced mass (translation and rotation of
+      // a solid sphere: 1/m + R^2/I = 3.5/m); take the stiffer of the two modes.
+      const double kt = kn * 4.0 * pair.effective_shear / pair.effective_young;
+      const double omega = std::max(std::sqrt(kn / m), std::sqrt(kt * 3.5 / m));
+      const double xi = pair.damping_ratio;
+      const double critical = 2.0 / omega * (std::sqrt(1.0 + xi * xi) - xi);
+      estimate.critical_time_step = std::min(estimate.critical_time_step, critical);
+      if (tc < estimate.contact_time) {
+        estimate.contact_time = tc;
+        estimate.contact_time_pair = "material " + std::to_string(material_index_.List()[a]->Id()) +
+                                     (wall ? " against wall material " : " against material ") +
+                                     std::to_string(material_index_.List()[b]->Id());
+      }
+    }
+  }
+  return estimate;
+}
+
+}  // namespace tessera::dem

@@ -1,0 +1,176 @@
+// ExplicitSolverStrategy: the DEM time step over particle and wall rows.
+//
+// One step (thesis §2, Fig. 2.1), for Forward_Euler, Symplectic_Euler and
+// Taylor_Scheme:
+//   search (every NeighbourSearchFrequency steps: cell grid, candidates within
+//   radius + SearchTolerance) -> contact check and forces on every candidate ->
+//   gravity -> integration of velocities and positions.
+// For Velocity_Verlet (Table 2.1): half kick + drift with the forces of the
+// previous step -> search -> forces at the new positions -> second half kick.
+// Rotations (RotationalIntegrationScheme Direct_Integration) use the same
+// scheme on ω with T/I (isotropic inertia of a sphere: no gyroscopic term).
+//
+// Data: ParticleStorage and RigidFaceStorage rows, and two contact lists
+// (particle pairs, particle-face pairs) whose histories (tangential spring
+// force, previous stiffness and normal force, sliding state) survive a new
+// search: old and new lists are both sorted and merged. Forces are computed
+// per contact in parallel, stored per contact, then gathered per particle in a
+// fixed order, so results are bitwise the same for any number of threads.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "applications/dem/contact_laws/contact_law.h"
+#include "applications/dem/particles/particle_storage.h"
+#include "applications/dem/utilities/neighbour_search.h"
+#include "applications/dem/walls/rigid_face_storage.h"
+
+namespace tessera {
+class ModelPart;
+}
+
+namespace tessera::dem {
+
+enum class TranslationalScheme : std::uint8_t {
+  kForwardEuler,
+  kSymplecticEuler,
+  kTaylor,
+  kVelocityVerlet
+};
+// Kratos' names: Forward_Euler, Symplectic_Euler, Taylor_Scheme, Velocity_Verlet.
+TranslationalScheme TranslationalSchemeFromName(const std::string& name);
+const char* TranslationalSchemeName(TranslationalScheme scheme);
+
+struct DemSettings {
+  Array3 gravity{0.0, 0.0, -9.81};
+  double delta_time = 5e-5;
+  TranslationalScheme scheme = TranslationalScheme::kSymplecticEuler;
+  bool rotation = true;  // RotationOption: integrate angular velocities
+  int search_frequency = 50;
+  double search_tolerance = 0.0;       // particle-particle (DeltaOption "Absolute")
+  double wall_search_tolerance = 0.0;  // search_tolerance_against_walls
+  double global_damping = 0.0;         // non-viscous background damping (thesis 5.18-5.19)
+  bool bounding_box = false;
+  Array3 bounding_box_min{-10.0, -10.0, -10.0};
+  Array3 bounding_box_max{10.0, 10.0, 10.0};
+  double bounding_box_start_time = 0.0;
+  double bounding_box_stop_time = 1000.0;
+  bool clean_indentations = false;  // shrink initially overlapping spheres until they touch
+  bool remove_embedded = false;     // delete spheres lying wholly inside another at start
+};
+
+// Estimates for choosing Δt (thesis §7.2): the critical step of the stiffest
+// contact, Δt_cr = 2/ω (sqrt(1 + ξ²) - ξ) with ω = sqrt(k/m) (2.67, 2.71), and the
+// shortest contact duration t_c (undamped: π sqrt(m/k) linear, Hertz A.19) at
+// the given impact speed, with the material pair they come from.
+struct TimeStepEstimate {
+  double critical_time_step = 0.0;
+  double contact_time = 0.0;
+  std::string contact_time_pair;
+  double reference_speed = 0.0;
+};
+
+class ExplicitSolverStrategy {
+ public:
+  // `walls` may be null (no walls). The model parts must outlive the strategy.
+  ExplicitSolverStrategy(ModelPart& spheres, ModelPart* walls, DemSettings settings);
+
+  // Builds the rows (spheres' Check() included), the material pair table and
+  // the first contact lists; computes the first forces (needed by
+  // Velocity_Verlet, and what TOTAL_FORCES shows at time 0).
+  void Initialize();
+  // One step of length delta_time ending at `time` (bounding box times refer to it).
+  void SolveSolutionStep(double time);
+
+  // Synchronisation with the nodes (see particle_storage.h); WriteToNodes also
+  // writes the wall nodes' CONTACT_FORCES, DEM_PRESSURE, SHEAR_STRESS and
+  // DEM_NODAL_AREA from the wall contacts of the last force evaluation.
+  void ReadFromNodes();
+  void WriteToNodes();
+
+  TimeStepEstimate EstimateTimeStep(double reference_speed) const;
+  double MaximumSpeed() const;
+  double KineticEnergy() const;                  // translational + rotational
+  double ContactElasticEnergy() const;           // normal elastic energy of the active contacts
+  std::size_t NumberOfParticleContacts() const;  // active
+  std::size_t NumberOfWallContacts() const;
+  std::size_t NumberOfParticlePairCandidates() const { return pairs_.first.size(); }
+  // The candidate lists of the last search (sorted).
+  const std::vector<std::uint32_t>& PairFirst() const { return pairs_.first; }
+  const std::vector<std::uint32_t>& PairSecond() const { return pairs_.second; }
+  const std::vector<std::uint32_t>& WallCandidateParticle() const {
+    return wall_contacts_.particle;
+  }
+  const std::vector<std::uint32_t>& WallCandidateFace() const { return wall_contacts_.face; }
+  int StepCount() const { return step_; }
+
+  ParticleStorage& Particles() { return particles_; }
+  const ParticleStorage& Particles() const { return particles_; }
+  const RigidFaceStorage& Faces() const { return faces_; }
+  const DemSettings& Settings() const { return settings_; }
+  const MaterialTable& Materials() const { return table_; }
+  // Changes Δt (AutomaticTimestep); must be > 0.
+  void SetDeltaTime(double dt);
+
+ private:
+  struct PairContacts {
+    std::vector<std::uint32_t> first, second;  // i < j, sorted
+    std::vector<Array3> tangential_force;
+    std::vector<double> tangential_stiffness, normal_elastic_force;
+    std::vector<std::uint8_t> sliding, active;
+    // Results of the last force evaluation (on `first`; `second` gets the opposite).
+    std::vector<Array3> force, elastic_force, torque_first, torque_second;
+    std::vector<double> energy;
+    // Per particle, the contacts it takes part in: index * 2 + (0 first, 1 second).
+    std::vector<std::uint32_t> particle_start, particle_entries;
+    void Resize(std::size_t n);
+  };
+  struct WallContacts {
+    std::vector<std::uint32_t> particle, face;  // sorted by particle, then face
+    std::vector<Array3> tangential_force;
+    std::vector<double> tangential_stiffness, normal_elastic_force;
+    std::vector<std::uint8_t> sliding, active;
+    std::vector<Array3> force, elastic_force;  // on the particle
+    std::vector<double> energy;
+    std::vector<std::array<double, 4>> weights;  // of the face's vertices at the contact
+    std::vector<Array3> normal;                  // from the particle to the face
+    std::vector<Array3> point;                   // the centre projected onto the face
+    std::vector<std::uint32_t> particle_start;   // candidates of each particle
+    void Resize(std::size_t n);
+  };
+
+  void Search(double time);
+  void RemoveParticles(const std::vector<std::uint8_t>& keep);
+  void CleanInitialIndentations();
+  void ComputeForces();
+  void ComputeParticleContacts();
+  void ComputeWallContacts();
+  void GatherForces();
+  void Integrate();     // FE, SE, Taylor
+  void KickAndDrift();  // VV first half
+  void Kick();          // VV second half
+  void ThrowPendingError();
+
+  ModelPart& spheres_;
+  ModelPart* walls_;
+  DemSettings settings_;
+  ParticleStorage particles_;
+  RigidFaceStorage faces_;
+  MaterialIndex material_index_;
+  MaterialTable table_;
+  NeighbourSearch search_;
+  PairContacts pairs_;
+  WallContacts wall_contacts_;
+  // Per particle sums of its wall contacts (written per particle in parallel).
+  std::vector<Array3> wall_force_, wall_elastic_, wall_torque_;
+  std::vector<std::uint32_t> scratch_first_, scratch_second_;
+  // A contact of a pair without material relation, found inside a parallel loop.
+  std::int64_t pending_pair_error_ = -1, pending_wall_error_ = -1;
+  int step_ = 0;
+  bool initialized_ = false;
+};
+
+}  // namespace tessera::dem

@@ -1,0 +1,77 @@
+"""Builders shared by the DEM tests: materials with their contact relation,
+spheres and wall faces created in code, and a strategy around them."""
+import tessera
+
+
+def Material(model_part, properties_id, density=None, young=1e7, poisson=0.25):
+    """Properties `properties_id` of `model_part` with a DEM material."""
+    properties = model_part.GetProperties(properties_id)
+    if density is not None:
+        properties.SetValue(tessera.PARTICLE_DENSITY, density)
+    properties.SetValue(tessera.YOUNG_MODULUS, young)
+    properties.SetValue(tessera.POISSON_RATIO, poisson)
+    return properties
+
+
+def Relate(a, b, restitution=1.0, static_friction=0.0, dynamic_friction=None,
+           law="DEM_D_Hertz_viscous_Coulomb"):
+    """The material relation of a and b, stored as Kratos' materials assignation
+    does: sub-properties b inside a and a inside b."""
+    for owner, other in ((a, b), (b, a)):
+        relation = tessera.Properties(other.Id)
+        relation.SetValue(tessera.COEFFICIENT_OF_RESTITUTION, restitution)
+        relation.SetValue(tessera.STATIC_FRICTION, static_friction)
+        relation.SetValue(tessera.DYNAMIC_FRICTION,
+                          static_friction if dynamic_friction is None else dynamic_friction)
+        relation.SetValue(tessera.DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME, law)
+        owner.AddSubProperties(relation)
+
+
+def Sphere(model_part, node_id, position, radius, properties, velocity=(0.0, 0.0, 0.0),
+           angular_velocity=(0.0, 0.0, 0.0)):
+    node = model_part.CreateNewNode(node_id, *position)
+    node.SetSolutionStepValue(tessera.RADIUS, radius)
+    node.SetSolutionStepValue(tessera.VELOCITY, list(velocity))
+    node.SetSolutionStepValue(tessera.ANGULAR_VELOCITY, list(angular_velocity))
+    return model_part.CreateNewElement("SphericParticle3D", node_id, [node_id], properties)
+
+
+def SpheresPart(model, name="SpheresPart"):
+    from tessera import _dem
+    model_part = model.CreateModelPart(name)
+    _dem.DeclareParticleVariables(model_part)
+    return model_part
+
+
+def Face(model_part, condition_id, points, properties, first_node_id=None):
+    """A RigidFace3D3N or 3D4N through `points` (new nodes)."""
+    start = first_node_id if first_node_id is not None else model_part.NumberOfNodes() + 1
+    ids = []
+    for k, xyz in enumerate(points):
+        model_part.CreateNewNode(start + k, *xyz)
+        ids.append(start + k)
+    name = "RigidFace3D3N" if len(points) == 3 else "RigidFace3D4N"
+    return model_part.CreateNewCondition(name, condition_id, ids, properties)
+
+
+def Settings(dt, scheme="Velocity_Verlet", gravity=(0.0, 0.0, 0.0), search_frequency=1,
+             tolerance=0.0):
+    from tessera import _dem
+    settings = _dem.DemSettings()
+    settings.delta_time = dt
+    settings.translational_scheme = scheme
+    settings.gravity = list(gravity)
+    settings.search_frequency = search_frequency
+    settings.search_tolerance = tolerance
+    settings.wall_search_tolerance = tolerance
+    return settings
+
+
+def Run(strategy, steps, dt, on_step=None, start_time=0.0):
+    time = start_time
+    for _ in range(steps):
+        time += dt
+        strategy.SolveSolutionStep(time)
+        if on_step is not None:
+            on_step(time)
+    return time

@@ -1,0 +1,99 @@
+"""Particle rows (applications/dem/particles): filled from a SpheresPart's
+SphericParticle3D elements and their nodes, written back to the nodes' historical
+values, read again after a script changed the nodes."""
+import math
+
+import numpy as np
+import pytest
+
+import tessera
+
+from dem_test_utilities import Material, Sphere, SpheresPart
+
+
+@pytest.fixture(autouse=True, scope="module")
+def dem_application():
+    import tessera.dem  # noqa: F401  (registers the DEM names)
+
+
+def Dem():
+    from tessera import _dem
+    return _dem
+
+
+def TwoMaterials():
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    a = Material(spheres, 1, density=2500.0)
+    b = Material(spheres, 2, density=7800.0)
+    Sphere(spheres, 4, (1.0, 2.0, 3.0), 0.5, a, velocity=(1.0, -2.0, 0.5),
+           angular_velocity=(0.0, 3.0, 0.0))
+    Sphere(spheres, 7, (-1.0, 0.0, 0.0), 0.25, b)
+    Sphere(spheres, 9, (4.0, 0.0, 0.0), 0.1, a)
+    return model, spheres
+
+
+def test_rows_hold_what_the_model_part_gives_with_mass_and_inertia_of_solid_spheres():
+    _, spheres = TwoMaterials()
+    rows = Dem().FillParticles(spheres)
+    assert len(rows) == 3
+    assert list(rows.element_id) == [4, 7, 9]
+    np.testing.assert_array_equal(rows.position[0], [1.0, 2.0, 3.0])
+    np.testing.assert_array_equal(rows.velocity[0], [1.0, -2.0, 0.5])
+    np.testing.assert_array_equal(rows.angular_velocity[0], [0.0, 3.0, 0.0])
+    np.testing.assert_array_equal(rows.radius, [0.5, 0.25, 0.1])
+    masses = [2500.0 * 4 / 3 * math.pi * 0.5**3, 7800.0 * 4 / 3 * math.pi * 0.25**3,
+              2500.0 * 4 / 3 * math.pi * 0.1**3]
+    np.testing.assert_allclose(rows.mass, masses, rtol=1e-15)
+    np.testing.assert_allclose(rows.inertia, [0.4 * m * r * r for m, r in zip(masses, [0.5, 0.25, 0.1])],
+                               rtol=1e-15)
+    # Materials are numbered in order of first appearance.
+    assert list(rows.material) == [0, 1, 0]
+    # Struct of arrays: each quantity is one contiguous array.
+    assert rows.position.shape == (3, 3) and rows.position.flags["C_CONTIGUOUS"]
+
+
+def test_results_are_written_to_the_nodes_and_read_back():
+    _, spheres = TwoMaterials()
+    dem = Dem()
+    rows = dem.FillParticles(spheres)
+    rows.SetVelocity(1, [0.0, 0.0, -4.0])
+    rows.SetForce(2, [1.0, 2.0, 3.0])
+    dem.WriteParticlesToNodes(rows, spheres)
+    assert list(spheres.GetNode(7).GetSolutionStepValue(tessera.VELOCITY)) == [0.0, 0.0, -4.0]
+    assert list(spheres.GetNode(9).GetSolutionStepValue(tessera.TOTAL_FORCES)) == [1.0, 2.0, 3.0]
+    # A script changes a node between steps; the rows see it.
+    spheres.GetNode(4).SetSolutionStepValue(tessera.VELOCITY, [5.0, 0.0, 0.0])
+    spheres.GetNode(4).X = 1.5
+    dem.ReadParticlesFromNodes(spheres, rows)
+    np.testing.assert_array_equal(rows.velocity[0], [5.0, 0.0, 0.0])
+    np.testing.assert_array_equal(rows.displacement[0], [0.5, 0.0, 0.0])
+
+
+def test_fixed_velocity_dofs_are_read_as_fixity_bits():
+    _, spheres = TwoMaterials()
+    node = spheres.GetNode(7)
+    node.AddDof(tessera.VELOCITY_Y)
+    node.Fix(tessera.VELOCITY_Y)
+    node.AddDof(tessera.ANGULAR_VELOCITY_Z)
+    node.Fix(tessera.ANGULAR_VELOCITY_Z)
+    rows = Dem().FillParticles(spheres)
+    assert list(rows.fixed) == [0, 2 | 32, 0]
+
+
+def test_an_element_that_is_not_a_sphere_is_rejected_naming_it():
+    model, spheres = TwoMaterials()
+    spheres.AddNodalSolutionStepVariable(tessera.CHARACTERISTIC_LENGTH)
+    node = spheres.CreateNewNode(20, 0.0, 0.0, 0.0)
+    node.SetSolutionStepValue(tessera.CHARACTERISTIC_LENGTH, 0.1)
+    spheres.CreateNewElement("Cluster3D", 20, [20], spheres.GetProperties(1))
+    with pytest.raises(tessera.Error, match="Cluster3D element 20 in SpheresPart is not a 3D "
+                                            "spherical particle"):
+        Dem().FillParticles(spheres)
+
+
+def test_a_sphere_failing_its_check_stops_the_fill():
+    model, spheres = TwoMaterials()
+    spheres.GetNode(9).SetSolutionStepValue(tessera.RADIUS, -1.0)
+    with pytest.raises(tessera.Error, match="SphericParticle3D element 9: RADIUS must be > 0"):
+        Dem().FillParticles(spheres)

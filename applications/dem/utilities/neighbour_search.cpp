@@ -1,0 +1,195 @@
+// Cell-grid neighbour search (see neighbour_search.h).
+#include "applications/dem/utilities/neighbour_search.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "applications/dem/utilities/parallel_rows.h"
+
+namespace tessera::dem {
+namespace {
+
+// Fewer cells than this many per particle is enough: a coarser grid only adds
+// distance checks, a finer one adds empty cells to visit.
+constexpr double kMaxCellsPerParticle = 4.0;
+
+double SquaredDistanceToBox(const Array3& p, const Array3& lo, const Array3& hi) {
+  double d2 = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    const double below = lo[k] - p[k], above = p[k] - hi[k];
+    const double d = std::max({below, above, 0.0});
+    d2 += d * d;
+  }
+  return d2;
+}
+
+}  // namespace
+
+std::int64_t NeighbourSearch::CellCoordinate(double x, int axis) const {
+  const double c = std::floor((x - origin_[axis]) / cell_size_);
+  if (!(c >= 0.0)) return 0;  // below the grid, or NaN
+  return std::min<std::int64_t>(static_cast<std::int64_t>(std::min(c, 1e15)), dims_[axis] - 1);
+}
+
+void NeighbourSearch::BuildGrid(const std::vector<Array3>& position, double cell_size) {
+  const std::size_t n = position.size();
+  Array3 lo{std::numeric_limits<double>::max(), std::numeric_limits<double>::max(),
+            std::numeric_limits<double>::max()};
+  Array3 hi{-lo[0], -lo[1], -lo[2]};
+  for (const Array3& p : position)
+    for (int k = 0; k < 3; ++k) lo[k] = std::min(lo[k], p[k]), hi[k] = std::max(hi[k], p[k]);
+  if (n == 0) lo = hi = Array3{};
+  // Grow the cells until the grid has a bounded number of them: a sparse cloud
+  // must not allocate a huge empty grid.
+  double h = cell_size > 0.0 ? cell_size : 1.0;
+  const double max_cells = std::max(27.0, kMaxCellsPerParticle * static_cast<double>(n));
+  for (;;) {
+    double cells = 1.0;
+    for (int k = 0; k < 3; ++k) cells *= std::floor((hi[k] - lo[k]) / h) + 1.0;
+    if (cells <= max_cells) break;
+    h *= 1.5;
+  }
+  origin_ = lo;
+  cell_size_ = h;
+  for (int k = 0; k < 3; ++k)
+    dims_[k] = static_cast<std::int64_t>(std::floor((hi[k] - lo[k]) / h)) + 1;
+  const std::size_t cells = static_cast<std::size_t>(dims_[0] * dims_[1] * dims_[2]);
+
+  // Counting sort of the particles by cell (serial: O(n), order-preserving).
+  cell_of_.resize(n);
+  cell_start_.assign(cells + 1, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const Array3& p = position[i];
+    cell_of_[i] =
+        CellIndex(CellCoordinate(p[0], 0), CellCoordinate(p[1], 1), CellCoordinate(p[2], 2));
+    ++cell_start_[static_cast<std::size_t>(cell_of_[i]) + 1];
+  }
+  for (std::size_t c = 0; c < cells; ++c) cell_start_[c + 1] += cell_start_[c];
+  cell_particles_.resize(n);
+  std::vector<std::uint32_t>& fill = count_;  // reused as a cursor per cell
+  fill.assign(cell_start_.begin(), cell_start_.end() - 1);
+  for (std::size_t i = 0; i < n; ++i)
+    cell_particles_[fill[static_cast<std::size_t>(cell_of_[i])]++] = static_cast<std::uint32_t>(i);
+}
+
+void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
+                                        const std::vector<double>& radius, double tolerance,
+                                        std::vector<std::uint32_t>& first,
+                                        std::vector<std::uint32_t>& second) {
+  const std::size_t n = position.size();
+  first.clear();
+  second.clear();
+  if (n < 2) return;
+  const double r_max = *std::max_element(radius.begin(), radius.end());
+  BuildGrid(position, 2.0 * r_max + tolerance);
+
+  // Visits the candidates j > i of particle i in the 27 cells around it.
+  auto visit = [&](std::size_t i, auto&& on_pair) {
+    const Array3& p = position[i];
+    const std::int64_t cx = CellCoordinate(p[0], 0), cy = CellCoordinate(p[1], 1),
+                       cz = CellCoordinate(p[2], 2);
+    for (std::int64_t z = std::max<std::int64_t>(cz - 1, 0); z <= std::min(cz + 1, dims_[2] - 1);
+         ++z)
+      for (std::int64_t y = std::max<std::int64_t>(cy - 1, 0); y <= std::min(cy + 1, dims_[1] - 1);
+           ++y)
+        for (std::int64_t x = std::max<std::int64_t>(cx - 1, 0);
+             x <= std::min(cx + 1, dims_[0] - 1); ++x) {
+          const auto c = static_cast<std::size_t>(CellIndex(x, y, z));
+          for (std::uint32_t s = cell_start_[c]; s < cell_start_[c + 1]; ++s) {
+            const std::uint32_t j = cell_particles_[s];
+            if (j <= i) continue;
+            const Array3 d = position[j] - p;
+            const double reach = radius[i] + radius[j] + tolerance;
+            if (Dot(d, d) < reach * reach) on_pair(j);
+          }
+        }
+  };
+
+  count_.assign(n + 1, 0);
+  ParallelRows(n, [&](std::size_t i) {
+    std::uint32_t c = 0;
+    visit(i, [&c](std::uint32_t) { ++c; });
+    count_[i + 1] = c;
+  });
+  for (std::size_t i = 0; i < n; ++i) count_[i + 1] += count_[i];
+  first.resize(count_[n]);
+  second.resize(count_[n]);
+  ParallelRows(n, [&](std::size_t i) {
+    std::uint32_t out = count_[i];
+    visit(i, [&](std::uint32_t j) {
+      first[out] = static_cast<std::uint32_t>(i);
+      second[out++] = j;
+    });
+    std::sort(second.begin() + count_[i], second.begin() + count_[i + 1]);
+  });
+}
+
+void NeighbourSearch::FindWallCandidates(const std::vector<Array3>& position,
+                                         const std::vector<double>& radius, const FaceBoxes& faces,
+                                         double tolerance, std::vector<std::uint32_t>& particle,
+                                         std::vector<std::uint32_t>& face) {
+  const std::size_t n = position.size();
+  const std::size_t nf = faces.min.size();
+  particle.clear();
+  face.clear();
+  if (n == 0 || nf == 0) return;
+  const double r_max = *std::max_element(radius.begin(), radius.end());
+  BuildGrid(position, 2.0 * r_max + tolerance);
+  const double margin = r_max + tolerance;
+  const std::size_t cells = static_cast<std::size_t>(dims_[0] * dims_[1] * dims_[2]);
+  Array3 grid_hi;
+  for (int k = 0; k < 3; ++k) grid_hi[k] = origin_[k] + cell_size_ * static_cast<double>(dims_[k]);
+
+  // Each face goes into every cell its enlarged box overlaps (faces in
+  // increasing order, so that each cell lists them sorted).
+  auto face_cells = [&](std::size_t f, auto&& on_cell) {
+    std::int64_t lo[3], hi[3];
+    for (int k = 0; k < 3; ++k) {
+      const double a = faces.min[f][k] - margin, b = faces.max[f][k] + margin;
+      if (b < origin_[k] || a > grid_hi[k]) return;  // nowhere near the particles
+      lo[k] = CellCoordinate(a, k);
+      hi[k] = CellCoordinate(b, k);
+    }
+    for (std::int64_t z = lo[2]; z <= hi[2]; ++z)
+      for (std::int64_t y = lo[1]; y <= hi[1]; ++y)
+        for (std::int64_t x = lo[0]; x <= hi[0]; ++x)
+          on_cell(static_cast<std::size_t>(CellIndex(x, y, z)));
+  };
+  face_cell_start_.assign(cells + 1, 0);
+  for (std::size_t f = 0; f < nf; ++f)
+    face_cells(f, [&](std::size_t c) { ++face_cell_start_[c + 1]; });
+  for (std::size_t c = 0; c < cells; ++c) face_cell_start_[c + 1] += face_cell_start_[c];
+  face_cell_items_.resize(face_cell_start_[cells]);
+  std::vector<std::uint32_t> cursor(face_cell_start_.begin(), face_cell_start_.end() - 1);
+  for (std::size_t f = 0; f < nf; ++f)
+    face_cells(
+        f, [&](std::size_t c) { face_cell_items_[cursor[c]++] = static_cast<std::uint32_t>(f); });
+
+  auto visit = [&](std::size_t i, auto&& on_face) {
+    const auto c = static_cast<std::size_t>(cell_of_[i]);
+    const double reach = radius[i] + tolerance;
+    for (std::uint32_t s = face_cell_start_[c]; s < face_cell_start_[c + 1]; ++s) {
+      const std::uint32_t f = face_cell_items_[s];
+      if (SquaredDistanceToBox(position[i], faces.min[f], faces.max[f]) < reach * reach) on_face(f);
+    }
+  };
+  count_.assign(n + 1, 0);
+  ParallelRows(n, [&](std::size_t i) {
+    std::uint32_t c = 0;
+    visit(i, [&c](std::uint32_t) { ++c; });
+    count_[i + 1] = c;
+  });
+  for (std::size_t i = 0; i < n; ++i) count_[i + 1] += count_[i];
+  particle.resize(count_[n]);
+  face.resize(count_[n]);
+  ParallelRows(n, [&](std::size_t i) {
+    std::uint32_t out = count_[i];
+    visit(i, [&](std::uint32_t f) {
+      particle[out] = static_cast<std::uint32_t>(i);
+      face[out++] = f;
+    });
+  });
+}
+
+}  // namespace tessera::dem
