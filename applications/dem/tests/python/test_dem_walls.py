@@ -1,0 +1,167 @@
+"""Sphere-wall contact on RigidFace3D3N/3D4N facets (applications/dem/walls).
+
+Sources and tolerances:
+- A sphere resting on a floor carries its weight m g (statics, to 1e-9 after
+  the bounce has died out), also when its centre sits over the shared edge of
+  two coplanar triangles (the contact is counted once), and the same as on one
+  quadrilateral face. The wall nodes receive -m g in CONTACT_FORCES (shape
+  function weights) and DEM_PRESSURE = normal force share / nodal area.
+- A sphere launched sliding at v0 on a floor with Coulomb friction (rigid-body
+  mechanics, e.g. Chung & Ooi's oblique-impact analysis, anchors §3.1): it slides
+  with deceleration μ_d g until it rolls at 5/7 v0 (solid sphere, I = 2/5 m R²),
+  after t = 2 v0 / (7 μ_d g). Checked to 0.5 % (speed) and 2 % (time; the
+  spring phase of the tangential law rounds the transition).
+"""
+import math
+
+import numpy as np
+import pytest
+
+import tessera
+
+from dem_test_utilities import Face, Material, Relate, Run, Settings, Sphere, SpheresPart
+
+
+@pytest.fixture(autouse=True, scope="module")
+def dem_application():
+    import tessera.dem  # noqa: F401  (registers the DEM names)
+
+
+def Dem():
+    from tessera import _dem
+    return _dem
+
+
+def Floor(walls, material, quad=False, half=0.05):
+    """The square [-half, half]^2 at z = 0: one quadrilateral, or two triangles
+    whose shared diagonal runs through the origin (as in dem3d_restitution)."""
+    h = half
+    if quad:
+        Face(walls, 1, [(-h, -h, 0), (h, -h, 0), (h, h, 0), (-h, h, 0)], material)
+    else:
+        walls.CreateNewNode(1, -h, h, 0.0)
+        walls.CreateNewNode(2, h, h, 0.0)
+        walls.CreateNewNode(3, -h, -h, 0.0)
+        walls.CreateNewNode(4, h, -h, 0.0)
+        walls.CreateNewCondition("RigidFace3D3N", 1, [3, 4, 1], material)
+        walls.CreateNewCondition("RigidFace3D3N", 2, [1, 4, 2], material)
+
+
+def Resting(quad, x=0.0, y=0.0, restitution=0.2, friction=0.3):
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    walls = model.CreateModelPart("RigidFacePart")
+    grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
+    wall = Material(walls, 2, young=1e12, poisson=0.25)
+    Relate(grain, wall, restitution=restitution, static_friction=friction)
+    Sphere(spheres, 1, (x, y, 0.0101), 0.01, grain)
+    Floor(walls, wall, quad)
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls,
+                                            Settings(2e-6, "Symplectic_Euler", (0, 0, -9.81)))
+    strategy.Initialize()
+    return model, spheres, walls, strategy
+
+
+@pytest.mark.parametrize("quad", [False, True])
+def test_a_sphere_on_the_shared_edge_of_two_faces_carries_its_weight_once(quad):
+    model, spheres, walls, strategy = Resting(quad)
+    Run(strategy, 100000, 2e-6)  # 0.2 s: the bounces have died out
+    strategy.WriteToNodes()
+    weight = strategy.Particles.mass[0] * 9.81
+    assert strategy.NumberOfWallContacts() == 1
+    contact = spheres.GetNode(1).GetSolutionStepValue(tessera.CONTACT_FORCES)
+    assert contact == pytest.approx([0.0, 0.0, weight], rel=1e-9, abs=1e-12 * weight)
+    assert abs(spheres.GetNode(1).GetSolutionStepValue(tessera.VELOCITY_Z)) < 1e-9
+    # The wall nodes carry the opposite force, shared with the shape functions.
+    total = np.zeros(3)
+    for node in walls.Nodes:
+        total += node.GetSolutionStepValue(tessera.CONTACT_FORCES)
+    np.testing.assert_allclose(total, [0.0, 0.0, -weight], rtol=1e-9, atol=1e-12 * weight)
+    pressure_times_area = sum(n.GetSolutionStepValue(tessera.DEM_PRESSURE) *
+                              n.GetSolutionStepValue(tessera.DEM_NODAL_AREA) for n in walls.Nodes)
+    assert pressure_times_area == pytest.approx(weight, rel=1e-9)
+    assert sum(n.GetSolutionStepValue(tessera.DEM_NODAL_AREA) for n in walls.Nodes) == \
+        pytest.approx(0.1 * 0.1, rel=1e-12)
+
+
+def test_triangles_and_a_quadrilateral_give_the_same_bounce():
+    heights = []
+    for quad in (False, True):
+        _, spheres, _, strategy = Resting(quad, restitution=0.5)
+        trace = []
+        Run(strategy, 20000, 2e-6, lambda t: trace.append(strategy.Particles.position[0][2]))
+        heights.append(np.array(trace))
+    np.testing.assert_allclose(heights[0], heights[1], rtol=1e-12, atol=0)
+
+
+def test_a_centre_projecting_outside_every_face_makes_no_contact_yet():
+    # Part 1 handles faces only: a sphere over the floor's edge is not held.
+    model, spheres, walls, strategy = Resting(True, x=0.0505)
+    Run(strategy, 200, 2e-6)
+    assert strategy.NumberOfWallContacts() == 0
+
+
+@pytest.mark.parametrize("static,dynamic", [(0.5, 0.2), (0.2, 0.2)])
+def test_a_sliding_sphere_ends_rolling_at_five_sevenths_of_its_speed(static, dynamic):
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    walls = model.CreateModelPart("RigidFacePart")
+    grain = Material(spheres, 1, density=2500.0, young=1e8, poisson=0.25)
+    wall = Material(walls, 2, young=1e12, poisson=0.25)
+    Relate(grain, wall, restitution=0.3, static_friction=static, dynamic_friction=dynamic)
+    radius, v0, g = 0.01, 1.0, 9.81
+    # Resting overlap of a Hertz contact under m g, so that it starts in contact.
+    Sphere(spheres, 1, (0.0, 0.0, radius - 1e-7), radius, grain, velocity=(v0, 0.0, 0.0))
+    Floor(walls, wall, quad=True, half=1.0)
+    dt = 2e-6
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls,
+                                            Settings(dt, "Symplectic_Euler", (0, 0, -g)))
+    strategy.Initialize()
+    slip_time = 2 * v0 / (7 * dynamic * g)
+    speeds, spins = [], []
+
+    def record(time):
+        speeds.append(strategy.Particles.velocity[0][0])
+        spins.append(strategy.Particles.angular_velocity[0][1])
+
+    Run(strategy, int(1.5 * slip_time / dt), dt, record)
+    speeds, spins = np.array(speeds), np.array(spins)
+    assert speeds[-1] == pytest.approx(5 / 7 * v0, rel=5e-3)
+    assert spins[-1] * radius == pytest.approx(speeds[-1], rel=5e-3)  # rolling: ω R = v
+    # Slip ends when the contact point stops: v - ω R reaches ~0.
+    slipping = np.nonzero(speeds - spins * radius > 1e-3 * v0)[0]
+    assert (slipping[-1] + 1) * dt == pytest.approx(slip_time, rel=2e-2)
+    # Mid-slip deceleration is μ_d g (static friction does not act while sliding).
+    mid = len(speeds) // 6
+    deceleration = -(speeds[mid + 100] - speeds[mid - 100]) / (200 * dt)
+    assert deceleration == pytest.approx(dynamic * g, rel=1e-2)
+
+
+def test_segment_walls_are_reported_as_not_supported_yet():
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    walls = model.CreateModelPart("RigidFacePart")
+    grain = Material(spheres, 1, density=2000.0)
+    wall = Material(walls, 2, young=1e12)
+    Sphere(spheres, 1, (0.0, 0.0, 0.5), 0.01, grain)
+    walls.CreateNewNode(1, 0.0, 0.0, 0.0)
+    walls.CreateNewNode(2, 1.0, 0.0, 0.0)
+    walls.CreateNewCondition("RigidFace3D2N", 3, [1, 2], wall)
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls, Settings(1e-5))
+    with pytest.raises(tessera.Error, match="RigidFace3D2N condition 3 in RigidFacePart: walls made "
+                                            "of segments .* are not supported yet"):
+        strategy.Initialize()
+
+
+def test_a_wall_without_material_relation_is_an_error_on_contact():
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    walls = model.CreateModelPart("RigidFacePart")
+    grain = Material(spheres, 1, density=2000.0)
+    wall = Material(walls, 7, young=1e12)
+    Sphere(spheres, 1, (0.0, 0.0, 0.009), 0.01, grain)
+    Floor(walls, wall, quad=True)
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls, Settings(1e-5))
+    with pytest.raises(tessera.Error, match=r"particle \(element 1\) touches wall condition 1, but "
+                                            "contact between particle material 1 and wall material 7"):
+        strategy.Initialize()
