@@ -1,0 +1,322 @@
+"""DEMAnalysisStage: runs a Kratos DEM project (ProjectParametersDEM.json, the
+four mdpa files, MaterialsDEM.json) with Kratos' time loop and names.
+
+    model = tessera.Model()
+    stage = tessera.dem.DEMAnalysisStage(model, parameters)
+    stage.Run()
+    model.GetModelPart("SpheresPart")   # results on the particle nodes
+
+Set-up, as Kratos' DEM stage does it:
+- the flat parameters are validated against Kratos' keys and defaults
+  (dem_parameters.py);
+- <problem_name>DEM.mdpa, DEM_FEM_boundary.mdpa, DEM_Clusters.mdpa and
+  DEM_Inlet.mdpa are read into SpheresPart, RigidFacePart, ClusterPart and
+  DEMInletPart, each with Kratos' consecutive renumbering from the ids already
+  used (FORMATS.md §1.9); a missing file is skipped;
+- the materials file is applied (materials.py); decks without one keep their
+  mdpa Properties (legacy format);
+- the strategy (tessera._dem.ExplicitSolverStrategy) runs the steps; the
+  particle and wall nodes hold the results after every step, so processes,
+  output and scripts overriding FinalizeSolutionStep read them from the model.
+Processes come from the "processes" lists through the kernel's process factory;
+VTK output is added when "post_vtk_option" is true.
+"""
+import math
+import os
+import warnings
+
+import tessera
+from tessera import _dem
+from tessera.analysis_stage import AnalysisStage
+from tessera.python_solver import PythonSolver
+
+from . import dem_parameters
+from .materials import AssignMaterials
+
+# Root model part -> mdpa suffix (FORMATS.md §1.3), in reading order.
+MODEL_PART_FILES = (("SpheresPart", "DEM"), ("RigidFacePart", "DEM_FEM_boundary"),
+                    ("ClusterPart", "DEM_Clusters"), ("DEMInletPart", "DEM_Inlet"))
+
+# Historical variables each root declares before reading (what the mdpa NodalData
+# blocks of DEM decks write and what the strategy writes back).
+HISTORICAL = {
+    "SpheresPart": ("RADIUS", "VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "DELTA_DISPLACEMENT",
+                    "TOTAL_FORCES", "ELASTIC_FORCES", "CONTACT_FORCES", "PARTICLE_MOMENT",
+                    "PARTICLE_ROTATION_ANGLE", "EXTERNAL_APPLIED_FORCE", "EXTERNAL_APPLIED_MOMENT",
+                    "COHESIVE_GROUP"),
+    "RigidFacePart": ("VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "DELTA_DISPLACEMENT",
+                      "CONTACT_FORCES", "ELASTIC_FORCES", "TANGENTIAL_ELASTIC_FORCES",
+                      "DEM_PRESSURE", "SHEAR_STRESS", "DEM_NODAL_AREA"),
+    "ClusterPart": ("VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "ORIENTATION",
+                    "CHARACTERISTIC_LENGTH", "TOTAL_FORCES", "PARTICLE_MOMENT"),
+    "DEMInletPart": ("VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "RADIUS"),
+}
+
+# A contact should last at least this many steps (thesis §7.2: 10 to 50).
+MINIMUM_STEPS_PER_CONTACT = 10
+
+
+def _MaxIds(model_part):
+    nodes = max(model_part.NodeIds(), default=0)
+    elements = max((e.Id for e in model_part.Elements), default=0)
+    conditions = max((c.Id for c in model_part.Conditions), default=0)
+    return nodes, elements, conditions
+
+
+class DEMSolver(PythonSolver):
+    """Kratos' solver interface around the C++ strategy. The stage reads the
+    model parts; the solver builds the strategy in Initialize."""
+
+    def __init__(self, model, stage):
+        settings = stage.DEM_parameters["solver_settings"]
+        super().__init__(model, tessera.Parameters("{}"))
+        self.settings = settings
+        self.stage = stage
+        self.parameters = stage.DEM_parameters
+        self.dt = self.parameters["MaxTimeStep"].GetDouble()
+        if not self.dt > 0.0:
+            raise tessera.Error(f"{self.parameters.Origin()}: 'MaxTimeStep' must be > 0, got {self.dt}")
+        self.strategy = None
+
+    def AddVariables(self):
+        for name, variables in HISTORICAL.items():
+            model_part = self.model.GetModelPart(name)
+            for variable in variables:
+                model_part.AddNodalSolutionStepVariable(tessera.GetVariable(variable))
+
+    def GetComputingModelPart(self):
+        return self.model.GetModelPart("SpheresPart")
+
+    def _Settings(self):
+        p = self.parameters
+        settings = _dem.DemSettings()
+        settings.gravity = [p["GravityX"].GetDouble(), p["GravityY"].GetDouble(),
+                            p["GravityZ"].GetDouble()]
+        settings.delta_time = self.dt
+        settings.translational_scheme = p["TranslationalIntegrationScheme"].GetString()
+        settings.rotation = p["RotationOption"].GetBool()
+        settings.search_frequency = p["NeighbourSearchFrequency"].GetInt()
+        absolute = p["DeltaOption"].GetString() == "Absolute"
+        settings.search_tolerance = p["SearchTolerance"].GetDouble() if absolute else 0.0
+        settings.wall_search_tolerance = p["search_tolerance_against_walls"].GetDouble()
+        settings.global_damping = p["GlobalDamping"].GetDouble()
+        settings.clean_indentations = p["CleanIndentationsOption"].GetBool()
+        settings.remove_embedded = p["RemoveBallsInEmbeddedOption"].GetBool()
+        settings.bounding_box = p["BoundingBoxOption"].GetBool()
+        settings.bounding_box_start_time = p["BoundingBoxStartTime"].GetDouble()
+        settings.bounding_box_stop_time = p["BoundingBoxStopTime"].GetDouble()
+        low = [p[f"BoundingBoxMin{a}"].GetDouble() for a in "XYZ"]
+        high = [p[f"BoundingBoxMax{a}"].GetDouble() for a in "XYZ"]
+        if p["AutomaticBoundingBoxOption"].GetBool():
+            low, high = self._AutomaticBoundingBox(p["BoundingBoxEnlargementFactor"].GetDouble())
+        settings.bounding_box_min = low
+        settings.bounding_box_max = high
+        return settings
+
+    def _AutomaticBoundingBox(self, factor):
+        """The box of every particle and wall node, scaled by `factor` about its centre."""
+        points = [n.Coordinates() for name in ("SpheresPart", "RigidFacePart")
+                  for n in self.model.GetModelPart(name).Nodes]
+        if not points:
+            return [-10.0] * 3, [10.0] * 3
+        low = [min(p[k] for p in points) for k in range(3)]
+        high = [max(p[k] for p in points) for k in range(3)]
+        centre = [0.5 * (a + b) for a, b in zip(low, high)]
+        half = [0.5 * factor * (b - a) for a, b in zip(low, high)]
+        return [c - h for c, h in zip(centre, half)], [c + h for c, h in zip(centre, half)]
+
+    def Initialize(self):
+        spheres = self.model.GetModelPart("SpheresPart")
+        walls = self.model.GetModelPart("RigidFacePart")
+        self.strategy = _dem.ExplicitSolverStrategy(
+            spheres, walls if walls.NumberOfConditions() > 0 else None, self._Settings())
+        self.strategy.Initialize()
+        self._CheckTimeStep()
+        self.strategy.WriteToNodes()
+
+    def _CheckTimeStep(self):
+        """Δt against the contacts it must resolve (thesis §7.2): a warning or
+        an error ("TimeStepCheck") when a contact would last fewer than 10 steps
+        or Δt exceeds the critical step; AutomaticTimestep takes the critical
+        step times DeltaTimeSafetyFactor when that is smaller than MaxTimeStep."""
+        p = self.parameters
+        gravity = math.sqrt(sum(p[f"Gravity{a}"].GetDouble() ** 2 for a in "XYZ"))
+        # Impact speed to expect: two particles at the fastest speed seen now
+        # meeting head-on, plus what gravity adds over the run (capped at 1 s).
+        speed = 2.0 * self.strategy.MaximumSpeed() + gravity * min(p["FinalTime"].GetDouble(), 1.0)
+        estimate = self.strategy.EstimateTimeStep(max(speed, 1e-3))
+        self.time_step_estimate = estimate
+        if p["AutomaticTimestep"].GetBool() and math.isfinite(estimate.critical_time_step):
+            automatic = p["DeltaTimeSafetyFactor"].GetDouble() * estimate.critical_time_step
+            if automatic < self.dt:
+                self.dt = automatic
+                self.strategy.SetDeltaTime(self.dt)
+        mode = p["TimeStepCheck"].GetString()
+        if mode == "off" or not math.isfinite(estimate.contact_time):
+            return
+        problems = []
+        steps = estimate.contact_time / self.dt
+        if steps < MINIMUM_STEPS_PER_CONTACT:
+            problems.append(
+                f"the time step {self.dt:g} s resolves the shortest contact ({estimate.contact_time:.3g} s, "
+                f"{estimate.contact_time_pair}, impact at {estimate.reference_speed:.3g} m/s) in "
+                f"{steps:.1f} steps; at least {MINIMUM_STEPS_PER_CONTACT} are needed (set MaxTimeStep "
+                f"<= {estimate.contact_time / MINIMUM_STEPS_PER_CONTACT:.3g})")
+        if self.dt > estimate.critical_time_step:
+            problems.append(f"the time step {self.dt:g} s exceeds the critical time step "
+                            f"{estimate.critical_time_step:.3g} s of the stiffest contact: the run "
+                            "will be unstable")
+        if not problems:
+            return
+        message = f"{p.Origin()}: " + "; ".join(problems) + \
+            " ('TimeStepCheck': \"off\" silences this check)"
+        if mode == "error":
+            raise tessera.Error(message)
+        warnings.warn(message, stacklevel=2)
+
+    def ComputeDeltaTime(self):
+        return self.dt
+
+    def AdvanceInTime(self, current_time):
+        new_time = current_time + self.dt
+        for name in ("SpheresPart", "RigidFacePart"):
+            root = self.model.GetModelPart(name)
+            root.CloneTimeStep(new_time)
+            root.ProcessInfo[tessera.STEP] = int(root.ProcessInfo[tessera.STEP]) + 1
+        return new_time
+
+    def SolveSolutionStep(self):
+        # Processes and scripts may have changed velocities, fixities or
+        # positions on the nodes since the last step.
+        self.strategy.ReadFromNodes()
+        time = self.model.GetModelPart("SpheresPart").ProcessInfo[tessera.TIME]
+        self.strategy.SolveSolutionStep(time)
+        self.strategy.WriteToNodes()
+        return True
+
+    def Check(self):
+        return 0
+
+
+class DEMAnalysisStage(AnalysisStage):
+    """Kratos' DEM stage: DEMAnalysisStage(model, project_parameters)."""
+
+    def __init__(self, model, project_parameters):
+        if not isinstance(project_parameters, tessera.Parameters):
+            raise TypeError("DEMAnalysisStage needs the project parameters as tessera.Parameters, "
+                            f"got {type(project_parameters).__name__}")
+        dem_parameters.ValidateAndAssignDefaults(project_parameters)
+        self.DEM_parameters = project_parameters
+        # The four roots exist from the start, as in Kratos, so that scripts
+        # may add variables or build the model before Initialize.
+        for name, _ in MODEL_PART_FILES:
+            if not model.HasModelPart(name):
+                model.CreateModelPart(name)
+        self.spheres_model_part = model.GetModelPart("SpheresPart")
+        self.rigid_face_model_part = model.GetModelPart("RigidFacePart")
+        self.cluster_model_part = model.GetModelPart("ClusterPart")
+        self.DEM_inlet_model_part = model.GetModelPart("DEMInletPart")
+        super().__init__(model, project_parameters)
+        self.time = 0.0
+        self.end_time = project_parameters["FinalTime"].GetDouble()
+        self.problem_name = project_parameters["problem_name"].GetString()
+
+    def _GetAllowedTopLevelKeys(self):
+        return None  # dem_parameters validated them already
+
+    def _CreateSolver(self):
+        return DEMSolver(self.model, self)
+
+    def _GetSimulationName(self):
+        return "DEM"
+
+    # ---- model parts
+    def Initialize(self):
+        self.ReadModelParts()
+        self.ReadMaterialsFile()
+        self._CheckUnsupportedParts()
+        super().Initialize()
+
+    def ReadModelParts(self, max_node_id=0, max_elem_id=0, max_cond_id=0):
+        """Reads the four mdpa files that exist, each renumbered consecutively
+        after the ids the previous ones used (Kratos' "reorder consecutive from
+        given ids" reader). Tests and scripts that build the model in code
+        override this."""
+        nodes, elements, conditions = max_node_id, max_elem_id, max_cond_id
+        for name, suffix in MODEL_PART_FILES:
+            if name == "DEMInletPart" and not self.DEM_parameters["dem_inlet_option"].GetBool():
+                continue
+            path = f"{self.problem_name}{suffix}.mdpa"
+            if not os.path.isfile(path):
+                continue
+            model_part = self.model.GetModelPart(name)
+            tessera.ModelPartIO(path, renumber=True, node_id_offset=nodes,
+                                element_id_offset=elements,
+                                condition_id_offset=conditions).ReadModelPart(model_part)
+            # The next file starts after the largest id used so far, plus one
+            # (Kratos: walls of dem3d_contact start at max sphere id + 2).
+            n, e, c = _MaxIds(model_part)
+            nodes, elements, conditions = max(nodes, n + 1), max(elements, e + 1), max(conditions, c + 1)
+
+    def ReadMaterialsFile(self):
+        settings = self.DEM_parameters["solver_settings"]["material_import_settings"]
+        file_name = settings["materials_filename"].GetString()
+        if os.path.isfile(file_name):
+            AssignMaterials(self.model, file_name)
+        elif file_name != "MaterialsDEM.json":
+            raise tessera.Error(f"{settings.Origin()}: solver_settings.material_import_settings."
+                                f"materials_filename '{file_name}' not found (in {os.getcwd()})")
+        # No MaterialsDEM.json: a legacy deck, whose mdpa Properties hold the materials.
+
+    def _CheckUnsupportedParts(self):
+        if self.cluster_model_part.NumberOfElements() > 0:
+            raise tessera.Error(f"{self.problem_name}DEM_Clusters.mdpa: clusters (Cluster3D) are not "
+                                "supported yet by the DEM application")
+        inlet = self.DEM_inlet_model_part
+        if self.DEM_parameters["dem_inlet_option"].GetBool() and (
+                inlet.NumberOfNodes() > 0 or inlet.NumberOfSubModelParts() > 0):
+            raise tessera.Error(f"{self.problem_name}DEM_Inlet.mdpa: particle inlets are not "
+                                "supported yet by the DEM application (set \"dem_inlet_option\": false "
+                                "to run without them)")
+        if self.DEM_parameters["solver_settings"]["RemoveBallsInitiallyTouchingWalls"].GetBool():
+            raise tessera.Error(f"{self.DEM_parameters.Origin()}: solver_settings."
+                                "RemoveBallsInitiallyTouchingWalls is not supported yet")
+        for part in self.rigid_face_model_part.SubModelParts:
+            if part.Has(tessera.FREE_BODY_MOTION) and part.GetValue(tessera.FREE_BODY_MOTION):
+                raise tessera.Error(f"RigidFacePart.{part.Name}: FREE_BODY_MOTION walls are not "
+                                    "supported yet")
+            moving = any(
+                part.Has(variable) and any(abs(x) > 0.0 for x in part.GetValue(variable))
+                for variable in (tessera.LINEAR_VELOCITY, tessera.ANGULAR_VELOCITY))
+            if moving and part.Has(tessera.RIGID_BODY_MOTION) and part.GetValue(tessera.RIGID_BODY_MOTION):
+                raise tessera.Error(f"RigidFacePart.{part.Name}: imposed wall motion (LINEAR_VELOCITY/"
+                                    "ANGULAR_VELOCITY in SubModelPartData) is not supported yet; move "
+                                    "the wall nodes with a process instead")
+
+    # ---- processes and output
+    def _CreateListOfProcesses(self):
+        super()._CreateListOfProcesses()
+        if self.DEM_parameters["post_vtk_option"].GetBool():
+            from tessera.output.vtk_output_process import VtkOutputProcess
+            for name, walls in (("SpheresPart", False), ("RigidFacePart", True)):
+                model_part = self.model.GetModelPart(name)
+                if model_part.NumberOfNodes() == 0:
+                    continue
+                settings = tessera.Parameters("{}")
+                settings.AddString("model_part_name", name)
+                settings.AddString("output_control_type", "time")
+                settings.AddDouble("output_interval", self.DEM_parameters["OutputTimeStep"].GetDouble())
+                settings.AddString("output_path", f"{self.problem_name}_Post_Files")
+                settings.AddString("file_format", "binary")
+                variables = tessera.Parameters("[]")
+                settings.AddValue("nodal_solution_step_data_variables", variables)
+                for variable in dem_parameters.VtkVariables(self.DEM_parameters, walls):
+                    settings["nodal_solution_step_data_variables"].Append(variable)
+                process = VtkOutputProcess(self.model, settings)
+                self._list_of_output_processes.append(process)
+                self._list_of_processes.append(process)
+
+    # ---- Kratos-style accessors
+    def GetStrategy(self):
+        """The C++ strategy (tessera._dem.ExplicitSolverStrategy) after Initialize."""
+        return self._GetSolver().strategy

@@ -1,0 +1,291 @@
+"""The keys of ProjectParametersDEM.json (FORMATS.md §2): Kratos' defaults, what
+the DEM stage does with each, and the validation that names a mistyped key.
+
+The file is flat: every key below is top-level. The list is every key the DEM
+decks of the Kratos corpus use (shared/kratos_cases: dem3d_*, dem_benchmarks_2019,
+demstruct_ball_and_box) plus the few FORMATS.md documents with defaults
+(search_tolerance_against_walls, dem_inlets_settings, seed), plus Tessera's own
+TimeStepCheck. Defaults are Kratos' (dem_default_input_parameters.py as quoted in
+FORMATS.md §2).
+
+Keys fall in four groups:
+- USED: they change what the stage does.
+- IGNORED_OUTPUT: pure output/post-processing choices, accepted and ignored
+  (nothing in the simulation depends on them): the GiD writer's format keys
+  (OutputFileType, Multifile), graph and velocity-trap exports
+  (GraphExportFreq, VelTrapGraphExportFreq, VelocityTrapOption), console and
+  model info (ControlTime, ModelDataInfo, Granulometry, EnergyCalculationOption),
+  PredefinedSkinOption, virtual_sea_surface_settings, ContactMeshOption (the
+  bond/contact mesh is for post-processing) and every Post* flag except those
+  that select VTK variables when post_vtk_option is on (the Post* flags are
+  read then; without VTK output they are ignored too).
+- CONTINUUM_ONLY: options of the bonded (continuum) strategy, accepted and
+  ignored by the sphere_strategy this stage runs (PoissonEffectOption,
+  ShearStrainParallelToBondOption, DontSearchUntilFailure,
+  AmplifiedSearchRadiusExtension, MaxAmplificationRatioOfSearchRadius) and the
+  material-test helper's material_test_settings.
+- NOT_YET: physics this build does not have; accepted at their Kratos default,
+  an error otherwise (RollingFrictionOption, PeriodicDomainOption,
+  VirtualMassCoefficient != 1, Dimension != 3, DeltaOption Coordination_Number).
+"""
+import tessera
+
+# key -> Kratos default
+DEFAULTS = {
+    # problem and files
+    "problem_name": "dummy_name.Provide_a_real_one",
+    "Dimension": 3,
+    "solver_settings": {},
+    "processes": {},
+    "output_processes": {},
+    # time integration
+    "MaxTimeStep": 5e-5,
+    "FinalTime": 0.05,
+    "TranslationalIntegrationScheme": "Symplectic_Euler",
+    "RotationalIntegrationScheme": "Direct_Integration",
+    "AutomaticTimestep": False,
+    "DeltaTimeSafetyFactor": 1.0,
+    "RotationOption": True,
+    "VirtualMassCoefficient": 1.0,
+    "GlobalDamping": 0.0,
+    # physics
+    "GravityX": 0.0,
+    "GravityY": 0.0,
+    "GravityZ": -9.81,
+    "ElementType": "SphericPartDEMElement3D",
+    "RollingFrictionOption": False,
+    "CleanIndentationsOption": False,
+    "RemoveBallsInEmbeddedOption": False,
+    "PeriodicDomainOption": False,
+    # neighbour search
+    "NeighbourSearchFrequency": 50,
+    "DeltaOption": "Absolute",
+    "SearchTolerance": 0.0,
+    "search_tolerance_against_walls": 0.0,
+    "CoordinationNumber": 10,
+    # bounding box (particle deletion)
+    "BoundingBoxOption": False,
+    "BoundingBoxMaxX": 10.0,
+    "BoundingBoxMaxY": 10.0,
+    "BoundingBoxMaxZ": 10.0,
+    "BoundingBoxMinX": -10.0,
+    "BoundingBoxMinY": -10.0,
+    "BoundingBoxMinZ": -10.0,
+    "BoundingBoxStartTime": 0.0,
+    "BoundingBoxStopTime": 1000.0,
+    "AutomaticBoundingBoxOption": False,
+    "BoundingBoxEnlargementFactor": 1.0,
+    # inlets
+    "dem_inlet_option": True,
+    "dem_inlets_settings": {},
+    "seed": 42,
+    # output
+    "OutputTimeStep": 1e-2,
+    "post_vtk_option": False,
+    # Tessera: what to do when Δt resolves a contact in fewer than 10 steps or
+    # exceeds the critical step: "warning", "error" or "off".
+    "TimeStepCheck": "warning",
+}
+
+IGNORED_OUTPUT = {
+    "OutputFileType": "Binary",
+    "Multifile": "multiple_files",
+    "GraphExportFreq": 1e-3,
+    "VelTrapGraphExportFreq": 1e-3,
+    "VelocityTrapOption": False,
+    "ControlTime": 4.0,
+    "ModelDataInfo": False,
+    "Granulometry": False,
+    "EnergyCalculationOption": False,
+    "PredefinedSkinOption": False,
+    "ContactMeshOption": False,
+    "virtual_sea_surface_settings": {},
+}
+
+# Post* flags: the nodal variables they select for VTK output (None: no nodal
+# variable of a sphere or wall node in this build; accepted and ignored).
+POST_FLAGS = {
+    "PostDisplacement": (True, "DISPLACEMENT"),
+    "PostVelocity": (True, "VELOCITY"),
+    "PostRadius": (False, "RADIUS"),
+    "PostAngularVelocity": (False, "ANGULAR_VELOCITY"),
+    "PostElasticForces": (False, "ELASTIC_FORCES"),
+    "PostContactForces": (False, "CONTACT_FORCES"),
+    "PostTotalForces": (False, "TOTAL_FORCES"),
+    "PostParticleMoment": (False, "PARTICLE_MOMENT"),
+    "PostPressure": (False, "DEM_PRESSURE"),
+    "PostShearStress": (False, "SHEAR_STRESS"),
+    "PostNodalArea": (False, "DEM_NODAL_AREA"),
+    "PostTangentialElasticForces": (False, None),
+    "PostRigidElementForces": (False, None),
+    "PostLocalContactForce": (False, None),
+    "PostEulerAngles": (False, None),
+    "PostRollingResistanceMoment": (False, None),
+    "PostContactSigma": (False, None),
+    "PostContactTau": (False, None),
+    "PostFailureCriterionState": (False, None),
+    "PostContactFailureId": (False, None),
+    "PostMeanContactArea": (False, None),
+    "PostNonDimensionalVolumeWear": (False, None),
+    "PostStressStrainOption": (False, None),
+    "PostBoundingBox": (False, None),
+    "PostCharacteristicLength": (False, None),
+    "PostSkinSphere": (False, None),
+    "PostPoissonRatio": (False, None),
+    "PostRHS": (False, None),
+    "PostDampForces": (False, None),
+    "PostAppliedForces": (False, None),
+    "PostGroupId": (False, None),
+    "PostExportId": (False, None),
+    "PostTemperature": (False, None),
+    "PostHeatFlux": (False, None),
+}
+
+CONTINUUM_ONLY = {
+    "PoissonEffectOption": True,
+    "ShearStrainParallelToBondOption": True,
+    "DontSearchUntilFailure": False,
+    "AmplifiedSearchRadiusExtension": 0.0,
+    "MaxAmplificationRatioOfSearchRadius": 10.0,
+    "material_test_settings": {},
+}
+
+# Options whose non-default values need physics this build lacks.
+NOT_YET = {
+    "RollingFrictionOption": "rolling friction",
+    "PeriodicDomainOption": "periodic domains",
+}
+
+SOLVER_SETTINGS_DEFAULTS = """{
+    "strategy": "sphere_strategy",
+    "RemoveBallsInitiallyTouchingWalls": false,
+    "do_search_neighbours": true,
+    "model_import_settings": {"input_type": "mdpa", "input_filename": ""},
+    "material_import_settings": {"materials_filename": "MaterialsDEM.json"}
+}"""
+
+TIME_STEP_CHECKS = ("warning", "error", "off")
+
+
+def AllDefaults():
+    defaults = dict(DEFAULTS)
+    defaults.update(IGNORED_OUTPUT)
+    defaults.update({key: value for key, (value, _) in POST_FLAGS.items()})
+    defaults.update(CONTINUUM_ONLY)
+    return defaults
+
+
+def _KindOf(value):
+    if isinstance(value, bool):
+        return "bool"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    return "object"
+
+
+def _Matches(parameter, kind):
+    return {"bool": parameter.IsBool, "number": parameter.IsNumber, "string": parameter.IsString,
+            "object": parameter.IsSubParameter}[kind]()
+
+
+def _Add(parameters, key, value):
+    if isinstance(value, bool):
+        parameters.AddBool(key, value)
+    elif isinstance(value, int):
+        parameters.AddInt(key, value)
+    elif isinstance(value, float):
+        parameters.AddDouble(key, value)
+    elif isinstance(value, str):
+        parameters.AddString(key, value)
+    else:
+        parameters.AddValue(key, tessera.Parameters("{}"))
+
+
+def ValidateAndAssignDefaults(parameters):
+    """Checks every top-level key of a DEM project against the known ones (an
+    unknown key is an error listing them, a value of the wrong kind an error
+    naming the key) and adds the missing ones with Kratos' defaults. Keys whose
+    name starts with "_" are switched off and skipped, as elsewhere in Tessera;
+    "problem_data" is the kernel stage's own block."""
+    defaults = AllDefaults()
+    where = parameters.Origin()
+    for key in parameters.keys():
+        if key.startswith("_") or key == "problem_data":
+            continue
+        if key not in defaults:
+            raise tessera.Error(
+                f"{where}: unknown key '{key}' in the DEM parameters; allowed keys: "
+                f"{', '.join(sorted(defaults, key=str.lower))}")
+        kind = _KindOf(defaults[key])
+        if not _Matches(parameters[key], kind):
+            raise tessera.Error(f"{where}: key '{key}' must be a {kind} (Kratos default: "
+                                f"{defaults[key]!r})")
+    for key, value in defaults.items():
+        if not parameters.Has(key):
+            _Add(parameters, key, value)
+
+    solver = parameters["solver_settings"]
+    # Older decks put RemoveBallsInitiallyTouchingWalls under strategy_parameters.
+    solver.ValidateAndAssignDefaults(tessera.Parameters(SOLVER_SETTINGS_DEFAULTS))
+    solver["model_import_settings"].ValidateAndAssignDefaults(
+        tessera.Parameters('{"input_type": "mdpa", "input_filename": ""}'))
+    solver["material_import_settings"].ValidateAndAssignDefaults(
+        tessera.Parameters('{"materials_filename": "MaterialsDEM.json"}'))
+
+    # Values this build cannot honour.
+    for key, what in NOT_YET.items():
+        if parameters[key].GetBool():
+            raise tessera.Error(f"{where}: '{key}' is true, but {what} are not supported yet by "
+                                "the DEM application (set it false)")
+    if parameters["Dimension"].GetInt() != 3:
+        raise tessera.Error(f"{where}: 'Dimension' is {parameters['Dimension'].GetInt()}; the DEM "
+                            "application runs 3D spheres only (2D cylinders are not supported yet)")
+    if parameters["VirtualMassCoefficient"].GetDouble() != 1.0:
+        raise tessera.Error(f"{where}: 'VirtualMassCoefficient' is "
+                            f"{parameters['VirtualMassCoefficient'].GetDouble()}; virtual mass is "
+                            "not supported yet (use 1.0)")
+    delta = parameters["DeltaOption"].GetString()
+    if delta not in ("Absolute", "None"):
+        raise tessera.Error(f"{where}: 'DeltaOption' is '{delta}'; supported: \"Absolute\" "
+                            "(search radius + SearchTolerance) and \"None\" (no extension)")
+    strategy = solver["strategy"].GetString()
+    if strategy != "sphere_strategy":
+        raise tessera.Error(f"{where}: solver_settings.strategy '{strategy}' is not supported yet; "
+                            "the DEM application runs \"sphere_strategy\" (no bonds)")
+    if not solver["do_search_neighbours"].GetBool():
+        raise tessera.Error(f"{where}: solver_settings.do_search_neighbours false is not supported "
+                            "(contacts need the search)")
+    input_type = solver["model_import_settings"]["input_type"].GetString()
+    if input_type != "mdpa":
+        raise tessera.Error(f"{where}: solver_settings.model_import_settings.input_type "
+                            f"'{input_type}' is not supported; the DEM stage reads \"mdpa\" files")
+    check = parameters["TimeStepCheck"].GetString()
+    if check not in TIME_STEP_CHECKS:
+        raise tessera.Error(f"{where}: 'TimeStepCheck' is '{check}'; expected one of "
+                            f"{', '.join(TIME_STEP_CHECKS)}")
+    rotation_scheme = parameters["RotationalIntegrationScheme"].GetString()
+    if rotation_scheme != "Direct_Integration":
+        raise tessera.Error(f"{where}: 'RotationalIntegrationScheme' is '{rotation_scheme}'; "
+                            "this build integrates sphere rotations with \"Direct_Integration\" "
+                            "only (the translational scheme applied to the angular velocity)")
+    return parameters
+
+
+def VtkVariables(parameters, for_walls):
+    """The nodal variables the Post* flags select for VTK output."""
+    names = []
+    for key, (_, variable) in POST_FLAGS.items():
+        if variable and parameters[key].GetBool():
+            names.append(variable)
+    wall_names = {"DISPLACEMENT", "VELOCITY", "CONTACT_FORCES", "DEM_PRESSURE", "SHEAR_STRESS",
+                  "DEM_NODAL_AREA"}
+    if for_walls:
+        return [n for n in names if n in wall_names]
+    particle_names = {"DISPLACEMENT", "VELOCITY", "RADIUS", "ANGULAR_VELOCITY", "ELASTIC_FORCES",
+                      "CONTACT_FORCES", "TOTAL_FORCES", "PARTICLE_MOMENT"}
+    selected = [n for n in names if n in particle_names]
+    if "RADIUS" not in selected:
+        selected.append("RADIUS")  # ParaView needs it to draw the spheres
+    return selected

@@ -1,0 +1,113 @@
+"""MaterialsDEM.json (FORMATS.md §3): materials, material relations and the
+assignation table, applied as Kratos' materials assignation does.
+
+- Each material is one Properties object with id material_id holding its
+  Variables (copied by variable name; an unknown name is an error naming the
+  file, the material and the name).
+- Each relation [a, b] becomes sub-properties b inside a and a inside b, holding
+  the relation's Variables: the contact parameters of that pair.
+- Each row [model part path, material name or id] gives every element and
+  condition of that model part the material (replacing what the mdpa gave) and
+  stores PROPERTIES_ID on the model part.
+"""
+import json
+import os
+
+import tessera
+
+
+def _Load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except json.JSONDecodeError as error:
+        raise tessera.Error(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
+
+
+def _SetVariables(properties, variables, path, owner):
+    if not isinstance(variables, dict):
+        raise tessera.Error(f"{path}: {owner}: \"Variables\" must be an object")
+    for name, value in variables.items():
+        if not tessera.HasVariable(name):
+            raise tessera.Error(f"{path}: {owner}: unknown variable '{name}' (import the "
+                                "application that defines it, or check the spelling)")
+        try:
+            properties.SetValue(tessera.GetVariable(name), value)
+        except (tessera.Error, TypeError, ValueError) as error:
+            raise tessera.Error(f"{path}: {owner}: variable {name}: {error}") from None
+
+
+def ReadMaterials(path):
+    """(materials by name, materials by id, relations, assignation rows) of a
+    MaterialsDEM.json file, with every material as a tessera.Properties."""
+    data = _Load(path)
+    if not isinstance(data, dict):
+        raise tessera.Error(f"{path}: expected an object with \"materials\", "
+                            "\"material_relations\" and \"material_assignation_table\"")
+    unknown = set(data) - {"materials", "material_relations", "material_assignation_table"}
+    if unknown:
+        raise tessera.Error(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; allowed: "
+                            "materials, material_relations, material_assignation_table")
+    by_name, by_id = {}, {}
+    for k, material in enumerate(data.get("materials", [])):
+        owner = f"materials[{k}]"
+        for key in ("material_name", "material_id", "Variables"):
+            if key not in material:
+                raise tessera.Error(f"{path}: {owner} has no \"{key}\"")
+        name, material_id = material["material_name"], material["material_id"]
+        if not isinstance(material_id, int) or material_id < 0:
+            raise tessera.Error(f"{path}: {owner}: material_id must be an integer >= 0")
+        if name in by_name or material_id in by_id:
+            raise tessera.Error(f"{path}: {owner}: material '{name}' (id {material_id}) is defined "
+                                "twice")
+        properties = tessera.Properties(material_id)
+        _SetVariables(properties, material["Variables"], path, f"{owner} ('{name}')")
+        by_name[name] = by_id[material_id] = properties
+
+    def lookup(key, owner):
+        found = by_name.get(key) if isinstance(key, str) else by_id.get(key)
+        if found is None:
+            raise tessera.Error(f"{path}: {owner}: no material '{key}' (materials: "
+                                f"{', '.join(sorted(by_name))})")
+        return found
+
+    relations = []
+    for k, relation in enumerate(data.get("material_relations", [])):
+        owner = f"material_relations[{k}]"
+        keys = relation.get("material_names_list") or relation.get("material_ids_list")
+        if not keys or len(keys) != 2:
+            raise tessera.Error(f"{path}: {owner} needs material_names_list or material_ids_list "
+                                "with two entries")
+        a, b = lookup(keys[0], owner), lookup(keys[1], owner)
+        relations.append((a, b, relation.get("Variables", {}), owner))
+
+    rows = []
+    for k, row in enumerate(data.get("material_assignation_table", [])):
+        owner = f"material_assignation_table[{k}]"
+        if not (isinstance(row, list) and len(row) == 2 and isinstance(row[0], str)):
+            raise tessera.Error(f"{path}: {owner} must be [model part path, material]")
+        rows.append((row[0], lookup(row[1], owner), owner))
+    return by_name, by_id, relations, rows
+
+
+def AssignMaterials(model, path):
+    """Applies the materials file at `path` to the model parts of `model`."""
+    if not os.path.isfile(path):
+        raise tessera.Error(f"materials file '{path}' not found")
+    _, _, relations, rows = ReadMaterials(path)
+    for a, b, variables, owner in relations:
+        for first, second in ((a, b), (b, a)):
+            sub = tessera.Properties(second.Id)
+            _SetVariables(sub, variables, path, owner)
+            first.AddSubProperties(sub)
+    for model_part_path, properties, owner in rows:
+        if not model.HasModelPart(model_part_path):
+            raise tessera.Error(f"{path}: {owner}: no model part '{model_part_path}' (model parts: "
+                                f"{', '.join(sorted(model.GetModelPartNames()))})")
+        model_part = model.GetModelPart(model_part_path)
+        model_part.AddProperties(properties)
+        for element in model_part.Elements:
+            element.SetProperties(properties)
+        for condition in model_part.Conditions:
+            condition.SetProperties(properties)
+        model_part.SetValue(tessera.PROPERTIES_ID, properties.Id)
