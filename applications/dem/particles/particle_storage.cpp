@@ -2,6 +2,7 @@
 #include "applications/dem/particles/particle_storage.h"
 
 #include <algorithm>
+#include <array>
 #include <numbers>
 
 #include "applications/dem/dem_variables.h"
@@ -156,9 +157,11 @@ void WriteParticlesToNodes(const ParticleStorage& particles, ModelPart& spheres)
     Array3* column;
     const std::vector<Array3>* values;
   };
-  std::vector<Target> targets;
+  // Runs every step: a fixed array, no allocation.
+  std::array<Target, 9> targets;
+  std::size_t count = 0;
   auto add = [&](const Variable<Array3>& variable, const std::vector<Array3>& values) {
-    if (Array3* column = HistoricalData(db, variable)) targets.push_back({column, &values});
+    if (Array3* column = HistoricalData(db, variable)) targets[count++] = {column, &values};
   };
   add(VELOCITY, particles.velocity);
   add(ANGULAR_VELOCITY, particles.angular_velocity);
@@ -173,7 +176,7 @@ void WriteParticlesToNodes(const ParticleStorage& particles, ModelPart& spheres)
   ParallelRows(particles.size(), [&](std::size_t i) {
     const IndexType node = particles.node[i];
     db.Coordinates(node) = particles.position[i];
-    for (const Target& target : targets) target.column[node] = (*target.values)[i];
+    for (std::size_t t = 0; t < count; ++t) targets[t].column[node] = (*targets[t].values)[i];
     if (radius) radius[node] = particles.radius[i];
   });
 }

@@ -261,7 +261,9 @@ void ExplicitSolverStrategy::Search(double time) {
   search_.FindParticlePairs(particles_.position, particles_.radius, settings_.search_tolerance,
                             scratch_first_, scratch_second_);
   {
-    PairContacts next;
+    // The lists are rebuilt into the spare ones and swapped: after the first
+    // searches no search allocates.
+    PairContacts& next = spare_pairs_;
     const std::size_t m = scratch_first_.size();
     next.Resize(m);
     std::size_t old = 0;
@@ -288,17 +290,18 @@ void ExplicitSolverStrategy::Search(double time) {
     }
     for (std::size_t i = 0; i < n; ++i) next.particle_start[i + 1] += next.particle_start[i];
     next.particle_entries.resize(2 * m);
-    std::vector<std::uint32_t> cursor(next.particle_start.begin(), next.particle_start.end() - 1);
+    std::vector<std::uint32_t>& cursor = scratch_cursor_;
+    cursor.assign(next.particle_start.begin(), next.particle_start.end() - 1);
     for (std::size_t c = 0; c < m; ++c) {
       next.particle_entries[cursor[next.first[c]]++] = static_cast<std::uint32_t>(2 * c);
       next.particle_entries[cursor[next.second[c]]++] = static_cast<std::uint32_t>(2 * c + 1);
     }
-    pairs_ = std::move(next);
+    std::swap(pairs_, spare_pairs_);
   }
 
   // ---- particle-face candidates.
   {
-    WallContacts next;
+    WallContacts& next = spare_walls_;
     if (faces_.size() > 0)
       search_.FindWallCandidates(particles_.position, particles_.radius, faces_.boxes,
                                  settings_.wall_search_tolerance, scratch_first_, scratch_second_);
@@ -326,7 +329,7 @@ void ExplicitSolverStrategy::Search(double time) {
     next.particle_start.assign(n + 1, 0);
     for (std::size_t c = 0; c < m; ++c) ++next.particle_start[next.particle[c] + 1];
     for (std::size_t i = 0; i < n; ++i) next.particle_start[i + 1] += next.particle_start[i];
-    wall_contacts_ = std::move(next);
+    std::swap(wall_contacts_, spare_walls_);
   }
   wall_force_.assign(n, Array3{});
   wall_elastic_.assign(n, Array3{});

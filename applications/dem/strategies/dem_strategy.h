@@ -166,7 +166,9 @@ class ExplicitSolverStrategy {
   WallContacts wall_contacts_;
   // Per particle sums of its wall contacts (written per particle in parallel).
   std::vector<Array3> wall_force_, wall_elastic_, wall_torque_;
-  std::vector<std::uint32_t> scratch_first_, scratch_second_;
+  PairContacts spare_pairs_;
+  WallContacts spare_walls_;
+  std::vector<std::uint32_t> scratch_first_, scratch_second_, scratch_cursor_;
   // A contact of a pair without material relation, found inside a parallel loop.
   std::int64_t pending_pair_error_ = -1, pending_wall_error_ = -1;
   int step_ = 0;

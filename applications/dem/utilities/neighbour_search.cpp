@@ -161,7 +161,8 @@ void NeighbourSearch::FindWallCandidates(const std::vector<Array3>& position,
     face_cells(f, [&](std::size_t c) { ++face_cell_start_[c + 1]; });
   for (std::size_t c = 0; c < cells; ++c) face_cell_start_[c + 1] += face_cell_start_[c];
   face_cell_items_.resize(face_cell_start_[cells]);
-  std::vector<std::uint32_t> cursor(face_cell_start_.begin(), face_cell_start_.end() - 1);
+  std::vector<std::uint32_t>& cursor = face_cursor_;
+  cursor.assign(face_cell_start_.begin(), face_cell_start_.end() - 1);
   for (std::size_t f = 0; f < nf; ++f)
     face_cells(
         f, [&](std::size_t c) { face_cell_items_[cursor[c]++] = static_cast<std::uint32_t>(f); });

@@ -57,6 +57,7 @@ class NeighbourSearch {
   std::vector<std::uint32_t> count_;            // per particle, then prefix offsets
   std::vector<std::uint32_t> face_cell_start_;  // CSR over cells: faces touching each cell
   std::vector<std::uint32_t> face_cell_items_;
+  std::vector<std::uint32_t> face_cursor_;
 };
 
 }  // namespace tessera::dem
