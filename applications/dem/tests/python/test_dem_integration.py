@@ -145,3 +145,35 @@ def test_torque_of_a_frictional_contact_spins_the_spheres_by_direct_integration(
     # relative to the spin built up it stays small.
     spin = abs(strategy.Particles.inertia[0] * strategy.Particles.angular_velocity[0][2])
     assert np.abs(after - before).max() < 1e-3 * spin
+
+
+def test_global_damping_takes_its_fraction_of_the_unbalanced_force():
+    # Thesis eq. 5.18: F_damp = -α |F| v/|v|. Falling along gravity with α = 0.2
+    # the sphere accelerates at (1 - α) g once it moves (v0 > 0 down).
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    material = Material(spheres, 1, density=1000.0)
+    Sphere(spheres, 1, (0.0, 0.0, 0.0), 0.01, material, velocity=(0.0, 0.0, -1.0))
+    settings = Settings(1e-3, "Symplectic_Euler", (0.0, 0.0, -10.0))
+    settings.global_damping = 0.2
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
+    strategy.Initialize()
+    Run(strategy, 100, 1e-3)
+    assert strategy.Particles.velocity[0][2] == pytest.approx(-1.0 - 0.8 * 10.0 * 0.1, rel=1e-12)
+
+
+def test_rotation_option_off_keeps_angular_velocities():
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    a = Material(spheres, 1, density=2800.0, young=4.8e10, poisson=0.2)
+    Relate(a, a, restitution=0.8, static_friction=0.3)
+    Sphere(spheres, 1, (-0.0105, 0.006, 0.0), 0.01, a, velocity=(3.0, 0.0, 0.0),
+           angular_velocity=(0.0, 0.0, 5.0))
+    Sphere(spheres, 2, (0.0105, 0.0, 0.0), 0.01, a, velocity=(-3.0, 0.0, 0.0))
+    settings = Settings(1e-7, "Symplectic_Euler")
+    settings.rotation = False
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
+    strategy.Initialize()
+    Run(strategy, 8000, 1e-7)
+    np.testing.assert_array_equal(strategy.Particles.angular_velocity, [[0, 0, 5.0], [0, 0, 0]])
+    assert strategy.Particles.velocity[0][0] < 0.0  # they did collide

@@ -125,3 +125,37 @@ def test_contact_histories_survive_a_new_search():
     assert every_step[0].NumberOfParticleContacts() > 50
     for a, b in zip(every_step[1:], every_tenth[1:]):
         assert np.array_equal(a, b)
+
+
+def InitialPair(distance, radii, **options):
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    grain = Material(spheres, 1, density=2600.0, young=5e7, poisson=0.25)
+    Relate(grain, grain, restitution=0.5)
+    Sphere(spheres, 1, (0.0, 0.0, 0.0), radii[0], grain)
+    Sphere(spheres, 2, (distance, 0.0, 0.0), radii[1], grain)
+    settings = Settings(1e-6)
+    for key, value in options.items():
+        setattr(settings, key, value)
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
+    strategy.Initialize()
+    return spheres, strategy
+
+
+def test_clean_indentations_shrinks_overlapping_spheres_until_they_touch():
+    # CleanIndentationsOption: both radii scaled by d / (r1 + r2).
+    spheres, strategy = InitialPair(0.018, (0.01, 0.01), clean_indentations=True)
+    np.testing.assert_allclose(strategy.Particles.radius, [0.009, 0.009], rtol=1e-15)
+    assert strategy.NumberOfParticleContacts() == 0
+    np.testing.assert_allclose(strategy.Particles.mass,
+                               2600.0 * 4 / 3 * np.pi * 0.009**3 * np.ones(2), rtol=1e-14)
+    strategy.WriteToNodes()
+    assert spheres.GetNode(2).GetSolutionStepValue(tessera.RADIUS) == pytest.approx(0.009, rel=1e-15)
+
+
+def test_a_sphere_embedded_in_another_is_removed_when_asked():
+    # RemoveBallsInEmbeddedOption: d + r_small <= r_big.
+    spheres, strategy = InitialPair(0.004, (0.01, 0.005), remove_embedded=True)
+    assert len(strategy.Particles) == 1 and spheres.NodeIds() == [1]
+    spheres, strategy = InitialPair(0.004, (0.01, 0.005))
+    assert len(strategy.Particles) == 2
