@@ -84,6 +84,16 @@ class DEMSolver(PythonSolver):
             for variable in variables:
                 model_part.AddNodalSolutionStepVariable(tessera.GetVariable(variable))
 
+    def AddDofs(self):
+        """Velocity and angular velocity components are degrees of freedom of the
+        sphere nodes, as in Kratos, so that processes can fix them (a fixed
+        component keeps the value the process gives instead of being integrated)."""
+        components = [tessera.GetVariable(f"{name}_{axis}") for name in ("VELOCITY", "ANGULAR_VELOCITY")
+                      for axis in "XYZ"]
+        for node in self.model.GetModelPart("SpheresPart").Nodes:
+            for variable in components:
+                node.AddDof(variable)
+
     def GetComputingModelPart(self):
         return self.model.GetModelPart("SpheresPart")
 

@@ -316,3 +316,35 @@ def test_tessera_run_runs_a_dem_project_folder(tmp_path):
     assert project.stage_class.__name__ == "DEMAnalysisStage"
     stage = project.Run()
     assert stage.GetStrategy().StepCount() == KratosSteps(1e-4, 0.02)
+
+
+def test_a_kernel_process_fixing_a_velocity_component_holds_it(tmp_path, monkeypatch):
+    # Kernel processes come through the factory; the sphere velocities are
+    # degrees of freedom, so "constrained" fixes them: the fixed component keeps
+    # the imposed value while gravity acts on it, then is integrated again.
+    monkeypatch.chdir(tmp_path)
+    process = {"python_module": "assign_vector_variable_process",
+               "kratos_module": "KratosMultiphysics",
+               "Parameters": {"model_part_name": "SpheresPart", "variable_name": "VELOCITY",
+                              "value": [1.0, None, None], "constrained": [True, False, False],
+                              "interval": [0.0, 0.005]}}
+    parameters = SmallDeck(tmp_path, GravityX=-9.81, GravityZ=0.0, FinalTime=0.01,
+                           processes={"constraints_process_list": [process]})
+    import tessera.dem
+
+    class Stage(tessera.dem.DEMAnalysisStage):
+        def Initialize(self):
+            self.history = []
+            super().Initialize()
+
+        def FinalizeSolutionStep(self):
+            super().FinalizeSolutionStep()
+            node = self.spheres_model_part.GetNode(1)  # mdpa node 11, alone on the floor
+            self.history.append((self.time, node.GetSolutionStepValue(tessera.VELOCITY_X)))
+
+    stage = Stage(tessera.Model(), parameters)
+    stage.Run()
+    held = [v for t, v in stage.history if t <= 0.005 - 1e-12]
+    free = [v for t, v in stage.history if t > 0.005 + 1e-12]
+    assert len(held) >= 49 and all(v == 1.0 for v in held)
+    assert free[-1] < free[0] < 1.0  # gravity along -x acts again
