@@ -77,13 +77,15 @@ void DisplacementCondition<TDim, TNodes>::GetValuesVector(Vector& values, int st
 template <int TDim, int TNodes>
 void DisplacementCondition<TDim, TNodes>::CalculateLeftHandSide(Matrix& lhs,
                                                                 const ProcessInfo& info) {
-  Vector rhs;
+  // The other half of the local system goes to a per-thread buffer that keeps
+  // its size, so residual-only builds allocate nothing per condition.
+  static thread_local Vector rhs;
   CalculateLocalSystem(lhs, rhs, info);
 }
 template <int TDim, int TNodes>
 void DisplacementCondition<TDim, TNodes>::CalculateRightHandSide(Vector& rhs,
                                                                  const ProcessInfo& info) {
-  Matrix lhs;
+  static thread_local Matrix lhs;
   CalculateLocalSystem(lhs, rhs, info);
 }
 

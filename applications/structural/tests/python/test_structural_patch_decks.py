@@ -91,3 +91,59 @@ def test_a_wrong_value_fails_the_deck_check(case_copy):
         f.write(text.replace('"7.8E-03"', '"7.0E-03"'))
     with pytest.raises(Exception, match="DISPLACEMENT_Y"):
         run(folder, SHEAR)
+
+
+def _edit(folder, deck, old, new):
+    path = os.path.join(folder, deck)
+    with open(path) as f:
+        text = f.read()
+    assert old in text, old
+    with open(path, "w") as f:
+        f.write(text.replace(old, new))
+
+
+def test_shear_deck_linear_analysis_with_an_iterative_solver(case_copy):
+    """The same deck as a linear analysis solved by cg: one solve, same values
+    (cg to relative residual 1e-12 on 12 dofs: far below the 1e-7 of the
+    follower effect that separates the two runs)."""
+    folder = case_copy("sm_patch_tests")
+    _edit(folder, SHEAR, '"analysis_type"                      : "non_linear"',
+          '"analysis_type": "linear", "linear_solver_settings": {"solver_type": "cg", "tolerance": 1e-12}')
+    model, stage = run(folder, SHEAR)
+    assert stage._GetSolver().GetSolutionStrategy().GetIterationNumber() == 1
+    for node in model.GetModelPart("Structure.LineLoad2D_Load_on_lines_Auto4").Nodes:
+        assert node.GetSolutionStepValue(tessera.DISPLACEMENT_Y) == pytest.approx(7.8e-3, abs=1e-7)
+
+
+@pytest.mark.parametrize("old,new,message", [
+    ('"line_search"                        : false', '"line_search": true', r"line_search.*does not provide"),
+    ('"convergence_criterion"              : "residual_criterion"', '"convergence_criterion": "energy"',
+     r"convergence_criterion.*'energy'.*residual_criterion"),
+    ('"solver_type"                        : "Static"', '"solver_type": "Dynamic"',
+     r"solver_type.*'Dynamic'.*\"Static\" problems only"),
+    ('"max_iteration"                      : 10', '"max_iteration": 10, "max_iterations": 3',
+     r"max_iterations.*did you mean 'max_iteration'"),
+])
+def test_unsupported_or_mistyped_solver_settings_are_named(case_copy, old, new, message):
+    folder = case_copy("sm_patch_tests")
+    _edit(folder, SHEAR, old, new)
+    with pytest.raises(tessera.Error, match=message):
+        run(folder, SHEAR)
+
+
+def test_results_do_not_depend_on_the_thread_count(case_copy):
+    """Coloured assembly: the whole run, residuals and Newton path included, is
+    bitwise the same for 1 and 2 threads."""
+    folder = case_copy("sm_patch_tests")
+    saved = tessera.GetParallelThreads()
+    results = []
+    try:
+        for threads in (1, 2):
+            tessera.SetParallelThreads(threads)
+            model, _ = run(folder, TENSION)
+            results.append([tuple(n.GetSolutionStepValue(tessera.DISPLACEMENT)) +
+                            tuple(n.GetSolutionStepValue(tessera.REACTION))
+                            for n in model.GetModelPart("Structure").Nodes])
+    finally:
+        tessera.SetParallelThreads(saved)
+    assert results[0] == results[1]
