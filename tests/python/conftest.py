@@ -1,6 +1,9 @@
 """Shared fixtures of the Python tests: where the repository, the shared
 reference cases (../shared from the repository root) and the built `tessera`
-launcher (<package dir>/../bin/tessera) are, and small model-building helpers."""
+launcher (<package dir>/../bin/tessera) are, and the fixtures built on them.
+Helpers that test modules import live in
+kernel_testing.py: a module named conftest would clash with the conftest of
+every application's tests when pytest collects them in one run."""
 import os
 import subprocess
 import sys
@@ -8,8 +11,8 @@ import sys
 import pytest
 
 import tessera
+from kernel_testing import REPO_ROOT, MakeLineModel
 
-REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 SHARED_DIR = os.path.normpath(os.path.join(REPO_ROOT, "..", "shared"))
 PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(tessera.__file__)))
 LAUNCHER = os.path.normpath(os.path.join(PACKAGE_PARENT, "..", "bin", "tessera"))
@@ -64,21 +67,6 @@ def run_module():
                               capture_output=True, text=True, timeout=timeout)
 
     return run
-
-
-def MakeLineModel(model=None, name="Main", count=5, variables=("DISPLACEMENT", "VELOCITY", "TEMPERATURE"),
-                  buffer_size=2):
-    """A root model part of `count` nodes at x = 0, 1, ..., y = 2x, z = 0.5 with
-    the given historical variables, and a sub model part "Right" holding the
-    last two nodes."""
-    model = tessera.Model() if model is None else model
-    model_part = model.CreateModelPart(name, buffer_size)
-    for variable in variables:
-        model_part.AddNodalSolutionStepVariable(tessera.GetVariable(variable))
-    for i in range(count):
-        model_part.CreateNewNode(i + 1, float(i), 2.0 * i, 0.5)
-    model_part.CreateSubModelPart("Right").AddNodes([count - 1, count])
-    return model, model_part
 
 
 @pytest.fixture

@@ -11,7 +11,7 @@ from tessera.analysis_stage import AnalysisStage
 from tessera.kinematic_analysis import KinematicAnalysis
 from tessera.python_solver import PythonSolver
 
-from conftest import MakeLineModel
+from kernel_testing import MakeLineModel
 
 LOG = []  # what the recording solver and processes below saw, in order
 

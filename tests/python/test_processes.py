@@ -15,7 +15,7 @@ from tessera.function_expression import FunctionExpression
 from tessera.process_factory import KratosProcessFactory
 from tessera.processes import CheckFailure, IntervalUtility
 
-from conftest import MakeLineModel
+from kernel_testing import MakeLineModel
 
 
 def Build(model, processes_json, key="loads_process_list"):
