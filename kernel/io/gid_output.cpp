@@ -9,6 +9,7 @@
 #include "kernel/core/error.h"
 #include "kernel/core/kernel_variables.h"
 #include "kernel/core/variable_registry.h"
+#include "kernel/io/integration_point_average.h"
 #include "kernel/model/model_part.h"
 
 namespace tessera {
@@ -149,56 +150,6 @@ void WriteResultHeader(std::ostream& os, const VariableBase& variable, ResultTyp
   if (type == ResultType::Matrix)
     os << "ComponentNames \"XX\", \"YY\", \"ZZ\", \"XY\", \"YZ\", \"XZ\"\n";
   os << "Values\n";
-}
-
-template <class T>
-Value AverageOf(const std::vector<T>& values, const VariableBase& variable, const Entity& entity) {
-  if (values.empty()) return T{};
-  T sum = values.front();
-  for (std::size_t i = 1; i < values.size(); ++i) {
-    if constexpr (std::is_same_v<T, Vector> || std::is_same_v<T, Matrix>) {
-      if (values[i].rows() != sum.rows() || values[i].cols() != sum.cols())
-        TESSERA_ERROR("GidOutput: ", entity.Info(), " gives ", variable.Name(),
-                      " values of different sizes at its integration points");
-    }
-    sum += values[i];
-  }
-  if constexpr (std::is_same_v<T, Array3>)
-    return sum * (1.0 / values.size());
-  else if constexpr (std::is_same_v<T, double>)
-    return sum / values.size();
-  else
-    return T(sum / static_cast<double>(values.size()));
-}
-
-// The element's integration point values of `variable`, averaged.
-Value GaussPointAverage(Entity& entity, const VariableBase& variable, const ProcessInfo& info) {
-  switch (KindOf(variable)) {
-    case ValueKind::Double: {
-      std::vector<double> v;
-      entity.CalculateOnIntegrationPoints(static_cast<const Variable<double>&>(variable), v, info);
-      return AverageOf(v, variable, entity);
-    }
-    case ValueKind::Array3: {
-      std::vector<Array3> v;
-      entity.CalculateOnIntegrationPoints(static_cast<const Variable<Array3>&>(variable), v, info);
-      return AverageOf(v, variable, entity);
-    }
-    case ValueKind::Vector: {
-      std::vector<Vector> v;
-      entity.CalculateOnIntegrationPoints(static_cast<const Variable<Vector>&>(variable), v, info);
-      return AverageOf(v, variable, entity);
-    }
-    case ValueKind::Matrix: {
-      std::vector<Matrix> v;
-      entity.CalculateOnIntegrationPoints(static_cast<const Variable<Matrix>&>(variable), v, info);
-      return AverageOf(v, variable, entity);
-    }
-    default:
-      TESSERA_ERROR("GidOutput setting 'gauss_point_results': ", variable.Name(), " holds ",
-                    ValueKindName(KindOf(variable)),
-                    "; integration point values exist for double, Array3, Vector and Matrix");
-  }
 }
 
 // The nodes to write: the model part's, then any node its written entities use
@@ -427,7 +378,10 @@ void GidOutput::WriteResults(const std::string& path, const std::string& label) 
       for (Element& element : model_part_.Elements()) {
         if (element.GetGeometry().Type().Family() != family) continue;
         os << element.Id();
-        WriteValue(os, GaussPointAverage(element, *variable, info), *variable);
+        WriteValue(os,
+                   IntegrationPointAverage(element, *variable, info,
+                                           "GidOutput setting 'gauss_point_results'"),
+                   *variable);
         os << '\n';
       }
       os << "End Values\n\n";

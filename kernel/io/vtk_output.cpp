@@ -15,6 +15,7 @@
 #include "kernel/core/kernel_variables.h"
 #include "kernel/core/variable_registry.h"
 #include "kernel/geometries/geometry_type.h"
+#include "kernel/io/integration_point_average.h"
 #include "kernel/model/model_part.h"
 
 namespace tessera {
@@ -232,62 +233,6 @@ bool GatherColumn(const DataColumn& column, const VariableBase& variable,
     return true;
   }
   return false;
-}
-
-// The average over an entity's integration points of CalculateOnIntegrationPoints;
-// the variable's zero when the entity has no integration point values.
-template <class T>
-Value AverageOf(const std::vector<T>& values, const VariableBase& variable, const Entity& entity) {
-  if (values.empty()) return T{};
-  T sum = values.front();
-  for (std::size_t i = 1; i < values.size(); ++i) {
-    if constexpr (std::is_same_v<T, Vector> || std::is_same_v<T, Matrix>) {
-      if (values[i].rows() != sum.rows() || values[i].cols() != sum.cols())
-        TESSERA_ERROR("VtkOutput: ", entity.Info(), " gives ", variable.Name(),
-                      " values of different sizes at its integration points");
-    }
-    sum += values[i];
-  }
-  if constexpr (std::is_same_v<T, Array3>)
-    return sum * (1.0 / values.size());
-  else if constexpr (std::is_same_v<T, double>)
-    return sum / values.size();
-  else
-    return T(sum / static_cast<double>(values.size()));
-}
-
-Value GaussPointAverage(Entity& entity, const VariableBase& variable, const ProcessInfo& info) {
-  const ValueKind kind = variable.IsComponent() ? ValueKind::Double : variable.Kind();
-  switch (kind) {
-    case ValueKind::Double: {
-      std::vector<double> values;
-      entity.CalculateOnIntegrationPoints(static_cast<const Variable<double>&>(variable), values,
-                                          info);
-      return AverageOf(values, variable, entity);
-    }
-    case ValueKind::Array3: {
-      std::vector<Array3> values;
-      entity.CalculateOnIntegrationPoints(static_cast<const Variable<Array3>&>(variable), values,
-                                          info);
-      return AverageOf(values, variable, entity);
-    }
-    case ValueKind::Vector: {
-      std::vector<Vector> values;
-      entity.CalculateOnIntegrationPoints(static_cast<const Variable<Vector>&>(variable), values,
-                                          info);
-      return AverageOf(values, variable, entity);
-    }
-    case ValueKind::Matrix: {
-      std::vector<Matrix> values;
-      entity.CalculateOnIntegrationPoints(static_cast<const Variable<Matrix>&>(variable), values,
-                                          info);
-      return AverageOf(values, variable, entity);
-    }
-    default:
-      TESSERA_ERROR("VtkOutput: gauss_point_variables_in_elements lists ", variable.Name(),
-                    ", which holds ", ValueKindName(kind),
-                    "; integration point values exist for double, Array3, Vector and Matrix");
-  }
 }
 
 // ---- the mesh of one model part ------------------------------------------------------------
@@ -704,7 +649,8 @@ void VtkOutput::WriteModelPart(Collection& collection, int step, double time) {
     }
     for (const VariableBase* variable : gauss_point_) {
       for (std::size_t c = 0; c < n; ++c)
-        values[c] = GaussPointAverage(*mesh.entities[c], *variable, info);
+        values[c] = IntegrationPointAverage(*mesh.entities[c], *variable, info,
+                                            "VtkOutput: gauss_point_variables_in_elements");
       cell_data.push_back(
           MakeArray(variable->Name(), *variable, values, "gauss_point_variables_in_elements"));
     }
