@@ -33,6 +33,18 @@ void RecordError(std::int64_t& slot, std::int64_t index) {
 
 bool Fixed(std::uint8_t bits, int bit) { return (bits >> bit) & 1u; }
 
+// Contact c of the new list takes the history (tangential spring, sliding and
+// active state) of contact `old` of the previous list when it is the same pair,
+// and starts fresh otherwise (so that a parting contact is reset).
+template <class Contacts>
+void CarryHistory(const Contacts& prev, std::size_t old, bool kept, Contacts& next, std::size_t c) {
+  next.tangential_force[c] = kept ? prev.tangential_force[old] : Array3{};
+  next.tangential_stiffness[c] = kept ? prev.tangential_stiffness[old] : 0.0;
+  next.normal_elastic_force[c] = kept ? prev.normal_elastic_force[old] : 0.0;
+  next.sliding[c] = kept ? prev.sliding[old] : 0;
+  next.active[c] = kept ? prev.active[old] : 0;
+}
+
 }  // namespace
 
 TranslationalScheme TranslationalSchemeFromName(const std::string& name) {
@@ -276,11 +288,7 @@ void ExplicitSolverStrategy::Search(double time) {
              (prev.first[old] < i || (prev.first[old] == i && prev.second[old] < j)))
         ++old;
       const bool kept = old < prev.first.size() && prev.first[old] == i && prev.second[old] == j;
-      next.tangential_force[c] = kept ? prev.tangential_force[old] : Array3{};
-      next.tangential_stiffness[c] = kept ? prev.tangential_stiffness[old] : 0.0;
-      next.normal_elastic_force[c] = kept ? prev.normal_elastic_force[old] : 0.0;
-      next.sliding[c] = kept ? prev.sliding[old] : 0;
-      next.active[c] = kept ? prev.active[old] : 0;  // so that a parting contact is reset
+      CarryHistory(prev, old, kept, next, c);
     }
     // Per particle, its contacts in increasing contact order.
     next.particle_start.assign(n + 1, 0);
@@ -320,11 +328,7 @@ void ExplicitSolverStrategy::Search(double time) {
         ++old;
       const bool kept =
           old < prev.particle.size() && prev.particle[old] == p && prev.face[old] == f;
-      next.tangential_force[c] = kept ? prev.tangential_force[old] : Array3{};
-      next.tangential_stiffness[c] = kept ? prev.tangential_stiffness[old] : 0.0;
-      next.normal_elastic_force[c] = kept ? prev.normal_elastic_force[old] : 0.0;
-      next.sliding[c] = kept ? prev.sliding[old] : 0;
-      next.active[c] = kept ? prev.active[old] : 0;  // so that a parting contact is reset
+      CarryHistory(prev, old, kept, next, c);
     }
     next.particle_start.assign(n + 1, 0);
     for (std::size_t c = 0; c < m; ++c) ++next.particle_start[next.particle[c] + 1];
