@@ -24,21 +24,6 @@ needs_cases = pytest.mark.skipif(not os.path.isdir(CASES),
                                  reason=f"the shared Kratos cases are not at {CASES}")
 
 
-@pytest.fixture(autouse=True, scope="module")
-def dem_application():
-    import tessera.dem  # noqa: F401  (registers the DEM names)
-
-
-@pytest.fixture
-def in_copy(tmp_path, monkeypatch):
-    def copy(case):
-        target = tmp_path / os.path.basename(case)
-        shutil.copytree(os.path.join(CASES, case), target)
-        monkeypatch.chdir(target)
-        return target
-    return copy
-
-
 def Stage(parameters, model=None):
     import tessera.dem
     model = tessera.Model() if model is None else model

@@ -23,11 +23,6 @@ LINEAR = "DEM_D_Linear_viscous_Coulomb"
 HERTZ = "DEM_D_Hertz_viscous_Coulomb"
 
 
-@pytest.fixture(autouse=True, scope="module")
-def dem_application():
-    import tessera.dem  # noqa: F401  (registers the DEM names)
-
-
 def Dem():
     from tessera import _dem
     return _dem

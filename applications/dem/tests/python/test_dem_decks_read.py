@@ -55,14 +55,6 @@ HISTORICAL = {
 REL = 1e-12  # values are compared with what the file writes, to round-off
 
 
-@pytest.fixture(autouse=True, scope="module")
-def dem_application():
-    """Imports tessera.dem when the first test of this file runs rather than when
-    pytest collects it: the registry is process-wide, and collection imports every
-    test module of a session before any test runs."""
-    import tessera.dem  # noqa: F401  (registers the DEM names)
-
-
 def RootNameOf(path):
     for suffix, root in ROOTS:
         if path.endswith(suffix):

@@ -21,14 +21,6 @@ WALLS = {"RigidFace3D2N": "Line3D2", "RigidFace3D3N": "Triangle3D3",
 MATERIAL = {"PARTICLE_DENSITY": 4000.0, "YOUNG_MODULUS": 1e6, "POISSON_RATIO": 0.2}
 
 
-@pytest.fixture(autouse=True, scope="module")
-def dem_application():
-    """Imports tessera.dem when the first test of this file runs rather than when
-    pytest collects it: the registry is process-wide, and collection imports every
-    test module of a session before any test runs."""
-    import tessera.dem  # noqa: F401  (registers the DEM names)
-
-
 def MakeSpheres(historical=("RADIUS", "VELOCITY")):
     model = tessera.Model()
     model_part = model.CreateModelPart("SpheresPart")

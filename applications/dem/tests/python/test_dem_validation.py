@@ -37,22 +37,6 @@ pytestmark = pytest.mark.skipif(not os.path.isdir(CASES),
                                 reason=f"the shared Kratos cases are not at {CASES}")
 
 
-@pytest.fixture(autouse=True, scope="module")
-def dem_application():
-    import tessera.dem  # noqa: F401  (registers the DEM names)
-
-
-@pytest.fixture
-def in_copy(tmp_path, monkeypatch):
-    """Copies a case folder to tmp_path and runs the test inside it."""
-    def copy(case):
-        target = tmp_path / os.path.basename(case)
-        shutil.copytree(os.path.join(CASES, case), target)
-        monkeypatch.chdir(target)
-        return target
-    return copy
-
-
 # ------------------------------------------------------------------ 1. dem3d_restitution
 def RestitutionStage():
     import tessera.dem

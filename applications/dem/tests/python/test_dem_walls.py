@@ -22,11 +22,6 @@ import tessera
 from dem_test_utilities import Face, Material, Relate, Run, Settings, Sphere, SpheresPart
 
 
-@pytest.fixture(autouse=True, scope="module")
-def dem_application():
-    import tessera.dem  # noqa: F401  (registers the DEM names)
-
-
 def Dem():
     from tessera import _dem
     return _dem
