@@ -3,7 +3,6 @@ Kratos core reader case (counts, values, fixity, flags, sub model parts; also
 MESH_ONLY), writing and reading back, errors naming file:line, and the DEM
 stage's renumbering reader."""
 import os
-import pathlib
 
 import pytest
 

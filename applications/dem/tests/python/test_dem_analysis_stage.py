@@ -10,8 +10,6 @@ which Kratos fits empirically and Tessera maps exactly, show).
 import glob
 import json
 import os
-import shutil
-import warnings
 
 import pytest
 

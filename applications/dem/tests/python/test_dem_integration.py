@@ -10,7 +10,6 @@ contact elastic energy; Velocity Verlet keeps the total within 1e-4 of the
 initial at every step at 200 steps per contact, and the kinetic energy after
 separation within 1e-5 (Hertz energy A.15-A.16, digest §12).
 """
-import math
 
 import numpy as np
 import pytest

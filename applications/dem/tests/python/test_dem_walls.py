@@ -12,7 +12,6 @@ Sources and tolerances:
   after t = 2 v0 / (7 μ_d g). Checked to 0.5 % (speed) and 2 % (time; the
   spring phase of the tangential law rounds the transition).
 """
-import math
 
 import numpy as np
 import pytest
