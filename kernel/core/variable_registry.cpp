@@ -3,6 +3,8 @@
 
 #include <algorithm>
 
+#include "kernel/core/suggestions.h"
+
 namespace tessera {
 
 const char* ValueKindName(ValueKind kind) {
@@ -88,32 +90,11 @@ std::vector<std::string> VariableRegistry::FlagNames() const {
   return names;
 }
 
-std::size_t EditDistance(std::string_view a, std::string_view b) {
-  std::vector<std::size_t> row(b.size() + 1);
-  for (std::size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (std::size_t i = 1; i <= a.size(); ++i) {
-    std::size_t diagonal = row[0];
-    row[0] = i;
-    for (std::size_t j = 1; j <= b.size(); ++j) {
-      const std::size_t up = row[j];
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] != b[j - 1])});
-      diagonal = up;
-    }
-  }
-  return row[b.size()];
-}
-
 std::string VariableRegistry::Suggestions(std::string_view name) const {
-  std::vector<std::pair<std::size_t, std::string>> scored;
-  for (const auto& [known, v] : by_name_) scored.emplace_back(EditDistance(name, known), known);
-  for (const auto& [known, f] : flags_) scored.emplace_back(EditDistance(name, known), known);
-  std::sort(scored.begin(), scored.end());
-  std::string out;
-  for (std::size_t i = 0; i < scored.size() && i < 3; ++i) {
-    if (scored[i].first > std::max<std::size_t>(3, name.size() / 3)) break;
-    out += (i == 0 ? "; did you mean " : " or ") + scored[i].second;
-  }
-  return out.empty() ? out : out + "?";
+  std::vector<std::string> known = Names();
+  const std::vector<std::string> flags = FlagNames();
+  known.insert(known.end(), flags.begin(), flags.end());
+  return DidYouMean(name, known);
 }
 
 }  // namespace tessera

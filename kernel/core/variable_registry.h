@@ -52,6 +52,4 @@ class VariableRegistry {
   std::unordered_map<std::string, const Flag*> flags_;
 };
 
-std::size_t EditDistance(std::string_view a, std::string_view b);
-
 }  // namespace tessera

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "kernel/core/suggestions.h"
 #include "kernel/core/variable_registry.h"
 #include "kernel/geometries/geometry_types.h"
 #include "kernel/parameters/parameters.h"
@@ -19,15 +20,7 @@ std::vector<std::string> KeysOf(const Map& map) {
 
 template <class Map>
 std::string Closest(const Map& map, const std::string& name) {
-  std::vector<std::pair<std::size_t, std::string>> scored;
-  for (const auto& entry : map) scored.emplace_back(EditDistance(name, entry.first), entry.first);
-  std::sort(scored.begin(), scored.end());
-  std::string out;
-  for (std::size_t i = 0; i < scored.size() && i < 3; ++i) {
-    if (scored[i].first > std::max<std::size_t>(3, name.size() / 3)) break;
-    out += (i == 0 ? "; did you mean " : " or ") + scored[i].second;
-  }
-  return out.empty() ? out : out + "?";
+  return DidYouMean(name, KeysOf(map));
 }
 
 template <class T, class Map>

@@ -3,8 +3,9 @@ ASCII post files (`gid_output_process`).
 
 Both are Kratos-style output processes built by `Factory(settings, model)` from
 an "output_processes" entry of a ProjectParameters.json. They share the output
-schedule below.
+schedule and the ScheduledOutputProcess base below.
 """
+import tessera
 
 
 class OutputSchedule:
@@ -21,8 +22,6 @@ class OutputSchedule:
     """
 
     def __init__(self, model_part, control_type, interval, owner):
-        import tessera
-
         if control_type not in ("step", "time"):
             raise ValueError(
                 f'{owner}: "output_control_type" is "{control_type}"; '
@@ -52,3 +51,21 @@ class OutputSchedule:
         now = self._Now()
         while self.next_output <= now + self._tolerance:
             self.next_output += self.interval
+
+
+class ScheduledOutputProcess(tessera.Process):
+    """Kratos' output process protocol over an OutputSchedule: the analysis asks
+    IsOutputStep() after each solution step and calls PrintOutput() when it is.
+    Subclasses set `self.schedule` and `self.writer` (an object with
+    PrintOutput(), the C++ VtkOutput or GidOutput)."""
+
+    def ExecuteBeforeSolutionLoop(self):
+        # TIME and STEP are final only now (restarts, start times set by the solver).
+        self.schedule.Restart()
+
+    def IsOutputStep(self):
+        return self.schedule.IsOutputStep()
+
+    def PrintOutput(self):
+        self.writer.PrintOutput()
+        self.schedule.ScheduleNext()

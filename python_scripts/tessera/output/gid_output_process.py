@@ -31,7 +31,7 @@ import json
 import os
 
 import tessera
-from tessera.output import OutputSchedule
+from tessera.output import OutputSchedule, ScheduledOutputProcess
 
 _PROCESS_DEFAULTS = """{
     "model_part_name": "",
@@ -85,7 +85,7 @@ def _Unsupported(results):
     return found
 
 
-class GiDOutputProcess(tessera.Process):
+class GiDOutputProcess(ScheduledOutputProcess):
     """Kratos' output process protocol: the analysis asks IsOutputStep() after
     each solution step and calls PrintOutput() when it is."""
 
@@ -130,40 +130,12 @@ class GiDOutputProcess(tessera.Process):
             "nodal_nonhistorical_results": results["nodal_nonhistorical_results"].GetStringArray(),
             "gauss_point_results": results["gauss_point_results"].GetStringArray(),
         }
-        self.gid_io = tessera.GidOutput(self.model_part, tessera.Parameters(json.dumps(gid_settings)))
+        self.writer = tessera.GidOutput(self.model_part,
+                                        tessera.Parameters(json.dumps(gid_settings)))
         self.schedule = OutputSchedule(self.model_part,
                                        results["output_control_type"].GetString(),
                                        results["output_interval"].GetDouble(),
                                        "GiDOutputProcess")
 
-    def ExecuteInitialize(self):
-        pass
-
-    def ExecuteBeforeSolutionLoop(self):
-        # TIME and STEP are final only now (restarts, start times set by the solver).
-        self.schedule.Restart()
-
-    def ExecuteInitializeSolutionStep(self):
-        pass
-
-    def ExecuteFinalizeSolutionStep(self):
-        pass
-
-    def ExecuteBeforeOutputStep(self):
-        pass
-
-    def ExecuteAfterOutputStep(self):
-        pass
-
     def ExecuteFinalize(self):
-        self.gid_io.ExecuteFinalize()
-
-    def Check(self):
-        return 0
-
-    def IsOutputStep(self):
-        return self.schedule.IsOutputStep()
-
-    def PrintOutput(self):
-        self.gid_io.PrintOutput()
-        self.schedule.ScheduleNext()
+        self.writer.ExecuteFinalize()

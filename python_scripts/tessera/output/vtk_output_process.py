@@ -13,7 +13,7 @@ The accepted keys are those of tessera.VtkOutput.GetDefaultParameters(); the
 writing itself is tessera.VtkOutput (C++).
 """
 import tessera
-from tessera.output import OutputSchedule
+from tessera.output import OutputSchedule, ScheduledOutputProcess
 
 
 def Factory(settings, model):
@@ -22,7 +22,7 @@ def Factory(settings, model):
     return VtkOutputProcess(model, settings["Parameters"])
 
 
-class VtkOutputProcess(tessera.Process):
+class VtkOutputProcess(ScheduledOutputProcess):
     """Kratos' output process protocol: the analysis asks IsOutputStep() after
     each solution step and calls PrintOutput() when it is."""
 
@@ -38,36 +38,4 @@ class VtkOutputProcess(tessera.Process):
                                        settings["output_control_type"].GetString(),
                                        settings["output_interval"].GetDouble(),
                                        "VtkOutputProcess")
-        self.vtk_io = tessera.VtkOutput(self.model_part, settings)
-
-    def ExecuteInitialize(self):
-        pass
-
-    def ExecuteBeforeSolutionLoop(self):
-        # TIME and STEP are final only now (restarts, start times set by the solver).
-        self.schedule.Restart()
-
-    def ExecuteInitializeSolutionStep(self):
-        pass
-
-    def ExecuteFinalizeSolutionStep(self):
-        pass
-
-    def ExecuteBeforeOutputStep(self):
-        pass
-
-    def ExecuteAfterOutputStep(self):
-        pass
-
-    def ExecuteFinalize(self):
-        pass
-
-    def Check(self):
-        return 0
-
-    def IsOutputStep(self):
-        return self.schedule.IsOutputStep()
-
-    def PrintOutput(self):
-        self.vtk_io.PrintOutput()
-        self.schedule.ScheduleNext()
+        self.writer = tessera.VtkOutput(self.model_part, settings)

@@ -38,20 +38,6 @@ pytestmark = pytest.mark.skipif(not os.path.isdir(CASES),
 ROOTS = (("DEM_FEM_boundary.mdpa", "RigidFacePart"), ("DEM_Clusters.mdpa", "ClusterPart"),
          ("DEM_Inlet.mdpa", "DEMInletPart"), ("DEM.mdpa", "SpheresPart"))
 
-# What a DEM stage declares before reading (Kratos' DEM stage declares these per
-# model part: particle kinematics and forces, wall results, cluster data).
-HISTORICAL = {
-    "SpheresPart": ("RADIUS", "VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "DELTA_DISPLACEMENT",
-                    "TOTAL_FORCES", "ELASTIC_FORCES", "CONTACT_FORCES", "PARTICLE_MOMENT",
-                    "EXTERNAL_APPLIED_FORCE", "EXTERNAL_APPLIED_MOMENT", "COHESIVE_GROUP"),
-    "RigidFacePart": ("VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "DELTA_DISPLACEMENT",
-                      "CONTACT_FORCES", "ELASTIC_FORCES", "TANGENTIAL_ELASTIC_FORCES",
-                      "DEM_PRESSURE", "SHEAR_STRESS", "DEM_NODAL_AREA"),
-    "ClusterPart": ("VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "ORIENTATION",
-                    "CHARACTERISTIC_LENGTH", "TOTAL_FORCES", "PARTICLE_MOMENT"),
-    "DEMInletPart": ("VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "RADIUS"),
-}
-
 REL = 1e-12  # values are compared with what the file writes, to round-off
 
 
@@ -75,6 +61,8 @@ def ReadDeck(relative_path, model=None):
     model = tessera.Model() if model is None else model
     root = RootNameOf(relative_path)
     model_part = model.CreateModelPart(root)
+    from tessera.dem.dem_analysis_stage import HISTORICAL  # what the DEM stage declares
+
     for name in HISTORICAL[root]:
         model_part.AddNodalSolutionStepVariable(tessera.GetVariable(name))
     path = os.path.join(CASES, relative_path)
