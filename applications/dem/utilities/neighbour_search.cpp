@@ -24,6 +24,32 @@ double SquaredDistanceToBox(const Array3& p, const Array3& lo, const Array3& hi)
   return d2;
 }
 
+// Runs visit(i, on_hit) over rows 0..n-1 twice: first counting each row's hits,
+// then writing (i, hit) at the row's prefix-sum offset. The output is in row
+// order whatever the number of threads. `count` is reused scratch.
+template <class Visit>
+void CollectInRowOrder(std::size_t n, std::vector<std::uint32_t>& count, Visit&& visit,
+                       std::vector<std::uint32_t>& rows, std::vector<std::uint32_t>& hits,
+                       bool sort_each_row) {
+  count.assign(n + 1, 0);
+  ParallelRows(n, [&](std::size_t i) {
+    std::uint32_t c = 0;
+    visit(i, [&c](std::uint32_t) { ++c; });
+    count[i + 1] = c;
+  });
+  for (std::size_t i = 0; i < n; ++i) count[i + 1] += count[i];
+  rows.resize(count[n]);
+  hits.resize(count[n]);
+  ParallelRows(n, [&](std::size_t i) {
+    std::uint32_t out = count[i];
+    visit(i, [&](std::uint32_t j) {
+      rows[out] = static_cast<std::uint32_t>(i);
+      hits[out++] = j;
+    });
+    if (sort_each_row) std::sort(hits.begin() + count[i], hits.begin() + count[i + 1]);
+  });
+}
+
 }  // namespace
 
 std::int64_t NeighbourSearch::CellCoordinate(double x, int axis) const {
@@ -106,23 +132,7 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
         }
   };
 
-  count_.assign(n + 1, 0);
-  ParallelRows(n, [&](std::size_t i) {
-    std::uint32_t c = 0;
-    visit(i, [&c](std::uint32_t) { ++c; });
-    count_[i + 1] = c;
-  });
-  for (std::size_t i = 0; i < n; ++i) count_[i + 1] += count_[i];
-  first.resize(count_[n]);
-  second.resize(count_[n]);
-  ParallelRows(n, [&](std::size_t i) {
-    std::uint32_t out = count_[i];
-    visit(i, [&](std::uint32_t j) {
-      first[out] = static_cast<std::uint32_t>(i);
-      second[out++] = j;
-    });
-    std::sort(second.begin() + count_[i], second.begin() + count_[i + 1]);
-  });
+  CollectInRowOrder(n, count_, visit, first, second, /*sort_each_row=*/true);
 }
 
 void NeighbourSearch::FindWallCandidates(const std::vector<Array3>& position,
@@ -175,22 +185,7 @@ void NeighbourSearch::FindWallCandidates(const std::vector<Array3>& position,
       if (SquaredDistanceToBox(position[i], faces.min[f], faces.max[f]) < reach * reach) on_face(f);
     }
   };
-  count_.assign(n + 1, 0);
-  ParallelRows(n, [&](std::size_t i) {
-    std::uint32_t c = 0;
-    visit(i, [&c](std::uint32_t) { ++c; });
-    count_[i + 1] = c;
-  });
-  for (std::size_t i = 0; i < n; ++i) count_[i + 1] += count_[i];
-  particle.resize(count_[n]);
-  face.resize(count_[n]);
-  ParallelRows(n, [&](std::size_t i) {
-    std::uint32_t out = count_[i];
-    visit(i, [&](std::uint32_t f) {
-      particle[out] = static_cast<std::uint32_t>(i);
-      face[out++] = f;
-    });
-  });
+  CollectInRowOrder(n, count_, visit, particle, face, /*sort_each_row=*/false);
 }
 
 }  // namespace tessera::dem
