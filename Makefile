@@ -6,12 +6,15 @@ BUILD_DIR := build
 JOBS ?= 2
 DEMO ?= examples/oscillating_plate
 
-.PHONY: all deps configure build demo test cpp-test python-test clean format
+.PHONY: all deps benchmark-deps configure build demo test cpp-test python-test clean format
 
 all: build
 
 deps:
 	@bash scripts/install_dependencies.sh
+
+benchmark-deps:
+	@bash scripts/install_benchmark_dependencies.sh
 
 configure: deps
 	@if [ ! -f $(BUILD_DIR)/build.ninja ]; then \
