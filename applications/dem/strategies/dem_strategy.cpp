@@ -78,11 +78,36 @@ void ExplicitSolverStrategy::PairContacts::Resize(std::size_t n) {
   normal_elastic_force.resize(n);
   sliding.resize(n);
   active.resize(n);
-  force.resize(n);
-  elastic_force.resize(n);
-  torque_first.resize(n);
-  torque_second.resize(n);
   energy.resize(n);
+}
+
+void ExplicitSolverStrategy::PairContacts::Index(std::size_t n) {
+  const std::size_t m = first.size();
+  first_start.assign(n + 1, 0);
+  for (std::size_t c = 0; c < m; ++c) ++first_start[first[c] + 1];
+  for (std::size_t i = 0; i < n; ++i) first_start[i + 1] += first_start[i];
+  // Slots of the cross contacts in list order: the list is sorted by first, so
+  // each block's slots are contiguous and a block numbers its own from its start.
+  const std::size_t blocks = (n + kForceBlockRows - 1) / kForceBlockRows;
+  cross_block_start.assign(blocks + 1, 0);
+  cross_row_start.assign(n + 1, 0);
+  for (std::size_t c = 0; c < m; ++c)
+    if (first[c] / kForceBlockRows != second[c] / kForceBlockRows) {
+      ++cross_block_start[first[c] / kForceBlockRows + 1];
+      ++cross_row_start[second[c] + 1];
+    }
+  for (std::size_t b = 0; b < blocks; ++b) cross_block_start[b + 1] += cross_block_start[b];
+  for (std::size_t i = 0; i < n; ++i) cross_row_start[i + 1] += cross_row_start[i];
+  const std::size_t slots = cross_row_start[n];
+  cross_row_slot.resize(slots);
+  cross_force.resize(slots);
+  cross_elastic.resize(slots);
+  cross_torque.resize(slots);
+  std::vector<std::uint32_t> cursor(cross_row_start.begin(), cross_row_start.end() - 1);
+  std::uint32_t slot = 0;
+  for (std::size_t c = 0; c < m; ++c)
+    if (first[c] / kForceBlockRows != second[c] / kForceBlockRows)
+      cross_row_slot[cursor[second[c]]++] = slot++;
 }
 
 void ExplicitSolverStrategy::WallContacts::Resize(std::size_t n) {
@@ -290,20 +315,7 @@ void ExplicitSolverStrategy::Search(double time) {
       const bool kept = old < prev.first.size() && prev.first[old] == i && prev.second[old] == j;
       CarryHistory(prev, old, kept, next, c);
     }
-    // Per particle, its contacts in increasing contact order.
-    next.particle_start.assign(n + 1, 0);
-    for (std::size_t c = 0; c < m; ++c) {
-      ++next.particle_start[next.first[c] + 1];
-      ++next.particle_start[next.second[c] + 1];
-    }
-    for (std::size_t i = 0; i < n; ++i) next.particle_start[i + 1] += next.particle_start[i];
-    next.particle_entries.resize(2 * m);
-    std::vector<std::uint32_t>& cursor = scratch_cursor_;
-    cursor.assign(next.particle_start.begin(), next.particle_start.end() - 1);
-    for (std::size_t c = 0; c < m; ++c) {
-      next.particle_entries[cursor[next.first[c]]++] = static_cast<std::uint32_t>(2 * c);
-      next.particle_entries[cursor[next.second[c]]++] = static_cast<std::uint32_t>(2 * c + 1);
-    }
+    next.Index(n);
     std::swap(pairs_, spare_pairs_);
   }
 
@@ -363,48 +375,119 @@ void ExplicitSolverStrategy::ThrowPendingError() {
 
 void ExplicitSolverStrategy::ComputeParticleContacts() {
   PairContacts& pc = pairs_;
-  const ParticleStorage& p = particles_;
-  ParallelRows(pc.first.size(), [&](std::size_t c) {
-    const std::uint32_t i = pc.first[c], j = pc.second[c];
-    const Array3 d = p.position[j] - p.position[i];
-    const double distance = Norm(d);
-    const double overlap = p.radius[i] + p.radius[j] - distance;
-    ContactHistoryRef history{pc.tangential_force[c], pc.tangential_stiffness[c],
-                              pc.normal_elastic_force[c], pc.sliding[c]};
-    if (!(overlap > 0.0) || !(distance > 0.0)) {
-      if (pc.active[c]) ResetContactHistory(history);
-      pc.active[c] = 0;
-      return;
+  ParticleStorage& p = particles_;
+  const std::size_t n = p.size();
+  if (n == 0) return;
+  const std::size_t blocks = (n + kForceBlockRows - 1) / kForceBlockRows;
+  // Raw pointers: the loop stores bytes (sliding, active), which may alias
+  // anything, so a vector's data pointer would be reloaded after each of them.
+  const Array3* const position = p.position.data();
+  const Array3* const velocity = p.velocity.data();
+  const Array3* const spin = p.angular_velocity.data();
+  const Array3* const step_displacement = p.delta_displacement.data();
+  const Array3* const step_rotation = p.delta_rotation.data();
+  const double* const radius = p.radius.data();
+  const double* const mass = p.mass.data();
+  const int* const material = p.material.data();
+  Array3* const contact_force = p.contact_force.data();
+  Array3* const elastic_force = p.elastic_force.data();
+  Array3* const torque = p.torque.data();
+  const std::uint32_t* const first_start = pc.first_start.data();
+  const std::uint32_t* const second = pc.second.data();
+  Array3* const spring = pc.tangential_force.data();
+  double* const spring_stiffness = pc.tangential_stiffness.data();
+  double* const normal_elastic = pc.normal_elastic_force.data();
+  std::uint8_t* const sliding = pc.sliding.data();
+  std::uint8_t* const active = pc.active.data();
+  double* const energy = pc.energy.data();
+  Array3* const cross_force = pc.cross_force.data();
+  Array3* const cross_elastic = pc.cross_elastic.data();
+  Array3* const cross_torque = pc.cross_torque.data();
+  const std::size_t materials = table_.size();
+  const PairParameters* const pairs = &table_.Pair(0, 0);
+  const MaterialConstants* const constants = &table_.Material(0);
+  // Captured by value: pointers read through a reference to the enclosing frame
+  // would be reloaded after every byte store as well.
+  ParallelBlocks(n, blocks, [=, this, &pc](std::size_t b) {
+    const std::size_t begin = b * kForceBlockRows, end = std::min(n, begin + kForceBlockRows);
+    // Each row starts from its wall contacts; rows of this block then receive
+    // the forces of this block's contacts as they come.
+    for (std::size_t i = begin; i < end; ++i) {
+      contact_force[i] = wall_force_[i];
+      elastic_force[i] = wall_elastic_[i];
+      torque[i] = wall_torque_[i];
     }
-    const PairParameters& pair = table_.Pair(p.material[i], p.material[j]);
-    if (!pair.defined) {
-      RecordError(pending_pair_error_, static_cast<std::int64_t>(c));
-      pc.active[c] = 0;
-      return;
+    std::uint32_t slot = pc.cross_block_start[b];
+    for (std::size_t i = begin; i < end; ++i) {
+      const Array3 xi = position[i];
+      const double ri = radius[i], mi = mass[i];
+      const std::size_t material_i = static_cast<std::size_t>(material[i]);
+      Array3 force_i = contact_force[i], elastic_i = elastic_force[i], torque_i = torque[i];
+      for (std::uint32_t c = first_start[i]; c < first_start[i + 1]; ++c) {
+        const std::uint32_t j = second[c];
+        const bool cross = j >= end;
+        const Array3 d = position[j] - xi;
+        const double distance2 = Dot(d, d);
+        const double reach = ri + radius[j];
+        ContactHistoryRef history{spring[c], spring_stiffness[c], normal_elastic[c], sliding[c]};
+        const PairParameters* pair = nullptr;
+        if (distance2 < reach * reach && distance2 > 0.0) {
+          pair = &pairs[material_i * materials + static_cast<std::size_t>(material[j])];
+          if (!pair->defined) {
+            RecordError(pending_pair_error_, static_cast<std::int64_t>(c));
+            pair = nullptr;
+          }
+        }
+        if (pair == nullptr) {
+          if (active[c]) ResetContactHistory(history);
+          active[c] = 0;
+          if (cross) {
+            cross_force[slot] = cross_elastic[slot] = cross_torque[slot] = Array3{};
+            ++slot;
+          }
+          continue;
+        }
+        const double distance = std::sqrt(distance2);
+        const double overlap = reach - distance;
+        const Array3 normal = d * (1.0 / distance);
+        // Contact point: the overlap split between the spheres as two springs in
+        // series (thesis eq. 2.8 with the sign of its erratum).
+        const double ei = constants[material_i].young;
+        const double ej = constants[material[j]].young;
+        const double share_i = ej / (ei + ej);
+        const Array3 arm_i = (ri - share_i * overlap) * normal;
+        const Array3 arm_j = -(radius[j] - (1.0 - share_i) * overlap) * normal;
+        const Array3 relative_velocity =
+            (velocity[j] + Cross(spin[j], arm_j)) - (velocity[i] + Cross(spin[i], arm_i));
+        const Array3 relative_displacement =
+            (step_displacement[j] + Cross(step_rotation[j], arm_j)) -
+            (step_displacement[i] + Cross(step_rotation[i], arm_i));
+        const double pair_radius = ri * radius[j] / reach;
+        const double pair_mass = mi * mass[j] / (mi + mass[j]);
+        const ContactForce f =
+            ComputeContactForce(*pair, overlap, pair_radius, pair_mass, normal, relative_velocity,
+                                relative_displacement, history);
+        energy[c] = f.elastic_energy;
+        active[c] = 1;
+        force_i += f.force;
+        elastic_i += f.elastic_force;
+        torque_i += Cross(arm_i, f.force);
+        const Array3 torque_j = Cross(arm_j, -f.force);
+        if (cross) {
+          cross_force[slot] = -f.force;
+          cross_elastic[slot] = -f.elastic_force;
+          cross_torque[slot] = torque_j;
+          ++slot;
+        } else {
+          contact_force[j] -= f.force;
+          elastic_force[j] -= f.elastic_force;
+          torque[j] += torque_j;
+        }
+      }
+      contact_force[i] = force_i;
+      elastic_force[i] = elastic_i;
+      torque[i] = torque_i;
     }
-    const Array3 normal = d / distance;
-    // Contact point: the overlap split between the spheres as two springs in
-    // series (thesis eq. 2.8 with the sign of its erratum).
-    const double ei = table_.Material(p.material[i]).young;
-    const double ej = table_.Material(p.material[j]).young;
-    const double share_i = ej / (ei + ej);
-    const Array3 arm_i = (p.radius[i] - share_i * overlap) * normal;
-    const Array3 arm_j = -(p.radius[j] - (1.0 - share_i) * overlap) * normal;
-    const Array3 relative_velocity = (p.velocity[j] + Cross(p.angular_velocity[j], arm_j)) -
-                                     (p.velocity[i] + Cross(p.angular_velocity[i], arm_i));
-    const Array3 relative_displacement =
-        (p.delta_displacement[j] + Cross(p.delta_rotation[j], arm_j)) -
-        (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm_i));
-    const double radius = p.radius[i] * p.radius[j] / (p.radius[i] + p.radius[j]);
-    const double mass = p.mass[i] * p.mass[j] / (p.mass[i] + p.mass[j]);
-    const ContactForce f = ComputeContactForce(pair, overlap, radius, mass, normal,
-                                               relative_velocity, relative_displacement, history);
-    pc.force[c] = f.force;
-    pc.elastic_force[c] = f.elastic_force;
-    pc.torque_first[c] = Cross(arm_i, f.force);
-    pc.torque_second[c] = Cross(arm_j, -f.force);
-    pc.energy[c] = f.elastic_energy;
-    pc.active[c] = 1;
   });
 }
 
@@ -480,20 +563,12 @@ void ExplicitSolverStrategy::GatherForces() {
   const Array3 gravity = settings_.gravity;
   const double alpha = settings_.global_damping;
   ParallelRows(p.size(), [&](std::size_t i) {
-    Array3 contact = wall_force_[i], elastic = wall_elastic_[i], torque = wall_torque_[i];
-    for (std::uint32_t s = pc.particle_start[i]; s < pc.particle_start[i + 1]; ++s) {
-      const std::uint32_t entry = pc.particle_entries[s];
-      const std::uint32_t c = entry >> 1;
-      if (!pc.active[c]) continue;
-      if ((entry & 1u) == 0) {
-        contact += pc.force[c];
-        elastic += pc.elastic_force[c];
-        torque += pc.torque_first[c];
-      } else {
-        contact -= pc.force[c];
-        elastic -= pc.elastic_force[c];
-        torque += pc.torque_second[c];
-      }
+    Array3 contact = p.contact_force[i], elastic = p.elastic_force[i], torque = p.torque[i];
+    for (std::uint32_t s = pc.cross_row_start[i]; s < pc.cross_row_start[i + 1]; ++s) {
+      const std::uint32_t slot = pc.cross_row_slot[s];
+      contact += pc.cross_force[slot];
+      elastic += pc.cross_elastic[slot];
+      torque += pc.cross_torque[slot];
     }
     Array3 total = contact + p.mass[i] * gravity;
     if (alpha > 0.0) {
@@ -512,8 +587,8 @@ void ExplicitSolverStrategy::GatherForces() {
 }
 
 void ExplicitSolverStrategy::ComputeForces() {
-  ComputeParticleContacts();
   ComputeWallContacts();
+  ComputeParticleContacts();
   ThrowPendingError();
   GatherForces();
 }

@@ -13,9 +13,17 @@
 // Data: ParticleStorage and RigidFaceStorage rows, and two contact lists
 // (particle pairs, particle-face pairs) whose histories (tangential spring
 // force, previous stiffness and normal force, sliding state) survive a new
-// search: old and new lists are both sorted and merged. Forces are computed
-// per contact in parallel, stored per contact, then gathered per particle in a
-// fixed order, so results are bitwise the same for any number of threads.
+// search: old and new lists are both sorted and merged.
+//
+// Forces are summed per particle in one pass over the pair list, cut into
+// blocks of kForceBlockRows particle rows (a fixed size, not one per thread):
+// a block computes the contacts whose first particle it owns and adds each
+// force straight to both particles when the second one is in the block too;
+// a force on a particle of a later block goes to a per-contact slot that the
+// per-particle gather adds afterwards, in slot order. Every particle thus sums
+// the same terms in the same order whatever the number of threads, so results
+// are bitwise the same for 1 or 64 threads, without storing every contact's
+// force and reading it back.
 #pragma once
 
 #include <array>
@@ -121,12 +129,18 @@ class ExplicitSolverStrategy {
     std::vector<Array3> tangential_force;
     std::vector<double> tangential_stiffness, normal_elastic_force;
     std::vector<std::uint8_t> sliding, active;
-    // Results of the last force evaluation (on `first`; `second` gets the opposite).
-    std::vector<Array3> force, elastic_force, torque_first, torque_second;
-    std::vector<double> energy;
-    // Per particle, the contacts it takes part in: index * 2 + (0 first, 1 second).
-    std::vector<std::uint32_t> particle_start, particle_entries;
+    std::vector<double> energy;  // normal elastic energy of the last force evaluation
+    // Contacts of each particle as `first` (the list is sorted by first).
+    std::vector<std::uint32_t> first_start;
+    // Contacts whose second particle lies in a later force block ("cross"
+    // contacts), numbered in list order: first slot of each block, and per
+    // particle the slots it receives (increasing).
+    std::vector<std::uint32_t> cross_block_start, cross_row_start, cross_row_slot;
+    // What a cross contact adds to its second particle (force, elastic part, torque).
+    std::vector<Array3> cross_force, cross_elastic, cross_torque;
     void Resize(std::size_t n);
+    // first_start and the cross slots of the current list, for n particles.
+    void Index(std::size_t n);
   };
   struct WallContacts {
     std::vector<std::uint32_t> particle, face;  // sorted by particle, then face
@@ -145,10 +159,14 @@ class ExplicitSolverStrategy {
   void Search(double time);
   void RemoveParticles(const std::vector<std::uint8_t>& keep);
   void CleanInitialIndentations();
+  // Rows per force block (see above); a constant so that results do not
+  // depend on the thread count.
+  static constexpr std::size_t kForceBlockRows = 2048;
+
   void ComputeForces();
-  void ComputeParticleContacts();
+  void ComputeParticleContacts();  // starts each row from its wall sums
   void ComputeWallContacts();
-  void GatherForces();
+  void GatherForces();  // cross slots, gravity and background damping
   void Integrate();     // FE, SE, Taylor
   void KickAndDrift();  // VV first half
   void Kick();          // VV second half

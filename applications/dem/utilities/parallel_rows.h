@@ -22,6 +22,18 @@ void ParallelRows(std::size_t n, Body&& body) {
   ParallelFor(n, std::forward<Body>(body));
 }
 
+// body(b) for the `blocks` blocks of a loop over `rows` rows: in parallel over
+// blocks under the same rule as ParallelRows (the decision depends on the rows,
+// not on how few blocks there are). Blocks must be independent.
+template <class Body>
+void ParallelBlocks(std::size_t rows, std::size_t blocks, Body&& body) {
+  if (rows < kMinimumParallelRows || ParallelThreads() == 1 || blocks < 2) {
+    for (std::size_t b = 0; b < blocks; ++b) body(b);
+    return;
+  }
+  ParallelFor(blocks, std::forward<Body>(body));
+}
+
 }  // namespace tessera::dem
 
 namespace tessera::dem {

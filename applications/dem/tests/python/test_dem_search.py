@@ -110,6 +110,35 @@ def test_one_and_two_threads_give_bitwise_the_same_run():
         assert np.array_equal(a, b)  # bitwise, not approximately
 
 
+def test_blocked_force_sums_balance_and_do_not_depend_on_threads():
+    # 5000 spheres at random places, so rows are in random spatial order: with
+    # force blocks of 2048 rows (dem_strategy.h) most contacts join two blocks
+    # and reach their second sphere through the cross slots. No walls, no
+    # gravity: every contact adds +F and -F, so the contact forces sum to zero
+    # up to round-off (a lost or doubled cross contribution would not), and one
+    # and two threads must agree bitwise.
+    runs = []
+    for threads in (1, 2):
+        model, spheres, _ = Pile(5000, speed=0.1)
+        previous = tessera.GetParallelThreads()
+        tessera.SetParallelThreads(threads)
+        try:
+            strategy = Dem().ExplicitSolverStrategy(
+                spheres, None, Settings(1e-6, "Symplectic_Euler", (0, 0, 0), 1, 0.0))
+            strategy.Initialize()
+            Run(strategy, 3, 1e-6)
+        finally:
+            tessera.SetParallelThreads(previous)
+        runs.append(strategy)
+    forces = [np.asarray(s.Particles.contact_force) for s in runs]
+    torques = [np.asarray(s.Particles.torque) for s in runs]
+    assert runs[0].NumberOfParticleContacts() > 5000
+    total = np.abs(forces[0]).sum()
+    # ~2e4 terms of relative rounding 1e-16 each: 1e-12 of the total is generous.
+    assert np.abs(forces[0].sum(axis=0)).max() < 1e-12 * total
+    assert np.array_equal(forces[0], forces[1]) and np.array_equal(torques[0], torques[1])
+
+
 def test_contact_histories_survive_a_new_search():
     # Between searches a sphere moves at most ~4 m/s * 10 steps * 2e-5 s = 0.8 mm;
     # a 2 mm tolerance keeps every contact in the candidate list, so searching
