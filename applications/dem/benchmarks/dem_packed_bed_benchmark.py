@@ -170,6 +170,7 @@ def TesseraWorker(args):
     positions, velocities, box = LatticeState(args.nx, args.ny, args.nz)
     rss0 = ResidentBytes()
     model, strategy = BuildTessera(positions, velocities, box)
+    rss_nodes = ResidentBytes()
     tessera.SetParallelThreads(args.worker_threads)
     strategy.Initialize()
     rss_model = ResidentBytes()
@@ -196,7 +197,7 @@ def TesseraWorker(args):
     z1 = float(np.mean(np.asarray(p.position)[:, 2]))
     estimate = strategy.EstimateTimeStep(1.0)
     print(json.dumps(dict(
-        elapsed=elapsed, kinetic=kinetic, z0=z0, z1=z1, rss_model=rss_model - rss0,
+        elapsed=elapsed, kinetic=kinetic, z0=z0, z1=z1, rss_nodes=rss_nodes - rss0, rss_model=rss_model - rss0,
         rss_total=rss1 - rss0, contacts=strategy.NumberOfParticleContacts(),
         wall_contacts=strategy.NumberOfWallContacts(), parameters=parameters,
         critical_time_step=estimate.critical_time_step, final_kinetic_repr=repr(kinetic))))
@@ -383,8 +384,9 @@ def main():
         print(f"scaling 2 threads / 1 thread: {ours[1]['elapsed'] / ours[2]['elapsed']:.2f}x; "
               f"final kinetic energy bitwise equal: "
               f"{ours[1]['final_kinetic_repr'] == ours[2]['final_kinetic_repr']}")
-    print(f"memory per particle (RSS): model part + strategy after Initialize "
-          f"{one['rss_model'] / n:.0f} B, after the run {one['rss_total'] / n:.0f} B")
+    print(f"memory per particle (RSS): model part {one['rss_nodes'] / n:.0f} B, with the "
+          f"strategy after Initialize {one['rss_model'] / n:.0f} B, after the run "
+          f"{one['rss_total'] / n:.0f} B")
     failures = []
     for peer, r in peers.items():
         drop_ours, drop_peer = z0 - one["z1"], z0 - r["z1"]

@@ -298,8 +298,9 @@ void ExplicitSolverStrategy::Search(double time) {
   search_.FindParticlePairs(particles_.position, particles_.radius, settings_.search_tolerance,
                             scratch_first_, scratch_second_);
   {
-    // The lists are rebuilt into the spare ones and swapped: after the first
-    // searches no search allocates.
+    // The lists are rebuilt into the spare ones and swapped; the old ones are
+    // then freed: a search every NeighbourSearchFrequency steps can afford the
+    // allocation, the memory of a second set of lists per particle is worth more.
     PairContacts& next = spare_pairs_;
     const std::size_t m = scratch_first_.size();
     next.Resize(m);
@@ -317,6 +318,7 @@ void ExplicitSolverStrategy::Search(double time) {
     }
     next.Index(n);
     std::swap(pairs_, spare_pairs_);
+    spare_pairs_ = PairContacts{};
   }
 
   // ---- particle-face candidates.
@@ -346,10 +348,8 @@ void ExplicitSolverStrategy::Search(double time) {
     for (std::size_t c = 0; c < m; ++c) ++next.particle_start[next.particle[c] + 1];
     for (std::size_t i = 0; i < n; ++i) next.particle_start[i + 1] += next.particle_start[i];
     std::swap(wall_contacts_, spare_walls_);
+    spare_walls_ = WallContacts{};
   }
-  wall_force_.assign(n, Array3{});
-  wall_elastic_.assign(n, Array3{});
-  wall_torque_.assign(n, Array3{});
 }
 
 // ---------------------------------------------------------------- forces
@@ -413,9 +413,11 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
     // Each row starts from its wall contacts; rows of this block then receive
     // the forces of this block's contacts as they come.
     for (std::size_t i = begin; i < end; ++i) {
-      contact_force[i] = wall_force_[i];
-      elastic_force[i] = wall_elastic_[i];
-      torque[i] = wall_torque_[i];
+      Array3 wall_force{}, wall_elastic{}, wall_torque{};
+      ComputeWallContacts(i, wall_force, wall_elastic, wall_torque);
+      contact_force[i] = wall_force;
+      elastic_force[i] = wall_elastic;
+      torque[i] = wall_torque;
     }
     std::uint32_t slot = pc.cross_block_start[b];
     for (std::size_t i = begin; i < end; ++i) {
@@ -491,73 +493,68 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
   });
 }
 
-void ExplicitSolverStrategy::ComputeWallContacts() {
+void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i, Array3& force, Array3& elastic,
+                                                 Array3& torque) {
   WallContacts& wc = wall_contacts_;
   const ParticleStorage& p = particles_;
   const RigidFaceStorage& faces = faces_;
-  ParallelRows(p.size(), [&](std::size_t i) {
-    Array3 force{}, elastic{}, torque{};
-    const std::uint32_t begin = wc.particle_start[i], end = wc.particle_start[i + 1];
-    for (std::uint32_t c = begin; c < end; ++c) {
-      const std::uint32_t f = wc.face[c];
-      ContactHistoryRef history{wc.tangential_force[c], wc.tangential_stiffness[c],
-                                wc.normal_elastic_force[c], wc.sliding[c]};
-      const FaceContactGeometry g = FaceContact(faces, f, p.position[i]);
-      const double overlap = p.radius[i] - g.distance;
-      bool touching = g.inside && overlap > 0.0;
-      if (touching) {
-        // The same contact seen through a coplanar neighbour face (shared edge).
-        const double tolerance = kCoincidentContact * p.radius[i];
-        for (std::uint32_t k = begin; k < c && touching; ++k)
-          if (wc.active[k] && Dot(wc.normal[k], g.normal) > 1.0 - kCoincidentContact) {
-            const Array3 gap = wc.point[k] - g.projection;
-            if (Dot(gap, gap) < tolerance * tolerance) touching = false;
-          }
-      }
-      if (!touching) {
-        if (wc.active[c]) ResetContactHistory(history);
-        wc.active[c] = 0;
-        continue;
-      }
-      const PairParameters& pair = table_.Pair(p.material[i], faces.material[f]);
-      if (!pair.defined) {
-        RecordError(pending_wall_error_, static_cast<std::int64_t>(c));
-        wc.active[c] = 0;
-        continue;
-      }
-      const double ei = table_.Material(p.material[i]).young;
-      const double ew = table_.Material(faces.material[f]).young;
-      const Array3 arm = (p.radius[i] - ew / (ei + ew) * overlap) * g.normal;
-      Array3 wall_velocity{}, wall_displacement{};
-      for (int k = 0; k < faces.vertex_count[f]; ++k) {
-        wall_velocity += g.weights[k] * faces.velocities[f][k];
-        wall_displacement += g.weights[k] * faces.delta_displacement[f][k];
-      }
-      const Array3 relative_velocity =
-          wall_velocity - (p.velocity[i] + Cross(p.angular_velocity[i], arm));
-      const Array3 relative_displacement =
-          wall_displacement - (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm));
-      const ContactForce result =
-          ComputeContactForce(pair, overlap, p.radius[i], p.mass[i], g.normal, relative_velocity,
-                              relative_displacement, history);
-      wc.force[c] = result.force;
-      wc.elastic_force[c] = result.elastic_force;
-      wc.energy[c] = result.elastic_energy;
-      wc.weights[c] = g.weights;
-      wc.normal[c] = g.normal;
-      wc.point[c] = g.projection;
-      wc.active[c] = 1;
-      force += result.force;
-      elastic += result.elastic_force;
-      torque += Cross(arm, result.force);
+  const std::uint32_t begin = wc.particle_start[i], end = wc.particle_start[i + 1];
+  for (std::uint32_t c = begin; c < end; ++c) {
+    const std::uint32_t f = wc.face[c];
+    ContactHistoryRef history{wc.tangential_force[c], wc.tangential_stiffness[c],
+                              wc.normal_elastic_force[c], wc.sliding[c]};
+    const FaceContactGeometry g = FaceContact(faces, f, p.position[i]);
+    const double overlap = p.radius[i] - g.distance;
+    bool touching = g.inside && overlap > 0.0;
+    if (touching) {
+      // The same contact seen through a coplanar neighbour face (shared edge).
+      const double tolerance = kCoincidentContact * p.radius[i];
+      for (std::uint32_t k = begin; k < c && touching; ++k)
+        if (wc.active[k] && Dot(wc.normal[k], g.normal) > 1.0 - kCoincidentContact) {
+          const Array3 gap = wc.point[k] - g.projection;
+          if (Dot(gap, gap) < tolerance * tolerance) touching = false;
+        }
     }
-    wall_force_[i] = force;
-    wall_elastic_[i] = elastic;
-    wall_torque_[i] = torque;
-  });
+    if (!touching) {
+      if (wc.active[c]) ResetContactHistory(history);
+      wc.active[c] = 0;
+      continue;
+    }
+    const PairParameters& pair = table_.Pair(p.material[i], faces.material[f]);
+    if (!pair.defined) {
+      RecordError(pending_wall_error_, static_cast<std::int64_t>(c));
+      wc.active[c] = 0;
+      continue;
+    }
+    const double ei = table_.Material(p.material[i]).young;
+    const double ew = table_.Material(faces.material[f]).young;
+    const Array3 arm = (p.radius[i] - ew / (ei + ew) * overlap) * g.normal;
+    Array3 wall_velocity{}, wall_displacement{};
+    for (int k = 0; k < faces.vertex_count[f]; ++k) {
+      wall_velocity += g.weights[k] * faces.velocities[f][k];
+      wall_displacement += g.weights[k] * faces.delta_displacement[f][k];
+    }
+    const Array3 relative_velocity =
+        wall_velocity - (p.velocity[i] + Cross(p.angular_velocity[i], arm));
+    const Array3 relative_displacement =
+        wall_displacement - (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm));
+    const ContactForce result =
+        ComputeContactForce(pair, overlap, p.radius[i], p.mass[i], g.normal, relative_velocity,
+                            relative_displacement, history);
+    wc.force[c] = result.force;
+    wc.elastic_force[c] = result.elastic_force;
+    wc.energy[c] = result.elastic_energy;
+    wc.weights[c] = g.weights;
+    wc.normal[c] = g.normal;
+    wc.point[c] = g.projection;
+    wc.active[c] = 1;
+    force += result.force;
+    elastic += result.elastic_force;
+    torque += Cross(arm, result.force);
+  }
 }
 
-void ExplicitSolverStrategy::GatherForces() {
+void ExplicitSolverStrategy::GatherForces(AfterGather then) {
   ParticleStorage& p = particles_;
   const PairContacts& pc = pairs_;
   const Array3 gravity = settings_.gravity;
@@ -583,23 +580,27 @@ void ExplicitSolverStrategy::GatherForces() {
     p.torque[i] = torque;
     p.contact_force[i] = contact;
     p.elastic_force[i] = elastic;
+    // The update of the row while its data is in cache: one pass and one
+    // synchronisation of the threads fewer per step.
+    if (then == AfterGather::kKick)
+      Kick(i);
+    else if (then == AfterGather::kIntegrate)
+      Integrate(i);
   });
 }
 
-void ExplicitSolverStrategy::ComputeForces() {
-  ComputeWallContacts();
-  ComputeParticleContacts();
+void ExplicitSolverStrategy::ComputeForces(AfterGather then) {
+  ComputeParticleContacts();  // the wall contacts included, row by row
   ThrowPendingError();
-  GatherForces();
+  GatherForces(then);
 }
 
 // ---------------------------------------------------------------- integration
 
-void ExplicitSolverStrategy::Integrate() {
+void ExplicitSolverStrategy::Integrate(std::size_t i) {
   ParticleStorage& p = particles_;
   const double dt = settings_.delta_time;
   const TranslationalScheme scheme = settings_.scheme;
-  const bool rotation = settings_.rotation;
   // One scalar component: returns the increment of the coordinate, updates v.
   auto advance = [scheme, dt](double& v, double a, bool fixed) {
     if (fixed) return v * dt;
@@ -622,24 +623,22 @@ void ExplicitSolverStrategy::Integrate() {
     }
     return increment;
   };
-  ParallelRows(p.size(), [&](std::size_t i) {
-    const double inv_mass = 1.0 / p.mass[i];
-    Array3 dx;
+  const double inv_mass = 1.0 / p.mass[i];
+  Array3 dx;
+  for (int k = 0; k < 3; ++k)
+    dx[k] = advance(p.velocity[i][k], p.force[i][k] * inv_mass, Fixed(p.fixed[i], k));
+  p.position[i] += dx;
+  p.displacement[i] += dx;
+  p.delta_displacement[i] = dx;
+  Array3 dtheta{};
+  if (settings_.rotation) {
+    const double inv_inertia = 1.0 / p.inertia[i];
     for (int k = 0; k < 3; ++k)
-      dx[k] = advance(p.velocity[i][k], p.force[i][k] * inv_mass, Fixed(p.fixed[i], k));
-    p.position[i] += dx;
-    p.displacement[i] += dx;
-    p.delta_displacement[i] = dx;
-    Array3 dtheta{};
-    if (rotation) {
-      const double inv_inertia = 1.0 / p.inertia[i];
-      for (int k = 0; k < 3; ++k)
-        dtheta[k] = advance(p.angular_velocity[i][k], p.torque[i][k] * inv_inertia,
-                            Fixed(p.fixed[i], 3 + k));
-    }
-    p.delta_rotation[i] = dtheta;
-    p.rotation_angle[i] += dtheta;
-  });
+      dtheta[k] =
+          advance(p.angular_velocity[i][k], p.torque[i][k] * inv_inertia, Fixed(p.fixed[i], 3 + k));
+  }
+  p.delta_rotation[i] = dtheta;
+  p.rotation_angle[i] += dtheta;
 }
 
 void ExplicitSolverStrategy::KickAndDrift() {
@@ -670,21 +669,18 @@ void ExplicitSolverStrategy::KickAndDrift() {
   });
 }
 
-void ExplicitSolverStrategy::Kick() {
+void ExplicitSolverStrategy::Kick(std::size_t i) {
   ParticleStorage& p = particles_;
   const double dt = settings_.delta_time;
-  const bool rotation = settings_.rotation;
-  ParallelRows(p.size(), [&](std::size_t i) {
-    const double inv_mass = 1.0 / p.mass[i];
+  const double inv_mass = 1.0 / p.mass[i];
+  for (int k = 0; k < 3; ++k)
+    if (!Fixed(p.fixed[i], k)) p.velocity[i][k] += 0.5 * dt * p.force[i][k] * inv_mass;
+  if (settings_.rotation) {
+    const double inv_inertia = 1.0 / p.inertia[i];
     for (int k = 0; k < 3; ++k)
-      if (!Fixed(p.fixed[i], k)) p.velocity[i][k] += 0.5 * dt * p.force[i][k] * inv_mass;
-    if (rotation) {
-      const double inv_inertia = 1.0 / p.inertia[i];
-      for (int k = 0; k < 3; ++k)
-        if (!Fixed(p.fixed[i], 3 + k))
-          p.angular_velocity[i][k] += 0.5 * dt * p.torque[i][k] * inv_inertia;
-    }
-  });
+      if (!Fixed(p.fixed[i], 3 + k))
+        p.angular_velocity[i][k] += 0.5 * dt * p.torque[i][k] * inv_inertia;
+  }
 }
 
 void ExplicitSolverStrategy::SolveSolutionStep(double time) {
@@ -695,12 +691,10 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
   if (settings_.scheme == TranslationalScheme::kVelocityVerlet) {
     KickAndDrift();
     if (search) Search(time);
-    ComputeForces();
-    Kick();
+    ComputeForces(AfterGather::kKick);
   } else {
     if (search) Search(time);
-    ComputeForces();
-    Integrate();
+    ComputeForces(AfterGather::kIntegrate);
   }
 }
 

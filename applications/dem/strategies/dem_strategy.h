@@ -163,13 +163,16 @@ class ExplicitSolverStrategy {
   // depend on the thread count.
   static constexpr std::size_t kForceBlockRows = 2048;
 
-  void ComputeForces();
-  void ComputeParticleContacts();  // starts each row from its wall sums
-  void ComputeWallContacts();
-  void GatherForces();  // cross slots, gravity and background damping
-  void Integrate();     // FE, SE, Taylor
-  void KickAndDrift();  // VV first half
-  void Kick();          // VV second half
+  // What GatherForces does to each row once its forces are summed.
+  enum class AfterGather : std::uint8_t { kNothing, kKick, kIntegrate };
+  void ComputeForces(AfterGather then = AfterGather::kNothing);
+  void ComputeParticleContacts();  // each row starts from its wall contacts
+  // The wall contacts of particle i, summed into force, elastic and torque.
+  void ComputeWallContacts(std::size_t i, Array3& force, Array3& elastic, Array3& torque);
+  void GatherForces(AfterGather then);  // cross slots, gravity and background damping
+  void Integrate(std::size_t i);        // FE, SE, Taylor
+  void KickAndDrift();                  // VV first half
+  void Kick(std::size_t i);             // VV second half
   void ThrowPendingError();
 
   ModelPart& spheres_;
@@ -182,8 +185,6 @@ class ExplicitSolverStrategy {
   NeighbourSearch search_;
   PairContacts pairs_;
   WallContacts wall_contacts_;
-  // Per particle sums of its wall contacts (written per particle in parallel).
-  std::vector<Array3> wall_force_, wall_elastic_, wall_torque_;
   PairContacts spare_pairs_;
   WallContacts spare_walls_;
   std::vector<std::uint32_t> scratch_first_, scratch_second_, scratch_cursor_;

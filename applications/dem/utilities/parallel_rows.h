@@ -24,14 +24,19 @@ void ParallelRows(std::size_t n, Body&& body) {
 
 // body(b) for the `blocks` blocks of a loop over `rows` rows: in parallel over
 // blocks under the same rule as ParallelRows (the decision depends on the rows,
-// not on how few blocks there are). Blocks must be independent.
+// not on how few blocks there are). Blocks must be independent. They are
+// handed out one at a time as threads become free: blocks differ in work
+// (a dense bottom layer against a loose top), and which thread runs a block
+// does not change what it computes.
 template <class Body>
 void ParallelBlocks(std::size_t rows, std::size_t blocks, Body&& body) {
   if (rows < kMinimumParallelRows || ParallelThreads() == 1 || blocks < 2) {
     for (std::size_t b = 0; b < blocks; ++b) body(b);
     return;
   }
-  ParallelFor(blocks, std::forward<Body>(body));
+  const auto count = static_cast<std::ptrdiff_t>(blocks);
+#pragma omp parallel for schedule(dynamic, 1)
+  for (std::ptrdiff_t b = 0; b < count; ++b) body(static_cast<std::size_t>(b));
 }
 
 }  // namespace tessera::dem
