@@ -28,15 +28,14 @@ struct ContactForce {
 // Force on body i of a contact with body j. `normal` is the unit vector from i
 // towards j, `overlap` > 0, `relative_velocity` the velocity of j relative to i at
 // the contact point and `relative_displacement` its increment over the last step
-// (thesis eq. 2.10, 2.31). `radius` and `mass` are the pair's equivalent values.
+// (thesis eq. 2.10, 2.31). `radius` and `mass` are the pair's equivalent values;
+// `tangential_damping_factor`, when >= 0, is TangentialDampingFactor(p).
 // Always inlined: it is the body of the contact loops, and a call per contact
 // costs as much as the arithmetic.
-[[gnu::always_inline]] inline ContactForce ComputeContactForce(const PairParameters& p,
-                                                               double overlap, double radius,
-                                                               double mass, const Array3& normal,
-                                                               const Array3& relative_velocity,
-                                                               const Array3& relative_displacement,
-                                                               ContactHistoryRef history) {
+[[gnu::always_inline]] inline ContactForce ComputeContactForce(
+    const PairParameters& p, double overlap, double radius, double mass, const Array3& normal,
+    const Array3& relative_velocity, const Array3& relative_displacement, ContactHistoryRef history,
+    double tangential_damping_factor = -1.0) {
   double kn, kt, fne, energy;
   if (p.law == ContactLaw::kHertzViscousCoulomb) {
     const double contact_radius = std::sqrt(radius * overlap);  // a = sqrt(R δ) (A.10)
@@ -52,7 +51,11 @@ struct ContactForce {
   }
   const double xi = p.damping_ratio;
   const double cn = xi > 0.0 ? 2.0 * xi * std::sqrt(mass * kn) : 0.0;
-  const double ct = xi > 0.0 ? 2.0 * xi * std::sqrt(mass * kt) : 0.0;
+  // k_t / k_n = 4 G* / E* for both laws, so c_t = c_n sqrt(4 G* / E*): a caller
+  // that has the factor per material pair saves a square root per contact.
+  const double ct = xi <= 0.0                          ? 0.0
+                    : tangential_damping_factor >= 0.0 ? cn * tangential_damping_factor
+                                                       : 2.0 * xi * std::sqrt(mass * kt);
   const double overlap_rate = -Dot(relative_velocity, normal);
   double fn = fne + cn * overlap_rate;
   if (fn < 0.0) fn = 0.0;
@@ -96,6 +99,11 @@ struct ContactForce {
   out.normal_force = fn;
   out.elastic_energy = energy;
   return out;
+}
+
+// sqrt(k_t / k_n) = sqrt(4 G* / E*), the same for the linear and the Hertz law.
+inline double TangentialDampingFactor(const PairParameters& p) {
+  return p.effective_young > 0.0 ? std::sqrt(4.0 * p.effective_shear / p.effective_young) : 0.0;
 }
 
 // Clears the history of a contact that has come apart.

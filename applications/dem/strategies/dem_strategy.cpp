@@ -166,6 +166,17 @@ void ExplicitSolverStrategy::Initialize() {
   std::vector<bool> is_wall(material_index_.size(), false);
   for (std::size_t k = particle_materials; k < is_wall.size(); ++k) is_wall[k] = true;
   table_.Build(material_index_.List(), is_wall);
+  const std::size_t nm = table_.size();
+  pair_share_.assign(nm * nm, 0.0);
+  pair_tangential_damping_.assign(nm * nm, 0.0);
+  for (std::size_t a = 0; a < nm; ++a)
+    for (std::size_t b = 0; b < nm; ++b) {
+      const double ea = table_.Material(static_cast<int>(a)).young;
+      const double eb = table_.Material(static_cast<int>(b)).young;
+      pair_share_[a * nm + b] = ea + eb > 0.0 ? eb / (ea + eb) : 0.5;
+      pair_tangential_damping_[a * nm + b] =
+          TangentialDampingFactor(table_.Pair(static_cast<int>(a), static_cast<int>(b)));
+    }
 
   pairs_ = PairContacts{};
   wall_contacts_ = WallContacts{};
@@ -405,7 +416,8 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
   Array3* const cross_torque = pc.cross_torque.data();
   const std::size_t materials = table_.size();
   const PairParameters* const pairs = &table_.Pair(0, 0);
-  const MaterialConstants* const constants = &table_.Material(0);
+  const double* const pair_share = pair_share_.data();
+  const double* const pair_tangential_damping = pair_tangential_damping_.data();
   // Captured by value: pointers read through a reference to the enclosing frame
   // would be reloaded after every byte store as well.
   ParallelBlocks(n, blocks, [=, this, &pc](std::size_t b) {
@@ -449,14 +461,19 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
           }
           continue;
         }
+        const std::size_t pair_index = material_i * materials + material[j];
         const double distance = std::sqrt(distance2);
         const double overlap = reach - distance;
-        const Array3 normal = d * (1.0 / distance);
+        // 1/d, R* = r_i r_j / (r_i + r_j) and m* = m_i m_j / (m_i + m_j) from one
+        // division (divisions, not the products, bound this loop).
+        const double mass_sum = mi + mass[j];
+        const double inverse = 1.0 / (reach * mass_sum * distance);
+        const Array3 normal = d * (reach * mass_sum * inverse);
+        const double pair_radius = ri * radius[j] * mass_sum * distance * inverse;
+        const double pair_mass = mi * mass[j] * reach * distance * inverse;
         // Contact point: the overlap split between the spheres as two springs in
         // series (thesis eq. 2.8 with the sign of its erratum).
-        const double ei = constants[material_i].young;
-        const double ej = constants[material[j]].young;
-        const double share_i = ej / (ei + ej);
+        const double share_i = pair_share[pair_index];
         const Array3 arm_i = (ri - share_i * overlap) * normal;
         const Array3 arm_j = -(radius[j] - (1.0 - share_i) * overlap) * normal;
         const Array3 relative_velocity =
@@ -464,11 +481,9 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
         const Array3 relative_displacement =
             (step_displacement[j] + Cross(step_rotation[j], arm_j)) -
             (step_displacement[i] + Cross(step_rotation[i], arm_i));
-        const double pair_radius = ri * radius[j] / reach;
-        const double pair_mass = mi * mass[j] / (mi + mass[j]);
-        const ContactForce f =
-            ComputeContactForce(*pair, overlap, pair_radius, pair_mass, normal, relative_velocity,
-                                relative_displacement, history);
+        const ContactForce f = ComputeContactForce(*pair, overlap, pair_radius, pair_mass, normal,
+                                                   relative_velocity, relative_displacement,
+                                                   history, pair_tangential_damping[pair_index]);
         energy[c] = f.elastic_energy;
         active[c] = 1;
         force_i += f.force;

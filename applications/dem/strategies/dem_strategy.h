@@ -182,6 +182,10 @@ class ExplicitSolverStrategy {
   RigidFaceStorage faces_;
   MaterialIndex material_index_;
   MaterialTable table_;
+  // Per material pair (a * materials + b), derived from table_ once: the share
+  // of the overlap taken by b (contact point, E_a / (E_a + E_b)) and
+  // TangentialDampingFactor.
+  std::vector<double> pair_share_, pair_tangential_damping_;
   NeighbourSearch search_;
   PairContacts pairs_;
   WallContacts wall_contacts_;
