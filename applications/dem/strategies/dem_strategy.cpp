@@ -473,14 +473,17 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
         const double pair_mass = mi * mass[j] * reach * distance * inverse;
         // Contact point: the overlap split between the spheres as two springs in
         // series (thesis eq. 2.8 with the sign of its erratum).
+        // Both arms lie along the normal: arm_i = a_i n, arm_j = -a_j n. Hence
+        // w_j x arm_j - w_i x arm_i = -(a_j w_j + a_i w_i) x n, one cross product
+        // for both spheres, and arm x F = a (n x F) for both torques.
         const double share_i = pair_share[pair_index];
-        const Array3 arm_i = (ri - share_i * overlap) * normal;
-        const Array3 arm_j = -(radius[j] - (1.0 - share_i) * overlap) * normal;
+        const double a_i = ri - share_i * overlap;
+        const double a_j = radius[j] - (1.0 - share_i) * overlap;
         const Array3 relative_velocity =
-            (velocity[j] + Cross(spin[j], arm_j)) - (velocity[i] + Cross(spin[i], arm_i));
+            (velocity[j] - velocity[i]) - Cross(a_j * spin[j] + a_i * spin[i], normal);
         const Array3 relative_displacement =
-            (step_displacement[j] + Cross(step_rotation[j], arm_j)) -
-            (step_displacement[i] + Cross(step_rotation[i], arm_i));
+            (step_displacement[j] - step_displacement[i]) -
+            Cross(a_j * step_rotation[j] + a_i * step_rotation[i], normal);
         const ContactForce f = ComputeContactForce(*pair, overlap, pair_radius, pair_mass, normal,
                                                    relative_velocity, relative_displacement,
                                                    history, pair_tangential_damping[pair_index]);
@@ -488,8 +491,9 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
         active[c] = 1;
         force_i += f.force;
         elastic_i += f.elastic_force;
-        torque_i += Cross(arm_i, f.force);
-        const Array3 torque_j = Cross(arm_j, -f.force);
+        const Array3 moment = Cross(normal, f.force);
+        torque_i += a_i * moment;
+        const Array3 torque_j = a_j * moment;
         if (cross) {
           cross_force[slot] = -f.force;
           cross_elastic[slot] = -f.elastic_force;
