@@ -34,7 +34,7 @@ run and the translational kinetic energy at the end.
 All three codes start from the same state: this script builds the spheres in a
 Tessera model part and writes the LAMMPS data file from it. Timed: the steps
 only (LAMMPS' and LIGGGHTS' "Loop time"; Tessera around the step loop), set-up
-excluded. Tessera runs in its own process per thread count (OMP_NUM_THREADS,
+excluded; each code runs --repeat times and its fastest run counts. Tessera runs in its own process per thread count (OMP_NUM_THREADS,
 OMP_WAIT_POLICY=passive) so that its resident memory can be measured: bytes per
 particle = (RSS after the run - RSS before building) / N, which counts the
 model part (nodes, elements) and the strategy's rows and contact lists.
@@ -52,6 +52,7 @@ import tempfile
 import time
 
 import numpy as np
+from open_box import AddOpenBox
 
 RADIUS = 0.005
 DENSITY = 2500.0
@@ -113,20 +114,7 @@ def BuildTessera(positions, velocities, box):
         node.SetSolutionStepValue(tessera.RADIUS, RADIUS)
         node.SetSolutionStepValue(tessera.VELOCITY, list(velocities[i]))
         spheres.CreateNewElement("SphericParticle3D", i + 1, [i + 1], grain)
-    lx, ly, top = box[0], box[1], 4.0 * box[2]
-    quads = [[(0, 0, 0), (lx, 0, 0), (lx, ly, 0), (0, ly, 0)],
-             [(0, 0, 0), (0, ly, 0), (0, ly, top), (0, 0, top)],
-             [(lx, 0, 0), (lx, 0, top), (lx, ly, top), (lx, ly, 0)],
-             [(0, 0, 0), (0, 0, top), (lx, 0, top), (lx, 0, 0)],
-             [(0, ly, 0), (lx, ly, 0), (lx, ly, top), (0, ly, top)]]
-    node_id = 1
-    for k, quad in enumerate(quads, start=1):
-        ids = []
-        for xyz in quad:
-            walls.CreateNewNode(node_id, *xyz)
-            ids.append(node_id)
-            node_id += 1
-        walls.CreateNewCondition("RigidFace3D4N", k, ids, wall)
+    AddOpenBox(walls, wall, 0.0, box[0], 0.0, box[1], 4.0 * box[2])
     settings = _dem.DemSettings()
     settings.delta_time = DELTA_TIME
     settings.translational_scheme = "Velocity_Verlet"
@@ -319,6 +307,8 @@ def main():
     parser.add_argument("--steps", type=int, default=500)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--peers", nargs="*", default=["lammps", "liggghts"])
+    parser.add_argument("--repeat", type=int, default=3,
+                        help="runs per code; the fastest counts (others on the machine only slow down)")
     parser.add_argument("--worker-threads", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker_threads:
@@ -335,10 +325,13 @@ def main():
         command = [sys.executable, os.path.abspath(__file__), "--nx", str(args.nx), "--ny",
                    str(args.ny), "--nz", str(args.nz), "--steps", str(args.steps),
                    "--worker-threads", str(threads)]
-        result = subprocess.run(command, env=env, capture_output=True, text=True)
-        if result.returncode != 0:
-            raise RuntimeError(f"Tessera worker failed:\n{result.stderr[-3000:]}")
-        ours[threads] = json.loads(result.stdout.strip().splitlines()[-1])
+        for _ in range(args.repeat):
+            result = subprocess.run(command, env=env, capture_output=True, text=True)
+            if result.returncode != 0:
+                raise RuntimeError(f"Tessera worker failed:\n{result.stderr[-3000:]}")
+            run = json.loads(result.stdout.strip().splitlines()[-1])
+            if threads not in ours or run["elapsed"] < ours[threads]["elapsed"]:
+                ours[threads] = run
     reference = ours[args.threads[0]]
     k = reference["parameters"]
     print(f"parameters (pair): k_n {k['pair']['kn']:.6g} N/m, k_t {k['pair']['kt']:.6g} N/m, "
@@ -359,7 +352,8 @@ def main():
                 print(f"{peer}: '{executable}' not on PATH (make benchmark-deps), skipped")
                 continue
             script = (LammpsInput if peer == "lammps" else LiggghtsInput)(data, box, args.steps, k)
-            peers[peer] = RunPeer(executable, script, workdir, args.steps)
+            runs = [RunPeer(executable, script, workdir, args.steps) for _ in range(args.repeat)]
+            peers[peer] = min(runs, key=lambda r: r["elapsed"])
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
     load_end = Load()

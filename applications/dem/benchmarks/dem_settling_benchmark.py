@@ -18,6 +18,7 @@ import argparse
 import time
 
 import numpy as np
+from open_box import AddOpenBox
 
 import tessera
 import tessera.dem  # noqa: F401
@@ -61,19 +62,7 @@ def Build(count, seed=7):
         spheres.CreateNewElement("SphericParticle3D", i + 1, [i + 1], grain)
     h = side * spacing / 2 + 0.01
     top = layers * spacing + 0.05
-    quads = [[(-h, -h, 0), (h, -h, 0), (h, h, 0), (-h, h, 0)],
-             [(-h, -h, 0), (-h, h, 0), (-h, h, top), (-h, -h, top)],
-             [(h, -h, 0), (h, -h, top), (h, h, top), (h, h, 0)],
-             [(-h, -h, 0), (-h, -h, top), (h, -h, top), (h, -h, 0)],
-             [(-h, h, 0), (h, h, 0), (h, h, top), (-h, h, top)]]
-    node_id = 1
-    for k, quad in enumerate(quads, start=1):
-        ids = []
-        for xyz in quad:
-            walls.CreateNewNode(node_id, *xyz)
-            ids.append(node_id)
-            node_id += 1
-        walls.CreateNewCondition("RigidFace3D4N", k, ids, wall)
+    AddOpenBox(walls, wall, -h, h, -h, h, top)
     return model, spheres, walls
 
 
