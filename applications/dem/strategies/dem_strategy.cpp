@@ -416,6 +416,13 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
   Array3* const cross_torque = pc.cross_torque.data();
   const std::size_t materials = table_.size();
   const PairParameters* const pairs = &table_.Pair(0, 0);
+  // Inside a step, Velocity Verlet computes forces with the velocities that
+  // made the step's increments (Δx = v Δt, Δθ = ω Δt, KickAndDrift): the
+  // relative displacement at the contact is then the relative velocity times Δt.
+  // (Not at Initialize, where no increment has been made.)
+  const bool displacement_is_velocity_step =
+      settings_.scheme == TranslationalScheme::kVelocityVerlet && settings_.rotation && step_ > 0;
+  const double dt = settings_.delta_time;
   const double* const pair_share = pair_share_.data();
   const double* const pair_tangential_damping = pair_tangential_damping_.data();
   // Captured by value: pointers read through a reference to the enclosing frame
@@ -482,8 +489,10 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
         const Array3 relative_velocity =
             (velocity[j] - velocity[i]) - Cross(a_j * spin[j] + a_i * spin[i], normal);
         const Array3 relative_displacement =
-            (step_displacement[j] - step_displacement[i]) -
-            Cross(a_j * step_rotation[j] + a_i * step_rotation[i], normal);
+            displacement_is_velocity_step
+                ? relative_velocity * dt
+                : (step_displacement[j] - step_displacement[i]) -
+                      Cross(a_j * step_rotation[j] + a_i * step_rotation[i], normal);
         const ContactForce f = ComputeContactForce(*pair, overlap, pair_radius, pair_mass, normal,
                                                    relative_velocity, relative_displacement,
                                                    history, pair_tangential_damping[pair_index]);
