@@ -423,6 +423,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
   const bool displacement_is_velocity_step =
       settings_.scheme == TranslationalScheme::kVelocityVerlet && settings_.rotation && step_ > 0;
   const double dt = settings_.delta_time;
+  const std::uint32_t* const wall_start = wall_contacts_.particle_start.data();
   const double* const pair_share = pair_share_.data();
   const double* const pair_tangential_damping = pair_tangential_damping_.data();
   // Captured by value: pointers read through a reference to the enclosing frame
@@ -433,7 +434,8 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
     // the forces of this block's contacts as they come.
     for (std::size_t i = begin; i < end; ++i) {
       Array3 wall_force{}, wall_elastic{}, wall_torque{};
-      ComputeWallContacts(i, wall_force, wall_elastic, wall_torque);
+      if (wall_start[i] != wall_start[i + 1])  // most spheres are far from any wall
+        ComputeWallContacts(i, wall_force, wall_elastic, wall_torque);
       contact_force[i] = wall_force;
       elastic_force[i] = wall_elastic;
       torque[i] = wall_torque;
@@ -675,11 +677,13 @@ void ExplicitSolverStrategy::KickAndDrift() {
   const bool rotation = settings_.rotation;
   ParallelRows(p.size(), [&](std::size_t i) {
     const double inv_mass = 1.0 / p.mass[i];
-    Array3 dx;
-    for (int k = 0; k < 3; ++k) {
-      if (!Fixed(p.fixed[i], k)) p.velocity[i][k] += 0.5 * dt * p.force[i][k] * inv_mass;
-      dx[k] = p.velocity[i][k] * dt;
+    if (p.fixed[i] == 0) {
+      p.velocity[i] += (0.5 * dt * inv_mass) * p.force[i];
+    } else {
+      for (int k = 0; k < 3; ++k)
+        if (!Fixed(p.fixed[i], k)) p.velocity[i][k] += 0.5 * dt * p.force[i][k] * inv_mass;
     }
+    const Array3 dx = p.velocity[i] * dt;
     p.position[i] += dx;
     p.displacement[i] += dx;
     p.delta_displacement[i] = dx;
@@ -701,8 +705,12 @@ void ExplicitSolverStrategy::Kick(std::size_t i) {
   ParticleStorage& p = particles_;
   const double dt = settings_.delta_time;
   const double inv_mass = 1.0 / p.mass[i];
-  for (int k = 0; k < 3; ++k)
-    if (!Fixed(p.fixed[i], k)) p.velocity[i][k] += 0.5 * dt * p.force[i][k] * inv_mass;
+  if (p.fixed[i] == 0) {
+    p.velocity[i] += (0.5 * dt * inv_mass) * p.force[i];
+  } else {
+    for (int k = 0; k < 3; ++k)
+      if (!Fixed(p.fixed[i], k)) p.velocity[i][k] += 0.5 * dt * p.force[i][k] * inv_mass;
+  }
   if (settings_.rotation) {
     const double inv_inertia = 1.0 / p.inertia[i];
     for (int k = 0; k < 3; ++k)
