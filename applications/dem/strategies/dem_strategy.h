@@ -183,13 +183,13 @@ class ExplicitSolverStrategy {
   MaterialIndex material_index_;
   MaterialTable table_;
   // Per material pair (a * materials + b), derived from table_ once: the share
-  // of the overlap taken by b (contact point, E_a / (E_a + E_b)) and
-  // TangentialDampingFactor.
+  // of the overlap taken by the sphere of material a, E_b / (E_a + E_b) (where
+  // the contact point lies), and TangentialDampingFactor.
   std::vector<double> pair_share_, pair_tangential_damping_;
   NeighbourSearch search_;
   PairContacts pairs_;
   WallContacts wall_contacts_;
-  PairContacts spare_pairs_;
+  PairContacts spare_pairs_;  // what a search builds the new lists in (empty between searches)
   WallContacts spare_walls_;
   std::vector<std::uint32_t> scratch_first_, scratch_second_, scratch_cursor_;
   // A contact of a pair without material relation, found inside a parallel loop.
