@@ -291,8 +291,9 @@ def RunPeer(executable, script, workdir, steps):
             final = fields
     if final is None:
         raise RuntimeError(f"{executable}: no thermo line for step {steps}:\n{log[-3000:]}")
+    builds = re.search(r"Neighbor list builds = (\d+)", log)
     return dict(elapsed=float(loop.group(1)), atoms=int(final[1]), kinetic=float(final[2]),
-                z1=float(final[3]))
+                z1=float(final[3]), builds=int(builds.group(1)) if builds else -1)
 
 
 def Load():
@@ -368,7 +369,10 @@ def main():
               f"{rate(r['elapsed']) / 1e6:12.3f} {r['kinetic']:12.6g} {(z0 - r['z1']) * 1e3:15.6f}")
     for peer, r in peers.items():
         print(f"{peer + ' 1 core':24s} {r['elapsed']:8.3f} {rate(r['elapsed']) / 1e6:12.3f} "
-              f"{r['kinetic']:12.6g} {(z0 - r['z1']) * 1e3:15.6f}")
+              f"{r['kinetic']:12.6g} {(z0 - r['z1']) * 1e3:15.6f}   "
+              f"({r['builds']} neighbour list builds in the run)")
+    print(f"Tessera searches every {SEARCH_FREQUENCY} steps: {args.steps // SEARCH_FREQUENCY} "
+          f"searches in the run")
     one = ours.get(1, reference)
     print(f"Tessera contacts at the end: {one['contacts']} sphere-sphere "
           f"({2 * one['contacts'] / n:.2f} per sphere), {one['wall_contacts']} sphere-wall")
