@@ -6,8 +6,8 @@
 #include "kernel/core/suggestions.h"
 #include "kernel/core/variable_registry.h"
 #include "kernel/geometries/geometry_types.h"
-#include "kernel/io/integration_values_extrapolation_to_nodes_process.h"
 #include "kernel/parameters/parameters.h"
+#include "kernel/processes/integration_values_extrapolation_to_nodes_process.h"
 
 namespace tessera {
 namespace {

@@ -4,7 +4,7 @@ extrapolates integration point results (stresses, strains) to the nodes and
 averages them there, weighted by element size, into the nodes' non-historical
 values, which the GiD ("nodal_nonhistorical_results") and VTK
 ("nodal_data_value_variables") outputs then write. Implemented in C++
-(kernel/io/integration_values_extrapolation_to_nodes_process.h).
+(kernel/processes/integration_values_extrapolation_to_nodes_process.h).
 
     "Parameters": {"model_part_name": "Structure",
                    "list_of_variables": ["CAUCHY_STRESS_VECTOR"],

@@ -1,6 +1,6 @@
 // Nodal values of integration point results stored in the nodes (Kratos'
 // IntegrationValuesExtrapolationToNodesProcess).
-#include "kernel/io/integration_values_extrapolation_to_nodes_process.h"
+#include "kernel/processes/integration_values_extrapolation_to_nodes_process.h"
 
 #include "kernel/core/error.h"
 #include "kernel/core/variable_registry.h"
