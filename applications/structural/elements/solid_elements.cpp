@@ -317,8 +317,18 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateMassMatrix(Matrix& mass,
   const Properties& properties = GetProperties();
   const double rho = (properties.Has(DENSITY) ? properties.GetValue(DENSITY) : 0.0) * Thickness();
   Eigen::Matrix<double, TNodes, TNodes> m = Eigen::Matrix<double, TNodes, TNodes>::Zero();
-  for (const GaussPoint& gp : gauss_points_)
-    m.noalias() += (rho * gp.weight) * gp.N * gp.N.transpose();
+  if constexpr (TNodes == TDim + 1) {
+    // Linear simplex: int N_a N_b dV = V (1 + delta_ab) / ((d + 1)(d + 2)), which a
+    // one-point rule (the stiffness default) would get wrong.
+    double volume = 0.0;
+    for (const GaussPoint& gp : gauss_points_) volume += gp.weight;
+    m.setConstant(rho * volume / ((TDim + 1) * (TDim + 2)));
+    m.diagonal() *= 2.0;
+  } else {
+    // Bilinear/trilinear: the default 2^d Gauss rule integrates N_a N_b det J0 exactly.
+    for (const GaussPoint& gp : gauss_points_)
+      m.noalias() += (rho * gp.weight) * gp.N * gp.N.transpose();
+  }
   const bool lumped =
       info.Has(COMPUTE_LUMPED_MASS_MATRIX) && info.GetValue(COMPUTE_LUMPED_MASS_MATRIX);
   mass.setZero(kDofs, kDofs);
@@ -327,6 +337,32 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateMassMatrix(Matrix& mass,
       const double value = lumped ? (a == b ? m.row(a).sum() : 0.0) : m(a, b);
       for (int i = 0; i < TDim; ++i) mass(a * TDim + i, b * TDim + i) = value;
     }
+}
+
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::CalculateDampingMatrix(Matrix& damping,
+                                                                  const ProcessInfo& info) {
+  const Properties& properties = GetProperties();
+  auto coefficient = [&](const Variable<double>& variable) {
+    if (properties.Has(variable)) return properties.GetValue(variable);
+    return info.Has(variable) ? info.GetValue(variable) : 0.0;
+  };
+  const double alpha = coefficient(RAYLEIGH_ALPHA);
+  const double beta = coefficient(RAYLEIGH_BETA);
+  if (alpha == 0.0 && beta == 0.0) {
+    damping.resize(0, 0);
+    return;
+  }
+  thread_local Matrix scratch;
+  damping.setZero(kDofs, kDofs);
+  if (alpha != 0.0) {
+    CalculateMassMatrix(scratch, info);
+    damping.noalias() += alpha * scratch;
+  }
+  if (beta != 0.0) {
+    CalculateLeftHandSide(scratch, info);
+    damping.noalias() += beta * scratch;
+  }
 }
 
 template <class TDerived, int TDim, int TNodes>

@@ -1,7 +1,7 @@
 // tessera._structural: importing it registers the structural application, and
 // it binds what the Python solvers drive: materials reading, constitutive laws
 // on properties, and the kernel's solving stack (kernel/solving: linear
-// solvers, static scheme, convergence criteria, builder-and-solver, linear and
+// solvers, static and Bossak/Newmark schemes, convergence criteria, builder-and-solver, linear and
 // Newton-Raphson strategies) under Kratos' class names.
 //
 // The solving classes are header-only kernel templates; they are bound here,
@@ -14,6 +14,7 @@
 #include "kernel/model/model.h"
 #include "kernel/parameters/parameters.h"
 #include "kernel/registry/registry.h"
+#include "kernel/solving/bossak_scheme.h"
 #include "kernel/solving/solving_strategy.h"
 #include "structural_application.h"
 #include "utilities/materials_reader.h"
@@ -51,6 +52,19 @@ void AddSolvingStack(py::module_& m) {
              std::shared_ptr<ResidualBasedIncrementalUpdateStaticScheme>>(
       m, "ResidualBasedIncrementalUpdateStaticScheme", py::module_local())
       .def(py::init<>());
+  py::class_<ResidualBasedBossakDisplacementScheme, Scheme,
+             std::shared_ptr<ResidualBasedBossakDisplacementScheme>>(
+      m, "ResidualBasedBossakDisplacementScheme", py::module_local())
+      .def(py::init<double, double>(), py::arg("alpha_m") = -0.3, py::arg("newmark_beta") = 0.25)
+      .def("GetAlphaM", &ResidualBasedBossakDisplacementScheme::AlphaM)
+      .def("GetBeta", &ResidualBasedBossakDisplacementScheme::Beta)
+      .def("GetGamma", &ResidualBasedBossakDisplacementScheme::Gamma);
+  m.def(
+      "ResidualBasedNewmarkDisplacementScheme",
+      [](double newmark_beta) {
+        return std::make_shared<ResidualBasedBossakDisplacementScheme>(0.0, newmark_beta);
+      },
+      py::arg("newmark_beta") = 0.25, "Newmark's scheme: the Bossak scheme with alpha_m = 0");
 
   py::class_<ConvergenceCriteria, std::shared_ptr<ConvergenceCriteria>>(m, "ConvergenceCriteria",
                                                                         py::module_local())
