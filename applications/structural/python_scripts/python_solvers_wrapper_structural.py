@@ -1,7 +1,7 @@
 """CreateSolver(model, solver_settings): the structural solver that
 solver_settings.solver_type names (Kratos' python_solvers_wrapper_structural).
 This build provides "Static"/"static" and "Dynamic"/"dynamic" with
-"time_integration_method": "implicit"; the other Kratos types are named in the
+"time_integration_method": "implicit" or "explicit"; the other Kratos types are named in the
 error so that a deck asking for them fails clearly."""
 import tessera
 
@@ -23,9 +23,11 @@ def CreateSolver(model, solver_settings):
         if method == "implicit":
             from .structural_mechanics_implicit_dynamic_solver import ImplicitMechanicalSolver
             return ImplicitMechanicalSolver(model, solver_settings)
+        if method == "explicit":
+            from .structural_mechanics_explicit_dynamic_solver import ExplicitMechanicalSolver
+            return ExplicitMechanicalSolver(model, solver_settings)
         raise tessera.Error(f"{solver_settings.Origin()}: key '{path + '.' if path else ''}"
-                            f"time_integration_method' is '{method}'; this build provides \"implicit\" "
-                            "(Kratos also has \"explicit\", not provided yet)")
+                            f"time_integration_method' is '{method}'; expected \"implicit\" or \"explicit\"")
     where = f"{solver_settings.Origin()}: key '{path + '.' if path else ''}solver_type'"
     if solver_type in KRATOS_SOLVER_TYPES or solver_type.lower() in (t.lower() for t in KRATOS_SOLVER_TYPES):
         raise tessera.Error(f"{where} is '{solver_type}': this build of the structural application "
