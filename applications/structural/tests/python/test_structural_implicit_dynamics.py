@@ -195,14 +195,14 @@ def test_pendulus_deck_matches_kratos(case_copy):
         assert mp.GetNode(node_id).GetSolutionStepValue(tessera.DISPLACEMENT_Y) == pytest.approx(value, abs=1e-3)
 
 
-def test_dynamic_solver_rejects_unknown_scheme_and_explicit(case_copy):
+def test_dynamic_solver_rejects_unknown_scheme_and_method(case_copy):
     folder = case_copy("sm_pendulus_hyperelastic_TL")
     path = os.path.join(folder, "pendulus_test", "pendulus_TL_test_parameters.json")
     with open(path) as f:
         deck = json.load(f)
     for key, value, message in (("scheme_type", "bdf2", "scheme_type"),
                                 ("damp_factor_m", -0.5, "alpha_m"),
-                                ("time_integration_method", "explicit", "time_integration_method")):
+                                ("time_integration_method", "semi_implicit", "time_integration_method")):
         broken = json.loads(json.dumps(deck))
         broken["solver_settings"][key] = value
         with open(path, "w") as f:
