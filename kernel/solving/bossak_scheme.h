@@ -113,20 +113,12 @@ class ResidualBasedBossakDisplacementScheme : public Scheme {
 
  private:
   std::pair<IndexType, int> NodeAndComponent(const DofSet& dofs, std::size_t eq) const {
-    const Variable<double>& v = dofs.VariableOf(eq);
-    TESSERA_CHECK(v.IsComponent() && v.Source() == static_cast<const VariableBase*>(&displacement_),
-                  "Bossak scheme: dof ", v.Name(), " is not a component of ", displacement_.Name());
-    return {dofs.Dofs()[eq].node, v.ComponentIndex()};
+    return dofs.NodeAndComponent(eq, displacement_, "Bossak scheme");
   }
 
   // v and a of every dof (free and fixed) from its displacement increment.
   void UpdateDerivatives(NodalDatabase& db, const DofSet& dofs) const {
-    auto& u = db.HistoricalColumn(displacement_);
-    auto& v = db.HistoricalColumn(velocity_);
-    auto& a = db.HistoricalColumn(acceleration_);
-    auto& u_n = db.HistoricalColumn(displacement_, 1);
-    auto& v_n = db.HistoricalColumn(velocity_, 1);
-    auto& a_n = db.HistoricalColumn(acceleration_, 1);
+    auto [u, v, a, u_n, v_n, a_n] = SecondOrderColumns(db, displacement_, velocity_, acceleration_);
     ParallelFor(dofs.size(), [&](std::size_t eq) {
       const auto [n, i] = NodeAndComponent(dofs, eq);
       const double du = u[n][i] - u_n[n][i];

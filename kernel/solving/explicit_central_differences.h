@@ -22,6 +22,7 @@
 #include "kernel/core/kernel_variables.h"
 #include "kernel/solving/builder_and_solver.h"
 #include "kernel/solving/scheme.h"
+#include "kernel/solving/solving_strategy.h"
 
 namespace tessera {
 
@@ -86,12 +87,7 @@ class ExplicitCentralDifferencesStrategy {
                   model_part_.Name(), "' is ", dt, "; the time step must be positive");
     const DofSet& dofs = builder_->GetDofSet();
     NodalDatabase& db = model_part_.Nodal();
-    auto& u = db.HistoricalColumn(displacement_);
-    auto& v = db.HistoricalColumn(velocity_);
-    auto& a = db.HistoricalColumn(acceleration_);
-    auto& u_n = db.HistoricalColumn(displacement_, 1);
-    auto& v_n = db.HistoricalColumn(velocity_, 1);
-    auto& a_n = db.HistoricalColumn(acceleration_, 1);
+    auto [u, v, a, u_n, v_n, a_n] = SecondOrderColumns(db, displacement_, velocity_, acceleration_);
     const std::size_t n_free = dofs.NumberOfFreeDofs();
     const double alpha = settings_.mass_damping;
 
@@ -143,15 +139,7 @@ class ExplicitCentralDifferencesStrategy {
   const Vector& GetLumpedMass() const { return mass_; }
   const Vector& GetResidual() const { return b_; }
 
-  void MoveMesh() {
-    NodalDatabase& db = model_part_.Nodal();
-    auto& u = db.HistoricalColumn(displacement_);
-    const ModelPart::IndexSet& nodes = model_part_.NodeIndices();
-    ParallelFor(nodes.size(), [&](std::size_t k) {
-      const IndexType n = nodes[k];
-      db.Coordinates(n) = db.InitialCoordinates(n) + u[n];
-    });
-  }
+  void MoveMesh() { MoveMeshByDisplacement(model_part_, displacement_); }
 
  private:
   // The scheme hook that hands the builder an entity's lumped mass as its
@@ -169,11 +157,7 @@ class ExplicitCentralDifferencesStrategy {
   };
 
   std::pair<IndexType, int> NodeAndComponent(const DofSet& dofs, std::size_t eq) const {
-    const Variable<double>& v = dofs.VariableOf(eq);
-    TESSERA_CHECK(v.IsComponent() && v.Source() == static_cast<const VariableBase*>(&displacement_),
-                  "explicit central differences: dof ", v.Name(), " is not a component of ",
-                  displacement_.Name());
-    return {dofs.Dofs()[eq].node, v.ComponentIndex()};
+    return dofs.NodeAndComponent(eq, displacement_, "explicit central differences");
   }
 
   void AssembleMass() {

@@ -18,7 +18,7 @@ The linear solver, convergence and line-search keys of the deck are accepted
 import tessera
 from tessera import _structural
 
-from .structural_mechanics_solver import MechanicalSolver, _Key
+from .structural_mechanics_solver import DynamicMechanicalSolver, _Key
 
 EXPLICIT_DEFAULTS = """{
     "time_integration_method": "explicit",
@@ -32,15 +32,8 @@ EXPLICIT_DEFAULTS = """{
 }"""
 
 
-class ExplicitMechanicalSolver(MechanicalSolver):
-    @classmethod
-    def GetDefaultParameters(cls):
-        defaults = super().GetDefaultParameters()
-        for key, value in tessera.Parameters(EXPLICIT_DEFAULTS).items():
-            if defaults.Has(key):
-                defaults.RemoveValue(key)
-            defaults.AddValue(key, value)
-        return defaults
+class ExplicitMechanicalSolver(DynamicMechanicalSolver):
+    DYNAMIC_DEFAULTS = EXPLICIT_DEFAULTS
 
     def __init__(self, model, settings):
         super().__init__(model, settings)
@@ -64,11 +57,6 @@ class ExplicitMechanicalSolver(MechanicalSolver):
         if not 0.0 < fraction <= 1.0:
             raise tessera.Error(f"{_Key(s, 'fraction_delta_time')} is {fraction}; expected (0, 1]")
         self.critical_time_step = None
-
-    def AddVariables(self):
-        super().AddVariables()
-        for variable in (tessera.VELOCITY, tessera.ACCELERATION):
-            self.main_model_part.AddNodalSolutionStepVariable(variable)
 
     def Initialize(self):
         s = self.settings

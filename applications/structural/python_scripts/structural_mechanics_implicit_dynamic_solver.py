@@ -16,7 +16,7 @@ unless set). Other Kratos scheme types are errors naming the key."""
 import tessera
 from tessera import _structural
 
-from .structural_mechanics_solver import MechanicalSolver, _Key
+from .structural_mechanics_solver import DynamicMechanicalSolver, _Key
 
 IMPLICIT_DEFAULTS = """{
     "time_integration_method": "implicit",
@@ -31,15 +31,8 @@ KRATOS_IMPLICIT_SCHEMES = ("bossak", "newmark", "pseudo_static", "bdf1", "bdf2",
                            "relaxation")
 
 
-class ImplicitMechanicalSolver(MechanicalSolver):
-    @classmethod
-    def GetDefaultParameters(cls):
-        defaults = super().GetDefaultParameters()
-        for key, value in tessera.Parameters(IMPLICIT_DEFAULTS).items():
-            if defaults.Has(key):
-                defaults.RemoveValue(key)
-            defaults.AddValue(key, value)
-        return defaults
+class ImplicitMechanicalSolver(DynamicMechanicalSolver):
+    DYNAMIC_DEFAULTS = IMPLICIT_DEFAULTS
 
     def __init__(self, model, settings):
         super().__init__(model, settings)
@@ -54,11 +47,6 @@ class ImplicitMechanicalSolver(MechanicalSolver):
             if s[key].GetDouble() < 0.0:
                 raise tessera.Error(f"{_Key(s, key)} is {s[key].GetDouble()}; Rayleigh coefficients must "
                                     "be non-negative")
-
-    def AddVariables(self):
-        super().AddVariables()
-        for variable in (tessera.VELOCITY, tessera.ACCELERATION):
-            self.main_model_part.AddNodalSolutionStepVariable(variable)
 
     def Initialize(self):
         info = self.GetComputingModelPart().ProcessInfo
