@@ -27,7 +27,7 @@ ConstitutiveLaw::Parameters& ThreadLawParameters() {
 
 // Symmetric tensor of a Voigt stress (shears as they are).
 template <int TDim, class S>
-Eigen::Matrix<double, TDim, TDim> VoigtToTensor(const S& s) {
+Eigen::Matrix<double, TDim, TDim> StressTensor(const S& s) {
   Eigen::Matrix<double, TDim, TDim> t;
   for (int i = 0; i < TDim; ++i) t(i, i) = s[i];
   if constexpr (TDim == 3) {
@@ -276,7 +276,7 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateAll(Matrix* lhs, Vector* rhs
       info, lhs != nullptr,
       [&](std::size_t, const GaussPoint& gp, const Kinematics& k, const auto& S, const auto& D) {
         const double w = gp.weight * thickness;
-        const Tensor S_tensor = VoigtToTensor<TDim>(S);
+        const Tensor S_tensor = StressTensor<TDim>(S);
         if (lhs) {
           K.noalias() += (w * k.B.transpose()) * (D * k.B);
           if constexpr (TDerived::kGeometricStiffness) {
@@ -437,8 +437,7 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateOnIntegrationPoints(
         else if (pk2 || !TDerived::kGeometricStiffness)
           out.emplace_back(S);  // small strains: every stress measure is the same
         else
-          out.push_back(
-              StressVoigt<TDim>(k.F * VoigtToTensor<TDim>(S) * k.F.transpose() / k.det_F));
+          out.push_back(StressVoigt<TDim>(k.F * StressTensor<TDim>(S) * k.F.transpose() / k.det_F));
       });
 }
 
@@ -468,7 +467,7 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateOnIntegrationPoints(
     ForEachMaterialPoint(
         info, false,
         [&](std::size_t, const GaussPoint&, const Kinematics& k, const auto&, const auto&) {
-          Tensor E = VoigtToTensor<TDim>(k.strain);
+          Tensor E = StressTensor<TDim>(k.strain);
           for (int i = 0; i < TDim; ++i)
             for (int j = 0; j < TDim; ++j)
               if (i != j) E(i, j) *= 0.5;  // engineering shear -> tensor component
@@ -478,7 +477,7 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateOnIntegrationPoints(
     std::vector<Vector> stresses;
     CalculateOnIntegrationPoints(
         &variable == &PK2_STRESS_TENSOR ? PK2_STRESS_VECTOR : CAUCHY_STRESS_VECTOR, stresses, info);
-    for (const Vector& s : stresses) out.emplace_back(VoigtToTensor<TDim>(s));
+    for (const Vector& s : stresses) out.emplace_back(StressTensor<TDim>(s));
   }
 }
 
