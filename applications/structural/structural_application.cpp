@@ -6,6 +6,7 @@
 
 #include "conditions/load_conditions.h"
 #include "constitutive/elastic_laws.h"
+#include "constitutive/j2_plasticity_law.h"
 #include "constitutive/truss_law.h"
 #include "elements/membrane_element.h"
 #include "elements/small_displacement_element.h"
@@ -66,6 +67,7 @@ void RegisterStructuralApplication() {
                              Prototype<SurfaceLoadCondition3D4N>());
 
   RegisterElasticLaws();
+  RegisterJ2PlasticityLaws();
   registry.RegisterConstitutiveLaw("TrussConstitutiveLaw",
                                    std::make_shared<TrussConstitutiveLaw>());
 }

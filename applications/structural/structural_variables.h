@@ -25,5 +25,11 @@ TESSERA_DECLARE_VARIABLE(int, INTEGRATION_ORDER);
 // and the membrane's in-plane PK2 prestress (S11, S22, S12).
 TESSERA_DECLARE_VARIABLE(double, TRUSS_PRESTRESS_PK2);
 TESSERA_DECLARE_VARIABLE(Vector, PRESTRESS_VECTOR);
+// J2 plasticity (Kratos' names): initial yield stress, linear hardening modulus,
+// saturation yield stress and exponent of the exponential hardening.
+TESSERA_DECLARE_VARIABLE(double, YIELD_STRESS);
+TESSERA_DECLARE_VARIABLE(double, ISOTROPIC_HARDENING_MODULUS);
+TESSERA_DECLARE_VARIABLE(double, EXPONENTIAL_SATURATION_YIELD_STRESS);
+TESSERA_DECLARE_VARIABLE(double, HARDENING_EXPONENT);
 
 }  // namespace tessera::structural
