@@ -11,7 +11,9 @@
 
 #include "kernel/core/error.h"
 #include "kernel/core/kernel_variables.h"
+#include "kernel/model/constitutive_law.h"
 #include "kernel/model/element.h"
+#include "structural_variables.h"
 
 namespace tessera::structural {
 
@@ -70,6 +72,28 @@ class DisplacementElement3D : public Element {
     for (int a = 0; a < TNodes; ++a)
       for (int i = 0; i < 3; ++i) P(i, a) += column[g.NodeIndex(a)][i];
     return P;
+  }
+
+  // The properties' law (the prototype each element clones); an error names the
+  // element and properties when the materials file assigned none.
+  const ConstitutiveLaw::Pointer& PropertiesLaw() const {
+    if (!HasProperties()) TESSERA_ERROR(Info(), ": has no properties");
+    const Properties& properties = GetProperties();
+    const ConstitutiveLaw::Pointer& law = properties.GetConstitutiveLaw();
+    if (!law)
+      TESSERA_ERROR(Info(), ": properties ", properties.Id(),
+                    " have no constitutive law (the materials file assigns one)");
+    return law;
+  }
+
+  // Which Gauss-point result a vector variable asks for: the Green-Lagrange
+  // strain (also STRAIN_VECTOR), the PK2 stress (also STRESS_VECTOR), or none.
+  enum class VectorResult { None, Strain, Stress };
+  static VectorResult ResultOf(const Variable<Vector>& variable) {
+    if (&variable == &GREEN_LAGRANGE_STRAIN_VECTOR || &variable == &STRAIN_VECTOR)
+      return VectorResult::Strain;
+    if (&variable == &PK2_STRESS_VECTOR || &variable == &STRESS_VECTOR) return VectorResult::Stress;
+    return VectorResult::None;
   }
 
   // The checks every such element needs: properties, DISPLACEMENT stored, dofs.

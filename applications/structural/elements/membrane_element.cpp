@@ -53,10 +53,7 @@ void MembraneElement<TNodes>::Initialize(const ProcessInfo&) {
     gp.dN_dY = dN * dY_dxi.inverse();
     gp.weight = points[p].weight * area_density;
   }
-  const ConstitutiveLaw::Pointer& prototype = properties.GetConstitutiveLaw();
-  if (!prototype)
-    TESSERA_ERROR(Info(), ": properties ", properties.Id(),
-                  " have no constitutive law (the materials file assigns one)");
+  const ConstitutiveLaw::Pointer& prototype = this->PropertiesLaw();
   laws_.resize(points.size());
   Vector N(TNodes);
   for (std::size_t p = 0; p < points.size(); ++p) {
@@ -200,9 +197,9 @@ void MembraneElement<TNodes>::CalculateOnIntegrationPoints(const Variable<Vector
                                                            std::vector<Vector>& out,
                                                            const ProcessInfo& info) {
   out.clear();
-  const bool strain = &variable == &GREEN_LAGRANGE_STRAIN_VECTOR || &variable == &STRAIN_VECTOR;
-  const bool stress = &variable == &PK2_STRESS_VECTOR || &variable == &STRESS_VECTOR;
-  if (!strain && !stress) return;
+  const auto result = this->ResultOf(variable);
+  if (result == Base::VectorResult::None) return;
+  const bool strain = result == Base::VectorResult::Strain;
   ForEachMaterialPoint(
       info, false,
       [&](std::size_t, const GaussPoint&, const Eigen::Vector3d& E, const BMatrix&,
@@ -214,10 +211,7 @@ int MembraneElement<TNodes>::Check(const ProcessInfo& info) const {
   Element::Check(info);
   this->CheckDisplacementDofs();
   const Properties& properties = this->GetProperties();
-  const ConstitutiveLaw::Pointer& law = properties.GetConstitutiveLaw();
-  if (!law)
-    TESSERA_ERROR(Info(), ": properties ", properties.Id(),
-                  " have no constitutive law (the materials file assigns one)");
+  const ConstitutiveLaw::Pointer& law = this->PropertiesLaw();
   if (law->WorkingSpaceDimension() != 2 || law->GetStrainSize() != 3 ||
       law->Info().find("PlaneStrain") != std::string::npos)
     TESSERA_ERROR(Info(), ": constitutive law ", law->Info(),

@@ -8,13 +8,8 @@
 namespace tessera::structural {
 
 void TrussElement3D2N::Initialize(const ProcessInfo&) {
-  if (!HasProperties()) TESSERA_ERROR(Info(), ": has no properties");
   const Properties& properties = GetProperties();
-  const ConstitutiveLaw::Pointer& prototype = properties.GetConstitutiveLaw();
-  if (!prototype)
-    TESSERA_ERROR(Info(), ": properties ", properties.Id(),
-                  " have no constitutive law (the materials file assigns one)");
-  law_ = prototype->Clone();
+  law_ = PropertiesLaw()->Clone();
   Vector N(2);
   N << 0.5, 0.5;
   law_->InitializeMaterial(properties, GetGeometry(), N);
@@ -127,11 +122,10 @@ void TrussElement3D2N::CalculateOnIntegrationPoints(const Variable<Vector>& vari
                                                     std::vector<Vector>& out,
                                                     const ProcessInfo& info) {
   out.clear();
-  const bool strain = &variable == &GREEN_LAGRANGE_STRAIN_VECTOR || &variable == &STRAIN_VECTOR;
-  const bool stress = &variable == &PK2_STRESS_VECTOR || &variable == &STRESS_VECTOR;
-  if (!strain && !stress) return;
+  const VectorResult result = ResultOf(variable);
+  if (result == VectorResult::None) return;
   const State s = Evaluate(info, false);
-  out.emplace_back(Vector::Constant(1, strain ? s.strain : s.stress));
+  out.emplace_back(Vector::Constant(1, result == VectorResult::Strain ? s.strain : s.stress));
 }
 
 void TrussElement3D2N::CalculateOnIntegrationPoints(const Variable<Array3>& variable,
@@ -150,10 +144,7 @@ int TrussElement3D2N::Check(const ProcessInfo& info) const {
   Element::Check(info);
   CheckDisplacementDofs();
   const Properties& properties = GetProperties();
-  const ConstitutiveLaw::Pointer& law = properties.GetConstitutiveLaw();
-  if (!law)
-    TESSERA_ERROR(Info(), ": properties ", properties.Id(),
-                  " have no constitutive law (the materials file assigns one)");
+  const ConstitutiveLaw::Pointer& law = PropertiesLaw();
   if (law->GetStrainSize() != 1)
     TESSERA_ERROR(Info(), ": constitutive law ", law->Info(), " has ", law->GetStrainSize(),
                   " strain components; a truss needs a one-dimensional law (TrussConstitutiveLaw)");
