@@ -69,10 +69,15 @@ SmallStrainJ2PlasticityLaw::Voigt6 SmallStrainJ2PlasticityLaw::Strain3D(
   Voigt6 strain = Voigt6::Zero();
   if (dimension_ == 3) {
     strain = e;
-  } else {  // plane strain: eps_zz = gamma_yz = gamma_xz = 0
+  } else {  // plane: gamma_yz = gamma_xz = 0; eps_zz = 0 (plane strain) or the
+            // elastic estimate, the start of the sigma_zz = 0 iteration (plane stress)
     strain[0] = e[0];
     strain[1] = e[1];
     strain[3] = e[2];
+    if (plane_ == Plane::Stress) {
+      const double nu = ReadIsotropicConstants(*values.properties, name_).poisson;
+      strain[2] = -nu / (1.0 - nu) * (e[0] + e[1]);
+    }
   }
   return strain;
 }
@@ -138,7 +143,23 @@ SmallStrainJ2PlasticityLaw::Result SmallStrainJ2PlasticityLaw::ReturnMapping(
 }
 
 void SmallStrainJ2PlasticityLaw::Respond(Parameters& values, bool commit) {
-  const Result r = ReturnMapping(*values.properties, Strain3D(values));
+  Voigt6 strain = Strain3D(values);
+  Result r = ReturnMapping(*values.properties, strain);
+  if (plane_ == Plane::Stress) {
+    // sigma_zz(eps_zz) = 0 by Newton with the algorithmic dsigma_zz/deps_zz
+    // (positive: the bulk and shear parts dominate the plastic softening).
+    const double tolerance = 1e-13 * values.properties->GetValue(YIELD_STRESS);
+    for (int it = 0; std::abs(r.stress[2]) > tolerance; ++it) {
+      if (it == 50)
+        TESSERA_ERROR(name_, ": the plane-stress condition sigma_zz = 0 did not converge (",
+                      r.stress[2], ")");
+      strain[2] -= r.stress[2] / r.tangent(2, 2);
+      r = ReturnMapping(*values.properties, strain);
+    }
+    const Matrix6 D = r.tangent;
+    for (int i = 0; i < 6; ++i)
+      for (int j = 0; j < 6; ++j) r.tangent(i, j) = D(i, j) - D(i, 2) * D(2, j) / D(2, 2);
+  }
   if (commit) {
     plastic_strain_ = r.plastic;
     alpha_ = r.alpha;
@@ -173,9 +194,14 @@ void SmallStrainJ2PlasticityLaw::FinalizeMaterialResponse(Parameters& values, St
 
 void RegisterJ2PlasticityLaws() {
   Registry& r = Registry::Instance();
-  for (const auto& [name, dim] : {std::pair{"SmallStrainJ2Plasticity3DLaw", 3},
-                                  std::pair{"SmallStrainJ2PlasticityPlaneStrain2DLaw", 2}})
-    r.RegisterConstitutiveLaw(name, std::make_shared<SmallStrainJ2PlasticityLaw>(name, dim));
+  using Plane = SmallStrainJ2PlasticityLaw::Plane;
+  const auto add = [&](const char* name, int dimension, Plane plane) {
+    r.RegisterConstitutiveLaw(name,
+                              std::make_shared<SmallStrainJ2PlasticityLaw>(name, dimension, plane));
+  };
+  add("SmallStrainJ2Plasticity3DLaw", 3, Plane::None);
+  add("SmallStrainJ2PlasticityPlaneStrain2DLaw", 2, Plane::Strain);
+  add("SmallStrainJ2PlasticityPlaneStress2DLaw", 2, Plane::Stress);
 }
 
 }  // namespace tessera::structural

@@ -1,7 +1,11 @@
 // Small-strain J2 (von Mises) plasticity with isotropic hardening, Kratos'
 // names SmallStrainJ2Plasticity3DLaw and SmallStrainJ2PlasticityPlaneStrain2DLaw
 // (the plane-strain law works in 3D with eps_zz = 0 and returns the in-plane
-// components, so the out-of-plane plastic strain is tracked exactly).
+// components, so the out-of-plane plastic strain is tracked exactly), and the
+// plane-stress variant SmallStrainJ2PlasticityPlaneStress2DLaw: the 3D return
+// mapping with eps_zz found by a local Newton iteration on sigma_zz = 0, the
+// tangent statically condensed, D_ab - D_az D_zb / D_zz (consistent, since
+// sigma_zz = 0 holds at the converged eps_zz).
 //
 // Additive split eps = eps_e + eps_p, sigma = lambda tr(eps_e) I + 2 mu eps_e,
 // yield function f = |dev sigma| - sqrt(2/3) k(alpha) with the hardening law
@@ -32,8 +36,9 @@ namespace tessera::structural {
 
 class SmallStrainJ2PlasticityLaw final : public ConstitutiveLaw {
  public:
-  SmallStrainJ2PlasticityLaw(std::string name, int dimension)
-      : name_(std::move(name)), dimension_(dimension) {}
+  enum class Plane { None, Strain, Stress };
+  SmallStrainJ2PlasticityLaw(std::string name, int dimension, Plane plane)
+      : name_(std::move(name)), dimension_(dimension), plane_(plane) {}
 
   Pointer Clone() const override { return std::make_shared<SmallStrainJ2PlasticityLaw>(*this); }
   int WorkingSpaceDimension() const override { return dimension_; }
@@ -65,11 +70,13 @@ class SmallStrainJ2PlasticityLaw final : public ConstitutiveLaw {
 
   std::string name_;
   int dimension_;
+  Plane plane_;
   Voigt6 plastic_strain_ = Voigt6::Zero();  // committed eps_p, tensor components
   double alpha_ = 0.0;                      // committed equivalent plastic strain
 };
 
-// Registers SmallStrainJ2Plasticity3DLaw and SmallStrainJ2PlasticityPlaneStrain2DLaw.
+// Registers SmallStrainJ2Plasticity3DLaw, SmallStrainJ2PlasticityPlaneStrain2DLaw and
+// SmallStrainJ2PlasticityPlaneStress2DLaw.
 void RegisterJ2PlasticityLaws();
 
 }  // namespace tessera::structural

@@ -102,7 +102,8 @@ def test_uniaxial_exponential_saturation_hardening():
 
 
 @pytest.mark.parametrize("geometry,law", [("3D8N", "SmallStrainJ2Plasticity3DLaw"),
-                                          ("2D4N", "SmallStrainJ2PlasticityPlaneStrain2DLaw")])
+                                          ("2D4N", "SmallStrainJ2PlasticityPlaneStrain2DLaw"),
+                                          ("2D4N", "SmallStrainJ2PlasticityPlaneStress2DLaw")])
 def test_algorithmic_tangent_matches_finite_differences(geometry, law):
     dim = int(geometry[0])
     model = tessera.Model()
@@ -132,6 +133,43 @@ def test_algorithmic_tangent_matches_finite_differences(geometry, law):
     properties[structural.EXPONENTIAL_SATURATION_YIELD_STRESS] = 1e6 * Y0
     K_elastic, _ = element.CalculateLocalSystem(mp.ProcessInfo)
     assert np.abs(np.array(K_elastic) - np.array(K)).max() > 0.05 * np.abs(K_fd).max()
+
+
+def test_plane_stress_uniaxial_matches_the_1d_curve():
+    """A unit square of SmallDisplacementElement2D4N with the plane-stress law,
+    pulled in x (free in y): uniaxial stress, so the same exact 1D curve as the
+    cube, through the local sigma_zz = 0 iteration (1e-9 relative)."""
+    model = tessera.Model()
+    mp = new_model_part(model)
+    for i, x in enumerate([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)]):
+        mp.CreateNewNode(i + 1, *x)
+    properties = mp.GetProperties(1)
+    plastic_properties(properties, "SmallStrainJ2PlasticityPlaneStress2DLaw")
+    properties[tessera.THICKNESS] = 0.1
+    element = mp.CreateNewElement("SmallDisplacementElement2D4N", 1, [1, 2, 3, 4], properties)
+    add_dofs(mp)
+    for node in mp.Nodes:
+        node.Fix(tessera.DISPLACEMENT_Z)
+        X = node.GetInitialPosition()
+        if X[0] == 0.0:
+            node.Fix(tessera.DISPLACEMENT_X)
+        if X[1] == 0.0:
+            node.Fix(tessera.DISPLACEMENT_Y)
+        if X[0] == 1.0:
+            node.Fix(tessera.DISPLACEMENT_X)
+    s = strategy(mp, nonlinear=True, move_mesh=False)
+    eps_y = Y0 / E_MOD
+    strains = [2 * eps_y, 5 * eps_y, 1 * eps_y, -6 * eps_y]
+    got = []
+    for eps in strains:
+        for node in mp.Nodes:
+            if node.GetInitialPosition()[0] == 1.0:
+                node.SetSolutionStepValue(tessera.DISPLACEMENT_X, eps)
+        assert s.Solve()
+        sigma = element.CalculateOnIntegrationPoints(tessera.STRESS_VECTOR, mp.ProcessInfo)
+        assert abs(sigma[0][1]) < 1e-9 * Y0 and abs(sigma[0][2]) < 1e-9 * Y0
+        got.append(sigma[0][0])
+    assert got == pytest.approx(uniaxial_1d(strains, lambda a: Y0 + H * a), rel=1e-9)
 
 
 def test_missing_yield_stress_is_reported():
