@@ -67,6 +67,9 @@ class SolidElement : public Element {
   // the geometry's default) and a clone of the properties' law per point.
   void Initialize(const ProcessInfo& info) override;
 
+  // Commits the laws' internal variables (plasticity) at the converged state.
+  void FinalizeSolutionStep(const ProcessInfo& info) override;
+
   // ---- local systems
   void CalculateLocalSystem(Matrix& lhs, Vector& rhs, const ProcessInfo& info) override;
   void CalculateLeftHandSide(Matrix& lhs, const ProcessInfo& info) override;

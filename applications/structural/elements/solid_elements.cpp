@@ -239,6 +239,15 @@ void SolidElement<TDerived, TDim, TNodes>::ForEachMaterialPoint(const ProcessInf
   }
 }
 
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::FinalizeSolutionStep(const ProcessInfo& info) {
+  // ForEachMaterialPoint leaves the point's strain in the thread's law input.
+  ForEachMaterialPoint(info, false, [&](std::size_t p, const auto&...) {
+    laws_[p]->FinalizeMaterialResponse(ThreadLawParameters<TDim, TNodes>(),
+                                       ConstitutiveLaw::StressMeasure::PK2);
+  });
+}
+
 // ---------------------------------------------------------------------------- local systems
 
 template <class TDerived, int TDim, int TNodes>
