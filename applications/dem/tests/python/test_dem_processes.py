@@ -118,31 +118,36 @@ FORCE_PROCESS = """{"python_module": "processes.apply_forces_and_moments_process
     "Parameters": {"model_part_name": "SpheresPart.Ball",
                    "force_settings": {"value": [2.0, "3.0*t", 0.0], "table": [0, 0, 0]},
                    "moment_settings": {"value": [0.0, 0.0, 0.5], "table": [0, 0, 0]},
-                   "interval": [0.0, 0.005]}}"""
+                   "interval": [0.0, 0.00505]}}"""
 
 
 def test_external_force_and_moment_enter_the_sums():
-    """F = (2, 3t, 0), M = (0, 0, 0.5) on a free sphere during [0, 0.005]:
-    Symplectic Euler gives v_x = 2 dt n / m exactly after n steps,
-    v_y = 3 dt^2 sum(k) / m and w_z = 0.5 t / I; afterwards nothing acts."""
+    """F = (2, 3t, 0), M = (0, 0, 0.5) on a free sphere (no gravity) with the
+    interval [0, 0.00505], dt = 1e-4. Kratos' semantics: the loads are written
+    at the start of steps 1..50 (t_k = k dt in the interval); step 51 (outside)
+    still carries step 50's values, because a new step starts as a copy of the
+    last one, and they are zeroed at its end. Symplectic Euler then gives
+    exactly v_x = 2 dt 51 / m, v_y = 3 dt^2 (1 + ... + 50 + 50) / m and
+    w_z = 0.5 dt 51 / I (rounding only: rel 1e-9)."""
     model, stage = _SingleSphereStage(FORCE_PROCESS)
     stage.Run()
     node = model.GetModelPart("SpheresPart").GetNode(1)
     mass = 1000.0 * 4.0 / 3.0 * math.pi * 0.1 ** 3
     inertia = 0.4 * mass * 0.1 ** 2
-    steps = 50  # times 1e-4 .. 5e-3 are in the interval (Kratos' closed end)
-    dt = 1e-4
-    assert node.GetSolutionStepValue(tessera.VELOCITY_X) == pytest.approx(2.0 * steps * dt / mass, rel=1e-9)
+    dt, last = 1e-4, 50
+    assert node.GetSolutionStepValue(tessera.VELOCITY_X) == pytest.approx(2.0 * dt * (last + 1) / mass, rel=1e-9)
     assert node.GetSolutionStepValue(tessera.VELOCITY_Y) == pytest.approx(
-        3.0 * dt * dt * steps * (steps + 1) / 2.0 / mass, rel=1e-6)
+        3.0 * dt * dt * (last * (last + 1) / 2.0 + last) / mass, rel=1e-9)
     assert node.GetSolutionStepValue(tessera.ANGULAR_VELOCITY_Z) == pytest.approx(
-        0.5 * steps * dt / inertia, rel=1e-9)
+        0.5 * dt * (last + 1) / inertia, rel=1e-9)
     assert list(node.GetSolutionStepValue(tessera.EXTERNAL_APPLIED_FORCE)) == [0.0, 0.0, 0.0]
+    assert list(node.GetSolutionStepValue(tessera.TOTAL_FORCES)) == [0.0, 0.0, 0.0]
 
 
 def test_sphere_constraint_interval_and_release():
     """v_x imposed = 1 in [0, 0.005]: fixed, so x = 1 * t while imposed; then
-    the sphere keeps v_x = 1 (nothing acts) and the fixity is released."""
+    the sphere keeps v_x = 1 (nothing acts), so x = t at the end (the run's
+    accumulated time), and the fixity is released."""
     process = """{"python_module": "processes.apply_kinematic_constraints_process",
         "kratos_module": "KratosMultiphysics.DEMApplication",
         "Parameters": {"model_part_name": "SpheresPart.Ball",
@@ -154,7 +159,7 @@ def test_sphere_constraint_interval_and_release():
     node = model.GetModelPart("SpheresPart").GetNode(1)
     assert node.GetSolutionStepValue(tessera.VELOCITY_X) == pytest.approx(1.0, rel=1e-12)
     assert node.GetSolutionStepValue(tessera.VELOCITY_Y) == 0.0  # unconstrained value without table: ignored
-    assert node.X == pytest.approx(0.01, rel=1e-9)
+    assert node.X == pytest.approx(stage.time, rel=1e-9)
     assert not node.IsFixed(tessera.VELOCITY_X)
 
 
