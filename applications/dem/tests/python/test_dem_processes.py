@@ -11,7 +11,7 @@ import tessera
 import tessera.dem
 from tessera.dem.processes.apply_kinematic_constraints_to_walls_process import RotationMatrix
 
-from dem_test_utilities import Material, Sphere, SpheresPart
+from dem_test_utilities import Material, Relate, Sphere, SpheresPart
 
 KRATOS_TOLERANCE = 1e-3  # test_kinematic_constraints.py compares with this absolute tolerance
 
@@ -90,19 +90,21 @@ def test_wall_rigid_motion_follows_the_analytic_solution(in_copy):
         assert [node.X, node.Y, node.Z] == pytest.approx(list(expected), abs=2e-4)
 
 
-def _SingleSphereStage(process_json, final_time=0.01, dt=1e-4):
+def _SingleSphereStage(process_json, final_time=0.01, dt=1e-4, check="warning"):
     """A DEMAnalysisStage over one free sphere (no gravity) built in code, with
-    one process entry."""
+    one process entry (or none: "")."""
     parameters = tessera.Parameters("""{
         "problem_name": "none", "GravityX": 0.0, "GravityY": 0.0, "GravityZ": 0.0,
         "MaxTimeStep": %g, "FinalTime": %g, "TranslationalIntegrationScheme": "Symplectic_Euler",
+        "TimeStepCheck": "%s",
         "processes": {"loads_process_list": [%s]}
-    }""" % (dt, final_time, process_json))
+    }""" % (dt, final_time, check, process_json))
 
     class Stage(tessera.dem.DEMAnalysisStage):
         def ReadModelParts(self, *args):
             spheres = self.spheres_model_part
             properties = Material(spheres, 1, density=1000.0)
+            Relate(properties, properties)  # Hertz, for the time-step estimate
             Sphere(spheres, 1, (0.0, 0.0, 0.0), 0.1, properties)
             spheres.CreateSubModelPart("Ball").AddNodes([1])
 
@@ -191,3 +193,35 @@ def test_partly_constrained_wall_is_not_supported(in_copy):
     entry["velocity_constraints_settings"]["constrained"][0].SetBool(False)
     with pytest.raises(tessera.Error, match="every component must be constrained"):
         tessera.dem.DEMAnalysisStage(tessera.Model(), parameters).Run()
+
+
+FAST_BALL = """{"python_module": "processes.apply_kinematic_constraints_process",
+    "kratos_module": "KratosMultiphysics.DEMApplication",
+    "Parameters": {"model_part_name": "SpheresPart.Ball",
+        "velocity_constraints_settings": {"constrained": [true, false, false], "value": ["200.0*t/0.01", 0, 0]},
+        "angular_velocity_constraints_settings": {"constrained": [false, false, false]},
+        "interval": [0.0, 0.01]}}"""
+
+
+@pytest.mark.parametrize("check", ["warning", "error"])
+def test_time_step_check_counts_speeds_that_processes_impose(check):
+    """A sphere at rest: the Hertz contact at (almost) zero speed is long, so
+    Δt passes. A process that drives it to 200 m/s by the end of the run makes
+    the expected impact (2 x 200 m/s, head-on) ~11x shorter (t_c ~ v^-1/5):
+    the same Δt then resolves it in fewer than 10 steps, and the check (run
+    after the processes are built) warns or raises as asked."""
+    _, probe = _SingleSphereStage(FAST_BALL, check="off")
+    probe.Initialize()
+    estimate = probe._GetSolver().time_step_estimate
+    assert estimate.reference_speed == pytest.approx(400.0, rel=1e-12)
+    dt = estimate.contact_time / 5.0  # 5 steps per contact at the imposed speed
+    _, quiet = _SingleSphereStage("", dt=dt, check="error")
+    quiet.Initialize()  # at rest nothing is wrong with this Δt
+    assert quiet._GetSolver().time_step_estimate.contact_time > 10.0 * dt
+    _, stage = _SingleSphereStage(FAST_BALL, dt=dt, check=check)
+    if check == "error":
+        with pytest.raises(tessera.Error, match="at least 10 are needed"):
+            stage.Initialize()
+    else:
+        with pytest.warns(UserWarning, match="at least 10 are needed"):
+            stage.Initialize()
