@@ -214,3 +214,46 @@ def test_chung_ooi_test4_gross_sliding_matches_rigid_body_theory(test4_folder, a
     restitution, spin, _ = Oblique(angle)
     assert -spin == pytest.approx(2.5 * mu * (1.0 + e) * normal / radius, rel=ONE_PERCENT)
     assert restitution == pytest.approx((tangential - mu * (1.0 + e) * normal) / tangential, rel=ONE_PERCENT)
+
+
+# ------------------------------------------------------------------ dem_benchmarks_2019
+class DriverStage(tessera.dem.DEMAnalysisStage):
+    """What Kratos' DEM_benchmarks driver does for benchmarks 1 and 2: its own
+    problem name, Δt and end time, initial velocities set at Initialize, and
+    the peak of one TOTAL_FORCES component of node 1 over the run."""
+
+    def __init__(self, model, parameters, velocities, component):
+        super().__init__(model, parameters)
+        self.velocities, self.component, self.peak = velocities, component, 0.0
+
+    def Initialize(self):
+        super().Initialize()
+        for node_id, variable, value in self.velocities:
+            self.spheres_model_part.GetNode(node_id).SetSolutionStepValue(variable, value)
+
+    def FinalizeSolutionStep(self):
+        super().FinalizeSolutionStep()
+        node = self.spheres_model_part.GetNode(1)
+        self.peak = max(self.peak, abs(node.GetSolutionStepValue(self.component)))
+
+
+@pytest.mark.parametrize("number,dt,final_time,velocities,component", [
+    (1, 6.4e-8, 5e-4, [(1, "VELOCITY_X", -10.0), (2, "VELOCITY_X", 10.0)], "TOTAL_FORCES_X"),
+    (2, 3e-7, 7e-3, [(1, "VELOCITY_Z", -0.2)], "TOTAL_FORCES_Z"),
+])
+def test_dem_benchmarks_2019_peak_force(in_copy, number, dt, final_time, velocities, component):
+    """Legacy-format decks (properties in the mdpa, Mesh blocks) run as the
+    driver runs them (README table; Forward_Euler as the deck says). Kratos
+    accepts 5 % against paper_data/benchmarkN_graph1.dat (7108 N, 7233 N);
+    the issue's 1 % is asserted here."""
+    in_copy("dem_benchmarks_2019/basic_benchmarks")
+    parameters = tessera.Parameters.FromFile("ProjectParametersDISCONT.json")
+    parameters["problem_name"].SetString(f"benchmark{number}")
+    parameters["MaxTimeStep"].SetDouble(dt)
+    parameters["FinalTime"].SetDouble(final_time)
+    stage = DriverStage(tessera.Model(), parameters,
+                        [(n, tessera.GetVariable(v), value) for n, v, value in velocities],
+                        tessera.GetVariable(component))
+    stage.Run()
+    reference = float(open(f"paper_data/benchmark{number}_graph1.dat").read().split()[0])
+    assert stage.peak == pytest.approx(reference, rel=ONE_PERCENT)
