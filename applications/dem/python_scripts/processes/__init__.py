@@ -11,12 +11,11 @@ This module holds what they share: Kratos' interval test and the three
 components of a "value"/"table" pair ("value" a number or an expression of
 t, x, y, z; "table" a table id or null, a table taking precedence).
 """
-import sys
-
 import numpy as np
 
 import tessera
-from tessera.processes import SettingsError, TableValue, ValueSource, ValidateSettings
+from tessera.processes import (GetModelPart, IntervalUtility, NodeSet, ProcessLabel, SettingsError, TableValue,
+                               ValueSource, ValidateSettings)
 
 # The process modules this package provides, for the error on an unknown name.
 PROCESS_NAMES = ("apply_kinematic_constraints_process", "apply_kinematic_constraints_to_walls_process",
@@ -40,31 +39,34 @@ KINEMATIC_DEFAULTS = """{
 }"""
 
 
-class KratosInterval:
-    """Kratos' IntervalUtility: active when begin - eps < t < end + eps, with
-    eps = max(1e-14 begin, 1e-30). So both ends count when hit exactly; a time
-    accumulated as t += dt that lands a rounding error past the end does not.
-    "End" (or a string) as the end means no end."""
+class KratosInterval(IntervalUtility):
+    """Kratos' DEM processes' IntervalUtility: active when
+    begin - eps < t < end + eps, with eps = max(1e-14 begin, 1e-30). So both
+    ends count when hit exactly; a time accumulated as t += dt that lands a
+    rounding error past the end does not (unlike the kernel's processes, which
+    allow 1e-10 relative). "End" as the end means no end."""
 
     def __init__(self, settings, key="interval"):
-        interval = settings[key]
-        if not interval.IsArray() or interval.size() != 2 or not interval[0].IsNumber():
-            raise SettingsError(interval, 'expected [begin, end] with numbers (end may be "End")')
-        self.begin = interval[0].GetDouble()
-        if interval[1].IsString():
-            if interval[1].GetString() != "End":
-                raise SettingsError(interval[1], f'expected a number or "End", got "{interval[1].GetString()}"')
-            self.end = sys.float_info.max
-        elif interval[1].IsNumber():
-            self.end = interval[1].GetDouble()
-        else:
-            raise SettingsError(interval[1], 'expected a number or "End"')
-        if self.end < self.begin:
-            raise SettingsError(interval, f"the interval ends ({self.end}) before it begins ({self.begin})")
+        super().__init__(settings, key)
         self.eps = max(1e-14 * self.begin, 1e-30)
 
     def IsInInterval(self, time):
         return self.begin - self.eps < time < self.end + self.eps
+
+
+class DemProcess(tessera.Process):
+    """What the DEM processes share, built from their validated settings: a
+    label for messages, the model part and its NodeSet, the Kratos interval."""
+
+    def __init__(self, model, settings):
+        super().__init__()
+        self.label = ProcessLabel(settings, type(self).__name__)
+        self.model_part = GetModelPart(model, settings)
+        self.nodes = NodeSet(self.model_part)
+        self.interval = KratosInterval(settings)
+
+    def _Time(self):
+        return float(self.model_part.ProcessInfo[tessera.TIME])
 
 
 def ValidateKinematicSettings(settings):

@@ -13,9 +13,9 @@ As in Kratos: at the start of a step in the interval every component is set
 outside the interval both vectors are reset to zero, so they stop acting.
 """
 import tessera
-from tessera.processes import GetModelPart, NodeSet, ProcessLabel, ValidateSettings
+from tessera.processes import ValidateSettings
 
-from . import KratosInterval, ReadComponents
+from . import DemProcess, ReadComponents
 
 DEFAULTS = """{
     "help": "Applies external forces and moments to the spheres of a sub model part",
@@ -33,9 +33,8 @@ def Factory(settings, model):
     return ApplyForcesAndMomentsProcess(model, settings["Parameters"])
 
 
-class ApplyForcesAndMomentsProcess(tessera.Process):
+class ApplyForcesAndMomentsProcess(DemProcess):
     def __init__(self, model, settings):
-        super().__init__()
         defaults = tessera.Parameters(DEFAULTS)
         for group in ("force_settings", "moment_settings"):
             if settings.Has(group) and settings[group].IsSubParameter() and settings[group].Has("value"):
@@ -43,10 +42,7 @@ class ApplyForcesAndMomentsProcess(tessera.Process):
         ValidateSettings(settings, defaults)
         for group in ("force_settings", "moment_settings"):
             settings[group].ValidateAndAssignDefaults(defaults[group])
-        self.label = ProcessLabel(settings, type(self).__name__)
-        self.model_part = GetModelPart(model, settings)
-        self.nodes = NodeSet(self.model_part)
-        self.interval = KratosInterval(settings)
+        super().__init__(model, settings)
         self.targets = []
         for group, name in (("force_settings", "EXTERNAL_APPLIED_FORCE"),
                             ("moment_settings", "EXTERNAL_APPLIED_MOMENT")):
@@ -59,9 +55,6 @@ class ApplyForcesAndMomentsProcess(tessera.Process):
                 raise tessera.Error(f"{self.label}: {variable.GetSourceVariable().Name()} is not a "
                                     f"solution-step variable of {self.model_part.GetRootModelPart().Name}")
         return 0
-
-    def _Time(self):
-        return float(self.model_part.ProcessInfo[tessera.TIME])
 
     def ExecuteInitializeSolutionStep(self):
         time = self._Time()

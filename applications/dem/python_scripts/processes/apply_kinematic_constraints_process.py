@@ -20,9 +20,8 @@ alone. At the end of such a step every component is released again.
 import numpy as np
 
 import tessera
-from tessera.processes import GetModelPart, NodeSet, ProcessLabel
 
-from . import KratosInterval, ReadComponents, ReadConstrained, SampleTimes, ValidateKinematicSettings
+from . import DemProcess, ReadComponents, ReadConstrained, SampleTimes, ValidateKinematicSettings
 
 GROUPS = (("velocity_constraints_settings", "VELOCITY"),
           ("angular_velocity_constraints_settings", "ANGULAR_VELOCITY"))
@@ -34,14 +33,10 @@ def Factory(settings, model):
     return ApplyKinematicConstraintsProcess(model, settings["Parameters"])
 
 
-class ApplyKinematicConstraintsProcess(tessera.Process):
+class ApplyKinematicConstraintsProcess(DemProcess):
     def __init__(self, model, settings):
-        super().__init__()
         ValidateKinematicSettings(settings)
-        self.label = ProcessLabel(settings, type(self).__name__)
-        self.model_part = GetModelPart(model, settings)
-        self.nodes = NodeSet(self.model_part)
-        self.interval = KratosInterval(settings)
+        super().__init__(model, settings)
         # (component variable, Component, constrained) for the six components
         self.components = []
         for group, name in GROUPS:
@@ -58,9 +53,6 @@ class ApplyKinematicConstraintsProcess(tessera.Process):
                                     f"nodes of {self.model_part.FullName()} (not a sphere model part "
                                     "read by the DEM stage?)")
         return 0
-
-    def _Time(self):
-        return float(self.model_part.ProcessInfo[tessera.TIME])
 
     def ExecuteInitializeSolutionStep(self):
         time = self._Time()

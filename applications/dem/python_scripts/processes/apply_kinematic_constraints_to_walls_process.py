@@ -24,9 +24,9 @@ not supported yet; Kratos' walls decks mark such walls FREE_BODY_MOTION).
 import numpy as np
 
 import tessera
-from tessera.processes import GetModelPart, NodeSet, ProcessLabel, SettingsError
+from tessera.processes import SettingsError
 
-from . import KratosInterval, ReadComponents, ReadConstrained, SampleTimes, ValidateKinematicSettings
+from . import DemProcess, ReadComponents, ReadConstrained, SampleTimes, ValidateKinematicSettings
 
 
 def Factory(settings, model):
@@ -59,17 +59,14 @@ def RotationMatrix(rotation_vector):
     return np.eye(3) + np.sin(angle) * cross + (1.0 - np.cos(angle)) * cross @ cross
 
 
-class ApplyKinematicConstraintsToWallsProcess(tessera.Process):
+class ApplyKinematicConstraintsToWallsProcess(DemProcess):
     def __init__(self, model, settings):
-        super().__init__()
         ValidateKinematicSettings(settings)
-        self.label = ProcessLabel(settings, type(self).__name__)
-        self.model_part = GetModelPart(model, settings)
+        super().__init__(model, settings)
         if self.model_part.GetRootModelPart().Name != "RigidFacePart":
             raise SettingsError(settings["model_part_name"], f"{self.model_part.FullName()} is not a wall "
                                 "model part (RigidFacePart.<name>); for spheres use "
                                 "apply_kinematic_constraints_process")
-        self.interval = KratosInterval(settings)
         self.sources = []
         for group in ("velocity_constraints_settings", "angular_velocity_constraints_settings"):
             constrained = ReadConstrained(settings[group])
@@ -78,7 +75,6 @@ class ApplyKinematicConstraintsToWallsProcess(tessera.Process):
                                     "motion: every component must be constrained (free rigid-body motion "
                                     "of walls under contact forces is not supported yet)")
             self.sources.append(ReadComponents(settings[group], self.model_part))
-        self.nodes = NodeSet(self.model_part)
         self.reference = None  # X0 - c0 per node, set in ExecuteInitialize
 
     def ExecuteInitialize(self):
@@ -96,9 +92,6 @@ class ApplyKinematicConstraintsToWallsProcess(tessera.Process):
         self.rotation = np.eye(3)
         self.velocity = np.zeros(3)
         self.angular_velocity = np.zeros(3)
-
-    def _Time(self):
-        return float(self.model_part.ProcessInfo[tessera.TIME])
 
     def _Imposed(self, time):
         point = _CentreNode(self.centre, self.initial_centre)

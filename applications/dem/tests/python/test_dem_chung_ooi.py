@@ -66,6 +66,18 @@ def Parameters(problem_name, materials, dt, final_time):
     return parameters
 
 
+def AssertSphereOnPlaneMatches(parameters_file, radius, expected):
+    """Runs a deck of one sphere (node 1) hitting the plane y = 0 and compares
+    (overlap, peak force, contact time) with `expected` within 1 %."""
+    parameters = tessera.Parameters.FromFile(parameters_file)
+    model = tessera.Model()
+    stage = RecordingStage(model, parameters,
+                           lambda m: radius - m.GetModelPart("SpheresPart").GetNode(1).Y)
+    stage.Run()
+    force, overlap, contact_time = ImpactMeasures(stage.history, parameters["MaxTimeStep"].GetDouble())
+    assert (overlap, force, contact_time) == pytest.approx(expected, rel=ONE_PERCENT)
+
+
 def test_chung_ooi_test1_two_spheres_match_hertz(in_copy):
     """Two spheres R = 0.01, E = 48 GPa, nu = 0.2, rho = 2800,
     at +-10 m/s, touching at t = 0. ProjectParameters1.json is not in Kratos'
@@ -101,34 +113,20 @@ def test_chung_ooi_test2_sphere_on_rigid_plane_matches_hertz(in_copy):
         f.write("Begin Properties 2\nEnd Properties\nBegin Nodes\n"
                 "1 -0.5 0.0 -0.5\n2 0.5 0.0 -0.5\n3 0.5 0.0 0.5\n4 -0.5 0.0 0.5\nEnd Nodes\n"
                 "Begin Conditions RigidFace3D3N\n1 2 1 3 2\n2 2 1 4 3\nEnd Conditions\n")
-    parameters = tessera.Parameters.FromFile("ProjectParameters2.json")
-    dt = parameters["MaxTimeStep"].GetDouble()
-    model = tessera.Model()
-    stage = RecordingStage(model, parameters,
-                           lambda m: 0.1 - m.GetModelPart("SpheresPart").GetNode(1).Y)
-    stage.Run()
     mass = 2699.0 * 4.0 / 3.0 * math.pi * 0.1 ** 3
     expected = Hertz(7e10, 0.3, 7e20, 0.3, 0.1, mass, 0.2)
     assert expected == pytest.approx((49.7e-6, 11.37e3, 0.732e-3), rel=5e-3)  # the paper's values
-    force, overlap, contact_time = ImpactMeasures(stage.history, dt)
-    assert (overlap, force, contact_time) == pytest.approx(expected, rel=ONE_PERCENT)
+    AssertSphereOnPlaneMatches("ProjectParameters2.json", 0.1, expected)
 
 
 def test_chung_ooi_test3_elastic_impact_matches_hertz(in_copy):
     """Test 3 with restitution 1 (ProjectParameters36.json, Δt 1e-8 as Kratos):
     alumina R = 2.5 mm at 3.9 m/s on a rigid plane; gap 1 µm at the start."""
     in_copy("dem3d_chung_ooi/test3_data")
-    parameters = tessera.Parameters.FromFile("ProjectParameters36.json")
-    dt = parameters["MaxTimeStep"].GetDouble()
-    model = tessera.Model()
-    stage = RecordingStage(model, parameters,
-                           lambda m: 0.0025 - m.GetModelPart("SpheresPart").GetNode(1).Y)
-    stage.Run()
     mass = 4000.0 * 4.0 / 3.0 * math.pi * 0.0025 ** 3
     expected = Hertz(3.8e11, 0.23, 7e20, 0.23, 0.0025, mass, 3.9)
     assert expected == pytest.approx((8.09e-6, 615.0, 6.10e-6), rel=5e-3)  # the paper's values
-    force, overlap, contact_time = ImpactMeasures(stage.history, dt)
-    assert (overlap, force, contact_time) == pytest.approx(expected, rel=ONE_PERCENT)
+    AssertSphereOnPlaneMatches("ProjectParameters36.json", 0.0025, expected)
 
 
 # ------------------------------------------------------------------ test 4

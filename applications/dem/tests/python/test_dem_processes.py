@@ -11,7 +11,7 @@ import tessera
 import tessera.dem
 from tessera.dem.processes.apply_kinematic_constraints_to_walls_process import RotationMatrix
 
-from dem_test_utilities import Material, Relate, Sphere, SpheresPart
+from dem_test_utilities import Material, Relate, Sphere
 
 KRATOS_TOLERANCE = 1e-3  # test_kinematic_constraints.py compares with this absolute tolerance
 
