@@ -18,8 +18,10 @@ Set-up, as Kratos' DEM stage does it:
 - the strategy (tessera._dem.ExplicitSolverStrategy) runs the steps; the
   particle and wall nodes hold the results after every step, so processes,
   output and scripts overriding FinalizeSolutionStep read them from the model.
-Processes come from the "processes" lists through the kernel's process factory;
-VTK output is added when "post_vtk_option" is true.
+Processes come from the "processes" lists through the kernel's process factory
+(Kratos' DEM ones, "processes.<name>" of KratosMultiphysics.DEMApplication, are
+tessera.dem.processes); wall parts that apply_kinematic_constraints_to_walls_process
+moves may be FREE_BODY_MOTION walls. VTK output is added when "post_vtk_option" is true.
 """
 import math
 import os
@@ -147,8 +149,10 @@ class DEMSolver(PythonSolver):
     def _CheckTimeStep(self):
         """Δt against the contacts it must resolve (thesis §7.2): a warning or
         an error ("TimeStepCheck") when a contact would last fewer than 10 steps
-        or Δt exceeds the critical step; AutomaticTimestep takes the critical
-        step times DeltaTimeSafetyFactor when that is smaller than MaxTimeStep."""
+        or Δt exceeds the critical step. The speeds processes impose over the
+        run count (they are built before the solver's Initialize).
+        AutomaticTimestep takes the critical step times DeltaTimeSafetyFactor
+        when that is smaller than MaxTimeStep."""
         p = self.parameters
         gravity = math.sqrt(sum(p[f"Gravity{a}"].GetDouble() ** 2 for a in "XYZ"))
         # Impact speed to expect: two particles at the fastest speed seen now
