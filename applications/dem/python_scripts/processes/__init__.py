@@ -17,10 +17,6 @@ import tessera
 from tessera.processes import (GetModelPart, IntervalUtility, NodeSet, ProcessLabel, SettingsError, TableValue,
                                ValueSource, ValidateSettings)
 
-# The process modules this package provides, for the error on an unknown name.
-PROCESS_NAMES = ("apply_kinematic_constraints_process", "apply_kinematic_constraints_to_walls_process",
-                 "apply_forces_and_moments_process")
-
 KINEMATIC_DEFAULTS = """{
     "help": "Imposes velocity and angular velocity components in a time interval",
     "mesh_id": 0,
