@@ -495,7 +495,8 @@ void ExplicitSolverStrategy::GatherForces() {
         torque += pc.torque_second[c];
       }
     }
-    Array3 total = contact + p.mass[i] * gravity;
+    Array3 total = contact + p.external_force[i] + p.mass[i] * gravity;
+    torque += p.external_moment[i];
     if (alpha > 0.0) {
       // Background damping against the motion, proportional to the unbalanced
       // force (thesis 5.18-5.19); nothing where the particle is at rest.
