@@ -109,6 +109,7 @@ void BindStrategy(py::module_& m) {
             s.scheme = TranslationalSchemeFromName(name);
           })
       .def_readwrite("rotation", &DemSettings::rotation)
+      .def_readwrite("rolling_friction", &DemSettings::rolling_friction)
       .def_readwrite("search_frequency", &DemSettings::search_frequency)
       .def_readwrite("search_tolerance", &DemSettings::search_tolerance)
       .def_readwrite("wall_search_tolerance", &DemSettings::wall_search_tolerance)

@@ -105,6 +105,7 @@ class DEMSolver(PythonSolver):
         settings.delta_time = self.dt
         settings.translational_scheme = p["TranslationalIntegrationScheme"].GetString()
         settings.rotation = p["RotationOption"].GetBool()
+        settings.rolling_friction = p["RollingFrictionOption"].GetBool()
         settings.search_frequency = p["NeighbourSearchFrequency"].GetInt()
         absolute = p["DeltaOption"].GetString() == "Absolute"
         settings.search_tolerance = p["SearchTolerance"].GetDouble() if absolute else 0.0

@@ -25,7 +25,7 @@ Keys fall in four groups:
   AmplifiedSearchRadiusExtension, MaxAmplificationRatioOfSearchRadius) and the
   material-test helper's material_test_settings.
 - NOT_YET: physics this build does not have; accepted at their Kratos default,
-  an error otherwise (RollingFrictionOption, PeriodicDomainOption,
+  an error otherwise (PeriodicDomainOption,
   VirtualMassCoefficient != 1, Dimension != 3, DeltaOption Coordination_Number).
 """
 import tessera
@@ -152,7 +152,6 @@ CONTINUUM_ONLY = {
 
 # Options whose non-default values need physics this build lacks.
 NOT_YET = {
-    "RollingFrictionOption": "rolling friction",
     "PeriodicDomainOption": "periodic domains",
 }
 

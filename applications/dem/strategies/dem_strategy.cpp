@@ -140,7 +140,7 @@ void ExplicitSolverStrategy::Initialize() {
   // A material used by both particles and walls counts as a particle material.
   std::vector<bool> is_wall(material_index_.size(), false);
   for (std::size_t k = particle_materials; k < is_wall.size(); ++k) is_wall[k] = true;
-  table_.Build(material_index_.List(), is_wall);
+  table_.Build(material_index_.List(), is_wall, settings_.rolling_friction);
 
   pairs_ = PairContacts{};
   wall_contacts_ = WallContacts{};
@@ -364,6 +364,7 @@ void ExplicitSolverStrategy::ThrowPendingError() {
 void ExplicitSolverStrategy::ComputeParticleContacts() {
   PairContacts& pc = pairs_;
   const ParticleStorage& p = particles_;
+  const double dt = settings_.delta_time;
   ParallelRows(pc.first.size(), [&](std::size_t c) {
     const std::uint32_t i = pc.first[c], j = pc.second[c];
     const Array3 d = p.position[j] - p.position[i];
@@ -401,8 +402,13 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
                                                relative_velocity, relative_displacement, history);
     pc.force[c] = f.force;
     pc.elastic_force[c] = f.elastic_force;
-    pc.torque_first[c] = Cross(arm_i, f.force);
-    pc.torque_second[c] = Cross(arm_j, -f.force);
+    // Rolling resistance with R_r the smaller radius (thesis 2.42).
+    const Array3 rolling = RollingResistanceTorque(
+        pair.rolling_model, pair.rolling_friction, std::min(p.radius[i], p.radius[j]),
+        f.normal_force, p.angular_velocity[i] - p.angular_velocity[j],
+        1.0 / p.inertia[i] + 1.0 / p.inertia[j], dt);
+    pc.torque_first[c] = Cross(arm_i, f.force) + rolling;
+    pc.torque_second[c] = Cross(arm_j, -f.force) - rolling;
     pc.energy[c] = f.elastic_energy;
     pc.active[c] = 1;
   });
@@ -411,6 +417,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
 void ExplicitSolverStrategy::ComputeWallContacts() {
   WallContacts& wc = wall_contacts_;
   const ParticleStorage& p = particles_;
+  const double dt = settings_.delta_time;
   const RigidFaceStorage& faces = faces_;
   ParallelRows(p.size(), [&](std::size_t i) {
     Array3 force{}, elastic{}, torque{};
@@ -466,7 +473,11 @@ void ExplicitSolverStrategy::ComputeWallContacts() {
       wc.active[c] = 1;
       force += result.force;
       elastic += result.elastic_force;
-      torque += Cross(arm, result.force);
+      // Rolling resistance against the wall, R_r = R_i (thesis §2.5.3).
+      torque += Cross(arm, result.force) +
+                RollingResistanceTorque(pair.rolling_model, pair.rolling_friction, p.radius[i],
+                                        result.normal_force, p.angular_velocity[i],
+                                        1.0 / p.inertia[i], dt);
     }
     wall_force_[i] = force;
     wall_elastic_[i] = elastic;

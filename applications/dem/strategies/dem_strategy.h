@@ -48,7 +48,8 @@ struct DemSettings {
   Array3 gravity{0.0, 0.0, -9.81};
   double delta_time = 5e-5;
   TranslationalScheme scheme = TranslationalScheme::kSymplecticEuler;
-  bool rotation = true;  // RotationOption: integrate angular velocities
+  bool rotation = true;           // RotationOption: integrate angular velocities
+  bool rolling_friction = false;  // RollingFrictionOption (contact_laws/rolling_friction.h)
   int search_frequency = 50;
   double search_tolerance = 0.0;       // particle-particle (DeltaOption "Absolute")
   double wall_search_tolerance = 0.0;  // search_tolerance_against_walls

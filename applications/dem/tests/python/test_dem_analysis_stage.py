@@ -57,7 +57,7 @@ def test_missing_keys_take_kratos_defaults():
 
 
 @pytest.mark.parametrize("text,expected", [
-    ('{"RollingFrictionOption": true}', "rolling friction are not supported yet"),
+    ('{"PeriodicDomainOption": true}', "periodic domains are not supported yet"),
     ('{"VirtualMassCoefficient": 0.5}', "virtual mass is not supported yet"),
     ('{"Dimension": 2}', "runs 3D spheres only"),
     ('{"DeltaOption": "Coordination_Number"}', "supported: \"Absolute\""),
