@@ -110,6 +110,7 @@ void BindStrategy(py::module_& m) {
           })
       .def_readwrite("rotation", &DemSettings::rotation)
       .def_readwrite("rolling_friction", &DemSettings::rolling_friction)
+      .def_readwrite("energy_calculation", &DemSettings::energy_calculation)
       .def_readwrite("search_frequency", &DemSettings::search_frequency)
       .def_readwrite("search_tolerance", &DemSettings::search_tolerance)
       .def_readwrite("wall_search_tolerance", &DemSettings::wall_search_tolerance)
@@ -145,6 +146,25 @@ void BindStrategy(py::module_& m) {
       .def("MaximumSpeed", &ExplicitSolverStrategy::MaximumSpeed)
       .def("KineticEnergy", &ExplicitSolverStrategy::KineticEnergy)
       .def("ContactElasticEnergy", &ExplicitSolverStrategy::ContactElasticEnergy)
+      .def(
+          "GetEnergies",
+          [](const ExplicitSolverStrategy& s) {
+            const EnergyTotals e = s.Energies();
+            py::dict d;
+            d["kinetic_translational"] = e.kinetic_translational;
+            d["kinetic_rotational"] = e.kinetic_rotational;
+            d["gravitational_potential"] = e.gravitational_potential;
+            d["elastic_normal"] = e.elastic_normal;
+            d["elastic_tangential"] = e.elastic_tangential;
+            d["dissipated_damping"] = e.dissipated_damping;
+            d["dissipated_friction"] = e.dissipated_friction;
+            d["dissipated_rolling"] = e.dissipated_rolling;
+            d["dissipated_global_damping"] = e.dissipated_global_damping;
+            d["total"] = e.Total();
+            return d;
+          },
+          "Energies (J): kinetic, gravitational potential, elastic and, with "
+          "DemSettings.energy_calculation, dissipated since Initialize(); 'total' is their sum")
       .def("NumberOfParticleContacts", &ExplicitSolverStrategy::NumberOfParticleContacts)
       .def("NumberOfWallContacts", &ExplicitSolverStrategy::NumberOfWallContacts)
       .def("NumberOfParticlePairCandidates",

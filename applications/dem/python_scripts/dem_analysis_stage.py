@@ -106,6 +106,7 @@ class DEMSolver(PythonSolver):
         settings.translational_scheme = p["TranslationalIntegrationScheme"].GetString()
         settings.rotation = p["RotationOption"].GetBool()
         settings.rolling_friction = p["RollingFrictionOption"].GetBool()
+        settings.energy_calculation = p["EnergyCalculationOption"].GetBool()
         settings.search_frequency = p["NeighbourSearchFrequency"].GetInt()
         absolute = p["DeltaOption"].GetString() == "Absolute"
         settings.search_tolerance = p["SearchTolerance"].GetDouble() if absolute else 0.0
