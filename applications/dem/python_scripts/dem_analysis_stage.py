@@ -328,6 +328,21 @@ class DEMAnalysisStage(AnalysisStage):
                 self._list_of_output_processes.append(process)
                 self._list_of_processes.append(process)
 
+        self._AddGraphsOutput()
+
+    def _AddGraphsOutput(self):
+        """<problem_name>_Graphs (dem_graphs_output.py): energies with
+        EnergyCalculationOption, wall forces of FORCE_INTEGRATION_GROUP parts."""
+        from .dem_graphs_output import DEMGraphsOutput, ForceIntegrationGroups
+        energy = self.DEM_parameters["EnergyCalculationOption"].GetBool()
+        groups = ForceIntegrationGroups(self.rigid_face_model_part)
+        if not energy and not groups:
+            return
+        process = DEMGraphsOutput(self, energy, groups,
+                                  self.DEM_parameters["GraphExportFreq"].GetDouble())
+        self._list_of_output_processes.append(process)
+        self._list_of_processes.append(process)
+
     # ---- Kratos-style accessors
     def GetStrategy(self):
         """The C++ strategy (tessera._dem.ExplicitSolverStrategy) after Initialize."""
