@@ -151,15 +151,7 @@ void BindStrategy(py::module_& m) {
           [](const ExplicitSolverStrategy& s) {
             const EnergyTotals e = s.Energies();
             py::dict d;
-            d["kinetic_translational"] = e.kinetic_translational;
-            d["kinetic_rotational"] = e.kinetic_rotational;
-            d["gravitational_potential"] = e.gravitational_potential;
-            d["elastic_normal"] = e.elastic_normal;
-            d["elastic_tangential"] = e.elastic_tangential;
-            d["dissipated_damping"] = e.dissipated_damping;
-            d["dissipated_friction"] = e.dissipated_friction;
-            d["dissipated_rolling"] = e.dissipated_rolling;
-            d["dissipated_global_damping"] = e.dissipated_global_damping;
+            for (const auto& [name, member] : tessera::dem::kEnergyTerms) d[name] = e.*member;
             d["total"] = e.Total();
             return d;
           },

@@ -539,21 +539,16 @@ void ExplicitSolverStrategy::GatherForces() {
 
 void ExplicitSolverStrategy::AccumulateDissipation() {
   const double dt = settings_.delta_time;
+  // Deterministic sums (fixed order for any thread count) of one term over the
+  // active contacts of a list.
+  auto sum = [](const auto& contacts, std::size_t n, double DissipationPower::*term) {
+    return SumRows(
+        n, [&](std::size_t c) { return contacts.active[c] ? contacts.dissipation[c].*term : 0.0; });
+  };
   auto add = [&](const auto& contacts, std::size_t n) {
-    double damping = 0.0, friction = 0.0, rolling = 0.0;
-    // Three deterministic sums (fixed order for any thread count).
-    damping = SumRows(n, [&](std::size_t c) {
-      return contacts.active[c] ? contacts.dissipation[c].damping : 0.0;
-    });
-    friction = SumRows(n, [&](std::size_t c) {
-      return contacts.active[c] ? contacts.dissipation[c].friction : 0.0;
-    });
-    rolling = SumRows(n, [&](std::size_t c) {
-      return contacts.active[c] ? contacts.dissipation[c].rolling : 0.0;
-    });
-    dissipated_.dissipated_damping += damping * dt;
-    dissipated_.dissipated_friction += friction * dt;
-    dissipated_.dissipated_rolling += rolling * dt;
+    dissipated_.dissipated_damping += dt * sum(contacts, n, &DissipationPower::damping);
+    dissipated_.dissipated_friction += dt * sum(contacts, n, &DissipationPower::friction);
+    dissipated_.dissipated_rolling += dt * sum(contacts, n, &DissipationPower::rolling);
   };
   add(pairs_, pairs_.first.size());
   add(wall_contacts_, wall_contacts_.particle.size());

@@ -19,6 +19,9 @@
 // is not counted.
 #pragma once
 
+#include <array>
+#include <utility>
+
 namespace tessera::dem {
 
 struct EnergyTotals {
@@ -32,12 +35,28 @@ struct EnergyTotals {
   double dissipated_rolling = 0.0;
   double dissipated_global_damping = 0.0;
 
-  double Total() const {
-    return kinetic_translational + kinetic_rotational + gravitational_potential + elastic_normal +
-           elastic_tangential + dissipated_damping + dissipated_friction + dissipated_rolling +
-           dissipated_global_damping;
-  }
+  double Total() const;
 };
+
+// Every term with its name (the keys of GetEnergies() and the columns of the
+// energy graph), in that order.
+inline constexpr std::array<std::pair<const char*, double EnergyTotals::*>, 9> kEnergyTerms{{
+    {"kinetic_translational", &EnergyTotals::kinetic_translational},
+    {"kinetic_rotational", &EnergyTotals::kinetic_rotational},
+    {"gravitational_potential", &EnergyTotals::gravitational_potential},
+    {"elastic_normal", &EnergyTotals::elastic_normal},
+    {"elastic_tangential", &EnergyTotals::elastic_tangential},
+    {"dissipated_damping", &EnergyTotals::dissipated_damping},
+    {"dissipated_friction", &EnergyTotals::dissipated_friction},
+    {"dissipated_rolling", &EnergyTotals::dissipated_rolling},
+    {"dissipated_global_damping", &EnergyTotals::dissipated_global_damping},
+}};
+
+inline double EnergyTotals::Total() const {
+  double sum = 0.0;
+  for (const auto& term : kEnergyTerms) sum += this->*term.second;
+  return sum;
+}
 
 // Power of the dissipative forces of one contact at one force evaluation.
 struct DissipationPower {
