@@ -22,7 +22,12 @@ struct ContactForce {
   Array3 force;          // on the first body (the second gets -force)
   Array3 elastic_force;  // its elastic part (normal elastic + tangential spring)
   double normal_force = 0.0;
-  double elastic_energy = 0.0;  // normal elastic energy stored in the contact
+  double elastic_energy = 0.0;     // normal elastic energy stored in the contact
+  double tangential_energy = 0.0;  // of the tangential spring, |F_te|² / (2 k_t)
+  // Power of the dissipative parts at this evaluation (energy_bookkeeping.h):
+  // the dashpots (normal, and tangential while sticking) and the slider.
+  double damping_power = 0.0;
+  double friction_power = 0.0;
 };
 
 // Force on body i of a contact with body j. `normal` is the unit vector from i
@@ -33,7 +38,7 @@ inline ContactForce ComputeContactForce(const PairParameters& p, double overlap,
                                         double mass, const Array3& normal,
                                         const Array3& relative_velocity,
                                         const Array3& relative_displacement,
-                                        ContactHistoryRef history) {
+                                        ContactHistoryRef history, double dt) {
   double kn, kt, fne, energy;
   if (p.law == ContactLaw::kHertzViscousCoulomb) {
     const double contact_radius = std::sqrt(radius * overlap);  // a = sqrt(R δ) (A.10)
@@ -75,13 +80,22 @@ inline ContactForce ComputeContactForce(const PairParameters& p, double overlap,
   const double mu = history.sliding ? p.dynamic_friction : p.static_friction;
   const double limit = mu * fn;
   const double trial = Norm(tangential);
+  // The relative velocity does work on the contact: F · v with F on the first
+  // body and v of the second relative to it; the dashpot part is dissipated.
+  double damping_power = (fn - fne) * overlap_rate;
+  double friction_power = 0.0;
   if (trial > limit) {
-    // Slip: the force is capped and the spring keeps only what the slider passes.
+    // Slip: the force is capped and the spring keeps only what the slider passes;
+    // the power of the capped force goes into the slider.
     tangential = trial > 0.0 ? tangential * (limit / trial) : Array3{};
+    // The slider dissipates the capped force times the slip, the part of this
+    // step's tangential displacement the spring does not keep.
+    if (kt > 0.0 && dt > 0.0) friction_power = Dot(tangential, spring - tangential) / (kt * dt);
     spring = tangential;
     history.sliding = 1;
   } else {
     history.sliding = 0;
+    damping_power += ct * Dot(tangential_velocity, tangential_velocity);
   }
   history.tangential_force = spring;
   history.tangential_stiffness = kt;
@@ -92,6 +106,9 @@ inline ContactForce ComputeContactForce(const PairParameters& p, double overlap,
   out.elastic_force = spring - fne * normal;
   out.normal_force = fn;
   out.elastic_energy = energy;
+  out.tangential_energy = kt > 0.0 ? 0.5 * Dot(spring, spring) / kt : 0.0;
+  out.damping_power = damping_power;
+  out.friction_power = friction_power;
   return out;
 }
 

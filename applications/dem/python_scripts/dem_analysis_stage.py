@@ -107,6 +107,8 @@ class DEMSolver(PythonSolver):
         settings.delta_time = self.dt
         settings.translational_scheme = p["TranslationalIntegrationScheme"].GetString()
         settings.rotation = p["RotationOption"].GetBool()
+        settings.rolling_friction = p["RollingFrictionOption"].GetBool()
+        settings.energy_calculation = p["EnergyCalculationOption"].GetBool()
         settings.search_frequency = p["NeighbourSearchFrequency"].GetInt()
         absolute = p["DeltaOption"].GetString() == "Absolute"
         settings.search_tolerance = p["SearchTolerance"].GetDouble() if absolute else 0.0
@@ -352,6 +354,21 @@ class DEMAnalysisStage(AnalysisStage):
                 process = VtkOutputProcess(self.model, settings)
                 self._list_of_output_processes.append(process)
                 self._list_of_processes.append(process)
+
+        self._AddGraphsOutput()
+
+    def _AddGraphsOutput(self):
+        """<problem_name>_Graphs (dem_graphs_output.py): energies with
+        EnergyCalculationOption, wall forces of FORCE_INTEGRATION_GROUP parts."""
+        from .dem_graphs_output import DEMGraphsOutput, ForceIntegrationGroups
+        energy = self.DEM_parameters["EnergyCalculationOption"].GetBool()
+        groups = ForceIntegrationGroups(self.rigid_face_model_part)
+        if not energy and not groups:
+            return
+        process = DEMGraphsOutput(self, energy, groups,
+                                  self.DEM_parameters["GraphExportFreq"].GetDouble())
+        self._list_of_output_processes.append(process)
+        self._list_of_processes.append(process)
 
     # ---- Kratos-style accessors
     def GetStrategy(self):

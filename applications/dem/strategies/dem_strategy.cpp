@@ -83,6 +83,8 @@ void ExplicitSolverStrategy::PairContacts::Resize(std::size_t n) {
   torque_first.resize(n);
   torque_second.resize(n);
   energy.resize(n);
+  tangential_energy.resize(n);
+  dissipation.resize(n);
 }
 
 void ExplicitSolverStrategy::WallContacts::Resize(std::size_t n) {
@@ -96,6 +98,8 @@ void ExplicitSolverStrategy::WallContacts::Resize(std::size_t n) {
   force.resize(n);
   elastic_force.resize(n);
   energy.resize(n);
+  tangential_energy.resize(n);
+  dissipation.resize(n);
   weights.resize(n);
   normal.resize(n);
   point.resize(n);
@@ -140,7 +144,7 @@ void ExplicitSolverStrategy::Initialize() {
   // A material used by both particles and walls counts as a particle material.
   std::vector<bool> is_wall(material_index_.size(), false);
   for (std::size_t k = particle_materials; k < is_wall.size(); ++k) is_wall[k] = true;
-  table_.Build(material_index_.List(), is_wall);
+  table_.Build(material_index_.List(), is_wall, settings_.rolling_friction);
 
   pairs_ = PairContacts{};
   wall_contacts_ = WallContacts{};
@@ -168,6 +172,7 @@ void ExplicitSolverStrategy::Initialize() {
   }
   if (settings_.clean_indentations) CleanInitialIndentations();
   ComputeForces();
+  dissipated_ = EnergyTotals{};
   initialized_ = true;
 }
 
@@ -338,6 +343,7 @@ void ExplicitSolverStrategy::Search(double time) {
   wall_force_.assign(n, Array3{});
   wall_elastic_.assign(n, Array3{});
   wall_torque_.assign(n, Array3{});
+  global_damping_power_.assign(n, 0.0);
 }
 
 // ---------------------------------------------------------------- forces
@@ -364,6 +370,7 @@ void ExplicitSolverStrategy::ThrowPendingError() {
 void ExplicitSolverStrategy::ComputeParticleContacts() {
   PairContacts& pc = pairs_;
   const ParticleStorage& p = particles_;
+  const double dt = settings_.delta_time;
   ParallelRows(pc.first.size(), [&](std::size_t c) {
     const std::uint32_t i = pc.first[c], j = pc.second[c];
     const Array3 d = p.position[j] - p.position[i];
@@ -397,13 +404,21 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
         (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm_i));
     const double radius = p.radius[i] * p.radius[j] / (p.radius[i] + p.radius[j]);
     const double mass = p.mass[i] * p.mass[j] / (p.mass[i] + p.mass[j]);
-    const ContactForce f = ComputeContactForce(pair, overlap, radius, mass, normal,
-                                               relative_velocity, relative_displacement, history);
+    const ContactForce f = ComputeContactForce(
+        pair, overlap, radius, mass, normal, relative_velocity, relative_displacement, history, dt);
     pc.force[c] = f.force;
     pc.elastic_force[c] = f.elastic_force;
-    pc.torque_first[c] = Cross(arm_i, f.force);
-    pc.torque_second[c] = Cross(arm_j, -f.force);
+    // Rolling resistance with R_r the smaller radius (thesis 2.42).
+    const Array3 rolling = RollingResistanceTorque(
+        pair.rolling_model, pair.rolling_friction, std::min(p.radius[i], p.radius[j]),
+        f.normal_force, p.angular_velocity[i] - p.angular_velocity[j],
+        1.0 / p.inertia[i] + 1.0 / p.inertia[j], dt);
+    pc.torque_first[c] = Cross(arm_i, f.force) + rolling;
+    pc.torque_second[c] = Cross(arm_j, -f.force) - rolling;
     pc.energy[c] = f.elastic_energy;
+    pc.tangential_energy[c] = f.tangential_energy;
+    pc.dissipation[c] = {f.damping_power, f.friction_power,
+                         -Dot(rolling, p.angular_velocity[i] - p.angular_velocity[j])};
     pc.active[c] = 1;
   });
 }
@@ -411,6 +426,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
 void ExplicitSolverStrategy::ComputeWallContacts() {
   WallContacts& wc = wall_contacts_;
   const ParticleStorage& p = particles_;
+  const double dt = settings_.delta_time;
   const RigidFaceStorage& faces = faces_;
   ParallelRows(p.size(), [&](std::size_t i) {
     Array3 force{}, elastic{}, torque{};
@@ -456,7 +472,7 @@ void ExplicitSolverStrategy::ComputeWallContacts() {
           wall_displacement - (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm));
       const ContactForce result =
           ComputeContactForce(pair, overlap, p.radius[i], p.mass[i], g.normal, relative_velocity,
-                              relative_displacement, history);
+                              relative_displacement, history, dt);
       wc.force[c] = result.force;
       wc.elastic_force[c] = result.elastic_force;
       wc.energy[c] = result.elastic_energy;
@@ -466,7 +482,14 @@ void ExplicitSolverStrategy::ComputeWallContacts() {
       wc.active[c] = 1;
       force += result.force;
       elastic += result.elastic_force;
-      torque += Cross(arm, result.force);
+      // Rolling resistance against the wall, R_r = R_i (thesis §2.5.3).
+      const Array3 rolling = RollingResistanceTorque(pair.rolling_model, pair.rolling_friction,
+                                                     p.radius[i], result.normal_force,
+                                                     p.angular_velocity[i], 1.0 / p.inertia[i], dt);
+      torque += Cross(arm, result.force) + rolling;
+      wc.tangential_energy[c] = result.tangential_energy;
+      wc.dissipation[c] = {result.damping_power, result.friction_power,
+                           -Dot(rolling, p.angular_velocity[i])};
     }
     wall_force_[i] = force;
     wall_elastic_[i] = elastic;
@@ -500,16 +523,39 @@ void ExplicitSolverStrategy::GatherForces() {
     if (alpha > 0.0) {
       // Background damping against the motion, proportional to the unbalanced
       // force (thesis 5.18-5.19); nothing where the particle is at rest.
+      // Its power, -F_d · v - T_d · ω, is alpha (|F| |v| + |T| |ω|).
       const double speed = Norm(p.velocity[i]);
-      if (speed > 0.0) total -= (alpha * Norm(total) / speed) * p.velocity[i];
+      const double force_norm = Norm(total), torque_norm = Norm(torque);
+      if (speed > 0.0) total -= (alpha * force_norm / speed) * p.velocity[i];
       const double spin = Norm(p.angular_velocity[i]);
-      if (spin > 0.0) torque -= (alpha * Norm(torque) / spin) * p.angular_velocity[i];
+      if (spin > 0.0) torque -= (alpha * torque_norm / spin) * p.angular_velocity[i];
+      global_damping_power_[i] = alpha * (force_norm * speed + torque_norm * spin);
     }
     p.force[i] = total;
     p.torque[i] = torque;
     p.contact_force[i] = contact;
     p.elastic_force[i] = elastic;
   });
+}
+
+void ExplicitSolverStrategy::AccumulateDissipation() {
+  const double dt = settings_.delta_time;
+  // Deterministic sums (fixed order for any thread count) of one term over the
+  // active contacts of a list.
+  auto sum = [](const auto& contacts, std::size_t n, double DissipationPower::*term) {
+    return SumRows(
+        n, [&](std::size_t c) { return contacts.active[c] ? contacts.dissipation[c].*term : 0.0; });
+  };
+  auto add = [&](const auto& contacts, std::size_t n) {
+    dissipated_.dissipated_damping += dt * sum(contacts, n, &DissipationPower::damping);
+    dissipated_.dissipated_friction += dt * sum(contacts, n, &DissipationPower::friction);
+    dissipated_.dissipated_rolling += dt * sum(contacts, n, &DissipationPower::rolling);
+  };
+  add(pairs_, pairs_.first.size());
+  add(wall_contacts_, wall_contacts_.particle.size());
+  if (settings_.global_damping > 0.0)
+    dissipated_.dissipated_global_damping +=
+        dt * SumRows(particles_.size(), [&](std::size_t i) { return global_damping_power_[i]; });
 }
 
 void ExplicitSolverStrategy::ComputeForces() {
@@ -622,10 +668,12 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
     KickAndDrift();
     if (search) Search(time);
     ComputeForces();
+    if (settings_.energy_calculation) AccumulateDissipation();
     Kick();
   } else {
     if (search) Search(time);
     ComputeForces();
+    if (settings_.energy_calculation) AccumulateDissipation();
     Integrate();
   }
 }
@@ -693,13 +741,30 @@ double ExplicitSolverStrategy::KineticEnergy() const {
 }
 
 double ExplicitSolverStrategy::ContactElasticEnergy() const {
-  const double pairs = SumRows(pairs_.first.size(), [&](std::size_t c) {
-    return pairs_.active[c] ? pairs_.energy[c] : 0.0;
+  const EnergyTotals e = Energies();
+  return e.elastic_normal + e.elastic_tangential;
+}
+
+EnergyTotals ExplicitSolverStrategy::Energies() const {
+  EnergyTotals e = dissipated_;
+  const ParticleStorage& p = particles_;
+  e.kinetic_translational = SumRows(
+      p.size(), [&](std::size_t i) { return 0.5 * p.mass[i] * Dot(p.velocity[i], p.velocity[i]); });
+  e.kinetic_rotational = SumRows(p.size(), [&](std::size_t i) {
+    return 0.5 * p.inertia[i] * Dot(p.angular_velocity[i], p.angular_velocity[i]);
   });
-  const double walls = SumRows(wall_contacts_.particle.size(), [&](std::size_t c) {
-    return wall_contacts_.active[c] ? wall_contacts_.energy[c] : 0.0;
-  });
-  return pairs + walls;
+  const Array3 g = settings_.gravity;
+  e.gravitational_potential =
+      SumRows(p.size(), [&](std::size_t i) { return -p.mass[i] * Dot(g, p.position[i]); });
+  auto stored = [](const auto& contacts, std::size_t n, const std::vector<double>& values) {
+    return SumRows(n, [&](std::size_t c) { return contacts.active[c] ? values[c] : 0.0; });
+  };
+  e.elastic_normal = stored(pairs_, pairs_.first.size(), pairs_.energy) +
+                     stored(wall_contacts_, wall_contacts_.particle.size(), wall_contacts_.energy);
+  e.elastic_tangential =
+      stored(pairs_, pairs_.first.size(), pairs_.tangential_energy) +
+      stored(wall_contacts_, wall_contacts_.particle.size(), wall_contacts_.tangential_energy);
+  return e;
 }
 
 std::size_t ExplicitSolverStrategy::NumberOfParticleContacts() const {

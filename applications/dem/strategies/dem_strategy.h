@@ -25,6 +25,7 @@
 
 #include "applications/dem/contact_laws/contact_law.h"
 #include "applications/dem/particles/particle_storage.h"
+#include "applications/dem/strategies/energy_bookkeeping.h"
 #include "applications/dem/utilities/neighbour_search.h"
 #include "applications/dem/walls/rigid_face_storage.h"
 
@@ -48,7 +49,9 @@ struct DemSettings {
   Array3 gravity{0.0, 0.0, -9.81};
   double delta_time = 5e-5;
   TranslationalScheme scheme = TranslationalScheme::kSymplecticEuler;
-  bool rotation = true;  // RotationOption: integrate angular velocities
+  bool rotation = true;             // RotationOption: integrate angular velocities
+  bool rolling_friction = false;    // RollingFrictionOption (contact_laws/rolling_friction.h)
+  bool energy_calculation = false;  // EnergyCalculationOption: accumulate dissipated energies
   int search_frequency = 50;
   double search_tolerance = 0.0;       // particle-particle (DeltaOption "Absolute")
   double wall_search_tolerance = 0.0;  // search_tolerance_against_walls
@@ -93,8 +96,11 @@ class ExplicitSolverStrategy {
 
   TimeStepEstimate EstimateTimeStep(double reference_speed) const;
   double MaximumSpeed() const;
-  double KineticEnergy() const;                  // translational + rotational
-  double ContactElasticEnergy() const;           // normal elastic energy of the active contacts
+  double KineticEnergy() const;         // translational + rotational
+  double ContactElasticEnergy() const;  // normal + tangential spring energy of the active contacts
+  // Kinetic, potential, elastic and (with energy_calculation) the energies
+  // dissipated since Initialize() (see energy_bookkeeping.h).
+  EnergyTotals Energies() const;
   std::size_t NumberOfParticleContacts() const;  // active
   std::size_t NumberOfWallContacts() const;
   std::size_t NumberOfParticlePairCandidates() const { return pairs_.first.size(); }
@@ -123,7 +129,8 @@ class ExplicitSolverStrategy {
     std::vector<std::uint8_t> sliding, active;
     // Results of the last force evaluation (on `first`; `second` gets the opposite).
     std::vector<Array3> force, elastic_force, torque_first, torque_second;
-    std::vector<double> energy;
+    std::vector<double> energy, tangential_energy;
+    std::vector<DissipationPower> dissipation;
     // Per particle, the contacts it takes part in: index * 2 + (0 first, 1 second).
     std::vector<std::uint32_t> particle_start, particle_entries;
     void Resize(std::size_t n);
@@ -134,7 +141,8 @@ class ExplicitSolverStrategy {
     std::vector<double> tangential_stiffness, normal_elastic_force;
     std::vector<std::uint8_t> sliding, active;
     std::vector<Array3> force, elastic_force;  // on the particle
-    std::vector<double> energy;
+    std::vector<double> energy, tangential_energy;
+    std::vector<DissipationPower> dissipation;
     std::vector<std::array<double, 4>> weights;  // of the face's vertices at the contact
     std::vector<Array3> normal;                  // from the particle to the face
     std::vector<Array3> point;                   // the centre projected onto the face
@@ -149,9 +157,10 @@ class ExplicitSolverStrategy {
   void ComputeParticleContacts();
   void ComputeWallContacts();
   void GatherForces();
-  void Integrate();     // FE, SE, Taylor
-  void KickAndDrift();  // VV first half
-  void Kick();          // VV second half
+  void AccumulateDissipation();  // energy_calculation: power of the last evaluation × Δt
+  void Integrate();              // FE, SE, Taylor
+  void KickAndDrift();           // VV first half
+  void Kick();                   // VV second half
   void ThrowPendingError();
 
   ModelPart& spheres_;
@@ -166,6 +175,8 @@ class ExplicitSolverStrategy {
   WallContacts wall_contacts_;
   // Per particle sums of its wall contacts (written per particle in parallel).
   std::vector<Array3> wall_force_, wall_elastic_, wall_torque_;
+  std::vector<double> global_damping_power_;  // per particle, of the last evaluation
+  EnergyTotals dissipated_;                   // only the dissipated_* members are used
   PairContacts spare_pairs_;
   WallContacts spare_walls_;
   std::vector<std::uint32_t> scratch_first_, scratch_second_, scratch_cursor_;
