@@ -137,7 +137,10 @@ class ExplicitSolverStrategy {
     std::vector<double> energy;
     std::vector<std::array<double, 4>> weights;  // of the face's vertices at the contact
     std::vector<Array3> normal;                  // from the particle to the face
-    std::vector<Array3> point;                   // the centre projected onto the face
+    std::vector<Array3> point;                   // the contact point on the face
+    // The closest feature found in the current step, before it becomes the
+    // contact (Double Hierarchy).
+    std::vector<FaceContactGeometry> geometry;
     std::vector<std::uint32_t> particle_start;   // candidates of each particle
     void Resize(std::size_t n);
   };
@@ -148,6 +151,7 @@ class ExplicitSolverStrategy {
   void ComputeForces();
   void ComputeParticleContacts();
   void ComputeWallContacts();
+  void CarryWallHistoryAcrossFaces(std::size_t particle);
   void GatherForces();
   void Integrate();     // FE, SE, Taylor
   void KickAndDrift();  // VV first half
