@@ -248,3 +248,45 @@ def test_a_sliding_sphere_does_not_see_the_mesh():
         assert result[1] == pytest.approx(3.5410, rel=1e-2)
         assert -result[2] == pytest.approx(-11.9788, rel=1e-2)
     np.testing.assert_allclose(triangles, quad, rtol=1e-6)
+
+
+def test_brachistochrone_travel_time():
+    """B3.5: a frictionless sphere (R 0.01 m, normal damping only) slides down a
+    triangulated cycloid x = r(s - sin s), z = -r(1 - cos s) from A = (0, 0) to
+    B = (0.2, -0.1) m. The thesis reports 0.2516 s from A to B (Table 3.10,
+    against √(r/g) s_f = 0.2547 s for a point); within 1 % (issue 4). The start
+    and end conventions are not printed (digest [gap]): here the sphere starts
+    touching the cusp at A (centre at A + R x̂, at rest) and arrives when its
+    centre passes x_B = 0.2 m."""
+    r, s_end, radius = 0.05172, 3.5084, 0.01
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    walls = model.CreateModelPart("RigidFacePart")
+    grain = Material(spheres, 1, density=2500.0, young=1e7, poisson=0.2)
+    wall = Material(walls, 2, young=RIGID, poisson=0.2)
+    Relate(grain, wall, restitution=0.0, static_friction=0.0)
+    s = np.linspace(0.0, 1.05 * s_end, 201)
+    x, z = r * (s - np.sin(s)), -r * (1.0 - np.cos(s))
+    lane = []  # one lane 0.05 m wide, two triangles per segment
+    for k in range(len(s) - 1):
+        a, b = (x[k], -0.025, z[k]), (x[k + 1], -0.025, z[k + 1])
+        c, d = (x[k + 1], 0.025, z[k + 1]), (x[k], 0.025, z[k])
+        lane += [[a, c, b], [a, d, c]]
+    Triangles(walls, wall, lane)
+    Sphere(spheres, 1, (radius, 0.0, 0.0), radius, grain)
+    dt = 1e-5
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls, Settings(dt, "Symplectic_Euler",
+                                                                     (0, 0, -G), 1, 0.005))
+    strategy.Initialize()
+    time, previous = 0.0, radius
+    while time < 0.4:
+        time += dt
+        strategy.SolveSolutionStep(time)
+        current = strategy.Particles.position[0][0]
+        if current >= 0.2:
+            arrival = time - dt * (current - 0.2) / (current - previous)
+            break
+        previous = current
+    else:
+        pytest.fail("the sphere did not reach B")
+    assert arrival == pytest.approx(0.2516, rel=1e-2)
