@@ -11,6 +11,7 @@
 #include "applications/dem/dem_variables.h"
 #include "applications/dem/utilities/parallel_rows.h"
 #include "applications/dem/walls/distance_hierarchy.h"
+#include "applications/dem/walls/imposed_wall_motion.h"
 #include "kernel/core/error.h"
 #include "kernel/core/flags.h"
 #include "kernel/core/kernel_variables.h"
@@ -137,6 +138,7 @@ void ExplicitSolverStrategy::Initialize() {
       if (!walls_->HasNodalSolutionStepVariable(*variable))
         walls_->AddNodalSolutionStepVariable(*variable);
     FillRigidFaces(*walls_, material_index_, faces_);
+    wall_motions_ = ReadImposedWallMotions(*walls_);
   }
   // A material used by both particles and walls counts as a particle material.
   std::vector<bool> is_wall(material_index_.size(), false);
@@ -662,7 +664,13 @@ void ExplicitSolverStrategy::Kick() {
 void ExplicitSolverStrategy::SolveSolutionStep(double time) {
   if (!initialized_) TESSERA_ERROR("ExplicitSolverStrategy: call Initialize() before solving");
   ++step_;
-  if (walls_) UpdateRigidFaces(*walls_, faces_);
+  if (walls_) {
+    // Imposed wall motion: the walls are placed where they are at the end of
+    // the step (Velocity Verlet evaluates its forces there; for the one-force
+    // schemes the wall leads the particles by Δt, an O(Δt) error like theirs).
+    MoveImposedWalls(*walls_, wall_motions_, time);
+    UpdateRigidFaces(*walls_, faces_);
+  }
   const bool search = step_ % settings_.search_frequency == 0;
   if (settings_.scheme == TranslationalScheme::kVelocityVerlet) {
     KickAndDrift();

@@ -26,6 +26,7 @@
 #include "applications/dem/contact_laws/contact_law.h"
 #include "applications/dem/particles/particle_storage.h"
 #include "applications/dem/utilities/neighbour_search.h"
+#include "applications/dem/walls/imposed_wall_motion.h"
 #include "applications/dem/walls/rigid_face_storage.h"
 
 namespace tessera {
@@ -163,6 +164,7 @@ class ExplicitSolverStrategy {
   DemSettings settings_;
   ParticleStorage particles_;
   RigidFaceStorage faces_;
+  std::vector<ImposedWallMotion> wall_motions_;
   MaterialIndex material_index_;
   MaterialTable table_;
   NeighbourSearch search_;
