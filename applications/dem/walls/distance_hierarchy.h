@@ -6,8 +6,11 @@
 // i.e. Pc_i lies beyond the plane through Pc_j normal to Vc_j. The edge of a
 // coplanar neighbour face is shadowed by the facet the centre projects on; a
 // shared edge or vertex seen from several faces gives identical vectors, of
-// which the first (lowest row) is kept; perpendicular contacts (Pr = 0), as in
-// a concave corner, both stay.
+// which one is kept; perpendicular contacts (Pr = 0), as in a concave corner,
+// both stay. Two contacts that shadow each other (identical, or equal within
+// the tolerance, like a facet and the edge of the neighbour face a hair from
+// the foot of the centre) are resolved by the Contact Type Hierarchy: facet
+// before edge before vertex, then the nearer, then the lower row.
 //
 // The rule is applied to all pairs at once (a contact is dropped when any
 // other contact shadows it), so the result does not depend on the order in
@@ -31,6 +34,12 @@ inline void ApplyDistanceHierarchy(FaceContactGeometry* contacts, std::size_t co
     // Pr_ij >= |Vc_j|(1-eps) with Vc = distance * normal.
     return i.distance * Dot(i.normal, j.normal) >= j.distance * (1.0 - kShadowTolerance);
   };
+  auto Preferred = [](const FaceContactGeometry& a, std::size_t ia, const FaceContactGeometry& b,
+                      std::size_t ib) {
+    if (a.type != b.type) return a.type < b.type;  // kFacet < kEdge < kVertex
+    if (a.distance != b.distance) return a.distance < b.distance;
+    return ia < ib;
+  };
   // Decide every contact against the original set first, then drop.
   constexpr auto kDropped = static_cast<FaceContactType>(0xff);
   for (std::size_t i = 0; i < count; ++i) {
@@ -38,8 +47,10 @@ inline void ApplyDistanceHierarchy(FaceContactGeometry* contacts, std::size_t co
     for (std::size_t j = 0; j < count; ++j) {
       if (j == i || contacts[j].type == FaceContactType::kNone) continue;
       if (!shadows(contacts[j], contacts[i])) continue;
-      // Identical contacts shadow each other: the lower row survives.
-      if (j > i && shadows(contacts[i], contacts[j])) continue;
+      // Contacts that shadow each other are one contact (identical, or equal
+      // within the tolerance): the Contact Type Hierarchy keeps the facet over
+      // an edge over a vertex, then the nearer, then the lower row.
+      if (shadows(contacts[i], contacts[j]) && Preferred(contacts[i], i, contacts[j], j)) continue;
       contacts[i].type = kDropped;
       break;
     }

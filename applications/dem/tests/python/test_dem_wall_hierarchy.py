@@ -290,3 +290,38 @@ def test_brachistochrone_travel_time():
     else:
         pytest.fail("the sphere did not reach B")
     assert arrival == pytest.approx(0.2516, rel=1e-2)
+
+
+def test_friction_stays_continuous_across_the_faces_of_a_mesh():
+    """§3.5.2 (B3.0 on a flat mesh): a rotation-free sphere pushed at constant
+    velocity and constant overlap over a strip of triangles slides at
+    |F_t| = μ F_n. Handing the tangential history to the new face's contact
+    keeps it there at every seam (without it F_t restarts from 0, thesis
+    Fig. 3.22); checked to 1e-6 at every step after the first seam."""
+    mu, overlap, speed = 0.3, 0.01, 0.5
+    model, spheres, walls, grain, wall = Model(friction=mu)
+    xs = np.linspace(-0.5, 1.5, 9)
+    strip = []
+    for i in range(len(xs) - 1):
+        a, b, c, d = (xs[i], -1, 0), (xs[i + 1], -1, 0), (xs[i + 1], 1, 0), (xs[i], 1, 0)
+        strip += [[a, b, c], [a, c, d]]
+    Triangles(walls, wall, strip)
+    Sphere(spheres, 1, (0.0, 0.13, RADIUS - overlap), RADIUS, grain, velocity=(speed, 0, 0))
+    node = spheres.GetNode(1)
+    for component in (tessera.VELOCITY_X, tessera.VELOCITY_Y, tessera.VELOCITY_Z):
+        node.Fix(component)
+    dt = 1e-5
+    settings = Settings(dt, "Symplectic_Euler", (0, 0, 0), 5, 0.05)
+    settings.rotation = False
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls, settings)
+    strategy.Initialize()
+    ratios = []
+
+    def record(time):
+        force = strategy.Particles.contact_force[0]
+        ratios.append(np.hypot(force[0], force[1]) / force[2])
+
+    Run(strategy, int(0.8 / speed / dt), dt, record)  # x from 0 to 0.8: six seams
+    ratios = np.array(ratios)
+    first_seam = int(0.25 / speed / dt)  # diagonal of the first pair of triangles
+    np.testing.assert_allclose(ratios[first_seam:], mu, rtol=1e-6)
