@@ -354,3 +354,34 @@ def test_kratos_basic_benchmark_16_three_spheres_on_a_coarse_grid(in_copy):
     assert len(samples) == 100
     errors = np.abs(samples - reference).sum(axis=0) / np.abs(reference).sum(axis=0)
     assert np.all(errors < 0.05), errors  # measured 2.67 %, 4.06 %, 1.52 %
+
+
+def test_a_sphere_in_a_v_shaped_valley_rests_on_both_faces():
+    """Concave corner: two planes inclined at ±30° meet at the valley line; the
+    Distance Hierarchy keeps both facet contacts (neither lies behind the other)
+    and statics gives each the normal force m g / (2 cos 30°) (to 1e-6)."""
+    # Frictionless: with friction the wedged sphere's statics is indeterminate.
+    model, spheres, walls, grain, wall = Model(young=1e6, restitution=0.4, friction=0.0)
+    angle = math.radians(30.0)
+    c, s = math.cos(angle), math.sin(angle)
+    left = [(-c, -1, s), (0, -1, 0), (0, 1, 0), (-c, 1, s)]
+    right = [(0, -1, 0), (c, -1, s), (c, 1, s), (0, 1, 0)]
+    Triangles(walls, wall, [[left[0], left[1], left[2]], [left[0], left[2], left[3]],
+                            [right[0], right[1], right[2]], [right[0], right[2], right[3]]])
+    Sphere(spheres, 1, (0.05, 0.0, RADIUS / c + 0.05), RADIUS, grain)
+    dt = 2e-5
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls, Settings(dt, "Symplectic_Euler",
+                                                                     (0, 0, -G), 1, 0.05))
+    strategy.Initialize()
+    Run(strategy, int(2.0 / dt), dt)
+    p = strategy.Particles
+    assert np.linalg.norm(p.velocity[0]) < 1e-4
+    assert strategy.NumberOfWallContacts() == 2
+    weight = p.mass[0] * G
+    np.testing.assert_allclose(p.contact_force[0], [0.0, 0.0, weight], rtol=1e-6,
+                               atol=1e-6 * weight)
+    strategy.WriteToNodes()
+    # The normal forces (Σ DEM_PRESSURE · DEM_NODAL_AREA) add up to 2 m g / (2 cos 30°).
+    normal = sum(n.GetSolutionStepValue(tessera.DEM_PRESSURE) *
+                 n.GetSolutionStepValue(tessera.DEM_NODAL_AREA) for n in walls.Nodes)
+    assert normal == pytest.approx(weight / c, rel=1e-6)
