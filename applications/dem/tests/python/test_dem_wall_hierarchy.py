@@ -177,6 +177,23 @@ def test_the_force_is_constant_around_a_convex_edge():
         np.testing.assert_allclose(force / np.linalg.norm(force), -np.array(normal), atol=1e-9)
 
 
+def SettleOnWalls(spheres, walls, seconds, contacts):
+    """Runs one sphere under gravity for `seconds` and checks that it is at rest
+    on `contacts` wall contacts that carry its weight (statics, 1e-6)."""
+    dt = 2e-5
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls, Settings(dt, "Symplectic_Euler",
+                                                                     (0, 0, -G), 1, 0.05))
+    strategy.Initialize()
+    Run(strategy, int(seconds / dt), dt)
+    p = strategy.Particles
+    assert np.linalg.norm(p.velocity[0]) < 1e-4
+    assert strategy.NumberOfWallContacts() == contacts
+    weight = p.mass[0] * G
+    np.testing.assert_allclose(p.contact_force[0], [0.0, 0.0, weight], rtol=1e-6,
+                               atol=1e-6 * weight)
+    return strategy
+
+
 def test_a_sphere_in_a_square_hole_rests_on_its_four_edges():
     """B3.3 (multiple contact): a sphere falls into a square hole narrower than
     itself in a triangulated plate and comes to rest on the four edges."""
@@ -192,17 +209,8 @@ def test_a_sphere_in_a_square_hole_rests_on_its_four_edges():
         triangles.append([(*o0, 0.0), (*i1, 0.0), (*i0, 0.0)])
     Triangles(walls, wall, triangles)
     Sphere(spheres, 1, (0.01, -0.02, 0.5), RADIUS, grain)
-    dt = 2e-5
-    strategy = Dem().ExplicitSolverStrategy(spheres, walls, Settings(dt, "Symplectic_Euler",
-                                                                     (0, 0, -G), 1, 0.05))
-    strategy.Initialize()
-    Run(strategy, int(2.5 / dt), dt)  # the thesis' spheres are at rest by 2.5 s
-    p = strategy.Particles
-    assert np.linalg.norm(p.velocity[0]) < 1e-4
-    assert strategy.NumberOfWallContacts() == 4
-    weight = p.mass[0] * G
-    np.testing.assert_allclose(p.contact_force[0], [0.0, 0.0, weight], rtol=1e-6,
-                               atol=1e-6 * weight)
+    strategy = SettleOnWalls(spheres, walls, 2.5, 4)  # the thesis' spheres rest by 2.5 s
+    p, weight = strategy.Particles, strategy.Particles.mass[0] * G
     # Centred over the hole, it touches the four edges at their midpoints, a
     # from its axis: its centre is √((R - δ)² - a²) above the plate (δ ≪ R).
     x = p.position[0]
@@ -369,17 +377,8 @@ def test_a_sphere_in_a_v_shaped_valley_rests_on_both_faces():
     Triangles(walls, wall, [[left[0], left[1], left[2]], [left[0], left[2], left[3]],
                             [right[0], right[1], right[2]], [right[0], right[2], right[3]]])
     Sphere(spheres, 1, (0.05, 0.0, RADIUS / c + 0.05), RADIUS, grain)
-    dt = 2e-5
-    strategy = Dem().ExplicitSolverStrategy(spheres, walls, Settings(dt, "Symplectic_Euler",
-                                                                     (0, 0, -G), 1, 0.05))
-    strategy.Initialize()
-    Run(strategy, int(2.0 / dt), dt)
-    p = strategy.Particles
-    assert np.linalg.norm(p.velocity[0]) < 1e-4
-    assert strategy.NumberOfWallContacts() == 2
-    weight = p.mass[0] * G
-    np.testing.assert_allclose(p.contact_force[0], [0.0, 0.0, weight], rtol=1e-6,
-                               atol=1e-6 * weight)
+    strategy = SettleOnWalls(spheres, walls, 2.0, 2)
+    weight = strategy.Particles.mass[0] * G
     strategy.WriteToNodes()
     # The normal forces (Σ DEM_PRESSURE · DEM_NODAL_AREA) add up to 2 m g / (2 cos 30°).
     normal = sum(n.GetSolutionStepValue(tessera.DEM_PRESSURE) *
