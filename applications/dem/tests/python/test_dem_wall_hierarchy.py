@@ -210,7 +210,7 @@ def test_a_sphere_in_a_square_hole_rests_on_its_four_edges():
     Triangles(walls, wall, triangles)
     Sphere(spheres, 1, (0.01, -0.02, 0.5), RADIUS, grain)
     strategy = SettleOnWalls(spheres, walls, 2.5, 4)  # the thesis' spheres rest by 2.5 s
-    p, weight = strategy.Particles, strategy.Particles.mass[0] * G
+    p = strategy.Particles
     # Centred over the hole, it touches the four edges at their midpoints, a
     # from its axis: its centre is √((R - δ)² - a²) above the plate (δ ≪ R).
     x = p.position[0]
