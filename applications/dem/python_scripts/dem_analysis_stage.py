@@ -309,13 +309,6 @@ class DEMAnalysisStage(AnalysisStage):
             if part.Has(tessera.FREE_BODY_MOTION) and part.GetValue(tessera.FREE_BODY_MOTION):
                 raise tessera.Error(f"RigidFacePart.{part.Name}: FREE_BODY_MOTION walls are not "
                                     "supported yet")
-            moving = any(
-                part.Has(variable) and any(abs(x) > 0.0 for x in part.GetValue(variable))
-                for variable in (tessera.LINEAR_VELOCITY, tessera.ANGULAR_VELOCITY))
-            if moving and part.Has(tessera.RIGID_BODY_MOTION) and part.GetValue(tessera.RIGID_BODY_MOTION):
-                raise tessera.Error(f"RigidFacePart.{part.Name}: imposed wall motion (LINEAR_VELOCITY/"
-                                    "ANGULAR_VELOCITY in SubModelPartData) is not supported yet; move "
-                                    "the wall nodes with a process instead")
 
     def _WallsMovedByProcesses(self):
         """Full names of the wall parts that apply_kinematic_constraints_to_walls_process
@@ -374,3 +367,14 @@ class DEMAnalysisStage(AnalysisStage):
     def GetStrategy(self):
         """The C++ strategy (tessera._dem.ExplicitSolverStrategy) after Initialize."""
         return self._GetSolver().strategy
+
+    def GetWallForceAndMoment(self, sub_model_part_name):
+        """(force, moment) the particles exert on RigidFacePart.<name> at the
+        last written step (see tessera.dem.wall_resultants)."""
+        from .wall_resultants import WallForceAndMoment
+        walls = self.rigid_face_model_part
+        if not walls.HasSubModelPart(sub_model_part_name):
+            names = [part.Name for part in walls.SubModelParts]
+            raise tessera.Error(f"GetWallForceAndMoment: RigidFacePart has no sub model part "
+                                f"'{sub_model_part_name}' (it has {names})")
+        return WallForceAndMoment(walls.GetSubModelPart(sub_model_part_name))

@@ -10,6 +10,8 @@
 #include "applications/dem/contact_laws/contact_force.h"
 #include "applications/dem/dem_variables.h"
 #include "applications/dem/utilities/parallel_rows.h"
+#include "applications/dem/walls/distance_hierarchy.h"
+#include "applications/dem/walls/imposed_wall_motion.h"
 #include "kernel/core/error.h"
 #include "kernel/core/flags.h"
 #include "kernel/core/kernel_variables.h"
@@ -18,9 +20,8 @@
 namespace tessera::dem {
 namespace {
 
-// Two wall contacts of one sphere whose contact points are closer than this
-// (relative to the radius) with parallel normals are one contact seen through
-// two coplanar faces sharing an edge: only the first is kept.
+// Contact points closer than this (relative to the radius) are one point: the
+// slack of the history hand-over between faces when nothing moved.
 constexpr double kCoincidentContact = 1e-9;
 
 // Records the first (lowest) index of an error found inside a parallel loop.
@@ -103,6 +104,7 @@ void ExplicitSolverStrategy::WallContacts::Resize(std::size_t n) {
   weights.resize(n);
   normal.resize(n);
   point.resize(n);
+  geometry.resize(n);
 }
 
 ExplicitSolverStrategy::ExplicitSolverStrategy(ModelPart& spheres, ModelPart* walls,
@@ -140,6 +142,7 @@ void ExplicitSolverStrategy::Initialize() {
       if (!walls_->HasNodalSolutionStepVariable(*variable))
         walls_->AddNodalSolutionStepVariable(*variable);
     FillRigidFaces(*walls_, material_index_, faces_);
+    wall_motions_ = ReadImposedWallMotions(*walls_);
   }
   // A material used by both particles and walls counts as a particle material.
   std::vector<bool> is_wall(material_index_.size(), false);
@@ -253,6 +256,7 @@ void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& ke
     w.normal_elastic_force[out] = w.normal_elastic_force[c];
     w.sliding[out] = w.sliding[c];
     w.active[out] = w.active[c];
+    w.point[out] = w.point[c];
     ++out;
   }
   w.Resize(out);
@@ -334,6 +338,8 @@ void ExplicitSolverStrategy::Search(double time) {
       const bool kept =
           old < prev.particle.size() && prev.particle[old] == p && prev.face[old] == f;
       CarryHistory(prev, old, kept, next, c);
+      // The last contact point, for the hand-over of histories between faces.
+      next.point[c] = kept ? prev.point[old] : Array3{};
     }
     next.particle_start.assign(n + 1, 0);
     for (std::size_t c = 0; c < m; ++c) ++next.particle_start[next.particle[c] + 1];
@@ -431,27 +437,23 @@ void ExplicitSolverStrategy::ComputeWallContacts() {
   ParallelRows(p.size(), [&](std::size_t i) {
     Array3 force{}, elastic{}, torque{};
     const std::uint32_t begin = wc.particle_start[i], end = wc.particle_start[i + 1];
+    // Closest feature of every candidate face, then one contact per touched
+    // region (Double Hierarchy, thesis §3.4).
+    for (std::uint32_t c = begin; c < end; ++c)
+      wc.geometry[c] = FaceContact(faces, wc.face[c], p.position[i], p.radius[i]);
+    ApplyDistanceHierarchy(wc.geometry.data() + begin, end - begin);
+    CarryWallHistoryAcrossFaces(i);
     for (std::uint32_t c = begin; c < end; ++c) {
       const std::uint32_t f = wc.face[c];
       ContactHistoryRef history{wc.tangential_force[c], wc.tangential_stiffness[c],
                                 wc.normal_elastic_force[c], wc.sliding[c]};
-      const FaceContactGeometry g = FaceContact(faces, f, p.position[i]);
-      const double overlap = p.radius[i] - g.distance;
-      bool touching = g.inside && overlap > 0.0;
-      if (touching) {
-        // The same contact seen through a coplanar neighbour face (shared edge).
-        const double tolerance = kCoincidentContact * p.radius[i];
-        for (std::uint32_t k = begin; k < c && touching; ++k)
-          if (wc.active[k] && Dot(wc.normal[k], g.normal) > 1.0 - kCoincidentContact) {
-            const Array3 gap = wc.point[k] - g.projection;
-            if (Dot(gap, gap) < tolerance * tolerance) touching = false;
-          }
-      }
-      if (!touching) {
+      const FaceContactGeometry& g = wc.geometry[c];
+      if (g.type == FaceContactType::kNone) {
         if (wc.active[c]) ResetContactHistory(history);
         wc.active[c] = 0;
         continue;
       }
+      const double overlap = p.radius[i] - g.distance;
       const PairParameters& pair = table_.Pair(p.material[i], faces.material[f]);
       if (!pair.defined) {
         RecordError(pending_wall_error_, static_cast<std::int64_t>(c));
@@ -461,6 +463,8 @@ void ExplicitSolverStrategy::ComputeWallContacts() {
       const double ei = table_.Material(p.material[i]).young;
       const double ew = table_.Material(faces.material[f]).young;
       const Array3 arm = (p.radius[i] - ew / (ei + ew) * overlap) * g.normal;
+      // The wall moves at its contact point as its vertices, weighted by the
+      // shape functions there.
       Array3 wall_velocity{}, wall_displacement{};
       for (int k = 0; k < faces.vertex_count[f]; ++k) {
         wall_velocity += g.weights[k] * faces.velocities[f][k];
@@ -478,7 +482,7 @@ void ExplicitSolverStrategy::ComputeWallContacts() {
       wc.energy[c] = result.elastic_energy;
       wc.weights[c] = g.weights;
       wc.normal[c] = g.normal;
-      wc.point[c] = g.projection;
+      wc.point[c] = g.point;
       wc.active[c] = 1;
       force += result.force;
       elastic += result.elastic_force;
@@ -495,6 +499,51 @@ void ExplicitSolverStrategy::ComputeWallContacts() {
     wall_elastic_[i] = elastic;
     wall_torque_[i] = torque;
   });
+}
+
+void ExplicitSolverStrategy::CarryWallHistoryAcrossFaces(std::size_t i) {
+  // A sphere sliding from one face to the next ends a contact and starts one
+  // with a new face in the same step. The new contact takes the history of the
+  // ended contact whose last contact point is nearest to its own, when that
+  // point is within what the contact point can have moved in one step
+  // (thesis §3.5.2, 3.22), so that friction stays continuous across a mesh.
+  WallContacts& wc = wall_contacts_;
+  const ParticleStorage& p = particles_;
+  const std::uint32_t begin = wc.particle_start[i], end = wc.particle_start[i + 1];
+  double wall_motion = 0.0;
+  for (std::uint32_t c = begin; c < end; ++c)
+    for (int k = 0; k < faces_.vertex_count[wc.face[c]]; ++k)
+      wall_motion = std::max(wall_motion, Norm(faces_.delta_displacement[wc.face[c]][k]));
+  const double reach = 2.0 * (Norm(p.delta_displacement[i]) +
+                              p.radius[i] * Norm(p.delta_rotation[i]) + wall_motion) +
+                       kCoincidentContact * p.radius[i];
+  for (std::uint32_t c = begin; c < end; ++c) {
+    if (wc.active[c] || wc.geometry[c].type == FaceContactType::kNone) continue;
+    std::uint32_t donor = end;
+    double nearest = reach;
+    for (std::uint32_t k = begin; k < end; ++k) {
+      // An ended contact that has not yet given its history away.
+      if (!wc.active[k] || wc.geometry[k].type != FaceContactType::kNone) continue;
+      const double d = Norm(wc.geometry[c].point - wc.point[k]);
+      if (d <= nearest) nearest = d, donor = k;
+    }
+    if (donor == end) continue;
+    // The tangential force turned into the new tangent plane, magnitude kept.
+    const Array3 n = wc.geometry[c].normal;
+    const Array3 old_force = wc.tangential_force[donor];
+    const Array3 in_plane = old_force - Dot(old_force, n) * n;
+    const double length = Norm(in_plane);
+    wc.tangential_force[c] = length > 0.0 ? (Norm(old_force) / length) * in_plane : Array3{};
+    wc.tangential_stiffness[c] = wc.tangential_stiffness[donor];
+    wc.normal_elastic_force[c] = wc.normal_elastic_force[donor];
+    wc.sliding[c] = wc.sliding[donor];
+    wc.active[c] = 1;
+    // The donor is spent: it now counts as a contact that has just ended.
+    ContactHistoryRef spent{wc.tangential_force[donor], wc.tangential_stiffness[donor],
+                            wc.normal_elastic_force[donor], wc.sliding[donor]};
+    ResetContactHistory(spent);
+    wc.active[donor] = 0;
+  }
 }
 
 void ExplicitSolverStrategy::GatherForces() {
@@ -662,7 +711,13 @@ void ExplicitSolverStrategy::Kick() {
 void ExplicitSolverStrategy::SolveSolutionStep(double time) {
   if (!initialized_) TESSERA_ERROR("ExplicitSolverStrategy: call Initialize() before solving");
   ++step_;
-  if (walls_) UpdateRigidFaces(*walls_, faces_);
+  if (walls_) {
+    // Imposed wall motion: the walls are placed where they are at the end of
+    // the step (Velocity Verlet evaluates its forces there; for the one-force
+    // schemes the wall leads the particles by Δt, an O(Δt) error like theirs).
+    MoveImposedWalls(*walls_, wall_motions_, time);
+    UpdateRigidFaces(*walls_, faces_);
+  }
   const bool search = step_ % settings_.search_frequency == 0;
   if (settings_.scheme == TranslationalScheme::kVelocityVerlet) {
     KickAndDrift();

@@ -27,6 +27,7 @@
 #include "applications/dem/particles/particle_storage.h"
 #include "applications/dem/strategies/energy_bookkeeping.h"
 #include "applications/dem/utilities/neighbour_search.h"
+#include "applications/dem/walls/imposed_wall_motion.h"
 #include "applications/dem/walls/rigid_face_storage.h"
 
 namespace tessera {
@@ -145,7 +146,10 @@ class ExplicitSolverStrategy {
     std::vector<DissipationPower> dissipation;
     std::vector<std::array<double, 4>> weights;  // of the face's vertices at the contact
     std::vector<Array3> normal;                  // from the particle to the face
-    std::vector<Array3> point;                   // the centre projected onto the face
+    std::vector<Array3> point;                   // the contact point on the face
+    // The closest feature found in the current step, before it becomes the
+    // contact (Double Hierarchy).
+    std::vector<FaceContactGeometry> geometry;
     std::vector<std::uint32_t> particle_start;   // candidates of each particle
     void Resize(std::size_t n);
   };
@@ -156,6 +160,7 @@ class ExplicitSolverStrategy {
   void ComputeForces();
   void ComputeParticleContacts();
   void ComputeWallContacts();
+  void CarryWallHistoryAcrossFaces(std::size_t particle);
   void GatherForces();
   void AccumulateDissipation();  // energy_calculation: power of the last evaluation × Δt
   void Integrate();              // FE, SE, Taylor
@@ -168,6 +173,7 @@ class ExplicitSolverStrategy {
   DemSettings settings_;
   ParticleStorage particles_;
   RigidFaceStorage faces_;
+  std::vector<ImposedWallMotion> wall_motions_;
   MaterialIndex material_index_;
   MaterialTable table_;
   NeighbourSearch search_;
