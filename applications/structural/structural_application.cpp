@@ -2,11 +2,16 @@
 #include "structural_application.h"
 
 #include <memory>
+#include <string>
 
 #include "conditions/load_conditions.h"
 #include "constitutive/elastic_laws.h"
+#include "constitutive/j2_plasticity_law.h"
+#include "constitutive/truss_law.h"
+#include "elements/membrane_element.h"
 #include "elements/small_displacement_element.h"
 #include "elements/total_lagrangian_element.h"
+#include "elements/truss_element.h"
 #include "kernel/registry/registry.h"
 
 namespace tessera::structural {
@@ -41,6 +46,14 @@ void RegisterStructuralApplication() {
                            Prototype<TotalLagrangianElement<3, 4>>());
   registry.RegisterElement("TotalLagrangianElement3D8N", "Hexahedra3D8",
                            Prototype<TotalLagrangianElement<3, 8>>());
+  registry.RegisterElement("TrussElement3D2N", "Line3D2", Prototype<TrussElement3D2N>());
+  // The membrane under its current Kratos name and the older PreStress one.
+  for (const char* prefix : {"MembraneElement", "PreStressMembraneElement"}) {
+    registry.RegisterElement(std::string(prefix) + "3D3N", "Triangle3D3",
+                             Prototype<MembraneElement3D3N>());
+    registry.RegisterElement(std::string(prefix) + "3D4N", "Quadrilateral3D4",
+                             Prototype<MembraneElement3D4N>());
+  }
 
   registry.RegisterCondition("PointLoadCondition2D1N", "Point2D",
                              Prototype<PointLoadCondition<2>>());
@@ -54,6 +67,9 @@ void RegisterStructuralApplication() {
                              Prototype<SurfaceLoadCondition3D4N>());
 
   RegisterElasticLaws();
+  RegisterJ2PlasticityLaws();
+  registry.RegisterConstitutiveLaw("TrussConstitutiveLaw",
+                                   std::make_shared<TrussConstitutiveLaw>());
 }
 
 }  // namespace tessera::structural

@@ -21,5 +21,15 @@ TESSERA_DECLARE_VARIABLE(double, VON_MISES_STRESS);
 // Element controls (Properties): the Gauss rule order of the solid elements
 // (0 or absent: the geometry's default).
 TESSERA_DECLARE_VARIABLE(int, INTEGRATION_ORDER);
+// Truss and membrane prestress (Kratos' names): the truss' axial PK2 prestress
+// and the membrane's in-plane PK2 prestress (S11, S22, S12).
+TESSERA_DECLARE_VARIABLE(double, TRUSS_PRESTRESS_PK2);
+TESSERA_DECLARE_VARIABLE(Vector, PRESTRESS_VECTOR);
+// J2 plasticity (Kratos' names): initial yield stress, linear hardening modulus,
+// saturation yield stress and exponent of the exponential hardening.
+TESSERA_DECLARE_VARIABLE(double, YIELD_STRESS);
+TESSERA_DECLARE_VARIABLE(double, ISOTROPIC_HARDENING_MODULUS);
+TESSERA_DECLARE_VARIABLE(double, EXPONENTIAL_SATURATION_YIELD_STRESS);
+TESSERA_DECLARE_VARIABLE(double, HARDENING_EXPONENT);
 
 }  // namespace tessera::structural

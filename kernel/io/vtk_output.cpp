@@ -16,6 +16,7 @@
 #include "kernel/core/variable_registry.h"
 #include "kernel/geometries/geometry_type.h"
 #include "kernel/io/integration_point_average.h"
+#include "kernel/io/integration_point_extrapolation.h"
 #include "kernel/model/model_part.h"
 
 namespace tessera {
@@ -467,7 +468,8 @@ Parameters VtkOutput::GetDefaultParameters() {
     "element_flags": [],
     "condition_data_value_variables": [],
     "condition_flags": [],
-    "gauss_point_variables_in_elements": []
+    "gauss_point_variables_in_elements": [],
+    "gauss_point_variables_extrapolated_to_nodes": []
   })");
 }
 
@@ -515,6 +517,7 @@ VtkOutput::VtkOutput(ModelPart& model_part, Parameters settings)
   variables("element_data_value_variables", element_data_);
   variables("condition_data_value_variables", condition_data_);
   variables("gauss_point_variables_in_elements", gauss_point_);
+  variables("gauss_point_variables_extrapolated_to_nodes", gauss_point_nodal_);
   const auto flags = [&](const char* key, std::vector<const Flag*>& out) {
     for (const std::string& name : settings_.GetStringArray(key))
       out.push_back(ResolveFlag(name, key));
@@ -603,6 +606,16 @@ void VtkOutput::WriteModelPart(Collection& collection, int step, double time) {
     for (std::size_t i = 0; i < mesh.points.size(); ++i)
       values[i] = db.GetNonHistorical(*variable, mesh.points[i]);
     point_data.push_back(MakeArray(variable->Name(), *variable, values, where));
+  }
+  // Integration point results extrapolated to the nodes of the part's elements
+  // and averaged there (Kratos' IntegrationValuesExtrapolationToNodesProcess,
+  // area_average true); nodes of no element show the zero.
+  for (const VariableBase* variable : gauss_point_nodal_) {
+    const NodalExtrapolation nodal = ExtrapolateIntegrationValuesToNodes(
+        part, *variable, true, "VtkOutput: gauss_point_variables_extrapolated_to_nodes");
+    for (std::size_t i = 0; i < mesh.points.size(); ++i) values[i] = nodal.values[mesh.points[i]];
+    point_data.push_back(MakeArray(variable->Name(), *variable, values,
+                                   "gauss_point_variables_extrapolated_to_nodes"));
   }
   for (const Flag* flag : nodal_flags_) {
     std::vector<std::int64_t> set(mesh.points.size());

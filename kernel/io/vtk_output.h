@@ -13,8 +13,10 @@
 //     vertices too; for spheres (and for vertex-only output of nodes that carry
 //     RADIUS) a RADIUS point array is added so ParaView can glyph them.
 //   * PointData: historical and non-historical nodal variables, nodal flags,
-//     node ids. CellData: entity data values, entity flags, gauss point values
-//     averaged per entity, entity and properties ids.
+//     node ids, and "gauss_point_variables_extrapolated_to_nodes": integration
+//     point results extrapolated to the nodes and averaged there, weighted by
+//     element size (integration_point_extrapolation.h). CellData: entity data values, entity flags,
+//     gauss point values averaged per entity, entity and properties ids.
 //   * Array types: double -> Float64 (1 component), Array3 -> Float64 (3),
 //     Vector -> Float64 (its length, padded with zeros for entities without a
 //     value), Matrix -> Float64 (rows*cols, row-major), Quaternion -> Float64
@@ -84,7 +86,7 @@ class VtkOutput {
   bool write_ids_ = false;
   enum class EntityType { Automatic, Element, Condition } entity_type_ = EntityType::Automatic;
   std::vector<const VariableBase*> nodal_historical_, nodal_non_historical_, element_data_,
-      condition_data_, gauss_point_;
+      condition_data_, gauss_point_, gauss_point_nodal_;
   std::vector<const Flag*> nodal_flags_, element_flags_, condition_flags_;
   std::vector<Collection> collections_;  // the model part, then its sub model parts
   std::vector<std::string> last_files_;

@@ -7,6 +7,7 @@
 #include "kernel/core/variable_registry.h"
 #include "kernel/geometries/geometry_types.h"
 #include "kernel/parameters/parameters.h"
+#include "kernel/processes/integration_values_extrapolation_to_nodes_process.h"
 
 namespace tessera {
 namespace {
@@ -167,6 +168,11 @@ void RegisterKernelComponents(Registry& registry) {
       {"LineCondition2D2N", "Line2D2"},        {"LineCondition3D2N", "Line3D2"},
       {"SurfaceCondition3D3N", "Triangle3D3"}, {"SurfaceCondition3D4N", "Quadrilateral3D4"}};
   for (const auto& [name, geometry] : conditions) registry.RegisterCondition(name, geometry);
+  registry.RegisterProcess("IntegrationValuesExtrapolationToNodesProcess",
+                           [](Model& model, Parameters settings) -> std::unique_ptr<Process> {
+                             return std::make_unique<IntegrationValuesExtrapolationToNodesProcess>(
+                                 model, std::move(settings));
+                           });
 }
 
 }  // namespace tessera

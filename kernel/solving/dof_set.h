@@ -124,6 +124,16 @@ class DofSet {
     return static_cast<const Variable<double>&>(*db_->DofColumns()[dofs_[eq].column].variable);
   }
   double& Value(std::size_t eq) const { return db_->Historical(VariableOf(eq), dofs_[eq].node); }
+  // (node, component) of a dof that is a component of the vector variable
+  // `source` (DISPLACEMENT_Y of DISPLACEMENT: component 1); `who` names the
+  // caller in the error otherwise.
+  std::pair<IndexType, int> NodeAndComponent(std::size_t eq, const VariableBase& source,
+                                             const char* who) const {
+    const Variable<double>& v = VariableOf(eq);
+    TESSERA_CHECK(v.IsComponent() && v.Source() == &source, who, ": dof ", v.Name(),
+                  " is not a component of ", source.Name());
+    return {dofs_[eq].node, v.ComponentIndex()};
+  }
   // The reaction variable of a dof's column, or nullptr.
   const Variable<double>* ReactionOf(std::size_t eq) const {
     return static_cast<const Variable<double>*>(db_->DofColumns()[dofs_[eq].column].reaction);

@@ -10,6 +10,21 @@
 
 namespace tessera {
 
+// The current (step 0) and previous (step 1) columns of a displacement-like
+// vector variable and its two time derivatives, for the time integrators.
+struct SecondOrderColumns {
+  using Column = TypedDataColumn<Array3>;
+  SecondOrderColumns(NodalDatabase& db, const Variable<Array3>& x, const Variable<Array3>& x_dot,
+                     const Variable<Array3>& x_ddot)
+      : u(db.HistoricalColumn(x)),
+        v(db.HistoricalColumn(x_dot)),
+        a(db.HistoricalColumn(x_ddot)),
+        u_n(db.HistoricalColumn(x, 1)),
+        v_n(db.HistoricalColumn(x_dot, 1)),
+        a_n(db.HistoricalColumn(x_ddot, 1)) {}
+  Column &u, &v, &a, &u_n, &v_n, &a_n;
+};
+
 class Scheme {
  public:
   using Pointer = std::shared_ptr<Scheme>;

@@ -24,6 +24,19 @@
 
 namespace tessera {
 
+// x = X + u for the nodes of the model part (Kratos' MoveMesh); nothing when
+// the model part has no such solution-step variable.
+inline void MoveMeshByDisplacement(ModelPart& model_part, const Variable<Array3>& displacement) {
+  NodalDatabase& db = model_part.Nodal();
+  if (!db.HasHistoricalVariable(displacement)) return;
+  auto& u = db.HistoricalColumn(displacement);
+  const ModelPart::IndexSet& nodes = model_part.NodeIndices();
+  ParallelFor(nodes.size(), [&](std::size_t i) {
+    const IndexType n = nodes[i];
+    db.Coordinates(n) = db.InitialCoordinates(n) + u[n];
+  });
+}
+
 struct StrategySettings {
   int max_iterations = 30;
   bool compute_reactions = true;
@@ -105,16 +118,7 @@ class ImplicitSolvingStrategy {
   StrategySettings& Settings() { return settings_; }
 
   // Current coordinates = initial coordinates + DISPLACEMENT (Kratos' MoveMesh).
-  void MoveMesh() {
-    NodalDatabase& db = model_part_.Nodal();
-    if (!db.HasHistoricalVariable(DISPLACEMENT)) return;
-    auto& u = db.HistoricalColumn(DISPLACEMENT);
-    const ModelPart::IndexSet& nodes = model_part_.NodeIndices();
-    ParallelFor(nodes.size(), [&](std::size_t i) {
-      const IndexType n = nodes[i];
-      db.Coordinates(n) = db.InitialCoordinates(n) + u[n];
-    });
-  }
+  void MoveMesh() { MoveMeshByDisplacement(model_part_, DISPLACEMENT); }
 
  protected:
   // One linearised solve at the current state: build, solve, update, move mesh.

@@ -22,20 +22,26 @@ struct ContactForce {
   Array3 force;          // on the first body (the second gets -force)
   Array3 elastic_force;  // its elastic part (normal elastic + tangential spring)
   double normal_force = 0.0;
-  double elastic_energy = 0.0;  // normal elastic energy stored in the contact
+  double elastic_energy = 0.0;     // normal elastic energy stored in the contact
+  double tangential_energy = 0.0;  // of the tangential spring, |F_te|² / (2 k_t)
+  // Power of the dissipative parts at this evaluation (energy_bookkeeping.h):
+  // the dashpots (normal, and tangential while sticking) and the slider.
+  double damping_power = 0.0;
+  double friction_power = 0.0;
 };
 
 // Force on body i of a contact with body j. `normal` is the unit vector from i
 // towards j, `overlap` > 0, `relative_velocity` the velocity of j relative to i at
 // the contact point and `relative_displacement` its increment over the last step
 // (thesis eq. 2.10, 2.31). `radius` and `mass` are the pair's equivalent values;
+// `dt` the time step (for the slider's dissipated power);
 // `tangential_damping_factor`, when >= 0, is TangentialDampingFactor(p).
 // Always inlined: it is the body of the contact loops, and a call per contact
-// costs as much as the arithmetic.
+// costs as much as the arithmetic (and outputs a caller ignores cost nothing).
 [[gnu::always_inline]] inline ContactForce ComputeContactForce(
     const PairParameters& p, double overlap, double radius, double mass, const Array3& normal,
     const Array3& relative_velocity, const Array3& relative_displacement, ContactHistoryRef history,
-    double tangential_damping_factor = -1.0) {
+    double dt, double tangential_damping_factor = -1.0) {
   double kn, kt, fne, energy;
   if (p.law == ContactLaw::kHertzViscousCoulomb) {
     const double contact_radius = std::sqrt(radius * overlap);  // a = sqrt(R δ) (A.10)
@@ -81,13 +87,21 @@ struct ContactForce {
   const double mu = history.sliding ? p.dynamic_friction : p.static_friction;
   const double limit = mu * fn;
   const double trial2 = Dot(tangential, tangential);  // squared: no root unless it slips
+  // The relative velocity does work on the contact: F · v with F on the first
+  // body and v of the second relative to it; the dashpot part is dissipated.
+  double damping_power = (fn - fne) * overlap_rate;
+  double friction_power = 0.0;
   if (trial2 > limit * limit) {
     // Slip: the force is capped and the spring keeps only what the slider passes.
     tangential = tangential * (limit / std::sqrt(trial2));
+    // The slider dissipates the capped force times the slip, the part of this
+    // step's tangential displacement the spring does not keep.
+    if (kt > 0.0 && dt > 0.0) friction_power = Dot(tangential, spring - tangential) / (kt * dt);
     spring = tangential;
     history.sliding = 1;
   } else {
     history.sliding = 0;
+    damping_power += ct * Dot(tangential_velocity, tangential_velocity);
   }
   history.tangential_force = spring;
   history.tangential_stiffness = kt;
@@ -98,6 +112,9 @@ struct ContactForce {
   out.elastic_force = spring - fne * normal;
   out.normal_force = fn;
   out.elastic_energy = energy;
+  out.tangential_energy = kt > 0.0 ? 0.5 * Dot(spring, spring) / kt : 0.0;
+  out.damping_power = damping_power;
+  out.friction_power = friction_power;
   return out;
 }
 

@@ -156,10 +156,37 @@ struct RelationReader {
   }
 };
 
+// The rolling resistance of a pair: the model named by the relation (or, in
+// legacy decks, by the particle materials; none named means the constant-torque
+// model, the only one older Kratos versions had), ROLLING_FRICTION and, against
+// a wall, ROLLING_FRICTION_WITH_WALLS where given.
+void ReadRollingFriction(const RelationReader& reader, bool against_wall, PairParameters& pair) {
+  std::string name;
+  for (const Properties* p : reader.sources) {
+    if (!p->Has(DEM_ROLLING_FRICTION_MODEL_NAME)) continue;
+    const std::string model = p->GetValue(DEM_ROLLING_FRICTION_MODEL_NAME);
+    if (!name.empty() && model != name)
+      TESSERA_ERROR(reader.where, ": the materials name different rolling friction models (", name,
+                    ", ", model, "); give the pair a material relation");
+    name = model;
+  }
+  pair.rolling_model = name.empty() ? RollingFrictionModel::kConstantTorque
+                                    : RollingFrictionModelFromName(name, reader.where);
+  const double plain = reader.Average(reader.sources, ROLLING_FRICTION, nullptr, 0.0);
+  pair.rolling_friction =
+      against_wall ? reader.Average(reader.sources, ROLLING_FRICTION_WITH_WALLS, nullptr, plain)
+                   : plain;
+  if (!(pair.rolling_friction >= 0.0) || !std::isfinite(pair.rolling_friction))
+    TESSERA_ERROR(reader.where, ": ROLLING_FRICTION",
+                  against_wall ? " (ROLLING_FRICTION_WITH_WALLS where given)" : "",
+                  " must be >= 0, got ", pair.rolling_friction);
+  if (pair.rolling_friction == 0.0) pair.rolling_model = RollingFrictionModel::kNone;
+}
+
 }  // namespace
 
 void MaterialTable::Build(const std::vector<const Properties*>& materials,
-                          const std::vector<bool>& is_wall) {
+                          const std::vector<bool>& is_wall, bool rolling_friction) {
   n_ = materials.size();
   constants_.clear();
   ids_.clear();
@@ -236,6 +263,8 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
       if (pair.static_friction < 0.0 || pair.dynamic_friction < 0.0)
         TESSERA_ERROR(where, ": friction coefficients must be >= 0, got static ",
                       pair.static_friction, " and dynamic ", pair.dynamic_friction);
+
+      if (rolling_friction) ReadRollingFriction(reader, is_wall[a] || is_wall[b], pair);
 
       const MaterialConstants& ca = constants_[a];
       const MaterialConstants& cb = constants_[b];

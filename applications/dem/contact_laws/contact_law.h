@@ -32,6 +32,7 @@
 #include <string>
 #include <vector>
 
+#include "applications/dem/contact_laws/rolling_friction.h"
 #include "kernel/core/array3.h"
 #include "kernel/core/types.h"
 
@@ -70,7 +71,10 @@ struct PairParameters {
   double restitution = 1.0;
   double static_friction = 0.0;
   double dynamic_friction = 0.0;
-  bool defined = false;  // false: no relation for this pair (contact is an error)
+  // Rolling resistance (rolling_friction.h); kNone unless RollingFrictionOption.
+  RollingFrictionModel rolling_model = RollingFrictionModel::kNone;
+  double rolling_friction = 0.0;  // ROLLING_FRICTION (_WITH_WALLS against a wall)
+  bool defined = false;           // false: no relation for this pair (contact is an error)
 };
 
 // One material's elastic constants, read from its Properties.
@@ -89,7 +93,10 @@ struct MaterialConstants {
 class MaterialTable {
  public:
   // `is_wall[k]`: material k is a wall material (only its E and nu are read).
-  void Build(const std::vector<const Properties*>& materials, const std::vector<bool>& is_wall);
+  // With `rolling_friction` (RollingFrictionOption) the pairs' rolling
+  // resistance models and coefficients are read too.
+  void Build(const std::vector<const Properties*>& materials, const std::vector<bool>& is_wall,
+             bool rolling_friction = false);
   const PairParameters& Pair(int a, int b) const {
     return pairs_[static_cast<std::size_t>(a) * n_ + static_cast<std::size_t>(b)];
   }

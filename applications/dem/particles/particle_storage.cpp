@@ -61,9 +61,9 @@ struct FixityColumns {
 }  // namespace
 
 void ParticleStorage::Resize(std::size_t n) {
-  for (auto* v :
-       {&position, &velocity, &angular_velocity, &displacement, &delta_displacement,
-        &delta_rotation, &rotation_angle, &force, &torque, &contact_force, &elastic_force})
+  for (auto* v : {&position, &velocity, &angular_velocity, &displacement, &delta_displacement,
+                  &delta_rotation, &rotation_angle, &external_force, &external_moment, &force,
+                  &torque, &contact_force, &elastic_force})
     v->assign(n, Array3{});
   radius.assign(n, 0.0);
   mass.assign(n, 0.0);
@@ -75,9 +75,9 @@ void ParticleStorage::Resize(std::size_t n) {
 }
 
 void ParticleStorage::Compact(const std::vector<std::uint8_t>& keep) {
-  for (auto* v :
-       {&position, &velocity, &angular_velocity, &displacement, &delta_displacement,
-        &delta_rotation, &rotation_angle, &force, &torque, &contact_force, &elastic_force})
+  for (auto* v : {&position, &velocity, &angular_velocity, &displacement, &delta_displacement,
+                  &delta_rotation, &rotation_angle, &external_force, &external_moment, &force,
+                  &torque, &contact_force, &elastic_force})
     CompactVector(*v, keep);
   CompactVector(radius, keep);
   CompactVector(mass, keep);
@@ -140,6 +140,8 @@ void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles) {
   NodalDatabase& db = spheres.Nodal();
   const Array3* velocity = HistoricalData(db, VELOCITY);
   const Array3* angular = HistoricalData(db, ANGULAR_VELOCITY);
+  const Array3* external_force = HistoricalData(db, EXTERNAL_APPLIED_FORCE);
+  const Array3* external_moment = HistoricalData(db, EXTERNAL_APPLIED_MOMENT);
   const FixityColumns fixity(db);
   ParallelRows(particles.size(), [&](std::size_t i) {
     const IndexType node = particles.node[i];
@@ -148,6 +150,8 @@ void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles) {
     particles.velocity[i] = velocity ? velocity[node] : Array3{};
     particles.angular_velocity[i] = angular ? angular[node] : Array3{};
     particles.fixed[i] = fixity.any ? fixity.Bits(node) : 0;
+    particles.external_force[i] = external_force ? external_force[node] : Array3{};
+    particles.external_moment[i] = external_moment ? external_moment[node] : Array3{};
   });
 }
 

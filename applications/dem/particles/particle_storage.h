@@ -47,6 +47,10 @@ struct ParticleStorage {
   std::vector<Array3> delta_rotation;
   // Accumulated rotation angle (PARTICLE_ROTATION_ANGLE).
   std::vector<Array3> rotation_angle;
+  // Applied loads read from the nodes (EXTERNAL_APPLIED_FORCE / _MOMENT, set by
+  // apply_forces_and_moments_process); zero when the model part lacks them.
+  std::vector<Array3> external_force;
+  std::vector<Array3> external_moment;
 
   // ---- forces of the last force evaluation
   std::vector<Array3> force;          // total: contacts + gravity (TOTAL_FORCES)
@@ -91,7 +95,7 @@ class MaterialIndex {
 // part declares them (zero otherwise).
 void FillParticles(ModelPart& spheres, MaterialIndex& materials, ParticleStorage& particles);
 
-// Velocities, angular velocities, coordinates and fixities from the nodes: what
+// Velocities, angular velocities, coordinates, fixities and applied loads from the nodes: what
 // a process or a script may have changed between two steps. Displacements are
 // recomputed from the new coordinates.
 void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles);

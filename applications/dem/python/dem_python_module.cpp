@@ -109,6 +109,8 @@ void BindStrategy(py::module_& m) {
             s.scheme = TranslationalSchemeFromName(name);
           })
       .def_readwrite("rotation", &DemSettings::rotation)
+      .def_readwrite("rolling_friction", &DemSettings::rolling_friction)
+      .def_readwrite("energy_calculation", &DemSettings::energy_calculation)
       .def_readwrite("search_frequency", &DemSettings::search_frequency)
       .def_readwrite("search_tolerance", &DemSettings::search_tolerance)
       .def_readwrite("wall_search_tolerance", &DemSettings::wall_search_tolerance)
@@ -144,6 +146,17 @@ void BindStrategy(py::module_& m) {
       .def("MaximumSpeed", &ExplicitSolverStrategy::MaximumSpeed)
       .def("KineticEnergy", &ExplicitSolverStrategy::KineticEnergy)
       .def("ContactElasticEnergy", &ExplicitSolverStrategy::ContactElasticEnergy)
+      .def(
+          "GetEnergies",
+          [](const ExplicitSolverStrategy& s) {
+            const EnergyTotals e = s.Energies();
+            py::dict d;
+            for (const auto& [name, member] : tessera::dem::kEnergyTerms) d[name] = e.*member;
+            d["total"] = e.Total();
+            return d;
+          },
+          "Energies (J): kinetic, gravitational potential, elastic and, with "
+          "DemSettings.energy_calculation, dissipated since Initialize(); 'total' is their sum")
       .def("NumberOfParticleContacts", &ExplicitSolverStrategy::NumberOfParticleContacts)
       .def("NumberOfWallContacts", &ExplicitSolverStrategy::NumberOfWallContacts)
       .def("NumberOfParticlePairCandidates",

@@ -18,8 +18,10 @@ Set-up, as Kratos' DEM stage does it:
 - the strategy (tessera._dem.ExplicitSolverStrategy) runs the steps; the
   particle and wall nodes hold the results after every step, so processes,
   output and scripts overriding FinalizeSolutionStep read them from the model.
-Processes come from the "processes" lists through the kernel's process factory;
-VTK output is added when "post_vtk_option" is true.
+Processes come from the "processes" lists through the kernel's process factory
+(Kratos' DEM ones, "processes.<name>" of KratosMultiphysics.DEMApplication, are
+tessera.dem.processes); wall parts that apply_kinematic_constraints_to_walls_process
+moves may be FREE_BODY_MOTION walls. VTK output is added when "post_vtk_option" is true.
 """
 import math
 import os
@@ -105,6 +107,8 @@ class DEMSolver(PythonSolver):
         settings.delta_time = self.dt
         settings.translational_scheme = p["TranslationalIntegrationScheme"].GetString()
         settings.rotation = p["RotationOption"].GetBool()
+        settings.rolling_friction = p["RollingFrictionOption"].GetBool()
+        settings.energy_calculation = p["EnergyCalculationOption"].GetBool()
         settings.search_frequency = p["NeighbourSearchFrequency"].GetInt()
         absolute = p["DeltaOption"].GetString() == "Absolute"
         settings.search_tolerance = p["SearchTolerance"].GetDouble() if absolute else 0.0
@@ -147,13 +151,20 @@ class DEMSolver(PythonSolver):
     def _CheckTimeStep(self):
         """Δt against the contacts it must resolve (thesis §7.2): a warning or
         an error ("TimeStepCheck") when a contact would last fewer than 10 steps
-        or Δt exceeds the critical step; AutomaticTimestep takes the critical
-        step times DeltaTimeSafetyFactor when that is smaller than MaxTimeStep."""
+        or Δt exceeds the critical step. The speeds processes impose over the
+        run count (they are built before the solver's Initialize).
+        AutomaticTimestep takes the critical step times DeltaTimeSafetyFactor
+        when that is smaller than MaxTimeStep."""
         p = self.parameters
         gravity = math.sqrt(sum(p[f"Gravity{a}"].GetDouble() ** 2 for a in "XYZ"))
         # Impact speed to expect: two particles at the fastest speed seen now
         # meeting head-on, plus what gravity adds over the run (capped at 1 s).
-        speed = 2.0 * self.strategy.MaximumSpeed() + gravity * min(p["FinalTime"].GetDouble(), 1.0)
+        # Speeds that processes impose over the run (spheres and walls) count too.
+        final_time = p["FinalTime"].GetDouble()
+        imposed = max((process.MaximumImposedSpeed(0.0, final_time)
+                       for process in self.stage._GetListOfProcesses()
+                       if hasattr(process, "MaximumImposedSpeed")), default=0.0)
+        speed = 2.0 * max(self.strategy.MaximumSpeed(), imposed) + gravity * min(final_time, 1.0)
         estimate = self.strategy.EstimateTimeStep(max(speed, 1e-3))
         self.time_step_estimate = estimate
         if p["AutomaticTimestep"].GetBool() and math.isfinite(estimate.critical_time_step):
@@ -291,17 +302,28 @@ class DEMAnalysisStage(AnalysisStage):
         if self.DEM_parameters["solver_settings"]["RemoveBallsInitiallyTouchingWalls"].GetBool():
             raise tessera.Error(f"{self.DEM_parameters.Origin()}: solver_settings."
                                 "RemoveBallsInitiallyTouchingWalls is not supported yet")
+        moved = self._WallsMovedByProcesses()
         for part in self.rigid_face_model_part.SubModelParts:
+            if part.FullName() in moved:
+                continue  # a process imposes its whole rigid-body motion
             if part.Has(tessera.FREE_BODY_MOTION) and part.GetValue(tessera.FREE_BODY_MOTION):
                 raise tessera.Error(f"RigidFacePart.{part.Name}: FREE_BODY_MOTION walls are not "
                                     "supported yet")
-            moving = any(
-                part.Has(variable) and any(abs(x) > 0.0 for x in part.GetValue(variable))
-                for variable in (tessera.LINEAR_VELOCITY, tessera.ANGULAR_VELOCITY))
-            if moving and part.Has(tessera.RIGID_BODY_MOTION) and part.GetValue(tessera.RIGID_BODY_MOTION):
-                raise tessera.Error(f"RigidFacePart.{part.Name}: imposed wall motion (LINEAR_VELOCITY/"
-                                    "ANGULAR_VELOCITY in SubModelPartData) is not supported yet; move "
-                                    "the wall nodes with a process instead")
+
+    def _WallsMovedByProcesses(self):
+        """Full names of the wall parts that apply_kinematic_constraints_to_walls_process
+        entries of the "processes" lists move."""
+        names = set()
+        processes = self.DEM_parameters["processes"]
+        for key in processes.keys():
+            entries = processes[key]
+            for i in range(entries.size() if entries.IsArray() else 0):
+                entry = entries[i]
+                if (entry.IsSubParameter() and entry.Has("python_module") and entry["python_module"].IsString()
+                        and entry["python_module"].GetString().endswith("apply_kinematic_constraints_to_walls_process")
+                        and entry.Has("Parameters") and entry["Parameters"].Has("model_part_name")):
+                    names.add(entry["Parameters"]["model_part_name"].GetString())
+        return names
 
     # ---- processes and output
     def _CreateListOfProcesses(self):
@@ -326,7 +348,33 @@ class DEMAnalysisStage(AnalysisStage):
                 self._list_of_output_processes.append(process)
                 self._list_of_processes.append(process)
 
+        self._AddGraphsOutput()
+
+    def _AddGraphsOutput(self):
+        """<problem_name>_Graphs (dem_graphs_output.py): energies with
+        EnergyCalculationOption, wall forces of FORCE_INTEGRATION_GROUP parts."""
+        from .dem_graphs_output import DEMGraphsOutput, ForceIntegrationGroups
+        energy = self.DEM_parameters["EnergyCalculationOption"].GetBool()
+        groups = ForceIntegrationGroups(self.rigid_face_model_part)
+        if not energy and not groups:
+            return
+        process = DEMGraphsOutput(self, energy, groups,
+                                  self.DEM_parameters["GraphExportFreq"].GetDouble())
+        self._list_of_output_processes.append(process)
+        self._list_of_processes.append(process)
+
     # ---- Kratos-style accessors
     def GetStrategy(self):
         """The C++ strategy (tessera._dem.ExplicitSolverStrategy) after Initialize."""
         return self._GetSolver().strategy
+
+    def GetWallForceAndMoment(self, sub_model_part_name):
+        """(force, moment) the particles exert on RigidFacePart.<name> at the
+        last written step (see tessera.dem.wall_resultants)."""
+        from .wall_resultants import WallForceAndMoment
+        walls = self.rigid_face_model_part
+        if not walls.HasSubModelPart(sub_model_part_name):
+            names = [part.Name for part in walls.SubModelParts]
+            raise tessera.Error(f"GetWallForceAndMoment: RigidFacePart has no sub model part "
+                                f"'{sub_model_part_name}' (it has {names})")
+        return WallForceAndMoment(walls.GetSubModelPart(sub_model_part_name))

@@ -12,9 +12,9 @@ Keys fall in four groups:
 - USED: they change what the stage does.
 - IGNORED_OUTPUT: pure output/post-processing choices, accepted and ignored
   (nothing in the simulation depends on them): the GiD writer's format keys
-  (OutputFileType, Multifile), graph and velocity-trap exports
-  (GraphExportFreq, VelTrapGraphExportFreq, VelocityTrapOption), console and
-  model info (ControlTime, ModelDataInfo, Granulometry, EnergyCalculationOption),
+  (OutputFileType, Multifile), velocity-trap exports
+  (VelTrapGraphExportFreq, VelocityTrapOption), console and
+  model info (ControlTime, ModelDataInfo, Granulometry),
   PredefinedSkinOption, virtual_sea_surface_settings, ContactMeshOption (the
   bond/contact mesh is for post-processing) and every Post* flag except those
   that select VTK variables when post_vtk_option is on (the Post* flags are
@@ -25,7 +25,7 @@ Keys fall in four groups:
   AmplifiedSearchRadiusExtension, MaxAmplificationRatioOfSearchRadius) and the
   material-test helper's material_test_settings.
 - NOT_YET: physics this build does not have; accepted at their Kratos default,
-  an error otherwise (RollingFrictionOption, PeriodicDomainOption,
+  an error otherwise (PeriodicDomainOption,
   VirtualMassCoefficient != 1, Dimension != 3, DeltaOption Coordination_Number).
 """
 import tessera
@@ -152,7 +152,6 @@ CONTINUUM_ONLY = {
 
 # Options whose non-default values need physics this build lacks.
 NOT_YET = {
-    "RollingFrictionOption": "rolling friction",
     "PeriodicDomainOption": "periodic domains",
 }
 

@@ -10,6 +10,8 @@
 #include "applications/dem/contact_laws/contact_force.h"
 #include "applications/dem/dem_variables.h"
 #include "applications/dem/utilities/parallel_rows.h"
+#include "applications/dem/walls/distance_hierarchy.h"
+#include "applications/dem/walls/imposed_wall_motion.h"
 #include "kernel/core/error.h"
 #include "kernel/core/flags.h"
 #include "kernel/core/kernel_variables.h"
@@ -18,9 +20,8 @@
 namespace tessera::dem {
 namespace {
 
-// Two wall contacts of one sphere whose contact points are closer than this
-// (relative to the radius) with parallel normals are one contact seen through
-// two coplanar faces sharing an edge: only the first is kept.
+// Contact points closer than this (relative to the radius) are one point: the
+// slack of the history hand-over between faces when nothing moved.
 constexpr double kCoincidentContact = 1e-9;
 
 // Records the first (lowest) index of an error found inside a parallel loop.
@@ -79,6 +80,7 @@ void ExplicitSolverStrategy::PairContacts::Resize(std::size_t n) {
   sliding.resize(n);
   active.resize(n);
   energy.resize(n);
+  tangential_energy.resize(n);
 }
 
 void ExplicitSolverStrategy::PairContacts::Index(std::size_t n) {
@@ -121,9 +123,12 @@ void ExplicitSolverStrategy::WallContacts::Resize(std::size_t n) {
   force.resize(n);
   elastic_force.resize(n);
   energy.resize(n);
+  tangential_energy.resize(n);
+  dissipation.resize(n);
   weights.resize(n);
   normal.resize(n);
   point.resize(n);
+  geometry.resize(n);
 }
 
 ExplicitSolverStrategy::ExplicitSolverStrategy(ModelPart& spheres, ModelPart* walls,
@@ -161,11 +166,12 @@ void ExplicitSolverStrategy::Initialize() {
       if (!walls_->HasNodalSolutionStepVariable(*variable))
         walls_->AddNodalSolutionStepVariable(*variable);
     FillRigidFaces(*walls_, material_index_, faces_);
+    wall_motions_ = ReadImposedWallMotions(*walls_);
   }
   // A material used by both particles and walls counts as a particle material.
   std::vector<bool> is_wall(material_index_.size(), false);
   for (std::size_t k = particle_materials; k < is_wall.size(); ++k) is_wall[k] = true;
-  table_.Build(material_index_.List(), is_wall);
+  table_.Build(material_index_.List(), is_wall, settings_.rolling_friction);
   const std::size_t nm = table_.size();
   pair_share_.assign(nm * nm, 0.0);
   pair_tangential_damping_.assign(nm * nm, 0.0);
@@ -204,6 +210,7 @@ void ExplicitSolverStrategy::Initialize() {
   }
   if (settings_.clean_indentations) CleanInitialIndentations();
   ComputeForces();
+  dissipated_ = EnergyTotals{};
   initialized_ = true;
 }
 
@@ -284,6 +291,7 @@ void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& ke
     w.normal_elastic_force[out] = w.normal_elastic_force[c];
     w.sliding[out] = w.sliding[c];
     w.active[out] = w.active[c];
+    w.point[out] = w.point[c];
     ++out;
   }
   w.Resize(out);
@@ -354,6 +362,8 @@ void ExplicitSolverStrategy::Search(double time) {
       const bool kept =
           old < prev.particle.size() && prev.particle[old] == p && prev.face[old] == f;
       CarryHistory(prev, old, kept, next, c);
+      // The last contact point, for the hand-over of histories between faces.
+      next.point[c] = kept ? prev.point[old] : Array3{};
     }
     next.particle_start.assign(n + 1, 0);
     for (std::size_t c = 0; c < m; ++c) ++next.particle_start[next.particle[c] + 1];
@@ -361,6 +371,8 @@ void ExplicitSolverStrategy::Search(double time) {
     std::swap(wall_contacts_, spare_walls_);
     spare_walls_ = WallContacts{};
   }
+  global_damping_power_.assign(n, 0.0);
+  pair_dissipation_.assign(n, DissipationPower{});
 }
 
 // ---------------------------------------------------------------- forces
@@ -399,6 +411,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
   const Array3* const step_rotation = p.delta_rotation.data();
   const double* const radius = p.radius.data();
   const double* const mass = p.mass.data();
+  const double* const inertia = p.inertia.data();
   const int* const material = p.material.data();
   Array3* const contact_force = p.contact_force.data();
   Array3* const elastic_force = p.elastic_force.data();
@@ -411,9 +424,12 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
   std::uint8_t* const sliding = pc.sliding.data();
   std::uint8_t* const active = pc.active.data();
   double* const energy = pc.energy.data();
+  double* const tangential_energy = pc.tangential_energy.data();
   Array3* const cross_force = pc.cross_force.data();
   Array3* const cross_elastic = pc.cross_elastic.data();
   Array3* const cross_torque = pc.cross_torque.data();
+  DissipationPower* const dissipation = pair_dissipation_.data();
+  const bool track_dissipation = settings_.energy_calculation;
   const std::size_t materials = table_.size();
   const PairParameters* const pairs = &table_.Pair(0, 0);
   // Inside a step, Velocity Verlet computes forces with the velocities that
@@ -446,6 +462,8 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
       const double ri = radius[i], mi = mass[i];
       const std::size_t material_i = static_cast<std::size_t>(material[i]);
       Array3 force_i = contact_force[i], elastic_i = elastic_force[i], torque_i = torque[i];
+      // Dissipated powers of the contacts where i is `first`, summed in list order.
+      DissipationPower dissipation_i{};
       for (std::uint32_t c = first_start[i]; c < first_start[i + 1]; ++c) {
         const std::uint32_t j = second[c];
         const bool cross = j >= end;
@@ -495,16 +513,33 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
                 ? relative_velocity * dt
                 : (step_displacement[j] - step_displacement[i]) -
                       Cross(a_j * step_rotation[j] + a_i * step_rotation[i], normal);
-        const ContactForce f = ComputeContactForce(*pair, overlap, pair_radius, pair_mass, normal,
-                                                   relative_velocity, relative_displacement,
-                                                   history, pair_tangential_damping[pair_index]);
+        const ContactForce f = ComputeContactForce(
+            *pair, overlap, pair_radius, pair_mass, normal, relative_velocity,
+            relative_displacement, history, dt, pair_tangential_damping[pair_index]);
         energy[c] = f.elastic_energy;
+        tangential_energy[c] = f.tangential_energy;
         active[c] = 1;
         force_i += f.force;
         elastic_i += f.elastic_force;
         const Array3 moment = Cross(normal, f.force);
         torque_i += a_i * moment;
-        const Array3 torque_j = a_j * moment;
+        Array3 torque_j = a_j * moment;
+        double rolling_power = 0.0;
+        if (pair->rolling_model != RollingFrictionModel::kNone) {
+          // Rolling resistance with R_r the smaller radius (thesis 2.42).
+          const Array3 relative_spin = spin[i] - spin[j];
+          const Array3 rolling = RollingResistanceTorque(
+              pair->rolling_model, pair->rolling_friction, std::min(ri, radius[j]), f.normal_force,
+              relative_spin, 1.0 / inertia[i] + 1.0 / inertia[j], dt);
+          torque_i += rolling;
+          torque_j -= rolling;
+          rolling_power = -Dot(rolling, relative_spin);
+        }
+        if (track_dissipation) {
+          dissipation_i.damping += f.damping_power;
+          dissipation_i.friction += f.friction_power;
+          dissipation_i.rolling += rolling_power;
+        }
         if (cross) {
           cross_force[slot] = -f.force;
           cross_elastic[slot] = -f.elastic_force;
@@ -519,6 +554,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
       contact_force[i] = force_i;
       elastic_force[i] = elastic_i;
       torque[i] = torque_i;
+      if (track_dissipation) dissipation[i] = dissipation_i;
     }
   });
 }
@@ -527,29 +563,26 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i, Array3& force, A
                                                  Array3& torque) {
   WallContacts& wc = wall_contacts_;
   const ParticleStorage& p = particles_;
+  const double dt = settings_.delta_time;
   const RigidFaceStorage& faces = faces_;
   const std::uint32_t begin = wc.particle_start[i], end = wc.particle_start[i + 1];
+  // Closest feature of every candidate face, then one contact per touched
+  // region (Double Hierarchy, thesis §3.4).
+  for (std::uint32_t c = begin; c < end; ++c)
+    wc.geometry[c] = FaceContact(faces, wc.face[c], p.position[i], p.radius[i]);
+  ApplyDistanceHierarchy(wc.geometry.data() + begin, end - begin);
+  CarryWallHistoryAcrossFaces(i);
   for (std::uint32_t c = begin; c < end; ++c) {
     const std::uint32_t f = wc.face[c];
     ContactHistoryRef history{wc.tangential_force[c], wc.tangential_stiffness[c],
                               wc.normal_elastic_force[c], wc.sliding[c]};
-    const FaceContactGeometry g = FaceContact(faces, f, p.position[i]);
-    const double overlap = p.radius[i] - g.distance;
-    bool touching = g.inside && overlap > 0.0;
-    if (touching) {
-      // The same contact seen through a coplanar neighbour face (shared edge).
-      const double tolerance = kCoincidentContact * p.radius[i];
-      for (std::uint32_t k = begin; k < c && touching; ++k)
-        if (wc.active[k] && Dot(wc.normal[k], g.normal) > 1.0 - kCoincidentContact) {
-          const Array3 gap = wc.point[k] - g.projection;
-          if (Dot(gap, gap) < tolerance * tolerance) touching = false;
-        }
-    }
-    if (!touching) {
+    const FaceContactGeometry& g = wc.geometry[c];
+    if (g.type == FaceContactType::kNone) {
       if (wc.active[c]) ResetContactHistory(history);
       wc.active[c] = 0;
       continue;
     }
+    const double overlap = p.radius[i] - g.distance;
     const PairParameters& pair = table_.Pair(p.material[i], faces.material[f]);
     if (!pair.defined) {
       RecordError(pending_wall_error_, static_cast<std::int64_t>(c));
@@ -559,6 +592,8 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i, Array3& force, A
     const double ei = table_.Material(p.material[i]).young;
     const double ew = table_.Material(faces.material[f]).young;
     const Array3 arm = (p.radius[i] - ew / (ei + ew) * overlap) * g.normal;
+    // The wall moves at its contact point as its vertices, weighted by the
+    // shape functions there.
     Array3 wall_velocity{}, wall_displacement{};
     for (int k = 0; k < faces.vertex_count[f]; ++k) {
       wall_velocity += g.weights[k] * faces.velocities[f][k];
@@ -570,17 +605,69 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i, Array3& force, A
         wall_displacement - (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm));
     const ContactForce result =
         ComputeContactForce(pair, overlap, p.radius[i], p.mass[i], g.normal, relative_velocity,
-                            relative_displacement, history);
+                            relative_displacement, history, dt);
     wc.force[c] = result.force;
     wc.elastic_force[c] = result.elastic_force;
     wc.energy[c] = result.elastic_energy;
     wc.weights[c] = g.weights;
     wc.normal[c] = g.normal;
-    wc.point[c] = g.projection;
+    wc.point[c] = g.point;
     wc.active[c] = 1;
     force += result.force;
     elastic += result.elastic_force;
-    torque += Cross(arm, result.force);
+    // Rolling resistance against the wall, R_r = R_i (thesis §2.5.3).
+    const Array3 rolling =
+        RollingResistanceTorque(pair.rolling_model, pair.rolling_friction, p.radius[i],
+                                result.normal_force, p.angular_velocity[i], 1.0 / p.inertia[i], dt);
+    torque += Cross(arm, result.force) + rolling;
+    wc.tangential_energy[c] = result.tangential_energy;
+    wc.dissipation[c] = {result.damping_power, result.friction_power,
+                         -Dot(rolling, p.angular_velocity[i])};
+  }
+}
+
+void ExplicitSolverStrategy::CarryWallHistoryAcrossFaces(std::size_t i) {
+  // A sphere sliding from one face to the next ends a contact and starts one
+  // with a new face in the same step. The new contact takes the history of the
+  // ended contact whose last contact point is nearest to its own, when that
+  // point is within what the contact point can have moved in one step
+  // (thesis §3.5.2, 3.22), so that friction stays continuous across a mesh.
+  WallContacts& wc = wall_contacts_;
+  const ParticleStorage& p = particles_;
+  const std::uint32_t begin = wc.particle_start[i], end = wc.particle_start[i + 1];
+  double wall_motion = 0.0;
+  for (std::uint32_t c = begin; c < end; ++c)
+    for (int k = 0; k < faces_.vertex_count[wc.face[c]]; ++k)
+      wall_motion = std::max(wall_motion, Norm(faces_.delta_displacement[wc.face[c]][k]));
+  const double reach = 2.0 * (Norm(p.delta_displacement[i]) +
+                              p.radius[i] * Norm(p.delta_rotation[i]) + wall_motion) +
+                       kCoincidentContact * p.radius[i];
+  for (std::uint32_t c = begin; c < end; ++c) {
+    if (wc.active[c] || wc.geometry[c].type == FaceContactType::kNone) continue;
+    std::uint32_t donor = end;
+    double nearest = reach;
+    for (std::uint32_t k = begin; k < end; ++k) {
+      // An ended contact that has not yet given its history away.
+      if (!wc.active[k] || wc.geometry[k].type != FaceContactType::kNone) continue;
+      const double d = Norm(wc.geometry[c].point - wc.point[k]);
+      if (d <= nearest) nearest = d, donor = k;
+    }
+    if (donor == end) continue;
+    // The tangential force turned into the new tangent plane, magnitude kept.
+    const Array3 n = wc.geometry[c].normal;
+    const Array3 old_force = wc.tangential_force[donor];
+    const Array3 in_plane = old_force - Dot(old_force, n) * n;
+    const double length = Norm(in_plane);
+    wc.tangential_force[c] = length > 0.0 ? (Norm(old_force) / length) * in_plane : Array3{};
+    wc.tangential_stiffness[c] = wc.tangential_stiffness[donor];
+    wc.normal_elastic_force[c] = wc.normal_elastic_force[donor];
+    wc.sliding[c] = wc.sliding[donor];
+    wc.active[c] = 1;
+    // The donor is spent: it now counts as a contact that has just ended.
+    ContactHistoryRef spent{wc.tangential_force[donor], wc.tangential_stiffness[donor],
+                            wc.normal_elastic_force[donor], wc.sliding[donor]};
+    ResetContactHistory(spent);
+    wc.active[donor] = 0;
   }
 }
 
@@ -597,14 +684,18 @@ void ExplicitSolverStrategy::GatherForces(AfterGather then) {
       elastic += pc.cross_elastic[slot];
       torque += pc.cross_torque[slot];
     }
-    Array3 total = contact + p.mass[i] * gravity;
+    Array3 total = contact + p.external_force[i] + p.mass[i] * gravity;
+    torque += p.external_moment[i];
     if (alpha > 0.0) {
       // Background damping against the motion, proportional to the unbalanced
       // force (thesis 5.18-5.19); nothing where the particle is at rest.
+      // Its power, -F_d · v - T_d · ω, is alpha (|F| |v| + |T| |ω|).
       const double speed = Norm(p.velocity[i]);
-      if (speed > 0.0) total -= (alpha * Norm(total) / speed) * p.velocity[i];
+      const double force_norm = Norm(total), torque_norm = Norm(torque);
+      if (speed > 0.0) total -= (alpha * force_norm / speed) * p.velocity[i];
       const double spin = Norm(p.angular_velocity[i]);
-      if (spin > 0.0) torque -= (alpha * Norm(torque) / spin) * p.angular_velocity[i];
+      if (spin > 0.0) torque -= (alpha * torque_norm / spin) * p.angular_velocity[i];
+      global_damping_power_[i] = alpha * (force_norm * speed + torque_norm * spin);
     }
     p.force[i] = total;
     p.torque[i] = torque;
@@ -617,6 +708,28 @@ void ExplicitSolverStrategy::GatherForces(AfterGather then) {
     else if (then == AfterGather::kIntegrate)
       Integrate(i);
   });
+}
+
+void ExplicitSolverStrategy::AccumulateDissipation() {
+  const double dt = settings_.delta_time;
+  // Deterministic sums (fixed order for any thread count): the pair contacts'
+  // powers per particle (summed in contact order by ComputeParticleContacts),
+  // the wall contacts' per contact, the background damping's per particle.
+  auto add = [&](double DissipationPower::*term, double EnergyTotals::*total) {
+    const WallContacts& wc = wall_contacts_;
+    const double pairs =
+        SumRows(particles_.size(), [&](std::size_t i) { return pair_dissipation_[i].*term; });
+    const double walls = SumRows(wc.particle.size(), [&](std::size_t c) {
+      return wc.active[c] ? wc.dissipation[c].*term : 0.0;
+    });
+    dissipated_.*total += dt * (pairs + walls);
+  };
+  add(&DissipationPower::damping, &EnergyTotals::dissipated_damping);
+  add(&DissipationPower::friction, &EnergyTotals::dissipated_friction);
+  add(&DissipationPower::rolling, &EnergyTotals::dissipated_rolling);
+  if (settings_.global_damping > 0.0)
+    dissipated_.dissipated_global_damping +=
+        dt * SumRows(particles_.size(), [&](std::size_t i) { return global_damping_power_[i]; });
 }
 
 void ExplicitSolverStrategy::ComputeForces(AfterGather then) {
@@ -722,15 +835,23 @@ void ExplicitSolverStrategy::Kick(std::size_t i) {
 void ExplicitSolverStrategy::SolveSolutionStep(double time) {
   if (!initialized_) TESSERA_ERROR("ExplicitSolverStrategy: call Initialize() before solving");
   ++step_;
-  if (walls_) UpdateRigidFaces(*walls_, faces_);
+  if (walls_) {
+    // Imposed wall motion: the walls are placed where they are at the end of
+    // the step (Velocity Verlet evaluates its forces there; for the one-force
+    // schemes the wall leads the particles by Δt, an O(Δt) error like theirs).
+    MoveImposedWalls(*walls_, wall_motions_, time);
+    UpdateRigidFaces(*walls_, faces_);
+  }
   const bool search = step_ % settings_.search_frequency == 0;
   if (settings_.scheme == TranslationalScheme::kVelocityVerlet) {
     KickAndDrift();
     if (search) Search(time);
     ComputeForces(AfterGather::kKick);
+    if (settings_.energy_calculation) AccumulateDissipation();
   } else {
     if (search) Search(time);
     ComputeForces(AfterGather::kIntegrate);
+    if (settings_.energy_calculation) AccumulateDissipation();
   }
 }
 
@@ -797,13 +918,30 @@ double ExplicitSolverStrategy::KineticEnergy() const {
 }
 
 double ExplicitSolverStrategy::ContactElasticEnergy() const {
-  const double pairs = SumRows(pairs_.first.size(), [&](std::size_t c) {
-    return pairs_.active[c] ? pairs_.energy[c] : 0.0;
+  const EnergyTotals e = Energies();
+  return e.elastic_normal + e.elastic_tangential;
+}
+
+EnergyTotals ExplicitSolverStrategy::Energies() const {
+  EnergyTotals e = dissipated_;
+  const ParticleStorage& p = particles_;
+  e.kinetic_translational = SumRows(
+      p.size(), [&](std::size_t i) { return 0.5 * p.mass[i] * Dot(p.velocity[i], p.velocity[i]); });
+  e.kinetic_rotational = SumRows(p.size(), [&](std::size_t i) {
+    return 0.5 * p.inertia[i] * Dot(p.angular_velocity[i], p.angular_velocity[i]);
   });
-  const double walls = SumRows(wall_contacts_.particle.size(), [&](std::size_t c) {
-    return wall_contacts_.active[c] ? wall_contacts_.energy[c] : 0.0;
-  });
-  return pairs + walls;
+  const Array3 g = settings_.gravity;
+  e.gravitational_potential =
+      SumRows(p.size(), [&](std::size_t i) { return -p.mass[i] * Dot(g, p.position[i]); });
+  auto stored = [](const auto& contacts, std::size_t n, const std::vector<double>& values) {
+    return SumRows(n, [&](std::size_t c) { return contacts.active[c] ? values[c] : 0.0; });
+  };
+  e.elastic_normal = stored(pairs_, pairs_.first.size(), pairs_.energy) +
+                     stored(wall_contacts_, wall_contacts_.particle.size(), wall_contacts_.energy);
+  e.elastic_tangential =
+      stored(pairs_, pairs_.first.size(), pairs_.tangential_energy) +
+      stored(wall_contacts_, wall_contacts_.particle.size(), wall_contacts_.tangential_energy);
+  return e;
 }
 
 std::size_t ExplicitSolverStrategy::NumberOfParticleContacts() const {

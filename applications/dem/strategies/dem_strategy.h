@@ -33,7 +33,9 @@
 
 #include "applications/dem/contact_laws/contact_law.h"
 #include "applications/dem/particles/particle_storage.h"
+#include "applications/dem/strategies/energy_bookkeeping.h"
 #include "applications/dem/utilities/neighbour_search.h"
+#include "applications/dem/walls/imposed_wall_motion.h"
 #include "applications/dem/walls/rigid_face_storage.h"
 
 namespace tessera {
@@ -56,7 +58,9 @@ struct DemSettings {
   Array3 gravity{0.0, 0.0, -9.81};
   double delta_time = 5e-5;
   TranslationalScheme scheme = TranslationalScheme::kSymplecticEuler;
-  bool rotation = true;  // RotationOption: integrate angular velocities
+  bool rotation = true;             // RotationOption: integrate angular velocities
+  bool rolling_friction = false;    // RollingFrictionOption (contact_laws/rolling_friction.h)
+  bool energy_calculation = false;  // EnergyCalculationOption: accumulate dissipated energies
   int search_frequency = 50;
   double search_tolerance = 0.0;       // particle-particle (DeltaOption "Absolute")
   double wall_search_tolerance = 0.0;  // search_tolerance_against_walls
@@ -101,8 +105,11 @@ class ExplicitSolverStrategy {
 
   TimeStepEstimate EstimateTimeStep(double reference_speed) const;
   double MaximumSpeed() const;
-  double KineticEnergy() const;                  // translational + rotational
-  double ContactElasticEnergy() const;           // normal elastic energy of the active contacts
+  double KineticEnergy() const;         // translational + rotational
+  double ContactElasticEnergy() const;  // normal + tangential spring energy of the active contacts
+  // Kinetic, potential, elastic and (with energy_calculation) the energies
+  // dissipated since Initialize() (see energy_bookkeeping.h).
+  EnergyTotals Energies() const;
   std::size_t NumberOfParticleContacts() const;  // active
   std::size_t NumberOfWallContacts() const;
   std::size_t NumberOfParticlePairCandidates() const { return pairs_.first.size(); }
@@ -129,7 +136,8 @@ class ExplicitSolverStrategy {
     std::vector<Array3> tangential_force;
     std::vector<double> tangential_stiffness, normal_elastic_force;
     std::vector<std::uint8_t> sliding, active;
-    std::vector<double> energy;  // normal elastic energy of the last force evaluation
+    // Normal and tangential elastic energy of the last force evaluation.
+    std::vector<double> energy, tangential_energy;
     // Contacts of each particle as `first` (the list is sorted by first).
     std::vector<std::uint32_t> first_start;
     // Contacts whose second particle lies in a later force block ("cross"
@@ -148,11 +156,15 @@ class ExplicitSolverStrategy {
     std::vector<double> tangential_stiffness, normal_elastic_force;
     std::vector<std::uint8_t> sliding, active;
     std::vector<Array3> force, elastic_force;  // on the particle
-    std::vector<double> energy;
+    std::vector<double> energy, tangential_energy;
+    std::vector<DissipationPower> dissipation;
     std::vector<std::array<double, 4>> weights;  // of the face's vertices at the contact
     std::vector<Array3> normal;                  // from the particle to the face
-    std::vector<Array3> point;                   // the centre projected onto the face
-    std::vector<std::uint32_t> particle_start;   // candidates of each particle
+    std::vector<Array3> point;                   // the contact point on the face
+    // The closest feature found in the current step, before it becomes the
+    // contact (Double Hierarchy).
+    std::vector<FaceContactGeometry> geometry;
+    std::vector<std::uint32_t> particle_start;  // candidates of each particle
     void Resize(std::size_t n);
   };
 
@@ -173,6 +185,8 @@ class ExplicitSolverStrategy {
   void Integrate(std::size_t i);        // FE, SE, Taylor
   void KickAndDrift();                  // VV first half
   void Kick(std::size_t i);             // VV second half
+  void CarryWallHistoryAcrossFaces(std::size_t particle);
+  void AccumulateDissipation();  // energy_calculation: power of the last evaluation × Δt
   void ThrowPendingError();
 
   ModelPart& spheres_;
@@ -180,6 +194,7 @@ class ExplicitSolverStrategy {
   DemSettings settings_;
   ParticleStorage particles_;
   RigidFaceStorage faces_;
+  std::vector<ImposedWallMotion> wall_motions_;
   MaterialIndex material_index_;
   MaterialTable table_;
   // Per material pair (a * materials + b), derived from table_ once: the share
@@ -190,6 +205,11 @@ class ExplicitSolverStrategy {
   PairContacts pairs_;
   WallContacts wall_contacts_;
   PairContacts spare_pairs_;  // what a search builds the new lists in (empty between searches)
+  std::vector<double> global_damping_power_;  // per particle, of the last evaluation
+  // Per particle, the dissipated powers of the pair contacts where it is
+  // `first` (energy_calculation only), of the last evaluation.
+  std::vector<DissipationPower> pair_dissipation_;
+  EnergyTotals dissipated_;  // only the dissipated_* members are used
   WallContacts spare_walls_;
   std::vector<std::uint32_t> scratch_first_, scratch_second_, scratch_cursor_;
   // A contact of a pair without material relation, found inside a parallel loop.

@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <limits>
 
 #include "applications/dem/conditions/rigid_face.h"
 #include "applications/dem/particles/particle_storage.h"
@@ -13,28 +14,10 @@
 namespace tessera::dem {
 namespace {
 
-// Barycentric inclusion tolerance: a centre on the shared edge of two faces is
-// inside both (the strategy keeps one of two coincident contacts).
+// Inside-outside tolerance, relative to the squared edge length: a centre over
+// the shared edge of two faces is on both facets (the Distance Hierarchy keeps
+// one of the two coincident contacts).
 constexpr double kInsideTolerance = 1e-12;
-
-// Barycentric coordinates of p (in the plane of a, b, c) with respect to the
-// triangle; false if the triangle is degenerate.
-bool Barycentric(const Array3& a, const Array3& b, const Array3& c, const Array3& p, double& u,
-                 double& v, double& w) {
-  const Array3 v0 = b - a, v1 = c - a, v2 = p - a;
-  const double d00 = Dot(v0, v0), d01 = Dot(v0, v1), d11 = Dot(v1, v1);
-  const double d20 = Dot(v2, v0), d21 = Dot(v2, v1);
-  const double denominator = d00 * d11 - d01 * d01;
-  if (!(denominator > 0.0)) return false;
-  v = (d11 * d20 - d01 * d21) / denominator;
-  w = (d00 * d21 - d01 * d20) / denominator;
-  u = 1.0 - v - w;
-  return true;
-}
-
-bool Inside(double u, double v, double w) {
-  return u >= -kInsideTolerance && v >= -kInsideTolerance && w >= -kInsideTolerance;
-}
 
 void UpdateBox(RigidFaceStorage& faces, std::size_t f) {
   Array3 lo = faces.points[f][0], hi = lo;
@@ -106,44 +89,83 @@ void UpdateRigidFaces(ModelPart& walls, RigidFaceStorage& faces) {
   }
 }
 
-FaceContactGeometry FaceContact(const RigidFaceStorage& faces, std::size_t f,
-                                const Array3& centre) {
+FaceContactGeometry FaceContact(const RigidFaceStorage& faces, std::size_t f, const Array3& centre,
+                                double radius) {
   FaceContactGeometry g;
-  const auto& p = faces.points[f];
+  const auto& v = faces.points[f];
+  const int n = faces.vertex_count[f];
+  // Plane test (thesis 3.1-3.4): the geometric normal from the vertex order.
+  // A quadrilateral may be slightly warped: its normal is the diagonals' cross
+  // product and its plane passes through the vertex mean.
   Array3 normal, origin;
-  if (faces.vertex_count[f] == 3) {
-    normal = Cross(p[1] - p[0], p[2] - p[0]);
-    origin = p[0];
+  if (n == 3) {
+    normal = Cross(v[1] - v[0], v[2] - v[0]);
+    origin = v[0];
   } else {
-    // A quadrilateral may be slightly warped: its plane is the one through the
-    // vertex mean normal to the diagonals' cross product.
-    normal = Cross(p[2] - p[0], p[3] - p[1]);
-    origin = 0.25 * (p[0] + p[1] + p[2] + p[3]);
+    normal = Cross(v[2] - v[0], v[3] - v[1]);
+    origin = 0.25 * (v[0] + v[1] + v[2] + v[3]);
   }
   const double length = Norm(normal);
   if (!(length > 0.0)) return g;
   normal = normal / length;
-  const double signed_distance = Dot(centre - origin, normal);
-  const Array3 projection = centre - signed_distance * normal;
-  double u, v, w;
-  if (faces.vertex_count[f] == 3) {
-    if (!Barycentric(p[0], p[1], p[2], projection, u, v, w) || !Inside(u, v, w)) return g;
-    g.weights = {u, v, w, 0.0};
-  } else {
-    auto onto_plane = [&](const Array3& x) { return x - Dot(x - origin, normal) * normal; };
-    const Array3 a = onto_plane(p[0]), b = onto_plane(p[1]), c = onto_plane(p[2]),
-                 d = onto_plane(p[3]);
-    if (Barycentric(a, b, c, projection, u, v, w) && Inside(u, v, w))
-      g.weights = {u, v, w, 0.0};
-    else if (Barycentric(a, c, d, projection, u, v, w) && Inside(u, v, w))
-      g.weights = {u, 0.0, v, w};
-    else
-      return g;
+  const double plane_distance = Dot(centre - origin, normal);
+  if (std::abs(plane_distance) > radius) return g;
+  const Array3 projection = centre - plane_distance * normal;
+
+  // Inside-outside test (3.5-3.6): s_a = twice the signed area of the triangle
+  // (v_a, v_a+1, projection); all >= 0 means the projection is on the facet.
+  std::array<double, 4> s{};
+  bool inside = true;
+  for (int a = 0; a < n; ++a) {
+    const Array3& va = v[a];
+    const Array3& vb = v[(a + 1) % n];
+    s[a] = Dot(Cross(vb - va, projection - va), normal);
+    inside = inside && s[a] >= -kInsideTolerance * Dot(vb - va, vb - va);
   }
-  g.inside = true;
-  g.distance = std::abs(signed_distance);
-  g.normal = signed_distance > 0.0 ? -normal : normal;
-  g.projection = projection;
+  if (inside) {
+    for (double& x : s) x = std::max(x, 0.0);
+    if (n == 3) {
+      // Triangle areas opposite each vertex (3.13).
+      const double total = s[0] + s[1] + s[2];
+      g.weights = {s[1] / total, s[2] / total, s[0] / total, 0.0};
+    } else {
+      // Convex quadrilateral (Zhong, 3.14).
+      const double total = (s[0] + s[2]) * (s[1] + s[3]);
+      g.weights = {s[1] * s[2] / total, s[2] * s[3] / total, s[3] * s[0] / total,
+                   s[0] * s[1] / total};
+    }
+    g.type = FaceContactType::kFacet;
+    g.point = projection;
+  } else {
+    // Edges and vertices (3.7-3.12, with the erratum's projected length): the
+    // closest point of the polygon boundary. For a convex face the Distance
+    // Hierarchy keeps only the closest of its edge and vertex contacts, so the
+    // one face yields at most that one contact.
+    double best = std::numeric_limits<double>::infinity();
+    for (int a = 0; a < n; ++a) {
+      const int b = (a + 1) % n;
+      const Array3 edge = v[b] - v[a];
+      const double eta = std::clamp(Dot(centre - v[a], edge) / Dot(edge, edge), 0.0, 1.0);
+      const Array3 point = v[a] + eta * edge;
+      const Array3 gap = point - centre;
+      const double d2 = Dot(gap, gap);
+      if (d2 < best) {
+        best = d2;
+        g.point = point;
+        g.weights = {};
+        g.weights[a] = 1.0 - eta;
+        g.weights[b] = eta;
+        g.type = eta > 0.0 && eta < 1.0 ? FaceContactType::kEdge : FaceContactType::kVertex;
+      }
+    }
+  }
+  const Array3 gap = g.point - centre;
+  g.distance = Norm(gap);
+  if (!(g.distance <= radius) || !(g.distance > 0.0)) {
+    g.type = FaceContactType::kNone;
+    return g;
+  }
+  g.normal = gap / g.distance;
   return g;
 }
 

@@ -4,10 +4,11 @@
 // A row is one RigidFace3D3N (triangle) or RigidFace3D4N (quadrilateral)
 // condition of the walls model part: its vertex coordinates and velocities
 // (re-read from the nodes every step, so that walls moved by processes or
-// scripts are seen where they are) and its material. Part 1 of the DEM
-// application handles contact with the face itself: the sphere centre must
-// project inside the face. Contact with edges and vertices (RigidFace3D2N,
-// RigidEdge3D2N, and a centre projecting outside every face) is not handled.
+// scripts are seen where they are) and its material. A sphere touches a face
+// on its facet, one of its edges or one of its vertices (Fast Intersection Test
+// and Contact Type Hierarchy, thesis §3.3-3.4); the Distance Hierarchy between
+// the faces a sphere touches is in distance_hierarchy.h. Segment walls
+// (RigidFace3D2N, RigidEdge3D2N) are not handled.
 #pragma once
 
 #include <array>
@@ -50,15 +51,19 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
 // since the previous read becomes delta_displacement. Updates the boxes.
 void UpdateRigidFaces(ModelPart& walls, RigidFaceStorage& faces);
 
-// The contact of a sphere (centre, radius) with face f when its centre projects
-// inside the face (boundary included) and the sphere reaches the face's plane.
+// The closest feature of face f to a sphere (centre, radius): the facet when
+// the centre projects inside the face (boundary included), else the closest
+// point of its boundary, an edge or a vertex (thesis §3.3-3.4). kNone when the
+// sphere does not reach it.
+enum class FaceContactType : std::uint8_t { kNone = 0, kFacet = 1, kEdge = 2, kVertex = 3 };
 struct FaceContactGeometry {
-  bool inside = false;              // the centre projects inside the face
-  double distance = 0.0;            // from the centre to the face's plane
-  Array3 normal{};                  // unit, from the centre towards the face
-  Array3 projection{};              // the centre projected onto the face
-  std::array<double, 4> weights{};  // shape-function weights of the vertices at the projection
+  FaceContactType type = FaceContactType::kNone;
+  double distance = 0.0;            // from the centre to the contact point
+  Array3 normal{};                  // unit, from the centre towards the contact point
+  Array3 point{};                   // the contact point Pc on the face
+  std::array<double, 4> weights{};  // shape-function weights of the vertices at Pc
 };
-FaceContactGeometry FaceContact(const RigidFaceStorage& faces, std::size_t f, const Array3& centre);
+FaceContactGeometry FaceContact(const RigidFaceStorage& faces, std::size_t f, const Array3& centre,
+                                double radius);
 
 }  // namespace tessera::dem

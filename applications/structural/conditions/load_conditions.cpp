@@ -8,7 +8,12 @@
 //   dn/dx_b = M_b with M_b = dN_b/dxi [[0, 1], [-1, 0]] (line) or
 //   M_b = -dN_b/dxi [a2]x + dN_b/deta [a1]x (surface; [v]x w = v x w),
 //   d|n|/dx_b = n^T M_b / |n|,
-// so the load stiffness is K_ab = -df_a/dx_b = N_a w (p M_b - q (n^T M_b) / |n|).
+// so the exact load stiffness would be K_ab = N_a w (p M_b - q (n^T M_b) / |n|).
+// As Kratos' LineLoadCondition / SurfaceLoadCondition, only the pressure part
+// N_a w p M_b enters the LHS: LINE_LOAD / SURFACE_LOAD are dead loads in a fixed
+// direction, whose resultant still follows the current length/area in the RHS
+// but contributes no load stiffness (Newton converges, not quadratically, when
+// the loaded boundary stretches). A pure LINE_LOAD / SURFACE_LOAD gives LHS = 0.
 #include "conditions/load_conditions.h"
 
 #include <span>
@@ -196,7 +201,7 @@ void DistributedLoadCondition<TDim, TNodes>::CalculateLocalSystem(Matrix& lhs, V
         };
         M = -dN(b, 0) * skew(J.col(1)) + dN(b, 1) * skew(J.col(0));
       }
-      const Mat dF = p * M - q * (n.transpose() * M) / area;  // -d(traction)/dx_b
+      const Mat dF = p * M;  // the pressure part of -d(traction)/dx_b (see the top)
       for (int a = 0; a < TNodes; ++a)
         K.template block<TDim, TDim>(a * TDim, b * TDim) += (N[a] * w) * dF;
     }

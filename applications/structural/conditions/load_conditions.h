@@ -14,9 +14,9 @@
 // normal of a counter-clockwise line (t x e_z) or of a surface ordered
 // counter-clockwise seen from outside (dx/dxi x dx/deta).
 //
-// Both terms depend on the current geometry, and the LHS is their exact
-// derivative -df/du (the load stiffness), so Newton keeps quadratic
-// convergence under follower loads. No thickness factor: a 2D line load is a
+// Both terms depend on the current geometry. The LHS is the exact derivative
+// -df/du of the pressure term only (the follower load stiffness), as Kratos:
+// LINE_LOAD / SURFACE_LOAD give no load stiffness. No thickness factor: a 2D line load is a
 // force per unit length of the line, as Kratos applies it.
 #pragma once
 

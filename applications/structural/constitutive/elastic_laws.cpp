@@ -151,7 +151,8 @@ void ElasticLaw::Respond(Parameters& values, StressMeasure measure) const {
     const Tensor<TDim> Ci = C.inverse();
     stress = StressVoigt<TDim>(c.mu * (Tensor<TDim>::Identity() - Ci) + c.lambda * ln_j * Ci);
     const double a = c.mu - c.lambda * ln_j;
-    for (int I = 0; I < n; ++I) {
+    // the tangent only when asked: the explicit internal force needs S alone
+    for (int I = 0; I < (values.compute_constitutive_tensor ? n : 0); ++I) {
       const int i = VoigtRow<TDim>(I, 0), j = VoigtRow<TDim>(I, 1);
       for (int J = 0; J < n; ++J) {
         const int k = VoigtRow<TDim>(J, 0), l = VoigtRow<TDim>(J, 1);

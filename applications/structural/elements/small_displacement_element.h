@@ -23,10 +23,11 @@ class SmallDisplacementElement final
   // gradient I + eps (symmetric, rotation-free), so finite-strain laws used with
   // this element see the strain only.
   static void ComputeKinematics(const typename Base::GaussPoint& gp,
-                                const typename Base::NodalValues& u, typename Base::Kinematics& k) {
+                                const typename Base::NodalValues& u, typename Base::Kinematics& k,
+                                bool with_b = true) {
     const typename Base::Tensor H = u.transpose() * gp.dN_dX;  // H_ij = du_i/dX_j
     const typename Base::Tensor eps = 0.5 * (H + H.transpose());
-    Base::FillB(gp.dN_dX, Base::Tensor::Identity(), k.B);
+    if (with_b) Base::FillB(gp.dN_dX, Base::Tensor::Identity(), k.B);
     k.F = Base::Tensor::Identity() + eps;
     k.det_F = k.F.determinant();
     for (int I = 0; I < TDim; ++I) k.strain[I] = eps(I, I);

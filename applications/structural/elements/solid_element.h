@@ -67,14 +67,21 @@ class SolidElement : public Element {
   // the geometry's default) and a clone of the properties' law per point.
   void Initialize(const ProcessInfo& info) override;
 
+  // Commits the laws' internal variables (plasticity) at the converged state.
+  void FinalizeSolutionStep(const ProcessInfo& info) override;
+
   // ---- local systems
   void CalculateLocalSystem(Matrix& lhs, Vector& rhs, const ProcessInfo& info) override;
   void CalculateLeftHandSide(Matrix& lhs, const ProcessInfo& info) override;
   void CalculateRightHandSide(Vector& rhs, const ProcessInfo& info) override;
-  // Consistent mass int rho N_a N_b dV0 (lumped by row sums when the process
-  // info's COMPUTE_LUMPED_MASS_MATRIX is set).
+  // Consistent mass int rho N_a N_b dV0, exact for every geometry (simplices
+  // use the closed form, whatever their stiffness quadrature); lumped by row
+  // sums when the process info's COMPUTE_LUMPED_MASS_MATRIX is set.
   void CalculateMassMatrix(Matrix& mass, const ProcessInfo& info) override;
   void CalculateLumpedMassVector(Vector& mass, const ProcessInfo& info) const override;
+  // Rayleigh damping alpha M + beta K (RAYLEIGH_ALPHA/BETA of the properties,
+  // else of the process info, as Kratos); empty when both are zero.
+  void CalculateDampingMatrix(Matrix& damping, const ProcessInfo& info) override;
 
   // ---- results per Gauss point: STRAIN_VECTOR, GREEN_LAGRANGE_STRAIN_VECTOR,
   // STRESS_VECTOR, PK2_STRESS_VECTOR, CAUCHY_STRESS_VECTOR (Vector);

@@ -25,6 +25,21 @@ ConstitutiveLaw::Parameters& ThreadLawParameters() {
   return parameters;
 }
 
+// Symmetric tensor of a Voigt stress (shears as they are).
+template <int TDim, class S>
+Eigen::Matrix<double, TDim, TDim> StressTensor(const S& s) {
+  Eigen::Matrix<double, TDim, TDim> t;
+  for (int i = 0; i < TDim; ++i) t(i, i) = s[i];
+  if constexpr (TDim == 3) {
+    t(0, 1) = t(1, 0) = s[3];
+    t(1, 2) = t(2, 1) = s[4];
+    t(0, 2) = t(2, 0) = s[5];
+  } else {
+    t(0, 1) = t(1, 0) = s[2];
+  }
+  return t;
+}
+
 }  // namespace
 
 // ---------------------------------------------------------------------------- dofs
@@ -197,7 +212,7 @@ void SolidElement<TDerived, TDim, TNodes>::ForEachMaterialPoint(const ProcessInf
   Kinematics k;
   for (std::size_t p = 0; p < gauss_points_.size(); ++p) {
     const GaussPoint& gp = gauss_points_[p];
-    TDerived::ComputeKinematics(gp, u, k);
+    TDerived::ComputeKinematics(gp, u, k, /*with_b=*/tangent);
     if (!(k.det_F > 0.0))
       TESSERA_ERROR(Info(), ": det F = ", k.det_F, " at Gauss point ", p,
                     " (the element is inverted by the current displacements)");
@@ -224,6 +239,15 @@ void SolidElement<TDerived, TDim, TNodes>::ForEachMaterialPoint(const ProcessInf
   }
 }
 
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::FinalizeSolutionStep(const ProcessInfo& info) {
+  // ForEachMaterialPoint leaves the point's strain in the thread's law input.
+  ForEachMaterialPoint(info, false, [&](std::size_t p, const auto&...) {
+    laws_[p]->FinalizeMaterialResponse(ThreadLawParameters<TDim, TNodes>(),
+                                       ConstitutiveLaw::StressMeasure::PK2);
+  });
+}
+
 // ---------------------------------------------------------------------------- local systems
 
 template <class TDerived, int TDim, int TNodes>
@@ -243,11 +267,13 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateAll(Matrix* lhs, Vector* rhs
   NodalValues g_nodes = NodalValues::Zero();
   const Geometry& geometry = GetGeometry();
   NodalDatabase& db = *geometry.Database();
-  const bool nodal_gravity = db.HasHistoricalVariable(VOLUME_ACCELERATION);
-  if (nodal_gravity) {
+  // Nodal gravity only where it is set (an all-zero field costs nothing per Gauss point).
+  bool nodal_gravity = false;
+  if (db.HasHistoricalVariable(VOLUME_ACCELERATION)) {
     auto& column = db.HistoricalColumn(VOLUME_ACCELERATION);
     for (int a = 0; a < TNodes; ++a)
       for (int i = 0; i < TDim; ++i) g_nodes(a, i) = column[geometry.NodeIndex(a)][i];
+    nodal_gravity = !g_nodes.isZero(0.0);
   }
   const bool body_force = density != 0.0 && (properties.Has(VOLUME_ACCELERATION) || nodal_gravity);
 
@@ -259,20 +285,12 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateAll(Matrix* lhs, Vector* rhs
       info, lhs != nullptr,
       [&](std::size_t, const GaussPoint& gp, const Kinematics& k, const auto& S, const auto& D) {
         const double w = gp.weight * thickness;
+        const Tensor S_tensor = StressTensor<TDim>(S);
         if (lhs) {
           K.noalias() += (w * k.B.transpose()) * (D * k.B);
           if constexpr (TDerived::kGeometricStiffness) {
             // d(B^T S)/du at fixed S: the initial-stress term dN_a . S . dN_b on each
             // displacement direction.
-            Tensor S_tensor;
-            for (int i = 0; i < TDim; ++i) S_tensor(i, i) = S[i];
-            if constexpr (TDim == 3) {
-              S_tensor(0, 1) = S_tensor(1, 0) = S[3];
-              S_tensor(1, 2) = S_tensor(2, 1) = S[4];
-              S_tensor(0, 2) = S_tensor(2, 0) = S[5];
-            } else {
-              S_tensor(0, 1) = S_tensor(1, 0) = S[2];
-            }
             const Eigen::Matrix<double, TNodes, TNodes> G =
                 w * gp.dN_dX * S_tensor * gp.dN_dX.transpose();
             for (int a = 0; a < TNodes; ++a)
@@ -281,7 +299,14 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateAll(Matrix* lhs, Vector* rhs
           }
         }
         if (rhs) {
-          r.noalias() -= w * (k.B.transpose() * S);
+          // B^T S without B: the force on node a is P dN_a with P = F_B S, F_B
+          // the F of the formulation's B (F for total Lagrangian, I for small
+          // displacements), so the explicit path never forms B.
+          Tensor P = S_tensor;
+          if constexpr (TDerived::kGeometricStiffness) P = k.F * S_tensor;
+          const NodalValues forces = gp.dN_dX * (w * P.transpose());  // forces(a, i)
+          for (int a = 0; a < TNodes; ++a)
+            r.template segment<TDim>(a * TDim) -= forces.row(a).transpose();
           if (body_force) {
             Eigen::Matrix<double, TDim, 1> b = g_properties;
             if (nodal_gravity) b += g_nodes.transpose() * gp.N;
@@ -317,8 +342,18 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateMassMatrix(Matrix& mass,
   const Properties& properties = GetProperties();
   const double rho = (properties.Has(DENSITY) ? properties.GetValue(DENSITY) : 0.0) * Thickness();
   Eigen::Matrix<double, TNodes, TNodes> m = Eigen::Matrix<double, TNodes, TNodes>::Zero();
-  for (const GaussPoint& gp : gauss_points_)
-    m.noalias() += (rho * gp.weight) * gp.N * gp.N.transpose();
+  if constexpr (TNodes == TDim + 1) {
+    // Linear simplex: int N_a N_b dV = V (1 + delta_ab) / ((d + 1)(d + 2)), which a
+    // one-point rule (the stiffness default) would get wrong.
+    double volume = 0.0;
+    for (const GaussPoint& gp : gauss_points_) volume += gp.weight;
+    m.setConstant(rho * volume / ((TDim + 1) * (TDim + 2)));
+    m.diagonal() *= 2.0;
+  } else {
+    // Bilinear/trilinear: the default 2^d Gauss rule integrates N_a N_b det J0 exactly.
+    for (const GaussPoint& gp : gauss_points_)
+      m.noalias() += (rho * gp.weight) * gp.N * gp.N.transpose();
+  }
   const bool lumped =
       info.Has(COMPUTE_LUMPED_MASS_MATRIX) && info.GetValue(COMPUTE_LUMPED_MASS_MATRIX);
   mass.setZero(kDofs, kDofs);
@@ -327,6 +362,32 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateMassMatrix(Matrix& mass,
       const double value = lumped ? (a == b ? m.row(a).sum() : 0.0) : m(a, b);
       for (int i = 0; i < TDim; ++i) mass(a * TDim + i, b * TDim + i) = value;
     }
+}
+
+template <class TDerived, int TDim, int TNodes>
+void SolidElement<TDerived, TDim, TNodes>::CalculateDampingMatrix(Matrix& damping,
+                                                                  const ProcessInfo& info) {
+  const Properties& properties = GetProperties();
+  auto coefficient = [&](const Variable<double>& variable) {
+    if (properties.Has(variable)) return properties.GetValue(variable);
+    return info.Has(variable) ? info.GetValue(variable) : 0.0;
+  };
+  const double alpha = coefficient(RAYLEIGH_ALPHA);
+  const double beta = coefficient(RAYLEIGH_BETA);
+  if (alpha == 0.0 && beta == 0.0) {
+    damping.resize(0, 0);
+    return;
+  }
+  thread_local Matrix scratch;
+  damping.setZero(kDofs, kDofs);
+  if (alpha != 0.0) {
+    CalculateMassMatrix(scratch, info);
+    damping.noalias() += alpha * scratch;
+  }
+  if (beta != 0.0) {
+    CalculateLeftHandSide(scratch, info);
+    damping.noalias() += beta * scratch;
+  }
 }
 
 template <class TDerived, int TDim, int TNodes>
@@ -346,19 +407,6 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateLumpedMassVector(Vector& mas
 
 namespace {
 
-template <int TDim, class S>
-Eigen::Matrix<double, TDim, TDim> StressTensor(const S& s) {
-  Eigen::Matrix<double, TDim, TDim> t;
-  for (int i = 0; i < TDim; ++i) t(i, i) = s[i];
-  if constexpr (TDim == 3) {
-    t(0, 1) = t(1, 0) = s[3];
-    t(1, 2) = t(2, 1) = s[4];
-    t(0, 2) = t(2, 0) = s[5];
-  } else {
-    t(0, 1) = t(1, 0) = s[2];
-  }
-  return t;
-}
 template <int TDim>
 Vector StressVoigt(const Eigen::Matrix<double, TDim, TDim>& t) {
   Vector s(TDim == 3 ? 6 : 3);

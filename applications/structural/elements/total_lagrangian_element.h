@@ -21,12 +21,14 @@ class TotalLagrangianElement final
   static constexpr bool kGeometricStiffness = true;
   static const char* Name();
 
+  // with_b = false skips B (the internal force alone uses F S dN_a instead).
   static void ComputeKinematics(const typename Base::GaussPoint& gp,
-                                const typename Base::NodalValues& u, typename Base::Kinematics& k) {
+                                const typename Base::NodalValues& u, typename Base::Kinematics& k,
+                                bool with_b = true) {
     k.F = Base::Tensor::Identity() + u.transpose() * gp.dN_dX;
     k.det_F = k.F.determinant();
     k.strain = Base::GreenLagrange(k.F);
-    Base::FillB(gp.dN_dX, k.F, k.B);
+    if (with_b) Base::FillB(gp.dN_dX, k.F, k.B);
   }
 };
 

@@ -1,7 +1,7 @@
 // tessera._structural: importing it registers the structural application, and
 // it binds what the Python solvers drive: materials reading, constitutive laws
 // on properties, and the kernel's solving stack (kernel/solving: linear
-// solvers, static scheme, convergence criteria, builder-and-solver, linear and
+// solvers, static and Bossak/Newmark schemes, convergence criteria, builder-and-solver, linear and
 // Newton-Raphson strategies) under Kratos' class names.
 //
 // The solving classes are header-only kernel templates; they are bound here,
@@ -14,8 +14,11 @@
 #include "kernel/model/model.h"
 #include "kernel/parameters/parameters.h"
 #include "kernel/registry/registry.h"
+#include "kernel/solving/bossak_scheme.h"
+#include "kernel/solving/explicit_central_differences.h"
 #include "kernel/solving/solving_strategy.h"
 #include "structural_application.h"
+#include "utilities/critical_time_step.h"
 #include "utilities/materials_reader.h"
 
 namespace py = pybind11;
@@ -51,6 +54,19 @@ void AddSolvingStack(py::module_& m) {
              std::shared_ptr<ResidualBasedIncrementalUpdateStaticScheme>>(
       m, "ResidualBasedIncrementalUpdateStaticScheme", py::module_local())
       .def(py::init<>());
+  py::class_<ResidualBasedBossakDisplacementScheme, Scheme,
+             std::shared_ptr<ResidualBasedBossakDisplacementScheme>>(
+      m, "ResidualBasedBossakDisplacementScheme", py::module_local())
+      .def(py::init<double, double>(), py::arg("alpha_m") = -0.3, py::arg("newmark_beta") = 0.25)
+      .def("GetAlphaM", &ResidualBasedBossakDisplacementScheme::AlphaM)
+      .def("GetBeta", &ResidualBasedBossakDisplacementScheme::Beta)
+      .def("GetGamma", &ResidualBasedBossakDisplacementScheme::Gamma);
+  m.def(
+      "ResidualBasedNewmarkDisplacementScheme",
+      [](double newmark_beta) {
+        return std::make_shared<ResidualBasedBossakDisplacementScheme>(0.0, newmark_beta);
+      },
+      py::arg("newmark_beta") = 0.25, "Newmark's scheme: the Bossak scheme with alpha_m = 0");
 
   py::class_<ConvergenceCriteria, std::shared_ptr<ConvergenceCriteria>>(m, "ConvergenceCriteria",
                                                                         py::module_local())
@@ -135,6 +151,34 @@ void AddSolvingStack(py::module_& m) {
            py::arg("builder_and_solver"), py::arg("max_iterations") = 30,
            py::arg("compute_reactions") = true, py::arg("reform_dof_set_at_each_step") = false,
            py::arg("move_mesh_flag") = false, py::arg("echo_level") = 0, py::keep_alive<1, 2>());
+
+  using Explicit = ExplicitCentralDifferencesStrategy;
+  py::class_<Explicit, std::shared_ptr<Explicit>>(m, "ExplicitCentralDifferencesStrategy",
+                                                  py::module_local())
+      .def(py::init([](ModelPart& model_part, BuilderAndSolver::Pointer builder,
+                       double rayleigh_alpha, bool compute_reactions, bool move_mesh) {
+             Explicit::Settings s;
+             s.mass_damping = rayleigh_alpha;
+             s.compute_reactions = compute_reactions;
+             s.move_mesh = move_mesh;
+             return std::make_shared<Explicit>(model_part, std::move(builder), s);
+           }),
+           py::arg("model_part"), py::arg("builder_and_solver"), py::arg("rayleigh_alpha") = 0.0,
+           py::arg("compute_reactions") = true, py::arg("move_mesh_flag") = false,
+           py::keep_alive<1, 2>())
+      .def("Initialize", &Explicit::Initialize, Release())
+      .def("InitializeSolutionStep", &Explicit::InitializeSolutionStep, Release())
+      .def("Predict", &Explicit::Predict, Release())
+      .def("SolveSolutionStep", &Explicit::SolveSolutionStep, Release())
+      .def("FinalizeSolutionStep", &Explicit::FinalizeSolutionStep, Release())
+      .def("Solve", &Explicit::Solve, Release())
+      .def("Check", &Explicit::Check)
+      .def("Clear", &Explicit::Clear)
+      .def("MoveMesh", &Explicit::MoveMesh)
+      .def("GetIterationNumber", &Explicit::GetIterationNumber)
+      .def(
+          "GetLumpedMass", [](const Explicit& s) { return Vector(s.GetLumpedMass()); },
+          "the lumped mass per equation (free dofs first, then fixed)");
 }
 
 }  // namespace
@@ -166,5 +210,8 @@ PYBIND11_MODULE(_structural, m) {
         return law ? law->Info() : std::string();
       },
       py::arg("properties"), "The name of the properties' law, or \"\" if none");
+  m.def("EstimateCriticalTimeStep", &structural::EstimateCriticalTimeStep, py::arg("model_part"),
+        "min over the elements of l_e / c_e (dilatational wave speed; "
+        "utilities/critical_time_step.h)");
   AddSolvingStack(m);
 }

@@ -241,3 +241,24 @@ class MechanicalSolver(PythonSolver):
         return _structural.ResidualBasedNewtonRaphsonStrategy(
             self.GetComputingModelPart(), self._CreateScheme(), self._CreateConvergenceCriterion(), builder,
             max_iterations=max_iteration, echo_level=self.echo_level, **common)
+
+
+class DynamicMechanicalSolver(MechanicalSolver):
+    """What the implicit and explicit dynamic solvers share: their own keys on top
+    of the common ones (DYNAMIC_DEFAULTS, a JSON object; a key of both takes the
+    dynamic default), and VELOCITY, ACCELERATION as solution-step variables."""
+    DYNAMIC_DEFAULTS = "{}"
+
+    @classmethod
+    def GetDefaultParameters(cls):
+        defaults = super().GetDefaultParameters()
+        for key, value in tessera.Parameters(cls.DYNAMIC_DEFAULTS).items():
+            if defaults.Has(key):
+                defaults.RemoveValue(key)
+            defaults.AddValue(key, value)
+        return defaults
+
+    def AddVariables(self):
+        super().AddVariables()
+        for variable in (tessera.VELOCITY, tessera.ACCELERATION):
+            self.main_model_part.AddNodalSolutionStepVariable(variable)

@@ -14,9 +14,10 @@ def Material(model_part, properties_id, density=None, young=1e7, poisson=0.25):
 
 
 def Relate(a, b, restitution=1.0, static_friction=0.0, dynamic_friction=None,
-           law="DEM_D_Hertz_viscous_Coulomb"):
+           law="DEM_D_Hertz_viscous_Coulomb", rolling_friction=None, rolling_model=None):
     """The material relation of a and b, stored as Kratos' materials assignation
-    does: sub-properties b inside a and a inside b."""
+    does: sub-properties b inside a and a inside b. `rolling_friction` and
+    `rolling_model` set ROLLING_FRICTION and DEM_ROLLING_FRICTION_MODEL_NAME."""
     for owner, other in ((a, b), (b, a)):
         relation = tessera.Properties(other.Id)
         relation.SetValue(tessera.COEFFICIENT_OF_RESTITUTION, restitution)
@@ -24,6 +25,10 @@ def Relate(a, b, restitution=1.0, static_friction=0.0, dynamic_friction=None,
         relation.SetValue(tessera.DYNAMIC_FRICTION,
                           static_friction if dynamic_friction is None else dynamic_friction)
         relation.SetValue(tessera.DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME, law)
+        if rolling_friction is not None:
+            relation.SetValue(tessera.ROLLING_FRICTION, rolling_friction)
+        if rolling_model is not None:
+            relation.SetValue(tessera.DEM_ROLLING_FRICTION_MODEL_NAME, rolling_model)
         owner.AddSubProperties(relation)
 
 
@@ -55,9 +60,10 @@ def Face(model_part, condition_id, points, properties, first_node_id=None):
 
 
 def Settings(dt, scheme="Velocity_Verlet", gravity=(0.0, 0.0, 0.0), search_frequency=1,
-             tolerance=0.0):
+             tolerance=0.0, rolling_friction=False):
     from tessera import _dem
     settings = _dem.DemSettings()
+    settings.rolling_friction = rolling_friction
     settings.delta_time = dt
     settings.translational_scheme = scheme
     settings.gravity = list(gravity)

@@ -11,6 +11,8 @@ import glob
 import json
 import os
 
+import numpy as np
+
 import pytest
 
 import tessera
@@ -57,7 +59,7 @@ def test_missing_keys_take_kratos_defaults():
 
 
 @pytest.mark.parametrize("text,expected", [
-    ('{"RollingFrictionOption": true}', "rolling friction are not supported yet"),
+    ('{"PeriodicDomainOption": true}', "periodic domains are not supported yet"),
     ('{"VirtualMassCoefficient": 0.5}', "virtual mass is not supported yet"),
     ('{"Dimension": 2}', "runs 3D spheres only"),
     ('{"DeltaOption": "Coordination_Number"}', "supported: \"Absolute\""),
@@ -331,3 +333,43 @@ def test_a_kernel_process_fixing_a_velocity_component_holds_it(tmp_path, monkeyp
     free = [v for t, v in stage.history if t > 0.005 + 1e-12]
     assert len(held) >= 49 and all(v == 1.0 for v in held)
     assert free[-1] < free[0] < 1.0  # gravity along -x acts again
+
+
+def test_graphs_folder_holds_energy_and_wall_force_time_series(tmp_path, monkeypatch):
+    # EnergyCalculationOption writes <problem>_Graphs/<problem>_energy.dat and a
+    # FORCE_INTEGRATION_GROUP wall part its total contact force, every
+    # GraphExportFreq, starting with the initial state.
+    monkeypatch.chdir(tmp_path)
+    parameters = SmallDeck(tmp_path, EnergyCalculationOption=True, GraphExportFreq=0.005,
+                           FinalTime=0.0199)
+    (tmp_path / "smallDEM_FEM_boundary.mdpa").write_text(WALLS_MDPA + """
+Begin SubModelPart floor
+  Begin SubModelPartData
+    FORCE_INTEGRATION_GROUP 1
+  End SubModelPartData
+  Begin SubModelPartNodes
+    1
+    2
+    3
+    4
+  End SubModelPartNodes
+  Begin SubModelPartConditions
+    1
+  End SubModelPartConditions
+End SubModelPart
+""")
+    model, stage = Stage(parameters)
+    stage.Run()
+    energy = np.loadtxt(tmp_path / "small_Graphs" / "small_energy.dat")
+    # t = 0 and every 0.005 s; the last step (time < FinalTime before it) ends at 0.02.
+    assert energy.shape == (5, 11)
+    assert energy[:, 0] == pytest.approx([0.0, 0.005, 0.01, 0.015, 0.02], abs=1e-9)
+    # Columns sum to the total; the total stays (dissipation included) within
+    # 3 % (the bound of test_dem_energy.py for damped frictional contacts).
+    assert energy[:, 1:10].sum(axis=1) == pytest.approx(energy[:, 10], rel=1e-12)
+    assert energy[-1, 10] == pytest.approx(energy[0, 10], rel=3e-2)
+    assert energy[-1, 6] > 0.0  # contact damping dissipated something
+    force = np.loadtxt(tmp_path / "small_Graphs" / "floor_force_graph.dat")
+    assert force.shape == (5, 4)
+    # The spheres start resting on the floor: pressed down, no pull.
+    assert (force[1:, 3] < 0.0).all()

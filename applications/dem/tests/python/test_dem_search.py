@@ -21,10 +21,13 @@ def Dem():
     return _dem
 
 
-def Pile(count, seed=3, spacing=None, friction=0.4, restitution=0.3, speed=1.0):
+def Pile(count, seed=3, spacing=None, friction=0.4, restitution=0.3, speed=1.0, rolling=None):
     """`count` spheres of radii 4-6 mm above a floor of four triangles and a
     quadrilateral, with random velocities: at random places, overlapping some
-    (spacing None), or on a jittered lattice of that spacing without overlaps."""
+    (spacing None), or on a jittered lattice of that spacing without overlaps.
+    `rolling`: (ROLLING_FRICTION, model name) of both relations."""
+    rolling_relation = {} if rolling is None else {"rolling_friction": rolling[0],
+                                                   "rolling_model": rolling[1]}
     rng = np.random.default_rng(seed)
     model = tessera.Model()
     spheres = SpheresPart(model)
@@ -32,9 +35,9 @@ def Pile(count, seed=3, spacing=None, friction=0.4, restitution=0.3, speed=1.0):
     grain = Material(spheres, 1, density=2600.0, young=5e7, poisson=0.25)
     wall = Material(walls, 2, young=2e11, poisson=0.3)
     Relate(grain, grain, restitution=restitution, static_friction=friction,
-           dynamic_friction=0.8 * friction)
+           dynamic_friction=0.8 * friction, **rolling_relation)
     Relate(grain, wall, restitution=restitution, static_friction=friction,
-           law="DEM_D_Linear_viscous_Coulomb")
+           law="DEM_D_Linear_viscous_Coulomb", **rolling_relation)
     radii = rng.uniform(0.004, 0.006, size=count)
     if spacing is None:
         positions = rng.uniform([-0.075, -0.075, 0.0], [0.075, 0.075, 0.15], size=(count, 3))

@@ -1,4 +1,4 @@
-"""Sphere-wall contact on RigidFace3D3N/3D4N facets (applications/dem/walls).
+"""Sphere-wall contact on RigidFace3D3N/3D4N faces (applications/dem/walls).
 
 Sources and tolerances:
 - A sphere resting on a floor carries its weight m g (statics, to 1e-9 after
@@ -41,14 +41,14 @@ def Floor(walls, material, quad=False, half=0.05):
         walls.CreateNewCondition("RigidFace3D3N", 2, [1, 4, 2], material)
 
 
-def Resting(quad, x=0.0, y=0.0, restitution=0.2, friction=0.3):
+def Resting(quad, x=0.0, y=0.0, restitution=0.2, friction=0.3, z=0.0101):
     model = tessera.Model()
     spheres = SpheresPart(model)
     walls = model.CreateModelPart("RigidFacePart")
     grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
     wall = Material(walls, 2, young=1e12, poisson=0.25)
     Relate(grain, wall, restitution=restitution, static_friction=friction)
-    Sphere(spheres, 1, (x, y, 0.0101), 0.01, grain)
+    Sphere(spheres, 1, (x, y, z), 0.01, grain)
     Floor(walls, wall, quad)
     strategy = Dem().ExplicitSolverStrategy(spheres, walls,
                                             Settings(2e-6, "Symplectic_Euler", (0, 0, -9.81)))
@@ -88,10 +88,23 @@ def test_triangles_and_a_quadrilateral_give_the_same_bounce():
     np.testing.assert_allclose(heights[0], heights[1], rtol=1e-12, atol=0)
 
 
-def test_a_centre_projecting_outside_every_face_makes_no_contact_yet():
-    # Part 1 handles faces only: a sphere over the floor's edge is not held.
-    model, spheres, walls, strategy = Resting(True, x=0.0505)
-    Run(strategy, 200, 2e-6)
+@pytest.mark.parametrize("quad", [False, True])
+def test_a_centre_projecting_outside_every_face_touches_the_edge(quad):
+    # Centre beyond the floor's edge x = 0.05: the contact is the closest point
+    # of that edge, the force points from it to the centre (geometry, to 1e-9).
+    model, spheres, walls, strategy = Resting(quad, x=0.056, y=0.01, z=0.006)
+    strategy.SolveSolutionStep(2e-6)
+    assert strategy.NumberOfWallContacts() == 1
+    x = strategy.Particles.position[0]
+    force = strategy.Particles.contact_force[0]
+    away = np.array([x[0] - 0.05, 0.0, x[2]])
+    np.testing.assert_allclose(force / np.linalg.norm(force), away / np.linalg.norm(away),
+                               atol=1e-9)
+
+
+def test_a_centre_beyond_the_edge_out_of_reach_makes_no_contact():
+    model, spheres, walls, strategy = Resting(True, x=0.0505)  # 0.0101 from the edge
+    Run(strategy, 20, 2e-6)
     assert strategy.NumberOfWallContacts() == 0
 
 

@@ -119,8 +119,8 @@ def test_shear_deck_linear_analysis_with_an_iterative_solver(case_copy):
     ('"line_search"                        : false', '"line_search": true', r"line_search.*does not provide"),
     ('"convergence_criterion"              : "residual_criterion"', '"convergence_criterion": "energy"',
      r"convergence_criterion.*'energy'.*residual_criterion"),
-    ('"solver_type"                        : "Static"', '"solver_type": "Dynamic"',
-     r"solver_type.*'Dynamic'.*\"Static\" problems only"),
+    ('"solver_type"                        : "Static"', '"solver_type": "eigen_value"',
+     r"solver_type.*'eigen_value'.*\"Static\" and \"Dynamic\" problems only"),
     ('"max_iteration"                      : 10', '"max_iteration": 10, "max_iterations": 3',
      r"max_iterations.*did you mean 'max_iteration'"),
 ])

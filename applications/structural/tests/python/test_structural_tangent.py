@@ -114,29 +114,58 @@ def load_condition_model(name, nodes, load_variable, load):
     return model, mp, condition, dim
 
 
-@pytest.mark.parametrize("name,nodes,load_variable", [
+LOAD_CONDITIONS = [
     ("LineLoadCondition2D2N", [(0.1, 0.2, 0), (1.3, 0.7, 0)], tessera.LINE_LOAD),
     ("SurfaceLoadCondition3D3N", [(0, 0, 0.1), (1.2, 0.1, 0), (0.2, 1.1, 0.3)], tessera.SURFACE_LOAD),
     ("SurfaceLoadCondition3D4N", [(0, 0, 0.1), (1.2, 0.1, 0), (1.1, 1.0, 0.2), (0.1, 1.1, 0.3)],
      tessera.SURFACE_LOAD),
-])
-def test_load_stiffness_matches_finite_differences(name, nodes, load_variable):
-    model, mp, condition, dim = load_condition_model(name, nodes, load_variable, [0.4, -1.3, 0.8])
-    # follower pressure on the condition and on the nodes (Kratos' sign
-    # convention: positive face pressure along +n, negative along -n)
-    condition.SetValue(tessera.POSITIVE_FACE_PRESSURE, 2.5)
-    for i, node in enumerate(mp.Nodes):
-        node.SetSolutionStepValue(tessera.NEGATIVE_FACE_PRESSURE, 0.3 * (i + 1))
-    rng = np.random.default_rng(3)
+]
+
+
+def displace_randomly(mp, dim, seed=3):
+    rng = np.random.default_rng(seed)
     for node in mp.Nodes:
         u = 0.1 * rng.uniform(-1, 1, 3)
         if dim == 2:
             u[2] = 0.0
         set_displacement(mp, node, u)
+
+
+@pytest.mark.parametrize("name,nodes,load_variable", LOAD_CONDITIONS)
+def test_pressure_load_stiffness_matches_finite_differences(name, nodes, load_variable):
+    """Follower pressure: the LHS is the exact derivative of the RHS (tolerance
+    1e-6 relative: central differences with h = 1e-6 on O(1) coordinates)."""
+    model, mp, condition, dim = load_condition_model(name, nodes, None, None)
+    # follower pressure on the condition and on the nodes (Kratos' sign
+    # convention: positive face pressure along +n, negative along -n)
+    condition.SetValue(tessera.POSITIVE_FACE_PRESSURE, 2.5)
+    for i, node in enumerate(mp.Nodes):
+        node.SetSolutionStepValue(tessera.NEGATIVE_FACE_PRESSURE, 0.3 * (i + 1))
+    displace_randomly(mp, dim)
     K, _ = condition.CalculateLocalSystem(mp.ProcessInfo)
     K_fd = finite_difference_tangent(mp, condition, dim, h=1e-6)
     assert np.abs(K_fd).max() > 0.1  # the loads do depend on the geometry
     assert np.abs(np.array(K) - K_fd).max() / np.abs(K_fd).max() < 1e-6
+    # adding a LINE_LOAD / SURFACE_LOAD changes the RHS but not the LHS (Kratos)
+    _, rhs_pressure = condition.CalculateLocalSystem(mp.ProcessInfo)
+    condition.SetValue(load_variable, [0.4, -1.3, 0.8])
+    K_both, rhs_both = condition.CalculateLocalSystem(mp.ProcessInfo)
+    assert np.array(K_both) == pytest.approx(np.array(K), abs=1e-14)
+    assert np.abs(np.array(rhs_both) - np.array(rhs_pressure)).max() > 0.1
+
+
+@pytest.mark.parametrize("name,nodes,load_variable", LOAD_CONDITIONS)
+def test_line_and_surface_loads_have_no_load_stiffness(name, nodes, load_variable):
+    """Kratos' LineLoadCondition / SurfaceLoadCondition: LINE_LOAD and
+    SURFACE_LOAD are not follower loads and add nothing to the LHS, although
+    their resultant is integrated over the current (moved) line or surface."""
+    model, mp, condition, dim = load_condition_model(name, nodes, load_variable, [0.4, -1.3, 0.8])
+    rhs_reference = np.array(condition.CalculateRightHandSide(mp.ProcessInfo))
+    displace_randomly(mp, dim)
+    K, rhs = condition.CalculateLocalSystem(mp.ProcessInfo)
+    assert np.abs(np.array(K)).max() == 0.0
+    # the RHS does follow the current measure: it changed with the geometry
+    assert np.abs(np.array(rhs) - rhs_reference).max() > 1e-3
 
 
 def test_line_load_resultant_and_pressure_direction():

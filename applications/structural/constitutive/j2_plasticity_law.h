@@ -1,0 +1,82 @@
+// Small-strain J2 (von Mises) plasticity with isotropic hardening, Kratos'
+// names SmallStrainJ2Plasticity3DLaw and SmallStrainJ2PlasticityPlaneStrain2DLaw
+// (the plane-strain law works in 3D with eps_zz = 0 and returns the in-plane
+// components, so the out-of-plane plastic strain is tracked exactly), and the
+// plane-stress variant SmallStrainJ2PlasticityPlaneStress2DLaw: the 3D return
+// mapping with eps_zz found by a local Newton iteration on sigma_zz = 0, the
+// tangent statically condensed, D_ab - D_az D_zb / D_zz (consistent, since
+// sigma_zz = 0 holds at the converged eps_zz).
+//
+// Additive split eps = eps_e + eps_p, sigma = lambda tr(eps_e) I + 2 mu eps_e,
+// yield function f = |dev sigma| - sqrt(2/3) k(alpha) with the hardening law
+//   k(alpha) = Y_inf + (Y_0 - Y_inf) exp(-delta alpha) + H alpha,
+// Y_0 = YIELD_STRESS, H = ISOTROPIC_HARDENING_MODULUS (0 if absent),
+// Y_inf = EXPONENTIAL_SATURATION_YIELD_STRESS (Y_0 if absent: linear hardening),
+// delta = HARDENING_EXPONENT (0 if absent), and alpha the equivalent plastic
+// strain (alpha = |eps_p| in uniaxial tension). Backward Euler with the radial
+// return (Simo & Hughes, Computational Inelasticity, box 3.2): the consistency
+// condition q_trial - 2 mu dgamma - sqrt(2/3) k(alpha_n + sqrt(2/3) dgamma) = 0
+// is solved by Newton for dgamma, and the algorithmic tangent is
+//   C = K 1 x 1 + 2 mu theta I_dev - 2 mu theta_bar n x n,
+//   theta = 1 - 2 mu dgamma / q_trial,
+//   theta_bar = 1 / (1 + k'/(3 mu)) - (1 - theta).
+//
+// The internal variables (eps_p, alpha) are those of the last converged step:
+// CalculateMaterialResponse never changes them, FinalizeMaterialResponse
+// (called by the elements at FinalizeSolutionStep) commits the return mapping
+// of the given strain. Voigt order as the elastic laws (engineering shears).
+#pragma once
+
+#include <Eigen/Dense>
+#include <string>
+
+#include "kernel/model/constitutive_law.h"
+
+namespace tessera::structural {
+
+class SmallStrainJ2PlasticityLaw final : public ConstitutiveLaw {
+ public:
+  enum class Plane { None, Strain, Stress };
+  SmallStrainJ2PlasticityLaw(std::string name, int dimension, Plane plane)
+      : name_(std::move(name)), dimension_(dimension), plane_(plane) {}
+
+  Pointer Clone() const override { return std::make_shared<SmallStrainJ2PlasticityLaw>(*this); }
+  int WorkingSpaceDimension() const override { return dimension_; }
+  int GetStrainSize() const override { return dimension_ == 3 ? 6 : 3; }
+
+  void InitializeMaterial(const Properties&, const Geometry&, const Vector&) override;
+  void ResetMaterial(const Properties&, const Geometry&, const Vector&) override;
+  void CalculateMaterialResponse(Parameters& values, StressMeasure measure) override;
+  void FinalizeMaterialResponse(Parameters& values, StressMeasure measure) override;
+  int Check(const Properties& properties, const Geometry& geometry,
+            const ProcessInfo& info) const override;
+  std::string Info() const override { return name_; }
+
+  double EquivalentPlasticStrain() const { return alpha_; }
+
+ private:
+  using Voigt6 = Eigen::Matrix<double, 6, 1>;
+  using Matrix6 = Eigen::Matrix<double, 6, 6>;
+  struct Result {
+    Voigt6 stress;    // tensor components xx, yy, zz, xy, yz, xz
+    Matrix6 tangent;  // dsigma/deps, engineering shear strains
+    Voigt6 plastic;   // eps_p, tensor components
+    double alpha;
+  };
+  // Return mapping of the strain (engineering shears, 3D) from the committed state.
+  Result ReturnMapping(const Properties& properties, const Voigt6& strain) const;
+  Voigt6 Strain3D(const Parameters& values) const;
+  void Respond(Parameters& values, bool commit);
+
+  std::string name_;
+  int dimension_;
+  Plane plane_;
+  Voigt6 plastic_strain_ = Voigt6::Zero();  // committed eps_p, tensor components
+  double alpha_ = 0.0;                      // committed equivalent plastic strain
+};
+
+// Registers SmallStrainJ2Plasticity3DLaw, SmallStrainJ2PlasticityPlaneStrain2DLaw and
+// SmallStrainJ2PlasticityPlaneStress2DLaw.
+void RegisterJ2PlasticityLaws();
+
+}  // namespace tessera::structural

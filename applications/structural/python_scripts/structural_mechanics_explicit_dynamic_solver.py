@@ -1,0 +1,91 @@
+"""ExplicitMechanicalSolver (Kratos' structural_mechanics_explicit_dynamic_solver):
+"solver_type": "Dynamic" with "time_integration_method": "explicit".
+
+Central differences with the elements' lumped (row-sum) mass, in the kernel's
+ExplicitCentralDifferencesStrategy ("scheme_type": "central_differences", the
+only scheme here). Keys, with Kratos' defaults:
+
+* "time_step_prediction_level": 0 uses time_stepping.time_step; 1 replaces it,
+  at Initialize, by min("max_delta_time", "fraction_delta_time" x dt_crit)
+  (2, Kratos' periodic refresh, is not provided);
+* dt_crit = min l_e / c_e over the elements (utilities/critical_time_step.h);
+  a time step above it is an error naming time_stepping.time_step;
+* "rayleigh_alpha": mass-proportional damping; "rayleigh_beta" must be 0
+  (stiffness-proportional damping is not provided for explicit).
+
+The linear solver, convergence and line-search keys of the deck are accepted
+(Kratos' decks carry them) and unused."""
+import tessera
+from tessera import _structural
+
+from .structural_mechanics_solver import DynamicMechanicalSolver, _Key
+
+EXPLICIT_DEFAULTS = """{
+    "time_integration_method": "explicit",
+    "scheme_type": "central_differences",
+    "time_step_prediction_level": 0,
+    "delta_time_refresh": 1000,
+    "max_delta_time": 1.0,
+    "fraction_delta_time": 0.333333333333333333,
+    "rayleigh_alpha": 0.0,
+    "rayleigh_beta": 0.0
+}"""
+
+
+class ExplicitMechanicalSolver(DynamicMechanicalSolver):
+    DYNAMIC_DEFAULTS = EXPLICIT_DEFAULTS
+
+    def __init__(self, model, settings):
+        super().__init__(model, settings)
+        s = self.settings
+        scheme = s["scheme_type"].GetString()
+        if scheme != "central_differences":
+            raise tessera.Error(f"{_Key(s, 'scheme_type')} is '{scheme}'; this build provides "
+                                "\"central_differences\" for explicit dynamics (Kratos' \"multi_stage\" "
+                                "is not provided)")
+        level = s["time_step_prediction_level"].GetInt()
+        if level not in (0, 1):
+            raise tessera.Error(f"{_Key(s, 'time_step_prediction_level')} is {level}; expected 0 (given "
+                                "time step) or 1 (predicted once); the periodic refresh (2) is not provided")
+        if s["rayleigh_beta"].GetDouble() != 0.0:
+            raise tessera.Error(f"{_Key(s, 'rayleigh_beta')} is {s['rayleigh_beta'].GetDouble()}; explicit "
+                                "central differences here support mass-proportional damping "
+                                "(rayleigh_alpha) only; set rayleigh_beta to 0")
+        if s["rayleigh_alpha"].GetDouble() < 0.0:
+            raise tessera.Error(f"{_Key(s, 'rayleigh_alpha')} must be non-negative")
+        fraction = s["fraction_delta_time"].GetDouble()
+        if not 0.0 < fraction <= 1.0:
+            raise tessera.Error(f"{_Key(s, 'fraction_delta_time')} is {fraction}; expected (0, 1]")
+        self.critical_time_step = None
+
+    def Initialize(self):
+        s = self.settings
+        self.critical_time_step = _structural.EstimateCriticalTimeStep(self.GetComputingModelPart())
+        if s["time_step_prediction_level"].GetInt() == 1:
+            dt = min(s["max_delta_time"].GetDouble(),
+                     s["fraction_delta_time"].GetDouble() * self.critical_time_step)
+            stepping = s["time_stepping"]
+            if stepping.Has("time_step"):
+                stepping["time_step"].SetDouble(dt)
+            else:
+                stepping.AddDouble("time_step", dt)
+        dt = self.ComputeDeltaTime()
+        if dt > self.critical_time_step:
+            raise tessera.Error(f"{_Key(s['time_stepping'], 'time_step')} is {dt:.6g}, above the critical "
+                                f"time step {self.critical_time_step:.6g} of explicit central differences "
+                                "(min l_e / c_e over the elements); reduce it or set "
+                                "time_step_prediction_level to 1")
+        super().Initialize()
+
+    def _CreateSolutionStrategy(self):
+        s = self.settings
+        # The builder assembles the residual and the mass; its linear solver is never used.
+        builder = _structural.ResidualBasedEliminationBuilderAndSolver(
+            _structural.CreateLinearSolver(tessera.Parameters('{"solver_type": "sparse_lu"}')))
+        return _structural.ExplicitCentralDifferencesStrategy(
+            self.GetComputingModelPart(), builder, rayleigh_alpha=s["rayleigh_alpha"].GetDouble(),
+            compute_reactions=s["compute_reactions"].GetBool(), move_mesh_flag=s["move_mesh_flag"].GetBool())
+
+
+def CreateSolver(model, custom_settings):
+    return ExplicitMechanicalSolver(model, custom_settings)

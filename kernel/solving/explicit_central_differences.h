@@ -1,0 +1,202 @@
+// Explicit central differences with a lumped (diagonal) mass (Kratos'
+// ExplicitCentralDifferencesScheme with its explicit strategy), in the
+// velocity-Verlet form that stores full-step velocities:
+//   v_n+1/2 = v_n + dt/2 a_n,          u_n+1 = u_n + dt v_n+1/2,
+//   r_n+1   = f_ext - f_int(u_n+1)     (the entities' right-hand sides),
+//   a_n+1   = (r_n+1 / m - alpha v_n+1/2) / (1 + alpha dt/2),
+//   v_n+1   = v_n+1/2 + dt/2 a_n+1.
+// alpha is Rayleigh's mass-proportional damping (D = alpha M, taken at v_n+1
+// through the half-step relation, so the update stays explicit with a diagonal
+// mass); stiffness-proportional damping (beta K) is not provided here.
+//
+// Stable for dt < 2 / omega_max (the elements' critical step, estimated by the
+// application). The mass is the entities' CalculateLumpedMassVector, assembled
+// once (and again when the dofs are renumbered); the residual is assembled by
+// the builder's coloured loop, so the result does not depend on the number of
+// threads. The unknown is a vector variable (default DISPLACEMENT) whose
+// derivatives are the velocity and acceleration variables (buffer >= 2). Fixed
+// dofs keep the value their processes prescribe; their v and a follow by
+// differences.
+#pragma once
+
+#include "kernel/core/kernel_variables.h"
+#include "kernel/solving/builder_and_solver.h"
+#include "kernel/solving/scheme.h"
+#include "kernel/solving/solving_strategy.h"
+
+namespace tessera {
+
+class ExplicitCentralDifferencesStrategy {
+ public:
+  struct Settings {
+    double mass_damping = 0.0;  // Rayleigh alpha
+    bool compute_reactions = true;
+    bool move_mesh = false;
+  };
+
+  ExplicitCentralDifferencesStrategy(ModelPart& model_part, BuilderAndSolver::Pointer builder,
+                                     Settings settings,
+                                     const Variable<Array3>& displacement = DISPLACEMENT,
+                                     const Variable<Array3>& velocity = VELOCITY,
+                                     const Variable<Array3>& acceleration = ACCELERATION)
+      : model_part_(model_part),
+        builder_(std::move(builder)),
+        settings_(settings),
+        scheme_(std::make_shared<ResidualBasedIncrementalUpdateStaticScheme>()),
+        displacement_(displacement),
+        velocity_(velocity),
+        acceleration_(acceleration) {
+    TESSERA_CHECK(builder_, "explicit central differences need a builder");
+    TESSERA_CHECK(settings.mass_damping >= 0.0,
+                  "explicit central differences: rayleigh_alpha = ", settings.mass_damping,
+                  " must be non-negative");
+  }
+
+  void Initialize() {
+    const NodalDatabase& db = model_part_.Nodal();
+    for (const Variable<Array3>* v : {&displacement_, &velocity_, &acceleration_})
+      TESSERA_CHECK(db.HasHistoricalVariable(*v), "explicit central differences: ", v->Name(),
+                    " must be a solution-step variable of model part '", model_part_.Name(), "'");
+    TESSERA_CHECK(db.BufferSize() >= 2, "explicit central differences: model part '",
+                  model_part_.Name(), "' needs a buffer size of at least 2");
+    if (!scheme_->IsInitialized()) scheme_->Initialize(model_part_);
+    initialized_ = true;
+  }
+
+  void InitializeSolutionStep() {
+    if (!initialized_) Initialize();
+    const bool first = !builder_->GetDofSet().IsSetUp();
+    if (first) {
+      builder_->SetUpDofSet(model_part_);
+      builder_->SetUpSystem(model_part_);
+      AssembleMass();
+    } else if (builder_->FixityChanged()) {
+      builder_->Renumber(model_part_);
+      AssembleMass();
+    }
+    scheme_->InitializeSolutionStep(model_part_);
+    if (first) InitialAcceleration();
+  }
+
+  void Predict() {}
+
+  bool SolveSolutionStep() {
+    const ProcessInfo& info = model_part_.GetProcessInfo();
+    const double dt = info.Has(DELTA_TIME) ? info.GetValue(DELTA_TIME) : 0.0;
+    TESSERA_CHECK(dt > 0.0, "explicit central differences: DELTA_TIME of model part '",
+                  model_part_.Name(), "' is ", dt, "; the time step must be positive");
+    const DofSet& dofs = builder_->GetDofSet();
+    NodalDatabase& db = model_part_.Nodal();
+    auto [u, v, a, u_n, v_n, a_n] = SecondOrderColumns(db, displacement_, velocity_, acceleration_);
+    const std::size_t n_free = dofs.NumberOfFreeDofs();
+    const double alpha = settings_.mass_damping;
+
+    // Drift: free dofs move with the half-step velocity; fixed ones are given.
+    ParallelFor(dofs.size(), [&](std::size_t eq) {
+      const auto [n, i] = NodeAndComponent(dofs, eq);
+      if (eq < n_free) {
+        v[n][i] = v_n[n][i] + 0.5 * dt * a_n[n][i];
+        u[n][i] = u_n[n][i] + dt * v[n][i];
+      }
+    });
+    if (settings_.move_mesh) MoveMesh();
+
+    // Kick: accelerations from the residual at u_n+1.
+    builder_->BuildRHS(*scheme_, model_part_, b_);
+    ParallelFor(dofs.size(), [&](std::size_t eq) {
+      const auto [n, i] = NodeAndComponent(dofs, eq);
+      if (eq < n_free) {
+        a[n][i] = (b_[eq] / mass_[eq] - alpha * v[n][i]) / (1.0 + 0.5 * alpha * dt);
+        v[n][i] += 0.5 * dt * a[n][i];
+      } else {
+        v[n][i] = (u[n][i] - u_n[n][i]) / dt;
+        a[n][i] = (v[n][i] - v_n[n][i]) / dt;
+      }
+    });
+    if (settings_.compute_reactions) builder_->CalculateReactions(b_);
+    return true;
+  }
+
+  void FinalizeSolutionStep() { scheme_->FinalizeSolutionStep(model_part_); }
+
+  bool Solve() {
+    InitializeSolutionStep();
+    Predict();
+    const bool converged = SolveSolutionStep();
+    FinalizeSolutionStep();
+    return converged;
+  }
+
+  int Check() { return scheme_->Check(model_part_); }
+  void Clear() {
+    builder_->Clear();
+    mass_.resize(0);
+    b_.resize(0);
+  }
+  int GetIterationNumber() const { return 1; }
+  BuilderAndSolver& GetBuilderAndSolver() { return *builder_; }
+  // The lumped mass per equation (free dofs first).
+  const Vector& GetLumpedMass() const { return mass_; }
+  const Vector& GetResidual() const { return b_; }
+
+  void MoveMesh() { MoveMeshByDisplacement(model_part_, displacement_); }
+
+ private:
+  // The scheme hook that hands the builder an entity's lumped mass as its
+  // "right-hand side", so the mass is assembled by the same coloured loop.
+  class LumpedMassScheme : public ResidualBasedIncrementalUpdateStaticScheme {
+   public:
+    void CalculateRHSContribution(Entity& e, Vector& rhs, const ProcessInfo& info) override {
+      e.CalculateLumpedMassVector(rhs, info);
+      if (rhs.size() == 0) {  // massless entity (a load condition)
+        thread_local std::vector<IdType> ids;
+        e.EquationIdVector(ids, info);
+        rhs.setZero(static_cast<Eigen::Index>(ids.size()));
+      }
+    }
+  };
+
+  std::pair<IndexType, int> NodeAndComponent(const DofSet& dofs, std::size_t eq) const {
+    return dofs.NodeAndComponent(eq, displacement_, "explicit central differences");
+  }
+
+  void AssembleMass() {
+    LumpedMassScheme mass_scheme;
+    builder_->BuildRHS(mass_scheme, model_part_, mass_);
+    const DofSet& dofs = builder_->GetDofSet();
+    for (std::size_t eq = 0; eq < dofs.NumberOfFreeDofs(); ++eq)
+      if (!(mass_[eq] > 0.0)) {
+        const auto [n, i] = NodeAndComponent(dofs, eq);
+        TESSERA_ERROR("explicit central differences: free dof ", dofs.VariableOf(eq).Name(),
+                      " of node ", model_part_.Nodal().Id(n), " has lumped mass ", mass_[eq],
+                      " (no element with a positive DENSITY carries it)");
+      }
+  }
+
+  // a_0 = r(u_0) / m - alpha v_0, so that the first half step is consistent.
+  void InitialAcceleration() {
+    const DofSet& dofs = builder_->GetDofSet();
+    NodalDatabase& db = model_part_.Nodal();
+    builder_->BuildRHS(*scheme_, model_part_, b_);
+    for (int step : {0, 1}) {
+      auto& a = db.HistoricalColumn(acceleration_, step);
+      auto& v = db.HistoricalColumn(velocity_, step);
+      ParallelFor(dofs.NumberOfFreeDofs(), [&](std::size_t eq) {
+        const auto [n, i] = NodeAndComponent(dofs, eq);
+        a[n][i] = b_[eq] / mass_[eq] - settings_.mass_damping * v[n][i];
+      });
+    }
+  }
+
+  ModelPart& model_part_;
+  BuilderAndSolver::Pointer builder_;
+  Settings settings_;
+  std::shared_ptr<ResidualBasedIncrementalUpdateStaticScheme> scheme_;
+  const Variable<Array3>& displacement_;
+  const Variable<Array3>& velocity_;
+  const Variable<Array3>& acceleration_;
+  Vector mass_, b_;
+  bool initialized_ = false;
+};
+
+}  // namespace tessera
