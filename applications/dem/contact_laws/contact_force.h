@@ -22,8 +22,7 @@ struct ContactForce {
   Array3 force;          // on the first body (the second gets -force)
   Array3 elastic_force;  // its elastic part (normal elastic + tangential spring)
   double normal_force = 0.0;
-  double elastic_energy = 0.0;     // normal elastic energy stored in the contact
-  double tangential_energy = 0.0;  // of the tangential spring, |F_te|² / (2 k_t)
+  double elastic_energy = 0.0;  // normal elastic energy stored in the contact
   // Power of the dissipative parts at this evaluation (energy_bookkeeping.h):
   // the dashpots (normal, and tangential while sticking) and the slider.
   double damping_power = 0.0;
@@ -112,7 +111,6 @@ struct ContactForce {
   out.elastic_force = spring - fne * normal;
   out.normal_force = fn;
   out.elastic_energy = energy;
-  out.tangential_energy = kt > 0.0 ? 0.5 * Dot(spring, spring) / kt : 0.0;
   out.damping_power = damping_power;
   out.friction_power = friction_power;
   return out;

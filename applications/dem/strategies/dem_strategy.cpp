@@ -80,7 +80,6 @@ void ExplicitSolverStrategy::PairContacts::Resize(std::size_t n) {
   sliding.resize(n);
   active.resize(n);
   energy.resize(n);
-  tangential_energy.resize(n);
 }
 
 void ExplicitSolverStrategy::PairContacts::Index(std::size_t n) {
@@ -123,7 +122,6 @@ void ExplicitSolverStrategy::WallContacts::Resize(std::size_t n) {
   force.resize(n);
   elastic_force.resize(n);
   energy.resize(n);
-  tangential_energy.resize(n);
   dissipation.resize(n);
   weights.resize(n);
   normal.resize(n);
@@ -371,8 +369,9 @@ void ExplicitSolverStrategy::Search(double time) {
     std::swap(wall_contacts_, spare_walls_);
     spare_walls_ = WallContacts{};
   }
-  global_damping_power_.assign(n, 0.0);
-  pair_dissipation_.assign(n, DissipationPower{});
+  // Only what the settings use: no per-particle memory for switched-off terms.
+  global_damping_power_.assign(settings_.global_damping > 0.0 ? n : 0, 0.0);
+  pair_dissipation_.assign(settings_.energy_calculation ? n : 0, DissipationPower{});
 }
 
 // ---------------------------------------------------------------- forces
@@ -424,7 +423,6 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
   std::uint8_t* const sliding = pc.sliding.data();
   std::uint8_t* const active = pc.active.data();
   double* const energy = pc.energy.data();
-  double* const tangential_energy = pc.tangential_energy.data();
   Array3* const cross_force = pc.cross_force.data();
   Array3* const cross_elastic = pc.cross_elastic.data();
   Array3* const cross_torque = pc.cross_torque.data();
@@ -517,7 +515,6 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
             *pair, overlap, pair_radius, pair_mass, normal, relative_velocity,
             relative_displacement, history, dt, pair_tangential_damping[pair_index]);
         energy[c] = f.elastic_energy;
-        tangential_energy[c] = f.tangential_energy;
         active[c] = 1;
         force_i += f.force;
         elastic_i += f.elastic_force;
@@ -620,7 +617,6 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i, Array3& force, A
         RollingResistanceTorque(pair.rolling_model, pair.rolling_friction, p.radius[i],
                                 result.normal_force, p.angular_velocity[i], 1.0 / p.inertia[i], dt);
     torque += Cross(arm, result.force) + rolling;
-    wc.tangential_energy[c] = result.tangential_energy;
     wc.dissipation[c] = {result.damping_power, result.friction_power,
                          -Dot(rolling, p.angular_velocity[i])};
   }
@@ -938,9 +934,17 @@ EnergyTotals ExplicitSolverStrategy::Energies() const {
   };
   e.elastic_normal = stored(pairs_, pairs_.first.size(), pairs_.energy) +
                      stored(wall_contacts_, wall_contacts_.particle.size(), wall_contacts_.energy);
+  // The tangential spring's energy |F_te|² / (2 k_t) from the history the
+  // contact keeps anyway (spring force and k_t of the last evaluation).
+  auto spring = [](const auto& contacts, std::size_t n) {
+    return SumRows(n, [&](std::size_t c) {
+      const double kt = contacts.tangential_stiffness[c];
+      if (!contacts.active[c] || !(kt > 0.0)) return 0.0;
+      return 0.5 * Dot(contacts.tangential_force[c], contacts.tangential_force[c]) / kt;
+    });
+  };
   e.elastic_tangential =
-      stored(pairs_, pairs_.first.size(), pairs_.tangential_energy) +
-      stored(wall_contacts_, wall_contacts_.particle.size(), wall_contacts_.tangential_energy);
+      spring(pairs_, pairs_.first.size()) + spring(wall_contacts_, wall_contacts_.particle.size());
   return e;
 }
 

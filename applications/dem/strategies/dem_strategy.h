@@ -136,8 +136,7 @@ class ExplicitSolverStrategy {
     std::vector<Array3> tangential_force;
     std::vector<double> tangential_stiffness, normal_elastic_force;
     std::vector<std::uint8_t> sliding, active;
-    // Normal and tangential elastic energy of the last force evaluation.
-    std::vector<double> energy, tangential_energy;
+    std::vector<double> energy;  // normal elastic energy of the last force evaluation
     // Contacts of each particle as `first` (the list is sorted by first).
     std::vector<std::uint32_t> first_start;
     // Contacts whose second particle lies in a later force block ("cross"
@@ -156,7 +155,7 @@ class ExplicitSolverStrategy {
     std::vector<double> tangential_stiffness, normal_elastic_force;
     std::vector<std::uint8_t> sliding, active;
     std::vector<Array3> force, elastic_force;  // on the particle
-    std::vector<double> energy, tangential_energy;
+    std::vector<double> energy;                // normal elastic energy of the last force evaluation
     std::vector<DissipationPower> dissipation;
     std::vector<std::array<double, 4>> weights;  // of the face's vertices at the contact
     std::vector<Array3> normal;                  // from the particle to the face
