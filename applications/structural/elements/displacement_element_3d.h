@@ -9,6 +9,7 @@
 #include <Eigen/Dense>
 #include <vector>
 
+#include "elements/properties_law.h"
 #include "kernel/core/error.h"
 #include "kernel/core/kernel_variables.h"
 #include "kernel/model/constitutive_law.h"
@@ -74,17 +75,8 @@ class DisplacementElement3D : public Element {
     return P;
   }
 
-  // The properties' law (the prototype each element clones); an error names the
-  // element and properties when the materials file assigned none.
-  const ConstitutiveLaw::Pointer& PropertiesLaw() const {
-    if (!HasProperties()) TESSERA_ERROR(Info(), ": has no properties");
-    const Properties& properties = GetProperties();
-    const ConstitutiveLaw::Pointer& law = properties.GetConstitutiveLaw();
-    if (!law)
-      TESSERA_ERROR(Info(), ": properties ", properties.Id(),
-                    " have no constitutive law (the materials file assigns one)");
-    return law;
-  }
+  // The properties' law (the prototype each element clones).
+  const ConstitutiveLaw::Pointer& PropertiesLaw() const { return structural::PropertiesLaw(*this); }
 
   // Which Gauss-point result a vector variable asks for: the Green-Lagrange
   // strain (also STRAIN_VECTOR), the PK2 stress (also STRESS_VECTOR), or none.

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <span>
 
+#include "elements/properties_law.h"
 #include "elements/small_displacement_element.h"
 #include "elements/total_lagrangian_element.h"
 #include "kernel/core/error.h"
@@ -120,10 +121,7 @@ void SolidElement<TDerived, TDim, TNodes>::Initialize(const ProcessInfo&) {
     gp.dN_dX = dN_dX.topLeftCorner<TNodes, TDim>();
     gp.weight = points[p].weight * det_j;
   }
-  const ConstitutiveLaw::Pointer& prototype = properties.GetConstitutiveLaw();
-  if (!prototype)
-    TESSERA_ERROR(Info(), ": properties ", properties.Id(),
-                  " have no constitutive law (the materials file assigns one)");
+  const ConstitutiveLaw::Pointer& prototype = PropertiesLaw(*this);
   laws_.resize(points.size());
   Vector N(TNodes);
   for (std::size_t p = 0; p < points.size(); ++p) {
@@ -495,12 +493,8 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateOnIntegrationPoints(
 template <class TDerived, int TDim, int TNodes>
 int SolidElement<TDerived, TDim, TNodes>::Check(const ProcessInfo& info) const {
   Element::Check(info);
-  if (!HasProperties()) TESSERA_ERROR(Info(), ": has no properties");
+  const ConstitutiveLaw::Pointer& law = PropertiesLaw(*this);
   const Properties& properties = GetProperties();
-  const ConstitutiveLaw::Pointer& law = properties.GetConstitutiveLaw();
-  if (!law)
-    TESSERA_ERROR(Info(), ": properties ", properties.Id(),
-                  " have no constitutive law (the materials file assigns one)");
   if (law->WorkingSpaceDimension() != TDim || law->GetStrainSize() != kStrain)
     TESSERA_ERROR(Info(), ": constitutive law ", law->Info(), " is for ",
                   law->WorkingSpaceDimension(), "D with ", law->GetStrainSize(),
