@@ -260,3 +260,22 @@ def test_membrane_and_truss_reject_unsupported_input():
     structural.SetConstitutiveLaw(mp.GetProperties(1), "LinearElastic3DLaw")
     with pytest.raises(RuntimeError, match="one-dimensional"):
         element.Check(mp.ProcessInfo)
+
+
+@pytest.mark.parametrize("name, nodes", (("TrussElement3D2N", [1, 2]),
+                                         ("SmallDisplacementElement2D3N", [1, 2, 3]),
+                                         ("MembraneElement3D3N", [1, 2, 3])))
+def test_an_element_whose_properties_have_no_law_names_both(name, nodes):
+    # The same check (elements/properties_law.h) for every structural element.
+    model = tessera.Model()
+    mp = new_model_part(model)
+    for node_id, xyz in ((1, (0, 0, 0)), (2, (1, 0, 0)), (3, (0, 1, 0))):
+        mp.CreateNewNode(node_id, *xyz)
+    properties = mp.GetProperties(7)
+    properties[tessera.YOUNG_MODULUS] = 100.0
+    properties[tessera.CROSS_AREA] = 0.1
+    properties[tessera.THICKNESS] = 0.1
+    element = mp.CreateNewElement(name, 3, nodes, properties)
+    add_dofs(mp)
+    with pytest.raises(RuntimeError, match=f"{name} #3: properties 7 have no constitutive law"):
+        element.Check(mp.ProcessInfo)
