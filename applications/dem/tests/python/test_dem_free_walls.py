@@ -225,3 +225,28 @@ def test_two_threads_move_a_free_wall_as_one():
     assert np.linalg.norm(runs[0][2]) > 0.0  # it turns
     for a, b in zip(*runs):
         assert np.array_equal(a, b)
+
+
+def test_imposed_components_hold_while_the_others_move_freely():
+    # IMPOSED_VELOCITY_Z_VALUE 0 and IMPOSED_ANGULAR_VELOCITY_Z_VALUE 2 hold
+    # those components (Kratos' fixed DOFs) between VELOCITY_START_TIME and
+    # VELOCITY_STOP_TIME against the applied load; the x component accelerates
+    # at F/M throughout (exact for Velocity Verlet), z is free after the stop.
+    mass, force = 2.0, np.array([1.0, 0.0, -4.0])
+    model, spheres, walls, plate = Setup(
+        RIGID_BODY_MASS=mass, RIGID_BODY_INERTIAS=[1.0, 1.0, 1.0],
+        EXTERNAL_APPLIED_FORCE=list(force), EXTERNAL_APPLIED_MOMENT=[0.0, 0.0, 5.0],
+        IMPOSED_VELOCITY_Z_VALUE=0.0, IMPOSED_ANGULAR_VELOCITY_Z_VALUE=2.0,
+        VELOCITY_STOP_TIME=0.1005)  # between steps: no round-off question
+    dt = 1e-3
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls, Settings(dt))
+    strategy.Initialize()
+    time = Run(strategy, 100, dt)
+    body = Body(strategy)
+    assert body["velocity"][0] == pytest.approx(force[0] / mass * time, rel=1e-12)
+    assert body["velocity"][2] == 0.0 and body["centre"][2] == 0.0
+    assert body["angular_velocity"][2] == 2.0
+    Run(strategy, 100, dt, start_time=time)  # free again after 0.1 s
+    body = Body(strategy)
+    assert body["velocity"][2] == pytest.approx(force[2] / mass * 0.1, rel=2e-2)
+    assert body["angular_velocity"][2] == pytest.approx(2.0 + 5.0 * 0.1, rel=2e-2)
