@@ -250,3 +250,58 @@ def test_imposed_components_hold_while_the_others_move_freely():
     body = Body(strategy)
     assert body["velocity"][2] == pytest.approx(force[2] / mass * 0.1, rel=2e-2)
     assert body["angular_velocity"][2] == pytest.approx(2.0 + 5.0 * 0.1, rel=2e-2)
+
+
+FREE_FLOOR_PART = """
+Begin SubModelPart floor
+  Begin SubModelPartData
+    FREE_BODY_MOTION 1
+    RIGID_BODY_MASS 2.0
+    RIGID_BODY_CENTER_OF_MASS [3] (0.0, 0.0, 0.0)
+    RIGID_BODY_INERTIAS [3] (0.7, 0.7, 1.3)
+    IMPOSED_VELOCITY_Z_VALUE 0.0
+    IMPOSED_ANGULAR_VELOCITY_X_VALUE 0.0
+    IMPOSED_ANGULAR_VELOCITY_Y_VALUE 0.0
+    IMPOSED_ANGULAR_VELOCITY_Z_VALUE 0.0
+    EXTERNAL_APPLIED_FORCE_Y 0.5
+  End SubModelPartData
+  Begin SubModelPartNodes
+    1
+    2
+    3
+    4
+  End SubModelPartNodes
+  Begin SubModelPartConditions
+    1
+  End SubModelPartConditions
+End SubModelPart
+"""
+
+
+def test_a_free_floor_read_from_a_deck_takes_the_momentum_of_a_sliding_sphere(tmp_path,
+                                                                               monkeypatch):
+    # The small deck of test_dem_analysis_stage.py (two spheres on a floor, one
+    # sliding at 4 m/s along x, μ 0.3) with the floor a free body read from its
+    # SubModelPartData: held vertically and in rotation (IMPOSED_*), pushed
+    # along y by EXTERNAL_APPLIED_FORCE_Y. Friction is internal, so the x
+    # momentum of spheres + floor stays m v0 and the y momentum grows as F_y t
+    # (rel 1e-12, round-off), while the floor is dragged along x.
+    from test_dem_analysis_stage import WALLS_MDPA, SmallDeck
+    monkeypatch.chdir(tmp_path)
+    parameters = SmallDeck(tmp_path)
+    (tmp_path / "smallDEM_FEM_boundary.mdpa").write_text(WALLS_MDPA + FREE_FLOOR_PART)
+    import tessera.dem
+    stage = tessera.dem.DEMAnalysisStage(tessera.Model(), parameters)
+    stage.Run()
+    strategy = stage.GetStrategy()
+    body = Body(strategy)
+    p = strategy.Particles
+    momentum = sum(p.mass[i] * np.asarray(p.velocity[i]) for i in range(2)) + \
+        body["mass"] * np.asarray(body["velocity"])
+    assert momentum[0] == pytest.approx(p.mass[1] * 4.0, rel=1e-12)
+    assert momentum[1] == pytest.approx(0.5 * stage.time, rel=1e-12)
+    assert body["velocity"][0] > 1e-3 and body["velocity"][2] == 0.0
+    np.testing.assert_array_equal(body["angular_velocity"], 0.0)
+    node = next(iter(stage.rigid_face_model_part.Nodes))  # renumbered after the spheres
+    np.testing.assert_allclose(node.GetSolutionStepValue(tessera.VELOCITY), body["velocity"],
+                               rtol=1e-14)
