@@ -998,6 +998,12 @@ EnergyTotals ExplicitSolverStrategy::Energies() const {
   const Array3 g = settings_.gravity;
   e.gravitational_potential =
       SumRows(p.size(), [&](std::size_t i) { return -p.mass[i] * Dot(g, p.position[i]); });
+  // Free walls are bodies of the system like the particles.
+  for (const FreeRigidWall& body : free_walls_) {
+    e.kinetic_translational += 0.5 * body.mass * Dot(body.velocity, body.velocity);
+    e.kinetic_rotational += 0.5 * Dot(body.angular_velocity, body.angular_momentum);
+    e.gravitational_potential -= body.mass * Dot(g, body.centre);
+  }
   auto stored = [](const auto& contacts, std::size_t n, const std::vector<double>& values) {
     return SumRows(n, [&](std::size_t c) { return contacts.active[c] ? values[c] : 0.0; });
   };
