@@ -26,7 +26,8 @@ import pytest
 
 import tessera
 
-from dem_test_utilities import Material, Relate, Run, Settings, Sphere, SpheresPart
+from dem_test_utilities import (Material, Relate, Run, Settings, Sphere, SpheresPart,
+                                WallSubModelPart)
 
 
 def Dem():
@@ -252,30 +253,11 @@ def test_imposed_components_hold_while_the_others_move_freely():
     assert body["angular_velocity"][2] == pytest.approx(2.0 + 5.0 * 0.1, rel=2e-2)
 
 
-FREE_FLOOR_PART = """
-Begin SubModelPart floor
-  Begin SubModelPartData
-    FREE_BODY_MOTION 1
-    RIGID_BODY_MASS 2.0
-    RIGID_BODY_CENTER_OF_MASS [3] (0.0, 0.0, 0.0)
-    RIGID_BODY_INERTIAS [3] (0.7, 0.7, 1.3)
-    IMPOSED_VELOCITY_Z_VALUE 0.0
-    IMPOSED_ANGULAR_VELOCITY_X_VALUE 0.0
-    IMPOSED_ANGULAR_VELOCITY_Y_VALUE 0.0
-    IMPOSED_ANGULAR_VELOCITY_Z_VALUE 0.0
-    EXTERNAL_APPLIED_FORCE_Y 0.5
-  End SubModelPartData
-  Begin SubModelPartNodes
-    1
-    2
-    3
-    4
-  End SubModelPartNodes
-  Begin SubModelPartConditions
-    1
-  End SubModelPartConditions
-End SubModelPart
-"""
+FREE_FLOOR_PART = WallSubModelPart("floor", [
+    "FREE_BODY_MOTION 1", "RIGID_BODY_MASS 2.0", "RIGID_BODY_CENTER_OF_MASS [3] (0.0, 0.0, 0.0)",
+    "RIGID_BODY_INERTIAS [3] (0.7, 0.7, 1.3)", "IMPOSED_VELOCITY_Z_VALUE 0.0",
+    "IMPOSED_ANGULAR_VELOCITY_X_VALUE 0.0", "IMPOSED_ANGULAR_VELOCITY_Y_VALUE 0.0",
+    "IMPOSED_ANGULAR_VELOCITY_Z_VALUE 0.0", "EXTERNAL_APPLIED_FORCE_Y 0.5"])
 
 
 def test_a_free_floor_read_from_a_deck_takes_the_momentum_of_a_sliding_sphere(tmp_path,

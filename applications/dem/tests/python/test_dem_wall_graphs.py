@@ -13,26 +13,11 @@ import pytest
 
 import tessera
 
+from dem_test_utilities import WallSubModelPart
 from test_dem_analysis_stage import WALLS_MDPA, SmallDeck, Stage
 
-FLOOR_PART = """
-Begin SubModelPart floor
-  Begin SubModelPartData
-    FORCE_INTEGRATION_GROUP 1
-    IDENTIFIER ground
-    ROTATION_CENTER [3] (0.1, 0.2, 0.0)
-  End SubModelPartData
-  Begin SubModelPartNodes
-    1
-    2
-    3
-    4
-  End SubModelPartNodes
-  Begin SubModelPartConditions
-    1
-  End SubModelPartConditions
-End SubModelPart
-"""
+FLOOR_PART = WallSubModelPart("floor", ["FORCE_INTEGRATION_GROUP 1", "IDENTIFIER ground",
+                                        "ROTATION_CENTER [3] (0.1, 0.2, 0.0)"])
 
 
 def test_wall_force_graph_rows_equal_the_wall_resultant_at_those_times(tmp_path, monkeypatch):
