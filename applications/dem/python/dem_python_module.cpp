@@ -121,7 +121,8 @@ void BindStrategy(py::module_& m) {
       .def_readwrite("bounding_box_start_time", &DemSettings::bounding_box_start_time)
       .def_readwrite("bounding_box_stop_time", &DemSettings::bounding_box_stop_time)
       .def_readwrite("clean_indentations", &DemSettings::clean_indentations)
-      .def_readwrite("remove_embedded", &DemSettings::remove_embedded);
+      .def_readwrite("remove_embedded", &DemSettings::remove_embedded)
+      .def_readwrite("walls_moved_by_processes", &DemSettings::walls_moved_by_processes);
 
   py::class_<TimeStepEstimate>(m, "TimeStepEstimate")
       .def_readonly("critical_time_step", &TimeStepEstimate::critical_time_step)
@@ -179,6 +180,29 @@ void BindStrategy(py::module_& m) {
           "Particles", [](ExplicitSolverStrategy& s) -> ParticleStorage& { return s.Particles(); },
           py::return_value_policy::reference_internal)
       .def("NumberOfFaces", [](const ExplicitSolverStrategy& s) { return s.Faces().size(); })
+      .def(
+          "FreeWalls",
+          [](const ExplicitSolverStrategy& s) {
+            py::list bodies;
+            for (const FreeRigidWall& b : s.FreeWalls()) {
+              py::dict d;
+              d["part"] = b.part;
+              d["mass"] = b.mass;
+              d["inertia"] = b.inertia;
+              d["centre"] = b.centre;
+              d["velocity"] = b.velocity;
+              d["angular_velocity"] = b.angular_velocity;
+              d["angular_momentum"] = b.angular_momentum;
+              d["rotation"] = Rows(std::vector<Array3>(b.rotation.begin(), b.rotation.end()));
+              d["contact_force"] = b.contact_force;
+              d["contact_moment"] = b.contact_moment;
+              bodies.append(d);
+            }
+            return bodies;
+          },
+          "The FREE_BODY_MOTION walls: part, mass, inertia (principal), centre, velocity, "
+          "angular_velocity, angular_momentum, rotation (body to world, 3 x 3), contact_force "
+          "and contact_moment (about the centre) of the last force evaluation")
       .def(
           "PairParameters",
           [](const ExplicitSolverStrategy& s, int a, int b) {

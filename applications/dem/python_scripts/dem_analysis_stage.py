@@ -20,8 +20,9 @@ Set-up, as Kratos' DEM stage does it:
   output and scripts overriding FinalizeSolutionStep read them from the model.
 Processes come from the "processes" lists through the kernel's process factory
 (Kratos' DEM ones, "processes.<name>" of KratosMultiphysics.DEMApplication, are
-tessera.dem.processes); wall parts that apply_kinematic_constraints_to_walls_process
-moves may be FREE_BODY_MOTION walls. VTK output is added when "post_vtk_option" is true.
+tessera.dem.processes); FREE_BODY_MOTION wall parts move as free rigid bodies
+(walls/free_rigid_wall.h) unless apply_kinematic_constraints_to_walls_process
+moves them. VTK output is added when "post_vtk_option" is true.
 """
 import math
 import os
@@ -125,6 +126,8 @@ class DEMSolver(PythonSolver):
             low, high = self._AutomaticBoundingBox(p["BoundingBoxEnlargementFactor"].GetDouble())
         settings.bounding_box_min = low
         settings.bounding_box_max = high
+        # FREE_BODY_MOTION walls that a process moves follow the process only.
+        settings.walls_moved_by_processes = sorted(self.stage._WallsMovedByProcesses())
         return settings
 
     def _AutomaticBoundingBox(self, factor):
@@ -302,13 +305,6 @@ class DEMAnalysisStage(AnalysisStage):
         if self.DEM_parameters["solver_settings"]["RemoveBallsInitiallyTouchingWalls"].GetBool():
             raise tessera.Error(f"{self.DEM_parameters.Origin()}: solver_settings."
                                 "RemoveBallsInitiallyTouchingWalls is not supported yet")
-        moved = self._WallsMovedByProcesses()
-        for part in self.rigid_face_model_part.SubModelParts:
-            if part.FullName() in moved:
-                continue  # a process imposes its whole rigid-body motion
-            if part.Has(tessera.FREE_BODY_MOTION) and part.GetValue(tessera.FREE_BODY_MOTION):
-                raise tessera.Error(f"RigidFacePart.{part.Name}: FREE_BODY_MOTION walls are not "
-                                    "supported yet")
 
     def _WallsMovedByProcesses(self):
         """Full names of the wall parts that apply_kinematic_constraints_to_walls_process

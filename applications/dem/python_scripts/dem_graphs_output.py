@@ -3,10 +3,12 @@ plain text columns (docs/file_formats.md, "DEM graphs").
 
 - <problem_name>_energy.dat with EnergyCalculationOption: time and the energies
   of strategy.GetEnergies() (kinetic, gravitational, elastic, dissipated, total).
-- <sub_model_part>_force_graph.dat for every RigidFacePart sub model part whose
-  SubModelPartData sets FORCE_INTEGRATION_GROUP (Kratos' flag for force graphs):
-  time and the total force the particles exert on that wall (sum of the wall
-  nodes' CONTACT_FORCES).
+- <problem_name>_<IDENTIFIER>_force_graph.grf for every RigidFacePart sub model
+  part whose SubModelPartData sets FORCE_INTEGRATION_GROUP (Kratos' flag for
+  force graphs, Kratos' file name; the part's name without IDENTIFIER): time,
+  the total force the particles exert on that wall and its moment about the
+  part's ROTATION_CENTER (wall_resultants.WallForceAndMoment, the sums Kratos
+  makes of the wall nodes' CONTACT_FORCES), Kratos' header and column order.
 Written every GraphExportFreq of simulated time (Kratos' key), after the step.
 """
 import os
@@ -14,10 +16,22 @@ import os
 import tessera
 from tessera.output import OutputSchedule
 
+from .wall_resultants import WallForceAndMoment
+
 ENERGY_COLUMNS = ("kinetic_translational", "kinetic_rotational", "gravitational_potential",
                   "elastic_normal", "elastic_tangential", "dissipated_damping",
                   "dissipated_friction", "dissipated_rolling", "dissipated_global_damping",
                   "total")
+
+
+FORCE_GRAPH_COLUMNS = ("#time", "total_force[0]", "total_force[1]", "total_force[2]",
+                      "total_moment[0]", "total_moment[1]", "total_moment[2]")
+
+
+def ForceGraphFileName(problem_name, part):
+    """Kratos' name of the force graph of a wall part: <problem>_<IDENTIFIER>_force_graph.grf."""
+    identifier = part.GetValue(tessera.IDENTIFIER) if part.Has(tessera.IDENTIFIER) else part.Name
+    return f"{problem_name}_{identifier}_force_graph.grf"
 
 
 def ForceIntegrationGroups(walls):
@@ -44,10 +58,17 @@ class DEMGraphsOutput(tessera.Process):
         if self.energy:
             self._Open("energy", f"{self.stage.problem_name}_energy.dat",
                        "# time " + " ".join(ENERGY_COLUMNS) + "  (J)")
+        names = {}
         for part in self.force_groups:
-            self._Open(part.Name, f"{part.Name}_force_graph.dat",
-                       f"# time Fx Fy Fz  (N, total force of the particles on "
-                       f"RigidFacePart.{part.Name})")
+            name = ForceGraphFileName(self.stage.problem_name, part)
+            if name in names:
+                raise tessera.Error(f"RigidFacePart.{part.Name} and RigidFacePart.{names[name]}: "
+                                    f"both FORCE_INTEGRATION_GROUP parts write {name} (give them "
+                                    "different IDENTIFIERs)")
+            names[name] = part.Name
+            # Kratos' header: right-aligned column names (time 12 wide, values 13).
+            self._Open(part.Name, name, " ".join(
+                [FORCE_GRAPH_COLUMNS[0].rjust(12)] + [c.rjust(13) for c in FORCE_GRAPH_COLUMNS[1:]]))
         self.schedule.Restart()
         self._Write()  # the initial state
 
@@ -70,13 +91,11 @@ class DEMGraphsOutput(tessera.Process):
             self.files["energy"].write(
                 f"{time:.9e} " + " ".join(f"{energies[k]:.12e}" for k in ENERGY_COLUMNS) + "\n")
         for part in self.force_groups:
-            total = [0.0, 0.0, 0.0]
-            for node in part.Nodes:
-                force = node.GetSolutionStepValue(tessera.CONTACT_FORCES)
-                for k in range(3):
-                    total[k] += force[k]
-            self.files[part.Name].write(f"{time:.9e} " + " ".join(f"{f:.12e}" for f in total)
-                                        + "\n")
+            force, moment = WallForceAndMoment(part)
+            # Kratos' layout with more digits (it writes %.6g).
+            self.files[part.Name].write(
+                f"{time:.9e}".rjust(12) + " "
+                + " ".join(f"{value:.12e}".rjust(13) for value in (*force, *moment)) + "\n")
         for stream in self.files.values():
             stream.flush()
 

@@ -121,6 +121,7 @@ void ExplicitSolverStrategy::WallContacts::Resize(std::size_t n) {
   active.resize(n);
   force.resize(n);
   elastic_force.resize(n);
+  rolling.resize(n);
   energy.resize(n);
   dissipation.resize(n);
   weights.resize(n);
@@ -165,6 +166,13 @@ void ExplicitSolverStrategy::Initialize() {
         walls_->AddNodalSolutionStepVariable(*variable);
     FillRigidFaces(*walls_, material_index_, faces_);
     wall_motions_ = ReadImposedWallMotions(*walls_);
+    free_walls_ = ReadFreeRigidWalls(*walls_, settings_.walls_moved_by_processes);
+    face_free_wall_ = FreeWallOfFaces(free_walls_, faces_, walls_->Nodal().Size());
+    if (!free_walls_.empty()) {
+      // The nodes take the initial velocities of their bodies.
+      for (const FreeRigidWall& body : free_walls_) PlaceFreeWallNodes(*walls_, body);
+      UpdateRigidFaces(*walls_, faces_);
+    }
   }
   // A material used by both particles and walls counts as a particle material.
   std::vector<bool> is_wall(material_index_.size(), false);
@@ -208,6 +216,7 @@ void ExplicitSolverStrategy::Initialize() {
   }
   if (settings_.clean_indentations) CleanInitialIndentations();
   ComputeForces();
+  CollectFreeWallLoads();
   dissipated_ = EnergyTotals{};
   initialized_ = true;
 }
@@ -617,6 +626,7 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i, Array3& force, A
         RollingResistanceTorque(pair.rolling_model, pair.rolling_friction, p.radius[i],
                                 result.normal_force, p.angular_velocity[i], 1.0 / p.inertia[i], dt);
     torque += Cross(arm, result.force) + rolling;
+    wc.rolling[c] = rolling;
     wc.dissipation[c] = {result.damping_power, result.friction_power,
                          -Dot(rolling, p.angular_velocity[i])};
   }
@@ -836,6 +846,7 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
     // the step (Velocity Verlet evaluates its forces there; for the one-force
     // schemes the wall leads the particles by Δt, an O(Δt) error like theirs).
     MoveImposedWalls(*walls_, wall_motions_, time);
+    if (settings_.scheme == TranslationalScheme::kVelocityVerlet) AdvanceFreeWalls(time);
     UpdateRigidFaces(*walls_, faces_);
   }
   const bool search = step_ % settings_.search_frequency == 0;
@@ -844,10 +855,64 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
     if (search) Search(time);
     ComputeForces(AfterGather::kKick);
     if (settings_.energy_calculation) AccumulateDissipation();
+    CollectFreeWallLoads();
+    for (FreeRigidWall& body : free_walls_) {
+      // Second half kick with the forces at the new positions; the nodes get
+      // the new velocities (their positions do not change).
+      KickFreeWall(body, settings_.gravity, 0.5 * settings_.delta_time, time);
+      PlaceFreeWallNodes(*walls_, body);
+    }
   } else {
     if (search) Search(time);
     ComputeForces(AfterGather::kIntegrate);
     if (settings_.energy_calculation) AccumulateDissipation();
+    CollectFreeWallLoads();
+    AdvanceFreeWalls(time);  // with the particles: both states are at `time`
+  }
+}
+
+void ExplicitSolverStrategy::CollectFreeWallLoads() {
+  if (free_walls_.empty()) return;
+  for (FreeRigidWall& body : free_walls_) body.contact_force = body.contact_moment = Array3{};
+  // Serial, in list order: the same sums for any number of threads. The
+  // reaction of a contact acts on the wall at the contact point; the rolling
+  // resistance torque on the particle returns as its opposite.
+  const WallContacts& wc = wall_contacts_;
+  for (std::size_t c = 0; c < wc.particle.size(); ++c) {
+    if (!wc.active[c]) continue;
+    const int b = face_free_wall_[wc.face[c]];
+    if (b < 0) continue;
+    FreeRigidWall& body = free_walls_[static_cast<std::size_t>(b)];
+    body.contact_force -= wc.force[c];
+    body.contact_moment += Cross(wc.point[c] - body.centre, -wc.force[c]) - wc.rolling[c];
+  }
+}
+
+void ExplicitSolverStrategy::AdvanceFreeWalls(double time) {
+  // The loads are those of the last force evaluation, as the particles' are
+  // when they move: for the one-force schemes this is the whole step, after the
+  // forces (the faces are re-read at the start of the next step); for Velocity
+  // Verlet the first half kick and the drift, before the forces.
+  const double dt = settings_.delta_time;
+  const Array3 g = settings_.gravity;
+  for (FreeRigidWall& body : free_walls_) {
+    switch (settings_.scheme) {
+      case TranslationalScheme::kSymplecticEuler:  // v += a dt, x += v dt
+        KickFreeWall(body, g, dt, time);
+        DriftFreeWall(body, dt, time);
+        break;
+      case TranslationalScheme::kForwardEuler:  // x += v dt, v += a dt
+        DriftFreeWall(body, dt, time);
+        KickFreeWall(body, g, dt, time);
+        break;
+      case TranslationalScheme::kTaylor:          // x += v dt + a dt²/2, v += a dt
+      case TranslationalScheme::kVelocityVerlet:  // the second half kick follows the forces
+        KickFreeWall(body, g, 0.5 * dt, time);
+        DriftFreeWall(body, dt, time);
+        if (settings_.scheme == TranslationalScheme::kTaylor) KickFreeWall(body, g, 0.5 * dt, time);
+        break;
+    }
+    PlaceFreeWallNodes(*walls_, body);
   }
 }
 
@@ -929,6 +994,12 @@ EnergyTotals ExplicitSolverStrategy::Energies() const {
   const Array3 g = settings_.gravity;
   e.gravitational_potential =
       SumRows(p.size(), [&](std::size_t i) { return -p.mass[i] * Dot(g, p.position[i]); });
+  // Free walls are bodies of the system like the particles.
+  for (const FreeRigidWall& body : free_walls_) {
+    e.kinetic_translational += 0.5 * body.mass * Dot(body.velocity, body.velocity);
+    e.kinetic_rotational += 0.5 * Dot(body.angular_velocity, body.angular_momentum);
+    e.gravitational_potential -= body.mass * Dot(g, body.centre);
+  }
   auto stored = [](const auto& contacts, std::size_t n, const std::vector<double>& values) {
     return SumRows(n, [&](std::size_t c) { return contacts.active[c] ? values[c] : 0.0; });
   };

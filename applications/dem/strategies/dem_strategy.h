@@ -35,6 +35,7 @@
 #include "applications/dem/particles/particle_storage.h"
 #include "applications/dem/strategies/energy_bookkeeping.h"
 #include "applications/dem/utilities/neighbour_search.h"
+#include "applications/dem/walls/free_rigid_wall.h"
 #include "applications/dem/walls/imposed_wall_motion.h"
 #include "applications/dem/walls/rigid_face_storage.h"
 
@@ -72,6 +73,9 @@ struct DemSettings {
   double bounding_box_stop_time = 1000.0;
   bool clean_indentations = false;  // shrink initially overlapping spheres until they touch
   bool remove_embedded = false;     // delete spheres lying wholly inside another at start
+  // Full names of FREE_BODY_MOTION wall parts that a process moves instead
+  // (apply_kinematic_constraints_to_walls_process): not integrated here.
+  std::vector<std::string> walls_moved_by_processes;
 };
 
 // Estimates for choosing Δt (thesis §7.2): the critical step of the stiffest
@@ -125,6 +129,8 @@ class ExplicitSolverStrategy {
   ParticleStorage& Particles() { return particles_; }
   const ParticleStorage& Particles() const { return particles_; }
   const RigidFaceStorage& Faces() const { return faces_; }
+  // The FREE_BODY_MOTION walls (walls/free_rigid_wall.h), in sub model part order.
+  const std::vector<FreeRigidWall>& FreeWalls() const { return free_walls_; }
   const DemSettings& Settings() const { return settings_; }
   const MaterialTable& Materials() const { return table_; }
   // Changes Δt (AutomaticTimestep); must be > 0.
@@ -155,6 +161,7 @@ class ExplicitSolverStrategy {
     std::vector<double> tangential_stiffness, normal_elastic_force;
     std::vector<std::uint8_t> sliding, active;
     std::vector<Array3> force, elastic_force;  // on the particle
+    std::vector<Array3> rolling;               // rolling resistance torque on the particle
     std::vector<double> energy;                // normal elastic energy of the last force evaluation
     std::vector<DissipationPower> dissipation;
     std::vector<std::array<double, 4>> weights;  // of the face's vertices at the contact
@@ -185,6 +192,13 @@ class ExplicitSolverStrategy {
   void KickAndDrift();                  // VV first half
   void Kick(std::size_t i);             // VV second half
   void CarryWallHistoryAcrossFaces(std::size_t particle);
+  // Free walls: the particles' contact force and moment on each body, summed
+  // in contact-list order (deterministic), from the last force evaluation.
+  void CollectFreeWallLoads();
+  // Their motion with the loads of the last force evaluation: the whole step
+  // for the one-force schemes (after the forces, like the particles), the
+  // first half kick and the drift for Velocity_Verlet (before the forces).
+  void AdvanceFreeWalls(double time);
   void AccumulateDissipation();  // energy_calculation: power of the last evaluation × Δt
   void ThrowPendingError();
 
@@ -194,6 +208,8 @@ class ExplicitSolverStrategy {
   ParticleStorage particles_;
   RigidFaceStorage faces_;
   std::vector<ImposedWallMotion> wall_motions_;
+  std::vector<FreeRigidWall> free_walls_;
+  std::vector<int> face_free_wall_;  // per face row, its free wall or -1
   MaterialIndex material_index_;
   MaterialTable table_;
   // Per material pair (a * materials + b), derived from table_ once: the share

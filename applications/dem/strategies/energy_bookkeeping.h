@@ -15,8 +15,10 @@
 //   global damping    -(F_d · v + T_d · ω) of the background damping
 // With fixed walls and gravity the only external field, kinetic + potential +
 // elastic + dissipated stays at its initial value up to the time
-// discretisation error (tests/python/test_dem_energy.py). Work of moving walls
-// is not counted.
+// discretisation error (tests/python/test_dem_energy.py). Free walls
+// (FREE_BODY_MOTION) count in the kinetic (½ M |V|², ½ ω·L) and gravitational
+// terms like particles; the work of imposed wall motion and of the loads
+// applied to free walls is not counted.
 #pragma once
 
 #include <array>

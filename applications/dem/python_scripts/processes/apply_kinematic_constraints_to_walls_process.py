@@ -18,8 +18,9 @@ the mean of its nodes without it). On every step whose time is in the interval:
 Outside the interval the wall keeps its place and its nodes have zero velocity.
 
 Only fully imposed motion is supported: every one of the six components must
-be "constrained" (free rigid-body motion of walls under the contact forces is
-not supported yet; Kratos' walls decks mark such walls FREE_BODY_MOTION).
+be "constrained". A FREE_BODY_MOTION wall that this process moves follows the
+process only; without the process it moves freely under the contact forces
+(walls/free_rigid_wall.h).
 """
 import numpy as np
 

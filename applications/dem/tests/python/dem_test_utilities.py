@@ -81,3 +81,16 @@ def Run(strategy, steps, dt, on_step=None, start_time=0.0):
         if on_step is not None:
             on_step(time)
     return time
+
+
+def WallSubModelPart(name, data, nodes=(1, 2, 3, 4), conditions=(1,)):
+    """mdpa text of a wall sub model part with SubModelPartData lines `data`
+    ("KEY value" strings), for decks written by tests."""
+    lines = [f"Begin SubModelPart {name}", "  Begin SubModelPartData"]
+    lines += [f"    {line}" for line in data]
+    lines += ["  End SubModelPartData", "  Begin SubModelPartNodes"]
+    lines += [f"    {n}" for n in nodes]
+    lines += ["  End SubModelPartNodes", "  Begin SubModelPartConditions"]
+    lines += [f"    {c}" for c in conditions]
+    lines += ["  End SubModelPartConditions", "End SubModelPart", ""]
+    return "\n" + "\n".join(lines)

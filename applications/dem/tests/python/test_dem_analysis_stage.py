@@ -369,7 +369,7 @@ End SubModelPart
     assert energy[:, 1:10].sum(axis=1) == pytest.approx(energy[:, 10], rel=1e-12)
     assert energy[-1, 10] == pytest.approx(energy[0, 10], rel=3e-2)
     assert energy[-1, 6] > 0.0  # contact damping dissipated something
-    force = np.loadtxt(tmp_path / "small_Graphs" / "floor_force_graph.dat")
-    assert force.shape == (5, 4)
+    force = np.loadtxt(tmp_path / "small_Graphs" / "small_floor_force_graph.grf")
+    assert force.shape == (5, 7)
     # The spheres start resting on the floor: pressed down, no pull.
     assert (force[1:, 3] < 0.0).all()
