@@ -4,6 +4,7 @@
 #include <cmath>
 #include <span>
 
+#include "constitutive/isotropic_hardening.h"
 #include "elements/small_displacement_element.h"
 #include "elements/total_lagrangian_element.h"
 #include "kernel/core/error.h"
@@ -454,6 +455,14 @@ template <class TDerived, int TDim, int TNodes>
 void SolidElement<TDerived, TDim, TNodes>::CalculateOnIntegrationPoints(
     const Variable<double>& variable, std::vector<double>& out, const ProcessInfo& info) {
   out.clear();
+  if (&variable == &EQUIVALENT_PLASTIC_STRAIN) {
+    // The committed value of plastic laws; empty for laws without plasticity.
+    EnsureInitialized(info);
+    for (const ConstitutiveLaw::Pointer& law : laws_)
+      if (const auto* plastic = dynamic_cast<const PlasticInternalVariables*>(law.get()))
+        out.push_back(plastic->EquivalentPlasticStrain());
+    return;
+  }
   if (&variable != &VON_MISES_STRESS) return;
   std::vector<Vector> cauchy;
   CalculateOnIntegrationPoints(CAUCHY_STRESS_VECTOR, cauchy, info);
@@ -464,7 +473,12 @@ template <class TDerived, int TDim, int TNodes>
 void SolidElement<TDerived, TDim, TNodes>::CalculateOnIntegrationPoints(
     const Variable<Matrix>& variable, std::vector<Matrix>& out, const ProcessInfo& info) {
   out.clear();
-  if (&variable == &CONSTITUTIVE_MATRIX) {
+  if (&variable == &PLASTIC_STRAIN_TENSOR) {
+    EnsureInitialized(info);
+    for (const ConstitutiveLaw::Pointer& law : laws_)
+      if (const auto* plastic = dynamic_cast<const PlasticInternalVariables*>(law.get()))
+        out.push_back(plastic->PlasticStrainTensor());
+  } else if (&variable == &CONSTITUTIVE_MATRIX) {
     ForEachMaterialPoint(info, true,
                          [&](std::size_t, const GaussPoint&, const Kinematics&, const auto&,
                              const auto& D) { out.emplace_back(D); });
