@@ -336,3 +336,18 @@ def test_missing_yield_stress_and_wrong_dimension_are_reported():
     set_plastic(properties, "HyperElasticPlasticJ2PlaneStrain2DLaw")
     with pytest.raises(RuntimeError, match="HyperElasticPlasticJ2PlaneStrain2DLaw is for 2D"):
         element.Check(mp.ProcessInfo)
+
+
+def test_equivalent_plastic_strain_reaches_the_vtk_output(tmp_path):
+    import json
+    import xml.etree.ElementTree as ET
+    _, element, mp, _ = pull_cube([1.01, 1.05])
+    alpha = element.CalculateOnIntegrationPoints(structural.EQUIVALENT_PLASTIC_STRAIN, mp.ProcessInfo)
+    output = tessera.VtkOutput(mp, tessera.Parameters(json.dumps({
+        "output_path": str(tmp_path), "output_precision": 15,
+        "gauss_point_variables_extrapolated_to_nodes": ["EQUIVALENT_PLASTIC_STRAIN"]})))
+    output.PrintOutput()
+    piece = ET.parse(tmp_path / "Structure_0.vtu").getroot().find("UnstructuredGrid/Piece")
+    values = [float(v) for v in piece.find("PointData/DataArray[@Name='EQUIVALENT_PLASTIC_STRAIN']").text.split()]
+    # homogeneous alpha: the extrapolation to the nodes reproduces it (1e-10)
+    assert values == pytest.approx([alpha[0]] * 8, rel=1e-10) and alpha[0] > 0.03
