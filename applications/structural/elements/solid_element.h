@@ -122,6 +122,7 @@ class SolidElement : public Element {
   std::vector<GaussPoint> gauss_points_;
   std::vector<ConstitutiveLaw::Pointer> laws_;
   const Properties* initialized_for_ = nullptr;
+  bool finalize_laws_ = true;  // some law has internal variables to commit
 };
 
 }  // namespace tessera::structural

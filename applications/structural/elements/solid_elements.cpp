@@ -127,10 +127,12 @@ void SolidElement<TDerived, TDim, TNodes>::Initialize(const ProcessInfo&) {
                   " have no constitutive law (the materials file assigns one)");
   laws_.resize(points.size());
   Vector N(TNodes);
+  finalize_laws_ = false;
   for (std::size_t p = 0; p < points.size(); ++p) {
     laws_[p] = prototype->Clone();
     N = gauss_points_[p].N;
     laws_[p]->InitializeMaterial(properties, g, N);
+    finalize_laws_ = finalize_laws_ || laws_[p]->RequiresFinalizeMaterialResponse();
   }
   initialized_for_ = &properties;
 }
@@ -242,6 +244,10 @@ void SolidElement<TDerived, TDim, TNodes>::ForEachMaterialPoint(const ProcessInf
 
 template <class TDerived, int TDim, int TNodes>
 void SolidElement<TDerived, TDim, TNodes>::FinalizeSolutionStep(const ProcessInfo& info) {
+  // Stateless (elastic) laws: nothing to commit, and the explicit strategy
+  // calls this every step, where the pass cost as much as the internal force.
+  EnsureInitialized(info);
+  if (!finalize_laws_) return;
   // ForEachMaterialPoint leaves the point's strain in the thread's law input.
   ForEachMaterialPoint(info, false, [&](std::size_t p, const auto&...) {
     laws_[p]->FinalizeMaterialResponse(ThreadLawParameters<TDim, TNodes>(),
