@@ -320,20 +320,8 @@ def test_bad_parameters_are_reported(key, value, message):
         element.Check(mp.ProcessInfo)
 
 
-def test_missing_yield_stress_and_wrong_dimension_are_reported():
-    model = tessera.Model()
-    mp = new_model_part(model)
-    for i, x in enumerate(CUBE):
-        mp.CreateNewNode(i + 1, *x)
-    properties = mp.GetProperties(1)
-    properties[tessera.YOUNG_MODULUS] = E_MOD
-    properties[tessera.POISSON_RATIO] = NU
-    structural.SetConstitutiveLaw(properties, "HyperElasticPlasticJ23DLaw")
-    element = mp.CreateNewElement("TotalLagrangianElement3D8N", 1, list(range(1, 9)), properties)
-    add_dofs(mp)
-    with pytest.raises(RuntimeError, match="YIELD_STRESS"):
-        element.Check(mp.ProcessInfo)
-    set_plastic(properties, "HyperElasticPlasticJ2PlaneStrain2DLaw")
+def test_a_2d_law_on_a_3d_element_is_reported():
+    _, mp, element = cube_model(law="HyperElasticPlasticJ2PlaneStrain2DLaw")
     with pytest.raises(RuntimeError, match="HyperElasticPlasticJ2PlaneStrain2DLaw is for 2D"):
         element.Check(mp.ProcessInfo)
 
