@@ -282,7 +282,8 @@ def test_plane_strain_law_matches_the_3d_law_in_plane_strain():
     stresses and alpha to round-off."""
     F = np.array([[1.2, 0.15, 0.0], [-0.05, 0.9, 0.0], [0.0, 0.0, 1.0]])
     results = []
-    for dim, law, nodes in ((2, "HyperElasticPlasticJ2PlaneStrain2DLaw", CUBE[:4]), (3, "HyperElasticPlasticJ23DLaw", CUBE)):
+    for dim, law, nodes in ((2, "HyperElasticPlasticJ2PlaneStrain2DLaw", CUBE[:4]),
+                            (3, "HyperElasticPlasticJ23DLaw", CUBE)):
         model = tessera.Model()
         mp = new_model_part(model)
         for i, x in enumerate(nodes):
