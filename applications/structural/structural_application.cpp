@@ -6,6 +6,7 @@
 
 #include "conditions/load_conditions.h"
 #include "constitutive/elastic_laws.h"
+#include "constitutive/hyperelastic_plastic_j2_law.h"
 #include "constitutive/j2_plasticity_law.h"
 #include "constitutive/truss_law.h"
 #include "elements/membrane_element.h"
@@ -68,6 +69,7 @@ void RegisterStructuralApplication() {
 
   RegisterElasticLaws();
   RegisterJ2PlasticityLaws();
+  RegisterHyperElasticPlasticJ2Laws();
   registry.RegisterConstitutiveLaw("TrussConstitutiveLaw",
                                    std::make_shared<TrussConstitutiveLaw>());
 }

@@ -31,5 +31,10 @@ TESSERA_DECLARE_VARIABLE(double, YIELD_STRESS);
 TESSERA_DECLARE_VARIABLE(double, ISOTROPIC_HARDENING_MODULUS);
 TESSERA_DECLARE_VARIABLE(double, EXPONENTIAL_SATURATION_YIELD_STRESS);
 TESSERA_DECLARE_VARIABLE(double, HARDENING_EXPONENT);
+// Plasticity results at the integration points (Kratos' names): the committed
+// equivalent plastic strain alpha, and the plastic strain tensor (3 x 3; eps_p
+// for small strains, E_p = (Cp - I)/2 for the finite-strain laws).
+TESSERA_DECLARE_VARIABLE(double, EQUIVALENT_PLASTIC_STRAIN);
+TESSERA_DECLARE_VARIABLE(Matrix, PLASTIC_STRAIN_TENSOR);
 
 }  // namespace tessera::structural

@@ -46,6 +46,9 @@ class ConstitutiveLaw {
   virtual void InitializeMaterial(const Properties&, const Geometry&, const Vector& /*N*/) {}
   virtual void CalculateMaterialResponse(Parameters& values, StressMeasure measure) = 0;
   virtual void FinalizeMaterialResponse(Parameters&, StressMeasure) {}
+  // Kratos' query: false for laws without internal variables, whose
+  // FinalizeMaterialResponse does nothing, so elements may skip the pass.
+  virtual bool RequiresFinalizeMaterialResponse() const { return true; }
   virtual void ResetMaterial(const Properties&, const Geometry&, const Vector& /*N*/) {}
 
   // Verifies the properties hold what the law needs; throws naming what is missing.

@@ -47,6 +47,7 @@ class ElasticLaw final : public ConstitutiveLaw {
   int GetStrainSize() const override { return dimension_ == 3 ? 6 : 3; }
 
   void CalculateMaterialResponse(Parameters& values, StressMeasure measure) override;
+  bool RequiresFinalizeMaterialResponse() const override { return false; }  // no state
   int Check(const Properties& properties, const Geometry& geometry,
             const ProcessInfo& info) const override;
   std::string Info() const override { return name_; }

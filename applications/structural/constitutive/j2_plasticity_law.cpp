@@ -5,42 +5,12 @@
 #include <cmath>
 
 #include "constitutive/elastic_laws.h"
+#include "constitutive/isotropic_hardening.h"
 #include "kernel/core/error.h"
 #include "kernel/registry/registry.h"
 #include "structural_variables.h"
 
 namespace tessera::structural {
-namespace {
-
-struct Hardening {
-  double y0, y_inf, delta, h;
-  double k(double alpha) const {
-    return y_inf + (y0 - y_inf) * std::exp(-delta * alpha) + h * alpha;
-  }
-  double dk(double alpha) const { return -delta * (y0 - y_inf) * std::exp(-delta * alpha) + h; }
-};
-
-double Get(const Properties& p, const Variable<double>& v, double fallback) {
-  return p.Has(v) ? p.GetValue(v) : fallback;
-}
-
-Hardening ReadHardening(const Properties& p, const std::string& law) {
-  if (!p.Has(YIELD_STRESS) || !(p.GetValue(YIELD_STRESS) > 0.0))
-    TESSERA_ERROR(law, ": properties ", p.Id(), " need a positive YIELD_STRESS");
-  Hardening h;
-  h.y0 = p.GetValue(YIELD_STRESS);
-  h.h = Get(p, ISOTROPIC_HARDENING_MODULUS, 0.0);
-  h.y_inf = Get(p, EXPONENTIAL_SATURATION_YIELD_STRESS, h.y0);
-  h.delta = Get(p, HARDENING_EXPONENT, 0.0);
-  if (h.h < 0.0 || h.delta < 0.0 || h.y_inf < h.y0)
-    TESSERA_ERROR(law, ": properties ", p.Id(),
-                  ": need ISOTROPIC_HARDENING_MODULUS >= 0, HARDENING_EXPONENT >= 0 and "
-                  "EXPONENTIAL_SATURATION_YIELD_STRESS >= YIELD_STRESS (softening is not "
-                  "supported)");
-  return h;
-}
-
-}  // namespace
 
 void SmallStrainJ2PlasticityLaw::InitializeMaterial(const Properties&, const Geometry&,
                                                     const Vector&) {
@@ -55,7 +25,7 @@ void SmallStrainJ2PlasticityLaw::ResetMaterial(const Properties& p, const Geomet
 int SmallStrainJ2PlasticityLaw::Check(const Properties& properties, const Geometry&,
                                       const ProcessInfo&) const {
   ReadIsotropicConstants(properties, name_);
-  ReadHardening(properties, name_);
+  ReadIsotropicHardening(properties, name_);
   return 0;
 }
 
@@ -85,7 +55,7 @@ SmallStrainJ2PlasticityLaw::Voigt6 SmallStrainJ2PlasticityLaw::Strain3D(
 SmallStrainJ2PlasticityLaw::Result SmallStrainJ2PlasticityLaw::ReturnMapping(
     const Properties& properties, const Voigt6& strain) const {
   const IsotropicConstants c = ReadIsotropicConstants(properties, name_);
-  const Hardening hardening = ReadHardening(properties, name_);
+  const IsotropicHardening hardening = ReadIsotropicHardening(properties, name_);
   const double bulk = c.lambda + 2.0 * c.mu / 3.0;
 
   // Elastic trial state; tensor components (engineering shears halved).
@@ -190,6 +160,13 @@ void SmallStrainJ2PlasticityLaw::CalculateMaterialResponse(Parameters& values,
 
 void SmallStrainJ2PlasticityLaw::FinalizeMaterialResponse(Parameters& values, StressMeasure) {
   Respond(values, true);
+}
+
+Matrix SmallStrainJ2PlasticityLaw::PlasticStrainTensor() const {
+  const Voigt6& e = plastic_strain_;
+  Matrix t(3, 3);
+  t << e[0], e[3], e[5], e[3], e[1], e[4], e[5], e[4], e[2];
+  return t;
 }
 
 void RegisterJ2PlasticityLaws() {

@@ -30,11 +30,12 @@
 #include <Eigen/Dense>
 #include <string>
 
+#include "constitutive/isotropic_hardening.h"
 #include "kernel/model/constitutive_law.h"
 
 namespace tessera::structural {
 
-class SmallStrainJ2PlasticityLaw final : public ConstitutiveLaw {
+class SmallStrainJ2PlasticityLaw final : public ConstitutiveLaw, public PlasticInternalVariables {
  public:
   enum class Plane { None, Strain, Stress };
   SmallStrainJ2PlasticityLaw(std::string name, int dimension, Plane plane)
@@ -52,7 +53,8 @@ class SmallStrainJ2PlasticityLaw final : public ConstitutiveLaw {
             const ProcessInfo& info) const override;
   std::string Info() const override { return name_; }
 
-  double EquivalentPlasticStrain() const { return alpha_; }
+  double EquivalentPlasticStrain() const override { return alpha_; }
+  Matrix PlasticStrainTensor() const override;
 
  private:
   using Voigt6 = Eigen::Matrix<double, 6, 1>;

@@ -16,6 +16,7 @@ class TrussConstitutiveLaw final : public ConstitutiveLaw {
   int WorkingSpaceDimension() const override { return 3; }
   int GetStrainSize() const override { return 1; }
   void CalculateMaterialResponse(Parameters& values, StressMeasure measure) override;
+  bool RequiresFinalizeMaterialResponse() const override { return false; }  // no state
   int Check(const Properties& properties, const Geometry& geometry,
             const ProcessInfo& info) const override;
   std::string Info() const override { return "TrussConstitutiveLaw"; }

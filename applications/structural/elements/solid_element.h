@@ -86,8 +86,10 @@ class SolidElement : public Element {
   // ---- results per Gauss point: STRAIN_VECTOR, GREEN_LAGRANGE_STRAIN_VECTOR,
   // STRESS_VECTOR, PK2_STRESS_VECTOR, CAUCHY_STRESS_VECTOR (Vector);
   // VON_MISES_STRESS (double, of the Cauchy stress; in 2D with sigma_zz = 0 as
-  // Kratos); CONSTITUTIVE_MATRIX, DEFORMATION_GRADIENT and the *_TENSOR
-  // variables (Matrix). Other variables give an empty list.
+  // Kratos), EQUIVALENT_PLASTIC_STRAIN (double, plastic laws);
+  // CONSTITUTIVE_MATRIX, DEFORMATION_GRADIENT and the *_TENSOR variables
+  // (Matrix; PLASTIC_STRAIN_TENSOR 3 x 3, plastic laws). Other variables, and
+  // the plastic ones for laws without plasticity, give an empty list.
   void CalculateOnIntegrationPoints(const Variable<double>& variable, std::vector<double>& out,
                                     const ProcessInfo& info) override;
   void CalculateOnIntegrationPoints(const Variable<Vector>& variable, std::vector<Vector>& out,
@@ -120,6 +122,7 @@ class SolidElement : public Element {
   std::vector<GaussPoint> gauss_points_;
   std::vector<ConstitutiveLaw::Pointer> laws_;
   const Properties* initialized_for_ = nullptr;
+  bool finalize_laws_ = true;  // some law has internal variables to commit
 };
 
 }  // namespace tessera::structural

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <span>
 
+#include "constitutive/isotropic_hardening.h"
 #include "elements/properties_law.h"
 #include "elements/small_displacement_element.h"
 #include "elements/total_lagrangian_element.h"
@@ -124,10 +125,12 @@ void SolidElement<TDerived, TDim, TNodes>::Initialize(const ProcessInfo&) {
   const ConstitutiveLaw::Pointer& prototype = PropertiesLaw(*this);
   laws_.resize(points.size());
   Vector N(TNodes);
+  finalize_laws_ = false;
   for (std::size_t p = 0; p < points.size(); ++p) {
     laws_[p] = prototype->Clone();
     N = gauss_points_[p].N;
     laws_[p]->InitializeMaterial(properties, g, N);
+    finalize_laws_ = finalize_laws_ || laws_[p]->RequiresFinalizeMaterialResponse();
   }
   initialized_for_ = &properties;
 }
@@ -239,6 +242,10 @@ void SolidElement<TDerived, TDim, TNodes>::ForEachMaterialPoint(const ProcessInf
 
 template <class TDerived, int TDim, int TNodes>
 void SolidElement<TDerived, TDim, TNodes>::FinalizeSolutionStep(const ProcessInfo& info) {
+  // Stateless (elastic) laws: nothing to commit, and the explicit strategy
+  // calls this every step, where the pass cost as much as the internal force.
+  EnsureInitialized(info);
+  if (!finalize_laws_) return;
   // ForEachMaterialPoint leaves the point's strain in the thread's law input.
   ForEachMaterialPoint(info, false, [&](std::size_t p, const auto&...) {
     laws_[p]->FinalizeMaterialResponse(ThreadLawParameters<TDim, TNodes>(),
@@ -452,6 +459,14 @@ template <class TDerived, int TDim, int TNodes>
 void SolidElement<TDerived, TDim, TNodes>::CalculateOnIntegrationPoints(
     const Variable<double>& variable, std::vector<double>& out, const ProcessInfo& info) {
   out.clear();
+  if (&variable == &EQUIVALENT_PLASTIC_STRAIN) {
+    // The committed value of plastic laws; empty for laws without plasticity.
+    EnsureInitialized(info);
+    for (const ConstitutiveLaw::Pointer& law : laws_)
+      if (const auto* plastic = dynamic_cast<const PlasticInternalVariables*>(law.get()))
+        out.push_back(plastic->EquivalentPlasticStrain());
+    return;
+  }
   if (&variable != &VON_MISES_STRESS) return;
   std::vector<Vector> cauchy;
   CalculateOnIntegrationPoints(CAUCHY_STRESS_VECTOR, cauchy, info);
@@ -462,7 +477,12 @@ template <class TDerived, int TDim, int TNodes>
 void SolidElement<TDerived, TDim, TNodes>::CalculateOnIntegrationPoints(
     const Variable<Matrix>& variable, std::vector<Matrix>& out, const ProcessInfo& info) {
   out.clear();
-  if (&variable == &CONSTITUTIVE_MATRIX) {
+  if (&variable == &PLASTIC_STRAIN_TENSOR) {
+    EnsureInitialized(info);
+    for (const ConstitutiveLaw::Pointer& law : laws_)
+      if (const auto* plastic = dynamic_cast<const PlasticInternalVariables*>(law.get()))
+        out.push_back(plastic->PlasticStrainTensor());
+  } else if (&variable == &CONSTITUTIVE_MATRIX) {
     ForEachMaterialPoint(info, true,
                          [&](std::size_t, const GaussPoint&, const Kinematics&, const auto&,
                              const auto& D) { out.emplace_back(D); });
