@@ -109,6 +109,7 @@ class DEMSolver(PythonSolver):
         settings.gravity = [p["GravityX"].GetDouble(), p["GravityY"].GetDouble(),
                             p["GravityZ"].GetDouble()]
         settings.delta_time = self.dt
+        settings.dimension = p["Dimension"].GetInt()
         settings.translational_scheme = p["TranslationalIntegrationScheme"].GetString()
         settings.rotation = p["RotationOption"].GetBool()
         settings.rolling_friction = p["RollingFrictionOption"].GetBool()

@@ -25,7 +25,8 @@ Keys fall in four groups:
   material-test helper's material_test_settings.
 - NOT_YET: physics this build does not have; accepted at their Kratos default,
   an error otherwise (PeriodicDomainOption,
-  VirtualMassCoefficient != 1, Dimension != 3, DeltaOption Coordination_Number).
+  VirtualMassCoefficient != 1, DeltaOption Coordination_Number). Dimension is
+  3 (spheres) or 2 (discs: CylinderParticle2D, RigidEdge2D2N walls, 2D laws).
 """
 import tessera
 
@@ -243,9 +244,9 @@ def ValidateAndAssignDefaults(parameters):
         if parameters[key].GetBool():
             raise tessera.Error(f"{where}: '{key}' is true, but {what} are not supported yet by "
                                 "the DEM application (set it false)")
-    if parameters["Dimension"].GetInt() != 3:
-        raise tessera.Error(f"{where}: 'Dimension' is {parameters['Dimension'].GetInt()}; the DEM "
-                            "application runs 3D spheres only (2D cylinders are not supported yet)")
+    if parameters["Dimension"].GetInt() not in (2, 3):
+        raise tessera.Error(f"{where}: 'Dimension' is {parameters['Dimension'].GetInt()}; expected 3 "
+                            "(spheres) or 2 (CylinderParticle2D discs in the x-y plane)")
     if parameters["VirtualMassCoefficient"].GetDouble() != 1.0:
         raise tessera.Error(f"{where}: 'VirtualMassCoefficient' is "
                             f"{parameters['VirtualMassCoefficient'].GetDouble()}; virtual mass is "

@@ -72,6 +72,10 @@ struct DemSettings {
   double bounding_box_stop_time = 1000.0;
   bool clean_indentations = false;  // shrink initially overlapping spheres until they touch
   bool remove_embedded = false;     // delete spheres lying wholly inside another at start
+  // 3: spheres; 2: discs in the x-y plane (CylinderParticle2D, unit thickness,
+  // RigidEdge2D2N walls, 2D contact laws): forces stay in the plane and torques
+  // along z, so z velocities and x/y angular velocities stay zero.
+  int dimension = 3;
 };
 
 // Estimates for choosing Δt (thesis §7.2): the critical step of the stiffest
@@ -188,6 +192,8 @@ class ExplicitSolverStrategy {
   void CarryWallHistoryAcrossFaces(std::size_t particle);
   void AccumulateDissipation();  // energy_calculation: power of the last evaluation × Δt
   void ThrowPendingError();
+  // Dimension 2: the set-up a planar run needs (one plane, in-plane motion, 2D laws).
+  void CheckPlanarSetup() const;
 
   ModelPart& spheres_;
   ModelPart* walls_;
