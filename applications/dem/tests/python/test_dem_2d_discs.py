@@ -151,12 +151,17 @@ def test_damped_contact_time_follows_omega_d():
 
 
 # ------------------------------------------------------------------ walls
-def test_a_disc_sliding_on_a_floor_ends_rolling_at_two_thirds_of_its_speed():
+def DiscsAndWalls(wall_young):
+    """(spheres, walls, grain material, wall material) of a new model."""
     model = tessera.Model()
     spheres = SpheresPart(model)
     walls = model.CreateModelPart("RigidFacePart")
     grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
-    floor = Material(walls, 2, young=1e9, poisson=0.25)
+    return spheres, walls, grain, Material(walls, 2, young=wall_young, poisson=0.25)
+
+
+def test_a_disc_sliding_on_a_floor_ends_rolling_at_two_thirds_of_its_speed():
+    spheres, walls, grain, floor = DiscsAndWalls(1e9)
     Relate(grain, floor, restitution=0.2, static_friction=0.4, law=LAW_2D)
     # Two collinear segments: the disc crosses their shared vertex at x = 0.05
     # while sliding (the Distance Hierarchy keeps one contact there).
@@ -181,11 +186,7 @@ def test_a_disc_sliding_on_a_floor_ends_rolling_at_two_thirds_of_its_speed():
 
 
 def test_energy_of_an_elastic_frictionless_box_of_discs_is_conserved():
-    model = tessera.Model()
-    spheres = SpheresPart(model)
-    walls = model.CreateModelPart("RigidFacePart")
-    grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
-    wall = Material(walls, 2, young=1e8, poisson=0.25)
+    spheres, walls, grain, wall = DiscsAndWalls(1e8)
     Relate(grain, grain, restitution=1.0, law=LAW_2D)
     Relate(grain, wall, restitution=1.0, law=LAW_2D)
     size = 0.2
