@@ -371,7 +371,8 @@ def test_a_2d_deck_settles_a_disc_on_the_floor_at_the_static_overlap(tmp_path, m
     parameters = {"problem_name": "disc", "Dimension": 2, "MaxTimeStep": 2e-5, "FinalTime": 0.05,
                   "GravityX": 0.0, "GravityY": -9.81, "GravityZ": 0.0,
                   "NeighbourSearchFrequency": 1, "dem_inlet_option": False,
-                  "TimeStepCheck": "error"}
+                  "TimeStepCheck": "error", "post_gid_option": True, "OutputFileType": "Ascii",
+                  "Multifile": "single_file", "OutputTimeStep": 0.025}
     (tmp_path / "ProjectParametersDEM.json").write_text(json.dumps(parameters))
     import tessera.dem
     model = tessera.Model()
@@ -385,3 +386,10 @@ def test_a_2d_deck_settles_a_disc_on_the_floor_at_the_static_overlap(tmp_path, m
     assert RADIUS - node.Y == pytest.approx(overlap, rel=1e-3)
     assert node.Z == 0.0 and node.X == 0.0
     assert abs(node.GetSolutionStepValue(tessera.VELOCITY_Y)) < 1e-6
+    # GiD post files of the 2D run: the disc as a Sphere element, the wall as a line.
+    from test_dem_gid_output import ReadMesh
+    blocks, _ = ReadMesh(tmp_path / "disc_Post_Files" / "disc_DEM.post.msh")
+    assert blocks["disc_DEM_Sphere"] == ("Sphere", {1: ((1,), RADIUS)})
+    blocks, _ = ReadMesh(tmp_path / "disc_Post_Files" / "disc_DEM_FEM_boundary.post.msh")
+    # (Kratos' renumbering: the wall file's ids start after the spheres' + 1.)
+    assert blocks["disc_DEM_FEM_boundary_Linear_conditions"] == ("Linear", {2: ((3, 4), None)})
