@@ -147,6 +147,9 @@ class DEMSolver(PythonSolver):
     def Initialize(self):
         spheres = self.model.GetModelPart("SpheresPart")
         walls = self.model.GetModelPart("RigidFacePart")
+        # Kratos' DEM stage keeps "Dimension" as the DOMAIN_SIZE of the model parts.
+        for model_part in (spheres, walls):
+            model_part.ProcessInfo[tessera.DOMAIN_SIZE] = self.parameters["Dimension"].GetInt()
         self.strategy = _dem.ExplicitSolverStrategy(
             spheres, walls if walls.NumberOfConditions() > 0 else None, self._Settings())
         self.strategy.Initialize()

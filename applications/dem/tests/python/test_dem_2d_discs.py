@@ -380,6 +380,7 @@ def test_a_2d_deck_settles_a_disc_on_the_floor_at_the_static_overlap(tmp_path, m
         model, tessera.Parameters.FromFile(str(tmp_path / "ProjectParametersDEM.json")))
     stage.Run()
     node = model.GetModelPart("SpheresPart").GetNode(1)
+    assert model.GetModelPart("SpheresPart").ProcessInfo[tessera.DOMAIN_SIZE] == 2
     kn = 0.25 * math.pi * EffectiveYoung(YOUNG, POISSON, 1e9, 0.25)
     overlap = DiscMass() * 9.81 / kn
     # At rest after the damped bounces (e = 0.2): tolerance 1e-3 of the overlap.
