@@ -221,13 +221,32 @@ def test_energy_of_an_elastic_frictionless_box_of_discs_is_conserved():
 
 
 def test_one_and_two_threads_give_bitwise_the_same_2d_run():
+    """900 discs (above ParallelRows' serial limit of 512 rows) falling into a
+    box of RigidEdge2D2N walls, with friction."""
     def run(threads):
+        previous = tessera.GetParallelThreads()
         tessera.SetParallelThreads(threads)
         try:
-            _, _, _, strategy = HeadOn(0.5, steps_per_contact=200)
-            return [tuple(x) for x in strategy.Particles.position]
+            spheres, walls, grain, wall = DiscsAndWalls(1e8)
+            Relate(grain, grain, restitution=0.5, static_friction=0.3, law=LAW_2D)
+            Relate(grain, wall, restitution=0.5, static_friction=0.3, law=LAW_2D)
+            corners = [(0.0, 0.0), (0.62, 0.0), (0.62, 0.7), (0.0, 0.7)]
+            for k in range(4):
+                Edge(walls, k + 1, corners[k], corners[(k + 1) % 4], wall)
+            rng = random.Random(3)
+            for n in range(900):
+                i, j = divmod(n, 30)
+                Disc(spheres, n + 1, (0.011 + 0.02 * i, 0.011 + 0.0205 * j), 0.0095, grain,
+                     velocity=(rng.uniform(-0.5, 0.5), rng.uniform(-0.5, 0.5), 0.0))
+            strategy = Dem().ExplicitSolverStrategy(spheres, walls,
+                                                    Settings2D(2e-5, gravity=(0.0, -9.81, 0.0)))
+            strategy.Initialize()
+            Run(strategy, 200, 2e-5)
+            assert strategy.NumberOfParticleContacts() > 0 and strategy.NumberOfWallContacts() > 0
+            return ([tuple(x) for x in strategy.Particles.position],
+                    [tuple(w) for w in strategy.Particles.angular_velocity])
         finally:
-            tessera.SetParallelThreads(1)
+            tessera.SetParallelThreads(previous)
     assert run(1) == run(2)
 
 
