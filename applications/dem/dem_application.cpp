@@ -40,6 +40,7 @@ void RegisterDemApplication() {
   registry.RegisterCondition("RigidFace3D3N", "Triangle3D3", Prototype<RigidFace>());
   registry.RegisterCondition("RigidFace3D4N", "Quadrilateral3D4", Prototype<RigidFace>());
   registry.RegisterCondition("RigidEdge3D2N", "Line3D2", Prototype<RigidEdge>());
+  registry.RegisterCondition("RigidEdge2D2N", "Line2D2", Prototype<RigidEdge2D>());
 }
 
 }  // namespace tessera::dem

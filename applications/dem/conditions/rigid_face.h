@@ -1,5 +1,6 @@
 // The rigid walls of DEM decks: RigidFace3D3N (triangles), RigidFace3D4N
-// (quadrilaterals), RigidFace3D2N and RigidEdge3D2N (segments).
+// (quadrilaterals), RigidFace3D2N and RigidEdge3D2N (segments), RigidEdge2D2N
+// (the segment walls of 2D runs).
 //
 // These classes are data carriers. In Tessera's DEM design the physics lives in
 // the DEM strategy (issue "DEM application part 1"): a wall is geometry that the
@@ -43,6 +44,15 @@ class RigidEdge : public RigidFace {
   using RigidFace::RigidFace;
   TESSERA_ELEMENT_CREATE(RigidEdge, Condition)
   std::string TypeName() const override { return "RigidEdge3D2N"; }
+};
+
+// The wall of 2D runs (Line2D2 in the x-y plane): the discs touch the segment
+// or its end points. Only a 2D run ("Dimension": 2) takes it.
+class RigidEdge2D : public RigidFace {
+ public:
+  using RigidFace::RigidFace;
+  TESSERA_ELEMENT_CREATE(RigidEdge2D, Condition)
+  std::string TypeName() const override { return "RigidEdge2D2N"; }
 };
 
 }  // namespace tessera::dem

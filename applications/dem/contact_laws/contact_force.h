@@ -48,6 +48,12 @@ struct ContactForce {
     kt = 8.0 * p.effective_shear * contact_radius;
     fne = (2.0 / 3.0) * kn * overlap;
     energy = 0.4 * fne * overlap;  // (8/15) E* sqrt(R) δ^{5/2} (A.15)
+  } else if (p.law == ContactLaw::kLinearViscousCoulomb2D) {
+    // Per unit thickness: k_n = (π/4) E*, k_t = k_n 4G*/E* = π G* (contact_law.h).
+    kn = LinearNormalStiffness(p.law, p.effective_young, radius);
+    kt = std::numbers::pi * p.effective_shear;
+    fne = kn * overlap;
+    energy = 0.5 * fne * overlap;
   } else {
     kn = 2.0 * p.effective_young * radius;
     kt = 8.0 * p.effective_shear * radius;

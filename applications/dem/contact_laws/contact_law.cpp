@@ -16,13 +16,15 @@ namespace {
 
 constexpr const char* kLinearName = "DEM_D_Linear_viscous_Coulomb";
 constexpr const char* kHertzName = "DEM_D_Hertz_viscous_Coulomb";
+constexpr const char* kLinear2DName = "DEM_D_Linear_viscous_Coulomb2D";
+constexpr const char* kHertz2DName = "DEM_D_Hertz_viscous_Coulomb2D";
 
 // Dimensionless normal force of the law (before clamping) at overlap x, rate v,
 // while in contact. The dashpot acts from the first touch (x = 0, v = 1): a
 // force of 0 there would cost the map an error of the order of the step.
 double DimensionlessForce(ContactLaw law, double xi, double x, double v) {
   x = std::max(x, 0.0);
-  if (law == ContactLaw::kLinearViscousCoulomb) return x + 2.0 * xi * v;
+  if (law != ContactLaw::kHertzViscousCoulomb) return x + 2.0 * xi * v;  // both linear laws
   const double root = std::sqrt(x);
   return x * root + std::sqrt(6.0) * xi * std::sqrt(root) * v;
 }
@@ -36,12 +38,24 @@ double Acceleration(ContactLaw law, double xi, double x, double v) {
 ContactLaw ContactLawFromName(const std::string& name, const std::string& where) {
   if (name == kLinearName) return ContactLaw::kLinearViscousCoulomb;
   if (name == kHertzName) return ContactLaw::kHertzViscousCoulomb;
+  if (name == kLinear2DName) return ContactLaw::kLinearViscousCoulomb2D;
+  if (name == kHertz2DName)
+    TESSERA_ERROR(where, ": ", kHertz2DName, " is not supported yet; 2D discs use ", kLinear2DName);
   TESSERA_ERROR(where, ": unknown DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME '", name,
-                "'; this build provides ", kLinearName, " and ", kHertzName);
+                "'; this build provides ", kLinearName, ", ", kHertzName, " and (2D) ",
+                kLinear2DName);
 }
 
 const char* ContactLawName(ContactLaw law) {
-  return law == ContactLaw::kLinearViscousCoulomb ? kLinearName : kHertzName;
+  switch (law) {
+    case ContactLaw::kLinearViscousCoulomb:
+      return kLinearName;
+    case ContactLaw::kHertzViscousCoulomb:
+      return kHertzName;
+    case ContactLaw::kLinearViscousCoulomb2D:
+      return kLinear2DName;
+  }
+  return kHertzName;
 }
 
 double RestitutionForDampingRatio(ContactLaw law, double xi) {

@@ -3,6 +3,12 @@
 //
 //   DEM_D_Linear_viscous_Coulomb  linear spring-dashpot + Coulomb slider (LS+D)
 //   DEM_D_Hertz_viscous_Coulomb   Hertz-Mindlin with damping (HM+D)
+//   DEM_D_Linear_viscous_Coulomb2D the linear law of 2D discs (CylinderParticle2D,
+//                                 unit thickness): Kratos' line-contact stiffness
+//                                 per unit length k_n = (π/4) E*, independent of
+//                                 the radius; k_t = k_n 4G*/E* (for one material
+//                                 Kratos' k_n (1-ν)/(1-ν/2)). Forces are per
+//                                 metre of thickness, like the disc masses.
 //
 // Formulas are those of the Santasusana thesis (reference digest
 // seed001_dem_contact.md §5-§6), with its errata applied:
@@ -29,6 +35,7 @@
 
 #include <cmath>
 #include <cstdint>
+#include <numbers>
 #include <string>
 #include <vector>
 
@@ -42,7 +49,21 @@ class Properties;
 
 namespace tessera::dem {
 
-enum class ContactLaw : std::uint8_t { kLinearViscousCoulomb = 0, kHertzViscousCoulomb = 1 };
+enum class ContactLaw : std::uint8_t {
+  kLinearViscousCoulomb = 0,
+  kHertzViscousCoulomb = 1,
+  kLinearViscousCoulomb2D = 2,
+};
+
+// Laws of 2D discs (Dimension 2) as opposed to 3D spheres.
+inline bool IsPlanarLaw(ContactLaw law) { return law == ContactLaw::kLinearViscousCoulomb2D; }
+
+// Normal stiffness of the linear laws: 2 E* R (3D, thesis 2.33) or (π/4) E*
+// per unit thickness (2D discs).
+inline double LinearNormalStiffness(ContactLaw law, double effective_young, double radius) {
+  return law == ContactLaw::kLinearViscousCoulomb2D ? 0.25 * std::numbers::pi * effective_young
+                                                    : 2.0 * effective_young * radius;
+}
 
 // The law of a Kratos name; an unknown name is an error listing the known ones.
 ContactLaw ContactLawFromName(const std::string& name, const std::string& where);

@@ -108,26 +108,41 @@ void DeclareParticleVariables(ModelPart& spheres) {
     if (!root.HasNodalSolutionStepVariable(*variable)) root.AddNodalSolutionStepVariable(*variable);
 }
 
-void FillParticles(ModelPart& spheres, MaterialIndex& materials, ParticleStorage& particles) {
+void FillParticles(ModelPart& spheres, MaterialIndex& materials, ParticleStorage& particles,
+                   int dimension) {
   const std::size_t n = spheres.NumberOfElements();
   particles.Resize(n);
   const ProcessInfo& info = spheres.GetProcessInfo();
+  const bool planar = dimension == 2;
   std::size_t row = 0;
   for (Element& element : spheres.Elements()) {
     const auto* sphere = dynamic_cast<const SphericParticle*>(&element);
-    if (sphere == nullptr || dynamic_cast<const CylinderParticle*>(&element) != nullptr)
+    const bool disc = dynamic_cast<const CylinderParticle*>(&element) != nullptr;
+    if (sphere == nullptr)
+      TESSERA_ERROR(
+          element.Info(), " in ", spheres.FullName(),
+          " is not a 3D spherical particle nor a 2D disc; the DEM strategy runs "
+          "SphericParticle3D, SphericContinuumParticle3D, their GiD names and (\"Dimension\": 2) "
+          "CylinderParticle2D (clusters are not supported yet)");
+    if (disc && !planar)
       TESSERA_ERROR(element.Info(), " in ", spheres.FullName(),
-                    " is not a 3D spherical particle; the DEM strategy runs SphericParticle3D, "
-                    "SphericContinuumParticle3D and their GiD names (clusters and 2D cylinders "
-                    "are not supported yet)");
+                    " is a 2D disc, but the run is 3D; set \"Dimension\": 2 in "
+                    "ProjectParametersDEM.json (with 2D contact laws) or use SphericParticle3D");
+    if (!disc && planar)
+      TESSERA_ERROR(element.Info(), " in ", spheres.FullName(),
+                    " is a 3D sphere, but the run is 2D (\"Dimension\": 2); a 2D run takes "
+                    "CylinderParticle2D elements only");
     sphere->Check(info);  // one node, radius > 0, a complete particle material
     const Properties& properties = sphere->GetProperties();
     const double r = sphere->Radius();
     const double density = properties.GetValue(PARTICLE_DENSITY);
-    const double mass = density * 4.0 / 3.0 * std::numbers::pi * r * r * r;
+    // A disc is a cylinder of unit thickness (forces and masses per metre):
+    // m = ρ π R², I = m R² / 2. A sphere: m = ρ 4/3 π R³, I = 2/5 m R².
+    const double mass = planar ? density * std::numbers::pi * r * r
+                               : density * 4.0 / 3.0 * std::numbers::pi * r * r * r;
     particles.radius[row] = r;
     particles.mass[row] = mass;
-    particles.inertia[row] = 0.4 * mass * r * r;
+    particles.inertia[row] = (planar ? 0.5 : 0.4) * mass * r * r;
     particles.material[row] = materials.IndexOf(&properties);
     particles.node[row] = sphere->GetGeometry().NodeIndex(0);
     particles.element_id[row] = sphere->Id();

@@ -61,7 +61,7 @@ struct ParticleStorage {
   // ---- constants of each particle
   std::vector<double> radius;
   std::vector<double> mass;
-  std::vector<double> inertia;  // moment of inertia of a solid sphere, 2/5 m R^2
+  std::vector<double> inertia;  // of a solid sphere, 2/5 m R^2 (of a disc, 1/2 m R^2)
   std::vector<int> material;    // index into the material list (MaterialIndex)
   std::vector<IndexType> node;  // position of the centre node in the root's database
   std::vector<IdType> element_id;
@@ -87,13 +87,16 @@ class MaterialIndex {
 };
 
 // Fills `particles` from the elements of `spheres` (a root model part or a sub
-// model part of one). Each element must be a spherical particle
-// (SphericParticle3D and its aliases) with one node, a positive radius and a
-// particle material (its Check() is called); anything else is an error naming
-// the element. Mass and inertia come from PARTICLE_DENSITY and the radius. The
+// model part of one). With `dimension` 3 each element must be a spherical
+// particle (SphericParticle3D and its aliases), with 2 a disc
+// (CylinderParticle2D, unit thickness); each with one node, a positive radius
+// and a particle material (its Check() is called); anything else is an error
+// naming the element. Mass and inertia come from PARTICLE_DENSITY and the
+// radius (sphere: 4/3 ρ π R³ and 2/5 m R²; disc: ρ π R² and 1/2 m R²). The
 // historical VELOCITY and ANGULAR_VELOCITY of the nodes are read when the model
 // part declares them (zero otherwise).
-void FillParticles(ModelPart& spheres, MaterialIndex& materials, ParticleStorage& particles);
+void FillParticles(ModelPart& spheres, MaterialIndex& materials, ParticleStorage& particles,
+                   int dimension = 3);
 
 // Velocities, angular velocities, coordinates, fixities and applied loads from the nodes: what
 // a process or a script may have changed between two steps. Displacements are

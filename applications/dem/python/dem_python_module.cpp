@@ -67,13 +67,15 @@ void BindParticleStorage(py::module_& m) {
 
   m.def(
       "FillParticles",
-      [](ModelPart& spheres) {
+      [](ModelPart& spheres, int dimension) {
         MaterialIndex materials;
         ParticleStorage particles;
-        FillParticles(spheres, materials, particles);
+        FillParticles(spheres, materials, particles, dimension);
         return particles;
       },
-      py::arg("spheres"), "The particle rows of a spheres model part (elements' Check() included)");
+      py::arg("spheres"), py::arg("dimension") = 3,
+      "The particle rows of a spheres model part (elements' Check() included); dimension 2: "
+      "CylinderParticle2D discs");
   m.def("WriteParticlesToNodes", &WriteParticlesToNodes, py::arg("particles"), py::arg("spheres"));
   m.def("ReadParticlesFromNodes", &ReadParticlesFromNodes, py::arg("spheres"),
         py::arg("particles"));
@@ -122,7 +124,9 @@ void BindStrategy(py::module_& m) {
       .def_readwrite("bounding_box_stop_time", &DemSettings::bounding_box_stop_time)
       .def_readwrite("clean_indentations", &DemSettings::clean_indentations)
       .def_readwrite("remove_embedded", &DemSettings::remove_embedded)
-      .def_readwrite("walls_moved_by_processes", &DemSettings::walls_moved_by_processes);
+      .def_readwrite("walls_moved_by_processes", &DemSettings::walls_moved_by_processes)
+      .def_readwrite("dimension", &DemSettings::dimension,
+                     "3: spheres; 2: discs in the x-y plane (CylinderParticle2D)");
 
   py::class_<TimeStepEstimate>(m, "TimeStepEstimate")
       .def_readonly("critical_time_step", &TimeStepEstimate::critical_time_step)

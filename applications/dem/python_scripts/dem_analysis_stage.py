@@ -22,8 +22,12 @@ Processes come from the "processes" lists through the kernel's process factory
 (Kratos' DEM ones, "processes.<name>" of KratosMultiphysics.DEMApplication, are
 tessera.dem.processes); FREE_BODY_MOTION wall parts move as free rigid bodies
 (walls/free_rigid_wall.h) unless apply_kinematic_constraints_to_walls_process
-moves them. VTK output is added when "post_vtk_option" is true.
+moves them. VTK output is added when "post_vtk_option" is true, GiD post files
+(<problem_name>_Post_Files/<problem_name>_DEM.post.* for the spheres,
+<problem_name>_DEM_FEM_boundary.post.* for the walls) when "post_gid_option"
+is true.
 """
+import json
 import math
 import os
 import warnings
@@ -106,6 +110,7 @@ class DEMSolver(PythonSolver):
         settings.gravity = [p["GravityX"].GetDouble(), p["GravityY"].GetDouble(),
                             p["GravityZ"].GetDouble()]
         settings.delta_time = self.dt
+        settings.dimension = p["Dimension"].GetInt()
         settings.translational_scheme = p["TranslationalIntegrationScheme"].GetString()
         settings.rotation = p["RotationOption"].GetBool()
         settings.rolling_friction = p["RollingFrictionOption"].GetBool()
@@ -145,6 +150,9 @@ class DEMSolver(PythonSolver):
     def Initialize(self):
         spheres = self.model.GetModelPart("SpheresPart")
         walls = self.model.GetModelPart("RigidFacePart")
+        # Kratos' DEM stage keeps "Dimension" as the DOMAIN_SIZE of the model parts.
+        for model_part in (spheres, walls):
+            model_part.ProcessInfo[tessera.DOMAIN_SIZE] = self.parameters["Dimension"].GetInt()
         self.strategy = _dem.ExplicitSolverStrategy(
             spheres, walls if walls.NumberOfConditions() > 0 else None, self._Settings())
         self.strategy.Initialize()
@@ -338,13 +346,53 @@ class DEMAnalysisStage(AnalysisStage):
                 settings.AddString("file_format", "binary")
                 variables = tessera.Parameters("[]")
                 settings.AddValue("nodal_solution_step_data_variables", variables)
-                for variable in dem_parameters.VtkVariables(self.DEM_parameters, walls):
+                for variable in dem_parameters.PostVariables(self.DEM_parameters, walls):
                     settings["nodal_solution_step_data_variables"].Append(variable)
                 process = VtkOutputProcess(self.model, settings)
                 self._list_of_output_processes.append(process)
                 self._list_of_processes.append(process)
 
+        if self.DEM_parameters["post_gid_option"].GetBool():
+            self._AddGidOutput()
         self._AddGraphsOutput()
+
+    def _AddGidOutput(self):
+        """Kratos' DEM GiD post files through the kernel's gid_output_process:
+        spheres as GiD Sphere elements (id, node, RADIUS) with the nodal results
+        the Post* flags select, walls as their faces; every OutputTimeStep of
+        simulated time, results labelled by time. "OutputFileType"/"GiDPostMode"
+        Binary is written as ASCII (tessera has no binary GiD writer), with a
+        warning; "Multifile"/"GiDMultiFileFlag" picks one file per output or a
+        single appended result file."""
+        from tessera.output.gid_output_process import GiDOutputProcess
+        ascii, multiple_files = dem_parameters.GidPostSettings(self.DEM_parameters)
+        if not ascii:
+            warnings.warn(f"{self.DEM_parameters.Origin()}: GiD binary post files are not written "
+                          "by tessera; the GiD results are written as ASCII (.post.msh/.post.res; "
+                          "set \"OutputFileType\": \"Ascii\" to silence this)", stacklevel=2)
+        for name, walls, suffix in (("SpheresPart", False, "DEM"),
+                                    ("RigidFacePart", True, "DEM_FEM_boundary")):
+            model_part = self.model.GetModelPart(name)
+            if model_part.NumberOfNodes() == 0:
+                continue
+            results = {
+                "gidpost_flags": {"GiDPostMode": "GiD_PostAscii",
+                                  "MultiFileFlag": "MultipleFiles" if multiple_files else "SingleFile",
+                                  "WriteConditionsFlag": "WriteConditions"},
+                "file_label": "time",
+                "output_control_type": "time",
+                "output_interval": self.DEM_parameters["OutputTimeStep"].GetDouble(),
+                "nodal_results": dem_parameters.PostVariables(self.DEM_parameters, walls,
+                                                              always_radius=False),
+            }
+            settings = tessera.Parameters(json.dumps({
+                "model_part_name": name,
+                "output_name": f"{self.problem_name}_{suffix}",
+                "output_path": f"{self.problem_name}_Post_Files",
+                "postprocess_parameters": {"result_file_configuration": results}}))
+            process = GiDOutputProcess(self.model, settings)
+            self._list_of_output_processes.append(process)
+            self._list_of_processes.append(process)
 
     def _AddGraphsOutput(self):
         """<problem_name>_Graphs (dem_graphs_output.py): energies with

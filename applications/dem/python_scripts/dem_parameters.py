@@ -11,14 +11,13 @@ FORMATS.md §2).
 Keys fall in four groups:
 - USED: they change what the stage does.
 - IGNORED_OUTPUT: pure output/post-processing choices, accepted and ignored
-  (nothing in the simulation depends on them): the GiD writer's format keys
-  (OutputFileType, Multifile), velocity-trap exports
+  (nothing in the simulation depends on them): velocity-trap exports
   (VelTrapGraphExportFreq, VelocityTrapOption), console and
   model info (ControlTime, ModelDataInfo, Granulometry),
   PredefinedSkinOption, virtual_sea_surface_settings, ContactMeshOption (the
   bond/contact mesh is for post-processing) and every Post* flag except those
-  that select VTK variables when post_vtk_option is on (the Post* flags are
-  read then; without VTK output they are ignored too).
+  that select nodal results when post_vtk_option or post_gid_option is on (the
+  Post* flags are read then; without post files they are ignored too).
 - CONTINUUM_ONLY: options of the bonded (continuum) strategy, accepted and
   ignored by the sphere_strategy this stage runs (PoissonEffectOption,
   ShearStrainParallelToBondOption, DontSearchUntilFailure,
@@ -26,7 +25,8 @@ Keys fall in four groups:
   material-test helper's material_test_settings.
 - NOT_YET: physics this build does not have; accepted at their Kratos default,
   an error otherwise (PeriodicDomainOption,
-  VirtualMassCoefficient != 1, Dimension != 3, DeltaOption Coordination_Number).
+  VirtualMassCoefficient != 1, DeltaOption Coordination_Number). Dimension is
+  3 (spheres) or 2 (discs: CylinderParticle2D, RigidEdge2D2N walls, 2D laws).
 """
 import tessera
 
@@ -82,14 +82,20 @@ DEFAULTS = {
     # output
     "OutputTimeStep": 1e-2,
     "post_vtk_option": False,
+    # GiD post files (tessera: written when "post_gid_option" is true, see
+    # GidPostSettings): Kratos' DEM keys, and the older GiDPostMode /
+    # GiDMultiFileFlag names, which override them when given.
+    "post_gid_option": False,
+    "OutputFileType": "Binary",
+    "Multifile": "multiple_files",
+    "GiDPostMode": "",
+    "GiDMultiFileFlag": "",
     # Tessera: what to do when Δt resolves a contact in fewer than 10 steps or
     # exceeds the critical step: "warning", "error" or "off".
     "TimeStepCheck": "warning",
 }
 
 IGNORED_OUTPUT = {
-    "OutputFileType": "Binary",
-    "Multifile": "multiple_files",
     "GraphExportFreq": 1e-3,
     "VelTrapGraphExportFreq": 1e-3,
     "VelocityTrapOption": False,
@@ -102,7 +108,7 @@ IGNORED_OUTPUT = {
     "virtual_sea_surface_settings": {},
 }
 
-# Post* flags: the nodal variables they select for VTK output (None: no nodal
+# Post* flags: the nodal variables they select for VTK and GiD output (None: no nodal
 # variable of a sphere or wall node in this build; accepted and ignored).
 POST_FLAGS = {
     "PostDisplacement": (True, "DISPLACEMENT"),
@@ -238,9 +244,9 @@ def ValidateAndAssignDefaults(parameters):
         if parameters[key].GetBool():
             raise tessera.Error(f"{where}: '{key}' is true, but {what} are not supported yet by "
                                 "the DEM application (set it false)")
-    if parameters["Dimension"].GetInt() != 3:
-        raise tessera.Error(f"{where}: 'Dimension' is {parameters['Dimension'].GetInt()}; the DEM "
-                            "application runs 3D spheres only (2D cylinders are not supported yet)")
+    if parameters["Dimension"].GetInt() not in (2, 3):
+        raise tessera.Error(f"{where}: 'Dimension' is {parameters['Dimension'].GetInt()}; expected 3 "
+                            "(spheres) or 2 (CylinderParticle2D discs in the x-y plane)")
     if parameters["VirtualMassCoefficient"].GetDouble() != 1.0:
         raise tessera.Error(f"{where}: 'VirtualMassCoefficient' is "
                             f"{parameters['VirtualMassCoefficient'].GetDouble()}; virtual mass is "
@@ -264,6 +270,7 @@ def ValidateAndAssignDefaults(parameters):
     if check not in TIME_STEP_CHECKS:
         raise tessera.Error(f"{where}: 'TimeStepCheck' is '{check}'; expected one of "
                             f"{', '.join(TIME_STEP_CHECKS)}")
+    GidPostSettings(parameters)  # unknown GiD modes fail here, before the run
     rotation_scheme = parameters["RotationalIntegrationScheme"].GetString()
     if rotation_scheme != "Direct_Integration":
         raise tessera.Error(f"{where}: 'RotationalIntegrationScheme' is '{rotation_scheme}'; "
@@ -272,8 +279,38 @@ def ValidateAndAssignDefaults(parameters):
     return parameters
 
 
-def VtkVariables(parameters, for_walls):
-    """The nodal variables the Post* flags select for VTK output."""
+# Kratos' DEM GiD keys -> (ASCII?, multiple files?). OutputFileType and
+# Multifile are what the DEM decks write; GiDPostMode and GiDMultiFileFlag are
+# the names of Kratos' GiD flags, accepted for decks that use them.
+GID_POST_MODES = {"Ascii": True, "Binary": False, "GiD_PostAscii": True, "GiD_PostBinary": False,
+                  "GiD_PostAsciiZipped": False}
+GID_MULTIFILE = {"multiple_files": True, "single_file": False, "MultipleFiles": True,
+                 "SingleFile": False}
+
+
+def GidPostSettings(parameters):
+    """(ascii, multiple_files) of the GiD post files. Tessera writes ASCII
+    only: a binary (or zipped) mode is written as ASCII, and `ascii` is False
+    so that the stage can warn. Unknown values are errors naming the key."""
+    where = parameters.Origin()
+
+    def pick(key, alias, table):
+        name = parameters[alias].GetString() or parameters[key].GetString()
+        used = alias if parameters[alias].GetString() else key
+        if name not in table:
+            raise tessera.Error(f"{where}: '{used}' is '{name}'; expected one of "
+                                f"{', '.join(table)}")
+        return table[name]
+
+    return (pick("OutputFileType", "GiDPostMode", GID_POST_MODES),
+            pick("Multifile", "GiDMultiFileFlag", GID_MULTIFILE))
+
+
+def PostVariables(parameters, for_walls, always_radius=True):
+    """The nodal variables the Post* flags select (for VTK and GiD output).
+    VTK output always gets RADIUS (ParaView draws the spheres with it); GiD
+    writes the radius into the Sphere elements of the mesh, so RADIUS is a
+    result there only with PostRadius."""
     names = []
     for key, (_, variable) in POST_FLAGS.items():
         if variable and parameters[key].GetBool():
@@ -285,6 +322,6 @@ def VtkVariables(parameters, for_walls):
     particle_names = {"DISPLACEMENT", "VELOCITY", "RADIUS", "ANGULAR_VELOCITY", "ELASTIC_FORCES",
                       "CONTACT_FORCES", "TOTAL_FORCES", "PARTICLE_MOMENT"}
     selected = [n for n in names if n in particle_names]
-    if "RADIUS" not in selected:
-        selected.append("RADIUS")  # ParaView needs it to draw the spheres
+    if always_radius and "RADIUS" not in selected:
+        selected.append("RADIUS")
     return selected

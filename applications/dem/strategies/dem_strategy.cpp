@@ -143,6 +143,11 @@ ExplicitSolverStrategy::ExplicitSolverStrategy(ModelPart& spheres, ModelPart* wa
                   ", search_tolerance_against_walls ", settings_.wall_search_tolerance, ")");
   if (!(settings_.global_damping >= 0.0 && settings_.global_damping < 1.0))
     TESSERA_ERROR("GlobalDamping must be in [0, 1), got ", settings_.global_damping);
+  if (settings_.dimension != 2 && settings_.dimension != 3)
+    TESSERA_ERROR("the DEM dimension must be 2 (discs) or 3 (spheres), got ", settings_.dimension);
+  if (settings_.dimension == 2 && settings_.gravity[2] != 0.0)
+    TESSERA_ERROR("a 2D DEM run moves in the x-y plane: GravityZ must be 0, got ",
+                  settings_.gravity[2]);
 }
 
 void ExplicitSolverStrategy::SetDeltaTime(double dt) {
@@ -152,10 +157,40 @@ void ExplicitSolverStrategy::SetDeltaTime(double dt) {
 
 // ---------------------------------------------------------------- set-up
 
+void ExplicitSolverStrategy::CheckPlanarSetup() const {
+  const bool planar = settings_.dimension == 2;
+  const std::size_t nm = table_.size();
+  for (std::size_t a = 0; a < nm; ++a)
+    for (std::size_t b = 0; b < nm; ++b) {
+      const PairParameters& pair = table_.Pair(static_cast<int>(a), static_cast<int>(b));
+      if (!pair.defined || IsPlanarLaw(pair.law) == planar) continue;
+      TESSERA_ERROR("the material relation of properties ", material_index_.List()[a]->Id(),
+                    " and ", material_index_.List()[b]->Id(), " uses ", ContactLawName(pair.law),
+                    ", a ", planar ? "3D" : "2D", " law, in a ", planar ? "2D" : "3D", " run; ",
+                    planar ? "2D discs use DEM_D_Linear_viscous_Coulomb2D"
+                           : "3D spheres use DEM_D_Linear_viscous_Coulomb or "
+                             "DEM_D_Hertz_viscous_Coulomb (or set \"Dimension\": 2)");
+    }
+  if (!planar || particles_.size() == 0) return;
+  const double plane = particles_.position[0][2];
+  for (std::size_t i = 0; i < particles_.size(); ++i) {
+    const Array3& x = particles_.position[i];
+    const Array3& v = particles_.velocity[i];
+    const Array3& w = particles_.angular_velocity[i];
+    if (x[2] != plane)
+      TESSERA_ERROR("2D run: the disc of element ", particles_.element_id[i], " lies at z = ", x[2],
+                    ", the first one at z = ", plane, "; all discs must lie in one x-y plane");
+    if (v[2] != 0.0 || w[0] != 0.0 || w[1] != 0.0)
+      TESSERA_ERROR("2D run: the disc of element ", particles_.element_id[i],
+                    " has VELOCITY_Z or ANGULAR_VELOCITY_X/_Y nonzero; discs move in the x-y "
+                    "plane and spin about z");
+  }
+}
+
 void ExplicitSolverStrategy::Initialize() {
   DeclareParticleVariables(spheres_);
   material_index_ = MaterialIndex();
-  FillParticles(spheres_, material_index_, particles_);
+  FillParticles(spheres_, material_index_, particles_, settings_.dimension);
   const std::size_t particle_materials = material_index_.size();
   faces_ = RigidFaceStorage{};
   if (walls_) {
@@ -164,7 +199,7 @@ void ExplicitSolverStrategy::Initialize() {
                                                     &DEM_PRESSURE, &SHEAR_STRESS, &DEM_NODAL_AREA})
       if (!walls_->HasNodalSolutionStepVariable(*variable))
         walls_->AddNodalSolutionStepVariable(*variable);
-    FillRigidFaces(*walls_, material_index_, faces_);
+    FillRigidFaces(*walls_, material_index_, faces_, settings_.dimension);
     wall_motions_ = ReadImposedWallMotions(*walls_);
     free_walls_ = ReadFreeRigidWalls(*walls_, settings_.walls_moved_by_processes);
     face_free_wall_ = FreeWallOfFaces(free_walls_, faces_, walls_->Nodal().Size());
@@ -178,6 +213,7 @@ void ExplicitSolverStrategy::Initialize() {
   std::vector<bool> is_wall(material_index_.size(), false);
   for (std::size_t k = particle_materials; k < is_wall.size(); ++k) is_wall[k] = true;
   table_.Build(material_index_.List(), is_wall, settings_.rolling_friction);
+  CheckPlanarSetup();
   const std::size_t nm = table_.size();
   pair_share_.assign(nm * nm, 0.0);
   pair_tangential_damping_.assign(nm * nm, 0.0);
@@ -682,6 +718,7 @@ void ExplicitSolverStrategy::GatherForces(AfterGather then) {
   const PairContacts& pc = pairs_;
   const Array3 gravity = settings_.gravity;
   const double alpha = settings_.global_damping;
+  const bool planar = settings_.dimension == 2;
   ParallelRows(p.size(), [&](std::size_t i) {
     Array3 contact = p.contact_force[i], elastic = p.elastic_force[i], torque = p.torque[i];
     for (std::uint32_t s = pc.cross_row_start[i]; s < pc.cross_row_start[i + 1]; ++s) {
@@ -702,6 +739,12 @@ void ExplicitSolverStrategy::GatherForces(AfterGather then) {
       const double spin = Norm(p.angular_velocity[i]);
       if (spin > 0.0) torque -= (alpha * torque_norm / spin) * p.angular_velocity[i];
       global_damping_power_[i] = alpha * (force_norm * speed + torque_norm * spin);
+    }
+    if (planar) {
+      // In-plane contacts give in-plane forces and torques about z already; this
+      // drops what round-off leaves off the plane so that it cannot build up.
+      total[2] = 0.0;
+      torque[0] = torque[1] = 0.0;
     }
     p.force[i] = total;
     p.torque[i] = torque;
@@ -918,7 +961,16 @@ void ExplicitSolverStrategy::AdvanceFreeWalls(double time) {
 
 // ---------------------------------------------------------------- nodes
 
-void ExplicitSolverStrategy::ReadFromNodes() { ReadParticlesFromNodes(spheres_, particles_); }
+void ExplicitSolverStrategy::ReadFromNodes() {
+  ReadParticlesFromNodes(spheres_, particles_);
+  if (settings_.dimension != 2) return;
+  // A process or script may have written a full 3D vector: a disc keeps its
+  // in-plane part (the check at Initialize reports off-plane initial states).
+  for (std::size_t i = 0; i < particles_.size(); ++i) {
+    particles_.velocity[i][2] = 0.0;
+    particles_.angular_velocity[i][0] = particles_.angular_velocity[i][1] = 0.0;
+  }
+}
 
 void ExplicitSolverStrategy::WriteToNodes() {
   WriteParticlesToNodes(particles_, spheres_);
@@ -938,8 +990,10 @@ void ExplicitSolverStrategy::WriteToNodes() {
   for (std::size_t f = 0; f < faces_.size(); ++f) {
     const auto& x = faces_.points[f];
     const int count = faces_.vertex_count[f];
-    const double face_area = count == 3 ? 0.5 * Norm(Cross(x[1] - x[0], x[2] - x[0]))
-                                        : 0.5 * Norm(Cross(x[2] - x[0], x[3] - x[1]));
+    // A 2D segment: its length times the unit thickness.
+    const double face_area = count == 2   ? Norm(x[1] - x[0])
+                             : count == 3 ? 0.5 * Norm(Cross(x[1] - x[0], x[2] - x[0]))
+                                          : 0.5 * Norm(Cross(x[2] - x[0], x[3] - x[1]));
     for (int k = 0; k < count; ++k) area[faces_.nodes[f][k]] += face_area / count;
   }
   // Forces of the particles on the walls, spread with the shape functions.
@@ -1057,8 +1111,8 @@ TimeStepEstimate ExplicitSolverStrategy::EstimateTimeStep(double reference_speed
       const double r = wall ? radius[a] : radius[a] * radius[b] / (radius[a] + radius[b]);
       const double m = wall ? mass[a] : mass[a] * mass[b] / (mass[a] + mass[b]);
       double kn, tc;
-      if (pair.law == ContactLaw::kLinearViscousCoulomb) {
-        kn = 2.0 * pair.effective_young * r;
+      if (pair.law != ContactLaw::kHertzViscousCoulomb) {
+        kn = LinearNormalStiffness(pair.law, pair.effective_young, r);
         tc = std::numbers::pi * std::sqrt(m / kn);
       } else {
         const double v = std::max(reference_speed, 1e-12);
@@ -1069,9 +1123,11 @@ TimeStepEstimate ExplicitSolverStrategy::EstimateTimeStep(double reference_speed
         kn = 2.0 * pair.effective_young * std::sqrt(r * overlap);
       }
       // The tangential spring acts on a reduced mass (translation and rotation of
-      // a solid sphere: 1/m + R^2/I = 3.5/m); take the stiffer of the two modes.
+      // a solid sphere: 1/m + R^2/I = 3.5/m; of a disc, I = m R^2 / 2: 3/m); take
+      // the stiffer of the two modes.
       const double kt = kn * 4.0 * pair.effective_shear / pair.effective_young;
-      const double omega = std::max(std::sqrt(kn / m), std::sqrt(kt * 3.5 / m));
+      const double reduced = settings_.dimension == 2 ? 3.0 : 3.5;
+      const double omega = std::max(std::sqrt(kn / m), std::sqrt(kt * reduced / m));
       const double xi = pair.damping_ratio;
       const double critical = 2.0 / omega * (std::sqrt(1.0 + xi * xi) - xi);
       estimate.critical_time_step = std::min(estimate.critical_time_step, critical);

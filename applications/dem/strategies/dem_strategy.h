@@ -76,6 +76,10 @@ struct DemSettings {
   // Full names of FREE_BODY_MOTION wall parts that a process moves instead
   // (apply_kinematic_constraints_to_walls_process): not integrated here.
   std::vector<std::string> walls_moved_by_processes;
+  // 3: spheres; 2: discs in the x-y plane (CylinderParticle2D, unit thickness,
+  // RigidEdge2D2N walls, 2D contact laws): forces stay in the plane and torques
+  // along z, so z velocities and x/y angular velocities stay zero.
+  int dimension = 3;
 };
 
 // Estimates for choosing Δt (thesis §7.2): the critical step of the stiffest
@@ -201,6 +205,8 @@ class ExplicitSolverStrategy {
   void AdvanceFreeWalls(double time);
   void AccumulateDissipation();  // energy_calculation: power of the last evaluation × Δt
   void ThrowPendingError();
+  // Dimension 2: the set-up a planar run needs (one plane, in-plane motion, 2D laws).
+  void CheckPlanarSetup() const;
 
   ModelPart& spheres_;
   ModelPart* walls_;

@@ -29,9 +29,47 @@ void UpdateBox(RigidFaceStorage& faces, std::size_t f) {
   faces.boxes.max[f] = hi;
 }
 
+// Edges and vertices (3.7-3.12, with the erratum's projected length): the
+// closest point of the polygon boundary (of the segment when n = 2). For a
+// convex face the Distance Hierarchy keeps only the closest of its edge and
+// vertex contacts, so the one face yields at most that one contact.
+void ClosestBoundaryPoint(const std::array<Array3, 4>& v, int n, const Array3& centre,
+                          FaceContactGeometry& g) {
+  double best = std::numeric_limits<double>::infinity();
+  for (int a = 0; a < (n == 2 ? 1 : n); ++a) {
+    const int b = (a + 1) % n;
+    const Array3 edge = v[b] - v[a];
+    const double eta = std::clamp(Dot(centre - v[a], edge) / Dot(edge, edge), 0.0, 1.0);
+    const Array3 point = v[a] + eta * edge;
+    const Array3 gap = point - centre;
+    const double d2 = Dot(gap, gap);
+    if (d2 < best) {
+      best = d2;
+      g.point = point;
+      g.weights = {};
+      g.weights[a] = 1.0 - eta;
+      g.weights[b] = eta;
+      g.type = eta > 0.0 && eta < 1.0 ? FaceContactType::kEdge : FaceContactType::kVertex;
+    }
+  }
+}
+
+// Distance and normal of the feature found; kNone when the sphere does not reach it.
+FaceContactGeometry Finish(FaceContactGeometry g, const Array3& centre, double radius) {
+  const Array3 gap = g.point - centre;
+  g.distance = Norm(gap);
+  if (!(g.distance <= radius) || !(g.distance > 0.0)) {
+    g.type = FaceContactType::kNone;
+    return g;
+  }
+  g.normal = gap / g.distance;
+  return g;
+}
+
 }  // namespace
 
-void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage& faces) {
+void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage& faces,
+                    int dimension) {
   const std::size_t n = walls.NumberOfConditions();
   faces = RigidFaceStorage{};
   faces.points.resize(n);
@@ -51,10 +89,20 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
       TESSERA_ERROR(condition.Info(), " in ", walls.FullName(),
                     " is not a DEM rigid wall (RigidFace3D3N, RigidFace3D4N)");
     const std::size_t count = face->GetGeometry().size();
-    if (count != 3 && count != 4)
+    const bool edge_2d = dynamic_cast<const RigidEdge2D*>(face) != nullptr;
+    if (dimension == 2 && !edge_2d)
+      TESSERA_ERROR(face->Info(), " in ", walls.FullName(),
+                    ": a 2D run (\"Dimension\": 2) takes RigidEdge2D2N walls (segments in the "
+                    "x-y plane) only");
+    if (dimension != 2 && edge_2d)
+      TESSERA_ERROR(face->Info(), " in ", walls.FullName(),
+                    " is a 2D wall, but the run is 3D; set \"Dimension\": 2 in "
+                    "ProjectParametersDEM.json or use RigidFace3D3N/3D4N walls");
+    if (count != 3 && count != 4 && !edge_2d)
       TESSERA_ERROR(face->Info(), " in ", walls.FullName(),
                     ": walls made of segments (RigidFace3D2N, RigidEdge3D2N) are not supported "
-                    "yet; the DEM strategy handles triangles and quadrilaterals");
+                    "yet in 3D runs; the DEM strategy handles triangles and quadrilaterals "
+                    "(and RigidEdge2D2N in 2D runs)");
     face->Check(info);
     if (!face->HasProperties())
       TESSERA_ERROR(face->Info(), " has no properties; assign it a wall material");
@@ -94,6 +142,11 @@ FaceContactGeometry FaceContact(const RigidFaceStorage& faces, std::size_t f, co
   FaceContactGeometry g;
   const auto& v = faces.points[f];
   const int n = faces.vertex_count[f];
+  if (n == 2) {
+    // A 2D wall segment: no facet, the closest point of the segment.
+    ClosestBoundaryPoint(v, n, centre, g);
+    return Finish(g, centre, radius);
+  }
   // Plane test (thesis 3.1-3.4): the geometric normal from the vertex order.
   // A quadrilateral may be slightly warped: its normal is the diagonals' cross
   // product and its plane passes through the vertex mean.
@@ -137,36 +190,9 @@ FaceContactGeometry FaceContact(const RigidFaceStorage& faces, std::size_t f, co
     g.type = FaceContactType::kFacet;
     g.point = projection;
   } else {
-    // Edges and vertices (3.7-3.12, with the erratum's projected length): the
-    // closest point of the polygon boundary. For a convex face the Distance
-    // Hierarchy keeps only the closest of its edge and vertex contacts, so the
-    // one face yields at most that one contact.
-    double best = std::numeric_limits<double>::infinity();
-    for (int a = 0; a < n; ++a) {
-      const int b = (a + 1) % n;
-      const Array3 edge = v[b] - v[a];
-      const double eta = std::clamp(Dot(centre - v[a], edge) / Dot(edge, edge), 0.0, 1.0);
-      const Array3 point = v[a] + eta * edge;
-      const Array3 gap = point - centre;
-      const double d2 = Dot(gap, gap);
-      if (d2 < best) {
-        best = d2;
-        g.point = point;
-        g.weights = {};
-        g.weights[a] = 1.0 - eta;
-        g.weights[b] = eta;
-        g.type = eta > 0.0 && eta < 1.0 ? FaceContactType::kEdge : FaceContactType::kVertex;
-      }
-    }
+    ClosestBoundaryPoint(v, n, centre, g);
   }
-  const Array3 gap = g.point - centre;
-  g.distance = Norm(gap);
-  if (!(g.distance <= radius) || !(g.distance > 0.0)) {
-    g.type = FaceContactType::kNone;
-    return g;
-  }
-  g.normal = gap / g.distance;
-  return g;
+  return Finish(g, centre, radius);
 }
 
 }  // namespace tessera::dem

@@ -7,8 +7,9 @@
 // scripts are seen where they are) and its material. A sphere touches a face
 // on its facet, one of its edges or one of its vertices (Fast Intersection Test
 // and Contact Type Hierarchy, thesis §3.3-3.4); the Distance Hierarchy between
-// the faces a sphere touches is in distance_hierarchy.h. Segment walls
-// (RigidFace3D2N, RigidEdge3D2N) are not handled.
+// the faces a sphere touches is in distance_hierarchy.h. A RigidEdge2D2N
+// segment (2D runs) is a row with two vertices: a disc touches the segment or
+// an end point. 3D segment walls (RigidFace3D2N, RigidEdge3D2N) are not handled.
 #pragma once
 
 #include <array>
@@ -34,7 +35,7 @@ struct RigidFaceStorage {
   // displacement of a contact).
   std::vector<std::array<Array3, 4>> delta_displacement;
   std::vector<std::array<IndexType, 4>> nodes;  // positions in the walls' root database
-  std::vector<std::uint8_t> vertex_count;       // 3 or 4
+  std::vector<std::uint8_t> vertex_count;       // 3 or 4 (2: a 2D segment)
   std::vector<int> material;
   std::vector<IdType> condition_id;
   FaceBoxes boxes;
@@ -42,10 +43,13 @@ struct RigidFaceStorage {
   std::size_t size() const { return material.size(); }
 };
 
-// Fills `faces` from the conditions of `walls`. A RigidFace3D3N/3D4N passes its
-// Check() (no degenerate face) and needs properties with YOUNG_MODULUS and
-// POISSON_RATIO; RigidFace3D2N and RigidEdge3D2N are reported as not supported yet.
-void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage& faces);
+// Fills `faces` from the conditions of `walls`. A RigidFace3D3N/3D4N (3D runs)
+// or RigidEdge2D2N (`dimension` 2) passes its Check() (no degenerate face) and
+// needs properties with YOUNG_MODULUS and POISSON_RATIO; RigidFace3D2N and
+// RigidEdge3D2N are reported as not supported yet, a wall of the other
+// dimension as an error.
+void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage& faces,
+                    int dimension = 3);
 
 // Re-reads vertex coordinates and velocities from the nodes; the displacement
 // since the previous read becomes delta_displacement. Updates the boxes.

@@ -61,7 +61,7 @@ def test_missing_keys_take_kratos_defaults():
 @pytest.mark.parametrize("text,expected", [
     ('{"PeriodicDomainOption": true}', "periodic domains are not supported yet"),
     ('{"VirtualMassCoefficient": 0.5}', "virtual mass is not supported yet"),
-    ('{"Dimension": 2}', "runs 3D spheres only"),
+    ('{"Dimension": 4}', "expected 3 \\(spheres\\) or 2"),
     ('{"DeltaOption": "Coordination_Number"}', "supported: \"Absolute\""),
     ('{"RotationalIntegrationScheme": "Runge_Kutta"}', "\"Direct_Integration\" only"),
     ('{"TimeStepCheck": "loud"}', "expected one of warning, error, off"),
