@@ -157,6 +157,7 @@ void ExplicitSolverStrategy::Initialize() {
   DeclareParticleVariables(spheres_);
   material_index_ = MaterialIndex();
   FillParticles(spheres_, material_index_, particles_);
+  for (const Properties* properties : registered_materials_) material_index_.IndexOf(properties);
   const std::size_t particle_materials = material_index_.size();
   faces_ = RigidFaceStorage{};
   if (walls_) {
@@ -212,6 +213,37 @@ void ExplicitSolverStrategy::Initialize() {
   ComputeForces();
   dissipated_ = EnergyTotals{};
   initialized_ = true;
+}
+
+void ExplicitSolverStrategy::RegisterParticleMaterial(const Properties* properties) {
+  if (initialized_)
+    TESSERA_ERROR(
+        "RegisterParticleMaterial: the DEM strategy is initialised already; register "
+        "the materials of inserted particles before Initialize()");
+  registered_materials_.push_back(properties);
+}
+
+void ExplicitSolverStrategy::InsertParticles(const std::vector<NewParticle>& particles,
+                                             double time) {
+  if (!initialized_) TESSERA_ERROR("InsertParticles: call Initialize() first");
+  static const VariableBase* const kVelocityDofs[6] = {&VELOCITY_X,         &VELOCITY_Y,
+                                                       &VELOCITY_Z,         &ANGULAR_VELOCITY_X,
+                                                       &ANGULAR_VELOCITY_Y, &ANGULAR_VELOCITY_Z};
+  for (const NewParticle& p : particles) {
+    Node node = spheres_.CreateNewNode(p.node_id, p.position[0], p.position[1], p.position[2]);
+    node.FastGetSolutionStepValue(RADIUS) = p.radius;
+    node.FastGetSolutionStepValue(VELOCITY) = p.velocity;
+    node.FastGetSolutionStepValue(ANGULAR_VELOCITY) = Array3{};
+    for (const VariableBase* dof : kVelocityDofs) node.AddDof(*dof);
+    if (!spheres_.HasProperties(p.properties->Id())) spheres_.AddProperties(p.properties);
+    const IdType ids[1] = {p.node_id};
+    const Element& element = spheres_.CreateNewElement(
+        p.element_type ? *p.element_type : "SphericParticle3D", p.element_id, ids, p.properties);
+    AppendParticle(spheres_, element, material_index_, particles_);
+    const std::size_t row = particles_.size() - 1;
+    particles_.force[row] = particles_.mass[row] * settings_.gravity;
+  }
+  Search(time);
 }
 
 void ExplicitSolverStrategy::CleanInitialIndentations() {

@@ -37,6 +37,7 @@
 #include "applications/dem/utilities/neighbour_search.h"
 #include "applications/dem/walls/imposed_wall_motion.h"
 #include "applications/dem/walls/rigid_face_storage.h"
+#include "kernel/model/properties.h"
 
 namespace tessera {
 class ModelPart;
@@ -85,6 +86,16 @@ struct TimeStepEstimate {
   double reference_speed = 0.0;
 };
 
+// A sphere added while running (particle inlets): its new node and element
+// ids, centre, velocity, radius, material and element name.
+struct NewParticle {
+  IdType node_id = 0, element_id = 0;
+  Array3 position{}, velocity{};
+  double radius = 0.0;
+  Properties::Pointer properties;
+  const std::string* element_type = nullptr;
+};
+
 class ExplicitSolverStrategy {
  public:
   // `walls` may be null (no walls). The model parts must outlive the strategy.
@@ -96,6 +107,17 @@ class ExplicitSolverStrategy {
   void Initialize();
   // One step of length delta_time ending at `time` (bounding box times refer to it).
   void SolveSolutionStep(double time);
+
+  // The material of particles that will be inserted later (inlets): the pair
+  // table is built at Initialize() from the materials known then.
+  void RegisterParticleMaterial(const Properties* properties);
+  // Adds spheres between steps: each gets a node (coordinates, RADIUS, VELOCITY,
+  // the six velocity dofs) and an element of the spheres model part, and a row;
+  // then a search at `time` puts them in the contact lists. They must not
+  // overlap anything (the caller checks): their force until the next
+  // evaluation is their weight.
+  void InsertParticles(const std::vector<NewParticle>& particles, double time);
+  ModelPart& SpheresModelPart() { return spheres_; }
 
   // Synchronisation with the nodes (see particle_storage.h); WriteToNodes also
   // writes the wall nodes' CONTACT_FORCES, DEM_PRESSURE, SHEAR_STRESS and
@@ -196,6 +218,7 @@ class ExplicitSolverStrategy {
   RigidFaceStorage faces_;
   std::vector<ImposedWallMotion> wall_motions_;
   MaterialIndex material_index_;
+  std::vector<const Properties*> registered_materials_;  // RegisterParticleMaterial
   MaterialTable table_;
   // Per material pair (a * materials + b), derived from table_ once: the share
   // of the overlap taken by the sphere of material a, E_b / (E_a + E_b) (where
