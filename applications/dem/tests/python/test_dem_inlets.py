@@ -19,6 +19,7 @@
 - One and two threads give bitwise the same run.
 - Bad input: errors name the sub model part and the key.
 """
+import json
 import math
 import os
 
@@ -333,3 +334,131 @@ def test_bad_radius_tables_are_errors():
             Dem().ParticleInlets(inlets, strategy, 42, {"Inlet_1": table})
     with pytest.raises(tessera.Error, match="dem_inlets_settings: 'Outlet' is no inlet"):
         Dem().ParticleInlets(inlets, strategy, 42, {"Outlet": Table([0.01], [1])})
+
+
+# ------------------------------------------------------------------ through the stage
+INLET_MDPA = """Begin Nodes
+  1 0.0 0.0 0.5
+  2 0.2 0.0 0.5
+End Nodes
+Begin SubModelPart Inlet_1
+  Begin SubModelPartData
+    RIGID_BODY_MOTION 0
+    IDENTIFIER Inlet_1
+    INJECTOR_ELEMENT_TYPE SphericParticle3D
+    ELEMENT_TYPE SphericParticle3D
+    CONTAINS_CLUSTERS 0
+    VELOCITY [3] (0.0, 0.0, -20.0)
+    MAX_RAND_DEVIATION_ANGLE 5.0
+    INLET_NUMBER_OF_PARTICLES 500.0
+    IMPOSED_MASS_FLOW_OPTION 0
+    INLET_START_TIME 0.0
+    INLET_STOP_TIME 0.01
+    RADIUS 0.02
+    PROBABILITY_DISTRIBUTION discrete
+    STANDARD_DEVIATION 0.0
+    DENSE_INLET 0
+  End SubModelPartData
+  Begin SubModelPartNodes
+    1
+    2
+  End SubModelPartNodes
+End SubModelPart
+"""
+
+
+def InletDeck(folder, inlet_mdpa=INLET_MDPA, **overrides):
+    """The small deck of test_dem_analysis_stage with an inlet whose material
+    comes from MaterialsDEM.json (material_assignation_table row)."""
+    from test_dem_analysis_stage import MATERIALS, SmallDeck
+    settings = {"Inlet_1": {"random_variable_settings": {
+        "possible_values": [0.015, 0.02], "relative_frequencies": [1.0, 1.0]}}}
+    parameters = SmallDeck(folder, dem_inlet_option=True, dem_inlets_settings=settings,
+                           **overrides)
+    materials = json.loads(json.dumps(MATERIALS))
+    materials["material_assignation_table"].append(["DEMInletPart.Inlet_1", "grain"])
+    (folder / "MaterialsDEM.json").write_text(json.dumps(materials))
+    (folder / "smallDEM_Inlet.mdpa").write_text(inlet_mdpa)
+    return parameters
+
+
+def test_the_stage_reads_the_inlet_file_and_injects_into_the_spheres_part(tmp_path, monkeypatch):
+    import tessera.dem
+    monkeypatch.chdir(tmp_path)
+    model = tessera.Model()
+    stage = tessera.dem.DEMAnalysisStage(model, InletDeck(tmp_path))
+    stage.Run()
+    inlets = stage.GetInlets()
+    # 500/s over 0.01 s; the deck's two spheres keep elements 5, 6 (renumbered 1, 2).
+    assert inlets.InjectedCount(0) == 5
+    spheres = model.GetModelPart("SpheresPart")
+    assert spheres.NumberOfElements() == 2 + 5
+    radii = [n.GetSolutionStepValue(tessera.RADIUS) for n in spheres.Nodes if n.Id > 2]
+    assert len(radii) == 5 and set(radii) <= {0.015, 0.02}  # the table of dem_inlets_settings
+    # New ids follow those of the spheres and of the inlet nodes.
+    assert min(e.Id for e in spheres.Elements) == 1 and max(e.Id for e in spheres.Elements) > 2
+
+
+def test_no_inlet_file_means_no_inlets_and_a_malformed_one_names_file_and_line(tmp_path, monkeypatch):
+    import tessera.dem
+    from test_dem_analysis_stage import SmallDeck
+    monkeypatch.chdir(tmp_path)
+    stage = tessera.dem.DEMAnalysisStage(tessera.Model(), SmallDeck(tmp_path, dem_inlet_option=True))
+    stage.Initialize()
+    assert stage.GetInlets() is None
+    parameters = InletDeck(tmp_path, inlet_mdpa=INLET_MDPA.replace("RADIUS 0.02", "RADIUS 0.02 0.03"))
+    stage = tessera.dem.DEMAnalysisStage(tessera.Model(), parameters)
+    with pytest.raises(tessera.Error, match=r"smallDEM_Inlet.mdpa:18"):
+        stage.Initialize()
+
+
+def test_bad_inlet_settings_in_the_project_parameters_are_errors(tmp_path, monkeypatch):
+    import tessera.dem
+    monkeypatch.chdir(tmp_path)
+    parameters = InletDeck(tmp_path)
+    parameters["dem_inlets_settings"]["Inlet_1"]["random_variable_settings"].AddDouble("mean", 1.0)
+    stage = tessera.dem.DEMAnalysisStage(tessera.Model(), parameters)
+    with pytest.raises(tessera.Error, match=r"dem_inlets_settings.Inlet_1.random_variable_settings: "
+                                            r"unknown key\(s\) mean"):
+        stage.Initialize()
+    parameters = InletDeck(tmp_path, inlet_mdpa=INLET_MDPA.replace("MASS_FLOW_OPTION 0",
+                                                                  "MASS_FLOW_OPTION 0\n    MASS_FLOW -2"))
+    stage = tessera.dem.DEMAnalysisStage(tessera.Model(), parameters)
+    with pytest.raises(tessera.Error, match=r"smallDEM_Inlet.mdpa: DEMInletPart.Inlet_1: MASS_FLOW "
+                                            r"must be >= 0, got -2"):
+        stage.Initialize()
+
+
+# ------------------------------------------------------------------ the Kratos deck
+def test_ball_and_box_inlet_deck_runs_unchanged(in_copy):
+    """demstruct_ball_and_box (DEM part, run unchanged; no reference values exist,
+    README): one point at z = 1.2, 50 spheres/s of R = 0.2 (σ 0) at 1 m/s down,
+    0 to 0.5 s, no walls, bounding box z >= 0. The point is free again once the
+    last sphere has fallen a diameter: 0.4 = τ + g τ²/2 gives τ = 0.2013 s (the
+    1° deviation leaves the vertical speed 1 m/s). So injections at 0.02 s (the
+    first whole particle of 50/s), 0.2213 s and 0.4226 s, and none after 0.5 s;
+    every sphere leaves the box (z < 0) before FinalTime 2 s."""
+    import tessera.dem
+    in_copy("demstruct_ball_and_box/ball_and_box.gid")
+    model = tessera.Model()
+
+    class Recording(tessera.dem.DEMAnalysisStage):
+        injections = []
+
+        def FinalizeSolutionStep(self):
+            super().FinalizeSolutionStep()
+            count = self.GetInlets().InjectedCount(0)
+            if count > len(self.injections):
+                self.injections.append(self.time)
+
+    stage = Recording(model, tessera.Parameters.FromFile("ProjectParametersDEM.json"))
+    stage.Run()
+    g, dt = 9.81, 2e-5
+    tau = (-1.0 + math.sqrt(1.0 + 2.0 * g * 0.4)) / g
+    expected = [0.02, 0.02 + tau, 0.02 + 2 * tau]
+    assert len(stage.injections) == 3
+    # One step to notice the point is free, and the O(Δt) of symplectic Euler.
+    assert np.allclose(stage.injections, expected, rtol=0, atol=2 * dt)
+    inlets = stage.GetInlets()
+    assert inlets.InjectedMass(0) == pytest.approx(3 * 1e4 * 4 / 3 * math.pi * 0.2 ** 3, rel=1e-14)
+    assert model.GetModelPart("SpheresPart").NumberOfElements() == 0
