@@ -108,4 +108,12 @@ double RadiusDistribution::Largest() const {
   return values.back();
 }
 
+double RadiusDistribution::Smallest() const {
+  if (kind == Kind::kNormal || kind == Kind::kLognormal) return deviation == 0.0 ? mean : minimum;
+  if (kind == Kind::kPiecewiseLinear) return values.front();
+  for (std::size_t k = 0; k < values.size(); ++k)
+    if (weights[k] > 0.0) return values[k];
+  return values.front();
+}
+
 }  // namespace tessera::dem

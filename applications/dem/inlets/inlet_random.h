@@ -74,6 +74,7 @@ struct RadiusDistribution {
   double Sample(InletRandom& random) const;
   double Mean() const;  // of the untruncated law (normal, lognormal) or of the table
   double Largest() const;
+  double Smallest() const;
 };
 
 }  // namespace tessera::dem

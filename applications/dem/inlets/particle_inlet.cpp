@@ -129,7 +129,8 @@ ParticleInlets::ParticleInlets(ModelPart& inlets, ExplicitSolverStrategy& strate
           ")");
   for (std::size_t k = 0; k < parts.size(); ++k) {
     inlets_.push_back(ReadInlet(*parts[k], seed, k, tables));
-    strategy_.RegisterParticleMaterial(inlets_.back().properties.get());
+    strategy_.RegisterParticleMaterial(inlets_.back().properties.get(),
+                                       inlets_.back().radius.Smallest());
   }
   // Ids of the new nodes and elements: after every id of the spheres and of the
   // inlet mesh (Kratos numbers injected particles after both).
@@ -279,6 +280,13 @@ ParticleInlets::Inlet ParticleInlets::ReadInlet(
   inlet.sizes = InletRandom(own_seed ? static_cast<std::uint64_t>(table->second.seed)
                                      : DeriveSeed(seed, 2 * number + 2));
   return inlet;
+}
+
+double ParticleInlets::MaximumSpeed() const {
+  double speed = 0.0;
+  for (const Inlet& inlet : inlets_)
+    speed = std::max(speed, Norm(inlet.velocity) / std::cos(inlet.deviation_angle));
+  return speed;
 }
 
 Array3 ParticleInlets::DeviatedVelocity(Inlet& inlet) {

@@ -73,6 +73,8 @@ class ParticleInlets {
   // Injects what is due after the step that ended at `time` (see above).
   void Inject(double time);
 
+  // The largest injection speed, |VELOCITY| / cos(MAX_RAND_DEVIATION_ANGLE).
+  double MaximumSpeed() const;
   std::size_t size() const { return inlets_.size(); }
   const std::string& Name(std::size_t i) const { return inlets_[i].name; }
   std::size_t InjectedCount(std::size_t i) const { return inlets_[i].injected_count; }

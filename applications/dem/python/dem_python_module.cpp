@@ -219,6 +219,7 @@ void BindInlets(py::module_& m) {
            "Reads the inlets (before strategy.Initialize(): it registers their materials)")
       .def("Inject", &ParticleInlets::Inject, py::arg("time"),
            "Injects what is due after the step that ended at `time`")
+      .def("MaximumSpeed", &ParticleInlets::MaximumSpeed)
       .def("__len__", &ParticleInlets::size)
       .def("Name", &ParticleInlets::Name, py::arg("i"))
       .def("InjectedCount", &ParticleInlets::InjectedCount, py::arg("i"))

@@ -183,6 +183,9 @@ class DEMSolver(PythonSolver):
         imposed = max((process.MaximumImposedSpeed(0.0, final_time)
                        for process in self.stage._GetListOfProcesses()
                        if hasattr(process, "MaximumImposedSpeed")), default=0.0)
+        # Inlets: their injection speed, and (in EstimateTimeStep) their smallest spheres.
+        if self.inlets is not None:
+            imposed = max(imposed, self.inlets.MaximumSpeed())
         speed = 2.0 * max(self.strategy.MaximumSpeed(), imposed) + gravity * min(final_time, 1.0)
         estimate = self.strategy.EstimateTimeStep(max(speed, 1e-3))
         self.time_step_estimate = estimate

@@ -157,7 +157,8 @@ void ExplicitSolverStrategy::Initialize() {
   DeclareParticleVariables(spheres_);
   material_index_ = MaterialIndex();
   FillParticles(spheres_, material_index_, particles_);
-  for (const Properties* properties : registered_materials_) material_index_.IndexOf(properties);
+  for (const auto& [properties, radius] : registered_materials_)
+    material_index_.IndexOf(properties);
   const std::size_t particle_materials = material_index_.size();
   faces_ = RigidFaceStorage{};
   if (walls_) {
@@ -215,12 +216,13 @@ void ExplicitSolverStrategy::Initialize() {
   initialized_ = true;
 }
 
-void ExplicitSolverStrategy::RegisterParticleMaterial(const Properties* properties) {
+void ExplicitSolverStrategy::RegisterParticleMaterial(const Properties* properties,
+                                                      double smallest_radius) {
   if (initialized_)
     TESSERA_ERROR(
         "RegisterParticleMaterial: the DEM strategy is initialised already; register "
         "the materials of inserted particles before Initialize()");
-  registered_materials_.push_back(properties);
+  registered_materials_.emplace_back(properties, smallest_radius);
 }
 
 void ExplicitSolverStrategy::InsertParticles(const std::vector<NewParticle>& particles,
@@ -1000,6 +1002,13 @@ TimeStepEstimate ExplicitSolverStrategy::EstimateTimeStep(double reference_speed
       radius[m] = particles_.radius[i];
       mass[m] = particles_.mass[i];
     }
+  }
+  // Spheres still to come (inlets) with their smallest radius.
+  for (const auto& [properties, r] : registered_materials_) {
+    const int m = material_index_.Find(properties);
+    if (m < 0 || !(r > 0.0) || (radius[m] != 0.0 && radius[m] <= r)) continue;
+    radius[m] = r;
+    mass[m] = properties->GetValue(PARTICLE_DENSITY) * 4.0 / 3.0 * std::numbers::pi * r * r * r;
   }
   std::vector<bool> is_wall_material(nm, false);
   for (int m : faces_.material) is_wall_material[m] = true;

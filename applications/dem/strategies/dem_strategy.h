@@ -29,6 +29,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "applications/dem/contact_laws/contact_law.h"
@@ -108,9 +109,10 @@ class ExplicitSolverStrategy {
   // One step of length delta_time ending at `time` (bounding box times refer to it).
   void SolveSolutionStep(double time);
 
-  // The material of particles that will be inserted later (inlets): the pair
-  // table is built at Initialize() from the materials known then.
-  void RegisterParticleMaterial(const Properties* properties);
+  // The material of particles that will be inserted later (inlets) and the
+  // smallest radius they will have: the pair table is built at Initialize()
+  // from the materials known then, and EstimateTimeStep counts such spheres.
+  void RegisterParticleMaterial(const Properties* properties, double smallest_radius);
   // Adds spheres between steps: each gets a node (coordinates, RADIUS, VELOCITY,
   // the six velocity dofs) and an element of the spheres model part, and a row;
   // then a search at `time` puts them in the contact lists. They must not
@@ -218,7 +220,8 @@ class ExplicitSolverStrategy {
   RigidFaceStorage faces_;
   std::vector<ImposedWallMotion> wall_motions_;
   MaterialIndex material_index_;
-  std::vector<const Properties*> registered_materials_;  // RegisterParticleMaterial
+  // RegisterParticleMaterial: materials and smallest radii of particles to come.
+  std::vector<std::pair<const Properties*, double>> registered_materials_;
   MaterialTable table_;
   // Per material pair (a * materials + b), derived from table_ once: the share
   // of the overlap taken by the sphere of material a, E_b / (E_a + E_b) (where

@@ -429,6 +429,22 @@ def test_bad_inlet_settings_in_the_project_parameters_are_errors(tmp_path, monke
         stage.Initialize()
 
 
+def test_the_time_step_check_counts_the_spheres_inlets_will_inject(tmp_path, monkeypatch):
+    """Δt 4e-4 s resolves the deck's linear grain contact of R = 0.05 m (about
+    7e-3 s: 17 steps) but not that of the inlet's smallest spheres, R = 0.015 m
+    (t_c ∝ R at a given density: about 2e-3 s, 5 steps)."""
+    import tessera.dem
+    from test_dem_analysis_stage import SmallDeck
+    monkeypatch.chdir(tmp_path)
+    stage = tessera.dem.DEMAnalysisStage(tessera.Model(), SmallDeck(
+        tmp_path, MaxTimeStep=4e-4, TimeStepCheck="error"))
+    stage.Initialize()  # no inlet: fine
+    stage = tessera.dem.DEMAnalysisStage(tessera.Model(), InletDeck(
+        tmp_path, MaxTimeStep=4e-4, TimeStepCheck="error"))
+    with pytest.raises(tessera.Error, match="resolves the shortest contact"):
+        stage.Initialize()
+
+
 # ------------------------------------------------------------------ the Kratos deck
 def test_ball_and_box_inlet_deck_runs_unchanged(in_copy):
     """demstruct_ball_and_box (DEM part, run unchanged; no reference values exist,
