@@ -201,6 +201,14 @@ ParticleInlets::Inlet ParticleInlets::ReadInlet(
                   "got ",
                   inlet.density);
   inlet.element_type = part.Has(ELEMENT_TYPE) ? part.GetValue(ELEMENT_TYPE) : "SphericParticle3D";
+  static const char* const kSphereNames[] = {"SphericParticle3D", "SphericContinuumParticle3D",
+                                             "SphericPartDEMElement3D",
+                                             "SphericContPartDEMElement3D"};
+  if (std::find(std::begin(kSphereNames), std::end(kSphereNames), inlet.element_type) ==
+      std::end(kSphereNames))
+    TESSERA_ERROR(where, ": ELEMENT_TYPE ", inlet.element_type,
+                  " cannot be injected; expected SphericParticle3D, SphericContinuumParticle3D, "
+                  "SphericPartDEMElement3D or SphericContPartDEMElement3D");
 
   // Velocity and deviation.
   require(VELOCITY, "the injection velocity");

@@ -313,6 +313,7 @@ def test_one_and_two_threads_give_bitwise_the_same_run():
     ({"CONTAINS_CLUSTERS": True}, r"Inlet_1: CONTAINS_CLUSTERS 1: inlets of clusters are not supported"),
     ({"RIGID_BODY_MOTION": True}, r"Inlet_1: moving inlets .* are not supported yet"),
     ({"MINIMUM_RADIUS": 0.02}, r"Inlet_1: MINIMUM_RADIUS \(0.02\) <= RADIUS"),
+    ({"ELEMENT_TYPE": "Cluster3D"}, r"Inlet_1: ELEMENT_TYPE Cluster3D cannot be injected"),
 ])
 def test_bad_inlet_data_is_an_error_naming_the_inlet_and_the_key(data, message):
     model, _ = InletModel([(0.0, 0.0, 0.0)], data)
