@@ -229,6 +229,7 @@ ParticleInlets::Inlet ParticleInlets::ReadInlet(
   if (inlet.imposed_mass_flow) {
     require(MASS_FLOW, "kg/s, with IMPOSED_MASS_FLOW_OPTION 1");
     inlet.mass_flow = non_negative(MASS_FLOW);
+    if (part.Has(INLET_NUMBER_OF_PARTICLES)) non_negative(INLET_NUMBER_OF_PARTICLES);
   } else {
     require(INLET_NUMBER_OF_PARTICLES, "particles per second");
     inlet.particles_per_second = non_negative(INLET_NUMBER_OF_PARTICLES);

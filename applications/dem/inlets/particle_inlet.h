@@ -10,7 +10,8 @@
 //     absorbs the round-off of summed time steps); with IMPOSED_MASS_FLOW_OPTION
 //     it injects, one particle at a time, while its injected mass is below
 //     MASS_FLOW (t - start). A particle that finds no free point waits for the
-//     next step (the totals catch up: the rate holds on average);
+//     next step (the totals catch up: the rate holds on average), but not
+//     beyond INLET_STOP_TIME;
 //   - where: the points in a random order, each used at most once per step; a
 //     point is free when the new sphere overlaps no particle (existing ones and
 //     those injected earlier in this step); an occupied point is skipped;
