@@ -392,7 +392,7 @@ void ParticleInlets::Inject(double time) {
       inlet.injected_mass += SphereMass(inlet.density, r);
     }
   }
-  if (!fresh.empty()) strategy_.InsertParticles(fresh, time);
+  if (!fresh.empty()) strategy_.InsertParticles(fresh);
 }
 
 }  // namespace tessera::dem

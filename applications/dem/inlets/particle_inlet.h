@@ -22,8 +22,8 @@
 //     the direction lies within that angle of VELOCITY and the speed along it is
 //     |VELOCITY|; no spin; the inlet's Properties (PROPERTIES_ID) and ELEMENT_TYPE.
 // The new spheres become nodes and elements of the spheres model part and rows
-// of the strategy (ExplicitSolverStrategy::InsertParticles, which searches
-// again so that the contact lists include them).
+// of the strategy (ExplicitSolverStrategy::InsertParticles, which adds their
+// candidate pairs and wall faces to the contact lists).
 //
 // Differences from Kratos: no injector "ghost" spheres (the spheres part holds
 // only real particles); an injected particle is free at once instead of moving

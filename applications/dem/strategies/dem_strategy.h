@@ -114,11 +114,13 @@ class ExplicitSolverStrategy {
   // from the materials known then, and EstimateTimeStep counts such spheres.
   void RegisterParticleMaterial(const Properties* properties, double smallest_radius);
   // Adds spheres between steps: each gets a node (coordinates, RADIUS, VELOCITY,
-  // the six velocity dofs) and an element of the spheres model part, and a row;
-  // then a search at `time` puts them in the contact lists. They must not
-  // overlap anything (the caller checks): their force until the next
-  // evaluation is their weight.
-  void InsertParticles(const std::vector<NewParticle>& particles, double time);
+  // the six velocity dofs) and an element of the spheres model part, and a row
+  // at the end. Their candidate pairs and wall faces (within the search
+  // tolerances) are found around them and merged into the contact lists, which
+  // keep every existing contact as it is (histories, the forces and energies of
+  // the last evaluation): no full search. They must not overlap anything (the
+  // caller checks): their force until the next evaluation is their weight.
+  void InsertParticles(const std::vector<NewParticle>& particles);
   ModelPart& SpheresModelPart() { return spheres_; }
 
   // Synchronisation with the nodes (see particle_storage.h); WriteToNodes also
@@ -193,6 +195,8 @@ class ExplicitSolverStrategy {
   };
 
   void Search(double time);
+  // Candidates of rows first_new.. (just appended) merged into the contact lists.
+  void AddCandidatesOfNewRows(std::size_t first_new);
   void RemoveParticles(const std::vector<std::uint8_t>& keep);
   void CleanInitialIndentations();
   // Rows per force block (see above); a constant so that results do not
@@ -228,6 +232,7 @@ class ExplicitSolverStrategy {
   // the contact point lies), and TangentialDampingFactor.
   std::vector<double> pair_share_, pair_tangential_damping_;
   NeighbourSearch search_;
+  NeighbourSearch insertion_search_;  // around inserted rows (its own grid and buffers)
   PairContacts pairs_;
   WallContacts wall_contacts_;
   PairContacts spare_pairs_;  // what a search builds the new lists in (empty between searches)

@@ -15,7 +15,8 @@
 - Velocities: the component along VELOCITY is |VELOCITY| (1e-12), the angle to
   it at most MAX_RAND_DEVIATION_ANGLE, the perpendicular components average 0.
 - A dense inlet (points closer than a diameter) never injects overlapping
-  spheres, nor on an existing sphere, and the contact lists hold the new ones.
+  spheres, nor on an existing sphere, and the contact lists hold the new ones
+  (and keep the old ones).
 - One and two threads give bitwise the same run.
 - Bad input: errors name the sub model part and the key.
 """
@@ -67,9 +68,10 @@ def Grid(count, spacing, z=0.0):
 
 
 def RunInlet(model, dt, steps, seed=42, tables=None, on_step=None, gravity=(0.0, 0.0, 0.0),
-             search_frequency=1, tolerance=0.0):
+             search_frequency=1, tolerance=0.0, before_injection=None):
     """Builds the strategy and the inlets, runs `steps` steps of `dt` with an
-    injection after each; on_step(time, strategy, inlets, first_new_row)."""
+    injection after each; before_injection(strategy) and
+    on_step(time, strategy, inlets, first_new_row) around it."""
     dem = Dem()
     strategy = dem.ExplicitSolverStrategy(
         model.GetModelPart("SpheresPart"), None,
@@ -81,6 +83,8 @@ def RunInlet(model, dt, steps, seed=42, tables=None, on_step=None, gravity=(0.0,
         time += dt
         strategy.SolveSolutionStep(time)
         before = len(strategy.Particles)
+        if before_injection is not None:
+            before_injection(strategy)
         inlets.Inject(time)
         if on_step is not None:
             on_step(time, strategy, inlets, before)
@@ -252,19 +256,29 @@ def test_a_dense_inlet_never_injects_overlapping_spheres():
             d = np.linalg.norm(x - x[i], axis=1)
             d[i] = np.inf
             checks.append(np.all(d >= r + r[i] - 1e-12))
-        # The contact lists were searched again with the new spheres: the
-        # candidates are exactly the pairs within r_i + r_j + tolerance (the
-        # regular search runs only every 10000 steps here).
+        # The contact lists hold the new spheres: their candidates are exactly
+        # the pairs within r_i + r_j + tolerance that involve a new row, and
+        # every earlier candidate is still there (the regular search runs only
+        # every 10000 steps here).
         if not new:
             return
         first, second = strategy.ParticlePairCandidates()
+        pairs = set(zip(first.tolist(), second.tolist()))
         d = np.linalg.norm(x[:, None, :] - x[None, :, :], axis=2)
         i, j = np.nonzero(np.triu(d < r[:, None] + r[None, :] + tolerance, k=1))
-        checks.append(set(zip(first.tolist(), second.tolist())) == set(zip(i.tolist(), j.tolist())))
+        expected = {(a, b) for a, b in zip(i.tolist(), j.tolist()) if b >= first_new}
+        checks.append({(a, b) for a, b in pairs if b >= first_new} == expected)
+        checks.append(previous[0] <= pairs)
+
+    previous = [set()]
+
+    def remember(strategy):
+        first, second = strategy.ParticlePairCandidates()
+        previous[0] = set(zip(first.tolist(), second.tolist()))
 
     tolerance = 0.005
     strategy, inlets = RunInlet(model, 1e-4, 120, on_step=check, search_frequency=10000,
-                                tolerance=tolerance)
+                                tolerance=tolerance, before_injection=remember)
     assert all(checks) and len(checks) > 100
     count = inlets.InjectedCount(0)
     # The first step fills what fits among the 100 points; later ones refill the
@@ -272,6 +286,49 @@ def test_a_dense_inlet_never_injects_overlapping_spheres():
     assert 40 < count < 120 * 100
     assert len(strategy.Particles) == count + 1
     assert strategy.NumberOfParticlePairCandidates() > 0
+
+
+def test_an_insertion_keeps_the_contacts_in_force_and_finds_the_new_wall_candidates():
+    """A sphere resting on a floor; an inlet injects next to it, 1 mm above the
+    floor (within the wall search tolerance). The injection adds the new row's
+    wall candidate and leaves the resting contact as it was: its elastic
+    energy and the wall nodes' contact force are those of the last evaluation."""
+    from dem_test_utilities import Face
+    radius = 0.01
+    model, grain = InletModel([(0.05, 0.0, radius + 0.001)], {
+        "RADIUS": radius, "INLET_NUMBER_OF_PARTICLES": 100.0, "INLET_START_TIME": 0.0105,
+        "VELOCITY": [1.0, 0.0, 0.0]})
+    spheres = model.GetModelPart("SpheresPart")
+    Sphere(spheres, 1, (0.0, 0.0, radius), radius, grain)
+    walls = model.CreateModelPart("RigidFacePart")
+    floor = Material(walls, 2, young=1e9, poisson=0.25)
+    Relate(grain, floor, restitution=0.5, static_friction=0.3)
+    Face(walls, 1, [(-1, -1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0)], floor)
+    dem = Dem()
+    strategy = dem.ExplicitSolverStrategy(spheres, walls, Settings(1e-5, "Symplectic_Euler",
+                                                                   (0, 0, -9.81), 1, 0.002))
+    inlets = dem.ParticleInlets(model.GetModelPart("DEMInletPart"), strategy, 42, {})
+    strategy.Initialize()
+    time = 0.0
+    for _ in range(2500):  # settles, then the injection at t = 0.0105 + 0.01 (1 per 0.01 s)
+        time += 1e-5
+        strategy.SolveSolutionStep(time)
+        strategy.WriteToNodes()
+        before = (strategy.GetEnergies()["elastic_normal"], strategy.NumberOfWallContacts(),
+                  sum(n.GetSolutionStepValue(tessera.CONTACT_FORCES_Z) for n in walls.Nodes))
+        inlets.Inject(time)
+        if len(strategy.Particles) == 2:
+            break
+    assert len(strategy.Particles) == 2 and before[0] > 0.0 and before[1] == 1
+    assert strategy.GetEnergies()["elastic_normal"] == before[0]
+    assert strategy.NumberOfWallContacts() == 1
+    particle, face = strategy.WallCandidates()
+    assert particle.tolist() == [0, 1] and face.tolist() == [0, 0]
+    strategy.WriteToNodes()
+    load = sum(n.GetSolutionStepValue(tessera.CONTACT_FORCES_Z) for n in walls.Nodes)
+    assert load == before[2]
+    # The resting sphere's weight (still bouncing a little: 5 %).
+    assert load == pytest.approx(-strategy.Particles.mass[0] * 9.81, rel=5e-2)
 
 
 # ------------------------------------------------------------------ threads
