@@ -61,31 +61,15 @@ struct FixityColumns {
 }  // namespace
 
 void ParticleStorage::Resize(std::size_t n) {
-  for (auto* v : {&position, &velocity, &angular_velocity, &displacement, &delta_displacement,
-                  &delta_rotation, &rotation_angle, &external_force, &external_moment, &force,
-                  &torque, &contact_force, &elastic_force})
-    v->assign(n, Array3{});
-  radius.assign(n, 0.0);
-  mass.assign(n, 0.0);
-  inertia.assign(n, 0.0);
-  material.assign(n, 0);
-  node.assign(n, 0);
-  element_id.assign(n, 0);
-  fixed.assign(n, 0);
+  ForEachColumn([n](auto& column) { column.assign(n, {}); });
+}
+
+void ParticleStorage::AppendRow() {
+  ForEachColumn([](auto& column) { column.emplace_back(); });
 }
 
 void ParticleStorage::Compact(const std::vector<std::uint8_t>& keep) {
-  for (auto* v : {&position, &velocity, &angular_velocity, &displacement, &delta_displacement,
-                  &delta_rotation, &rotation_angle, &external_force, &external_moment, &force,
-                  &torque, &contact_force, &elastic_force})
-    CompactVector(*v, keep);
-  CompactVector(radius, keep);
-  CompactVector(mass, keep);
-  CompactVector(inertia, keep);
-  CompactVector(material, keep);
-  CompactVector(node, keep);
-  CompactVector(element_id, keep);
-  CompactVector(fixed, keep);
+  ForEachColumn([&keep](auto& column) { CompactVector(column, keep); });
 }
 
 int MaterialIndex::IndexOf(const Properties* properties) {
@@ -108,47 +92,85 @@ void DeclareParticleVariables(ModelPart& spheres) {
     if (!root.HasNodalSolutionStepVariable(*variable)) root.AddNodalSolutionStepVariable(*variable);
 }
 
+namespace {
+
+// The particle behind `element`, checked: a sphere in a 3D run, a disc
+// (CylinderParticle2D) in a 2D one; one node, radius > 0, a complete particle
+// material.
+const SphericParticle& CheckedParticle(const ModelPart& spheres, const Element& element,
+                                       const ProcessInfo& info, int dimension) {
+  const auto* sphere = dynamic_cast<const SphericParticle*>(&element);
+  const bool disc = dynamic_cast<const CylinderParticle*>(&element) != nullptr;
+  const bool planar = dimension == 2;
+  if (sphere == nullptr)
+    TESSERA_ERROR(element.Info(), " in ", spheres.FullName(),
+                  " is not a 3D spherical particle nor a 2D disc; the DEM strategy runs "
+                  "SphericParticle3D, SphericContinuumParticle3D, their GiD names and "
+                  "(\"Dimension\": 2) CylinderParticle2D (clusters are not supported yet)");
+  if (disc && !planar)
+    TESSERA_ERROR(element.Info(), " in ", spheres.FullName(),
+                  " is a 2D disc, but the run is 3D; set \"Dimension\": 2 in "
+                  "ProjectParametersDEM.json (with 2D contact laws) or use SphericParticle3D");
+  if (!disc && planar)
+    TESSERA_ERROR(element.Info(), " in ", spheres.FullName(),
+                  " is a 3D sphere, but the run is 2D (\"Dimension\": 2); a 2D run takes "
+                  "CylinderParticle2D elements only");
+  sphere->Check(info);
+  return *sphere;
+}
+
+// Radius, mass, inertia, node and id of row `row` from its particle. A disc is
+// a cylinder of unit thickness (forces and masses per metre): m = ρ π R²,
+// I = m R² / 2. A sphere: m = ρ 4/3 π R³, I = 2/5 m R².
+void SetConstants(const SphericParticle& sphere, int material, std::size_t row, int dimension,
+                  ParticleStorage& particles) {
+  const bool planar = dimension == 2;
+  const double r = sphere.Radius();
+  const double density = sphere.GetProperties().GetValue(PARTICLE_DENSITY);
+  const double mass = planar ? density * std::numbers::pi * r * r
+                             : density * 4.0 / 3.0 * std::numbers::pi * r * r * r;
+  particles.radius[row] = r;
+  particles.mass[row] = mass;
+  particles.inertia[row] = (planar ? 0.5 : 0.4) * mass * r * r;
+  particles.material[row] = material;
+  particles.node[row] = sphere.GetGeometry().NodeIndex(0);
+  particles.element_id[row] = sphere.Id();
+}
+
+}  // namespace
+
 void FillParticles(ModelPart& spheres, MaterialIndex& materials, ParticleStorage& particles,
                    int dimension) {
-  const std::size_t n = spheres.NumberOfElements();
-  particles.Resize(n);
+  particles.Resize(spheres.NumberOfElements());
   const ProcessInfo& info = spheres.GetProcessInfo();
-  const bool planar = dimension == 2;
   std::size_t row = 0;
   for (Element& element : spheres.Elements()) {
-    const auto* sphere = dynamic_cast<const SphericParticle*>(&element);
-    const bool disc = dynamic_cast<const CylinderParticle*>(&element) != nullptr;
-    if (sphere == nullptr)
-      TESSERA_ERROR(
-          element.Info(), " in ", spheres.FullName(),
-          " is not a 3D spherical particle nor a 2D disc; the DEM strategy runs "
-          "SphericParticle3D, SphericContinuumParticle3D, their GiD names and (\"Dimension\": 2) "
-          "CylinderParticle2D (clusters are not supported yet)");
-    if (disc && !planar)
-      TESSERA_ERROR(element.Info(), " in ", spheres.FullName(),
-                    " is a 2D disc, but the run is 3D; set \"Dimension\": 2 in "
-                    "ProjectParametersDEM.json (with 2D contact laws) or use SphericParticle3D");
-    if (!disc && planar)
-      TESSERA_ERROR(element.Info(), " in ", spheres.FullName(),
-                    " is a 3D sphere, but the run is 2D (\"Dimension\": 2); a 2D run takes "
-                    "CylinderParticle2D elements only");
-    sphere->Check(info);  // one node, radius > 0, a complete particle material
-    const Properties& properties = sphere->GetProperties();
-    const double r = sphere->Radius();
-    const double density = properties.GetValue(PARTICLE_DENSITY);
-    // A disc is a cylinder of unit thickness (forces and masses per metre):
-    // m = ρ π R², I = m R² / 2. A sphere: m = ρ 4/3 π R³, I = 2/5 m R².
-    const double mass = planar ? density * std::numbers::pi * r * r
-                               : density * 4.0 / 3.0 * std::numbers::pi * r * r * r;
-    particles.radius[row] = r;
-    particles.mass[row] = mass;
-    particles.inertia[row] = (planar ? 0.5 : 0.4) * mass * r * r;
-    particles.material[row] = materials.IndexOf(&properties);
-    particles.node[row] = sphere->GetGeometry().NodeIndex(0);
-    particles.element_id[row] = sphere->Id();
-    ++row;
+    const SphericParticle& sphere = CheckedParticle(spheres, element, info, dimension);
+    SetConstants(sphere, materials.IndexOf(&sphere.GetProperties()), row++, dimension, particles);
   }
   ReadParticlesFromNodes(spheres, particles);
+}
+
+void AppendParticle(ModelPart& spheres, const Element& element, const MaterialIndex& materials,
+                    ParticleStorage& particles, int dimension) {
+  const SphericParticle& sphere =
+      CheckedParticle(spheres, element, spheres.GetProcessInfo(), dimension);
+  const int material = materials.Find(&sphere.GetProperties());
+  if (material < 0)
+    TESSERA_ERROR(element.Info(), ": its Properties ", sphere.GetProperties().Id(),
+                  " were not known when the DEM strategy started (register the materials of "
+                  "particles inserted later before Initialize)");
+  const std::size_t row = particles.size();
+  particles.AppendRow();
+  SetConstants(sphere, material, row, dimension, particles);
+  NodalDatabase& db = spheres.Nodal();
+  const IndexType node = particles.node[row];
+  particles.position[row] = db.Coordinates(node);
+  particles.displacement[row] = db.Coordinates(node) - db.InitialCoordinates(node);
+  if (db.HasHistoricalVariable(VELOCITY))
+    particles.velocity[row] = db.HistoricalColumn(VELOCITY).Data()[node];
+  if (db.HasHistoricalVariable(ANGULAR_VELOCITY))
+    particles.angular_velocity[row] = db.HistoricalColumn(ANGULAR_VELOCITY).Data()[node];
 }
 
 void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles) {

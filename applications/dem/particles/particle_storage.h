@@ -18,6 +18,7 @@
 namespace tessera {
 class ModelPart;
 class Properties;
+class Element;
 }  // namespace tessera
 
 namespace tessera::dem {
@@ -69,8 +70,21 @@ struct ParticleStorage {
 
   std::size_t size() const { return radius.size(); }
   void Resize(std::size_t n);
+  // Adds one row of zeros at the end (particles inserted while running).
+  void AppendRow();
   // Keeps the rows with keep[i] != 0, in order.
   void Compact(const std::vector<std::uint8_t>& keep);
+
+ private:
+  // Calls f on every column (the vectors above), for the whole-row operations.
+  template <class F>
+  void ForEachColumn(F f) {
+    for (auto* v : {&position, &velocity, &angular_velocity, &displacement, &delta_displacement,
+                    &delta_rotation, &rotation_angle, &external_force, &external_moment, &force,
+                    &torque, &contact_force, &elastic_force})
+      f(*v);
+    f(radius), f(mass), f(inertia), f(material), f(node), f(element_id), f(fixed);
+  }
 };
 
 // Properties -> material index, in order of first appearance; walls and
@@ -97,6 +111,12 @@ class MaterialIndex {
 // part declares them (zero otherwise).
 void FillParticles(ModelPart& spheres, MaterialIndex& materials, ParticleStorage& particles,
                    int dimension = 3);
+
+// Appends the row of one more element of `spheres` (checked as FillParticles
+// does), whose material `materials` must hold already (the material pair table
+// is built from it); its state comes from its node, its force is zero.
+void AppendParticle(ModelPart& spheres, const Element& element, const MaterialIndex& materials,
+                    ParticleStorage& particles, int dimension = 3);
 
 // Velocities, angular velocities, coordinates, fixities and applied loads from the nodes: what
 // a process or a script may have changed between two steps. Displacements are

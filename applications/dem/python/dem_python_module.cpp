@@ -8,6 +8,7 @@
 
 #include "applications/dem/contact_laws/contact_law.h"
 #include "applications/dem/dem_application.h"
+#include "applications/dem/inlets/particle_inlet.h"
 #include "applications/dem/particles/particle_storage.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "kernel/model/model_part.h"
@@ -225,6 +226,34 @@ void BindStrategy(py::module_& m) {
           py::arg("a"), py::arg("b"), "The contact parameters of material indices a and b");
 }
 
+void BindInlets(py::module_& m) {
+  py::class_<InletRadiusTable>(
+      m, "InletRadiusTable", "A radius table of dem_inlets_settings (discrete or piecewise_linear)")
+      .def(py::init<>())
+      .def_readwrite("values", &InletRadiusTable::values)
+      .def_readwrite("weights", &InletRadiusTable::weights)
+      .def_readwrite("use_seed", &InletRadiusTable::use_seed)
+      .def_readwrite("seed", &InletRadiusTable::seed);
+
+  py::class_<ParticleInlets>(m, "ParticleInlets",
+                             "Kratos' DEM inlets (the sub model parts of DEMInletPart)")
+      .def(py::init([](ModelPart& inlets, ExplicitSolverStrategy& strategy, std::uint64_t seed,
+                       const std::map<std::string, InletRadiusTable>& tables) {
+             return std::make_unique<ParticleInlets>(inlets, strategy, seed, tables);
+           }),
+           py::arg("inlets"), py::arg("strategy"), py::arg("seed") = 42,
+           py::arg("tables") = std::map<std::string, InletRadiusTable>{}, py::keep_alive<1, 2>(),
+           py::keep_alive<1, 3>(),
+           "Reads the inlets (before strategy.Initialize(): it registers their materials)")
+      .def("Inject", &ParticleInlets::Inject, py::arg("time"),
+           "Injects what is due after the step that ended at `time`")
+      .def("MaximumSpeed", &ParticleInlets::MaximumSpeed)
+      .def("__len__", &ParticleInlets::size)
+      .def("Name", &ParticleInlets::Name, py::arg("i"))
+      .def("InjectedCount", &ParticleInlets::InjectedCount, py::arg("i"))
+      .def("InjectedMass", &ParticleInlets::InjectedMass, py::arg("i"));
+}
+
 }  // namespace
 
 PYBIND11_MODULE(_dem, m) {
@@ -236,4 +265,5 @@ PYBIND11_MODULE(_dem, m) {
   BindParticleStorage(m);
   BindContactLaws(m);
   BindStrategy(m);
+  BindInlets(m);
 }

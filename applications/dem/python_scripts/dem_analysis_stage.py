@@ -17,7 +17,11 @@ Set-up, as Kratos' DEM stage does it:
   mdpa Properties (legacy format);
 - the strategy (tessera._dem.ExplicitSolverStrategy) runs the steps; the
   particle and wall nodes hold the results after every step, so processes,
-  output and scripts overriding FinalizeSolutionStep read them from the model.
+  output and scripts overriding FinalizeSolutionStep read them from the model;
+- with "dem_inlet_option" the sub model parts of DEMInletPart are particle
+  inlets (tessera._dem.ParticleInlets, applications/dem/inlets/): after each
+  step they add spheres to SpheresPart (inlet_settings.py reads the radius
+  tables of "dem_inlets_settings").
 Processes come from the "processes" lists through the kernel's process factory
 (Kratos' DEM ones, "processes.<name>" of KratosMultiphysics.DEMApplication, are
 tessera.dem.processes); FREE_BODY_MOTION wall parts move as free rigid bodies
@@ -38,6 +42,7 @@ from tessera.analysis_stage import AnalysisStage
 from tessera.python_solver import PythonSolver
 
 from . import dem_parameters
+from .inlet_settings import RadiusTables
 from .materials import AssignMaterials
 
 # Root model part -> mdpa suffix (FORMATS.md §1.3), in reading order.
@@ -84,6 +89,7 @@ class DEMSolver(PythonSolver):
         if not self.dt > 0.0:
             raise tessera.Error(f"{self.parameters.Origin()}: 'MaxTimeStep' must be > 0, got {self.dt}")
         self.strategy = None
+        self.inlets = None
 
     def AddVariables(self):
         for name, variables in HISTORICAL.items():
@@ -155,9 +161,22 @@ class DEMSolver(PythonSolver):
             model_part.ProcessInfo[tessera.DOMAIN_SIZE] = self.parameters["Dimension"].GetInt()
         self.strategy = _dem.ExplicitSolverStrategy(
             spheres, walls if walls.NumberOfConditions() > 0 else None, self._Settings())
+        self.inlets = self._CreateInlets()  # before Initialize: it registers the inlet materials
         self.strategy.Initialize()
         self._CheckTimeStep()
         self.strategy.WriteToNodes()
+
+    def _CreateInlets(self):
+        """The particle inlets of DEMInletPart, or None (no inlet, or "dem_inlet_option" false).
+        Errors name the inlet file."""
+        inlet_part = self.model.GetModelPart("DEMInletPart")
+        if not self.parameters["dem_inlet_option"].GetBool() or inlet_part.NumberOfSubModelParts() == 0:
+            return None
+        tables = RadiusTables(self.parameters)
+        try:
+            return _dem.ParticleInlets(inlet_part, self.strategy, self.parameters["seed"].GetInt(), tables)
+        except tessera.Error as error:
+            raise tessera.Error(f"{self.stage.problem_name}DEM_Inlet.mdpa: {error}") from None
 
     def _CheckTimeStep(self):
         """Δt against the contacts it must resolve (thesis §7.2): a warning or
@@ -175,6 +194,9 @@ class DEMSolver(PythonSolver):
         imposed = max((process.MaximumImposedSpeed(0.0, final_time)
                        for process in self.stage._GetListOfProcesses()
                        if hasattr(process, "MaximumImposedSpeed")), default=0.0)
+        # Inlets: their injection speed, and (in EstimateTimeStep) their smallest spheres.
+        if self.inlets is not None:
+            imposed = max(imposed, self.inlets.MaximumSpeed())
         speed = 2.0 * max(self.strategy.MaximumSpeed(), imposed) + gravity * min(final_time, 1.0)
         estimate = self.strategy.EstimateTimeStep(max(speed, 1e-3))
         self.time_step_estimate = estimate
@@ -223,6 +245,8 @@ class DEMSolver(PythonSolver):
         self.strategy.ReadFromNodes()
         time = self.model.GetModelPart("SpheresPart").ProcessInfo[tessera.TIME]
         self.strategy.SolveSolutionStep(time)
+        if self.inlets is not None:
+            self.inlets.Inject(time)
         self.strategy.WriteToNodes()
         return True
 
@@ -304,12 +328,6 @@ class DEMAnalysisStage(AnalysisStage):
         if self.cluster_model_part.NumberOfElements() > 0:
             raise tessera.Error(f"{self.problem_name}DEM_Clusters.mdpa: clusters (Cluster3D) are not "
                                 "supported yet by the DEM application")
-        inlet = self.DEM_inlet_model_part
-        if self.DEM_parameters["dem_inlet_option"].GetBool() and (
-                inlet.NumberOfNodes() > 0 or inlet.NumberOfSubModelParts() > 0):
-            raise tessera.Error(f"{self.problem_name}DEM_Inlet.mdpa: particle inlets are not "
-                                "supported yet by the DEM application (set \"dem_inlet_option\": false "
-                                "to run without them)")
         if self.DEM_parameters["solver_settings"]["RemoveBallsInitiallyTouchingWalls"].GetBool():
             raise tessera.Error(f"{self.DEM_parameters.Origin()}: solver_settings."
                                 "RemoveBallsInitiallyTouchingWalls is not supported yet")
@@ -411,6 +429,10 @@ class DEMAnalysisStage(AnalysisStage):
     def GetStrategy(self):
         """The C++ strategy (tessera._dem.ExplicitSolverStrategy) after Initialize."""
         return self._GetSolver().strategy
+
+    def GetInlets(self):
+        """The particle inlets (tessera._dem.ParticleInlets) after Initialize, or None."""
+        return self._GetSolver().inlets
 
     def GetWallForceAndMoment(self, sub_model_part_name):
         """(force, moment) the particles exert on RigidFacePart.<name> at the

@@ -191,6 +191,8 @@ void ExplicitSolverStrategy::Initialize() {
   DeclareParticleVariables(spheres_);
   material_index_ = MaterialIndex();
   FillParticles(spheres_, material_index_, particles_, settings_.dimension);
+  for (const auto& [properties, radius] : registered_materials_)
+    material_index_.IndexOf(properties);
   const std::size_t particle_materials = material_index_.size();
   faces_ = RigidFaceStorage{};
   if (walls_) {
@@ -255,6 +257,140 @@ void ExplicitSolverStrategy::Initialize() {
   CollectFreeWallLoads();
   dissipated_ = EnergyTotals{};
   initialized_ = true;
+}
+
+void ExplicitSolverStrategy::RegisterParticleMaterial(const Properties* properties,
+                                                      double smallest_radius) {
+  if (initialized_)
+    TESSERA_ERROR(
+        "RegisterParticleMaterial: the DEM strategy is initialised already; register "
+        "the materials of inserted particles before Initialize()");
+  registered_materials_.emplace_back(properties, smallest_radius);
+}
+
+void ExplicitSolverStrategy::InsertParticles(const std::vector<NewParticle>& particles) {
+  if (!initialized_) TESSERA_ERROR("InsertParticles: call Initialize() first");
+  static const VariableBase* const kVelocityDofs[6] = {&VELOCITY_X,         &VELOCITY_Y,
+                                                       &VELOCITY_Z,         &ANGULAR_VELOCITY_X,
+                                                       &ANGULAR_VELOCITY_Y, &ANGULAR_VELOCITY_Z};
+  const std::size_t first_new = particles_.size();
+  for (const NewParticle& p : particles) {
+    Node node = spheres_.CreateNewNode(p.node_id, p.position[0], p.position[1], p.position[2]);
+    node.FastGetSolutionStepValue(RADIUS) = p.radius;
+    node.FastGetSolutionStepValue(VELOCITY) = p.velocity;
+    node.FastGetSolutionStepValue(ANGULAR_VELOCITY) = Array3{};
+    for (const VariableBase* dof : kVelocityDofs) node.AddDof(*dof);
+    if (!spheres_.HasProperties(p.properties->Id())) spheres_.AddProperties(p.properties);
+    const IdType ids[1] = {p.node_id};
+    const Element& element = spheres_.CreateNewElement(
+        p.element_type ? *p.element_type : "SphericParticle3D", p.element_id, ids, p.properties);
+    AppendParticle(spheres_, element, material_index_, particles_, settings_.dimension);
+    const std::size_t row = particles_.size() - 1;
+    particles_.force[row] = particles_.mass[row] * settings_.gravity;
+  }
+  AddCandidatesOfNewRows(first_new);
+}
+
+void ExplicitSolverStrategy::AddCandidatesOfNewRows(std::size_t first_new) {
+  const std::size_t n = particles_.size();
+  if (first_new >= n) return;
+  constexpr auto kNone = std::numeric_limits<std::uint32_t>::max();
+  // The rows that may pair with a new one: those in the box of the new rows
+  // widened by the largest reach, in increasing order (so that the subset's
+  // sorted pairs map to sorted pairs of rows), then the new rows.
+  Array3 low = particles_.position[first_new], high = low;
+  double new_radius = 0.0, any_radius = 0.0;
+  for (std::size_t i = first_new; i < n; ++i) {
+    for (int k = 0; k < 3; ++k) {
+      low[k] = std::min(low[k], particles_.position[i][k]);
+      high[k] = std::max(high[k], particles_.position[i][k]);
+    }
+    new_radius = std::max(new_radius, particles_.radius[i]);
+  }
+  for (double r : particles_.radius) any_radius = std::max(any_radius, r);
+  const double reach = new_radius + any_radius + settings_.search_tolerance;
+  std::vector<std::uint32_t> rows;
+  std::vector<Array3> position;
+  std::vector<double> radius;
+  for (std::size_t i = 0; i < n; ++i) {
+    const Array3& x = particles_.position[i];
+    bool near = i >= first_new;
+    if (!near) {
+      near = true;
+      for (int k = 0; k < 3; ++k) near = near && x[k] >= low[k] - reach && x[k] <= high[k] + reach;
+    }
+    if (!near) continue;
+    rows.push_back(static_cast<std::uint32_t>(i));
+    position.push_back(x);
+    radius.push_back(particles_.radius[i]);
+  }
+  insertion_search_.FindParticlePairs(position, radius, settings_.search_tolerance, scratch_first_,
+                                      scratch_second_);
+  // Keep the pairs with a new row (the second one: new rows come last).
+  std::size_t added = 0;
+  for (std::size_t c = 0; c < scratch_first_.size(); ++c)
+    if (rows[scratch_second_[c]] >= first_new) {
+      scratch_first_[added] = rows[scratch_first_[c]];
+      scratch_second_[added] = rows[scratch_second_[c]];
+      ++added;
+    }
+
+  // Merge with the current list, both sorted by (first, second); an existing
+  // contact keeps everything, a new one starts fresh.
+  {
+    const PairContacts& prev = pairs_;
+    PairContacts& next = spare_pairs_;
+    const std::size_t old_count = prev.first.size();
+    next.Resize(old_count + added);
+    std::size_t o = 0, a = 0;
+    for (std::size_t c = 0; c < old_count + added; ++c) {
+      const bool take_old =
+          a == added ||
+          (o < old_count &&
+           (prev.first[o] < scratch_first_[a] ||
+            (prev.first[o] == scratch_first_[a] && prev.second[o] < scratch_second_[a])));
+      if (take_old) {
+        next.first[c] = prev.first[o];
+        next.second[c] = prev.second[o];
+        CarryHistory(prev, o, true, next, c);
+        next.energy[c] = prev.energy[o];
+        ++o;
+      } else {
+        next.first[c] = scratch_first_[a];
+        next.second[c] = scratch_second_[a];
+        CarryHistory(prev, kNone, false, next, c);
+        next.energy[c] = 0.0;
+        ++a;
+      }
+    }
+    next.Index(n);
+    std::swap(pairs_, spare_pairs_);
+    spare_pairs_ = PairContacts{};
+  }
+
+  // Wall candidates of the new rows, appended (the list is sorted by particle).
+  if (faces_.size() > 0) {
+    position.assign(particles_.position.begin() + static_cast<std::ptrdiff_t>(first_new),
+                    particles_.position.end());
+    radius.assign(particles_.radius.begin() + static_cast<std::ptrdiff_t>(first_new),
+                  particles_.radius.end());
+    insertion_search_.FindWallCandidates(position, radius, faces_.boxes,
+                                         settings_.wall_search_tolerance, scratch_first_,
+                                         scratch_second_);
+    WallContacts& w = wall_contacts_;
+    const std::size_t old_count = w.particle.size();
+    w.Resize(old_count + scratch_first_.size());  // new entries value-initialised: fresh
+    for (std::size_t c = 0; c < scratch_first_.size(); ++c) {
+      w.particle[old_count + c] = static_cast<std::uint32_t>(first_new + scratch_first_[c]);
+      w.face[old_count + c] = scratch_second_[c];
+    }
+  }
+  WallContacts& w = wall_contacts_;
+  w.particle_start.assign(n + 1, 0);
+  for (std::uint32_t p : w.particle) ++w.particle_start[p + 1];
+  for (std::size_t i = 0; i < n; ++i) w.particle_start[i + 1] += w.particle_start[i];
+  global_damping_power_.resize(settings_.global_damping > 0.0 ? n : 0, 0.0);
+  pair_dissipation_.resize(settings_.energy_calculation ? n : 0, DissipationPower{});
 }
 
 void ExplicitSolverStrategy::CleanInitialIndentations() {
@@ -1097,6 +1233,13 @@ TimeStepEstimate ExplicitSolverStrategy::EstimateTimeStep(double reference_speed
       radius[m] = particles_.radius[i];
       mass[m] = particles_.mass[i];
     }
+  }
+  // Spheres still to come (inlets) with their smallest radius.
+  for (const auto& [properties, r] : registered_materials_) {
+    const int m = material_index_.Find(properties);
+    if (m < 0 || !(r > 0.0) || (radius[m] != 0.0 && radius[m] <= r)) continue;
+    radius[m] = r;
+    mass[m] = properties->GetValue(PARTICLE_DENSITY) * 4.0 / 3.0 * std::numbers::pi * r * r * r;
   }
   std::vector<bool> is_wall_material(nm, false);
   for (int m : faces_.material) is_wall_material[m] = true;

@@ -29,6 +29,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "applications/dem/contact_laws/contact_law.h"
@@ -38,6 +39,7 @@
 #include "applications/dem/walls/free_rigid_wall.h"
 #include "applications/dem/walls/imposed_wall_motion.h"
 #include "applications/dem/walls/rigid_face_storage.h"
+#include "kernel/model/properties.h"
 
 namespace tessera {
 class ModelPart;
@@ -93,6 +95,16 @@ struct TimeStepEstimate {
   double reference_speed = 0.0;
 };
 
+// A sphere added while running (particle inlets): its new node and element
+// ids, centre, velocity, radius, material and element name.
+struct NewParticle {
+  IdType node_id = 0, element_id = 0;
+  Array3 position{}, velocity{};
+  double radius = 0.0;
+  Properties::Pointer properties;
+  const std::string* element_type = nullptr;
+};
+
 class ExplicitSolverStrategy {
  public:
   // `walls` may be null (no walls). The model parts must outlive the strategy.
@@ -104,6 +116,20 @@ class ExplicitSolverStrategy {
   void Initialize();
   // One step of length delta_time ending at `time` (bounding box times refer to it).
   void SolveSolutionStep(double time);
+
+  // The material of particles that will be inserted later (inlets) and the
+  // smallest radius they will have: the pair table is built at Initialize()
+  // from the materials known then, and EstimateTimeStep counts such spheres.
+  void RegisterParticleMaterial(const Properties* properties, double smallest_radius);
+  // Adds spheres between steps: each gets a node (coordinates, RADIUS, VELOCITY,
+  // the six velocity dofs) and an element of the spheres model part, and a row
+  // at the end. Their candidate pairs and wall faces (within the search
+  // tolerances) are found around them and merged into the contact lists, which
+  // keep every existing contact as it is (histories, the forces and energies of
+  // the last evaluation): no full search. They must not overlap anything (the
+  // caller checks): their force until the next evaluation is their weight.
+  void InsertParticles(const std::vector<NewParticle>& particles);
+  ModelPart& SpheresModelPart() { return spheres_; }
 
   // Synchronisation with the nodes (see particle_storage.h); WriteToNodes also
   // writes the wall nodes' CONTACT_FORCES, DEM_PRESSURE, SHEAR_STRESS and
@@ -179,6 +205,8 @@ class ExplicitSolverStrategy {
   };
 
   void Search(double time);
+  // Candidates of rows first_new.. (just appended) merged into the contact lists.
+  void AddCandidatesOfNewRows(std::size_t first_new);
   void RemoveParticles(const std::vector<std::uint8_t>& keep);
   void CleanInitialIndentations();
   // Rows per force block (see above); a constant so that results do not
@@ -217,12 +245,15 @@ class ExplicitSolverStrategy {
   std::vector<FreeRigidWall> free_walls_;
   std::vector<int> face_free_wall_;  // per face row, its free wall or -1
   MaterialIndex material_index_;
+  // RegisterParticleMaterial: materials and smallest radii of particles to come.
+  std::vector<std::pair<const Properties*, double>> registered_materials_;
   MaterialTable table_;
   // Per material pair (a * materials + b), derived from table_ once: the share
   // of the overlap taken by the sphere of material a, E_b / (E_a + E_b) (where
   // the contact point lies), and TangentialDampingFactor.
   std::vector<double> pair_share_, pair_tangential_damping_;
   NeighbourSearch search_;
+  NeighbourSearch insertion_search_;  // around inserted rows (its own grid and buffers)
   PairContacts pairs_;
   WallContacts wall_contacts_;
   PairContacts spare_pairs_;  // what a search builds the new lists in (empty between searches)

@@ -285,12 +285,13 @@ def test_vtk_output_is_written_when_asked(tmp_path, monkeypatch):
     assert "TOTAL_FORCES" in written and "RADIUS" in written
 
 
-def test_clusters_and_inlets_are_reported_as_not_supported_yet(tmp_path, monkeypatch):
+def test_an_inlet_without_data_is_an_error_naming_the_file_and_the_key(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     parameters = SmallDeck(tmp_path, dem_inlet_option=True)
     (tmp_path / "smallDEM_Inlet.mdpa").write_text("Begin SubModelPart Inlet0\nEnd SubModelPart\n")
     _, stage = Stage(parameters)
-    with pytest.raises(tessera.Error, match="inlets are not supported yet"):
+    with pytest.raises(tessera.Error, match=r"smallDEM_Inlet.mdpa: DEMInletPart.Inlet0: "
+                                            r"SubModelPartData has no PROPERTIES_ID"):
         stage.Initialize()
 
 

@@ -1,0 +1,115 @@
+// ParticleInlets: Kratos' DEM inlets (the sub model parts of DEMInletPart, read
+// from <problem_name>DEM_Inlet.mdpa) injecting spheres into a running strategy.
+//
+// Each sub model part is one inlet; its SubModelPartData says what to inject
+// (docs/file_formats.md "DEM inlets" lists the keys) and its nodes are the
+// injection points. After each step ending at time t, for every inlet with
+// INLET_START_TIME <= t <= INLET_STOP_TIME (inlets in order of their names):
+//   - how many: with INLET_NUMBER_OF_PARTICLES n (per second) the inlet has
+//     injected floor(n (t - start) + 1e-6) particles in all by time t (the 1e-6
+//     absorbs the round-off of summed time steps); with IMPOSED_MASS_FLOW_OPTION
+//     it injects, one particle at a time, while its injected mass is below
+//     MASS_FLOW (t - start). A particle that finds no free point waits for the
+//     next step (the totals catch up: the rate holds on average), but not
+//     beyond INLET_STOP_TIME;
+//   - where: the points in a random order, each used at most once per step; a
+//     point is free when the new sphere overlaps no particle (existing ones and
+//     those injected earlier in this step); an occupied point is skipped;
+//   - what: a radius from the inlet's distribution (drawn once per particle,
+//     kept until the particle is placed, so that skipped points do not bias the
+//     sizes), the velocity VELOCITY plus a random component perpendicular to it,
+//     uniform over the disc of radius |VELOCITY| tan(MAX_RAND_DEVIATION_ANGLE):
+//     the direction lies within that angle of VELOCITY and the speed along it is
+//     |VELOCITY|; no spin; the inlet's Properties (PROPERTIES_ID) and ELEMENT_TYPE.
+// The new spheres become nodes and elements of the spheres model part and rows
+// of the strategy (ExplicitSolverStrategy::InsertParticles, which adds their
+// candidate pairs and wall faces to the contact lists).
+//
+// Differences from Kratos: no injector "ghost" spheres (the spheres part holds
+// only real particles); an injected particle is free at once instead of moving
+// with a fixed velocity until it clears the injector; the mass-flow option
+// keeps VELOCITY instead of rescaling it; a particle that found no free point
+// is injected later instead of being dropped. Moving inlets (RIGID_BODY_MOTION)
+// and clusters are not supported yet (an error says so).
+//
+// Random numbers: one seed (ProjectParametersDEM "seed") gives each inlet its
+// own streams (inlet_random.h), so results are the same for any thread count.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "applications/dem/inlets/inlet_random.h"
+#include "kernel/core/array3.h"
+#include "kernel/core/types.h"
+#include "kernel/model/properties.h"
+
+namespace tessera {
+class ModelPart;
+}
+
+namespace tessera::dem {
+
+class ExplicitSolverStrategy;
+
+// A radius table of dem_inlets_settings.<inlet>.random_variable_settings
+// (possible_values / relative_frequencies, or pdf_breakpoints / pdf_values).
+struct InletRadiusTable {
+  std::vector<double> values, weights;
+  bool use_seed = false;  // do_use_seed: draw the radii from `seed` instead of the global one
+  std::int64_t seed = 0;
+};
+
+class ParticleInlets {
+ public:
+  // Reads and checks every sub model part of `inlets` (errors name the part
+  // and the key) and registers the inlets' materials with `strategy`, which
+  // must not be initialised yet. `tables` holds the radius tables of the
+  // inlets with a discrete or piecewise_linear distribution, by sub model part name.
+  ParticleInlets(ModelPart& inlets, ExplicitSolverStrategy& strategy, std::uint64_t seed,
+                 const std::map<std::string, InletRadiusTable>& tables = {});
+
+  // Injects what is due after the step that ended at `time` (see above).
+  void Inject(double time);
+
+  // The largest injection speed, |VELOCITY| / cos(MAX_RAND_DEVIATION_ANGLE).
+  double MaximumSpeed() const;
+  std::size_t size() const { return inlets_.size(); }
+  const std::string& Name(std::size_t i) const { return inlets_[i].name; }
+  std::size_t InjectedCount(std::size_t i) const { return inlets_[i].injected_count; }
+  double InjectedMass(std::size_t i) const { return inlets_[i].injected_mass; }
+
+ private:
+  struct Inlet {
+    std::string name;  // full name, for messages
+    std::vector<Array3> points;
+    Properties::Pointer properties;
+    std::string element_type;
+    double density = 0.0;
+    Array3 velocity{};
+    double deviation_angle = 0.0;  // radians
+    bool imposed_mass_flow = false;
+    double particles_per_second = 0.0, mass_flow = 0.0;
+    double start_time = 0.0, stop_time = 0.0;
+    RadiusDistribution radius;
+    InletRandom placement, sizes;
+    // State: totals, and the radius drawn for a particle not placed yet (0: none).
+    std::size_t injected_count = 0;
+    double injected_mass = 0.0;
+    double pending_radius = 0.0;
+    std::vector<std::uint32_t> order;  // scratch: the points in this step's order
+  };
+
+  Inlet ReadInlet(ModelPart& part, std::uint64_t seed, std::size_t number,
+                  const std::map<std::string, InletRadiusTable>& tables) const;
+  Array3 DeviatedVelocity(Inlet& inlet);
+
+  ModelPart& inlets_part_;
+  ExplicitSolverStrategy& strategy_;
+  std::vector<Inlet> inlets_;
+  IdType next_node_id_ = 1, next_element_id_ = 1;
+};
+
+}  // namespace tessera::dem
