@@ -1,7 +1,7 @@
 """DEM helical mixer (thesis §6.2.2): seconds per step against the thesis' serial run.
 
     PYTHONPATH=build/python /usr/bin/python3 applications/dem/benchmarks/helical_mixer_benchmark.py \
-        [--steps 200] [--warmup 400] [--threads 1 2] [--search-frequency N] [--repeat 1]
+        [--steps 200] [--warmup 400] [--threads 1 2] [--search-frequency N] [--repeat 1] [--no-peer]
 
 Runs examples/helical_mixer.gid (29,559 spheres, 1,584 drum quadrilaterals,
 840 blade triangles turning at 3 rev/s; Hertz, rolling friction, Δt 5e-5 s)
@@ -210,7 +210,8 @@ def Report(result):
     print(f"threads {result['threads']}: {per_step * 1e3:.2f} ms/step "
           f"(CPU {result['cpu'] / steps * 1e3:.2f} ms/step over all threads), "
           f"{rate / 1e6:.2f} M particle-steps/s, thesis/this {THESIS_SECONDS_PER_STEP / per_step:.0f}x "
-          f"(per particle-step {THESIS_SECONDS_PER_STEP / THESIS_SPHERES / (per_step / result['spheres']):.0f}x); "
+          f"(per particle-step, against its {THESIS_SPHERES} spheres: "
+          f"{THESIS_SECONDS_PER_STEP / THESIS_SPHERES * result['spheres'] / per_step:.0f}x); "
           f"{result['particle_contacts']} sphere and {result['wall_contacts']} wall contacts at the end")
     print(f"    {shares}")
     return per_step
