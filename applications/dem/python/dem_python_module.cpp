@@ -163,6 +163,17 @@ void BindStrategy(py::module_& m) {
           },
           "Energies (J): kinetic, gravitational potential, elastic and, with "
           "DemSettings.energy_calculation, dissipated since Initialize(); 'total' is their sum")
+      .def(
+          "GetTimings",
+          [](const ExplicitSolverStrategy& s) {
+            py::dict d;
+            for (const auto& [name, member] : tessera::dem::kPhaseTerms)
+              d[name] = s.Timings().*member;
+            return d;
+          },
+          "Wall-clock seconds per phase of the step (wall_motion, search_particles, search_walls, "
+          "forces, integration, energy, node_sync) since Initialize() or ResetTimings()")
+      .def("ResetTimings", &ExplicitSolverStrategy::ResetTimings)
       .def("NumberOfParticleContacts", &ExplicitSolverStrategy::NumberOfParticleContacts)
       .def("NumberOfWallContacts", &ExplicitSolverStrategy::NumberOfWallContacts)
       .def("NumberOfParticlePairCandidates",

@@ -256,6 +256,7 @@ void ExplicitSolverStrategy::Initialize() {
   ComputeForces();
   CollectFreeWallLoads();
   dissipated_ = EnergyTotals{};
+  timings_ = PhaseTimings{};  // the profile counts steps, not the set-up
   initialized_ = true;
 }
 
@@ -477,6 +478,7 @@ void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& ke
 }
 
 void ExplicitSolverStrategy::Search(double time) {
+  PhaseClock clock;
   if (settings_.bounding_box && time >= settings_.bounding_box_start_time &&
       time <= settings_.bounding_box_stop_time) {
     std::vector<std::uint8_t> keep(particles_.size(), 1);
@@ -518,6 +520,7 @@ void ExplicitSolverStrategy::Search(double time) {
     std::swap(pairs_, spare_pairs_);
     spare_pairs_ = PairContacts{};
   }
+  clock.Lap(timings_.search_particles);
 
   // ---- particle-face candidates.
   {
@@ -553,6 +556,7 @@ void ExplicitSolverStrategy::Search(double time) {
   // Only what the settings use: no per-particle memory for switched-off terms.
   global_damping_power_.assign(settings_.global_damping > 0.0 ? n : 0, 0.0);
   pair_dissipation_.assign(settings_.energy_calculation ? n : 0, DissipationPower{});
+  clock.Lap(timings_.search_walls);
 }
 
 // ---------------------------------------------------------------- forces
@@ -896,6 +900,7 @@ void ExplicitSolverStrategy::GatherForces(AfterGather then) {
 }
 
 void ExplicitSolverStrategy::AccumulateDissipation() {
+  const ScopedPhase phase(timings_.energy);
   const double dt = settings_.delta_time;
   // Deterministic sums (fixed order for any thread count): the pair contacts'
   // powers per particle (summed in contact order by ComputeParticleContacts),
@@ -918,9 +923,12 @@ void ExplicitSolverStrategy::AccumulateDissipation() {
 }
 
 void ExplicitSolverStrategy::ComputeForces(AfterGather then) {
+  PhaseClock clock;
   ComputeParticleContacts();  // the wall contacts included, row by row
+  clock.Lap(timings_.forces);
   ThrowPendingError();
   GatherForces(then);
+  clock.Lap(timings_.integration);
 }
 
 // ---------------------------------------------------------------- integration
@@ -970,6 +978,7 @@ void ExplicitSolverStrategy::Integrate(std::size_t i) {
 }
 
 void ExplicitSolverStrategy::KickAndDrift() {
+  const ScopedPhase phase(timings_.integration);
   ParticleStorage& p = particles_;
   const double dt = settings_.delta_time;
   const bool rotation = settings_.rotation;
@@ -1021,6 +1030,7 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
   if (!initialized_) TESSERA_ERROR("ExplicitSolverStrategy: call Initialize() before solving");
   ++step_;
   if (walls_) {
+    const ScopedPhase phase(timings_.wall_motion);
     // Imposed wall motion: the walls are placed where they are at the end of
     // the step (Velocity Verlet evaluates its forces there; for the one-force
     // schemes the wall leads the particles by Δt, an O(Δt) error like theirs).
@@ -1098,6 +1108,7 @@ void ExplicitSolverStrategy::AdvanceFreeWalls(double time) {
 // ---------------------------------------------------------------- nodes
 
 void ExplicitSolverStrategy::ReadFromNodes() {
+  const ScopedPhase phase(timings_.node_sync);
   ReadParticlesFromNodes(spheres_, particles_);
   if (settings_.dimension != 2) return;
   // A process or script may have written a full 3D vector: a disc keeps its
@@ -1109,6 +1120,7 @@ void ExplicitSolverStrategy::ReadFromNodes() {
 }
 
 void ExplicitSolverStrategy::WriteToNodes() {
+  const ScopedPhase phase(timings_.node_sync);
   WriteParticlesToNodes(particles_, spheres_);
   if (!walls_ || faces_.size() == 0) return;
   NodalDatabase& db = walls_->Nodal();

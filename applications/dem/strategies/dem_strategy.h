@@ -35,6 +35,7 @@
 #include "applications/dem/contact_laws/contact_law.h"
 #include "applications/dem/particles/particle_storage.h"
 #include "applications/dem/strategies/energy_bookkeeping.h"
+#include "applications/dem/strategies/phase_timings.h"
 #include "applications/dem/utilities/neighbour_search.h"
 #include "applications/dem/walls/free_rigid_wall.h"
 #include "applications/dem/walls/imposed_wall_motion.h"
@@ -155,6 +156,9 @@ class ExplicitSolverStrategy {
   }
   const std::vector<std::uint32_t>& WallCandidateFace() const { return wall_contacts_.face; }
   int StepCount() const { return step_; }
+  // Wall-clock seconds per phase since Initialize() or ResetTimings() (phase_timings.h).
+  const PhaseTimings& Timings() const { return timings_; }
+  void ResetTimings() { timings_ = PhaseTimings{}; }
 
   ParticleStorage& Particles() { return particles_; }
   const ParticleStorage& Particles() const { return particles_; }
@@ -268,6 +272,7 @@ class ExplicitSolverStrategy {
   std::int64_t pending_pair_error_ = -1, pending_wall_error_ = -1;
   int step_ = 0;
   bool initialized_ = false;
+  PhaseTimings timings_;
 };
 
 }  // namespace tessera::dem
