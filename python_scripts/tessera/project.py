@@ -217,6 +217,7 @@ class Project:
         self.parameters_file = FindParametersFile(folder, parameters_file)
         self.parameters = ReadParameters(self.parameters_file)
         self.stage_class = LoadStageClass(self.parameters, self.parameters_file)
+        self.output_dir = os.path.abspath(output_dir) if output_dir else None
         if output_dir:
             os.makedirs(output_dir, exist_ok=True)
             RedirectOutput(self.parameters, output_dir)
@@ -227,6 +228,10 @@ class Project:
         """Builds the model and the stage (inside the working directory)."""
         self.model = _tessera.Model()
         self.stage = self.stage_class(self.model, self.parameters)
+        # Stages that place their own output (the DEM stage's post files and
+        # graphs) rather than through output processes take the directory here.
+        if self.output_dir and hasattr(self.stage, "SetOutputDirectory"):
+            self.stage.SetOutputDirectory(self.output_dir)
         if reporter is not None and hasattr(self.stage, "SetProgressReporter"):
             self.stage.SetProgressReporter(reporter)
         return self.stage

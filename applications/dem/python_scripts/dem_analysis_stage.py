@@ -276,6 +276,16 @@ class DEMAnalysisStage(AnalysisStage):
         self.time = 0.0
         self.end_time = project_parameters["FinalTime"].GetDouble()
         self.problem_name = project_parameters["problem_name"].GetString()
+        # Where <problem_name>_Post_Files and <problem_name>_Graphs go: the working
+        # directory unless SetOutputDirectory (tessera run --output-dir) says otherwise.
+        self.output_directory = ""
+
+    def SetOutputDirectory(self, directory):
+        """Writes the post files and graphs under `directory` (before Initialize)."""
+        self.output_directory = directory
+
+    def OutputPath(self, name):
+        return os.path.join(self.output_directory, name)
 
     def _GetAllowedTopLevelKeys(self):
         return None  # dem_parameters validated them already
@@ -360,7 +370,7 @@ class DEMAnalysisStage(AnalysisStage):
                 settings.AddString("model_part_name", name)
                 settings.AddString("output_control_type", "time")
                 settings.AddDouble("output_interval", self.DEM_parameters["OutputTimeStep"].GetDouble())
-                settings.AddString("output_path", f"{self.problem_name}_Post_Files")
+                settings.AddString("output_path", self.OutputPath(f"{self.problem_name}_Post_Files"))
                 settings.AddString("file_format", "binary")
                 variables = tessera.Parameters("[]")
                 settings.AddValue("nodal_solution_step_data_variables", variables)
@@ -406,7 +416,7 @@ class DEMAnalysisStage(AnalysisStage):
             settings = tessera.Parameters(json.dumps({
                 "model_part_name": name,
                 "output_name": f"{self.problem_name}_{suffix}",
-                "output_path": f"{self.problem_name}_Post_Files",
+                "output_path": self.OutputPath(f"{self.problem_name}_Post_Files"),
                 "postprocess_parameters": {"result_file_configuration": results}}))
             process = GiDOutputProcess(self.model, settings)
             self._list_of_output_processes.append(process)

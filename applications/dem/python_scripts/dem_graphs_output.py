@@ -50,7 +50,7 @@ class DEMGraphsOutput(tessera.Process):
         spheres = stage.model.GetModelPart("SpheresPart")
         self.schedule = OutputSchedule(spheres, "time", interval,
                                        f"{stage.DEM_parameters.Origin()}: GraphExportFreq")
-        self.folder = f"{stage.problem_name}_Graphs"
+        self.folder = stage.OutputPath(f"{stage.problem_name}_Graphs")
         self.files = {}
 
     def ExecuteBeforeSolutionLoop(self):

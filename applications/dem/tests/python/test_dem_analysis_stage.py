@@ -336,6 +336,22 @@ def test_a_kernel_process_fixing_a_velocity_component_holds_it(tmp_path, monkeyp
     assert free[-1] < free[0] < 1.0  # gravity along -x acts again
 
 
+def test_tessera_run_output_dir_takes_the_dem_post_files_and_graphs(tmp_path):
+    # tessera run FOLDER --output-dir DIR: the stage's own VTK, GiD and graph
+    # writers go under DIR, nothing is written into the project folder.
+    deck, out = tmp_path / "deck", tmp_path / "out"
+    deck.mkdir()
+    SmallDeck(deck, post_vtk_option=True, post_gid_option=True, OutputFileType="Ascii",
+              EnergyCalculationOption=True, OutputTimeStep=0.01, GraphExportFreq=0.01)
+    before = sorted(os.listdir(deck))
+    from tessera.project import Project
+    Project(str(deck), output_dir=str(out)).Run()
+    assert sorted(os.listdir(deck)) == before
+    assert sorted(os.listdir(out)) == ["small_Graphs", "small_Post_Files"]
+    assert os.listdir(out / "small_Graphs") == ["small_energy.dat"]
+    files = os.listdir(out / "small_Post_Files")
+    assert any(f.endswith(".vtu") for f in files) and any(f.endswith(".post.res") for f in files)
+
 def test_graphs_folder_holds_energy_and_wall_force_time_series(tmp_path, monkeypatch):
     # EnergyCalculationOption writes <problem>_Graphs/<problem>_energy.dat and a
     # FORCE_INTEGRATION_GROUP wall part its total contact force, every
