@@ -25,9 +25,14 @@ class ConstitutiveLaw {
     const Properties* properties = nullptr;
     const ProcessInfo* process_info = nullptr;
     const Geometry* geometry = nullptr;
-    Vector shape_functions;              // N at the point
-    Matrix shape_functions_derivatives;  // dN/dX at the point
-    Matrix deformation_gradient;         // F
+    // N and dN/dX at the point, borrowed from the element for the call (as
+    // Kratos hands pointers): no copy per Gauss point. dN/dX is column-major,
+    // number_of_nodes x dimension. Null when the caller has none.
+    const double* shape_functions = nullptr;
+    const double* shape_functions_derivatives = nullptr;
+    int number_of_nodes = 0;
+    int dimension = 0;
+    Matrix deformation_gradient;  // F
     double determinant_f = 1.0;
     Vector strain_vector;        // Voigt; input when use_element_provided_strain
     Vector stress_vector;        // Voigt output
@@ -49,6 +54,12 @@ class ConstitutiveLaw {
   // Kratos' query: false for laws without internal variables, whose
   // FinalizeMaterialResponse does nothing, so elements may skip the pass.
   virtual bool RequiresFinalizeMaterialResponse() const { return true; }
+  // True when the response depends on the inputs and the properties alone:
+  // InitializeMaterial, FinalizeMaterialResponse and ResetMaterial do nothing
+  // and CalculateMaterialResponse changes nothing in the law, so one instance
+  // may serve every integration point on every thread (elements then share the
+  // properties' prototype instead of holding a clone per point).
+  virtual bool IsStateless() const { return false; }
   virtual void ResetMaterial(const Properties&, const Geometry&, const Vector& /*N*/) {}
 
   // Verifies the properties hold what the law needs; throws naming what is missing.

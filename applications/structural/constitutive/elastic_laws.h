@@ -48,6 +48,7 @@ class ElasticLaw final : public ConstitutiveLaw {
 
   void CalculateMaterialResponse(Parameters& values, StressMeasure measure) override;
   bool RequiresFinalizeMaterialResponse() const override { return false; }  // no state
+  bool IsStateless() const override { return true; }
   int Check(const Properties& properties, const Geometry& geometry,
             const ProcessInfo& info) const override;
   std::string Info() const override { return name_; }

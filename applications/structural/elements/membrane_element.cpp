@@ -77,6 +77,8 @@ void MembraneElement<TNodes>::ForEachMaterialPoint(const ProcessInfo& info, bool
   cl.use_element_provided_strain = true;
   cl.compute_stress = true;
   cl.compute_constitutive_tensor = tangent;
+  cl.number_of_nodes = TNodes;
+  cl.dimension = 2;  // dN/dY: the membrane's reference plane
   for (std::size_t p = 0; p < gauss_points_.size(); ++p) {
     const GaussPoint& gp = gauss_points_[p];
     const Eigen::Matrix<double, 3, 2> F = x * gp.dN_dY;
@@ -99,8 +101,8 @@ void MembraneElement<TNodes>::ForEachMaterialPoint(const ProcessInfo& info, bool
         B(1, c) = F(i, 1) * gp.dN_dY(a, 1);
         B(2, c) = F(i, 0) * gp.dN_dY(a, 1) + F(i, 1) * gp.dN_dY(a, 0);
       }
-    cl.shape_functions = gp.N;
-    cl.shape_functions_derivatives = gp.dN_dY;
+    cl.shape_functions = gp.N.data();
+    cl.shape_functions_derivatives = gp.dN_dY.data();
     cl.strain_vector = E;
     cl.deformation_gradient = F_plane;
     cl.determinant_f = det_f;

