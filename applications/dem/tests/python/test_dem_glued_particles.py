@@ -279,3 +279,19 @@ def test_a_wall_that_is_not_sticky_glues_nothing():
     assert strategy.GluedParticles() == [] and list(strategy.Particles.glued) == [0]
     Run(strategy, 10, 1e-4)
     assert strategy.NumberOfWallContacts() == 1  # an ordinary contact
+
+
+def test_a_sticky_part_moved_by_another_parts_motion_is_an_error():
+    """IS_STICKY on a child of the moving part: its nodes move with the
+    parent's motion, not its own (it has none), so the glued particles would
+    not know what to follow."""
+    model, spheres, walls, grain = Model(sticky=False)
+    skin = walls.GetSubModelPart("plate").CreateSubModelPart("skin")
+    skin.AddNodes([1, 2, 3, 4])
+    skin.AddConditions([1])
+    skin.SetValue(tessera.IS_STICKY, True)
+    Sphere(spheres, 1, (0.3, -0.2, 0.09), 0.1, grain)
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls, Settings(1e-4))
+    with pytest.raises(tessera.Error, match=r"RigidFacePart\.plate\.skin \(IS_STICKY 1\): its node 1 "
+                                            r"is moved by the imposed motion of RigidFacePart\.plate"):
+        strategy.Initialize()
