@@ -67,6 +67,9 @@ struct ParticleStorage {
   std::vector<IndexType> node;  // position of the centre node in the root's database
   std::vector<IdType> element_id;
   std::vector<std::uint8_t> fixed;  // FixedBits
+  // 0: integrated; k + 1: glued to sticky wall k, moved with it instead
+  // (walls/glued_particles.h).
+  std::vector<std::uint32_t> glued;
 
   std::size_t size() const { return radius.size(); }
   void Resize(std::size_t n);
@@ -83,7 +86,7 @@ struct ParticleStorage {
                     &delta_rotation, &rotation_angle, &external_force, &external_moment, &force,
                     &torque, &contact_force, &elastic_force})
       f(*v);
-    f(radius), f(mass), f(inertia), f(material), f(node), f(element_id), f(fixed);
+    f(radius), f(mass), f(inertia), f(material), f(node), f(element_id), f(fixed), f(glued);
   }
 };
 

@@ -58,6 +58,9 @@ void BindParticleStorage(py::module_& m) {
       .def_property_readonly("element_id",
                              [](const ParticleStorage& p) { return Rows(p.element_id); })
       .def_property_readonly("fixed", [](const ParticleStorage& p) { return Rows(p.fixed); })
+      .def_property_readonly(
+          "glued", [](const ParticleStorage& p) { return Rows(p.glued); },
+          "0: integrated; k + 1: glued to sticky wall k (see GluedParticles)")
       .def(
           "SetVelocity",
           [](ParticleStorage& p, std::size_t i, const Array3& v) { p.velocity.at(i) = v; },
@@ -219,6 +222,26 @@ void BindStrategy(py::module_& m) {
           "The FREE_BODY_MOTION walls: part, mass, inertia (principal), centre, velocity, "
           "angular_velocity, angular_momentum, rotation (body to world, 3 x 3), contact_force "
           "and contact_moment (about the centre) of the last force evaluation")
+      .def(
+          "GluedParticles",
+          [](const ExplicitSolverStrategy& s) {
+            const GluedParticles& glued = s.Glued();
+            const ParticleStorage& p = s.Particles();
+            py::list out;
+            for (std::size_t g = 0; g < glued.size(); ++g) {
+              const std::uint32_t row = glued.row[g];
+              py::dict d;
+              d["row"] = row;
+              d["element_id"] = p.element_id[row];
+              d["wall"] = glued.walls[p.glued[row] - 1].part;
+              d["reference"] = glued.reference[g];
+              out.append(d);
+            }
+            return out;
+          },
+          "The particles glued to sticky (IS_STICKY) walls at Initialize, in row order: row, "
+          "element_id, wall (full name of the sticky sub model part) and reference (the centre "
+          "when it was glued)")
       .def(
           "PairParameters",
           [](const ExplicitSolverStrategy& s, int a, int b) {

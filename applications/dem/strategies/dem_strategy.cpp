@@ -195,6 +195,8 @@ void ExplicitSolverStrategy::Initialize() {
     material_index_.IndexOf(properties);
   const std::size_t particle_materials = material_index_.size();
   faces_ = RigidFaceStorage{};
+  glued_ = GluedParticles{};
+  face_sticky_.clear();
   if (walls_) {
     for (const VariableBase* variable :
          std::initializer_list<const VariableBase*>{&VELOCITY, &DISPLACEMENT, &CONTACT_FORCES,
@@ -210,6 +212,8 @@ void ExplicitSolverStrategy::Initialize() {
       for (const FreeRigidWall& body : free_walls_) PlaceFreeWallNodes(*walls_, body);
       UpdateRigidFaces(*walls_, faces_);
     }
+    glued_.walls = ReadStickyWalls(*walls_, wall_motions_, free_walls_);
+    face_sticky_ = StickyWallOfFaces(glued_.walls, faces_);
   }
   // A material used by both particles and walls counts as a particle material.
   std::vector<bool> is_wall(material_index_.size(), false);
@@ -253,6 +257,10 @@ void ExplicitSolverStrategy::Initialize() {
     }
   }
   if (settings_.clean_indentations) CleanInitialIndentations();
+  // Particles touching a sticky wall now are glued to it; they start with its velocity.
+  GlueTouchingParticles(faces_, face_sticky_, wall_contacts_.particle, wall_contacts_.face,
+                        particles_, glued_);
+  MoveGluedParticles(glued_, wall_motions_, time, time, particles_, /*velocities_only=*/true);
   ComputeForces();
   CollectFreeWallLoads();
   dissipated_ = EnergyTotals{};
@@ -432,6 +440,7 @@ void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& ke
   spheres_.RemoveElementsFlagged(TO_ERASE);
   spheres_.RemoveNodesFlagged(TO_ERASE);
   particles_.Compact(keep);
+  glued_.Renumber(new_index);
   // Node positions moved with the removal: take them from the elements again
   // (rows follow the element order of the model part).
   std::size_t row = 0;
@@ -749,9 +758,13 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i, Array3& force, A
   const RigidFaceStorage& faces = faces_;
   const std::uint32_t begin = wc.particle_start[i], end = wc.particle_start[i + 1];
   // Closest feature of every candidate face, then one contact per touched
-  // region (Double Hierarchy, thesis §3.4).
+  // region (Double Hierarchy, thesis §3.4). A glued particle is part of its
+  // sticky wall: no contact with that wall's faces.
+  const int own_wall = static_cast<int>(p.glued[i]) - 1;
   for (std::uint32_t c = begin; c < end; ++c)
-    wc.geometry[c] = FaceContact(faces, wc.face[c], p.position[i], p.radius[i]);
+    wc.geometry[c] = own_wall >= 0 && face_sticky_[wc.face[c]] == own_wall
+                         ? FaceContactGeometry{}
+                         : FaceContact(faces, wc.face[c], p.position[i], p.radius[i]);
   ApplyDistanceHierarchy(wc.geometry.data() + begin, end - begin);
   CarryWallHistoryAcrossFaces(i);
   for (std::uint32_t c = begin; c < end; ++c) {
@@ -935,6 +948,7 @@ void ExplicitSolverStrategy::ComputeForces(AfterGather then) {
 
 void ExplicitSolverStrategy::Integrate(std::size_t i) {
   ParticleStorage& p = particles_;
+  if (p.glued[i] != 0) return;  // moved with its wall
   const double dt = settings_.delta_time;
   const TranslationalScheme scheme = settings_.scheme;
   // One scalar component: returns the increment of the coordinate, updates v.
@@ -983,6 +997,7 @@ void ExplicitSolverStrategy::KickAndDrift() {
   const double dt = settings_.delta_time;
   const bool rotation = settings_.rotation;
   ParallelRows(p.size(), [&](std::size_t i) {
+    if (p.glued[i] != 0) return;  // moved with its wall
     const double inv_mass = 1.0 / p.mass[i];
     if (p.fixed[i] == 0) {
       p.velocity[i] += (0.5 * dt * inv_mass) * p.force[i];
@@ -1010,6 +1025,7 @@ void ExplicitSolverStrategy::KickAndDrift() {
 
 void ExplicitSolverStrategy::Kick(std::size_t i) {
   ParticleStorage& p = particles_;
+  if (p.glued[i] != 0) return;  // moved with its wall
   const double dt = settings_.delta_time;
   const double inv_mass = 1.0 / p.mass[i];
   if (p.fixed[i] == 0) {
@@ -1035,6 +1051,9 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
     // the step (Velocity Verlet evaluates its forces there; for the one-force
     // schemes the wall leads the particles by Δt, an O(Δt) error like theirs).
     MoveImposedWalls(*walls_, wall_motions_, time);
+    // Glued particles go with their walls (not integrated below).
+    if (glued_.size() > 0)
+      MoveGluedParticles(glued_, wall_motions_, time - settings_.delta_time, time, particles_);
     if (settings_.scheme == TranslationalScheme::kVelocityVerlet) AdvanceFreeWalls(time);
     UpdateRigidFaces(*walls_, faces_);
   }

@@ -9,6 +9,9 @@
 // previous step -> search -> forces at the new positions -> second half kick.
 // Rotations (RotationalIntegrationScheme Direct_Integration) use the same
 // scheme on ω with T/I (isotropic inertia of a sphere: no gyroscopic term).
+// Particles glued to sticky walls (walls/glued_particles.h: found at
+// Initialize, after the first search) are not integrated: each step places them
+// with their wall's imposed motion, right after the walls move.
 //
 // Data: ParticleStorage and RigidFaceStorage rows, and two contact lists
 // (particle pairs, particle-face pairs) whose histories (tangential spring
@@ -38,6 +41,7 @@
 #include "applications/dem/strategies/phase_timings.h"
 #include "applications/dem/utilities/neighbour_search.h"
 #include "applications/dem/walls/free_rigid_wall.h"
+#include "applications/dem/walls/glued_particles.h"
 #include "applications/dem/walls/imposed_wall_motion.h"
 #include "applications/dem/walls/rigid_face_storage.h"
 #include "kernel/model/properties.h"
@@ -165,6 +169,8 @@ class ExplicitSolverStrategy {
   const RigidFaceStorage& Faces() const { return faces_; }
   // The FREE_BODY_MOTION walls (walls/free_rigid_wall.h), in sub model part order.
   const std::vector<FreeRigidWall>& FreeWalls() const { return free_walls_; }
+  // The particles glued to sticky walls at Initialize, and those walls.
+  const GluedParticles& Glued() const { return glued_; }
   const DemSettings& Settings() const { return settings_; }
   const MaterialTable& Materials() const { return table_; }
   // Changes Δt (AutomaticTimestep); must be > 0.
@@ -248,6 +254,8 @@ class ExplicitSolverStrategy {
   std::vector<ImposedWallMotion> wall_motions_;
   std::vector<FreeRigidWall> free_walls_;
   std::vector<int> face_free_wall_;  // per face row, its free wall or -1
+  GluedParticles glued_;
+  std::vector<int> face_sticky_;  // per face row, its sticky wall (glued_.walls) or -1
   MaterialIndex material_index_;
   // RegisterParticleMaterial: materials and smallest radii of particles to come.
   std::vector<std::pair<const Properties*, double>> registered_materials_;

@@ -32,15 +32,6 @@ Profile VelocityProfile(double time, double start, double stop, double period) {
   return p;
 }
 
-// Rotation of v by angle |theta| about theta / |theta| (Rodrigues).
-Array3 Rotate(const Array3& theta, const Array3& v) {
-  const double angle = Norm(theta);
-  if (!(angle > 0.0)) return v;
-  const Array3 k = theta / angle;
-  return std::cos(angle) * v + std::sin(angle) * Cross(k, v) +
-         (1.0 - std::cos(angle)) * Dot(k, v) * k;
-}
-
 template <class T>
 T Value(ModelPart& part, const Variable<T>& variable, T fallback) {
   return part.Has(variable) ? part.GetValue(variable) : fallback;
@@ -79,6 +70,26 @@ void Collect(ModelPart& part, std::vector<ImposedWallMotion>& motions) {
 
 }  // namespace
 
+Array3 RotateByVector(const Array3& theta, const Array3& v) {
+  const double angle = Norm(theta);
+  if (!(angle > 0.0)) return v;
+  const Array3 k = theta / angle;
+  return std::cos(angle) * v + std::sin(angle) * Cross(k, v) +
+         (1.0 - std::cos(angle)) * Dot(k, v) * k;
+}
+
+ImposedMotionState ImposedMotionAt(const ImposedWallMotion& m, double time) {
+  const Profile linear =
+      VelocityProfile(time, m.velocity_start, m.velocity_stop, m.velocity_period);
+  const Profile angular = VelocityProfile(time, m.angular_start, m.angular_stop, m.angular_period);
+  ImposedMotionState state;
+  state.centre = m.rotation_center + linear.integral * m.linear_velocity;
+  state.theta = angular.integral * m.angular_velocity;
+  state.velocity = linear.factor * m.linear_velocity;
+  state.angular_velocity = angular.factor * m.angular_velocity;
+  return state;
+}
+
 std::vector<ImposedWallMotion> ReadImposedWallMotions(ModelPart& walls) {
   std::vector<ImposedWallMotion> motions;
   Collect(walls, motions);
@@ -94,21 +105,13 @@ void MoveImposedWalls(ModelPart& walls, const std::vector<ImposedWallMotion>& mo
   Array3* velocity =
       db.HasHistoricalVariable(VELOCITY) ? db.HistoricalColumn(VELOCITY).Data() : nullptr;
   for (const ImposedWallMotion& m : motions) {
-    const Profile linear =
-        VelocityProfile(time, m.velocity_start, m.velocity_stop, m.velocity_period);
-    const Profile angular =
-        VelocityProfile(time, m.angular_start, m.angular_stop, m.angular_period);
-    const Array3 shift = linear.integral * m.linear_velocity;
-    const Array3 theta = angular.integral * m.angular_velocity;
-    const Array3 v = linear.factor * m.linear_velocity;
-    const Array3 omega = angular.factor * m.angular_velocity;
-    const Array3 centre = m.rotation_center + shift;
+    const ImposedMotionState state = ImposedMotionAt(m, time);
     for (std::size_t k = 0; k < m.nodes.size(); ++k) {
       const IndexType node = m.nodes[k];
-      const Array3 arm = Rotate(theta, m.initial[k] - m.rotation_center);
-      db.Coordinates(node) = centre + arm;
+      const Array3 arm = RotateByVector(state.theta, m.initial[k] - m.rotation_center);
+      db.Coordinates(node) = state.centre + arm;
       if (displacement) displacement[node] = db.Coordinates(node) - db.InitialCoordinates(node);
-      if (velocity) velocity[node] = v + Cross(omega, arm);
+      if (velocity) velocity[node] = state.velocity + Cross(state.angular_velocity, arm);
     }
   }
 }

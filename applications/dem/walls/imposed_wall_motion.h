@@ -42,6 +42,21 @@ struct ImposedWallMotion {
 // error naming the part and the key.
 std::vector<ImposedWallMotion> ReadImposedWallMotions(ModelPart& walls);
 
+// Where the motion has taken its reference configuration (the coordinates it
+// was read with) at `time`: a point x0 of it is at
+//   centre + Rotate(theta, x0 - m.rotation_center)
+// with velocity velocity + angular_velocity × (that point - centre).
+struct ImposedMotionState {
+  Array3 centre{};            // the rotation centre, moved by the translation
+  Array3 theta{};             // rotation vector (angle |theta| about theta / |theta|)
+  Array3 velocity{};          // of the translation
+  Array3 angular_velocity{};  // of the rotation
+};
+ImposedMotionState ImposedMotionAt(const ImposedWallMotion& m, double time);
+
+// Rotation of v by the angle |theta| about theta / |theta| (Rodrigues).
+Array3 RotateByVector(const Array3& theta, const Array3& v);
+
 // Places the nodes of every motion at time `time` and sets their velocity.
 void MoveImposedWalls(ModelPart& walls, const std::vector<ImposedWallMotion>& motions, double time);
 
