@@ -67,12 +67,11 @@ std::vector<int> StickyWallOfFaces(const std::vector<StickyWall>& sticky,
                                    const RigidFaceStorage& faces);
 
 // Glues every particle that touches a sticky face (FaceContact: the face within
-// its radius) among the particle-face candidates of the search (with a zero
-// wall search tolerance these overlap the face's box: a sphere at exactly zero
-// gap is not one)
-// (candidate_particle[c], candidate_face[c]); a particle touching several
-// sticky walls takes the one of the nearest face. Sets ParticleStorage::glued
-// and fills `glued` (its `walls` must be set).
+// its radius) among the particle-face candidate pairs of the search,
+// (candidate_particle[c], candidate_face[c]). With a zero wall search tolerance
+// the candidates overlap the face's box, so a sphere at exactly zero gap is not
+// glued. A particle touching several sticky walls takes the one of the nearest
+// face. Sets ParticleStorage::glued and fills `glued` (its `walls` must be set).
 void GlueTouchingParticles(const RigidFaceStorage& faces, const std::vector<int>& face_sticky,
                            const std::vector<std::uint32_t>& candidate_particle,
                            const std::vector<std::uint32_t>& candidate_face,
