@@ -882,9 +882,10 @@ void ExplicitSolverStrategy::GatherForces(AfterGather then) {
     }
     Array3 total = contact + p.external_force[i] + p.mass[i] * gravity;
     torque += p.external_moment[i];
-    if (alpha > 0.0) {
+    if (alpha > 0.0 && p.glued[i] == 0) {
       // Background damping against the motion, proportional to the unbalanced
-      // force (thesis 5.18-5.19); nothing where the particle is at rest.
+      // force (thesis 5.18-5.19); nothing where the particle is at rest, nor on
+      // a glued particle (moved by its wall, so it dissipates nothing).
       // Its power, -F_d · v - T_d · ω, is alpha (|F| |v| + |T| |ω|).
       const double speed = Norm(p.velocity[i]);
       const double force_norm = Norm(total), torque_norm = Norm(torque);

@@ -201,6 +201,30 @@ def test_a_glued_particle_follows_the_rigid_motion_of_its_wall_exactly(scheme):
                                                                                    abs=ROUND_OFF)
 
 
+def test_a_glued_particle_dissipates_nothing_by_background_damping():
+    """Background damping acts on integrated particles only: a glued particle
+    moves with its wall, so its (unused) gravity and wall forces dissipate
+    nothing; the free-falling one loses alpha |F| |v| per unit time."""
+    model, spheres, walls, grain = Model()
+    Sphere(spheres, 1, [0.3, -0.2, 0.09], 0.1, grain)  # glued
+    dt, g = 1e-3, 9.81
+    settings = Settings(dt, gravity=(0.0, 0.0, -g))
+    settings.global_damping = 0.2
+    settings.energy_calculation = True
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls, settings)
+    strategy.Initialize()
+    assert list(strategy.Particles.glued) == [1]
+    Run(strategy, 100, dt)
+    assert strategy.GetEnergies()["dissipated_global_damping"] == 0.0
+    # Control: the same sphere away from the wall is integrated and damped.
+    model, spheres, walls, grain = Model()
+    Sphere(spheres, 1, [3.0, 3.0, 0.5], 0.1, grain)
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls, settings)
+    strategy.Initialize()
+    Run(strategy, 100, dt)
+    assert strategy.GetEnergies()["dissipated_global_damping"] > 0.0
+
+
 def test_only_particles_touching_a_sticky_wall_are_glued():
     model, spheres, walls, grain = Model(motion=False, other_wall=True)
     r = 0.1
