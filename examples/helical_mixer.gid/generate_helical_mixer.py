@@ -238,8 +238,10 @@ def InletPoints(blade_points, blade_triangles):
     need = largest + WALL_CLEARANCE
     inner_shell = DRUM_RADIUS * math.cos(math.pi / DRUM_SIDES)
     r = np.hypot(points[:, 1], points[:, 2])
-    assert np.all(r + need <= inner_shell) and np.all(np.abs(points[:, 0]) + need <= half)
-    assert np.all(DistanceToMesh(points, blade_points, blade_triangles, 2.0 * need) >= need)
+    if not (np.all(r + need <= inner_shell) and np.all(np.abs(points[:, 0]) + need <= half)):
+        raise SystemExit("an inlet point is closer to the drum than the largest radius + clearance")
+    if not np.all(DistanceToMesh(points, blade_points, blade_triangles, 2.0 * need) >= need):
+        raise SystemExit("an inlet point is closer to the blade than the largest radius + clearance")
     return points
 
 
