@@ -1,6 +1,7 @@
 """Writes the meshes of the helical mixer example (thesis §6.2.2, Figs 6.11-6.13).
 
-    /usr/bin/python3 examples/helical_mixer.gid/generate_helical_mixer.py [--spheres 29559] [--out DIR]
+    /usr/bin/python3 examples/helical_mixer.gid/generate_helical_mixer.py [--out DIR]
+    /usr/bin/python3 examples/helical_mixer.gid/generate_helical_mixer.py --lattice [--spheres 29559]
 
 The thesis shows the mixer only in a figure, so the geometry is ours: a
 horizontal drum (axis x, gravity -y) of radius 0.15 m and length 0.40 m, fixed,
@@ -12,15 +13,31 @@ part turns at 3 rev/s (6π rad/s) about the drum axis through RIGID_BODY_MOTION
 (the thesis' Table 6.1 prints a zero rotation velocity, an erratum; §3.2.2 says
 0.5 s is 1.5 turns).
 
-The spheres (R 3.5 mm with a ±2 % uniform jitter, seeded) sit on a simple
-cubic lattice of spacing 7.3 mm, so no two touch (7.3 mm > 2 × 3.57 mm). Every
-lattice point closer than its radius + 0.5 mm to a face of the drum, the shaft
-or the flight (exact point-triangle distances to the mesh) is dropped; the
-lowest `--spheres` of the rest (by height, then x, then z) fill the lower part
-of the drum. The default count is the thesis' mesh, 29,559 spheres.
+Filling, by default: an inlet (helical_mixerDEM_Inlet.mdpa, sub model part
+Inlet_Fill) of 432 injection points, 24 along the axis by 18 on an arc of
+radius 0.1425 m over the top of the drum (between the flight's tips and the
+shell; 10 mm apart on the arc, so a sphere never overlaps a neighbour's
+point), injects 49,265 spheres/s straight down at 2 m/s (deviation up to 5°),
+R 3.5 mm (normal, σ 40.4 µm, bounded to ±2 %: the spread of the lattice's
+uniform ±2 %), from 0 s to 0.600025 s. The inlet injects floor(n t + 1e-6)
+spheres by each step's end t, and the last step it injects in ends at 0.6 s
+(the stop time lies half a step later, clear of round-off): 49,265 × 0.6 =
+29,559 spheres, the thesis' count. The spheres file is then empty (nodes,
+elements: none), and the blade starts turning at 0.75 s
+(ANGULAR_VELOCITY_START_TIME), once the bed has settled.
+
+With --lattice, the former fill: the spheres (R 3.5 mm with a ±2 % uniform
+jitter, seeded) sit on a simple cubic lattice of spacing 7.3 mm, so no two
+touch (7.3 mm > 2 × 3.57 mm). Every lattice point closer than its radius +
+0.5 mm to a face of the drum, the shaft or the flight (exact point-triangle
+distances to the mesh) is dropped; the lowest `--spheres` of the rest (by
+height, then x, then z) fill the lower part of the drum; the blade turns from
+the start; no inlet file is written (an old one in --out is removed, since a
+present inlet file would also inject).
 
 Deterministic: the same arguments write the same files byte for byte.
-Writes helical_mixerDEM.mdpa and helical_mixerDEM_FEM_boundary.mdpa.
+Writes helical_mixerDEM.mdpa, helical_mixerDEM_FEM_boundary.mdpa and (inlet
+fill) helical_mixerDEM_Inlet.mdpa.
 """
 import argparse
 import math
@@ -51,6 +68,22 @@ LATTICE_SPACING = 0.0073
 WALL_CLEARANCE = 0.0005
 SEED = 2012
 THESIS_SPHERES = 29559
+
+# Inlet fill (the default): points on an arc of the drum's upper region, above
+# the flight's tips, injecting THESIS_SPHERES spheres over 0.6 s; the blade
+# starts turning once the bed has settled.
+INLET_NAME = "Inlet_Fill"
+INLET_POINTS_ALONG = 24  # along the axis
+INLET_POINTS_AROUND = 18  # around the upper arc
+INLET_ARC_RADIUS = 0.1425  # between the flight's tips (0.135) and the drum (0.1497 inscribed)
+INLET_ARC_SPACING = 0.01  # m between neighbours on the arc (> a diameter, 7.14 mm)
+INLET_END_CLEARANCE = 0.01  # from the end walls to the outermost points
+INLET_SPEED = 2.0  # m/s, straight down (plus a deviation of up to INLET_DEVIATION_DEGREES)
+INLET_DEVIATION_DEGREES = 5.0
+INLET_RATE = 49265.0  # spheres/s: 49,265 x 0.6 s = 29,559
+INLET_DURATION = 0.6  # s; the last injecting step ends at 0.6 s
+TIME_STEP = 5e-5  # s, the deck's MaxTimeStep
+BLADE_START_TIME = 0.75  # s: the blade waits for the bed to settle
 
 
 def DrumQuads():
@@ -190,13 +223,36 @@ def Spheres(count, blade_points, blade_triangles):
     return centres[chosen], radii[chosen]
 
 
+def InletPoints(blade_points, blade_triangles):
+    """The inlet's injection points, (INLET_POINTS_ALONG x INLET_POINTS_AROUND, 3),
+    along the axis first; checked clear of the drum, the shaft and the flight by
+    the largest radius plus WALL_CLEARANCE."""
+    half = 0.5 * DRUM_LENGTH
+    largest = SPHERE_RADIUS * (1.0 + RADIUS_JITTER)
+    span = DRUM_LENGTH - 2.0 * INLET_END_CLEARANCE
+    xs = -half + INLET_END_CLEARANCE + span * np.arange(INLET_POINTS_ALONG) / (INLET_POINTS_ALONG - 1)
+    step = INLET_ARC_SPACING / INLET_ARC_RADIUS  # radians between neighbours on the arc
+    angles = (np.arange(INLET_POINTS_AROUND) - (INLET_POINTS_AROUND - 1) / 2.0) * step
+    points = np.array([(x, INLET_ARC_RADIUS * math.cos(a), INLET_ARC_RADIUS * math.sin(a))
+                       for a in angles for x in xs])
+    need = largest + WALL_CLEARANCE
+    inner_shell = DRUM_RADIUS * math.cos(math.pi / DRUM_SIDES)
+    r = np.hypot(points[:, 1], points[:, 2])
+    if not (np.all(r + need <= inner_shell) and np.all(np.abs(points[:, 0]) + need <= half)):
+        raise SystemExit("an inlet point is closer to the drum than the largest radius + clearance")
+    if not np.all(DistanceToMesh(points, blade_points, blade_triangles, 2.0 * need) >= need):
+        raise SystemExit("an inlet point is closer to the blade than the largest radius + clearance")
+    return points
+
+
 def Vector(v):
     return f"[3] ({v[0]!r}, {v[1]!r}, {v[2]!r})"
 
 
 def WriteSpheres(path, centres, radii):
     n = len(centres)
-    lines = ["// Helical mixer (thesis §6.2.2): spheres. Written by generate_helical_mixer.py.",
+    what = "spheres" if n else "no spheres (the inlet of helical_mixerDEM_Inlet.mdpa fills the drum)"
+    lines = [f"// Helical mixer (thesis §6.2.2): {what}. Written by generate_helical_mixer.py.",
              "Begin ModelPartData", "End ModelPartData", "",
              "Begin Properties 1", "End Properties", "", "Begin Nodes"]
     lines += [f"{i + 1} {x:.9f} {y:.9f} {z:.9f}" for i, (x, y, z) in enumerate(centres)]
@@ -214,7 +270,48 @@ def WriteSpheres(path, centres, radii):
         f.write("\n".join(lines))
 
 
-def WallPart(name, node_ids, condition_ids, angular_velocity):
+def WriteInlet(path, points):
+    n = len(points)
+    deviation = SPHERE_RADIUS * RADIUS_JITTER / math.sqrt(3.0)  # that of the uniform ±2 %
+    lines = ["// Helical mixer (thesis §6.2.2): the inlet that fills the drum. Written by "
+             "generate_helical_mixer.py.",
+             "Begin ModelPartData", "End ModelPartData", "",
+             "Begin Properties 1", "End Properties", "", "Begin Nodes"]
+    lines += [f"{i + 1} {x!r} {y!r} {z!r}" for i, (x, y, z) in enumerate(points)]
+    lines += ["End Nodes", "",
+              f"Begin SubModelPart {INLET_NAME} // Group Fill",
+              "  Begin SubModelPartData",
+              f"    IDENTIFIER {INLET_NAME}",
+              "    INJECTOR_ELEMENT_TYPE SphericParticle3D",
+              "    ELEMENT_TYPE SphericParticle3D",
+              "    CONTAINS_CLUSTERS 0",
+              "    RIGID_BODY_MOTION 0",
+              f"    VELOCITY {Vector((0.0, -INLET_SPEED, 0.0))}",
+              f"    MAX_RAND_DEVIATION_ANGLE {INLET_DEVIATION_DEGREES!r}",
+              f"    INLET_NUMBER_OF_PARTICLES {INLET_RATE!r}",
+              "    IMPOSED_MASS_FLOW_OPTION 0",
+              "    INLET_START_TIME 0.0",
+              f"    INLET_STOP_TIME {InletStopTime()!r}",
+              f"    RADIUS {SPHERE_RADIUS!r}",
+              "    PROBABILITY_DISTRIBUTION normal",
+              f"    STANDARD_DEVIATION {deviation:.6e}",
+              f"    MINIMUM_RADIUS {SPHERE_RADIUS * (1.0 - RADIUS_JITTER):.9e}",
+              f"    MAXIMUM_RADIUS {SPHERE_RADIUS * (1.0 + RADIUS_JITTER):.9e}",
+              "    DENSE_INLET 0",
+              "  End SubModelPartData",
+              "  Begin SubModelPartNodes"]
+    lines += [f"    {i + 1}" for i in range(n)]
+    lines += ["  End SubModelPartNodes", "End SubModelPart", ""]
+    with open(path, "w") as f:
+        f.write("\n".join(lines))
+
+
+def InletStopTime():
+    """Half a step after the last injecting step's end (INLET_DURATION)."""
+    return round(INLET_DURATION + 0.5 * TIME_STEP, 12)
+
+
+def WallPart(name, node_ids, condition_ids, angular_velocity, start_time=0.0):
     moving = angular_velocity != 0.0
     data = [f"Begin SubModelPart {name} // DEM-FEM-Wall. Group name: {name}",
             "  Begin SubModelPartData",
@@ -225,7 +322,7 @@ def WallPart(name, node_ids, condition_ids, angular_velocity):
             "    ANGULAR_VELOCITY_PERIOD 0.0",
             "    VELOCITY_START_TIME 0.0",
             "    VELOCITY_STOP_TIME 1000.0",
-            "    ANGULAR_VELOCITY_START_TIME 0.0",
+            f"    ANGULAR_VELOCITY_START_TIME {start_time!r}",
             "    ANGULAR_VELOCITY_STOP_TIME 1000.0",
             "    FIXED_MESH_OPTION 0",
             f"    RIGID_BODY_MOTION {1 if moving else 0}",
@@ -242,7 +339,7 @@ def WallPart(name, node_ids, condition_ids, angular_velocity):
     return data
 
 
-def WriteWalls(path, drum, blade):
+def WriteWalls(path, drum, blade, blade_start_time):
     (drum_points, quads), (blade_points, triangles) = drum, blade
     lines = ["// Helical mixer (thesis §6.2.2): drum (fixed) and blade (turning). Written by "
              "generate_helical_mixer.py.",
@@ -260,26 +357,48 @@ def WriteWalls(path, drum, blade):
     lines += ["End Conditions", ""]
     lines += WallPart("Drum", range(1, offset + 1), range(1, first + 1), 0.0)
     lines += WallPart("Blade", range(offset + 1, offset + len(blade_points) + 1),
-                      range(first + 1, first + len(triangles) + 1), ANGULAR_VELOCITY)
+                      range(first + 1, first + len(triangles) + 1), ANGULAR_VELOCITY,
+                      blade_start_time)
     with open(path, "w") as f:
         f.write("\n".join(lines))
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--spheres", type=int, default=THESIS_SPHERES)
+    parser.add_argument("--lattice", action="store_true",
+                        help="start the spheres on a lattice (the former fill) instead of the inlet")
+    parser.add_argument("--spheres", type=int, default=THESIS_SPHERES,
+                        help="with --lattice: how many spheres")
     parser.add_argument("--out", default=os.path.dirname(os.path.abspath(__file__)),
-                        help="folder to write the two mdpa files in (default: beside this script)")
+                        help="folder to write the mdpa files in (default: beside this script)")
     args = parser.parse_args()
+    if args.spheres != THESIS_SPHERES and not args.lattice:
+        parser.error("--spheres needs --lattice (the inlet injects the thesis' 29,559)")
     drum = DrumQuads()
     blade = BladeTriangles()
-    centres, radii = Spheres(args.spheres, *blade)
     os.makedirs(args.out, exist_ok=True)
-    WriteSpheres(os.path.join(args.out, "helical_mixerDEM.mdpa"), centres, radii)
-    WriteWalls(os.path.join(args.out, "helical_mixerDEM_FEM_boundary.mdpa"), drum, blade)
-    fill = (centres[:, 1].max() + DRUM_RADIUS) / (2.0 * DRUM_RADIUS)
-    print(f"{len(centres)} spheres (fill to {100 * fill:.0f} % of the drum height), "
-          f"{len(drum[1])} drum quadrilaterals, {len(blade[1])} blade triangles")
+    spheres_path = os.path.join(args.out, "helical_mixerDEM.mdpa")
+    inlet_path = os.path.join(args.out, "helical_mixerDEM_Inlet.mdpa")
+    walls_path = os.path.join(args.out, "helical_mixerDEM_FEM_boundary.mdpa")
+    if args.lattice:
+        centres, radii = Spheres(args.spheres, *blade)
+        WriteSpheres(spheres_path, centres, radii)
+        WriteWalls(walls_path, drum, blade, 0.0)
+        if os.path.exists(inlet_path):
+            os.remove(inlet_path)
+            print(f"removed {inlet_path} (the lattice deck has no inlet)")
+        fill = (centres[:, 1].max() + DRUM_RADIUS) / (2.0 * DRUM_RADIUS)
+        print(f"{len(centres)} spheres on a lattice (fill to {100 * fill:.0f} % of the drum height), "
+              f"{len(drum[1])} drum quadrilaterals, {len(blade[1])} blade triangles")
+        return
+    points = InletPoints(*blade)
+    WriteSpheres(spheres_path, np.zeros((0, 3)), np.zeros(0))
+    WriteWalls(walls_path, drum, blade, BLADE_START_TIME)
+    WriteInlet(inlet_path, points)
+    count = math.floor(INLET_RATE * INLET_DURATION + 1e-6)
+    print(f"inlet of {len(points)} points, {INLET_RATE:.0f} spheres/s from 0 to "
+          f"{InletStopTime()} s: {count} spheres; {len(drum[1])} drum quadrilaterals, "
+          f"{len(blade[1])} blade triangles turning from {BLADE_START_TIME} s")
 
 
 if __name__ == "__main__":

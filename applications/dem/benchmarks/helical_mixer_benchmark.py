@@ -1,21 +1,39 @@
 """DEM helical mixer (thesis §6.2.2): seconds per step against the thesis' serial run.
 
     PYTHONPATH=build/python /usr/bin/python3 applications/dem/benchmarks/helical_mixer_benchmark.py \
-        [--steps 200] [--warmup 400] [--threads 1 2] [--search-frequency N] [--repeat 1] [--no-peer]
+        [--steps 200] [--warmup 200] [--threads 1 2] [--search-frequency N] [--repeat 1] [--no-peer] \
+        [--deck inlet|lattice] [--fill-cache FILE] [--fill-threads 2] [--refill]
 
-Runs examples/helical_mixer.gid (29,559 spheres, 1,584 drum quadrilaterals,
-840 blade triangles turning at 3 rev/s; Hertz, rolling friction, Δt 5e-5 s)
-through tessera.dem.DEMAnalysisStage in a scratch copy with VTK output off.
-The spheres start on a lattice with gaps, so the first steps have no contacts:
-`--warmup` steps (default 400 = 0.02 s, the bed has fallen onto itself and the
-blade is pushing it) run untimed, then `--steps` steps are timed, the stage's
-whole loop (node synchronisation, Python time loop) included; wall-clock time
-counts, and the process' CPU time is printed beside it (on a loaded machine,
-the one-thread CPU time is the steadier figure). Each thread
-count runs in its own process (OMP_NUM_THREADS). The deck searches every 10
-steps with 1 mm (pairs) and 2.5 mm (walls) tolerances; the thesis searched
-every step (Table 6.1, search frequency 1): `--search-frequency 1` runs that
-(tolerances 0), the like-for-like comparison.
+Times the mixer of examples/helical_mixer.gid (29,559 spheres, 1,584 drum
+quadrilaterals, 840 blade triangles turning at 3 rev/s; Hertz, rolling
+friction, Δt 5e-5 s) through tessera.dem.DEMAnalysisStage in a scratch copy
+with VTK output off, filled and with the blade turning:
+
+- `--deck inlet` (the default, the example as committed): the inlet fills the
+  drum over 0.6 s and the blade starts at 0.75 s. The fill is not timed: it runs
+  once (15,000 steps, about a minute and a half on two threads), in its own
+  process on `--fill-threads` threads, up to 0.75 s, and the spheres' rows at
+  that moment (centre, radius, velocity, angular velocity, in row order: the
+  order the inlet injected them in, which is random in space) go to
+  `--fill-cache` (default build/helical_mixer_fill_cache.npz, keyed by the
+  deck files' contents: a changed deck fills again; `--refill` forces it). The
+  timed runs start from a deck with those spheres in that order (nodal data
+  VELOCITY and ANGULAR_VELOCITY; contact histories start empty) and the blade
+  turning from t = 0: at 0.75 s the blade stands where it started, so this is
+  the example's t = 0.75 s, time shifted.
+- `--deck lattice`: the former deck (`generate_helical_mixer.py --lattice`):
+  the spheres start on a lattice with gaps, in lattice order, and the blade
+  turns from the start; the warm-up lets the bed fall onto itself (400 steps
+  was the former default).
+
+`--warmup` steps (default 200 = 0.01 s) run untimed, then `--steps` steps are
+timed, the stage's whole loop (node synchronisation, Python time loop)
+included; wall-clock time counts, and the process' CPU time is printed beside
+it (on a loaded machine, the one-thread CPU time is the steadier figure). Each
+thread count runs in its own process (OMP_NUM_THREADS). The deck searches every
+10 steps with its tolerances (pairs, walls); the thesis searched every step
+(Table 6.1, search frequency 1): `--search-frequency 1` runs that (tolerances
+0), the like-for-like comparison.
 
 Reported: seconds per step, particle-steps per second, the share of each phase
 (the strategy's GetTimings(); "stage" is the rest of the loop: Python, time
@@ -24,14 +42,16 @@ serial figure, 0.264 s per step for 29,559 spheres (105,630 s for 400,000 steps
 on an Intel Xeon E5-2670, 2012; digest seed001_dem_contact.md §14). The issue's
 target is below 0.005 s per step on one core (50× faster). The load average at
 start and end is printed: on a shared machine the figures are provisional.
-LIGGGHTS (when on PATH; `--no-peer` skips it) runs the same spheres and walls
-on one core (the generator's geometry, drum quadrilaterals split into
+LIGGGHTS (when on PATH; `--no-peer` skips it) runs the lattice spheres and the
+walls on one core (the generator's geometry, drum quadrilaterals split into
 triangles, Hertz with constant rolling friction, 1 mm skin checked every step),
 timed by its "Loop time" of the same steps; the translational kinetic energy
-at the end is printed for both as a check that they ran the same physics.
+at the end is printed for both as a check that they ran the same physics (with
+`--deck lattice` only: LIGGGHTS is not given the inlet's filled state).
 Not a test: run by hand, figures go to docs/performance.md.
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -45,20 +65,157 @@ REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
 EXAMPLE = os.path.join(REPO_ROOT, "examples", "helical_mixer.gid")
 DECK_FILES = ("ProjectParametersDEM.json", "MaterialsDEM.json", "helical_mixerDEM.mdpa",
-              "helical_mixerDEM_FEM_boundary.mdpa")
+              "helical_mixerDEM_FEM_boundary.mdpa", "helical_mixerDEM_Inlet.mdpa")
+GENERATOR = os.path.join(EXAMPLE, "generate_helical_mixer.py")
+DEFAULT_FILL_CACHE = os.path.join(REPO_ROOT, "build", "helical_mixer_fill_cache.npz")
 THESIS_SECONDS_PER_STEP = 105630.0 / 400000.0  # 0.264 s, 29,559 spheres, serial
 THESIS_SPHERES = 29559
 TARGET_SECONDS_PER_STEP = 0.005
 
 
+def DeckKey():
+    """A digest of the example's deck files: the fill cache is valid for these only."""
+    digest = hashlib.sha256()
+    for name in DECK_FILES:
+        with open(os.path.join(EXAMPLE, name), "rb") as f:
+            digest.update(name.encode() + b"\0" + f.read())
+    return digest.hexdigest()
+
+
+def WriteLatticeDeck(folder):
+    """The former lattice deck in `folder`: the generator's --lattice meshes, no
+    inlet (dem_inlet_option false, no inlet row in the materials)."""
+    subprocess.run([sys.executable, GENERATOR, "--lattice", "--out", folder], check=True,
+                   capture_output=True)
+    WithoutInlet(folder)
+
+
+def WithoutInlet(folder):
+    path = os.path.join(folder, "MaterialsDEM.json")
+    with open(path) as f:
+        materials = json.load(f)
+    materials["material_assignation_table"] = [
+        row for row in materials["material_assignation_table"] if not row[0].startswith("DEMInletPart")]
+    with open(path, "w") as f:
+        json.dump(materials, f, indent=4)
+    path = os.path.join(folder, "ProjectParametersDEM.json")
+    with open(path) as f:
+        parameters = json.load(f)
+    parameters["dem_inlet_option"] = False
+    with open(path, "w") as f:
+        json.dump(parameters, f, indent=4)
+    inlet = os.path.join(folder, "helical_mixerDEM_Inlet.mdpa")
+    if os.path.exists(inlet):
+        os.remove(inlet)
+
+
+def WriteFilledDeck(folder, cache):
+    """The example at the end of its fill, time shifted to 0: the cached spheres
+    (in their row order) with their velocities, the blade turning from t = 0."""
+    WithoutInlet(folder)
+    x, r, v, w = (cache[k] for k in ("position", "radius", "velocity", "angular_velocity"))
+    n = len(r)
+    lines = ["// Helical mixer filled by its inlet (helical_mixer_benchmark.py fill cache).",
+             "Begin ModelPartData", "End ModelPartData", "", "Begin Properties 1", "End Properties",
+             "", "Begin Nodes"]
+    lines += [f"{i + 1} {a!r} {b!r} {c!r}" for i, (a, b, c) in enumerate(x.tolist())]
+    lines += ["End Nodes", "", "Begin Elements SphericParticle3D"]
+    lines += [f"{i + 1} 1 {i + 1}" for i in range(n)]
+    lines += ["End Elements", "", "Begin NodalData RADIUS"]
+    lines += [f"{i + 1} 0 {value!r}" for i, value in enumerate(r.tolist())]
+    for name, values in (("VELOCITY", v), ("ANGULAR_VELOCITY", w)):
+        lines += ["End NodalData", "", f"Begin NodalData {name}"]
+        lines += [f"{i + 1} 0 [3]({a!r},{b!r},{c!r})" for i, (a, b, c) in enumerate(values.tolist())]
+    lines += ["End NodalData", "", "Begin SubModelPart Parts_Granular // Group Granular",
+              "  Begin SubModelPartNodes"]
+    lines += [f"    {i + 1}" for i in range(n)]
+    lines += ["  End SubModelPartNodes", "  Begin SubModelPartElements"]
+    lines += [f"    {i + 1}" for i in range(n)]
+    lines += ["  End SubModelPartElements", "End SubModelPart", ""]
+    with open(os.path.join(folder, "helical_mixerDEM.mdpa"), "w") as f:
+        f.write("\n".join(lines))
+    walls = os.path.join(folder, "helical_mixerDEM_FEM_boundary.mdpa")
+    with open(walls) as f:
+        text = f.read()
+    start = f"ANGULAR_VELOCITY_START_TIME {float(cache['time'])!r}"
+    if text.count(start) != 1:
+        raise SystemExit(f"the deck's blade does not start at the fill cache's {cache['time']} s")
+    with open(walls, "w") as f:
+        f.write(text.replace(start, "ANGULAR_VELOCITY_START_TIME 0.0"))
+
+
+def Fill(args):
+    """Runs the example's inlet fill up to the blade's start and caches the rows."""
+    import numpy as np
+    import tessera
+    import tessera.dem
+    folder = tempfile.mkdtemp(prefix="helical_mixer_fill_")
+    try:
+        for name in DECK_FILES:
+            shutil.copy(os.path.join(EXAMPLE, name), folder)
+        os.chdir(folder)
+        parameters = tessera.Parameters.FromFile("ProjectParametersDEM.json")
+        dt = parameters["MaxTimeStep"].GetDouble()
+        with open("helical_mixerDEM_FEM_boundary.mdpa") as f:
+            starts = re.findall(r"ANGULAR_VELOCITY_START_TIME (\S+)", f.read())
+        blade_start = max(float(value) for value in starts)
+        steps = int(round(blade_start / dt))
+        parameters["FinalTime"].SetDouble((steps - 0.5) * dt)
+        parameters["post_vtk_option"].SetBool(False)
+        stage = tessera.dem.DEMAnalysisStage(tessera.Model(), parameters)
+        start = time.perf_counter()
+        stage.Run()
+        strategy = stage.GetStrategy()
+        particles = strategy.Particles
+        np.savez(args.fill_cache + ".tmp.npz", key=DeckKey(), time=steps * dt,
+                 position=np.array(particles.position), radius=np.array(particles.radius),
+                 velocity=np.array(particles.velocity),
+                 angular_velocity=np.array(particles.angular_velocity),
+                 injected=stage.GetInlets().InjectedCount(0),
+                 kinetic=strategy.GetEnergies()["kinetic_translational"],
+                 elapsed=time.perf_counter() - start)
+        os.replace(args.fill_cache + ".tmp.npz", args.fill_cache)
+    finally:
+        os.chdir(REPO_ROOT)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+def LoadFill(args):
+    """The fill cache, made first when missing, stale or --refill."""
+    import numpy as np
+    if not args.refill and os.path.exists(args.fill_cache):
+        cache = dict(np.load(args.fill_cache))
+        if str(cache["key"]) == DeckKey():
+            return cache
+        print(f"{args.fill_cache} is of another deck: filling again")
+    os.makedirs(os.path.dirname(os.path.abspath(args.fill_cache)), exist_ok=True)
+    print(f"filling the drum by the inlet on {args.fill_threads} thread(s) (untimed) ...", flush=True)
+    env = dict(os.environ, OMP_NUM_THREADS=str(args.fill_threads), OMP_WAIT_POLICY="passive")
+    done = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", "fill",
+                           "--fill-cache", os.path.abspath(args.fill_cache)],
+                          env=env, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"the fill failed:\n{done.stderr}")
+    cache = dict(np.load(args.fill_cache))
+    print(f"  {int(cache['injected'])} spheres injected, {len(cache['radius'])} in the drum at "
+          f"{float(cache['time'])} s, translational kinetic energy {float(cache['kinetic']):.3g} J; "
+          f"fill took {float(cache['elapsed']):.0f} s; cached in {args.fill_cache}")
+    return cache
+
+
 def Worker(args):
     """One measurement in this process; prints a JSON line."""
+    import numpy as np
     import tessera
     import tessera.dem
     folder = tempfile.mkdtemp(prefix="helical_mixer_bench_")
     try:
         for name in DECK_FILES:
             shutil.copy(os.path.join(EXAMPLE, name), folder)
+        if args.deck == "lattice":
+            WriteLatticeDeck(folder)
+        else:
+            WriteFilledDeck(folder, dict(np.load(args.fill_cache)))
         os.chdir(folder)
         parameters = tessera.Parameters.FromFile("ProjectParametersDEM.json")
         dt = parameters["MaxTimeStep"].GetDouble()
@@ -105,7 +262,7 @@ def WritePeerDeck(folder):
     import generate_helical_mixer as mixer
     drum_points, quads = mixer.DrumQuads()
     blade_points, triangles = mixer.BladeTriangles()
-    centres, radii = mixer.Spheres(THESIS_SPHERES, blade_points, triangles)
+    centres, radii = mixer.Spheres(THESIS_SPHERES, blade_points, triangles)  # the lattice fill
 
     def Stl(path, points, faces):
         with open(path, "w") as f:
@@ -191,8 +348,9 @@ def MeasureLiggghts(args):
 
 def Measure(threads, args):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_WAIT_POLICY="passive")
-    command = [sys.executable, os.path.abspath(__file__), "--worker", "--steps", str(args.steps),
-               "--warmup", str(args.warmup), "--search-frequency", str(args.search_frequency)]
+    command = [sys.executable, os.path.abspath(__file__), "--worker", "time", "--steps", str(args.steps),
+               "--warmup", str(args.warmup), "--search-frequency", str(args.search_frequency),
+               "--deck", args.deck, "--fill-cache", os.path.abspath(args.fill_cache)]
     done = subprocess.run(command, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"worker with {threads} thread(s) failed:\n{done.stderr}")
@@ -220,7 +378,7 @@ def Report(result):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--steps", type=int, default=200)
-    parser.add_argument("--warmup", type=int, default=400)
+    parser.add_argument("--warmup", type=int, default=200)
     parser.add_argument("--threads", type=int, nargs="+", default=[1, 2])
     parser.add_argument("--search-frequency", type=int, default=0,
                         help="override NeighbourSearchFrequency (1: every step, as the thesis; "
@@ -228,15 +386,27 @@ def main():
     parser.add_argument("--repeat", type=int, default=1, help="runs per thread count; the fastest counts")
     parser.add_argument("--no-peer", action="store_true",
                         help="skip LIGGGHTS (run by default when `liggghts` is on PATH)")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument("--deck", choices=("inlet", "lattice"), default="inlet",
+                        help="inlet: the example filled by its inlet (fill cached, untimed); "
+                             "lattice: the former lattice fill")
+    parser.add_argument("--fill-cache", default=DEFAULT_FILL_CACHE,
+                        help="file of the settled state after the inlet fill (made when missing)")
+    parser.add_argument("--fill-threads", type=int, default=2, help="threads of the untimed fill")
+    parser.add_argument("--refill", action="store_true", help="fill again even if the cache is valid")
+    parser.add_argument("--worker", choices=("time", "fill"), help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.worker:
+    if args.worker == "fill":
+        Fill(args)
+        return
+    if args.worker == "time":
         Worker(args)
         return
     start_load = os.getloadavg()
-    print(f"helical mixer, {args.warmup} untimed + {args.steps} timed steps of 5e-5 s, "
-          f"search frequency {args.search_frequency or 'of the deck'}; load average at start "
-          f"{start_load[0]:.2f}")
+    print(f"helical mixer ({args.deck} deck), {args.warmup} untimed + {args.steps} timed steps of "
+          f"5e-5 s, search frequency {args.search_frequency or 'of the deck'}; load average at "
+          f"start {start_load[0]:.2f}")
+    if args.deck == "inlet":
+        LoadFill(args)
     best = {}
     for _ in range(args.repeat):
         for threads in args.threads:
@@ -244,7 +414,7 @@ def main():
             if threads not in best or result["elapsed"] < best[threads]["elapsed"]:
                 best[threads] = result
     peer = None
-    if not args.no_peer and shutil.which("liggghts"):
+    if not args.no_peer and args.deck == "lattice" and shutil.which("liggghts"):
         for _ in range(args.repeat):
             run = MeasureLiggghts(args)
             if peer is None or run["elapsed"] < peer["elapsed"]:
