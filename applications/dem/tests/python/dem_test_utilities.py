@@ -59,6 +59,24 @@ def Face(model_part, condition_id, points, properties, first_node_id=None):
     return model_part.CreateNewCondition(name, condition_id, ids, properties)
 
 
+def SquarePlate(walls, properties, name="plate", half=1.0, z=0.0, centre=(0.0, 0.0), first_id=1,
+                **data):
+    """A square RigidFace3D4N at height z, |x - cx|, |y - cy| <= half, alone in
+    the wall sub model part `name` of `walls`, with SubModelPartData `data`
+    (variable names). Nodes and the condition are numbered from first_id."""
+    ids = list(range(first_id, first_id + 4))
+    cx, cy = centre
+    for node_id, (x, y) in zip(ids, [(-half, -half), (half, -half), (half, half), (-half, half)]):
+        walls.CreateNewNode(node_id, cx + x, cy + y, z)
+    walls.CreateNewCondition("RigidFace3D4N", first_id, ids, properties)
+    plate = walls.CreateSubModelPart(name)
+    plate.AddNodes(ids)
+    plate.AddConditions([first_id])
+    for key, value in data.items():
+        plate.SetValue(getattr(tessera, key), value)
+    return plate
+
+
 def Settings(dt, scheme="Velocity_Verlet", gravity=(0.0, 0.0, 0.0), search_frequency=1,
              tolerance=0.0, rolling_friction=False):
     from tessera import _dem

@@ -27,7 +27,7 @@ import pytest
 import tessera
 
 from dem_test_utilities import (Material, Relate, Run, Settings, Sphere, SpheresPart,
-                                WallSubModelPart)
+                                SquarePlate, WallSubModelPart)
 
 
 def Dem():
@@ -39,17 +39,8 @@ def FreePlate(model, wall, half=0.5, z=0.0, **data):
     """A square RigidFace3D4N at height z, centred on the z axis, in the
     FREE_BODY_MOTION sub model part RigidFacePart.plate."""
     walls = model.CreateModelPart("RigidFacePart")
-    for k, (x, y) in enumerate([(-half, -half), (half, -half), (half, half), (-half, half)]):
-        walls.CreateNewNode(k + 1, x, y, z)
-    walls.CreateNewCondition("RigidFace3D4N", 1, [1, 2, 3, 4], wall)
-    plate = walls.CreateSubModelPart("plate")
-    plate.AddNodes([1, 2, 3, 4])
-    plate.AddConditions([1])
-    plate.SetValue(tessera.FREE_BODY_MOTION, True)
-    plate.SetValue(tessera.RIGID_BODY_CENTER_OF_MASS, [0.0, 0.0, z])
-    for key, value in data.items():
-        plate.SetValue(getattr(tessera, key), value)
-    return walls, plate
+    return walls, SquarePlate(walls, wall, half=half, z=z, FREE_BODY_MOTION=True,
+                              RIGID_BODY_CENTER_OF_MASS=[0.0, 0.0, z], **data)
 
 
 def Setup(restitution=1.0, friction=0.0, sphere_at=None, radius=0.05, velocity=(0, 0, 0),

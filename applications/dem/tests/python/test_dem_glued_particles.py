@@ -29,7 +29,8 @@ import pytest
 import tessera
 import tessera.dem
 
-from dem_test_utilities import Material, Relate, Run, Settings, Sphere, SpheresPart
+from dem_test_utilities import (Material, Relate, Run, Settings, Sphere, SpheresPart,
+                                SquarePlate)
 
 KRATOS_TOLERANCE = 1e-4  # test_glued_particles.py compares with this absolute tolerance
 ROUND_OFF = 1e-12
@@ -126,30 +127,16 @@ def Model(sticky=True, motion=True, free_body=False, other_wall=False, half=1.0)
     wall = Material(walls, 2, young=1e7, poisson=0.25)
     Relate(grain, wall, restitution=0.5, static_friction=0.3)
     Relate(grain, grain, restitution=0.5, static_friction=0.3)
-    corners = [(-half, -half), (half, -half), (half, half), (-half, half)]
-    for k, (x, y) in enumerate(corners):
-        walls.CreateNewNode(k + 1, x, y, 0.0)
-    walls.CreateNewCondition("RigidFace3D4N", 1, [1, 2, 3, 4], wall)
-    plate = walls.CreateSubModelPart("plate")
-    plate.AddNodes([1, 2, 3, 4])
-    plate.AddConditions([1])
-    plate.SetValue(tessera.IS_STICKY, sticky)
+    data = {"IS_STICKY": sticky}
     if motion:
-        plate.SetValue(tessera.RIGID_BODY_MOTION, True)
-        plate.SetValue(tessera.LINEAR_VELOCITY, [0.1, -0.2, 0.05])
-        plate.SetValue(tessera.ANGULAR_VELOCITY, [0.3, -0.5, 1.2])
-        plate.SetValue(tessera.ROTATION_CENTER, [0.2, 0.1, 0.0])
+        data.update(RIGID_BODY_MOTION=True, LINEAR_VELOCITY=list(V), ANGULAR_VELOCITY=list(OMEGA),
+                    ROTATION_CENTER=list(CENTRE))
     if free_body:
-        plate.SetValue(tessera.FREE_BODY_MOTION, True)
-        plate.SetValue(tessera.RIGID_BODY_MASS, 1.0)
-        plate.SetValue(tessera.RIGID_BODY_INERTIAS, [1.0, 1.0, 1.0])
+        data.update(FREE_BODY_MOTION=True, RIGID_BODY_MASS=1.0,
+                    RIGID_BODY_INERTIAS=[1.0, 1.0, 1.0])
+    SquarePlate(walls, wall, half=half, **data)
     if other_wall:
-        for k, (x, y) in enumerate([(3, -1), (5, -1), (5, 1), (3, 1)]):
-            walls.CreateNewNode(k + 5, x, y, 0.0)
-        walls.CreateNewCondition("RigidFace3D4N", 2, [5, 6, 7, 8], wall)
-        other = walls.CreateSubModelPart("other")
-        other.AddNodes([5, 6, 7, 8])
-        other.AddConditions([2])
+        SquarePlate(walls, wall, name="other", centre=(4.0, 0.0), first_id=5)
     return model, spheres, walls, grain
 
 

@@ -22,7 +22,8 @@ import pytest
 
 import tessera
 
-from dem_test_utilities import Material, Relate, Run, Settings, Sphere, SpheresPart
+from dem_test_utilities import (Material, Relate, Run, Settings, Sphere, SpheresPart,
+                                SquarePlate)
 
 
 def Dem():
@@ -32,19 +33,9 @@ def Dem():
 
 def Plate(model, wall, half=1.0, **data):
     """A square quadrilateral at z = 0 in the sub model part RigidFacePart.plate
-    with the given SubModelPartData."""
+    with RIGID_BODY_MOTION and the given SubModelPartData."""
     walls = model.CreateModelPart("RigidFacePart")
-    corners = [(-half, -half), (half, -half), (half, half), (-half, half)]
-    for k, (x, y) in enumerate(corners):
-        walls.CreateNewNode(k + 1, x, y, 0.0)
-    walls.CreateNewCondition("RigidFace3D4N", 1, [1, 2, 3, 4], wall)
-    plate = walls.CreateSubModelPart("plate")
-    plate.AddNodes([1, 2, 3, 4])
-    plate.AddConditions([1])
-    plate.SetValue(tessera.RIGID_BODY_MOTION, True)
-    for key, value in data.items():
-        plate.SetValue(getattr(tessera, key), value)
-    return walls, plate
+    return walls, SquarePlate(walls, wall, half=half, RIGID_BODY_MOTION=True, **data)
 
 
 def Setup(**data):
