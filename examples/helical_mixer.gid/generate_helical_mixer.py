@@ -249,17 +249,28 @@ def Vector(v):
     return f"[3] ({v[0]!r}, {v[1]!r}, {v[2]!r})"
 
 
-def WriteSpheres(path, centres, radii):
+def WriteSpheres(path, centres, radii, nodal_vectors=(), comment=None, exact=False):
+    """The spheres .mdpa: nodes, SphericParticle3D elements, RADIUS and the
+    `nodal_vectors` ((name, values) pairs, e.g. VELOCITY) as NodalData, one
+    sub model part. Numbers to 9 digits, or `exact` (repr: reads back bitwise,
+    for the benchmark's fill cache)."""
     n = len(centres)
-    what = "spheres" if n else "no spheres (the inlet of helical_mixerDEM_Inlet.mdpa fills the drum)"
-    lines = [f"// Helical mixer (thesis §6.2.2): {what}. Written by generate_helical_mixer.py.",
-             "Begin ModelPartData", "End ModelPartData", "",
+    if comment is None:
+        what = "spheres" if n else "no spheres (the inlet of helical_mixerDEM_Inlet.mdpa fills the drum)"
+        comment = f"Helical mixer (thesis §6.2.2): {what}. Written by generate_helical_mixer.py."
+    coordinate, radius_format = ("{!r}", "{!r}") if exact else ("{:.9f}", "{:.9e}")
+    lines = [f"// {comment}", "Begin ModelPartData", "End ModelPartData", "",
              "Begin Properties 1", "End Properties", "", "Begin Nodes"]
-    lines += [f"{i + 1} {x:.9f} {y:.9f} {z:.9f}" for i, (x, y, z) in enumerate(centres)]
+    lines += [f"{i + 1} " + " ".join(coordinate.format(v) for v in xyz)
+              for i, xyz in enumerate(np.asarray(centres).tolist())]
     lines += ["End Nodes", "", "Begin Elements SphericParticle3D"]
     lines += [f"{i + 1} 1 {i + 1}" for i in range(n)]
     lines += ["End Elements", "", "Begin NodalData RADIUS"]
-    lines += [f"{i + 1} 0 {radius:.9e}" for i, radius in enumerate(radii)]
+    lines += [f"{i + 1} 0 " + radius_format.format(r) for i, r in enumerate(np.asarray(radii).tolist())]
+    for name, values in nodal_vectors:
+        lines += ["End NodalData", "", f"Begin NodalData {name}"]
+        lines += [f"{i + 1} 0 [3]({a!r},{b!r},{c!r})"
+                  for i, (a, b, c) in enumerate(np.asarray(values).tolist())]
     lines += ["End NodalData", "", "Begin SubModelPart Parts_Granular // Group Granular",
               "  Begin SubModelPartNodes"]
     lines += [f"    {i + 1}" for i in range(n)]

@@ -113,27 +113,13 @@ def WriteFilledDeck(folder, cache):
     """The example at the end of its fill, time shifted to 0: the cached spheres
     (in their row order) with their velocities, the blade turning from t = 0."""
     WithoutInlet(folder)
-    x, r, v, w = (cache[k] for k in ("position", "radius", "velocity", "angular_velocity"))
-    n = len(r)
-    lines = ["// Helical mixer filled by its inlet (helical_mixer_benchmark.py fill cache).",
-             "Begin ModelPartData", "End ModelPartData", "", "Begin Properties 1", "End Properties",
-             "", "Begin Nodes"]
-    lines += [f"{i + 1} {a!r} {b!r} {c!r}" for i, (a, b, c) in enumerate(x.tolist())]
-    lines += ["End Nodes", "", "Begin Elements SphericParticle3D"]
-    lines += [f"{i + 1} 1 {i + 1}" for i in range(n)]
-    lines += ["End Elements", "", "Begin NodalData RADIUS"]
-    lines += [f"{i + 1} 0 {value!r}" for i, value in enumerate(r.tolist())]
-    for name, values in (("VELOCITY", v), ("ANGULAR_VELOCITY", w)):
-        lines += ["End NodalData", "", f"Begin NodalData {name}"]
-        lines += [f"{i + 1} 0 [3]({a!r},{b!r},{c!r})" for i, (a, b, c) in enumerate(values.tolist())]
-    lines += ["End NodalData", "", "Begin SubModelPart Parts_Granular // Group Granular",
-              "  Begin SubModelPartNodes"]
-    lines += [f"    {i + 1}" for i in range(n)]
-    lines += ["  End SubModelPartNodes", "  Begin SubModelPartElements"]
-    lines += [f"    {i + 1}" for i in range(n)]
-    lines += ["  End SubModelPartElements", "End SubModelPart", ""]
-    with open(os.path.join(folder, "helical_mixerDEM.mdpa"), "w") as f:
-        f.write("\n".join(lines))
+    sys.path.insert(0, EXAMPLE)
+    import generate_helical_mixer as mixer
+    mixer.WriteSpheres(os.path.join(folder, "helical_mixerDEM.mdpa"), cache["position"],
+                       cache["radius"], nodal_vectors=(("VELOCITY", cache["velocity"]),
+                                                       ("ANGULAR_VELOCITY", cache["angular_velocity"])),
+                       comment="Helical mixer filled by its inlet (helical_mixer_benchmark.py fill cache).",
+                       exact=True)
     walls = os.path.join(folder, "helical_mixerDEM_FEM_boundary.mdpa")
     with open(walls) as f:
         text = f.read()
