@@ -124,29 +124,41 @@ void GlueTouchingParticles(const RigidFaceStorage& faces, const std::vector<int>
 void MoveGluedParticles(const GluedParticles& glued, const std::vector<ImposedWallMotion>& motions,
                         double previous_time, double time, ParticleStorage& p,
                         bool velocities_only) {
-  for (std::size_t g = 0; g < glued.size(); ++g) {
-    const std::size_t i = glued.row[g];
-    const int motion = glued.walls[p.glued[i] - 1].motion;
+  // Wall by wall, so that each motion's state is evaluated once per step (there
+  // are few sticky walls and many glued particles).
+  for (std::size_t w = 0; w < glued.walls.size(); ++w) {
+    const std::uint32_t tag = static_cast<std::uint32_t>(w) + 1;
+    const int motion = glued.walls[w].motion;
     if (motion < 0) {  // a fixed sticky wall holds its particles at rest
-      p.velocity[i] = p.angular_velocity[i] = Array3{};
-      p.delta_displacement[i] = p.delta_rotation[i] = Array3{};
+      for (std::size_t g = 0; g < glued.size(); ++g) {
+        const std::size_t i = glued.row[g];
+        if (p.glued[i] != tag) continue;
+        p.velocity[i] = p.angular_velocity[i] = Array3{};
+        p.delta_displacement[i] = p.delta_rotation[i] = Array3{};
+      }
       continue;
     }
     const ImposedWallMotion& m = motions[static_cast<std::size_t>(motion)];
     const ImposedMotionState now = ImposedMotionAt(m, time);
-    const Array3 arm = RotateByVector(now.theta, glued.reference[g] - m.rotation_center);
-    if (!velocities_only) {
-      const Array3 x = now.centre + arm;
-      const Array3 dx = x - p.position[i];
-      p.position[i] = x;
-      p.displacement[i] += dx;
-      p.delta_displacement[i] = dx;
-      const Array3 dtheta = now.theta - ImposedMotionAt(m, previous_time).theta;
-      p.delta_rotation[i] = dtheta;
-      p.rotation_angle[i] += dtheta;
+    // The imposed rotation has a fixed axis, so the step's rotation increment
+    // is the difference of the rotation vectors.
+    const Array3 dtheta = now.theta - ImposedMotionAt(m, previous_time).theta;
+    for (std::size_t g = 0; g < glued.size(); ++g) {
+      const std::size_t i = glued.row[g];
+      if (p.glued[i] != tag) continue;
+      const Array3 arm = RotateByVector(now.theta, glued.reference[g] - m.rotation_center);
+      if (!velocities_only) {
+        const Array3 x = now.centre + arm;
+        const Array3 dx = x - p.position[i];
+        p.position[i] = x;
+        p.displacement[i] += dx;
+        p.delta_displacement[i] = dx;
+        p.delta_rotation[i] = dtheta;
+        p.rotation_angle[i] += dtheta;
+      }
+      p.velocity[i] = now.velocity + Cross(now.angular_velocity, arm);
+      p.angular_velocity[i] = now.angular_velocity;
     }
-    p.velocity[i] = now.velocity + Cross(now.angular_velocity, arm);
-    p.angular_velocity[i] = now.angular_velocity;
   }
 }
 

@@ -44,7 +44,7 @@ std::vector<ImposedWallMotion> ReadImposedWallMotions(ModelPart& walls);
 
 // Where the motion has taken its reference configuration (the coordinates it
 // was read with) at `time`: a point x0 of it is at
-//   centre + Rotate(theta, x0 - m.rotation_center)
+//   centre + RotateByVector(theta, x0 - m.rotation_center)
 // with velocity velocity + angular_velocity × (that point - centre).
 struct ImposedMotionState {
   Array3 centre{};            // the rotation centre, moved by the translation
