@@ -84,6 +84,8 @@ void BindParticleStorage(py::module_& m) {
   m.def("ReadParticlesFromNodes", &ReadParticlesFromNodes, py::arg("spheres"),
         py::arg("particles"));
   m.def("DeclareParticleVariables", &DeclareParticleVariables, py::arg("spheres"));
+  m.def("PairContactBatchAvailable", &PairContactBatchAvailable,
+        "Whether this processor runs the vectorised (AVX2) sphere-sphere contact kernel");
 }
 
 void BindContactLaws(py::module_& m) {
@@ -128,6 +130,7 @@ void BindStrategy(py::module_& m) {
       .def_readwrite("bounding_box_stop_time", &DemSettings::bounding_box_stop_time)
       .def_readwrite("clean_indentations", &DemSettings::clean_indentations)
       .def_readwrite("remove_embedded", &DemSettings::remove_embedded)
+      .def_readwrite("batched_pair_contacts", &DemSettings::batched_pair_contacts)
       .def_readwrite("walls_moved_by_processes", &DemSettings::walls_moved_by_processes)
       .def_readwrite("dimension", &DemSettings::dimension,
                      "3: spheres; 2: discs in the x-y plane (CylinderParticle2D)");

@@ -34,6 +34,12 @@ void RecordError(std::int64_t& slot, std::int64_t index) {
 
 bool Fixed(std::uint8_t bits, int bit) { return (bits >> bit) & 1u; }
 
+// The pair pass's batch results, one per thread (a few tens of KB, reused).
+PairContactBatch& ThreadBatch() {
+  static thread_local PairContactBatch batch;
+  return batch;
+}
+
 // Contact c of the new list takes the history (tangential spring, sliding and
 // active state) of contact `old` of the previous list when it is the same pair,
 // and starts fresh otherwise (so that a parting contact is reset).
@@ -231,6 +237,7 @@ void ExplicitSolverStrategy::Initialize() {
       pair_tangential_damping_[a * nm + b] =
           TangentialDampingFactor(table_.Pair(static_cast<int>(a), static_cast<int>(b)));
     }
+  FillBatchPairTable(particle_materials);
 
   pairs_ = PairContacts{};
   wall_contacts_ = WallContacts{};
@@ -589,6 +596,35 @@ void ExplicitSolverStrategy::ThrowPendingError() {
   }
 }
 
+void ExplicitSolverStrategy::FillBatchPairTable(std::size_t particle_materials) {
+  const std::size_t nm = table_.size();
+  PairTableArrays& t = pair_arrays_;
+  for (std::vector<double>* column : {&t.young, &t.shear, &t.damping_ratio, &t.defined})
+    column->assign(nm * nm, 0.0);
+  t.friction.assign(2 * nm * nm, 0.0);
+  t.share = pair_share_;
+  t.tangential_damping = pair_tangential_damping_;
+  batch_law_valid_ = true;
+  bool first = true;
+  for (std::size_t a = 0; a < nm; ++a)
+    for (std::size_t b = 0; b < nm; ++b) {
+      const PairParameters& pair = table_.Pair(static_cast<int>(a), static_cast<int>(b));
+      const std::size_t k = a * nm + b;
+      t.young[k] = pair.effective_young;
+      t.shear[k] = pair.effective_shear;
+      t.damping_ratio[k] = pair.damping_ratio;
+      t.friction[2 * k] = pair.static_friction;
+      t.friction[2 * k + 1] = pair.dynamic_friction;
+      t.defined[k] = pair.defined ? 1.0 : 0.0;
+      // Particle pairs only: walls have their own loop.
+      if (a >= particle_materials || b >= particle_materials || !pair.defined) continue;
+      if (first) batch_law_ = pair.law;
+      if (!first && pair.law != batch_law_) batch_law_valid_ = false;
+      first = false;
+    }
+  batch_law_valid_ = batch_law_valid_ && HasPairContactBatch(batch_law_);
+}
+
 void ExplicitSolverStrategy::ComputeParticleContacts() {
   PairContacts& pc = pairs_;
   ParticleStorage& p = particles_;
@@ -634,6 +670,30 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
   const std::uint32_t* const wall_start = wall_contacts_.particle_start.data();
   const double* const pair_share = pair_share_.data();
   const double* const pair_tangential_damping = pair_tangential_damping_.data();
+  const bool batched =
+      settings_.batched_pair_contacts && batch_law_valid_ && PairContactBatchAvailable();
+  const ContactLaw batch_law = batch_law_;
+  const PairBatchInput batch_input{position,
+                                   velocity,
+                                   spin,
+                                   step_displacement,
+                                   step_rotation,
+                                   radius,
+                                   mass,
+                                   material,
+                                   static_cast<std::uint32_t>(materials),
+                                   pc.first.data(),
+                                   second,
+                                   spring,
+                                   spring_stiffness,
+                                   normal_elastic,
+                                   sliding,
+                                   active,
+                                   energy,
+                                   &pair_arrays_,
+                                   dt,
+                                   displacement_is_velocity_step,
+                                   track_dissipation};
   // Captured by value: pointers read through a reference to the enclosing frame
   // would be reloaded after every byte store as well.
   ParallelBlocks(n, blocks, [=, this, &pc](std::size_t b) {
@@ -649,39 +709,99 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
       torque[i] = wall_torque;
     }
     std::uint32_t slot = pc.cross_block_start[b];
-    for (std::size_t i = begin; i < end; ++i) {
+
+    // The pair of candidate c = (i, j) if the spheres touch, else nullptr after
+    // clearing the contact (and its cross slot: slot is advanced either way).
+    auto touching_pair = [&](std::size_t i, std::uint32_t c, std::uint32_t j,
+                             bool cross) -> const PairParameters* {
+      const Array3 d = position[j] - position[i];
+      const double distance2 = Dot(d, d);
+      const double reach = radius[i] + radius[j];
+      const PairParameters* pair = nullptr;
+      if (distance2 < reach * reach && distance2 > 0.0) {
+        pair = &pairs[static_cast<std::size_t>(material[i]) * materials +
+                      static_cast<std::size_t>(material[j])];
+        if (!pair->defined) {
+          RecordError(pending_pair_error_, static_cast<std::int64_t>(c));
+          pair = nullptr;
+        }
+      }
+      if (pair == nullptr) {
+        if (active[c])
+          ResetContactHistory({spring[c], spring_stiffness[c], normal_elastic[c], sliding[c]});
+        active[c] = 0;
+        if (cross) {
+          cross_force[slot] = cross_elastic[slot] = cross_torque[slot] = Array3{};
+          ++slot;
+        }
+      }
+      return pair;
+    };
+    // Row i's totals receive the contact's force; sphere j (or its cross slot)
+    // the opposite; rolling resistance and dissipation are added here.
+    struct RowTotals {
+      Array3 force, elastic, torque;
+      DissipationPower dissipation;
+    };
+    auto apply = [&](RowTotals& row, std::size_t i, std::uint32_t j, bool cross,
+                     const PairParameters& pair, const Array3& force, const Array3& elastic,
+                     const Array3& torque_i, Array3 torque_j, double normal_force,
+                     double damping_power, double friction_power) {
+      row.force += force;
+      row.elastic += elastic;
+      row.torque += torque_i;
+      double rolling_power = 0.0;
+      if (pair.rolling_model != RollingFrictionModel::kNone) {
+        // Rolling resistance with R_r the smaller radius (thesis 2.42).
+        const Array3 relative_spin = spin[i] - spin[j];
+        const Array3 rolling = RollingResistanceTorque(
+            pair.rolling_model, pair.rolling_friction, std::min(radius[i], radius[j]), normal_force,
+            relative_spin, 1.0 / inertia[i] + 1.0 / inertia[j], dt);
+        row.torque += rolling;
+        torque_j -= rolling;
+        rolling_power = -Dot(rolling, relative_spin);
+      }
+      if (track_dissipation) {
+        row.dissipation.damping += damping_power;
+        row.dissipation.friction += friction_power;
+        row.dissipation.rolling += rolling_power;
+      }
+      if (cross) {
+        cross_force[slot] = -force;
+        cross_elastic[slot] = -elastic;
+        cross_torque[slot] = torque_j;
+        ++slot;
+      } else {
+        contact_force[j] -= force;
+        elastic_force[j] -= elastic;
+        torque[j] += torque_j;
+      }
+    };
+    auto start_row = [&](std::size_t i) {
+      return RowTotals{contact_force[i], elastic_force[i], torque[i], DissipationPower{}};
+    };
+    auto finish_row = [&](std::size_t i, const RowTotals& row) {
+      contact_force[i] = row.force;
+      elastic_force[i] = row.elastic;
+      torque[i] = row.torque;
+      if (track_dissipation) dissipation[i] = row.dissipation;
+    };
+
+    // One row, one contact at a time (any law; rows too long for a batch).
+    auto scalar_row = [&](std::size_t i) {
       const Array3 xi = position[i];
       const double ri = radius[i], mi = mass[i];
       const std::size_t material_i = static_cast<std::size_t>(material[i]);
-      Array3 force_i = contact_force[i], elastic_i = elastic_force[i], torque_i = torque[i];
-      // Dissipated powers of the contacts where i is `first`, summed in list order.
-      DissipationPower dissipation_i{};
+      RowTotals row = start_row(i);
       for (std::uint32_t c = first_start[i]; c < first_start[i + 1]; ++c) {
         const std::uint32_t j = second[c];
         const bool cross = j >= end;
-        const Array3 d = position[j] - xi;
-        const double distance2 = Dot(d, d);
-        const double reach = ri + radius[j];
-        ContactHistoryRef history{spring[c], spring_stiffness[c], normal_elastic[c], sliding[c]};
-        const PairParameters* pair = nullptr;
-        if (distance2 < reach * reach && distance2 > 0.0) {
-          pair = &pairs[material_i * materials + static_cast<std::size_t>(material[j])];
-          if (!pair->defined) {
-            RecordError(pending_pair_error_, static_cast<std::int64_t>(c));
-            pair = nullptr;
-          }
-        }
-        if (pair == nullptr) {
-          if (active[c]) ResetContactHistory(history);
-          active[c] = 0;
-          if (cross) {
-            cross_force[slot] = cross_elastic[slot] = cross_torque[slot] = Array3{};
-            ++slot;
-          }
-          continue;
-        }
+        const PairParameters* pair = touching_pair(i, c, j, cross);
+        if (pair == nullptr) continue;
         const std::size_t pair_index = material_i * materials + material[j];
-        const double distance = std::sqrt(distance2);
+        const Array3 d = position[j] - xi;
+        const double reach = ri + radius[j];
+        const double distance = std::sqrt(Dot(d, d));
         const double overlap = reach - distance;
         // 1/d, R* = r_i r_j / (r_i + r_j) and m* = m_i m_j / (m_i + m_j) from one
         // division (divisions, not the products, bound this loop).
@@ -705,47 +825,56 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
                 ? relative_velocity * dt
                 : (step_displacement[j] - step_displacement[i]) -
                       Cross(a_j * step_rotation[j] + a_i * step_rotation[i], normal);
+        ContactHistoryRef history{spring[c], spring_stiffness[c], normal_elastic[c], sliding[c]};
         const ContactForce f = ComputeContactForce(
             *pair, overlap, pair_radius, pair_mass, normal, relative_velocity,
             relative_displacement, history, dt, pair_tangential_damping[pair_index]);
         energy[c] = f.elastic_energy;
         active[c] = 1;
-        force_i += f.force;
-        elastic_i += f.elastic_force;
         const Array3 moment = Cross(normal, f.force);
-        torque_i += a_i * moment;
-        Array3 torque_j = a_j * moment;
-        double rolling_power = 0.0;
-        if (pair->rolling_model != RollingFrictionModel::kNone) {
-          // Rolling resistance with R_r the smaller radius (thesis 2.42).
-          const Array3 relative_spin = spin[i] - spin[j];
-          const Array3 rolling = RollingResistanceTorque(
-              pair->rolling_model, pair->rolling_friction, std::min(ri, radius[j]), f.normal_force,
-              relative_spin, 1.0 / inertia[i] + 1.0 / inertia[j], dt);
-          torque_i += rolling;
-          torque_j -= rolling;
-          rolling_power = -Dot(rolling, relative_spin);
-        }
-        if (track_dissipation) {
-          dissipation_i.damping += f.damping_power;
-          dissipation_i.friction += f.friction_power;
-          dissipation_i.rolling += rolling_power;
-        }
-        if (cross) {
-          cross_force[slot] = -f.force;
-          cross_elastic[slot] = -f.elastic_force;
-          cross_torque[slot] = torque_j;
-          ++slot;
-        } else {
-          contact_force[j] -= f.force;
-          elastic_force[j] -= f.elastic_force;
-          torque[j] += torque_j;
-        }
+        apply(row, i, j, cross, *pair, f.force, f.elastic_force, a_i * moment, a_j * moment,
+              f.normal_force, f.damping_power, f.friction_power);
       }
-      contact_force[i] = force_i;
-      elastic_force[i] = elastic_i;
-      torque[i] = torque_i;
-      if (track_dissipation) dissipation[i] = dissipation_i;
+      finish_row(i, row);
+    };
+
+    if (!batched) {
+      for (std::size_t i = begin; i < end; ++i) scalar_row(i);
+      return;
+    }
+    // The block's candidates in runs of up to a batch: the kernel evaluates
+    // and updates a run at once, the forces are then added in list order.
+    PairContactBatch& batch = ThreadBatch();
+    const std::uint32_t block_end = first_start[end];
+    std::uint32_t run_begin = first_start[begin], run_end = run_begin;
+    for (std::size_t i = begin; i < end; ++i) {
+      RowTotals row = start_row(i);
+      for (std::uint32_t c = first_start[i]; c < first_start[i + 1]; ++c) {
+        if (c == run_end) {
+          run_begin = c;
+          run_end = std::min<std::uint32_t>(block_end, c + PairContactBatch::kCapacity);
+          EvaluatePairContactBatch(batch_law, batch_input, run_begin, run_end, batch);
+        }
+        const std::size_t k = c - run_begin;
+        const std::uint32_t j = second[c];
+        const bool cross = j >= end;
+        if (batch.state[k] != kInContact) {
+          if (batch.state[k] == kUndefinedPair)
+            RecordError(pending_pair_error_, static_cast<std::int64_t>(c));
+          if (cross) {
+            cross_force[slot] = cross_elastic[slot] = cross_torque[slot] = Array3{};
+            ++slot;
+          }
+          continue;
+        }
+        apply(row, i, j, cross, pairs[batch.pair[k]],
+              {batch.force[0][k], batch.force[1][k], batch.force[2][k]},
+              {batch.elastic[0][k], batch.elastic[1][k], batch.elastic[2][k]},
+              {batch.torque_first[0][k], batch.torque_first[1][k], batch.torque_first[2][k]},
+              {batch.torque_second[0][k], batch.torque_second[1][k], batch.torque_second[2][k]},
+              batch.normal_force[k], batch.damping_power[k], batch.friction_power[k]);
+      }
+      finish_row(i, row);
     }
   });
 }

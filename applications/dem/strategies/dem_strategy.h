@@ -36,6 +36,7 @@
 #include <vector>
 
 #include "applications/dem/contact_laws/contact_law.h"
+#include "applications/dem/contact_laws/pair_contact_batch.h"
 #include "applications/dem/particles/particle_storage.h"
 #include "applications/dem/strategies/energy_bookkeeping.h"
 #include "applications/dem/strategies/phase_timings.h"
@@ -87,6 +88,10 @@ struct DemSettings {
   // RigidEdge2D2N walls, 2D contact laws): forces stay in the plane and torques
   // along z, so z velocities and x/y angular velocities stay zero.
   int dimension = 3;
+  // Sphere-sphere contacts evaluated in vectorised batches
+  // (contact_laws/pair_contact_batch.h) where every particle pair follows one
+  // 3D law; false keeps the scalar loop. Both give bitwise the same results.
+  bool batched_pair_contacts = true;
 };
 
 // Estimates for choosing Δt (thesis §7.2): the critical step of the stiffest
@@ -219,6 +224,9 @@ class ExplicitSolverStrategy {
   void AddCandidatesOfNewRows(std::size_t first_new);
   void RemoveParticles(const std::vector<std::uint8_t>& keep);
   void CleanInitialIndentations();
+  // pair_arrays_ and the batch law from table_ (materials below
+  // particle_materials are particle materials).
+  void FillBatchPairTable(std::size_t particle_materials);
   // Rows per force block (see above); a constant so that results do not
   // depend on the thread count.
   static constexpr std::size_t kForceBlockRows = 2048;
@@ -264,6 +272,11 @@ class ExplicitSolverStrategy {
   // of the overlap taken by the sphere of material a, E_b / (E_a + E_b) (where
   // the contact point lies), and TangentialDampingFactor.
   std::vector<double> pair_share_, pair_tangential_damping_;
+  // The pair table as arrays for the batch kernel, and the one law of all
+  // particle pairs when the batch kernel has it (batch_law_valid_).
+  PairTableArrays pair_arrays_;
+  ContactLaw batch_law_ = ContactLaw::kLinearViscousCoulomb;
+  bool batch_law_valid_ = false;
   NeighbourSearch search_;
   NeighbourSearch insertion_search_;  // around inserted rows (its own grid and buffers)
   PairContacts pairs_;

@@ -22,7 +22,6 @@
 """
 import json
 import math
-import os
 
 import numpy as np
 import pytest

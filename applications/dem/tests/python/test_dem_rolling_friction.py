@@ -97,7 +97,7 @@ def test_rolling_friction_off_leaves_the_five_sevenths_rule():
 
 @pytest.mark.parametrize("model_name", [CONSTANT, VISCOUS])
 def test_one_and_two_threads_give_bitwise_the_same_run_with_rolling_friction(model_name):
-    from test_dem_search import Pile
+    from dem_test_utilities import Pile
 
     def run(threads):
         model, spheres, walls = Pile(600, spacing=0.0125, rolling=(0.05, model_name))

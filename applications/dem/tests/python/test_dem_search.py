@@ -13,49 +13,12 @@ import pytest
 
 import tessera
 
-from dem_test_utilities import Face, Material, Relate, Run, Settings, Sphere, SpheresPart
+from dem_test_utilities import Material, Pile, Relate, Run, Settings, Sphere, SpheresPart
 
 
 def Dem():
     from tessera import _dem
     return _dem
-
-
-def Pile(count, seed=3, spacing=None, friction=0.4, restitution=0.3, speed=1.0, rolling=None):
-    """`count` spheres of radii 4-6 mm above a floor of four triangles and a
-    quadrilateral, with random velocities: at random places, overlapping some
-    (spacing None), or on a jittered lattice of that spacing without overlaps.
-    `rolling`: (ROLLING_FRICTION, model name) of both relations."""
-    rolling_relation = {} if rolling is None else {"rolling_friction": rolling[0],
-                                                   "rolling_model": rolling[1]}
-    rng = np.random.default_rng(seed)
-    model = tessera.Model()
-    spheres = SpheresPart(model)
-    walls = model.CreateModelPart("RigidFacePart")
-    grain = Material(spheres, 1, density=2600.0, young=5e7, poisson=0.25)
-    wall = Material(walls, 2, young=2e11, poisson=0.3)
-    Relate(grain, grain, restitution=restitution, static_friction=friction,
-           dynamic_friction=0.8 * friction, **rolling_relation)
-    Relate(grain, wall, restitution=restitution, static_friction=friction,
-           law="DEM_D_Linear_viscous_Coulomb", **rolling_relation)
-    radii = rng.uniform(0.004, 0.006, size=count)
-    if spacing is None:
-        positions = rng.uniform([-0.075, -0.075, 0.0], [0.075, 0.075, 0.15], size=(count, 3))
-    else:
-        side = int(np.ceil(np.sqrt(count / 6)))
-        cells = [(a, b, c) for c in range(1000) for b in range(side) for a in range(side)][:count]
-        jitter = rng.uniform(-0.2, 0.2, size=(count, 3)) * (spacing - 0.012)
-        positions = (np.array(cells) + 0.5) * spacing - [side * spacing / 2, side * spacing / 2, 0] + jitter
-    velocities = rng.normal(0.0, speed, size=(count, 3))
-    for i in range(count):
-        Sphere(spheres, i + 1, positions[i], radii[i], grain, velocity=velocities[i])
-    h = 0.15
-    Face(walls, 1, [(-h, -h, 0), (0, -h, 0), (0, 0, 0)], wall)
-    Face(walls, 2, [(-h, -h, 0), (0, 0, 0), (-h, 0, 0)], wall)
-    Face(walls, 3, [(0, -h, 0), (h, -h, 0), (h, 0, 0)], wall)
-    Face(walls, 4, [(0, -h, 0), (h, 0, 0), (0, 0, 0)], wall)
-    Face(walls, 5, [(-h, 0, 0), (h, 0, 0), (h, h, 0), (-h, h, 0)], wall)
-    return model, spheres, walls
 
 
 def test_cell_search_finds_the_brute_force_pairs_and_wall_candidates():

@@ -1,0 +1,94 @@
+// Sphere-sphere contacts evaluated in batches, one structure of arrays per
+// batch. The DEM strategy's pair pass hands a run of consecutive candidates of
+// its contact list to EvaluatePairContactBatch, which evaluates the contact
+// law for all of them four at a time (AVX2 vectors, one lane per contact) and
+// updates their history in place; the strategy then adds the forces to the
+// spheres in list order. Processors without AVX2 keep the scalar loop.
+//
+// The arithmetic is ComputeContactForce's (contact_force.h) with the
+// geometry of the strategy's scalar pair loop, operation for operation, with
+// selects where those have branches and without fused multiply-adds: a contact
+// gets bitwise the same force, torque and history from either path, so the
+// choice of path changes no result (test_dem_contact_batch.py).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <vector>
+
+#include "applications/dem/contact_laws/contact_law.h"
+#include "kernel/core/array3.h"
+
+namespace tessera::dem {
+
+// The pair table as arrays indexed by pair (a * materials + b), so that the
+// batch loop reads each parameter with one indexed load.
+struct PairTableArrays {
+  std::vector<double> young, shear, damping_ratio;
+  std::vector<double> friction;            // static, dynamic: two per pair
+  std::vector<double> share;               // of the overlap taken by the first sphere
+  std::vector<double> tangential_damping;  // TangentialDampingFactor (>= 0)
+  std::vector<double> defined;             // 1: the pair has a material relation, else 0
+};
+
+// What happened to a candidate of the batch.
+enum PairCandidateState : std::uint8_t {
+  kApart = 0,         // not touching: history cleared
+  kInContact = 1,     // touching: forces below, history updated
+  kUndefinedPair = 2  // touching, but the materials have no relation (an error)
+};
+
+// The results of one batch, per candidate k = c - first candidate.
+struct PairContactBatch {
+  static constexpr std::size_t kCapacity = 256;
+  std::uint8_t state[kCapacity];
+  std::uint32_t pair[kCapacity];
+  // On the first sphere (the second gets -force, -elastic).
+  double force[3][kCapacity], elastic[3][kCapacity];
+  double torque_first[3][kCapacity], torque_second[3][kCapacity];
+  double normal_force[kCapacity];
+  double damping_power[kCapacity], friction_power[kCapacity];  // only if `powers`
+};
+
+// What the kernel reads (the spheres' rows, the candidate list, the pair table)
+// and the contact history it updates.
+struct PairBatchInput {
+  const Array3* position;
+  const Array3* velocity;
+  const Array3* spin;
+  const Array3* step_displacement;  // read unless velocity_step
+  const Array3* step_rotation;
+  const double* radius;
+  const double* mass;
+  const int* material;
+  std::uint32_t materials;
+  const std::uint32_t* first;  // the candidate list
+  const std::uint32_t* second;
+  Array3* tangential_force;  // history, updated in place
+  double* tangential_stiffness;
+  double* normal_elastic_force;
+  std::uint8_t* sliding;
+  std::uint8_t* active;
+  double* energy;
+  const PairTableArrays* table;
+  double dt;
+  // Velocity Verlet inside a step: relative displacement = relative velocity × Δt.
+  bool velocity_step;
+  // Dissipated powers wanted (energy bookkeeping); else they are not computed.
+  bool powers;
+};
+
+// Whether this processor runs the batch kernel (AVX2).
+bool PairContactBatchAvailable();
+
+// Whether `law` has a batch kernel (the 3D linear and Hertz laws).
+inline bool HasPairContactBatch(ContactLaw law) {
+  return law == ContactLaw::kLinearViscousCoulomb || law == ContactLaw::kHertzViscousCoulomb;
+}
+
+// Evaluates candidates [begin, end) (end - begin <= kCapacity), every defined
+// pair of law `law` (HasPairContactBatch). Only if PairContactBatchAvailable().
+void EvaluatePairContactBatch(ContactLaw law, const PairBatchInput& in, std::uint32_t begin,
+                              std::uint32_t end, PairContactBatch& batch);
+
+}  // namespace tessera::dem
