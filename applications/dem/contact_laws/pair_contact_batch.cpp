@@ -51,6 +51,7 @@ TESSERA_AVX2 Row3 GatherRows(const Array3* rows, const std::uint32_t* index) {
 template <ContactLaw kLaw, bool kVelocityStep, bool kPowers>
 TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, std::size_t k,
                                 std::size_t lanes, PairContactBatch& b) {
+  // Lanes k.. of the touching list; results at k.. of the batch's arrays.
   static_assert(sizeof(Array3) == 3 * sizeof(double));
   const PairTableArrays& table = *in.table;
   // The group's candidates; lanes past the end repeat the last one (computed,
@@ -58,7 +59,7 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, s
   std::uint32_t c[kLanes], i[kLanes], j[kLanes], p[kLanes];
   Mask defined, was_sliding, was_active;
   for (std::size_t l = 0; l < kLanes; ++l) {
-    c[l] = begin + static_cast<std::uint32_t>(k + (l < lanes ? l : lanes - 1));
+    c[l] = begin + b.touching[k + (l < lanes ? l : lanes - 1)];
     i[l] = in.first[c[l]];
     j[l] = in.second[c[l]];
     p[l] = static_cast<std::uint32_t>(in.material[i[l]]) * in.materials +
@@ -77,8 +78,7 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, s
   const Vec ri = Gather(in.radius, i, 1, 0), rj = Gather(in.radius, j, 1, 0);
   const Vec mi = Gather(in.mass, i, 1, 0), mj = Gather(in.mass, j, 1, 0);
   const Vec reach = ri + rj;
-  const Mask touching = (distance2 < reach * reach) & (distance2 > zero);
-  const Mask contact = touching & defined;
+  const Mask contact = defined;  // every lane touches (EvaluateBatch)
   const Vec distance = Sqrt(distance2);
   const Vec overlap = reach - distance;
   const Vec mass_sum = mi + mj;
@@ -221,13 +221,13 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, s
     Store(&b.friction_power[k], friction_power);
   }
 
-  // History: a contact's is updated; a candidate that is not one loses its
-  // history if it had one (was active), else keeps it untouched.
+  // History: a contact's is updated; a touching candidate of a pair without
+  // relation loses its history if it had one.
   for (std::size_t l = 0; l < lanes; ++l) {
     b.pair[k + l] = p[l];
     const std::uint32_t cl = c[l];
     if (contact[l]) {
-      b.state[k + l] = kInContact;
+      b.state[cl - begin] = kInContact;
       in.tangential_force[cl] = Array3{fx[l], fy[l], fz[l]};
       in.tangential_stiffness[cl] = kt[l];
       in.normal_elastic_force[cl] = fne[l];
@@ -235,7 +235,7 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, s
       in.energy[cl] = energy[l];
       in.active[cl] = 1;
     } else {
-      b.state[k + l] = touching[l] ? kUndefinedPair : kApart;
+      b.state[cl - begin] = kUndefinedPair;
       if (was_active[l]) {
         in.tangential_force[cl] = Array3{};
         in.tangential_stiffness[cl] = 0.0;
@@ -250,7 +250,28 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, s
 template <ContactLaw kLaw, bool kVelocityStep, bool kPowers>
 [[gnu::target("avx2")]] void EvaluateBatch(const PairBatchInput& in, std::uint32_t begin,
                                            std::uint32_t end, PairContactBatch& b) {
-  const std::size_t n = end - begin;
+  // The candidates that touch go to the vector lanes; the others (most of them
+  // in a loose packing) are settled here, as the scalar loop settles them.
+  b.touching_count = 0;
+  for (std::uint32_t c = begin; c < end; ++c) {
+    const std::uint32_t i = in.first[c], j = in.second[c];
+    const Array3 d = in.position[j] - in.position[i];
+    const double distance2 = Dot(d, d);
+    const double reach = in.radius[i] + in.radius[j];
+    if (distance2 < reach * reach && distance2 > 0.0) {
+      b.touching[b.touching_count++] = c - begin;
+      continue;
+    }
+    b.state[c - begin] = kApart;
+    if (in.active[c]) {
+      in.tangential_force[c] = Array3{};
+      in.tangential_stiffness[c] = 0.0;
+      in.normal_elastic_force[c] = 0.0;
+      in.sliding[c] = 0;
+    }
+    in.active[c] = 0;
+  }
+  const std::size_t n = b.touching_count;
   for (std::size_t k = 0; k < n; k += kLanes)
     EvaluateGroup<kLaw, kVelocityStep, kPowers>(in, begin, k, std::min<std::size_t>(kLanes, n - k),
                                                 b);

@@ -38,10 +38,13 @@ enum PairCandidateState : std::uint8_t {
   kUndefinedPair = 2  // touching, but the materials have no relation (an error)
 };
 
-// The results of one batch, per candidate k = c - first candidate.
+// The results of one batch: per candidate k = c - first candidate its state;
+// per touching candidate, in list order (touching[t] = its k), the rest.
 struct PairContactBatch {
   static constexpr std::size_t kCapacity = 256;
   std::uint8_t state[kCapacity];
+  std::uint32_t touching[kCapacity];
+  std::size_t touching_count = 0;
   std::uint32_t pair[kCapacity];
   // On the first sphere (the second gets -force, -elastic).
   double force[3][kCapacity], elastic[3][kCapacity];

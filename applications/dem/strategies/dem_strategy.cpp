@@ -847,6 +847,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
     PairContactBatch& batch = ThreadBatch();
     const std::uint32_t block_end = first_start[end];
     std::uint32_t run_begin = first_start[begin], run_end = run_begin;
+    std::size_t t = 0;  // the next touching candidate's results
     for (std::size_t i = begin; i < end; ++i) {
       RowTotals row = start_row(i);
       for (std::uint32_t c = first_start[i]; c < first_start[i + 1]; ++c) {
@@ -854,25 +855,29 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
           run_begin = c;
           run_end = std::min<std::uint32_t>(block_end, c + PairContactBatch::kCapacity);
           EvaluatePairContactBatch(batch_law, batch_input, run_begin, run_end, batch);
+          t = 0;
         }
-        const std::size_t k = c - run_begin;
+        const std::uint8_t state = batch.state[c - run_begin];
         const std::uint32_t j = second[c];
         const bool cross = j >= end;
-        if (batch.state[k] != kInContact) {
-          if (batch.state[k] == kUndefinedPair)
+        if (state != kInContact) {
+          if (state == kUndefinedPair) {
             RecordError(pending_pair_error_, static_cast<std::int64_t>(c));
+            ++t;
+          }
           if (cross) {
             cross_force[slot] = cross_elastic[slot] = cross_torque[slot] = Array3{};
             ++slot;
           }
           continue;
         }
-        apply(row, i, j, cross, pairs[batch.pair[k]],
-              {batch.force[0][k], batch.force[1][k], batch.force[2][k]},
-              {batch.elastic[0][k], batch.elastic[1][k], batch.elastic[2][k]},
-              {batch.torque_first[0][k], batch.torque_first[1][k], batch.torque_first[2][k]},
-              {batch.torque_second[0][k], batch.torque_second[1][k], batch.torque_second[2][k]},
-              batch.normal_force[k], batch.damping_power[k], batch.friction_power[k]);
+        apply(row, i, j, cross, pairs[batch.pair[t]],
+              {batch.force[0][t], batch.force[1][t], batch.force[2][t]},
+              {batch.elastic[0][t], batch.elastic[1][t], batch.elastic[2][t]},
+              {batch.torque_first[0][t], batch.torque_first[1][t], batch.torque_first[2][t]},
+              {batch.torque_second[0][t], batch.torque_second[1][t], batch.torque_second[2][t]},
+              batch.normal_force[t], batch.damping_power[t], batch.friction_power[t]);
+        ++t;
       }
       finish_row(i, row);
     }
