@@ -61,6 +61,9 @@ void BindParticleStorage(py::module_& m) {
       .def_property_readonly(
           "glued", [](const ParticleStorage& p) { return Rows(p.glued); },
           "0: integrated; k + 1: glued to sticky wall k (see GluedParticles)")
+      .def_property_readonly(
+          "cluster", [](const ParticleStorage& p) { return Rows(p.cluster); },
+          "0: a free sphere; k + 1: a member of rigid cluster k (see Clusters)")
       .def(
           "SetVelocity",
           [](ParticleStorage& p, std::size_t i, const Array3& v) { p.velocity.at(i) = v; },
@@ -145,7 +148,42 @@ void BindStrategy(py::module_& m) {
            }),
            py::arg("spheres"), py::arg("walls"), py::arg("settings"), py::keep_alive<1, 2>(),
            py::keep_alive<1, 3>())
+      .def("SetClusterModelPart", &ExplicitSolverStrategy::SetClusterModelPart, py::arg("clusters"),
+           py::keep_alive<1, 2>(),
+           "The Cluster3D model part (ClusterPart), before Initialize: its clusters' spheres are "
+           "created in the spheres model part and move as rigid bodies")
       .def("Initialize", &ExplicitSolverStrategy::Initialize)
+      .def(
+          "Clusters",
+          [](const ExplicitSolverStrategy& s) {
+            const RigidClusters& c = s.Clusters();
+            py::list out;
+            for (std::size_t k = 0; k < c.size(); ++k) {
+              py::dict d;
+              d["element_id"] = c.element_id[k];
+              d["mass"] = c.mass[k];
+              d["inertia"] = c.inertia[k];
+              d["centre"] = c.centre[k];
+              d["velocity"] = c.velocity[k];
+              d["angular_velocity"] = c.angular_velocity[k];
+              d["angular_momentum"] = c.angular_momentum[k];
+              d["displacement"] = c.displacement[k];
+              const Quaternion& q = c.orientation[k];
+              d["orientation"] = py::make_tuple(q.w, q.x, q.y, q.z);
+              d["force"] = c.force[k];
+              d["torque"] = c.torque[k];
+              d["first_row"] = c.first_row[k];
+              d["row_count"] = c.row_count[k];
+              d["member_offset"] = Rows(c.member_offset[k]);
+              out.append(d);
+            }
+            return out;
+          },
+          "The rigid clusters, in cluster model part order: element_id, mass, inertia (principal, "
+          "body frame), centre, velocity, angular_velocity, angular_momentum (world), "
+          "displacement, orientation (w, x, y, z), force and torque (about the centre) of the "
+          "last evaluation, first_row and row_count of the member rows, member_offset (body "
+          "frame)")
       .def("SolveSolutionStep", &ExplicitSolverStrategy::SolveSolutionStep, py::arg("time"),
            py::call_guard<py::gil_scoped_release>())
       .def("ReadFromNodes", &ExplicitSolverStrategy::ReadFromNodes)
