@@ -75,6 +75,13 @@ std::vector<double> NumbersAfter(Lines& lines, std::size_t keyword_line, const c
   return values;
 }
 
+bool IsKeyword(const std::string& line) {
+  for (const char* keyword : {"Name", "Begin centers_and_radii", "Particle_center_and_diameter",
+                              "Size", "Volume", "Inertia per unit mass"})
+    if (line == keyword) return true;
+  return false;
+}
+
 void CheckPositive(const Lines& lines, std::size_t number, const char* what, double value) {
   if (!(value > 0.0))
     TESSERA_ERROR(lines.file, ":", number, ": ", what, " must be > 0, got ", value);
@@ -116,6 +123,10 @@ ClusterGeometry ReadClusterFile(const std::string& path) {
           closed = true;
           break;
         }
+        if (IsKeyword(line))
+          TESSERA_ERROR(path, ":", spheres_line,
+                        ": 'Begin centers_and_radii' has no 'End centers_and_radii' (found '", line,
+                        "' at line ", number, ")");
         const std::vector<double> v = Numbers(lines, line, number, "centers_and_radii");
         if (v.size() != 4)
           TESSERA_ERROR(path, ":", number,

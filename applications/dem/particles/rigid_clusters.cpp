@@ -7,6 +7,7 @@
 #include <map>
 #include <type_traits>
 #include <unordered_map>
+#include <utility>
 
 #include "applications/dem/dem_variables.h"
 #include "applications/dem/elements/spheric_particle.h"
@@ -31,13 +32,9 @@ void CompactVector(std::vector<T>& v, const std::vector<std::uint8_t>& keep) {
   v.resize(out);
 }
 
-// The incremental quaternion of the rotation vector θ (thesis 2.79): angle |θ|
-// about θ / |θ|; the identity when θ = 0.
-Quaternion Increment(const Array3& theta) {
-  const double angle = Norm(theta);
-  if (!(angle > 0.0)) return Quaternion{};
-  const double s = std::sin(0.5 * angle) / angle;
-  return {std::cos(0.5 * angle), s * theta[0], s * theta[1], s * theta[2]};
+// q + h k, componentwise.
+Quaternion Plus(const Quaternion& q, double h, const Quaternion& k) {
+  return {q.w + h * k.w, q.x + h * k.x, q.y + h * k.y, q.z + h * k.z};
 }
 
 Quaternion Normalised(const Quaternion& q) {
@@ -211,17 +208,28 @@ void DriftClusters(RigidClusters& c, double dt, bool rotation) {
       c.delta_rotation[k] = Array3{};
       return;
     }
-    // RK-4 on the orientation with L fixed over the step (thesis 2.95-2.97).
+    // Classical RK-4 on q' = 1/2 [0, ω(q)] q with L fixed over the step, in
+    // the quaternion space, then normalised (see rigid_clusters.h for why not
+    // the thesis' composed increments).
     const Quaternion qn = c.orientation[k];
     const Array3& inertia = c.inertia[k];
     const Array3& momentum = c.angular_momentum[k];
-    const Array3 w1 = ClusterAngularVelocity(qn, inertia, momentum);
-    const Array3 w2 = ClusterAngularVelocity(Increment(0.5 * dt * w1) * qn, inertia, momentum);
-    const Array3 w3 = ClusterAngularVelocity(Increment(0.5 * dt * w2) * qn, inertia, momentum);
-    const Array3 w4 = ClusterAngularVelocity(Increment(dt * w3) * qn, inertia, momentum);
-    const Array3 turn = (dt / 6.0) * (w1 + 2.0 * w2 + 2.0 * w3 + w4);
-    c.orientation[k] = Normalised(Increment(turn) * qn);
+    Array3 w[4];
+    auto rate = [&](const Quaternion& q, Array3& spin) {
+      spin = ClusterAngularVelocity(Normalised(q), inertia, momentum);
+      return Quaternion{0.0, 0.5 * spin[0], 0.5 * spin[1], 0.5 * spin[2]} * q;
+    };
+    const Quaternion k1 = rate(qn, w[0]);
+    const Quaternion k2 = rate(Plus(qn, 0.5 * dt, k1), w[1]);
+    const Quaternion k3 = rate(Plus(qn, 0.5 * dt, k2), w[2]);
+    const Quaternion k4 = rate(Plus(qn, dt, k3), w[3]);
+    Quaternion q = qn;
+    for (const auto& [weight, slope] : {std::pair{1.0, k1}, {2.0, k2}, {2.0, k3}, {1.0, k4}})
+      q = Plus(q, weight * dt / 6.0, slope);
+    c.orientation[k] = Normalised(q);
     c.angular_velocity[k] = ClusterAngularVelocity(c.orientation[k], inertia, momentum);
+    // The step's rotation vector, for the contacts' tangential displacement.
+    const Array3 turn = (dt / 6.0) * (w[0] + 2.0 * w[1] + 2.0 * w[2] + w[3]);
     c.delta_rotation[k] = turn;
   });
 }

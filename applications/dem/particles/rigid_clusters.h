@@ -17,13 +17,17 @@
 // v_i = V + ω x r_i, ω_i = ω. Members of one cluster never touch each other.
 //
 // Motion (Quaternion_Integration, thesis §2.7.3): the world angular momentum L
-// is the rotational state. A kick adds T h to L (and F h / M to V); a drift
-// moves X by V dt and turns q with the RK-4 quaternion scheme (2.92-2.97):
-// ω(q) = R(q) I^-1 R(q)^T L, stages ω1 = ω(q^n), q2 = q(ω1, dt/2) q^n,
-// q3 = q(ω2, dt/2) q^n, q4 = q(ω3, dt) q^n, ω̄ = (ω1 + 2ω2 + 2ω3 + ω4) / 6,
-// q^{n+1} = q(ω̄, dt) q^n normalised, ω^{n+1} = ω(q^{n+1}). This integrates
+// is the rotational state (2.92). A kick adds T h to L (and F h / M to V); a
+// drift moves X by V dt and turns q with L fixed, solving
+//   q' = 1/2 [0, ω(q)] q,   ω(q) = R(q) I^-1 R(q)^T L   (2.93, R of 2.80)
+// with classical RK-4 in quaternion space, then normalising q. This integrates
 // Euler's equations T = I ω̇ + ω x I ω in the body frame (2.88-2.90): L is exactly
-// conserved without torque, and a spin about a principal axis stays there.
+// conserved without torque, a spin about a principal axis stays there, and the
+// error is 4th order in dt (measured: body-frame ω error 1.4e-8, 9.5e-10,
+// 6.2e-11 at dt 2e-3, 1e-3, 5e-4 s over 3 s of a generic spin). The thesis'
+// composed form, q_{k+1} = q(ω_k, dt/2) q^n ... q^{n+1} = q(ω̄, dt) q^n
+// (2.95-2.97), measured only 2nd order on the same test (5.0e-4, 1.2e-4,
+// 3.1e-5): its mean ω misses the turn of the axis within the step.
 #pragma once
 
 #include <cstdint>

@@ -9,6 +9,7 @@
 #include "applications/dem/contact_laws/contact_law.h"
 #include "applications/dem/dem_application.h"
 #include "applications/dem/inlets/particle_inlet.h"
+#include "applications/dem/particles/cluster_geometry.h"
 #include "applications/dem/particles/particle_storage.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "kernel/model/model_part.h"
@@ -83,6 +84,26 @@ void BindParticleStorage(py::module_& m) {
       py::arg("spheres"), py::arg("dimension") = 3,
       "The particle rows of a spheres model part (elements' Check() included); dimension 2: "
       "CylinderParticle2D discs");
+  m.def(
+      "ReadClusterFile",
+      [](const std::string& path) {
+        const ClusterGeometry g = ReadClusterFile(path);
+        py::dict d;
+        d["name"] = g.name;
+        d["centres"] = Rows(g.centres);
+        d["radii"] = Rows(g.radii);
+        d["size"] = g.size;
+        d["volume"] = g.volume;
+        d["inertia_per_unit_mass"] = g.inertia_per_unit_mass;
+        d["enclosing_sphere"] =
+            g.has_enclosing_sphere
+                ? py::object(py::make_tuple(g.enclosing_centre, g.enclosing_diameter))
+                : py::object(py::none());
+        return d;
+      },
+      py::arg("path"),
+      "A Kratos .clu cluster file: name, centres (n, 3), radii, size, volume, "
+      "inertia_per_unit_mass and enclosing_sphere ((centre, diameter) or None)");
   m.def("WriteParticlesToNodes", &WriteParticlesToNodes, py::arg("particles"), py::arg("spheres"));
   m.def("ReadParticlesFromNodes", &ReadParticlesFromNodes, py::arg("spheres"),
         py::arg("particles"));
