@@ -11,7 +11,8 @@ Sources and tolerances:
   R(q) the quaternion matrix of thesis eq. 2.80 (to 1e-15 relative).
 - Free fall: Velocity Verlet is exact for a constant force, so the centre
   follows x0 + v0 t + g t²/2 to round-off (1e-12 m over 2000 steps) while the
-  cluster spins, and the members keep their mutual distances (1e-12 m).
+  cluster spins, and the members keep their mutual distances (1e-12 m); the
+  energies count the cluster once, kinetic + potential constant (1e-10).
 - Torque-free rotation (Euler's equations, thesis 2.88-2.90): a spin about a
   principal axis stays there (1e-12) and the orientation is the rotation by ω t
   about it (1e-8; RK-4's phase error, measured 7e-10); for a generic spin the world angular momentum is conserved
@@ -196,11 +197,17 @@ def test_a_free_falling_spinning_cluster_follows_the_parabola_and_stays_rigid(tm
                                                       angular_velocity=(3.0, -5.0, 7.0))
     strategy = Strategy(spheres, clusters, walls, Settings(1e-4, gravity=tuple(g)))
     before = Distances(Members(strategy))
+    energy0 = strategy.GetEnergies()
     time = 0.0
     for _ in range(2000):
         time += 1e-4
         strategy.SolveSolutionStep(time)
     c = strategy.Clusters()[0]
+    # Energies count the cluster once (not its members): kinetic + potential constant.
+    energy = strategy.GetEnergies()
+    assert energy["total"] == pytest.approx(energy0["total"], rel=1e-10)
+    assert energy["kinetic_translational"] == pytest.approx(
+        0.5 * c["mass"] * np.dot(c["velocity"], c["velocity"]), rel=1e-14)
     np.testing.assert_allclose(c["centre"], x0 + v0 * time + 0.5 * g * time ** 2, rtol=0, atol=1e-12)
     np.testing.assert_allclose(c["velocity"], v0 + g * time, rtol=0, atol=1e-12)
     np.testing.assert_allclose(Distances(Members(strategy)), before, rtol=0, atol=1e-12)
