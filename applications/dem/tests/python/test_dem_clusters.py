@@ -37,9 +37,10 @@ import pytest
 
 import tessera
 
-from conftest import CASES
 from dem_test_utilities import Material, Relate, Settings, SpheresPart, SquarePlate
 
+REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
+CASES = os.path.normpath(os.path.join(REPO_ROOT, "..", "shared", "kratos_cases"))
 CLUSTER_CASE = os.path.join(CASES, "dem3d_clusters")
 needs_case = pytest.mark.skipif(not os.path.isdir(CLUSTER_CASE),
                                 reason="../shared/kratos_cases/dem3d_clusters not present")
