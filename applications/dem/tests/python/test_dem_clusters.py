@@ -368,6 +368,40 @@ def test_one_and_two_threads_give_bitwise_the_same_cluster_run(tmp_path):
     assert run(1) == run(2)
 
 
+# ------------------------------------------------------------------ bounding box
+def test_the_bounding_box_deletes_at_kratos_cadence_and_judges_clusters_by_their_centre(tmp_path):
+    # Kratos' DEM strategy destroys particles outside the box in its search
+    # operations, at the steps with (step + 1) % NeighbourSearchFrequency == 0
+    # (dem3d_clusters README: with frequency 10, from the step at 4.5e-6 = step 9).
+    # A free sphere outside the box goes at step 9; a cluster whose centre is
+    # inside stays although one of its spheres sticks out; one whose centre is
+    # outside goes with all its spheres.
+    clu = WriteClu(tmp_path / "pair.clu", [(-0.3, 0.0, 0.0, 0.1), (0.3, 0.0, 0.0, 0.1)],
+                   size=1.0, volume=0.01, inertia=(0.01, 0.05, 0.05))
+    model, spheres, clusters, walls, grain = ClusterModel(clu, [(0.8, 0.0, 0.0), (1.5, 3.0, 0.0)], 1.0)
+    node = spheres.CreateNewNode(1, 0.0, 2.5, 0.0)
+    node.SetSolutionStepValue(tessera.RADIUS, 0.1)
+    spheres.CreateNewElement("SphericParticle3D", 1, [1], grain)
+    settings = Settings(1e-3, search_frequency=10)
+    settings.bounding_box = True
+    settings.bounding_box_min = [-2.0, -2.0, -2.0]
+    settings.bounding_box_max = [1.0, 2.0, 2.0]  # member at x = 1.1 of cluster 1 sticks out
+    settings.bounding_box_start_time = 0.5e-3  # active after the start, as in the deck
+    strategy = Strategy(spheres, clusters, walls, settings)
+    counts = []
+    time = 0.0
+    for _ in range(12):
+        time += 1e-3
+        strategy.SolveSolutionStep(time)
+        counts.append((spheres.NumberOfElements(), clusters.NumberOfElements()))
+    assert counts[:8] == [(5, 2)] * 8
+    assert counts[8:] == [(2, 1)] * 4
+    assert [c["element_id"] for c in strategy.Clusters()] == [2000]
+    assert list(strategy.Particles.cluster) == [1, 1]
+    assert list(strategy.Particles.element_id) == [c for c in
+                                                    sorted(e.Id for e in spheres.Elements)]
+
+
 # ------------------------------------------------------------------ Kratos' deck
 class CountingStage:
     """DEMAnalysisStage recording, after every step, the counts Kratos'
