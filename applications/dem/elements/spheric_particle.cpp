@@ -112,6 +112,25 @@ int SphericParticle::Check(const ProcessInfo& info) const {
   return 0;
 }
 
+double Cluster::CharacteristicLength() const {
+  const auto length = FindNodalScalar(*this, CHARACTERISTIC_LENGTH);
+  return length ? length->value : 0.0;
+}
+
+Quaternion Cluster::Orientation() const {
+  const Node node = GetGeometry()[0];
+  NodalDatabase& db = node.Database();
+  Quaternion q{};
+  if (db.HasHistoricalVariable(ORIENTATION)) q = node.GetSolutionStepValue(ORIENTATION);
+  if (q == Quaternion{} && db.HasNonHistorical(ORIENTATION, node.Index()))
+    q = std::get<Quaternion>(db.GetNonHistorical(ORIENTATION, node.Index()));
+  const double norm = q.Norm();
+  if (!(norm > 0.0) || !std::isfinite(norm))
+    TESSERA_ERROR(Info(), ": ORIENTATION of ", NodeIdOf(*this), " is ", q,
+                  "; a unit quaternion (w, x, y, z) is needed");
+  return {q.w / norm, q.x / norm, q.y / norm, q.z / norm};
+}
+
 std::string Cluster::Info() const { return "Cluster3D element " + std::to_string(Id()); }
 
 int Cluster::Check(const ProcessInfo& info) const {

@@ -83,6 +83,13 @@ class Cluster : public Element {
   // One node with CHARACTERISTIC_LENGTH > 0, and properties as for a sphere plus
   // a non-empty CLUSTER_FILE_NAME.
   int Check(const ProcessInfo& info) const override;
+
+  // CHARACTERISTIC_LENGTH as Check() looks it up (0 when none is given).
+  double CharacteristicLength() const;
+  // ORIENTATION of the node (historical value when declared and not the
+  // identity, else the non-historical one, else the identity), normalised;
+  // a zero quaternion is an error naming the element.
+  Quaternion Orientation() const;
 };
 
 // The material checks shared by spheres and clusters: properties present, with

@@ -106,7 +106,8 @@ const SphericParticle& CheckedParticle(const ModelPart& spheres, const Element& 
     TESSERA_ERROR(element.Info(), " in ", spheres.FullName(),
                   " is not a 3D spherical particle nor a 2D disc; the DEM strategy runs "
                   "SphericParticle3D, SphericContinuumParticle3D, their GiD names and "
-                  "(\"Dimension\": 2) CylinderParticle2D (clusters are not supported yet)");
+                  "(\"Dimension\": 2) CylinderParticle2D (Cluster3D elements belong in the cluster "
+                  "model part, ClusterPart)");
   if (disc && !planar)
     TESSERA_ERROR(element.Info(), " in ", spheres.FullName(),
                   " is a 2D disc, but the run is 3D; set \"Dimension\": 2 in "

@@ -70,6 +70,9 @@ struct ParticleStorage {
   // 0: integrated; k + 1: glued to sticky wall k, moved with it instead
   // (walls/glued_particles.h).
   std::vector<std::uint32_t> glued;
+  // 0: a free sphere; k + 1: a member of rigid cluster k (particles/rigid_clusters.h),
+  // placed with its cluster instead of being integrated.
+  std::vector<std::uint32_t> cluster;
 
   std::size_t size() const { return radius.size(); }
   void Resize(std::size_t n);
@@ -86,7 +89,8 @@ struct ParticleStorage {
                     &delta_rotation, &rotation_angle, &external_force, &external_moment, &force,
                     &torque, &contact_force, &elastic_force})
       f(*v);
-    f(radius), f(mass), f(inertia), f(material), f(node), f(element_id), f(fixed), f(glued);
+    f(radius), f(mass), f(inertia), f(material), f(node), f(element_id), f(fixed), f(glued),
+        f(cluster);
   }
 };
 

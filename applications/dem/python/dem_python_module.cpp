@@ -9,6 +9,7 @@
 #include "applications/dem/contact_laws/contact_law.h"
 #include "applications/dem/dem_application.h"
 #include "applications/dem/inlets/particle_inlet.h"
+#include "applications/dem/particles/cluster_geometry.h"
 #include "applications/dem/particles/particle_storage.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "kernel/model/model_part.h"
@@ -61,6 +62,9 @@ void BindParticleStorage(py::module_& m) {
       .def_property_readonly(
           "glued", [](const ParticleStorage& p) { return Rows(p.glued); },
           "0: integrated; k + 1: glued to sticky wall k (see GluedParticles)")
+      .def_property_readonly(
+          "cluster", [](const ParticleStorage& p) { return Rows(p.cluster); },
+          "0: a free sphere; k + 1: a member of rigid cluster k (see Clusters)")
       .def(
           "SetVelocity",
           [](ParticleStorage& p, std::size_t i, const Array3& v) { p.velocity.at(i) = v; },
@@ -80,6 +84,26 @@ void BindParticleStorage(py::module_& m) {
       py::arg("spheres"), py::arg("dimension") = 3,
       "The particle rows of a spheres model part (elements' Check() included); dimension 2: "
       "CylinderParticle2D discs");
+  m.def(
+      "ReadClusterFile",
+      [](const std::string& path) {
+        const ClusterGeometry g = ReadClusterFile(path);
+        py::dict d;
+        d["name"] = g.name;
+        d["centres"] = Rows(g.centres);
+        d["radii"] = Rows(g.radii);
+        d["size"] = g.size;
+        d["volume"] = g.volume;
+        d["inertia_per_unit_mass"] = g.inertia_per_unit_mass;
+        d["enclosing_sphere"] =
+            g.has_enclosing_sphere
+                ? py::object(py::make_tuple(g.enclosing_centre, g.enclosing_diameter))
+                : py::object(py::none());
+        return d;
+      },
+      py::arg("path"),
+      "A Kratos .clu cluster file: name, centres (n, 3), radii, size, volume, "
+      "inertia_per_unit_mass and enclosing_sphere ((centre, diameter) or None)");
   m.def("WriteParticlesToNodes", &WriteParticlesToNodes, py::arg("particles"), py::arg("spheres"));
   m.def("ReadParticlesFromNodes", &ReadParticlesFromNodes, py::arg("spheres"),
         py::arg("particles"));
@@ -148,7 +172,42 @@ void BindStrategy(py::module_& m) {
            }),
            py::arg("spheres"), py::arg("walls"), py::arg("settings"), py::keep_alive<1, 2>(),
            py::keep_alive<1, 3>())
+      .def("SetClusterModelPart", &ExplicitSolverStrategy::SetClusterModelPart, py::arg("clusters"),
+           py::keep_alive<1, 2>(),
+           "The Cluster3D model part (ClusterPart), before Initialize: its clusters' spheres are "
+           "created in the spheres model part and move as rigid bodies")
       .def("Initialize", &ExplicitSolverStrategy::Initialize)
+      .def(
+          "Clusters",
+          [](const ExplicitSolverStrategy& s) {
+            const RigidClusters& c = s.Clusters();
+            py::list out;
+            for (std::size_t k = 0; k < c.size(); ++k) {
+              py::dict d;
+              d["element_id"] = c.element_id[k];
+              d["mass"] = c.mass[k];
+              d["inertia"] = c.inertia[k];
+              d["centre"] = c.centre[k];
+              d["velocity"] = c.velocity[k];
+              d["angular_velocity"] = c.angular_velocity[k];
+              d["angular_momentum"] = c.angular_momentum[k];
+              d["displacement"] = c.displacement[k];
+              const Quaternion& q = c.orientation[k];
+              d["orientation"] = py::make_tuple(q.w, q.x, q.y, q.z);
+              d["force"] = c.force[k];
+              d["torque"] = c.torque[k];
+              d["first_row"] = c.first_row[k];
+              d["row_count"] = c.row_count[k];
+              d["member_offset"] = Rows(c.member_offset[k]);
+              out.append(d);
+            }
+            return out;
+          },
+          "The rigid clusters, in cluster model part order: element_id, mass, inertia (principal, "
+          "body frame), centre, velocity, angular_velocity, angular_momentum (world), "
+          "displacement, orientation (w, x, y, z), force and torque (about the centre) of the "
+          "last evaluation, first_row and row_count of the member rows, member_offset (body "
+          "frame)")
       .def("SolveSolutionStep", &ExplicitSolverStrategy::SolveSolutionStep, py::arg("time"),
            py::call_guard<py::gil_scoped_release>())
       .def("ReadFromNodes", &ExplicitSolverStrategy::ReadFromNodes)

@@ -9,6 +9,11 @@ four mdpa files, MaterialsDEM.json) with Kratos' time loop and names.
 Set-up, as Kratos' DEM stage does it:
 - the flat parameters are validated against Kratos' keys and defaults
   (dem_parameters.py);
+- Cluster3D elements of ClusterPart are rigid clusters of spheres
+  (particles/rigid_clusters.h): their spheres, built from the .clu file the
+  material's CLUSTER_FILE_NAME names (relative to the working directory), are
+  added to SpheresPart at Initialize; the cluster nodes hold VELOCITY,
+  ANGULAR_VELOCITY, DISPLACEMENT and ORIENTATION after every step;
 - <problem_name>DEM.mdpa, DEM_FEM_boundary.mdpa, DEM_Clusters.mdpa and
   DEM_Inlet.mdpa are read into SpheresPart, RigidFacePart, ClusterPart and
   DEMInletPart, each with Kratos' consecutive renumbering from the ids already
@@ -161,6 +166,11 @@ class DEMSolver(PythonSolver):
             model_part.ProcessInfo[tessera.DOMAIN_SIZE] = self.parameters["Dimension"].GetInt()
         self.strategy = _dem.ExplicitSolverStrategy(
             spheres, walls if walls.NumberOfConditions() > 0 else None, self._Settings())
+        clusters = self.model.GetModelPart("ClusterPart")
+        if clusters.NumberOfElements() > 0:
+            # Cluster3D: the strategy creates their spheres in SpheresPart at Initialize;
+            # CLUSTER_FILE_NAME is read relative to the working directory (the case folder).
+            self.strategy.SetClusterModelPart(clusters)
         self.inlets = self._CreateInlets()  # before Initialize: it registers the inlet materials
         self.strategy.Initialize()
         self._CheckTimeStep()
@@ -233,7 +243,7 @@ class DEMSolver(PythonSolver):
 
     def AdvanceInTime(self, current_time):
         new_time = current_time + self.dt
-        for name in ("SpheresPart", "RigidFacePart"):
+        for name in ("SpheresPart", "RigidFacePart", "ClusterPart"):
             root = self.model.GetModelPart(name)
             root.CloneTimeStep(new_time)
             root.ProcessInfo[tessera.STEP] = int(root.ProcessInfo[tessera.STEP]) + 1
@@ -335,9 +345,6 @@ class DEMAnalysisStage(AnalysisStage):
         # No MaterialsDEM.json: a legacy deck, whose mdpa Properties hold the materials.
 
     def _CheckUnsupportedParts(self):
-        if self.cluster_model_part.NumberOfElements() > 0:
-            raise tessera.Error(f"{self.problem_name}DEM_Clusters.mdpa: clusters (Cluster3D) are not "
-                                "supported yet by the DEM application")
         if self.DEM_parameters["solver_settings"]["RemoveBallsInitiallyTouchingWalls"].GetBool():
             raise tessera.Error(f"{self.DEM_parameters.Origin()}: solver_settings."
                                 "RemoveBallsInitiallyTouchingWalls is not supported yet")

@@ -272,10 +272,12 @@ def ValidateAndAssignDefaults(parameters):
                             f"{', '.join(TIME_STEP_CHECKS)}")
     GidPostSettings(parameters)  # unknown GiD modes fail here, before the run
     rotation_scheme = parameters["RotationalIntegrationScheme"].GetString()
-    if rotation_scheme != "Direct_Integration":
+    if rotation_scheme not in ("Direct_Integration", "Quaternion_Integration"):
         raise tessera.Error(f"{where}: 'RotationalIntegrationScheme' is '{rotation_scheme}'; "
-                            "this build integrates sphere rotations with \"Direct_Integration\" "
-                            "only (the translational scheme applied to the angular velocity)")
+                            "this build takes \"Direct_Integration\" or \"Quaternion_Integration\" "
+                            "only (spheres, of isotropic inertia, integrate the angular velocity "
+                            "with the translational scheme under both; clusters always turn with "
+                            "the RK-4 quaternion scheme)")
     return parameters
 
 

@@ -193,10 +193,35 @@ void ExplicitSolverStrategy::CheckPlanarSetup() const {
   }
 }
 
+void ExplicitSolverStrategy::SetClusterModelPart(ModelPart& clusters) {
+  if (initialized_)
+    TESSERA_ERROR(
+        "SetClusterModelPart: the DEM strategy is initialised already; give the "
+        "cluster model part before Initialize()");
+  clusters_part_ = &clusters.GetRootModelPart();
+}
+
 void ExplicitSolverStrategy::Initialize() {
   DeclareParticleVariables(spheres_);
   material_index_ = MaterialIndex();
+  clusters_ = RigidClusters{};
+  if (clusters_part_ != nullptr && clusters_part_->NumberOfElements() > 0) {
+    // Member spheres get ids after every id in use (Kratos numbers them after
+    // the largest of all model parts).
+    IdType node_id = 0, element_id = 0;
+    for (ModelPart* part : {&spheres_, walls_, clusters_part_}) {
+      if (part == nullptr) continue;
+      for (auto&& node : part->Nodes()) node_id = std::max(node_id, node.Id());
+      for (const Element& element : part->Elements())
+        element_id = std::max(element_id, element.Id());
+      for (const Condition& condition : part->Conditions())
+        element_id = std::max(element_id, condition.Id());
+    }
+    CreateClusterSpheres(*clusters_part_, spheres_, node_id + 1, element_id + 1,
+                         settings_.dimension, clusters_);
+  }
   FillParticles(spheres_, material_index_, particles_, settings_.dimension);
+  if (!clusters_.empty()) AttachClusterRows(clusters_, particles_);
   for (const auto& [properties, radius] : registered_materials_)
     material_index_.IndexOf(properties);
   const std::size_t particle_materials = material_index_.size();
@@ -242,6 +267,7 @@ void ExplicitSolverStrategy::Initialize() {
   pairs_ = PairContacts{};
   wall_contacts_ = WallContacts{};
   const double time = spheres_.GetProcessInfo().GetValue(TIME);
+  RemoveOutsideBoundingBox(time);
   Search(time);
   if (settings_.remove_embedded) {
     // A sphere wholly inside another one (d + r_small <= r_big) is an artefact of
@@ -250,6 +276,8 @@ void ExplicitSolverStrategy::Initialize() {
     bool any = false;
     for (std::size_t c = 0; c < pairs_.first.size(); ++c) {
       const std::uint32_t i = pairs_.first[c], j = pairs_.second[c];
+      // A cluster's spheres go only with the whole cluster.
+      if (particles_.cluster[i] != 0 || particles_.cluster[j] != 0) continue;
       const double d = Norm(particles_.position[j] - particles_.position[i]);
       const double small = std::min(particles_.radius[i], particles_.radius[j]);
       const double big = std::max(particles_.radius[i], particles_.radius[j]);
@@ -267,6 +295,12 @@ void ExplicitSolverStrategy::Initialize() {
   // Particles touching a sticky wall now are glued to it; they start with its velocity.
   GlueTouchingParticles(faces_, face_sticky_, wall_contacts_.particle, wall_contacts_.face,
                         particles_, glued_);
+  for (std::uint32_t row : glued_.row)
+    if (particles_.cluster[row] != 0)
+      TESSERA_ERROR("a sphere of Cluster3D element ",
+                    clusters_.element_id[particles_.cluster[row] - 1], " touches sticky wall ",
+                    glued_.walls[particles_.glued[row] - 1].part,
+                    " at the start; gluing clusters to sticky walls is not supported");
   MoveGluedParticles(glued_, wall_motions_, time, time, particles_, /*velocities_only=*/true);
   ComputeForces();
   CollectFreeWallLoads();
@@ -415,6 +449,8 @@ void ExplicitSolverStrategy::CleanInitialIndentations() {
   bool changed = false;
   for (std::size_t c = 0; c < pairs_.first.size(); ++c) {
     const std::uint32_t i = pairs_.first[c], j = pairs_.second[c];
+    // A cluster keeps the spheres of its .clu geometry.
+    if (particles_.cluster[i] != 0 || particles_.cluster[j] != 0) continue;
     const double d = Norm(particles_.position[j] - particles_.position[i]);
     const double sum = particles_.radius[i] + particles_.radius[j];
     if (d >= sum || d <= 0.0) continue;
@@ -448,6 +484,9 @@ void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& ke
   spheres_.RemoveNodesFlagged(TO_ERASE);
   particles_.Compact(keep);
   glued_.Renumber(new_index);
+  // A cluster's rows go all or none: its first row is kept or it is being removed.
+  for (std::uint32_t& first : clusters_.first_row)
+    if (new_index[first] != std::numeric_limits<std::uint32_t>::max()) first = new_index[first];
   // Node positions moved with the removal: take them from the elements again
   // (rows follow the element order of the model part).
   std::size_t row = 0;
@@ -493,26 +532,75 @@ void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& ke
   w.Resize(out);
 }
 
-void ExplicitSolverStrategy::Search(double time) {
-  PhaseClock clock;
-  if (settings_.bounding_box && time >= settings_.bounding_box_start_time &&
-      time <= settings_.bounding_box_stop_time) {
-    std::vector<std::uint8_t> keep(particles_.size(), 1);
-    bool any = false;
-    for (std::size_t i = 0; i < particles_.size(); ++i) {
-      const Array3& x = particles_.position[i];
-      for (int k = 0; k < 3; ++k)
-        if (!(x[k] >= settings_.bounding_box_min[k] && x[k] <= settings_.bounding_box_max[k]))
-          keep[i] = 0;
-      any = any || !keep[i];
-    }
-    if (any) RemoveParticles(keep);
+bool ExplicitSolverStrategy::RemoveOutsideBoundingBox(double time) {
+  if (!settings_.bounding_box || time < settings_.bounding_box_start_time ||
+      time > settings_.bounding_box_stop_time)
+    return false;
+  auto outside = [this](const Array3& x) {
+    for (int k = 0; k < 3; ++k)
+      if (!(x[k] >= settings_.bounding_box_min[k] && x[k] <= settings_.bounding_box_max[k]))
+        return true;
+    return false;
+  };
+  std::vector<std::uint8_t> keep(particles_.size(), 1);
+  bool any = false;
+  // Members of clusters are judged with their cluster, by its centre.
+  for (std::size_t i = 0; i < particles_.size(); ++i)
+    if (particles_.cluster[i] == 0 && outside(particles_.position[i])) keep[i] = 0, any = true;
+  std::vector<std::uint8_t> keep_cluster(clusters_.size(), 1);
+  bool any_cluster = false;
+  for (std::size_t k = 0; k < clusters_.size(); ++k) {
+    if (!outside(clusters_.centre[k])) continue;
+    keep_cluster[k] = 0;
+    any_cluster = any = true;
+    for (std::uint32_t m = 0; m < clusters_.row_count[k]; ++m) keep[clusters_.first_row[k] + m] = 0;
   }
+  if (!any) return false;
+  RemoveParticles(keep);
+  if (any_cluster) {
+    // Out of the cluster model part, then the rows and the members' cluster numbers.
+    for (std::size_t k = 0; k < clusters_.size(); ++k) {
+      if (keep_cluster[k]) continue;
+      clusters_part_->GetElement(clusters_.element_id[k]).Set(TO_ERASE, true);
+      Node(&clusters_part_->Nodal(), clusters_.node[k]).Set(TO_ERASE, true);
+    }
+    clusters_part_->RemoveElementsFlagged(TO_ERASE);
+    clusters_part_->RemoveNodesFlagged(TO_ERASE);
+    clusters_.Compact(keep_cluster);
+    std::size_t k = 0;
+    for (Element& element : clusters_part_->Elements()) {
+      clusters_.node[k] = element.GetGeometry().NodeIndex(0);
+      for (std::uint32_t m = 0; m < clusters_.row_count[k]; ++m)
+        particles_.cluster[clusters_.first_row[k] + m] = static_cast<std::uint32_t>(k + 1);
+      ++k;
+    }
+  }
+  return true;
+}
+
+void ExplicitSolverStrategy::DropIntraClusterPairs(std::vector<std::uint32_t>& first,
+                                                   std::vector<std::uint32_t>& second) const {
+  const std::uint32_t* cluster = particles_.cluster.data();
+  std::size_t out = 0;
+  for (std::size_t c = 0; c < first.size(); ++c) {
+    const std::uint32_t a = cluster[first[c]];
+    if (a != 0 && a == cluster[second[c]]) continue;
+    first[out] = first[c];
+    second[out] = second[c];
+    ++out;
+  }
+  first.resize(out);
+  second.resize(out);
+}
+
+void ExplicitSolverStrategy::Search(double /*time*/) {
+  PhaseClock clock;
   const std::size_t n = particles_.size();
 
   // ---- particle pairs: new candidates, histories carried over by merging.
   search_.FindParticlePairs(particles_.position, particles_.radius, settings_.search_tolerance,
                             scratch_first_, scratch_second_);
+  if (!clusters_.empty()) DropIntraClusterPairs(scratch_first_, scratch_second_);
   {
     // The lists are rebuilt into the spare ones and swapped; the old ones are
     // then freed: a search every NeighbourSearchFrequency steps can afford the
@@ -1016,7 +1104,7 @@ void ExplicitSolverStrategy::GatherForces(AfterGather then) {
     }
     Array3 total = contact + p.external_force[i] + p.mass[i] * gravity;
     torque += p.external_moment[i];
-    if (alpha > 0.0 && p.glued[i] == 0) {
+    if (alpha > 0.0 && p.glued[i] == 0 && p.cluster[i] == 0) {
       // Background damping against the motion, proportional to the unbalanced
       // force (thesis 5.18-5.19); nothing where the particle is at rest, nor on
       // a glued particle (moved by its wall, so it dissipates nothing).
@@ -1076,14 +1164,48 @@ void ExplicitSolverStrategy::ComputeForces(AfterGather then) {
   clock.Lap(timings_.forces);
   ThrowPendingError();
   GatherForces(then);
+  if (!clusters_.empty()) AdvanceClusters(then);
   clock.Lap(timings_.integration);
+}
+
+void ExplicitSolverStrategy::AdvanceClusters(AfterGather then) {
+  const double dt = settings_.delta_time;
+  const bool rotation = settings_.rotation;
+  GatherClusterLoads(clusters_, particles_, settings_.gravity);
+  switch (then) {
+    case AfterGather::kNothing:
+      return;
+    case AfterGather::kKick:  // Velocity Verlet, second half kick
+      KickClusters(clusters_, 0.5 * dt, rotation);
+      PlaceClusterMembers(clusters_, particles_, /*positions=*/false);
+      return;
+    case AfterGather::kIntegrate:
+      switch (settings_.scheme) {
+        case TranslationalScheme::kSymplecticEuler:  // v += a dt, x += v dt
+          KickClusters(clusters_, dt, rotation);
+          DriftClusters(clusters_, dt, rotation);
+          break;
+        case TranslationalScheme::kForwardEuler:  // x += v dt, v += a dt
+          DriftClusters(clusters_, dt, rotation);
+          KickClusters(clusters_, dt, rotation);
+          break;
+        case TranslationalScheme::kTaylor:  // x += v dt + a dt²/2, v += a dt
+        case TranslationalScheme::kVelocityVerlet:
+          KickClusters(clusters_, 0.5 * dt, rotation);
+          DriftClusters(clusters_, dt, rotation);
+          KickClusters(clusters_, 0.5 * dt, rotation);
+          break;
+      }
+      PlaceClusterMembers(clusters_, particles_, /*positions=*/true);
+      return;
+  }
 }
 
 // ---------------------------------------------------------------- integration
 
 void ExplicitSolverStrategy::Integrate(std::size_t i) {
   ParticleStorage& p = particles_;
-  if (p.glued[i] != 0) return;  // moved with its wall
+  if (p.glued[i] != 0 || p.cluster[i] != 0) return;  // moved with its wall or cluster
   const double dt = settings_.delta_time;
   const TranslationalScheme scheme = settings_.scheme;
   // One scalar component: returns the increment of the coordinate, updates v.
@@ -1132,7 +1254,7 @@ void ExplicitSolverStrategy::KickAndDrift() {
   const double dt = settings_.delta_time;
   const bool rotation = settings_.rotation;
   ParallelRows(p.size(), [&](std::size_t i) {
-    if (p.glued[i] != 0) return;  // moved with its wall
+    if (p.glued[i] != 0 || p.cluster[i] != 0) return;  // moved with its wall or cluster
     const double inv_mass = 1.0 / p.mass[i];
     if (p.fixed[i] == 0) {
       p.velocity[i] += (0.5 * dt * inv_mass) * p.force[i];
@@ -1156,11 +1278,16 @@ void ExplicitSolverStrategy::KickAndDrift() {
     p.delta_rotation[i] = dtheta;
     p.rotation_angle[i] += dtheta;
   });
+  if (!clusters_.empty()) {
+    KickClusters(clusters_, 0.5 * dt, rotation);
+    DriftClusters(clusters_, dt, rotation);
+    PlaceClusterMembers(clusters_, particles_, /*positions=*/true);
+  }
 }
 
 void ExplicitSolverStrategy::Kick(std::size_t i) {
   ParticleStorage& p = particles_;
-  if (p.glued[i] != 0) return;  // moved with its wall
+  if (p.glued[i] != 0 || p.cluster[i] != 0) return;  // moved with its wall or cluster
   const double dt = settings_.delta_time;
   const double inv_mass = 1.0 / p.mass[i];
   if (p.fixed[i] == 0) {
@@ -1193,9 +1320,13 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
     UpdateRigidFaces(*walls_, faces_);
   }
   const bool search = step_ % settings_.search_frequency == 0;
+  // Kratos' bounding-box cadence (see dem_strategy.h); a deletion re-indexes
+  // the contact lists by a search.
+  const bool box_step = (step_ + 1) % settings_.search_frequency == 0;
   if (settings_.scheme == TranslationalScheme::kVelocityVerlet) {
     KickAndDrift();
-    if (search) Search(time);
+    const bool removed = box_step && RemoveOutsideBoundingBox(time);
+    if (search || removed) Search(time);
     ComputeForces(AfterGather::kKick);
     if (settings_.energy_calculation) AccumulateDissipation();
     CollectFreeWallLoads();
@@ -1206,7 +1337,8 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
       PlaceFreeWallNodes(*walls_, body);
     }
   } else {
-    if (search) Search(time);
+    const bool removed = box_step && RemoveOutsideBoundingBox(time);
+    if (search || removed) Search(time);
     ComputeForces(AfterGather::kIntegrate);
     if (settings_.energy_calculation) AccumulateDissipation();
     CollectFreeWallLoads();
@@ -1264,6 +1396,11 @@ void ExplicitSolverStrategy::AdvanceFreeWalls(double time) {
 void ExplicitSolverStrategy::ReadFromNodes() {
   const ScopedPhase phase(timings_.node_sync);
   ReadParticlesFromNodes(spheres_, particles_);
+  if (!clusters_.empty()) {
+    // Members move with their cluster, whose velocities a script may have set.
+    ReadClustersFromNodes(clusters_, *clusters_part_);
+    PlaceClusterMembers(clusters_, particles_, /*positions=*/false);
+  }
   if (settings_.dimension != 2) return;
   // A process or script may have written a full 3D vector: a disc keeps its
   // in-plane part (the check at Initialize reports off-plane initial states).
@@ -1276,6 +1413,7 @@ void ExplicitSolverStrategy::ReadFromNodes() {
 void ExplicitSolverStrategy::WriteToNodes() {
   const ScopedPhase phase(timings_.node_sync);
   WriteParticlesToNodes(particles_, spheres_);
+  if (!clusters_.empty()) WriteClustersToNodes(clusters_, *clusters_part_);
   if (!walls_ || faces_.size() == 0) return;
   NodalDatabase& db = walls_->Nodal();
   Array3* contact = db.HistoricalColumn(CONTACT_FORCES).Data();
@@ -1328,6 +1466,10 @@ double ExplicitSolverStrategy::MaximumSpeed() const {
 
 double ExplicitSolverStrategy::KineticEnergy() const {
   const ParticleStorage& p = particles_;
+  if (!clusters_.empty()) {  // members count with their cluster
+    const EnergyTotals e = Energies();
+    return e.kinetic_translational + e.kinetic_rotational;
+  }
   return SumRows(p.size(), [&](std::size_t i) {
     return 0.5 * p.mass[i] * Dot(p.velocity[i], p.velocity[i]) +
            0.5 * p.inertia[i] * Dot(p.angular_velocity[i], p.angular_velocity[i]);
@@ -1342,14 +1484,25 @@ double ExplicitSolverStrategy::ContactElasticEnergy() const {
 EnergyTotals ExplicitSolverStrategy::Energies() const {
   EnergyTotals e = dissipated_;
   const ParticleStorage& p = particles_;
-  e.kinetic_translational = SumRows(
-      p.size(), [&](std::size_t i) { return 0.5 * p.mass[i] * Dot(p.velocity[i], p.velocity[i]); });
+  // Cluster members count with their cluster (below), not as spheres.
+  e.kinetic_translational = SumRows(p.size(), [&](std::size_t i) {
+    return p.cluster[i] != 0 ? 0.0 : 0.5 * p.mass[i] * Dot(p.velocity[i], p.velocity[i]);
+  });
   e.kinetic_rotational = SumRows(p.size(), [&](std::size_t i) {
-    return 0.5 * p.inertia[i] * Dot(p.angular_velocity[i], p.angular_velocity[i]);
+    return p.cluster[i] != 0
+               ? 0.0
+               : 0.5 * p.inertia[i] * Dot(p.angular_velocity[i], p.angular_velocity[i]);
   });
   const Array3 g = settings_.gravity;
-  e.gravitational_potential =
-      SumRows(p.size(), [&](std::size_t i) { return -p.mass[i] * Dot(g, p.position[i]); });
+  e.gravitational_potential = SumRows(p.size(), [&](std::size_t i) {
+    return p.cluster[i] != 0 ? 0.0 : -p.mass[i] * Dot(g, p.position[i]);
+  });
+  const RigidClusters& c = clusters_;
+  for (std::size_t k = 0; k < c.size(); ++k) {
+    e.kinetic_translational += 0.5 * c.mass[k] * Dot(c.velocity[k], c.velocity[k]);
+    e.kinetic_rotational += 0.5 * Dot(c.angular_velocity[k], c.angular_momentum[k]);
+    e.gravitational_potential -= c.mass[k] * Dot(g, c.centre[k]);
+  }
   // Free walls are bodies of the system like the particles.
   for (const FreeRigidWall& body : free_walls_) {
     e.kinetic_translational += 0.5 * body.mass * Dot(body.velocity, body.velocity);

@@ -13,6 +13,17 @@
 // Initialize, after the first search) are not integrated: each step places them
 // with their wall's imposed motion, right after the walls move.
 //
+// Rigid sphere clusters (Cluster3D, particles/rigid_clusters.h): their member
+// spheres are rows like any sphere, except that the search drops pairs of
+// members of one cluster and the integration skips them; after the forces are
+// gathered each cluster sums its members' loads, moves as a rigid body with
+// the same kick/drift pattern as the rows, and places its members.
+// Bounding box (BoundingBoxOption): spheres, and clusters by their centre with
+// all their members, are deleted at Kratos' cadence, the steps with
+// (step + 1) % NeighbourSearchFrequency == 0 (Kratos' DEM strategy destroys
+// them in its search operations, which run at those steps); a step that
+// deletes anything also searches again.
+//
 // Data: ParticleStorage and RigidFaceStorage rows, and two contact lists
 // (particle pairs, particle-face pairs) whose histories (tangential spring
 // force, previous stiffness and normal force, sliding state) survive a new
@@ -38,6 +49,7 @@
 #include "applications/dem/contact_laws/contact_law.h"
 #include "applications/dem/contact_laws/pair_contact_batch.h"
 #include "applications/dem/particles/particle_storage.h"
+#include "applications/dem/particles/rigid_clusters.h"
 #include "applications/dem/strategies/energy_bookkeeping.h"
 #include "applications/dem/strategies/phase_timings.h"
 #include "applications/dem/utilities/neighbour_search.h"
@@ -140,6 +152,10 @@ class ExplicitSolverStrategy {
   // caller checks): their force until the next evaluation is their weight.
   void InsertParticles(const std::vector<NewParticle>& particles);
   ModelPart& SpheresModelPart() { return spheres_; }
+  // The model part of the Cluster3D elements (ClusterPart); before Initialize,
+  // which creates their member spheres in the spheres model part.
+  void SetClusterModelPart(ModelPart& clusters);
+  const RigidClusters& Clusters() const { return clusters_; }
 
   // Synchronisation with the nodes (see particle_storage.h); WriteToNodes also
   // writes the wall nodes' CONTACT_FORCES, DEM_PRESSURE, SHEAR_STRESS and
@@ -220,6 +236,12 @@ class ExplicitSolverStrategy {
   };
 
   void Search(double time);
+  // Deletes the spheres, and the clusters with all their members, outside the
+  // bounding box when it is active at `time`; true when anything was deleted.
+  bool RemoveOutsideBoundingBox(double time);
+  // Drops the candidate pairs of two members of one cluster.
+  void DropIntraClusterPairs(std::vector<std::uint32_t>& first,
+                             std::vector<std::uint32_t>& second) const;
   // Candidates of rows first_new.. (just appended) merged into the contact lists.
   void AddCandidatesOfNewRows(std::size_t first_new);
   void RemoveParticles(const std::vector<std::uint8_t>& keep);
@@ -233,6 +255,8 @@ class ExplicitSolverStrategy {
 
   // What GatherForces does to each row once its forces are summed.
   enum class AfterGather : std::uint8_t { kNothing, kKick, kIntegrate };
+  // After the forces: the clusters' loads, then what `then` asks (kick or whole step).
+  void AdvanceClusters(AfterGather then);
   void ComputeForces(AfterGather then = AfterGather::kNothing);
   void ComputeParticleContacts();  // each row starts from its wall contacts
   // The wall contacts of particle i, summed into force, elastic and torque.
@@ -263,6 +287,8 @@ class ExplicitSolverStrategy {
   std::vector<FreeRigidWall> free_walls_;
   std::vector<int> face_free_wall_;  // per face row, its free wall or -1
   GluedParticles glued_;
+  ModelPart* clusters_part_ = nullptr;  // root of the cluster model part, or null
+  RigidClusters clusters_;
   std::vector<int> face_sticky_;  // per face row, its sticky wall (glued_.walls) or -1
   MaterialIndex material_index_;
   // RegisterParticleMaterial: materials and smallest radii of particles to come.

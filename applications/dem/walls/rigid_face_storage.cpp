@@ -98,11 +98,11 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
       TESSERA_ERROR(face->Info(), " in ", walls.FullName(),
                     " is a 2D wall, but the run is 3D; set \"Dimension\": 2 in "
                     "ProjectParametersDEM.json or use RigidFace3D3N/3D4N walls");
-    if (count != 3 && count != 4 && !edge_2d)
-      TESSERA_ERROR(face->Info(), " in ", walls.FullName(),
-                    ": walls made of segments (RigidFace3D2N, RigidEdge3D2N) are not supported "
-                    "yet in 3D runs; the DEM strategy handles triangles and quadrilaterals "
-                    "(and RigidEdge2D2N in 2D runs)");
+    // Segments (RigidFace3D2N, RigidEdge3D2N) in 3D: a sphere touches the
+    // closest point of the segment, as a disc touches a RigidEdge2D2N.
+    if (count < 2 || count > 4)
+      TESSERA_ERROR(face->Info(), " in ", walls.FullName(), " has ", count,
+                    " nodes; a DEM wall is a segment (2), triangle (3) or quadrilateral (4)");
     face->Check(info);
     if (!face->HasProperties())
       TESSERA_ERROR(face->Info(), " has no properties; assign it a wall material");
@@ -143,7 +143,8 @@ FaceContactGeometry FaceContact(const RigidFaceStorage& faces, std::size_t f, co
   const auto& v = faces.points[f];
   const int n = faces.vertex_count[f];
   if (n == 2) {
-    // A 2D wall segment: no facet, the closest point of the segment.
+    // A segment (2D wall, or RigidFace3D2N/RigidEdge3D2N in 3D): no facet, the
+    // closest point of the segment (an end point or inside it).
     ClosestBoundaryPoint(v, n, centre, g);
     return Finish(g, centre, radius);
   }

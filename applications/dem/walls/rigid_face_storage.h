@@ -8,8 +8,9 @@
 // on its facet, one of its edges or one of its vertices (Fast Intersection Test
 // and Contact Type Hierarchy, thesis §3.3-3.4); the Distance Hierarchy between
 // the faces a sphere touches is in distance_hierarchy.h. A RigidEdge2D2N
-// segment (2D runs) is a row with two vertices: a disc touches the segment or
-// an end point. 3D segment walls (RigidFace3D2N, RigidEdge3D2N) are not handled.
+// segment (2D runs), and a RigidFace3D2N or RigidEdge3D2N segment in 3D runs, is
+// a row with two vertices: a disc or sphere touches the segment or an end point
+// (the closest point of the segment; edge weights 1 - η, η).
 #pragma once
 
 #include <array>
@@ -35,7 +36,7 @@ struct RigidFaceStorage {
   // displacement of a contact).
   std::vector<std::array<Array3, 4>> delta_displacement;
   std::vector<std::array<IndexType, 4>> nodes;  // positions in the walls' root database
-  std::vector<std::uint8_t> vertex_count;       // 3 or 4 (2: a 2D segment)
+  std::vector<std::uint8_t> vertex_count;       // 3 or 4 (2: a segment)
   std::vector<int> material;
   std::vector<IdType> condition_id;
   FaceBoxes boxes;
@@ -45,9 +46,9 @@ struct RigidFaceStorage {
 
 // Fills `faces` from the conditions of `walls`. A RigidFace3D3N/3D4N (3D runs)
 // or RigidEdge2D2N (`dimension` 2) passes its Check() (no degenerate face) and
-// needs properties with YOUNG_MODULUS and POISSON_RATIO; RigidFace3D2N and
-// RigidEdge3D2N are reported as not supported yet, a wall of the other
-// dimension as an error.
+// needs properties with YOUNG_MODULUS and POISSON_RATIO; so do RigidFace3D2N
+// and RigidEdge3D2N segments in 3D runs. A wall of the other dimension is an
+// error.
 void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage& faces,
                     int dimension = 3);
 

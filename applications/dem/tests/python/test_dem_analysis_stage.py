@@ -65,7 +65,7 @@ def test_missing_keys_take_kratos_defaults():
     ('{"VirtualMassCoefficient": 0.5}', "virtual mass is not supported yet"),
     ('{"Dimension": 4}', "expected 3 \\(spheres\\) or 2"),
     ('{"DeltaOption": "Coordination_Number"}', "supported: \"Absolute\""),
-    ('{"RotationalIntegrationScheme": "Runge_Kutta"}', "\"Direct_Integration\" only"),
+    ('{"RotationalIntegrationScheme": "Runge_Kutta"}', "\"Quaternion_Integration\" only"),
     ('{"TimeStepCheck": "loud"}', "expected one of warning, error, off"),
     ('{"solver_settings": {"strategy": "continuum_sphere_strategy"}}', "not supported yet"),
 ])

@@ -1,4 +1,5 @@
-"""Sphere-wall contact on RigidFace3D3N/3D4N faces (applications/dem/walls).
+"""Sphere-wall contact on RigidFace3D3N/3D4N faces and RigidFace3D2N segments
+(applications/dem/walls).
 
 Sources and tolerances:
 - A sphere resting on a floor carries its weight m g (statics, to 1e-9 after
@@ -144,20 +145,47 @@ def test_a_sliding_sphere_ends_rolling_at_five_sevenths_of_its_speed(static, dyn
     assert deceleration == pytest.approx(dynamic * g, rel=1e-2)
 
 
-def test_segment_walls_are_reported_as_not_supported_yet():
+def SegmentWall(x, y, z, segment_start, segment_end):
+    """A sphere (radius 0.01) at (x, y, z) and one RigidFace3D2N segment wall."""
     model = tessera.Model()
     spheres = SpheresPart(model)
     walls = model.CreateModelPart("RigidFacePart")
-    grain = Material(spheres, 1, density=2000.0)
-    wall = Material(walls, 2, young=1e12)
-    Sphere(spheres, 1, (0.0, 0.0, 0.5), 0.01, grain)
-    walls.CreateNewNode(1, 0.0, 0.0, 0.0)
-    walls.CreateNewNode(2, 1.0, 0.0, 0.0)
+    grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
+    wall = Material(walls, 2, young=1e12, poisson=0.25)
+    Relate(grain, wall, restitution=0.2, static_friction=0.3)
+    Sphere(spheres, 1, (x, y, z), 0.01, grain)
+    walls.CreateNewNode(1, *segment_start)
+    walls.CreateNewNode(2, *segment_end)
     walls.CreateNewCondition("RigidFace3D2N", 3, [1, 2], wall)
-    strategy = Dem().ExplicitSolverStrategy(spheres, walls, Settings(1e-5))
-    with pytest.raises(tessera.Error, match="RigidFace3D2N condition 3 in RigidFacePart: walls made "
-                                            "of segments .* are not supported yet"):
-        strategy.Initialize()
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls,
+                                            Settings(2e-6, "Symplectic_Euler", (0, 0, -9.81)))
+    strategy.Initialize()
+    return strategy
+
+
+def test_a_sphere_touching_a_3d_segment_wall_feels_the_same_force_as_on_a_face_edge():
+    # RigidFace3D2N in a 3D run (Kratos' DEM-FEM-Wall lines): the contact is
+    # the closest point of the segment. A segment lying on the floor's edge
+    # x = 0.05 gives the sphere beyond that edge exactly the force of the quad
+    # floor's edge contact (same closest point, same law; to 1e-12).
+    _, _, _, on_face = Resting(True, x=0.056, y=0.01, z=0.006)
+    on_face.SolveSolutionStep(2e-6)
+    on_segment = SegmentWall(0.056, 0.01, 0.006, (0.05, -0.05, 0.0), (0.05, 0.05, 0.0))
+    on_segment.SolveSolutionStep(2e-6)
+    assert on_segment.NumberOfWallContacts() == 1
+    np.testing.assert_allclose(on_segment.Particles.contact_force[0],
+                               on_face.Particles.contact_force[0], rtol=1e-12, atol=0)
+
+
+def test_a_sphere_beyond_the_end_of_a_3d_segment_touches_its_end_point():
+    # Centre past the end (0.05, 0.05, 0): the force points from that vertex to
+    # the centre (geometry, to 1e-9).
+    strategy = SegmentWall(0.053, 0.054, 0.004, (0.05, -0.05, 0.0), (0.05, 0.05, 0.0))
+    assert strategy.NumberOfWallContacts() == 1
+    force = strategy.Particles.contact_force[0]
+    away = np.array([0.003, 0.004, 0.004])
+    np.testing.assert_allclose(force / np.linalg.norm(force), away / np.linalg.norm(away),
+                               rtol=0, atol=1e-9)
 
 
 def test_a_wall_without_material_relation_is_an_error_on_contact():
