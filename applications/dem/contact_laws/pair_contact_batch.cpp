@@ -7,14 +7,21 @@
 // loop of ExplicitSolverStrategy::ComputeParticleContacts and
 // ComputeContactForce, with every branch evaluated in all lanes and selected;
 // keep the three in step. AVX2 alone does not enable FMA, so nothing is fused.
+// On other processor families the kernel is not compiled and the strategy
+// keeps its scalar loop.
 #include "applications/dem/contact_laws/pair_contact_batch.h"
 
+#if defined(__x86_64__)
 #include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <cstring>
 
+#include "kernel/core/error.h"
+
 namespace tessera::dem {
+#if defined(__x86_64__)
 namespace {
 
 using Vec = double __attribute__((vector_size(32)));
@@ -290,6 +297,8 @@ void EvaluateBatchOfLaw(const PairBatchInput& in, std::uint32_t begin, std::uint
 
 }  // namespace
 
+#undef TESSERA_AVX2
+
 bool PairContactBatchAvailable() {
   static const bool available = __builtin_cpu_supports("avx2");
   return available;
@@ -302,5 +311,16 @@ void EvaluatePairContactBatch(ContactLaw law, const PairBatchInput& in, std::uin
   else
     EvaluateBatchOfLaw<ContactLaw::kLinearViscousCoulomb>(in, begin, end, batch);
 }
+
+#else  // not x86-64: no kernel
+
+bool PairContactBatchAvailable() { return false; }
+
+void EvaluatePairContactBatch(ContactLaw, const PairBatchInput&, std::uint32_t, std::uint32_t,
+                              PairContactBatch&) {
+  TESSERA_ERROR("the batched contact kernel needs an x86-64 processor with AVX2");
+}
+
+#endif
 
 }  // namespace tessera::dem
