@@ -7,9 +7,9 @@ Both variants (DemSettings.batched_pair_contacts on and off) are built in one
 process from the same state and advanced in alternating chunks of steps, so a
 machine whose speed drifts from minute to minute (another job on the second
 core) slows both alike; the fastest chunk of each counts. Cases: the packed bed
-of dem_packed_bed_benchmark.py (32,000 spheres, linear law, dense) and the
+of dem_packed_bed_benchmark.py (32,000 spheres, linear law, dense), the
 lattice deck of helical_mixer_benchmark.py (29,559 spheres, Hertz with rolling
-friction, loose). Run with OMP_NUM_THREADS=1 for one thread. The two runs must
+friction, loose) and the same mixer filled by its inlet (its fill cache). Run with OMP_NUM_THREADS=1 for one thread. The two runs must
 end bitwise equal (checked). Not a test: figures go to docs/performance.md.
 """
 import argparse
@@ -55,6 +55,8 @@ class BedRun:
 
 
 class MixerRun:
+    fill_cache = None  # --case inlet: the benchmark's cached inlet fill instead of the lattice
+
     def __init__(self, batched):
         import tessera
         import tessera.dem
@@ -63,7 +65,10 @@ class MixerRun:
         self.folder = tempfile.mkdtemp(prefix="pair_batch_ab_")
         for name in mixer.DECK_FILES:
             shutil.copy(os.path.join(mixer.EXAMPLE, name), self.folder)
-        mixer.WriteLatticeDeck(self.folder)
+        if MixerRun.fill_cache:
+            mixer.WriteFilledDeck(self.folder, dict(np.load(MixerRun.fill_cache)))
+        else:
+            mixer.WriteLatticeDeck(self.folder)
         cwd = os.getcwd()
         os.chdir(self.folder)
         try:
@@ -90,7 +95,9 @@ class MixerRun:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--case", choices=("bed", "mixer"), default="bed")
+    parser.add_argument("--case", choices=("bed", "mixer", "inlet"), default="bed",
+                        help="inlet: the mixer filled by its inlet, from the fill cache that "
+                             "helical_mixer_benchmark.py makes")
     parser.add_argument("--chunks", type=int, default=40)
     parser.add_argument("--chunk", type=int, default=10, help="steps per chunk")
     parser.add_argument("--warmup", type=int, default=0, help="untimed steps first (each)")
@@ -98,6 +105,12 @@ def main():
     from tessera import _dem
     if not _dem.PairContactBatchAvailable():
         raise SystemExit("this processor has no AVX2: only the scalar loop exists here")
+    if args.case == "inlet":
+        import helical_mixer_benchmark as mixer
+        if not os.path.isfile(mixer.DEFAULT_FILL_CACHE):
+            raise SystemExit(f"no fill cache {mixer.DEFAULT_FILL_CACHE}: run "
+                             "helical_mixer_benchmark.py once to make it")
+        MixerRun.fill_cache = mixer.DEFAULT_FILL_CACHE
     Run = BedRun if args.case == "bed" else MixerRun
     runs = {True: Run(True), False: Run(False)}
     for run in runs.values():
