@@ -251,18 +251,7 @@ void ExplicitSolverStrategy::Initialize() {
   for (std::size_t k = particle_materials; k < is_wall.size(); ++k) is_wall[k] = true;
   table_.Build(material_index_.List(), is_wall, settings_.rolling_friction);
   CheckPlanarSetup();
-  const std::size_t nm = table_.size();
-  pair_share_.assign(nm * nm, 0.0);
-  pair_tangential_damping_.assign(nm * nm, 0.0);
-  for (std::size_t a = 0; a < nm; ++a)
-    for (std::size_t b = 0; b < nm; ++b) {
-      const double ea = table_.Material(static_cast<int>(a)).young;
-      const double eb = table_.Material(static_cast<int>(b)).young;
-      pair_share_[a * nm + b] = ea + eb > 0.0 ? eb / (ea + eb) : 0.5;
-      pair_tangential_damping_[a * nm + b] =
-          TangentialDampingFactor(table_.Pair(static_cast<int>(a), static_cast<int>(b)));
-    }
-  FillBatchPairTable(particle_materials);
+  FillPairArrays(particle_materials);
 
   pairs_ = PairContacts{};
   wall_contacts_ = WallContacts{};
@@ -684,14 +673,13 @@ void ExplicitSolverStrategy::ThrowPendingError() {
   }
 }
 
-void ExplicitSolverStrategy::FillBatchPairTable(std::size_t particle_materials) {
+void ExplicitSolverStrategy::FillPairArrays(std::size_t particle_materials) {
   const std::size_t nm = table_.size();
   PairTableArrays& t = pair_arrays_;
-  for (std::vector<double>* column : {&t.young, &t.shear, &t.damping_ratio, &t.defined})
+  for (std::vector<double>* column :
+       {&t.young, &t.shear, &t.damping_ratio, &t.defined, &t.share, &t.tangential_damping})
     column->assign(nm * nm, 0.0);
   t.friction.assign(2 * nm * nm, 0.0);
-  t.share = pair_share_;
-  t.tangential_damping = pair_tangential_damping_;
   batch_law_valid_ = true;
   bool first = true;
   for (std::size_t a = 0; a < nm; ++a)
@@ -704,6 +692,11 @@ void ExplicitSolverStrategy::FillBatchPairTable(std::size_t particle_materials) 
       t.friction[2 * k] = pair.static_friction;
       t.friction[2 * k + 1] = pair.dynamic_friction;
       t.defined[k] = pair.defined ? 1.0 : 0.0;
+      // The contact point splits the overlap as two springs in series.
+      const double ea = table_.Material(static_cast<int>(a)).young;
+      const double eb = table_.Material(static_cast<int>(b)).young;
+      t.share[k] = ea + eb > 0.0 ? eb / (ea + eb) : 0.5;
+      t.tangential_damping[k] = TangentialDampingFactor(pair);
       // Particle pairs only: walls have their own loop.
       if (a >= particle_materials || b >= particle_materials || !pair.defined) continue;
       if (first) batch_law_ = pair.law;
@@ -756,8 +749,8 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
       settings_.scheme == TranslationalScheme::kVelocityVerlet && settings_.rotation && step_ > 0;
   const double dt = settings_.delta_time;
   const std::uint32_t* const wall_start = wall_contacts_.particle_start.data();
-  const double* const pair_share = pair_share_.data();
-  const double* const pair_tangential_damping = pair_tangential_damping_.data();
+  const double* const pair_share = pair_arrays_.share.data();
+  const double* const pair_tangential_damping = pair_arrays_.tangential_damping.data();
   const bool batched =
       settings_.batched_pair_contacts && batch_law_valid_ && PairContactBatchAvailable();
   const ContactLaw batch_law = batch_law_;
@@ -798,32 +791,16 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
     }
     std::uint32_t slot = pc.cross_block_start[b];
 
-    // The pair of candidate c = (i, j) if the spheres touch, else nullptr after
-    // clearing the contact (and its cross slot: slot is advanced either way).
-    auto touching_pair = [&](std::size_t i, std::uint32_t c, std::uint32_t j,
-                             bool cross) -> const PairParameters* {
-      const Array3 d = position[j] - position[i];
-      const double distance2 = Dot(d, d);
-      const double reach = radius[i] + radius[j];
-      const PairParameters* pair = nullptr;
-      if (distance2 < reach * reach && distance2 > 0.0) {
-        pair = &pairs[static_cast<std::size_t>(material[i]) * materials +
-                      static_cast<std::size_t>(material[j])];
-        if (!pair->defined) {
-          RecordError(pending_pair_error_, static_cast<std::int64_t>(c));
-          pair = nullptr;
-        }
+    // Candidate c is no contact (now): its history is cleared, its cross slot
+    // (if it has one) zeroed.
+    auto clear_candidate = [&](std::uint32_t c, bool cross) {
+      if (active[c])
+        ResetContactHistory({spring[c], spring_stiffness[c], normal_elastic[c], sliding[c]});
+      active[c] = 0;
+      if (cross) {
+        cross_force[slot] = cross_elastic[slot] = cross_torque[slot] = Array3{};
+        ++slot;
       }
-      if (pair == nullptr) {
-        if (active[c])
-          ResetContactHistory({spring[c], spring_stiffness[c], normal_elastic[c], sliding[c]});
-        active[c] = 0;
-        if (cross) {
-          cross_force[slot] = cross_elastic[slot] = cross_torque[slot] = Array3{};
-          ++slot;
-        }
-      }
-      return pair;
     };
     // Row i's totals receive the contact's force; sphere j (or its cross slot)
     // the opposite; rolling resistance and dissipation are added here.
@@ -884,12 +861,21 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
       for (std::uint32_t c = first_start[i]; c < first_start[i + 1]; ++c) {
         const std::uint32_t j = second[c];
         const bool cross = j >= end;
-        const PairParameters* pair = touching_pair(i, c, j, cross);
-        if (pair == nullptr) continue;
-        const std::size_t pair_index = material_i * materials + material[j];
         const Array3 d = position[j] - xi;
+        const double distance2 = Dot(d, d);
         const double reach = ri + radius[j];
-        const double distance = std::sqrt(Dot(d, d));
+        const std::size_t pair_index = material_i * materials + material[j];
+        const PairParameters* pair = &pairs[pair_index];
+        if (!(distance2 < reach * reach && distance2 > 0.0)) {
+          clear_candidate(c, cross);
+          continue;
+        }
+        if (!pair->defined) {
+          RecordError(pending_pair_error_, static_cast<std::int64_t>(c));
+          clear_candidate(c, cross);
+          continue;
+        }
+        const double distance = std::sqrt(distance2);
         const double overlap = reach - distance;
         // 1/d, R* = r_i r_j / (r_i + r_j) and m* = m_i m_j / (m_i + m_j) from one
         // division (divisions, not the products, bound this loop).

@@ -248,7 +248,7 @@ class ExplicitSolverStrategy {
   void CleanInitialIndentations();
   // pair_arrays_ and the batch law from table_ (materials below
   // particle_materials are particle materials).
-  void FillBatchPairTable(std::size_t particle_materials);
+  void FillPairArrays(std::size_t particle_materials);
   // Rows per force block (see above); a constant so that results do not
   // depend on the thread count.
   static constexpr std::size_t kForceBlockRows = 2048;
@@ -294,11 +294,10 @@ class ExplicitSolverStrategy {
   // RegisterParticleMaterial: materials and smallest radii of particles to come.
   std::vector<std::pair<const Properties*, double>> registered_materials_;
   MaterialTable table_;
-  // Per material pair (a * materials + b), derived from table_ once: the share
-  // of the overlap taken by the sphere of material a, E_b / (E_a + E_b) (where
-  // the contact point lies), and TangentialDampingFactor.
-  std::vector<double> pair_share_, pair_tangential_damping_;
-  // The pair table as arrays for the batch kernel, and the one law of all
+  // The pair table as arrays per material pair (a * materials + b), derived
+  // from table_ once, for both pair loops: among them the share of the
+  // overlap taken by the sphere of material a, E_b / (E_a + E_b) (where the
+  // contact point lies), and TangentialDampingFactor. And the one law of all
   // particle pairs when the batch kernel has it (batch_law_valid_).
   PairTableArrays pair_arrays_;
   ContactLaw batch_law_ = ContactLaw::kLinearViscousCoulomb;
