@@ -11,6 +11,8 @@
 // keeps its scalar loop.
 #include "applications/dem/contact_laws/pair_contact_batch.h"
 
+#include "applications/dem/contact_laws/contact_force.h"
+
 #if defined(__x86_64__)
 #include <immintrin.h>
 #endif
@@ -46,6 +48,15 @@ TESSERA_AVX2 Vec Gather(const double* base, const std::uint32_t* index, std::siz
 }
 TESSERA_AVX2 void Store(double* to, Vec v) { std::memcpy(to, &v, sizeof v); }
 
+// Candidate c is no contact: it loses its history if it had one (as in the
+// scalar loop).
+void ClearCandidate(const PairBatchInput& in, std::uint32_t c) {
+  if (in.active[c])
+    ResetContactHistory({in.tangential_force[c], in.tangential_stiffness[c],
+                         in.normal_elastic_force[c], in.sliding[c]});
+  in.active[c] = 0;
+}
+
 // Sphere data of the four lanes' spheres (first or second).
 struct Row3 {
   Vec x, y, z;
@@ -64,7 +75,7 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, s
   // The group's candidates; lanes past the end repeat the last one (computed,
   // not stored).
   std::uint32_t c[kLanes], i[kLanes], j[kLanes], p[kLanes];
-  Mask defined, was_sliding, was_active;
+  Mask defined, was_sliding;
   for (std::size_t l = 0; l < kLanes; ++l) {
     c[l] = begin + b.touching[k + (l < lanes ? l : lanes - 1)];
     i[l] = in.first[c[l]];
@@ -73,7 +84,6 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, s
            static_cast<std::uint32_t>(in.material[j[l]]);
     defined[l] = table.defined[p[l]] != 0.0 ? -1 : 0;
     was_sliding[l] = in.sliding[c[l]] ? -1 : 0;
-    was_active[l] = in.active[c[l]] ? -1 : 0;
   }
   const Vec zero = Splat(0.0);
   const Vec dt = Splat(in.dt);
@@ -243,13 +253,7 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, s
       in.active[cl] = 1;
     } else {
       b.state[cl - begin] = kUndefinedPair;
-      if (was_active[l]) {
-        in.tangential_force[cl] = Array3{};
-        in.tangential_stiffness[cl] = 0.0;
-        in.normal_elastic_force[cl] = 0.0;
-        in.sliding[cl] = 0;
-      }
-      in.active[cl] = 0;
+      ClearCandidate(in, cl);
     }
   }
 }
@@ -270,13 +274,7 @@ template <ContactLaw kLaw, bool kVelocityStep, bool kPowers>
       continue;
     }
     b.state[c - begin] = kApart;
-    if (in.active[c]) {
-      in.tangential_force[c] = Array3{};
-      in.tangential_stiffness[c] = 0.0;
-      in.normal_elastic_force[c] = 0.0;
-      in.sliding[c] = 0;
-    }
-    in.active[c] = 0;
+    ClearCandidate(in, c);
   }
   const std::size_t n = b.touching_count;
   for (std::size_t k = 0; k < n; k += kLanes)

@@ -1,9 +1,10 @@
 // Sphere-sphere contacts evaluated in batches, one structure of arrays per
 // batch. The DEM strategy's pair pass hands a run of consecutive candidates of
-// its contact list to EvaluatePairContactBatch, which evaluates the contact
-// law for all of them four at a time (AVX2 vectors, one lane per contact) and
-// updates their history in place; the strategy then adds the forces to the
-// spheres in list order. Processors without AVX2 keep the scalar loop.
+// its contact list to EvaluatePairContactBatch, which settles the candidates
+// that do not touch, evaluates the contact law for the touching ones four at a
+// time (AVX2 vectors, one lane per contact) and updates their history in
+// place; the strategy then adds the forces to the spheres in list order.
+// Processors without AVX2 keep the scalar loop.
 //
 // The arithmetic is ComputeContactForce's (contact_force.h) with the
 // geometry of the strategy's scalar pair loop, operation for operation, with

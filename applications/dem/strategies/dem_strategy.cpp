@@ -791,16 +791,19 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
     }
     std::uint32_t slot = pc.cross_block_start[b];
 
-    // Candidate c is no contact (now): its history is cleared, its cross slot
-    // (if it has one) zeroed.
+    // A candidate that is no contact (now) gives its cross slot, if it has
+    // one, nothing.
+    auto zero_cross_slot = [&](bool cross) {
+      if (!cross) return;
+      cross_force[slot] = cross_elastic[slot] = cross_torque[slot] = Array3{};
+      ++slot;
+    };
+    // ... and loses its history (the batch kernel clears its own candidates).
     auto clear_candidate = [&](std::uint32_t c, bool cross) {
       if (active[c])
         ResetContactHistory({spring[c], spring_stiffness[c], normal_elastic[c], sliding[c]});
       active[c] = 0;
-      if (cross) {
-        cross_force[slot] = cross_elastic[slot] = cross_torque[slot] = Array3{};
-        ++slot;
-      }
+      zero_cross_slot(cross);
     };
     // Row i's totals receive the contact's force; sphere j (or its cross slot)
     // the opposite; rolling resistance and dissipation are added here.
@@ -852,7 +855,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
       if (track_dissipation) dissipation[i] = row.dissipation;
     };
 
-    // One row, one contact at a time (any law; rows too long for a batch).
+    // One row, one contact at a time (any law, any processor).
     auto scalar_row = [&](std::size_t i) {
       const Array3 xi = position[i];
       const double ri = radius[i], mi = mass[i];
@@ -939,10 +942,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
             RecordError(pending_pair_error_, static_cast<std::int64_t>(c));
             ++t;
           }
-          if (cross) {
-            cross_force[slot] = cross_elastic[slot] = cross_torque[slot] = Array3{};
-            ++slot;
-          }
+          zero_cross_slot(cross);
           continue;
         }
         apply(row, i, j, cross, pairs[batch.pair[t]],
