@@ -5,6 +5,7 @@
 // views and vectorised loops read nodal data without gathering.
 #pragma once
 
+#include <algorithm>
 #include <memory>
 #include <span>
 #include <vector>
@@ -57,7 +58,12 @@ class TypedDataColumn final : public DataColumn {
     std::vector<StorageOf<T>> compacted;
     compacted.reserve(kept.size());
     for (IndexType row : kept) compacted.push_back(values_[row]);
-    values_.swap(compacted);
+    // A reordering (as many rows kept as there are) stays in this storage, so
+    // that numpy views of the column remain valid.
+    if (compacted.size() == values_.size())
+      std::copy(compacted.begin(), compacted.end(), values_.begin());
+    else
+      values_.swap(compacted);
   }
   void CopyFrom(const DataColumn& other) override {
     values_ = static_cast<const TypedDataColumn&>(other).values_;

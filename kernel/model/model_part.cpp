@@ -394,6 +394,25 @@ void ModelPart::RemoveNodesFlagged(const Flag& flag) {
   RemapAll(&ModelPart::constraints_, constraint_new);
 }
 
+void ModelPart::ReorderNodes(const std::vector<IndexType>& order) {
+  ModelPart& root = *root_;
+  const std::vector<IndexType> new_index = root.nodal_->PermuteNodes(order);
+  root.ForEachInTree([&](ModelPart& part) {
+    for (IndexType& i : part.nodes_) i = new_index[i];
+    std::sort(part.nodes_.begin(), part.nodes_.end());
+  });
+  auto remap_geometry = [&](Geometry& g) {
+    for (IndexType& i : g.NodeIndicesList()) i = new_index[i];
+  };
+  for (auto& e : root.all_elements_) remap_geometry(e->GetGeometry());
+  for (auto& c : root.all_conditions_) remap_geometry(c->GetGeometry());
+  for (auto& g : root.all_geometries_) remap_geometry(g);
+  for (MasterSlaveConstraint& c : root.all_constraints_) {
+    c.slave = new_index[c.slave];
+    for (IndexType& m : c.masters) m = new_index[m];
+  }
+}
+
 namespace {
 template <class T>
 std::vector<IndexType> CompactEntities(std::vector<std::unique_ptr<T>>& all,

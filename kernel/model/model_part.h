@@ -178,6 +178,12 @@ class ModelPart {
   void RemoveNodesFlagged(const Flag& flag);
   void RemoveElementsFlagged(const Flag& flag);
   void RemoveConditionsFlagged(const Flag& flag);
+  // Reorders the root's nodes (on any level: the root's database): the node at
+  // position order[k] moves to position k. Ids, values, sub model parts,
+  // elements, conditions, geometries and constraints follow; Node handles find
+  // their node again (node.h). For locality: a strategy that reads nodes in
+  // its own order lays them out in that order.
+  void ReorderNodes(const std::vector<IndexType>& order);
 
   // ---- properties (shared objects owned by the root)
   Properties::Pointer CreateNewProperties(IdType id);  // returns the existing one if present

@@ -92,30 +92,54 @@ std::vector<IndexType> NodalDatabase::RemoveNodes(const std::vector<std::uint8_t
     new_index[i] = static_cast<IndexType>(kept.size());
     kept.push_back(i);
   }
-  auto compact = [&kept](auto& values) {
+  if (kept.size() != ids_.size()) GatherRows(kept);
+  return new_index;
+}
+
+std::vector<IndexType> NodalDatabase::PermuteNodes(const std::vector<IndexType>& order) {
+  const std::size_t n = ids_.size();
+  if (order.size() != n)
+    TESSERA_ERROR("PermuteNodes: an order of ", order.size(), " positions for ", n, " nodes");
+  std::vector<IndexType> new_index(n, kInvalidIndex);
+  for (IndexType k = 0; k < n; ++k) {
+    if (order[k] >= n || new_index[order[k]] != kInvalidIndex)
+      TESSERA_ERROR("PermuteNodes: the order is not a permutation (position ", order[k], " at ", k,
+                    ")");
+    new_index[order[k]] = k;
+  }
+  GatherRows(order);
+  return new_index;
+}
+
+void NodalDatabase::GatherRows(const std::vector<IndexType>& kept) {
+  auto gather = [&kept](auto& values) {
     std::remove_reference_t<decltype(values)> out;
     out.reserve(kept.size());
     for (IndexType i : kept) out.push_back(values[i]);
-    values.swap(out);
+    // A reordering stays in the same storage: numpy views remain valid.
+    if (out.size() == values.size())
+      std::copy(out.begin(), out.end(), values.begin());
+    else
+      values.swap(out);
   };
-  compact(ids_);
-  compact(coordinates_);
-  compact(initial_coordinates_);
-  compact(flags_);
+  gather(ids_);
+  gather(coordinates_);
+  gather(initial_coordinates_);
+  gather(flags_);
   for (auto& steps : historical_)
     for (auto& column : steps) column->Compact(kept);
   for (auto& [id, entry] : non_historical_) {
     entry.column->Compact(kept);
-    compact(entry.is_set);
+    gather(entry.is_set);
   }
   for (DofColumn& dofs : dofs_) {
-    compact(dofs.present);
-    compact(dofs.fixed);
-    compact(dofs.equation_id);
+    gather(dofs.present);
+    gather(dofs.fixed);
+    gather(dofs.equation_id);
   }
   index_of_id_.clear();
   for (IndexType i = 0; i < ids_.size(); ++i) index_of_id_.emplace(ids_[i], i);
-  return new_index;
+  ++layout_;
 }
 
 void NodalDatabase::AddHistoricalVariable(const VariableBase& variable) {

@@ -56,6 +56,12 @@ class NodalDatabase {
   // Removes the nodes for which remove[i] is true; returns old -> new positions
   // (kInvalidIndex for removed nodes).
   std::vector<IndexType> RemoveNodes(const std::vector<std::uint8_t>& remove);
+  // Reorders the nodes: the node at position order[k] moves to position k
+  // (order must be a permutation of 0..Size()-1); returns old -> new positions.
+  std::vector<IndexType> PermuteNodes(const std::vector<IndexType>& order);
+  // Counts the changes of positions of existing nodes (removal, reordering):
+  // Node handles compare it to find out that their position moved.
+  std::uint64_t Layout() const { return layout_; }
 
   // ---- historical variables (a buffer of BufferSize() steps; step 0 = current)
   void AddHistoricalVariable(const VariableBase& variable);
@@ -129,8 +135,11 @@ class NodalDatabase {
   }
   void MarkSet(const VariableBase& variable, IndexType node);
   DofColumn& GetOrAddDofColumn(const VariableBase& variable, const VariableBase* reaction);
+  // Every column keeps the rows kept[0], kept[1], ... in that order.
+  void GatherRows(const std::vector<IndexType>& kept);
 
   int buffer_size_;
+  std::uint64_t layout_ = 0;
   std::vector<IdType> ids_;
   std::unordered_map<IdType, IndexType> index_of_id_;
   std::vector<Array3> coordinates_, initial_coordinates_;

@@ -448,8 +448,10 @@ void AddModelPartAndModel(py::module_& m) {
             return NodalArray(self, v, step, true);
           },
           py::arg("variable"), py::arg("step") = 0,
-          "Writable zero-copy numpy view of a historical nodal variable: (N,) or (N, 3). "
-          "Valid until nodes are added to or removed from the model part.")
+          "Writable zero-copy numpy view of a historical nodal variable: (N,) or (N, 3), rows "
+          "in NodeIndices() order. Valid until nodes are added to or removed from the model "
+          "part; a reordering of the nodes (ModelPart.ReorderNodes, the DEM strategy's "
+          "spatial sort) keeps the view but moves the rows: read NodeIndices() again.")
       .def(
           "NodalValueArray",
           [](ModelPart& self, const VariableBase& v) { return NodalArray(self, v, 0, false); },

@@ -155,6 +155,44 @@ TEST(ModelPart, RemovalCompactsEveryLevel) {
   EXPECT_EQ(sub.NumberOfElements(), 0u);
 }
 
+TEST(ModelPart, ReorderNodesMovesEveryReferenceAndKeepsHandlesValid) {
+  Model model;
+  ModelPart& root = model.CreateModelPart("Main");
+  root.AddNodalSolutionStepVariable(TEMPERATURE);
+  ModelPart& sub = root.CreateSubModelPart("Sub");
+  for (int i = 1; i <= 5; ++i) root.CreateNewNode(i, i, 0, 0).GetSolutionStepValue(TEMPERATURE) = i;
+  sub.AddNodesByIndex({0, 3});  // nodes 1 and 4
+  auto props = root.CreateNewProperties(0);
+  const IdType line[] = {2, 5};
+  Element& e = root.CreateNewElement("Element2D2N", 1, line, props);
+  const Node kept = root.GetNode(4);  // a handle held across the reordering
+  EXPECT_EQ(kept.Index(), 3u);
+
+  root.ReorderNodes({4, 3, 2, 1, 0});  // reversed
+  EXPECT_EQ(root.GetNode(5).Index(), 0u);
+  EXPECT_EQ(kept.Index(), 1u);
+  EXPECT_EQ(kept.Id(), 4u);
+  EXPECT_EQ(kept.GetSolutionStepValue(TEMPERATURE), 4.0);
+  EXPECT_EQ(kept.X(), 4.0);
+  EXPECT_EQ(e.GetGeometry()[0].Id(), 2u);  // elements follow their nodes
+  EXPECT_EQ(e.GetGeometry()[1].Id(), 5u);
+  std::vector<IdType> sub_ids;
+  for (Node node : sub.Nodes()) sub_ids.push_back(node.Id());
+  EXPECT_EQ(sub_ids, (std::vector<IdType>{4, 1}));  // in the new position order
+
+  EXPECT_THROW(root.ReorderNodes({0, 1, 2, 3}), Error);     // too short
+  EXPECT_THROW(root.ReorderNodes({0, 1, 2, 3, 3}), Error);  // not a permutation
+
+  // A handle survives the removal of another node and fails clearly on its own.
+  const Node gone = root.GetNode(3);
+  root.GetNode(1).Set(TO_ERASE);
+  root.RemoveNodesFlagged(TO_ERASE);
+  EXPECT_EQ(kept.GetSolutionStepValue(TEMPERATURE), 4.0);
+  root.GetNode(3).Set(TO_ERASE);
+  root.RemoveNodesFlagged(TO_ERASE);
+  EXPECT_THROW(gone.X(), Error);
+}
+
 TEST(Table, InterpolatesAndClamps) {
   Table t("TIME", "VALUE");
   t.AddRow(0.0, 0.0);

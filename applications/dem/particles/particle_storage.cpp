@@ -72,6 +72,17 @@ void ParticleStorage::Compact(const std::vector<std::uint8_t>& keep) {
   ForEachColumn([&keep](auto& column) { CompactVector(column, keep); });
 }
 
+void ParticleStorage::Permute(const std::vector<std::uint32_t>& order) {
+  if (order.size() != size())
+    TESSERA_ERROR("ParticleStorage::Permute: ", order.size(), " rows in the order, ", size(),
+                  " in the storage");
+  ForEachColumn([&order](auto& column) {
+    auto permuted = column;
+    for (std::size_t k = 0; k < order.size(); ++k) permuted[k] = column[order[k]];
+    column.swap(permuted);
+  });
+}
+
 int MaterialIndex::IndexOf(const Properties* properties) {
   const int found = Find(properties);
   if (found >= 0) return found;

@@ -80,6 +80,8 @@ struct ParticleStorage {
   void AppendRow();
   // Keeps the rows with keep[i] != 0, in order.
   void Compact(const std::vector<std::uint8_t>& keep);
+  // Reorders the rows: row order[k] becomes row k (order is a permutation).
+  void Permute(const std::vector<std::uint32_t>& order);
 
  private:
   // Calls f on every column (the vectors above), for the whole-row operations.

@@ -12,6 +12,7 @@
 #include "applications/dem/particles/cluster_geometry.h"
 #include "applications/dem/particles/particle_storage.h"
 #include "applications/dem/strategies/dem_strategy.h"
+#include "applications/dem/utilities/spatial_order.h"
 #include "kernel/model/model_part.h"
 #include "kernel/python/casters.h"
 
@@ -108,6 +109,15 @@ void BindParticleStorage(py::module_& m) {
   m.def("ReadParticlesFromNodes", &ReadParticlesFromNodes, py::arg("spheres"),
         py::arg("particles"));
   m.def("DeclareParticleVariables", &DeclareParticleVariables, py::arg("spheres"));
+  m.def(
+      "SpatialOrder",
+      [](const std::vector<Array3>& position, double cell_size,
+         const std::vector<std::uint32_t>& group) {
+        return SpatialOrder(position, cell_size, group);
+      },
+      py::arg("position"), py::arg("cell_size"), py::arg("group"),
+      "The spatial (Z-order) order of rows: row order[k] goes to position k; rows of one "
+      "nonzero group stay consecutive");
   m.def("PairContactBatchAvailable", &PairContactBatchAvailable,
         "Whether this processor runs the vectorised (AVX2) sphere-sphere contact kernel");
 }
@@ -155,6 +165,8 @@ void BindStrategy(py::module_& m) {
       .def_readwrite("clean_indentations", &DemSettings::clean_indentations)
       .def_readwrite("remove_embedded", &DemSettings::remove_embedded)
       .def_readwrite("batched_pair_contacts", &DemSettings::batched_pair_contacts)
+      .def_readwrite("sort_rows_frequency", &DemSettings::sort_rows_frequency)
+      .def_readwrite("sort_rows_minimum", &DemSettings::sort_rows_minimum)
       .def_readwrite("walls_moved_by_processes", &DemSettings::walls_moved_by_processes)
       .def_readwrite("dimension", &DemSettings::dimension,
                      "3: spheres; 2: discs in the x-y plane (CylinderParticle2D)");

@@ -10,6 +10,7 @@
 #include "applications/dem/contact_laws/contact_force.h"
 #include "applications/dem/dem_variables.h"
 #include "applications/dem/utilities/parallel_rows.h"
+#include "applications/dem/utilities/spatial_order.h"
 #include "applications/dem/walls/distance_hierarchy.h"
 #include "applications/dem/walls/imposed_wall_motion.h"
 #include "kernel/core/error.h"
@@ -50,6 +51,28 @@ void CarryHistory(const Contacts& prev, std::size_t old, bool kept, Contacts& ne
   next.normal_elastic_force[c] = kept ? prev.normal_elastic_force[old] : 0.0;
   next.sliding[c] = kept ? prev.sliding[old] : 0;
   next.active[c] = kept ? prev.active[old] : 0;
+}
+
+// Contacts renumbered by a reordering of the rows: contact c gets the rows
+// (a[c], b[c]) and the list is re-sorted by them, carrying the history columns
+// (what the merge of the next search reads). `scratch` is reused.
+template <class Contacts>
+void ResortContacts(Contacts& list, std::vector<std::uint32_t>& a, std::vector<std::uint32_t>& b,
+                    std::vector<std::uint32_t>& order) {
+  const std::size_t m = a.size();
+  order.resize(m);
+  for (std::size_t c = 0; c < m; ++c) order[c] = static_cast<std::uint32_t>(c);
+  std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
+    return a[x] < a[y] || (a[x] == a[y] && b[x] < b[y]);
+  });
+  auto gather = [&order, m](auto& column) {
+    auto sorted = column;
+    for (std::size_t c = 0; c < m; ++c) sorted[c] = column[order[c]];
+    column.swap(sorted);
+  };
+  gather(a), gather(b);
+  gather(list.tangential_force), gather(list.tangential_stiffness);
+  gather(list.normal_elastic_force), gather(list.sliding), gather(list.active);
 }
 
 }  // namespace
@@ -142,6 +165,9 @@ ExplicitSolverStrategy::ExplicitSolverStrategy(ModelPart& spheres, ModelPart* wa
       walls_(walls ? &walls->GetRootModelPart() : nullptr),
       settings_(settings) {
   SetDeltaTime(settings_.delta_time);
+  if (settings_.sort_rows_frequency < 0)
+    TESSERA_ERROR("sort_rows_frequency must be >= 0 (0: never sort), got ",
+                  settings_.sort_rows_frequency);
   if (settings_.search_frequency < 1)
     TESSERA_ERROR("NeighbourSearchFrequency must be >= 1, got ", settings_.search_frequency);
   if (settings_.search_tolerance < 0.0 || settings_.wall_search_tolerance < 0.0)
@@ -255,6 +281,7 @@ void ExplicitSolverStrategy::Initialize() {
 
   pairs_ = PairContacts{};
   wall_contacts_ = WallContacts{};
+  sorted_once_ = false;
   const double time = spheres_.GetProcessInfo().GetValue(TIME);
   RemoveOutsideBoundingBox(time);
   Search(time);
@@ -476,11 +503,22 @@ void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& ke
   // A cluster's rows go all or none: its first row is kept or it is being removed.
   for (std::uint32_t& first : clusters_.first_row)
     if (new_index[first] != std::numeric_limits<std::uint32_t>::max()) first = new_index[first];
-  // Node positions moved with the removal: take them from the elements again
-  // (rows follow the element order of the model part).
-  std::size_t row = 0;
+  // Node positions moved with the removal: take them from the elements again,
+  // found by id (the rows may be sorted in space, not in element order).
+  std::vector<std::pair<IdType, IndexType>> node_of_element;
+  node_of_element.reserve(spheres_.NumberOfElements());
   for (Element& element : spheres_.Elements())
-    particles_.node[row++] = element.GetGeometry().NodeIndex(0);
+    node_of_element.emplace_back(element.Id(), element.GetGeometry().NodeIndex(0));
+  std::sort(node_of_element.begin(), node_of_element.end());
+  for (std::size_t row = 0; row < particles_.size(); ++row) {
+    const auto found =
+        std::lower_bound(node_of_element.begin(), node_of_element.end(),
+                         std::pair<IdType, IndexType>{particles_.element_id[row], 0});
+    if (found == node_of_element.end() || found->first != particles_.element_id[row])
+      TESSERA_ERROR("particle row of element ", particles_.element_id[row],
+                    " has no element in the spheres model part after a removal");
+    particles_.node[row] = found->second;
+  }
 
   // Contacts keep their histories under the new numbering (the map is monotonic,
   // so the lists stay sorted).
@@ -582,9 +620,82 @@ void ExplicitSolverStrategy::DropIntraClusterPairs(std::vector<std::uint32_t>& f
   second.resize(out);
 }
 
+void ExplicitSolverStrategy::LayOutNodesAsRows() {
+  // Only where nothing else of this strategy refers to nodes of that database
+  // by position (walls or clusters sharing the spheres' root).
+  if (walls_ == &spheres_ || clusters_part_ == &spheres_) return;
+  NodalDatabase& db = spheres_.Nodal();
+  const std::size_t n = particles_.size();
+  std::vector<IndexType> order;
+  order.reserve(db.Size());
+  std::vector<std::uint8_t> is_row_node(db.Size(), 0);
+  for (std::size_t row = 0; row < n; ++row) {
+    order.push_back(particles_.node[row]);
+    is_row_node[particles_.node[row]] = 1;
+  }
+  for (IndexType i = 0; i < db.Size(); ++i)
+    if (!is_row_node[i]) order.push_back(i);
+  spheres_.ReorderNodes(order);
+  for (std::size_t row = 0; row < n; ++row) particles_.node[row] = static_cast<IndexType>(row);
+}
+
+void ExplicitSolverStrategy::SortRows() {
+  ParticleStorage& p = particles_;
+  const std::size_t n = p.size();
+  // Cells of about one sphere diameter: a cell's spheres are its neighbours.
+  double largest = 0.0;
+  for (double r : p.radius) largest = std::max(largest, r);
+  const double cell = 2.0 * largest + settings_.search_tolerance;
+  if (!(cell > 0.0)) return;
+  const std::vector<std::uint32_t> order = SpatialOrder(p.position, cell, p.cluster);
+  std::vector<std::uint32_t> new_index(n);
+  for (std::size_t k = 0; k < n; ++k) new_index[order[k]] = static_cast<std::uint32_t>(k);
+  p.Permute(order);
+  glued_.Renumber(new_index);
+  for (std::uint32_t& first : clusters_.first_row) first = new_index[first];
+  LayOutNodesAsRows();
+
+  // The old contact lists under the new numbering, sorted again. A pair keeps
+  // first < second: where the two change places, the tangential spring (the
+  // force on the first sphere) changes sign.
+  PairContacts& pc = pairs_;
+  std::vector<std::uint32_t>& a = scratch_first_;
+  std::vector<std::uint32_t>& b = scratch_second_;
+  a.resize(pc.first.size());
+  b.resize(pc.first.size());
+  for (std::size_t c = 0; c < a.size(); ++c) {
+    a[c] = new_index[pc.first[c]];
+    b[c] = new_index[pc.second[c]];
+    if (a[c] > b[c]) {
+      std::swap(a[c], b[c]);
+      pc.tangential_force[c] = -pc.tangential_force[c];
+    }
+  }
+  ResortContacts(pc, a, b, scratch_cursor_);
+  pc.first.swap(a);
+  pc.second.swap(b);
+  WallContacts& w = wall_contacts_;
+  a.resize(w.particle.size());
+  for (std::size_t c = 0; c < a.size(); ++c) a[c] = new_index[w.particle[c]];
+  b = w.face;
+  // The merge also reads the last contact point of a wall contact.
+  ResortContacts(w, a, b, scratch_cursor_);
+  std::vector<Array3> point(a.size());
+  for (std::size_t c = 0; c < a.size(); ++c) point[c] = w.point[scratch_cursor_[c]];
+  w.point.swap(point);
+  w.particle.swap(a);
+  w.face.swap(b);
+}
+
 void ExplicitSolverStrategy::Search(double /*time*/) {
   PhaseClock clock;
   const std::size_t n = particles_.size();
+  if (settings_.sort_rows_frequency > 0 && n >= settings_.sort_rows_minimum &&
+      (!sorted_once_ || step_ - last_sort_step_ >= settings_.sort_rows_frequency)) {
+    SortRows();
+    last_sort_step_ = step_;
+    sorted_once_ = true;
+  }
 
   // ---- particle pairs: new candidates, histories carried over by merging.
   search_.FindParticlePairs(particles_.position, particles_.radius, settings_.search_tolerance,

@@ -27,7 +27,9 @@
 // Data: ParticleStorage and RigidFaceStorage rows, and two contact lists
 // (particle pairs, particle-face pairs) whose histories (tangential spring
 // force, previous stiffness and normal force, sliding state) survive a new
-// search: old and new lists are both sorted and merged.
+// search: old and new lists are both sorted and merged. Every
+// sort_rows_frequency steps a search first sorts the particle rows in space
+// (SortRows) and renumbers the old lists, so that the merge still pairs them.
 //
 // Forces are summed per particle in one pass over the pair list, cut into
 // blocks of kForceBlockRows particle rows (a fixed size, not one per thread):
@@ -104,6 +106,15 @@ struct DemSettings {
   // (contact_laws/pair_contact_batch.h) where every particle pair follows one
   // 3D law; false keeps the scalar loop. Both give bitwise the same results.
   bool batched_pair_contacts = true;
+  // The rows are sorted in space (utilities/spatial_order.h) by the first search
+  // at least sort_rows_frequency steps after the last sort (0: never), when
+  // there are at least sort_rows_minimum rows (fewer fit in cache in any
+  // order). An inlet appends spheres in the order it injects them and a mesher
+  // numbers them its own way; sorted, neighbours in space are neighbours in
+  // memory. Only the order of the sums changes (round-off), and the rows'
+  // order: ParticleStorage::element_id names each row's element.
+  int sort_rows_frequency = 1000;
+  std::size_t sort_rows_minimum = 4096;
 };
 
 // Estimates for choosing Δt (thesis §7.2): the critical step of the stiffest
@@ -236,6 +247,14 @@ class ExplicitSolverStrategy {
   };
 
   void Search(double time);
+  // Sorts the rows in space and renumbers everything that refers to rows (the
+  // contact lists, which stay sorted, glued particles, clusters); called at the
+  // start of Search, whose merge then carries the histories to the new lists.
+  void SortRows();
+  // Reorders the spheres' nodes in their database as the rows (row k's node at
+  // position k), so that the node synchronisation reads and writes both in
+  // sequence.
+  void LayOutNodesAsRows();
   // Deletes the spheres, and the clusters with all their members, outside the
   // bounding box when it is active at `time`; true when anything was deleted.
   bool RemoveOutsideBoundingBox(double time);
@@ -317,6 +336,8 @@ class ExplicitSolverStrategy {
   // A contact of a pair without material relation, found inside a parallel loop.
   std::int64_t pending_pair_error_ = -1, pending_wall_error_ = -1;
   int step_ = 0;
+  int last_sort_step_ = 0;  // the step of the last SortRows
+  bool sorted_once_ = false;
   bool initialized_ = false;
   PhaseTimings timings_;
 };

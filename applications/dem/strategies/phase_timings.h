@@ -3,7 +3,8 @@
 // last reset:
 //   wall_motion       imposed wall motion and re-reading the face rows
 //   search_particles  DE-DE candidate search and the merge of the pair lists
-//                     (bounding-box deletion included)
+//                     (bounding-box deletion and the spatial sort of the
+//                     rows included)
 //   search_walls      DE-FE candidate search (face boxes against particles)
 //                     and the merge of the wall-contact lists
 //   forces            the blocked contact pass: pair contacts and wall

@@ -1,6 +1,7 @@
 // Glued particles on sticky walls (see glued_particles.h).
 #include "applications/dem/walls/glued_particles.h"
 
+#include <algorithm>
 #include <limits>
 #include <unordered_map>
 
@@ -37,6 +38,20 @@ void GluedParticles::Renumber(const std::vector<std::uint32_t>& new_index) {
   }
   row.resize(out);
   reference.resize(out);
+  // A reordering of the rows (the strategy's spatial sort) is not monotonic.
+  if (std::is_sorted(row.begin(), row.end())) return;
+  std::vector<std::uint32_t> order(row.size());
+  for (std::size_t g = 0; g < order.size(); ++g) order[g] = static_cast<std::uint32_t>(g);
+  std::sort(order.begin(), order.end(),
+            [this](std::uint32_t a, std::uint32_t b) { return row[a] < row[b]; });
+  std::vector<std::uint32_t> sorted_row(order.size());
+  std::vector<Array3> sorted_reference(order.size());
+  for (std::size_t g = 0; g < order.size(); ++g) {
+    sorted_row[g] = row[order[g]];
+    sorted_reference[g] = reference[order[g]];
+  }
+  row.swap(sorted_row);
+  reference.swap(sorted_reference);
 }
 
 std::vector<StickyWall> ReadStickyWalls(ModelPart& walls,

@@ -48,8 +48,8 @@ struct GluedParticles {
   std::vector<Array3> reference;
 
   std::size_t size() const { return row.size(); }
-  // After rows were removed: new_index[old row] is the new row, or a value
-  // >= new_index.size() for a removed one.
+  // After rows were removed or reordered: new_index[old row] is the new row,
+  // or a value >= new_index.size() for a removed one.
   void Renumber(const std::vector<std::uint32_t>& new_index);
 };
 

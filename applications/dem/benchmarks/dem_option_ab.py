@@ -1,16 +1,23 @@
-"""A/B of the DEM pair pass: the batched (AVX2) contact law against the scalar loop.
+"""A/B of one DEM strategy option, in one process: the batched (AVX2) contact
+law against the scalar loop (--option batch), or spatially sorted rows against
+rows left in element order (--option sort).
 
-    PYTHONPATH=build/python /usr/bin/python3 applications/dem/benchmarks/pair_batch_ab.py \
-        [--case bed|mixer] [--chunks 40] [--chunk 10] [--warmup 0]
+    PYTHONPATH=build/python /usr/bin/python3 applications/dem/benchmarks/dem_option_ab.py \
+        [--option batch|sort] [--case bed|mixer|inlet] [--chunks 40] [--chunk 10] [--warmup 0]
 
-Both variants (DemSettings.batched_pair_contacts on and off) are built in one
-process from the same state and advanced in alternating chunks of steps, so a
-machine whose speed drifts from minute to minute (another job on the second
-core) slows both alike; the fastest chunk of each counts. Cases: the packed bed
-of dem_packed_bed_benchmark.py (32,000 spheres, linear law, dense), the
-lattice deck of helical_mixer_benchmark.py (29,559 spheres, Hertz with rolling
-friction, loose) and the same mixer filled by its inlet (its fill cache). Run with OMP_NUM_THREADS=1 for one thread. The two runs must
-end bitwise equal (checked). Not a test: figures go to docs/performance.md.
+Both variants (DemSettings.batched_pair_contacts on and off, or
+DemSettings.sort_rows_frequency at its default and 0) are built in one process
+from the same state and advanced in alternating chunks of steps, so a machine
+whose speed drifts from minute to minute (another job on the second core)
+slows both alike; the fastest chunk of each counts. Cases: the packed bed of
+dem_packed_bed_benchmark.py (32,000 spheres, linear law, dense), the lattice
+deck of helical_mixer_benchmark.py (29,559 spheres, Hertz with rolling
+friction, loose) and the same mixer filled by its inlet (its fill cache). Run
+with OMP_NUM_THREADS=1 for one thread. Batched and scalar runs must end
+bitwise equal (checked); sorted and unsorted ones differ by the order of the
+sums only (test_dem_spatial_sort.py), which a chaotic granular flow amplifies
+over hundreds of steps, so their contact counts are printed instead. Not a
+test: figures go to docs/performance.md.
 """
 import argparse
 import os
@@ -25,24 +32,35 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 
-def WithBatching(batched):
-    """Makes tessera._dem.ExplicitSolverStrategy build with batched_pair_contacts
-    = batched (the benchmarks' builders construct it themselves)."""
+OPTIONS = {
+    # name: (DemSettings attribute, value of variant A, value of variant B, labels)
+    "batch": ("batched_pair_contacts", False, True, ("scalar", "batched")),
+    "sort": ("sort_rows_frequency", 0, None, ("unsorted", "sorted")),
+}
+
+
+def WithOption(option, variant):
+    """Makes tessera._dem.ExplicitSolverStrategy build with the option's value
+    of `variant` (0: A, 1: B; None keeps the default), as the benchmarks'
+    builders construct the strategy themselves."""
     from tessera import _dem
     original = getattr(_dem, "_UnpatchedExplicitSolverStrategy", _dem.ExplicitSolverStrategy)
     _dem._UnpatchedExplicitSolverStrategy = original
+    attribute, a, b, _ = OPTIONS[option]
+    value = (a, b)[variant]
 
     def Build(spheres, walls, settings):
-        settings.batched_pair_contacts = batched
+        if value is not None:
+            setattr(settings, attribute, value)
         return original(spheres, walls, settings)
 
     _dem.ExplicitSolverStrategy = Build
 
 
 class BedRun:
-    def __init__(self, batched):
+    def __init__(self, option, variant):
         import dem_packed_bed_benchmark as bed
-        WithBatching(batched)
+        WithOption(option, variant)
         self.dt = bed.DELTA_TIME
         self.model, self.strategy = bed.BuildTessera(*bed.LatticeState(40, 40, 20))
         self.strategy.Initialize()
@@ -57,12 +75,12 @@ class BedRun:
 class MixerRun:
     fill_cache = None  # --case inlet: the benchmark's cached inlet fill instead of the lattice
 
-    def __init__(self, batched):
+    def __init__(self, option, variant):
         import tessera
         import tessera.dem
         import helical_mixer_benchmark as mixer
-        WithBatching(batched)
-        self.folder = tempfile.mkdtemp(prefix="pair_batch_ab_")
+        WithOption(option, variant)
+        self.folder = tempfile.mkdtemp(prefix="dem_option_ab_")
         for name in mixer.DECK_FILES:
             shutil.copy(os.path.join(mixer.EXAMPLE, name), self.folder)
         if MixerRun.fill_cache:
@@ -95,6 +113,7 @@ class MixerRun:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--option", choices=sorted(OPTIONS), default="batch")
     parser.add_argument("--case", choices=("bed", "mixer", "inlet"), default="bed",
                         help="inlet: the mixer filled by its inlet, from the fill cache that "
                              "helical_mixer_benchmark.py makes")
@@ -103,7 +122,7 @@ def main():
     parser.add_argument("--warmup", type=int, default=0, help="untimed steps first (each)")
     args = parser.parse_args()
     from tessera import _dem
-    if not _dem.PairContactBatchAvailable():
+    if args.option == "batch" and not _dem.PairContactBatchAvailable():
         raise SystemExit("this processor has no AVX2: only the scalar loop exists here")
     if args.case == "inlet":
         import helical_mixer_benchmark as mixer
@@ -112,25 +131,28 @@ def main():
                              "helical_mixer_benchmark.py once to make it")
         MixerRun.fill_cache = mixer.DEFAULT_FILL_CACHE
     Run = BedRun if args.case == "bed" else MixerRun
-    runs = {True: Run(True), False: Run(False)}
-    for run in runs.values():
+    labels = OPTIONS[args.option][3]
+    runs = [Run(args.option, 0), Run(args.option, 1)]
+    for run in runs:
         run.Advance(args.warmup)
-    seconds = {True: [], False: []}
+    seconds = [[], []]
     for _ in range(args.chunks):
-        for batched, run in runs.items():
+        for variant, run in enumerate(runs):
             start = time.perf_counter()
             run.Advance(args.chunk)
-            seconds[batched].append((time.perf_counter() - start) / args.chunk)
-    print(f"{args.case}: {args.chunks} alternating chunks of {args.chunk} steps, "
-          f"load average {os.getloadavg()[0]:.2f}")
-    for batched in (False, True):
-        t = np.array(seconds[batched]) * 1e3
-        print(f"  {'batched' if batched else 'scalar '}: fastest chunk {t.min():.3f} ms/step, "
+            seconds[variant].append((time.perf_counter() - start) / args.chunk)
+    print(f"{args.case}, --option {args.option}: {args.chunks} alternating chunks of "
+          f"{args.chunk} steps, load average {os.getloadavg()[0]:.2f}")
+    for variant in (0, 1):
+        t = np.array(seconds[variant]) * 1e3
+        print(f"  {labels[variant]:>8}: fastest chunk {t.min():.3f} ms/step, "
               f"median {np.median(t):.3f}; sphere contacts at the end "
-              f"{runs[batched].strategy.NumberOfParticleContacts()}")
-    ratio = min(seconds[True]) / min(seconds[False])
-    print(f"  batched / scalar (fastest chunks): {ratio:.3f}")
-    a, b = (runs[flag].strategy.Particles for flag in (True, False))
+              f"{runs[variant].strategy.NumberOfParticleContacts()}")
+    ratio = min(seconds[1]) / min(seconds[0])
+    print(f"  {labels[1]} / {labels[0]} (fastest chunks): {ratio:.3f}")
+    if args.option != "batch":
+        return
+    a, b = (run.strategy.Particles for run in runs)
     equal = all(np.array_equal(getattr(a, name), getattr(b, name))
                 for name in ("position", "velocity", "angular_velocity", "force", "torque"))
     print(f"  final states bitwise equal: {equal}")

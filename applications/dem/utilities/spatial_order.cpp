@@ -1,0 +1,80 @@
+// Z-order of the particle rows (see spatial_order.h).
+#include "applications/dem/utilities/spatial_order.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <unordered_map>
+
+#include "kernel/core/error.h"
+
+namespace tessera::dem {
+namespace {
+
+// 21 bits of each cell coordinate, interleaved into 63 bits.
+constexpr int kBitsPerAxis = 21;
+
+std::uint64_t SpreadBits(std::uint64_t x) {
+  // Each step doubles the gaps between the bits: b20..b0 -> b20 _ _ b19 _ _ ... b0.
+  x &= (std::uint64_t{1} << kBitsPerAxis) - 1;
+  x = (x | x << 32) & 0x1f00000000ffffULL;
+  x = (x | x << 16) & 0x1f0000ff0000ffULL;
+  x = (x | x << 8) & 0x100f00f00f00f00fULL;
+  x = (x | x << 4) & 0x10c30c30c30c30c3ULL;
+  x = (x | x << 2) & 0x1249249249249249ULL;
+  return x;
+}
+
+}  // namespace
+
+std::vector<std::uint32_t> SpatialOrder(const std::vector<Array3>& position, double cell_size,
+                                        const std::vector<std::uint32_t>& group) {
+  if (!(cell_size > 0.0) || !std::isfinite(cell_size))
+    TESSERA_ERROR("SpatialOrder: the cell size must be a positive number, got ", cell_size);
+  if (group.size() != position.size())
+    TESSERA_ERROR("SpatialOrder: ", position.size(), " positions but ", group.size(), " groups");
+  const std::size_t n = position.size();
+  if (n > std::numeric_limits<std::uint32_t>::max())
+    TESSERA_ERROR("SpatialOrder: more rows than 32-bit row numbers hold");
+  constexpr double kInfinity = std::numeric_limits<double>::infinity();
+  Array3 low{kInfinity, kInfinity, kInfinity};
+  for (const Array3& x : position)
+    for (int k = 0; k < 3; ++k)
+      if (std::isfinite(x[k])) low[k] = std::min(low[k], x[k]);
+  for (int k = 0; k < 3; ++k)
+    if (low[k] == kInfinity) low[k] = 0.0;
+  constexpr double kLargest = static_cast<double>((1u << kBitsPerAxis) - 1);
+  auto cell = [&](double x, int k) -> std::uint64_t {
+    const double c = std::floor((x - low[k]) / cell_size);
+    if (!(c >= 0.0)) return 0;  // NaN: any cell does, the row only moves
+    return static_cast<std::uint64_t>(std::min(c, kLargest));
+  };
+
+  // Each row sorts by the key of its group's first row, then by that row (so a
+  // group's members stay together), then by itself.
+  struct Entry {
+    std::uint64_t key;
+    std::uint32_t lead, row;
+  };
+  std::vector<Entry> entries(n);
+  std::unordered_map<std::uint32_t, std::uint32_t> lead_of_group;
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto row = static_cast<std::uint32_t>(i);
+    std::uint32_t lead = row;
+    if (group[i] != 0) lead = lead_of_group.try_emplace(group[i], row).first->second;
+    const Array3& x = position[lead];
+    const std::uint64_t key =
+        SpreadBits(cell(x[0], 0)) | SpreadBits(cell(x[1], 1)) << 1 | SpreadBits(cell(x[2], 2)) << 2;
+    entries[i] = {key, lead, row};
+  }
+  std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
+    if (a.key != b.key) return a.key < b.key;
+    if (a.lead != b.lead) return a.lead < b.lead;
+    return a.row < b.row;
+  });
+  std::vector<std::uint32_t> order(n);
+  for (std::size_t k = 0; k < n; ++k) order[k] = entries[k].row;
+  return order;
+}
+
+}  // namespace tessera::dem
