@@ -116,7 +116,8 @@ void BindParticleStorage(py::module_& m) {
         return SpatialOrder(position, cell_size, group);
       },
       py::arg("position"), py::arg("cell_size"), py::arg("group"),
-      "The spatial (Z-order) order of rows: row order[k] goes to position k; rows of one "
+      "The spatial order of rows (by cell, x fastest): row order[k] goes to position k; rows of "
+      "one "
       "nonzero group stay consecutive");
   m.def("PairContactBatchAvailable", &PairContactBatchAvailable,
         "Whether this processor runs the vectorised (AVX2) sphere-sphere contact kernel");

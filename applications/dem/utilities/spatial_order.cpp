@@ -1,4 +1,4 @@
-// Z-order of the particle rows (see spatial_order.h).
+// Spatial order of the particle rows (see spatial_order.h).
 #include "applications/dem/utilities/spatial_order.h"
 
 #include <algorithm>
@@ -11,19 +11,8 @@
 namespace tessera::dem {
 namespace {
 
-// 21 bits of each cell coordinate, interleaved into 63 bits.
+// 21 bits per cell coordinate: a key of 63 bits.
 constexpr int kBitsPerAxis = 21;
-
-std::uint64_t SpreadBits(std::uint64_t x) {
-  // Each step doubles the gaps between the bits: b20..b0 -> b20 _ _ b19 _ _ ... b0.
-  x &= (std::uint64_t{1} << kBitsPerAxis) - 1;
-  x = (x | x << 32) & 0x1f00000000ffffULL;
-  x = (x | x << 16) & 0x1f0000ff0000ffULL;
-  x = (x | x << 8) & 0x100f00f00f00f00fULL;
-  x = (x | x << 4) & 0x10c30c30c30c30c3ULL;
-  x = (x | x << 2) & 0x1249249249249249ULL;
-  return x;
-}
 
 }  // namespace
 
@@ -64,7 +53,7 @@ std::vector<std::uint32_t> SpatialOrder(const std::vector<Array3>& position, dou
     if (group[i] != 0) lead = lead_of_group.try_emplace(group[i], row).first->second;
     const Array3& x = position[lead];
     const std::uint64_t key =
-        SpreadBits(cell(x[0], 0)) | SpreadBits(cell(x[1], 1)) << 1 | SpreadBits(cell(x[2], 2)) << 2;
+        cell(x[2], 2) << (2 * kBitsPerAxis) | cell(x[1], 1) << kBitsPerAxis | cell(x[0], 0);
     entries[i] = {key, lead, row};
   }
   std::sort(entries.begin(), entries.end(), [](const Entry& a, const Entry& b) {
