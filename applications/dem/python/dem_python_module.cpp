@@ -270,6 +270,9 @@ void BindStrategy(py::module_& m) {
           },
           "(particle row, face row) of the particle-face candidates of the last search")
       .def("SetDeltaTime", &ExplicitSolverStrategy::SetDeltaTime)
+      .def(
+          "GetSettings", [](const ExplicitSolverStrategy& s) { return s.Settings(); },
+          "A copy of the strategy's DemSettings")
       .def_property_readonly(
           "Particles", [](ExplicitSolverStrategy& s) -> ParticleStorage& { return s.Particles(); },
           py::return_value_policy::reference_internal)

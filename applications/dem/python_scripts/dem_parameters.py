@@ -5,7 +5,7 @@ The file is flat: every key below is top-level. The list is every key the DEM
 decks of the Kratos corpus use (shared/kratos_cases: dem3d_*, dem_benchmarks_2019,
 demstruct_ball_and_box) plus the few FORMATS.md documents with defaults
 (search_tolerance_against_walls, dem_inlets_settings, seed), plus Tessera's own
-TimeStepCheck. Defaults are Kratos' (dem_default_input_parameters.py as quoted in
+TimeStepCheck and SortParticlesFrequency. Defaults are Kratos' (dem_default_input_parameters.py as quoted in
 FORMATS.md §2).
 
 Keys fall in four groups:
@@ -93,6 +93,10 @@ DEFAULTS = {
     # Tessera: what to do when Δt resolves a contact in fewer than 10 steps or
     # exceeds the critical step: "warning", "error" or "off".
     "TimeStepCheck": "warning",
+    # Tessera: the particle rows and their nodes are sorted in space every this
+    # many steps (when there are at least 4,096 spheres); 0: never
+    # (DemSettings.sort_rows_frequency).
+    "SortParticlesFrequency": 1000,
 }
 
 IGNORED_OUTPUT = {
@@ -270,6 +274,11 @@ def ValidateAndAssignDefaults(parameters):
     if check not in TIME_STEP_CHECKS:
         raise tessera.Error(f"{where}: 'TimeStepCheck' is '{check}'; expected one of "
                             f"{', '.join(TIME_STEP_CHECKS)}")
+    sort_frequency = parameters["SortParticlesFrequency"]
+    if not sort_frequency.IsInt() or sort_frequency.GetInt() < 0:
+        raise tessera.Error(f"{where}: 'SortParticlesFrequency' must be an integer >= 0 (steps "
+                            f"between spatial sorts of the particles; 0: never), got "
+                            f"{sort_frequency.WriteJsonString()}")
     GidPostSettings(parameters)  # unknown GiD modes fail here, before the run
     rotation_scheme = parameters["RotationalIntegrationScheme"].GetString()
     if rotation_scheme not in ("Direct_Integration", "Quaternion_Integration"):

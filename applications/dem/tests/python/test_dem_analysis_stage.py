@@ -67,6 +67,8 @@ def test_missing_keys_take_kratos_defaults():
     ('{"DeltaOption": "Coordination_Number"}', "supported: \"Absolute\""),
     ('{"RotationalIntegrationScheme": "Runge_Kutta"}', "\"Quaternion_Integration\" only"),
     ('{"TimeStepCheck": "loud"}', "expected one of warning, error, off"),
+    ('{"SortParticlesFrequency": -1}', "'SortParticlesFrequency' must be an integer >= 0"),
+    ('{"SortParticlesFrequency": 2.5}', "'SortParticlesFrequency' must be an integer >= 0"),
     ('{"solver_settings": {"strategy": "continuum_sphere_strategy"}}', "not supported yet"),
 ])
 def test_options_without_physics_in_this_build_are_errors(text, expected):
@@ -392,3 +394,14 @@ End SubModelPart
     assert force.shape == (5, 7)
     # The spheres start resting on the floor: pressed down, no pull.
     assert (force[1:, 3] < 0.0).all()
+
+
+def test_sort_particles_frequency_reaches_the_strategy(tmp_path, monkeypatch):
+    # Tessera's own key: Kratos' decks do without it (default 1000 steps).
+    monkeypatch.chdir(tmp_path)
+    _, stage = Stage(SmallDeck(tmp_path))
+    stage.Initialize()
+    assert stage.GetStrategy().GetSettings().sort_rows_frequency == 1000
+    _, stage = Stage(SmallDeck(tmp_path, SortParticlesFrequency=0))
+    stage.Initialize()
+    assert stage.GetStrategy().GetSettings().sort_rows_frequency == 0
