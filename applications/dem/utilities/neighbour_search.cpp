@@ -24,29 +24,38 @@ double SquaredDistanceToBox(const Array3& p, const Array3& lo, const Array3& hi)
   return d2;
 }
 
-// Runs visit(i, on_hit) over rows 0..n-1 twice: first counting each row's hits,
-// then writing (i, hit) at the row's prefix-sum offset. The output is in row
-// order whatever the number of threads. `count` is reused scratch.
+// Runs visit(i, on_hit) over rows 0..n-1 once and writes every (i, hit) in
+// row order whatever the number of threads: fixed chunks of rows collect their
+// hits in their own buffers (in parallel), which are then concatenated in
+// chunk order. (Counting first and writing second would visit every row
+// twice: the visits, distance checks included, are the search's cost.)
 template <class Visit>
-void CollectInRowOrder(std::size_t n, std::vector<std::uint32_t>& count, Visit&& visit,
-                       std::vector<std::uint32_t>& rows, std::vector<std::uint32_t>& hits,
-                       bool sort_each_row) {
-  count.assign(n + 1, 0);
-  ParallelRows(n, [&](std::size_t i) {
-    std::uint32_t c = 0;
-    visit(i, [&c](std::uint32_t) { ++c; });
-    count[i + 1] = c;
+void CollectInRowOrder(std::size_t n, Visit&& visit, std::vector<std::uint32_t>& rows,
+                       std::vector<std::uint32_t>& hits, bool sort_each_row) {
+  constexpr std::size_t kChunkRows = 1024;
+  const std::size_t chunks = (n + kChunkRows - 1) / kChunkRows;
+  struct Chunk {
+    std::vector<std::uint32_t> rows, hits;
+  };
+  std::vector<Chunk> found(chunks);
+  ParallelBlocks(n, chunks, [&](std::size_t k) {
+    Chunk& chunk = found[k];
+    const std::size_t end = std::min(n, (k + 1) * kChunkRows);
+    for (std::size_t i = k * kChunkRows; i < end; ++i) {
+      const std::size_t first = chunk.hits.size();
+      visit(i, [&](std::uint32_t j) { chunk.hits.push_back(j); });
+      chunk.rows.resize(chunk.hits.size(), static_cast<std::uint32_t>(i));
+      if (sort_each_row) std::sort(chunk.hits.begin() + first, chunk.hits.end());
+    }
   });
-  for (std::size_t i = 0; i < n; ++i) count[i + 1] += count[i];
-  rows.resize(count[n]);
-  hits.resize(count[n]);
-  ParallelRows(n, [&](std::size_t i) {
-    std::uint32_t out = count[i];
-    visit(i, [&](std::uint32_t j) {
-      rows[out] = static_cast<std::uint32_t>(i);
-      hits[out++] = j;
-    });
-    if (sort_each_row) std::sort(hits.begin() + count[i], hits.begin() + count[i + 1]);
+  std::vector<std::size_t> offset(chunks + 1, 0);
+  for (std::size_t k = 0; k < chunks; ++k) offset[k + 1] = offset[k] + found[k].hits.size();
+  rows.resize(offset[chunks]);
+  hits.resize(offset[chunks]);
+  ParallelBlocks(n, chunks, [&](std::size_t k) {
+    std::copy(found[k].rows.begin(), found[k].rows.end(), rows.begin() + offset[k]);
+    std::copy(found[k].hits.begin(), found[k].hits.end(), hits.begin() + offset[k]);
+    found[k] = Chunk{};
   });
 }
 
@@ -93,7 +102,7 @@ void NeighbourSearch::BuildGrid(const std::vector<Array3>& position, double cell
   }
   for (std::size_t c = 0; c < cells; ++c) cell_start_[c + 1] += cell_start_[c];
   cell_particles_.resize(n);
-  std::vector<std::uint32_t>& fill = count_;  // reused as a cursor per cell
+  std::vector<std::uint32_t>& fill = cell_cursor_;
   fill.assign(cell_start_.begin(), cell_start_.end() - 1);
   for (std::size_t i = 0; i < n; ++i)
     cell_particles_[fill[static_cast<std::size_t>(cell_of_[i])]++] = static_cast<std::uint32_t>(i);
@@ -122,9 +131,12 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
         for (std::int64_t x = std::max<std::int64_t>(cx - 1, 0);
              x <= std::min(cx + 1, dims_[0] - 1); ++x) {
           const auto c = static_cast<std::size_t>(CellIndex(x, y, z));
-          for (std::uint32_t s = cell_start_[c]; s < cell_start_[c + 1]; ++s) {
-            const std::uint32_t j = cell_particles_[s];
-            if (j <= i) continue;
+          // A cell lists its particles in increasing order: from the back,
+          // only the j > i are visited (half the distance checks; with rows
+          // sorted by cell, the cells before i's own are skipped at once).
+          for (std::uint32_t s = cell_start_[c + 1]; s > cell_start_[c];) {
+            const std::uint32_t j = cell_particles_[--s];
+            if (j <= i) break;
             const Array3 d = position[j] - p;
             const double reach = radius[i] + radius[j] + tolerance;
             if (Dot(d, d) < reach * reach) on_pair(j);
@@ -132,7 +144,7 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
         }
   };
 
-  CollectInRowOrder(n, count_, visit, first, second, /*sort_each_row=*/true);
+  CollectInRowOrder(n, visit, first, second, /*sort_each_row=*/true);
 }
 
 void NeighbourSearch::FindWallCandidates(const std::vector<Array3>& position,
@@ -185,7 +197,7 @@ void NeighbourSearch::FindWallCandidates(const std::vector<Array3>& position,
       if (SquaredDistanceToBox(position[i], faces.min[f], faces.max[f]) < reach * reach) on_face(f);
     }
   };
-  CollectInRowOrder(n, count_, visit, particle, face, /*sort_each_row=*/false);
+  CollectInRowOrder(n, visit, particle, face, /*sort_each_row=*/false);
 }
 
 }  // namespace tessera::dem

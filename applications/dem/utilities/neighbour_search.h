@@ -8,8 +8,8 @@
 // stay valid in between (a Verlet list).
 //
 // Results are sorted ((i, j) and (particle, face)) and do not depend on the
-// number of threads: each particle's candidates are counted, then written into
-// its own slice, then sorted.
+// number of threads: fixed chunks of particles collect their candidates (each
+// particle's sorted) in their own buffers, concatenated in chunk order.
 #pragma once
 
 #include <array>
@@ -54,7 +54,7 @@ class NeighbourSearch {
   std::vector<std::uint32_t> cell_start_;  // CSR over cells: particles of each cell
   std::vector<std::uint32_t> cell_particles_;
   std::vector<std::int64_t> cell_of_;
-  std::vector<std::uint32_t> count_;            // per particle, then prefix offsets
+  std::vector<std::uint32_t> cell_cursor_;      // per cell, while filling cell_particles_
   std::vector<std::uint32_t> face_cell_start_;  // CSR over cells: faces touching each cell
   std::vector<std::uint32_t> face_cell_items_;
   std::vector<std::uint32_t> face_cursor_;
