@@ -1149,6 +1149,15 @@ void ExplicitSolverStrategy::CarryWallHistoryAcrossFaces(std::size_t i) {
   WallContacts& wc = wall_contacts_;
   const ParticleStorage& p = particles_;
   const std::uint32_t begin = wc.particle_start[i], end = wc.particle_start[i + 1];
+  // Only a step that both starts and ends a contact of this sphere hands a
+  // history over (most steps do neither).
+  bool started = false, ended = false;
+  for (std::uint32_t c = begin; c < end; ++c) {
+    const bool touching = wc.geometry[c].type != FaceContactType::kNone;
+    started = started || (touching && !wc.active[c]);
+    ended = ended || (!touching && wc.active[c]);
+  }
+  if (!(started && ended)) return;
   double wall_motion = 0.0;
   for (std::uint32_t c = begin; c < end; ++c)
     for (int k = 0; k < faces_.vertex_count[wc.face[c]]; ++k)

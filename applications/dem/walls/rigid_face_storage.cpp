@@ -19,14 +19,34 @@ namespace {
 // one of the two coincident contacts).
 constexpr double kInsideTolerance = 1e-12;
 
-void UpdateBox(RigidFaceStorage& faces, std::size_t f) {
-  Array3 lo = faces.points[f][0], hi = lo;
-  for (int k = 1; k < faces.vertex_count[f]; ++k)
-    for (int d = 0; d < 3; ++d)
-      lo[d] = std::min(lo[d], faces.points[f][k][d]),
-      hi[d] = std::max(hi[d], faces.points[f][k][d]);
+// The box and the plane of face f from its vertices.
+void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
+  const auto& v = faces.points[f];
+  const int n = faces.vertex_count[f];
+  Array3 lo = v[0], hi = lo;
+  for (int k = 1; k < n; ++k)
+    for (int d = 0; d < 3; ++d) lo[d] = std::min(lo[d], v[k][d]), hi[d] = std::max(hi[d], v[k][d]);
   faces.boxes.min[f] = lo;
   faces.boxes.max[f] = hi;
+  // Plane (thesis 3.1-3.4): a quadrilateral may be slightly warped, so its
+  // normal is the diagonals' cross product and its plane passes through the
+  // vertex mean.
+  faces.has_plane[f] = 0;
+  faces.plane_normal[f] = faces.plane_origin[f] = Array3{};
+  if (n < 3) return;  // a segment
+  Array3 normal, origin;
+  if (n == 3) {
+    normal = Cross(v[1] - v[0], v[2] - v[0]);
+    origin = v[0];
+  } else {
+    normal = Cross(v[2] - v[0], v[3] - v[1]);
+    origin = 0.25 * (v[0] + v[1] + v[2] + v[3]);
+  }
+  const double length = Norm(normal);
+  if (!(length > 0.0)) return;
+  faces.plane_normal[f] = normal / length;
+  faces.plane_origin[f] = origin;
+  faces.has_plane[f] = 1;
 }
 
 // Edges and vertices (3.7-3.12, with the erratum's projected length): the
@@ -81,6 +101,9 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
   faces.condition_id.resize(n);
   faces.boxes.min.resize(n);
   faces.boxes.max.resize(n);
+  faces.plane_normal.resize(n);
+  faces.plane_origin.resize(n);
+  faces.has_plane.resize(n);
   const ProcessInfo& info = walls.GetProcessInfo();
   std::size_t row = 0;
   for (Condition& condition : walls.Conditions()) {
@@ -133,7 +156,7 @@ void UpdateRigidFaces(ModelPart& walls, RigidFaceStorage& faces) {
       faces.points[f][k] = x;
       faces.velocities[f][k] = velocity ? velocity[node] : Array3{};
     }
-    UpdateBox(faces, f);
+    UpdateFaceGeometry(faces, f);
   }
 }
 
@@ -148,21 +171,10 @@ FaceContactGeometry FaceContact(const RigidFaceStorage& faces, std::size_t f, co
     ClosestBoundaryPoint(v, n, centre, g);
     return Finish(g, centre, radius);
   }
-  // Plane test (thesis 3.1-3.4): the geometric normal from the vertex order.
-  // A quadrilateral may be slightly warped: its normal is the diagonals' cross
-  // product and its plane passes through the vertex mean.
-  Array3 normal, origin;
-  if (n == 3) {
-    normal = Cross(v[1] - v[0], v[2] - v[0]);
-    origin = v[0];
-  } else {
-    normal = Cross(v[2] - v[0], v[3] - v[1]);
-    origin = 0.25 * (v[0] + v[1] + v[2] + v[3]);
-  }
-  const double length = Norm(normal);
-  if (!(length > 0.0)) return g;
-  normal = normal / length;
-  const double plane_distance = Dot(centre - origin, normal);
+  // Plane test (thesis 3.1-3.4), against the plane kept with the face.
+  if (!faces.has_plane[f]) return g;
+  const Array3& normal = faces.plane_normal[f];
+  const double plane_distance = Dot(centre - faces.plane_origin[f], normal);
   if (std::abs(plane_distance) > radius) return g;
   const Array3 projection = centre - plane_distance * normal;
 

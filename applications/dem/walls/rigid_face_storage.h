@@ -40,6 +40,13 @@ struct RigidFaceStorage {
   std::vector<int> material;
   std::vector<IdType> condition_id;
   FaceBoxes boxes;
+  // The plane of a triangle or quadrilateral, kept with its vertices so that
+  // the contact test of every candidate does not recompute it: the unit
+  // normal (from the vertex order; a warped quadrilateral's from its
+  // diagonals), a point of the plane (a quadrilateral's vertex mean), and
+  // whether the face spans a plane at all.
+  std::vector<Array3> plane_normal, plane_origin;
+  std::vector<std::uint8_t> has_plane;
 
   std::size_t size() const { return material.size(); }
 };
