@@ -55,7 +55,8 @@ void CarryHistory(const Contacts& prev, std::size_t old, bool kept, Contacts& ne
 
 // Contacts renumbered by a reordering of the rows: contact c gets the rows
 // (a[c], b[c]) and the list is re-sorted by them, carrying the history columns
-// (what the merge of the next search reads). `scratch` is reused.
+// (what the merge of the next search reads); a and b come back sorted, and
+// `order` holds the old position of each contact.
 template <class Contacts>
 void ResortContacts(Contacts& list, std::vector<std::uint32_t>& a, std::vector<std::uint32_t>& b,
                     std::vector<std::uint32_t>& order) {
