@@ -1,7 +1,20 @@
 """Builders shared by the DEM tests: materials with their contact relation,
 spheres and wall faces created in code, and a strategy around them."""
+import contextlib
+
 import numpy as np
 import tessera
+
+
+@contextlib.contextmanager
+def ParallelThreads(threads):
+    """Runs the block with `threads` OpenMP threads, then restores the count."""
+    previous = tessera.GetParallelThreads()
+    tessera.SetParallelThreads(threads)
+    try:
+        yield
+    finally:
+        tessera.SetParallelThreads(previous)
 
 
 def Material(model_part, properties_id, density=None, young=1e7, poisson=0.25):

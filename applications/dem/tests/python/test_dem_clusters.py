@@ -37,7 +37,8 @@ import pytest
 
 import tessera
 
-from dem_test_utilities import Material, Relate, Settings, SpheresPart, SquarePlate
+from dem_test_utilities import (Material, ParallelThreads, Relate, Settings, SpheresPart,
+                                SquarePlate)
 
 REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
 CASES = os.path.normpath(os.path.join(REPO_ROOT, "..", "shared", "kratos_cases"))
@@ -332,29 +333,31 @@ def test_a_dumbbell_dropped_on_a_plane_comes_to_rest_on_both_spheres(tmp_path):
 
 
 # ------------------------------------------------------------------ threads
-def test_one_and_two_threads_give_bitwise_the_same_cluster_run(tmp_path):
+def DumbbellBed(folder, adjust_settings=lambda settings: None):
     """600 touching dumbbells (above ParallelRows' serial limit of 512 rows and
-    clusters) falling onto a plate."""
+    clusters), numbered x slowest, falling onto a plate: (model, strategy),
+    the strategy initialised (adjust_settings(settings) first)."""
     r, half = 0.01, 0.012
-    clu = WriteClu(tmp_path / "dumbbell.clu", [(-half, 0.0, 0.0, r), (half, 0.0, 0.0, r)],
+    clu = WriteClu(folder / "dumbbell.clu", [(-half, 0.0, 0.0, r), (half, 0.0, 0.0, r)],
                    size=1.0, volume=2 * 4 / 3 * math.pi * r ** 3,
                    inertia=(0.4 * r * r, 0.4 * r * r + half * half, 0.4 * r * r + half * half))
     centres = [(0.045 * i, 0.0195 * j, 0.00995 + 0.0195 * k) for i in range(10) for j in range(10)
                for k in range(6)]
+    model, spheres, clusters, walls, grain = ClusterModel(
+        clu, centres, 1.0, orientation=(math.cos(0.1), 0.0, 0.0, math.sin(0.1)))
+    plate = Material(walls, 2, young=1e9)
+    Relate(grain, plate, restitution=0.5, static_friction=0.3)
+    Relate(grain, grain, restitution=0.5, static_friction=0.3)
+    SquarePlate(walls, plate, half=1.0)
+    settings = Settings(1e-5, gravity=(0.0, 0.0, -9.81), search_frequency=10, tolerance=1e-3)
+    adjust_settings(settings)
+    return model, Strategy(spheres, clusters, walls, settings)
 
+
+def test_one_and_two_threads_give_bitwise_the_same_cluster_run(tmp_path):
     def run(threads):
-        previous = tessera.GetParallelThreads()
-        tessera.SetParallelThreads(threads)
-        try:
-            model, spheres, clusters, walls, grain = ClusterModel(
-                clu, centres, 1.0, orientation=(math.cos(0.1), 0.0, 0.0, math.sin(0.1)))
-            plate = Material(walls, 2, young=1e9)
-            Relate(grain, plate, restitution=0.5, static_friction=0.3)
-            Relate(grain, grain, restitution=0.5, static_friction=0.3)
-            SquarePlate(walls, plate, half=1.0)
-            strategy = Strategy(spheres, clusters, walls,
-                                Settings(1e-5, gravity=(0.0, 0.0, -9.81), search_frequency=10,
-                                         tolerance=1e-3))
+        with ParallelThreads(threads):
+            model, strategy = DumbbellBed(tmp_path)
             time = 0.0
             for _ in range(100):
                 time += 1e-5
@@ -363,8 +366,6 @@ def test_one_and_two_threads_give_bitwise_the_same_cluster_run(tmp_path):
             return ([tuple(c["centre"]) for c in strategy.Clusters()],
                     [tuple(c["angular_velocity"]) for c in strategy.Clusters()],
                     [tuple(x) for x in strategy.Particles.position])
-        finally:
-            tessera.SetParallelThreads(previous)
     assert run(1) == run(2)
 
 

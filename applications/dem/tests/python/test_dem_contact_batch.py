@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 import tessera
 
-from dem_test_utilities import Material, Pile, Relate, Run, Settings, Sphere, SpheresPart
+from dem_test_utilities import (Material, ParallelThreads, Pile, Relate, Run, Settings, Sphere,
+                                SpheresPart)
 
 
 def Dem():
@@ -30,14 +31,10 @@ def RunPile(batched, scheme, steps=120, threads=1, energy=False, **pile):
     settings.batched_pair_contacts = batched
     settings.energy_calculation = energy
     settings.rolling_friction = "rolling" in pile
-    previous = tessera.GetParallelThreads()
-    tessera.SetParallelThreads(threads)
-    try:
+    with ParallelThreads(threads):
         strategy = Dem().ExplicitSolverStrategy(spheres, walls, settings)
         strategy.Initialize()
         Run(strategy, steps, 2e-5)
-    finally:
-        tessera.SetParallelThreads(previous)
     return strategy
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import tessera
 
-from dem_test_utilities import Pile, Run, Settings
+from dem_test_utilities import ParallelThreads, Pile, Run, Settings
 
 
 def Dem():
@@ -30,14 +30,10 @@ def RunPile(sort_every, steps=150, threads=1, bounding_box=None):
     if bounding_box is not None:
         settings.bounding_box = True
         settings.bounding_box_min, settings.bounding_box_max = bounding_box
-    previous = tessera.GetParallelThreads()
-    tessera.SetParallelThreads(threads)
-    try:
+    with ParallelThreads(threads):
         strategy = Dem().ExplicitSolverStrategy(spheres, walls, settings)
         strategy.Initialize()
         Run(strategy, steps, 2e-5)
-    finally:
-        tessera.SetParallelThreads(previous)
     return strategy, spheres
 
 
@@ -144,32 +140,18 @@ def test_a_node_handle_kept_by_a_script_follows_its_node_through_sorts():
 def test_sorted_clusters_keep_their_members_together_and_follow_the_unsorted_run(tmp_path):
     # The test_dem_clusters set-up of 600 dumbbells on a plate, numbered x
     # slowest, so that the sort (x fastest) moves every cluster's rows.
-    import math
-    from test_dem_clusters import ClusterModel, Strategy, WriteClu
-    from dem_test_utilities import Material, Relate, SquarePlate
-    r, half = 0.01, 0.012
-    clu = WriteClu(tmp_path / "dumbbell.clu", [(-half, 0.0, 0.0, r), (half, 0.0, 0.0, r)],
-                   size=1.0, volume=2 * 4 / 3 * math.pi * r ** 3,
-                   inertia=(0.4 * r * r, 0.4 * r * r + half * half, 0.4 * r * r + half * half))
-    centres = [(0.045 * i, 0.0195 * j, 0.00995 + 0.0195 * k) for i in range(10) for j in range(10)
-               for k in range(6)]
+    from test_dem_clusters import DumbbellBed
 
     def run(sort_every):
-        model, spheres, clusters, walls, grain = ClusterModel(
-            clu, centres, 1.0, orientation=(math.cos(0.1), 0.0, 0.0, math.sin(0.1)))
-        plate = Material(walls, 2, young=1e9)
-        Relate(grain, plate, restitution=0.5, static_friction=0.3)
-        Relate(grain, grain, restitution=0.5, static_friction=0.3)
-        SquarePlate(walls, plate, half=1.0)
-        settings = Settings(1e-5, gravity=(0.0, 0.0, -9.81), search_frequency=10, tolerance=1e-3)
-        settings.sort_rows_frequency = sort_every
-        settings.sort_rows_minimum = 0
-        strategy = Strategy(spheres, clusters, walls, settings)
+        def sort(settings):
+            settings.sort_rows_frequency = sort_every
+            settings.sort_rows_minimum = 0
+        model, strategy = DumbbellBed(tmp_path, sort)
         Run(strategy, 100, 1e-5)
         assert strategy.NumberOfParticleContacts() > 0 and strategy.NumberOfWallContacts() > 0
-        return strategy
+        return model, strategy
 
-    sorted_run, unsorted_run = run(30), run(0)
+    (_, sorted_run), (_, unsorted_run) = run(30), run(0)
     p = sorted_run.Particles
     assert np.any(np.diff(p.element_id.astype(np.int64)) < 0), "the rows were not reordered"
     for k, cluster in enumerate(sorted_run.Clusters()):
