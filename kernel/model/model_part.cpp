@@ -348,6 +348,16 @@ void ModelPart::RemapAll(std::vector<IndexType> ModelPart::*set,
   root_->ForEachInTree([&](ModelPart& part) { Remap(part.*set, new_index); });
 }
 
+void ModelPart::RemapGeometryNodes(const std::vector<IndexType>& new_index) {
+  ModelPart& root = *root_;
+  auto remap = [&](Geometry& g) {
+    for (IndexType& i : g.NodeIndicesList()) i = new_index[i];
+  };
+  for (auto& e : root.all_elements_) remap(e->GetGeometry());
+  for (auto& c : root.all_conditions_) remap(c->GetGeometry());
+  for (auto& g : root.all_geometries_) remap(g);
+}
+
 void ModelPart::RemoveNodesFlagged(const Flag& flag) {
   ModelPart& root = *root_;
   NodalDatabase& db = *root.nodal_;
@@ -369,12 +379,7 @@ void ModelPart::RemoveNodesFlagged(const Flag& flag) {
 
   const std::vector<IndexType> new_index = db.RemoveNodes(remove);
   RemapAll(&ModelPart::nodes_, new_index);
-  auto remap_geometry = [&](Geometry& g) {
-    for (IndexType& i : g.NodeIndicesList()) i = new_index[i];
-  };
-  for (auto& e : root.all_elements_) remap_geometry(e->GetGeometry());
-  for (auto& c : root.all_conditions_) remap_geometry(c->GetGeometry());
-  for (auto& g : root.all_geometries_) remap_geometry(g);
+  RemapGeometryNodes(new_index);
   std::erase_if(root.all_constraints_, [&](const MasterSlaveConstraint& c) {
     if (new_index[c.slave] == kInvalidIndex) return true;
     return std::any_of(c.masters.begin(), c.masters.end(),
@@ -401,12 +406,7 @@ void ModelPart::ReorderNodes(const std::vector<IndexType>& order) {
     for (IndexType& i : part.nodes_) i = new_index[i];
     std::sort(part.nodes_.begin(), part.nodes_.end());
   });
-  auto remap_geometry = [&](Geometry& g) {
-    for (IndexType& i : g.NodeIndicesList()) i = new_index[i];
-  };
-  for (auto& e : root.all_elements_) remap_geometry(e->GetGeometry());
-  for (auto& c : root.all_conditions_) remap_geometry(c->GetGeometry());
-  for (auto& g : root.all_geometries_) remap_geometry(g);
+  RemapGeometryNodes(new_index);
   for (MasterSlaveConstraint& c : root.all_constraints_) {
     c.slave = new_index[c.slave];
     for (IndexType& m : c.masters) m = new_index[m];

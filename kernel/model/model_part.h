@@ -230,6 +230,9 @@ class ModelPart {
   template <class Fn>
   void ForEachInTree(Fn&& fn);
   void RemapAll(std::vector<IndexType> ModelPart::*set, const std::vector<IndexType>& new_index);
+  // The node positions of every element, condition and mesh geometry of the
+  // root through new_index (after a removal or a reordering of the nodes).
+  void RemapGeometryNodes(const std::vector<IndexType>& new_index);
   IndexType ElementIndexOf(IdType id) const;
   IndexType ConditionIndexOf(IdType id) const;
 

@@ -137,8 +137,12 @@ void NodalDatabase::GatherRows(const std::vector<IndexType>& kept) {
     gather(dofs.fixed);
     gather(dofs.equation_id);
   }
-  index_of_id_.clear();
-  for (IndexType i = 0; i < ids_.size(); ++i) index_of_id_.emplace(ids_[i], i);
+  if (index_of_id_.size() == ids_.size()) {  // a reordering: the same ids, new positions
+    for (IndexType i = 0; i < ids_.size(); ++i) index_of_id_[ids_[i]] = i;
+  } else {
+    index_of_id_.clear();
+    for (IndexType i = 0; i < ids_.size(); ++i) index_of_id_.emplace(ids_[i], i);
+  }
   ++layout_;
 }
 

@@ -82,7 +82,9 @@ class Node {
   }
 
  private:
-  // After a change of layout: the node's new position, found by id.
+  // After a change of layout: the node's new position, found by id. This
+  // updates the handle itself, so one handle must not be used by two threads
+  // at once.
   void Relocate() const {
     const IndexType found = db_->FindIndex(id_);
     if (found == kInvalidIndex)
