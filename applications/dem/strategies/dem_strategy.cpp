@@ -506,20 +506,9 @@ void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& ke
     if (new_index[first] != std::numeric_limits<std::uint32_t>::max()) first = new_index[first];
   // Node positions moved with the removal: take them from the elements again,
   // found by id (the rows may be sorted in space, not in element order).
-  std::vector<std::pair<IdType, IndexType>> node_of_element;
-  node_of_element.reserve(spheres_.NumberOfElements());
-  for (Element& element : spheres_.Elements())
-    node_of_element.emplace_back(element.Id(), element.GetGeometry().NodeIndex(0));
-  std::sort(node_of_element.begin(), node_of_element.end());
-  for (std::size_t row = 0; row < particles_.size(); ++row) {
-    const auto found =
-        std::lower_bound(node_of_element.begin(), node_of_element.end(),
-                         std::pair<IdType, IndexType>{particles_.element_id[row], 0});
-    if (found == node_of_element.end() || found->first != particles_.element_id[row])
-      TESSERA_ERROR("particle row of element ", particles_.element_id[row],
-                    " has no element in the spheres model part after a removal");
-    particles_.node[row] = found->second;
-  }
+  for (std::size_t row = 0; row < particles_.size(); ++row)
+    particles_.node[row] =
+        spheres_.GetElement(particles_.element_id[row]).GetGeometry().NodeIndex(0);
 
   // Contacts keep their histories under the new numbering (the map is monotonic,
   // so the lists stay sorted).
