@@ -1,12 +1,15 @@
 """A/B of one DEM strategy option, in one process: the batched (AVX2) contact
-law against the scalar loop (--option batch), or spatially sorted rows against
-rows left in element order (--option sort).
+law against the scalar loop (--option batch), spatially sorted rows against
+rows left in element order (--option sort), or force blocks of 1024 rows
+against the default 2048 (--option block).
 
     PYTHONPATH=build/python /usr/bin/python3 applications/dem/benchmarks/dem_option_ab.py \
-        [--option batch|sort] [--case bed|mixer|inlet] [--chunks 40] [--chunk 10] [--warmup 0]
+        [--option batch|sort|block] [--case bed|mixer|inlet] [--chunks 40] [--chunk 10] \
+        [--warmup 0]
 
-Both variants (DemSettings.batched_pair_contacts on and off, or
-DemSettings.sort_rows_frequency at its default and 0) are built in one process
+Both variants (DemSettings.batched_pair_contacts on and off,
+DemSettings.sort_rows_frequency at its default and 0, or
+DemSettings.force_block_rows at its default and 1024) are built in one process
 from the same state and advanced in alternating chunks of steps, so a machine
 whose speed drifts from minute to minute (another job on the second core)
 slows both alike; the fastest chunk of each counts. Cases: the packed bed of
@@ -16,8 +19,8 @@ friction, loose) and the same mixer filled by its inlet (its fill cache). Run
 with OMP_NUM_THREADS=1 for one thread. Batched and scalar runs must end
 bitwise equal (checked); sorted and unsorted ones differ by the order of the
 sums only (test_dem_spatial_sort.py), which a chaotic granular flow amplifies
-over hundreds of steps, so their contact counts are printed instead. Not a
-test: figures go to docs/performance.md.
+over hundreds of steps, so their contact counts are printed instead (the two
+block sizes too). Not a test: figures go to docs/performance.md.
 """
 import argparse
 import os
@@ -36,6 +39,7 @@ OPTIONS = {
     # name: (DemSettings attribute, value of variant A, value of variant B, labels)
     "batch": ("batched_pair_contacts", False, True, ("scalar", "batched")),
     "sort": ("sort_rows_frequency", 0, None, ("unsorted", "sorted")),
+    "block": ("force_block_rows", None, 1024, ("2048 rows", "1024 rows")),
 }
 
 

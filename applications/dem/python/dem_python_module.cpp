@@ -168,6 +168,7 @@ void BindStrategy(py::module_& m) {
       .def_readwrite("batched_pair_contacts", &DemSettings::batched_pair_contacts)
       .def_readwrite("sort_rows_frequency", &DemSettings::sort_rows_frequency)
       .def_readwrite("sort_rows_minimum", &DemSettings::sort_rows_minimum)
+      .def_readwrite("force_block_rows", &DemSettings::force_block_rows)
       .def_readwrite("walls_moved_by_processes", &DemSettings::walls_moved_by_processes)
       .def_readwrite("dimension", &DemSettings::dimension,
                      "3: spheres; 2: discs in the x-y plane (CylinderParticle2D)");

@@ -112,19 +112,19 @@ void ExplicitSolverStrategy::PairContacts::Resize(std::size_t n) {
   energy.resize(n);
 }
 
-void ExplicitSolverStrategy::PairContacts::Index(std::size_t n) {
+void ExplicitSolverStrategy::PairContacts::Index(std::size_t n, std::size_t block_rows) {
   const std::size_t m = first.size();
   first_start.assign(n + 1, 0);
   for (std::size_t c = 0; c < m; ++c) ++first_start[first[c] + 1];
   for (std::size_t i = 0; i < n; ++i) first_start[i + 1] += first_start[i];
   // Slots of the cross contacts in list order: the list is sorted by first, so
   // each block's slots are contiguous and a block numbers its own from its start.
-  const std::size_t blocks = (n + kForceBlockRows - 1) / kForceBlockRows;
+  const std::size_t blocks = (n + block_rows - 1) / block_rows;
   cross_block_start.assign(blocks + 1, 0);
   cross_row_start.assign(n + 1, 0);
   for (std::size_t c = 0; c < m; ++c)
-    if (first[c] / kForceBlockRows != second[c] / kForceBlockRows) {
-      ++cross_block_start[first[c] / kForceBlockRows + 1];
+    if (first[c] / block_rows != second[c] / block_rows) {
+      ++cross_block_start[first[c] / block_rows + 1];
       ++cross_row_start[second[c] + 1];
     }
   for (std::size_t b = 0; b < blocks; ++b) cross_block_start[b + 1] += cross_block_start[b];
@@ -137,7 +137,7 @@ void ExplicitSolverStrategy::PairContacts::Index(std::size_t n) {
   std::vector<std::uint32_t> cursor(cross_row_start.begin(), cross_row_start.end() - 1);
   std::uint32_t slot = 0;
   for (std::size_t c = 0; c < m; ++c)
-    if (first[c] / kForceBlockRows != second[c] / kForceBlockRows)
+    if (first[c] / block_rows != second[c] / block_rows)
       cross_row_slot[cursor[second[c]]++] = slot++;
 }
 
@@ -169,6 +169,8 @@ ExplicitSolverStrategy::ExplicitSolverStrategy(ModelPart& spheres, ModelPart* wa
   if (settings_.sort_rows_frequency < 0)
     TESSERA_ERROR("sort_rows_frequency must be >= 0 (0: never sort), got ",
                   settings_.sort_rows_frequency);
+  if (settings_.force_block_rows < 1)
+    TESSERA_ERROR("force_block_rows must be >= 1, got ", settings_.force_block_rows);
   if (settings_.search_frequency < 1)
     TESSERA_ERROR("NeighbourSearchFrequency must be >= 1, got ", settings_.search_frequency);
   if (settings_.search_tolerance < 0.0 || settings_.wall_search_tolerance < 0.0)
@@ -430,7 +432,7 @@ void ExplicitSolverStrategy::AddCandidatesOfNewRows(std::size_t first_new) {
         ++a;
       }
     }
-    next.Index(n);
+    next.Index(n, settings_.force_block_rows);
     std::swap(pairs_, spare_pairs_);
     spare_pairs_ = PairContacts{};
   }
@@ -710,7 +712,7 @@ void ExplicitSolverStrategy::Search(double /*time*/) {
       const bool kept = old < prev.first.size() && prev.first[old] == i && prev.second[old] == j;
       CarryHistory(prev, old, kept, next, c);
     }
-    next.Index(n);
+    next.Index(n, settings_.force_block_rows);
     std::swap(pairs_, spare_pairs_);
     spare_pairs_ = PairContacts{};
   }
@@ -812,7 +814,8 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
   ParticleStorage& p = particles_;
   const std::size_t n = p.size();
   if (n == 0) return;
-  const std::size_t blocks = (n + kForceBlockRows - 1) / kForceBlockRows;
+  const std::size_t block_rows = settings_.force_block_rows;
+  const std::size_t blocks = (n + block_rows - 1) / block_rows;
   // Raw pointers: the loop stores bytes (sliding, active), which may alias
   // anything, so a vector's data pointer would be reloaded after each of them.
   const Array3* const position = p.position.data();
@@ -879,7 +882,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
   // Captured by value: pointers read through a reference to the enclosing frame
   // would be reloaded after every byte store as well.
   ParallelBlocks(n, blocks, [=, this, &pc](std::size_t b) {
-    const std::size_t begin = b * kForceBlockRows, end = std::min(n, begin + kForceBlockRows);
+    const std::size_t begin = b * block_rows, end = std::min(n, begin + block_rows);
     // Each row starts from its wall contacts; rows of this block then receive
     // the forces of this block's contacts as they come.
     for (std::size_t i = begin; i < end; ++i) {

@@ -32,7 +32,8 @@
 // (SortRows) and renumbers the old lists, so that the merge still pairs them.
 //
 // Forces are summed per particle in one pass over the pair list, cut into
-// blocks of kForceBlockRows particle rows (a fixed size, not one per thread):
+// blocks of DemSettings::force_block_rows particle rows (a fixed size, not one
+// per thread):
 // a block computes the contacts whose first particle it owns and adds each
 // force straight to both particles when the second one is in the block too;
 // a force on a particle of a later block goes to a per-contact slot that the
@@ -115,6 +116,12 @@ struct DemSettings {
   // order: ParticleStorage::element_id names each row's element.
   int sort_rows_frequency = 1000;
   std::size_t sort_rows_minimum = 4096;
+  // Rows per force block (the class comment of ExplicitSolverStrategy): a
+  // constant of the run, not of the thread count, so results do not depend on
+  // the number of threads; they do depend on it at round-off (the order of the
+  // sums). Smaller blocks balance threads better at the end of a force pass
+  // (blocks are handed out one at a time), larger ones need fewer cross slots.
+  std::size_t force_block_rows = 2048;
 };
 
 // Estimates for choosing Δt (thesis §7.2): the critical step of the stiffest
@@ -224,8 +231,9 @@ class ExplicitSolverStrategy {
     // What a cross contact adds to its second particle (force, elastic part, torque).
     std::vector<Array3> cross_force, cross_elastic, cross_torque;
     void Resize(std::size_t n);
-    // first_start and the cross slots of the current list, for n particles.
-    void Index(std::size_t n);
+    // first_start and the cross slots of the current list, for n particles in
+    // force blocks of block_rows rows.
+    void Index(std::size_t n, std::size_t block_rows);
   };
   struct WallContacts {
     std::vector<std::uint32_t> particle, face;  // sorted by particle, then face
@@ -268,9 +276,6 @@ class ExplicitSolverStrategy {
   // pair_arrays_ and the batch law from table_ (materials below
   // particle_materials are particle materials).
   void FillPairArrays(std::size_t particle_materials);
-  // Rows per force block (see above); a constant so that results do not
-  // depend on the thread count.
-  static constexpr std::size_t kForceBlockRows = 2048;
 
   // What GatherForces does to each row once its forces are summed.
   enum class AfterGather : std::uint8_t { kNothing, kKick, kIntegrate };
