@@ -234,14 +234,25 @@ void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles) {
     else
       std::fill(to + begin, to + end, Array3{});
   };
+  // The optional load columns: one entry per row where the variable is
+  // declared, none (and their memory released) where it is not.
+  auto size_optional = [n](std::vector<Array3>& column, const Array3* from) {
+    if (from)
+      column.resize(n);
+    else
+      std::vector<Array3>().swap(column);
+  };
+  size_optional(particles.external_force, external_force);
+  size_optional(particles.external_moment, external_moment);
   ForRowBlocks(n, [&](std::size_t begin, std::size_t end) {
     GatherRows(node, coordinates, position, begin, end);
     for (std::size_t i = begin; i < end; ++i)
       displacement[i] = coordinates[node[i]] - initial[node[i]];
     gather_or_zero(velocity, particles.velocity.data(), begin, end);
     gather_or_zero(angular, particles.angular_velocity.data(), begin, end);
-    gather_or_zero(external_force, particles.external_force.data(), begin, end);
-    gather_or_zero(external_moment, particles.external_moment.data(), begin, end);
+    if (external_force) GatherRows(node, external_force, particles.external_force.data(), begin, end);
+    if (external_moment)
+      GatherRows(node, external_moment, particles.external_moment.data(), begin, end);
     std::uint8_t* fixed = particles.fixed.data();
     if (fixity.any)
       for (std::size_t i = begin; i < end; ++i) fixed[i] = fixity.Bits(node[i]);

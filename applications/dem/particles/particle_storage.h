@@ -49,7 +49,9 @@ struct ParticleStorage {
   // Accumulated rotation angle (PARTICLE_ROTATION_ANGLE).
   std::vector<Array3> rotation_angle;
   // Applied loads read from the nodes (EXTERNAL_APPLIED_FORCE / _MOMENT, set by
-  // apply_forces_and_moments_process); zero when the model part lacks them.
+  // apply_forces_and_moments_process). Optional columns: empty, and every
+  // row's load zero, when the model part does not declare the variable (most
+  // runs), so that they cost no memory then; otherwise one entry per row.
   std::vector<Array3> external_force;
   std::vector<Array3> external_moment;
 
@@ -84,13 +86,16 @@ struct ParticleStorage {
   void Permute(const std::vector<std::uint32_t>& order);
 
  private:
-  // Calls f on every column (the vectors above), for the whole-row operations.
+  // Calls f on every column (the vectors above), for the whole-row operations;
+  // an optional column only while it holds rows (an empty one stays empty).
   template <class F>
   void ForEachColumn(F f) {
     for (auto* v : {&position, &velocity, &angular_velocity, &displacement, &delta_displacement,
-                    &delta_rotation, &rotation_angle, &external_force, &external_moment, &force,
-                    &torque, &contact_force, &elastic_force})
+                    &delta_rotation, &rotation_angle, &force, &torque, &contact_force,
+                    &elastic_force})
       f(*v);
+    for (auto* v : {&external_force, &external_moment})
+      if (!v->empty()) f(*v);
     f(radius), f(mass), f(inertia), f(material), f(node), f(element_id), f(fixed), f(glued),
         f(cluster);
   }

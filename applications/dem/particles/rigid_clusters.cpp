@@ -180,7 +180,8 @@ void GatherClusterLoads(RigidClusters& clusters, const ParticleStorage& p, const
     for (std::uint32_t i = clusters.first_row[k]; i < end; ++i) {
       // The row's torque holds its contact torques about its own centre and
       // its applied moment; its force moves to the cluster centre with r x F.
-      const Array3 f = p.contact_force[i] + p.external_force[i];
+      const Array3 f =
+          p.external_force.empty() ? p.contact_force[i] : p.contact_force[i] + p.external_force[i];
       force += f;
       torque += p.torque[i] + Cross(p.position[i] - centre, f);
     }

@@ -41,16 +41,48 @@ PairContactBatch& ThreadBatch() {
   return batch;
 }
 
-// Contact c of the new list takes the history (tangential spring, sliding and
-// active state) of contact `old` of the previous list when it is the same pair,
-// and starts fresh otherwise (so that a parting contact is reset).
+// Marks an entry of a new contact list that has no entry in the old one.
+constexpr std::uint32_t kFreshContact = std::numeric_limits<std::uint32_t>::max();
+
+// column[c] <- column[source[c]], or a value-initialised (zero) entry where
+// source[c] is kFreshContact. One column at a time: a search then holds one
+// column twice at most instead of two whole contact lists, so the peak (which
+// the heap keeps as resident memory afterwards) stays close to one list.
+template <class T>
+void GatherColumn(std::vector<T>& column, const std::vector<std::uint32_t>& source) {
+  std::vector<T> next(source.size());
+  for (std::size_t c = 0; c < source.size(); ++c)
+    if (source[c] != kFreshContact) next[c] = column[source[c]];
+  column.swap(next);
+}
+
+// The histories (tangential spring, previous stiffness and normal force,
+// sliding and active state) of a list whose pairs were just replaced: entry c
+// takes those of old entry source[c], or starts fresh (so that a parting
+// contact is reset).
 template <class Contacts>
-void CarryHistory(const Contacts& prev, std::size_t old, bool kept, Contacts& next, std::size_t c) {
-  next.tangential_force[c] = kept ? prev.tangential_force[old] : Array3{};
-  next.tangential_stiffness[c] = kept ? prev.tangential_stiffness[old] : 0.0;
-  next.normal_elastic_force[c] = kept ? prev.normal_elastic_force[old] : 0.0;
-  next.sliding[c] = kept ? prev.sliding[old] : 0;
-  next.active[c] = kept ? prev.active[old] : 0;
+void CarryHistories(Contacts& list, const std::vector<std::uint32_t>& source) {
+  GatherColumn(list.tangential_force, source);
+  GatherColumn(list.tangential_stiffness, source);
+  GatherColumn(list.normal_elastic_force, source);
+  GatherColumn(list.sliding, source);
+  GatherColumn(list.active, source);
+}
+
+// source[c]: the entry of the old sorted list (old_a, old_b) with the pair
+// (a[c], b[c]) of the new sorted list, or kFreshContact (a merge of the two).
+void MatchSortedPairs(const std::vector<std::uint32_t>& old_a,
+                      const std::vector<std::uint32_t>& old_b, const std::vector<std::uint32_t>& a,
+                      const std::vector<std::uint32_t>& b, std::vector<std::uint32_t>& source) {
+  const std::size_t m = a.size(), old_count = old_a.size();
+  source.resize(m);
+  std::size_t old = 0;
+  for (std::size_t c = 0; c < m; ++c) {
+    while (old < old_count && (old_a[old] < a[c] || (old_a[old] == a[c] && old_b[old] < b[c])))
+      ++old;
+    const bool kept = old < old_count && old_a[old] == a[c] && old_b[old] == b[c];
+    source[c] = kept ? static_cast<std::uint32_t>(old) : kFreshContact;
+  }
 }
 
 // Contacts renumbered by a reordering of the rows: contact c gets the rows
@@ -363,7 +395,6 @@ void ExplicitSolverStrategy::InsertParticles(const std::vector<NewParticle>& par
 void ExplicitSolverStrategy::AddCandidatesOfNewRows(std::size_t first_new) {
   const std::size_t n = particles_.size();
   if (first_new >= n) return;
-  constexpr auto kNone = std::numeric_limits<std::uint32_t>::max();
   // The rows that may pair with a new one: those in the box of the new rows
   // widened by the largest reach, in increasing order (so that the subset's
   // sorted pairs map to sorted pairs of rows), then the new rows.
@@ -407,34 +438,34 @@ void ExplicitSolverStrategy::AddCandidatesOfNewRows(std::size_t first_new) {
   // Merge with the current list, both sorted by (first, second); an existing
   // contact keeps everything, a new one starts fresh.
   {
-    const PairContacts& prev = pairs_;
-    PairContacts& next = spare_pairs_;
-    const std::size_t old_count = prev.first.size();
-    next.Resize(old_count + added);
+    PairContacts& pc = pairs_;
+    const std::size_t old_count = pc.first.size();
+    std::vector<std::uint32_t> first(old_count + added), second(old_count + added);
+    std::vector<std::uint32_t>& source = scratch_cursor_;
+    source.resize(old_count + added);
     std::size_t o = 0, a = 0;
     for (std::size_t c = 0; c < old_count + added; ++c) {
       const bool take_old =
           a == added ||
           (o < old_count &&
-           (prev.first[o] < scratch_first_[a] ||
-            (prev.first[o] == scratch_first_[a] && prev.second[o] < scratch_second_[a])));
+           (pc.first[o] < scratch_first_[a] ||
+            (pc.first[o] == scratch_first_[a] && pc.second[o] < scratch_second_[a])));
       if (take_old) {
-        next.first[c] = prev.first[o];
-        next.second[c] = prev.second[o];
-        CarryHistory(prev, o, true, next, c);
-        next.energy[c] = prev.energy[o];
-        ++o;
+        first[c] = pc.first[o];
+        second[c] = pc.second[o];
+        source[c] = static_cast<std::uint32_t>(o++);
       } else {
-        next.first[c] = scratch_first_[a];
-        next.second[c] = scratch_second_[a];
-        CarryHistory(prev, kNone, false, next, c);
-        next.energy[c] = 0.0;
+        first[c] = scratch_first_[a];
+        second[c] = scratch_second_[a];
+        source[c] = kFreshContact;
         ++a;
       }
     }
-    next.Index(n, settings_.force_block_rows);
-    std::swap(pairs_, spare_pairs_);
-    spare_pairs_ = PairContacts{};
+    pc.first.swap(first);
+    pc.second.swap(second);
+    CarryHistories(pc, source);
+    GatherColumn(pc.energy, source);
+    pc.Index(n, settings_.force_block_rows);
   }
 
   // Wall candidates of the new rows, appended (the list is sorted by particle).
@@ -694,60 +725,45 @@ void ExplicitSolverStrategy::Search(double /*time*/) {
                             scratch_first_, scratch_second_);
   if (!clusters_.empty()) DropIntraClusterPairs(scratch_first_, scratch_second_);
   {
-    // The lists are rebuilt into the spare ones and swapped; the old ones are
-    // then freed: a search every NeighbourSearchFrequency steps can afford the
-    // allocation, the memory of a second set of lists per particle is worth more.
-    PairContacts& next = spare_pairs_;
-    const std::size_t m = scratch_first_.size();
-    next.Resize(m);
-    std::size_t old = 0;
-    const PairContacts& prev = pairs_;
-    for (std::size_t c = 0; c < m; ++c) {
-      const std::uint32_t i = scratch_first_[c], j = scratch_second_[c];
-      next.first[c] = i;
-      next.second[c] = j;
-      while (old < prev.first.size() &&
-             (prev.first[old] < i || (prev.first[old] == i && prev.second[old] < j)))
-        ++old;
-      const bool kept = old < prev.first.size() && prev.first[old] == i && prev.second[old] == j;
-      CarryHistory(prev, old, kept, next, c);
-    }
-    next.Index(n, settings_.force_block_rows);
-    std::swap(pairs_, spare_pairs_);
-    spare_pairs_ = PairContacts{};
+    // The new pairs replace the old ones (which the scratch lists keep for the
+    // next search to overwrite); the histories follow column by column.
+    PairContacts& pc = pairs_;
+    MatchSortedPairs(pc.first, pc.second, scratch_first_, scratch_second_, scratch_cursor_);
+    pc.first.swap(scratch_first_);
+    pc.second.swap(scratch_second_);
+    CarryHistories(pc, scratch_cursor_);
+    pc.energy.assign(pc.first.size(), 0.0);
+    pc.Index(n, settings_.force_block_rows);
   }
   clock.Lap(timings_.search_particles);
 
   // ---- particle-face candidates.
   {
-    WallContacts& next = spare_walls_;
+    WallContacts& w = wall_contacts_;
     if (faces_.size() > 0)
       search_.FindWallCandidates(particles_.position, particles_.radius, faces_.boxes,
                                  settings_.wall_search_tolerance, scratch_first_, scratch_second_);
     else
       scratch_first_.clear(), scratch_second_.clear();
-    const std::size_t m = scratch_first_.size();
-    next.Resize(m);
-    std::size_t old = 0;
-    const WallContacts& prev = wall_contacts_;
-    for (std::size_t c = 0; c < m; ++c) {
-      const std::uint32_t p = scratch_first_[c], f = scratch_second_[c];
-      next.particle[c] = p;
-      next.face[c] = f;
-      while (old < prev.particle.size() &&
-             (prev.particle[old] < p || (prev.particle[old] == p && prev.face[old] < f)))
-        ++old;
-      const bool kept =
-          old < prev.particle.size() && prev.particle[old] == p && prev.face[old] == f;
-      CarryHistory(prev, old, kept, next, c);
-      // The last contact point, for the hand-over of histories between faces.
-      next.point[c] = kept ? prev.point[old] : Array3{};
-    }
-    next.particle_start.assign(n + 1, 0);
-    for (std::size_t c = 0; c < m; ++c) ++next.particle_start[next.particle[c] + 1];
-    for (std::size_t i = 0; i < n; ++i) next.particle_start[i + 1] += next.particle_start[i];
-    std::swap(wall_contacts_, spare_walls_);
-    spare_walls_ = WallContacts{};
+    MatchSortedPairs(w.particle, w.face, scratch_first_, scratch_second_, scratch_cursor_);
+    w.particle.swap(scratch_first_);
+    w.face.swap(scratch_second_);
+    CarryHistories(w, scratch_cursor_);
+    // The last contact point, for the hand-over of histories between faces.
+    GatherColumn(w.point, scratch_cursor_);
+    // What the force evaluation writes starts at zero, as in a new list.
+    const std::size_t m = w.particle.size();
+    w.force.assign(m, Array3{});
+    w.elastic_force.assign(m, Array3{});
+    w.rolling.assign(m, Array3{});
+    w.energy.assign(m, 0.0);
+    w.dissipation.assign(m, DissipationPower{});
+    w.weights.assign(m, std::array<double, 4>{});
+    w.normal.assign(m, Array3{});
+    w.geometry.assign(m, FaceContactGeometry{});
+    w.particle_start.assign(n + 1, 0);
+    for (std::size_t c = 0; c < m; ++c) ++w.particle_start[w.particle[c] + 1];
+    for (std::size_t i = 0; i < n; ++i) w.particle_start[i + 1] += w.particle_start[i];
   }
   // Only what the settings use: no per-particle memory for switched-off terms.
   global_damping_power_.assign(settings_.global_damping > 0.0 ? n : 0, 0.0);
@@ -1193,6 +1209,10 @@ void ExplicitSolverStrategy::GatherForces(AfterGather then) {
   const Array3 gravity = settings_.gravity;
   const double alpha = settings_.global_damping;
   const bool planar = settings_.dimension == 2;
+  // Applied loads: absent (zero) unless the model part declares them.
+  const Array3* const external_force = p.external_force.empty() ? nullptr : p.external_force.data();
+  const Array3* const external_moment =
+      p.external_moment.empty() ? nullptr : p.external_moment.data();
   ParallelRows(p.size(), [&](std::size_t i) {
     Array3 contact = p.contact_force[i], elastic = p.elastic_force[i], torque = p.torque[i];
     for (std::uint32_t s = pc.cross_row_start[i]; s < pc.cross_row_start[i + 1]; ++s) {
@@ -1201,8 +1221,10 @@ void ExplicitSolverStrategy::GatherForces(AfterGather then) {
       elastic += pc.cross_elastic[slot];
       torque += pc.cross_torque[slot];
     }
-    Array3 total = contact + p.external_force[i] + p.mass[i] * gravity;
-    torque += p.external_moment[i];
+    Array3 total = contact;
+    if (external_force) total += external_force[i];
+    total += p.mass[i] * gravity;
+    if (external_moment) torque += external_moment[i];
     if (alpha > 0.0 && p.glued[i] == 0 && p.cluster[i] == 0) {
       // Background damping against the motion, proportional to the unbalanced
       // force (thesis 5.18-5.19); nothing where the particle is at rest, nor on

@@ -336,7 +336,9 @@ class ExplicitSolverStrategy {
   // `first` (energy_calculation only), of the last evaluation.
   std::vector<DissipationPower> pair_dissipation_;
   EnergyTotals dissipated_;  // only the dissipated_* members are used
-  WallContacts spare_walls_;
+  // What the searches fill (candidate pairs; after a search, the replaced
+  // lists) and the map from new to old contacts (or a sort's order), kept so
+  // that each search reuses them.
   std::vector<std::uint32_t> scratch_first_, scratch_second_, scratch_cursor_;
   // A contact of a pair without material relation, found inside a parallel loop.
   std::int64_t pending_pair_error_ = -1, pending_wall_error_ = -1;
