@@ -160,7 +160,7 @@ Element& ModelPart::AddElement(Element::Pointer element) {
   if (element->HasProperties() && !root.properties_.count(element->GetPropertiesPointer()->Id()))
     root.properties_[element->GetPropertiesPointer()->Id()] = element->GetPropertiesPointer();
   const auto index = static_cast<IndexType>(root.all_elements_.size());
-  if (!root.element_index_.emplace(element->Id(), index).second)
+  if (!root.element_index_.Insert(element->Id(), index))
     TESSERA_ERROR("element ", element->Id(), " is defined twice");
   root.all_elements_.push_back(std::move(element));
   for (ModelPart* p = this; p; p = p->parent_) p->elements_.push_back(index);
@@ -173,7 +173,7 @@ Condition& ModelPart::AddCondition(Condition::Pointer condition) {
       !root.properties_.count(condition->GetPropertiesPointer()->Id()))
     root.properties_[condition->GetPropertiesPointer()->Id()] = condition->GetPropertiesPointer();
   const auto index = static_cast<IndexType>(root.all_conditions_.size());
-  if (!root.condition_index_.emplace(condition->Id(), index).second)
+  if (!root.condition_index_.Insert(condition->Id(), index))
     TESSERA_ERROR("condition ", condition->Id(), " is defined twice");
   root.all_conditions_.push_back(std::move(condition));
   for (ModelPart* p = this; p; p = p->parent_) p->conditions_.push_back(index);
@@ -183,7 +183,7 @@ Condition& ModelPart::AddCondition(Condition::Pointer condition) {
 Element& ModelPart::CreateNewElement(const std::string& name, IdType id,
                                      std::span<const IdType> node_ids,
                                      Properties::Pointer properties) {
-  if (root_->element_index_.count(id)) TESSERA_ERROR("element ", id, " is defined twice");
+  if (root_->element_index_.Contains(id)) TESSERA_ERROR("element ", id, " is defined twice");
   auto nodes = ResolveNodes(*root_->nodal_, node_ids, "element", id);
   return AddElement(Registry::Instance().CreateElement(name, id, root_->nodal_.get(),
                                                        std::move(nodes), std::move(properties)));
@@ -192,20 +192,16 @@ Element& ModelPart::CreateNewElement(const std::string& name, IdType id,
 Condition& ModelPart::CreateNewCondition(const std::string& name, IdType id,
                                          std::span<const IdType> node_ids,
                                          Properties::Pointer properties) {
-  if (root_->condition_index_.count(id)) TESSERA_ERROR("condition ", id, " is defined twice");
+  if (root_->condition_index_.Contains(id)) TESSERA_ERROR("condition ", id, " is defined twice");
   auto nodes = ResolveNodes(*root_->nodal_, node_ids, "condition", id);
   return AddCondition(Registry::Instance().CreateCondition(
       name, id, root_->nodal_.get(), std::move(nodes), std::move(properties)));
 }
 
-IndexType ModelPart::ElementIndexOf(IdType id) const {
-  auto it = root_->element_index_.find(id);
-  return it == root_->element_index_.end() ? kInvalidIndex : it->second;
-}
+IndexType ModelPart::ElementIndexOf(IdType id) const { return root_->element_index_.Find(id); }
 
 IndexType ModelPart::ConditionIndexOf(IdType id) const {
-  auto it = root_->condition_index_.find(id);
-  return it == root_->condition_index_.end() ? kInvalidIndex : it->second;
+  return root_->condition_index_.Find(id);
 }
 
 void ModelPart::AddElements(std::span<const IdType> ids) {
@@ -273,7 +269,7 @@ Geometry& ModelPart::CreateNewGeometry(const std::string& type_name, IdType id,
     TESSERA_ERROR("geometry ", id, " (", type_name, ") needs ", type.PointsNumber(), " nodes, got ",
                   nodes.size());
   const auto index = static_cast<IndexType>(root.all_geometries_.size());
-  if (!root.geometry_index_.emplace(id, index).second)
+  if (!root.geometry_index_.Insert(id, index))
     TESSERA_ERROR("geometry ", id, " is defined twice");
   root.all_geometries_.emplace_back(&type, root.nodal_.get(), std::move(nodes));
   root.geometry_ids_.push_back(id);
@@ -284,24 +280,23 @@ Geometry& ModelPart::CreateNewGeometry(const std::string& type_name, IdType id,
 void ModelPart::AddGeometries(std::span<const IdType> ids) {
   IndexSet indices;
   for (IdType id : ids) {
-    auto it = root_->geometry_index_.find(id);
-    if (it == root_->geometry_index_.end())
+    const IndexType index = root_->geometry_index_.Find(id);
+    if (index == kInvalidIndex)
       TESSERA_ERROR("cannot add geometry ", id, " to ", FullName(), ": no such geometry");
-    indices.push_back(it->second);
+    indices.push_back(index);
   }
   SortUnique(indices);
   for (ModelPart* p = this; p && p != root_; p = p->parent_) MergeInto(p->geometries_, indices);
 }
 
 bool ModelPart::HasGeometry(IdType id) const {
-  auto it = root_->geometry_index_.find(id);
-  return it != root_->geometry_index_.end() &&
-         std::binary_search(geometries_.begin(), geometries_.end(), it->second);
+  const IndexType index = root_->geometry_index_.Find(id);
+  return index != kInvalidIndex && std::binary_search(geometries_.begin(), geometries_.end(), index);
 }
 
 Geometry& ModelPart::GetGeometry(IdType id) {
   if (!HasGeometry(id)) TESSERA_ERROR("model part ", FullName(), " has no geometry ", id);
-  return root_->all_geometries_[root_->geometry_index_.at(id)];
+  return root_->all_geometries_[root_->geometry_index_.Find(id)];
 }
 
 MasterSlaveConstraint& ModelPart::AddMasterSlaveConstraint(MasterSlaveConstraint constraint) {
@@ -310,7 +305,7 @@ MasterSlaveConstraint& ModelPart::AddMasterSlaveConstraint(MasterSlaveConstraint
     TESSERA_ERROR("constraint ", constraint.id, " has ", constraint.masters.size(),
                   " master nodes but ", constraint.weights.size(), " weights");
   const auto index = static_cast<IndexType>(root.all_constraints_.size());
-  if (!root.constraint_index_.emplace(constraint.id, index).second)
+  if (!root.constraint_index_.Insert(constraint.id, index))
     TESSERA_ERROR("constraint ", constraint.id, " is defined twice");
   root.all_constraints_.push_back(std::move(constraint));
   for (ModelPart* p = this; p; p = p->parent_) p->constraints_.push_back(index);
@@ -320,25 +315,25 @@ MasterSlaveConstraint& ModelPart::AddMasterSlaveConstraint(MasterSlaveConstraint
 void ModelPart::AddMasterSlaveConstraints(std::span<const IdType> ids) {
   IndexSet indices;
   for (IdType id : ids) {
-    auto it = root_->constraint_index_.find(id);
-    if (it == root_->constraint_index_.end())
+    const IndexType index = root_->constraint_index_.Find(id);
+    if (index == kInvalidIndex)
       TESSERA_ERROR("cannot add constraint ", id, " to ", FullName(), ": no such constraint");
-    indices.push_back(it->second);
+    indices.push_back(index);
   }
   SortUnique(indices);
   for (ModelPart* p = this; p && p != root_; p = p->parent_) MergeInto(p->constraints_, indices);
 }
 
 bool ModelPart::HasMasterSlaveConstraint(IdType id) const {
-  auto it = root_->constraint_index_.find(id);
-  return it != root_->constraint_index_.end() &&
-         std::binary_search(constraints_.begin(), constraints_.end(), it->second);
+  const IndexType index = root_->constraint_index_.Find(id);
+  return index != kInvalidIndex &&
+         std::binary_search(constraints_.begin(), constraints_.end(), index);
 }
 
 MasterSlaveConstraint& ModelPart::GetMasterSlaveConstraint(IdType id) {
   if (!HasMasterSlaveConstraint(id))
     TESSERA_ERROR("model part ", FullName(), " has no constraint ", id);
-  return root_->all_constraints_[root_->constraint_index_.at(id)];
+  return root_->all_constraints_[root_->constraint_index_.Find(id)];
 }
 
 // ---------------------------------------------------------------- removal
@@ -386,15 +381,15 @@ void ModelPart::RemoveNodesFlagged(const Flag& flag) {
                        [&](IndexType m) { return new_index[m] == kInvalidIndex; });
   });
   // Constraints that lost a node are dropped with it; rebuild their positions.
-  std::vector<IndexType> constraint_new(root.constraint_index_.size(), kInvalidIndex);
+  std::vector<IndexType> constraint_new(root.constraint_index_.Size(), kInvalidIndex);
   for (IndexType k = 0; k < root.all_constraints_.size(); ++k)
-    constraint_new[root.constraint_index_.at(root.all_constraints_[k].id)] = k;
-  root.constraint_index_.clear();
+    constraint_new[root.constraint_index_.Find(root.all_constraints_[k].id)] = k;
+  root.constraint_index_.Clear();
   for (IndexType k = 0; k < root.all_constraints_.size(); ++k) {
     auto& c = root.all_constraints_[k];
     c.slave = new_index[c.slave];
     for (IndexType& m : c.masters) m = new_index[m];
-    root.constraint_index_.emplace(c.id, k);
+    root.constraint_index_.Insert(c.id, k);
   }
   RemapAll(&ModelPart::constraints_, constraint_new);
 }
@@ -416,7 +411,7 @@ void ModelPart::ReorderNodes(const std::vector<IndexType>& order) {
 namespace {
 template <class T>
 std::vector<IndexType> CompactEntities(std::vector<std::unique_ptr<T>>& all,
-                                       std::unordered_map<IdType, IndexType>& index_of,
+                                       IdIndexMap& index_of,
                                        const Flag& flag) {
   std::vector<IndexType> new_index(all.size(), kInvalidIndex);
   std::size_t out = 0;
@@ -426,8 +421,9 @@ std::vector<IndexType> CompactEntities(std::vector<std::unique_ptr<T>>& all,
     all[out++] = std::move(all[i]);
   }
   all.resize(out);
-  index_of.clear();
-  for (IndexType i = 0; i < all.size(); ++i) index_of.emplace(all[i]->Id(), i);
+  index_of.Clear();
+  index_of.Reserve(all.size());
+  for (IndexType i = 0; i < all.size(); ++i) index_of.Insert(all[i]->Id(), i);
   return new_index;
 }
 }  // namespace

@@ -255,8 +255,7 @@ class ModelPart {
   std::vector<Geometry> all_geometries_;
   std::vector<IdType> geometry_ids_;
   std::vector<MasterSlaveConstraint> all_constraints_;
-  std::unordered_map<IdType, IndexType> element_index_, condition_index_, geometry_index_,
-      constraint_index_;
+  IdIndexMap element_index_, condition_index_, geometry_index_, constraint_index_;
   std::map<IdType, Table> all_tables_;
 };
 

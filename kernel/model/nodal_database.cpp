@@ -38,12 +38,12 @@ void NodalDatabase::Reserve(std::size_t n) {
   coordinates_.reserve(n);
   initial_coordinates_.reserve(n);
   flags_.reserve(n);
-  index_of_id_.reserve(n);
+  index_of_id_.Reserve(n);
 }
 
 IndexType NodalDatabase::AddNode(IdType id, const Array3& x) {
   const auto index = static_cast<IndexType>(ids_.size());
-  if (!index_of_id_.emplace(id, index).second) TESSERA_ERROR("node ", id, " is defined twice");
+  if (!index_of_id_.Insert(id, index)) TESSERA_ERROR("node ", id, " is defined twice");
   ids_.push_back(id);
   coordinates_.push_back(x);
   initial_coordinates_.push_back(x);
@@ -63,10 +63,7 @@ IndexType NodalDatabase::AddNode(IdType id, const Array3& x) {
   return index;
 }
 
-IndexType NodalDatabase::FindIndex(IdType id) const {
-  auto it = index_of_id_.find(id);
-  return it == index_of_id_.end() ? kInvalidIndex : it->second;
-}
+IndexType NodalDatabase::FindIndex(IdType id) const { return index_of_id_.Find(id); }
 
 IndexType NodalDatabase::IndexOf(IdType id) const {
   const IndexType i = FindIndex(id);
@@ -76,10 +73,10 @@ IndexType NodalDatabase::IndexOf(IdType id) const {
 
 void NodalDatabase::SetId(IndexType i, IdType id) {
   if (ids_[i] == id) return;
-  if (index_of_id_.count(id))
+  if (index_of_id_.Contains(id))
     TESSERA_ERROR("cannot renumber node ", ids_[i], " to ", id, ": taken");
-  index_of_id_.erase(ids_[i]);
-  index_of_id_.emplace(id, i);
+  index_of_id_.Erase(ids_[i]);
+  index_of_id_.Insert(id, i);
   ids_[i] = id;
 }
 
@@ -137,11 +134,12 @@ void NodalDatabase::GatherRows(const std::vector<IndexType>& kept) {
     gather(dofs.fixed);
     gather(dofs.equation_id);
   }
-  if (index_of_id_.size() == ids_.size()) {  // a reordering: the same ids, new positions
-    for (IndexType i = 0; i < ids_.size(); ++i) index_of_id_[ids_[i]] = i;
+  if (index_of_id_.Size() == ids_.size()) {  // a reordering: the same ids, new positions
+    for (IndexType i = 0; i < ids_.size(); ++i) index_of_id_.Set(ids_[i], i);
   } else {
-    index_of_id_.clear();
-    for (IndexType i = 0; i < ids_.size(); ++i) index_of_id_.emplace(ids_[i], i);
+    index_of_id_.Clear();
+    index_of_id_.Reserve(ids_.size());
+    for (IndexType i = 0; i < ids_.size(); ++i) index_of_id_.Insert(ids_[i], i);
   }
   ++layout_;
 }

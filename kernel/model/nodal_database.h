@@ -15,10 +15,9 @@
 
 #include "kernel/core/flags.h"
 #include "kernel/model/data_column.h"
+#include "kernel/model/id_index_map.h"
 
 namespace tessera {
-
-inline constexpr IndexType kInvalidIndex = std::numeric_limits<IndexType>::max();
 
 // The degrees of freedom of one variable (DISPLACEMENT_X, TEMPERATURE...) over all nodes.
 struct DofColumn {
@@ -141,7 +140,7 @@ class NodalDatabase {
   int buffer_size_;
   std::uint64_t layout_ = 0;
   std::vector<IdType> ids_;
-  std::unordered_map<IdType, IndexType> index_of_id_;
+  IdIndexMap index_of_id_;
   std::vector<Array3> coordinates_, initial_coordinates_;
   std::vector<FlagWord> flags_;
 
