@@ -200,9 +200,7 @@ Condition& ModelPart::CreateNewCondition(const std::string& name, IdType id,
 
 IndexType ModelPart::ElementIndexOf(IdType id) const { return root_->element_index_.Find(id); }
 
-IndexType ModelPart::ConditionIndexOf(IdType id) const {
-  return root_->condition_index_.Find(id);
-}
+IndexType ModelPart::ConditionIndexOf(IdType id) const { return root_->condition_index_.Find(id); }
 
 void ModelPart::AddElements(std::span<const IdType> ids) {
   IndexSet indices;
@@ -269,8 +267,7 @@ Geometry& ModelPart::CreateNewGeometry(const std::string& type_name, IdType id,
     TESSERA_ERROR("geometry ", id, " (", type_name, ") needs ", type.PointsNumber(), " nodes, got ",
                   nodes.size());
   const auto index = static_cast<IndexType>(root.all_geometries_.size());
-  if (!root.geometry_index_.Insert(id, index))
-    TESSERA_ERROR("geometry ", id, " is defined twice");
+  if (!root.geometry_index_.Insert(id, index)) TESSERA_ERROR("geometry ", id, " is defined twice");
   root.all_geometries_.emplace_back(&type, root.nodal_.get(), std::move(nodes));
   root.geometry_ids_.push_back(id);
   for (ModelPart* p = this; p; p = p->parent_) p->geometries_.push_back(index);
@@ -291,7 +288,8 @@ void ModelPart::AddGeometries(std::span<const IdType> ids) {
 
 bool ModelPart::HasGeometry(IdType id) const {
   const IndexType index = root_->geometry_index_.Find(id);
-  return index != kInvalidIndex && std::binary_search(geometries_.begin(), geometries_.end(), index);
+  return index != kInvalidIndex &&
+         std::binary_search(geometries_.begin(), geometries_.end(), index);
 }
 
 Geometry& ModelPart::GetGeometry(IdType id) {
@@ -410,8 +408,7 @@ void ModelPart::ReorderNodes(const std::vector<IndexType>& order) {
 
 namespace {
 template <class T>
-std::vector<IndexType> CompactEntities(std::vector<std::unique_ptr<T>>& all,
-                                       IdIndexMap& index_of,
+std::vector<IndexType> CompactEntities(std::vector<std::unique_ptr<T>>& all, IdIndexMap& index_of,
                                        const Flag& flag) {
   std::vector<IndexType> new_index(all.size(), kInvalidIndex);
   std::size_t out = 0;

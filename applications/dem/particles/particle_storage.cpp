@@ -250,7 +250,8 @@ void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles) {
       displacement[i] = coordinates[node[i]] - initial[node[i]];
     gather_or_zero(velocity, particles.velocity.data(), begin, end);
     gather_or_zero(angular, particles.angular_velocity.data(), begin, end);
-    if (external_force) GatherRows(node, external_force, particles.external_force.data(), begin, end);
+    if (external_force)
+      GatherRows(node, external_force, particles.external_force.data(), begin, end);
     if (external_moment)
       GatherRows(node, external_moment, particles.external_moment.data(), begin, end);
     std::uint8_t* fixed = particles.fixed.data();

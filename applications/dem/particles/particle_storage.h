@@ -90,9 +90,9 @@ struct ParticleStorage {
   // an optional column only while it holds rows (an empty one stays empty).
   template <class F>
   void ForEachColumn(F f) {
-    for (auto* v : {&position, &velocity, &angular_velocity, &displacement, &delta_displacement,
-                    &delta_rotation, &rotation_angle, &force, &torque, &contact_force,
-                    &elastic_force})
+    for (auto* v :
+         {&position, &velocity, &angular_velocity, &displacement, &delta_displacement,
+          &delta_rotation, &rotation_angle, &force, &torque, &contact_force, &elastic_force})
       f(*v);
     for (auto* v : {&external_force, &external_moment})
       if (!v->empty()) f(*v);

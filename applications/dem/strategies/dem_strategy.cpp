@@ -446,10 +446,9 @@ void ExplicitSolverStrategy::AddCandidatesOfNewRows(std::size_t first_new) {
     std::size_t o = 0, a = 0;
     for (std::size_t c = 0; c < old_count + added; ++c) {
       const bool take_old =
-          a == added ||
-          (o < old_count &&
-           (pc.first[o] < scratch_first_[a] ||
-            (pc.first[o] == scratch_first_[a] && pc.second[o] < scratch_second_[a])));
+          a == added || (o < old_count &&
+                         (pc.first[o] < scratch_first_[a] ||
+                          (pc.first[o] == scratch_first_[a] && pc.second[o] < scratch_second_[a])));
       if (take_old) {
         first[c] = pc.first[o];
         second[c] = pc.second[o];
