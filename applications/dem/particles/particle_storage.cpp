@@ -201,15 +201,37 @@ void ForRowBlocks(std::size_t n, Body&& body) {
   });
 }
 
-// to[i] = from[node[i]] (gather) or to[node[i]] = from[i] (scatter) over [begin, end).
-template <class T>
-void GatherRows(const IndexType* node, const T* from, T* to, std::size_t begin, std::size_t end) {
-  for (std::size_t i = begin; i < end; ++i) to[i] = from[node[i]];
-}
-template <class T>
-void ScatterRows(const IndexType* node, const T* from, T* to, std::size_t begin, std::size_t end) {
-  for (std::size_t i = begin; i < end; ++i) to[node[i]] = from[i];
-}
+// Rows to nodes: row i's node is node[i], the copies between rows and nodal
+// columns go through it. Where the nodes follow the rows (node[i] = node[0] +
+// i for every row: the strategy lays them out so with ModelPart::ReorderNodes)
+// a gather or scatter is a plain block copy, without the index loads.
+struct RowNodes {
+  const IndexType* node;
+  bool contiguous;
+
+  explicit RowNodes(const std::vector<IndexType>& nodes) : node(nodes.data()), contiguous(true) {
+    for (std::size_t i = 0; i < nodes.size() && contiguous; ++i)
+      contiguous = nodes[i] == nodes[0] + i;
+  }
+  // to[i] = from[node[i]] over [begin, end).
+  template <class T>
+  void Gather(const T* from, T* to, std::size_t begin, std::size_t end) const {
+    if (contiguous) {
+      std::copy(from + node[0] + begin, from + node[0] + end, to + begin);
+      return;
+    }
+    for (std::size_t i = begin; i < end; ++i) to[i] = from[node[i]];
+  }
+  // to[node[i]] = from[i] over [begin, end).
+  template <class T>
+  void Scatter(const T* from, T* to, std::size_t begin, std::size_t end) const {
+    if (contiguous) {
+      std::copy(from + begin, from + end, to + node[0] + begin);
+      return;
+    }
+    for (std::size_t i = begin; i < end; ++i) to[node[i]] = from[i];
+  }
+};
 
 }  // namespace
 
@@ -225,12 +247,14 @@ void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles) {
   const Array3* coordinates = &db.Coordinates(0);
   const Array3* initial = &db.InitialCoordinates(0);
   const IndexType* node = particles.node.data();
+  const RowNodes rows(particles.node);
   Array3* position = particles.position.data();
   Array3* displacement = particles.displacement.data();
   // A column the model part does not declare reads as zero.
-  auto gather_or_zero = [node](const Array3* from, Array3* to, std::size_t begin, std::size_t end) {
+  auto gather_or_zero = [&rows](const Array3* from, Array3* to, std::size_t begin,
+                                std::size_t end) {
     if (from)
-      GatherRows(node, from, to, begin, end);
+      rows.Gather(from, to, begin, end);
     else
       std::fill(to + begin, to + end, Array3{});
   };
@@ -245,15 +269,13 @@ void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles) {
   size_optional(particles.external_force, external_force);
   size_optional(particles.external_moment, external_moment);
   ForRowBlocks(n, [&](std::size_t begin, std::size_t end) {
-    GatherRows(node, coordinates, position, begin, end);
+    rows.Gather(coordinates, position, begin, end);
     for (std::size_t i = begin; i < end; ++i)
       displacement[i] = coordinates[node[i]] - initial[node[i]];
     gather_or_zero(velocity, particles.velocity.data(), begin, end);
     gather_or_zero(angular, particles.angular_velocity.data(), begin, end);
-    if (external_force)
-      GatherRows(node, external_force, particles.external_force.data(), begin, end);
-    if (external_moment)
-      GatherRows(node, external_moment, particles.external_moment.data(), begin, end);
+    if (external_force) rows.Gather(external_force, particles.external_force.data(), begin, end);
+    if (external_moment) rows.Gather(external_moment, particles.external_moment.data(), begin, end);
     std::uint8_t* fixed = particles.fixed.data();
     if (fixity.any)
       for (std::size_t i = begin; i < end; ++i) fixed[i] = fixity.Bits(node[i]);
@@ -287,12 +309,12 @@ void WriteParticlesToNodes(const ParticleStorage& particles, ModelPart& spheres)
   add(PARTICLE_ROTATION_ANGLE, particles.rotation_angle);
   double* radius = HistoricalData(db, RADIUS);
   Array3* coordinates = &db.Coordinates(0);
-  const IndexType* node = particles.node.data();
+  const RowNodes rows(particles.node);
   ForRowBlocks(n, [&](std::size_t begin, std::size_t end) {
-    ScatterRows(node, particles.position.data(), coordinates, begin, end);
+    rows.Scatter(particles.position.data(), coordinates, begin, end);
     for (std::size_t t = 0; t < count; ++t)
-      ScatterRows(node, targets[t].values, targets[t].column, begin, end);
-    if (radius) ScatterRows(node, particles.radius.data(), radius, begin, end);
+      rows.Scatter(targets[t].values, targets[t].column, begin, end);
+    if (radius) rows.Scatter(particles.radius.data(), radius, begin, end);
   });
 }
 

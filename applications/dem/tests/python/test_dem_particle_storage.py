@@ -65,6 +65,44 @@ def test_results_are_written_to_the_nodes_and_read_back():
     np.testing.assert_array_equal(rows.displacement[0], [0.5, 0.0, 0.0])
 
 
+@pytest.mark.parametrize("layout", ["nodes after others", "nodes in reverse"])
+def test_rows_reach_their_own_nodes_whatever_the_node_layout(layout):
+    # The copies between rows and nodes take a block copy where row i's node
+    # is node[0] + i (here after two nodes of another sub model part) and go
+    # node by node otherwise (nodes created in the reverse order of the
+    # elements): both must put each row's values on its own node.
+    model = tessera.Model()
+    root = SpheresPart(model)
+    spheres = root.CreateSubModelPart("Grains")
+    grain = Material(spheres, 1, density=2500.0)
+    count = 40
+    if layout == "nodes after others":
+        root.CreateNewNode(1000, 0.0, 0.0, -1.0)
+        root.CreateNewNode(1001, 0.0, 0.0, -2.0)
+        order = range(1, count + 1)
+    else:
+        order = range(count, 0, -1)
+    for k in order:
+        node = spheres.CreateNewNode(k, float(k), 0.0, 0.0)
+        node.SetSolutionStepValue(tessera.RADIUS, 0.1)
+        node.SetSolutionStepValue(tessera.VELOCITY, [0.0, float(k), 0.0])
+    for k in range(1, count + 1):
+        spheres.CreateNewElement("SphericParticle3D", k, [k], grain)
+    dem = Dem()
+    rows = dem.FillParticles(spheres)
+    np.testing.assert_array_equal(rows.position[:, 0], np.arange(1, count + 1))
+    np.testing.assert_array_equal(rows.velocity[:, 1], np.arange(1, count + 1))
+    for k in range(count):
+        rows.SetForce(k, [0.0, 0.0, 10.0 * (k + 1)])
+    dem.WriteParticlesToNodes(rows, spheres)
+    for k in range(1, count + 1):
+        node = spheres.GetNode(k)
+        assert node.X == float(k)
+        assert list(node.GetSolutionStepValue(tessera.TOTAL_FORCES)) == [0.0, 0.0, 10.0 * k]
+    if layout == "nodes after others":  # not a sphere's node: untouched
+        assert list(root.GetNode(1000).GetSolutionStepValue(tessera.TOTAL_FORCES)) == [0, 0, 0]
+
+
 def test_fixed_velocity_dofs_are_read_as_fixity_bits():
     _, spheres = TwoMaterials()
     node = spheres.GetNode(7)
