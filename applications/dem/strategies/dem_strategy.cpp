@@ -98,14 +98,9 @@ void ResortContacts(Contacts& list, std::vector<std::uint32_t>& a, std::vector<s
   std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
     return a[x] < a[y] || (a[x] == a[y] && b[x] < b[y]);
   });
-  auto gather = [&order, m](auto& column) {
-    auto sorted = column;
-    for (std::size_t c = 0; c < m; ++c) sorted[c] = column[order[c]];
-    column.swap(sorted);
-  };
-  gather(a), gather(b);
-  gather(list.tangential_force), gather(list.tangential_stiffness);
-  gather(list.normal_elastic_force), gather(list.sliding), gather(list.active);
+  GatherColumn(a, order);
+  GatherColumn(b, order);
+  CarryHistories(list, order);
 }
 
 }  // namespace
@@ -702,9 +697,7 @@ void ExplicitSolverStrategy::SortRows() {
   b = w.face;
   // The merge also reads the last contact point of a wall contact.
   ResortContacts(w, a, b, scratch_cursor_);
-  std::vector<Array3> point(a.size());
-  for (std::size_t c = 0; c < a.size(); ++c) point[c] = w.point[scratch_cursor_[c]];
-  w.point.swap(point);
+  GatherColumn(w.point, scratch_cursor_);
   w.particle.swap(a);
   w.face.swap(b);
 }
