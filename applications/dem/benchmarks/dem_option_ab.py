@@ -1,11 +1,11 @@
 """A/B of one DEM strategy option, in one process: the batched (AVX2) contact
 law against the scalar loop (--option batch), spatially sorted rows against
 rows left in element order (--option sort), or force blocks of 1024 rows
-against the default 2048 (--option block).
+(or --block-rows N) against the default (--option block).
 
     PYTHONPATH=build/python /usr/bin/python3 applications/dem/benchmarks/dem_option_ab.py \
         [--option batch|sort|block] [--case bed|mixer|inlet] [--chunks 40] [--chunk 10] \
-        [--warmup 0]
+        [--warmup 0] [--block-rows 1024]
 
 Both variants (DemSettings.batched_pair_contacts on and off,
 DemSettings.sort_rows_frequency at its default and 0, or
@@ -124,7 +124,12 @@ def main():
     parser.add_argument("--chunks", type=int, default=40)
     parser.add_argument("--chunk", type=int, default=10, help="steps per chunk")
     parser.add_argument("--warmup", type=int, default=0, help="untimed steps first (each)")
+    parser.add_argument("--block-rows", type=int, default=1024,
+                        help="--option block: the force-block size compared with the default")
     args = parser.parse_args()
+    if args.option == "block":
+        OPTIONS["block"] = ("force_block_rows", None, args.block_rows,
+                            ("default rows", f"{args.block_rows} rows"))
     from tessera import _dem
     if args.option == "batch" and not _dem.PairContactBatchAvailable():
         raise SystemExit("this processor has no AVX2: only the scalar loop exists here")

@@ -187,7 +187,8 @@ def TesseraWorker(args):
     estimate = strategy.EstimateTimeStep(1.0)
     print(json.dumps(dict(
         elapsed=elapsed, kinetic=kinetic, z0=z0, z1=z1, rss_nodes=rss_nodes - rss0, rss_model=rss_model - rss0,
-        rss_total=rss1 - rss0, contacts=strategy.NumberOfParticleContacts(),
+        rss_total=rss1 - rss0, held=strategy.GetMemoryReport(),
+        contacts=strategy.NumberOfParticleContacts(),
         wall_contacts=strategy.NumberOfWallContacts(), parameters=parameters,
         critical_time_step=estimate.critical_time_step, final_kinetic_repr=repr(kinetic))))
 
@@ -398,6 +399,8 @@ def main():
     print(f"memory per particle (RSS): model part {one['rss_nodes'] / n:.0f} B, with the "
           f"strategy after Initialize {one['rss_model'] / n:.0f} B, after the run "
           f"{one['rss_total'] / n:.0f} B")
+    print("of which the strategy's arrays hold (capacity, B per particle): " +
+          ", ".join(f"{k} {v / n:.0f}" for k, v in one["held"].items()))
     failures = []
     for peer, r in peers.items():
         drop_ours, drop_peer = z0 - one["z1"], z0 - r["z1"]

@@ -61,26 +61,33 @@ struct FixityColumns {
 }  // namespace
 
 void ParticleStorage::Resize(std::size_t n) {
-  ForEachColumn([n](auto& column) { column.assign(n, {}); });
+  ForEachColumn(*this, [n](auto& column) { column.assign(n, {}); });
 }
 
 void ParticleStorage::AppendRow() {
-  ForEachColumn([](auto& column) { column.emplace_back(); });
+  ForEachColumn(*this, [](auto& column) { column.emplace_back(); });
 }
 
 void ParticleStorage::Compact(const std::vector<std::uint8_t>& keep) {
-  ForEachColumn([&keep](auto& column) { CompactVector(column, keep); });
+  ForEachColumn(*this, [&keep](auto& column) { CompactVector(column, keep); });
 }
 
 void ParticleStorage::Permute(const std::vector<std::uint32_t>& order) {
   if (order.size() != size())
     TESSERA_ERROR("ParticleStorage::Permute: ", order.size(), " rows in the order, ", size(),
                   " in the storage");
-  ForEachColumn([&order](auto& column) {
+  ForEachColumn(*this, [&order](auto& column) {
     auto permuted = column;
     for (std::size_t k = 0; k < order.size(); ++k) permuted[k] = column[order[k]];
     column.swap(permuted);
   });
+}
+
+std::size_t ParticleStorage::HeldBytes() const {
+  std::size_t bytes = 0;
+  ForEachColumn(*this,
+                [&bytes](const auto& column) { bytes += column.capacity() * sizeof(column[0]); });
+  return bytes;
 }
 
 int MaterialIndex::IndexOf(const Properties* properties) {

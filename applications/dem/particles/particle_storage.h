@@ -84,20 +84,23 @@ struct ParticleStorage {
   void Compact(const std::vector<std::uint8_t>& keep);
   // Reorders the rows: row order[k] becomes row k (order is a permutation).
   void Permute(const std::vector<std::uint32_t>& order);
+  // Bytes the columns hold (their capacity), for the memory report.
+  std::size_t HeldBytes() const;
 
  private:
-  // Calls f on every column (the vectors above), for the whole-row operations;
-  // an optional column only while it holds rows (an empty one stays empty).
-  template <class F>
-  void ForEachColumn(F f) {
-    for (auto* v :
-         {&position, &velocity, &angular_velocity, &displacement, &delta_displacement,
-          &delta_rotation, &rotation_angle, &force, &torque, &contact_force, &elastic_force})
+  // Calls f on every column (the vectors above) of `rows` (a ParticleStorage,
+  // const or not), for the whole-row operations; an optional column only while
+  // it holds rows (an empty one stays empty).
+  template <class Rows, class F>
+  static void ForEachColumn(Rows& rows, F f) {
+    for (auto* v : {&rows.position, &rows.velocity, &rows.angular_velocity, &rows.displacement,
+                    &rows.delta_displacement, &rows.delta_rotation, &rows.rotation_angle,
+                    &rows.force, &rows.torque, &rows.contact_force, &rows.elastic_force})
       f(*v);
-    for (auto* v : {&external_force, &external_moment})
+    for (auto* v : {&rows.external_force, &rows.external_moment})
       if (!v->empty()) f(*v);
-    f(radius), f(mass), f(inertia), f(material), f(node), f(element_id), f(fixed), f(glued),
-        f(cluster);
+    f(rows.radius), f(rows.mass), f(rows.inertia), f(rows.material), f(rows.node),
+        f(rows.element_id), f(rows.fixed), f(rows.glued), f(rows.cluster);
   }
 };
 

@@ -253,6 +253,18 @@ void BindStrategy(py::module_& m) {
           "Wall-clock seconds per phase of the step (wall_motion, search_particles, search_walls, "
           "forces, integration, energy, node_sync) since Initialize() or ResetTimings()")
       .def("ResetTimings", &ExplicitSolverStrategy::ResetTimings)
+      .def(
+          "GetMemoryReport",
+          [](const ExplicitSolverStrategy& s) {
+            const MemoryReport report = s.HeldMemory();
+            py::dict d;
+            for (const auto& [name, member] : tessera::dem::kMemoryTerms) d[name] = report.*member;
+            d["total"] = report.Total();
+            return d;
+          },
+          "Bytes the strategy's arrays hold (capacity), by part: rows, pair_contacts, "
+          "wall_contacts, search, scratch, other; 'total' is their sum. The model part's nodes "
+          "and elements are not counted")
       .def("NumberOfParticleContacts", &ExplicitSolverStrategy::NumberOfParticleContacts)
       .def("NumberOfWallContacts", &ExplicitSolverStrategy::NumberOfWallContacts)
       .def("NumberOfParticlePairCandidates",

@@ -15,6 +15,7 @@
 #include "applications/dem/walls/imposed_wall_motion.h"
 #include "kernel/core/error.h"
 #include "kernel/core/flags.h"
+#include "kernel/core/heap.h"
 #include "kernel/core/kernel_variables.h"
 #include "kernel/model/model_part.h"
 
@@ -137,6 +138,29 @@ void ExplicitSolverStrategy::PairContacts::Resize(std::size_t n) {
   sliding.resize(n);
   active.resize(n);
   energy.resize(n);
+}
+
+std::size_t ExplicitSolverStrategy::PairContacts::HeldBytes() const {
+  return VectorBytes(first, second, tangential_force, tangential_stiffness, normal_elastic_force,
+                     sliding, active, energy, first_start, cross_block_start, cross_row_start,
+                     cross_row_slot, cross_force, cross_elastic, cross_torque);
+}
+
+std::size_t ExplicitSolverStrategy::WallContacts::HeldBytes() const {
+  return VectorBytes(particle, face, tangential_force, tangential_stiffness, normal_elastic_force,
+                     sliding, active, force, elastic_force, rolling, energy, dissipation, weights,
+                     normal, point, geometry, particle_start);
+}
+
+MemoryReport ExplicitSolverStrategy::HeldMemory() const {
+  MemoryReport report;
+  report.rows = particles_.HeldBytes();
+  report.pair_contacts = pairs_.HeldBytes();
+  report.wall_contacts = wall_contacts_.HeldBytes();
+  report.search = search_.HeldBytes() + insertion_search_.HeldBytes();
+  report.scratch = VectorBytes(scratch_first_, scratch_second_, scratch_cursor_);
+  report.other = VectorBytes(global_damping_power_, pair_dissipation_);
+  return report;
 }
 
 void ExplicitSolverStrategy::PairContacts::Index(std::size_t n, std::size_t block_rows) {
@@ -760,6 +784,12 @@ void ExplicitSolverStrategy::Search(double /*time*/) {
   // Only what the settings use: no per-particle memory for switched-off terms.
   global_damping_power_.assign(settings_.global_damping > 0.0 ? n : 0, 0.0);
   pair_dissipation_.assign(settings_.energy_calculation ? n : 0, DissipationPower{});
+  // The replaced lists are garbage now: free them, and give the heap's free
+  // pages back, or the process keeps them resident (kernel/core/heap.h).
+  std::vector<std::uint32_t>().swap(scratch_first_);
+  std::vector<std::uint32_t>().swap(scratch_second_);
+  std::vector<std::uint32_t>().swap(scratch_cursor_);
+  ReleaseFreedHeapMemory();
   clock.Lap(timings_.search_walls);
 }
 

@@ -54,6 +54,7 @@
 #include "applications/dem/particles/particle_storage.h"
 #include "applications/dem/particles/rigid_clusters.h"
 #include "applications/dem/strategies/energy_bookkeeping.h"
+#include "applications/dem/strategies/memory_report.h"
 #include "applications/dem/strategies/phase_timings.h"
 #include "applications/dem/utilities/neighbour_search.h"
 #include "applications/dem/walls/free_rigid_wall.h"
@@ -202,6 +203,8 @@ class ExplicitSolverStrategy {
   // Wall-clock seconds per phase since Initialize() or ResetTimings() (phase_timings.h).
   const PhaseTimings& Timings() const { return timings_; }
   void ResetTimings() { timings_ = PhaseTimings{}; }
+  // Bytes the strategy's arrays hold, by part (memory_report.h).
+  MemoryReport HeldMemory() const;
 
   ParticleStorage& Particles() { return particles_; }
   const ParticleStorage& Particles() const { return particles_; }
@@ -231,6 +234,7 @@ class ExplicitSolverStrategy {
     // What a cross contact adds to its second particle (force, elastic part, torque).
     std::vector<Array3> cross_force, cross_elastic, cross_torque;
     void Resize(std::size_t n);
+    std::size_t HeldBytes() const;
     // first_start and the cross slots of the current list, for n particles in
     // force blocks of block_rows rows.
     void Index(std::size_t n, std::size_t block_rows);
@@ -252,6 +256,7 @@ class ExplicitSolverStrategy {
     std::vector<FaceContactGeometry> geometry;
     std::vector<std::uint32_t> particle_start;  // candidates of each particle
     void Resize(std::size_t n);
+    std::size_t HeldBytes() const;
   };
 
   void Search(double time);
@@ -330,7 +335,6 @@ class ExplicitSolverStrategy {
   NeighbourSearch insertion_search_;  // around inserted rows (its own grid and buffers)
   PairContacts pairs_;
   WallContacts wall_contacts_;
-  PairContacts spare_pairs_;  // what a search builds the new lists in (empty between searches)
   std::vector<double> global_damping_power_;  // per particle, of the last evaluation
   // Per particle, the dissipated powers of the pair contacts where it is
   // `first` (energy_calculation only), of the last evaluation.

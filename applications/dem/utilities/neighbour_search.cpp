@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "applications/dem/strategies/memory_report.h"
 #include "applications/dem/utilities/parallel_rows.h"
 
 namespace tessera::dem {
@@ -60,6 +61,11 @@ void CollectInRowOrder(std::size_t n, Visit&& visit, std::vector<std::uint32_t>&
 }
 
 }  // namespace
+
+std::size_t NeighbourSearch::HeldBytes() const {
+  return VectorBytes(cell_start_, cell_particles_, cell_of_, cell_cursor_, face_cell_start_,
+                     face_cell_items_, face_cursor_);
+}
 
 std::int64_t NeighbourSearch::CellCoordinate(double x, int axis) const {
   const double c = std::floor((x - origin_[axis]) / cell_size_);

@@ -40,6 +40,8 @@ class NeighbourSearch {
   // Cells of the last grid, for tests and statistics.
   std::array<std::int64_t, 3> GridDimensions() const { return dims_; }
   double CellSize() const { return cell_size_; }
+  // Bytes the grid's arrays hold (capacity), for the memory report.
+  std::size_t HeldBytes() const;
 
  private:
   void BuildGrid(const std::vector<Array3>& position, double cell_size);

@@ -181,3 +181,30 @@ def test_a_sphere_embedded_in_another_is_removed_when_asked():
     assert len(strategy.Particles) == 1 and spheres.NodeIds() == [1]
     spheres, strategy = InitialPair(0.004, (0.01, 0.005))
     assert len(strategy.Particles) == 2
+
+
+def test_memory_report_counts_the_lists_and_releases_the_search_scratch():
+    # GetMemoryReport() gives the capacity of the strategy's arrays: at least
+    # what the rows and lists hold (their element sizes below), and nothing
+    # for the search's scratch lists, which each search frees once the new
+    # lists are in place.
+    model, spheres, walls = Pile(700)
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls, Settings(1e-6, gravity=(0, 0, -9.81)))
+    strategy.Initialize()
+    for step in range(1, 4):
+        strategy.SolveSolutionStep(step * 1e-6)
+    report = strategy.GetMemoryReport()
+    n = len(strategy.Particles.radius)
+    # 11 vectors of 3 doubles, radius, mass, inertia, material, node, element
+    # id, fixity byte, glued and cluster numbers.
+    assert report["rows"] >= n * (11 * 24 + 3 * 8 + 4 + 4 + 8 + 1 + 4 + 4)
+    # Per candidate: two rows, the spring (3 doubles), stiffness, normal
+    # elastic force, energy, sliding and active bytes.
+    candidates = strategy.NumberOfParticlePairCandidates()
+    assert candidates > 100
+    assert report["pair_contacts"] >= candidates * (2 * 4 + 24 + 3 * 8 + 2)
+    assert report["wall_contacts"] >= len(strategy.WallCandidates()[0]) * (2 * 4 + 24)
+    assert report["search"] > 0
+    assert report["scratch"] == 0
+    parts = ("rows", "pair_contacts", "wall_contacts", "search", "scratch", "other")
+    assert report["total"] == sum(report[k] for k in parts)

@@ -1,0 +1,20 @@
+// Giving freed heap memory back to the operating system.
+//
+// A solver that replaces large arrays from time to time (a DEM search
+// rebuilding its contact lists) frees blocks of megabytes that the C library's
+// heap keeps as resident memory: with glibc the threshold above which a block
+// is mapped on its own (and unmapped when freed) rises to the size of the last
+// such block freed, so later blocks of that size come from the main heap, whose
+// freed pages stay resident. ReleaseFreedHeapMemory() hands those pages back
+// (glibc's malloc_trim, which also releases whole free pages inside the heap).
+// Measured on the 32,000-sphere packed bed: resident memory after 500 steps
+// 1,320 -> 1,196 B per particle, at 0.5-0.7 ms per call (one per search).
+#pragma once
+
+namespace tessera {
+
+// Returns the free pages of the heap to the system; a no-op where the C
+// library offers no way to (anything but glibc).
+void ReleaseFreedHeapMemory();
+
+}  // namespace tessera
