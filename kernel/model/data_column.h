@@ -51,6 +51,10 @@ class TypedDataColumn final : public DataColumn {
   const T& operator[](IndexType row) const { return Ref(values_[row]); }
   StorageOf<T>* Data() { return values_.data(); }
   const StorageOf<T>* Data() const { return values_.data(); }
+  // The storage itself, for a solver that keeps its own per-node arrays in the
+  // column instead of beside it (the DEM particle rows): the vector object
+  // lives as long as the column; its size is the database's.
+  std::vector<StorageOf<T>>& Values() { return values_; }
 
   std::size_t Size() const override { return values_.size(); }
   void Resize(std::size_t n) override { values_.resize(n, Stored(zero_)); }

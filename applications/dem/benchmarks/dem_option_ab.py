@@ -1,10 +1,11 @@
 """A/B of one DEM strategy option, in one process: the batched (AVX2) contact
 law against the scalar loop (--option batch), spatially sorted rows against
-rows left in element order (--option sort), or force blocks of 1024 rows
-(or --block-rows N) against the default (--option block).
+rows left in element order (--option sort), force blocks of 1024 rows
+(or --block-rows N) against the default (--option block), or rows sharing the
+nodal columns against rows of their own (--option share).
 
     PYTHONPATH=build/python /usr/bin/python3 applications/dem/benchmarks/dem_option_ab.py \
-        [--option batch|sort|block] [--case bed|mixer|inlet] [--chunks 40] [--chunk 10] \
+        [--option batch|sort|block|share] [--case bed|mixer|inlet] [--chunks 40] [--chunk 10] \
         [--warmup 0] [--block-rows 1024]
 
 Both variants (DemSettings.batched_pair_contacts on and off,
@@ -20,7 +21,7 @@ with OMP_NUM_THREADS=1 for one thread. Batched and scalar runs must end
 bitwise equal (checked); sorted and unsorted ones differ by the order of the
 sums only (test_dem_spatial_sort.py), which a chaotic granular flow amplifies
 over hundreds of steps, so their contact counts are printed instead (the two
-block sizes too). Not a test: figures go to docs/performance.md.
+block sizes too); shared and own rows must end bitwise equal too. Not a test: figures go to docs/performance.md.
 """
 import argparse
 import os
@@ -40,6 +41,7 @@ OPTIONS = {
     "batch": ("batched_pair_contacts", False, True, ("scalar", "batched")),
     "sort": ("sort_rows_frequency", 0, None, ("unsorted", "sorted")),
     "block": ("force_block_rows", None, 1024, ("2048 rows", "1024 rows")),
+    "share": ("share_rows_with_nodes", False, True, ("own rows", "shared rows")),
 }
 
 
@@ -159,14 +161,14 @@ def main():
               f"{runs[variant].strategy.NumberOfParticleContacts()}")
     ratio = min(seconds[1]) / min(seconds[0])
     print(f"  {labels[1]} / {labels[0]} (fastest chunks): {ratio:.3f}")
-    if args.option != "batch":
+    if args.option not in ("batch", "share"):
         return
     a, b = (run.strategy.Particles for run in runs)
     equal = all(np.array_equal(getattr(a, name), getattr(b, name))
                 for name in ("position", "velocity", "angular_velocity", "force", "torque"))
     print(f"  final states bitwise equal: {equal}")
     if not equal:
-        raise SystemExit("the batched and the scalar runs differ")
+        raise SystemExit(f"the {labels[0]} and the {labels[1]} runs differ")
 
 
 if __name__ == "__main__":

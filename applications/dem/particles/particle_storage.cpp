@@ -61,6 +61,7 @@ struct FixityColumns {
 }  // namespace
 
 void ParticleStorage::Resize(std::size_t n) {
+  OwnColumns();
   ForEachColumn(*this, [n](auto& column) { column.assign(n, {}); });
 }
 
@@ -88,6 +89,43 @@ std::size_t ParticleStorage::HeldBytes() const {
   ForEachColumn(*this,
                 [&bytes](const auto& column) { bytes += column.capacity() * sizeof(column[0]); });
   return bytes;
+}
+
+bool ParticleStorage::ShareColumnsWithNodes(NodalDatabase& db) {
+  const std::size_t n = size();
+  bool rows_are_nodes = n > 0 && db.Size() == n;
+  // Nodes are only reordered or removed with a new layout number.
+  const bool checked =
+      SharesColumnsWithNodes() && shared_database_ == &db && shared_layout_ == db.Layout();
+  for (std::size_t i = 0; i < n && rows_are_nodes && !checked; ++i) rows_are_nodes = node[i] == i;
+  if (!rows_are_nodes) {
+    OwnColumns();
+    return false;
+  }
+  position.Share(db.AllCoordinates(), n);
+  auto share = [&db, n](RowColumn<Array3>& column, const Variable<Array3>& variable) {
+    if (db.HasHistoricalVariable(variable))
+      column.Share(db.HistoricalColumn(variable).Values(), n);
+    else
+      column.Own(n);
+  };
+  share(velocity, VELOCITY);
+  share(angular_velocity, ANGULAR_VELOCITY);
+  share(displacement, DISPLACEMENT);
+  share(delta_displacement, DELTA_DISPLACEMENT);
+  share(rotation_angle, PARTICLE_ROTATION_ANGLE);
+  share(force, TOTAL_FORCES);
+  share(torque, PARTICLE_MOMENT);
+  share(contact_force, CONTACT_FORCES);
+  share(elastic_force, ELASTIC_FORCES);
+  shared_database_ = &db;
+  shared_layout_ = db.Layout();
+  return true;
+}
+
+void ParticleStorage::OwnColumns() {
+  const std::size_t n = size();
+  ForEachRowColumn([n](RowColumn<Array3>& column) { column.Own(n); });
 }
 
 int MaterialIndex::IndexOf(const Properties* properties) {
@@ -180,6 +218,9 @@ void AppendParticle(ModelPart& spheres, const Element& element, const MaterialIn
                   " were not known when the DEM strategy started (register the materials of "
                   "particles inserted later before Initialize)");
   const std::size_t row = particles.size();
+  // Shared columns grow with the nodes: only where the new node is this row.
+  if (particles.SharesColumnsWithNodes() && element.GetGeometry().NodeIndex(0) != row)
+    particles.OwnColumns();
   particles.AppendRow();
   SetConstants(sphere, material, row, dimension, particles);
   NodalDatabase& db = spheres.Nodal();
@@ -220,9 +261,16 @@ struct RowNodes {
     for (std::size_t i = 0; i < nodes.size() && contiguous; ++i)
       contiguous = nodes[i] == nodes[0] + i;
   }
+  // A column shared with the nodes (ParticleStorage::ShareColumnsWithNodes)
+  // is its own source: nothing to copy.
+  template <class T>
+  bool Same(const T* rows, const T* nodes) const {
+    return contiguous && nodes + node[0] == rows;
+  }
   // to[i] = from[node[i]] over [begin, end).
   template <class T>
   void Gather(const T* from, T* to, std::size_t begin, std::size_t end) const {
+    if (Same(to, from)) return;
     if (contiguous) {
       std::copy(from + node[0] + begin, from + node[0] + end, to + begin);
       return;
@@ -232,6 +280,7 @@ struct RowNodes {
   // to[node[i]] = from[i] over [begin, end).
   template <class T>
   void Scatter(const T* from, T* to, std::size_t begin, std::size_t end) const {
+    if (Same(from, to)) return;
     if (contiguous) {
       std::copy(from + begin, from + end, to + node[0] + begin);
       return;
@@ -302,7 +351,7 @@ void WriteParticlesToNodes(const ParticleStorage& particles, ModelPart& spheres)
   // Runs every step: a fixed array, no allocation.
   std::array<Target, 9> targets;
   std::size_t count = 0;
-  auto add = [&](const Variable<Array3>& variable, const std::vector<Array3>& values) {
+  auto add = [&](const Variable<Array3>& variable, const RowColumn<Array3>& values) {
     if (Array3* column = HistoricalData(db, variable)) targets[count++] = {column, values.data()};
   };
   add(VELOCITY, particles.velocity);

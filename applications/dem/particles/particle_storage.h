@@ -12,6 +12,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "applications/dem/particles/row_column.h"
 #include "kernel/core/array3.h"
 #include "kernel/core/types.h"
 
@@ -19,6 +20,7 @@ namespace tessera {
 class ModelPart;
 class Properties;
 class Element;
+class NodalDatabase;
 }  // namespace tessera
 
 namespace tessera::dem {
@@ -35,19 +37,22 @@ enum FixedBits : std::uint8_t {
 };
 
 struct ParticleStorage {
+  // The columns of type RowColumn may share the storage of the nodal columns
+  // (ShareColumnsWithNodes); the others are always the rows' own.
+
   // ---- state
-  std::vector<Array3> position;
-  std::vector<Array3> velocity;
-  std::vector<Array3> angular_velocity;
+  RowColumn<Array3> position;  // the node's coordinates
+  RowColumn<Array3> velocity;
+  RowColumn<Array3> angular_velocity;
   // Displacement from the position read at Fill (DISPLACEMENT, like Kratos:
   // total displacement of the node from its initial coordinates).
-  std::vector<Array3> displacement;
+  RowColumn<Array3> displacement;
   // Increments of the last step: contacts use them for the tangential
   // displacement (thesis eq. 2.31).
-  std::vector<Array3> delta_displacement;
+  RowColumn<Array3> delta_displacement;
   std::vector<Array3> delta_rotation;
   // Accumulated rotation angle (PARTICLE_ROTATION_ANGLE).
-  std::vector<Array3> rotation_angle;
+  RowColumn<Array3> rotation_angle;
   // Applied loads read from the nodes (EXTERNAL_APPLIED_FORCE / _MOMENT, set by
   // apply_forces_and_moments_process). Optional columns: empty, and every
   // row's load zero, when the model part does not declare the variable (most
@@ -56,10 +61,10 @@ struct ParticleStorage {
   std::vector<Array3> external_moment;
 
   // ---- forces of the last force evaluation
-  std::vector<Array3> force;          // total: contacts + gravity (TOTAL_FORCES)
-  std::vector<Array3> torque;         // total moment (PARTICLE_MOMENT)
-  std::vector<Array3> contact_force;  // sum of contact forces (CONTACT_FORCES)
-  std::vector<Array3> elastic_force;  // elastic part of the contact forces (ELASTIC_FORCES)
+  RowColumn<Array3> force;          // total: contacts + gravity (TOTAL_FORCES)
+  RowColumn<Array3> torque;         // total moment (PARTICLE_MOMENT)
+  RowColumn<Array3> contact_force;  // sum of contact forces (CONTACT_FORCES)
+  RowColumn<Array3> elastic_force;  // elastic part of the contact forces (ELASTIC_FORCES)
 
   // ---- constants of each particle
   std::vector<double> radius;
@@ -77,6 +82,10 @@ struct ParticleStorage {
   std::vector<std::uint32_t> cluster;
 
   std::size_t size() const { return radius.size(); }
+  // The whole-row operations below change the owned columns; a shared column
+  // follows its nodes instead (the database adds, removes and reorders them
+  // with its columns), so the caller changes the nodes alike. Resize owns
+  // every column first.
   void Resize(std::size_t n);
   // Adds one row of zeros at the end (particles inserted while running).
   void AppendRow();
@@ -84,23 +93,48 @@ struct ParticleStorage {
   void Compact(const std::vector<std::uint8_t>& keep);
   // Reorders the rows: row order[k] becomes row k (order is a permutation).
   void Permute(const std::vector<std::uint32_t>& order);
-  // Bytes the columns hold (their capacity), for the memory report.
+  // Bytes the owned columns hold (their capacity), for the memory report.
   std::size_t HeldBytes() const;
 
+  // Where `db` holds exactly these rows' nodes, row i at node i, the position
+  // column shares the coordinates and each RowColumn the historical column of
+  // its variable (VELOCITY, ANGULAR_VELOCITY, DISPLACEMENT, DELTA_DISPLACEMENT,
+  // TOTAL_FORCES, PARTICLE_MOMENT, CONTACT_FORCES, ELASTIC_FORCES,
+  // PARTICLE_ROTATION_ANGLE; current step) where the database declares it: the
+  // rows' values are copied there first, so the rows are what counts. Anywhere
+  // else every column is owned (OwnColumns). Returns whether they share.
+  bool ShareColumnsWithNodes(NodalDatabase& db);
+  // Every column owns its values again (copies of the shared ones).
+  void OwnColumns();
+  bool SharesColumnsWithNodes() const { return position.Shared(); }
+
  private:
+  // The database shared with, and its layout then (a check of every row's
+  // node is needed only where either changed).
+  const NodalDatabase* shared_database_ = nullptr;
+  std::uint64_t shared_layout_ = 0;
+
   // Calls f on every column (the vectors above) of `rows` (a ParticleStorage,
   // const or not), for the whole-row operations; an optional column only while
   // it holds rows (an empty one stays empty).
   template <class Rows, class F>
   static void ForEachColumn(Rows& rows, F f) {
     for (auto* v : {&rows.position, &rows.velocity, &rows.angular_velocity, &rows.displacement,
-                    &rows.delta_displacement, &rows.delta_rotation, &rows.rotation_angle,
-                    &rows.force, &rows.torque, &rows.contact_force, &rows.elastic_force})
-      f(*v);
+                    &rows.delta_displacement, &rows.rotation_angle, &rows.force, &rows.torque,
+                    &rows.contact_force, &rows.elastic_force})
+      if (auto* owned = v->Owned()) f(*owned);
+    f(rows.delta_rotation);
     for (auto* v : {&rows.external_force, &rows.external_moment})
       if (!v->empty()) f(*v);
     f(rows.radius), f(rows.mass), f(rows.inertia), f(rows.material), f(rows.node),
         f(rows.element_id), f(rows.fixed), f(rows.glued), f(rows.cluster);
+  }
+  // The columns that may share nodal storage.
+  template <class F>
+  void ForEachRowColumn(F f) {
+    for (auto* v : {&position, &velocity, &angular_velocity, &displacement, &delta_displacement,
+                    &rotation_angle, &force, &torque, &contact_force, &elastic_force})
+      f(*v);
   }
 };
 

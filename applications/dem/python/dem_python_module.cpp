@@ -43,6 +43,9 @@ void BindParticleStorage(py::module_& m) {
                               "Particles as rows of arrays; the properties return numpy copies")
       .def(py::init<>())
       .def("__len__", &ParticleStorage::size)
+      .def_property_readonly("shares_columns_with_nodes", &ParticleStorage::SharesColumnsWithNodes,
+                             "whether the state and force columns are the nodal columns "
+                             "(ShareColumnsWithNodes)")
       .def_property_readonly("position", [](const ParticleStorage& p) { return Rows(p.position); })
       .def_property_readonly("velocity", [](const ParticleStorage& p) { return Rows(p.velocity); })
       .def_property_readonly("angular_velocity",
@@ -169,6 +172,7 @@ void BindStrategy(py::module_& m) {
       .def_readwrite("sort_rows_frequency", &DemSettings::sort_rows_frequency)
       .def_readwrite("sort_rows_minimum", &DemSettings::sort_rows_minimum)
       .def_readwrite("force_block_rows", &DemSettings::force_block_rows)
+      .def_readwrite("share_rows_with_nodes", &DemSettings::share_rows_with_nodes)
       .def_readwrite("walls_moved_by_processes", &DemSettings::walls_moved_by_processes)
       .def_readwrite("dimension", &DemSettings::dimension,
                      "3: spheres; 2: discs in the x-y plane (CylinderParticle2D)");

@@ -374,6 +374,8 @@ void ExplicitSolverStrategy::Initialize() {
   MoveGluedParticles(glued_, wall_motions_, time, time, particles_, /*velocities_only=*/true);
   ComputeForces();
   CollectFreeWallLoads();
+  ShareRowsWithNodes();
+  ReleaseFreedHeapMemory();  // the rows' own copies of shared columns
   dissipated_ = EnergyTotals{};
   timings_ = PhaseTimings{};  // the profile counts steps, not the set-up
   initialized_ = true;
@@ -409,6 +411,7 @@ void ExplicitSolverStrategy::InsertParticles(const std::vector<NewParticle>& par
     particles_.force[row] = particles_.mass[row] * settings_.gravity;
   }
   AddCandidatesOfNewRows(first_new);
+  ShareRowsWithNodes();
 }
 
 void ExplicitSolverStrategy::AddCandidatesOfNewRows(std::size_t first_new) {
@@ -661,10 +664,25 @@ void ExplicitSolverStrategy::DropIntraClusterPairs(std::vector<std::uint32_t>& f
   second.resize(out);
 }
 
-void ExplicitSolverStrategy::LayOutNodesAsRows() {
+bool ExplicitSolverStrategy::MayLayOutNodes() const {
   // Only where nothing else of this strategy refers to nodes of that database
   // by position (walls or clusters sharing the spheres' root).
-  if (walls_ == &spheres_ || clusters_part_ == &spheres_) return;
+  return walls_ != &spheres_ && clusters_part_ != &spheres_;
+}
+
+void ExplicitSolverStrategy::ShareRowsWithNodes() {
+  if (settings_.share_rows_with_nodes)
+    particles_.ShareColumnsWithNodes(spheres_.Nodal());
+  else
+    particles_.OwnColumns();
+}
+
+void ExplicitSolverStrategy::RefreshSharedRows() {
+  if (particles_.SharesColumnsWithNodes()) particles_.ShareColumnsWithNodes(spheres_.Nodal());
+}
+
+void ExplicitSolverStrategy::LayOutNodesAsRows() {
+  if (!MayLayOutNodes()) return;
   NodalDatabase& db = spheres_.Nodal();
   const std::size_t n = particles_.size();
   std::vector<IndexType> order;
@@ -691,6 +709,9 @@ void ExplicitSolverStrategy::SortRows() {
   const std::vector<std::uint32_t> order = SpatialOrder(p.position, cell, p.cluster);
   std::vector<std::uint32_t> new_index(n);
   for (std::size_t k = 0; k < n; ++k) new_index[order[k]] = static_cast<std::uint32_t>(k);
+  // Shared columns are reordered with their nodes (LayOutNodesAsRows), the
+  // others here.
+  if (!MayLayOutNodes()) p.OwnColumns();
   p.Permute(order);
   glued_.Renumber(new_index);
   for (std::uint32_t& first : clusters_.first_row) first = new_index[first];
@@ -790,6 +811,7 @@ void ExplicitSolverStrategy::Search(double /*time*/) {
   std::vector<std::uint32_t>().swap(scratch_second_);
   std::vector<std::uint32_t>().swap(scratch_cursor_);
   ReleaseFreedHeapMemory();
+  ShareRowsWithNodes();
   clock.Lap(timings_.search_walls);
 }
 
@@ -1449,6 +1471,7 @@ void ExplicitSolverStrategy::Kick(std::size_t i) {
 
 void ExplicitSolverStrategy::SolveSolutionStep(double time) {
   if (!initialized_) TESSERA_ERROR("ExplicitSolverStrategy: call Initialize() before solving");
+  RefreshSharedRows();
   ++step_;
   if (walls_) {
     const ScopedPhase phase(timings_.wall_motion);
@@ -1538,6 +1561,7 @@ void ExplicitSolverStrategy::AdvanceFreeWalls(double time) {
 
 void ExplicitSolverStrategy::ReadFromNodes() {
   const ScopedPhase phase(timings_.node_sync);
+  RefreshSharedRows();
   ReadParticlesFromNodes(spheres_, particles_);
   if (!clusters_.empty()) {
     // Members move with their cluster, whose velocities a script may have set.
@@ -1555,6 +1579,7 @@ void ExplicitSolverStrategy::ReadFromNodes() {
 
 void ExplicitSolverStrategy::WriteToNodes() {
   const ScopedPhase phase(timings_.node_sync);
+  RefreshSharedRows();
   WriteParticlesToNodes(particles_, spheres_);
   if (!clusters_.empty()) WriteClustersToNodes(clusters_, *clusters_part_);
   if (!walls_ || faces_.size() == 0) return;

@@ -123,6 +123,12 @@ struct DemSettings {
   // sums). Smaller blocks balance threads better at the end of a force pass
   // (blocks are handed out one at a time), larger ones need fewer cross slots.
   std::size_t force_block_rows = 2048;
+  // Where the spheres' model part holds only their nodes, laid out as the rows
+  // (the spatial sort does that), the rows' state and force columns are the
+  // nodal columns themselves (ParticleStorage::ShareColumnsWithNodes): one
+  // copy of each instead of two, and no copies between rows and nodes at each
+  // step. false keeps separate rows (for comparisons).
+  bool share_rows_with_nodes = true;
 };
 
 // Estimates for choosing Δt (thesis §7.2): the critical step of the stiffest
@@ -206,7 +212,12 @@ class ExplicitSolverStrategy {
   // Bytes the strategy's arrays hold, by part (memory_report.h).
   MemoryReport HeldMemory() const;
 
-  ParticleStorage& Particles() { return particles_; }
+  // The rows; shared columns first move to the database's current storage (a
+  // new solution step's).
+  ParticleStorage& Particles() {
+    RefreshSharedRows();
+    return particles_;
+  }
   const ParticleStorage& Particles() const { return particles_; }
   const RigidFaceStorage& Faces() const { return faces_; }
   // The FREE_BODY_MOTION walls (walls/free_rigid_wall.h), in sub model part order.
@@ -260,6 +271,14 @@ class ExplicitSolverStrategy {
   };
 
   void Search(double time);
+  // Rows and nodes: the columns shared where the layout lets them
+  // (DemSettings::share_rows_with_nodes), after anything that changes rows or
+  // nodes; at each entry from outside, shared columns follow the database's
+  // storage (RefreshSharedRows).
+  void ShareRowsWithNodes();
+  void RefreshSharedRows();
+  // Whether LayOutNodesAsRows may reorder the spheres' nodes.
+  bool MayLayOutNodes() const;
   // Sorts the rows in space and renumbers everything that refers to rows (the
   // contact lists, which stay sorted, glued particles, clusters); called at the
   // start of Search, whose merge then carries the histories to the new lists.

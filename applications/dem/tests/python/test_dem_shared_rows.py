@@ -1,0 +1,97 @@
+"""Particle rows sharing the nodal columns (ParticleStorage::ShareColumnsWithNodes,
+DemSettings.share_rows_with_nodes).
+
+Where the spheres' model part holds only their nodes, in row order, the rows'
+state and force columns are the nodal columns themselves. Sharing changes where
+values live, not what they are: every run here is compared bitwise with the
+same run on rows of their own, with the analysis stage's synchronisation
+(ReadFromNodes, step, WriteToNodes) and a script changing nodes in between.
+"""
+import numpy as np
+
+import tessera
+
+from dem_test_utilities import Pile, Settings
+
+DT = 2e-5
+COLUMNS = ("position", "velocity", "angular_velocity", "displacement", "force", "torque",
+           "contact_force")
+NODAL = ("VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "TOTAL_FORCES", "CONTACT_FORCES")
+
+
+def Build(share):
+    from tessera import _dem
+    model, spheres, walls = Pile(700, spacing=0.0125)
+    settings = Settings(DT, "Symplectic_Euler", (0, 0, -9.81), 5, 0.002)
+    settings.share_rows_with_nodes = share
+    strategy = _dem.ExplicitSolverStrategy(spheres, walls, settings)
+    strategy.Initialize()
+    return model, spheres, strategy
+
+
+def Step(strategy, step):
+    # As DEMAnalysisStage does: nodes to rows, the step, rows to nodes.
+    strategy.ReadFromNodes()
+    strategy.SolveSolutionStep(step * DT)
+    strategy.WriteToNodes()
+
+
+def Nodal(spheres):
+    # (The DEM variables exist once tessera.dem is loaded: looked up by name.)
+    return {name: np.array([node.GetSolutionStepValue(getattr(tessera, name))
+                            for node in spheres.Nodes]) for name in NODAL}
+
+
+def AssertSameRun(a, b):
+    for name in COLUMNS:
+        np.testing.assert_array_equal(getattr(a[2].Particles, name), getattr(b[2].Particles, name),
+                                      err_msg=name)
+    for name, values in Nodal(a[1]).items():
+        np.testing.assert_array_equal(values, Nodal(b[1])[name], err_msg=name)
+
+
+def test_shared_rows_hold_less_and_give_bitwise_the_run_of_own_rows():
+    shared, own = Build(True), Build(False)
+    assert shared[2].Particles.shares_columns_with_nodes
+    assert not own[2].Particles.shares_columns_with_nodes
+    for step in range(1, 41):
+        Step(shared[2], step)
+        Step(own[2], step)
+    AssertSameRun(shared, own)
+    # Ten columns of three doubles fewer per row (the nodal ones hold them).
+    n = len(shared[2].Particles)
+    saved = own[2].GetMemoryReport()["rows"] - shared[2].GetMemoryReport()["rows"]
+    assert saved >= n * 10 * 24
+    # The nodes are the rows: a value read from a node is the row's.
+    node = next(iter(shared[1].Nodes))
+    row = list(shared[2].Particles.element_id).index(node.Id)
+    np.testing.assert_array_equal(node.GetSolutionStepValue(tessera.TOTAL_FORCES),
+                                  shared[2].Particles.force[row])
+
+
+def test_a_script_setting_nodal_velocities_between_steps_reaches_shared_rows():
+    shared, own = Build(True), Build(False)
+    for step in range(1, 31):
+        for run in (shared, own):
+            if step % 10 == 0:
+                # A process or script changes the nodes between two steps.
+                for k, node in enumerate(run[1].Nodes):
+                    if k % 7 == 0:
+                        node.SetSolutionStepValue(tessera.VELOCITY, [0.1, -0.2, 0.3])
+            Step(run[2], step)
+    AssertSameRun(shared, own)
+
+
+def test_a_foreign_node_in_the_spheres_part_ends_the_sharing_and_the_run_goes_on():
+    shared, own = Build(True), Build(False)
+    for step in range(1, 21):
+        for run in (shared, own):
+            if step == 10:
+                assert run[2].Particles.shares_columns_with_nodes == (run is shared)
+                # Not a sphere's node: rows and nodes no longer coincide.
+                run[1].CreateNewNode(100000, 1.0, 1.0, 1.0)
+            Step(run[2], step)
+    assert not shared[2].Particles.shares_columns_with_nodes
+    AssertSameRun(shared, own)
+    np.testing.assert_array_equal(shared[1].GetNode(100000).GetSolutionStepValue(tessera.VELOCITY),
+                                  [0.0, 0.0, 0.0])
