@@ -95,3 +95,33 @@ def test_a_foreign_node_in_the_spheres_part_ends_the_sharing_and_the_run_goes_on
     AssertSameRun(shared, own)
     np.testing.assert_array_equal(shared[1].GetNode(100000).GetSolutionStepValue(tessera.VELOCITY),
                                   [0.0, 0.0, 0.0])
+
+
+def test_inserted_and_deleted_spheres_keep_the_rows_shared_and_the_run_unchanged(monkeypatch):
+    # An inlet appends spheres (their new nodes come after the others: the rows
+    # stay the nodes) and the bounding box deletes those that fall below it.
+    from tessera import _dem
+    from test_dem_inlets import Grid, InletModel, RunInlet
+    original = _dem.ExplicitSolverStrategy
+
+    def run(share):
+        def Build(spheres, walls, settings):
+            settings.share_rows_with_nodes = share
+            settings.bounding_box = True
+            settings.bounding_box_min = (-1.0, -1.0, -0.002)
+            settings.bounding_box_max = (1.0, 1.0, 1.0)
+            return original(spheres, walls, settings)
+
+        monkeypatch.setattr(_dem, "ExplicitSolverStrategy", Build)
+        model, _ = InletModel(Grid(400, 0.012), {
+            "INLET_NUMBER_OF_PARTICLES": 2e5, "RADIUS": 0.005, "STANDARD_DEVIATION": 0.001,
+            "VELOCITY": [0.0, 0.0, -1.0], "MAX_RAND_DEVIATION_ANGLE": 20.0})
+        strategy, inlets = RunInlet(model, 1e-4, 40, gravity=(0.0, 0.0, -9.81))
+        # As Build: (inlets in place of the model, spheres, strategy).
+        return inlets, model.GetModelPart("SpheresPart"), strategy
+
+    shared, own = run(True), run(False)
+    injected, rows = shared[0].InjectedCount(0), len(shared[2].Particles)
+    assert injected > 300 and 0 < rows < injected  # some inserted, some deleted
+    assert shared[2].Particles.shares_columns_with_nodes
+    AssertSameRun(shared, own)
