@@ -35,8 +35,8 @@ All three codes start from the same state: this script builds the spheres in a
 Tessera model part and writes the LAMMPS data file from it. Timed: the steps
 only (LAMMPS' and LIGGGHTS' "Loop time"; Tessera around the step loop), set-up
 excluded; each code runs --repeat times, in rounds of one run of every code,
-and its fastest run counts. Tessera runs in its own process per thread count (OMP_NUM_THREADS,
-OMP_WAIT_POLICY=passive) so that its resident memory can be measured: bytes per
+and its fastest run counts. Tessera runs in its own process per thread count (OMP_NUM_THREADS;
+OMP_WAIT_POLICY unset unless --wait-policy sets it, omp_environment.py) so that its resident memory can be measured: bytes per
 particle = (RSS after the run - RSS before building) / N, which counts the
 model part (nodes, elements) and the strategy's rows and contact lists.
 The load average at start and end is printed: figures taken under load are
@@ -53,6 +53,7 @@ import tempfile
 import time
 
 import numpy as np
+from omp_environment import AddWaitPolicyArgument, ThreadEnvironment
 from open_box import AddOpenBox
 
 RADIUS = 0.005
@@ -312,6 +313,7 @@ def main():
     parser.add_argument("--peers", nargs="*", default=["lammps", "liggghts"])
     parser.add_argument("--repeat", type=int, default=3,
                         help="runs per code; the fastest counts (others on the machine only slow down)")
+    AddWaitPolicyArgument(parser)
     parser.add_argument("--worker-threads", type=int, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker_threads:
@@ -324,7 +326,7 @@ def main():
           f"{DELTA_TIME} s; load average at start {load_start:.2f} on {os.cpu_count()} cores")
     ours = {}
     def RunTessera(threads):
-        env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_WAIT_POLICY="passive")
+        env = ThreadEnvironment(threads, args.wait_policy)
         command = [sys.executable, os.path.abspath(__file__), "--nx", str(args.nx), "--ny",
                    str(args.ny), "--nz", str(args.nz), "--steps", str(args.steps),
                    "--worker-threads", str(threads)]

@@ -61,6 +61,8 @@ import sys
 import tempfile
 import time
 
+from omp_environment import AddWaitPolicyArgument, ThreadEnvironment
+
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.abspath(__file__)))))
 EXAMPLE = os.path.join(REPO_ROOT, "examples", "helical_mixer.gid")
@@ -176,7 +178,7 @@ def LoadFill(args):
         print(f"{args.fill_cache} is of another deck: filling again")
     os.makedirs(os.path.dirname(os.path.abspath(args.fill_cache)), exist_ok=True)
     print(f"filling the drum by the inlet on {args.fill_threads} thread(s) (untimed) ...", flush=True)
-    env = dict(os.environ, OMP_NUM_THREADS=str(args.fill_threads), OMP_WAIT_POLICY="passive")
+    env = ThreadEnvironment(args.fill_threads, args.wait_policy)
     done = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", "fill",
                            "--fill-cache", os.path.abspath(args.fill_cache)],
                           env=env, capture_output=True, text=True)
@@ -333,7 +335,7 @@ def MeasureLiggghts(args):
 
 
 def Measure(threads, args):
-    env = dict(os.environ, OMP_NUM_THREADS=str(threads), OMP_WAIT_POLICY="passive")
+    env = ThreadEnvironment(threads, args.wait_policy)
     command = [sys.executable, os.path.abspath(__file__), "--worker", "time", "--steps", str(args.steps),
                "--warmup", str(args.warmup), "--search-frequency", str(args.search_frequency),
                "--deck", args.deck, "--fill-cache", os.path.abspath(args.fill_cache)]
@@ -380,6 +382,7 @@ def main():
     parser.add_argument("--fill-threads", type=int, default=2, help="threads of the untimed fill")
     parser.add_argument("--refill", action="store_true", help="fill again even if the cache is valid")
     parser.add_argument("--worker", choices=("time", "fill"), help=argparse.SUPPRESS)
+    AddWaitPolicyArgument(parser)
     args = parser.parse_args()
     if args.worker == "fill":
         Fill(args)
