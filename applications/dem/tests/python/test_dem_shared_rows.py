@@ -125,3 +125,25 @@ def test_inserted_and_deleted_spheres_keep_the_rows_shared_and_the_run_unchanged
     assert injected > 300 and 0 < rows < injected  # some inserted, some deleted
     assert shared[2].Particles.shares_columns_with_nodes
     AssertSameRun(shared, own)
+
+
+def test_a_new_solution_step_of_a_two_step_buffer_moves_the_shared_rows_along():
+    # CloneTimeStep rotates the buffer's columns: the rows follow the new
+    # current step at the next entry (with what a script set there), and the
+    # previous step keeps the previous values.
+    shared, own = Build(True), Build(False)
+    for run in (shared, own):
+        run[1].SetBufferSize(2)
+    for step in range(1, 21):
+        for run in (shared, own):
+            run[0].GetModelPart("SpheresPart").CloneTimeStep(step * DT)
+            if step % 5 == 0:
+                for k, node in enumerate(run[1].Nodes):
+                    if k % 11 == 0:
+                        node.SetSolutionStepValue(tessera.VELOCITY, [0.0, 0.3, 0.0])
+            Step(run[2], step)
+    assert shared[2].Particles.shares_columns_with_nodes
+    AssertSameRun(shared, own)
+    for node in shared[1].Nodes:
+        np.testing.assert_array_equal(node.GetSolutionStepValue(tessera.VELOCITY, 1),
+                                      own[1].GetNode(node.Id).GetSolutionStepValue(tessera.VELOCITY, 1))
