@@ -38,6 +38,15 @@ py::array_t<T> Rows(const std::vector<T>& values) {
   return out;
 }
 
+// A struct of named terms (energies, phase timings, memory parts) as a dict,
+// by its table of (name, member) pairs.
+template <class Terms, class Table>
+py::dict TermsDict(const Terms& terms, const Table& table) {
+  py::dict d;
+  for (const auto& [name, member] : table) d[name] = terms.*member;
+  return d;
+}
+
 void BindParticleStorage(py::module_& m) {
   py::class_<ParticleStorage>(m, "ParticleStorage",
                               "Particles as rows of arrays; the properties return numpy copies")
@@ -239,8 +248,7 @@ void BindStrategy(py::module_& m) {
           "GetEnergies",
           [](const ExplicitSolverStrategy& s) {
             const EnergyTotals e = s.Energies();
-            py::dict d;
-            for (const auto& [name, member] : tessera::dem::kEnergyTerms) d[name] = e.*member;
+            py::dict d = TermsDict(e, kEnergyTerms);
             d["total"] = e.Total();
             return d;
           },
@@ -248,12 +256,7 @@ void BindStrategy(py::module_& m) {
           "DemSettings.energy_calculation, dissipated since Initialize(); 'total' is their sum")
       .def(
           "GetTimings",
-          [](const ExplicitSolverStrategy& s) {
-            py::dict d;
-            for (const auto& [name, member] : tessera::dem::kPhaseTerms)
-              d[name] = s.Timings().*member;
-            return d;
-          },
+          [](const ExplicitSolverStrategy& s) { return TermsDict(s.Timings(), kPhaseTerms); },
           "Wall-clock seconds per phase of the step (wall_motion, search_particles, search_walls, "
           "forces, integration, energy, node_sync) since Initialize() or ResetTimings()")
       .def("ResetTimings", &ExplicitSolverStrategy::ResetTimings)
@@ -261,8 +264,7 @@ void BindStrategy(py::module_& m) {
           "GetMemoryReport",
           [](const ExplicitSolverStrategy& s) {
             const MemoryReport report = s.HeldMemory();
-            py::dict d;
-            for (const auto& [name, member] : tessera::dem::kMemoryTerms) d[name] = report.*member;
+            py::dict d = TermsDict(report, kMemoryTerms);
             d["total"] = report.Total();
             return d;
           },
