@@ -125,7 +125,7 @@ bool ParticleStorage::ShareColumnsWithNodes(NodalDatabase& db) {
 
 void ParticleStorage::OwnColumns() {
   const std::size_t n = size();
-  ForEachRowColumn([n](RowColumn<Array3>& column) { column.Own(n); });
+  ForEachRowColumn(*this, [n](RowColumn<Array3>& column) { column.Own(n); });
 }
 
 int MaterialIndex::IndexOf(const Properties* properties) {

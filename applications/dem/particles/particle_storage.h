@@ -100,9 +100,11 @@ struct ParticleStorage {
   // column shares the coordinates and each RowColumn the historical column of
   // its variable (VELOCITY, ANGULAR_VELOCITY, DISPLACEMENT, DELTA_DISPLACEMENT,
   // TOTAL_FORCES, PARTICLE_MOMENT, CONTACT_FORCES, ELASTIC_FORCES,
-  // PARTICLE_ROTATION_ANGLE; current step) where the database declares it: the
-  // rows' values are copied there first, so the rows are what counts. Anywhere
-  // else every column is owned (OwnColumns). Returns whether they share.
+  // PARTICLE_ROTATION_ANGLE; current step) where the database declares it. An
+  // owned column's values are copied there first (the rows are what counts);
+  // a column shared already only moves to the database's current storage (a
+  // new solution step's). Anywhere else every column is owned (OwnColumns).
+  // Returns whether they share.
   bool ShareColumnsWithNodes(NodalDatabase& db);
   // Every column owns its values again (copies of the shared ones).
   void OwnColumns();
@@ -114,27 +116,27 @@ struct ParticleStorage {
   const NodalDatabase* shared_database_ = nullptr;
   std::uint64_t shared_layout_ = 0;
 
-  // Calls f on every column (the vectors above) of `rows` (a ParticleStorage,
-  // const or not), for the whole-row operations; an optional column only while
-  // it holds rows (an empty one stays empty).
+  // Calls f on every RowColumn of `rows` (a ParticleStorage, const or not).
   template <class Rows, class F>
-  static void ForEachColumn(Rows& rows, F f) {
+  static void ForEachRowColumn(Rows& rows, F f) {
     for (auto* v : {&rows.position, &rows.velocity, &rows.angular_velocity, &rows.displacement,
                     &rows.delta_displacement, &rows.rotation_angle, &rows.force, &rows.torque,
                     &rows.contact_force, &rows.elastic_force})
-      if (auto* owned = v->Owned()) f(*owned);
+      f(*v);
+  }
+  // Calls f on every owned column (the vectors above) of `rows`, for the
+  // whole-row operations; an optional column only while it holds rows (an
+  // empty one stays empty).
+  template <class Rows, class F>
+  static void ForEachColumn(Rows& rows, F f) {
+    ForEachRowColumn(rows, [&f](auto& column) {
+      if (auto* owned = column.Owned()) f(*owned);
+    });
     f(rows.delta_rotation);
     for (auto* v : {&rows.external_force, &rows.external_moment})
       if (!v->empty()) f(*v);
     f(rows.radius), f(rows.mass), f(rows.inertia), f(rows.material), f(rows.node),
         f(rows.element_id), f(rows.fixed), f(rows.glued), f(rows.cluster);
-  }
-  // The columns that may share nodal storage.
-  template <class F>
-  void ForEachRowColumn(F f) {
-    for (auto* v : {&position, &velocity, &angular_velocity, &displacement, &delta_displacement,
-                    &rotation_angle, &force, &torque, &contact_force, &elastic_force})
-      f(*v);
   }
 };
 
