@@ -21,7 +21,8 @@ with OMP_NUM_THREADS=1 for one thread. Batched and scalar runs must end
 bitwise equal (checked); sorted and unsorted ones differ by the order of the
 sums only (test_dem_spatial_sort.py), which a chaotic granular flow amplifies
 over hundreds of steps, so their contact counts are printed instead (the two
-block sizes too); shared and own rows must end bitwise equal too. Not a test: figures go to docs/performance.md.
+block sizes too); shared and own rows must end bitwise equal too. Not a
+test: figures go to docs/performance.md.
 """
 import argparse
 import os
