@@ -4,9 +4,11 @@
 // A row is filled from one SphericParticle3D element of the spheres model part
 // (its centre node's coordinates, RADIUS, VELOCITY, ANGULAR_VELOCITY and the
 // element's material) and written back to that node's historical values, so
-// that scripts and output read results from the model part as in Kratos. Rows
-// keep the order of the model part's elements; the node is referred to by its
-// position in the root's NodalDatabase.
+// that scripts and output read results from the model part as in Kratos; where
+// row i is node i of a database holding nothing else, the state and force
+// columns are those nodal columns instead (ShareColumnsWithNodes). Rows start
+// in the order of the model part's elements (the strategy may sort them in
+// space); the node is referred to by its position in the root's NodalDatabase.
 #pragma once
 
 #include <cstdint>

@@ -47,6 +47,14 @@ py::dict TermsDict(const Terms& terms, const Table& table) {
   return d;
 }
 
+// The same with 'total', their sum (Terms::Total()).
+template <class Terms, class Table>
+py::dict TotalsDict(const Terms& terms, const Table& table) {
+  py::dict d = TermsDict(terms, table);
+  d["total"] = terms.Total();
+  return d;
+}
+
 void BindParticleStorage(py::module_& m) {
   py::class_<ParticleStorage>(m, "ParticleStorage",
                               "Particles as rows of arrays; the properties return numpy copies")
@@ -246,12 +254,7 @@ void BindStrategy(py::module_& m) {
       .def("ContactElasticEnergy", &ExplicitSolverStrategy::ContactElasticEnergy)
       .def(
           "GetEnergies",
-          [](const ExplicitSolverStrategy& s) {
-            const EnergyTotals e = s.Energies();
-            py::dict d = TermsDict(e, kEnergyTerms);
-            d["total"] = e.Total();
-            return d;
-          },
+          [](const ExplicitSolverStrategy& s) { return TotalsDict(s.Energies(), kEnergyTerms); },
           "Energies (J): kinetic, gravitational potential, elastic and, with "
           "DemSettings.energy_calculation, dissipated since Initialize(); 'total' is their sum")
       .def(
@@ -262,12 +265,7 @@ void BindStrategy(py::module_& m) {
       .def("ResetTimings", &ExplicitSolverStrategy::ResetTimings)
       .def(
           "GetMemoryReport",
-          [](const ExplicitSolverStrategy& s) {
-            const MemoryReport report = s.HeldMemory();
-            py::dict d = TermsDict(report, kMemoryTerms);
-            d["total"] = report.Total();
-            return d;
-          },
+          [](const ExplicitSolverStrategy& s) { return TotalsDict(s.HeldMemory(), kMemoryTerms); },
           "Bytes the strategy's arrays hold (capacity), by part: rows, pair_contacts, "
           "wall_contacts, search, scratch, other; 'total' is their sum. The model part's nodes "
           "and elements are not counted")
