@@ -1,6 +1,7 @@
 // Law names, the restitution <-> damping map and the material pair table.
 #include "applications/dem/contact_laws/contact_law.h"
 
+#include <algorithm>
 #include <cmath>
 #include <map>
 #include <mutex>
@@ -127,6 +128,31 @@ double DampingRatioForRestitution(ContactLaw law, double restitution) {
   return xi;
 }
 
+double ThorntonDampingRatio(double restitution) {
+  if (!(restitution >= 0.0 && restitution <= 1.0))
+    TESSERA_ERROR("COEFFICIENT_OF_RESTITUTION must be in [0, 1], got ", restitution);
+  if (restitution > 0.999) return 0.0;
+  const double e = std::max(restitution, 0.001);
+  // h_1 .. h_10 of the fit, evaluated by Horner's rule from h_10.
+  constexpr double h[10] = {-6.918798, -16.41105, 146.8049,  -796.4559, 2928.711,
+                            -7206.864, 11494.29,  -11342.18, 6276.757,  -1489.915};
+  double alpha = 0.0;
+  for (int k = 9; k >= 0; --k) alpha = e * (h[k] + alpha);
+  return std::sqrt(1.0 / (1.0 - (1.0 + e) * (1.0 + e) * std::exp(alpha)) - 1.0);
+}
+
+HertzDampingMap HertzDampingMapFromName(const std::string& name, const std::string& where) {
+  if (name == "exact") return HertzDampingMap::kExact;
+  if (name == "thornton_fit") return HertzDampingMap::kThorntonFit;
+  TESSERA_ERROR(where, ": unknown Hertz damping map '", name,
+                "'; expected \"exact\" (the rebound is the restitution) or \"thornton_fit\" "
+                "(Kratos' fit, to reproduce its numbers)");
+}
+
+const char* HertzDampingMapName(HertzDampingMap map) {
+  return map == HertzDampingMap::kThorntonFit ? "thornton_fit" : "exact";
+}
+
 // ---------------------------------------------------------------- material table
 
 namespace {
@@ -200,7 +226,8 @@ void ReadRollingFriction(const RelationReader& reader, bool against_wall, PairPa
 }  // namespace
 
 void MaterialTable::Build(const std::vector<const Properties*>& materials,
-                          const std::vector<bool>& is_wall, bool rolling_friction) {
+                          const std::vector<bool>& is_wall, bool rolling_friction,
+                          HertzDampingMap hertz_damping) {
   n_ = materials.size();
   constants_.clear();
   ids_.clear();
@@ -268,7 +295,10 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
       if (!(e <= 1.0))
         TESSERA_ERROR(where, ": COEFFICIENT_OF_RESTITUTION must be in [0, 1], got ", e);
       pair.restitution = e;
-      pair.damping_ratio = DampingRatioForRestitution(pair.law, e);
+      pair.damping_ratio = pair.law == ContactLaw::kHertzViscousCoulomb &&
+                                   hertz_damping == HertzDampingMap::kThorntonFit
+                               ? ThorntonDampingRatio(e)
+                               : DampingRatioForRestitution(pair.law, e);
       // Legacy decks give one FRICTION for both coefficients.
       pair.static_friction =
           reader.Average(reader.friction_sources, STATIC_FRICTION, &FRICTION, 0.0);

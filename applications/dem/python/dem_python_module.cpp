@@ -157,6 +157,8 @@ void BindContactLaws(py::module_& m) {
         return DampingRatioForRestitution(ContactLawFromName(law, "DampingRatioForRestitution"), e);
       },
       py::arg("law"), py::arg("restitution"));
+  m.def("ThorntonDampingRatio", &ThorntonDampingRatio, py::arg("restitution"),
+        "The Hertz damping ratio of Kratos' fitted map (HertzDampingMap \"thornton_fit\")");
   m.attr("MINIMUM_RESTITUTION") = kMinimumRestitution;
 }
 
@@ -173,6 +175,13 @@ void BindStrategy(py::module_& m) {
           })
       .def_readwrite("rotation", &DemSettings::rotation)
       .def_readwrite("rolling_friction", &DemSettings::rolling_friction)
+      .def_property(
+          "hertz_damping_map",
+          [](const DemSettings& s) { return std::string(HertzDampingMapName(s.hertz_damping)); },
+          [](DemSettings& s, const std::string& name) {
+            s.hertz_damping = HertzDampingMapFromName(name, "DemSettings.hertz_damping_map");
+          },
+          "\"exact\" (default) or \"thornton_fit\" (Kratos' fitted Hertz damping)")
       .def_readwrite("energy_calculation", &DemSettings::energy_calculation)
       .def_readwrite("search_frequency", &DemSettings::search_frequency)
       .def_readwrite("search_tolerance", &DemSettings::search_tolerance)

@@ -125,6 +125,7 @@ class DEMSolver(PythonSolver):
         settings.translational_scheme = p["TranslationalIntegrationScheme"].GetString()
         settings.rotation = p["RotationOption"].GetBool()
         settings.rolling_friction = p["RollingFrictionOption"].GetBool()
+        settings.hertz_damping_map = p["HertzDampingMap"].GetString()
         settings.energy_calculation = p["EnergyCalculationOption"].GetBool()
         settings.search_frequency = p["NeighbourSearchFrequency"].GetInt()
         settings.sort_rows_frequency = p["SortParticlesFrequency"].GetInt()

@@ -5,7 +5,7 @@ The file is flat: every key below is top-level. The list is every key the DEM
 decks of the Kratos corpus use (shared/kratos_cases: dem3d_*, dem_benchmarks_2019,
 demstruct_ball_and_box) plus the few FORMATS.md documents with defaults
 (search_tolerance_against_walls, dem_inlets_settings, seed), plus Tessera's own
-TimeStepCheck and SortParticlesFrequency. Defaults are Kratos' (dem_default_input_parameters.py as quoted in
+TimeStepCheck, SortParticlesFrequency and HertzDampingMap. Defaults are Kratos' (dem_default_input_parameters.py as quoted in
 FORMATS.md §2).
 
 Keys fall in four groups:
@@ -97,6 +97,10 @@ DEFAULTS = {
     # many steps (when there are at least 4,096 spheres); 0: never
     # (DemSettings.sort_rows_frequency).
     "SortParticlesFrequency": 1000,
+    # Tessera: how a Hertz pair's COEFFICIENT_OF_RESTITUTION becomes its damping
+    # ratio: "exact" (the rebound is the restitution) or "thornton_fit" (the
+    # fitted map of Kratos' DEM_D_Hertz_viscous_Coulomb, to reproduce Kratos).
+    "HertzDampingMap": "exact",
 }
 
 IGNORED_OUTPUT = {
@@ -174,6 +178,7 @@ SOLVER_SETTINGS_DEFAULTS = """{
 }"""
 
 TIME_STEP_CHECKS = ("warning", "error", "off")
+HERTZ_DAMPING_MAPS = ("exact", "thornton_fit")
 
 
 def AllDefaults():
@@ -270,6 +275,10 @@ def ValidateAndAssignDefaults(parameters):
     if input_type != "mdpa":
         raise tessera.Error(f"{where}: solver_settings.model_import_settings.input_type "
                             f"'{input_type}' is not supported; the DEM stage reads \"mdpa\" files")
+    hertz_map = parameters["HertzDampingMap"].GetString()
+    if hertz_map not in HERTZ_DAMPING_MAPS:
+        raise tessera.Error(f"{where}: 'HertzDampingMap' is '{hertz_map}'; expected one of "
+                            f"{', '.join(HERTZ_DAMPING_MAPS)}")
     check = parameters["TimeStepCheck"].GetString()
     if check not in TIME_STEP_CHECKS:
         raise tessera.Error(f"{where}: 'TimeStepCheck' is '{check}'; expected one of "

@@ -329,7 +329,8 @@ void ExplicitSolverStrategy::Initialize() {
   // A material used by both particles and walls counts as a particle material.
   std::vector<bool> is_wall(material_index_.size(), false);
   for (std::size_t k = particle_materials; k < is_wall.size(); ++k) is_wall[k] = true;
-  table_.Build(material_index_.List(), is_wall, settings_.rolling_friction);
+  table_.Build(material_index_.List(), is_wall, settings_.rolling_friction,
+               settings_.hertz_damping);
   CheckPlanarSetup();
   FillPairArrays(particle_materials);
 
@@ -1485,14 +1486,18 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
     if (settings_.scheme == TranslationalScheme::kVelocityVerlet) AdvanceFreeWalls(time);
     UpdateRigidFaces(*walls_, faces_);
   }
-  const bool search = step_ % settings_.search_frequency == 0;
-  // Kratos' bounding-box cadence (see dem_strategy.h); a deletion re-indexes
-  // the contact lists by a search.
-  const bool box_step = (step_ + 1) % settings_.search_frequency == 0;
+  // Kratos' cadence (see dem_strategy.h): its search operations run at the
+  // steps with (step + 1) % NeighbourSearchFrequency == 0, and the bounding box
+  // deletes there, before the search. Between searches no new contact is found,
+  // so the cadence shows in results wherever the search tolerance does not
+  // cover a step's approach.
+  const bool search = (step_ + 1) % settings_.search_frequency == 0;
   if (settings_.scheme == TranslationalScheme::kVelocityVerlet) {
     KickAndDrift();
-    const bool removed = box_step && RemoveOutsideBoundingBox(time);
-    if (search || removed) Search(time);
+    if (search) {
+      RemoveOutsideBoundingBox(time);
+      Search(time);
+    }
     ComputeForces(AfterGather::kKick);
     if (settings_.energy_calculation) AccumulateDissipation();
     CollectFreeWallLoads();
@@ -1503,8 +1508,10 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
       PlaceFreeWallNodes(*walls_, body);
     }
   } else {
-    const bool removed = box_step && RemoveOutsideBoundingBox(time);
-    if (search || removed) Search(time);
+    if (search) {
+      RemoveOutsideBoundingBox(time);
+      Search(time);
+    }
     ComputeForces(AfterGather::kIntegrate);
     if (settings_.energy_calculation) AccumulateDissipation();
     CollectFreeWallLoads();

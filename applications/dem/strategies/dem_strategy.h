@@ -18,11 +18,14 @@
 // members of one cluster and the integration skips them; after the forces are
 // gathered each cluster sums its members' loads, moves as a rigid body with
 // the same kick/drift pattern as the rows, and places its members.
+// Search cadence: Initialize searches, then the steps with
+// (step + 1) % NeighbourSearchFrequency == 0 (step counted from 1), where
+// Kratos' DEM strategy runs its search operations. A contact that starts
+// between searches beyond the search tolerance is found only at the next one,
+// so Kratos decks with zero tolerance need this cadence to match (dem3d_contact).
 // Bounding box (BoundingBoxOption): spheres, and clusters by their centre with
-// all their members, are deleted at Kratos' cadence, the steps with
-// (step + 1) % NeighbourSearchFrequency == 0 (Kratos' DEM strategy destroys
-// them in its search operations, which run at those steps); a step that
-// deletes anything also searches again.
+// all their members, are deleted at the same steps (Kratos destroys them in its
+// search operations); a step that deletes anything also searches again.
 //
 // Data: ParticleStorage and RigidFaceStorage rows, and two contact lists
 // (particle pairs, particle-face pairs) whose histories (tangential spring
@@ -83,8 +86,10 @@ struct DemSettings {
   Array3 gravity{0.0, 0.0, -9.81};
   double delta_time = 5e-5;
   TranslationalScheme scheme = TranslationalScheme::kSymplecticEuler;
-  bool rotation = true;             // RotationOption: integrate angular velocities
-  bool rolling_friction = false;    // RollingFrictionOption (contact_laws/rolling_friction.h)
+  bool rotation = true;           // RotationOption: integrate angular velocities
+  bool rolling_friction = false;  // RollingFrictionOption (contact_laws/rolling_friction.h)
+  // How Hertz pairs turn restitution into damping (HertzDampingMap; contact_law.h).
+  HertzDampingMap hertz_damping = HertzDampingMap::kExact;
   bool energy_calculation = false;  // EnergyCalculationOption: accumulate dissipated energies
   int search_frequency = 50;
   double search_tolerance = 0.0;       // particle-particle (DeltaOption "Absolute")
