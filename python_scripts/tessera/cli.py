@@ -1,6 +1,7 @@
 """The `tessera` command (also `python3 -m tessera`):
 
-    tessera run FOLDER [--parameters FILE] [--threads N] [--quiet] [--output-dir DIR]
+    tessera run FOLDER [--parameters FILE] [--set KEY=VALUE]... [--threads N] [--quiet]
+                       [--output-dir DIR]
     tessera info
     tessera --help | --version
 
@@ -37,6 +38,11 @@ def _Parser():
     run.add_argument("--parameters", metavar="FILE",
                      help="the parameters file (default: ProjectParameters.json, else "
                           "ProjectParametersDEM.json, else the single *Parameters*.json)")
+    run.add_argument("--set", metavar="KEY=VALUE", action="append", default=[], dest="settings",
+                     help="change a setting of the parameters file for this run, without editing "
+                          "it (repeatable): KEY is a top-level key or a dotted path "
+                          "(solver_settings.strategy); VALUE is JSON, or else a string "
+                          "(e.g. --set FinalTime=0.1 --set HertzDampingMap=thornton_fit)")
     run.add_argument("--threads", metavar="N", type=int, help="OpenMP threads (default: all cores)")
     run.add_argument("--quiet", action="store_true", help="no progress bar or summary line")
     run.add_argument("--output-dir", metavar="DIR",
@@ -77,7 +83,8 @@ def _Run(args):
     try:
         if args.threads is not None:
             SetThreads(args.threads)
-        project = project_module.Project(args.folder, args.parameters, args.output_dir)
+        project = project_module.Project(args.folder, args.parameters, args.output_dir,
+                                         args.settings)
         reporter = CreateReporter(sys.stderr, quiet=args.quiet)
         with project_module.WorkingDirectory(project.folder):
             stage = project.CreateStage(reporter)

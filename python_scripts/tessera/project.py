@@ -18,6 +18,7 @@ import contextlib
 import glob
 import importlib
 import inspect
+import json
 import os
 import sys
 
@@ -69,6 +70,43 @@ def ReadParameters(path):
     if not parameters.IsSubParameter():
         raise _tessera.Error(f"{path}: the parameters file must hold a JSON object {{...}}")
     return parameters
+
+
+def ApplySettings(parameters, settings):
+    """Applies command-line settings "KEY=VALUE" to the parameters read from
+    the file, in order. KEY is a key of the file's top-level object, or a
+    dotted path through nested objects (solver_settings.strategy); a missing
+    last key is added, so that a stage's optional key can be set without
+    editing the deck. VALUE is JSON (0.1, true, "text", [1, 2], {...}); text
+    that is no JSON value is a string (HertzDampingMap=thornton_fit), unless the
+    file holds a number, bool, array or object there."""
+    for setting in settings:
+        key, equals, text = setting.partition("=")
+        if not equals or not key:
+            raise _tessera.Error(f"--set '{setting}': expected KEY=VALUE, e.g. --set FinalTime=0.1")
+        try:
+            parsed = json.loads(text)
+        except ValueError:
+            parsed = None
+        path = key.split(".")
+        parent = parameters
+        for depth, name in enumerate(path[:-1]):
+            if not parent.Has(name) or not parent[name].IsSubParameter():
+                where = ".".join(path[:depth + 1])
+                raise _tessera.Error(f"--set {key}: '{where}' is not an object of "
+                                     f"{parameters.Origin()}")
+            parent = parent[name]
+        name = path[-1]
+        if parsed is None and text != "null":
+            if parent.Has(name) and not parent[name].IsString():
+                raise _tessera.Error(f"--set {key}={text}: not a JSON value, and {key} in "
+                                     f"{parameters.Origin()} is not a string")
+            parsed = text
+        value = _tessera.Parameters(json.dumps({"value": parsed}))["value"]
+        if parent.Has(name):
+            parent.SetValue(name, value)
+        else:
+            parent.AddValue(name, value)
 
 
 def SelectStage(parameters, file_name=""):
@@ -208,7 +246,7 @@ def WorkingDirectory(folder):
 class Project:
     """A project folder ready to run: Project(folder).Run(reporter)."""
 
-    def __init__(self, folder, parameters_file=None, output_dir=None):
+    def __init__(self, folder, parameters_file=None, output_dir=None, settings=()):
         if not os.path.exists(folder):
             raise _tessera.Error(f"project folder '{folder}' does not exist")
         if not os.path.isdir(folder):
@@ -216,6 +254,7 @@ class Project:
         self.folder = folder
         self.parameters_file = FindParametersFile(folder, parameters_file)
         self.parameters = ReadParameters(self.parameters_file)
+        ApplySettings(self.parameters, settings)
         self.stage_class = LoadStageClass(self.parameters, self.parameters_file)
         self.output_dir = os.path.abspath(output_dir) if output_dir else None
         if output_dir:

@@ -23,7 +23,7 @@ def test_help(run_cli):
 def test_run_help_lists_options(run_cli):
     result = run_cli("run", "--help")
     assert result.returncode == 0
-    for option in ("--parameters", "--threads", "--quiet", "--output-dir"):
+    for option in ("--parameters", "--set", "--threads", "--quiet", "--output-dir"):
         assert option in result.stdout
 
 
@@ -107,6 +107,70 @@ def test_stage_selection(kratos_cases):
     deck = os.path.join(kratos_cases, "sm_explicit_solid_beam", "explicit_tests",
                         "explicit_solid_beam_test_parameters.json")
     assert project.SelectStage(project.ReadParameters(deck), deck)[2] == "structural"
+
+
+def test_settings_change_the_parameters_read_from_the_file():
+    import tessera
+
+    parameters = tessera.Parameters(json.dumps(
+        {"FinalTime": 1.0, "problem_name": "a", "solver_settings": {"strategy": "x"}, "list": [1]}))
+    project.ApplySettings(parameters, [
+        "FinalTime=0.25", "problem_name=b c", "solver_settings.strategy=\"y\"",
+        "list=[2, 3]", "HertzDampingMap=thornton_fit", "solver_settings.flag=true"])
+    assert parameters["FinalTime"].GetDouble() == 0.25
+    assert parameters["problem_name"].GetString() == "b c"  # no JSON: a string
+    assert parameters["solver_settings"]["strategy"].GetString() == "y"
+    assert [parameters["list"][i].GetInt() for i in range(2)] == [2, 3]
+    assert parameters["HertzDampingMap"].GetString() == "thornton_fit"  # added
+    assert parameters["solver_settings"]["flag"].GetBool()
+
+
+@pytest.mark.parametrize("setting,message", [
+    ("FinalTime", r"--set 'FinalTime': expected KEY=VALUE"),
+    ("=1", r"--set '=1': expected KEY=VALUE"),
+    ("FinalTime=1e-3x", r"--set FinalTime=1e-3x: not a JSON value, and FinalTime in .* is not a "
+                        r"string"),
+    ("solver_settings.strategy.name=z", r"--set solver_settings.strategy.name: "
+                                        r"'solver_settings.strategy' is not an object"),
+    ("output.path=z", r"--set output.path: 'output' is not an object"),
+])
+def test_bad_settings_are_errors_naming_them(setting, message):
+    import tessera
+
+    parameters = tessera.Parameters('{"FinalTime": 1.0, "solver_settings": {"strategy": "x"}}')
+    with pytest.raises(tessera.Error, match=message):
+        project.ApplySettings(parameters, [setting])
+
+
+def test_set_changes_a_run_without_editing_the_deck(run_cli, tmp_path):
+    case = Copy(tmp_path)
+    deck = (case / "ProjectParameters.json").read_text()
+    result = run_cli("run", str(case), "--set", "problem_data.end_time=0.19")
+    assert result.returncode == 0, result.stderr
+    assert "after 10 steps" in result.stderr  # end 0.19, dt 0.02 (the deck: end 2.0, 100 steps)
+    assert (case / "ProjectParameters.json").read_text() == deck
+    result = run_cli("run", str(case), "--set", "problem_data.end_time=soon")
+    assert result.returncode == 2
+    assert "--set problem_data.end_time=soon: not a JSON value" in result.stderr
+
+
+def test_a_kratos_deck_reproduces_kratos_with_its_hertz_damping_set_on_the_command_line(
+        kratos_cases, tmp_path):
+    """dem3d_contact unchanged, run as `tessera run FOLDER --set
+    HertzDampingMap=thornton_fit` runs it: the wall values of Kratos' test within
+    its absolute 1.001 (case README; test_dem_analysis_stage.py runs the same
+    deck through the stage)."""
+    import tessera
+
+    case = tmp_path / "dem3d_contact"
+    shutil.copytree(os.path.join(kratos_cases, "dem3d_contact"), case)
+    stage = project.Project(str(case), settings=["HertzDampingMap=thornton_fit"]).Run()
+    walls = stage.model.GetModelPart("RigidFacePart")
+    for node_id, pressure, force_z in ((9, 1621.0, -6484.0), (13, 841.0, -3366.0)):
+        node = walls.GetNode(node_id)
+        assert node.GetSolutionStepValue(tessera.DEM_PRESSURE) == pytest.approx(pressure, abs=1.001)
+        assert node.GetSolutionStepValue(tessera.CONTACT_FORCES_Z) == \
+            pytest.approx(force_z, abs=1.001)
 
 
 def test_missing_application_message_in_process(monkeypatch, tmp_path, capsys):
