@@ -194,6 +194,7 @@ void BindStrategy(py::module_& m) {
       .def_readwrite("bounding_box_stop_time", &DemSettings::bounding_box_stop_time)
       .def_readwrite("clean_indentations", &DemSettings::clean_indentations)
       .def_readwrite("remove_embedded", &DemSettings::remove_embedded)
+      .def_readwrite("remove_touching_walls", &DemSettings::remove_touching_walls)
       .def_readwrite("batched_pair_contacts", &DemSettings::batched_pair_contacts)
       .def_readwrite("sort_rows_frequency", &DemSettings::sort_rows_frequency)
       .def_readwrite("sort_rows_minimum", &DemSettings::sort_rows_minimum)

@@ -135,6 +135,8 @@ class DEMSolver(PythonSolver):
         settings.global_damping = p["GlobalDamping"].GetDouble()
         settings.clean_indentations = p["CleanIndentationsOption"].GetBool()
         settings.remove_embedded = p["RemoveBallsInEmbeddedOption"].GetBool()
+        settings.remove_touching_walls = \
+            p["solver_settings"]["RemoveBallsInitiallyTouchingWalls"].GetBool()
         settings.bounding_box = p["BoundingBoxOption"].GetBool()
         settings.bounding_box_start_time = p["BoundingBoxStartTime"].GetDouble()
         settings.bounding_box_stop_time = p["BoundingBoxStopTime"].GetDouble()
@@ -312,7 +314,6 @@ class DEMAnalysisStage(AnalysisStage):
     def Initialize(self):
         self.ReadModelParts()
         self.ReadMaterialsFile()
-        self._CheckUnsupportedParts()
         super().Initialize()
 
     def ReadModelParts(self, max_node_id=0, max_elem_id=0, max_cond_id=0):
@@ -345,11 +346,6 @@ class DEMAnalysisStage(AnalysisStage):
             raise tessera.Error(f"{settings.Origin()}: solver_settings.material_import_settings."
                                 f"materials_filename '{file_name}' not found (in {os.getcwd()})")
         # No MaterialsDEM.json: a legacy deck, whose mdpa Properties hold the materials.
-
-    def _CheckUnsupportedParts(self):
-        if self.DEM_parameters["solver_settings"]["RemoveBallsInitiallyTouchingWalls"].GetBool():
-            raise tessera.Error(f"{self.DEM_parameters.Origin()}: solver_settings."
-                                "RemoveBallsInitiallyTouchingWalls is not supported yet")
 
     def _WallsMovedByProcesses(self):
         """Full names of the wall parts that apply_kinematic_constraints_to_walls_process

@@ -362,6 +362,7 @@ void ExplicitSolverStrategy::Initialize() {
       Search(time);
     }
   }
+  if (settings_.remove_touching_walls) RemoveParticlesTouchingWalls(time);
   if (settings_.clean_indentations) CleanInitialIndentations();
   // Particles touching a sticky wall now are glued to it; they start with its velocity.
   GlueTouchingParticles(faces_, face_sticky_, wall_contacts_.particle, wall_contacts_.face,
@@ -513,6 +514,27 @@ void ExplicitSolverStrategy::AddCandidatesOfNewRows(std::size_t first_new) {
   for (std::size_t i = 0; i < n; ++i) w.particle_start[i + 1] += w.particle_start[i];
   global_damping_power_.resize(settings_.global_damping > 0.0 ? n : 0, 0.0);
   pair_dissipation_.resize(settings_.energy_calculation ? n : 0, DissipationPower{});
+}
+
+void ExplicitSolverStrategy::RemoveParticlesTouchingWalls(double time) {
+  // As Kratos' strategy does at its start: a sphere with a wall contact after
+  // the first search (its centre within its radius of a face: facet, edge or
+  // vertex) is deleted, and the lists are searched again without it.
+  const WallContacts& wc = wall_contacts_;
+  std::vector<std::uint8_t> keep(particles_.size(), 1);
+  bool any = false;
+  for (std::size_t c = 0; c < wc.particle.size(); ++c) {
+    const std::uint32_t i = wc.particle[c];
+    if (!keep[i] || particles_.cluster[i] != 0) continue;  // clusters stay whole
+    const FaceContactGeometry g =
+        FaceContact(faces_, wc.face[c], particles_.position[i], particles_.radius[i]);
+    if (g.type == FaceContactType::kNone) continue;
+    keep[i] = 0;
+    any = true;
+  }
+  if (!any) return;
+  RemoveParticles(keep);
+  Search(time);
 }
 
 void ExplicitSolverStrategy::CleanInitialIndentations() {

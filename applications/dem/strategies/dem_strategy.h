@@ -102,6 +102,9 @@ struct DemSettings {
   double bounding_box_stop_time = 1000.0;
   bool clean_indentations = false;  // shrink initially overlapping spheres until they touch
   bool remove_embedded = false;     // delete spheres lying wholly inside another at start
+  // RemoveBallsInitiallyTouchingWalls: delete the spheres that touch a wall
+  // face at start (not members of clusters), before gluing to sticky walls.
+  bool remove_touching_walls = false;
   // Full names of FREE_BODY_MOTION wall parts that a process moves instead
   // (apply_kinematic_constraints_to_walls_process): not integrated here.
   std::vector<std::string> walls_moved_by_processes;
@@ -295,6 +298,9 @@ class ExplicitSolverStrategy {
   // Deletes the spheres, and the clusters with all their members, outside the
   // bounding box when it is active at `time`; true when anything was deleted.
   bool RemoveOutsideBoundingBox(double time);
+  // RemoveBallsInitiallyTouchingWalls (Initialize): deletes the spheres in
+  // contact with a wall face and searches again.
+  void RemoveParticlesTouchingWalls(double time);
   // Drops the candidate pairs of two members of one cluster.
   void DropIntraClusterPairs(std::vector<std::uint32_t>& first,
                              std::vector<std::uint32_t>& second) const;

@@ -298,6 +298,23 @@ def test_automatic_time_step_takes_the_critical_step_when_smaller(tmp_path, monk
     assert solver.dt == pytest.approx(0.5 * solver.time_step_estimate.critical_time_step, rel=1e-15)
 
 
+def test_balls_initially_touching_walls_are_removed_when_asked(tmp_path, monkeypatch):
+    """solver_settings.RemoveBallsInitiallyTouchingWalls (Kratos): the sphere
+    overlapping the floor by 1 mm goes at Initialize, the one 1 cm above stays."""
+    monkeypatch.chdir(tmp_path)
+    for remove, kept in ((True, [2]), (False, [1, 2])):
+        SmallDeck(tmp_path, solver_settings={"RemoveBallsInitiallyTouchingWalls": remove})
+        (tmp_path / "smallDEM.mdpa").write_text(
+            SPHERES_MDPA.replace("11 0.0 0.0 0.05", "11 0.0 0.0 0.049")
+                        .replace("12 0.3 0.0 0.05", "12 0.3 0.0 0.06"))
+        model, stage = Stage(tessera.Parameters.FromFile("ProjectParametersDEM.json"))
+        stage.Initialize()
+        spheres = model.GetModelPart("SpheresPart")
+        assert sorted(spheres.NodeIds()) == kept and spheres.NumberOfElements() == len(kept)
+        assert len(stage.GetStrategy().Particles) == len(kept)
+        stage.RunSolutionLoop()  # and the run goes on with what is left
+
+
 def test_particles_leaving_the_bounding_box_are_deleted(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     model, stage = Stage(SmallDeck(tmp_path, BoundingBoxOption=True, BoundingBoxMaxX=0.4,

@@ -200,3 +200,28 @@ def test_a_wall_without_material_relation_is_an_error_on_contact():
     with pytest.raises(tessera.Error, match=r"particle \(element 1\) touches wall condition 1, but "
                                             "contact between particle material 1 and wall material 7"):
         strategy.Initialize()
+
+
+def test_spheres_touching_walls_at_the_start_are_removed_when_asked():
+    """RemoveBallsInitiallyTouchingWalls: a sphere overlapping the facet, one
+    overlapping the floor's edge from the side (centre off the face) and one
+    clear of it; only the clear one is left, in the rows and the model part."""
+    for remove, kept in ((True, [3]), (False, [1, 2, 3])):
+        model = tessera.Model()
+        spheres = SpheresPart(model)
+        walls = model.CreateModelPart("RigidFacePart")
+        grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
+        wall = Material(walls, 2, young=1e12, poisson=0.25)
+        Relate(grain, grain, restitution=0.5)
+        Relate(grain, wall, restitution=0.5)
+        Sphere(spheres, 1, (0.0, 0.0, 0.0099), 0.01, grain)    # on the facet
+        Sphere(spheres, 2, (0.0595, 0.0, 0.0), 0.01, grain)    # 0.5 mm past the edge x = 0.05
+        Sphere(spheres, 3, (0.02, 0.02, 0.0105), 0.01, grain)  # 0.5 mm above
+        Floor(walls, wall)
+        settings = Settings(2e-6, "Symplectic_Euler", (0, 0, -9.81), tolerance=0.002)
+        settings.remove_touching_walls = remove
+        strategy = Dem().ExplicitSolverStrategy(spheres, walls, settings)
+        strategy.Initialize()
+        assert sorted(spheres.NodeIds()) == kept
+        assert len(strategy.Particles) == len(kept)
+        Run(strategy, 10, 2e-6)
