@@ -187,6 +187,7 @@ void BindStrategy(py::module_& m) {
       .def_readwrite("search_tolerance", &DemSettings::search_tolerance)
       .def_readwrite("wall_search_tolerance", &DemSettings::wall_search_tolerance)
       .def_readwrite("global_damping", &DemSettings::global_damping)
+      .def_readwrite("virtual_mass_coefficient", &DemSettings::virtual_mass_coefficient)
       .def_readwrite("bounding_box", &DemSettings::bounding_box)
       .def_readwrite("bounding_box_min", &DemSettings::bounding_box_min)
       .def_readwrite("bounding_box_max", &DemSettings::bounding_box_max)

@@ -25,7 +25,7 @@ Keys fall in four groups:
   material-test helper's material_test_settings.
 - NOT_YET: physics this build does not have; accepted at their Kratos default,
   an error otherwise (PeriodicDomainOption,
-  VirtualMassCoefficient != 1, DeltaOption Coordination_Number). Dimension is
+  DeltaOption Coordination_Number). Dimension is
   3 (spheres) or 2 (discs: CylinderParticle2D, RigidEdge2D2N walls, 2D laws).
 """
 import tessera
@@ -256,10 +256,10 @@ def ValidateAndAssignDefaults(parameters):
     if parameters["Dimension"].GetInt() not in (2, 3):
         raise tessera.Error(f"{where}: 'Dimension' is {parameters['Dimension'].GetInt()}; expected 3 "
                             "(spheres) or 2 (CylinderParticle2D discs in the x-y plane)")
-    if parameters["VirtualMassCoefficient"].GetDouble() != 1.0:
-        raise tessera.Error(f"{where}: 'VirtualMassCoefficient' is "
-                            f"{parameters['VirtualMassCoefficient'].GetDouble()}; virtual mass is "
-                            "not supported yet (use 1.0)")
+    virtual_mass = parameters["VirtualMassCoefficient"].GetDouble()
+    if not 0.0 < virtual_mass <= 1.0:
+        raise tessera.Error(f"{where}: 'VirtualMassCoefficient' is {virtual_mass}; expected "
+                            "0 < c <= 1 (accelerations are c F/m; 1: none)")
     delta = parameters["DeltaOption"].GetString()
     if delta not in ("Absolute", "None"):
         raise tessera.Error(f"{where}: 'DeltaOption' is '{delta}'; supported: \"Absolute\" "

@@ -227,6 +227,9 @@ ExplicitSolverStrategy::ExplicitSolverStrategy(ModelPart& spheres, ModelPart* wa
   if (settings_.search_tolerance < 0.0 || settings_.wall_search_tolerance < 0.0)
     TESSERA_ERROR("search tolerances must be >= 0 (SearchTolerance ", settings_.search_tolerance,
                   ", search_tolerance_against_walls ", settings_.wall_search_tolerance, ")");
+  if (!(settings_.virtual_mass_coefficient > 0.0 && settings_.virtual_mass_coefficient <= 1.0))
+    TESSERA_ERROR("VirtualMassCoefficient must be in (0, 1] (it scales the accelerations), got ",
+                  settings_.virtual_mass_coefficient);
   if (!(settings_.global_damping >= 0.0 && settings_.global_damping < 1.0))
     TESSERA_ERROR("GlobalDamping must be in [0, 1), got ", settings_.global_damping);
   if (settings_.dimension != 2 && settings_.dimension != 3)
@@ -1364,24 +1367,24 @@ void ExplicitSolverStrategy::AdvanceClusters(AfterGather then) {
     case AfterGather::kNothing:
       return;
     case AfterGather::kKick:  // Velocity Verlet, second half kick
-      KickClusters(clusters_, 0.5 * dt, rotation);
+      KickClusters(clusters_, VirtualMassKick(0.5 * dt), rotation);
       PlaceClusterMembers(clusters_, particles_, /*positions=*/false);
       return;
     case AfterGather::kIntegrate:
       switch (settings_.scheme) {
         case TranslationalScheme::kSymplecticEuler:  // v += a dt, x += v dt
-          KickClusters(clusters_, dt, rotation);
+          KickClusters(clusters_, VirtualMassKick(dt), rotation);
           DriftClusters(clusters_, dt, rotation);
           break;
         case TranslationalScheme::kForwardEuler:  // x += v dt, v += a dt
           DriftClusters(clusters_, dt, rotation);
-          KickClusters(clusters_, dt, rotation);
+          KickClusters(clusters_, VirtualMassKick(dt), rotation);
           break;
         case TranslationalScheme::kTaylor:  // x += v dt + a dt²/2, v += a dt
         case TranslationalScheme::kVelocityVerlet:
-          KickClusters(clusters_, 0.5 * dt, rotation);
+          KickClusters(clusters_, VirtualMassKick(0.5 * dt), rotation);
           DriftClusters(clusters_, dt, rotation);
-          KickClusters(clusters_, 0.5 * dt, rotation);
+          KickClusters(clusters_, VirtualMassKick(0.5 * dt), rotation);
           break;
       }
       PlaceClusterMembers(clusters_, particles_, /*positions=*/true);
@@ -1418,7 +1421,7 @@ void ExplicitSolverStrategy::Integrate(std::size_t i) {
     }
     return increment;
   };
-  const double inv_mass = 1.0 / p.mass[i];
+  const double inv_mass = settings_.virtual_mass_coefficient / p.mass[i];
   Array3 dx;
   for (int k = 0; k < 3; ++k)
     dx[k] = advance(p.velocity[i][k], p.force[i][k] * inv_mass, Fixed(p.fixed[i], k));
@@ -1427,7 +1430,7 @@ void ExplicitSolverStrategy::Integrate(std::size_t i) {
   p.delta_displacement[i] = dx;
   Array3 dtheta{};
   if (settings_.rotation) {
-    const double inv_inertia = 1.0 / p.inertia[i];
+    const double inv_inertia = settings_.virtual_mass_coefficient / p.inertia[i];
     for (int k = 0; k < 3; ++k)
       dtheta[k] =
           advance(p.angular_velocity[i][k], p.torque[i][k] * inv_inertia, Fixed(p.fixed[i], 3 + k));
@@ -1443,7 +1446,7 @@ void ExplicitSolverStrategy::KickAndDrift() {
   const bool rotation = settings_.rotation;
   ParallelRows(p.size(), [&](std::size_t i) {
     if (p.glued[i] != 0 || p.cluster[i] != 0) return;  // moved with its wall or cluster
-    const double inv_mass = 1.0 / p.mass[i];
+    const double inv_mass = settings_.virtual_mass_coefficient / p.mass[i];
     if (p.fixed[i] == 0) {
       p.velocity[i] += (0.5 * dt * inv_mass) * p.force[i];
     } else {
@@ -1456,7 +1459,7 @@ void ExplicitSolverStrategy::KickAndDrift() {
     p.delta_displacement[i] = dx;
     Array3 dtheta{};
     if (rotation) {
-      const double inv_inertia = 1.0 / p.inertia[i];
+      const double inv_inertia = settings_.virtual_mass_coefficient / p.inertia[i];
       for (int k = 0; k < 3; ++k) {
         if (!Fixed(p.fixed[i], 3 + k))
           p.angular_velocity[i][k] += 0.5 * dt * p.torque[i][k] * inv_inertia;
@@ -1467,7 +1470,7 @@ void ExplicitSolverStrategy::KickAndDrift() {
     p.rotation_angle[i] += dtheta;
   });
   if (!clusters_.empty()) {
-    KickClusters(clusters_, 0.5 * dt, rotation);
+    KickClusters(clusters_, VirtualMassKick(0.5 * dt), rotation);
     DriftClusters(clusters_, dt, rotation);
     PlaceClusterMembers(clusters_, particles_, /*positions=*/true);
   }
@@ -1477,7 +1480,7 @@ void ExplicitSolverStrategy::Kick(std::size_t i) {
   ParticleStorage& p = particles_;
   if (p.glued[i] != 0 || p.cluster[i] != 0) return;  // moved with its wall or cluster
   const double dt = settings_.delta_time;
-  const double inv_mass = 1.0 / p.mass[i];
+  const double inv_mass = settings_.virtual_mass_coefficient / p.mass[i];
   if (p.fixed[i] == 0) {
     p.velocity[i] += (0.5 * dt * inv_mass) * p.force[i];
   } else {
@@ -1485,7 +1488,7 @@ void ExplicitSolverStrategy::Kick(std::size_t i) {
       if (!Fixed(p.fixed[i], k)) p.velocity[i][k] += 0.5 * dt * p.force[i][k] * inv_mass;
   }
   if (settings_.rotation) {
-    const double inv_inertia = 1.0 / p.inertia[i];
+    const double inv_inertia = settings_.virtual_mass_coefficient / p.inertia[i];
     for (int k = 0; k < 3; ++k)
       if (!Fixed(p.fixed[i], 3 + k))
         p.angular_velocity[i][k] += 0.5 * dt * p.torque[i][k] * inv_inertia;
@@ -1526,7 +1529,7 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
     for (FreeRigidWall& body : free_walls_) {
       // Second half kick with the forces at the new positions; the nodes get
       // the new velocities (their positions do not change).
-      KickFreeWall(body, settings_.gravity, 0.5 * settings_.delta_time, time);
+      KickFreeWall(body, settings_.gravity, VirtualMassKick(0.5 * settings_.delta_time), time);
       PlaceFreeWallNodes(*walls_, body);
     }
   } else {
@@ -1568,18 +1571,19 @@ void ExplicitSolverStrategy::AdvanceFreeWalls(double time) {
   for (FreeRigidWall& body : free_walls_) {
     switch (settings_.scheme) {
       case TranslationalScheme::kSymplecticEuler:  // v += a dt, x += v dt
-        KickFreeWall(body, g, dt, time);
+        KickFreeWall(body, g, VirtualMassKick(dt), time);
         DriftFreeWall(body, dt, time);
         break;
       case TranslationalScheme::kForwardEuler:  // x += v dt, v += a dt
         DriftFreeWall(body, dt, time);
-        KickFreeWall(body, g, dt, time);
+        KickFreeWall(body, g, VirtualMassKick(dt), time);
         break;
       case TranslationalScheme::kTaylor:          // x += v dt + a dt²/2, v += a dt
       case TranslationalScheme::kVelocityVerlet:  // the second half kick follows the forces
-        KickFreeWall(body, g, 0.5 * dt, time);
+        KickFreeWall(body, g, VirtualMassKick(0.5 * dt), time);
         DriftFreeWall(body, dt, time);
-        if (settings_.scheme == TranslationalScheme::kTaylor) KickFreeWall(body, g, 0.5 * dt, time);
+        if (settings_.scheme == TranslationalScheme::kTaylor)
+          KickFreeWall(body, g, VirtualMassKick(0.5 * dt), time);
         break;
     }
     PlaceFreeWallNodes(*walls_, body);
@@ -1768,7 +1772,9 @@ TimeStepEstimate ExplicitSolverStrategy::EstimateTimeStep(double reference_speed
       const PairParameters& pair = table_.Pair(static_cast<int>(a), static_cast<int>(b));
       if (!pair.defined) continue;
       const double r = wall ? radius[a] : radius[a] * radius[b] / (radius[a] + radius[b]);
-      const double m = wall ? mass[a] : mass[a] * mass[b] / (mass[a] + mass[b]);
+      // Virtual mass: the spheres respond as if their masses were m / c.
+      const double m = (wall ? mass[a] : mass[a] * mass[b] / (mass[a] + mass[b])) /
+                       settings_.virtual_mass_coefficient;
       double kn, tc;
       if (pair.law != ContactLaw::kHertzViscousCoulomb) {
         kn = LinearNormalStiffness(pair.law, pair.effective_young, r);

@@ -95,6 +95,10 @@ struct DemSettings {
   double search_tolerance = 0.0;       // particle-particle (DeltaOption "Absolute")
   double wall_search_tolerance = 0.0;  // search_tolerance_against_walls
   double global_damping = 0.0;         // non-viscous background damping (thesis 5.18-5.19)
+  // VirtualMassCoefficient (Kratos' force reduction factor), 0 < c <= 1: every
+  // acceleration, translational and rotational, of spheres, clusters and free
+  // walls is c times F/m (as if the masses were m/c), for quasi-static runs.
+  double virtual_mass_coefficient = 1.0;
   bool bounding_box = false;
   Array3 bounding_box_min{-10.0, -10.0, -10.0};
   Array3 bounding_box_max{10.0, 10.0, 10.0};
@@ -298,6 +302,8 @@ class ExplicitSolverStrategy {
   // Deletes the spheres, and the clusters with all their members, outside the
   // bounding box when it is active at `time`; true when anything was deleted.
   bool RemoveOutsideBoundingBox(double time);
+  // The kick of length h that a body with virtual mass takes (c h: c F/m over h).
+  double VirtualMassKick(double h) const { return settings_.virtual_mass_coefficient * h; }
   // RemoveBallsInitiallyTouchingWalls (Initialize): deletes the spheres in
   // contact with a wall face and searches again.
   void RemoveParticlesTouchingWalls(double time);

@@ -64,7 +64,8 @@ def test_missing_keys_take_kratos_defaults():
 
 @pytest.mark.parametrize("text,expected", [
     ('{"PeriodicDomainOption": true}', "periodic domains are not supported yet"),
-    ('{"VirtualMassCoefficient": 0.5}', "virtual mass is not supported yet"),
+    ('{"VirtualMassCoefficient": 1.5}', "'VirtualMassCoefficient' is 1.5; expected 0 < c <= 1"),
+    ('{"VirtualMassCoefficient": 0.0}', "'VirtualMassCoefficient' is 0.0; expected 0 < c <= 1"),
     ('{"Dimension": 4}', "expected 3 \\(spheres\\) or 2"),
     ('{"DeltaOption": "Coordination_Number"}', "supported: \"Absolute\""),
     ('{"RotationalIntegrationScheme": "Runge_Kutta"}', "\"Quaternion_Integration\" only"),
