@@ -291,7 +291,8 @@ struct RowNodes {
 
 }  // namespace
 
-void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles) {
+void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles,
+                            bool displacements_from_coordinates) {
   NodalDatabase& db = spheres.Nodal();
   const std::size_t n = particles.size();
   if (n == 0) return;
@@ -326,8 +327,9 @@ void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles) {
   size_optional(particles.external_moment, external_moment);
   ForRowBlocks(n, [&](std::size_t begin, std::size_t end) {
     rows.Gather(coordinates, position, begin, end);
-    for (std::size_t i = begin; i < end; ++i)
-      displacement[i] = coordinates[node[i]] - initial[node[i]];
+    if (displacements_from_coordinates)
+      for (std::size_t i = begin; i < end; ++i)
+        displacement[i] = coordinates[node[i]] - initial[node[i]];
     gather_or_zero(velocity, particles.velocity.data(), begin, end);
     gather_or_zero(angular, particles.angular_velocity.data(), begin, end);
     if (external_force) rows.Gather(external_force, particles.external_force.data(), begin, end);

@@ -175,8 +175,10 @@ void AppendParticle(ModelPart& spheres, const Element& element, const MaterialIn
 
 // Velocities, angular velocities, coordinates, fixities and applied loads from the nodes: what
 // a process or a script may have changed between two steps. Displacements are
-// recomputed from the new coordinates.
-void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles);
+// recomputed from the new coordinates, unless `displacements_from_coordinates`
+// is false (a periodic domain, where coordinates jump by whole periods).
+void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles,
+                            bool displacements_from_coordinates = true);
 
 // The results to the nodes: coordinates, and the historical VELOCITY,
 // ANGULAR_VELOCITY, DISPLACEMENT, DELTA_DISPLACEMENT, TOTAL_FORCES,

@@ -127,7 +127,7 @@ void BindParticleStorage(py::module_& m) {
       "inertia_per_unit_mass and enclosing_sphere ((centre, diameter) or None)");
   m.def("WriteParticlesToNodes", &WriteParticlesToNodes, py::arg("particles"), py::arg("spheres"));
   m.def("ReadParticlesFromNodes", &ReadParticlesFromNodes, py::arg("spheres"),
-        py::arg("particles"));
+        py::arg("particles"), py::arg("displacements_from_coordinates") = true);
   m.def("DeclareParticleVariables", &DeclareParticleVariables, py::arg("spheres"));
   m.def(
       "SpatialOrder",
@@ -189,6 +189,7 @@ void BindStrategy(py::module_& m) {
       .def_readwrite("global_damping", &DemSettings::global_damping)
       .def_readwrite("virtual_mass_coefficient", &DemSettings::virtual_mass_coefficient)
       .def_readwrite("bounding_box", &DemSettings::bounding_box)
+      .def_readwrite("periodic", &DemSettings::periodic)
       .def_readwrite("bounding_box_min", &DemSettings::bounding_box_min)
       .def_readwrite("bounding_box_max", &DemSettings::bounding_box_max)
       .def_readwrite("bounding_box_start_time", &DemSettings::bounding_box_start_time)

@@ -139,6 +139,7 @@ class DEMSolver(PythonSolver):
         settings.remove_touching_walls = \
             p["solver_settings"]["RemoveBallsInitiallyTouchingWalls"].GetBool()
         settings.bounding_box = p["BoundingBoxOption"].GetBool()
+        settings.periodic = p["PeriodicDomainOption"].GetBool()
         settings.bounding_box_start_time = p["BoundingBoxStartTime"].GetDouble()
         settings.bounding_box_stop_time = p["BoundingBoxStopTime"].GetDouble()
         low = [p[f"BoundingBoxMin{a}"].GetDouble() for a in "XYZ"]

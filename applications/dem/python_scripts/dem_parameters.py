@@ -8,7 +8,7 @@ demstruct_ball_and_box) plus the few FORMATS.md documents with defaults
 TimeStepCheck, SortParticlesFrequency and HertzDampingMap. Defaults are Kratos' (dem_default_input_parameters.py as quoted in
 FORMATS.md §2).
 
-Keys fall in four groups:
+Keys fall in three groups, and a few values are checked:
 - USED: they change what the stage does.
 - IGNORED_OUTPUT: pure output/post-processing choices, accepted and ignored
   (nothing in the simulation depends on them): velocity-trap exports
@@ -23,10 +23,10 @@ Keys fall in four groups:
   ShearStrainParallelToBondOption, DontSearchUntilFailure,
   AmplifiedSearchRadiusExtension, MaxAmplificationRatioOfSearchRadius) and the
   material-test helper's material_test_settings.
-- NOT_YET: physics this build does not have; accepted at their Kratos default,
-  an error otherwise (PeriodicDomainOption,
-  DeltaOption Coordination_Number). Dimension is
+- Values this build does not have physics for are errors naming the key
+  (DeltaOption Coordination_Number, the continuum strategy). Dimension is
   3 (spheres) or 2 (discs: CylinderParticle2D, RigidEdge2D2N walls, 2D laws).
+  PeriodicDomainOption makes the bounding box periodic along x, y and z.
 """
 import tessera
 
@@ -164,11 +164,6 @@ CONTINUUM_ONLY = {
     "material_test_settings": {},
 }
 
-# Options whose non-default values need physics this build lacks.
-NOT_YET = {
-    "PeriodicDomainOption": "periodic domains",
-}
-
 SOLVER_SETTINGS_DEFAULTS = """{
     "strategy": "sphere_strategy",
     "RemoveBallsInitiallyTouchingWalls": false,
@@ -248,11 +243,6 @@ def ValidateAndAssignDefaults(parameters):
     solver["material_import_settings"].ValidateAndAssignDefaults(
         tessera.Parameters('{"materials_filename": "MaterialsDEM.json"}'))
 
-    # Values this build cannot honour.
-    for key, what in NOT_YET.items():
-        if parameters[key].GetBool():
-            raise tessera.Error(f"{where}: '{key}' is true, but {what} are not supported yet by "
-                                "the DEM application (set it false)")
     if parameters["Dimension"].GetInt() not in (2, 3):
         raise tessera.Error(f"{where}: 'Dimension' is {parameters['Dimension'].GetInt()}; expected 3 "
                             "(spheres) or 2 (CylinderParticle2D discs in the x-y plane)")

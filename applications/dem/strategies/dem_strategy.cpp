@@ -227,6 +227,19 @@ ExplicitSolverStrategy::ExplicitSolverStrategy(ModelPart& spheres, ModelPart* wa
   if (settings_.search_tolerance < 0.0 || settings_.wall_search_tolerance < 0.0)
     TESSERA_ERROR("search tolerances must be >= 0 (SearchTolerance ", settings_.search_tolerance,
                   ", search_tolerance_against_walls ", settings_.wall_search_tolerance, ")");
+  if (settings_.periodic) {
+    if (settings_.dimension == 2)
+      TESSERA_ERROR(
+          "PeriodicDomainOption is not supported for 2D discs yet (the periodic "
+          "domain is the 3D bounding box)");
+    for (int k = 0; k < 3; ++k)
+      if (!(settings_.bounding_box_max[k] > settings_.bounding_box_min[k]))
+        TESSERA_ERROR(
+            "PeriodicDomainOption: the bounding box is the periodic domain, but its side ", k,
+            " is empty (BoundingBoxMin ", settings_.bounding_box_min[k], ", BoundingBoxMax ",
+            settings_.bounding_box_max[k], ")");
+    periodic_ = PeriodicBox{true, settings_.bounding_box_min, settings_.bounding_box_max};
+  }
   if (!(settings_.virtual_mass_coefficient > 0.0 && settings_.virtual_mass_coefficient <= 1.0))
     TESSERA_ERROR("VirtualMassCoefficient must be in (0, 1] (it scales the accelerations), got ",
                   settings_.virtual_mass_coefficient);
@@ -341,6 +354,15 @@ void ExplicitSolverStrategy::Initialize() {
   wall_contacts_ = WallContacts{};
   sorted_once_ = false;
   const double time = spheres_.GetProcessInfo().GetValue(TIME);
+  if (settings_.periodic) {
+    if (!clusters_.empty())
+      TESSERA_ERROR(
+          "PeriodicDomainOption with clusters (Cluster3D) is not supported: a "
+          "cluster cannot straddle the periodic boundaries yet");
+    search_.SetPeriodicBox(periodic_);
+    insertion_search_.SetPeriodicBox(periodic_);
+    WrapIntoPeriodicBox();
+  }
   RemoveOutsideBoundingBox(time);
   Search(time);
   if (settings_.remove_embedded) {
@@ -352,7 +374,7 @@ void ExplicitSolverStrategy::Initialize() {
       const std::uint32_t i = pairs_.first[c], j = pairs_.second[c];
       // A cluster's spheres go only with the whole cluster.
       if (particles_.cluster[i] != 0 || particles_.cluster[j] != 0) continue;
-      const double d = Norm(particles_.position[j] - particles_.position[i]);
+      const double d = Norm(Separation(i, j));
       const double small = std::min(particles_.radius[i], particles_.radius[j]);
       const double big = std::max(particles_.radius[i], particles_.radius[j]);
       if (d + small <= big) {
@@ -415,6 +437,7 @@ void ExplicitSolverStrategy::InsertParticles(const std::vector<NewParticle>& par
     const std::size_t row = particles_.size() - 1;
     particles_.force[row] = particles_.mass[row] * settings_.gravity;
   }
+  if (settings_.periodic) WrapIntoPeriodicBox(first_new);
   AddCandidatesOfNewRows(first_new);
   ShareRowsWithNodes();
 }
@@ -441,7 +464,8 @@ void ExplicitSolverStrategy::AddCandidatesOfNewRows(std::size_t first_new) {
   std::vector<double> radius;
   for (std::size_t i = 0; i < n; ++i) {
     const Array3& x = particles_.position[i];
-    bool near = i >= first_new;
+    // (A periodic domain has neighbours across its faces: every row.)
+    bool near = i >= first_new || settings_.periodic;
     if (!near) {
       near = true;
       for (int k = 0; k < 3; ++k) near = near && x[k] >= low[k] - reach && x[k] <= high[k] + reach;
@@ -548,7 +572,7 @@ void ExplicitSolverStrategy::CleanInitialIndentations() {
     const std::uint32_t i = pairs_.first[c], j = pairs_.second[c];
     // A cluster keeps the spheres of its .clu geometry.
     if (particles_.cluster[i] != 0 || particles_.cluster[j] != 0) continue;
-    const double d = Norm(particles_.position[j] - particles_.position[i]);
+    const double d = Norm(Separation(i, j));
     const double sum = particles_.radius[i] + particles_.radius[j];
     if (d >= sum || d <= 0.0) continue;
     const double factor = d / sum;
@@ -629,8 +653,16 @@ void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& ke
   w.Resize(out);
 }
 
+void ExplicitSolverStrategy::WrapIntoPeriodicBox(std::size_t first) {
+  // Positions only: displacements and every other state stay continuous.
+  Array3* const position = particles_.position.data();
+  ParallelRows(particles_.size() - first,
+               [&](std::size_t k) { position[first + k] = periodic_.Wrap(position[first + k]); });
+}
+
 bool ExplicitSolverStrategy::RemoveOutsideBoundingBox(double time) {
-  if (!settings_.bounding_box || time < settings_.bounding_box_start_time ||
+  // A periodic box wraps its spheres instead (WrapIntoPeriodicBox).
+  if (!settings_.bounding_box || settings_.periodic || time < settings_.bounding_box_start_time ||
       time > settings_.bounding_box_stop_time)
     return false;
   auto outside = [this](const Array3& x) {
@@ -941,9 +973,13 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
   const std::uint32_t* const wall_start = wall_contacts_.particle_start.data();
   const double* const pair_share = pair_arrays_.share.data();
   const double* const pair_tangential_damping = pair_arrays_.tangential_damping.data();
-  const bool batched =
-      settings_.batched_pair_contacts && batch_law_valid_ && PairContactBatchAvailable();
+  const bool batched = settings_.batched_pair_contacts && batch_law_valid_ && !settings_.periodic &&
+                       PairContactBatchAvailable();
   const ContactLaw batch_law = batch_law_;
+  // A periodic domain takes the scalar loop, with nearest images (the batch
+  // kernel has no images).
+  const bool periodic = settings_.periodic;
+  const PeriodicBox box = periodic_;
   const PairBatchInput batch_input{position,
                                    velocity,
                                    spin,
@@ -1054,7 +1090,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
       for (std::uint32_t c = first_start[i]; c < first_start[i + 1]; ++c) {
         const std::uint32_t j = second[c];
         const bool cross = j >= end;
-        const Array3 d = position[j] - xi;
+        const Array3 d = periodic ? box.Nearest(position[j] - xi) : position[j] - xi;
         const double distance2 = Dot(d, d);
         const double reach = ri + radius[j];
         const std::size_t pair_index = material_i * materials + material[j];
@@ -1519,6 +1555,7 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
   const bool search = (step_ + 1) % settings_.search_frequency == 0;
   if (settings_.scheme == TranslationalScheme::kVelocityVerlet) {
     KickAndDrift();
+    if (settings_.periodic) WrapIntoPeriodicBox();
     if (search) {
       RemoveOutsideBoundingBox(time);
       Search(time);
@@ -1538,6 +1575,7 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
       Search(time);
     }
     ComputeForces(AfterGather::kIntegrate);
+    if (settings_.periodic) WrapIntoPeriodicBox();
     if (settings_.energy_calculation) AccumulateDissipation();
     CollectFreeWallLoads();
     AdvanceFreeWalls(time);  // with the particles: both states are at `time`
@@ -1595,7 +1633,8 @@ void ExplicitSolverStrategy::AdvanceFreeWalls(double time) {
 void ExplicitSolverStrategy::ReadFromNodes() {
   const ScopedPhase phase(timings_.node_sync);
   RefreshSharedRows();
-  ReadParticlesFromNodes(spheres_, particles_);
+  ReadParticlesFromNodes(spheres_, particles_,
+                         /*displacements_from_coordinates=*/!settings_.periodic);
   if (!clusters_.empty()) {
     // Members move with their cluster, whose velocities a script may have set.
     ReadClustersFromNodes(clusters_, *clusters_part_);

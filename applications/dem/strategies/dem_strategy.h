@@ -60,6 +60,7 @@
 #include "applications/dem/strategies/memory_report.h"
 #include "applications/dem/strategies/phase_timings.h"
 #include "applications/dem/utilities/neighbour_search.h"
+#include "applications/dem/utilities/periodic_box.h"
 #include "applications/dem/walls/free_rigid_wall.h"
 #include "applications/dem/walls/glued_particles.h"
 #include "applications/dem/walls/imposed_wall_motion.h"
@@ -100,6 +101,10 @@ struct DemSettings {
   // walls is c times F/m (as if the masses were m/c), for quasi-static runs.
   double virtual_mass_coefficient = 1.0;
   bool bounding_box = false;
+  // PeriodicDomainOption: the bounding box is a periodic domain along all three
+  // axes (utilities/periodic_box.h): spheres leaving it come back through the
+  // opposite face instead of being deleted, and touch across its faces.
+  bool periodic = false;
   Array3 bounding_box_min{-10.0, -10.0, -10.0};
   Array3 bounding_box_max{10.0, 10.0, 10.0};
   double bounding_box_start_time = 0.0;
@@ -304,6 +309,13 @@ class ExplicitSolverStrategy {
   bool RemoveOutsideBoundingBox(double time);
   // The kick of length h that a body with virtual mass takes (c h: c F/m over h).
   double VirtualMassKick(double h) const { return settings_.virtual_mass_coefficient * h; }
+  // x_j - x_i, to the nearest periodic image in a periodic domain.
+  Array3 Separation(std::size_t i, std::size_t j) const {
+    const Array3 d = particles_.position[j] - particles_.position[i];
+    return settings_.periodic ? periodic_.Nearest(d) : d;
+  }
+  // Periodic domain: the rows' positions moved by whole periods into the box.
+  void WrapIntoPeriodicBox(std::size_t first = 0);
   // RemoveBallsInitiallyTouchingWalls (Initialize): deletes the spheres in
   // contact with a wall face and searches again.
   void RemoveParticlesTouchingWalls(double time);
@@ -367,6 +379,7 @@ class ExplicitSolverStrategy {
   PairTableArrays pair_arrays_;
   ContactLaw batch_law_ = ContactLaw::kLinearViscousCoulomb;
   bool batch_law_valid_ = false;
+  PeriodicBox periodic_;  // active with settings_.periodic
   NeighbourSearch search_;
   NeighbourSearch insertion_search_;  // around inserted rows (its own grid and buffers)
   PairContacts pairs_;

@@ -7,6 +7,7 @@
 
 #include "applications/dem/strategies/memory_report.h"
 #include "applications/dem/utilities/parallel_rows.h"
+#include "kernel/core/error.h"
 
 namespace tessera::dem {
 namespace {
@@ -68,7 +69,7 @@ std::size_t NeighbourSearch::HeldBytes() const {
 }
 
 std::int64_t NeighbourSearch::CellCoordinate(double x, int axis) const {
-  const double c = std::floor((x - origin_[axis]) / cell_size_);
+  const double c = std::floor((x - origin_[axis]) / cell_size_[axis]);
   if (!(c >= 0.0)) return 0;  // below the grid, or NaN
   return std::min<std::int64_t>(static_cast<std::int64_t>(std::min(c, 1e15)), dims_[axis] - 1);
 }
@@ -92,9 +93,29 @@ void NeighbourSearch::BuildGrid(const std::vector<Array3>& position, double cell
     h *= 1.5;
   }
   origin_ = lo;
-  cell_size_ = h;
+  cell_size_ = Array3{h, h, h};
   for (int k = 0; k < 3; ++k)
     dims_[k] = static_cast<std::int64_t>(std::floor((hi[k] - lo[k]) / h)) + 1;
+  SortIntoCells(position);
+}
+
+void NeighbourSearch::BuildPeriodicGrid(const std::vector<Array3>& position, double cell_size) {
+  origin_ = periodic_.low;
+  for (int k = 0; k < 3; ++k) {
+    const double length = periodic_.Length(k);
+    dims_[k] = static_cast<std::int64_t>(std::floor(length / cell_size));
+    if (dims_[k] < 3)
+      TESSERA_ERROR("the periodic domain is ", length, " long along axis ", k,
+                    "; it must be at least three times the largest contact reach 2 r_max + "
+                    "SearchTolerance = ",
+                    cell_size, " (enlarge the bounding box)");
+    cell_size_[k] = length / static_cast<double>(dims_[k]);
+  }
+  SortIntoCells(position);
+}
+
+void NeighbourSearch::SortIntoCells(const std::vector<Array3>& position) {
+  const std::size_t n = position.size();
   const std::size_t cells = static_cast<std::size_t>(dims_[0] * dims_[1] * dims_[2]);
 
   // Counting sort of the particles by cell (serial: O(n), order-preserving).
@@ -121,8 +142,13 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
   const std::size_t n = position.size();
   first.clear();
   second.clear();
-  if (n < 2) return;
+  if (n == 0) return;
   const double r_max = *std::max_element(radius.begin(), radius.end());
+  if (periodic_.active) {  // (one sphere too: the box is checked against its reach)
+    FindPeriodicPairs(position, radius, tolerance, 2.0 * r_max + tolerance, first, second);
+    return;
+  }
+  if (n < 2) return;
   BuildGrid(position, 2.0 * r_max + tolerance);
 
   // Visits the candidates j > i of particle i in the 27 cells around it.
@@ -153,6 +179,37 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
   CollectInRowOrder(n, visit, first, second, /*sort_each_row=*/true);
 }
 
+void NeighbourSearch::FindPeriodicPairs(const std::vector<Array3>& position,
+                                        const std::vector<double>& radius, double tolerance,
+                                        double cell_size, std::vector<std::uint32_t>& first,
+                                        std::vector<std::uint32_t>& second) {
+  BuildPeriodicGrid(position, cell_size);
+  // As above, with the 27 cells taken around the box (at least three per side:
+  // all different) and the distance to the nearest image.
+  auto visit = [&](std::size_t i, auto&& on_pair) {
+    const Array3& p = position[i];
+    const std::int64_t centre[3] = {CellCoordinate(p[0], 0), CellCoordinate(p[1], 1),
+                                    CellCoordinate(p[2], 2)};
+    auto around = [&](int axis, std::int64_t offset) {
+      return (centre[axis] + offset + dims_[axis]) % dims_[axis];
+    };
+    for (std::int64_t dz = -1; dz <= 1; ++dz)
+      for (std::int64_t dy = -1; dy <= 1; ++dy)
+        for (std::int64_t dx = -1; dx <= 1; ++dx) {
+          const auto c =
+              static_cast<std::size_t>(CellIndex(around(0, dx), around(1, dy), around(2, dz)));
+          for (std::uint32_t s = cell_start_[c + 1]; s > cell_start_[c];) {
+            const std::uint32_t j = cell_particles_[--s];
+            if (j <= i) break;
+            const Array3 d = periodic_.Nearest(position[j] - p);
+            const double reach = radius[i] + radius[j] + tolerance;
+            if (Dot(d, d) < reach * reach) on_pair(j);
+          }
+        }
+  };
+  CollectInRowOrder(position.size(), visit, first, second, /*sort_each_row=*/true);
+}
+
 void NeighbourSearch::FindWallCandidates(const std::vector<Array3>& position,
                                          const std::vector<double>& radius, const FaceBoxes& faces,
                                          double tolerance, std::vector<std::uint32_t>& particle,
@@ -167,7 +224,8 @@ void NeighbourSearch::FindWallCandidates(const std::vector<Array3>& position,
   const double margin = r_max + tolerance;
   const std::size_t cells = static_cast<std::size_t>(dims_[0] * dims_[1] * dims_[2]);
   Array3 grid_hi;
-  for (int k = 0; k < 3; ++k) grid_hi[k] = origin_[k] + cell_size_ * static_cast<double>(dims_[k]);
+  for (int k = 0; k < 3; ++k)
+    grid_hi[k] = origin_[k] + cell_size_[k] * static_cast<double>(dims_[k]);
 
   // Each face goes into every cell its enlarged box overlaps (faces in
   // increasing order, so that each cell lists them sorted).

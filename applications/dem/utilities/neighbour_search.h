@@ -10,12 +10,18 @@
 // Results are sorted ((i, j) and (particle, face)) and do not depend on the
 // number of threads: fixed chunks of particles collect their candidates (each
 // particle's sorted) in their own buffers, concatenated in chunk order.
+//
+// In a periodic domain (SetPeriodicBox) the particle grid spans the box, its
+// cells wrap around, and distances are taken to the nearest periodic image;
+// the particles must lie in the box. The wall search does not wrap: faces
+// are seen where they are.
 #pragma once
 
 #include <array>
 #include <cstdint>
 #include <vector>
 
+#include "applications/dem/utilities/periodic_box.h"
 #include "kernel/core/array3.h"
 
 namespace tessera::dem {
@@ -27,6 +33,9 @@ struct FaceBoxes {
 
 class NeighbourSearch {
  public:
+  // Particle pairs through the periodic boundaries of `box` (if active).
+  void SetPeriodicBox(const PeriodicBox& box) { periodic_ = box; }
+
   // Candidate particle pairs, appended to first/second after clearing them.
   void FindParticlePairs(const std::vector<Array3>& position, const std::vector<double>& radius,
                          double tolerance, std::vector<std::uint32_t>& first,
@@ -39,19 +48,28 @@ class NeighbourSearch {
 
   // Cells of the last grid, for tests and statistics.
   std::array<std::int64_t, 3> GridDimensions() const { return dims_; }
-  double CellSize() const { return cell_size_; }
+  double CellSize() const { return cell_size_[0]; }
   // Bytes the grid's arrays hold (capacity), for the memory report.
   std::size_t HeldBytes() const;
 
  private:
   void BuildGrid(const std::vector<Array3>& position, double cell_size);
+  // The grid over the periodic box: the most cells of at least `cell_size`
+  // per side (three at least, or the nearest image would not be unique).
+  void BuildPeriodicGrid(const std::vector<Array3>& position, double cell_size);
+  // Counting sort of the particles into the cells of the current grid.
+  void SortIntoCells(const std::vector<Array3>& position);
+  void FindPeriodicPairs(const std::vector<Array3>& position, const std::vector<double>& radius,
+                         double tolerance, double cell_size, std::vector<std::uint32_t>& first,
+                         std::vector<std::uint32_t>& second);
   std::int64_t CellCoordinate(double x, int axis) const;
   std::int64_t CellIndex(std::int64_t cx, std::int64_t cy, std::int64_t cz) const {
     return (cz * dims_[1] + cy) * dims_[0] + cx;
   }
 
+  PeriodicBox periodic_;
   Array3 origin_{};
-  double cell_size_ = 1.0;
+  Array3 cell_size_{1.0, 1.0, 1.0};  // per axis: equal except in a periodic box
   std::array<std::int64_t, 3> dims_{1, 1, 1};
   std::vector<std::uint32_t> cell_start_;  // CSR over cells: particles of each cell
   std::vector<std::uint32_t> cell_particles_;

@@ -63,7 +63,6 @@ def test_missing_keys_take_kratos_defaults():
 
 
 @pytest.mark.parametrize("text,expected", [
-    ('{"PeriodicDomainOption": true}', "periodic domains are not supported yet"),
     ('{"VirtualMassCoefficient": 1.5}', "'VirtualMassCoefficient' is 1.5; expected 0 < c <= 1"),
     ('{"VirtualMassCoefficient": 0.0}', "'VirtualMassCoefficient' is 0.0; expected 0 < c <= 1"),
     ('{"Dimension": 4}', "expected 3 \\(spheres\\) or 2"),
@@ -314,6 +313,24 @@ def test_balls_initially_touching_walls_are_removed_when_asked(tmp_path, monkeyp
         assert sorted(spheres.NodeIds()) == kept and spheres.NumberOfElements() == len(kept)
         assert len(stage.GetStrategy().Particles) == len(kept)
         stage.RunSolutionLoop()  # and the run goes on with what is left
+
+
+def test_a_periodic_domain_brings_a_sphere_back_through_the_opposite_face(tmp_path, monkeypatch):
+    """PeriodicDomainOption: the bounding box is periodic; the sphere launched
+    at 4 m/s along x leaves at x = 0.4 and comes back from x = -0.4, its
+    DISPLACEMENT_X continuous (test_dem_periodic.py checks the physics)."""
+    monkeypatch.chdir(tmp_path)
+    box = {f"BoundingBox{end}{axis}": value for axis in "XYZ"
+           for end, value in (("Min", -0.4), ("Max", 0.4))}
+    model, stage = Stage(SmallDeck(tmp_path, PeriodicDomainOption=True, BoundingBoxOption=True,
+                                   FinalTime=0.05, **box))
+    stage.Run()
+    spheres = model.GetModelPart("SpheresPart")
+    assert sorted(spheres.NodeIds()) == [1, 2]  # wrapped, not deleted
+    node = spheres.GetNode(2)
+    moved = node.GetSolutionStepValue(tessera.DISPLACEMENT_X)
+    assert moved > 0.1  # from x = 0.3 across x = 0.4
+    assert node.X == pytest.approx(0.3 + moved - 0.8, rel=1e-12)
 
 
 def test_particles_leaving_the_bounding_box_are_deleted(tmp_path, monkeypatch):

@@ -1,0 +1,172 @@
+"""Periodic domains (PeriodicDomainOption: the bounding box, periodic along x,
+y and z, as in Kratos).
+
+Sources and tolerances:
+- Search: the candidate pairs are those of a brute-force check of every pair
+  at its nearest periodic image (minimum-image convention); exact.
+- Translation invariance: a collision across a face of the box gives the
+  forces and motion of the same collision inside it; rel 1e-9 (the images'
+  separation is computed from coordinates one period apart, so the last bits
+  differ).
+- A free sphere leaving the box comes back through the opposite face: its
+  coordinates move by one period, its displacement stays v t; rel 1e-12.
+- A box of colliding spheres without gravity or walls keeps its total
+  momentum (Newton's third law across the faces too); 1e-12 of the momentum
+  scale, and contacts across the faces did occur.
+"""
+import numpy as np
+import pytest
+
+import tessera
+
+from dem_test_utilities import Material, Relate, Run, Settings, Sphere, SpheresPart
+
+LOW, HIGH = np.array([0.0, 0.0, 0.0]), np.array([0.2, 0.15, 0.1])
+
+
+def Dem():
+    from tessera import _dem
+    return _dem
+
+
+def PeriodicSettings(dt, tolerance=0.002, low=LOW, high=HIGH, **options):
+    settings = Settings(dt, "Symplectic_Euler", tolerance=tolerance)
+    settings.periodic = True
+    settings.bounding_box_min = list(low)
+    settings.bounding_box_max = list(high)
+    for key, value in options.items():
+        setattr(settings, key, value)
+    return settings
+
+
+def Spheres(positions, radii, velocities=None, restitution=0.5, friction=0.3):
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
+    Relate(grain, grain, restitution=restitution, static_friction=friction)
+    for k, (x, r) in enumerate(zip(positions, radii)):
+        v = (0.0, 0.0, 0.0) if velocities is None else tuple(velocities[k])
+        Sphere(spheres, k + 1, tuple(x), r, grain, velocity=v)
+    return model, spheres
+
+
+def Nearest(d, length):
+    return d - length * np.round(d / length)
+
+
+def test_the_search_finds_the_pairs_at_their_nearest_periodic_image():
+    rng = np.random.default_rng(5)
+    count, tolerance = 600, 0.002
+    positions = LOW + rng.random((count, 3)) * (HIGH - LOW)
+    radii = rng.uniform(0.003, 0.006, count)
+    _, spheres = Spheres(positions, radii)
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, PeriodicSettings(1e-6, tolerance))
+    strategy.Initialize()
+    x, r = strategy.Particles.position, strategy.Particles.radius
+    d = np.linalg.norm(Nearest(x[None, :, :] - x[:, None, :], HIGH - LOW), axis=2)
+    i, j = np.nonzero(np.triu(d < r[:, None] + r[None, :] + tolerance, k=1))
+    first, second = strategy.ParticlePairCandidates()
+    across = np.linalg.norm(x[j] - x[i], axis=1) > (r[i] + r[j] + tolerance)
+    assert len(i) > 200 and np.count_nonzero(across) > 20  # pairs across the faces
+    np.testing.assert_array_equal(first, i)
+    np.testing.assert_array_equal(second, j)
+
+
+def Collision(shift, steps=2000, dt=2e-6):
+    """Two spheres meeting obliquely with spin, centred at `shift` (x)."""
+    centre = np.array([shift, 0.075, 0.05])
+    positions = [centre + [-0.0105, -0.002, 0.0], centre + [0.0105, 0.002, 0.0]]
+    _, spheres = Spheres(positions, [0.01, 0.01], [(0.5, 0.1, 0.0), (-0.5, 0.0, 0.05)])
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, PeriodicSettings(dt))
+    strategy.Initialize()
+    forces = []
+    Run(strategy, steps, dt, on_step=lambda t: forces.append(
+        np.array(strategy.Particles.contact_force[0])))
+    p = strategy.Particles
+    return (np.array(forces), np.array(p.velocity), np.array(p.angular_velocity),
+            np.array(p.displacement))
+
+
+def test_a_collision_across_a_face_equals_the_same_collision_inside():
+    inside = Collision(0.1)
+    across = Collision(0.0)  # the contact point on the face x = 0
+    assert np.max(np.abs(inside[0])) > 1.0  # they did collide
+    for a, b in zip(inside, across):
+        np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-9 * np.max(np.abs(a)))
+
+
+def test_a_sphere_leaving_the_box_comes_back_through_the_opposite_face():
+    dt, steps, v = 1e-4, 1000, np.array([0.45, -0.22, 0.15])
+    x0 = np.array([0.17, 0.02, 0.05])
+    _, spheres = Spheres([x0], [0.01], [v])
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, PeriodicSettings(dt))
+    strategy.Initialize()
+    time = Run(strategy, steps, dt)
+    p = strategy.Particles
+    travelled = v * time  # 0.045, -0.022, 0.015 m: across x (0.215) and y (-0.002)
+    np.testing.assert_allclose(p.displacement[0], travelled, rtol=1e-12)
+    expected = LOW + np.mod(x0 + travelled - LOW, HIGH - LOW)
+    np.testing.assert_allclose(p.position[0], expected, rtol=1e-12)
+    assert p.position[0][0] < 0.1 and p.position[0][1] > 0.1  # wrapped, not only moved
+    strategy.WriteToNodes()
+    node = spheres.GetNode(1)
+    np.testing.assert_allclose([node.X, node.Y, node.Z], expected, rtol=1e-12)
+    np.testing.assert_allclose(node.GetSolutionStepValue(tessera.DISPLACEMENT), travelled,
+                               rtol=1e-12)
+    strategy.ReadFromNodes()  # displacements are not recomputed from the wrapped coordinates
+    np.testing.assert_allclose(p.displacement[0], travelled, rtol=1e-12)
+
+
+@pytest.mark.parametrize("scheme", ["Symplectic_Euler", "Velocity_Verlet"])
+def test_a_periodic_box_of_colliding_spheres_keeps_its_momentum(scheme):
+    rng = np.random.default_rng(8)
+    grid = [(x, y, z) for x in range(8) for y in range(6) for z in range(4)]
+    positions = LOW + (np.array(grid) + 0.5) * (HIGH - LOW) / [8, 6, 4]
+    count = len(positions)
+    velocities = rng.normal(0.0, 0.5, (count, 3))
+    _, spheres = Spheres(positions, np.full(count, 0.0124), velocities)  # gaps of 0.2 mm
+    settings = PeriodicSettings(2e-6, 0.003, search_frequency=5)
+    settings.translational_scheme = scheme
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
+    strategy.Initialize()
+    p = strategy.Particles
+    mass = np.array(p.mass)
+    momentum0 = (mass[:, None] * np.array(p.velocity)).sum(axis=0)
+    scale = np.sum(mass * np.linalg.norm(velocities, axis=1))
+    across = []
+
+    def count_across(_):
+        first, second = strategy.ParticlePairCandidates()
+        x = np.array(p.position)
+        span = np.abs(x[second] - x[first]).max(axis=1)
+        touching = np.linalg.norm(Nearest(x[second] - x[first], HIGH - LOW), axis=1) < 0.0248
+        across.append(np.count_nonzero(touching & (span > 0.05)))
+
+    Run(strategy, 600, 2e-6, on_step=count_across)
+    momentum = (mass[:, None] * np.array(p.velocity)).sum(axis=0)
+    assert sum(across) > 0
+    np.testing.assert_allclose(momentum, momentum0, rtol=0, atol=1e-12 * scale)
+    assert np.all(np.array(p.position) >= LOW) and np.all(np.array(p.position) < HIGH)
+
+
+def test_a_box_too_small_for_the_reach_or_without_extent_is_an_error():
+    _, spheres = Spheres([(0.05, 0.05, 0.05)], [0.02])
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, PeriodicSettings(1e-6))
+    with pytest.raises(tessera.Error, match="the periodic domain is 0.1 long along axis 2; it must "
+                                            "be at least three times"):
+        strategy.Initialize()
+    with pytest.raises(tessera.Error, match="its side 1 is empty"):
+        Dem().ExplicitSolverStrategy(spheres, None, PeriodicSettings(1e-6, high=[0.2, 0.0, 0.1]))
+    with pytest.raises(tessera.Error, match="not supported for 2D discs"):
+        Dem().ExplicitSolverStrategy(spheres, None, PeriodicSettings(1e-6, dimension=2))
+
+
+def test_clusters_in_a_periodic_domain_are_an_error(tmp_path):
+    from test_dem_clusters import ClusterModel, WriteClu
+    clu = WriteClu(tmp_path / "pair.clu", [(0.01, 0.0, 0.0, 0.01), (-0.01, 0.0, 0.0, 0.01)],
+                   size=0.04, volume=8e-6, inertia=(1e-4, 2e-4, 2e-4))
+    _, spheres, clusters, _, _ = ClusterModel(clu, [(0.1, 0.07, 0.05)], 0.04)
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, PeriodicSettings(1e-6))
+    strategy.SetClusterModelPart(clusters)
+    with pytest.raises(tessera.Error, match="PeriodicDomainOption with clusters"):
+        strategy.Initialize()
