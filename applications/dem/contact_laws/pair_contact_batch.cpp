@@ -47,6 +47,14 @@ TESSERA_AVX2 Vec Gather(const double* base, const std::uint32_t* index, std::siz
              base[stride * index[2] + offset], base[stride * index[3] + offset]};
 }
 TESSERA_AVX2 void Store(double* to, Vec v) { std::memcpy(to, &v, sizeof v); }
+// d - L nearbyint(d / L) in every lane: PeriodicBox::Nearest's operations
+// (round to nearest even, as std::nearbyint in the default rounding mode).
+TESSERA_AVX2 Vec NearestImage(Vec d, double length) {
+  const Vec periods = d / Splat(length);
+  const Vec rounded = reinterpret_cast<Vec>(_mm256_round_pd(
+      reinterpret_cast<__m256d>(periods), _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC));
+  return d - Splat(length) * rounded;
+}
 
 // Candidate c is no contact: it loses its history if it had one (as in the
 // scalar loop).
@@ -90,7 +98,12 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, s
 
   // Geometry (the strategy's pair loop).
   const Row3 xi = GatherRows(in.position, i), xj = GatherRows(in.position, j);
-  const Vec dx = xj.x - xi.x, dy = xj.y - xi.y, dz = xj.z - xi.z;
+  Vec dx = xj.x - xi.x, dy = xj.y - xi.y, dz = xj.z - xi.z;
+  if (in.periodic.active) {
+    dx = NearestImage(dx, in.periodic.Length(0));
+    dy = NearestImage(dy, in.periodic.Length(1));
+    dz = NearestImage(dz, in.periodic.Length(2));
+  }
   const Vec distance2 = dx * dx + dy * dy + dz * dz;
   const Vec ri = Gather(in.radius, i, 1, 0), rj = Gather(in.radius, j, 1, 0);
   const Vec mi = Gather(in.mass, i, 1, 0), mj = Gather(in.mass, j, 1, 0);
@@ -266,7 +279,8 @@ template <ContactLaw kLaw, bool kVelocityStep, bool kPowers>
   b.touching_count = 0;
   for (std::uint32_t c = begin; c < end; ++c) {
     const std::uint32_t i = in.first[c], j = in.second[c];
-    const Array3 d = in.position[j] - in.position[i];
+    Array3 d = in.position[j] - in.position[i];
+    if (in.periodic.active) d = in.periodic.Nearest(d);
     const double distance2 = Dot(d, d);
     const double reach = in.radius[i] + in.radius[j];
     if (distance2 < reach * reach && distance2 > 0.0) {

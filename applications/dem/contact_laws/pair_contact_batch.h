@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "applications/dem/contact_laws/contact_law.h"
+#include "applications/dem/utilities/periodic_box.h"
 #include "kernel/core/array3.h"
 
 namespace tessera::dem {
@@ -80,6 +81,9 @@ struct PairBatchInput {
   bool velocity_step;
   // Dissipated powers wanted (energy bookkeeping); else they are not computed.
   bool powers;
+  // A periodic domain (if active): separations to the nearest image, with
+  // PeriodicBox::Nearest's arithmetic.
+  PeriodicBox periodic;
 };
 
 // Whether this processor runs the batch kernel (AVX2).

@@ -973,11 +973,10 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
   const std::uint32_t* const wall_start = wall_contacts_.particle_start.data();
   const double* const pair_share = pair_arrays_.share.data();
   const double* const pair_tangential_damping = pair_arrays_.tangential_damping.data();
-  const bool batched = settings_.batched_pair_contacts && batch_law_valid_ && !settings_.periodic &&
-                       PairContactBatchAvailable();
+  const bool batched =
+      settings_.batched_pair_contacts && batch_law_valid_ && PairContactBatchAvailable();
   const ContactLaw batch_law = batch_law_;
-  // A periodic domain takes the scalar loop, with nearest images (the batch
-  // kernel has no images).
+  // In a periodic domain both paths take the nearest images.
   const bool periodic = settings_.periodic;
   const PeriodicBox box = periodic_;
   const PairBatchInput batch_input{position,
@@ -1000,7 +999,8 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
                                    &pair_arrays_,
                                    dt,
                                    displacement_is_velocity_step,
-                                   track_dissipation};
+                                   track_dissipation,
+                                   periodic_};
   // Captured by value: pointers read through a reference to the enclosing frame
   // would be reloaded after every byte store as well.
   ParallelBlocks(n, blocks, [=, this, &pc](std::size_t b) {

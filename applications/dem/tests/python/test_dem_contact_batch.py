@@ -111,3 +111,31 @@ def test_batched_and_scalar_linear_runs_with_two_materials_are_bitwise_equal(sch
     assert contacts[0] > 1000 and sum(contacts) > 20000
     for a, b in zip(State(batched), State(scalar)):
         assert np.array_equal(a, b)
+
+
+@pytest.mark.parametrize("scheme", ["Velocity_Verlet", "Symplectic_Euler"])
+def test_batched_and_scalar_periodic_runs_are_bitwise_equal(scheme):
+    # A periodic box of colliding spheres (test_dem_periodic.py): both paths
+    # take the nearest images with the same operations.
+    from test_dem_periodic import HIGH, LOW, Nearest, PeriodicSettings, Spheres
+    rng = np.random.default_rng(8)
+    grid = [(x, y, z) for x in range(8) for y in range(6) for z in range(4)]
+    positions = LOW + (np.array(grid) + 0.5) * (HIGH - LOW) / [8, 6, 4]
+    velocities = rng.normal(0.0, 0.5, (len(positions), 3))
+    states, across = [], 0
+    for batched in (True, False):
+        _, spheres = Spheres(positions, np.full(len(positions), 0.0124), velocities)
+        settings = PeriodicSettings(2e-6, 0.003, search_frequency=5, batched_pair_contacts=batched)
+        settings.translational_scheme = scheme
+        strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
+        strategy.Initialize()
+        Run(strategy, 600, 2e-6)
+        first, second = strategy.ParticlePairCandidates()
+        x = np.array(strategy.Particles.position)
+        touching = np.linalg.norm(Nearest(x[second] - x[first], HIGH - LOW), axis=1) < 0.0248
+        across = max(across, np.count_nonzero(touching & (np.abs(x[second] - x[first]).max(
+            axis=1) > 0.05)))
+        states.append(State(strategy))
+    assert across > 0  # contacts across the faces at the end
+    for a, b in zip(*states):
+        assert np.array_equal(a, b)
