@@ -100,9 +100,10 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, s
   const Row3 xi = GatherRows(in.position, i), xj = GatherRows(in.position, j);
   Vec dx = xj.x - xi.x, dy = xj.y - xi.y, dz = xj.z - xi.z;
   if (in.periodic.active) {
-    dx = NearestImage(dx, in.periodic.Length(0));
-    dy = NearestImage(dy, in.periodic.Length(1));
-    dz = NearestImage(dz, in.periodic.Length(2));
+    const PeriodicBox& box = in.periodic;
+    if (box.axis[0]) dx = NearestImage(dx, box.Length(0));
+    if (box.axis[1]) dy = NearestImage(dy, box.Length(1));
+    if (box.axis[2]) dz = NearestImage(dz, box.Length(2));
   }
   const Vec distance2 = dx * dx + dy * dy + dz * dz;
   const Vec ri = Gather(in.radius, i, 1, 0), rj = Gather(in.radius, j, 1, 0);

@@ -228,17 +228,15 @@ ExplicitSolverStrategy::ExplicitSolverStrategy(ModelPart& spheres, ModelPart* wa
     TESSERA_ERROR("search tolerances must be >= 0 (SearchTolerance ", settings_.search_tolerance,
                   ", search_tolerance_against_walls ", settings_.wall_search_tolerance, ")");
   if (settings_.periodic) {
-    if (settings_.dimension == 2)
-      TESSERA_ERROR(
-          "PeriodicDomainOption is not supported for 2D discs yet (the periodic "
-          "domain is the 3D bounding box)");
+    // 2D discs stay in their plane: periodic along x and y only.
+    const std::array<bool, 3> axes{true, true, settings_.dimension != 2};
     for (int k = 0; k < 3; ++k)
-      if (!(settings_.bounding_box_max[k] > settings_.bounding_box_min[k]))
+      if (axes[k] && !(settings_.bounding_box_max[k] > settings_.bounding_box_min[k]))
         TESSERA_ERROR(
             "PeriodicDomainOption: the bounding box is the periodic domain, but its side ", k,
             " is empty (BoundingBoxMin ", settings_.bounding_box_min[k], ", BoundingBoxMax ",
             settings_.bounding_box_max[k], ")");
-    periodic_ = PeriodicBox{true, settings_.bounding_box_min, settings_.bounding_box_max};
+    periodic_ = PeriodicBox{true, axes, settings_.bounding_box_min, settings_.bounding_box_max};
   }
   if (!(settings_.virtual_mass_coefficient > 0.0 && settings_.virtual_mass_coefficient <= 1.0))
     TESSERA_ERROR("VirtualMassCoefficient must be in (0, 1] (it scales the accelerations), got ",

@@ -102,6 +102,15 @@ void NeighbourSearch::BuildGrid(const std::vector<Array3>& position, double cell
 void NeighbourSearch::BuildPeriodicGrid(const std::vector<Array3>& position, double cell_size) {
   origin_ = periodic_.low;
   for (int k = 0; k < 3; ++k) {
+    if (!periodic_.axis[k]) {
+      // Not periodic (2D discs along z): cells of cell_size over the particles.
+      double lo = std::numeric_limits<double>::max(), hi = -lo;
+      for (const Array3& p : position) lo = std::min(lo, p[k]), hi = std::max(hi, p[k]);
+      origin_[k] = lo;
+      cell_size_[k] = cell_size;
+      dims_[k] = static_cast<std::int64_t>(std::floor((hi - lo) / cell_size)) + 1;
+      continue;
+    }
     const double length = periodic_.Length(k);
     dims_[k] = static_cast<std::int64_t>(std::floor(length / cell_size));
     if (dims_[k] < 3)
@@ -184,20 +193,31 @@ void NeighbourSearch::FindPeriodicPairs(const std::vector<Array3>& position,
                                         double cell_size, std::vector<std::uint32_t>& first,
                                         std::vector<std::uint32_t>& second) {
   BuildPeriodicGrid(position, cell_size);
-  // As above, with the 27 cells taken around the box (at least three per side:
-  // all different) and the distance to the nearest image.
+  // As above, with the neighbour cells taken around the box along the periodic
+  // axes (at least three cells per side: all different) and the distance to
+  // the nearest image.
   auto visit = [&](std::size_t i, auto&& on_pair) {
     const Array3& p = position[i];
-    const std::int64_t centre[3] = {CellCoordinate(p[0], 0), CellCoordinate(p[1], 1),
-                                    CellCoordinate(p[2], 2)};
-    auto around = [&](int axis, std::int64_t offset) {
-      return (centre[axis] + offset + dims_[axis]) % dims_[axis];
-    };
-    for (std::int64_t dz = -1; dz <= 1; ++dz)
-      for (std::int64_t dy = -1; dy <= 1; ++dy)
-        for (std::int64_t dx = -1; dx <= 1; ++dx) {
+    // Per axis, the cell coordinates to visit.
+    std::int64_t around[3][3];
+    int count[3];
+    for (int k = 0; k < 3; ++k) {
+      const std::int64_t centre = CellCoordinate(p[k], k);
+      count[k] = 0;
+      for (std::int64_t offset = -1; offset <= 1; ++offset) {
+        std::int64_t c = centre + offset;
+        if (periodic_.axis[k])
+          c = (c + dims_[k]) % dims_[k];
+        else if (c < 0 || c >= dims_[k])
+          continue;
+        around[k][count[k]++] = c;
+      }
+    }
+    for (int z = 0; z < count[2]; ++z)
+      for (int y = 0; y < count[1]; ++y)
+        for (int x = 0; x < count[0]; ++x) {
           const auto c =
-              static_cast<std::size_t>(CellIndex(around(0, dx), around(1, dy), around(2, dz)));
+              static_cast<std::size_t>(CellIndex(around[0][x], around[1][y], around[2][z]));
           for (std::uint32_t s = cell_start_[c + 1]; s > cell_start_[c];) {
             const std::uint32_t j = cell_particles_[--s];
             if (j <= i) break;

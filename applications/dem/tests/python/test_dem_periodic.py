@@ -157,8 +157,6 @@ def test_a_box_too_small_for_the_reach_or_without_extent_is_an_error():
         strategy.Initialize()
     with pytest.raises(tessera.Error, match="its side 1 is empty"):
         Dem().ExplicitSolverStrategy(spheres, None, PeriodicSettings(1e-6, high=[0.2, 0.0, 0.1]))
-    with pytest.raises(tessera.Error, match="not supported for 2D discs"):
-        Dem().ExplicitSolverStrategy(spheres, None, PeriodicSettings(1e-6, dimension=2))
 
 
 def test_clusters_in_a_periodic_domain_are_an_error(tmp_path):
@@ -170,3 +168,34 @@ def test_clusters_in_a_periodic_domain_are_an_error(tmp_path):
     strategy.SetClusterModelPart(clusters)
     with pytest.raises(tessera.Error, match="PeriodicDomainOption with clusters"):
         strategy.Initialize()
+
+
+def DiscCollision(shift, steps=2000, dt=2e-6):
+    """Two discs (2D, unit thickness) meeting obliquely, centred at `shift`
+    (x), in a box periodic along x and y only (its z extent is empty)."""
+    from test_dem_2d_discs import LAW_2D, Disc
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
+    Relate(grain, grain, restitution=0.5, static_friction=0.3, law=LAW_2D)
+    Disc(spheres, 1, (shift - 0.0105, 0.07), 0.01, grain, velocity=(0.5, 0.1, 0.0))
+    Disc(spheres, 2, (shift + 0.0105, 0.074), 0.01, grain, velocity=(-0.5, 0.0, 0.0),
+         angular_velocity=(0.0, 0.0, 20.0))
+    settings = PeriodicSettings(dt, low=[0.0, 0.0, 0.0], high=[0.2, 0.15, 0.0], dimension=2)
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
+    strategy.Initialize()
+    forces = []
+    Run(strategy, steps, dt, on_step=lambda t: forces.append(
+        np.array(strategy.Particles.contact_force[0])))
+    p = strategy.Particles
+    return (np.array(forces), np.array(p.velocity), np.array(p.angular_velocity),
+            np.array(p.displacement), np.array(p.position))
+
+
+def test_discs_collide_across_a_face_of_a_periodic_plane_as_inside_it():
+    inside, across = DiscCollision(0.1), DiscCollision(0.0)
+    assert np.max(np.abs(inside[0])) > 1.0
+    for a, b in zip(inside[:4], across[:4]):
+        np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-9 * np.max(np.abs(a)))
+    assert np.all(across[4][:, 2] == 0.0)  # still in their plane
+    assert 0.15 < across[4][0, 0] < 0.2  # the first disc wrapped to the far side
