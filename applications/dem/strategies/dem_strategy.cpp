@@ -1633,6 +1633,7 @@ void ExplicitSolverStrategy::ReadFromNodes() {
   RefreshSharedRows();
   ReadParticlesFromNodes(spheres_, particles_,
                          /*displacements_from_coordinates=*/!settings_.periodic);
+  if (walls_ != nullptr) ReadFreeWallLoads(*walls_, free_walls_);
   if (!clusters_.empty()) {
     // Members move with their cluster, whose velocities a script may have set.
     ReadClustersFromNodes(clusters_, *clusters_part_);

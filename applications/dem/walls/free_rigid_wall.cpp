@@ -124,6 +124,21 @@ void Collect(ModelPart& part, const std::vector<std::string>& excluded,
 
 }  // namespace
 
+void ReadFreeWallLoads(ModelPart& walls, std::vector<FreeRigidWall>& bodies) {
+  if (bodies.empty()) return;
+  auto visit = [&](auto&& self, ModelPart& part) -> void {
+    for (ModelPart* child : part.SubModelParts()) self(self, *child);
+    if (!Value(part, FREE_BODY_MOTION, false)) return;
+    const std::string name = part.FullName();
+    for (FreeRigidWall& b : bodies)
+      if (b.part == name) {
+        b.applied_force = Value(part, EXTERNAL_APPLIED_FORCE, Array3{});
+        b.applied_moment = Value(part, EXTERNAL_APPLIED_MOMENT, Array3{});
+      }
+  };
+  visit(visit, walls);
+}
+
 std::vector<FreeRigidWall> ReadFreeRigidWalls(ModelPart& walls,
                                               const std::vector<std::string>& excluded) {
   std::vector<FreeRigidWall> bodies;

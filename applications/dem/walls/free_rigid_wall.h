@@ -67,6 +67,11 @@ struct FreeRigidWall {
 std::vector<FreeRigidWall> ReadFreeRigidWalls(ModelPart& walls,
                                               const std::vector<std::string>& excluded);
 
+// The applied loads (EXTERNAL_APPLIED_FORCE / _MOMENT of each body's sub model
+// part, zero where absent) read again, as a process may change them between
+// steps (apply_forces_and_moments_to_walls_process).
+void ReadFreeWallLoads(ModelPart& walls, std::vector<FreeRigidWall>& bodies);
+
 // Per face row of `faces`, the free wall it belongs to (all its nodes in that
 // body), or -1.
 std::vector<int> FreeWallOfFaces(const std::vector<FreeRigidWall>& bodies,

@@ -5,7 +5,8 @@ one module per process under the name Kratos' process lists use:
   components on the spheres of a sub model part;
 * apply_kinematic_constraints_to_walls_process: imposed rigid-body motion of a
   wall sub model part (its nodes are moved; the strategy re-reads them);
-* apply_forces_and_moments_process: EXTERNAL_APPLIED_FORCE / _MOMENT on spheres.
+* apply_forces_and_moments_process: EXTERNAL_APPLIED_FORCE / _MOMENT on spheres;
+* apply_forces_and_moments_to_walls_process: the same on a free rigid-body wall.
 
 This module holds what they share: Kratos' interval test and the three
 components of a "value"/"table" pair ("value" a number or an expression of

@@ -11,7 +11,7 @@ import tessera
 import tessera.dem
 from tessera.dem.processes.apply_kinematic_constraints_to_walls_process import RotationMatrix
 
-from dem_test_utilities import Material, Relate, Sphere
+from dem_test_utilities import Material, Relate, Sphere, SquarePlate
 
 KRATOS_TOLERANCE = 1e-3  # test_kinematic_constraints.py compares with this absolute tolerance
 
@@ -225,3 +225,68 @@ def test_time_step_check_counts_speeds_that_processes_impose(check):
     else:
         with pytest.warns(UserWarning, match="at least 10 are needed"):
             stage.Initialize()
+
+
+WALL_FORCE_PROCESS = """{"python_module": "processes.apply_forces_and_moments_to_walls_process",
+    "kratos_module": "KratosMultiphysics.DEMApplication",
+    "Parameters": {"model_part_name": "RigidFacePart.plate",
+                   "force_settings": {"value": [2.0, "3.0*t + 0*x", 0.0], "table": [0, 0, 0]},
+                   "moment_settings": {"value": [0.0, 0.0, 0.5], "table": [0, 0, 0]},
+                   "interval": [0.0, 0.00505]}}"""
+
+
+def _FreePlateStage(process_json, free=True, final_time=0.01, dt=1e-4):
+    """One sphere far from a free plate (mass 4, inertias 1, 2, 3; no gravity)
+    in RigidFacePart.plate, with one process entry."""
+    parameters = tessera.Parameters("""{
+        "problem_name": "none", "GravityX": 0.0, "GravityY": 0.0, "GravityZ": 0.0,
+        "MaxTimeStep": %g, "FinalTime": %g, "TranslationalIntegrationScheme": "Symplectic_Euler",
+        "processes": {"loads_process_list": [%s]}
+    }""" % (dt, final_time, process_json))
+
+    class Stage(tessera.dem.DEMAnalysisStage):
+        def ReadModelParts(self, *args):
+            spheres = self.spheres_model_part
+            grain = Material(spheres, 1, density=1000.0)
+            walls = self.model.GetModelPart("RigidFacePart")
+            wall = Material(walls, 2, young=1e9)
+            Relate(grain, grain)
+            Relate(grain, wall)
+            Sphere(spheres, 1, (0.0, 0.0, 5.0), 0.1, grain)
+            data = {"RIGID_BODY_MASS": 4.0, "RIGID_BODY_INERTIAS": [1.0, 2.0, 3.0],
+                    "RIGID_BODY_CENTER_OF_MASS": [0.0, 0.0, 0.0]}
+            if free:
+                data["FREE_BODY_MOTION"] = True
+            SquarePlate(walls, wall, half=0.5, **data)
+
+        def ReadMaterialsFile(self):
+            pass
+
+    model = tessera.Model()
+    return model, Stage(model, parameters)
+
+
+def test_a_force_and_moment_process_moves_a_free_wall():
+    """F = (2, 3t, 0), M = (0, 0, 0.5) on a free plate in [0, 0.00505], dt
+    1e-4: as for spheres (test above), the loads of steps 1..50 and of step 51
+    (zeroed at its end) act, so Symplectic Euler gives v_x = 2 dt 51 / m,
+    v_y = 3 dt^2 (1 + ... + 50 + 50) / m, w_z = 0.5 dt 51 / I_z (rel 1e-9)."""
+    model, stage = _FreePlateStage(WALL_FORCE_PROCESS)
+    stage.Run()
+    (body,) = stage.GetStrategy().FreeWalls()
+    dt, last, mass = 1e-4, 50, 4.0
+    assert body["velocity"][0] == pytest.approx(2.0 * dt * (last + 1) / mass, rel=1e-9)
+    assert body["velocity"][1] == pytest.approx(
+        3.0 * dt * dt * (last * (last + 1) / 2.0 + last) / mass, rel=1e-9)
+    assert body["angular_velocity"][2] == pytest.approx(0.5 * dt * (last + 1) / 3.0, rel=1e-9)
+    plate = model.GetModelPart("RigidFacePart.plate")
+    assert list(plate.GetValue(tessera.EXTERNAL_APPLIED_FORCE)) == [0.0, 0.0, 0.0]
+
+
+def test_the_wall_force_process_needs_a_free_wall_part():
+    _, stage = _FreePlateStage(WALL_FORCE_PROCESS, free=False)
+    with pytest.raises(tessera.Error, match="RigidFacePart.plate is not a free rigid-body wall"):
+        stage.Initialize()
+    _, stage = _FreePlateStage(WALL_FORCE_PROCESS.replace("RigidFacePart.plate", "SpheresPart"))
+    with pytest.raises(tessera.Error, match="SpheresPart is not a wall sub model part"):
+        stage.Initialize()
