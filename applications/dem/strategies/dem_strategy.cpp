@@ -803,9 +803,34 @@ void ExplicitSolverStrategy::SortRows() {
   w.face.swap(b);
 }
 
-void ExplicitSolverStrategy::Search(double /*time*/) {
+void ExplicitSolverStrategy::CheckFiniteState(double time) const {
+  const ParticleStorage& p = particles_;
+  const std::size_t n = p.size();
+  // The first bad row in row order (deterministic for any thread count).
+  std::size_t bad = n;
+  for (std::size_t i = 0; i < n && bad == n; ++i)
+    for (int k = 0; k < 3; ++k)
+      if (!std::isfinite(p.position[i][k]) || !std::isfinite(p.velocity[i][k]) ||
+          !std::isfinite(p.angular_velocity[i][k]))
+        bad = i;
+  if (bad == n) return;
+  // The Hertz estimate depends on the impact speed: the largest finite one.
+  double speed = 0.0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (const double v = Norm(p.velocity[i]); std::isfinite(v)) speed = std::max(speed, v);
+  const TimeStepEstimate estimate = EstimateTimeStep(speed);
+  TESSERA_ERROR("the DEM run diverged: at step ", step_, " (time ", time, ") sphere element ",
+                p.element_id[bad], " has position ", p.position[bad], ", velocity ",
+                p.velocity[bad], " and angular velocity ", p.angular_velocity[bad],
+                ". The time step ", settings_.delta_time,
+                " is probably too large for the contacts (estimated critical time step ",
+                estimate.critical_time_step, "): reduce MaxTimeStep or the stiffness");
+}
+
+void ExplicitSolverStrategy::Search(double time) {
   PhaseClock clock;
   const std::size_t n = particles_.size();
+  CheckFiniteState(time);
   if (settings_.sort_rows_frequency > 0 && n >= settings_.sort_rows_minimum &&
       (!sorted_once_ || step_ - last_sort_step_ >= settings_.sort_rows_frequency)) {
     SortRows();

@@ -288,6 +288,11 @@ class ExplicitSolverStrategy {
   };
 
   void Search(double time);
+  // A sphere with a non-finite position or velocity (a run that blew up,
+  // usually a time step too large for the contact stiffness) is an error
+  // naming it, the step and the time; checked at every search (O(n), as the
+  // search itself).
+  void CheckFiniteState(double time) const;
   // Rows and nodes: the columns shared where the layout lets them
   // (DemSettings::share_rows_with_nodes), after anything that changes rows or
   // nodes; at each entry from outside, shared columns follow the database's

@@ -135,3 +135,24 @@ def test_between_plates_bounded_range(dt, scheme, low, high, tolerance):
 def test_between_plates_first_order_schemes_are_unstable(dt, scheme):
     low, high = BetweenPlates(scheme, dt)
     assert high - low > 5.0  # mm: the exact range is 1 mm wide
+
+
+def test_a_state_that_turns_non_finite_is_an_error_naming_the_sphere_and_step():
+    """A run that blew up (here: a script writing a NaN velocity, as an
+    overflowing contact would) stops at the next search with an error naming
+    the sphere, the step and the time step, instead of carrying NaN on."""
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    grain = Material(spheres, 1, density=2000.0)
+    Relate(grain, grain, restitution=0.5, law=LINEAR)
+    Sphere(spheres, 7, (0.0, 0.0, 0.0), 0.004, grain)
+    Sphere(spheres, 8, (0.01, 0.0, 0.0), 0.004, grain)
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, Settings(1e-4, search_frequency=5))
+    strategy.Initialize()
+    Run(strategy, 3, 1e-4)
+    spheres.GetNode(8).SetSolutionStepValue(tessera.VELOCITY, [float("nan"), 0.0, 0.0])
+    strategy.ReadFromNodes()
+    with pytest.raises(tessera.Error, match=r"the DEM run diverged: at step 4 \(time 0.0004\) "
+                                            r"sphere element 8 has position .* velocity \(?\[?nan"
+                                            r".*estimated critical time step"):
+        Run(strategy, 5, 1e-4, start_time=3e-4)
