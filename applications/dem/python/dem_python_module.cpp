@@ -126,8 +126,8 @@ void BindParticleStorage(py::module_& m) {
       "A Kratos .clu cluster file: name, centres (n, 3), radii, size, volume, "
       "inertia_per_unit_mass and enclosing_sphere ((centre, diameter) or None)");
   m.def("WriteParticlesToNodes", &WriteParticlesToNodes, py::arg("particles"), py::arg("spheres"));
-  m.def("ReadParticlesFromNodes", &ReadParticlesFromNodes, py::arg("spheres"),
-        py::arg("particles"), py::arg("displacements_from_coordinates") = true);
+  m.def("ReadParticlesFromNodes", &ReadParticlesFromNodes, py::arg("spheres"), py::arg("particles"),
+        py::arg("displacements_from_coordinates") = true);
   m.def("DeclareParticleVariables", &DeclareParticleVariables, py::arg("spheres"));
   m.def(
       "SpatialOrder",
@@ -174,6 +174,16 @@ void BindStrategy(py::module_& m) {
             s.scheme = TranslationalSchemeFromName(name);
           })
       .def_readwrite("rotation", &DemSettings::rotation)
+      .def_property(
+          "rotational_scheme",
+          [](const DemSettings& s) {
+            return std::string(s.rotational_scheme == RotationalScheme::kDirect
+                                   ? "Direct_Integration"
+                                   : "Quaternion_Integration");
+          },
+          [](DemSettings& s, const std::string& name) {
+            s.rotational_scheme = RotationalSchemeFromName(name);
+          })
       .def_readwrite("rolling_friction", &DemSettings::rolling_friction)
       .def_property(
           "hertz_damping_map",

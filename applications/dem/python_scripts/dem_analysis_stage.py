@@ -124,6 +124,7 @@ class DEMSolver(PythonSolver):
         settings.dimension = p["Dimension"].GetInt()
         settings.translational_scheme = p["TranslationalIntegrationScheme"].GetString()
         settings.rotation = p["RotationOption"].GetBool()
+        settings.rotational_scheme = p["RotationalIntegrationScheme"].GetString()
         settings.rolling_friction = p["RollingFrictionOption"].GetBool()
         settings.hertz_damping_map = p["HertzDampingMap"].GetString()
         settings.energy_calculation = p["EnergyCalculationOption"].GetBool()

@@ -174,6 +174,10 @@ SOLVER_SETTINGS_DEFAULTS = """{
 
 TIME_STEP_CHECKS = ("warning", "error", "off")
 HERTZ_DAMPING_MAPS = ("exact", "thornton_fit")
+# Spheres: Direct_Integration turns them with the translational scheme; Kratos'
+# Quaternion_Integration and Runge_Kutta reduce, for a sphere, to a symplectic
+# update (DemSettings.rotational_scheme). Clusters always take RK-4 quaternions.
+ROTATIONAL_SCHEMES = ("Direct_Integration", "Quaternion_Integration", "Runge_Kutta")
 
 
 def AllDefaults():
@@ -280,12 +284,9 @@ def ValidateAndAssignDefaults(parameters):
                             f"{sort_frequency.WriteJsonString()}")
     GidPostSettings(parameters)  # unknown GiD modes fail here, before the run
     rotation_scheme = parameters["RotationalIntegrationScheme"].GetString()
-    if rotation_scheme not in ("Direct_Integration", "Quaternion_Integration"):
+    if rotation_scheme not in ROTATIONAL_SCHEMES:
         raise tessera.Error(f"{where}: 'RotationalIntegrationScheme' is '{rotation_scheme}'; "
-                            "this build takes \"Direct_Integration\" or \"Quaternion_Integration\" "
-                            "only (spheres, of isotropic inertia, integrate the angular velocity "
-                            "with the translational scheme under both; clusters always turn with "
-                            "the RK-4 quaternion scheme)")
+                            f"expected one of {', '.join(ROTATIONAL_SCHEMES)}")
     return parameters
 
 

@@ -115,6 +115,14 @@ TranslationalScheme TranslationalSchemeFromName(const std::string& name) {
                 "'; expected Forward_Euler, Symplectic_Euler, Taylor_Scheme or Velocity_Verlet");
 }
 
+RotationalScheme RotationalSchemeFromName(const std::string& name) {
+  if (name == "Direct_Integration") return RotationalScheme::kDirect;
+  if (name == "Quaternion_Integration" || name == "Runge_Kutta")
+    return RotationalScheme::kSymplectic;
+  TESSERA_ERROR("unknown RotationalIntegrationScheme '", name,
+                "'; expected Direct_Integration, Quaternion_Integration or Runge_Kutta");
+}
+
 const char* TranslationalSchemeName(TranslationalScheme scheme) {
   switch (scheme) {
     case TranslationalScheme::kForwardEuler:
@@ -1490,9 +1498,17 @@ void ExplicitSolverStrategy::Integrate(std::size_t i) {
   Array3 dtheta{};
   if (settings_.rotation) {
     const double inv_inertia = settings_.virtual_mass_coefficient / p.inertia[i];
-    for (int k = 0; k < 3; ++k)
-      dtheta[k] =
-          advance(p.angular_velocity[i][k], p.torque[i][k] * inv_inertia, Fixed(p.fixed[i], 3 + k));
+    const bool symplectic = settings_.rotational_scheme == RotationalScheme::kSymplectic;
+    for (int k = 0; k < 3; ++k) {
+      double& w = p.angular_velocity[i][k];
+      const double alpha = p.torque[i][k] * inv_inertia;
+      if (!symplectic) {
+        dtheta[k] = advance(w, alpha, Fixed(p.fixed[i], 3 + k));
+        continue;
+      }
+      if (!Fixed(p.fixed[i], 3 + k)) w += alpha * dt;
+      dtheta[k] = w * dt;
+    }
   }
   p.delta_rotation[i] = dtheta;
   p.rotation_angle[i] += dtheta;
@@ -1503,6 +1519,7 @@ void ExplicitSolverStrategy::KickAndDrift() {
   ParticleStorage& p = particles_;
   const double dt = settings_.delta_time;
   const bool rotation = settings_.rotation;
+  const bool direct_rotation = settings_.rotational_scheme == RotationalScheme::kDirect;
   ParallelRows(p.size(), [&](std::size_t i) {
     if (p.glued[i] != 0 || p.cluster[i] != 0) return;  // moved with its wall or cluster
     const double inv_mass = settings_.virtual_mass_coefficient / p.mass[i];
@@ -1516,6 +1533,8 @@ void ExplicitSolverStrategy::KickAndDrift() {
     p.position[i] += dx;
     p.displacement[i] += dx;
     p.delta_displacement[i] = dx;
+    // (The symplectic sphere rotation turns after the forces, in Kick.)
+    if (!direct_rotation) return;
     Array3 dtheta{};
     if (rotation) {
       const double inv_inertia = settings_.virtual_mass_coefficient / p.inertia[i];
@@ -1546,12 +1565,22 @@ void ExplicitSolverStrategy::Kick(std::size_t i) {
     for (int k = 0; k < 3; ++k)
       if (!Fixed(p.fixed[i], k)) p.velocity[i][k] += 0.5 * dt * p.force[i][k] * inv_mass;
   }
-  if (settings_.rotation) {
-    const double inv_inertia = settings_.virtual_mass_coefficient / p.inertia[i];
+  if (!settings_.rotation) return;
+  const double inv_inertia = settings_.virtual_mass_coefficient / p.inertia[i];
+  if (settings_.rotational_scheme == RotationalScheme::kDirect) {
     for (int k = 0; k < 3; ++k)
       if (!Fixed(p.fixed[i], 3 + k))
         p.angular_velocity[i][k] += 0.5 * dt * p.torque[i][k] * inv_inertia;
+    return;
   }
+  // Symplectic sphere rotation at Kratos' "correct" stage: the whole step's turn.
+  Array3 dtheta;
+  for (int k = 0; k < 3; ++k) {
+    if (!Fixed(p.fixed[i], 3 + k)) p.angular_velocity[i][k] += dt * p.torque[i][k] * inv_inertia;
+    dtheta[k] = p.angular_velocity[i][k] * dt;
+  }
+  p.delta_rotation[i] = dtheta;
+  p.rotation_angle[i] += dtheta;
 }
 
 void ExplicitSolverStrategy::SolveSolutionStep(double time) {

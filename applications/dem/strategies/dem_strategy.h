@@ -83,10 +83,24 @@ enum class TranslationalScheme : std::uint8_t {
 TranslationalScheme TranslationalSchemeFromName(const std::string& name);
 const char* TranslationalSchemeName(TranslationalScheme scheme);
 
+// How spheres turn (Kratos' RotationalIntegrationScheme). Clusters always take
+// the RK-4 quaternion scheme (particles/rigid_clusters.h).
+enum class RotationalScheme : std::uint8_t {
+  // Direct_Integration: ω and the rotation angle with the translational scheme.
+  kDirect,
+  // Quaternion_Integration, Runge_Kutta: Kratos' schemes reduce, for a sphere
+  // (isotropic inertia, no gyroscopic term), to ω += T Δt / I, Δθ = ω Δt
+  // whatever the translational scheme; with Velocity_Verlet that update comes
+  // after the force evaluation (Kratos' "correct" stage), the drift does not turn.
+  kSymplectic,
+};
+RotationalScheme RotationalSchemeFromName(const std::string& name);
+
 struct DemSettings {
   Array3 gravity{0.0, 0.0, -9.81};
   double delta_time = 5e-5;
   TranslationalScheme scheme = TranslationalScheme::kSymplecticEuler;
+  RotationalScheme rotational_scheme = RotationalScheme::kDirect;
   bool rotation = true;           // RotationOption: integrate angular velocities
   bool rolling_friction = false;  // RollingFrictionOption (contact_laws/rolling_friction.h)
   // How Hertz pairs turn restitution into damping (HertzDampingMap; contact_law.h).
