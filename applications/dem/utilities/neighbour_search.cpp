@@ -101,6 +101,26 @@ void NeighbourSearch::BuildGrid(const std::vector<Array3>& position, double cell
 
 void NeighbourSearch::BuildPeriodicGrid(const std::vector<Array3>& position, double cell_size) {
   origin_ = periodic_.low;
+  for (int k = 0; k < 3; ++k)
+    if (periodic_.axis[k] && std::floor(periodic_.Length(k) / cell_size) < 3.0)
+      TESSERA_ERROR("the periodic domain is ", periodic_.Length(k), " long along axis ", k,
+                    "; it must be at least three times the largest contact reach 2 r_max + "
+                    "SearchTolerance = ",
+                    cell_size, " (enlarge the bounding box)");
+  // Larger cells (never fewer than three per periodic side) while the grid has
+  // more cells than the particles need: a large box must not allocate a huge
+  // empty grid.
+  const double max_cells =
+      std::max(27.0, kMaxCellsPerParticle * static_cast<double>(position.size()));
+  for (double h = cell_size;; h *= 1.5) {
+    double cells = 1.0;
+    for (int k = 0; k < 3; ++k)
+      if (periodic_.axis[k]) cells *= std::max(3.0, std::floor(periodic_.Length(k) / h));
+    if (cells <= max_cells || h > 1e300) {
+      cell_size = h;
+      break;
+    }
+  }
   for (int k = 0; k < 3; ++k) {
     if (!periodic_.axis[k]) {
       // Not periodic (2D discs along z): cells of cell_size over the particles.
@@ -112,12 +132,7 @@ void NeighbourSearch::BuildPeriodicGrid(const std::vector<Array3>& position, dou
       continue;
     }
     const double length = periodic_.Length(k);
-    dims_[k] = static_cast<std::int64_t>(std::floor(length / cell_size));
-    if (dims_[k] < 3)
-      TESSERA_ERROR("the periodic domain is ", length, " long along axis ", k,
-                    "; it must be at least three times the largest contact reach 2 r_max + "
-                    "SearchTolerance = ",
-                    cell_size, " (enlarge the bounding box)");
+    dims_[k] = std::max<std::int64_t>(3, static_cast<std::int64_t>(std::floor(length / cell_size)));
     cell_size_[k] = length / static_cast<double>(dims_[k]);
   }
   SortIntoCells(position);

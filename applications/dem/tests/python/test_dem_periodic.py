@@ -199,3 +199,20 @@ def test_discs_collide_across_a_face_of_a_periodic_plane_as_inside_it():
         np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-9 * np.max(np.abs(a)))
     assert np.all(across[4][:, 2] == 0.0)  # still in their plane
     assert 0.15 < across[4][0, 0] < 0.2  # the first disc wrapped to the far side
+
+
+def test_a_large_periodic_box_with_few_spheres_keeps_a_small_grid():
+    """Kratos' default bounding box (±10 m) around two 1 cm spheres: the grid
+    takes larger cells (at most four per sphere, three per side at least)
+    instead of 2000³ cells of the contact reach; the spheres still meet across
+    the face x = ±10."""
+    low, high = np.full(3, -10.0), np.full(3, 10.0)
+    _, spheres = Spheres([(9.985, 0.0, 0.0), (-9.985, 0.0, 0.0)], [0.01, 0.01],
+                         [(0.5, 0.0, 0.0), (-0.5, 0.0, 0.0)])  # 1 cm apart through x = ±10
+    strategy = Dem().ExplicitSolverStrategy(spheres, None,
+                                            PeriodicSettings(1e-5, 0.002, low=low, high=high))
+    strategy.Initialize()
+    assert strategy.GetMemoryReport()["search"] < 1e4  # bytes: no huge grid
+    contacts = []
+    Run(strategy, 2000, 1e-5, on_step=lambda t: contacts.append(strategy.NumberOfParticleContacts()))
+    assert max(contacts) == 1
