@@ -172,7 +172,8 @@ void AttachClusterRows(RigidClusters& clusters, ParticleStorage& particles) {
   }
 }
 
-void GatherClusterLoads(RigidClusters& clusters, const ParticleStorage& p, const Array3& gravity) {
+void GatherClusterLoads(RigidClusters& clusters, const ParticleStorage& p, const Array3& gravity,
+                        const PeriodicBox& periodic) {
   ParallelRows(clusters.size(), [&](std::size_t k) {
     Array3 force = clusters.mass[k] * gravity, torque{};
     const Array3 centre = clusters.centre[k];
@@ -183,7 +184,9 @@ void GatherClusterLoads(RigidClusters& clusters, const ParticleStorage& p, const
       const Array3 f =
           p.external_force.empty() ? p.contact_force[i] : p.contact_force[i] + p.external_force[i];
       force += f;
-      torque += p.torque[i] + Cross(p.position[i] - centre, f);
+      const Array3 arm =
+          periodic.active ? periodic.Nearest(p.position[i] - centre) : p.position[i] - centre;
+      torque += p.torque[i] + Cross(arm, f);
     }
     clusters.force[k] = force;
     clusters.torque[k] = torque;
@@ -235,7 +238,8 @@ void DriftClusters(RigidClusters& c, double dt, bool rotation) {
   });
 }
 
-void PlaceClusterMembers(const RigidClusters& c, ParticleStorage& p, bool positions) {
+void PlaceClusterMembers(const RigidClusters& c, ParticleStorage& p, bool positions,
+                         const PeriodicBox& periodic) {
   ParallelRows(c.size(), [&](std::size_t k) {
     const Array3 centre = c.centre[k], v = c.velocity[k], w = c.angular_velocity[k];
     const Quaternion q = c.orientation[k];
@@ -244,7 +248,7 @@ void PlaceClusterMembers(const RigidClusters& c, ParticleStorage& p, bool positi
       const Array3 arm = q.Rotate(c.member_offset[k][m]);
       if (positions) {
         const Array3 x = centre + arm;
-        const Array3 dx = x - p.position[i];
+        const Array3 dx = periodic.active ? periodic.Nearest(x - p.position[i]) : x - p.position[i];
         p.position[i] = x;
         p.displacement[i] += dx;
         p.delta_displacement[i] = dx;

@@ -34,6 +34,7 @@
 #include <string>
 #include <vector>
 
+#include "applications/dem/utilities/periodic_box.h"
 #include "kernel/core/array3.h"
 #include "kernel/core/types.h"
 
@@ -85,9 +86,10 @@ void CreateClusterSpheres(ModelPart& clusters, ModelPart& spheres, IdType first_
 void AttachClusterRows(RigidClusters& clusters, ParticleStorage& particles);
 
 // F and T of every cluster from its members' contact forces, applied loads and
-// torques of the last evaluation, plus M g. Deterministic: member order.
+// torques of the last evaluation, plus M g. Deterministic: member order. In a
+// periodic domain the arms are taken to the nearest image of each member.
 void GatherClusterLoads(RigidClusters& clusters, const ParticleStorage& particles,
-                        const Array3& gravity);
+                        const Array3& gravity, const PeriodicBox& periodic = PeriodicBox{});
 
 // V += h F / M; with `rotation` L += h T and ω = ω(q, L).
 void KickClusters(RigidClusters& clusters, double h, bool rotation);
@@ -95,8 +97,11 @@ void KickClusters(RigidClusters& clusters, double h, bool rotation);
 void DriftClusters(RigidClusters& clusters, double dt, bool rotation);
 // Members placed from the clusters' state: with `positions` their centres and
 // the step's increments (delta_displacement, displacement, delta_rotation,
-// rotation_angle), always their velocities and angular velocities.
-void PlaceClusterMembers(const RigidClusters& clusters, ParticleStorage& particles, bool positions);
+// rotation_angle), always their velocities and angular velocities. In a
+// periodic domain a member's increment is taken from its wrapped position to
+// the nearest image of its new one.
+void PlaceClusterMembers(const RigidClusters& clusters, ParticleStorage& particles, bool positions,
+                         const PeriodicBox& periodic = PeriodicBox{});
 
 // ω of a body: R(q) I^-1 R(q)^T L.
 Array3 ClusterAngularVelocity(const Quaternion& q, const Array3& inertia, const Array3& momentum);

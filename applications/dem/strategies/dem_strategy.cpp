@@ -361,10 +361,6 @@ void ExplicitSolverStrategy::Initialize() {
   sorted_once_ = false;
   const double time = spheres_.GetProcessInfo().GetValue(TIME);
   if (settings_.periodic) {
-    if (!clusters_.empty())
-      TESSERA_ERROR(
-          "PeriodicDomainOption with clusters (Cluster3D) is not supported: a "
-          "cluster cannot straddle the periodic boundaries yet");
     search_.SetPeriodicBox(periodic_);
     insertion_search_.SetPeriodicBox(periodic_);
     WrapIntoPeriodicBox();
@@ -660,10 +656,13 @@ void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& ke
 }
 
 void ExplicitSolverStrategy::WrapIntoPeriodicBox(std::size_t first) {
-  // Positions only: displacements and every other state stay continuous.
+  // Positions only: displacements and every other state stay continuous. A
+  // cluster's members are wrapped one by one, its centre on its own; the arms
+  // between them are taken to the nearest image (rigid_clusters.h).
   Array3* const position = particles_.position.data();
   ParallelRows(particles_.size() - first,
                [&](std::size_t k) { position[first + k] = periodic_.Wrap(position[first + k]); });
+  for (Array3& centre : clusters_.centre) centre = periodic_.Wrap(centre);
 }
 
 bool ExplicitSolverStrategy::RemoveOutsideBoundingBox(double time) {
@@ -1429,13 +1428,13 @@ void ExplicitSolverStrategy::ComputeForces(AfterGather then) {
 void ExplicitSolverStrategy::AdvanceClusters(AfterGather then) {
   const double dt = settings_.delta_time;
   const bool rotation = settings_.rotation;
-  GatherClusterLoads(clusters_, particles_, settings_.gravity);
+  GatherClusterLoads(clusters_, particles_, settings_.gravity, periodic_);
   switch (then) {
     case AfterGather::kNothing:
       return;
     case AfterGather::kKick:  // Velocity Verlet, second half kick
       KickClusters(clusters_, VirtualMassKick(0.5 * dt), rotation);
-      PlaceClusterMembers(clusters_, particles_, /*positions=*/false);
+      PlaceClusterMembers(clusters_, particles_, /*positions=*/false, periodic_);
       return;
     case AfterGather::kIntegrate:
       switch (settings_.scheme) {
@@ -1454,7 +1453,7 @@ void ExplicitSolverStrategy::AdvanceClusters(AfterGather then) {
           KickClusters(clusters_, VirtualMassKick(0.5 * dt), rotation);
           break;
       }
-      PlaceClusterMembers(clusters_, particles_, /*positions=*/true);
+      PlaceClusterMembers(clusters_, particles_, /*positions=*/true, periodic_);
       return;
   }
 }
@@ -1550,7 +1549,7 @@ void ExplicitSolverStrategy::KickAndDrift() {
   if (!clusters_.empty()) {
     KickClusters(clusters_, VirtualMassKick(0.5 * dt), rotation);
     DriftClusters(clusters_, dt, rotation);
-    PlaceClusterMembers(clusters_, particles_, /*positions=*/true);
+    PlaceClusterMembers(clusters_, particles_, /*positions=*/true, periodic_);
   }
 }
 
@@ -1691,7 +1690,7 @@ void ExplicitSolverStrategy::ReadFromNodes() {
   if (!clusters_.empty()) {
     // Members move with their cluster, whose velocities a script may have set.
     ReadClustersFromNodes(clusters_, *clusters_part_);
-    PlaceClusterMembers(clusters_, particles_, /*positions=*/false);
+    PlaceClusterMembers(clusters_, particles_, /*positions=*/false, periodic_);
   }
   if (settings_.dimension != 2) return;
   // A process or script may have written a full 3D vector: a disc keeps its

@@ -159,46 +159,45 @@ def test_a_box_too_small_for_the_reach_or_without_extent_is_an_error():
         Dem().ExplicitSolverStrategy(spheres, None, PeriodicSettings(1e-6, high=[0.2, 0.0, 0.1]))
 
 
-def test_clusters_in_a_periodic_domain_are_an_error(tmp_path):
+def ClusterAndSphere(tmp_path, shift, steps=1500, dt=2e-6):
+    """A spinning dumbbell cluster (two 1 cm spheres) flying at a sphere,
+    the pair centred at `shift` (x) in the periodic box; no gravity."""
     from test_dem_clusters import ClusterModel, WriteClu
     clu = WriteClu(tmp_path / "pair.clu", [(0.01, 0.0, 0.0, 0.01), (-0.01, 0.0, 0.0, 0.01)],
                    size=0.04, volume=8e-6, inertia=(1e-4, 2e-4, 2e-4))
-    _, spheres, clusters, _, _ = ClusterModel(clu, [(0.1, 0.07, 0.05)], 0.04)
-    strategy = Dem().ExplicitSolverStrategy(spheres, None, PeriodicSettings(1e-6))
+    model, spheres, clusters, _, material = ClusterModel(
+        clu, [(shift - 0.0225, 0.075, 0.05)], 0.04, velocity=(1.0, 0.0, 0.0),
+        angular_velocity=(0.0, 0.0, 5.0))
+    Relate(material, material, restitution=0.5, static_friction=0.3)
+    Sphere(spheres, 1, (shift + 0.011, 0.078, 0.05), 0.01, material, velocity=(-0.5, 0.0, 0.0))
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, PeriodicSettings(dt))
     strategy.SetClusterModelPart(clusters)
-    with pytest.raises(tessera.Error, match="PeriodicDomainOption with clusters"):
-        strategy.Initialize()
-
-
-def DiscCollision(shift, steps=2000, dt=2e-6):
-    """Two discs (2D, unit thickness) meeting obliquely, centred at `shift`
-    (x), in a box periodic along x and y only (its z extent is empty)."""
-    from test_dem_2d_discs import LAW_2D, Disc
-    model = tessera.Model()
-    spheres = SpheresPart(model)
-    grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
-    Relate(grain, grain, restitution=0.5, static_friction=0.3, law=LAW_2D)
-    Disc(spheres, 1, (shift - 0.0105, 0.07), 0.01, grain, velocity=(0.5, 0.1, 0.0))
-    Disc(spheres, 2, (shift + 0.0105, 0.074), 0.01, grain, velocity=(-0.5, 0.0, 0.0),
-         angular_velocity=(0.0, 0.0, 20.0))
-    settings = PeriodicSettings(dt, low=[0.0, 0.0, 0.0], high=[0.2, 0.15, 0.0], dimension=2)
-    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
     strategy.Initialize()
-    forces = []
-    Run(strategy, steps, dt, on_step=lambda t: forces.append(
-        np.array(strategy.Particles.contact_force[0])))
+    Run(strategy, steps, dt)
+    c = strategy.Clusters()[0]
     p = strategy.Particles
-    return (np.array(forces), np.array(p.velocity), np.array(p.angular_velocity),
-            np.array(p.displacement), np.array(p.position))
+    free = int(np.flatnonzero(np.array(p.cluster) == 0)[0])
+    members = np.array(p.position)[c["first_row"]:c["first_row"] + c["row_count"]]
+    return (np.array(c["velocity"]), np.array(c["angular_velocity"]),
+            np.array(p.velocity[free]), np.array(p.angular_velocity[free]),
+            np.array(c["centre"]), members)
 
 
-def test_discs_collide_across_a_face_of_a_periodic_plane_as_inside_it():
-    inside, across = DiscCollision(0.1), DiscCollision(0.0)
-    assert np.max(np.abs(inside[0])) > 1.0
+def test_a_cluster_collides_across_a_face_as_inside_and_stays_rigid(tmp_path):
+    inside = ClusterAndSphere(tmp_path, 0.1225)
+    across = ClusterAndSphere(tmp_path, 0.0225)  # the cluster's centre on the face x = 0:
+    # its members start on both sides of it
+    assert np.linalg.norm(inside[2] - [-0.5, 0.0, 0.0]) > 0.1  # they did collide
     for a, b in zip(inside[:4], across[:4]):
         np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-9 * np.max(np.abs(a)))
-    assert np.all(across[4][:, 2] == 0.0)  # still in their plane
-    assert 0.15 < across[4][0, 0] < 0.2  # the first disc wrapped to the far side
+    # The centre 0.1 m (the shift) from the other run's, up to a period; the
+    # members wrapped one by one, their nearest-image separation still 2 cm.
+    np.testing.assert_allclose(Nearest(across[4] - inside[4] + [0.1, 0.0, 0.0], HIGH - LOW), 0.0,
+                               atol=1e-12)
+    members = across[5]
+    assert np.all(members >= LOW) and np.all(members < HIGH)
+    assert np.linalg.norm(Nearest(members[1] - members[0], HIGH - LOW)) == \
+        pytest.approx(0.02, rel=1e-12)
 
 
 def test_a_large_periodic_box_with_few_spheres_keeps_a_small_grid():
