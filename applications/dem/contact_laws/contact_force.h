@@ -29,6 +29,13 @@ struct ContactForce {
   double friction_power = 0.0;
 };
 
+// Kratos' friction coefficient at squared tangential sliding speed v2, for a
+// pair with FRICTION_DECAY (p.friction_decay >= 0).
+inline double DecayedFriction(const PairParameters& p, double v2) {
+  return p.dynamic_friction +
+         (p.static_friction - p.dynamic_friction) * std::exp(-p.friction_decay * std::sqrt(v2));
+}
+
 // Force on body i of a contact with body j. `normal` is the unit vector from i
 // towards j, `overlap` > 0, `relative_velocity` the velocity of j relative to i at
 // the contact point and `relative_displacement` its increment over the last step
@@ -89,7 +96,10 @@ struct ContactForce {
   const Array3 tangential_velocity = relative_velocity - Dot(relative_velocity, normal) * normal;
   Array3 tangential = spring + ct * tangential_velocity;
 
-  const double mu = history.sliding ? p.dynamic_friction : p.static_friction;
+  const double mu = p.friction_decay >= 0.0
+                        ? DecayedFriction(p, Dot(tangential_velocity, tangential_velocity))
+                    : history.sliding ? p.dynamic_friction
+                                      : p.static_friction;
   const double limit = mu * fn;
   const double trial2 = Dot(tangential, tangential);  // squared: no root unless it slips
   // The relative velocity does work on the contact: F · v with F on the first

@@ -307,6 +307,12 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
       if (pair.static_friction < 0.0 || pair.dynamic_friction < 0.0)
         TESSERA_ERROR(where, ": friction coefficients must be >= 0, got static ",
                       pair.static_friction, " and dynamic ", pair.dynamic_friction);
+      const double decay = reader.Average(reader.friction_sources, FRICTION_DECAY, nullptr, -1.0);
+      if (decay < 0.0 && decay != -1.0)
+        TESSERA_ERROR(where, ": FRICTION_DECAY must be >= 0 (s/m), got ", decay);
+      // Equal frictions need no blend (and keep the switch's arithmetic).
+      if (decay >= 0.0 && pair.static_friction != pair.dynamic_friction)
+        pair.friction_decay = decay;
 
       if (rolling_friction) ReadRollingFriction(reader, is_wall[a] || is_wall[b], pair);
 

@@ -23,7 +23,8 @@
 //   Tangential: F_te += k_t Δs (loading); when the normal elastic force drops the
 //   old force is first scaled by k_t^{n+1}/k_t^n (erratum of 2.36b); trial =
 //   F_te + c_t v_t, capped at μ F_n (2.32, 2.37), μ static while sticking,
-//   dynamic once the contact slid in the previous step.
+//   dynamic once the contact slid in the previous step; with FRICTION_DECAY d
+//   (and μ_s != μ_d), Kratos' μ = μ_d + (μ_s - μ_d) exp(-d |v_t|) instead.
 // R and m are the pair's equivalent radius and mass (R_eq = R_i R_j/(R_i+R_j);
 // against a wall R_eq = R_i and m_eq = m_i, §6.3); the wall's own E and nu enter
 // E* and G* (a stiff wall gives thesis eq. 2.41).
@@ -111,6 +112,10 @@ struct PairParameters {
   double restitution = 1.0;
   double static_friction = 0.0;
   double dynamic_friction = 0.0;
+  // FRICTION_DECAY d where the relation gives it and the frictions differ:
+  // Kratos' blend mu = mu_d + (mu_s - mu_d) exp(-d |v_t|) with the tangential
+  // sliding speed |v_t|. Else -1: mu_s while sticking, mu_d once it slid.
+  double friction_decay = -1.0;
   // Rolling resistance (rolling_friction.h); kNone unless RollingFrictionOption.
   RollingFrictionModel rolling_model = RollingFrictionModel::kNone;
   double rolling_friction = 0.0;  // ROLLING_FRICTION (_WITH_WALLS against a wall)

@@ -201,8 +201,15 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, s
             tvz = vz - nz * velocity_along;
   Vec tx = fx + tvx * ct, ty = fy + tvy * ct, tz = fz + tvz * ct;
 
-  const Vec mu = Select(was_sliding, Gather(table.friction.data(), p, 2, 1),
-                        Gather(table.friction.data(), p, 2, 0));
+  Vec mu = Select(was_sliding, Gather(table.friction.data(), p, 2, 1),
+                  Gather(table.friction.data(), p, 2, 0));
+  if (table.any_friction_decay) {
+    // Kratos' blend with the sliding speed, lane by lane as the scalar law.
+    const Vec slip2 = tvx * tvx + tvy * tvy + tvz * tvz;
+    for (std::size_t l = 0; l < kLanes; ++l)
+      if (table.pairs[p[l]].friction_decay >= 0.0)
+        mu[l] = DecayedFriction(table.pairs[p[l]], slip2[l]);
+  }
   const Vec limit = mu * fn;
   const Vec trial2 = tx * tx + ty * ty + tz * tz;
   Vec damping_power = (fn - fne) * overlap_rate;

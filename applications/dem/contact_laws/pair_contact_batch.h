@@ -31,6 +31,8 @@ struct PairTableArrays {
   std::vector<double> share;               // of the overlap taken by the first sphere
   std::vector<double> tangential_damping;  // TangentialDampingFactor (>= 0)
   std::vector<double> defined;             // 1: the pair has a material relation, else 0
+  std::vector<PairParameters> pairs;       // for FRICTION_DECAY (DecayedFriction)
+  bool any_friction_decay = false;         // some pair blends its frictions
 };
 
 // What happened to a candidate of the batch.

@@ -931,6 +931,8 @@ void ExplicitSolverStrategy::FillPairArrays(std::size_t particle_materials) {
        {&t.young, &t.shear, &t.damping_ratio, &t.defined, &t.share, &t.tangential_damping})
     column->assign(nm * nm, 0.0);
   t.friction.assign(2 * nm * nm, 0.0);
+  t.pairs.assign(nm * nm, PairParameters{});
+  t.any_friction_decay = false;
   batch_law_valid_ = true;
   bool first = true;
   for (std::size_t a = 0; a < nm; ++a)
@@ -942,6 +944,8 @@ void ExplicitSolverStrategy::FillPairArrays(std::size_t particle_materials) {
       t.damping_ratio[k] = pair.damping_ratio;
       t.friction[2 * k] = pair.static_friction;
       t.friction[2 * k + 1] = pair.dynamic_friction;
+      t.pairs[k] = pair;
+      t.any_friction_decay = t.any_friction_decay || pair.friction_decay >= 0.0;
       t.defined[k] = pair.defined ? 1.0 : 0.0;
       // The contact point splits the overlap as two springs in series.
       const double ea = table_.Material(static_cast<int>(a)).young;

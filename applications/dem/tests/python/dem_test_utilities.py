@@ -28,7 +28,8 @@ def Material(model_part, properties_id, density=None, young=1e7, poisson=0.25):
 
 
 def Relate(a, b, restitution=1.0, static_friction=0.0, dynamic_friction=None,
-           law="DEM_D_Hertz_viscous_Coulomb", rolling_friction=None, rolling_model=None):
+           law="DEM_D_Hertz_viscous_Coulomb", rolling_friction=None, rolling_model=None,
+           friction_decay=None):
     """The material relation of a and b, stored as Kratos' materials assignation
     does: sub-properties b inside a and a inside b. `rolling_friction` and
     `rolling_model` set ROLLING_FRICTION and DEM_ROLLING_FRICTION_MODEL_NAME."""
@@ -43,6 +44,8 @@ def Relate(a, b, restitution=1.0, static_friction=0.0, dynamic_friction=None,
             relation.SetValue(tessera.ROLLING_FRICTION, rolling_friction)
         if rolling_model is not None:
             relation.SetValue(tessera.DEM_ROLLING_FRICTION_MODEL_NAME, rolling_model)
+        if friction_decay is not None:
+            relation.SetValue(tessera.FRICTION_DECAY, friction_decay)
         owner.AddSubProperties(relation)
 
 
@@ -128,11 +131,13 @@ def WallSubModelPart(name, data, nodes=(1, 2, 3, 4), conditions=(1,)):
     return "\n" + "\n".join(lines)
 
 
-def Pile(count, seed=3, spacing=None, friction=0.4, restitution=0.3, speed=1.0, rolling=None):
+def Pile(count, seed=3, spacing=None, friction=0.4, restitution=0.3, speed=1.0, rolling=None,
+         friction_decay=None):
     """`count` spheres of radii 4-6 mm above a floor of four triangles and a
     quadrilateral, with random velocities: at random places, overlapping some
     (spacing None), or on a jittered lattice of that spacing without overlaps.
-    `rolling`: (ROLLING_FRICTION, model name) of both relations."""
+    `rolling`: (ROLLING_FRICTION, model name) of both relations; `friction_decay`:
+    FRICTION_DECAY of both."""
     rolling_relation = {} if rolling is None else {"rolling_friction": rolling[0],
                                                    "rolling_model": rolling[1]}
     rng = np.random.default_rng(seed)
@@ -142,9 +147,9 @@ def Pile(count, seed=3, spacing=None, friction=0.4, restitution=0.3, speed=1.0, 
     grain = Material(spheres, 1, density=2600.0, young=5e7, poisson=0.25)
     wall = Material(walls, 2, young=2e11, poisson=0.3)
     Relate(grain, grain, restitution=restitution, static_friction=friction,
-           dynamic_friction=0.8 * friction, **rolling_relation)
+           dynamic_friction=0.8 * friction, friction_decay=friction_decay, **rolling_relation)
     Relate(grain, wall, restitution=restitution, static_friction=friction,
-           law="DEM_D_Linear_viscous_Coulomb", **rolling_relation)
+           law="DEM_D_Linear_viscous_Coulomb", friction_decay=friction_decay, **rolling_relation)
     radii = rng.uniform(0.004, 0.006, size=count)
     if spacing is None:
         positions = rng.uniform([-0.075, -0.075, 0.0], [0.075, 0.075, 0.15], size=(count, 3))

@@ -139,3 +139,14 @@ def test_batched_and_scalar_periodic_runs_are_bitwise_equal(scheme):
     assert across > 0  # contacts across the faces at the end
     for a, b in zip(*states):
         assert np.array_equal(a, b)
+
+
+def test_batched_and_scalar_runs_with_friction_decay_are_bitwise_equal():
+    # FRICTION_DECAY 20 s/m (Kratos' blend of the pile's 0.4 / 0.32 frictions
+    # with the sliding speed): the kernel calls the scalar law's blend per lane.
+    batched = RunPile(True, "Velocity_Verlet", friction_decay=20.0)
+    scalar = RunPile(False, "Velocity_Verlet", friction_decay=20.0)
+    plain = RunPile(True, "Velocity_Verlet")
+    for a, b in zip(State(batched), State(scalar)):
+        assert np.array_equal(a, b)
+    assert not np.array_equal(State(batched)[1], State(plain)[1])  # the blend acts

@@ -225,3 +225,33 @@ def test_spheres_touching_walls_at_the_start_are_removed_when_asked():
         assert sorted(spheres.NodeIds()) == kept
         assert len(strategy.Particles) == len(kept)
         Run(strategy, 10, 2e-6)
+
+
+@pytest.mark.parametrize("speed", [0.01, 0.05, 0.2])
+def test_friction_decay_blends_static_and_dynamic_friction_with_the_sliding_speed(speed):
+    """FRICTION_DECAY d (Kratos): a sphere dragged along a floor at a held
+    speed v without turning slides with mu = mu_d + (mu_s - mu_d) exp(-d v):
+    the contact's tangential force is that mu times its normal force
+    (mu_s 0.5, mu_d 0.2, d 10 s/m; rel 1e-9 once the bounce has settled)."""
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    walls = model.CreateModelPart("RigidFacePart")
+    grain = Material(spheres, 1, density=2500.0, young=1e8, poisson=0.25)
+    wall = Material(walls, 2, young=1e12, poisson=0.25)
+    Relate(grain, wall, restitution=0.3, static_friction=0.5, dynamic_friction=0.2,
+           friction_decay=10.0)
+    radius = 0.01
+    Sphere(spheres, 1, (0.0, 0.0, radius - 1e-7), radius, grain, velocity=(speed, 0.0, 0.0))
+    node = spheres.GetNode(1)
+    for component in (tessera.VELOCITY_X, tessera.ANGULAR_VELOCITY_X, tessera.ANGULAR_VELOCITY_Y,
+                      tessera.ANGULAR_VELOCITY_Z):
+        node.Fix(component)
+    Floor(walls, wall, quad=True, half=1.0)
+    dt = 2e-6
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls,
+                                            Settings(dt, "Symplectic_Euler", (0, 0, -9.81)))
+    strategy.Initialize()
+    Run(strategy, 20000, dt)
+    force = strategy.Particles.contact_force[0]
+    mu = 0.2 + 0.3 * np.exp(-10.0 * speed)
+    assert -force[0] / force[2] == pytest.approx(mu, rel=1e-9)
