@@ -128,3 +128,43 @@ def SampleTimes(interval, begin, end, count=101):
     if high < low:
         return np.empty(0)
     return np.linspace(low, high, count)
+
+
+LOAD_DEFAULTS = """{
+    "help": "Applies an external force and moment",
+    "mesh_id": 0,
+    "model_part_name": "please_specify_model_part_name",
+    "force_settings": {"value": [0.0, 0.0, 0.0], "table": [0, 0, 0]},
+    "moment_settings": {"value": [0.0, 0.0, 0.0], "table": [0, 0, 0]},
+    "interval": [0.0, 1e30]
+}"""
+
+
+def ValidateLoadSettings(settings):
+    """Validates a forces-and-moments "Parameters" block (the sphere and the
+    wall process take the same keys); "value" entries may be numbers or
+    expressions, checked per component by ReadComponents."""
+    defaults = tessera.Parameters(LOAD_DEFAULTS)
+    for group in ("force_settings", "moment_settings"):
+        if settings.Has(group) and settings[group].IsSubParameter() and settings[group].Has("value"):
+            defaults[group].SetValue("value", settings[group]["value"])
+    ValidateSettings(settings, defaults)
+    for group in ("force_settings", "moment_settings"):
+        settings[group].ValidateAndAssignDefaults(defaults[group])
+    return settings
+
+
+class PointNodes:
+    """One point as a NodeSet stand-in, so that expressions of x, y, z (and
+    X, Y, Z: `initial`, the point itself unless given) are evaluated there:
+    Kratos evaluates the wall processes' expressions at the body's centre."""
+
+    def __init__(self, point, initial=None):
+        self.point = np.asarray(point, dtype=float).reshape(1, 3)
+        self.initial = self.point if initial is None else np.asarray(initial, dtype=float).reshape(1, 3)
+
+    def Coordinates(self):
+        return self.point
+
+    def InitialCoordinates(self):
+        return self.initial

@@ -13,18 +13,8 @@ As in Kratos: at the start of a step in the interval every component is set
 outside the interval both vectors are reset to zero, so they stop acting.
 """
 import tessera
-from tessera.processes import ValidateSettings
 
-from . import DemProcess, ReadComponents
-
-DEFAULTS = """{
-    "help": "Applies external forces and moments to the spheres of a sub model part",
-    "mesh_id": 0,
-    "model_part_name": "please_specify_model_part_name",
-    "force_settings": {"value": [0.0, 0.0, 0.0], "table": [0, 0, 0]},
-    "moment_settings": {"value": [0.0, 0.0, 0.0], "table": [0, 0, 0]},
-    "interval": [0.0, 1e30]
-}"""
+from . import DemProcess, ReadComponents, ValidateLoadSettings
 
 
 def Factory(settings, model):
@@ -35,14 +25,7 @@ def Factory(settings, model):
 
 class ApplyForcesAndMomentsProcess(DemProcess):
     def __init__(self, model, settings):
-        defaults = tessera.Parameters(DEFAULTS)
-        for group in ("force_settings", "moment_settings"):
-            if settings.Has(group) and settings[group].IsSubParameter() and settings[group].Has("value"):
-                defaults[group].SetValue("value", settings[group]["value"])
-        ValidateSettings(settings, defaults)
-        for group in ("force_settings", "moment_settings"):
-            settings[group].ValidateAndAssignDefaults(defaults[group])
-        super().__init__(model, settings)
+        super().__init__(model, ValidateLoadSettings(settings))
         self.targets = []
         for group, name in (("force_settings", "EXTERNAL_APPLIED_FORCE"),
                             ("moment_settings", "EXTERNAL_APPLIED_MOMENT")):

@@ -18,18 +18,9 @@ free walls at every step (ReadFromNodes).
 import numpy as np
 
 import tessera
-from tessera.processes import SettingsError, ValidateSettings
+from tessera.processes import SettingsError
 
-from . import DemProcess, ReadComponents
-
-DEFAULTS = """{
-    "help": "Applies an external force and moment to a free rigid-body wall",
-    "mesh_id": 0,
-    "model_part_name": "please_specify_model_part_name",
-    "force_settings": {"value": [0.0, 0.0, 0.0], "table": [0, 0, 0]},
-    "moment_settings": {"value": [0.0, 0.0, 0.0], "table": [0, 0, 0]},
-    "interval": [0.0, 1e30]
-}"""
+from . import DemProcess, PointNodes, ReadComponents, ValidateLoadSettings
 
 LOADS = (("force_settings", tessera.EXTERNAL_APPLIED_FORCE),
          ("moment_settings", tessera.EXTERNAL_APPLIED_MOMENT))
@@ -41,30 +32,9 @@ def Factory(settings, model):
     return ApplyForcesAndMomentsToWallsProcess(model, settings["Parameters"])
 
 
-class _Point:
-    """A one-point stand-in for a NodeSet: expressions of x, y, z are
-    evaluated at the wall's centre of mass, as Kratos does."""
-
-    def __init__(self, point):
-        self.point = np.asarray(point, dtype=float).reshape(1, 3)
-
-    def Coordinates(self):
-        return self.point
-
-    def InitialCoordinates(self):
-        return self.point
-
-
 class ApplyForcesAndMomentsToWallsProcess(DemProcess):
     def __init__(self, model, settings):
-        defaults = tessera.Parameters(DEFAULTS)
-        for group, _ in LOADS:
-            if settings.Has(group) and settings[group].IsSubParameter() and settings[group].Has("value"):
-                defaults[group].SetValue("value", settings[group]["value"])
-        ValidateSettings(settings, defaults)
-        for group, _ in LOADS:
-            settings[group].ValidateAndAssignDefaults(defaults[group])
-        super().__init__(model, settings)
+        super().__init__(model, ValidateLoadSettings(settings))
         part = self.model_part
         if part.GetRootModelPart().Name != "RigidFacePart" or not part.IsSubModelPart():
             raise SettingsError(settings["model_part_name"], f"{part.FullName()} is not a wall "
@@ -86,7 +56,7 @@ class ApplyForcesAndMomentsToWallsProcess(DemProcess):
             return
         centre = (self.model_part.GetValue(tessera.RIGID_BODY_CENTER_OF_MASS)
                   if self.model_part.Has(tessera.RIGID_BODY_CENTER_OF_MASS) else [0.0, 0.0, 0.0])
-        point = _Point(list(centre))
+        point = PointNodes(list(centre))
         for variable, components in self.sources:
             self.model_part.SetValue(variable, [float(np.ravel(c.Evaluate(time, point))[0])
                                                 for c in components])

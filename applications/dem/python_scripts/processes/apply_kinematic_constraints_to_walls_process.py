@@ -27,27 +27,14 @@ import numpy as np
 import tessera
 from tessera.processes import SettingsError
 
-from . import DemProcess, ReadComponents, ReadConstrained, SampleTimes, ValidateKinematicSettings
+from . import (DemProcess, PointNodes, ReadComponents, ReadConstrained, SampleTimes,
+               ValidateKinematicSettings)
 
 
 def Factory(settings, model):
     if not isinstance(settings, tessera.Parameters):
         raise TypeError("expected a tessera.Parameters with the process settings")
     return ApplyKinematicConstraintsToWallsProcess(model, settings["Parameters"])
-
-
-class _CentreNode:
-    """The centre as a one-node NodeSet stand-in, so that expressions of x, y, z
-    are evaluated at the body's centre (Kratos evaluates them at its central node)."""
-
-    def __init__(self, centre, initial):
-        self.centre, self.initial = centre, initial
-
-    def Coordinates(self):
-        return self.centre.reshape(1, 3)
-
-    def InitialCoordinates(self):
-        return self.initial.reshape(1, 3)
 
 
 def RotationMatrix(rotation_vector):
@@ -95,7 +82,7 @@ class ApplyKinematicConstraintsToWallsProcess(DemProcess):
         self.angular_velocity = np.zeros(3)
 
     def _Imposed(self, time):
-        point = _CentreNode(self.centre, self.initial_centre)
+        point = PointNodes(self.centre, self.initial_centre)
         return [np.array([float(np.ravel(c.Evaluate(time, point))[0]) for c in group])
                 for group in self.sources]
 

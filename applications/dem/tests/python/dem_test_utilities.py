@@ -65,6 +65,19 @@ def SpheresPart(model, name="SpheresPart"):
     return model_part
 
 
+def SphereUnderMoment(moment, radius=0.01, density=2000.0):
+    """One free sphere at the origin (a Hertz relation with itself) carrying the
+    constant EXTERNAL_APPLIED_MOMENT `moment`; returns (model, spheres)."""
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    spheres.AddNodalSolutionStepVariable(tessera.EXTERNAL_APPLIED_MOMENT)
+    grain = Material(spheres, 1, density=density)
+    Relate(grain, grain)
+    Sphere(spheres, 1, (0.0, 0.0, 0.0), radius, grain)
+    spheres.GetNode(1).SetSolutionStepValue(tessera.EXTERNAL_APPLIED_MOMENT, list(moment))
+    return model, spheres
+
+
 def Face(model_part, condition_id, points, properties, first_node_id=None):
     """A RigidFace3D3N or 3D4N through `points` (new nodes)."""
     start = first_node_id if first_node_id is not None else model_part.NumberOfNodes() + 1

@@ -16,7 +16,8 @@ import pytest
 
 import tessera
 
-from dem_test_utilities import Material, Relate, Run, Settings, Sphere, SpheresPart
+from dem_test_utilities import (Material, Relate, Run, Settings, Sphere, SphereUnderMoment,
+                                SpheresPart)
 
 
 def Dem():
@@ -188,14 +189,8 @@ def test_rotational_schemes_turn_a_sphere_under_a_constant_moment(translation, r
     Quaternion_Integration and Runge_Kutta reduce to it for a sphere, whatever
     the translational scheme) or n²/2 (Velocity Verlet); rel 1e-12."""
     from tessera import _dem
-    model = tessera.Model()
-    spheres = SpheresPart(model)
-    spheres.AddNodalSolutionStepVariable(tessera.EXTERNAL_APPLIED_MOMENT)
-    grain = Material(spheres, 1, density=2000.0)
-    Relate(grain, grain)
-    Sphere(spheres, 1, (0.0, 0.0, 0.0), 0.01, grain)
     moment = np.array([1e-6, -2e-6, 3e-6])
-    spheres.GetNode(1).SetSolutionStepValue(tessera.EXTERNAL_APPLIED_MOMENT, list(moment))
+    _, spheres = SphereUnderMoment(moment)
     settings = Settings(1e-3, translation)
     settings.rotational_scheme = rotation
     strategy = _dem.ExplicitSolverStrategy(spheres, None, settings)

@@ -19,7 +19,8 @@ import pytest
 
 import tessera
 
-from dem_test_utilities import Material, Relate, Run, Settings, Sphere, SpheresPart
+from dem_test_utilities import (Material, Relate, Run, Settings, Sphere, SphereUnderMoment,
+                                SpheresPart)
 from test_dem_clusters import ClusterModel, Strategy, WriteClu
 from test_dem_free_walls import Body, Setup
 
@@ -35,13 +36,7 @@ def Dem():
                                     "Velocity_Verlet"])
 def test_sphere_accelerations_are_scaled_by_the_coefficient(scheme):
     g, moment, dt, steps = np.array([0.0, -2.0, -9.81]), np.array([0.0, 3e-6, 1e-6]), 1e-3, 200
-    model = tessera.Model()
-    spheres = SpheresPart(model)
-    spheres.AddNodalSolutionStepVariable(tessera.EXTERNAL_APPLIED_MOMENT)
-    grain = Material(spheres, 1, density=2000.0)
-    Relate(grain, grain)
-    Sphere(spheres, 1, (0.0, 0.0, 0.0), 0.01, grain)
-    spheres.GetNode(1).SetSolutionStepValue(tessera.EXTERNAL_APPLIED_MOMENT, list(moment))
+    _, spheres = SphereUnderMoment(moment)
     settings = Settings(dt, scheme, tuple(g))
     settings.virtual_mass_coefficient = C
     strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
