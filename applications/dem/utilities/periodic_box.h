@@ -19,7 +19,7 @@ struct PeriodicBox {
   std::array<bool, 3> axis{true, true, true};  // which axes are periodic
   Array3 low{}, high{};
 
-  double Length(int axis) const { return high[axis] - low[axis]; }
+  double Length(int k) const { return high[k] - low[k]; }
 
   // d (x_j - x_i) to the nearest image of x_j.
   Array3 Nearest(Array3 d) const {
