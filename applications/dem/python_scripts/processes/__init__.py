@@ -66,21 +66,29 @@ class DemProcess(tessera.Process):
         return float(self.model_part.ProcessInfo[tessera.TIME])
 
 
+def _ValidateGroups(settings, defaults_text, groups, free_keys):
+    """Validates a process "Parameters" block against `defaults_text`, with its
+    `groups` validated one level down. The `free_keys` of a group (per-component
+    arrays whose entries may be numbers, expressions, ids or null) are taken
+    as given here and checked per component by ReadComponents."""
+    defaults = tessera.Parameters(defaults_text)
+    for group in groups:
+        if settings.Has(group) and settings[group].IsSubParameter():
+            for key in free_keys:
+                if settings[group].Has(key):
+                    defaults[group].SetValue(key, settings[group][key])
+    ValidateSettings(settings, defaults)
+    for group in groups:
+        settings[group].ValidateAndAssignDefaults(defaults[group])
+    return settings
+
+
 def ValidateKinematicSettings(settings):
     """Validates a kinematic-constraints "Parameters" block (both the sphere and
     the wall process take the same keys)."""
-    defaults = tessera.Parameters(KINEMATIC_DEFAULTS)
-    for group in ("velocity_constraints_settings", "angular_velocity_constraints_settings"):
-        if settings.Has(group):
-            # "value" entries may be numbers, strings or null: checked per component below
-            if settings[group].IsSubParameter() and settings[group].Has("value"):
-                defaults[group].SetValue("value", settings[group]["value"])
-            if settings[group].IsSubParameter() and settings[group].Has("table"):
-                defaults[group].SetValue("table", settings[group]["table"])
-    ValidateSettings(settings, defaults)
-    for group in ("velocity_constraints_settings", "angular_velocity_constraints_settings"):
-        settings[group].ValidateAndAssignDefaults(defaults[group])
-    return settings
+    return _ValidateGroups(settings, KINEMATIC_DEFAULTS,
+                           ("velocity_constraints_settings", "angular_velocity_constraints_settings"),
+                           ("value", "table"))
 
 
 class Component:
@@ -142,16 +150,9 @@ LOAD_DEFAULTS = """{
 
 def ValidateLoadSettings(settings):
     """Validates a forces-and-moments "Parameters" block (the sphere and the
-    wall process take the same keys); "value" entries may be numbers or
-    expressions, checked per component by ReadComponents."""
-    defaults = tessera.Parameters(LOAD_DEFAULTS)
-    for group in ("force_settings", "moment_settings"):
-        if settings.Has(group) and settings[group].IsSubParameter() and settings[group].Has("value"):
-            defaults[group].SetValue("value", settings[group]["value"])
-    ValidateSettings(settings, defaults)
-    for group in ("force_settings", "moment_settings"):
-        settings[group].ValidateAndAssignDefaults(defaults[group])
-    return settings
+    wall process take the same keys)."""
+    return _ValidateGroups(settings, LOAD_DEFAULTS, ("force_settings", "moment_settings"),
+                           ("value",))
 
 
 class PointNodes:

@@ -90,15 +90,21 @@ def test_wall_rigid_motion_follows_the_analytic_solution(in_copy):
         assert [node.X, node.Y, node.Z] == pytest.approx(list(expected), abs=2e-4)
 
 
-def _SingleSphereStage(process_json, final_time=0.01, dt=1e-4, check="warning"):
-    """A DEMAnalysisStage over one free sphere (no gravity) built in code, with
-    one process entry (or none: "")."""
-    parameters = tessera.Parameters("""{
+def _StageParameters(process_json, final_time, dt, check="warning"):
+    """Parameters of a Symplectic_Euler run without gravity, with one process
+    entry (or none: "") in loads_process_list."""
+    return tessera.Parameters("""{
         "problem_name": "none", "GravityX": 0.0, "GravityY": 0.0, "GravityZ": 0.0,
         "MaxTimeStep": %g, "FinalTime": %g, "TranslationalIntegrationScheme": "Symplectic_Euler",
         "TimeStepCheck": "%s",
         "processes": {"loads_process_list": [%s]}
     }""" % (dt, final_time, check, process_json))
+
+
+def _SingleSphereStage(process_json, final_time=0.01, dt=1e-4, check="warning"):
+    """A DEMAnalysisStage over one free sphere (no gravity) built in code, with
+    one process entry (or none: "")."""
+    parameters = _StageParameters(process_json, final_time, dt, check)
 
     class Stage(tessera.dem.DEMAnalysisStage):
         def ReadModelParts(self, *args):
@@ -238,11 +244,7 @@ WALL_FORCE_PROCESS = """{"python_module": "processes.apply_forces_and_moments_to
 def _FreePlateStage(process_json, free=True, final_time=0.01, dt=1e-4):
     """One sphere far from a free plate (mass 4, inertias 1, 2, 3; no gravity)
     in RigidFacePart.plate, with one process entry."""
-    parameters = tessera.Parameters("""{
-        "problem_name": "none", "GravityX": 0.0, "GravityY": 0.0, "GravityZ": 0.0,
-        "MaxTimeStep": %g, "FinalTime": %g, "TranslationalIntegrationScheme": "Symplectic_Euler",
-        "processes": {"loads_process_list": [%s]}
-    }""" % (dt, final_time, process_json))
+    parameters = _StageParameters(process_json, final_time, dt)
 
     class Stage(tessera.dem.DEMAnalysisStage):
         def ReadModelParts(self, *args):
