@@ -225,6 +225,12 @@ void ReadRollingFriction(const RelationReader& reader, bool against_wall, PairPa
 
 }  // namespace
 
+const Properties* FindMaterialRelation(const Properties& a, const Properties& b) {
+  if (a.HasSubProperties(b.Id())) return a.GetSubProperties(b.Id()).get();
+  if (b.HasSubProperties(a.Id())) return b.GetSubProperties(a.Id()).get();
+  return nullptr;
+}
+
 void MaterialTable::Build(const std::vector<const Properties*>& materials,
                           const std::vector<bool>& is_wall, bool rolling_friction,
                           HertzDampingMap hertz_damping) {
@@ -246,11 +252,7 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
           "contact between " + Describe(pa, is_wall[a]) + " and " + Describe(pb, is_wall[b]);
       RelationReader reader;
       reader.where = where;
-      const Properties* relation = nullptr;
-      if (pa.HasSubProperties(pb.Id()))
-        relation = pa.GetSubProperties(pb.Id()).get();
-      else if (pb.HasSubProperties(pa.Id()))
-        relation = pb.GetSubProperties(pa.Id()).get();
+      const Properties* relation = FindMaterialRelation(pa, pb);
       if (relation) {
         reader.sources = {relation};
         reader.friction_sources = {relation};

@@ -122,6 +122,11 @@ struct PairParameters {
   bool defined = false;           // false: no relation for this pair (contact is an error)
 };
 
+// The material relation of two materials as Kratos' materials assignation
+// stores it: the sub-properties with id b inside material a, or id a inside
+// material b; null when the materials file relates them nowhere.
+const Properties* FindMaterialRelation(const Properties& a, const Properties& b);
+
 // One material's elastic constants, read from its Properties.
 struct MaterialConstants {
   double young = 0.0;

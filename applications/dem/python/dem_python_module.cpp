@@ -207,6 +207,9 @@ void BindStrategy(py::module_& m) {
       .def_readwrite("clean_indentations", &DemSettings::clean_indentations)
       .def_readwrite("remove_embedded", &DemSettings::remove_embedded)
       .def_readwrite("remove_touching_walls", &DemSettings::remove_touching_walls)
+      .def_readwrite("continuum", &DemSettings::continuum,
+                     "Kratos' continuum_sphere_strategy: bonds (KDEM) between the spheres of one "
+                     "COHESIVE_GROUP whose gap is at most search_tolerance at the start")
       .def_readwrite("batched_pair_contacts", &DemSettings::batched_pair_contacts)
       .def_readwrite("sort_rows_frequency", &DemSettings::sort_rows_frequency)
       .def_readwrite("sort_rows_minimum", &DemSettings::sort_rows_minimum)
@@ -265,6 +268,42 @@ void BindStrategy(py::module_& m) {
           "displacement, orientation (w, x, y, z), force and torque (about the centre) of the "
           "last evaluation, first_row and row_count of the member rows, member_offset (body "
           "frame)")
+      .def(
+          "Bonds",
+          [](const ExplicitSolverStrategy& s) {
+            const ContinuumBonds& b = s.Bonds();
+            const ParticleStorage& p = s.Particles();
+            py::list out;
+            for (std::size_t k = 0; k < b.size(); ++k) {
+              py::dict d;
+              d["elements"] = py::make_tuple(p.element_id[b.first[k]], p.element_id[b.second[k]]);
+              d["rows"] = py::make_tuple(b.first[k], b.second[k]);
+              d["state"] = static_cast<int>(b.state[k]);
+              d["rest_length"] = b.constants[k].rest_length;
+              d["area"] = b.constants[k].area;
+              d["normal_stiffness"] = b.constants[k].normal_stiffness;
+              d["tangential_stiffness"] = b.constants[k].tangential_stiffness;
+              d["bending_stiffness"] = b.constants[k].bending_stiffness;
+              d["twisting_stiffness"] = b.constants[k].twisting_stiffness;
+              d["normal_damping"] = b.constants[k].normal_damping;
+              d["tangential_damping"] = b.constants[k].tangential_damping;
+              d["normal_force"] = b.normal_force[k];
+              d["shear_force"] = b.shear_force[k];
+              d["moment"] = b.moment[k];
+              d["sigma"] = b.sigma[k];
+              d["tau"] = b.tau[k];
+              out.append(d);
+            }
+            return out;
+          },
+          "The bonds of the continuum strategy, sorted by row pair: elements (ids), rows, state "
+          "(0 intact, 2 broken in shear, 4 broken in tension: Kratos' failure ids), "
+          "rest_length, area, the stiffnesses and dashpots, and of the last evaluation the "
+          "normal force (compression positive), shear_force and moment on the first sphere, "
+          "sigma = F_n / A and tau = |F_t| / A")
+      .def("NumberOfBonds", [](const ExplicitSolverStrategy& s) { return s.Bonds().size(); })
+      .def("NumberOfIntactBonds",
+           [](const ExplicitSolverStrategy& s) { return s.Bonds().NumberIntact(); })
       .def("SolveSolutionStep", &ExplicitSolverStrategy::SolveSolutionStep, py::arg("time"),
            py::call_guard<py::gil_scoped_release>())
       .def("ReadFromNodes", &ExplicitSolverStrategy::ReadFromNodes)

@@ -141,6 +141,8 @@ class DEMSolver(PythonSolver):
             p["solver_settings"]["RemoveBallsInitiallyTouchingWalls"].GetBool()
         settings.bounding_box = p["BoundingBoxOption"].GetBool()
         settings.periodic = p["PeriodicDomainOption"].GetBool()
+        settings.continuum = \
+            p["solver_settings"]["strategy"].GetString() == "continuum_sphere_strategy"
         settings.bounding_box_start_time = p["BoundingBoxStartTime"].GetDouble()
         settings.bounding_box_stop_time = p["BoundingBoxStopTime"].GetDouble()
         low = [p[f"BoundingBoxMin{a}"].GetDouble() for a in "XYZ"]

@@ -18,13 +18,16 @@ Keys fall in three groups, and a few values are checked:
   bond/contact mesh is for post-processing) and every Post* flag except those
   that select nodal results when post_vtk_option or post_gid_option is on (the
   Post* flags are read then; without post files they are ignored too).
-- CONTINUUM_ONLY: options of the bonded (continuum) strategy, accepted and
-  ignored by the sphere_strategy this stage runs (PoissonEffectOption,
-  ShearStrainParallelToBondOption, DontSearchUntilFailure,
-  AmplifiedSearchRadiusExtension, MaxAmplificationRatioOfSearchRadius) and the
-  material-test helper's material_test_settings.
+- CONTINUUM_ONLY: options of the bonded (continuum) strategy that change
+  nothing here: DontSearchUntilFailure, AmplifiedSearchRadiusExtension and
+  MaxAmplificationRatioOfSearchRadius (Kratos widens its search so that bonded
+  neighbours stay in its lists; Tessera keeps its bonds in a list of their own),
+  the material-test helper's material_test_settings, and PoissonEffectOption /
+  ShearStrainParallelToBondOption, which must be false with
+  continuum_sphere_strategy (their stress-tensor terms are not implemented).
 - Values this build does not have physics for are errors naming the key
-  (DeltaOption Coordination_Number, the continuum strategy). Dimension is
+  (DeltaOption Coordination_Number, strategies other than sphere_strategy and
+  continuum_sphere_strategy). Dimension is
   3 (spheres) or 2 (discs: CylinderParticle2D, RigidEdge2D2N walls, 2D laws).
   PeriodicDomainOption makes the bounding box periodic along x, y and z.
 """
@@ -172,6 +175,9 @@ SOLVER_SETTINGS_DEFAULTS = """{
     "material_import_settings": {"materials_filename": "MaterialsDEM.json"}
 }"""
 
+# sphere_strategy: spheres that touch; continuum_sphere_strategy: spheres of one
+# COHESIVE_GROUP bonded at the start (KDEM), the rest as sphere_strategy.
+STRATEGIES = ("sphere_strategy", "continuum_sphere_strategy")
 TIME_STEP_CHECKS = ("warning", "error", "off")
 HERTZ_DAMPING_MAPS = ("exact", "thornton_fit")
 # Spheres: Direct_Integration turns them with the translational scheme; Kratos'
@@ -259,9 +265,18 @@ def ValidateAndAssignDefaults(parameters):
         raise tessera.Error(f"{where}: 'DeltaOption' is '{delta}'; supported: \"Absolute\" "
                             "(search radius + SearchTolerance) and \"None\" (no extension)")
     strategy = solver["strategy"].GetString()
-    if strategy != "sphere_strategy":
+    if strategy not in STRATEGIES:
         raise tessera.Error(f"{where}: solver_settings.strategy '{strategy}' is not supported yet; "
-                            "the DEM application runs \"sphere_strategy\" (no bonds)")
+                            f"the DEM application runs {' and '.join(STRATEGIES)}")
+    if strategy == "continuum_sphere_strategy":
+        for key in ("PoissonEffectOption", "ShearStrainParallelToBondOption"):
+            if parameters[key].GetBool():
+                raise tessera.Error(f"{where}: '{key}' true is not supported yet by the "
+                                    "continuum strategy (its stress-tensor term is not "
+                                    "implemented); set it to false")
+        if parameters["Dimension"].GetInt() != 3:
+            raise tessera.Error(f"{where}: continuum_sphere_strategy bonds 3D spheres; 'Dimension' "
+                                "must be 3")
     if not solver["do_search_neighbours"].GetBool():
         raise tessera.Error(f"{where}: solver_settings.do_search_neighbours false is not supported "
                             "(contacts need the search)")

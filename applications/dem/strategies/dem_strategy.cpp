@@ -391,6 +391,10 @@ void ExplicitSolverStrategy::Initialize() {
   }
   if (settings_.remove_touching_walls) RemoveParticlesTouchingWalls(time);
   if (settings_.clean_indentations) CleanInitialIndentations();
+  if (settings_.continuum) {
+    CreateContinuumBonds();
+    if (!bonds_.empty()) Search(time);  // bonded pairs leave the contact candidates
+  }
   // Particles touching a sticky wall now are glued to it; they start with its velocity.
   GlueTouchingParticles(faces_, face_sticky_, wall_contacts_.particle, wall_contacts_.face,
                         particles_, glued_);
@@ -545,6 +549,21 @@ void ExplicitSolverStrategy::AddCandidatesOfNewRows(std::size_t first_new) {
   pair_dissipation_.resize(settings_.energy_calculation ? n : 0, DissipationPower{});
 }
 
+void ExplicitSolverStrategy::CreateContinuumBonds() {
+  std::vector<bool> is_wall(material_index_.size(), false);
+  for (int m : faces_.material) is_wall[m] = true;
+  // A material of both spheres and walls is a sphere material.
+  for (int m : particles_.material) is_wall[m] = false;
+  bond_table_.Build(material_index_.List(), is_wall);
+  std::vector<int> group(particles_.size(), 0);
+  NodalDatabase& db = spheres_.Nodal();
+  if (db.HasHistoricalVariable(COHESIVE_GROUP)) {
+    const auto& column = db.HistoricalColumn(COHESIVE_GROUP);
+    for (std::size_t i = 0; i < group.size(); ++i) group[i] = column[particles_.node[i]];
+  }
+  CreateBonds(particles_, group, bond_table_, settings_.search_tolerance, periodic_, bonds_);
+}
+
 void ExplicitSolverStrategy::RemoveParticlesTouchingWalls(double time) {
   // As Kratos' strategy does at its start: a sphere with a wall contact after
   // the first search (its centre within its radius of a face: facet, edge or
@@ -607,6 +626,7 @@ void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& ke
   spheres_.RemoveNodesFlagged(TO_ERASE);
   particles_.Compact(keep);
   glued_.Renumber(new_index);
+  bonds_.Renumber(new_index);
   // A cluster's rows go all or none: its first row is kept or it is being removed.
   for (std::uint32_t& first : clusters_.first_row)
     if (new_index[first] != std::numeric_limits<std::uint32_t>::max()) first = new_index[first];
@@ -777,6 +797,7 @@ void ExplicitSolverStrategy::SortRows() {
   if (!MayLayOutNodes()) p.OwnColumns();
   p.Permute(order);
   glued_.Renumber(new_index);
+  bonds_.Renumber(new_index);
   for (std::uint32_t& first : clusters_.first_row) first = new_index[first];
   LayOutNodesAsRows();
 
@@ -849,6 +870,7 @@ void ExplicitSolverStrategy::Search(double time) {
   search_.FindParticlePairs(particles_.position, particles_.radius, settings_.search_tolerance,
                             scratch_first_, scratch_second_);
   if (!clusters_.empty()) DropIntraClusterPairs(scratch_first_, scratch_second_);
+  if (!bonds_.empty()) bonds_.DropBondedPairs(scratch_first_, scratch_second_);
   {
     // The new pairs replace the old ones (which the scratch lists keep for the
     // next search to overwrite); the histories follow column by column.
@@ -1414,6 +1436,8 @@ void ExplicitSolverStrategy::AccumulateDissipation() {
   add(&DissipationPower::damping, &EnergyTotals::dissipated_damping);
   add(&DissipationPower::friction, &EnergyTotals::dissipated_friction);
   add(&DissipationPower::rolling, &EnergyTotals::dissipated_rolling);
+  dissipated_.dissipated_damping += dt * bond_power_.damping;
+  dissipated_.dissipated_friction += dt * bond_power_.friction;
   if (settings_.global_damping > 0.0)
     dissipated_.dissipated_global_damping +=
         dt * SumRows(particles_.size(), [&](std::size_t i) { return global_damping_power_[i]; });
@@ -1422,6 +1446,14 @@ void ExplicitSolverStrategy::AccumulateDissipation() {
 void ExplicitSolverStrategy::ComputeForces(AfterGather then) {
   PhaseClock clock;
   ComputeParticleContacts();  // the wall contacts included, row by row
+  if (!bonds_.empty()) {
+    // As the pair contacts (ComputeParticleContacts): under Velocity Verlet the
+    // step's relative displacement is the relative velocity times Δt.
+    const bool velocity_step =
+        settings_.scheme == TranslationalScheme::kVelocityVerlet && settings_.rotation && step_ > 0;
+    bond_power_ = AddBondForces(bonds_, bond_table_, particles_, periodic_, settings_.delta_time,
+                                velocity_step);
+  }
   clock.Lap(timings_.forces);
   ThrowPendingError();
   GatherForces(then);
@@ -1821,6 +1853,9 @@ EnergyTotals ExplicitSolverStrategy::Energies() const {
   };
   e.elastic_tangential =
       spring(pairs_, pairs_.first.size()) + spring(wall_contacts_, wall_contacts_.particle.size());
+  const BondEnergy bonds = bonds_.ElasticEnergy();
+  e.elastic_normal += bonds.normal;
+  e.elastic_tangential += bonds.tangential;
   return e;
 }
 
@@ -1898,6 +1933,24 @@ TimeStepEstimate ExplicitSolverStrategy::EstimateTimeStep(double reference_speed
                                      std::to_string(material_index_.List()[b]->Id());
       }
     }
+  }
+  // Bonds: the stiffest of the bar's axial, shear (with the spheres' turn, as
+  // above) and bending modes.
+  for (std::size_t b = 0; b < bonds_.size(); ++b) {
+    const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
+    const BondConstants& c = bonds_.constants[b];
+    const ParticleStorage& p = particles_;
+    const double m =
+        p.mass[i] * p.mass[j] / (p.mass[i] + p.mass[j]) / settings_.virtual_mass_coefficient;
+    const double inertia = p.inertia[i] * p.inertia[j] / (p.inertia[i] + p.inertia[j]) /
+                           settings_.virtual_mass_coefficient;
+    double omega =
+        std::max(std::sqrt(c.normal_stiffness / m), std::sqrt(c.tangential_stiffness * 3.5 / m));
+    omega =
+        std::max(omega, std::sqrt(std::max(c.bending_stiffness, c.twisting_stiffness) / inertia));
+    const double xi = c.normal_damping / (2.0 * std::sqrt(m * c.normal_stiffness));
+    estimate.critical_time_step =
+        std::min(estimate.critical_time_step, 2.0 / omega * (std::sqrt(1.0 + xi * xi) - xi));
   }
   return estimate;
 }

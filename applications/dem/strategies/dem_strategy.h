@@ -52,8 +52,10 @@
 #include <utility>
 #include <vector>
 
+#include "applications/dem/contact_laws/bond_law.h"
 #include "applications/dem/contact_laws/contact_law.h"
 #include "applications/dem/contact_laws/pair_contact_batch.h"
+#include "applications/dem/particles/continuum_bonds.h"
 #include "applications/dem/particles/particle_storage.h"
 #include "applications/dem/particles/rigid_clusters.h"
 #include "applications/dem/strategies/energy_bookkeeping.h"
@@ -135,6 +137,11 @@ struct DemSettings {
   // RigidEdge2D2N walls, 2D contact laws): forces stay in the plane and torques
   // along z, so z velocities and x/y angular velocities stay zero.
   int dimension = 3;
+  // Continuum strategy (Kratos' continuum_sphere_strategy): at Initialize,
+  // spheres of one non-zero COHESIVE_GROUP whose gap is at most the search
+  // tolerance are bonded (particles/continuum_bonds.h, KDEM law in
+  // contact_laws/bond_law.h), as Kratos' first search makes its bonds.
+  bool continuum = false;
   // Sphere-sphere contacts evaluated in vectorised batches
   // (contact_laws/pair_contact_batch.h) where every particle pair follows one
   // 3D law; false keeps the scalar loop. Both give bitwise the same results.
@@ -212,6 +219,8 @@ class ExplicitSolverStrategy {
   // which creates their member spheres in the spheres model part.
   void SetClusterModelPart(ModelPart& clusters);
   const RigidClusters& Clusters() const { return clusters_; }
+  // The bonds of the continuum strategy (empty otherwise), rows as the particles'.
+  const ContinuumBonds& Bonds() const { return bonds_; }
 
   // Synchronisation with the nodes (see particle_storage.h); WriteToNodes also
   // writes the wall nodes' CONTACT_FORCES, DEM_PRESSURE, SHEAR_STRESS and
@@ -344,6 +353,8 @@ class ExplicitSolverStrategy {
   // Candidates of rows first_new.. (just appended) merged into the contact lists.
   void AddCandidatesOfNewRows(std::size_t first_new);
   void RemoveParticles(const std::vector<std::uint8_t>& keep);
+  // Continuum strategy: the bond table and the bonds of the rows as they are now.
+  void CreateContinuumBonds();
   void CleanInitialIndentations();
   // pair_arrays_ and the batch law from table_ (materials below
   // particle_materials are particle materials).
@@ -385,6 +396,9 @@ class ExplicitSolverStrategy {
   GluedParticles glued_;
   ModelPart* clusters_part_ = nullptr;  // root of the cluster model part, or null
   RigidClusters clusters_;
+  BondTable bond_table_;
+  ContinuumBonds bonds_;
+  BondPower bond_power_;          // of the last force evaluation
   std::vector<int> face_sticky_;  // per face row, its sticky wall (glued_.walls) or -1
   MaterialIndex material_index_;
   // RegisterParticleMaterial: materials and smallest radii of particles to come.

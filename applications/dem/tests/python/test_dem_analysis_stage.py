@@ -72,7 +72,10 @@ def test_missing_keys_take_kratos_defaults():
     ('{"TimeStepCheck": "loud"}', "expected one of warning, error, off"),
     ('{"SortParticlesFrequency": -1}', "'SortParticlesFrequency' must be an integer >= 0"),
     ('{"SortParticlesFrequency": 2.5}', "'SortParticlesFrequency' must be an integer >= 0"),
-    ('{"solver_settings": {"strategy": "continuum_sphere_strategy"}}', "not supported yet"),
+    ('{"solver_settings": {"strategy": "thermal_sphere_strategy"}}',
+     "not supported yet; the DEM application runs sphere_strategy and continuum_sphere_strategy"),
+    ('{"solver_settings": {"strategy": "continuum_sphere_strategy"}, "PoissonEffectOption": true}',
+     "'PoissonEffectOption' true is not supported yet by the continuum strategy"),
 ])
 def test_options_without_physics_in_this_build_are_errors(text, expected):
     with pytest.raises(tessera.Error, match=expected):

@@ -1,0 +1,138 @@
+// The KDEM bond parameters per material pair and the constants of one bond.
+#include "applications/dem/contact_laws/bond_law.h"
+
+#include <cmath>
+#include <numbers>
+
+#include "applications/dem/contact_laws/contact_law.h"
+#include "applications/dem/dem_variables.h"
+#include "kernel/core/error.h"
+#include "kernel/core/kernel_variables.h"
+#include "kernel/model/properties.h"
+
+namespace tessera::dem {
+namespace {
+
+constexpr const char* kKdemName = "DEM_KDEM";
+// Kratos reads the bond strengths in MPa.
+constexpr double kMegapascal = 1e6;
+
+double HarmonicMean(double a, double b) { return a + b != 0.0 ? 2.0 * a * b / (a + b) : 0.0; }
+
+// The value of `variable` averaged over the sources that give it, else `fallback`.
+double Average(const std::vector<const Properties*>& sources, const Variable<double>& variable,
+               double fallback) {
+  double sum = 0.0;
+  int count = 0;
+  for (const Properties* p : sources)
+    if (p->Has(variable)) sum += p->GetValue(variable), ++count;
+  return count ? sum / count : fallback;
+}
+
+}  // namespace
+
+double BondDampingRatio(double restitution) {
+  if (!(restitution >= 0.0 && restitution <= 1.0))
+    TESSERA_ERROR("COEFFICIENT_OF_RESTITUTION must be in [0, 1], got ", restitution);
+  if (restitution == 0.0) return 1.0;
+  if (restitution == 1.0) return 0.0;
+  const double log_e = std::log(restitution);
+  return -log_e / std::sqrt(std::numbers::pi * std::numbers::pi + log_e * log_e);
+}
+
+void BondTable::Build(const std::vector<const Properties*>& materials,
+                      const std::vector<bool>& is_wall) {
+  n_ = materials.size();
+  pairs_.assign(n_ * n_, BondParameters{});
+  ids_.clear();
+  for (const Properties* p : materials) ids_.push_back(p->Id());
+  for (std::size_t a = 0; a < n_; ++a) {
+    for (std::size_t b = a; b < n_; ++b) {
+      if (is_wall[a] || is_wall[b]) continue;  // bonds join spheres only
+      const Properties& pa = *materials[a];
+      const Properties& pb = *materials[b];
+      const std::string where =
+          "bond between " + DescribePair(static_cast<int>(a), static_cast<int>(b));
+      std::vector<const Properties*> sources;
+      if (const Properties* relation = FindMaterialRelation(pa, pb))
+        sources = {relation};
+      else
+        sources =
+            a == b ? std::vector<const Properties*>{&pa} : std::vector<const Properties*>{&pa, &pb};
+      std::string law;
+      for (const Properties* p : sources) {
+        if (!p->Has(DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME)) continue;
+        const std::string name = p->GetValue(DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME);
+        if (!law.empty() && name != law)
+          TESSERA_ERROR(where, ": the materials name different continuum laws (", law, ", ", name,
+                        "); give the pair a material relation");
+        law = name;
+      }
+      if (law.empty()) continue;
+      if (law != kKdemName)
+        TESSERA_ERROR(where, ": DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME '", law,
+                      "' is not supported; this build provides ", kKdemName);
+
+      BondParameters bond;
+      bond.defined = true;
+      const double ea = pa.GetValue(YOUNG_MODULUS), eb = pb.GetValue(YOUNG_MODULUS);
+      const double nua = pa.GetValue(POISSON_RATIO), nub = pb.GetValue(POISSON_RATIO);
+      if (!(ea > 0.0 && eb > 0.0) || !(nua >= 0.0 && nua <= 0.5) || !(nub >= 0.0 && nub <= 0.5))
+        TESSERA_ERROR(where, ": YOUNG_MODULUS must be > 0 and POISSON_RATIO in [0, 0.5] (got ", ea,
+                      ", ", nua, " and ", eb, ", ", nub, ")");
+      bond.young = HarmonicMean(ea, eb);
+      bond.shear = bond.young / (2.0 * (1.0 + HarmonicMean(nua, nub)));
+      const double e = Average(sources, COEFFICIENT_OF_RESTITUTION, -1.0);
+      if (!(e >= 0.0 && e <= 1.0))
+        TESSERA_ERROR(where,
+                      ": COEFFICIENT_OF_RESTITUTION must be given in [0, 1] (it sets the "
+                      "bond's damping), got ",
+                      e);
+      bond.damping_ratio = BondDampingRatio(e);
+      bond.tension_strength = kMegapascal * Average(sources, CONTACT_SIGMA_MIN, 0.0);
+      bond.shear_strength = kMegapascal * Average(sources, CONTACT_TAU_ZERO, 0.0);
+      bond.internal_friction = Average(sources, CONTACT_INTERNAL_FRICC, 0.0);
+      bond.rotational_moment_coefficient = Average(sources, ROTATIONAL_MOMENT_COEFFICIENT, 0.0);
+      double friction = Average(sources, STATIC_FRICTION, -1.0);
+      if (friction < 0.0) friction = Average(sources, FRICTION, 0.0);
+      bond.friction = friction;
+      for (const auto& [name, value] :
+           {std::pair<const char*, double>{"CONTACT_SIGMA_MIN", bond.tension_strength},
+            {"CONTACT_TAU_ZERO", bond.shear_strength},
+            {"CONTACT_INTERNAL_FRICC", bond.internal_friction},
+            {"ROTATIONAL_MOMENT_COEFFICIENT", bond.rotational_moment_coefficient},
+            {"STATIC_FRICTION", bond.friction}})
+        if (!(value >= 0.0) || !std::isfinite(value))
+          TESSERA_ERROR(where, ": ", name, " must be >= 0, got ", value);
+      for (const Properties* p : sources)
+        if (p->Has(IS_UNBREAKABLE) && p->GetValue(IS_UNBREAKABLE)) bond.unbreakable = true;
+      pairs_[a * n_ + b] = bond;
+      pairs_[b * n_ + a] = bond;
+    }
+  }
+}
+
+std::string BondTable::DescribePair(int a, int b) const {
+  return "particle materials " + std::to_string(ids_[a]) + " and " + std::to_string(ids_[b]);
+}
+
+BondConstants MakeBondConstants(const BondParameters& law, double radius_i, double radius_j,
+                                double mass_i, double mass_j, double rest_length) {
+  BondConstants c;
+  c.rest_length = rest_length;
+  const double mean_radius = 0.5 * (radius_i + radius_j);
+  c.area = std::numbers::pi * mean_radius * mean_radius;
+  c.normal_stiffness = law.young * c.area / rest_length;
+  c.tangential_stiffness = law.shear * c.area / rest_length;
+  // Second moment of the circular section: π r⁴ / 4 = A² / (4 π); polar: twice that.
+  const double second_moment = c.area * c.area / (4.0 * std::numbers::pi);
+  c.bending_stiffness = law.rotational_moment_coefficient * law.young * second_moment / rest_length;
+  c.twisting_stiffness =
+      law.rotational_moment_coefficient * law.shear * 2.0 * second_moment / rest_length;
+  const double reduced_mass = mass_i * mass_j / (mass_i + mass_j);
+  c.normal_damping = 2.0 * law.damping_ratio * std::sqrt(reduced_mass * c.normal_stiffness);
+  c.tangential_damping = 2.0 * law.damping_ratio * std::sqrt(reduced_mass * c.tangential_stiffness);
+  return c;
+}
+
+}  // namespace tessera::dem

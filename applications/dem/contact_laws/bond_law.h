@@ -1,0 +1,93 @@
+// The KDEM bond between two bonded spheres (Kratos' DEM_KDEM; thesis §5.2,
+// eqs. 5.11-5.21, with the corrections of the digest seed001_coupling_cohesive.md §3.4).
+//
+// A bond is a short elastic bar between the centres of two spheres of one
+// cohesive group, made where they touch (or nearly) at the start:
+//   rest length L = the initial centre distance, cross-section A = π ((R_i + R_j) / 2)²,
+//   k_n = E A / L, k_t = G A / L (E, ν: harmonic means of the two materials,
+//   G = E / (2 (1 + ν))), dashpots c = 2 ξ sqrt(m* k) with ξ the damping ratio
+//   of a linear spring-dashpot of restitution e: ξ = -ln e / sqrt(π² + ln² e).
+// Normal force k_n (L - d), in compression and in tension; the shear spring is
+// incremental (F_t += k_t Δs_t at the contact point); with
+// ROTATIONAL_MOMENT_COEFFICIENT c_r > 0 bending and twisting springs
+// c_r E I / L and c_r G J / L (I = π r⁴ / 4, J = 2 I, A = π r²) resist the
+// relative rotation, incrementally as well.
+// Failure, as Kratos' KDEM (stresses given in MPa, as Kratos reads them):
+//   tension: |F_n| > σ_t A with σ_t = CONTACT_SIGMA_MIN;
+//   shear: |F_t| / A > τ_0 + μ_i max(F_n / A, 0) with τ_0 = CONTACT_TAU_ZERO and
+//   μ_i = CONTACT_INTERNAL_FRICC (compression positive: friction strengthens
+//   a compressed bond only).
+// A broken bond (IS_UNBREAKABLE false) keeps its pair: the spheres push each
+// other with k_n where they come closer than L, and the shear spring slides at
+// μ F_n (μ the relation's STATIC_FRICTION); dashpots act only in compression
+// then, and the rotational springs are gone.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace tessera {
+class Properties;
+}
+
+namespace tessera::dem {
+
+// Kratos' failure ids (mIniNeighbourFailureId).
+enum class BondState : std::uint8_t {
+  kIntact = 0,
+  kShearFailure = 2,
+  kTensionFailure = 4,
+};
+
+// Bond parameters of one pair of particle materials.
+struct BondParameters {
+  bool defined = false;  // the pair's relation names DEM_KDEM
+  double young = 0.0;    // harmonic mean of the materials' E
+  double shear = 0.0;    // E / (2 (1 + ν)), ν the harmonic mean of their ν
+  double damping_ratio = 0.0;
+  double tension_strength = 0.0;   // σ_t, Pa
+  double shear_strength = 0.0;     // τ_0, Pa
+  double internal_friction = 0.0;  // μ_i
+  double friction = 0.0;           // μ of a broken bond
+  double rotational_moment_coefficient = 0.0;
+  bool unbreakable = false;
+};
+
+// Damping ratio of a linear spring-dashpot (no clamping) whose free
+// oscillation decays by e per half period: -ln e / sqrt(π² + ln² e); 1 at e = 0.
+double BondDampingRatio(double restitution);
+
+// Per pair of particle materials: the bond law of their relation
+// (DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME in the sub-properties of the pair, or in
+// legacy decks on the particle materials). Pairs whose relation names no
+// continuum law get none (bonding them is an error of CreateBonds); a law other
+// than DEM_KDEM is an error naming the pair.
+class BondTable {
+ public:
+  void Build(const std::vector<const Properties*>& materials, const std::vector<bool>& is_wall);
+  const BondParameters& Pair(int a, int b) const {
+    return pairs_[static_cast<std::size_t>(a) * n_ + static_cast<std::size_t>(b)];
+  }
+  std::size_t size() const { return n_; }
+  // "particle materials 1 and 2", for messages.
+  std::string DescribePair(int a, int b) const;
+
+ private:
+  std::size_t n_ = 0;
+  std::vector<BondParameters> pairs_;
+  std::vector<std::size_t> ids_;
+};
+
+// The constants of one bond, fixed when it is made.
+struct BondConstants {
+  double rest_length = 0.0, area = 0.0;
+  double normal_stiffness = 0.0, tangential_stiffness = 0.0;
+  double bending_stiffness = 0.0, twisting_stiffness = 0.0;
+  double normal_damping = 0.0, tangential_damping = 0.0;
+};
+// Radii, masses and the rest length L of the two spheres.
+BondConstants MakeBondConstants(const BondParameters& law, double radius_i, double radius_j,
+                                double mass_i, double mass_j, double rest_length);
+
+}  // namespace tessera::dem

@@ -1,0 +1,275 @@
+// Bonds of the continuum strategy: creation, renumbering and the KDEM forces.
+#include "applications/dem/particles/continuum_bonds.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <numeric>
+
+#include "applications/dem/utilities/neighbour_search.h"
+#include "kernel/core/error.h"
+
+namespace tessera::dem {
+namespace {
+
+constexpr std::uint32_t kRemoved = std::numeric_limits<std::uint32_t>::max();
+
+// v with its component along the unit vector n removed.
+Array3 Tangential(const Array3& v, const Array3& n) { return v - Dot(v, n) * n; }
+
+// A vector of the tangent plane of the old direction, turned into the plane
+// normal to n with its length kept (the shear spring and the bending moment
+// follow the bond as it turns).
+Array3 TurnIntoPlane(const Array3& v, const Array3& n) {
+  const double length = Norm(v);
+  if (length == 0.0) return v;
+  const Array3 t = Tangential(v, n);
+  const double projected = Norm(t);
+  return projected > 0.0 ? (length / projected) * t : Array3{};
+}
+
+template <class T>
+void Permute(std::vector<T>& column, const std::vector<std::uint32_t>& order) {
+  std::vector<T> sorted(order.size());
+  for (std::size_t k = 0; k < order.size(); ++k) sorted[k] = column[order[k]];
+  column.swap(sorted);
+}
+
+}  // namespace
+
+std::size_t ContinuumBonds::NumberIntact() const {
+  return static_cast<std::size_t>(
+      std::count(state.begin(), state.end(), static_cast<std::uint8_t>(BondState::kIntact)));
+}
+
+void ContinuumBonds::Resize(std::size_t n) {
+  first.resize(n), second.resize(n), constants.resize(n), law.resize(n), state.resize(n);
+  normal_force.resize(n), shear_force.resize(n), moment.resize(n), direction.resize(n);
+  sigma.resize(n), tau.resize(n);
+}
+
+void ContinuumBonds::Renumber(const std::vector<std::uint32_t>& new_index) {
+  std::vector<std::uint32_t> kept;
+  kept.reserve(size());
+  for (std::size_t b = 0; b < size(); ++b) {
+    const std::uint32_t i = new_index[first[b]], j = new_index[second[b]];
+    if (i == kRemoved || j == kRemoved) continue;
+    first[b] = i, second[b] = j;
+    if (i > j) {
+      std::swap(first[b], second[b]);
+      shear_force[b] = -shear_force[b];
+      moment[b] = -moment[b];
+      direction[b] = -direction[b];
+    }
+    kept.push_back(static_cast<std::uint32_t>(b));
+  }
+  std::stable_sort(kept.begin(), kept.end(), [&](std::uint32_t a, std::uint32_t b) {
+    return first[a] != first[b] ? first[a] < first[b] : second[a] < second[b];
+  });
+  Permute(first, kept), Permute(second, kept), Permute(constants, kept), Permute(law, kept);
+  Permute(state, kept), Permute(normal_force, kept), Permute(shear_force, kept);
+  Permute(moment, kept), Permute(direction, kept), Permute(sigma, kept), Permute(tau, kept);
+}
+
+void ContinuumBonds::DropBondedPairs(std::vector<std::uint32_t>& candidate_first,
+                                     std::vector<std::uint32_t>& candidate_second) const {
+  std::size_t out = 0, b = 0;
+  for (std::size_t c = 0; c < candidate_first.size(); ++c) {
+    const std::uint32_t i = candidate_first[c], j = candidate_second[c];
+    while (b < size() && (first[b] < i || (first[b] == i && second[b] < j))) ++b;
+    if (b < size() && first[b] == i && second[b] == j) continue;
+    candidate_first[out] = i, candidate_second[out] = j, ++out;
+  }
+  candidate_first.resize(out);
+  candidate_second.resize(out);
+}
+
+BondEnergy ContinuumBonds::ElasticEnergy() const {
+  BondEnergy energy;
+  for (std::size_t b = 0; b < size(); ++b) {
+    const BondConstants& c = constants[b];
+    const bool intact = state[b] == static_cast<std::uint8_t>(BondState::kIntact);
+    if (!intact && normal_force[b] <= 0.0) continue;
+    energy.normal += 0.5 * normal_force[b] * normal_force[b] / c.normal_stiffness;
+    energy.tangential += 0.5 * Dot(shear_force[b], shear_force[b]) / c.tangential_stiffness;
+    if (!intact) continue;
+    const double twist = Dot(moment[b], direction[b]);
+    const Array3 bend = moment[b] - twist * direction[b];
+    if (c.bending_stiffness > 0.0) energy.tangential += 0.5 * Dot(bend, bend) / c.bending_stiffness;
+    if (c.twisting_stiffness > 0.0) energy.tangential += 0.5 * twist * twist / c.twisting_stiffness;
+  }
+  return energy;
+}
+
+void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_group,
+                 const BondTable& table, double largest_gap, const PeriodicBox& periodic,
+                 ContinuumBonds& bonds) {
+  if (!(largest_gap >= 0.0))
+    TESSERA_ERROR(
+        "bonds: the search tolerance (the largest gap between spheres that are "
+        "bonded) must be >= 0, got ",
+        largest_gap);
+  bonds = ContinuumBonds{};
+  bool any_group = false;
+  for (int group : cohesive_group) any_group = any_group || group != 0;
+  if (!any_group) return;
+  // A sliver more than the gap catches spheres exactly at that distance.
+  double largest = 0.0;
+  for (double r : rows.radius) largest = std::max(largest, r);
+  const double reach = largest_gap + 1e-9 * largest;
+  NeighbourSearch search;
+  if (periodic.active) search.SetPeriodicBox(periodic);
+  std::vector<std::uint32_t> first, second;
+  search.FindParticlePairs(rows.position.Values(), rows.radius, reach, first, second);
+  for (std::size_t c = 0; c < first.size(); ++c) {
+    const std::uint32_t i = first[c], j = second[c];
+    const int group = cohesive_group[i];
+    if (group == 0 || group != cohesive_group[j]) continue;
+    if (rows.cluster[i] != 0 || rows.cluster[j] != 0) continue;  // clusters are rigid already
+    Array3 d = rows.position[j] - rows.position[i];
+    if (periodic.active) d = periodic.Nearest(d);
+    const double distance = Norm(d);
+    if (distance > rows.radius[i] + rows.radius[j] + largest_gap) continue;
+    const int a = rows.material[i], b = rows.material[j];
+    const BondParameters& law = table.Pair(a, b);
+    if (!law.defined)
+      TESSERA_ERROR("spheres (elements ", rows.element_id[i], " and ", rows.element_id[j],
+                    ") share COHESIVE_GROUP ", group, " and touch, but the relation of ",
+                    table.DescribePair(a, b),
+                    " names no DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME (expected DEM_KDEM)");
+    if (!(distance > 0.0))
+      TESSERA_ERROR("spheres (elements ", rows.element_id[i], " and ", rows.element_id[j],
+                    ") have the same centre; they cannot be bonded");
+    bonds.first.push_back(i);
+    bonds.second.push_back(j);
+    bonds.constants.push_back(MakeBondConstants(law, rows.radius[i], rows.radius[j], rows.mass[i],
+                                                rows.mass[j], distance));
+    bonds.law.push_back(a * static_cast<int>(table.size()) + b);
+    bonds.direction.push_back((1.0 / distance) * d);
+  }
+  const std::size_t m = bonds.first.size();
+  bonds.state.assign(m, static_cast<std::uint8_t>(BondState::kIntact));
+  bonds.normal_force.assign(m, 0.0);
+  bonds.shear_force.assign(m, Array3{});
+  bonds.moment.assign(m, Array3{});
+  bonds.sigma.assign(m, 0.0);
+  bonds.tau.assign(m, 0.0);
+}
+
+BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleStorage& p,
+                        const PeriodicBox& periodic, double dt, bool velocity_step) {
+  BondPower power;
+  const std::size_t materials = table.size();
+  constexpr auto kIntact = static_cast<std::uint8_t>(BondState::kIntact);
+  for (std::size_t b = 0; b < bonds.size(); ++b) {
+    const std::uint32_t i = bonds.first[b], j = bonds.second[b];
+    const BondConstants& c = bonds.constants[b];
+    const int law_index = bonds.law[b];
+    const BondParameters& law = table.Pair(law_index / static_cast<int>(materials),
+                                           law_index % static_cast<int>(materials));
+    Array3 d = p.position[j] - p.position[i];
+    if (periodic.active) d = periodic.Nearest(d);
+    const double distance = Norm(d);
+    if (!(distance > 0.0))
+      continue;  // coincident centres: no direction (CheckFiniteState reports blow-ups)
+    const Array3 n = (1.0 / distance) * d;
+    // The contact point divides the line of centres as the radii do.
+    const double arm_i = distance * p.radius[i] / (p.radius[i] + p.radius[j]);
+    const double arm_j = distance - arm_i;
+    const Array3 relative_velocity = (p.velocity[j] - Cross(p.angular_velocity[j], arm_j * n)) -
+                                     (p.velocity[i] + Cross(p.angular_velocity[i], arm_i * n));
+    Array3 slip, turn;
+    if (velocity_step) {
+      slip = dt * relative_velocity;
+      turn = dt * (p.angular_velocity[j] - p.angular_velocity[i]);
+    } else {
+      slip = (p.delta_displacement[j] - Cross(p.delta_rotation[j], arm_j * n)) -
+             (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm_i * n));
+      turn = p.delta_rotation[j] - p.delta_rotation[i];
+    }
+
+    // Normal force, compression positive: k_n (L - d); tension breaks the bond.
+    std::uint8_t& state = bonds.state[b];
+    const double shortening = c.rest_length - distance;
+    double normal = c.normal_stiffness * shortening;
+    if (state == kIntact) {
+      if (shortening < 0.0 && !law.unbreakable && -normal > law.tension_strength * c.area) {
+        state = static_cast<std::uint8_t>(BondState::kTensionFailure);
+        normal = 0.0;
+      }
+    } else if (shortening <= 0.0) {
+      normal = 0.0;
+    }
+    const bool intact = state == kIntact;
+    const bool loaded = intact || shortening > 0.0;
+
+    // Shear spring (force on the first sphere): turned with the bond, then
+    // dragged along by the slip of the second sphere's contact point.
+    Array3 shear = TurnIntoPlane(bonds.shear_force[b], n);
+    shear += c.tangential_stiffness * Tangential(slip, n);
+    if (!loaded) shear = Array3{};
+    const Array3 tangential_velocity = Tangential(relative_velocity, n);
+    bool sliding = false;
+    const double shear_norm = Norm(shear);
+    if (intact) {
+      const double sigma = normal / c.area, tau = shear_norm / c.area;
+      const double strength =
+          law.shear_strength + (sigma >= 0.0 ? law.internal_friction * sigma : 0.0);
+      // A shear stress below 1e-9 of the normal stress is the round-off of
+      // projecting onto the tangent plane, not a load: it must not break a
+      // bond without cohesion (CONTACT_TAU_ZERO 0) under pure tension.
+      if (tau > strength + 1e-9 * std::abs(sigma) && !law.unbreakable)
+        state = static_cast<std::uint8_t>(BondState::kShearFailure);  // acts this step still
+    } else if (loaded) {
+      const double limit = law.friction * std::max(normal, 0.0);
+      if (shear_norm > limit) {
+        if (shear_norm > 0.0) shear = (limit / shear_norm) * shear;
+        sliding = true;
+        power.friction += Norm(shear) * Norm(tangential_velocity);
+      }
+    }
+
+    // Dashpots: while the bond holds, or a broken one is compressed.
+    Array3 damping{};
+    if (loaded) {
+      const double approach = Dot(relative_velocity, n);  // > 0: separating
+      damping = (c.normal_damping * approach) * n;
+      power.damping += c.normal_damping * approach * approach;
+      if (!sliding) {
+        damping += c.tangential_damping * tangential_velocity;
+        power.damping += c.tangential_damping * Dot(tangential_velocity, tangential_velocity);
+      }
+    }
+
+    // Rotational springs (moment on the first sphere), intact bonds only.
+    Array3 moment{};
+    if (state == kIntact && (c.bending_stiffness > 0.0 || c.twisting_stiffness > 0.0)) {
+      const Array3& old_n = bonds.direction[b];
+      const double twist = Dot(bonds.moment[b], old_n);
+      moment = twist * n + TurnIntoPlane(bonds.moment[b] - twist * old_n, n);
+      const double relative_twist = Dot(turn, n);
+      moment += c.bending_stiffness * (turn - relative_twist * n) +
+                (c.twisting_stiffness * relative_twist) * n;
+    }
+
+    const Array3 elastic = shear - normal * n;
+    const Array3 force = elastic + damping;
+    const Array3 tangential = shear + Tangential(damping, n);
+    p.contact_force[i] += force;
+    p.elastic_force[i] += elastic;
+    p.torque[i] += Cross(arm_i * n, tangential) + moment;
+    p.contact_force[j] -= force;
+    p.elastic_force[j] -= elastic;
+    p.torque[j] += Cross(arm_j * n, tangential) - moment;
+
+    bonds.normal_force[b] = normal;
+    bonds.shear_force[b] = shear;
+    bonds.moment[b] = moment;
+    bonds.direction[b] = n;
+    bonds.sigma[b] = normal / c.area;
+    bonds.tau[b] = Norm(shear) / c.area;
+  }
+  return power;
+}
+
+}  // namespace tessera::dem

@@ -1,0 +1,84 @@
+// ContinuumBonds: the bonds of the continuum strategy (Kratos'
+// continuum_sphere_strategy), as rows of arrays, and their forces.
+//
+// Bonds are made once, when the strategy starts: every pair of spheres of the
+// same non-zero COHESIVE_GROUP whose gap d - R_i - R_j is at most the search
+// tolerance (Kratos makes its bonds from the first search's neighbours), and
+// whose materials' relation names a continuum law (contact_laws/bond_law.h),
+// gets a bond with the centre distance of that moment as its rest length. Spheres of different
+// groups, or of group 0, only touch (the discontinuum laws).
+// A bonded pair stays bonded for the whole run, broken or not: the search
+// leaves it out of the contact candidates (DropBondedPairs) and the bond law
+// gives its force, as Kratos keeps a continuum particle's initial neighbours
+// under their continuum law.
+//
+// The forces are summed in bond order, one bond after the other, onto the rows'
+// contact, elastic and torque columns: the same sums in the same order for any
+// number of threads.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "applications/dem/contact_laws/bond_law.h"
+#include "applications/dem/particles/particle_storage.h"
+#include "applications/dem/utilities/periodic_box.h"
+#include "kernel/core/array3.h"
+
+namespace tessera::dem {
+
+struct BondEnergy {
+  double normal = 0.0, tangential = 0.0;
+};
+
+struct ContinuumBonds {
+  // The pair (first < second), sorted; and the constants of each bond.
+  std::vector<std::uint32_t> first, second;
+  std::vector<BondConstants> constants;
+  std::vector<int> law;  // index of the material pair (a * materials + b) in the BondTable
+  // ---- history
+  std::vector<std::uint8_t> state;  // BondState
+  // Elastic forces and moment on the first sphere: the normal force (compression
+  // positive, along the line of centres), the shear spring and the rotational
+  // springs' moment; and the line of centres they refer to (first to second).
+  std::vector<double> normal_force;
+  std::vector<Array3> shear_force, moment, direction;
+  // Stresses of the last evaluation, for output and failure: F_n / A (compression
+  // positive) and |F_t| / A.
+  std::vector<double> sigma, tau;
+
+  std::size_t size() const { return first.size(); }
+  bool empty() const { return first.empty(); }
+  std::size_t NumberIntact() const;
+  void Resize(std::size_t n);
+  // Rows renumbered by new_index (old row -> new row; std::uint32_t max for a
+  // removed row, whose bonds go). A pair whose spheres change places turns its
+  // forces, moment and direction around; the list is sorted again.
+  void Renumber(const std::vector<std::uint32_t>& new_index);
+  // Removes the candidate pairs (sorted, i < j) that are bonds.
+  void DropBondedPairs(std::vector<std::uint32_t>& candidate_first,
+                       std::vector<std::uint32_t>& candidate_second) const;
+  // Spring energy of the bonds that carry load: normal, and shear plus rotational.
+  BondEnergy ElasticEnergy() const;
+};
+
+// Makes the bonds of `rows` (see the file comment): `cohesive_group` per row,
+// `largest_gap` (>= 0) the search tolerance. Two spheres to be bonded whose
+// materials have no continuum law are an error naming them.
+void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_group,
+                 const BondTable& table, double largest_gap, const PeriodicBox& periodic,
+                 ContinuumBonds& bonds);
+
+// What one evaluation of the bonds dissipates (W), for the energy bookkeeping.
+struct BondPower {
+  double damping = 0.0, friction = 0.0;
+};
+
+// Adds the bond forces to the rows' contact_force, elastic_force and torque
+// (KDEM, bond_law.h) and updates the histories. The relative displacement of
+// the step is taken from the rows' delta_displacement and delta_rotation, or,
+// with `velocity_step`, as the relative velocity times dt (Velocity Verlet).
+BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleStorage& rows,
+                        const PeriodicBox& periodic, double dt, bool velocity_step);
+
+}  // namespace tessera::dem

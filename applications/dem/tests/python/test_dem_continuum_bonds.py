@@ -1,0 +1,319 @@
+"""Bonded spheres of the continuum strategy (KDEM, contact_laws/bond_law.h).
+
+Two spheres of radius R = 1 cm (ρ 2000, E 1e7, ν 0.25) touching at the start,
+in COHESIVE_GROUP 1, are joined by a bar of rest length L = 2R and section
+A = π R²: k_n = E A / L, k_t = G A / L with G = E / (2 (1 + ν)), and (with
+ROTATIONAL_MOMENT_COEFFICIENT 1) a twisting spring G J / L, J = π R⁴ / 2.
+Sources and tolerances:
+- A free axial oscillation of the pair (reduced mass m/2) has the period
+  2π sqrt(m* / k_n) and the amplitude v_rel / ω (harmonic oscillator); over
+  three periods sampled every 1 µs: rel 2e-3 (period), 1e-3 (amplitude).
+  Without damping Velocity Verlet keeps the energy to within its O((ωΔt)²/8)
+  = 5e-6 fluctuation at Δt = T/1000: rel 1e-5.
+- With restitution e the dashpot 2 ξ sqrt(m* k_n), ξ = -ln e / sqrt(π² + ln² e),
+  makes each extreme of the oscillation e times the previous one (damped
+  harmonic oscillator); rel 1e-2 (the extremes sampled every 1 µs). The energy
+  balance closes with the dissipated energy to rel 1e-3 (the dashpot's power
+  is sampled at the force evaluations, with Velocity Verlet's half-kicked
+  velocities: an O(ωΔt) error of the dissipated part).
+- The twist of the bar, ω_twist = sqrt(2 k_tw / I) (two equal inertias), rel 2e-3.
+- Failure (Kratos' KDEM): a bond breaks in tension once k_n |u| > σ_t A and in
+  shear once |F_t| > τ_0 A (no compression); the largest force carried before
+  is within one step's growth of the strength (rel 2 %).
+"""
+import math
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import tessera
+import tessera.dem  # noqa: F401  (registers the DEM variables)
+
+from dem_test_utilities import Material, Relate, Run, Settings, Sphere, SpheresPart
+
+R, DENSITY, YOUNG, POISSON = 0.01, 2000.0, 1e7, 0.25
+SHEAR = YOUNG / (2 * (1 + POISSON))
+AREA = math.pi * R * R
+K_N = YOUNG * AREA / (2 * R)
+K_T = SHEAR * AREA / (2 * R)
+MASS = DENSITY * 4.0 / 3.0 * math.pi * R**3
+DT = 1e-6
+CASE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "..", "shared",
+                    "kratos_cases", "dem3d_continuum_bond")
+
+
+def Dem():
+    from tessera import _dem
+    return _dem
+
+
+def BondedPair(velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), restitution=1.0,
+               sigma=None, tau=None, rotational=0.0, unbreakable=False, law="DEM_KDEM",
+               groups=(1, 1), energy=False):
+    """Sphere 1 at (-R, 0, 0) with the given motion, sphere 2 at rest at (R, 0, 0)."""
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    spheres.AddNodalSolutionStepVariable(tessera.COHESIVE_GROUP)
+    grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
+    Relate(grain, grain, restitution=restitution, static_friction=0.5)
+    relation = grain.GetSubProperties(1)
+    if law is not None:
+        relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, law)
+    if sigma is not None:
+        relation.SetValue(tessera.CONTACT_SIGMA_MIN, sigma)
+    if tau is not None:
+        relation.SetValue(tessera.CONTACT_TAU_ZERO, tau)
+    relation.SetValue(tessera.ROTATIONAL_MOMENT_COEFFICIENT, rotational)
+    relation.SetValue(tessera.IS_UNBREAKABLE, unbreakable)
+    Sphere(spheres, 1, (-R, 0.0, 0.0), R, grain, velocity=velocity,
+           angular_velocity=angular_velocity)
+    Sphere(spheres, 2, (R, 0.0, 0.0), R, grain)
+    for node, group in zip((1, 2), groups):
+        spheres.GetNode(node).SetSolutionStepValue(tessera.COHESIVE_GROUP, group)
+    settings = Settings(DT, "Velocity_Verlet", tolerance=0.001)
+    settings.continuum = True
+    settings.energy_calculation = energy
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
+    strategy.Initialize()
+    return model, strategy
+
+
+def Gap(strategy):
+    p = strategy.Particles.position
+    return np.linalg.norm(np.asarray(p[1]) - np.asarray(p[0])) - 2 * R
+
+
+def Extremes(values):
+    """The values at the local extremes of |values|."""
+    a = np.abs(values)
+    peaks = np.where((a[1:-1] > a[:-2]) & (a[1:-1] >= a[2:]))[0] + 1
+    return values[peaks]
+
+
+def TotalEnergy(strategy):
+    e = strategy.GetEnergies()
+    return sum(e[k] for k in ("kinetic_translational", "kinetic_rotational", "elastic_normal",
+                              "elastic_tangential", "dissipated_damping", "dissipated_friction"))
+
+
+def test_bond_constants_follow_the_bar_formulas():
+    _, strategy = BondedPair(rotational=1.0)
+    (bond,) = strategy.Bonds()
+    assert bond["elements"] == (1, 2) and bond["state"] == 0
+    assert bond["rest_length"] == pytest.approx(2 * R, rel=1e-14)
+    assert bond["area"] == pytest.approx(AREA, rel=1e-14)
+    assert bond["normal_stiffness"] == pytest.approx(K_N, rel=1e-14)
+    assert bond["tangential_stiffness"] == pytest.approx(K_T, rel=1e-14)
+    assert bond["twisting_stiffness"] == pytest.approx(SHEAR * math.pi * R**4 / 2 / (2 * R),
+                                                       rel=1e-14)
+    assert bond["bending_stiffness"] == pytest.approx(YOUNG * math.pi * R**4 / 4 / (2 * R),
+                                                      rel=1e-14)
+    assert bond["normal_damping"] == 0.0  # e = 1
+
+
+def test_bonded_pair_oscillates_at_the_bar_frequency():
+    _, strategy = BondedPair(velocity=(0.1, 0.0, 0.0), unbreakable=True)
+    start = TotalEnergy(strategy)
+    gaps, contacts = [], []
+    Run(strategy, 3200, DT, on_step=lambda t: (gaps.append(Gap(strategy)),
+                                               contacts.append(strategy.NumberOfParticleContacts())))
+    gaps = np.array(gaps)
+    omega = math.sqrt(K_N / (MASS / 2))
+    rising = np.where((gaps[:-1] < 0) & (gaps[1:] >= 0))[0]
+    assert len(rising) == 3
+    period = (rising[-1] - rising[0]) * DT / 2
+    assert period == pytest.approx(2 * math.pi / omega, rel=2e-3)
+    assert -gaps.min() == pytest.approx(0.1 / omega, rel=1e-3)
+    assert gaps.max() == pytest.approx(0.1 / omega, rel=1e-3)
+    # The spheres overlap half the time, yet the bond alone acts between them.
+    assert max(contacts) == 0
+    assert TotalEnergy(strategy) == pytest.approx(start, rel=1e-5)
+    assert strategy.Bonds()[0]["state"] == 0
+
+
+def test_bond_damping_decays_by_the_restitution_per_half_period():
+    e = 0.5
+    _, strategy = BondedPair(velocity=(0.1, 0.0, 0.0), restitution=e, unbreakable=True,
+                             energy=True)
+    start = TotalEnergy(strategy)
+    gaps = []
+    Run(strategy, 2600, DT, on_step=lambda t: gaps.append(Gap(strategy)))
+    extremes = Extremes(np.array(gaps))
+    assert len(extremes) >= 4
+    ratios = -extremes[1:] / extremes[:-1]
+    np.testing.assert_allclose(ratios[:3], e, rtol=1e-2)
+    assert TotalEnergy(strategy) == pytest.approx(start, rel=1e-3)
+    # The dashpot takes the energy of the relative motion, half of the start's
+    # (m* = m/2), less the e^10 left after five half periods and the sampling
+    # error above.
+    assert strategy.GetEnergies()["dissipated_damping"] == pytest.approx(0.5 * start, rel=5e-3)
+
+
+def test_twisting_spring_turns_the_pair_back():
+    w0 = 2.0
+    _, strategy = BondedPair(angular_velocity=(w0, 0.0, 0.0), rotational=1.0, unbreakable=True)
+    k_twist = SHEAR * math.pi * R**4 / 2 / (2 * R)
+    inertia = 0.4 * MASS * R * R
+    omega = math.sqrt(2 * k_twist / inertia)
+    spins = []
+    Run(strategy, 4000, DT, on_step=lambda t: spins.append(
+        strategy.Particles.angular_velocity[0][0] - strategy.Particles.angular_velocity[1][0]))
+    spins = np.array(spins)
+    falling = np.where((spins[:-1] > 0) & (spins[1:] <= 0))[0]
+    assert len(falling) >= 2
+    period = (falling[-1] - falling[0]) * DT / (len(falling) - 1)
+    assert period == pytest.approx(2 * math.pi / omega, rel=2e-3)
+    # The twist is about the bond's axis: the total spin stays w0 I.
+    total = strategy.Particles.angular_velocity[0][0] + strategy.Particles.angular_velocity[1][0]
+    assert total == pytest.approx(w0, rel=1e-12)
+
+
+def test_tension_breaks_the_bond_at_the_tensile_strength():
+    sigma = 1e-3  # MPa, as Kratos reads CONTACT_SIGMA_MIN
+    _, strategy = BondedPair(velocity=(-0.1, 0.0, 0.0), sigma=sigma)
+    strength = sigma * 1e6 * AREA
+    forces, states = [], []
+    Run(strategy, 200, DT, on_step=lambda t: (forces.append(strategy.Bonds()[0]["normal_force"]),
+                                              states.append(strategy.Bonds()[0]["state"])))
+    assert states[-1] == 4
+    largest_pull = -min(forces)
+    assert largest_pull <= strength
+    assert largest_pull == pytest.approx(strength, rel=2e-2)
+    # Broken and apart: no force, the spheres fly apart at constant speed.
+    v = strategy.Particles.velocity
+    Run(strategy, 50, DT, start_time=200 * DT)
+    np.testing.assert_array_equal(strategy.Particles.velocity, v)
+
+
+def test_shear_breaks_the_bond_at_the_cohesion():
+    tau = 1e-3  # MPa (CONTACT_TAU_ZERO)
+    _, strategy = BondedPair(velocity=(0.0, 0.1, 0.0), tau=tau, sigma=1.0)
+    strength = tau * 1e6 * AREA
+    shear, states = [], []
+    Run(strategy, 300, DT, on_step=lambda t: (
+        shear.append(np.linalg.norm(strategy.Bonds()[0]["shear_force"])),
+        states.append(strategy.Bonds()[0]["state"])))
+    assert 2 in states
+    broke = states.index(2)
+    # The step that breaks it still carries the force (Kratos' KDEM), the next does not pull.
+    assert shear[broke] > strength
+    assert max(shear[:broke]) <= strength
+    assert shear[broke] == pytest.approx(strength, rel=2e-2)
+
+
+def test_a_broken_bond_pushes_but_does_not_pull():
+    # CONTACT_SIGMA_MIN 0 (absent): the first tension breaks the bond. Before,
+    # the bar bounced the spheres elastically: they leave at the speed they met.
+    _, strategy = BondedPair(velocity=(0.1, 0.0, 0.0))
+    Run(strategy, 2000, DT)
+    (bond,) = strategy.Bonds()
+    assert bond["state"] == 4
+    v = np.asarray(strategy.Particles.velocity)
+    assert v[1][0] - v[0][0] == pytest.approx(0.1, rel=1e-3)
+    assert strategy.NumberOfIntactBonds() == 0
+
+
+def test_only_spheres_of_one_cohesive_group_are_bonded():
+    for groups in ((1, 2), (0, 0)):
+        _, strategy = BondedPair(groups=groups)
+        assert strategy.NumberOfBonds() == 0
+    # Without a bond the touching pair is an ordinary contact.
+    _, strategy = BondedPair(velocity=(0.1, 0.0, 0.0), groups=(1, 2))
+    Run(strategy, 10, DT)
+    assert strategy.NumberOfParticleContacts() == 1
+
+
+def test_sorting_the_rows_keeps_the_bonds():
+    """A bonded chain listed out of order, sorted in space every 5 steps, moves
+    as the unsorted one (the sums change order only: abs 1e-15 m)."""
+    def Chain(sort):
+        model = tessera.Model()
+        spheres = SpheresPart(model)
+        spheres.AddNodalSolutionStepVariable(tessera.COHESIVE_GROUP)
+        grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
+        Relate(grain, grain, restitution=0.8, static_friction=0.5)
+        relation = grain.GetSubProperties(1)
+        relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, "DEM_KDEM")
+        relation.SetValue(tessera.ROTATIONAL_MOMENT_COEFFICIENT, 0.5)
+        relation.SetValue(tessera.IS_UNBREAKABLE, True)
+        order = [4, 1, 5, 0, 3, 2]
+        for node, k in enumerate(order, start=1):
+            Sphere(spheres, node, (2 * R * k, 0.001 * k * k, 0.0), R, grain,
+                   velocity=(0.0, 0.05 * (k - 2.5), 0.02 * k), angular_velocity=(k, 0.0, -k))
+            spheres.GetNode(node).SetSolutionStepValue(tessera.COHESIVE_GROUP, 1)
+        settings = Settings(DT, "Velocity_Verlet", tolerance=0.005)
+        settings.continuum = True
+        settings.sort_rows_frequency = 5 if sort else 0
+        settings.sort_rows_minimum = 1
+        strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
+        strategy.Initialize()
+        Run(strategy, 300, DT)
+        strategy.WriteToNodes()
+        return strategy, {n.Id: np.array([n.X, n.Y, n.Z]) for n in spheres.Nodes}
+
+    plain, unsorted = Chain(False)
+    sorted_, moved = Chain(True)
+    assert plain.NumberOfBonds() == sorted_.NumberOfBonds() == 5
+    for node in unsorted:
+        np.testing.assert_allclose(moved[node], unsorted[node], rtol=0, atol=1e-15)
+
+
+@pytest.mark.parametrize("law, message", [
+    ("DEM_Dempack", "'DEM_Dempack' is not supported; this build provides DEM_KDEM"),
+    (None, "names no DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME"),
+])
+def test_bond_law_errors_name_the_materials(law, message):
+    with pytest.raises(Exception, match=message):
+        BondedPair(law=law)
+
+
+def WriteContinuumDeck(folder):
+    """The model that Kratos' test_DEM_3D_continuum.py builds in its script
+    (the case's README): two SphericContinuumParticle3D spheres of radius 1 in
+    COHESIVE_GROUP 1, 1.95 apart, the first moving at 0.1 m/s along x, over
+    two RigidFace3D3N triangles at z = -1.008; the deck's JSON files unchanged."""
+    for name in ("ProjectParametersDEM.json", "MaterialsDEM.json"):
+        shutil.copy(os.path.join(CASE, name), folder)
+    with open(os.path.join(folder, "test_DEM_3D_continuumDEM.mdpa"), "w") as f:
+        f.write("Begin Properties 0\nEnd Properties\n"
+                "Begin Nodes\n1 -1.0 0.0 0.0\n2 0.95 0.0 0.0\nEnd Nodes\n"
+                "Begin Elements SphericContinuumParticle3D\n1 0 1\n2 0 2\nEnd Elements\n"
+                "Begin NodalData RADIUS\n1 0 1.0\n2 0 1.0\nEnd NodalData\n"
+                "Begin NodalData VELOCITY_X\n1 0 0.1\nEnd NodalData\n"
+                "Begin NodalData COHESIVE_GROUP\n1 0 1\n2 0 1\nEnd NodalData\n")
+    with open(os.path.join(folder, "test_DEM_3D_continuumDEM_FEM_boundary.mdpa"), "w") as f:
+        f.write("Begin Properties 0\nEnd Properties\n"
+                "Begin Nodes\n3 -5.0 5.0 -1.008\n4 5.0 5.0 -1.008\n5 -5.0 -5.0 -1.008\n"
+                "6 5.0 -5.0 -1.008\nEnd Nodes\n"
+                "Begin Conditions RigidFace3D3N\n7 0 5 6 3\n8 0 3 6 4\nEnd Conditions\n")
+
+
+@pytest.mark.skipif(not os.path.isdir(CASE), reason="shared/kratos_cases not present")
+def test_dem3d_continuum_bond_deck_runs_near_kratos(tmp_path, monkeypatch):
+    """Kratos expects (abs 1e-8, its own KDEM and continuum strategy) sphere 1:
+    VELOCITY_Z -0.87573, TOTAL_FORCES_Z 1,970,950; wall node 5: DEM_PRESSURE
+    21,566.9. Tessera's bond is its own implementation of the KDEM formulas,
+    not Kratos' code, so the deck is compared by its vertical response: the
+    spheres' impact on the plane (within 3 %). The bond breaks at the first
+    tension (CONTACT_SIGMA_MIN absent: 0). The horizontal quantities
+    (VELOCITY_X 0.0156 against 0.0289) differ and are not compared."""
+    from tessera.dem import DEMAnalysisStage
+    WriteContinuumDeck(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with open("ProjectParametersDEM.json") as f:
+        parameters = tessera.Parameters(f.read())
+    model = tessera.Model()
+    stage = DEMAnalysisStage(model, parameters)
+    stage.Run()
+    (bond,) = stage.GetStrategy().Bonds()
+    assert bond["state"] == 4
+    node = model.GetModelPart("SpheresPart").GetNode(1)
+    assert node.GetSolutionStepValue(tessera.VELOCITY)[2] == pytest.approx(-0.8757276957864403,
+                                                                           rel=3e-2)
+    assert node.GetSolutionStepValue(tessera.TOTAL_FORCES)[2] == pytest.approx(
+        1970950.3578554934, rel=3e-2)
+    wall = model.GetModelPart("RigidFacePart").GetNode(5)
+    assert wall.GetSolutionStepValue(tessera.DEM_PRESSURE) == pytest.approx(21566.85065708402,
+                                                                            rel=5e-2)
