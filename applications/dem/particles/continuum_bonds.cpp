@@ -7,6 +7,7 @@
 #include <numeric>
 
 #include "applications/dem/utilities/neighbour_search.h"
+#include "applications/dem/utilities/parallel_rows.h"
 #include "kernel/core/error.h"
 
 namespace tessera::dem {
@@ -42,12 +43,6 @@ std::size_t ContinuumBonds::NumberIntact() const {
       std::count(state.begin(), state.end(), static_cast<std::uint8_t>(BondState::kIntact)));
 }
 
-void ContinuumBonds::Resize(std::size_t n) {
-  first.resize(n), second.resize(n), constants.resize(n), law.resize(n), state.resize(n);
-  normal_force.resize(n), shear_force.resize(n), moment.resize(n), direction.resize(n);
-  sigma.resize(n), tau.resize(n);
-}
-
 void ContinuumBonds::Renumber(const std::vector<std::uint32_t>& new_index) {
   std::vector<std::uint32_t> kept;
   kept.reserve(size());
@@ -69,6 +64,7 @@ void ContinuumBonds::Renumber(const std::vector<std::uint32_t>& new_index) {
   Permute(first, kept), Permute(second, kept), Permute(constants, kept), Permute(law, kept);
   Permute(state, kept), Permute(normal_force, kept), Permute(shear_force, kept);
   Permute(moment, kept), Permute(direction, kept), Permute(sigma, kept), Permute(tau, kept);
+  row_start.clear();  // AddBondForces indexes the new numbering
 }
 
 void ContinuumBonds::DropBondedPairs(std::vector<std::uint32_t>& candidate_first,
@@ -156,119 +152,163 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
   bonds.tau.assign(m, 0.0);
 }
 
-BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleStorage& p,
-                        const PeriodicBox& periodic, double dt, bool velocity_step) {
-  BondPower power;
+namespace {
+
+// Bond b's forces, moment and powers of this evaluation (ContinuumBonds'
+// per-bond results) and its history; reads the rows only.
+void EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondTable& table,
+                  const ParticleStorage& p, const PeriodicBox& periodic, double dt,
+                  bool velocity_step) {
   const std::size_t materials = table.size();
   constexpr auto kIntact = static_cast<std::uint8_t>(BondState::kIntact);
-  for (std::size_t b = 0; b < bonds.size(); ++b) {
-    const std::uint32_t i = bonds.first[b], j = bonds.second[b];
-    const BondConstants& c = bonds.constants[b];
-    const int law_index = bonds.law[b];
-    const BondParameters& law = table.Pair(law_index / static_cast<int>(materials),
-                                           law_index % static_cast<int>(materials));
-    Array3 d = p.position[j] - p.position[i];
-    if (periodic.active) d = periodic.Nearest(d);
-    const double distance = Norm(d);
-    if (!(distance > 0.0))
-      continue;  // coincident centres: no direction (CheckFiniteState reports blow-ups)
-    const Array3 n = (1.0 / distance) * d;
-    // The contact point divides the line of centres as the radii do.
-    const double arm_i = distance * p.radius[i] / (p.radius[i] + p.radius[j]);
-    const double arm_j = distance - arm_i;
-    const Array3 relative_velocity = (p.velocity[j] - Cross(p.angular_velocity[j], arm_j * n)) -
-                                     (p.velocity[i] + Cross(p.angular_velocity[i], arm_i * n));
-    Array3 slip, turn;
-    if (velocity_step) {
-      slip = dt * relative_velocity;
-      turn = dt * (p.angular_velocity[j] - p.angular_velocity[i]);
-    } else {
-      slip = (p.delta_displacement[j] - Cross(p.delta_rotation[j], arm_j * n)) -
-             (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm_i * n));
-      turn = p.delta_rotation[j] - p.delta_rotation[i];
-    }
+  bonds.damping_power[b] = bonds.friction_power[b] = 0.0;
+  bonds.force[b] = bonds.elastic[b] = bonds.torque_first[b] = bonds.torque_second[b] = Array3{};
+  const std::uint32_t i = bonds.first[b], j = bonds.second[b];
+  const BondConstants& c = bonds.constants[b];
+  const int law_index = bonds.law[b];
+  const BondParameters& law =
+      table.Pair(law_index / static_cast<int>(materials), law_index % static_cast<int>(materials));
+  Array3 d = p.position[j] - p.position[i];
+  if (periodic.active) d = periodic.Nearest(d);
+  const double distance = Norm(d);
+  // Coincident centres have no direction (CheckFiniteState reports blow-ups).
+  if (!(distance > 0.0)) return;
+  const Array3 n = (1.0 / distance) * d;
+  // The contact point divides the line of centres as the radii do.
+  const double arm_i = distance * p.radius[i] / (p.radius[i] + p.radius[j]);
+  const double arm_j = distance - arm_i;
+  const Array3 relative_velocity = (p.velocity[j] - Cross(p.angular_velocity[j], arm_j * n)) -
+                                   (p.velocity[i] + Cross(p.angular_velocity[i], arm_i * n));
+  Array3 slip, turn;
+  if (velocity_step) {
+    slip = dt * relative_velocity;
+    turn = dt * (p.angular_velocity[j] - p.angular_velocity[i]);
+  } else {
+    slip = (p.delta_displacement[j] - Cross(p.delta_rotation[j], arm_j * n)) -
+           (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm_i * n));
+    turn = p.delta_rotation[j] - p.delta_rotation[i];
+  }
 
-    // Normal force, compression positive: k_n (L - d); tension breaks the bond.
-    std::uint8_t& state = bonds.state[b];
-    const double shortening = c.rest_length - distance;
-    double normal = c.normal_stiffness * shortening;
-    if (state == kIntact) {
-      if (shortening < 0.0 && !law.unbreakable && -normal > law.tension_strength * c.area) {
-        state = static_cast<std::uint8_t>(BondState::kTensionFailure);
-        normal = 0.0;
-      }
-    } else if (shortening <= 0.0) {
+  // Normal force, compression positive: k_n (L - d); tension breaks the bond.
+  std::uint8_t& state = bonds.state[b];
+  const double shortening = c.rest_length - distance;
+  double normal = c.normal_stiffness * shortening;
+  if (state == kIntact) {
+    if (shortening < 0.0 && !law.unbreakable && -normal > law.tension_strength * c.area) {
+      state = static_cast<std::uint8_t>(BondState::kTensionFailure);
       normal = 0.0;
     }
-    const bool intact = state == kIntact;
-    const bool loaded = intact || shortening > 0.0;
-
-    // Shear spring (force on the first sphere): turned with the bond, then
-    // dragged along by the slip of the second sphere's contact point.
-    Array3 shear = TurnIntoPlane(bonds.shear_force[b], n);
-    shear += c.tangential_stiffness * Tangential(slip, n);
-    if (!loaded) shear = Array3{};
-    const Array3 tangential_velocity = Tangential(relative_velocity, n);
-    bool sliding = false;
-    const double shear_norm = Norm(shear);
-    if (intact) {
-      const double sigma = normal / c.area, tau = shear_norm / c.area;
-      const double strength =
-          law.shear_strength + (sigma >= 0.0 ? law.internal_friction * sigma : 0.0);
-      // A shear stress below 1e-9 of the normal stress is the round-off of
-      // projecting onto the tangent plane, not a load: it must not break a
-      // bond without cohesion (CONTACT_TAU_ZERO 0) under pure tension.
-      if (tau > strength + 1e-9 * std::abs(sigma) && !law.unbreakable)
-        state = static_cast<std::uint8_t>(BondState::kShearFailure);  // acts this step still
-    } else if (loaded) {
-      const double limit = law.friction * std::max(normal, 0.0);
-      if (shear_norm > limit) {
-        if (shear_norm > 0.0) shear = (limit / shear_norm) * shear;
-        sliding = true;
-        power.friction += Norm(shear) * Norm(tangential_velocity);
-      }
-    }
-
-    // Dashpots: while the bond holds, or a broken one is compressed.
-    Array3 damping{};
-    if (loaded) {
-      const double approach = Dot(relative_velocity, n);  // > 0: separating
-      damping = (c.normal_damping * approach) * n;
-      power.damping += c.normal_damping * approach * approach;
-      if (!sliding) {
-        damping += c.tangential_damping * tangential_velocity;
-        power.damping += c.tangential_damping * Dot(tangential_velocity, tangential_velocity);
-      }
-    }
-
-    // Rotational springs (moment on the first sphere), intact bonds only.
-    Array3 moment{};
-    if (state == kIntact && (c.bending_stiffness > 0.0 || c.twisting_stiffness > 0.0)) {
-      const Array3& old_n = bonds.direction[b];
-      const double twist = Dot(bonds.moment[b], old_n);
-      moment = twist * n + TurnIntoPlane(bonds.moment[b] - twist * old_n, n);
-      const double relative_twist = Dot(turn, n);
-      moment += c.bending_stiffness * (turn - relative_twist * n) +
-                (c.twisting_stiffness * relative_twist) * n;
-    }
-
-    const Array3 elastic = shear - normal * n;
-    const Array3 force = elastic + damping;
-    const Array3 tangential = shear + Tangential(damping, n);
-    p.contact_force[i] += force;
-    p.elastic_force[i] += elastic;
-    p.torque[i] += Cross(arm_i * n, tangential) + moment;
-    p.contact_force[j] -= force;
-    p.elastic_force[j] -= elastic;
-    p.torque[j] += Cross(arm_j * n, tangential) - moment;
-
-    bonds.normal_force[b] = normal;
-    bonds.shear_force[b] = shear;
-    bonds.moment[b] = moment;
-    bonds.direction[b] = n;
-    bonds.sigma[b] = normal / c.area;
-    bonds.tau[b] = Norm(shear) / c.area;
+  } else if (shortening <= 0.0) {
+    normal = 0.0;
   }
+  const bool intact = state == kIntact;
+  const bool loaded = intact || shortening > 0.0;
+
+  // Shear spring (force on the first sphere): turned with the bond, then
+  // dragged along by the slip of the second sphere's contact point.
+  Array3 shear = TurnIntoPlane(bonds.shear_force[b], n);
+  shear += c.tangential_stiffness * Tangential(slip, n);
+  if (!loaded) shear = Array3{};
+  const Array3 tangential_velocity = Tangential(relative_velocity, n);
+  bool sliding = false;
+  const double shear_norm = Norm(shear);
+  if (intact) {
+    const double sigma = normal / c.area, tau = shear_norm / c.area;
+    const double strength =
+        law.shear_strength + (sigma >= 0.0 ? law.internal_friction * sigma : 0.0);
+    // A shear stress below 1e-9 of the normal stress is the round-off of
+    // projecting onto the tangent plane, not a load: it must not break a
+    // bond without cohesion (CONTACT_TAU_ZERO 0) under pure tension.
+    if (tau > strength + 1e-9 * std::abs(sigma) && !law.unbreakable)
+      state = static_cast<std::uint8_t>(BondState::kShearFailure);  // acts this step still
+  } else if (loaded) {
+    const double limit = law.friction * std::max(normal, 0.0);
+    if (shear_norm > limit) {
+      if (shear_norm > 0.0) shear = (limit / shear_norm) * shear;
+      sliding = true;
+      bonds.friction_power[b] = Norm(shear) * Norm(tangential_velocity);
+    }
+  }
+
+  // Dashpots: while the bond holds, or a broken one is compressed.
+  Array3 damping{};
+  if (loaded) {
+    const double approach = Dot(relative_velocity, n);  // > 0: separating
+    damping = (c.normal_damping * approach) * n;
+    bonds.damping_power[b] = c.normal_damping * approach * approach;
+    if (!sliding) {
+      damping += c.tangential_damping * tangential_velocity;
+      bonds.damping_power[b] +=
+          c.tangential_damping * Dot(tangential_velocity, tangential_velocity);
+    }
+  }
+
+  // Rotational springs (moment on the first sphere), intact bonds only.
+  Array3 moment{};
+  if (state == kIntact && (c.bending_stiffness > 0.0 || c.twisting_stiffness > 0.0)) {
+    const Array3& old_n = bonds.direction[b];
+    const double twist = Dot(bonds.moment[b], old_n);
+    moment = twist * n + TurnIntoPlane(bonds.moment[b] - twist * old_n, n);
+    const double relative_twist = Dot(turn, n);
+    moment += c.bending_stiffness * (turn - relative_twist * n) +
+              (c.twisting_stiffness * relative_twist) * n;
+  }
+
+  const Array3 elastic = shear - normal * n;
+  const Array3 force = elastic + damping;
+  const Array3 tangential = shear + Tangential(damping, n);
+  bonds.force[b] = force;
+  bonds.elastic[b] = elastic;
+  bonds.torque_first[b] = Cross(arm_i * n, tangential) + moment;
+  bonds.torque_second[b] = Cross(arm_j * n, tangential) - moment;
+
+  bonds.normal_force[b] = normal;
+  bonds.shear_force[b] = shear;
+  bonds.moment[b] = moment;
+  bonds.direction[b] = n;
+  bonds.sigma[b] = normal / c.area;
+  bonds.tau[b] = Norm(shear) / c.area;
+}
+
+}  // namespace
+
+void ContinuumBonds::Index(std::size_t rows) {
+  row_start.assign(rows + 1, 0);
+  for (std::size_t b = 0; b < size(); ++b) ++row_start[first[b] + 1], ++row_start[second[b] + 1];
+  for (std::size_t i = 0; i < rows; ++i) row_start[i + 1] += row_start[i];
+  row_bonds.resize(row_start[rows]);
+  std::vector<std::uint32_t> cursor(row_start.begin(), row_start.end() - 1);
+  // Per row: its bonds as the first sphere, then as the second, each in list order.
+  for (std::size_t b = 0; b < size(); ++b) row_bonds[cursor[first[b]]++] = 2 * b;
+  for (std::size_t b = 0; b < size(); ++b) row_bonds[cursor[second[b]]++] = 2 * b + 1;
+}
+
+BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleStorage& p,
+                        const PeriodicBox& periodic, double dt, bool velocity_step) {
+  const std::size_t m = bonds.size(), n = p.size();
+  if (bonds.row_start.size() != n + 1) bonds.Index(n);  // rows were added (inlets)
+  bonds.force.resize(m), bonds.elastic.resize(m);
+  bonds.torque_first.resize(m), bonds.torque_second.resize(m);
+  bonds.damping_power.resize(m), bonds.friction_power.resize(m);
+  ParallelRows(
+      m, [&](std::size_t b) { EvaluateBond(b, bonds, table, p, periodic, dt, velocity_step); });
+  ParallelRows(n, [&](std::size_t i) {
+    for (std::uint32_t k = bonds.row_start[i]; k < bonds.row_start[i + 1]; ++k) {
+      const std::uint32_t b = bonds.row_bonds[k] / 2;
+      if (bonds.row_bonds[k] % 2 == 0) {
+        p.contact_force[i] += bonds.force[b];
+        p.elastic_force[i] += bonds.elastic[b];
+        p.torque[i] += bonds.torque_first[b];
+      } else {
+        p.contact_force[i] -= bonds.force[b];
+        p.elastic_force[i] -= bonds.elastic[b];
+        p.torque[i] += bonds.torque_second[b];
+      }
+    }
+  });
+  BondPower power;
+  power.damping = SumRows(m, [&](std::size_t b) { return bonds.damping_power[b]; });
+  power.friction = SumRows(m, [&](std::size_t b) { return bonds.friction_power[b]; });
   return power;
 }
 

@@ -12,9 +12,10 @@
 // gives its force, as Kratos keeps a continuum particle's initial neighbours
 // under their continuum law.
 //
-// The forces are summed in bond order, one bond after the other, onto the rows'
-// contact, elastic and torque columns: the same sums in the same order for any
-// number of threads.
+// The bonds are evaluated in parallel, each into its own result slots; then
+// every row adds its bonds' results in a fixed order (its bonds as the first
+// sphere, then as the second, each in list order) to its contact, elastic and
+// torque columns: the same sums in the same order for any number of threads.
 #pragma once
 
 #include <cstdint>
@@ -46,11 +47,19 @@ struct ContinuumBonds {
   // Stresses of the last evaluation, for output and failure: F_n / A (compression
   // positive) and |F_t| / A.
   std::vector<double> sigma, tau;
+  // ---- what the last evaluation gives each bond (AddBondForces sums them per row)
+  std::vector<Array3> force, elastic;  // on the first sphere (the second takes minus)
+  std::vector<Array3> torque_first, torque_second;
+  std::vector<double> damping_power, friction_power;
+  // Per row, its bonds (2 b as the first sphere, 2 b + 1 as the second), in a
+  // fixed order: CSR over rows, built by Index.
+  std::vector<std::uint32_t> row_start, row_bonds;
 
   std::size_t size() const { return first.size(); }
   bool empty() const { return first.empty(); }
   std::size_t NumberIntact() const;
-  void Resize(std::size_t n);
+  // row_start / row_bonds for `rows` particle rows.
+  void Index(std::size_t rows);
   // Rows renumbered by new_index (old row -> new row; std::uint32_t max for a
   // removed row, whose bonds go). A pair whose spheres change places turns its
   // forces, moment and direction around; the list is sorted again.

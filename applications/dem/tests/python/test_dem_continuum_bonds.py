@@ -31,7 +31,8 @@ import pytest
 import tessera
 import tessera.dem  # noqa: F401  (registers the DEM variables)
 
-from dem_test_utilities import Material, Relate, Run, Settings, Sphere, SpheresPart
+from dem_test_utilities import (Material, ParallelThreads, Relate, Run, Settings, Sphere,
+                                SpheresPart)
 
 R, DENSITY, YOUNG, POISSON = 0.01, 2000.0, 1e7, 0.25
 SHEAR = YOUNG / (2 * (1 + POISSON))
@@ -258,6 +259,51 @@ def test_sorting_the_rows_keeps_the_bonds():
     assert plain.NumberOfBonds() == sorted_.NumberOfBonds() == 5
     for node in unsorted:
         np.testing.assert_allclose(moved[node], unsorted[node], rtol=0, atol=1e-15)
+
+
+def BondedBlock(threads, side=8, steps=60):
+    """A jittered simple cubic block of side³ bonded spheres with random
+    velocities and spins, weak enough that some bonds break: the final
+    positions and the bond states."""
+    rng = np.random.default_rng(7)
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    spheres.AddNodalSolutionStepVariable(tessera.COHESIVE_GROUP)
+    grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
+    Relate(grain, grain, restitution=0.6, static_friction=0.4)
+    relation = grain.GetSubProperties(1)
+    relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, "DEM_KDEM")
+    relation.SetValue(tessera.CONTACT_SIGMA_MIN, 2e-3)
+    relation.SetValue(tessera.CONTACT_TAU_ZERO, 2e-3)
+    relation.SetValue(tessera.CONTACT_INTERNAL_FRICC, 0.5)
+    relation.SetValue(tessera.ROTATIONAL_MOMENT_COEFFICIENT, 0.5)
+    node = 0
+    for k in range(side):
+        for j in range(side):
+            for i in range(side):
+                node += 1
+                centre = 2 * R * np.array([i, j, k]) + rng.uniform(-1e-5, 1e-5, 3)
+                Sphere(spheres, node, tuple(centre), R, grain,
+                       velocity=tuple(rng.normal(0.0, 0.05, 3)),
+                       angular_velocity=tuple(rng.normal(0.0, 5.0, 3)))
+                spheres.GetNode(node).SetSolutionStepValue(tessera.COHESIVE_GROUP, 1)
+    settings = Settings(DT, "Velocity_Verlet", tolerance=0.0005, search_frequency=10)
+    settings.continuum = True
+    with ParallelThreads(threads):
+        strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
+        strategy.Initialize()
+        Run(strategy, steps, DT)
+        return (np.array(strategy.Particles.position),
+                [bond["state"] for bond in strategy.Bonds()])
+
+
+def test_one_and_two_threads_give_bitwise_the_same_bonded_block():
+    one, states = BondedBlock(1)
+    two, states_two = BondedBlock(2)
+    assert len(states) == 3 * 8 * 8 * 7  # every lattice neighbour pair
+    assert 0 < states.count(0) < len(states)  # some bonds broke, some hold
+    assert states == states_two
+    np.testing.assert_array_equal(one, two)
 
 
 @pytest.mark.parametrize("law, message", [
