@@ -2,6 +2,7 @@
 #include "applications/dem/contact_laws/bond_law.h"
 
 #include <cmath>
+#include <iterator>
 #include <numbers>
 
 #include "applications/dem/contact_laws/contact_law.h"
@@ -116,12 +117,42 @@ std::string BondTable::DescribePair(int a, int b) const {
   return "particle materials " + std::to_string(ids_[a]) + " and " + std::to_string(ids_[b]);
 }
 
-BondConstants MakeBondConstants(const BondParameters& law, double radius_i, double radius_j,
-                                double mass_i, double mass_j, double rest_length) {
+double BondArea(double radius_i, double radius_j) {
+  const double mean_radius = 0.5 * (radius_i + radius_j);
+  return std::numbers::pi * mean_radius * mean_radius;
+}
+
+double PolyhedronAreaRatio(int faces) {
+  using std::numbers::pi;
+  const double root3 = std::sqrt(3.0), root5 = std::sqrt(5.0);
+  // Surface / (4π r²) of the regular polyhedra circumscribing a sphere of radius r.
+  struct Point {
+    int faces;
+    double ratio;
+  };
+  const Point table[] = {
+      {4, 6.0 * root3 / pi},
+      {6, 6.0 / pi},
+      {8, 3.0 * root3 / pi},
+      {12, 150.0 / (25.0 + 11.0 * root5) * std::sqrt((5.0 + 2.0 * root5) / 5.0) / pi},
+      {20, 30.0 * root3 / (7.0 + 3.0 * root5) / pi},
+  };
+  if (faces > 20) return 1.15;
+  if (faces <= 4) return table[0].ratio;
+  for (std::size_t k = 1; k < std::size(table); ++k)
+    if (faces <= table[k].faces) {
+      const Point& a = table[k - 1];
+      const Point& b = table[k];
+      return a.ratio + (b.ratio - a.ratio) * (faces - a.faces) / (b.faces - a.faces);
+    }
+  return table[4].ratio;
+}
+
+BondConstants MakeBondConstants(const BondParameters& law, double area, double mass_i,
+                                double mass_j, double rest_length) {
   BondConstants c;
   c.rest_length = rest_length;
-  const double mean_radius = 0.5 * (radius_i + radius_j);
-  c.area = std::numbers::pi * mean_radius * mean_radius;
+  c.area = area;
   c.normal_stiffness = law.young * c.area / rest_length;
   c.tangential_stiffness = law.shear * c.area / rest_length;
   // Second moment of the circular section: π r⁴ / 4 = A² / (4 π); polar: twice that.

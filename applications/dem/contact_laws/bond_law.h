@@ -3,7 +3,8 @@
 //
 // A bond is a short elastic bar between the centres of two spheres of one
 // cohesive group, made where they touch (or nearly) at the start:
-//   rest length L = the initial centre distance, cross-section A = π ((R_i + R_j) / 2)²,
+//   rest length L = the initial centre distance, cross-section A = π ((R_i + R_j) / 2)²
+//   (weighted for spheres with many bonds: PolyhedronAreaRatio),
 //   k_n = E A / L, k_t = G A / L (E, ν: harmonic means of the two materials,
 //   G = E / (2 (1 + ν))), dashpots c = 2 ξ sqrt(m* k) with ξ the damping ratio
 //   of a linear spring-dashpot of restitution e: ξ = -ln e / sqrt(π² + ln² e).
@@ -79,6 +80,22 @@ class BondTable {
   std::vector<std::size_t> ids_;
 };
 
+// The bond's section before weighting: Kratos' KDEM takes the circle of the
+// mean radius, π ((R_i + R_j) / 2)².
+double BondArea(double radius_i, double radius_j);
+
+// Contact area weighting (thesis §5.3, VPAC; Kratos' ContactAreaWeighting,
+// applied to spheres with six bonds or more): the sphere's bond sections are
+// scaled by α = ratio(n) × 4π R_eff² / Σ A so that together they cover the
+// polyhedron of n faces circumscribing the sphere. ratio(n) is the surface of
+// the regular polyhedron of n faces over its inscribed sphere's (thesis
+// Table 5.1: 4 tetrahedron 6√3/π, 6 cube 6/π, 8 octahedron 3√3/π, 12
+// dodecahedron, 20 icosahedron), linear in n in between, and Kratos' 1.15 above 20.
+double PolyhedronAreaRatio(int faces);
+// Kratos' factor for a sphere on the specimen's skin (SKIN_SPHERE) with n >= 6
+// bonds: 1.40727 (ratio(11)) × 4π R_eff² / Σ A × n / 11.
+inline constexpr int kMinimumBondsForAreaWeighting = 6;
+
 // The constants of one bond, fixed when it is made.
 struct BondConstants {
   double rest_length = 0.0, area = 0.0;
@@ -86,8 +103,8 @@ struct BondConstants {
   double bending_stiffness = 0.0, twisting_stiffness = 0.0;
   double normal_damping = 0.0, tangential_damping = 0.0;
 };
-// Radii, masses and the rest length L of the two spheres.
-BondConstants MakeBondConstants(const BondParameters& law, double radius_i, double radius_j,
-                                double mass_i, double mass_j, double rest_length);
+// Section A, masses and rest length L of the two spheres.
+BondConstants MakeBondConstants(const BondParameters& law, double area, double mass_i,
+                                double mass_j, double rest_length);
 
 }  // namespace tessera::dem

@@ -4,7 +4,9 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <numbers>
 #include <numeric>
+#include <utility>
 
 #include "applications/dem/utilities/neighbour_search.h"
 #include "applications/dem/utilities/parallel_rows.h"
@@ -98,8 +100,8 @@ BondEnergy ContinuumBonds::ElasticEnergy() const {
 }
 
 void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_group,
-                 const BondTable& table, double largest_gap, const PeriodicBox& periodic,
-                 ContinuumBonds& bonds) {
+                 const std::vector<std::uint8_t>& skin, const BondTable& table, double largest_gap,
+                 const PeriodicBox& periodic, ContinuumBonds& bonds) {
   if (!(largest_gap >= 0.0))
     TESSERA_ERROR(
         "bonds: the search tolerance (the largest gap between spheres that are "
@@ -138,12 +140,47 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
                     ") have the same centre; they cannot be bonded");
     bonds.first.push_back(i);
     bonds.second.push_back(j);
-    bonds.constants.push_back(MakeBondConstants(law, rows.radius[i], rows.radius[j], rows.mass[i],
-                                                rows.mass[j], distance));
+    bonds.constants.push_back(BondConstants{.rest_length = distance});
     bonds.law.push_back(a * static_cast<int>(table.size()) + b);
     bonds.direction.push_back((1.0 / distance) * d);
   }
   const std::size_t m = bonds.first.size();
+
+  // Each sphere's weight of its bond sections (bond_law.h, PolyhedronAreaRatio):
+  // R_eff, the mean over its bonds of (d + R_i - R_j) / 2 (where the bond's
+  // section lies between the centres), and the sum of its unweighted sections.
+  const std::size_t n = rows.size();
+  std::vector<int> count(n, 0);
+  std::vector<double> radius_sum(n, 0.0), area_sum(n, 0.0);
+  for (std::size_t b = 0; b < m; ++b) {
+    const std::uint32_t i = bonds.first[b], j = bonds.second[b];
+    const double length = bonds.constants[b].rest_length;
+    const double area = BondArea(rows.radius[i], rows.radius[j]);
+    for (const auto& [self, other] : {std::pair{i, j}, std::pair{j, i}}) {
+      ++count[self];
+      radius_sum[self] += 0.5 * (length + rows.radius[self] - rows.radius[other]);
+      area_sum[self] += area;
+    }
+  }
+  std::vector<double> weight(n, 1.0);
+  for (std::size_t i = 0; i < n; ++i) {
+    if (count[i] < kMinimumBondsForAreaWeighting) continue;
+    const double effective_radius = radius_sum[i] / count[i];
+    const double sphere_area = 4.0 * std::numbers::pi * effective_radius * effective_radius;
+    weight[i] = !skin.empty() && skin[i]
+                    ? PolyhedronAreaRatio(11) * sphere_area / area_sum[i] * count[i] / 11.0
+                    : PolyhedronAreaRatio(count[i]) * sphere_area / area_sum[i];
+  }
+  // A bond's section is the mean of its two spheres' weighted sections (thesis
+  // §5.3 step 6; Kratos lets each sphere use its own, so that the two forces
+  // of one bond differ where the weights do).
+  for (std::size_t b = 0; b < m; ++b) {
+    const std::uint32_t i = bonds.first[b], j = bonds.second[b];
+    const double area = 0.5 * (weight[i] + weight[j]) * BondArea(rows.radius[i], rows.radius[j]);
+    const BondParameters& law = table.Pair(rows.material[i], rows.material[j]);
+    bonds.constants[b] =
+        MakeBondConstants(law, area, rows.mass[i], rows.mass[j], bonds.constants[b].rest_length);
+  }
   bonds.state.assign(m, static_cast<std::uint8_t>(BondState::kIntact));
   bonds.normal_force.assign(m, 0.0);
   bonds.shear_force.assign(m, Array3{});

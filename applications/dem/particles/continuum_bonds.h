@@ -72,11 +72,13 @@ struct ContinuumBonds {
 };
 
 // Makes the bonds of `rows` (see the file comment): `cohesive_group` per row,
-// `largest_gap` (>= 0) the search tolerance. Two spheres to be bonded whose
-// materials have no continuum law are an error naming them.
+// `skin` per row (SKIN_SPHERE; empty: no sphere is on the skin), `largest_gap`
+// (>= 0) the search tolerance. The sections of spheres with six bonds or more
+// are weighted (bond_law.h, PolyhedronAreaRatio), as Kratos does. Two spheres
+// to be bonded whose materials have no continuum law are an error naming them.
 void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_group,
-                 const BondTable& table, double largest_gap, const PeriodicBox& periodic,
-                 ContinuumBonds& bonds);
+                 const std::vector<std::uint8_t>& skin, const BondTable& table, double largest_gap,
+                 const PeriodicBox& periodic, ContinuumBonds& bonds);
 
 // What one evaluation of the bonds dissipates (W), for the energy bookkeeping.
 struct BondPower {

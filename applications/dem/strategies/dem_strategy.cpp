@@ -556,12 +556,24 @@ void ExplicitSolverStrategy::CreateContinuumBonds() {
   for (int m : particles_.material) is_wall[m] = false;
   bond_table_.Build(material_index_.List(), is_wall);
   std::vector<int> group(particles_.size(), 0);
+  std::vector<std::uint8_t> skin;
   NodalDatabase& db = spheres_.Nodal();
   if (db.HasHistoricalVariable(COHESIVE_GROUP)) {
     const auto& column = db.HistoricalColumn(COHESIVE_GROUP);
     for (std::size_t i = 0; i < group.size(); ++i) group[i] = column[particles_.node[i]];
   }
-  CreateBonds(particles_, group, bond_table_, settings_.search_tolerance, periodic_, bonds_);
+  // SKIN_SPHERE, where a deck gives it (NodalData: historical if declared).
+  if (db.HasHistoricalVariable(SKIN_SPHERE)) {
+    const auto& column = db.HistoricalColumn(SKIN_SPHERE);
+    skin.resize(particles_.size());
+    for (std::size_t i = 0; i < skin.size(); ++i) skin[i] = column[particles_.node[i]] != 0.0;
+  } else if (db.HasNonHistoricalColumn(SKIN_SPHERE)) {
+    skin.assign(particles_.size(), 0);
+    for (std::size_t i = 0; i < skin.size(); ++i)
+      if (db.HasNonHistorical(SKIN_SPHERE, particles_.node[i]))
+        skin[i] = db.NonHistorical(SKIN_SPHERE, particles_.node[i]) != 0.0;
+  }
+  CreateBonds(particles_, group, skin, bond_table_, settings_.search_tolerance, periodic_, bonds_);
 }
 
 void ExplicitSolverStrategy::RemoveParticlesTouchingWalls(double time) {

@@ -17,6 +17,9 @@ Sources and tolerances:
   is sampled at the force evaluations, with Velocity Verlet's half-kicked
   velocities: an O(ωΔt) error of the dissipated part).
 - The twist of the bar, ω_twist = sqrt(2 k_tw / I) (two equal inertias), rel 2e-3.
+- Contact area weighting (thesis §5.3, Kratos' ContactAreaWeighting): the
+  interior of a simple cubic lattice gets the cube face (2R)² per bond; rel
+  1e-12 (1e-5 with Kratos' printed skin constant 1.40727).
 - Failure (Kratos' KDEM): a bond breaks in tension once k_n |u| > σ_t A and in
   shear once |F_t| > τ_0 A (no compression); the largest force carried before
   is within one step's growth of the strength (rel 2 %).
@@ -295,6 +298,59 @@ def BondedBlock(threads, side=8, steps=60):
         Run(strategy, steps, DT)
         return (np.array(strategy.Particles.position),
                 [bond["state"] for bond in strategy.Bonds()])
+
+
+def CubicLatticeBonds(side, skin=False):
+    """Bonds of a simple cubic lattice of touching spheres (spacing 2R):
+    {(node_a, node_b): area}, and the node ids of the interior spheres."""
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    spheres.AddNodalSolutionStepVariable(tessera.COHESIVE_GROUP)
+    if skin:
+        spheres.AddNodalSolutionStepVariable(tessera.SKIN_SPHERE)
+    grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
+    Relate(grain, grain, restitution=0.5)
+    grain.GetSubProperties(1).SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, "DEM_KDEM")
+    interior, node = set(), 0
+    for k in range(side):
+        for j in range(side):
+            for i in range(side):
+                node += 1
+                Sphere(spheres, node, (2 * R * i, 2 * R * j, 2 * R * k), R, grain)
+                spheres.GetNode(node).SetSolutionStepValue(tessera.COHESIVE_GROUP, 1)
+                if skin:
+                    spheres.GetNode(node).SetSolutionStepValue(tessera.SKIN_SPHERE, 1.0)
+                if all(0 < c < side - 1 for c in (i, j, k)):
+                    interior.add(node)
+    settings = Settings(DT, "Velocity_Verlet", tolerance=1e-4)
+    settings.continuum = True
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
+    strategy.Initialize()
+    return {bond["elements"]: bond["area"] for bond in strategy.Bonds()}, interior
+
+
+def test_bond_sections_of_spheres_with_six_bonds_cover_the_cube_faces():
+    """Thesis §5.3 (VPAC) as Kratos applies it to spheres with six bonds or
+    more: an interior sphere of a simple cubic lattice has α = (6/π) 4πR² /
+    (6 π R²) = 4/π, so a bond between two of them gets exactly the cube face
+    (2R)² (the thesis' exactness check); a sphere with five bonds or fewer
+    keeps π R², and a bond takes the mean of its two spheres' sections."""
+    areas, interior = CubicLatticeBonds(4)
+    assert len(areas) == 3 * 4 * 4 * 3
+    kinds = set()
+    for (a, b), area in areas.items():
+        inside = (a in interior) + (b in interior)
+        kinds.add(inside)
+        expected = {2: 4 * R * R, 1: 0.5 * (4 / math.pi + 1) * AREA, 0: AREA}[inside]
+        assert area == pytest.approx(expected, rel=1e-12), (a, b)
+    assert kinds == {0, 1, 2}
+    # On the skin (SKIN_SPHERE 1) Kratos' factor 1.40727 (4πR² / (6 π R²)) 6/11.
+    skin_areas, _ = CubicLatticeBonds(4, skin=True)
+    weight = 1.40727 * (4.0 / 6.0) * 6.0 / 11.0
+    for (a, b), area in skin_areas.items():
+        inside = (a in interior) + (b in interior)
+        expected = {2: weight, 1: 0.5 * (weight + 1), 0: 1.0}[inside] * AREA
+        assert area == pytest.approx(expected, rel=1e-5), (a, b)
 
 
 def test_one_and_two_threads_give_bitwise_the_same_bonded_block():
