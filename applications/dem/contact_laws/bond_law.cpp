@@ -15,8 +15,6 @@ namespace tessera::dem {
 namespace {
 
 constexpr const char* kKdemName = "DEM_KDEM";
-// Kratos reads the bond strengths in MPa.
-constexpr double kMegapascal = 1e6;
 
 double HarmonicMean(double a, double b) { return a + b != 0.0 ? 2.0 * a * b / (a + b) : 0.0; }
 
@@ -90,16 +88,19 @@ void BondTable::Build(const std::vector<const Properties*>& materials,
                       "bond's damping), got ",
                       e);
       bond.damping_ratio = BondDampingRatio(e);
-      bond.tension_strength = kMegapascal * Average(sources, CONTACT_SIGMA_MIN, 0.0);
-      bond.shear_strength = kMegapascal * Average(sources, CONTACT_TAU_ZERO, 0.0);
+      bond.shear_strength = Average(sources, CONTACT_TAU_ZERO, 0.0);
       bond.internal_friction = Average(sources, CONTACT_INTERNAL_FRICC, 0.0);
+      // Kratos' KDEM takes the tensile strength from the Mohr-Coulomb envelope
+      // of τ_0 and φ = atan μ_i (where it meets the tension axis with a
+      // circle): σ_t = 2 τ_0 cos φ / (1 + sin φ). CONTACT_SIGMA_MIN is not read.
+      const double phi = std::atan(bond.internal_friction);
+      bond.tension_strength = 2.0 * bond.shear_strength * std::cos(phi) / (1.0 + std::sin(phi));
       bond.rotational_moment_coefficient = Average(sources, ROTATIONAL_MOMENT_COEFFICIENT, 0.0);
       double friction = Average(sources, STATIC_FRICTION, -1.0);
       if (friction < 0.0) friction = Average(sources, FRICTION, 0.0);
       bond.friction = friction;
       for (const auto& [name, value] :
-           {std::pair<const char*, double>{"CONTACT_SIGMA_MIN", bond.tension_strength},
-            {"CONTACT_TAU_ZERO", bond.shear_strength},
+           {std::pair<const char*, double>{"CONTACT_TAU_ZERO", bond.shear_strength},
             {"CONTACT_INTERNAL_FRICC", bond.internal_friction},
             {"ROTATIONAL_MOMENT_COEFFICIENT", bond.rotational_moment_coefficient},
             {"STATIC_FRICTION", bond.friction}})

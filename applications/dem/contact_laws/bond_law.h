@@ -13,11 +13,14 @@
 // ROTATIONAL_MOMENT_COEFFICIENT c_r > 0 bending and twisting springs
 // c_r E I / L and c_r G J / L (I = π r⁴ / 4, J = 2 I, A = π r²) resist the
 // relative rotation, incrementally as well.
-// Failure, as Kratos' KDEM (stresses given in MPa, as Kratos reads them):
-//   tension: |F_n| > σ_t A with σ_t = CONTACT_SIGMA_MIN;
+// Failure, as Kratos' KDEM (stresses in Pa):
 //   shear: |F_t| / A > τ_0 + μ_i max(F_n / A, 0) with τ_0 = CONTACT_TAU_ZERO and
 //   μ_i = CONTACT_INTERNAL_FRICC (compression positive: friction strengthens
-//   a compressed bond only).
+//   a compressed bond only);
+//   tension: |F_n| > σ_t A with the tensile strength of that Mohr-Coulomb
+//   envelope, σ_t = 2 τ_0 cos φ / (1 + sin φ), φ = atan μ_i (Kratos' current
+//   KDEM; its older versions and the thesis give σ_t separately, as
+//   CONTACT_SIGMA_MIN in MPa, which this law does not read).
 // A broken bond (IS_UNBREAKABLE false) keeps its pair: the spheres push each
 // other with k_n where they come closer than L, and the shear spring slides at
 // μ F_n (μ the relation's STATIC_FRICTION); dashpots act only in compression
@@ -47,7 +50,7 @@ struct BondParameters {
   double young = 0.0;    // harmonic mean of the materials' E
   double shear = 0.0;    // E / (2 (1 + ν)), ν the harmonic mean of their ν
   double damping_ratio = 0.0;
-  double tension_strength = 0.0;   // σ_t, Pa
+  double tension_strength = 0.0;   // σ_t, Pa (from τ_0 and μ_i)
   double shear_strength = 0.0;     // τ_0, Pa
   double internal_friction = 0.0;  // μ_i
   double friction = 0.0;           // μ of a broken bond

@@ -24,9 +24,10 @@ Sources and tolerances:
 - Contact area weighting (thesis §5.3, Kratos' ContactAreaWeighting): the
   interior of a simple cubic lattice gets the cube face (2R)² per bond; rel
   1e-12 (1e-5 with Kratos' printed skin constant 1.40727).
-- Failure (Kratos' KDEM): a bond breaks in tension once k_n |u| > σ_t A and in
+- Failure (Kratos' KDEM, strengths in Pa): a bond breaks in tension once
+  k_n |u| > σ_t A, σ_t = 2 τ_0 cos φ / (1 + sin φ) with φ = atan μ_i, and in
   shear once |F_t| > τ_0 A (no compression); the largest force carried before
-  is within one step's growth of the strength (rel 2 %).
+  is within one step's growth (k Δu per step) of the strength.
 """
 import math
 import os
@@ -58,7 +59,7 @@ def Dem():
 
 
 def BondedPair(velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), restitution=1.0,
-               sigma=None, tau=None, rotational=0.0, unbreakable=False, law="DEM_KDEM",
+               tau=None, internal_friction=0.0, rotational=0.0, unbreakable=False, law="DEM_KDEM",
                groups=(1, 1), energy=False):
     """Sphere 1 at (-R, 0, 0) with the given motion, sphere 2 at rest at (R, 0, 0)."""
     model = tessera.Model()
@@ -69,8 +70,7 @@ def BondedPair(velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), resti
     relation = grain.GetSubProperties(1)
     if law is not None:
         relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, law)
-    if sigma is not None:
-        relation.SetValue(tessera.CONTACT_SIGMA_MIN, sigma)
+    relation.SetValue(tessera.CONTACT_INTERNAL_FRICC, internal_friction)
     if tau is not None:
         relation.SetValue(tessera.CONTACT_TAU_ZERO, tau)
     relation.SetValue(tessera.ROTATIONAL_MOMENT_COEFFICIENT, rotational)
@@ -178,17 +178,22 @@ def test_twisting_spring_turns_the_pair_back():
     assert total == pytest.approx(w0, rel=1e-12)
 
 
-def test_tension_breaks_the_bond_at_the_tensile_strength():
-    sigma = 1e-3  # MPa, as Kratos reads CONTACT_SIGMA_MIN
-    _, strategy = BondedPair(velocity=(-0.1, 0.0, 0.0), sigma=sigma)
-    strength = sigma * 1e6 * AREA
+@pytest.mark.parametrize("internal_friction", [0.0, 1.0])
+def test_tension_breaks_the_bond_at_the_tensile_strength(internal_friction):
+    # Kratos' KDEM: σ_t = 2 τ_0 cos φ / (1 + sin φ), φ = atan μ_i (2 τ_0 at
+    # μ_i = 0, 0.828 τ_0 at μ_i = 1).
+    tau = 1000.0  # Pa
+    _, strategy = BondedPair(velocity=(-0.1, 0.0, 0.0), tau=tau,
+                             internal_friction=internal_friction)
+    phi = math.atan(internal_friction)
+    strength = 2 * tau * math.cos(phi) / (1 + math.sin(phi)) * AREA
     forces, states = [], []
     Run(strategy, 200, DT, on_step=lambda t: (forces.append(strategy.Bonds()[0]["normal_force"]),
                                               states.append(strategy.Bonds()[0]["state"])))
     assert states[-1] == 4
+    # The pull grows by at most k_n v_rel Δt per step before it breaks.
     largest_pull = -min(forces)
-    assert largest_pull <= strength
-    assert largest_pull == pytest.approx(strength, rel=2e-2)
+    assert strength - K_N * 0.1 * DT < largest_pull <= strength
     # Broken and apart: no force, the spheres fly apart at constant speed.
     v = strategy.Particles.velocity
     Run(strategy, 50, DT, start_time=200 * DT)
@@ -196,9 +201,9 @@ def test_tension_breaks_the_bond_at_the_tensile_strength():
 
 
 def test_shear_breaks_the_bond_at_the_cohesion():
-    tau = 1e-3  # MPa (CONTACT_TAU_ZERO)
-    _, strategy = BondedPair(velocity=(0.0, 0.1, 0.0), tau=tau, sigma=1.0)
-    strength = tau * 1e6 * AREA
+    tau = 1000.0  # Pa (CONTACT_TAU_ZERO); the tensile strength, 2 τ_0, is not reached
+    _, strategy = BondedPair(velocity=(0.0, 0.1, 0.0), tau=tau)
+    strength = tau * AREA
     shear, states = [], []
     Run(strategy, 300, DT, on_step=lambda t: (
         shear.append(np.linalg.norm(strategy.Bonds()[0]["shear_force"])),
@@ -206,13 +211,12 @@ def test_shear_breaks_the_bond_at_the_cohesion():
     assert 2 in states
     broke = states.index(2)
     # The step that breaks it still carries the force (Kratos' KDEM), the next does not pull.
-    assert shear[broke] > strength
+    assert strength < shear[broke] <= strength + K_T * 0.1 * DT
     assert max(shear[:broke]) <= strength
-    assert shear[broke] == pytest.approx(strength, rel=2e-2)
 
 
 def test_a_broken_bond_pushes_but_does_not_pull():
-    # CONTACT_SIGMA_MIN 0 (absent): the first tension breaks the bond. Before,
+    # CONTACT_TAU_ZERO 0 (absent): no strength, the first tension breaks the bond. Before,
     # the bar bounced the spheres elastically: they leave at the speed they met.
     _, strategy = BondedPair(velocity=(0.1, 0.0, 0.0))
     Run(strategy, 2000, DT)
@@ -280,8 +284,7 @@ def BondedBlock(threads, side=8, steps=60):
     Relate(grain, grain, restitution=0.6, static_friction=0.4)
     relation = grain.GetSubProperties(1)
     relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, "DEM_KDEM")
-    relation.SetValue(tessera.CONTACT_SIGMA_MIN, 2e-3)
-    relation.SetValue(tessera.CONTACT_TAU_ZERO, 2e-3)
+    relation.SetValue(tessera.CONTACT_TAU_ZERO, 2000.0)
     relation.SetValue(tessera.CONTACT_INTERNAL_FRICC, 0.5)
     relation.SetValue(tessera.ROTATIONAL_MOMENT_COEFFICIENT, 0.5)
     node = 0
@@ -517,12 +520,16 @@ def WriteContinuumDeck(folder):
 @pytest.mark.skipif(not os.path.isdir(CASE), reason="shared/kratos_cases not present")
 def test_dem3d_continuum_bond_deck_runs_near_kratos(tmp_path, monkeypatch):
     """Kratos expects (abs 1e-8, its own KDEM and continuum strategy) sphere 1:
-    VELOCITY_Z -0.87573, TOTAL_FORCES_Z 1,970,950; wall node 5: DEM_PRESSURE
+    VELOCITY_Z -0.875728, TOTAL_FORCES_Z 1,970,950; wall node 5: DEM_PRESSURE
     21,566.9. Tessera's bond is its own implementation of the KDEM formulas,
-    not Kratos' code, so the deck is compared by its vertical response: the
-    spheres' impact on the plane (within 3 %). The bond breaks at the first
-    tension (CONTACT_SIGMA_MIN absent: 0). The horizontal quantities
-    (VELOCITY_X 0.0156 against 0.0289) differ and are not compared."""
+    not Kratos' code; measured -0.877699 (0.23 %), 1,972,497 (0.08 %) and
+    20,995.1 (2.7 %), asserted within 0.5 %, 0.5 % and 5 %. The bond holds,
+    as in Kratos: CONTACT_TAU_ZERO 0.5e6 Pa and CONTACT_INTERNAL_FRICC 1 give
+    a tensile strength of 4.1e5 Pa, 1.3e6 N on its section, far above the
+    ~2e4 N it carries. The horizontal quantities (VELOCITY_X 0.01956 against
+    0.02891, TOTAL_FORCES_X -20,598 against -26,919, SHEAR_STRESS 285 against
+    362) are the phase of the bond's oscillation and differ by 21-32 %; they
+    are not asserted."""
     from tessera.dem import DEMAnalysisStage
     WriteContinuumDeck(tmp_path)
     monkeypatch.chdir(tmp_path)
@@ -532,12 +539,12 @@ def test_dem3d_continuum_bond_deck_runs_near_kratos(tmp_path, monkeypatch):
     stage = DEMAnalysisStage(model, parameters)
     stage.Run()
     (bond,) = stage.GetStrategy().Bonds()
-    assert bond["state"] == 4
+    assert bond["state"] == 0
     node = model.GetModelPart("SpheresPart").GetNode(1)
     assert node.GetSolutionStepValue(tessera.VELOCITY)[2] == pytest.approx(-0.8757276957864403,
-                                                                           rel=3e-2)
+                                                                           rel=5e-3)
     assert node.GetSolutionStepValue(tessera.TOTAL_FORCES)[2] == pytest.approx(
-        1970950.3578554934, rel=3e-2)
+        1970950.3578554934, rel=5e-3)
     wall = model.GetModelPart("RigidFacePart").GetNode(5)
     assert wall.GetSolutionStepValue(tessera.DEM_PRESSURE) == pytest.approx(21566.85065708402,
                                                                             rel=5e-2)
