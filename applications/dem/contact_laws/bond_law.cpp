@@ -30,17 +30,8 @@ double Average(const std::vector<const Properties*>& sources, const Variable<dou
 
 }  // namespace
 
-double BondDampingRatio(double restitution) {
-  if (!(restitution >= 0.0 && restitution <= 1.0))
-    TESSERA_ERROR("COEFFICIENT_OF_RESTITUTION must be in [0, 1], got ", restitution);
-  if (restitution == 0.0) return 1.0;
-  if (restitution == 1.0) return 0.0;
-  const double log_e = std::log(restitution);
-  return -log_e / std::sqrt(std::numbers::pi * std::numbers::pi + log_e * log_e);
-}
-
 void BondTable::Build(const std::vector<const Properties*>& materials,
-                      const std::vector<bool>& is_wall) {
+                      const std::vector<bool>& is_wall, const MaterialTable& contacts) {
   n_ = materials.size();
   pairs_.assign(n_ * n_, BondParameters{});
   ids_.clear();
@@ -81,13 +72,15 @@ void BondTable::Build(const std::vector<const Properties*>& materials,
                       ", ", nua, " and ", eb, ", ", nub, ")");
       bond.young = HarmonicMean(ea, eb);
       bond.shear = bond.young / (2.0 * (1.0 + HarmonicMean(nua, nub)));
-      const double e = Average(sources, COEFFICIENT_OF_RESTITUTION, -1.0);
-      if (!(e >= 0.0 && e <= 1.0))
+      // Kratos damps the bond with the pair's DAMPING_GAMMA, the damping ratio
+      // its contact law takes from the restitution (linear laws: the
+      // clamped spring-dashpot's map; Hertz: the Hertz map).
+      const PairParameters& contact = contacts.Pair(static_cast<int>(a), static_cast<int>(b));
+      if (!contact.defined)
         TESSERA_ERROR(where,
-                      ": COEFFICIENT_OF_RESTITUTION must be given in [0, 1] (it sets the "
-                      "bond's damping), got ",
-                      e);
-      bond.damping_ratio = BondDampingRatio(e);
+                      ": the pair needs its contact law too (DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME, "
+                      "COEFFICIENT_OF_RESTITUTION): the bond takes its damping from it");
+      bond.damping_ratio = contact.damping_ratio;
       bond.shear_strength = Average(sources, CONTACT_TAU_ZERO, 0.0);
       bond.internal_friction = Average(sources, CONTACT_INTERNAL_FRICC, 0.0);
       // Kratos' KDEM takes the tensile strength from the Mohr-Coulomb envelope

@@ -7,7 +7,8 @@
 //   (weighted for spheres with many bonds: PolyhedronAreaRatio),
 //   k_n = E A / L, k_t = G A / L (E, ν: harmonic means of the two materials,
 //   G = E / (2 (1 + ν))), dashpots c = 2 ξ sqrt(m* k) with ξ the damping ratio
-//   of a linear spring-dashpot of restitution e: ξ = -ln e / sqrt(π² + ln² e).
+//   that the pair's contact law takes from its restitution (Kratos' DAMPING_GAMMA:
+//   for a linear law the clamped spring-dashpot's map, for Hertz the Hertz map).
 // Normal force k_n (L - d), in compression and in tension; the shear spring is
 // incremental (F_t += k_t Δs_t at the contact point); with
 // ROTATIONAL_MOMENT_COEFFICIENT c_r > 0 bending and twisting springs
@@ -37,6 +38,8 @@ class Properties;
 
 namespace tessera::dem {
 
+class MaterialTable;
+
 // Kratos' failure ids (mIniNeighbourFailureId).
 enum class BondState : std::uint8_t {
   kIntact = 0,
@@ -58,10 +61,6 @@ struct BondParameters {
   bool unbreakable = false;
 };
 
-// Damping ratio of a linear spring-dashpot (no clamping) whose free
-// oscillation decays by e per half period: -ln e / sqrt(π² + ln² e); 1 at e = 0.
-double BondDampingRatio(double restitution);
-
 // Per pair of particle materials: the bond law of their relation
 // (DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME in the sub-properties of the pair, or in
 // legacy decks on the particle materials). Pairs whose relation names no
@@ -69,7 +68,10 @@ double BondDampingRatio(double restitution);
 // than DEM_KDEM is an error naming the pair.
 class BondTable {
  public:
-  void Build(const std::vector<const Properties*>& materials, const std::vector<bool>& is_wall);
+  // `contacts`: the contact laws' table of the same materials (the bonds'
+  // damping ratios are those of the pairs' contact laws).
+  void Build(const std::vector<const Properties*>& materials, const std::vector<bool>& is_wall,
+             const MaterialTable& contacts);
   const BondParameters& Pair(int a, int b) const {
     return pairs_[static_cast<std::size_t>(a) * n_ + static_cast<std::size_t>(b)];
   }

@@ -555,7 +555,7 @@ void ExplicitSolverStrategy::CreateContinuumBonds() {
   for (int m : faces_.material) is_wall[m] = true;
   // A material of both spheres and walls is a sphere material.
   for (int m : particles_.material) is_wall[m] = false;
-  bond_table_.Build(material_index_.List(), is_wall);
+  bond_table_.Build(material_index_.List(), is_wall, table_);
   std::vector<int> group(particles_.size(), 0);
   std::vector<std::uint8_t> skin;
   NodalDatabase& db = spheres_.Nodal();
@@ -1948,15 +1948,18 @@ TimeStepEstimate ExplicitSolverStrategy::EstimateTimeStep(double reference_speed
     }
   }
   // Bonds: a bonded sphere is held by all its bonds at once (a chain's
-  // highest mode is faster than one bond's), so the bound is Gershgorin's on
-  // the mass-normalised stiffness: per sphere, the sum over its bonds of the
-  // largest row sum each bond adds (axial; shear with the spheres' turn;
-  // bending; twisting). For one bond between equal spheres the axial term is
-  // exact (2 k_n / m) and the shear term 17 % above the exact 3.5 k_t / m*.
+  // highest mode is faster than one bond's), so the bounds are Gershgorin's
+  // on the mass-normalised stiffness K and damping C: per sphere, the sum over
+  // its bonds of the largest row sum each bond adds (axial; shear with the
+  // spheres' turn; bending; twisting). A damped mode (ω, ζ = c/2m) is stable
+  // below 2 / (sqrt(ω² + ζ²) + ζ) = 2/ω (sqrt(1 + ξ²) - ξ), which decreases in
+  // both, so the bounds give a safe step. For one bond between equal spheres
+  // the axial term is exact (2 k_n / m), the shear term 17 % above the exact
+  // 3.5 k_t / m*.
   if (!bonds_.empty()) {
     const ParticleStorage& p = particles_;
     const double c = settings_.virtual_mass_coefficient;
-    std::vector<double> omega_squared(p.size(), 0.0), damping(p.size(), 0.0);
+    std::vector<double> stiffness(p.size(), 0.0), damping(p.size(), 0.0);
     for (std::size_t b = 0; b < bonds_.size(); ++b) {
       const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
       const BondConstants& k = bonds_.constants[b];
@@ -1968,22 +1971,20 @@ TimeStepEstimate ExplicitSolverStrategy::EstimateTimeStep(double reference_speed
       const double ri = arm_i * qi, rj = arm_j * qj;
       const double shear_row = si + sj + ri + rj;
       for (const auto& [row, s, r, q] : {std::tuple{i, si, ri, qi}, std::tuple{j, sj, rj, qj}}) {
-        const double bound =
+        stiffness[row] +=
             std::max({k.normal_stiffness * s * (si + sj), k.tangential_stiffness * s * shear_row,
                       k.tangential_stiffness * r * shear_row + k.bending_stiffness * q * (qi + qj),
                       k.twisting_stiffness * q * (qi + qj)});
-        omega_squared[row] += bound;
-        const double m = p.mass[i] * p.mass[j] / (p.mass[i] + p.mass[j]);
-        damping[row] =
-            std::max(damping[row], k.normal_damping / (2.0 * std::sqrt(m * k.normal_stiffness)));
+        damping[row] +=
+            std::max({k.normal_damping * s * (si + sj), k.tangential_damping * s * shear_row,
+                      k.tangential_damping * r * shear_row});
       }
     }
     for (std::size_t i = 0; i < p.size(); ++i) {
-      if (!(omega_squared[i] > 0.0)) continue;
-      const double xi = damping[i];
-      estimate.critical_time_step =
-          std::min(estimate.critical_time_step,
-                   2.0 / std::sqrt(omega_squared[i]) * (std::sqrt(1.0 + xi * xi) - xi));
+      if (!(stiffness[i] > 0.0)) continue;
+      const double zeta = 0.5 * damping[i];
+      estimate.critical_time_step = std::min(estimate.critical_time_step,
+                                             2.0 / (std::sqrt(stiffness[i] + zeta * zeta) + zeta));
     }
   }
   return estimate;
