@@ -551,6 +551,11 @@ void ExplicitSolverStrategy::AddCandidatesOfNewRows(std::size_t first_new) {
 }
 
 void ExplicitSolverStrategy::CreateContinuumBonds() {
+  if (settings_.dimension != 3)
+    TESSERA_ERROR(
+        "the continuum strategy bonds 3D spheres; bonded 2D discs are not supported "
+        "yet (DemSettings.dimension is ",
+        settings_.dimension, ")");
   std::vector<bool> is_wall(material_index_.size(), false);
   for (int m : faces_.material) is_wall[m] = true;
   // A material of both spheres and walls is a sphere material.
