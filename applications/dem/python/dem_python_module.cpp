@@ -301,6 +301,21 @@ void BindStrategy(py::module_& m) {
           "rest_length, area, the stiffnesses and dashpots, and of the last evaluation the "
           "normal force (compression positive), shear_force and moment on the first sphere, "
           "sigma = F_n / A and tau = |F_t| / A")
+      .def(
+          "BondArrays",
+          [](const ExplicitSolverStrategy& s) {
+            const ContinuumBonds& b = s.Bonds();
+            py::dict d;
+            d["first"] = Rows(b.first);
+            d["second"] = Rows(b.second);
+            d["state"] = Rows(b.state);
+            d["normal_force"] = Rows(b.normal_force);
+            d["sigma"] = Rows(b.sigma);
+            d["tau"] = Rows(b.tau);
+            return d;
+          },
+          "The bonds as arrays (for output): first and second (rows), state, normal_force, sigma, "
+          "tau; see Bonds()")
       .def("NumberOfBonds", [](const ExplicitSolverStrategy& s) { return s.Bonds().size(); })
       .def("NumberOfIntactBonds",
            [](const ExplicitSolverStrategy& s) { return s.Bonds().NumberIntact(); })

@@ -390,6 +390,17 @@ class DEMAnalysisStage(AnalysisStage):
                 self._list_of_output_processes.append(process)
                 self._list_of_processes.append(process)
 
+            if (self.DEM_parameters["ContactMeshOption"].GetBool() and
+                    self.DEM_parameters["solver_settings"]["strategy"].GetString()
+                    == "continuum_sphere_strategy"):
+                from .bond_vtk_output import BondVtkOutputProcess
+                process = BondVtkOutputProcess(
+                    self.GetStrategy, self.model.GetModelPart("SpheresPart"),
+                    self.DEM_parameters["OutputTimeStep"].GetDouble(),
+                    self.OutputPath(f"{self.problem_name}_Post_Files"), f"{self.problem_name}_bonds")
+                self._list_of_output_processes.append(process)
+                self._list_of_processes.append(process)
+
         if self.DEM_parameters["post_gid_option"].GetBool():
             self._AddGidOutput()
         self._AddGraphsOutput()

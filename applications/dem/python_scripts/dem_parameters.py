@@ -14,8 +14,7 @@ Keys fall in three groups, and a few values are checked:
   (nothing in the simulation depends on them): velocity-trap exports
   (VelTrapGraphExportFreq, VelocityTrapOption), console and
   model info (ControlTime, ModelDataInfo, Granulometry),
-  PredefinedSkinOption, virtual_sea_surface_settings, ContactMeshOption (the
-  bond/contact mesh is for post-processing) and every Post* flag except those
+  PredefinedSkinOption, virtual_sea_surface_settings and every Post* flag except those
   that select nodal results when post_vtk_option or post_gid_option is on (the
   Post* flags are read then; without post files they are ignored too).
 - CONTINUUM_ONLY: options of the bonded (continuum) strategy that change
@@ -104,6 +103,9 @@ DEFAULTS = {
     # ratio: "exact" (the rebound is the restitution) or "thornton_fit" (the
     # fitted map of Kratos' DEM_D_Hertz_viscous_Coulomb, to reproduce Kratos).
     "HertzDampingMap": "exact",
+    # With continuum_sphere_strategy and post_vtk_option: the bonds as VTK
+    # lines every OutputTimeStep (bond_vtk_output.py; Kratos' bond mesh).
+    "ContactMeshOption": False,
 }
 
 IGNORED_OUTPUT = {
@@ -115,7 +117,6 @@ IGNORED_OUTPUT = {
     "Granulometry": False,
     "EnergyCalculationOption": False,
     "PredefinedSkinOption": False,
-    "ContactMeshOption": False,
     "virtual_sea_surface_settings": {},
 }
 

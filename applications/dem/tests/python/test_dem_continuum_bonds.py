@@ -574,3 +574,31 @@ def test_dem3d_continuum_bond_deck_runs_near_kratos(tmp_path, monkeypatch):
     wall = model.GetModelPart("RigidFacePart").GetNode(5)
     assert wall.GetSolutionStepValue(tessera.DEM_PRESSURE) == pytest.approx(21566.85065708402,
                                                                             rel=5e-2)
+
+
+@pytest.mark.skipif(not os.path.isdir(CASE), reason="shared/kratos_cases not present")
+def test_contact_mesh_option_writes_the_bonds_for_paraview(tmp_path, monkeypatch):
+    """ContactMeshOption (true in the deck) with VTK output on: every
+    OutputTimeStep (5e-4 s over 0.025 s: 50 files) a legacy VTK polydata file
+    with the bond as a line between the sphere centres and its state, sigma,
+    tau and normal force, listed in a .pvd collection."""
+    from tessera.dem import DEMAnalysisStage
+    WriteContinuumDeck(tmp_path)
+    monkeypatch.chdir(tmp_path)
+    with open("ProjectParametersDEM.json") as f:
+        parameters = tessera.Parameters(f.read())
+    parameters.AddBool("post_vtk_option", True)
+    model = tessera.Model()
+    stage = DEMAnalysisStage(model, parameters)
+    stage.Run()
+    folder = tmp_path / "test_DEM_3D_continuum_Post_Files"
+    files = sorted(folder.glob("test_DEM_3D_continuum_bonds_*.vtk"))
+    assert len(files) == 50
+    text = (folder / "test_DEM_3D_continuum_bonds_50.vtk").read_text().split("\n")
+    assert text[text.index("LINES 1 3") + 1] == "2 0 1"
+    (bond,) = stage.GetStrategy().Bonds()
+    state = text[text.index("SCALARS state int 1") + 2]
+    sigma = float(text[text.index("SCALARS sigma double 1") + 2])
+    assert int(state) == bond["state"] and sigma == bond["sigma"]
+    collection = (folder / "test_DEM_3D_continuum_bonds.pvd").read_text()
+    assert collection.count("<DataSet") == 50
