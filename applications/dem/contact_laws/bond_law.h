@@ -72,9 +72,12 @@ class BondTable {
   // damping ratios are those of the pairs' contact laws).
   void Build(const std::vector<const Properties*>& materials, const std::vector<bool>& is_wall,
              const MaterialTable& contacts);
-  const BondParameters& Pair(int a, int b) const {
-    return pairs_[static_cast<std::size_t>(a) * n_ + static_cast<std::size_t>(b)];
+  const BondParameters& Pair(int a, int b) const { return pairs_[Index(a, b)]; }
+  // The pair's position in the table (a * materials + b), and its parameters by it.
+  std::size_t Index(int a, int b) const {
+    return static_cast<std::size_t>(a) * n_ + static_cast<std::size_t>(b);
   }
+  const BondParameters& Parameters(std::size_t index) const { return pairs_[index]; }
   std::size_t size() const { return n_; }
   // "particle materials 1 and 2", for messages.
   std::string DescribePair(int a, int b) const;
@@ -104,6 +107,8 @@ inline constexpr int kMinimumBondsForAreaWeighting = 6;
 // The constants of one bond, fixed when it is made.
 struct BondConstants {
   double rest_length = 0.0, area = 0.0;
+  // R_i / (R_i + R_j): the contact point divides the line of centres so.
+  double first_share = 0.5;
   double normal_stiffness = 0.0, tangential_stiffness = 0.0;
   double bending_stiffness = 0.0, twisting_stiffness = 0.0;
   double normal_damping = 0.0, tangential_damping = 0.0;

@@ -20,17 +20,6 @@ constexpr std::uint32_t kRemoved = std::numeric_limits<std::uint32_t>::max();
 // v with its component along the unit vector n removed.
 Array3 Tangential(const Array3& v, const Array3& n) { return v - Dot(v, n) * n; }
 
-// A vector of the tangent plane of the old direction, turned into the plane
-// normal to n with its length kept (the shear spring and the bending moment
-// follow the bond as it turns).
-Array3 TurnIntoPlane(const Array3& v, const Array3& n) {
-  const double length = Norm(v);
-  if (length == 0.0) return v;
-  const Array3 t = Tangential(v, n);
-  const double projected = Norm(t);
-  return projected > 0.0 ? (length / projected) * t : Array3{};
-}
-
 template <class T>
 void Permute(std::vector<T>& column, const std::vector<std::uint32_t>& order) {
   std::vector<T> sorted(order.size());
@@ -141,7 +130,7 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
     bonds.first.push_back(i);
     bonds.second.push_back(j);
     bonds.constants.push_back(BondConstants{.rest_length = distance});
-    bonds.law.push_back(a * static_cast<int>(table.size()) + b);
+    bonds.law.push_back(static_cast<std::uint32_t>(table.Index(a, b)));
     bonds.direction.push_back((1.0 / distance) * d);
   }
   const std::size_t m = bonds.first.size();
@@ -180,6 +169,7 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
     const BondParameters& law = table.Pair(rows.material[i], rows.material[j]);
     bonds.constants[b] =
         MakeBondConstants(law, area, rows.mass[i], rows.mass[j], bonds.constants[b].rest_length);
+    bonds.constants[b].first_share = rows.radius[i] / (rows.radius[i] + rows.radius[j]);
   }
   bonds.state.assign(m, static_cast<std::uint8_t>(BondState::kIntact));
   bonds.normal_force.assign(m, 0.0);
@@ -196,23 +186,22 @@ namespace {
 void EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondTable& table,
                   const ParticleStorage& p, const PeriodicBox& periodic, double dt,
                   bool velocity_step) {
-  const std::size_t materials = table.size();
   constexpr auto kIntact = static_cast<std::uint8_t>(BondState::kIntact);
-  bonds.damping_power[b] = bonds.friction_power[b] = 0.0;
-  bonds.force[b] = bonds.elastic[b] = bonds.torque_first[b] = bonds.torque_second[b] = Array3{};
   const std::uint32_t i = bonds.first[b], j = bonds.second[b];
   const BondConstants& c = bonds.constants[b];
-  const int law_index = bonds.law[b];
-  const BondParameters& law =
-      table.Pair(law_index / static_cast<int>(materials), law_index % static_cast<int>(materials));
+  const BondParameters& law = table.Parameters(bonds.law[b]);
   Array3 d = p.position[j] - p.position[i];
   if (periodic.active) d = periodic.Nearest(d);
   const double distance = Norm(d);
   // Coincident centres have no direction (CheckFiniteState reports blow-ups).
-  if (!(distance > 0.0)) return;
+  if (!(distance > 0.0)) {
+    bonds.damping_power[b] = bonds.friction_power[b] = 0.0;
+    bonds.force[b] = bonds.elastic[b] = bonds.torque_first[b] = bonds.torque_second[b] = Array3{};
+    return;
+  }
   const Array3 n = (1.0 / distance) * d;
   // The contact point divides the line of centres as the radii do.
-  const double arm_i = distance * p.radius[i] / (p.radius[i] + p.radius[j]);
+  const double arm_i = distance * c.first_share;
   const double arm_j = distance - arm_i;
   const Array3 relative_velocity = (p.velocity[j] - Cross(p.angular_velocity[j], arm_j * n)) -
                                    (p.velocity[i] + Cross(p.angular_velocity[i], arm_i * n));
@@ -225,6 +214,17 @@ void EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondTable& table,
            (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm_i * n));
     turn = p.delta_rotation[j] - p.delta_rotation[i];
   }
+  // The stored spring forces and moment turn with the bond: by the rotation
+  // taking the last direction m to n, R v = (m.n) v + a x v + (a.v) a / (1 + m.n)
+  // with a = m x n (exact, no root; a bond turning by half a turn in one step
+  // is no bond any more, so m.n > -1).
+  const Array3& m = bonds.direction[b];
+  const double cosine = Dot(m, n);
+  const Array3 axis = Cross(m, n);
+  const double axis_scale = cosine > -1.0 ? 1.0 / (1.0 + cosine) : 0.0;
+  auto turned = [&](const Array3& v) {
+    return cosine * v + Cross(axis, v) + (Dot(axis, v) * axis_scale) * axis;
+  };
 
   // Normal force, compression positive: k_n (L - d); tension breaks the bond.
   std::uint8_t& state = bonds.state[b];
@@ -241,14 +241,17 @@ void EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondTable& table,
   const bool intact = state == kIntact;
   const bool loaded = intact || shortening > 0.0;
 
-  // Shear spring (force on the first sphere): turned with the bond, then
-  // dragged along by the slip of the second sphere's contact point.
-  Array3 shear = TurnIntoPlane(bonds.shear_force[b], n);
-  shear += c.tangential_stiffness * Tangential(slip, n);
-  if (!loaded) shear = Array3{};
+  // Shear spring (force on the first sphere): turned with the bond (and kept
+  // in its tangent plane against round-off), then dragged along by the slip of
+  // the second sphere's contact point.
+  Array3 shear{};
+  if (loaded)
+    shear =
+        Tangential(turned(bonds.shear_force[b]), n) + c.tangential_stiffness * Tangential(slip, n);
   const Array3 tangential_velocity = Tangential(relative_velocity, n);
   bool sliding = false;
-  const double shear_norm = Norm(shear);
+  double shear_norm = Norm(shear);
+  double friction_power = 0.0;
   if (intact) {
     const double sigma = normal / c.area, tau = shear_norm / c.area;
     const double strength =
@@ -262,49 +265,49 @@ void EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondTable& table,
     const double limit = law.friction * std::max(normal, 0.0);
     if (shear_norm > limit) {
       if (shear_norm > 0.0) shear = (limit / shear_norm) * shear;
+      shear_norm = limit;
       sliding = true;
-      bonds.friction_power[b] = Norm(shear) * Norm(tangential_velocity);
+      friction_power = limit * Norm(tangential_velocity);
     }
   }
 
   // Dashpots: while the bond holds, or a broken one is compressed.
   Array3 damping{};
+  double damping_power = 0.0;
   if (loaded) {
     const double approach = Dot(relative_velocity, n);  // > 0: separating
     damping = (c.normal_damping * approach) * n;
-    bonds.damping_power[b] = c.normal_damping * approach * approach;
+    damping_power = c.normal_damping * approach * approach;
     if (!sliding) {
       damping += c.tangential_damping * tangential_velocity;
-      bonds.damping_power[b] +=
-          c.tangential_damping * Dot(tangential_velocity, tangential_velocity);
+      damping_power += c.tangential_damping * Dot(tangential_velocity, tangential_velocity);
     }
   }
 
   // Rotational springs (moment on the first sphere), intact bonds only.
   Array3 moment{};
   if (state == kIntact && (c.bending_stiffness > 0.0 || c.twisting_stiffness > 0.0)) {
-    const Array3& old_n = bonds.direction[b];
-    const double twist = Dot(bonds.moment[b], old_n);
-    moment = twist * n + TurnIntoPlane(bonds.moment[b] - twist * old_n, n);
     const double relative_twist = Dot(turn, n);
-    moment += c.bending_stiffness * (turn - relative_twist * n) +
-              (c.twisting_stiffness * relative_twist) * n;
+    moment = turned(bonds.moment[b]) + c.bending_stiffness * (turn - relative_twist * n) +
+             (c.twisting_stiffness * relative_twist) * n;
   }
 
   const Array3 elastic = shear - normal * n;
-  const Array3 force = elastic + damping;
   const Array3 tangential = shear + Tangential(damping, n);
-  bonds.force[b] = force;
+  bonds.force[b] = elastic + damping;
   bonds.elastic[b] = elastic;
   bonds.torque_first[b] = Cross(arm_i * n, tangential) + moment;
   bonds.torque_second[b] = Cross(arm_j * n, tangential) - moment;
+  bonds.damping_power[b] = damping_power;
+  bonds.friction_power[b] = friction_power;
 
   bonds.normal_force[b] = normal;
   bonds.shear_force[b] = shear;
   bonds.moment[b] = moment;
   bonds.direction[b] = n;
-  bonds.sigma[b] = normal / c.area;
-  bonds.tau[b] = Norm(shear) / c.area;
+  const double inverse_area = 1.0 / c.area;
+  bonds.sigma[b] = normal * inverse_area;
+  bonds.tau[b] = shear_norm * inverse_area;
 }
 
 }  // namespace

@@ -36,7 +36,7 @@ struct ContinuumBonds {
   // The pair (first < second), sorted; and the constants of each bond.
   std::vector<std::uint32_t> first, second;
   std::vector<BondConstants> constants;
-  std::vector<int> law;  // index of the material pair (a * materials + b) in the BondTable
+  std::vector<std::uint32_t> law;  // the material pair's BondTable::Index
   // ---- history
   std::vector<std::uint8_t> state;  // BondState
   // Elastic forces and moment on the first sphere: the normal force (compression
