@@ -1968,7 +1968,7 @@ TimeStepEstimate ExplicitSolverStrategy::EstimateTimeStep(double reference_speed
     for (std::size_t b = 0; b < bonds_.size(); ++b) {
       const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
       const BondConstants& k = bonds_.constants[b];
-      const double arm_i = k.rest_length * p.radius[i] / (p.radius[i] + p.radius[j]);
+      const double arm_i = k.rest_length * k.first_share;
       const double arm_j = k.rest_length - arm_i;
       // 1/sqrt(mass), arm/sqrt(inertia), 1/sqrt(inertia) of both spheres (masses m/c).
       const double si = std::sqrt(c / p.mass[i]), sj = std::sqrt(c / p.mass[j]);
