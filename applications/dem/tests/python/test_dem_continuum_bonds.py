@@ -602,3 +602,90 @@ def test_contact_mesh_option_writes_the_bonds_for_paraview(tmp_path, monkeypatch
     assert int(state) == bond["state"] and sigma == bond["sigma"]
     collection = (folder / "test_DEM_3D_continuum_bonds.pvd").read_text()
     assert collection.count("<DataSet") == 50
+
+
+def BondedTriple(settings, centre_x, box=None):
+    """Three bonded spheres in a row along x centred at centre_x (a chain of
+    two bonds), the first with a velocity and spin that load every spring."""
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    spheres.AddNodalSolutionStepVariable(tessera.COHESIVE_GROUP)
+    grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
+    Relate(grain, grain, restitution=0.5, law="DEM_D_Linear_viscous_Coulomb")
+    relation = grain.GetSubProperties(1)
+    relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, "DEM_KDEM")
+    relation.SetValue(tessera.ROTATIONAL_MOMENT_COEFFICIENT, 1.0)
+    relation.SetValue(tessera.IS_UNBREAKABLE, True)
+    for k in range(3):
+        Sphere(spheres, k + 1, (centre_x + (k - 1) * 2 * R, 0.05, 0.05), R, grain,
+               velocity=(0.05, 0.02, -0.01) if k == 0 else (0.0, 0.0, 0.0),
+               angular_velocity=(3.0, -2.0, 1.0) if k == 0 else (0.0, 0.0, 0.0))
+        spheres.GetNode(k + 1).SetSolutionStepValue(tessera.COHESIVE_GROUP, 1)
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
+    strategy.Initialize()
+    return strategy
+
+
+def test_a_bonded_chain_across_a_periodic_face_moves_as_inside():
+    """PeriodicDomainOption: the bonds are made and evaluated at the nearest
+    periodic image, so a chain straddling the face x = 0 of a 0.1 m box moves
+    as the same chain in the middle of the box (velocities, rel 1e-9)."""
+    def Settle(centre_x):
+        settings = Settings(DT, "Velocity_Verlet", tolerance=1e-4)
+        settings.continuum = True
+        settings.periodic = True
+        settings.bounding_box_min = [0.0, 0.0, 0.0]
+        settings.bounding_box_max = [0.1, 0.1, 0.1]
+        strategy = BondedTriple(settings, centre_x)
+        assert strategy.NumberOfBonds() == 2
+        Run(strategy, 500, DT)
+        return np.array(strategy.Particles.velocity), np.array(strategy.Particles.angular_velocity)
+
+    inside = Settle(0.05)
+    across = Settle(0.0)  # the middle sphere on the face: the first one wraps to x = 0.09
+    for a, b in zip(inside, across):
+        np.testing.assert_allclose(b, a, rtol=1e-9, atol=1e-9 * np.abs(a).max())
+    assert np.abs(inside[0]).max() > 0.0
+
+
+def test_deleting_a_bonded_sphere_drops_its_bonds_and_keeps_the_others():
+    """BoundingBoxOption: the first sphere of a chain of three, launched at
+    2 m/s along -x, stretches its bond until it breaks (tensile strength
+    2 τ_0 = 1.6e5 Pa, 50 N on the section), leaves the box and is deleted at
+    a search; its bond goes, the other one stays with the remaining pair,
+    renumbered, and keeps holding it: the pair's momentum (what the broken
+    bond passed on) is conserved, rel 1e-12."""
+    settings = Settings(1e-5, "Velocity_Verlet", tolerance=1e-4, search_frequency=10)
+    settings.continuum = True
+    settings.bounding_box = True
+    settings.bounding_box_min = [-0.02, -1.0, -1.0]
+    settings.bounding_box_max = [1.0, 1.0, 1.0]
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    spheres.AddNodalSolutionStepVariable(tessera.COHESIVE_GROUP)
+    grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
+    Relate(grain, grain, restitution=1.0, law="DEM_D_Linear_viscous_Coulomb")
+    relation = grain.GetSubProperties(1)
+    relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, "DEM_KDEM")
+    relation.SetValue(tessera.CONTACT_TAU_ZERO, 8e4)
+    for k in range(3):
+        Sphere(spheres, k + 1, (2 * R * k, 0.0, 0.0), R, grain,
+               velocity=(-2.0, 0.0, 0.0) if k == 0 else (0.0, 0.0, 0.0))
+        spheres.GetNode(k + 1).SetSolutionStepValue(tessera.COHESIVE_GROUP, 1)
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
+    strategy.Initialize()
+    assert strategy.NumberOfBonds() == 2
+    Run(strategy, 100, 1e-5)
+    states = [bond["state"] for bond in strategy.Bonds()]
+    assert states[0] == 4 and len(strategy.Particles.radius) == 3
+    Run(strategy, 2400, 1e-5, start_time=100 * 1e-5)
+    assert len(strategy.Particles.radius) == 2
+    (bond,) = strategy.Bonds()
+    assert bond["elements"] == (2, 3) and bond["rows"] == (0, 1)
+    assert bond["rest_length"] == pytest.approx(2 * R, rel=1e-12)
+    v = np.array(strategy.Particles.velocity)
+    momentum = MASS * (v[0] + v[1])
+    Run(strategy, 200, 1e-5, start_time=2500 * 1e-5)
+    v = np.array(strategy.Particles.velocity)
+    np.testing.assert_allclose(MASS * (v[0] + v[1]), momentum, rtol=1e-12)
+    assert abs(momentum[0]) > 0.0
