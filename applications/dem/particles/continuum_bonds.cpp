@@ -34,6 +34,19 @@ std::size_t ContinuumBonds::NumberIntact() const {
       std::count(state.begin(), state.end(), static_cast<std::uint8_t>(BondState::kIntact)));
 }
 
+std::vector<double> ContinuumBonds::BrokenShare(std::size_t rows) const {
+  std::vector<double> bonds(rows, 0.0), broken(rows, 0.0);
+  for (std::size_t b = 0; b < size(); ++b) {
+    const double is_broken = state[b] != static_cast<std::uint8_t>(BondState::kIntact);
+    for (const std::uint32_t row : {first[b], second[b]}) {
+      bonds[row] += 1.0;
+      broken[row] += is_broken;
+    }
+  }
+  for (std::size_t i = 0; i < rows; ++i) broken[i] = bonds[i] > 0.0 ? broken[i] / bonds[i] : 1.0;
+  return broken;
+}
+
 void ContinuumBonds::Renumber(const std::vector<std::uint32_t>& new_index) {
   std::vector<std::uint32_t> kept;
   kept.reserve(size());

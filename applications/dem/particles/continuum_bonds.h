@@ -58,6 +58,9 @@ struct ContinuumBonds {
   std::size_t size() const { return first.size(); }
   bool empty() const { return first.empty(); }
   std::size_t NumberIntact() const;
+  // Per row of `rows` rows: the share of its bonds that broke; 1 for a row
+  // without bonds (Kratos' DAMAGE_RATIO).
+  std::vector<double> BrokenShare(std::size_t rows) const;
   // row_start / row_bonds for `rows` particle rows.
   void Index(std::size_t rows);
   // Rows renumbered by new_index (old row -> new row; std::uint32_t max for a

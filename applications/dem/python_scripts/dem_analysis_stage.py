@@ -101,6 +101,14 @@ class DEMSolver(PythonSolver):
             model_part = self.model.GetModelPart(name)
             for variable in variables:
                 model_part.AddNodalSolutionStepVariable(tessera.GetVariable(variable))
+        if self._IsContinuum():
+            # The share of each sphere's bonds that broke (written after each step).
+            self.model.GetModelPart("SpheresPart").AddNodalSolutionStepVariable(
+                tessera.DAMAGE_RATIO)
+
+    def _IsContinuum(self):
+        return (self.parameters["solver_settings"]["strategy"].GetString()
+                == "continuum_sphere_strategy")
 
     def AddDofs(self):
         """Velocity and angular velocity components are degrees of freedom of the
@@ -386,6 +394,8 @@ class DEMAnalysisStage(AnalysisStage):
                 settings.AddValue("nodal_solution_step_data_variables", variables)
                 for variable in dem_parameters.PostVariables(self.DEM_parameters, walls):
                     settings["nodal_solution_step_data_variables"].Append(variable)
+                if not walls and self._GetSolver()._IsContinuum():
+                    settings["nodal_solution_step_data_variables"].Append("DAMAGE_RATIO")
                 process = VtkOutputProcess(self.model, settings)
                 self._list_of_output_processes.append(process)
                 self._list_of_processes.append(process)

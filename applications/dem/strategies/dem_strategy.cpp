@@ -1760,6 +1760,11 @@ void ExplicitSolverStrategy::WriteToNodes() {
   RefreshSharedRows();
   WriteParticlesToNodes(particles_, spheres_);
   if (!clusters_.empty()) WriteClustersToNodes(clusters_, *clusters_part_);
+  if (settings_.continuum && spheres_.Nodal().HasHistoricalVariable(DAMAGE_RATIO)) {
+    double* ratio = spheres_.Nodal().HistoricalColumn(DAMAGE_RATIO).Data();
+    const std::vector<double> share = bonds_.BrokenShare(particles_.size());
+    for (std::size_t i = 0; i < share.size(); ++i) ratio[particles_.node[i]] = share[i];
+  }
   if (!walls_ || faces_.size() == 0) return;
   NodalDatabase& db = walls_->Nodal();
   Array3* contact = db.HistoricalColumn(CONTACT_FORCES).Data();

@@ -81,3 +81,20 @@ def test_the_beam_holds_its_weight_then_breaks_in_bending_under_the_ball(tmp_pat
     # The bonds as ParaView lines (ContactMeshOption): one file per 1 ms.
     folder = tmp_path / "bonded_beam_Post_Files"
     assert len(list(folder.glob("bonded_beam_bonds_*.vtk"))) == 20
+    # DAMAGE_RATIO on the sphere nodes (and in their VTK files): the share of
+    # each sphere's bonds that broke; 1 for the ball, which has none.
+    total = np.zeros(len(rows.radius))
+    failed = np.zeros(len(rows.radius))
+    for k in range(len(bonds["state"])):
+        for row in (bonds["first"][k], bonds["second"][k]):
+            total[row] += 1
+            failed[row] += bonds["state"][k] != 0
+    expected = np.where(total > 0, failed / np.maximum(total, 1), 1.0)
+    nodes = model.GetModelPart("SpheresPart")
+    by_element = {e.Id: e.GetGeometry()[0] for e in nodes.Elements}
+    measured = [by_element[element].GetSolutionStepValue(tessera.DAMAGE_RATIO)
+                for element in rows.element_id]
+    np.testing.assert_array_equal(measured, expected)
+    assert expected.max() == 1.0 and 0.0 < expected[total > 0].max() < 1.0
+    last = sorted(folder.glob("SpheresPart_*.vtu"), key=lambda f: int(f.stem.split("_")[-1]))[-1]
+    assert "DAMAGE_RATIO" in last.read_text(errors="ignore")
