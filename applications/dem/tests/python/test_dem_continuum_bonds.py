@@ -60,34 +60,59 @@ def Dem():
     return _dem
 
 
-def BondedPair(velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), restitution=1.0,
-               tau=None, internal_friction=0.0, rotational=0.0, unbreakable=False, law="DEM_KDEM",
-               groups=(1, 1), energy=False, contact_law="DEM_D_Linear_viscous_Coulomb"):
-    """Sphere 1 at (-R, 0, 0) with the given motion, sphere 2 at rest at (R, 0, 0)."""
+HERTZ, LINEAR = "DEM_D_Hertz_viscous_Coulomb", "DEM_D_Linear_viscous_Coulomb"
+
+
+def BondedMaterial(restitution, contact_law, friction=0.5, bond_law="DEM_KDEM", **bond):
+    """A model whose spheres part declares COHESIVE_GROUP, with one material
+    (ρ 2000, E 1e7, ν 0.25) related to itself by `contact_law` and, unless
+    bond_law is None, by the bond law with the relation values `bond`
+    (variable name -> value). Returns (model, spheres, material)."""
     model = tessera.Model()
     spheres = SpheresPart(model)
     spheres.AddNodalSolutionStepVariable(tessera.COHESIVE_GROUP)
     grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
-    Relate(grain, grain, restitution=restitution, static_friction=0.5, law=contact_law)
+    Relate(grain, grain, restitution=restitution, static_friction=friction, law=contact_law)
     relation = grain.GetSubProperties(1)
-    if law is not None:
-        relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, law)
-    relation.SetValue(tessera.CONTACT_INTERNAL_FRICC, internal_friction)
-    if tau is not None:
-        relation.SetValue(tessera.CONTACT_TAU_ZERO, tau)
-    relation.SetValue(tessera.ROTATIONAL_MOMENT_COEFFICIENT, rotational)
-    relation.SetValue(tessera.IS_UNBREAKABLE, unbreakable)
-    Sphere(spheres, 1, (-R, 0.0, 0.0), R, grain, velocity=velocity,
-           angular_velocity=angular_velocity)
-    Sphere(spheres, 2, (R, 0.0, 0.0), R, grain)
-    for node, group in zip((1, 2), groups):
-        spheres.GetNode(node).SetSolutionStepValue(tessera.COHESIVE_GROUP, group)
+    if bond_law is not None:
+        relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, bond_law)
+    for name, value in bond.items():
+        relation.SetValue(getattr(tessera, name), value)
+    return model, spheres, grain
+
+
+def BondedSphere(spheres, node, position, grain, group=1, **motion):
+    """A sphere of radius R in COHESIVE_GROUP `group` (velocity, angular_velocity)."""
+    Sphere(spheres, node, tuple(position), R, grain, **motion)
+    spheres.GetNode(node).SetSolutionStepValue(tessera.COHESIVE_GROUP, group)
+
+
+def LatticePoints(side):
+    """(i, j, k) of a side³ lattice, x fastest."""
+    return [(i, j, k) for k in range(side) for j in range(side) for i in range(side)]
+
+
+def Started(spheres, settings):
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
+    strategy.Initialize()
+    return strategy
+
+
+def BondedPair(velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), restitution=1.0,
+               tau=None, internal_friction=0.0, rotational=0.0, unbreakable=False, law="DEM_KDEM",
+               groups=(1, 1), energy=False, contact_law=LINEAR):
+    """Sphere 1 at (-R, 0, 0) with the given motion, sphere 2 at rest at (R, 0, 0)."""
+    strengths = {} if tau is None else {"CONTACT_TAU_ZERO": tau}
+    model, spheres, grain = BondedMaterial(
+        restitution, contact_law, bond_law=law, CONTACT_INTERNAL_FRICC=internal_friction,
+        ROTATIONAL_MOMENT_COEFFICIENT=rotational, IS_UNBREAKABLE=unbreakable, **strengths)
+    BondedSphere(spheres, 1, (-R, 0.0, 0.0), grain, groups[0], velocity=velocity,
+                 angular_velocity=angular_velocity)
+    BondedSphere(spheres, 2, (R, 0.0, 0.0), grain, groups[1])
     settings = Settings(DT, "Velocity_Verlet", tolerance=0.001)
     settings.continuum = True
     settings.energy_calculation = energy
-    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
-    strategy.Initialize()
-    return model, strategy
+    return model, Started(spheres, settings)
 
 
 def Gap(strategy):
@@ -267,26 +292,17 @@ def test_sorting_the_rows_keeps_the_bonds():
     """A bonded chain listed out of order, sorted in space every 5 steps, moves
     as the unsorted one (the sums change order only: abs 1e-15 m)."""
     def Chain(sort):
-        model = tessera.Model()
-        spheres = SpheresPart(model)
-        spheres.AddNodalSolutionStepVariable(tessera.COHESIVE_GROUP)
-        grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
-        Relate(grain, grain, restitution=0.8, static_friction=0.5)
-        relation = grain.GetSubProperties(1)
-        relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, "DEM_KDEM")
-        relation.SetValue(tessera.ROTATIONAL_MOMENT_COEFFICIENT, 0.5)
-        relation.SetValue(tessera.IS_UNBREAKABLE, True)
+        model, spheres, grain = BondedMaterial(0.8, HERTZ, ROTATIONAL_MOMENT_COEFFICIENT=0.5,
+                                               IS_UNBREAKABLE=True)
         order = [4, 1, 5, 0, 3, 2]
         for node, k in enumerate(order, start=1):
-            Sphere(spheres, node, (2 * R * k, 0.001 * k * k, 0.0), R, grain,
-                   velocity=(0.0, 0.05 * (k - 2.5), 0.02 * k), angular_velocity=(k, 0.0, -k))
-            spheres.GetNode(node).SetSolutionStepValue(tessera.COHESIVE_GROUP, 1)
+            BondedSphere(spheres, node, (2 * R * k, 0.001 * k * k, 0.0), grain,
+                         velocity=(0.0, 0.05 * (k - 2.5), 0.02 * k), angular_velocity=(k, 0.0, -k))
         settings = Settings(DT, "Velocity_Verlet", tolerance=0.005)
         settings.continuum = True
         settings.sort_rows_frequency = 5 if sort else 0
         settings.sort_rows_minimum = 1
-        strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
-        strategy.Initialize()
+        strategy = Started(spheres, settings)
         Run(strategy, 300, DT)
         strategy.WriteToNodes()
         return strategy, {n.Id: np.array([n.X, n.Y, n.Z]) for n in spheres.Nodes}
@@ -303,31 +319,17 @@ def BondedBlock(threads, side=8, steps=60):
     velocities and spins, weak enough that some bonds break: the final
     positions and the bond states."""
     rng = np.random.default_rng(7)
-    model = tessera.Model()
-    spheres = SpheresPart(model)
-    spheres.AddNodalSolutionStepVariable(tessera.COHESIVE_GROUP)
-    grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
-    Relate(grain, grain, restitution=0.6, static_friction=0.4)
-    relation = grain.GetSubProperties(1)
-    relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, "DEM_KDEM")
-    relation.SetValue(tessera.CONTACT_TAU_ZERO, 2000.0)
-    relation.SetValue(tessera.CONTACT_INTERNAL_FRICC, 0.5)
-    relation.SetValue(tessera.ROTATIONAL_MOMENT_COEFFICIENT, 0.5)
-    node = 0
-    for k in range(side):
-        for j in range(side):
-            for i in range(side):
-                node += 1
-                centre = 2 * R * np.array([i, j, k]) + rng.uniform(-1e-5, 1e-5, 3)
-                Sphere(spheres, node, tuple(centre), R, grain,
-                       velocity=tuple(rng.normal(0.0, 0.05, 3)),
-                       angular_velocity=tuple(rng.normal(0.0, 5.0, 3)))
-                spheres.GetNode(node).SetSolutionStepValue(tessera.COHESIVE_GROUP, 1)
+    model, spheres, grain = BondedMaterial(0.6, HERTZ, friction=0.4, CONTACT_TAU_ZERO=2000.0,
+                                           CONTACT_INTERNAL_FRICC=0.5,
+                                           ROTATIONAL_MOMENT_COEFFICIENT=0.5)
+    for node, (i, j, k) in enumerate(LatticePoints(side), start=1):
+        centre = 2 * R * np.array([i, j, k]) + rng.uniform(-1e-5, 1e-5, 3)
+        BondedSphere(spheres, node, centre, grain, velocity=tuple(rng.normal(0.0, 0.05, 3)),
+                     angular_velocity=tuple(rng.normal(0.0, 5.0, 3)))
     settings = Settings(DT, "Velocity_Verlet", tolerance=0.0005, search_frequency=10)
     settings.continuum = True
     with ParallelThreads(threads):
-        strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
-        strategy.Initialize()
+        strategy = Started(spheres, settings)
         Run(strategy, steps, DT)
         return (np.array(strategy.Particles.position),
                 [bond["state"] for bond in strategy.Bonds()])
@@ -337,19 +339,11 @@ def Cantilever(dt, steps, restitution=0.2, global_damping=0.3, bonds=5, load=0.0
     """A straight chain of bonds + 1 spheres along x, the first clamped (all
     six velocity dofs fixed), a load -load along y on the last; bending and
     twisting springs on (ROTATIONAL_MOMENT_COEFFICIENT 1)."""
-    model = tessera.Model()
-    spheres = SpheresPart(model)
-    spheres.AddNodalSolutionStepVariable(tessera.COHESIVE_GROUP)
+    model, spheres, grain = BondedMaterial(restitution, HERTZ, ROTATIONAL_MOMENT_COEFFICIENT=1.0,
+                                           IS_UNBREAKABLE=True)
     spheres.AddNodalSolutionStepVariable(tessera.EXTERNAL_APPLIED_FORCE)
-    grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
-    Relate(grain, grain, restitution=restitution)
-    relation = grain.GetSubProperties(1)
-    relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, "DEM_KDEM")
-    relation.SetValue(tessera.ROTATIONAL_MOMENT_COEFFICIENT, 1.0)
-    relation.SetValue(tessera.IS_UNBREAKABLE, True)
     for k in range(bonds + 1):
-        Sphere(spheres, k + 1, (2 * R * k, 0.0, 0.0), R, grain)
-        spheres.GetNode(k + 1).SetSolutionStepValue(tessera.COHESIVE_GROUP, 1)
+        BondedSphere(spheres, k + 1, (2 * R * k, 0.0, 0.0), grain)
     for dof in (tessera.VELOCITY_X, tessera.VELOCITY_Y, tessera.VELOCITY_Z,
                 tessera.ANGULAR_VELOCITY_X, tessera.ANGULAR_VELOCITY_Y, tessera.ANGULAR_VELOCITY_Z):
         spheres.GetNode(1).Fix(dof)
@@ -358,8 +352,7 @@ def Cantilever(dt, steps, restitution=0.2, global_damping=0.3, bonds=5, load=0.0
     settings = Settings(dt, "Symplectic_Euler", tolerance=1e-4, search_frequency=50)
     settings.continuum = True
     settings.global_damping = global_damping
-    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
-    strategy.Initialize()
+    strategy = Started(spheres, settings)
     Run(strategy, steps, dt)
     strategy.WriteToNodes()
     return strategy, spheres
@@ -411,28 +404,15 @@ def EnergyErrorOfBondedBlock(dt, duration=8e-3, side=4):
     of an undamped, unbreakable 4³ bonded block with bending and twisting
     springs, random velocities and spins, over `duration`."""
     rng = np.random.default_rng(3)
-    model = tessera.Model()
-    spheres = SpheresPart(model)
-    spheres.AddNodalSolutionStepVariable(tessera.COHESIVE_GROUP)
-    grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
-    Relate(grain, grain, restitution=1.0)
-    relation = grain.GetSubProperties(1)
-    relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, "DEM_KDEM")
-    relation.SetValue(tessera.ROTATIONAL_MOMENT_COEFFICIENT, 1.0)
-    relation.SetValue(tessera.IS_UNBREAKABLE, True)
-    node = 0
-    for k in range(side):
-        for j in range(side):
-            for i in range(side):
-                node += 1
-                Sphere(spheres, node, (2 * R * i, 2 * R * j, 2 * R * k), R, grain,
-                       velocity=tuple(rng.normal(0.0, 0.05, 3)),
-                       angular_velocity=tuple(rng.normal(0.0, 5.0, 3)))
-                spheres.GetNode(node).SetSolutionStepValue(tessera.COHESIVE_GROUP, 1)
+    model, spheres, grain = BondedMaterial(1.0, HERTZ, ROTATIONAL_MOMENT_COEFFICIENT=1.0,
+                                           IS_UNBREAKABLE=True)
+    for node, point in enumerate(LatticePoints(side), start=1):
+        BondedSphere(spheres, node, 2 * R * np.array(point), grain,
+                     velocity=tuple(rng.normal(0.0, 0.05, 3)),
+                     angular_velocity=tuple(rng.normal(0.0, 5.0, 3)))
     settings = Settings(dt, "Velocity_Verlet", tolerance=1e-4, search_frequency=20)
     settings.continuum = True
-    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
-    strategy.Initialize()
+    strategy = Started(spheres, settings)
     start = TotalEnergy(strategy)
     errors = []
     Run(strategy, round(duration / dt), dt,
@@ -455,29 +435,19 @@ def test_a_bonded_block_keeps_its_energy_to_second_order():
 def CubicLatticeBonds(side, skin=False):
     """Bonds of a simple cubic lattice of touching spheres (spacing 2R):
     {(node_a, node_b): area}, and the node ids of the interior spheres."""
-    model = tessera.Model()
-    spheres = SpheresPart(model)
-    spheres.AddNodalSolutionStepVariable(tessera.COHESIVE_GROUP)
+    model, spheres, grain = BondedMaterial(0.5, HERTZ)
     if skin:
         spheres.AddNodalSolutionStepVariable(tessera.SKIN_SPHERE)
-    grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
-    Relate(grain, grain, restitution=0.5)
-    grain.GetSubProperties(1).SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, "DEM_KDEM")
-    interior, node = set(), 0
-    for k in range(side):
-        for j in range(side):
-            for i in range(side):
-                node += 1
-                Sphere(spheres, node, (2 * R * i, 2 * R * j, 2 * R * k), R, grain)
-                spheres.GetNode(node).SetSolutionStepValue(tessera.COHESIVE_GROUP, 1)
-                if skin:
-                    spheres.GetNode(node).SetSolutionStepValue(tessera.SKIN_SPHERE, 1.0)
-                if all(0 < c < side - 1 for c in (i, j, k)):
-                    interior.add(node)
+    interior = set()
+    for node, point in enumerate(LatticePoints(side), start=1):
+        BondedSphere(spheres, node, 2 * R * np.array(point), grain)
+        if skin:
+            spheres.GetNode(node).SetSolutionStepValue(tessera.SKIN_SPHERE, 1.0)
+        if all(0 < c < side - 1 for c in point):
+            interior.add(node)
     settings = Settings(DT, "Velocity_Verlet", tolerance=1e-4)
     settings.continuum = True
-    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
-    strategy.Initialize()
+    strategy = Started(spheres, settings)
     return {bond["elements"]: bond["area"] for bond in strategy.Bonds()}, interior
 
 
@@ -604,26 +574,16 @@ def test_contact_mesh_option_writes_the_bonds_for_paraview(tmp_path, monkeypatch
     assert collection.count("<DataSet") == 50
 
 
-def BondedTriple(settings, centre_x, box=None):
+def BondedTriple(settings, centre_x):
     """Three bonded spheres in a row along x centred at centre_x (a chain of
     two bonds), the first with a velocity and spin that load every spring."""
-    model = tessera.Model()
-    spheres = SpheresPart(model)
-    spheres.AddNodalSolutionStepVariable(tessera.COHESIVE_GROUP)
-    grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
-    Relate(grain, grain, restitution=0.5, law="DEM_D_Linear_viscous_Coulomb")
-    relation = grain.GetSubProperties(1)
-    relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, "DEM_KDEM")
-    relation.SetValue(tessera.ROTATIONAL_MOMENT_COEFFICIENT, 1.0)
-    relation.SetValue(tessera.IS_UNBREAKABLE, True)
-    for k in range(3):
-        Sphere(spheres, k + 1, (centre_x + (k - 1) * 2 * R, 0.05, 0.05), R, grain,
-               velocity=(0.05, 0.02, -0.01) if k == 0 else (0.0, 0.0, 0.0),
-               angular_velocity=(3.0, -2.0, 1.0) if k == 0 else (0.0, 0.0, 0.0))
-        spheres.GetNode(k + 1).SetSolutionStepValue(tessera.COHESIVE_GROUP, 1)
-    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
-    strategy.Initialize()
-    return strategy
+    model, spheres, grain = BondedMaterial(0.5, LINEAR, ROTATIONAL_MOMENT_COEFFICIENT=1.0,
+                                           IS_UNBREAKABLE=True)
+    BondedSphere(spheres, 1, (centre_x - 2 * R, 0.05, 0.05), grain, velocity=(0.05, 0.02, -0.01),
+                 angular_velocity=(3.0, -2.0, 1.0))
+    for k in (2, 3):
+        BondedSphere(spheres, k, (centre_x + (k - 2) * 2 * R, 0.05, 0.05), grain)
+    return Started(spheres, settings)
 
 
 def test_a_bonded_chain_across_a_periodic_face_moves_as_inside():
@@ -660,20 +620,11 @@ def test_deleting_a_bonded_sphere_drops_its_bonds_and_keeps_the_others():
     settings.bounding_box = True
     settings.bounding_box_min = [-0.02, -1.0, -1.0]
     settings.bounding_box_max = [1.0, 1.0, 1.0]
-    model = tessera.Model()
-    spheres = SpheresPart(model)
-    spheres.AddNodalSolutionStepVariable(tessera.COHESIVE_GROUP)
-    grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
-    Relate(grain, grain, restitution=1.0, law="DEM_D_Linear_viscous_Coulomb")
-    relation = grain.GetSubProperties(1)
-    relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, "DEM_KDEM")
-    relation.SetValue(tessera.CONTACT_TAU_ZERO, 8e4)
-    for k in range(3):
-        Sphere(spheres, k + 1, (2 * R * k, 0.0, 0.0), R, grain,
-               velocity=(-2.0, 0.0, 0.0) if k == 0 else (0.0, 0.0, 0.0))
-        spheres.GetNode(k + 1).SetSolutionStepValue(tessera.COHESIVE_GROUP, 1)
-    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
-    strategy.Initialize()
+    model, spheres, grain = BondedMaterial(1.0, LINEAR, CONTACT_TAU_ZERO=8e4)
+    BondedSphere(spheres, 1, (0.0, 0.0, 0.0), grain, velocity=(-2.0, 0.0, 0.0))
+    for k in (2, 3):
+        BondedSphere(spheres, k, (2 * R * (k - 1), 0.0, 0.0), grain)
+    strategy = Started(spheres, settings)
     assert strategy.NumberOfBonds() == 2
     Run(strategy, 100, 1e-5)
     states = [bond["state"] for bond in strategy.Bonds()]
