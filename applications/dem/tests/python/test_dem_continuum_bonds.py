@@ -640,3 +640,48 @@ def test_deleting_a_bonded_sphere_drops_its_bonds_and_keeps_the_others():
     v = np.array(strategy.Particles.velocity)
     np.testing.assert_allclose(MASS * (v[0] + v[1]), momentum, rtol=1e-12)
     assert abs(momentum[0]) > 0.0
+
+
+def test_spheres_injected_into_a_bonded_run_are_not_bonded_and_leave_the_bonds_alone():
+    """An inlet 0.1 m above a bonded, oscillating pair injects spheres (up to
+    100/s, 1 m/s down, no gravity; not bonded: the inlet makes them in
+    COHESIVE_GROUP 0). Until the first
+    one arrives the pair moves bitwise as without the inlet (the bond list is
+    re-indexed for the appended rows, its sums unchanged); then the newcomers
+    strike the pair through the contact law and the bond stays the only one."""
+    from test_dem_inlets import InletModel
+
+    def Run_(inlet, steps):
+        if inlet:
+            model, grain = InletModel([(0.0, 0.0, 0.1)], {"RADIUS": R})
+        else:
+            model, grain = InletModel([], {"RADIUS": R})
+        spheres = model.GetModelPart("SpheresPart")
+        spheres.AddNodalSolutionStepVariable(tessera.COHESIVE_GROUP)
+        relation = grain.GetSubProperties(1)
+        relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, "DEM_KDEM")
+        relation.SetValue(tessera.IS_UNBREAKABLE, True)
+        BondedSphere(spheres, 1001, (-R, 0.0, 0.0), grain, velocity=(0.1, 0.0, 0.0))
+        BondedSphere(spheres, 1002, (R, 0.0, 0.0), grain)
+        settings = Settings(1e-5, "Symplectic_Euler", tolerance=0.001)
+        settings.continuum = True
+        strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
+        inlets = Dem().ParticleInlets(model.GetModelPart("DEMInletPart"), strategy, 42, {})
+        strategy.Initialize()
+        contacts, time = 0, 0.0
+        for _ in range(steps):
+            time += 1e-5
+            strategy.SolveSolutionStep(time)
+            inlets.Inject(time)
+            contacts = max(contacts, strategy.NumberOfParticleContacts())
+        return strategy, contacts
+
+    plain, _ = Run_(False, 3000)
+    fed, contacts = Run_(True, 3000)
+    # Injected (one per diameter travelled: its point is busy until then), none arrived.
+    assert len(fed.Particles.radius) > 2 and contacts == 0
+    np.testing.assert_array_equal(np.array(fed.Particles.position)[:2],
+                                  np.array(plain.Particles.position)[:2])
+    fed, contacts = Run_(True, 12000)
+    assert contacts > 0 and fed.NumberOfBonds() == 1
+    assert fed.Bonds()[0]["elements"] == (1001, 1002)
