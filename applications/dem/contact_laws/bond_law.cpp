@@ -18,16 +18,6 @@ constexpr const char* kKdemName = "DEM_KDEM";
 
 double HarmonicMean(double a, double b) { return a + b != 0.0 ? 2.0 * a * b / (a + b) : 0.0; }
 
-// The value of `variable` averaged over the sources that give it, else `fallback`.
-double Average(const std::vector<const Properties*>& sources, const Variable<double>& variable,
-               double fallback) {
-  double sum = 0.0;
-  int count = 0;
-  for (const Properties* p : sources)
-    if (p->Has(variable)) sum += p->GetValue(variable), ++count;
-  return count ? sum / count : fallback;
-}
-
 }  // namespace
 
 void BondTable::Build(const std::vector<const Properties*>& materials,
@@ -77,21 +67,22 @@ void BondTable::Build(const std::vector<const Properties*>& materials,
       // clamped spring-dashpot's map; Hertz: the Hertz map).
       const PairParameters& contact = contacts.Pair(static_cast<int>(a), static_cast<int>(b));
       if (!contact.defined)
-        TESSERA_ERROR(where,
-                      ": the pair needs its contact law too (DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME, "
-                      "COEFFICIENT_OF_RESTITUTION): the bond takes its damping from it");
+        TESSERA_ERROR(
+            where,
+            ": the pair needs its contact law too (DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME, "
+            "COEFFICIENT_OF_RESTITUTION): the bond takes its damping from it");
       bond.damping_ratio = contact.damping_ratio;
-      bond.shear_strength = Average(sources, CONTACT_TAU_ZERO, 0.0);
-      bond.internal_friction = Average(sources, CONTACT_INTERNAL_FRICC, 0.0);
+      bond.shear_strength = AverageOverProperties(sources, CONTACT_TAU_ZERO, nullptr, 0.0);
+      bond.internal_friction = AverageOverProperties(sources, CONTACT_INTERNAL_FRICC, nullptr, 0.0);
       // Kratos' KDEM takes the tensile strength from the Mohr-Coulomb envelope
       // of τ_0 and φ = atan μ_i (where it meets the tension axis with a
       // circle): σ_t = 2 τ_0 cos φ / (1 + sin φ). CONTACT_SIGMA_MIN is not read.
       const double phi = std::atan(bond.internal_friction);
       bond.tension_strength = 2.0 * bond.shear_strength * std::cos(phi) / (1.0 + std::sin(phi));
-      bond.rotational_moment_coefficient = Average(sources, ROTATIONAL_MOMENT_COEFFICIENT, 0.0);
-      double friction = Average(sources, STATIC_FRICTION, -1.0);
-      if (friction < 0.0) friction = Average(sources, FRICTION, 0.0);
-      bond.friction = friction;
+      bond.rotational_moment_coefficient =
+          AverageOverProperties(sources, ROTATIONAL_MOMENT_COEFFICIENT, nullptr, 0.0);
+      // Legacy decks give one FRICTION (as the contact table reads it).
+      bond.friction = AverageOverProperties(sources, STATIC_FRICTION, &FRICTION, 0.0);
       for (const auto& [name, value] :
            {std::pair<const char*, double>{"CONTACT_TAU_ZERO", bond.shear_strength},
             {"CONTACT_INTERNAL_FRICC", bond.internal_friction},

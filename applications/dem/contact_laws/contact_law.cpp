@@ -178,22 +178,6 @@ struct RelationReader {
   std::vector<const Properties*> sources;  // where each value is looked up, averaged
   std::vector<const Properties*> friction_sources;
   std::string where;
-
-  double Average(const std::vector<const Properties*>& from, const Variable<double>& variable,
-                 const Variable<double>* fallback, double default_value) const {
-    double sum = 0.0;
-    int count = 0;
-    for (const Properties* p : from) {
-      if (p->Has(variable)) {
-        sum += p->GetValue(variable);
-        ++count;
-      } else if (fallback && p->Has(*fallback)) {
-        sum += p->GetValue(*fallback);
-        ++count;
-      }
-    }
-    return count ? sum / count : default_value;
-  }
 };
 
 // The rolling resistance of a pair: the model named by the relation (or, in
@@ -212,10 +196,11 @@ void ReadRollingFriction(const RelationReader& reader, bool against_wall, PairPa
   }
   pair.rolling_model = name.empty() ? RollingFrictionModel::kConstantTorque
                                     : RollingFrictionModelFromName(name, reader.where);
-  const double plain = reader.Average(reader.sources, ROLLING_FRICTION, nullptr, 0.0);
+  const double plain = AverageOverProperties(reader.sources, ROLLING_FRICTION, nullptr, 0.0);
   pair.rolling_friction =
-      against_wall ? reader.Average(reader.sources, ROLLING_FRICTION_WITH_WALLS, nullptr, plain)
-                   : plain;
+      against_wall
+          ? AverageOverProperties(reader.sources, ROLLING_FRICTION_WITH_WALLS, nullptr, plain)
+          : plain;
   if (!(pair.rolling_friction >= 0.0) || !std::isfinite(pair.rolling_friction))
     TESSERA_ERROR(reader.where, ": ROLLING_FRICTION",
                   against_wall ? " (ROLLING_FRICTION_WITH_WALLS where given)" : "",
@@ -224,6 +209,23 @@ void ReadRollingFriction(const RelationReader& reader, bool against_wall, PairPa
 }
 
 }  // namespace
+
+double AverageOverProperties(const std::vector<const Properties*>& from,
+                             const Variable<double>& variable, const Variable<double>* fallback,
+                             double default_value) {
+  double sum = 0.0;
+  int count = 0;
+  for (const Properties* p : from) {
+    if (p->Has(variable)) {
+      sum += p->GetValue(variable);
+      ++count;
+    } else if (fallback && p->Has(*fallback)) {
+      sum += p->GetValue(*fallback);
+      ++count;
+    }
+  }
+  return count ? sum / count : default_value;
+}
 
 const Properties* FindMaterialRelation(const Properties& a, const Properties& b) {
   if (a.HasSubProperties(b.Id())) return a.GetSubProperties(b.Id()).get();
@@ -277,7 +279,8 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
                         name, "); give the pair a material relation");
         law_name = name;
       }
-      const double e = reader.Average(reader.sources, COEFFICIENT_OF_RESTITUTION, nullptr, -1.0);
+      const double e =
+          AverageOverProperties(reader.sources, COEFFICIENT_OF_RESTITUTION, nullptr, -1.0);
       if (law_name.empty() && e < 0.0) {
         // No relation at all: fine as long as these two never touch (the
         // strategy reports a contact of such a pair).
@@ -303,13 +306,14 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
                                : DampingRatioForRestitution(pair.law, e);
       // Legacy decks give one FRICTION for both coefficients.
       pair.static_friction =
-          reader.Average(reader.friction_sources, STATIC_FRICTION, &FRICTION, 0.0);
-      pair.dynamic_friction = reader.Average(reader.friction_sources, DYNAMIC_FRICTION, &FRICTION,
-                                             pair.static_friction);
+          AverageOverProperties(reader.friction_sources, STATIC_FRICTION, &FRICTION, 0.0);
+      pair.dynamic_friction = AverageOverProperties(reader.friction_sources, DYNAMIC_FRICTION,
+                                                    &FRICTION, pair.static_friction);
       if (pair.static_friction < 0.0 || pair.dynamic_friction < 0.0)
         TESSERA_ERROR(where, ": friction coefficients must be >= 0, got static ",
                       pair.static_friction, " and dynamic ", pair.dynamic_friction);
-      const double decay = reader.Average(reader.friction_sources, FRICTION_DECAY, nullptr, -1.0);
+      const double decay =
+          AverageOverProperties(reader.friction_sources, FRICTION_DECAY, nullptr, -1.0);
       if (decay < 0.0 && decay != -1.0)
         TESSERA_ERROR(where, ": FRICTION_DECAY must be >= 0 (s/m), got ", decay);
       // Equal frictions need no blend (and keep the switch's arithmetic).

@@ -45,6 +45,7 @@
 #include "applications/dem/contact_laws/rolling_friction.h"
 #include "kernel/core/array3.h"
 #include "kernel/core/types.h"
+#include "kernel/core/variable.h"
 
 namespace tessera {
 class Properties;
@@ -126,6 +127,13 @@ struct PairParameters {
 // stores it: the sub-properties with id b inside material a, or id a inside
 // material b; null when the materials file relates them nowhere.
 const Properties* FindMaterialRelation(const Properties& a, const Properties& b);
+
+// The mean of `variable` over the Properties in `from` that give it (or, for
+// one that does not, its `fallback` where given and present); default_value
+// where none gives either.
+double AverageOverProperties(const std::vector<const Properties*>& from,
+                             const Variable<double>& variable, const Variable<double>* fallback,
+                             double default_value);
 
 // One material's elastic constants, read from its Properties.
 struct MaterialConstants {

@@ -6,6 +6,7 @@
 #include <limits>
 #include <numbers>
 #include <numeric>
+#include <tuple>
 #include <utility>
 
 #include "applications/dem/utilities/neighbour_search.h"
@@ -67,7 +68,7 @@ void ContinuumBonds::Renumber(const std::vector<std::uint32_t>& new_index) {
   });
   Permute(first, kept), Permute(second, kept), Permute(constants, kept), Permute(law, kept);
   Permute(state, kept), Permute(normal_force, kept), Permute(shear_force, kept);
-  Permute(moment, kept), Permute(direction, kept), Permute(sigma, kept), Permute(tau, kept);
+  Permute(moment, kept), Permute(direction, kept);
   row_start.clear();  // AddBondForces indexes the new numbering
 }
 
@@ -99,6 +100,39 @@ BondEnergy ContinuumBonds::ElasticEnergy() const {
     if (c.twisting_stiffness > 0.0) energy.tangential += 0.5 * twist * twist / c.twisting_stiffness;
   }
   return energy;
+}
+
+double ContinuumBonds::CriticalTimeStep(const ParticleStorage& p,
+                                        double virtual_mass_coefficient) const {
+  const double c = virtual_mass_coefficient;
+  std::vector<double> stiffness(p.size(), 0.0), damping(p.size(), 0.0);
+  for (std::size_t b = 0; b < size(); ++b) {
+    const std::uint32_t i = first[b], j = second[b];
+    const BondConstants& k = constants[b];
+    const double arm_i = k.rest_length * k.first_share;
+    const double arm_j = k.rest_length - arm_i;
+    // 1/sqrt(mass), arm/sqrt(inertia), 1/sqrt(inertia) of both spheres (masses m/c).
+    const double si = std::sqrt(c / p.mass[i]), sj = std::sqrt(c / p.mass[j]);
+    const double qi = std::sqrt(c / p.inertia[i]), qj = std::sqrt(c / p.inertia[j]);
+    const double ri = arm_i * qi, rj = arm_j * qj;
+    const double shear_row = si + sj + ri + rj;
+    for (const auto& [row, s, r, q] : {std::tuple{i, si, ri, qi}, std::tuple{j, sj, rj, qj}}) {
+      stiffness[row] +=
+          std::max({k.normal_stiffness * s * (si + sj), k.tangential_stiffness * s * shear_row,
+                    k.tangential_stiffness * r * shear_row + k.bending_stiffness * q * (qi + qj),
+                    k.twisting_stiffness * q * (qi + qj)});
+      damping[row] +=
+          std::max({k.normal_damping * s * (si + sj), k.tangential_damping * s * shear_row,
+                    k.tangential_damping * r * shear_row});
+    }
+  }
+  double step = std::numeric_limits<double>::infinity();
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (!(stiffness[i] > 0.0)) continue;
+    const double zeta = 0.5 * damping[i];
+    step = std::min(step, 2.0 / (std::sqrt(stiffness[i] + zeta * zeta) + zeta));
+  }
+  return step;
 }
 
 void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_group,
@@ -188,8 +222,6 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
   bonds.normal_force.assign(m, 0.0);
   bonds.shear_force.assign(m, Array3{});
   bonds.moment.assign(m, Array3{});
-  bonds.sigma.assign(m, 0.0);
-  bonds.tau.assign(m, 0.0);
 }
 
 namespace {
@@ -263,7 +295,7 @@ void EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondTable& table,
         Tangential(turned(bonds.shear_force[b]), n) + c.tangential_stiffness * Tangential(slip, n);
   const Array3 tangential_velocity = Tangential(relative_velocity, n);
   bool sliding = false;
-  double shear_norm = Norm(shear);
+  const double shear_norm = Norm(shear);
   double friction_power = 0.0;
   if (intact) {
     const double sigma = normal / c.area, tau = shear_norm / c.area;
@@ -278,7 +310,6 @@ void EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondTable& table,
     const double limit = law.friction * std::max(normal, 0.0);
     if (shear_norm > limit) {
       if (shear_norm > 0.0) shear = (limit / shear_norm) * shear;
-      shear_norm = limit;
       sliding = true;
       friction_power = limit * Norm(tangential_velocity);
     }
@@ -318,9 +349,6 @@ void EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondTable& table,
   bonds.shear_force[b] = shear;
   bonds.moment[b] = moment;
   bonds.direction[b] = n;
-  const double inverse_area = 1.0 / c.area;
-  bonds.sigma[b] = normal * inverse_area;
-  bonds.tau[b] = shear_norm * inverse_area;
 }
 
 }  // namespace

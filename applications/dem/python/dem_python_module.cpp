@@ -290,8 +290,8 @@ void BindStrategy(py::module_& m) {
               d["normal_force"] = b.normal_force[k];
               d["shear_force"] = b.shear_force[k];
               d["moment"] = b.moment[k];
-              d["sigma"] = b.sigma[k];
-              d["tau"] = b.tau[k];
+              d["sigma"] = b.Sigma(k);
+              d["tau"] = b.Tau(k);
               out.append(d);
             }
             return out;
@@ -310,8 +310,14 @@ void BindStrategy(py::module_& m) {
             d["second"] = Rows(b.second);
             d["state"] = Rows(b.state);
             d["normal_force"] = Rows(b.normal_force);
-            d["sigma"] = Rows(b.sigma);
-            d["tau"] = Rows(b.tau);
+            py::array_t<double> sigma(static_cast<py::ssize_t>(b.size()));
+            py::array_t<double> tau(static_cast<py::ssize_t>(b.size()));
+            for (std::size_t k = 0; k < b.size(); ++k) {
+              sigma.mutable_data()[k] = b.Sigma(k);
+              tau.mutable_data()[k] = b.Tau(k);
+            }
+            d["sigma"] = sigma;
+            d["tau"] = tau;
             return d;
           },
           "The bonds as arrays (for output): first and second (rows), state, normal_force, sigma, "

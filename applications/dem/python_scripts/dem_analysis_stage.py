@@ -149,8 +149,7 @@ class DEMSolver(PythonSolver):
             p["solver_settings"]["RemoveBallsInitiallyTouchingWalls"].GetBool()
         settings.bounding_box = p["BoundingBoxOption"].GetBool()
         settings.periodic = p["PeriodicDomainOption"].GetBool()
-        settings.continuum = \
-            p["solver_settings"]["strategy"].GetString() == "continuum_sphere_strategy"
+        settings.continuum = self._IsContinuum()
         settings.bounding_box_start_time = p["BoundingBoxStartTime"].GetDouble()
         settings.bounding_box_stop_time = p["BoundingBoxStopTime"].GetDouble()
         low = [p[f"BoundingBoxMin{a}"].GetDouble() for a in "XYZ"]
@@ -400,9 +399,8 @@ class DEMAnalysisStage(AnalysisStage):
                 self._list_of_output_processes.append(process)
                 self._list_of_processes.append(process)
 
-            if (self.DEM_parameters["ContactMeshOption"].GetBool() and
-                    self.DEM_parameters["solver_settings"]["strategy"].GetString()
-                    == "continuum_sphere_strategy"):
+            if (self.DEM_parameters["ContactMeshOption"].GetBool()
+                    and self._GetSolver()._IsContinuum()):
                 from .bond_vtk_output import BondVtkOutputProcess
                 process = BondVtkOutputProcess(
                     self.GetStrategy, self.model.GetModelPart("SpheresPart"),

@@ -6,7 +6,6 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
-#include <tuple>
 
 #include "applications/dem/contact_laws/contact_force.h"
 #include "applications/dem/dem_variables.h"
@@ -350,9 +349,10 @@ void ExplicitSolverStrategy::Initialize() {
     face_sticky_ = StickyWallOfFaces(glued_.walls, faces_);
   }
   // A material used by both particles and walls counts as a particle material.
-  std::vector<bool> is_wall(material_index_.size(), false);
-  for (std::size_t k = particle_materials; k < is_wall.size(); ++k) is_wall[k] = true;
-  table_.Build(material_index_.List(), is_wall, settings_.rolling_friction,
+  is_wall_material_.assign(material_index_.size(), false);
+  for (std::size_t k = particle_materials; k < is_wall_material_.size(); ++k)
+    is_wall_material_[k] = true;
+  table_.Build(material_index_.List(), is_wall_material_, settings_.rolling_friction,
                settings_.hertz_damping);
   CheckPlanarSetup();
   FillPairArrays(particle_materials);
@@ -556,11 +556,7 @@ void ExplicitSolverStrategy::CreateContinuumBonds() {
         "the continuum strategy bonds 3D spheres; bonded 2D discs are not supported "
         "yet (DemSettings.dimension is ",
         settings_.dimension, ")");
-  std::vector<bool> is_wall(material_index_.size(), false);
-  for (int m : faces_.material) is_wall[m] = true;
-  // A material of both spheres and walls is a sphere material.
-  for (int m : particles_.material) is_wall[m] = false;
-  bond_table_.Build(material_index_.List(), is_wall, table_);
+  bond_table_.Build(material_index_.List(), is_wall_material_, table_);
   std::vector<int> group(particles_.size(), 0);
   std::vector<std::uint8_t> skin;
   NodalDatabase& db = spheres_.Nodal();
@@ -1957,46 +1953,11 @@ TimeStepEstimate ExplicitSolverStrategy::EstimateTimeStep(double reference_speed
       }
     }
   }
-  // Bonds: a bonded sphere is held by all its bonds at once (a chain's
-  // highest mode is faster than one bond's), so the bounds are Gershgorin's
-  // on the mass-normalised stiffness K and damping C: per sphere, the sum over
-  // its bonds of the largest row sum each bond adds (axial; shear with the
-  // spheres' turn; bending; twisting). A damped mode (ω, ζ = c/2m) is stable
-  // below 2 / (sqrt(ω² + ζ²) + ζ) = 2/ω (sqrt(1 + ξ²) - ξ), which decreases in
-  // both, so the bounds give a safe step. For one bond between equal spheres
-  // the axial term is exact (2 k_n / m), the shear term 17 % above the exact
-  // 3.5 k_t / m*.
-  if (!bonds_.empty()) {
-    const ParticleStorage& p = particles_;
-    const double c = settings_.virtual_mass_coefficient;
-    std::vector<double> stiffness(p.size(), 0.0), damping(p.size(), 0.0);
-    for (std::size_t b = 0; b < bonds_.size(); ++b) {
-      const std::uint32_t i = bonds_.first[b], j = bonds_.second[b];
-      const BondConstants& k = bonds_.constants[b];
-      const double arm_i = k.rest_length * k.first_share;
-      const double arm_j = k.rest_length - arm_i;
-      // 1/sqrt(mass), arm/sqrt(inertia), 1/sqrt(inertia) of both spheres (masses m/c).
-      const double si = std::sqrt(c / p.mass[i]), sj = std::sqrt(c / p.mass[j]);
-      const double qi = std::sqrt(c / p.inertia[i]), qj = std::sqrt(c / p.inertia[j]);
-      const double ri = arm_i * qi, rj = arm_j * qj;
-      const double shear_row = si + sj + ri + rj;
-      for (const auto& [row, s, r, q] : {std::tuple{i, si, ri, qi}, std::tuple{j, sj, rj, qj}}) {
-        stiffness[row] +=
-            std::max({k.normal_stiffness * s * (si + sj), k.tangential_stiffness * s * shear_row,
-                      k.tangential_stiffness * r * shear_row + k.bending_stiffness * q * (qi + qj),
-                      k.twisting_stiffness * q * (qi + qj)});
-        damping[row] +=
-            std::max({k.normal_damping * s * (si + sj), k.tangential_damping * s * shear_row,
-                      k.tangential_damping * r * shear_row});
-      }
-    }
-    for (std::size_t i = 0; i < p.size(); ++i) {
-      if (!(stiffness[i] > 0.0)) continue;
-      const double zeta = 0.5 * damping[i];
-      estimate.critical_time_step = std::min(estimate.critical_time_step,
-                                             2.0 / (std::sqrt(stiffness[i] + zeta * zeta) + zeta));
-    }
-  }
+  // Bonds: a bonded sphere vibrates faster than one bond says (continuum_bonds.h).
+  if (!bonds_.empty())
+    estimate.critical_time_step =
+        std::min(estimate.critical_time_step,
+                 bonds_.CriticalTimeStep(particles_, settings_.virtual_mass_coefficient));
   return estimate;
 }
 

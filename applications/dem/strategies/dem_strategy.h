@@ -404,6 +404,8 @@ class ExplicitSolverStrategy {
   // RegisterParticleMaterial: materials and smallest radii of particles to come.
   std::vector<std::pair<const Properties*, double>> registered_materials_;
   MaterialTable table_;
+  // Per material: a wall material (one first used by a wall), as table_ was built.
+  std::vector<bool> is_wall_material_;
   // The pair table as arrays per material pair (a * materials + b), derived
   // from table_ once, for both pair loops: among them the share of the
   // overlap taken by the sphere of material a, E_b / (E_a + E_b) (where the

@@ -181,3 +181,21 @@ def Pile(count, seed=3, spacing=None, friction=0.4, restitution=0.3, speed=1.0, 
     Face(walls, 4, [(0, -h, 0), (h, 0, 0), (0, 0, 0)], wall)
     Face(walls, 5, [(-h, 0, 0), (h, 0, 0), (h, h, 0), (-h, h, 0)], wall)
     return model, spheres, walls
+
+
+def DeckStage(folder, monkeypatch, **overrides):
+    """(model, DEMAnalysisStage) of the deck in `folder`, which becomes the
+    working directory; `overrides` (key -> bool) are set in its
+    ProjectParametersDEM.json before the stage reads it."""
+    import tessera.dem
+    monkeypatch.chdir(folder)
+    with open("ProjectParametersDEM.json") as f:
+        parameters = tessera.Parameters(f.read())
+    for key, value in overrides.items():
+        if parameters.Has(key):
+            parameters[key].SetBool(value)
+        else:
+            parameters.AddBool(key, value)
+    model = tessera.Model()
+    return model, tessera.dem.DEMAnalysisStage(model, parameters)
+

@@ -22,6 +22,8 @@ import pytest
 
 import tessera
 
+from dem_test_utilities import DeckStage
+
 REPO_ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(
     os.path.dirname(os.path.abspath(__file__))))))
 EXAMPLE = os.path.join(REPO_ROOT, "examples", "bonded_beam.gid")
@@ -38,15 +40,9 @@ def test_the_committed_deck_is_what_the_generator_writes(tmp_path):
 
 
 def test_the_beam_holds_its_weight_then_breaks_in_bending_under_the_ball(tmp_path, monkeypatch):
-    import tessera.dem
-    from tessera.dem import DEMAnalysisStage
     for name in MDPA_FILES + ("ProjectParametersDEM.json", "MaterialsDEM.json"):
         shutil.copy(os.path.join(EXAMPLE, name), tmp_path)
-    monkeypatch.chdir(tmp_path)
-    with open("ProjectParametersDEM.json") as f:
-        parameters = tessera.Parameters(f.read())
-    model = tessera.Model()
-    stage = DEMAnalysisStage(model, parameters)
+    model, stage = DeckStage(tmp_path, monkeypatch)
     stage.Initialize()
     strategy = stage.GetStrategy()
     nx, ny, nz = COUNT

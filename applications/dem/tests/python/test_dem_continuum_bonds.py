@@ -41,8 +41,8 @@ import pytest
 import tessera
 import tessera.dem  # noqa: F401  (registers the DEM variables)
 
-from dem_test_utilities import (Material, ParallelThreads, Relate, Run, Settings, Sphere,
-                                SpheresPart)
+from dem_test_utilities import (DeckStage, Material, ParallelThreads, Relate, Run, Settings,
+                                Sphere, SpheresPart)
 
 R, DENSITY, YOUNG, POISSON = 0.01, 2000.0, 1e7, 0.25
 SHEAR = YOUNG / (2 * (1 + POISSON))
@@ -526,13 +526,8 @@ def test_dem3d_continuum_bond_deck_runs_near_kratos(tmp_path, monkeypatch):
     ~2e4 N it carries. The horizontal quantities (VELOCITY_X 0.01948 against
     0.02891, TOTAL_FORCES_X -25,168 against -26,919, SHEAR_STRESS 284 against
     362) differ by 33 %, 6.5 % and 22 %; they are not asserted."""
-    from tessera.dem import DEMAnalysisStage
     WriteContinuumDeck(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    with open("ProjectParametersDEM.json") as f:
-        parameters = tessera.Parameters(f.read())
-    model = tessera.Model()
-    stage = DEMAnalysisStage(model, parameters)
+    model, stage = DeckStage(tmp_path, monkeypatch)
     stage.Run()
     (bond,) = stage.GetStrategy().Bonds()
     assert bond["state"] == 0
@@ -552,14 +547,8 @@ def test_contact_mesh_option_writes_the_bonds_for_paraview(tmp_path, monkeypatch
     OutputTimeStep (5e-4 s over 0.025 s: 50 files) a legacy VTK polydata file
     with the bond as a line between the sphere centres and its state, sigma,
     tau and normal force, listed in a .pvd collection."""
-    from tessera.dem import DEMAnalysisStage
     WriteContinuumDeck(tmp_path)
-    monkeypatch.chdir(tmp_path)
-    with open("ProjectParametersDEM.json") as f:
-        parameters = tessera.Parameters(f.read())
-    parameters.AddBool("post_vtk_option", True)
-    model = tessera.Model()
-    stage = DEMAnalysisStage(model, parameters)
+    model, stage = DeckStage(tmp_path, monkeypatch, post_vtk_option=True)
     stage.Run()
     folder = tmp_path / "test_DEM_3D_continuum_Post_Files"
     files = sorted(folder.glob("test_DEM_3D_continuum_bonds_*.vtk"))
