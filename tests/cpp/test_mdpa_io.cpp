@@ -31,13 +31,27 @@ namespace fs = std::filesystem;
 const std::string kCases = std::string(TESSERA_SHARED_DIR) + "/kratos_cases";
 const std::string kCoreFile = kCases + "/core_model_part_io_read/test_model_part_io_read";
 
-fs::path TempDir() {
-  static const fs::path dir = [] {
-    fs::path d = fs::temp_directory_path() / ("tessera_mdpa_test_" + std::to_string(::getpid()));
-    fs::create_directories(d);
-    return d;
-  }();
-  return dir;
+// This process' scratch directory, removed with what it holds when the
+// process ends (ctest runs each test in a process of its own).
+class ScratchDirectory {
+ public:
+  ScratchDirectory()
+      : path_(fs::temp_directory_path() / ("tessera_mdpa_test_" + std::to_string(::getpid()))) {
+    fs::create_directories(path_);
+  }
+  ~ScratchDirectory() {
+    std::error_code ignored;
+    fs::remove_all(path_, ignored);
+  }
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
+const fs::path& TempDir() {
+  static const ScratchDirectory dir;
+  return dir.path();
 }
 
 std::string WriteTemp(const std::string& name, const std::string& text) {
