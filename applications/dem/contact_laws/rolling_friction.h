@@ -39,9 +39,9 @@ inline Array3 RollingResistanceTorque(RollingFrictionModel model, double coeffic
                                       double rolling_radius, double normal_force,
                                       const Array3& relative_angular_velocity,
                                       double inverse_inertia_sum, double dt) {
+  if (model == RollingFrictionModel::kNone) return Array3{};
   const double spin = Norm(relative_angular_velocity);
-  if (model == RollingFrictionModel::kNone || !(spin > 0.0) || !(normal_force > 0.0))
-    return Array3{};
+  if (!(spin > 0.0) || !(normal_force > 0.0)) return Array3{};
   double magnitude = coefficient * rolling_radius * normal_force;
   if (model == RollingFrictionModel::kViscousTorque) magnitude *= rolling_radius * spin;
   const double stopping = spin / (dt * inverse_inertia_sum);
