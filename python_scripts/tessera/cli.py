@@ -15,6 +15,7 @@ import argparse
 import os
 import sys
 import traceback
+import warnings
 
 EXIT_OK, EXIT_FAILURE, EXIT_USAGE = 0, 1, 2
 
@@ -173,6 +174,10 @@ def main(argv=None):
     if args.command is None:
         parser.print_help(sys.stderr)
         return EXIT_USAGE
+    # A stage's warnings (time step, unused options) read as the command's
+    # own, without Python's source line under them.
+    python_format = warnings.formatwarning
+    warnings.formatwarning = _FormatWarning
     try:
         if args.command == "run":
             return _Run(args)
@@ -180,6 +185,12 @@ def main(argv=None):
     except KeyboardInterrupt:
         print("\ntessera: interrupted", file=sys.stderr)
         return 130
+    finally:
+        warnings.formatwarning = python_format
+
+
+def _FormatWarning(message, category, filename, lineno, line=None):
+    return f"tessera: warning: {message}\n"
 
 
 if __name__ == "__main__":

@@ -173,6 +173,19 @@ def test_a_kratos_deck_reproduces_kratos_with_its_hertz_damping_set_on_the_comma
             pytest.approx(force_z, abs=1.001)
 
 
+def test_a_stage_warning_reads_as_the_commands_own(run_cli, kratos_cases, tmp_path):
+    """A time step too long for the contacts warns (TimeStepCheck "warn", the
+    default; here 0.05 s against a 0.165 s contact, 3.3 steps): the command
+    prints it as `tessera: warning: ...`, without Python's file, line and
+    source echo."""
+    case = tmp_path / "dem3d_contact"
+    shutil.copytree(os.path.join(kratos_cases, "dem3d_contact"), case)
+    result = run_cli("run", str(case), "--set", "MaxTimeStep=0.05", "--set", "FinalTime=0.1")
+    assert result.returncode == 0, result.stderr
+    assert "tessera: warning: " in result.stderr and "at least 10 are needed" in result.stderr
+    assert "UserWarning" not in result.stderr and "_CheckTimeStep" not in result.stderr
+
+
 def test_missing_application_message_in_process(monkeypatch, tmp_path, capsys):
     # a made-up application, so the test runs whichever applications this build has
     monkeypatch.setitem(project.KRATOS_STAGES, "KratosMultiphysics.FakeApplication.fake_stage",

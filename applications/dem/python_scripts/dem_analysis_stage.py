@@ -17,7 +17,9 @@ Set-up, as Kratos' DEM stage does it:
 - <problem_name>DEM.mdpa, DEM_FEM_boundary.mdpa, DEM_Clusters.mdpa and
   DEM_Inlet.mdpa are read into SpheresPart, RigidFacePart, ClusterPart and
   DEMInletPart, each with Kratos' consecutive renumbering from the ids already
-  used (FORMATS.md §1.9); a missing file is skipped;
+  used (FORMATS.md §1.9); a missing file is skipped, but a deck with none of
+  DEM.mdpa, DEM_Clusters.mdpa and (with "dem_inlet_option") DEM_Inlet.mdpa
+  is an error naming them;
 - the materials file is applied (materials.py); decks without one keep their
   mdpa Properties (legacy format);
 - the strategy (tessera._dem.ExplicitSolverStrategy) runs the steps; the
@@ -333,6 +335,7 @@ class DEMAnalysisStage(AnalysisStage):
         after the ids the previous ones used (Kratos' "reorder consecutive from
         given ids" reader). Tests and scripts that build the model in code
         override this."""
+        self._CheckModelPartFilesExist()
         nodes, elements, conditions = max_node_id, max_elem_id, max_cond_id
         for name, suffix in MODEL_PART_FILES:
             if name == "DEMInletPart" and not self.DEM_parameters["dem_inlet_option"].GetBool():
@@ -348,6 +351,22 @@ class DEMAnalysisStage(AnalysisStage):
             # (Kratos: walls of dem3d_contact start at max sphere id + 2).
             n, e, c = _MaxIds(model_part)
             nodes, elements, conditions = max(nodes, n + 1), max(elements, e + 1), max(conditions, c + 1)
+
+    def _CheckModelPartFilesExist(self):
+        """The walls', clusters' and inlets' files may be absent (a deck
+        without walls, clusters or inlets; "dem_inlet_option" is true by
+        default), but a deck needs a file with particles or an inlet: a
+        misspelt problem_name would otherwise run an empty model."""
+        name = self.problem_name
+        candidates = [f"{name}DEM.mdpa", f"{name}DEM_Clusters.mdpa"]
+        if self.DEM_parameters["dem_inlet_option"].GetBool():
+            candidates.append(f"{name}DEM_Inlet.mdpa")
+        if any(os.path.isfile(path) for path in candidates):
+            return
+        present = sorted(f for f in os.listdir(".") if f.endswith(".mdpa"))
+        raise tessera.Error(f"{self.DEM_parameters.Origin()}: problem_name '{name}': no particle "
+                            f"file, expected {' or '.join(candidates)} in {os.getcwd()}; .mdpa "
+                            f"files there: {', '.join(present) if present else 'none'}")
 
     def ReadMaterialsFile(self):
         settings = self.DEM_parameters["solver_settings"]["material_import_settings"]

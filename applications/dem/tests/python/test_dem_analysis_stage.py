@@ -104,6 +104,24 @@ def test_every_kratos_dem_deck_of_the_corpus_uses_only_known_keys():
 
 # ------------------------------------------------------------------ reading
 @needs_cases
+def test_a_misspelt_problem_name_is_an_error_naming_the_particle_file_expected(in_copy):
+    """Standards: a missing file is an error naming it. Without this check a
+    misspelt problem_name read no particles and the run went on, empty (or
+    failed later on the materials' assignation table)."""
+    in_copy("dem3d_contact")
+    with open("ProjectParametersDEM.json") as f:
+        project = json.load(f)
+    project["problem_name"] = "DEM3D_contcat"
+    model, stage = Stage(json.dumps(project))
+    with pytest.raises(tessera.Error) as error:
+        stage.ReadModelParts()
+    message = str(error.value)
+    assert "problem_name 'DEM3D_contcat'" in message
+    assert "DEM3D_contcatDEM.mdpa or DEM3D_contcatDEM_Clusters.mdpa" in message
+    assert "DEM3D_contactDEM.mdpa" in message  # the files that are there
+
+
+@needs_cases
 def test_dem3d_contact_reads_with_kratos_renumbering_and_materials(in_copy):
     in_copy("dem3d_contact")
     model, stage = Stage(tessera.Parameters.FromFile("ProjectParametersDEM.json"))
@@ -174,6 +192,7 @@ def test_an_unknown_hertz_damping_map_is_an_error_naming_the_key(tmp_path, monke
 
 def test_a_missing_materials_file_named_in_the_parameters_is_an_error(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "noneDEM.mdpa").write_text("")  # a deck without particles
     _, stage = Stage('{"problem_name": "none", "solver_settings": {"material_import_settings": '
                      '{"materials_filename": "Mine.json"}}}')
     with pytest.raises(tessera.Error, match="materials_filename 'Mine.json' not found"):
@@ -185,6 +204,7 @@ def test_a_materials_file_with_an_unknown_variable_names_it(tmp_path, monkeypatc
     (tmp_path / "MaterialsDEM.json").write_text(json.dumps({
         "materials": [{"material_name": "m", "material_id": 1,
                        "Variables": {"PARTICLE_DENSITI": 2500.0}}]}))
+    (tmp_path / "noneDEM.mdpa").write_text("")  # a deck without particles
     _, stage = Stage('{"problem_name": "none"}')
     with pytest.raises(tessera.Error, match=r"MaterialsDEM.json: materials\[0\] \('m'\): unknown "
                                             "variable 'PARTICLE_DENSITI'"):
