@@ -352,6 +352,11 @@ void BindStrategy(py::module_& m) {
           "wall_contacts, search, scratch, other; 'total' is their sum. The model part's nodes "
           "and elements are not counted")
       .def("NumberOfParticleContacts", &ExplicitSolverStrategy::NumberOfParticleContacts)
+      .def("RelativeDisplacementIsVelocityStep",
+           &ExplicitSolverStrategy::RelativeDisplacementIsVelocityStep,
+           "Whether the next pair forces take the relative displacement as relative velocity "
+           "times the time step (Velocity Verlet; Symplectic Euler when every row's increments "
+           "are its velocities times the step) instead of the spheres' increments")
       .def("NumberOfWallContacts", &ExplicitSolverStrategy::NumberOfWallContacts)
       .def("NumberOfParticlePairCandidates",
            &ExplicitSolverStrategy::NumberOfParticlePairCandidates)

@@ -429,6 +429,7 @@ void ExplicitSolverStrategy::RegisterParticleMaterial(const Properties* properti
 
 void ExplicitSolverStrategy::InsertParticles(const std::vector<NewParticle>& particles) {
   if (!initialized_) TESSERA_ERROR("InsertParticles: call Initialize() first");
+  increments_are_velocity_steps_ = false;  // the newcomers have made no increment
   static const VariableBase* const kVelocityDofs[6] = {&VELOCITY_X,         &VELOCITY_Y,
                                                        &VELOCITY_Z,         &ANGULAR_VELOCITY_X,
                                                        &ANGULAR_VELOCITY_Y, &ANGULAR_VELOCITY_Z};
@@ -1000,6 +1001,24 @@ void ExplicitSolverStrategy::FillPairArrays(std::size_t particle_materials) {
   batch_law_valid_ = batch_law_valid_ && HasPairContactBatch(batch_law_);
 }
 
+bool ExplicitSolverStrategy::RelativeDisplacementIsVelocityStep() const {
+  // Not at Initialize (no increment made yet), nor without rotation (the
+  // spins, which the velocity form reads, are then not integrated).
+  if (!settings_.rotation || step_ == 0) return false;
+  // Velocity Verlet computes the forces inside the step, with the velocities
+  // that made its increments (KickAndDrift).
+  if (settings_.scheme == TranslationalScheme::kVelocityVerlet) return true;
+  // Symplectic Euler computes them with the velocities of the last
+  // integration, which made the increments, unless a row moved otherwise
+  // since: glued to a wall, a member of a cluster, a velocity dof fixed (a
+  // process may have imposed a new velocity before these forces), or
+  // inserted after the integration. Then every contact keeps the increments
+  // (Kratos' form), so that the same rows give the same forces as before.
+  return increments_are_velocity_steps_ && glued_.size() == 0 && clusters_.empty() &&
+         std::none_of(particles_.fixed.begin(), particles_.fixed.end(),
+                      [](std::uint8_t bits) { return bits != 0; });
+}
+
 void ExplicitSolverStrategy::ComputeParticleContacts() {
   PairContacts& pc = pairs_;
   ParticleStorage& p = particles_;
@@ -1036,12 +1055,10 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
   const bool track_dissipation = settings_.energy_calculation;
   const std::size_t materials = table_.size();
   const PairParameters* const pairs = &table_.Pair(0, 0);
-  // Inside a step, Velocity Verlet computes forces with the velocities that
-  // made the step's increments (Δx = v Δt, Δθ = ω Δt, KickAndDrift): the
-  // relative displacement at the contact is then the relative velocity times Δt.
-  // (Not at Initialize, where no increment has been made.)
-  const bool displacement_is_velocity_step =
-      settings_.scheme == TranslationalScheme::kVelocityVerlet && settings_.rotation && step_ > 0;
+  // Where the increments are the velocities times Δt, the relative
+  // displacement at the contact is the relative velocity times Δt: no
+  // gathering of the increments (RelativeDisplacementIsVelocityStep).
+  const bool displacement_is_velocity_step = RelativeDisplacementIsVelocityStep();
   const double dt = settings_.delta_time;
   const std::uint32_t* const wall_start = wall_contacts_.particle_start.data();
   const double* const pair_share = pair_arrays_.share.data();
@@ -1680,6 +1697,7 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
       Search(time);
     }
     ComputeForces(AfterGather::kIntegrate);
+    increments_are_velocity_steps_ = settings_.scheme == TranslationalScheme::kSymplecticEuler;
     if (settings_.periodic) WrapIntoPeriodicBox();
     if (settings_.energy_calculation) AccumulateDissipation();
     CollectFreeWallLoads();

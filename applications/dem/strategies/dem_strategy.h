@@ -236,6 +236,11 @@ class ExplicitSolverStrategy {
   // dissipated since Initialize() (see energy_bookkeeping.h).
   EnergyTotals Energies() const;
   std::size_t NumberOfParticleContacts() const;  // active
+  // Whether the next pair-force evaluation takes a contact's relative
+  // displacement over the step as its relative velocity times Δt instead of
+  // the spheres' increments (mathematically the same where the increments are
+  // the velocities times Δt; no gathering of the increments).
+  bool RelativeDisplacementIsVelocityStep() const;
   std::size_t NumberOfWallContacts() const;
   std::size_t NumberOfParticlePairCandidates() const { return pairs_.first.size(); }
   // The candidate lists of the last search (sorted).
@@ -431,6 +436,10 @@ class ExplicitSolverStrategy {
   // A contact of a pair without material relation, found inside a parallel loop.
   std::int64_t pending_pair_error_ = -1, pending_wall_error_ = -1;
   int step_ = 0;
+  // Symplectic Euler: the last integration made every row's increments its
+  // velocity and spin times Δt (Δx = v Δt, Δθ = ω Δt), and no row was
+  // inserted since (RelativeDisplacementIsVelocityStep).
+  bool increments_are_velocity_steps_ = false;
   int last_sort_step_ = 0;  // the step of the last SortRows
   bool sorted_once_ = false;
   bool initialized_ = false;

@@ -2,8 +2,9 @@
 against the scalar loop it replaces: the kernel repeats the scalar arithmetic
 operation for operation without fused multiply-adds, so a run must be bitwise
 the same with DemSettings.batched_pair_contacts on and off (tolerance 0, by
-construction) for both 3D laws, both relative-displacement forms (Velocity
-Verlet's v Δt, the other schemes' increments), sliding and unloading contacts,
+construction) for both 3D laws, both relative-displacement forms (v Δt under
+Velocity Verlet and Symplectic Euler, the increments under Forward Euler and
+Taylor), sliding and unloading contacts,
 rolling resistance, energy bookkeeping, two particle materials, candidates
 that come apart, and one and two threads.
 """
@@ -43,7 +44,7 @@ def State(strategy):
     return [p.position, p.velocity, p.angular_velocity, p.force, p.torque]
 
 
-@pytest.mark.parametrize("scheme", ["Velocity_Verlet", "Symplectic_Euler"])
+@pytest.mark.parametrize("scheme", ["Velocity_Verlet", "Symplectic_Euler", "Taylor_Scheme"])
 def test_batched_and_scalar_hertz_runs_are_bitwise_equal(scheme):
     # The pile's sphere pairs follow Hertz (dem_test_utilities.Pile), friction
     # 0.4 (0.32 dynamic) with random velocities of 1 m/s: contacts slide and

@@ -91,6 +91,9 @@ def test_dem3d_glued_particles_deck_matches_kratos(in_copy):
     assert glued["reference"] == pytest.approx([-1.0, 1.0, 0.4], abs=0.0)
     # Glued to the wall it touches: no contact with it is evaluated.
     assert stage.GetStrategy().NumberOfWallContacts() == 0
+    # A glued row moves with its wall, not by v Δt: Symplectic Euler's pair
+    # loop keeps the increments (test_dem_integration.py).
+    assert not stage.GetStrategy().RelativeDisplacementIsVelocityStep()
 
 
 def test_dem3d_glued_particles_runs_with_tessera_run(in_copy):

@@ -535,3 +535,29 @@ def test_ball_and_box_inlet_deck_runs_unchanged(in_copy):
     inlets = stage.GetInlets()
     assert inlets.InjectedMass(0) == pytest.approx(3 * 1e4 * 4 / 3 * math.pi * 0.2 ** 3, rel=1e-14)
     assert model.GetModelPart("SpheresPart").NumberOfElements() == 0
+
+
+def test_a_step_that_inserts_spheres_keeps_the_increment_form_for_the_next_forces(
+        tmp_path, monkeypatch):
+    """Under Symplectic Euler (the deck's scheme, Kratos' default) the pair
+    loop takes relative velocity × Δt for the relative displacement where
+    every row's increments are its velocities times Δt
+    (test_dem_integration.py). An inlet's newcomers have made no increment
+    yet while they move: after a step that inserts spheres the next forces
+    keep the increments, and after a step that inserts none they take the
+    velocity form again."""
+    import tessera.dem
+    monkeypatch.chdir(tmp_path)
+    model = tessera.Model()
+    stage = tessera.dem.DEMAnalysisStage(model, InletDeck(tmp_path))
+    stage.Initialize()
+    strategy, spheres = stage.GetStrategy(), model.GetModelPart("SpheresPart")
+    seen = {True: 0, False: 0}
+    for step in range(1, 201):
+        count = spheres.NumberOfElements()
+        stage.end_time = (step - 0.5) * 1e-4  # one more step of the stage's loop
+        stage.RunSolutionLoop()
+        inserted = spheres.NumberOfElements() > count
+        assert strategy.RelativeDisplacementIsVelocityStep() == (not inserted)
+        seen[inserted] += 1
+    assert seen[True] == 5 and seen[False] == 195  # 500 spheres/s over 0.01 s

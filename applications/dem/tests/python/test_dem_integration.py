@@ -204,3 +204,61 @@ def test_rotational_schemes_turn_a_sphere_under_a_constant_moment(translation, r
                                rtol=1e-12)
     np.testing.assert_allclose(node.GetSolutionStepValue(tessera.PARTICLE_ROTATION_ANGLE),
                                angle_steps(n) * alpha * dt * dt, rtol=1e-12)
+
+
+# ------------------------------------------------- the relative displacement
+def FrictionalPile(scheme, fixed_bystander=False, steps=150):
+    """The contact-batch tests' pile (600 spheres, Hertz, friction 0.4, random
+    velocities of 1 m/s: contacts stick, slide and unload) run for `steps`
+    steps; with `fixed_bystander` a sphere far from the others has its
+    VELOCITY_X fixed, which makes the pair loop keep the increment form."""
+    from dem_test_utilities import Pile
+    model, spheres, walls = Pile(600, spacing=0.0125)
+    if fixed_bystander:
+        grain = next(iter(spheres.Elements)).GetProperties()
+        Sphere(spheres, 1000, (5.0, 5.0, 5.0), 0.005, grain, velocity=(0.1, 0.0, 0.0))
+        node = spheres.GetNode(1000)
+        node.AddDof(tessera.VELOCITY_X)
+        node.Fix(tessera.VELOCITY_X)
+    settings = Settings(2e-5, scheme, (0, 0, -9.81), search_frequency=7, tolerance=0.001)
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls, settings)
+    strategy.Initialize()
+    assert not strategy.RelativeDisplacementIsVelocityStep()  # no increment made yet
+    Run(strategy, steps, 2e-5)
+    return strategy
+
+
+def test_symplectic_euler_takes_the_velocity_form_only_where_the_increments_are_the_velocities():
+    """Symplectic Euler makes Δx = v Δt and Δθ = ω Δt with the velocities the
+    next forces see, so the pair loop may take a contact's relative
+    displacement as its relative velocity times Δt, as under Velocity Verlet.
+    Not where a row moved otherwise: a fixed velocity dof (a process may impose
+    a new velocity before the forces), glued or cluster rows, rows inserted
+    since the last integration; nor for Forward_Euler and Taylor_Scheme, whose
+    increments use the velocity before the kick."""
+    assert FrictionalPile("Symplectic_Euler", steps=1).RelativeDisplacementIsVelocityStep()
+    assert FrictionalPile("Velocity_Verlet", steps=1).RelativeDisplacementIsVelocityStep()
+    for scheme in ("Forward_Euler", "Taylor_Scheme"):
+        assert not FrictionalPile(scheme, steps=3).RelativeDisplacementIsVelocityStep()
+    assert not FrictionalPile("Symplectic_Euler", fixed_bystander=True,
+                              steps=3).RelativeDisplacementIsVelocityStep()
+
+
+def test_symplectic_euler_velocity_form_gives_the_increment_forms_motion():
+    """The two forms are the same number written two ways, (Δx_j - Δx_i) -
+    (a_j Δθ_j + a_i Δθ_i) × n against ((v_j - v_i) - (a_j ω_j + a_i ω_i) × n) Δt:
+    150 steps of the frictional pile with each (the increment form forced by a
+    fixed sphere far away) end within round-off of each other. Measured: the
+    largest difference 1.2e-17 m in position (of 0.075 m), 9.6e-15 m/s in
+    velocity (of 2.9 m/s), 1.7e-12 rad/s in spin (of 389 rad/s); asserted
+    1e-14 m, 1e-11 m/s and 1e-9 rad/s."""
+    velocity_form = FrictionalPile("Symplectic_Euler")
+    increment_form = FrictionalPile("Symplectic_Euler", fixed_bystander=True)
+    assert velocity_form.RelativeDisplacementIsVelocityStep()
+    assert not increment_form.RelativeDisplacementIsVelocityStep()
+    assert velocity_form.NumberOfParticleContacts() > 50
+    a, b = velocity_form.Particles, increment_form.Particles
+    n = len(a.radius)
+    assert np.abs(a.position[:n] - b.position[:n]).max() < 1e-14
+    assert np.abs(a.velocity[:n] - b.velocity[:n]).max() < 1e-11
+    assert np.abs(a.angular_velocity[:n] - b.angular_velocity[:n]).max() < 1e-9
