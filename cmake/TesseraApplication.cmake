@@ -37,6 +37,11 @@ function(tessera_add_application name)
   cmake_parse_arguments(APP "" "PYTHON_DIR" "SOURCES;BINDINGS;LINK_LIBRARIES" ${ARGN})
   set(lib tessera_${name})
   add_library(${lib} SHARED ${APP_SOURCES})
+  # Calls inside the library may be inlined and made directly: with -fPIC and
+  # the default -fsemantic-interposition every exported function (a grid's
+  # cell coordinate, a face's contact test) was called through the PLT, even
+  # from its own file. Nothing here is meant to be interposed.
+  target_compile_options(${lib} PRIVATE -fno-semantic-interposition)
   if(TARGET tessera_kernel)
     target_link_libraries(${lib} PUBLIC tessera_kernel ${APP_LINK_LIBRARIES})
   else()
