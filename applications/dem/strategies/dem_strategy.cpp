@@ -1013,7 +1013,10 @@ bool ExplicitSolverStrategy::RelativeDisplacementIsVelocityStep() const {
   // since: glued to a wall, a member of a cluster, a velocity dof fixed (a
   // process may have imposed a new velocity before these forces), or
   // inserted after the integration. Then every contact keeps the increments
-  // (Kratos' form), so that the same rows give the same forces as before.
+  // (Kratos' form), so that the same rows give the same forces as before. (A
+  // velocity that a script sets on a free node between steps enters the next
+  // tangential increment as v Δt rather than as the motion already made: the
+  // two differ by O(Δt) in that one step, as the schemes themselves do.)
   return increments_are_velocity_steps_ && glued_.size() == 0 && clusters_.empty() &&
          std::none_of(particles_.fixed.begin(), particles_.fixed.end(),
                       [](std::uint8_t bits) { return bits != 0; });
