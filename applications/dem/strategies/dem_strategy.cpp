@@ -34,8 +34,6 @@ void RecordError(std::int64_t& slot, std::int64_t index) {
   }
 }
 
-bool Fixed(std::uint8_t bits, int bit) { return (bits >> bit) & 1u; }
-
 // The pair pass's batch results, one per thread (a few tens of KB, reused).
 // Not inlined: inlined, the compiler recomputed the thread-local address (a
 // call to __tls_get_addr from this shared library) at every candidate of the
@@ -154,7 +152,8 @@ void ExplicitSolverStrategy::PairContacts::Resize(std::size_t n) {
 std::size_t ExplicitSolverStrategy::PairContacts::HeldBytes() const {
   return VectorBytes(first, second, tangential_force, tangential_stiffness, normal_elastic_force,
                      sliding, active, energy, first_start, cross_block_start, cross_row_start,
-                     cross_row_slot, cross_force, cross_elastic, cross_torque);
+                     cross_row_slot, cross_force, cross_elastic, cross_torque,
+                     earliest_source_block);
 }
 
 std::size_t ExplicitSolverStrategy::WallContacts::HeldBytes() const {
@@ -191,6 +190,13 @@ void ExplicitSolverStrategy::PairContacts::Index(std::size_t n, std::size_t bloc
     }
   for (std::size_t b = 0; b < blocks; ++b) cross_block_start[b + 1] += cross_block_start[b];
   for (std::size_t i = 0; i < n; ++i) cross_row_start[i + 1] += cross_row_start[i];
+  earliest_source_block.resize(blocks);
+  for (std::size_t b = 0; b < blocks; ++b) earliest_source_block[b] = static_cast<std::uint32_t>(b);
+  for (std::size_t c = 0; c < m; ++c) {
+    const std::size_t target = second[c] / block_rows;
+    earliest_source_block[target] = std::min<std::uint32_t>(
+        earliest_source_block[target], static_cast<std::uint32_t>(first[c] / block_rows));
+  }
   const std::size_t slots = cross_row_start[n];
   cross_row_slot.resize(slots);
   cross_force.resize(slots);
@@ -974,6 +980,7 @@ void ExplicitSolverStrategy::FillPairArrays(std::size_t particle_materials) {
   t.pairs.assign(nm * nm, PairParameters{});
   t.any_friction_decay = false;
   batch_law_valid_ = true;
+  all_pairs_defined_ = true;
   bool first = true;
   for (std::size_t a = 0; a < nm; ++a)
     for (std::size_t b = 0; b < nm; ++b) {
@@ -987,6 +994,9 @@ void ExplicitSolverStrategy::FillPairArrays(std::size_t particle_materials) {
       t.pairs[k] = pair;
       t.any_friction_decay = t.any_friction_decay || pair.friction_decay >= 0.0;
       t.defined[k] = pair.defined ? 1.0 : 0.0;
+      // (Two wall materials never meet.)
+      if (a < particle_materials || b < particle_materials)
+        all_pairs_defined_ = all_pairs_defined_ && pair.defined;
       // The contact point splits the overlap as two springs in series.
       const double ea = table_.Material(static_cast<int>(a)).young;
       const double eb = table_.Material(static_cast<int>(b)).young;
@@ -1022,13 +1032,18 @@ bool ExplicitSolverStrategy::RelativeDisplacementIsVelocityStep() const {
                       [](std::uint8_t bits) { return bits != 0; });
 }
 
-void ExplicitSolverStrategy::ComputeParticleContacts() {
+void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather then) {
   PairContacts& pc = pairs_;
   ParticleStorage& p = particles_;
   const std::size_t n = p.size();
-  if (n == 0) return;
   const std::size_t block_rows = settings_.force_block_rows;
   const std::size_t blocks = (n + block_rows - 1) / block_rows;
+  block_finished_.assign(blocks, 0);
+  block_done_.assign(blocks, 0);
+  if (n == 0) return;
+  std::uint8_t* const block_done = block_done_.data();
+  std::uint8_t* const block_finished = block_finished_.data();
+  const std::uint32_t* const earliest_source = pc.earliest_source_block.data();
   // Raw pointers: the loop stores bytes (sliding, active), which may alias
   // anything, so a vector's data pointer would be reloaded after each of them.
   const Array3* const position = p.position.data();
@@ -1098,6 +1113,20 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
   // would be reloaded after every byte store as well.
   ParallelBlocks(n, blocks, [=, this, &pc](std::size_t b) {
     const std::size_t begin = b * block_rows, end = std::min(n, begin + block_rows);
+    // Once the block is done, its rows are finished at once if every block
+    // with a contact into them is done too: then nothing else adds to these
+    // rows or reads them in this pass (later blocks' contacts have both
+    // spheres in later blocks), and their data is still in cache. The order
+    // of every sum is that of GatherForces, so the result is the same.
+    auto finish_block = [&] {
+      if (!finish) return;
+      std::atomic_ref<std::uint8_t>(block_done[b]).store(1, std::memory_order_release);
+      for (std::size_t s = earliest_source[b]; s < b; ++s)
+        if (std::atomic_ref<std::uint8_t>(block_done[s]).load(std::memory_order_acquire) == 0)
+          return;
+      FinishRows(begin, end, then);
+      block_finished[b] = 1;
+    };
     // Each row starts from its wall contacts; rows of this block then receive
     // the forces of this block's contacts as they come.
     for (std::size_t i = begin; i < end; ++i) {
@@ -1236,6 +1265,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
 
     if (!batched) {
       for (std::size_t i = begin; i < end; ++i) scalar_row(i);
+      finish_block();
       return;
     }
     // The block's candidates in runs of up to a batch: the kernel evaluates
@@ -1274,6 +1304,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts() {
       }
       finish_row(i, row);
     }
+    finish_block();
   });
 }
 
@@ -1403,39 +1434,53 @@ void ExplicitSolverStrategy::CarryWallHistoryAcrossFaces(std::size_t i) {
   }
 }
 
-void ExplicitSolverStrategy::GatherForces(AfterGather then) {
+void ExplicitSolverStrategy::FinishRows(std::size_t begin, std::size_t end, AfterGather then) {
   ParticleStorage& p = particles_;
   const PairContacts& pc = pairs_;
   const Array3 gravity = settings_.gravity;
   const double alpha = settings_.global_damping;
   const bool planar = settings_.dimension == 2;
+  // Raw pointers, taken once (strategies/row_integration.h says why).
+  const IntegrationRows rows(p);
+  const IntegrationConstants integration = Integration();
+  Array3* const contact_force = p.contact_force.data();
+  Array3* const elastic_force = p.elastic_force.data();
+  Array3* const total_force = p.force.data();
+  Array3* const torque_out = p.torque.data();
+  const std::uint32_t* const cross_row_start = pc.cross_row_start.data();
+  const std::uint32_t* const cross_row_slot = pc.cross_row_slot.data();
+  const Array3* const cross_force = pc.cross_force.data();
+  const Array3* const cross_elastic = pc.cross_elastic.data();
+  const Array3* const cross_torque = pc.cross_torque.data();
+  double* const damping_power = global_damping_power_.data();
   // Applied loads: absent (zero) unless the model part declares them.
   const Array3* const external_force = p.external_force.empty() ? nullptr : p.external_force.data();
   const Array3* const external_moment =
       p.external_moment.empty() ? nullptr : p.external_moment.data();
-  ParallelRows(p.size(), [&](std::size_t i) {
-    Array3 contact = p.contact_force[i], elastic = p.elastic_force[i], torque = p.torque[i];
-    for (std::uint32_t s = pc.cross_row_start[i]; s < pc.cross_row_start[i + 1]; ++s) {
-      const std::uint32_t slot = pc.cross_row_slot[s];
-      contact += pc.cross_force[slot];
-      elastic += pc.cross_elastic[slot];
-      torque += pc.cross_torque[slot];
+  for (std::size_t i = begin; i < end; ++i) {
+    Array3 contact = contact_force[i], elastic = elastic_force[i], torque = torque_out[i];
+    for (std::uint32_t s = cross_row_start[i]; s < cross_row_start[i + 1]; ++s) {
+      const std::uint32_t slot = cross_row_slot[s];
+      contact += cross_force[slot];
+      elastic += cross_elastic[slot];
+      torque += cross_torque[slot];
     }
     Array3 total = contact;
     if (external_force) total += external_force[i];
-    total += p.mass[i] * gravity;
+    total += rows.mass[i] * gravity;
     if (external_moment) torque += external_moment[i];
-    if (alpha > 0.0 && p.glued[i] == 0 && p.cluster[i] == 0) {
+    if (alpha > 0.0 && rows.Integrated(i)) {
       // Background damping against the motion, proportional to the unbalanced
       // force (thesis 5.18-5.19); nothing where the particle is at rest, nor on
       // a glued particle (moved by its wall, so it dissipates nothing).
       // Its power, -F_d · v - T_d · ω, is alpha (|F| |v| + |T| |ω|).
-      const double speed = Norm(p.velocity[i]);
+      const Array3 velocity = rows.velocity[i], spin_vector = rows.angular_velocity[i];
+      const double speed = Norm(velocity);
       const double force_norm = Norm(total), torque_norm = Norm(torque);
-      if (speed > 0.0) total -= (alpha * force_norm / speed) * p.velocity[i];
-      const double spin = Norm(p.angular_velocity[i]);
-      if (spin > 0.0) torque -= (alpha * torque_norm / spin) * p.angular_velocity[i];
-      global_damping_power_[i] = alpha * (force_norm * speed + torque_norm * spin);
+      if (speed > 0.0) total -= (alpha * force_norm / speed) * velocity;
+      const double spin = Norm(spin_vector);
+      if (spin > 0.0) torque -= (alpha * torque_norm / spin) * spin_vector;
+      damping_power[i] = alpha * (force_norm * speed + torque_norm * spin);
     }
     if (planar) {
       // In-plane contacts give in-plane forces and torques about z already; this
@@ -1443,16 +1488,26 @@ void ExplicitSolverStrategy::GatherForces(AfterGather then) {
       total[2] = 0.0;
       torque[0] = torque[1] = 0.0;
     }
-    p.force[i] = total;
-    p.torque[i] = torque;
-    p.contact_force[i] = contact;
-    p.elastic_force[i] = elastic;
+    total_force[i] = total;
+    torque_out[i] = torque;
+    contact_force[i] = contact;
+    elastic_force[i] = elastic;
     // The update of the row while its data is in cache: one pass and one
     // synchronisation of the threads fewer per step.
     if (then == AfterGather::kKick)
-      Kick(i);
+      KickRow(rows, integration, i);
     else if (then == AfterGather::kIntegrate)
-      Integrate(i);
+      IntegrateRow(rows, integration, i);
+  }
+}
+
+void ExplicitSolverStrategy::GatherForces(AfterGather then) {
+  const std::size_t n = particles_.size();
+  const std::size_t block_rows = settings_.force_block_rows;
+  const std::size_t blocks = block_finished_.size();
+  ParallelBlocks(n, blocks, [&](std::size_t b) {
+    if (block_finished_[b] == 0)
+      FinishRows(b * block_rows, std::min(n, (b + 1) * block_rows), then);
   });
 }
 
@@ -1483,7 +1538,11 @@ void ExplicitSolverStrategy::AccumulateDissipation() {
 
 void ExplicitSolverStrategy::ComputeForces(AfterGather then) {
   PhaseClock clock;
-  ComputeParticleContacts();  // the wall contacts included, row by row
+  // Rows may be finished within the pair pass unless bonds add to them after
+  // it, or the pass may end in an error (a pair without relation), which must
+  // leave every row as it was.
+  const bool finish = bonds_.empty() && all_pairs_defined_;
+  ComputeParticleContacts(finish, then);  // the wall contacts included, row by row
   if (!bonds_.empty()) {
     // As the pair contacts (ComputeParticleContacts): under Velocity Verlet the
     // step's relative displacement is the relative velocity times Δt.
@@ -1534,126 +1593,24 @@ void ExplicitSolverStrategy::AdvanceClusters(AfterGather then) {
 
 // ---------------------------------------------------------------- integration
 
-void ExplicitSolverStrategy::Integrate(std::size_t i) {
-  ParticleStorage& p = particles_;
-  if (p.glued[i] != 0 || p.cluster[i] != 0) return;  // moved with its wall or cluster
-  const double dt = settings_.delta_time;
-  const TranslationalScheme scheme = settings_.scheme;
-  // One scalar component: returns the increment of the coordinate, updates v.
-  auto advance = [scheme, dt](double& v, double a, bool fixed) {
-    if (fixed) return v * dt;
-    double increment = 0.0;
-    switch (scheme) {
-      case TranslationalScheme::kForwardEuler:
-        increment = v * dt;
-        v += a * dt;
-        break;
-      case TranslationalScheme::kSymplecticEuler:
-        v += a * dt;
-        increment = v * dt;
-        break;
-      case TranslationalScheme::kTaylor:
-        increment = v * dt + 0.5 * a * dt * dt;
-        v += a * dt;
-        break;
-      case TranslationalScheme::kVelocityVerlet:
-        break;  // not used here
-    }
-    return increment;
-  };
-  const double inv_mass = settings_.virtual_mass_coefficient / p.mass[i];
-  Array3 dx;
-  for (int k = 0; k < 3; ++k)
-    dx[k] = advance(p.velocity[i][k], p.force[i][k] * inv_mass, Fixed(p.fixed[i], k));
-  p.position[i] += dx;
-  p.displacement[i] += dx;
-  p.delta_displacement[i] = dx;
-  Array3 dtheta{};
-  if (settings_.rotation) {
-    const double inv_inertia = settings_.virtual_mass_coefficient / p.inertia[i];
-    const bool symplectic = settings_.rotational_scheme == RotationalScheme::kSymplectic;
-    for (int k = 0; k < 3; ++k) {
-      double& w = p.angular_velocity[i][k];
-      const double alpha = p.torque[i][k] * inv_inertia;
-      if (!symplectic) {
-        dtheta[k] = advance(w, alpha, Fixed(p.fixed[i], 3 + k));
-        continue;
-      }
-      if (!Fixed(p.fixed[i], 3 + k)) w += alpha * dt;
-      dtheta[k] = w * dt;
-    }
-  }
-  p.delta_rotation[i] = dtheta;
-  p.rotation_angle[i] += dtheta;
+IntegrationConstants ExplicitSolverStrategy::Integration() const {
+  return {settings_.delta_time, settings_.virtual_mass_coefficient, settings_.scheme,
+          settings_.rotational_scheme, settings_.rotation};
 }
 
 void ExplicitSolverStrategy::KickAndDrift() {
   const ScopedPhase phase(timings_.integration);
-  ParticleStorage& p = particles_;
   const double dt = settings_.delta_time;
   const bool rotation = settings_.rotation;
-  const bool direct_rotation = settings_.rotational_scheme == RotationalScheme::kDirect;
-  ParallelRows(p.size(), [&](std::size_t i) {
-    if (p.glued[i] != 0 || p.cluster[i] != 0) return;  // moved with its wall or cluster
-    const double inv_mass = settings_.virtual_mass_coefficient / p.mass[i];
-    if (p.fixed[i] == 0) {
-      p.velocity[i] += (0.5 * dt * inv_mass) * p.force[i];
-    } else {
-      for (int k = 0; k < 3; ++k)
-        if (!Fixed(p.fixed[i], k)) p.velocity[i][k] += 0.5 * dt * p.force[i][k] * inv_mass;
-    }
-    const Array3 dx = p.velocity[i] * dt;
-    p.position[i] += dx;
-    p.displacement[i] += dx;
-    p.delta_displacement[i] = dx;
-    // (The symplectic sphere rotation turns after the forces, in Kick.)
-    if (!direct_rotation) return;
-    Array3 dtheta{};
-    if (rotation) {
-      const double inv_inertia = settings_.virtual_mass_coefficient / p.inertia[i];
-      for (int k = 0; k < 3; ++k) {
-        if (!Fixed(p.fixed[i], 3 + k))
-          p.angular_velocity[i][k] += 0.5 * dt * p.torque[i][k] * inv_inertia;
-        dtheta[k] = p.angular_velocity[i][k] * dt;
-      }
-    }
-    p.delta_rotation[i] = dtheta;
-    p.rotation_angle[i] += dtheta;
-  });
+  const IntegrationRows rows(particles_);
+  const IntegrationConstants integration = Integration();
+  ParallelRows(particles_.size(),
+               [rows, integration](std::size_t i) { KickAndDriftRow(rows, integration, i); });
   if (!clusters_.empty()) {
     KickClusters(clusters_, VirtualMassKick(0.5 * dt), rotation);
     DriftClusters(clusters_, dt, rotation);
     PlaceClusterMembers(clusters_, particles_, /*positions=*/true, periodic_);
   }
-}
-
-void ExplicitSolverStrategy::Kick(std::size_t i) {
-  ParticleStorage& p = particles_;
-  if (p.glued[i] != 0 || p.cluster[i] != 0) return;  // moved with its wall or cluster
-  const double dt = settings_.delta_time;
-  const double inv_mass = settings_.virtual_mass_coefficient / p.mass[i];
-  if (p.fixed[i] == 0) {
-    p.velocity[i] += (0.5 * dt * inv_mass) * p.force[i];
-  } else {
-    for (int k = 0; k < 3; ++k)
-      if (!Fixed(p.fixed[i], k)) p.velocity[i][k] += 0.5 * dt * p.force[i][k] * inv_mass;
-  }
-  if (!settings_.rotation) return;
-  const double inv_inertia = settings_.virtual_mass_coefficient / p.inertia[i];
-  if (settings_.rotational_scheme == RotationalScheme::kDirect) {
-    for (int k = 0; k < 3; ++k)
-      if (!Fixed(p.fixed[i], 3 + k))
-        p.angular_velocity[i][k] += 0.5 * dt * p.torque[i][k] * inv_inertia;
-    return;
-  }
-  // Symplectic sphere rotation at Kratos' "correct" stage: the whole step's turn.
-  Array3 dtheta;
-  for (int k = 0; k < 3; ++k) {
-    if (!Fixed(p.fixed[i], 3 + k)) p.angular_velocity[i][k] += dt * p.torque[i][k] * inv_inertia;
-    dtheta[k] = p.angular_velocity[i][k] * dt;
-  }
-  p.delta_rotation[i] = dtheta;
-  p.rotation_angle[i] += dtheta;
 }
 
 void ExplicitSolverStrategy::SolveSolutionStep(double time) {

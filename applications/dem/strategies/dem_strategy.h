@@ -61,6 +61,7 @@
 #include "applications/dem/strategies/energy_bookkeeping.h"
 #include "applications/dem/strategies/memory_report.h"
 #include "applications/dem/strategies/phase_timings.h"
+#include "applications/dem/strategies/row_integration.h"
 #include "applications/dem/utilities/neighbour_search.h"
 #include "applications/dem/utilities/periodic_box.h"
 #include "applications/dem/walls/free_rigid_wall.h"
@@ -74,29 +75,6 @@ class ModelPart;
 }
 
 namespace tessera::dem {
-
-enum class TranslationalScheme : std::uint8_t {
-  kForwardEuler,
-  kSymplecticEuler,
-  kTaylor,
-  kVelocityVerlet
-};
-// Kratos' names: Forward_Euler, Symplectic_Euler, Taylor_Scheme, Velocity_Verlet.
-TranslationalScheme TranslationalSchemeFromName(const std::string& name);
-const char* TranslationalSchemeName(TranslationalScheme scheme);
-
-// How spheres turn (Kratos' RotationalIntegrationScheme). Clusters always take
-// the RK-4 quaternion scheme (particles/rigid_clusters.h).
-enum class RotationalScheme : std::uint8_t {
-  // Direct_Integration: ω and the rotation angle with the translational scheme.
-  kDirect,
-  // Quaternion_Integration, Runge_Kutta: Kratos' schemes reduce, for a sphere
-  // (isotropic inertia, no gyroscopic term), to ω += T Δt / I, Δθ = ω Δt
-  // whatever the translational scheme; with Velocity_Verlet that update comes
-  // after the force evaluation (Kratos' "correct" stage), the drift does not turn.
-  kSymplectic,
-};
-RotationalScheme RotationalSchemeFromName(const std::string& name);
 
 struct DemSettings {
   Array3 gravity{0.0, 0.0, -9.81};
@@ -289,6 +267,10 @@ class ExplicitSolverStrategy {
     std::vector<std::uint32_t> cross_block_start, cross_row_start, cross_row_slot;
     // What a cross contact adds to its second particle (force, elastic part, torque).
     std::vector<Array3> cross_force, cross_elastic, cross_torque;
+    // Per block, the first block that has a cross contact into it (the block
+    // itself if none): the block's rows are complete, and no other block reads
+    // them, once the blocks from there to it are done.
+    std::vector<std::uint32_t> earliest_source_block;
     void Resize(std::size_t n);
     std::size_t HeldBytes() const;
     // first_start and the cross slots of the current list, for n particles in
@@ -370,13 +352,17 @@ class ExplicitSolverStrategy {
   // After the forces: the clusters' loads, then what `then` asks (kick or whole step).
   void AdvanceClusters(AfterGather then);
   void ComputeForces(AfterGather then = AfterGather::kNothing);
-  void ComputeParticleContacts();  // each row starts from its wall contacts
+  // Each row starts from its wall contacts. Where `finish` (finish_blocks_), a
+  // block whose rows are complete is finished (FinishRows) at once, while its
+  // rows are in cache; GatherForces finishes the others.
+  void ComputeParticleContacts(bool finish, AfterGather then);
   // The wall contacts of particle i, summed into force, elastic and torque.
   void ComputeWallContacts(std::size_t i, Array3& force, Array3& elastic, Array3& torque);
-  void GatherForces(AfterGather then);  // cross slots, gravity and background damping
-  void Integrate(std::size_t i);        // FE, SE, Taylor
-  void KickAndDrift();                  // VV first half
-  void Kick(std::size_t i);             // VV second half
+  // Rows [begin, end): cross slots, gravity and background damping, then `then`.
+  void FinishRows(std::size_t begin, std::size_t end, AfterGather then);
+  void GatherForces(AfterGather then);  // FinishRows of every row not finished yet
+  void KickAndDrift();                  // VV first half (KickAndDriftRow)
+  IntegrationConstants Integration() const;
   void CarryWallHistoryAcrossFaces(std::size_t particle);
   // Free walls: the particles' contact force and moment on each body, summed
   // in contact-list order (deterministic), from the last force evaluation.
@@ -425,6 +411,11 @@ class ExplicitSolverStrategy {
   PairContacts pairs_;
   WallContacts wall_contacts_;
   std::vector<double> global_damping_power_;  // per particle, of the last evaluation
+  // Per force block: its pair contacts are done; its rows are finished.
+  std::vector<std::uint8_t> block_done_, block_finished_;
+  // Every pair of materials has a relation, so that the force pass cannot
+  // fail and rows may be finished (integrated) during it.
+  bool all_pairs_defined_ = false;
   // Per particle, the dissipated powers of the pair contacts where it is
   // `first` (energy_calculation only), of the last evaluation.
   std::vector<DissipationPower> pair_dissipation_;

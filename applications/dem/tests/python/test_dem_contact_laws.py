@@ -197,6 +197,43 @@ def test_touching_spheres_without_a_material_relation_are_an_error():
         strategy.Initialize()
 
 
+@pytest.mark.parametrize("scheme", ["Symplectic_Euler", "Taylor_Scheme"])
+def test_a_step_stopped_by_a_missing_relation_leaves_every_sphere_as_it_was(scheme):
+    # Two spheres of material b (no b-b relation) approach each other while a
+    # pair of a spheres is in contact elsewhere. The step at which the b spheres
+    # touch is an error; under a scheme that moves the spheres after the forces
+    # it must not have moved any (the force pass integrates rows as it goes
+    # only where every pair has a relation).
+    dem = Dem()
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    a = Material(spheres, 1, density=1000.0)
+    b = Material(spheres, 2, density=1000.0)
+    Relate(a, a, restitution=0.5)
+    Relate(a, b, restitution=0.5)
+    Sphere(spheres, 1, (0.0, 0.0, 0.0), 0.1, a)
+    Sphere(spheres, 2, (0.19, 0.0, 0.0), 0.1, a)
+    Sphere(spheres, 3, (1.0, 0.0, 0.0), 0.1, b, velocity=(1.0, 0.0, 0.0))
+    Sphere(spheres, 4, (1.201, 0.0, 0.0), 0.1, b, velocity=(-1.0, 0.0, 0.0))
+    strategy = dem.ExplicitSolverStrategy(spheres, None, Settings(1e-4, scheme, tolerance=0.01))
+    strategy.Initialize()
+    rows = strategy.Particles
+    time, steps = 0.0, 0
+    with pytest.raises(tessera.Error, match="particles \\(elements 3 and 4\\) touch, but contact "
+                                            "between particle material 2 and particle material 2"):
+        while steps < 10:  # the 1 mm gap closes by 0.2 mm per step
+            before = [np.array(column, copy=True)
+                      for column in (rows.position, rows.velocity, rows.angular_velocity)]
+            time += 1e-4
+            strategy.SolveSolutionStep(time)
+            steps += 1
+    # The sixth step's forces see the gap closed; the a pair was pushing apart.
+    assert steps == 6 and np.all(before[1][:2, 0] != [0.0, 0.0])
+    after = [rows.position, rows.velocity, rows.angular_velocity]
+    for old, new in zip(before, after):
+        assert np.array_equal(old, np.asarray(new))
+
+
 def test_legacy_materials_carry_the_relation_themselves():
     # Pre-2020 decks: FRICTION, COEFFICIENT_OF_RESTITUTION and the law name on
     # the particle material (dem_benchmarks_2019).
