@@ -85,58 +85,100 @@ struct IntegrationRows {
 // the update would otherwise reload them.
 inline bool FixedDof(std::uint8_t fixed, int bit) { return (fixed >> bit) & 1u; }
 
+// The updates below work on three scalars per vector, read before anything
+// is stored and stored component by component: built as an Array3 value, a
+// result was assembled on the stack and copied with a vector load that
+// stalled on store forwarding (a third of the kick-and-drift pass).
+struct Components {
+  double x, y, z;
+};
+inline Components Load(const Array3& a) { return {a[0], a[1], a[2]}; }
+inline void Store(Array3& to, const Components& c) { to[0] = c.x, to[1] = c.y, to[2] = c.z; }
+inline void AddTo(Array3& to, const Components& c) { to[0] += c.x, to[1] += c.y, to[2] += c.z; }
+inline Components Scaled(const Components& c, double s) { return {c.x * s, c.y * s, c.z * s}; }
+
+// One component of the one-force schemes: the new velocity and the increment
+// of the coordinate, from velocity v and acceleration a (imposed: v kept).
+struct AdvancedComponent {
+  double velocity, increment;
+};
+inline AdvancedComponent Advance(TranslationalScheme scheme, double v, double a, double dt,
+                                 bool imposed) {
+  if (imposed) return {v, v * dt};
+  switch (scheme) {
+    case TranslationalScheme::kForwardEuler:
+      return {v + a * dt, v * dt};
+    case TranslationalScheme::kSymplecticEuler: {
+      const double next = v + a * dt;
+      return {next, next * dt};
+    }
+    case TranslationalScheme::kTaylor:
+      return {v + a * dt, v * dt + 0.5 * a * dt * dt};
+    case TranslationalScheme::kVelocityVerlet:
+      break;  // not used here
+  }
+  return {v, 0.0};
+}
+
+// v + h f inv per component, where not imposed (bits first_bit.. of `fixed`),
+// in the operation order of the scalar update v += h * f * inv.
+inline Components Kicked(const Components& v, double h, const Components& f, double inv,
+                         std::uint8_t fixed, int first_bit) {
+  return {FixedDof(fixed, first_bit) ? v.x : v.x + h * f.x * inv,
+          FixedDof(fixed, first_bit + 1) ? v.y : v.y + h * f.y * inv,
+          FixedDof(fixed, first_bit + 2) ? v.z : v.z + h * f.z * inv};
+}
+
+// The translational half kick v += (h/m) F (Array3 arithmetic), or per
+// component where a dof is imposed (as the scalar loop it replaces, whose
+// rounding differs).
+inline Components HalfKicked(const Components& v, double h, const Components& f, double inv_mass,
+                             std::uint8_t fixed) {
+  if (fixed != 0) return Kicked(v, h, f, inv_mass, fixed, 0);
+  const double s = h * inv_mass;
+  return {v.x + s * f.x, v.y + s * f.y, v.z + s * f.z};
+}
+
 // The whole step of Forward Euler, Symplectic Euler or Taylor on row i.
 [[gnu::always_inline]] inline void IntegrateRow(const IntegrationRows& r,
                                                 const IntegrationConstants& k, std::size_t i) {
   if (!r.Integrated(i)) return;
   const double dt = k.dt;
-  // One scalar component: returns the increment of the coordinate, updates v.
-  auto advance = [scheme = k.scheme, dt](double& v, double a, bool fixed) {
-    if (fixed) return v * dt;
-    double increment = 0.0;
-    switch (scheme) {
-      case TranslationalScheme::kForwardEuler:
-        increment = v * dt;
-        v += a * dt;
-        break;
-      case TranslationalScheme::kSymplecticEuler:
-        v += a * dt;
-        increment = v * dt;
-        break;
-      case TranslationalScheme::kTaylor:
-        increment = v * dt + 0.5 * a * dt * dt;
-        v += a * dt;
-        break;
-      case TranslationalScheme::kVelocityVerlet:
-        break;  // not used here
-    }
-    return increment;
-  };
   const std::uint8_t fixed = r.fixed[i];
   const double inv_mass = k.virtual_mass / r.mass[i];
-  Array3 dx;
-  for (int c = 0; c < 3; ++c)
-    dx[c] = advance(r.velocity[i][c], r.force[i][c] * inv_mass, FixedDof(fixed, c));
-  r.position[i] += dx;
-  r.displacement[i] += dx;
-  r.delta_displacement[i] = dx;
-  Array3 dtheta{};
+  const Components v = Load(r.velocity[i]), f = Load(r.force[i]);
+  const AdvancedComponent x0 = Advance(k.scheme, v.x, f.x * inv_mass, dt, FixedDof(fixed, 0));
+  const AdvancedComponent x1 = Advance(k.scheme, v.y, f.y * inv_mass, dt, FixedDof(fixed, 1));
+  const AdvancedComponent x2 = Advance(k.scheme, v.z, f.z * inv_mass, dt, FixedDof(fixed, 2));
+  const Components dx{x0.increment, x1.increment, x2.increment};
+  Store(r.velocity[i], {x0.velocity, x1.velocity, x2.velocity});
+  AddTo(r.position[i], dx);
+  AddTo(r.displacement[i], dx);
+  Store(r.delta_displacement[i], dx);
+  Components dtheta{0.0, 0.0, 0.0};
   if (k.rotation) {
     const double inv_inertia = k.virtual_mass / r.inertia[i];
-    const bool symplectic = k.rotational_scheme == RotationalScheme::kSymplectic;
-    for (int c = 0; c < 3; ++c) {
-      double& w = r.angular_velocity[i][c];
-      const double alpha = r.torque[i][c] * inv_inertia;
-      if (!symplectic) {
-        dtheta[c] = advance(w, alpha, FixedDof(fixed, 3 + c));
-        continue;
-      }
-      if (!FixedDof(fixed, 3 + c)) w += alpha * dt;
-      dtheta[c] = w * dt;
+    const Components w = Load(r.angular_velocity[i]), t = Load(r.torque[i]);
+    if (k.rotational_scheme == RotationalScheme::kSymplectic) {
+      // ω += α Δt with α = T/I, then Δθ = ω Δt.
+      const Components next{FixedDof(fixed, 3) ? w.x : w.x + t.x * inv_inertia * dt,
+                            FixedDof(fixed, 4) ? w.y : w.y + t.y * inv_inertia * dt,
+                            FixedDof(fixed, 5) ? w.z : w.z + t.z * inv_inertia * dt};
+      Store(r.angular_velocity[i], next);
+      dtheta = Scaled(next, dt);
+    } else {
+      const AdvancedComponent a0 =
+          Advance(k.scheme, w.x, t.x * inv_inertia, dt, FixedDof(fixed, 3));
+      const AdvancedComponent a1 =
+          Advance(k.scheme, w.y, t.y * inv_inertia, dt, FixedDof(fixed, 4));
+      const AdvancedComponent a2 =
+          Advance(k.scheme, w.z, t.z * inv_inertia, dt, FixedDof(fixed, 5));
+      Store(r.angular_velocity[i], {a0.velocity, a1.velocity, a2.velocity});
+      dtheta = {a0.increment, a1.increment, a2.increment};
     }
   }
-  r.delta_rotation[i] = dtheta;
-  r.rotation_angle[i] += dtheta;
+  Store(r.delta_rotation[i], dtheta);
+  AddTo(r.rotation_angle[i], dtheta);
 }
 
 // Velocity Verlet before the forces: half kick and drift of row i (and, with
@@ -147,32 +189,25 @@ inline bool FixedDof(std::uint8_t fixed, int bit) { return (fixed >> bit) & 1u; 
   const double dt = k.dt;
   const std::uint8_t fixed = r.fixed[i];
   const double inv_mass = k.virtual_mass / r.mass[i];
-  Array3 velocity = r.velocity[i];
-  if (fixed == 0) {
-    velocity += (0.5 * dt * inv_mass) * r.force[i];
-  } else {
-    for (int c = 0; c < 3; ++c)
-      if (!FixedDof(fixed, c)) velocity[c] += 0.5 * dt * r.force[i][c] * inv_mass;
-  }
-  r.velocity[i] = velocity;
-  const Array3 dx = velocity * dt;
-  r.position[i] += dx;
-  r.displacement[i] += dx;
-  r.delta_displacement[i] = dx;
+  const Components velocity =
+      HalfKicked(Load(r.velocity[i]), 0.5 * dt, Load(r.force[i]), inv_mass, fixed);
+  const Components dx = Scaled(velocity, dt);
+  Store(r.velocity[i], velocity);
+  AddTo(r.position[i], dx);
+  AddTo(r.displacement[i], dx);
+  Store(r.delta_displacement[i], dx);
   // (The symplectic sphere rotation turns after the forces, in KickRow.)
   if (k.rotational_scheme != RotationalScheme::kDirect) return;
-  Array3 dtheta{};
+  Components dtheta{0.0, 0.0, 0.0};
   if (k.rotation) {
     const double inv_inertia = k.virtual_mass / r.inertia[i];
-    Array3 spin = r.angular_velocity[i];
-    for (int c = 0; c < 3; ++c) {
-      if (!FixedDof(fixed, 3 + c)) spin[c] += 0.5 * dt * r.torque[i][c] * inv_inertia;
-      dtheta[c] = spin[c] * dt;
-    }
-    r.angular_velocity[i] = spin;
+    const Components spin =
+        Kicked(Load(r.angular_velocity[i]), 0.5 * dt, Load(r.torque[i]), inv_inertia, fixed, 3);
+    dtheta = Scaled(spin, dt);
+    Store(r.angular_velocity[i], spin);
   }
-  r.delta_rotation[i] = dtheta;
-  r.rotation_angle[i] += dtheta;
+  Store(r.delta_rotation[i], dtheta);
+  AddTo(r.rotation_angle[i], dtheta);
 }
 
 // Velocity Verlet after the forces: the second half kick of row i; with a
@@ -183,31 +218,20 @@ inline bool FixedDof(std::uint8_t fixed, int bit) { return (fixed >> bit) & 1u; 
   const double dt = k.dt;
   const std::uint8_t fixed = r.fixed[i];
   const double inv_mass = k.virtual_mass / r.mass[i];
-  Array3 velocity = r.velocity[i];
-  if (fixed == 0) {
-    velocity += (0.5 * dt * inv_mass) * r.force[i];
-  } else {
-    for (int c = 0; c < 3; ++c)
-      if (!FixedDof(fixed, c)) velocity[c] += 0.5 * dt * r.force[i][c] * inv_mass;
-  }
-  r.velocity[i] = velocity;
+  Store(r.velocity[i],
+        HalfKicked(Load(r.velocity[i]), 0.5 * dt, Load(r.force[i]), inv_mass, fixed));
   if (!k.rotation) return;
   const double inv_inertia = k.virtual_mass / r.inertia[i];
-  Array3 spin = r.angular_velocity[i];
+  const Components w = Load(r.angular_velocity[i]), t = Load(r.torque[i]);
   if (k.rotational_scheme == RotationalScheme::kDirect) {
-    for (int c = 0; c < 3; ++c)
-      if (!FixedDof(fixed, 3 + c)) spin[c] += 0.5 * dt * r.torque[i][c] * inv_inertia;
-    r.angular_velocity[i] = spin;
+    Store(r.angular_velocity[i], Kicked(w, 0.5 * dt, t, inv_inertia, fixed, 3));
     return;
   }
-  Array3 dtheta;
-  for (int c = 0; c < 3; ++c) {
-    if (!FixedDof(fixed, 3 + c)) spin[c] += dt * r.torque[i][c] * inv_inertia;
-    dtheta[c] = spin[c] * dt;
-  }
-  r.angular_velocity[i] = spin;
-  r.delta_rotation[i] = dtheta;
-  r.rotation_angle[i] += dtheta;
+  const Components spin = Kicked(w, dt, t, inv_inertia, fixed, 3);
+  const Components dtheta = Scaled(spin, dt);
+  Store(r.angular_velocity[i], spin);
+  Store(r.delta_rotation[i], dtheta);
+  AddTo(r.rotation_angle[i], dtheta);
 }
 
 }  // namespace tessera::dem
