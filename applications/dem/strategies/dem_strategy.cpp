@@ -43,6 +43,12 @@ void RecordError(std::int64_t& slot, std::int64_t index) {
   return batch;
 }
 
+// The wall contacts' per-sphere scratch, one per thread (as ThreadBatch).
+[[gnu::noinline]] std::vector<FaceContactGeometry>& ThreadWallFeatures() {
+  static thread_local std::vector<FaceContactGeometry> features;
+  return features;
+}
+
 // Marks an entry of a new contact list that has no entry in the old one.
 constexpr std::uint32_t kFreshContact = std::numeric_limits<std::uint32_t>::max();
 
@@ -159,7 +165,7 @@ std::size_t ExplicitSolverStrategy::PairContacts::HeldBytes() const {
 std::size_t ExplicitSolverStrategy::WallContacts::HeldBytes() const {
   return VectorBytes(particle, face, tangential_force, tangential_stiffness, normal_elastic_force,
                      sliding, active, force, elastic_force, rolling, energy, dissipation, weights,
-                     normal, point, geometry, particle_start);
+                     normal, point, particle_start);
 }
 
 MemoryReport ExplicitSolverStrategy::HeldMemory() const {
@@ -225,7 +231,6 @@ void ExplicitSolverStrategy::WallContacts::Resize(std::size_t n) {
   weights.resize(n);
   normal.resize(n);
   point.resize(n);
-  geometry.resize(n);
 }
 
 ExplicitSolverStrategy::ExplicitSolverStrategy(ModelPart& spheres, ModelPart* walls,
@@ -931,7 +936,6 @@ void ExplicitSolverStrategy::Search(double time) {
     w.dissipation.assign(m, DissipationPower{});
     w.weights.assign(m, std::array<double, 4>{});
     w.normal.assign(m, Array3{});
-    w.geometry.assign(m, FaceContactGeometry{});
     w.particle_start.assign(n + 1, 0);
     for (std::size_t c = 0; c < m; ++c) ++w.particle_start[w.particle[c] + 1];
     for (std::size_t i = 0; i < n; ++i) w.particle_start[i + 1] += w.particle_start[i];
@@ -1129,10 +1133,11 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
     };
     // Each row starts from its wall contacts; rows of this block then receive
     // the forces of this block's contacts as they come.
+    std::vector<FaceContactGeometry>& wall_features = ThreadWallFeatures();
     for (std::size_t i = begin; i < end; ++i) {
       Array3 wall_force{}, wall_elastic{}, wall_torque{};
       if (wall_start[i] != wall_start[i + 1])  // most spheres are far from any wall
-        ComputeWallContacts(i, wall_force, wall_elastic, wall_torque);
+        ComputeWallContacts(i, wall_features, wall_force, wall_elastic, wall_torque);
       contact_force[i] = wall_force;
       elastic_force[i] = wall_elastic;
       torque[i] = wall_torque;
@@ -1308,8 +1313,9 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
   });
 }
 
-void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i, Array3& force, Array3& elastic,
-                                                 Array3& torque) {
+void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
+                                                 std::vector<FaceContactGeometry>& features,
+                                                 Array3& force, Array3& elastic, Array3& torque) {
   WallContacts& wc = wall_contacts_;
   const ParticleStorage& p = particles_;
   const double dt = settings_.delta_time;
@@ -1319,17 +1325,19 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i, Array3& force, A
   // region (Double Hierarchy, thesis §3.4). A glued particle is part of its
   // sticky wall: no contact with that wall's faces.
   const int own_wall = static_cast<int>(p.glued[i]) - 1;
+  if (features.size() < end - begin) features.resize(end - begin);
+  FaceContactGeometry* const feature = features.data();  // feature[c - begin]
   for (std::uint32_t c = begin; c < end; ++c)
-    wc.geometry[c] = own_wall >= 0 && face_sticky_[wc.face[c]] == own_wall
-                         ? FaceContactGeometry{}
-                         : FaceContact(faces, wc.face[c], p.position[i], p.radius[i]);
-  ApplyDistanceHierarchy(wc.geometry.data() + begin, end - begin);
-  CarryWallHistoryAcrossFaces(i);
+    feature[c - begin] = own_wall >= 0 && face_sticky_[wc.face[c]] == own_wall
+                             ? FaceContactGeometry{}
+                             : FaceContact(faces, wc.face[c], p.position[i], p.radius[i]);
+  ApplyDistanceHierarchy(features.data(), end - begin);
+  CarryWallHistoryAcrossFaces(i, features.data());
   for (std::uint32_t c = begin; c < end; ++c) {
     const std::uint32_t f = wc.face[c];
     ContactHistoryRef history{wc.tangential_force[c], wc.tangential_stiffness[c],
                               wc.normal_elastic_force[c], wc.sliding[c]};
-    const FaceContactGeometry& g = wc.geometry[c];
+    const FaceContactGeometry& g = feature[c - begin];
     if (g.type == FaceContactType::kNone) {
       if (wc.active[c]) ResetContactHistory(history);
       wc.active[c] = 0;
@@ -1380,7 +1388,8 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i, Array3& force, A
   }
 }
 
-void ExplicitSolverStrategy::CarryWallHistoryAcrossFaces(std::size_t i) {
+void ExplicitSolverStrategy::CarryWallHistoryAcrossFaces(std::size_t i,
+                                                         const FaceContactGeometry* features) {
   // A sphere sliding from one face to the next ends a contact and starts one
   // with a new face in the same step. The new contact takes the history of the
   // ended contact whose last contact point is nearest to its own, when that
@@ -1389,11 +1398,12 @@ void ExplicitSolverStrategy::CarryWallHistoryAcrossFaces(std::size_t i) {
   WallContacts& wc = wall_contacts_;
   const ParticleStorage& p = particles_;
   const std::uint32_t begin = wc.particle_start[i], end = wc.particle_start[i + 1];
+  const FaceContactGeometry* const feature = features;  // feature[c - begin]
   // Only a step that both starts and ends a contact of this sphere hands a
   // history over (most steps do neither).
   bool started = false, ended = false;
   for (std::uint32_t c = begin; c < end; ++c) {
-    const bool touching = wc.geometry[c].type != FaceContactType::kNone;
+    const bool touching = feature[c - begin].type != FaceContactType::kNone;
     started = started || (touching && !wc.active[c]);
     ended = ended || (!touching && wc.active[c]);
   }
@@ -1406,18 +1416,18 @@ void ExplicitSolverStrategy::CarryWallHistoryAcrossFaces(std::size_t i) {
                               p.radius[i] * Norm(p.delta_rotation[i]) + wall_motion) +
                        kCoincidentContact * p.radius[i];
   for (std::uint32_t c = begin; c < end; ++c) {
-    if (wc.active[c] || wc.geometry[c].type == FaceContactType::kNone) continue;
+    if (wc.active[c] || feature[c - begin].type == FaceContactType::kNone) continue;
     std::uint32_t donor = end;
     double nearest = reach;
     for (std::uint32_t k = begin; k < end; ++k) {
       // An ended contact that has not yet given its history away.
-      if (!wc.active[k] || wc.geometry[k].type != FaceContactType::kNone) continue;
-      const double d = Norm(wc.geometry[c].point - wc.point[k]);
+      if (!wc.active[k] || feature[k - begin].type != FaceContactType::kNone) continue;
+      const double d = Norm(feature[c - begin].point - wc.point[k]);
       if (d <= nearest) nearest = d, donor = k;
     }
     if (donor == end) continue;
     // The tangential force turned into the new tangent plane, magnitude kept.
-    const Array3 n = wc.geometry[c].normal;
+    const Array3 n = feature[c - begin].normal;
     const Array3 old_force = wc.tangential_force[donor];
     const Array3 in_plane = old_force - Dot(old_force, n) * n;
     const double length = Norm(in_plane);

@@ -289,10 +289,7 @@ class ExplicitSolverStrategy {
     std::vector<std::array<double, 4>> weights;  // of the face's vertices at the contact
     std::vector<Array3> normal;                  // from the particle to the face
     std::vector<Array3> point;                   // the contact point on the face
-    // The closest feature found in the current step, before it becomes the
-    // contact (Double Hierarchy).
-    std::vector<FaceContactGeometry> geometry;
-    std::vector<std::uint32_t> particle_start;  // candidates of each particle
+    std::vector<std::uint32_t> particle_start;   // candidates of each particle
     void Resize(std::size_t n);
     std::size_t HeldBytes() const;
   };
@@ -357,13 +354,18 @@ class ExplicitSolverStrategy {
   // rows are in cache; GatherForces finishes the others.
   void ComputeParticleContacts(bool finish, AfterGather then);
   // The wall contacts of particle i, summed into force, elastic and torque.
-  void ComputeWallContacts(std::size_t i, Array3& force, Array3& elastic, Array3& torque);
+  // `features` is scratch for the closest feature of each candidate face in
+  // this step, before the Double Hierarchy makes them contacts (one sphere's
+  // candidates at a time, so it stays in cache).
+  void ComputeWallContacts(std::size_t i, std::vector<FaceContactGeometry>& features, Array3& force,
+                           Array3& elastic, Array3& torque);
   // Rows [begin, end): cross slots, gravity and background damping, then `then`.
   void FinishRows(std::size_t begin, std::size_t end, AfterGather then);
   void GatherForces(AfterGather then);  // FinishRows of every row not finished yet
   void KickAndDrift();                  // VV first half (KickAndDriftRow)
   IntegrationConstants Integration() const;
-  void CarryWallHistoryAcrossFaces(std::size_t particle);
+  // features[c - first candidate]: this step's closest features of the particle's candidates.
+  void CarryWallHistoryAcrossFaces(std::size_t particle, const FaceContactGeometry* features);
   // Free walls: the particles' contact force and moment on each body, summed
   // in contact-list order (deterministic), from the last force evaluation.
   void CollectFreeWallLoads();

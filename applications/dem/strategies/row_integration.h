@@ -102,8 +102,8 @@ inline Components Scaled(const Components& c, double s) { return {c.x * s, c.y *
 struct AdvancedComponent {
   double velocity, increment;
 };
-inline AdvancedComponent Advance(TranslationalScheme scheme, double v, double a, double dt,
-                                 bool imposed) {
+[[gnu::always_inline]] inline AdvancedComponent Advance(TranslationalScheme scheme, double v,
+                                                        double a, double dt, bool imposed) {
   if (imposed) return {v, v * dt};
   switch (scheme) {
     case TranslationalScheme::kForwardEuler:
@@ -122,8 +122,8 @@ inline AdvancedComponent Advance(TranslationalScheme scheme, double v, double a,
 
 // v + h f inv per component, where not imposed (bits first_bit.. of `fixed`),
 // in the operation order of the scalar update v += h * f * inv.
-inline Components Kicked(const Components& v, double h, const Components& f, double inv,
-                         std::uint8_t fixed, int first_bit) {
+[[gnu::always_inline]] inline Components Kicked(const Components& v, double h, const Components& f,
+                                                double inv, std::uint8_t fixed, int first_bit) {
   return {FixedDof(fixed, first_bit) ? v.x : v.x + h * f.x * inv,
           FixedDof(fixed, first_bit + 1) ? v.y : v.y + h * f.y * inv,
           FixedDof(fixed, first_bit + 2) ? v.z : v.z + h * f.z * inv};
@@ -132,8 +132,9 @@ inline Components Kicked(const Components& v, double h, const Components& f, dou
 // The translational half kick v += (h/m) F (Array3 arithmetic), or per
 // component where a dof is imposed (as the scalar loop it replaces, whose
 // rounding differs).
-inline Components HalfKicked(const Components& v, double h, const Components& f, double inv_mass,
-                             std::uint8_t fixed) {
+[[gnu::always_inline]] inline Components HalfKicked(const Components& v, double h,
+                                                    const Components& f, double inv_mass,
+                                                    std::uint8_t fixed) {
   if (fixed != 0) return Kicked(v, h, f, inv_mass, fixed, 0);
   const double s = h * inv_mass;
   return {v.x + s * f.x, v.y + s * f.y, v.z + s * f.z};
