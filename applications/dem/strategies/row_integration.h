@@ -92,9 +92,13 @@ inline bool FixedDof(std::uint8_t fixed, int bit) { return (fixed >> bit) & 1u; 
 struct Components {
   double x, y, z;
 };
-inline Components Load(const Array3& a) { return {a[0], a[1], a[2]}; }
-inline void Store(Array3& to, const Components& c) { to[0] = c.x, to[1] = c.y, to[2] = c.z; }
-inline void AddTo(Array3& to, const Components& c) { to[0] += c.x, to[1] += c.y, to[2] += c.z; }
+inline Components LoadComponents(const Array3& a) { return {a[0], a[1], a[2]}; }
+inline void StoreComponents(Array3& to, const Components& c) {
+  to[0] = c.x, to[1] = c.y, to[2] = c.z;
+}
+inline void AddComponents(Array3& to, const Components& c) {
+  to[0] += c.x, to[1] += c.y, to[2] += c.z;
+}
 inline Components Scaled(const Components& c, double s) { return {c.x * s, c.y * s, c.z * s}; }
 
 // One component of the one-force schemes: the new velocity and the increment
@@ -147,25 +151,25 @@ struct AdvancedComponent {
   const double dt = k.dt;
   const std::uint8_t fixed = r.fixed[i];
   const double inv_mass = k.virtual_mass / r.mass[i];
-  const Components v = Load(r.velocity[i]), f = Load(r.force[i]);
+  const Components v = LoadComponents(r.velocity[i]), f = LoadComponents(r.force[i]);
   const AdvancedComponent x0 = Advance(k.scheme, v.x, f.x * inv_mass, dt, FixedDof(fixed, 0));
   const AdvancedComponent x1 = Advance(k.scheme, v.y, f.y * inv_mass, dt, FixedDof(fixed, 1));
   const AdvancedComponent x2 = Advance(k.scheme, v.z, f.z * inv_mass, dt, FixedDof(fixed, 2));
   const Components dx{x0.increment, x1.increment, x2.increment};
-  Store(r.velocity[i], {x0.velocity, x1.velocity, x2.velocity});
-  AddTo(r.position[i], dx);
-  AddTo(r.displacement[i], dx);
-  Store(r.delta_displacement[i], dx);
+  StoreComponents(r.velocity[i], {x0.velocity, x1.velocity, x2.velocity});
+  AddComponents(r.position[i], dx);
+  AddComponents(r.displacement[i], dx);
+  StoreComponents(r.delta_displacement[i], dx);
   Components dtheta{0.0, 0.0, 0.0};
   if (k.rotation) {
     const double inv_inertia = k.virtual_mass / r.inertia[i];
-    const Components w = Load(r.angular_velocity[i]), t = Load(r.torque[i]);
+    const Components w = LoadComponents(r.angular_velocity[i]), t = LoadComponents(r.torque[i]);
     if (k.rotational_scheme == RotationalScheme::kSymplectic) {
       // ω += α Δt with α = T/I, then Δθ = ω Δt.
       const Components next{FixedDof(fixed, 3) ? w.x : w.x + t.x * inv_inertia * dt,
                             FixedDof(fixed, 4) ? w.y : w.y + t.y * inv_inertia * dt,
                             FixedDof(fixed, 5) ? w.z : w.z + t.z * inv_inertia * dt};
-      Store(r.angular_velocity[i], next);
+      StoreComponents(r.angular_velocity[i], next);
       dtheta = Scaled(next, dt);
     } else {
       const AdvancedComponent a0 =
@@ -174,12 +178,12 @@ struct AdvancedComponent {
           Advance(k.scheme, w.y, t.y * inv_inertia, dt, FixedDof(fixed, 4));
       const AdvancedComponent a2 =
           Advance(k.scheme, w.z, t.z * inv_inertia, dt, FixedDof(fixed, 5));
-      Store(r.angular_velocity[i], {a0.velocity, a1.velocity, a2.velocity});
+      StoreComponents(r.angular_velocity[i], {a0.velocity, a1.velocity, a2.velocity});
       dtheta = {a0.increment, a1.increment, a2.increment};
     }
   }
-  Store(r.delta_rotation[i], dtheta);
-  AddTo(r.rotation_angle[i], dtheta);
+  StoreComponents(r.delta_rotation[i], dtheta);
+  AddComponents(r.rotation_angle[i], dtheta);
 }
 
 // Velocity Verlet before the forces: half kick and drift of row i (and, with
@@ -190,25 +194,25 @@ struct AdvancedComponent {
   const double dt = k.dt;
   const std::uint8_t fixed = r.fixed[i];
   const double inv_mass = k.virtual_mass / r.mass[i];
-  const Components velocity =
-      HalfKicked(Load(r.velocity[i]), 0.5 * dt, Load(r.force[i]), inv_mass, fixed);
+  const Components velocity = HalfKicked(LoadComponents(r.velocity[i]), 0.5 * dt,
+                                         LoadComponents(r.force[i]), inv_mass, fixed);
   const Components dx = Scaled(velocity, dt);
-  Store(r.velocity[i], velocity);
-  AddTo(r.position[i], dx);
-  AddTo(r.displacement[i], dx);
-  Store(r.delta_displacement[i], dx);
+  StoreComponents(r.velocity[i], velocity);
+  AddComponents(r.position[i], dx);
+  AddComponents(r.displacement[i], dx);
+  StoreComponents(r.delta_displacement[i], dx);
   // (The symplectic sphere rotation turns after the forces, in KickRow.)
   if (k.rotational_scheme != RotationalScheme::kDirect) return;
   Components dtheta{0.0, 0.0, 0.0};
   if (k.rotation) {
     const double inv_inertia = k.virtual_mass / r.inertia[i];
-    const Components spin =
-        Kicked(Load(r.angular_velocity[i]), 0.5 * dt, Load(r.torque[i]), inv_inertia, fixed, 3);
+    const Components spin = Kicked(LoadComponents(r.angular_velocity[i]), 0.5 * dt,
+                                   LoadComponents(r.torque[i]), inv_inertia, fixed, 3);
     dtheta = Scaled(spin, dt);
-    Store(r.angular_velocity[i], spin);
+    StoreComponents(r.angular_velocity[i], spin);
   }
-  Store(r.delta_rotation[i], dtheta);
-  AddTo(r.rotation_angle[i], dtheta);
+  StoreComponents(r.delta_rotation[i], dtheta);
+  AddComponents(r.rotation_angle[i], dtheta);
 }
 
 // Velocity Verlet after the forces: the second half kick of row i; with a
@@ -219,20 +223,20 @@ struct AdvancedComponent {
   const double dt = k.dt;
   const std::uint8_t fixed = r.fixed[i];
   const double inv_mass = k.virtual_mass / r.mass[i];
-  Store(r.velocity[i],
-        HalfKicked(Load(r.velocity[i]), 0.5 * dt, Load(r.force[i]), inv_mass, fixed));
+  StoreComponents(r.velocity[i], HalfKicked(LoadComponents(r.velocity[i]), 0.5 * dt,
+                                            LoadComponents(r.force[i]), inv_mass, fixed));
   if (!k.rotation) return;
   const double inv_inertia = k.virtual_mass / r.inertia[i];
-  const Components w = Load(r.angular_velocity[i]), t = Load(r.torque[i]);
+  const Components w = LoadComponents(r.angular_velocity[i]), t = LoadComponents(r.torque[i]);
   if (k.rotational_scheme == RotationalScheme::kDirect) {
-    Store(r.angular_velocity[i], Kicked(w, 0.5 * dt, t, inv_inertia, fixed, 3));
+    StoreComponents(r.angular_velocity[i], Kicked(w, 0.5 * dt, t, inv_inertia, fixed, 3));
     return;
   }
   const Components spin = Kicked(w, dt, t, inv_inertia, fixed, 3);
   const Components dtheta = Scaled(spin, dt);
-  Store(r.angular_velocity[i], spin);
-  Store(r.delta_rotation[i], dtheta);
-  AddTo(r.rotation_angle[i], dtheta);
+  StoreComponents(r.angular_velocity[i], spin);
+  StoreComponents(r.delta_rotation[i], dtheta);
+  AddComponents(r.rotation_angle[i], dtheta);
 }
 
 }  // namespace tessera::dem
