@@ -1398,12 +1398,11 @@ void ExplicitSolverStrategy::CarryWallHistoryAcrossFaces(std::size_t i,
   WallContacts& wc = wall_contacts_;
   const ParticleStorage& p = particles_;
   const std::uint32_t begin = wc.particle_start[i], end = wc.particle_start[i + 1];
-  const FaceContactGeometry* const feature = features;  // feature[c - begin]
   // Only a step that both starts and ends a contact of this sphere hands a
   // history over (most steps do neither).
   bool started = false, ended = false;
   for (std::uint32_t c = begin; c < end; ++c) {
-    const bool touching = feature[c - begin].type != FaceContactType::kNone;
+    const bool touching = features[c - begin].type != FaceContactType::kNone;
     started = started || (touching && !wc.active[c]);
     ended = ended || (!touching && wc.active[c]);
   }
@@ -1416,18 +1415,18 @@ void ExplicitSolverStrategy::CarryWallHistoryAcrossFaces(std::size_t i,
                               p.radius[i] * Norm(p.delta_rotation[i]) + wall_motion) +
                        kCoincidentContact * p.radius[i];
   for (std::uint32_t c = begin; c < end; ++c) {
-    if (wc.active[c] || feature[c - begin].type == FaceContactType::kNone) continue;
+    if (wc.active[c] || features[c - begin].type == FaceContactType::kNone) continue;
     std::uint32_t donor = end;
     double nearest = reach;
     for (std::uint32_t k = begin; k < end; ++k) {
       // An ended contact that has not yet given its history away.
-      if (!wc.active[k] || feature[k - begin].type != FaceContactType::kNone) continue;
-      const double d = Norm(feature[c - begin].point - wc.point[k]);
+      if (!wc.active[k] || features[k - begin].type != FaceContactType::kNone) continue;
+      const double d = Norm(features[c - begin].point - wc.point[k]);
       if (d <= nearest) nearest = d, donor = k;
     }
     if (donor == end) continue;
     // The tangential force turned into the new tangent plane, magnitude kept.
-    const Array3 n = feature[c - begin].normal;
+    const Array3 n = features[c - begin].normal;
     const Array3 old_force = wc.tangential_force[donor];
     const Array3 in_plane = old_force - Dot(old_force, n) * n;
     const double length = Norm(in_plane);

@@ -133,9 +133,9 @@ struct AdvancedComponent {
           FixedDof(fixed, first_bit + 2) ? v.z : v.z + h * f.z * inv};
 }
 
-// The translational half kick v += (h/m) F (Array3 arithmetic), or per
-// component where a dof is imposed (as the scalar loop it replaces, whose
-// rounding differs).
+// The translational half kick: v + (h/m) F with the factor h/m formed once,
+// or, where a dof is imposed, v + h F / m per free component (the two orders
+// the code before them used; their roundings differ).
 [[gnu::always_inline]] inline Components HalfKicked(const Components& v, double h,
                                                     const Components& f, double inv_mass,
                                                     std::uint8_t fixed) {
