@@ -47,6 +47,11 @@ TESSERA_AVX2 Vec Gather(const double* base, const std::uint32_t* index, std::siz
              base[stride * index[2] + offset], base[stride * index[3] + offset]};
 }
 TESSERA_AVX2 void Store(double* to, Vec v) { std::memcpy(to, &v, sizeof v); }
+TESSERA_AVX2 Vec Load(const double* from) {
+  Vec v;
+  std::memcpy(&v, from, sizeof v);
+  return v;
+}
 // d - L nearbyint(d / L) in every lane: PeriodicBox::Nearest's operations
 // (round to nearest even, as std::nearbyint in the default rounding mode).
 TESSERA_AVX2 Vec NearestImage(Vec d, double length) {
@@ -74,39 +79,67 @@ TESSERA_AVX2 Row3 GatherRows(const Array3* rows, const std::uint32_t* index) {
   return {Gather(base, index, 3, 0), Gather(base, index, 3, 1), Gather(base, index, 3, 2)};
 }
 
+// The pair-table values of a group's four lanes.
+struct LaneParameters {
+  Vec share, young, shear, damping_ratio, tangential_damping, static_friction, dynamic_friction;
+  Mask defined;
+};
+
+TESSERA_AVX2 LaneParameters GatherParameters(const PairTableArrays& table, const std::uint32_t* p) {
+  LaneParameters v;
+  v.share = Gather(table.share.data(), p, 1, 0);
+  v.young = Gather(table.young.data(), p, 1, 0);
+  v.shear = Gather(table.shear.data(), p, 1, 0);
+  v.damping_ratio = Gather(table.damping_ratio.data(), p, 1, 0);
+  v.tangential_damping = Gather(table.tangential_damping.data(), p, 1, 0);
+  v.static_friction = Gather(table.friction.data(), p, 2, 0);
+  v.dynamic_friction = Gather(table.friction.data(), p, 2, 1);
+  v.defined = Gather(table.defined.data(), p, 1, 0) != Splat(0.0);
+  return v;
+}
+
+// Every lane of a batch whose candidates are all of pair `pair`: the table is
+// read once per batch instead of once per lane and group.
+TESSERA_AVX2 LaneParameters UniformParameters(const PairTableArrays& table, std::uint32_t pair) {
+  const std::uint32_t p[kLanes] = {pair, pair, pair, pair};
+  return GatherParameters(table, p);
+}
+
+// `uniform`: the parameters of every lane where the whole batch is of one pair
+// (PairBatchInput::uniform_pair), else null.
 template <ContactLaw kLaw, bool kVelocityStep, bool kPowers>
-TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, std::size_t k,
-                                std::size_t lanes, PairContactBatch& b) {
+TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, const LaneParameters* uniform,
+                                std::uint32_t begin, std::size_t k, std::size_t lanes,
+                                PairContactBatch& b) {
   // Lanes k.. of the touching list; results at k.. of the batch's arrays.
   static_assert(sizeof(Array3) == 3 * sizeof(double));
   const PairTableArrays& table = *in.table;
   // The group's candidates; lanes past the end repeat the last one (computed,
   // not stored).
   std::uint32_t c[kLanes], i[kLanes], j[kLanes], p[kLanes];
-  Mask defined, was_sliding;
+  Mask was_sliding;
   for (std::size_t l = 0; l < kLanes; ++l) {
-    c[l] = begin + b.touching[k + (l < lanes ? l : lanes - 1)];
+    c[l] = begin + b.touching[k + l];
     i[l] = in.first[c[l]];
     j[l] = in.second[c[l]];
-    p[l] = static_cast<std::uint32_t>(in.material[i[l]]) * in.materials +
-           static_cast<std::uint32_t>(in.material[j[l]]);
-    defined[l] = table.defined[p[l]] != 0.0 ? -1 : 0;
     was_sliding[l] = in.sliding[c[l]] ? -1 : 0;
   }
+  if (uniform) {
+    for (std::size_t l = 0; l < kLanes; ++l) p[l] = static_cast<std::uint32_t>(in.uniform_pair);
+  } else {
+    for (std::size_t l = 0; l < kLanes; ++l)
+      p[l] = static_cast<std::uint32_t>(in.material[i[l]]) * in.materials +
+             static_cast<std::uint32_t>(in.material[j[l]]);
+  }
+  const LaneParameters parameters = uniform ? *uniform : GatherParameters(table, p);
+  const Mask defined = parameters.defined;
   const Vec zero = Splat(0.0);
   const Vec dt = Splat(in.dt);
 
-  // Geometry (the strategy's pair loop).
-  const Row3 xi = GatherRows(in.position, i), xj = GatherRows(in.position, j);
-  Vec dx = xj.x - xi.x, dy = xj.y - xi.y, dz = xj.z - xi.z;
-  if (in.periodic.active) {
-    const PeriodicBox& box = in.periodic;
-    if (box.axis[0]) dx = NearestImage(dx, box.Length(0));
-    if (box.axis[1]) dy = NearestImage(dy, box.Length(1));
-    if (box.axis[2]) dz = NearestImage(dz, box.Length(2));
-  }
-  const Vec distance2 = dx * dx + dy * dy + dz * dz;
-  const Vec ri = Gather(in.radius, i, 1, 0), rj = Gather(in.radius, j, 1, 0);
+  // Geometry (the strategy's pair loop), from CollectTouching.
+  const Vec dx = Load(&b.dx[k]), dy = Load(&b.dy[k]), dz = Load(&b.dz[k]);
+  const Vec distance2 = Load(&b.distance2[k]);
+  const Vec ri = Load(&b.radius_first[k]), rj = Load(&b.radius_second[k]);
   const Vec mi = Gather(in.mass, i, 1, 0), mj = Gather(in.mass, j, 1, 0);
   const Vec reach = ri + rj;
   const Mask contact = defined;  // every lane touches (EvaluateBatch)
@@ -118,7 +151,7 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, s
   const Vec nx = dx * normal_scale, ny = dy * normal_scale, nz = dz * normal_scale;
   const Vec pair_radius = ri * rj * mass_sum * distance * inverse;
   const Vec pair_mass = mi * mj * reach * distance * inverse;
-  const Vec share_i = Gather(table.share.data(), p, 1, 0);
+  const Vec share_i = parameters.share;
   const Vec a_i = ri - share_i * overlap;
   const Vec a_j = rj - (Splat(1.0) - share_i) * overlap;
   // Relative velocity at the contact point: (v_j - v_i) - (a_j w_j + a_i w_i) x n.
@@ -145,8 +178,8 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, s
   }
 
   // The contact law (ComputeContactForce).
-  const Vec young = Gather(table.young.data(), p, 1, 0);
-  const Vec shear = Gather(table.shear.data(), p, 1, 0);
+  const Vec young = parameters.young;
+  const Vec shear = parameters.shear;
   Vec kn, kt, fne, energy;
   if constexpr (kLaw == ContactLaw::kHertzViscousCoulomb) {
     const Vec contact_radius = Sqrt(pair_radius * overlap);
@@ -160,10 +193,10 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, s
     fne = kn * overlap;
     energy = Splat(0.5) * fne * overlap;
   }
-  const Vec xi_damping = Gather(table.damping_ratio.data(), p, 1, 0);
+  const Vec xi_damping = parameters.damping_ratio;
   const Vec cn = Select(xi_damping > zero, Splat(2.0) * xi_damping * Sqrt(pair_mass * kn), zero);
   // c_t = 0 without damping: cn is 0 then and the factor finite.
-  const Vec ct = cn * Gather(table.tangential_damping.data(), p, 1, 0);
+  const Vec ct = cn * parameters.tangential_damping;
   const Vec overlap_rate = -(vx * nx + vy * ny + vz * nz);
   Vec fn = fne + cn * overlap_rate;
   fn = Select(fn < zero, zero, fn);
@@ -183,7 +216,9 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, s
   const Mask turnable = new_norm2 > zero;
   Vec qx = Select(turnable, px * keep, zero), qy = Select(turnable, py * keep, zero),
       qz = Select(turnable, pz * keep, zero);
-  const Mask unloading = (fne < old_fne) & (old_kt > zero);
+  // Where k_t has not changed (the linear law between equal spheres) the ratio
+  // is exactly 1: those lanes need no division.
+  const Mask unloading = (fne < old_fne) & (old_kt > zero) & (kt != old_kt);
   if (Any(unloading)) {
     const Vec shrink = kt / old_kt;
     qx = Select(unloading, qx * shrink, qx);
@@ -201,8 +236,7 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, s
             tvz = vz - nz * velocity_along;
   Vec tx = fx + tvx * ct, ty = fy + tvy * ct, tz = fz + tvz * ct;
 
-  Vec mu = Select(was_sliding, Gather(table.friction.data(), p, 2, 1),
-                  Gather(table.friction.data(), p, 2, 0));
+  Vec mu = Select(was_sliding, parameters.dynamic_friction, parameters.static_friction);
   if (table.any_friction_decay) {
     // Kratos' blend with the sliding speed, lane by lane as the scalar law.
     const Vec slip2 = tvx * tvx + tvy * tvy + tvz * tvz;
@@ -279,29 +313,138 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, std::uint32_t begin, s
   }
 }
 
+// For each 4-bit mask of touching lanes, the permutation (as eight 32-bit
+// indices, two per double) that moves those lanes to the front in order.
+struct CompressPermutations {
+  alignas(32) std::int32_t doubles[16][8];
+  alignas(16) std::int32_t words[16][8];  // the same for 32-bit lanes
+};
+constexpr CompressPermutations MakeCompressPermutations() {
+  CompressPermutations table{};
+  for (int mask = 0; mask < 16; ++mask) {
+    int to = 0;
+    for (int lane = 0; lane < kLanes; ++lane)
+      if (mask >> lane & 1) {
+        table.doubles[mask][2 * to] = 2 * lane;
+        table.doubles[mask][2 * to + 1] = 2 * lane + 1;
+        table.words[mask][to] = lane;
+        ++to;
+      }
+  }
+  return table;
+}
+constexpr CompressPermutations kCompress = MakeCompressPermutations();
+
+// v's lanes permuted (kCompress) and stored at `to`: the touching lanes land
+// at to[0..], the others after them, overwritten by the next store.
+TESSERA_AVX2 void CompressStore(double* to, Vec v, __m256i permutation) {
+  const __m256 moved = _mm256_permutevar8x32_ps(reinterpret_cast<__m256>(v), permutation);
+  std::memcpy(to, &moved, sizeof moved);
+}
+
+// The four lanes' values base[stride * index[l] + offset], for four consecutive
+// indices, with the processor's gather (64-bit offsets: no overflow).
+TESSERA_AVX2 Vec GatherConsecutive(const double* base, __m256i index, int offset) {
+  return reinterpret_cast<Vec>(_mm256_i64gather_pd(base + offset, index, 8));
+}
+
+// Candidates [begin, end) that touch go to b.touching with their geometry, for
+// the vector lanes; the others (most of them in a loose packing) are settled
+// here, as the scalar loop settles them. Four candidates at a time; the
+// arithmetic is that of the scalar loop (d = x_j - x_i, nearest image, d·d).
+[[gnu::target("avx2")]] void CollectTouching(const PairBatchInput& in, std::uint32_t begin,
+                                             std::uint32_t end, PairContactBatch& b) {
+  // The pointers are copied to locals: the byte stores below may alias
+  // anything, and what is read through `in` would be reloaded after each.
+  const std::uint32_t* const first = in.first;
+  const std::uint32_t* const second = in.second;
+  const double* const position = reinterpret_cast<const double*>(in.position);
+  const double* const radius = in.radius;
+  std::uint8_t* const state = b.state;
+  const PeriodicBox box = in.periodic;
+  const Vec zero = Splat(0.0);
+  std::size_t count = 0;
+  for (std::uint32_t c = begin; c < end; c += kLanes) {
+    // A last, partial group repeats its last candidate (settled once).
+    const std::uint32_t valid = std::min<std::uint32_t>(kLanes, end - c);
+    __m128i first4, second4;
+    if (valid == kLanes) {
+      first4 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(first + c));
+      second4 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(second + c));
+    } else {
+      alignas(16) std::uint32_t i[kLanes], j[kLanes];
+      for (std::uint32_t l = 0; l < kLanes; ++l) {
+        i[l] = first[c + std::min(l, valid - 1)];
+        j[l] = second[c + std::min(l, valid - 1)];
+      }
+      first4 = _mm_load_si128(reinterpret_cast<const __m128i*>(i));
+      second4 = _mm_load_si128(reinterpret_cast<const __m128i*>(j));
+    }
+    const __m256i i = _mm256_cvtepu32_epi64(first4), j = _mm256_cvtepu32_epi64(second4);
+    const __m256i row_i = _mm256_add_epi64(_mm256_add_epi64(i, i), i);  // 3 i: Array3 rows
+    const __m256i row_j = _mm256_add_epi64(_mm256_add_epi64(j, j), j);
+    Vec dx = GatherConsecutive(position, row_j, 0) - GatherConsecutive(position, row_i, 0);
+    Vec dy = GatherConsecutive(position, row_j, 1) - GatherConsecutive(position, row_i, 1);
+    Vec dz = GatherConsecutive(position, row_j, 2) - GatherConsecutive(position, row_i, 2);
+    if (box.active) {
+      if (box.axis[0]) dx = NearestImage(dx, box.Length(0));
+      if (box.axis[1]) dy = NearestImage(dy, box.Length(1));
+      if (box.axis[2]) dz = NearestImage(dz, box.Length(2));
+    }
+    const Vec distance2 = dx * dx + dy * dy + dz * dz;
+    const Vec ri = GatherConsecutive(radius, i, 0), rj = GatherConsecutive(radius, j, 0);
+    const Vec reach = ri + rj;
+    const Mask touches = (distance2 < reach * reach) & (distance2 > zero);
+    const int all = (1 << valid) - 1;
+    const int mask = _mm256_movemask_pd(reinterpret_cast<__m256d>(touches)) & all;
+    const __m256i permutation =
+        _mm256_load_si256(reinterpret_cast<const __m256i*>(kCompress.doubles[mask]));
+    CompressStore(&b.dx[count], dx, permutation);
+    CompressStore(&b.dy[count], dy, permutation);
+    CompressStore(&b.dz[count], dz, permutation);
+    CompressStore(&b.distance2[count], distance2, permutation);
+    CompressStore(&b.radius_first[count], ri, permutation);
+    CompressStore(&b.radius_second[count], rj, permutation);
+    const std::uint32_t offset = c - begin;
+    const __m128i offsets =
+        _mm_add_epi32(_mm_set1_epi32(static_cast<int>(offset)),
+                      _mm_load_si128(reinterpret_cast<const __m128i*>(kCompress.words[mask])));
+    std::memcpy(&b.touching[count], &offsets, sizeof offsets);
+    count += static_cast<std::size_t>(__builtin_popcount(static_cast<unsigned>(mask)));
+    if (valid == kLanes) {
+      std::memset(state + offset, kApart, kLanes);
+    } else {
+      for (std::uint32_t l = 0; l < valid; ++l) state[offset + l] = kApart;
+    }
+    if (mask != all)
+      for (std::uint32_t l = 0; l < valid; ++l)
+        if (!(mask >> l & 1)) ClearCandidate(in, c + l);
+  }
+  // The last touching candidate repeated to a whole group: its lanes are
+  // computed and not stored.
+  for (std::size_t t = count; count > 0 && t % kLanes != 0; ++t) {
+    b.touching[t] = b.touching[count - 1];
+    b.dx[t] = b.dx[count - 1];
+    b.dy[t] = b.dy[count - 1];
+    b.dz[t] = b.dz[count - 1];
+    b.distance2[t] = b.distance2[count - 1];
+    b.radius_first[t] = b.radius_first[count - 1];
+    b.radius_second[t] = b.radius_second[count - 1];
+  }
+  b.touching_count = count;
+}
+
 template <ContactLaw kLaw, bool kVelocityStep, bool kPowers>
 [[gnu::target("avx2")]] void EvaluateBatch(const PairBatchInput& in, std::uint32_t begin,
                                            std::uint32_t end, PairContactBatch& b) {
-  // The candidates that touch go to the vector lanes; the others (most of them
-  // in a loose packing) are settled here, as the scalar loop settles them.
-  b.touching_count = 0;
-  for (std::uint32_t c = begin; c < end; ++c) {
-    const std::uint32_t i = in.first[c], j = in.second[c];
-    Array3 d = in.position[j] - in.position[i];
-    if (in.periodic.active) d = in.periodic.Nearest(d);
-    const double distance2 = Dot(d, d);
-    const double reach = in.radius[i] + in.radius[j];
-    if (distance2 < reach * reach && distance2 > 0.0) {
-      b.touching[b.touching_count++] = c - begin;
-      continue;
-    }
-    b.state[c - begin] = kApart;
-    ClearCandidate(in, c);
-  }
+  CollectTouching(in, begin, end, b);
   const std::size_t n = b.touching_count;
+  LaneParameters uniform;
+  if (in.uniform_pair >= 0) uniform = UniformParameters(*in.table, in.uniform_pair);
+  const LaneParameters* const lane_parameters = in.uniform_pair >= 0 ? &uniform : nullptr;
   for (std::size_t k = 0; k < n; k += kLanes)
-    EvaluateGroup<kLaw, kVelocityStep, kPowers>(in, begin, k, std::min<std::size_t>(kLanes, n - k),
-                                                b);
+    EvaluateGroup<kLaw, kVelocityStep, kPowers>(in, lane_parameters, begin, k,
+                                                std::min<std::size_t>(kLanes, n - k), b);
 }
 
 template <ContactLaw kLaw>

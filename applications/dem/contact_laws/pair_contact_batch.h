@@ -46,9 +46,16 @@ enum PairCandidateState : std::uint8_t {
 // per touching candidate, in list order (touching[t] = its k), the rest.
 struct PairContactBatch {
   static constexpr std::size_t kCapacity = 256;
+  // Room past the last touching candidate for a whole group of four lanes.
+  static constexpr std::size_t kPadded = kCapacity + 4;
   std::uint8_t state[kCapacity];
-  std::uint32_t touching[kCapacity];
+  std::uint32_t touching[kPadded];
   std::size_t touching_count = 0;
+  // Per touching candidate, from the pass that finds them: the separation
+  // x_j - x_i (nearest image), its square and the two radii. The last one is
+  // repeated up to a whole group.
+  double dx[kPadded], dy[kPadded], dz[kPadded], distance2[kPadded];
+  double radius_first[kPadded], radius_second[kPadded];
   std::uint32_t pair[kCapacity];
   // On the first sphere (the second gets -force, -elastic).
   double force[3][kCapacity], elastic[3][kCapacity];
@@ -86,6 +93,9 @@ struct PairBatchInput {
   // A periodic domain (if active): separations to the nearest image, with
   // PeriodicBox::Nearest's arithmetic.
   PeriodicBox periodic;
+  // The pair index (a * materials + b) of every candidate where all spheres are
+  // of one material, else -1: the kernel then reads the table once per batch.
+  std::int32_t uniform_pair = -1;
 };
 
 // Whether this processor runs the batch kernel (AVX2).

@@ -1091,6 +1091,14 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
   // In a periodic domain both paths take the nearest images.
   const bool periodic = settings_.periodic;
   const PeriodicBox box = periodic_;
+  // One material for every sphere (the common case): every candidate is of one
+  // pair, and the kernel reads the table once per batch.
+  const bool one_material =
+      std::all_of(material, material + n, [m = material[0]](int k) { return k == m; });
+  const std::int32_t uniform_pair =
+      one_material
+          ? static_cast<std::int32_t>(static_cast<std::size_t>(material[0]) * (materials + 1))
+          : -1;
   const PairBatchInput batch_input{position,
                                    velocity,
                                    spin,
@@ -1112,7 +1120,8 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
                                    dt,
                                    displacement_is_velocity_step,
                                    track_dissipation,
-                                   periodic_};
+                                   periodic_,
+                                   uniform_pair};
   // Captured by value: pointers read through a reference to the enclosing frame
   // would be reloaded after every byte store as well.
   ParallelBlocks(n, blocks, [=, this, &pc](std::size_t b) {
