@@ -342,12 +342,6 @@ TESSERA_AVX2 void CompressStore(double* to, Vec v, __m256i permutation) {
   std::memcpy(to, &moved, sizeof moved);
 }
 
-// The four lanes' values base[stride * index[l] + offset], for four consecutive
-// indices, with the processor's gather (64-bit offsets: no overflow).
-TESSERA_AVX2 Vec GatherConsecutive(const double* base, __m256i index, int offset) {
-  return reinterpret_cast<Vec>(_mm256_i64gather_pd(base + offset, index, 8));
-}
-
 // Candidates [begin, end) that touch go to b.touching with their geometry, for
 // the vector lanes; the others (most of them in a loose packing) are settled
 // here, as the scalar loop settles them. Four candidates at a time; the
@@ -358,7 +352,7 @@ TESSERA_AVX2 Vec GatherConsecutive(const double* base, __m256i index, int offset
   // anything, and what is read through `in` would be reloaded after each.
   const std::uint32_t* const first = in.first;
   const std::uint32_t* const second = in.second;
-  const double* const position = reinterpret_cast<const double*>(in.position);
+  const Array3* const position = in.position;
   const double* const radius = in.radius;
   std::uint8_t* const state = b.state;
   const PeriodicBox box = in.periodic;
@@ -367,32 +361,29 @@ TESSERA_AVX2 Vec GatherConsecutive(const double* base, __m256i index, int offset
   for (std::uint32_t c = begin; c < end; c += kLanes) {
     // A last, partial group repeats its last candidate (settled once).
     const std::uint32_t valid = std::min<std::uint32_t>(kLanes, end - c);
-    __m128i first4, second4;
-    if (valid == kLanes) {
-      first4 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(first + c));
-      second4 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(second + c));
-    } else {
-      alignas(16) std::uint32_t i[kLanes], j[kLanes];
+    // Indices of the four lanes: the list's own, or for a last, partial group
+    // copies with the last candidate repeated.
+    const std::uint32_t *i = first + c, *j = second + c;
+    std::uint32_t last_i[kLanes], last_j[kLanes];
+    if (valid < kLanes) {
       for (std::uint32_t l = 0; l < kLanes; ++l) {
-        i[l] = first[c + std::min(l, valid - 1)];
-        j[l] = second[c + std::min(l, valid - 1)];
+        last_i[l] = first[c + std::min(l, valid - 1)];
+        last_j[l] = second[c + std::min(l, valid - 1)];
       }
-      first4 = _mm_load_si128(reinterpret_cast<const __m128i*>(i));
-      second4 = _mm_load_si128(reinterpret_cast<const __m128i*>(j));
+      i = last_i;
+      j = last_j;
     }
-    const __m256i i = _mm256_cvtepu32_epi64(first4), j = _mm256_cvtepu32_epi64(second4);
-    const __m256i row_i = _mm256_add_epi64(_mm256_add_epi64(i, i), i);  // 3 i: Array3 rows
-    const __m256i row_j = _mm256_add_epi64(_mm256_add_epi64(j, j), j);
-    Vec dx = GatherConsecutive(position, row_j, 0) - GatherConsecutive(position, row_i, 0);
-    Vec dy = GatherConsecutive(position, row_j, 1) - GatherConsecutive(position, row_i, 1);
-    Vec dz = GatherConsecutive(position, row_j, 2) - GatherConsecutive(position, row_i, 2);
+    // Element by element: on the processors measured (AMD Zen 3) this beat
+    // the AVX2 gather instruction by 5 % of the packed bed's force pass.
+    const Row3 xi = GatherRows(position, i), xj = GatherRows(position, j);
+    Vec dx = xj.x - xi.x, dy = xj.y - xi.y, dz = xj.z - xi.z;
+    const Vec ri = Gather(radius, i, 1, 0), rj = Gather(radius, j, 1, 0);
     if (box.active) {
       if (box.axis[0]) dx = NearestImage(dx, box.Length(0));
       if (box.axis[1]) dy = NearestImage(dy, box.Length(1));
       if (box.axis[2]) dz = NearestImage(dz, box.Length(2));
     }
     const Vec distance2 = dx * dx + dy * dy + dz * dz;
-    const Vec ri = GatherConsecutive(radius, i, 0), rj = GatherConsecutive(radius, j, 0);
     const Vec reach = ri + rj;
     const Mask touches = (distance2 < reach * reach) & (distance2 > zero);
     const int all = (1 << valid) - 1;
