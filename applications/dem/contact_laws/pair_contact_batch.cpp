@@ -12,6 +12,7 @@
 #include "applications/dem/contact_laws/pair_contact_batch.h"
 
 #include "applications/dem/contact_laws/contact_force.h"
+#include "applications/dem/contact_laws/rolling_friction.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -346,8 +347,11 @@ TESSERA_AVX2 void CompressStore(double* to, Vec v, __m256i permutation) {
 // the vector lanes; the others (most of them in a loose packing) are settled
 // here, as the scalar loop settles them. Four candidates at a time; the
 // arithmetic is that of the scalar loop (d = x_j - x_i, nearest image, d·d).
+// Every cross candidate also takes its slot (PairBatchRows): a touching one's
+// goes to b.cross_slot, a non-touching one's is zeroed here.
 [[gnu::target("avx2")]] void CollectTouching(const PairBatchInput& in, std::uint32_t begin,
-                                             std::uint32_t end, PairContactBatch& b) {
+                                             std::uint32_t end, PairContactBatch& b,
+                                             PairBatchRows& rows) {
   // The pointers are copied to locals: the byte stores below may alias
   // anything, and what is read through `in` would be reloaded after each.
   const std::uint32_t* const first = in.first;
@@ -358,6 +362,8 @@ TESSERA_AVX2 void CompressStore(double* to, Vec v, __m256i permutation) {
   const PeriodicBox box = in.periodic;
   const Vec zero = Splat(0.0);
   std::size_t count = 0;
+  const std::uint32_t row_end = rows.row_end;
+  std::uint32_t next_slot = rows.next_slot;
   for (std::uint32_t c = begin; c < end; c += kLanes) {
     // A last, partial group repeats its last candidate (settled once).
     const std::uint32_t valid = std::min<std::uint32_t>(kLanes, end - c);
@@ -401,6 +407,27 @@ TESSERA_AVX2 void CompressStore(double* to, Vec v, __m256i permutation) {
         _mm_add_epi32(_mm_set1_epi32(static_cast<int>(offset)),
                       _mm_load_si128(reinterpret_cast<const __m128i*>(kCompress.words[mask])));
     std::memcpy(&b.touching[count], &offsets, sizeof offsets);
+    // Cross candidates (j >= row_end, unsigned) take the next slots in
+    // lane order.
+    __m128i second4;
+    std::memcpy(&second4, j, sizeof second4);
+    const __m128i is_cross =
+        _mm_cmpeq_epi32(_mm_max_epu32(second4, _mm_set1_epi32(static_cast<int>(row_end))), second4);
+    const int cross = _mm_movemask_ps(_mm_castsi128_ps(is_cross)) & all;
+    alignas(16) std::uint32_t slots[kLanes];
+    for (int l = 0; l < kLanes; ++l)
+      slots[l] = cross >> l & 1 ? next_slot + static_cast<std::uint32_t>(__builtin_popcount(
+                                                  static_cast<unsigned>(cross & ((1 << l) - 1))))
+                                : PairContactBatch::kNoSlot;
+    const __m128i compressed = _mm_castps_si128(
+        _mm_permutevar_ps(_mm_castsi128_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(slots))),
+                          _mm_load_si128(reinterpret_cast<const __m128i*>(kCompress.words[mask]))));
+    std::memcpy(&b.cross_slot[count], &compressed, sizeof compressed);
+    for (int apart = cross & ~mask; apart != 0; apart &= apart - 1) {
+      const std::uint32_t slot = slots[__builtin_ctz(static_cast<unsigned>(apart))];
+      rows.cross_force[slot] = rows.cross_elastic[slot] = rows.cross_torque[slot] = Array3{};
+    }
+    next_slot += static_cast<std::uint32_t>(__builtin_popcount(static_cast<unsigned>(cross)));
     count += static_cast<std::size_t>(__builtin_popcount(static_cast<unsigned>(mask)));
     if (valid == kLanes) {
       std::memset(state + offset, kApart, kLanes);
@@ -421,14 +448,72 @@ TESSERA_AVX2 void CompressStore(double* to, Vec v, __m256i permutation) {
     b.distance2[t] = b.distance2[count - 1];
     b.radius_first[t] = b.radius_first[count - 1];
     b.radius_second[t] = b.radius_second[count - 1];
+    b.cross_slot[t] = b.cross_slot[count - 1];
   }
   b.touching_count = count;
+  rows.next_slot = next_slot;
+}
+
+// The batch's forces added to the rows in list order (EvaluateAndApplyPairBatch).
+std::int64_t ApplyBatch(const PairBatchInput& in, std::uint32_t begin, const PairContactBatch& b,
+                        PairBatchRows& rows) {
+  Array3* const contact_force = rows.contact_force;
+  Array3* const elastic_force = rows.elastic_force;
+  Array3* const torque = rows.torque;
+  const PairParameters* const pairs = in.table->pairs.data();
+  std::int64_t undefined = -1;
+  for (std::size_t t = 0; t < b.touching_count; ++t) {
+    const std::uint32_t c = begin + b.touching[t];
+    const std::uint32_t slot = b.cross_slot[t];
+    if (b.state[c - begin] != kInContact) {  // a pair without relation
+      if (undefined < 0) undefined = c;
+      if (slot != PairContactBatch::kNoSlot)
+        rows.cross_force[slot] = rows.cross_elastic[slot] = rows.cross_torque[slot] = Array3{};
+      continue;
+    }
+    const std::uint32_t i = in.first[c], j = in.second[c];
+    const Array3 force{b.force[0][t], b.force[1][t], b.force[2][t]};
+    const Array3 elastic{b.elastic[0][t], b.elastic[1][t], b.elastic[2][t]};
+    Array3 torque_second{b.torque_second[0][t], b.torque_second[1][t], b.torque_second[2][t]};
+    contact_force[i] += force;
+    elastic_force[i] += elastic;
+    torque[i] += Array3{b.torque_first[0][t], b.torque_first[1][t], b.torque_first[2][t]};
+    const PairParameters& pair = pairs[b.pair[t]];
+    double rolling_power = 0.0;
+    if (pair.rolling_model != RollingFrictionModel::kNone) {
+      // Rolling resistance with R_r the smaller radius (thesis 2.42).
+      const Array3 relative_spin = in.spin[i] - in.spin[j];
+      const Array3 rolling = RollingResistanceTorque(
+          pair.rolling_model, pair.rolling_friction, std::min(in.radius[i], in.radius[j]),
+          b.normal_force[t], relative_spin, 1.0 / in.inertia[i] + 1.0 / in.inertia[j], in.dt);
+      torque[i] += rolling;
+      torque_second -= rolling;
+      rolling_power = -Dot(rolling, relative_spin);
+    }
+    if (rows.dissipation) {
+      DissipationPower& row = rows.dissipation[i];
+      row.damping += b.damping_power[t];
+      row.friction += b.friction_power[t];
+      row.rolling += rolling_power;
+    }
+    if (slot != PairContactBatch::kNoSlot) {
+      rows.cross_force[slot] = -force;
+      rows.cross_elastic[slot] = -elastic;
+      rows.cross_torque[slot] = torque_second;
+    } else {
+      contact_force[j] -= force;
+      elastic_force[j] -= elastic;
+      torque[j] += torque_second;
+    }
+  }
+  return undefined;
 }
 
 template <ContactLaw kLaw, bool kVelocityStep, bool kPowers>
 [[gnu::target("avx2")]] void EvaluateBatch(const PairBatchInput& in, std::uint32_t begin,
-                                           std::uint32_t end, PairContactBatch& b) {
-  CollectTouching(in, begin, end, b);
+                                           std::uint32_t end, PairContactBatch& b,
+                                           PairBatchRows& rows) {
+  CollectTouching(in, begin, end, b, rows);
   const std::size_t n = b.touching_count;
   LaneParameters uniform;
   if (in.uniform_pair >= 0) uniform = UniformParameters(*in.table, in.uniform_pair);
@@ -440,13 +525,13 @@ template <ContactLaw kLaw, bool kVelocityStep, bool kPowers>
 
 template <ContactLaw kLaw>
 void EvaluateBatchOfLaw(const PairBatchInput& in, std::uint32_t begin, std::uint32_t end,
-                        PairContactBatch& b) {
+                        PairContactBatch& b, PairBatchRows& rows) {
   if (in.velocity_step)
-    in.powers ? EvaluateBatch<kLaw, true, true>(in, begin, end, b)
-              : EvaluateBatch<kLaw, true, false>(in, begin, end, b);
+    in.powers ? EvaluateBatch<kLaw, true, true>(in, begin, end, b, rows)
+              : EvaluateBatch<kLaw, true, false>(in, begin, end, b, rows);
   else
-    in.powers ? EvaluateBatch<kLaw, false, true>(in, begin, end, b)
-              : EvaluateBatch<kLaw, false, false>(in, begin, end, b);
+    in.powers ? EvaluateBatch<kLaw, false, true>(in, begin, end, b, rows)
+              : EvaluateBatch<kLaw, false, false>(in, begin, end, b, rows);
 }
 
 }  // namespace
@@ -458,20 +543,22 @@ bool PairContactBatchAvailable() {
   return available;
 }
 
-void EvaluatePairContactBatch(ContactLaw law, const PairBatchInput& in, std::uint32_t begin,
-                              std::uint32_t end, PairContactBatch& batch) {
+std::int64_t EvaluateAndApplyPairBatch(ContactLaw law, const PairBatchInput& in,
+                                       std::uint32_t begin, std::uint32_t end,
+                                       PairContactBatch& batch, PairBatchRows& rows) {
   if (law == ContactLaw::kHertzViscousCoulomb)
-    EvaluateBatchOfLaw<ContactLaw::kHertzViscousCoulomb>(in, begin, end, batch);
+    EvaluateBatchOfLaw<ContactLaw::kHertzViscousCoulomb>(in, begin, end, batch, rows);
   else
-    EvaluateBatchOfLaw<ContactLaw::kLinearViscousCoulomb>(in, begin, end, batch);
+    EvaluateBatchOfLaw<ContactLaw::kLinearViscousCoulomb>(in, begin, end, batch, rows);
+  return ApplyBatch(in, begin, batch, rows);
 }
 
 #else  // not x86-64: no kernel
 
 bool PairContactBatchAvailable() { return false; }
 
-void EvaluatePairContactBatch(ContactLaw, const PairBatchInput&, std::uint32_t, std::uint32_t,
-                              PairContactBatch&) {
+std::int64_t EvaluateAndApplyPairBatch(ContactLaw, const PairBatchInput&, std::uint32_t,
+                                       std::uint32_t, PairContactBatch&, PairBatchRows&) {
   TESSERA_ERROR("the batched contact kernel needs an x86-64 processor with AVX2");
 }
 

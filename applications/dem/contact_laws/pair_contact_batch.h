@@ -1,10 +1,10 @@
 // Sphere-sphere contacts evaluated in batches, one structure of arrays per
 // batch. The DEM strategy's pair pass hands a run of consecutive candidates of
-// its contact list to EvaluatePairContactBatch, which settles the candidates
-// that do not touch, evaluates the contact law for the touching ones four at a
-// time (AVX2 vectors, one lane per contact) and updates their history in
-// place; the strategy then adds the forces to the spheres in list order.
-// Processors without AVX2 keep the scalar loop.
+// its contact list to EvaluateAndApplyPairBatch, which finds the candidates
+// that touch (four at a time) and settles the others, evaluates the contact
+// law for the touching ones four at a time (AVX2 vectors, one lane per
+// contact), updates their history in place and adds their forces to the
+// spheres' rows in list order. Processors without AVX2 keep the scalar loop.
 //
 // The arithmetic is ComputeContactForce's (contact_force.h) with the
 // geometry of the strategy's scalar pair loop, operation for operation, with
@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "applications/dem/contact_laws/contact_law.h"
+#include "applications/dem/strategies/energy_bookkeeping.h"
 #include "applications/dem/utilities/periodic_box.h"
 #include "kernel/core/array3.h"
 
@@ -31,7 +32,7 @@ struct PairTableArrays {
   std::vector<double> share;               // of the overlap taken by the first sphere
   std::vector<double> tangential_damping;  // TangentialDampingFactor (>= 0)
   std::vector<double> defined;             // 1: the pair has a material relation, else 0
-  std::vector<PairParameters> pairs;       // for FRICTION_DECAY (DecayedFriction)
+  std::vector<PairParameters> pairs;       // FRICTION_DECAY (DecayedFriction), rolling resistance
   bool any_friction_decay = false;         // some pair blends its frictions
 };
 
@@ -56,6 +57,10 @@ struct PairContactBatch {
   // repeated up to a whole group.
   double dx[kPadded], dy[kPadded], dz[kPadded], distance2[kPadded];
   double radius_first[kPadded], radius_second[kPadded];
+  // Per touching candidate, where the forces are added in the kernel
+  // (EvaluateAndApplyPairBatch): its cross slot, or kNoSlot.
+  std::uint32_t cross_slot[kPadded];
+  static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
   std::uint32_t pair[kCapacity];
   // On the first sphere (the second gets -force, -elastic).
   double force[3][kCapacity], elastic[3][kCapacity];
@@ -74,6 +79,7 @@ struct PairBatchInput {
   const Array3* step_rotation;
   const double* radius;
   const double* mass;
+  const double* inertia;  // for rolling resistance (EvaluateAndApplyPairBatch)
   const int* material;
   std::uint32_t materials;
   const std::uint32_t* first;  // the candidate list
@@ -98,6 +104,25 @@ struct PairBatchInput {
   std::int32_t uniform_pair = -1;
 };
 
+// Where EvaluateAndApplyPairBatch adds a block's forces: row i of a contact
+// (i, j) receives F, row j -F, or, where j lies past `row_end` (in a later
+// block), the next of the block's cross slots takes -F, which j's block
+// gathers. Every cross candidate takes a slot in list order, touching or not
+// (zero then), as in the strategy's pair loop.
+struct PairBatchRows {
+  Array3* contact_force;
+  Array3* elastic_force;
+  Array3* torque;
+  Array3* cross_force;
+  Array3* cross_elastic;
+  Array3* cross_torque;
+  // Per row, the powers of its contacts as first sphere, summed (energy
+  // bookkeeping); null if not tracked.
+  DissipationPower* dissipation;
+  std::uint32_t row_end;
+  std::uint32_t next_slot;  // advanced by each batch
+};
+
 // Whether this processor runs the batch kernel (AVX2).
 bool PairContactBatchAvailable();
 
@@ -107,8 +132,13 @@ inline bool HasPairContactBatch(ContactLaw law) {
 }
 
 // Evaluates candidates [begin, end) (end - begin <= kCapacity), every defined
-// pair of law `law` (HasPairContactBatch). Only if PairContactBatchAvailable().
-void EvaluatePairContactBatch(ContactLaw law, const PairBatchInput& in, std::uint32_t begin,
-                              std::uint32_t end, PairContactBatch& batch);
+// pair of law `law` (HasPairContactBatch), and adds the forces, the rolling
+// resistance torque of pairs that have one and the dissipated powers to the
+// rows in list order, with the sums of the strategy's scalar pair loop. Only if
+// PairContactBatchAvailable(). Returns the first candidate of a pair without
+// relation (given no force), or -1.
+std::int64_t EvaluateAndApplyPairBatch(ContactLaw law, const PairBatchInput& in,
+                                       std::uint32_t begin, std::uint32_t end,
+                                       PairContactBatch& batch, PairBatchRows& rows);
 
 }  // namespace tessera::dem

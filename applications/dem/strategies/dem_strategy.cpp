@@ -1106,6 +1106,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
                                    step_rotation,
                                    radius,
                                    mass,
+                                   inertia,
                                    material,
                                    static_cast<std::uint32_t>(materials),
                                    pc.first.data(),
@@ -1282,41 +1283,27 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
       finish_block();
       return;
     }
-    // The block's candidates in runs of up to a batch: the kernel evaluates
-    // and updates a run at once, the forces are then added in list order.
+    // The block's candidates in runs of up to a batch: the kernel evaluates a
+    // run, updates its history and adds its forces to the rows in list order.
     PairContactBatch& batch = ThreadBatch();
     const std::uint32_t block_end = first_start[end];
-    std::uint32_t run_begin = first_start[begin], run_end = run_begin;
-    std::size_t t = 0;  // the next touching candidate's results
-    for (std::size_t i = begin; i < end; ++i) {
-      RowTotals row = start_row(i);
-      for (std::uint32_t c = first_start[i]; c < first_start[i + 1]; ++c) {
-        if (c == run_end) {
-          run_begin = c;
-          run_end = std::min<std::uint32_t>(block_end, c + PairContactBatch::kCapacity);
-          EvaluatePairContactBatch(batch_law, batch_input, run_begin, run_end, batch);
-          t = 0;
-        }
-        const std::uint8_t state = batch.state[c - run_begin];
-        const std::uint32_t j = second[c];
-        const bool cross = j >= end;
-        if (state != kInContact) {
-          if (state == kUndefinedPair) {
-            RecordError(pending_pair_error_, static_cast<std::int64_t>(c));
-            ++t;
-          }
-          zero_cross_slot(cross);
-          continue;
-        }
-        apply(row, i, j, cross, pairs[batch.pair[t]],
-              {batch.force[0][t], batch.force[1][t], batch.force[2][t]},
-              {batch.elastic[0][t], batch.elastic[1][t], batch.elastic[2][t]},
-              {batch.torque_first[0][t], batch.torque_first[1][t], batch.torque_first[2][t]},
-              {batch.torque_second[0][t], batch.torque_second[1][t], batch.torque_second[2][t]},
-              batch.normal_force[t], batch.damping_power[t], batch.friction_power[t]);
-        ++t;
-      }
-      finish_row(i, row);
+    if (track_dissipation) std::fill(dissipation + begin, dissipation + end, DissipationPower{});
+    PairBatchRows rows{contact_force,
+                       elastic_force,
+                       torque,
+                       cross_force,
+                       cross_elastic,
+                       cross_torque,
+                       track_dissipation ? dissipation : nullptr,
+                       static_cast<std::uint32_t>(end),
+                       slot};
+    for (std::uint32_t run = first_start[begin]; run < block_end;
+         run += static_cast<std::uint32_t>(PairContactBatch::kCapacity)) {
+      const std::uint32_t run_end = std::min<std::uint32_t>(
+          block_end, run + static_cast<std::uint32_t>(PairContactBatch::kCapacity));
+      const std::int64_t undefined =
+          EvaluateAndApplyPairBatch(batch_law, batch_input, run, run_end, batch, rows);
+      if (undefined >= 0) RecordError(pending_pair_error_, undefined);
     }
     finish_block();
   });
