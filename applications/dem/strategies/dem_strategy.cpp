@@ -159,7 +159,7 @@ std::size_t ExplicitSolverStrategy::PairContacts::HeldBytes() const {
   return VectorBytes(first, second, tangential_force, tangential_stiffness, normal_elastic_force,
                      sliding, active, energy, first_start, cross_block_start, cross_row_start,
                      cross_row_slot, cross_force, cross_elastic, cross_torque,
-                     earliest_source_block);
+                     earliest_source_block, latest_target_block);
 }
 
 std::size_t ExplicitSolverStrategy::WallContacts::HeldBytes() const {
@@ -197,11 +197,15 @@ void ExplicitSolverStrategy::PairContacts::Index(std::size_t n, std::size_t bloc
   for (std::size_t b = 0; b < blocks; ++b) cross_block_start[b + 1] += cross_block_start[b];
   for (std::size_t i = 0; i < n; ++i) cross_row_start[i + 1] += cross_row_start[i];
   earliest_source_block.resize(blocks);
-  for (std::size_t b = 0; b < blocks; ++b) earliest_source_block[b] = static_cast<std::uint32_t>(b);
+  latest_target_block.resize(blocks);
+  for (std::size_t b = 0; b < blocks; ++b)
+    earliest_source_block[b] = latest_target_block[b] = static_cast<std::uint32_t>(b);
   for (std::size_t c = 0; c < m; ++c) {
-    const std::size_t target = second[c] / block_rows;
-    earliest_source_block[target] = std::min<std::uint32_t>(
-        earliest_source_block[target], static_cast<std::uint32_t>(first[c] / block_rows));
+    const std::size_t source = first[c] / block_rows, target = second[c] / block_rows;
+    earliest_source_block[target] =
+        std::min<std::uint32_t>(earliest_source_block[target], static_cast<std::uint32_t>(source));
+    latest_target_block[source] =
+        std::max<std::uint32_t>(latest_target_block[source], static_cast<std::uint32_t>(target));
   }
   const std::size_t slots = cross_row_start[n];
   cross_row_slot.resize(slots);
@@ -1036,7 +1040,7 @@ bool ExplicitSolverStrategy::RelativeDisplacementIsVelocityStep() const {
                       [](std::uint8_t bits) { return bits != 0; });
 }
 
-void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather then) {
+void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather then, bool drift) {
   PairContacts& pc = pairs_;
   ParticleStorage& p = particles_;
   const std::size_t n = p.size();
@@ -1048,6 +1052,11 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
   std::uint8_t* const block_done = block_done_.data();
   std::uint8_t* const block_finished = block_finished_.data();
   const std::uint32_t* const earliest_source = pc.earliest_source_block.data();
+  const std::uint32_t* const latest_target = pc.latest_target_block.data();
+  // The blocks kicked and drifted so far (`drift`: one thread, block order).
+  std::size_t drifted_blocks = 0;
+  const IntegrationRows integration_rows(p);
+  const IntegrationConstants integration = Integration();
   // Raw pointers: the loop stores bytes (sliding, active), which may alias
   // anything, so a vector's data pointer would be reloaded after each of them.
   const Array3* const position = p.position.data();
@@ -1125,8 +1134,16 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
                                    uniform_pair};
   // Captured by value: pointers read through a reference to the enclosing frame
   // would be reloaded after every byte store as well.
-  ParallelBlocks(n, blocks, [=, this, &pc](std::size_t b) {
+  ParallelBlocks(n, blocks, [=, this, &pc, &drifted_blocks](std::size_t b) {
     const std::size_t begin = b * block_rows, end = std::min(n, begin + block_rows);
+    // The rows this block's contacts read (its own and later blocks' up to the
+    // latest target) kicked and drifted first; each row once, before any read.
+    if (drift) {
+      const std::size_t last = std::min(n, (latest_target[b] + std::size_t{1}) * block_rows);
+      for (std::size_t i = drifted_blocks * block_rows; i < last; ++i)
+        KickAndDriftRow(integration_rows, integration, i);
+      drifted_blocks = std::max<std::size_t>(drifted_blocks, latest_target[b] + std::size_t{1});
+    }
     // Once the block is done, its rows are finished at once if every block
     // with a contact into them is done too: then nothing else adds to these
     // rows or reads them in this pass (later blocks' contacts have both
@@ -1541,13 +1558,13 @@ void ExplicitSolverStrategy::AccumulateDissipation() {
         dt * SumRows(particles_.size(), [&](std::size_t i) { return global_damping_power_[i]; });
 }
 
-void ExplicitSolverStrategy::ComputeForces(AfterGather then) {
+void ExplicitSolverStrategy::ComputeForces(AfterGather then, bool drift) {
   PhaseClock clock;
   // Rows may be finished within the pair pass unless bonds add to them after
   // it, or the pass may end in an error (a pair without relation), which must
   // leave every row as it was.
   const bool finish = bonds_.empty() && all_pairs_defined_;
-  ComputeParticleContacts(finish, then);  // the wall contacts included, row by row
+  ComputeParticleContacts(finish, then, drift);  // the wall contacts included, row by row
   if (!bonds_.empty()) {
     // As the pair contacts (ComputeParticleContacts): under Velocity Verlet the
     // step's relative displacement is the relative velocity times Δt.
@@ -1603,6 +1620,17 @@ IntegrationConstants ExplicitSolverStrategy::Integration() const {
           settings_.rotational_scheme, settings_.rotation};
 }
 
+bool ExplicitSolverStrategy::DriftInPairPass(bool search) const {
+  // The rows are kicked and drifted block by block in block order, which only
+  // one thread keeps (ParallelBlocks runs the blocks in order then); nothing
+  // may read or move them between the drift and the forces (search, periodic
+  // wrap, clusters). The last block drifts every row left, so all rows are
+  // drifted when the pass ends, before bonds or GatherForces read them.
+  return settings_.scheme == TranslationalScheme::kVelocityVerlet && !search &&
+         !settings_.periodic && clusters_.empty() &&
+         (ParallelThreads() == 1 || particles_.size() < kMinimumParallelRows);
+}
+
 void ExplicitSolverStrategy::KickAndDrift() {
   const ScopedPhase phase(timings_.integration);
   const double dt = settings_.delta_time;
@@ -1641,13 +1669,16 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
   // cover a step's approach.
   const bool search = (step_ + 1) % settings_.search_frequency == 0;
   if (settings_.scheme == TranslationalScheme::kVelocityVerlet) {
-    KickAndDrift();
+    // Where it may, the pair pass kicks and drifts each block just before it
+    // reads it: one pass over the rows fewer.
+    const bool drift_in_pass = DriftInPairPass(search);
+    if (!drift_in_pass) KickAndDrift();
     if (settings_.periodic) WrapIntoPeriodicBox();
     if (search) {
       RemoveOutsideBoundingBox(time);
       Search(time);
     }
-    ComputeForces(AfterGather::kKick);
+    ComputeForces(AfterGather::kKick, drift_in_pass);
     if (settings_.energy_calculation) AccumulateDissipation();
     CollectFreeWallLoads();
     for (FreeRigidWall& body : free_walls_) {

@@ -271,6 +271,9 @@ class ExplicitSolverStrategy {
     // itself if none): the block's rows are complete, and no other block reads
     // them, once the blocks from there to it are done.
     std::vector<std::uint32_t> earliest_source_block;
+    // Per block, the last block that it has a contact into (the block itself
+    // if none): the rows a block's contacts read lie up to there.
+    std::vector<std::uint32_t> latest_target_block;
     void Resize(std::size_t n);
     std::size_t HeldBytes() const;
     // first_start and the cross slots of the current list, for n particles in
@@ -348,11 +351,19 @@ class ExplicitSolverStrategy {
   enum class AfterGather : std::uint8_t { kNothing, kKick, kIntegrate };
   // After the forces: the clusters' loads, then what `then` asks (kick or whole step).
   void AdvanceClusters(AfterGather then);
-  void ComputeForces(AfterGather then = AfterGather::kNothing);
+  // `drift`: Velocity Verlet's first half kick and drift is done in the pair
+  // pass (DriftInPairPass), not before it.
+  void ComputeForces(AfterGather then = AfterGather::kNothing, bool drift = false);
   // Each row starts from its wall contacts. Where `finish` (finish_blocks_), a
   // block whose rows are complete is finished (FinishRows) at once, while its
-  // rows are in cache; GatherForces finishes the others.
-  void ComputeParticleContacts(bool finish, AfterGather then);
+  // rows are in cache; GatherForces finishes the others. Where `drift`, the
+  // blocks are kicked and drifted (KickAndDriftRow) just before the first
+  // block that reads them, on one thread, in block order.
+  void ComputeParticleContacts(bool finish, AfterGather then, bool drift);
+  // Whether this Velocity Verlet step may kick and drift the rows inside the
+  // pair pass: one thread, no search, clusters or periodic wrap between the
+  // drift and the forces, and rows finished within the pass.
+  bool DriftInPairPass(bool search) const;
   // The wall contacts of particle i, summed into force, elastic and torque.
   // `features` is scratch for the closest feature of each candidate face in
   // this step, before the Double Hierarchy makes them contacts (one sphere's
