@@ -12,7 +12,6 @@
 #include "applications/dem/contact_laws/pair_contact_batch.h"
 
 #include "applications/dem/contact_laws/contact_force.h"
-#include "applications/dem/contact_laws/rolling_friction.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -457,9 +456,6 @@ TESSERA_AVX2 void CompressStore(double* to, Vec v, __m256i permutation) {
 // The batch's forces added to the rows in list order (EvaluateAndApplyPairBatch).
 std::int64_t ApplyBatch(const PairBatchInput& in, std::uint32_t begin, const PairContactBatch& b,
                         PairBatchRows& rows) {
-  Array3* const contact_force = rows.contact_force;
-  Array3* const elastic_force = rows.elastic_force;
-  Array3* const torque = rows.torque;
   const PairParameters* const pairs = in.table->pairs.data();
   std::int64_t undefined = -1;
   for (std::size_t t = 0; t < b.touching_count; ++t) {
@@ -471,40 +467,15 @@ std::int64_t ApplyBatch(const PairBatchInput& in, std::uint32_t begin, const Pai
         rows.cross_force[slot] = rows.cross_elastic[slot] = rows.cross_torque[slot] = Array3{};
       continue;
     }
-    const std::uint32_t i = in.first[c], j = in.second[c];
-    const Array3 force{b.force[0][t], b.force[1][t], b.force[2][t]};
-    const Array3 elastic{b.elastic[0][t], b.elastic[1][t], b.elastic[2][t]};
-    Array3 torque_second{b.torque_second[0][t], b.torque_second[1][t], b.torque_second[2][t]};
-    contact_force[i] += force;
-    elastic_force[i] += elastic;
-    torque[i] += Array3{b.torque_first[0][t], b.torque_first[1][t], b.torque_first[2][t]};
-    const PairParameters& pair = pairs[b.pair[t]];
-    double rolling_power = 0.0;
-    if (pair.rolling_model != RollingFrictionModel::kNone) {
-      // Rolling resistance with R_r the smaller radius (thesis 2.42).
-      const Array3 relative_spin = in.spin[i] - in.spin[j];
-      const Array3 rolling = RollingResistanceTorque(
-          pair.rolling_model, pair.rolling_friction, std::min(in.radius[i], in.radius[j]),
-          b.normal_force[t], relative_spin, 1.0 / in.inertia[i] + 1.0 / in.inertia[j], in.dt);
-      torque[i] += rolling;
-      torque_second -= rolling;
-      rolling_power = -Dot(rolling, relative_spin);
-    }
-    if (rows.dissipation) {
-      DissipationPower& row = rows.dissipation[i];
-      row.damping += b.damping_power[t];
-      row.friction += b.friction_power[t];
-      row.rolling += rolling_power;
-    }
-    if (slot != PairContactBatch::kNoSlot) {
-      rows.cross_force[slot] = -force;
-      rows.cross_elastic[slot] = -elastic;
-      rows.cross_torque[slot] = torque_second;
-    } else {
-      contact_force[j] -= force;
-      elastic_force[j] -= elastic;
-      torque[j] += torque_second;
-    }
+    AddPairContact(in, pairs[b.pair[t]], in.first[c], in.second[c], slot,
+                   {{b.force[0][t], b.force[1][t], b.force[2][t]},
+                    {b.elastic[0][t], b.elastic[1][t], b.elastic[2][t]},
+                    {b.torque_first[0][t], b.torque_first[1][t], b.torque_first[2][t]},
+                    {b.torque_second[0][t], b.torque_second[1][t], b.torque_second[2][t]},
+                    b.normal_force[t],
+                    b.damping_power[t],
+                    b.friction_power[t]},
+                   rows);
   }
   return undefined;
 }

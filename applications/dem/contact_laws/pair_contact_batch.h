@@ -13,11 +13,13 @@
 // choice of path changes no result (test_dem_contact_batch.py).
 #pragma once
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <vector>
 
 #include "applications/dem/contact_laws/contact_law.h"
+#include "applications/dem/contact_laws/rolling_friction.h"
 #include "applications/dem/strategies/energy_bookkeeping.h"
 #include "applications/dem/utilities/periodic_box.h"
 #include "kernel/core/array3.h"
@@ -122,6 +124,51 @@ struct PairBatchRows {
   std::uint32_t row_end;
   std::uint32_t next_slot;  // advanced by each batch
 };
+
+// What one contact (i, j) gives, as computed on sphere i (j gets -force).
+struct PairContactSums {
+  Array3 force, elastic, torque_first, torque_second;
+  double normal_force, damping_power, friction_power;
+};
+
+// Adds contact (i, j) to the rows, as both pair paths (the kernel and the
+// strategy's scalar loop) do, contact by contact in list order: row i gets the
+// force and the torque of its arm, then the rolling resistance torque of pairs
+// that have one (R_r the smaller radius, thesis 2.42) and the powers; row j,
+// or cross slot `slot` if not PairContactBatch::kNoSlot, the opposite.
+inline void AddPairContact(const PairBatchInput& in, const PairParameters& pair, std::uint32_t i,
+                           std::uint32_t j, std::uint32_t slot, const PairContactSums& sums,
+                           PairBatchRows& rows) {
+  Array3 torque_second = sums.torque_second;
+  rows.contact_force[i] += sums.force;
+  rows.elastic_force[i] += sums.elastic;
+  rows.torque[i] += sums.torque_first;
+  double rolling_power = 0.0;
+  if (pair.rolling_model != RollingFrictionModel::kNone) {
+    const Array3 relative_spin = in.spin[i] - in.spin[j];
+    const Array3 rolling = RollingResistanceTorque(
+        pair.rolling_model, pair.rolling_friction, std::min(in.radius[i], in.radius[j]),
+        sums.normal_force, relative_spin, 1.0 / in.inertia[i] + 1.0 / in.inertia[j], in.dt);
+    rows.torque[i] += rolling;
+    torque_second -= rolling;
+    rolling_power = -Dot(rolling, relative_spin);
+  }
+  if (rows.dissipation) {
+    DissipationPower& row = rows.dissipation[i];
+    row.damping += sums.damping_power;
+    row.friction += sums.friction_power;
+    row.rolling += rolling_power;
+  }
+  if (slot != PairContactBatch::kNoSlot) {
+    rows.cross_force[slot] = -sums.force;
+    rows.cross_elastic[slot] = -sums.elastic;
+    rows.cross_torque[slot] = torque_second;
+  } else {
+    rows.contact_force[j] -= sums.force;
+    rows.elastic_force[j] -= sums.elastic;
+    rows.torque[j] += torque_second;
+  }
+}
 
 // Whether this processor runs the batch kernel (AVX2).
 bool PairContactBatchAvailable();

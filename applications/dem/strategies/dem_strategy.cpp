@@ -1169,70 +1169,28 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
       elastic_force[i] = wall_elastic;
       torque[i] = wall_torque;
     }
-    std::uint32_t slot = pc.cross_block_start[b];
+    // Where the block's contacts add their forces (AddPairContact): its rows,
+    // and its cross slots, numbered from the block's first in list order.
+    if (track_dissipation) std::fill(dissipation + begin, dissipation + end, DissipationPower{});
+    PairBatchRows rows{contact_force,
+                       elastic_force,
+                       torque,
+                       cross_force,
+                       cross_elastic,
+                       cross_torque,
+                       track_dissipation ? dissipation : nullptr,
+                       static_cast<std::uint32_t>(end),
+                       pc.cross_block_start[b]};
 
-    // A candidate that is no contact (now) gives its cross slot, if it has
-    // one, nothing.
-    auto zero_cross_slot = [&](bool cross) {
-      if (!cross) return;
-      cross_force[slot] = cross_elastic[slot] = cross_torque[slot] = Array3{};
-      ++slot;
-    };
-    // ... and loses its history (the batch kernel clears its own candidates).
+    // A candidate that is no contact (now) loses its history and gives its
+    // cross slot, if it has one, nothing (the batch kernel settles its own).
     auto clear_candidate = [&](std::uint32_t c, bool cross) {
       if (active[c])
         ResetContactHistory({spring[c], spring_stiffness[c], normal_elastic[c], sliding[c]});
       active[c] = 0;
-      zero_cross_slot(cross);
-    };
-    // Row i's totals receive the contact's force; sphere j (or its cross slot)
-    // the opposite; rolling resistance and dissipation are added here.
-    struct RowTotals {
-      Array3 force, elastic, torque;
-      DissipationPower dissipation;
-    };
-    auto apply = [&](RowTotals& row, std::size_t i, std::uint32_t j, bool cross,
-                     const PairParameters& pair, const Array3& force, const Array3& elastic,
-                     const Array3& torque_i, Array3 torque_j, double normal_force,
-                     double damping_power, double friction_power) {
-      row.force += force;
-      row.elastic += elastic;
-      row.torque += torque_i;
-      double rolling_power = 0.0;
-      if (pair.rolling_model != RollingFrictionModel::kNone) {
-        // Rolling resistance with R_r the smaller radius (thesis 2.42).
-        const Array3 relative_spin = spin[i] - spin[j];
-        const Array3 rolling = RollingResistanceTorque(
-            pair.rolling_model, pair.rolling_friction, std::min(radius[i], radius[j]), normal_force,
-            relative_spin, 1.0 / inertia[i] + 1.0 / inertia[j], dt);
-        row.torque += rolling;
-        torque_j -= rolling;
-        rolling_power = -Dot(rolling, relative_spin);
-      }
-      if (track_dissipation) {
-        row.dissipation.damping += damping_power;
-        row.dissipation.friction += friction_power;
-        row.dissipation.rolling += rolling_power;
-      }
-      if (cross) {
-        cross_force[slot] = -force;
-        cross_elastic[slot] = -elastic;
-        cross_torque[slot] = torque_j;
-        ++slot;
-      } else {
-        contact_force[j] -= force;
-        elastic_force[j] -= elastic;
-        torque[j] += torque_j;
-      }
-    };
-    auto start_row = [&](std::size_t i) {
-      return RowTotals{contact_force[i], elastic_force[i], torque[i], DissipationPower{}};
-    };
-    auto finish_row = [&](std::size_t i, const RowTotals& row) {
-      contact_force[i] = row.force;
-      elastic_force[i] = row.elastic;
-      torque[i] = row.torque;
-      if (track_dissipation) dissipation[i] = row.dissipation;
+      if (!cross) return;
+      const std::uint32_t slot = rows.next_slot++;
+      cross_force[slot] = cross_elastic[slot] = cross_torque[slot] = Array3{};
     };
 
     // One row, one contact at a time (any law, any processor).
@@ -1240,7 +1198,6 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
       const Array3 xi = position[i];
       const double ri = radius[i], mi = mass[i];
       const std::size_t material_i = static_cast<std::size_t>(material[i]);
-      RowTotals row = start_row(i);
       for (std::uint32_t c = first_start[i]; c < first_start[i + 1]; ++c) {
         const std::uint32_t j = second[c];
         const bool cross = j >= end;
@@ -1289,10 +1246,12 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
         energy[c] = f.elastic_energy;
         active[c] = 1;
         const Array3 moment = Cross(normal, f.force);
-        apply(row, i, j, cross, *pair, f.force, f.elastic_force, a_i * moment, a_j * moment,
-              f.normal_force, f.damping_power, f.friction_power);
+        AddPairContact(batch_input, *pair, static_cast<std::uint32_t>(i), j,
+                       cross ? rows.next_slot++ : PairContactBatch::kNoSlot,
+                       {f.force, f.elastic_force, a_i * moment, a_j * moment, f.normal_force,
+                        f.damping_power, f.friction_power},
+                       rows);
       }
-      finish_row(i, row);
     };
 
     if (!batched) {
@@ -1304,16 +1263,6 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
     // run, updates its history and adds its forces to the rows in list order.
     PairContactBatch& batch = ThreadBatch();
     const std::uint32_t block_end = first_start[end];
-    if (track_dissipation) std::fill(dissipation + begin, dissipation + end, DissipationPower{});
-    PairBatchRows rows{contact_force,
-                       elastic_force,
-                       torque,
-                       cross_force,
-                       cross_elastic,
-                       cross_torque,
-                       track_dissipation ? dissipation : nullptr,
-                       static_cast<std::uint32_t>(end),
-                       slot};
     for (std::uint32_t run = first_start[begin]; run < block_end;
          run += static_cast<std::uint32_t>(PairContactBatch::kCapacity)) {
       const std::uint32_t run_end = std::min<std::uint32_t>(
