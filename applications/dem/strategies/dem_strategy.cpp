@@ -1162,9 +1162,12 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
     // the forces of this block's contacts as they come.
     std::vector<FaceContactGeometry>& wall_features = ThreadWallFeatures();
     for (std::size_t i = begin; i < end; ++i) {
+      if (wall_start[i] == wall_start[i + 1]) {  // most spheres are far from any wall
+        contact_force[i] = elastic_force[i] = torque[i] = Array3{};
+        continue;
+      }
       Array3 wall_force{}, wall_elastic{}, wall_torque{};
-      if (wall_start[i] != wall_start[i + 1])  // most spheres are far from any wall
-        ComputeWallContacts(i, wall_features, wall_force, wall_elastic, wall_torque);
+      ComputeWallContacts(i, wall_features, wall_force, wall_elastic, wall_torque);
       contact_force[i] = wall_force;
       elastic_force[i] = wall_elastic;
       torque[i] = wall_torque;

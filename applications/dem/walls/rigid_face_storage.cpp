@@ -53,11 +53,14 @@ void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
 // closest point of the polygon boundary (of the segment when n = 2). For a
 // convex face the Distance Hierarchy keeps only the closest of its edge and
 // vertex contacts, so the one face yields at most that one contact.
-void ClosestBoundaryPoint(const std::array<Array3, 4>& v, int n, const Array3& centre,
+// N, the vertex count, is a template argument so that the cyclic index of the
+// next vertex is no integer division.
+template <int N>
+void ClosestBoundaryPoint(const std::array<Array3, 4>& v, const Array3& centre,
                           FaceContactGeometry& g) {
   double best = std::numeric_limits<double>::infinity();
-  for (int a = 0; a < (n == 2 ? 1 : n); ++a) {
-    const int b = (a + 1) % n;
+  for (int a = 0; a < (N == 2 ? 1 : N); ++a) {
+    const int b = (a + 1) % N;
     const Array3 edge = v[b] - v[a];
     const double eta = std::clamp(Dot(centre - v[a], edge) / Dot(edge, edge), 0.0, 1.0);
     const Array3 point = v[a] + eta * edge;
@@ -84,6 +87,50 @@ FaceContactGeometry Finish(FaceContactGeometry g, const Array3& centre, double r
   }
   g.normal = gap / g.distance;
   return g;
+}
+
+// The contact of a sphere with a triangle (N = 3) or quadrilateral (N = 4).
+template <int N>
+FaceContactGeometry PolygonContact(const RigidFaceStorage& faces, std::size_t f,
+                                   const Array3& centre, double radius) {
+  // Plane test (thesis 3.1-3.4), against the plane kept with the face. Most
+  // candidates end here, before the result is built.
+  if (!faces.has_plane[f]) return {};
+  const Array3& normal = faces.plane_normal[f];
+  const double plane_distance = Dot(centre - faces.plane_origin[f], normal);
+  if (std::abs(plane_distance) > radius) return {};
+  const Array3 projection = centre - plane_distance * normal;
+  const auto& v = faces.points[f];
+
+  // Inside-outside test (3.5-3.6): s_a = twice the signed area of the triangle
+  // (v_a, v_a+1, projection); all >= 0 means the projection is on the facet.
+  std::array<double, 4> s{};
+  bool inside = true;
+  for (int a = 0; a < N; ++a) {
+    const Array3& va = v[a];
+    const Array3& vb = v[(a + 1) % N];
+    s[a] = Dot(Cross(vb - va, projection - va), normal);
+    inside = inside && s[a] >= -kInsideTolerance * Dot(vb - va, vb - va);
+  }
+  FaceContactGeometry g;
+  if (inside) {
+    for (double& x : s) x = std::max(x, 0.0);
+    if constexpr (N == 3) {
+      // Triangle areas opposite each vertex (3.13).
+      const double total = s[0] + s[1] + s[2];
+      g.weights = {s[1] / total, s[2] / total, s[0] / total, 0.0};
+    } else {
+      // Convex quadrilateral (Zhong, 3.14).
+      const double total = (s[0] + s[2]) * (s[1] + s[3]);
+      g.weights = {s[1] * s[2] / total, s[2] * s[3] / total, s[3] * s[0] / total,
+                   s[0] * s[1] / total};
+    }
+    g.type = FaceContactType::kFacet;
+    g.point = projection;
+  } else {
+    ClosestBoundaryPoint<N>(v, centre, g);
+  }
+  return Finish(g, centre, radius);
 }
 
 }  // namespace
@@ -162,50 +209,19 @@ void UpdateRigidFaces(ModelPart& walls, RigidFaceStorage& faces) {
 
 FaceContactGeometry FaceContact(const RigidFaceStorage& faces, std::size_t f, const Array3& centre,
                                 double radius) {
-  FaceContactGeometry g;
-  const auto& v = faces.points[f];
-  const int n = faces.vertex_count[f];
-  if (n == 2) {
-    // A segment (2D wall, or RigidFace3D2N/RigidEdge3D2N in 3D): no facet, the
-    // closest point of the segment (an end point or inside it).
-    ClosestBoundaryPoint(v, n, centre, g);
-    return Finish(g, centre, radius);
-  }
-  // Plane test (thesis 3.1-3.4), against the plane kept with the face.
-  if (!faces.has_plane[f]) return g;
-  const Array3& normal = faces.plane_normal[f];
-  const double plane_distance = Dot(centre - faces.plane_origin[f], normal);
-  if (std::abs(plane_distance) > radius) return g;
-  const Array3 projection = centre - plane_distance * normal;
-
-  // Inside-outside test (3.5-3.6): s_a = twice the signed area of the triangle
-  // (v_a, v_a+1, projection); all >= 0 means the projection is on the facet.
-  std::array<double, 4> s{};
-  bool inside = true;
-  for (int a = 0; a < n; ++a) {
-    const Array3& va = v[a];
-    const Array3& vb = v[(a + 1) % n];
-    s[a] = Dot(Cross(vb - va, projection - va), normal);
-    inside = inside && s[a] >= -kInsideTolerance * Dot(vb - va, vb - va);
-  }
-  if (inside) {
-    for (double& x : s) x = std::max(x, 0.0);
-    if (n == 3) {
-      // Triangle areas opposite each vertex (3.13).
-      const double total = s[0] + s[1] + s[2];
-      g.weights = {s[1] / total, s[2] / total, s[0] / total, 0.0};
-    } else {
-      // Convex quadrilateral (Zhong, 3.14).
-      const double total = (s[0] + s[2]) * (s[1] + s[3]);
-      g.weights = {s[1] * s[2] / total, s[2] * s[3] / total, s[3] * s[0] / total,
-                   s[0] * s[1] / total};
+  switch (faces.vertex_count[f]) {
+    case 2: {
+      // A segment (2D wall, or RigidFace3D2N/RigidEdge3D2N in 3D): no facet,
+      // the closest point of the segment (an end point or inside it).
+      FaceContactGeometry g;
+      ClosestBoundaryPoint<2>(faces.points[f], centre, g);
+      return Finish(g, centre, radius);
     }
-    g.type = FaceContactType::kFacet;
-    g.point = projection;
-  } else {
-    ClosestBoundaryPoint(v, n, centre, g);
+    case 3:
+      return PolygonContact<3>(faces, f, centre, radius);
+    default:
+      return PolygonContact<4>(faces, f, centre, radius);
   }
-  return Finish(g, centre, radius);
 }
 
 }  // namespace tessera::dem
