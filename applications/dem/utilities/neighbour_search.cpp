@@ -26,6 +26,21 @@ double SquaredDistanceToBox(const Array3& p, const Array3& lo, const Array3& hi)
   return d2;
 }
 
+// Sorts [begin, end): by insertion where a row has few hits (most rows; the
+// call and set-up of std::sort cost more than the sorting there).
+void SortSmall(std::uint32_t* begin, std::uint32_t* end) {
+  if (end - begin > 16) {
+    std::sort(begin, end);
+    return;
+  }
+  for (std::uint32_t* k = begin + 1; k < end; ++k) {
+    const std::uint32_t value = *k;
+    std::uint32_t* to = k;
+    for (; to > begin && to[-1] > value; --to) *to = to[-1];
+    *to = value;
+  }
+}
+
 // Runs visit(i, on_hit) over rows 0..n-1 once and writes every (i, hit) in
 // row order whatever the number of threads: fixed chunks of rows collect their
 // hits in their own buffers (in parallel), which are then concatenated in
@@ -47,7 +62,8 @@ void CollectInRowOrder(std::size_t n, Visit&& visit, std::vector<std::uint32_t>&
       const std::size_t first = chunk.hits.size();
       visit(i, [&](std::uint32_t j) { chunk.hits.push_back(j); });
       chunk.rows.resize(chunk.hits.size(), static_cast<std::uint32_t>(i));
-      if (sort_each_row) std::sort(chunk.hits.begin() + first, chunk.hits.end());
+      if (sort_each_row)
+        SortSmall(chunk.hits.data() + first, chunk.hits.data() + chunk.hits.size());
     }
   });
   std::vector<std::size_t> offset(chunks + 1, 0);
@@ -175,29 +191,39 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
   if (n < 2) return;
   BuildGrid(position, 2.0 * r_max + tolerance);
 
-  // Visits the candidates j > i of particle i in the 27 cells around it.
-  auto visit = [&](std::size_t i, auto&& on_pair) {
-    const Array3& p = position[i];
+  // Visits the candidates j > i of particle i in the 27 cells around it. The
+  // arrays are read through local pointers: on_pair stores, and a store may
+  // alias a vector's own pointer, which would be reloaded at every step.
+  const Array3* const x = position.data();
+  const double* const r = radius.data();
+  const std::uint32_t* const cell_start = cell_start_.data();
+  const std::uint32_t* const cell_particles = cell_particles_.data();
+  const std::array<std::int64_t, 3> dims = dims_;
+  auto visit = [=, this](std::size_t i, auto&& on_pair) {
+    const Array3 p = x[i];
+    const double r_i = r[i];
     const std::int64_t cx = CellCoordinate(p[0], 0), cy = CellCoordinate(p[1], 1),
                        cz = CellCoordinate(p[2], 2);
-    for (std::int64_t z = std::max<std::int64_t>(cz - 1, 0); z <= std::min(cz + 1, dims_[2] - 1);
+    for (std::int64_t z = std::max<std::int64_t>(cz - 1, 0); z <= std::min(cz + 1, dims[2] - 1);
          ++z)
-      for (std::int64_t y = std::max<std::int64_t>(cy - 1, 0); y <= std::min(cy + 1, dims_[1] - 1);
-           ++y)
-        for (std::int64_t x = std::max<std::int64_t>(cx - 1, 0);
-             x <= std::min(cx + 1, dims_[0] - 1); ++x) {
-          const auto c = static_cast<std::size_t>(CellIndex(x, y, z));
+      for (std::int64_t y = std::max<std::int64_t>(cy - 1, 0); y <= std::min(cy + 1, dims[1] - 1);
+           ++y) {
+        const std::int64_t row = (z * dims[1] + y) * dims[0];
+        for (std::int64_t cell = row + std::max<std::int64_t>(cx - 1, 0);
+             cell <= row + std::min(cx + 1, dims[0] - 1); ++cell) {
+          const auto c = static_cast<std::size_t>(cell);
           // A cell lists its particles in increasing order: from the back,
           // only the j > i are visited (half the distance checks; with rows
           // sorted by cell, the cells before i's own are skipped at once).
-          for (std::uint32_t s = cell_start_[c + 1]; s > cell_start_[c];) {
-            const std::uint32_t j = cell_particles_[--s];
+          for (std::uint32_t s = cell_start[c + 1]; s > cell_start[c];) {
+            const std::uint32_t j = cell_particles[--s];
             if (j <= i) break;
-            const Array3 d = position[j] - p;
-            const double reach = radius[i] + radius[j] + tolerance;
+            const Array3 d = x[j] - p;
+            const double reach = r_i + r[j] + tolerance;
             if (Dot(d, d) < reach * reach) on_pair(j);
           }
         }
+      }
   };
 
   CollectInRowOrder(n, visit, first, second, /*sort_each_row=*/true);
