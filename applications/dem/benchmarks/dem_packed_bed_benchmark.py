@@ -47,6 +47,7 @@ import json
 import os
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -335,7 +336,14 @@ def main():
             raise RuntimeError(f"Tessera worker failed:\n{result.stderr[-3000:]}")
         return json.loads(result.stdout.strip().splitlines()[-1])
 
+    # Every run's time per round as well: the ratio of runs in the same round
+    # (minutes apart at most) is the figure least moved by load that comes and
+    # goes, which the fastest runs alone may not share.
+    rounds = [dict() for _ in range(args.repeat)]
+    current_round = [0]
+
     def Keep(best, key, run):
+        rounds[current_round[0]][key] = run["elapsed"]
         if key not in best or run["elapsed"] < best[key]["elapsed"]:
             best[key] = run
 
@@ -366,6 +374,7 @@ def main():
         # Rounds of one run of every code, so that load that comes and goes on a
         # shared machine falls on all of them alike.
         for round in range(args.repeat):
+            current_round[0] = round
             for threads in args.threads:
                 if round > 0 or threads != args.threads[0]:
                     Keep(ours, threads, RunTessera(threads))
@@ -392,11 +401,20 @@ def main():
     one = ours.get(1, reference)
     print(f"Tessera contacts at the end: {one['contacts']} sphere-sphere "
           f"({2 * one['contacts'] / n:.2f} per sphere), {one['wall_contacts']} sphere-wall")
+    def RoundRatios(numerator, denominator):
+        ratios = sorted(r[numerator] / r[denominator] for r in rounds
+                        if numerator in r and denominator in r)
+        if not ratios:
+            return ""
+        return (f"; per round {', '.join(f'{x:.2f}' for x in ratios)}, median "
+                f"{statistics.median(ratios):.2f}x")
+
     for peer, r in peers.items():
-        print(f"ratio Tessera 1 thread / {peer}: {r['elapsed'] / one['elapsed']:.2f}x")
+        print(f"ratio Tessera 1 thread / {peer}: {r['elapsed'] / one['elapsed']:.2f}x (fastest runs)"
+              + RoundRatios(peer, 1))
     if 1 in ours and 2 in ours:
-        print(f"scaling 2 threads / 1 thread: {ours[1]['elapsed'] / ours[2]['elapsed']:.2f}x; "
-              f"final kinetic energy bitwise equal: "
+        print(f"scaling 2 threads / 1 thread: {ours[1]['elapsed'] / ours[2]['elapsed']:.2f}x "
+              f"(fastest runs){RoundRatios(1, 2)}; final kinetic energy bitwise equal: "
               f"{ours[1]['final_kinetic_repr'] == ours[2]['final_kinetic_repr']}")
     print(f"memory per particle (RSS): model part {one['rss_nodes'] / n:.0f} B, with the "
           f"strategy after Initialize {one['rss_model'] / n:.0f} B, after the run "
