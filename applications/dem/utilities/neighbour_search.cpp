@@ -314,12 +314,21 @@ void NeighbourSearch::FindWallCandidates(const std::vector<Array3>& position,
     face_cells(
         f, [&](std::size_t c) { face_cell_items_[cursor[c]++] = static_cast<std::uint32_t>(f); });
 
-  auto visit = [&](std::size_t i, auto&& on_face) {
-    const auto c = static_cast<std::size_t>(cell_of_[i]);
-    const double reach = radius[i] + tolerance;
-    for (std::uint32_t s = face_cell_start_[c]; s < face_cell_start_[c + 1]; ++s) {
-      const std::uint32_t f = face_cell_items_[s];
-      if (SquaredDistanceToBox(position[i], faces.min[f], faces.max[f]) < reach * reach) on_face(f);
+  // Local pointers, as in FindParticlePairs: on_face stores.
+  const Array3* const x = position.data();
+  const double* const r = radius.data();
+  const Array3* const box_min = faces.min.data();
+  const Array3* const box_max = faces.max.data();
+  const auto* const cell_of = cell_of_.data();
+  const std::uint32_t* const face_cell_start = face_cell_start_.data();
+  const std::uint32_t* const face_cell_items = face_cell_items_.data();
+  auto visit = [=](std::size_t i, auto&& on_face) {
+    const auto c = static_cast<std::size_t>(cell_of[i]);
+    const Array3 p = x[i];
+    const double reach = r[i] + tolerance;
+    for (std::uint32_t s = face_cell_start[c]; s < face_cell_start[c + 1]; ++s) {
+      const std::uint32_t f = face_cell_items[s];
+      if (SquaredDistanceToBox(p, box_min[f], box_max[f]) < reach * reach) on_face(f);
     }
   };
   CollectInRowOrder(n, visit, particle, face, /*sort_each_row=*/false);
