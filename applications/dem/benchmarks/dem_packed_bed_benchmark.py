@@ -401,6 +401,7 @@ def main():
     one = ours.get(1, reference)
     print(f"Tessera contacts at the end: {one['contacts']} sphere-sphere "
           f"({2 * one['contacts'] / n:.2f} per sphere), {one['wall_contacts']} sphere-wall")
+
     def RoundRatios(numerator, denominator):
         ratios = sorted(r[numerator] / r[denominator] for r in rounds
                         if numerator in r and denominator in r)

@@ -184,8 +184,8 @@ void ExplicitSolverStrategy::PairContacts::Index(std::size_t n, std::size_t bloc
   first_start.assign(n + 1, 0);
   for (std::size_t c = 0; c < m; ++c) ++first_start[first[c] + 1];
   for (std::size_t i = 0; i < n; ++i) first_start[i + 1] += first_start[i];
-  // The block of every row, from a table: an integer division per candidate
-  // and use took a tenth of a search.
+  // The block of every row, from a table: dividing the row numbers by the
+  // block size took up to six 64-bit integer divisions per candidate.
   const std::size_t blocks = (n + block_rows - 1) / block_rows;
   std::vector<std::uint32_t> block_of(n);
   for (std::size_t b = 0; b < blocks; ++b)

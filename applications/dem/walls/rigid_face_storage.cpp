@@ -93,8 +93,8 @@ FaceContactGeometry Finish(FaceContactGeometry g, const Array3& centre, double r
 template <int N>
 FaceContactGeometry PolygonContact(const RigidFaceStorage& faces, std::size_t f,
                                    const Array3& centre, double radius) {
-  // Plane test (thesis 3.1-3.4), against the plane kept with the face. Most
-  // candidates end here, before the result is built.
+  // Plane test (thesis 3.1-3.4), against the plane kept with the face; a
+  // sphere farther from the plane than its radius ends here.
   if (!faces.has_plane[f]) return {};
   const Array3& normal = faces.plane_normal[f];
   const double plane_distance = Dot(centre - faces.plane_origin[f], normal);
