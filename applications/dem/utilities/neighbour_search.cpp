@@ -236,9 +236,14 @@ void NeighbourSearch::FindPeriodicPairs(const std::vector<Array3>& position,
   BuildPeriodicGrid(position, cell_size);
   // As above, with the neighbour cells taken around the box along the periodic
   // axes (at least three cells per side: all different) and the distance to
-  // the nearest image.
-  auto visit = [&](std::size_t i, auto&& on_pair) {
-    const Array3& p = position[i];
+  // the nearest image; the arrays through local pointers, as there.
+  const Array3* const centres = position.data();
+  const double* const r = radius.data();
+  const std::uint32_t* const cell_start = cell_start_.data();
+  const std::uint32_t* const cell_particles = cell_particles_.data();
+  auto visit = [=, this](std::size_t i, auto&& on_pair) {
+    const Array3 p = centres[i];
+    const double r_i = r[i];
     // Per axis, the cell coordinates to visit.
     std::int64_t around[3][3];
     int count[3];
@@ -259,11 +264,11 @@ void NeighbourSearch::FindPeriodicPairs(const std::vector<Array3>& position,
         for (int x = 0; x < count[0]; ++x) {
           const auto c =
               static_cast<std::size_t>(CellIndex(around[0][x], around[1][y], around[2][z]));
-          for (std::uint32_t s = cell_start_[c + 1]; s > cell_start_[c];) {
-            const std::uint32_t j = cell_particles_[--s];
+          for (std::uint32_t s = cell_start[c + 1]; s > cell_start[c];) {
+            const std::uint32_t j = cell_particles[--s];
             if (j <= i) break;
-            const Array3 d = periodic_.Nearest(position[j] - p);
-            const double reach = radius[i] + radius[j] + tolerance;
+            const Array3 d = periodic_.Nearest(centres[j] - p);
+            const double reach = r_i + r[j] + tolerance;
             if (Dot(d, d) < reach * reach) on_pair(j);
           }
         }
