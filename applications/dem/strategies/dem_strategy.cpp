@@ -609,8 +609,8 @@ void ExplicitSolverStrategy::RemoveParticlesTouchingWalls(double time) {
   for (std::size_t c = 0; c < wc.particle.size(); ++c) {
     const std::uint32_t i = wc.particle[c];
     if (!keep[i] || particles_.cluster[i] != 0) continue;  // clusters stay whole
-    const FaceContactGeometry g =
-        FaceContact(faces_, wc.face[c], particles_.position[i], particles_.radius[i]);
+    FaceContactGeometry g;
+    FaceContact(faces_, wc.face[c], particles_.position[i], particles_.radius[i], g);
     if (g.type == FaceContactType::kNone) continue;
     keep[i] = 0;
     any = true;
@@ -1294,10 +1294,12 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
   const int own_wall = static_cast<int>(p.glued[i]) - 1;
   if (features.size() < end - begin) features.resize(end - begin);
   FaceContactGeometry* const feature = features.data();  // feature[c - begin]
-  for (std::uint32_t c = begin; c < end; ++c)
-    feature[c - begin] = own_wall >= 0 && face_sticky_[wc.face[c]] == own_wall
-                             ? FaceContactGeometry{}
-                             : FaceContact(faces, wc.face[c], p.position[i], p.radius[i]);
+  for (std::uint32_t c = begin; c < end; ++c) {
+    if (own_wall >= 0 && face_sticky_[wc.face[c]] == own_wall)
+      feature[c - begin].type = FaceContactType::kNone;
+    else
+      FaceContact(faces, wc.face[c], p.position[i], p.radius[i], feature[c - begin]);
+  }
   ApplyDistanceHierarchy(features.data(), end - begin);
   CarryWallHistoryAcrossFaces(i, features.data());
   for (std::uint32_t c = begin; c < end; ++c) {

@@ -124,7 +124,8 @@ void GlueTouchingParticles(const RigidFaceStorage& faces, const std::vector<int>
     const std::uint32_t i = candidate_particle[c], f = candidate_face[c];
     const int wall = face_sticky[f];
     if (wall < 0) continue;
-    const FaceContactGeometry g = FaceContact(faces, f, particles.position[i], particles.radius[i]);
+    FaceContactGeometry g;
+    FaceContact(faces, f, particles.position[i], particles.radius[i], g);
     if (g.type == FaceContactType::kNone || !(g.distance < nearest[i])) continue;
     nearest[i] = g.distance;
     particles.glued[i] = static_cast<std::uint32_t>(wall) + 1;

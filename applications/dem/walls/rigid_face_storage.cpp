@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstring>
 #include <limits>
 
 #include "applications/dem/conditions/rigid_face.h"
@@ -19,6 +20,11 @@ namespace {
 // one of the two coincident contacts).
 constexpr double kInsideTolerance = 1e-12;
 
+// Relative margin on the squared radius below which PolygonContact does not
+// call a sphere off a face by the edge-line test: far larger than rounding,
+// far smaller than any overlap that matters (a relative 5e-10 of the radius).
+constexpr double kOffFaceMargin = 1e-9;
+
 // The box and the plane of face f from its vertices.
 void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
   const auto& v = faces.points[f];
@@ -31,7 +37,7 @@ void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
   // Plane (thesis 3.1-3.4): a quadrilateral may be slightly warped, so its
   // normal is the diagonals' cross product and its plane passes through the
   // vertex mean.
-  faces.has_plane[f] = 0;
+  faces.has_plane[f] = faces.convex[f] = 0;
   faces.plane_normal[f] = faces.plane_origin[f] = Array3{};
   if (n < 3) return;  // a segment
   Array3 normal, origin;
@@ -47,6 +53,39 @@ void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
   faces.plane_normal[f] = normal / length;
   faces.plane_origin[f] = origin;
   faces.has_plane[f] = 1;
+  // The triple product of consecutive edges and the normal is the turn at a
+  // corner of the polygon projected on the plane (counter-clockwise about the
+  // normal, which the vertex order defines).
+  // A triangle that spans a plane is convex.
+  bool convex = true;
+  if (n == 4) {
+    const Array3 edges[4] = {v[1] - v[0], v[2] - v[1], v[3] - v[2], v[0] - v[3]};
+    for (int a = 0; a < 4; ++a)
+      convex = convex && Dot(Cross(edges[a], edges[(a + 1) & 3]), normal) > 0.0;
+  }
+  faces.convex[f] = convex ? 1 : 0;
+}
+
+// Reads the vertex coordinates and velocities of every face from the nodes
+// and the step's displacement. The box and plane of a face are recomputed
+// where a vertex has moved, or of all faces if `every_face`: most walls stand
+// still, and their geometry from the same coordinates would be the same bits.
+void ReadFaceVertices(ModelPart& walls, RigidFaceStorage& faces, bool every_face) {
+  NodalDatabase& db = walls.Nodal();
+  const Array3* velocity =
+      db.HasHistoricalVariable(VELOCITY) ? db.HistoricalColumn(VELOCITY).Data() : nullptr;
+  for (std::size_t f = 0; f < faces.size(); ++f) {
+    bool moved = every_face;
+    for (int k = 0; k < faces.vertex_count[f]; ++k) {
+      const IndexType node = faces.nodes[f][k];
+      const Array3& x = db.Coordinates(node);
+      moved = moved || std::memcmp(&x, &faces.points[f][k], sizeof x) != 0;
+      faces.delta_displacement[f][k] = x - faces.points[f][k];
+      faces.points[f][k] = x;
+      faces.velocities[f][k] = velocity ? velocity[node] : Array3{};
+    }
+    if (moved) UpdateFaceGeometry(faces, f);
+  }
 }
 
 // Edges and vertices (3.7-3.12, with the erratum's projected length): the
@@ -77,42 +116,53 @@ void ClosestBoundaryPoint(const std::array<Array3, 4>& v, const Array3& centre,
   }
 }
 
-// Distance and normal of the feature found; kNone when the sphere does not reach it.
-FaceContactGeometry Finish(FaceContactGeometry g, const Array3& centre, double radius) {
+// Distance and normal of the feature found; kNone when the sphere does not
+// reach it (or none was found: coordinates that are not numbers).
+void Finish(FaceContactGeometry& g, const Array3& centre, double radius) {
+  if (g.type == FaceContactType::kNone) return;
   const Array3 gap = g.point - centre;
   g.distance = Norm(gap);
   if (!(g.distance <= radius) || !(g.distance > 0.0)) {
     g.type = FaceContactType::kNone;
-    return g;
+    return;
   }
   g.normal = gap / g.distance;
-  return g;
 }
 
 // The contact of a sphere with a triangle (N = 3) or quadrilateral (N = 4).
 template <int N>
-FaceContactGeometry PolygonContact(const RigidFaceStorage& faces, std::size_t f,
-                                   const Array3& centre, double radius) {
+void PolygonContact(const RigidFaceStorage& faces, std::size_t f, const Array3& centre,
+                    double radius, FaceContactGeometry& g) {
   // Plane test (thesis 3.1-3.4), against the plane kept with the face; a
   // sphere farther from the plane than its radius ends here.
-  if (!faces.has_plane[f]) return {};
+  if (!faces.has_plane[f]) return;
   const Array3& normal = faces.plane_normal[f];
   const double plane_distance = Dot(centre - faces.plane_origin[f], normal);
-  if (std::abs(plane_distance) > radius) return {};
+  if (std::abs(plane_distance) > radius) return;
   const Array3 projection = centre - plane_distance * normal;
   const auto& v = faces.points[f];
 
   // Inside-outside test (3.5-3.6): s_a = twice the signed area of the triangle
   // (v_a, v_a+1, projection); all >= 0 means the projection is on the facet.
+  // s_a / |v_a+1 - v_a| is at most the projection's distance to the line of
+  // edge a in the plane (at most: the edge may leave a warped plane), and a
+  // convex face lies wholly on the inner side of that line. A projection
+  // outside by more than the radius therefore puts the sphere off the face:
+  // most candidates of a mesh are such coplanar neighbours, which then need no
+  // closest-point search (its divisions and square root). The margin keeps
+  // the shortcut for what is off the face beyond any rounding.
+  const double reach2 = (1.0 + kOffFaceMargin) * radius * radius;
+  const bool convex = faces.convex[f] != 0;
   std::array<double, 4> s{};
   bool inside = true;
   for (int a = 0; a < N; ++a) {
     const Array3& va = v[a];
     const Array3& vb = v[(a + 1) % N];
+    const double edge2 = Dot(vb - va, vb - va);
     s[a] = Dot(Cross(vb - va, projection - va), normal);
-    inside = inside && s[a] >= -kInsideTolerance * Dot(vb - va, vb - va);
+    if (convex && s[a] < 0.0 && s[a] * s[a] > reach2 * edge2) return;
+    inside = inside && s[a] >= -kInsideTolerance * edge2;
   }
-  FaceContactGeometry g;
   if (inside) {
     for (double& x : s) x = std::max(x, 0.0);
     if constexpr (N == 3) {
@@ -130,7 +180,7 @@ FaceContactGeometry PolygonContact(const RigidFaceStorage& faces, std::size_t f,
   } else {
     ClosestBoundaryPoint<N>(v, centre, g);
   }
-  return Finish(g, centre, radius);
+  Finish(g, centre, radius);
 }
 
 }  // namespace
@@ -151,6 +201,7 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
   faces.plane_normal.resize(n);
   faces.plane_origin.resize(n);
   faces.has_plane.resize(n);
+  faces.convex.resize(n);
   const ProcessInfo& info = walls.GetProcessInfo();
   std::size_t row = 0;
   for (Condition& condition : walls.Conditions()) {
@@ -187,40 +238,30 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
     faces.condition_id[row] = face->Id();
     ++row;
   }
-  UpdateRigidFaces(walls, faces);
+  ReadFaceVertices(walls, faces, /*every_face=*/true);
   for (auto& d : faces.delta_displacement) d = {};  // nothing moved yet
 }
 
 void UpdateRigidFaces(ModelPart& walls, RigidFaceStorage& faces) {
-  NodalDatabase& db = walls.Nodal();
-  const Array3* velocity =
-      db.HasHistoricalVariable(VELOCITY) ? db.HistoricalColumn(VELOCITY).Data() : nullptr;
-  for (std::size_t f = 0; f < faces.size(); ++f) {
-    for (int k = 0; k < faces.vertex_count[f]; ++k) {
-      const IndexType node = faces.nodes[f][k];
-      const Array3& x = db.Coordinates(node);
-      faces.delta_displacement[f][k] = x - faces.points[f][k];
-      faces.points[f][k] = x;
-      faces.velocities[f][k] = velocity ? velocity[node] : Array3{};
-    }
-    UpdateFaceGeometry(faces, f);
-  }
+  ReadFaceVertices(walls, faces, /*every_face=*/false);
 }
 
-FaceContactGeometry FaceContact(const RigidFaceStorage& faces, std::size_t f, const Array3& centre,
-                                double radius) {
+void FaceContact(const RigidFaceStorage& faces, std::size_t f, const Array3& centre, double radius,
+                 FaceContactGeometry& g) {
+  g.type = FaceContactType::kNone;
   switch (faces.vertex_count[f]) {
-    case 2: {
+    case 2:
       // A segment (2D wall, or RigidFace3D2N/RigidEdge3D2N in 3D): no facet,
       // the closest point of the segment (an end point or inside it).
-      FaceContactGeometry g;
       ClosestBoundaryPoint<2>(faces.points[f], centre, g);
-      return Finish(g, centre, radius);
-    }
+      Finish(g, centre, radius);
+      return;
     case 3:
-      return PolygonContact<3>(faces, f, centre, radius);
+      PolygonContact<3>(faces, f, centre, radius, g);
+      return;
     default:
-      return PolygonContact<4>(faces, f, centre, radius);
+      PolygonContact<4>(faces, f, centre, radius, g);
+      return;
   }
 }
 

@@ -47,6 +47,10 @@ struct RigidFaceStorage {
   // whether the face spans a plane at all.
   std::vector<Array3> plane_normal, plane_origin;
   std::vector<std::uint8_t> has_plane;
+  // Whether the face, seen along its normal, is a convex polygon (every
+  // triangle; a quadrilateral whose corners all turn the same way): then a
+  // sphere outside one edge's line by more than its radius is off the face.
+  std::vector<std::uint8_t> convex;
 
   std::size_t size() const { return material.size(); }
 };
@@ -63,10 +67,12 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
 // since the previous read becomes delta_displacement. Updates the boxes.
 void UpdateRigidFaces(ModelPart& walls, RigidFaceStorage& faces);
 
-// The closest feature of face f to a sphere (centre, radius): the facet when
-// the centre projects inside the face (boundary included), else the closest
-// point of its boundary, an edge or a vertex (thesis §3.3-3.4). kNone when the
-// sphere does not reach it.
+// The closest feature of face f to a sphere (centre, radius), written to `g`:
+// the facet when the centre projects inside the face (boundary included), else
+// the closest point of its boundary, an edge or a vertex (thesis §3.3-3.4).
+// When the sphere does not reach the face, g.type is kNone and the rest of `g`
+// is left as it was: a sphere's loop over its candidate faces, most of them
+// out of reach, then writes no whole geometry for each.
 enum class FaceContactType : std::uint8_t { kNone = 0, kFacet = 1, kEdge = 2, kVertex = 3 };
 struct FaceContactGeometry {
   FaceContactType type = FaceContactType::kNone;
@@ -75,7 +81,7 @@ struct FaceContactGeometry {
   Array3 point{};                   // the contact point Pc on the face
   std::array<double, 4> weights{};  // shape-function weights of the vertices at Pc
 };
-FaceContactGeometry FaceContact(const RigidFaceStorage& faces, std::size_t f, const Array3& centre,
-                                double radius);
+void FaceContact(const RigidFaceStorage& faces, std::size_t f, const Array3& centre, double radius,
+                 FaceContactGeometry& g);
 
 }  // namespace tessera::dem
