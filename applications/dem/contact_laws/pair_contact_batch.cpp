@@ -82,7 +82,8 @@ TESSERA_AVX2 Row3 GatherRows(const Array3* rows, const std::uint32_t* index) {
 // The pair-table values of a group's four lanes.
 struct LaneParameters {
   Vec share, young, shear, damping_ratio, tangential_damping, static_friction, dynamic_friction;
-  Mask defined;
+  Vec rolling_friction;
+  Mask defined, rolling_viscous;
 };
 
 TESSERA_AVX2 LaneParameters GatherParameters(const PairTableArrays& table, const std::uint32_t* p) {
@@ -95,6 +96,10 @@ TESSERA_AVX2 LaneParameters GatherParameters(const PairTableArrays& table, const
   v.static_friction = Gather(table.friction.data(), p, 2, 0);
   v.dynamic_friction = Gather(table.friction.data(), p, 2, 1);
   v.defined = Gather(table.defined.data(), p, 1, 0) != Splat(0.0);
+  if (table.any_rolling) {
+    v.rolling_friction = Gather(table.rolling_friction.data(), p, 1, 0);
+    v.rolling_viscous = Gather(table.rolling_viscous.data(), p, 1, 0) != Splat(0.0);
+  }
   return v;
 }
 
@@ -103,6 +108,34 @@ TESSERA_AVX2 LaneParameters GatherParameters(const PairTableArrays& table, const
 TESSERA_AVX2 LaneParameters UniformParameters(const PairTableArrays& table, std::uint32_t pair) {
   const std::uint32_t p[kLanes] = {pair, pair, pair, pair};
   return GatherParameters(table, p);
+}
+
+// The rolling resistance torque on the first sphere of the four lanes and its
+// power, RollingResistanceTorque's operations lane by lane (a select where it
+// returns early), stored at k.. of the batch (PairContactBatch::rolling).
+TESSERA_AVX2 void StoreRollingResistance(const PairBatchInput& in, const LaneParameters& parameters,
+                                         const std::uint32_t* i, const std::uint32_t* j, Vec ri,
+                                         Vec rj, const Row3& wi, const Row3& wj, Vec fn,
+                                         std::size_t k, PairContactBatch& b) {
+  const Vec zero = Splat(0.0), one = Splat(1.0);
+  // w_rel = w_i - w_j, |w_rel| and R_r = min(R_i, R_j) (std::min's choice).
+  const Vec wx = wi.x - wj.x, wy = wi.y - wj.y, wz = wi.z - wj.z;
+  const Vec spin = Sqrt(wx * wx + wy * wy + wz * wz);
+  const Vec rolling_radius = Select(rj < ri, rj, ri);
+  const Vec inverse_inertia_sum =
+      one / Gather(in.inertia, i, 1, 0) + one / Gather(in.inertia, j, 1, 0);
+  Vec magnitude = parameters.rolling_friction * rolling_radius * fn;
+  magnitude = Select(parameters.rolling_viscous, magnitude * (rolling_radius * spin), magnitude);
+  const Vec stopping = spin / (Splat(in.dt) * inverse_inertia_sum);
+  magnitude = Select(magnitude > stopping, stopping, magnitude);
+  const Mask acts = (spin > zero) & (fn > zero);
+  const Vec scale = Select(acts, -magnitude / spin, zero);
+  const Vec rx = Select(acts, scale * wx, zero), ry = Select(acts, scale * wy, zero),
+            rz = Select(acts, scale * wz, zero);
+  Store(&b.rolling[0][k], rx);
+  Store(&b.rolling[1][k], ry);
+  Store(&b.rolling[2][k], rz);
+  Store(&b.rolling_power[k], -(rx * wx + ry * wy + rz * wz));
 }
 
 // `uniform`: the parameters of every lane where the whole batch is of one pair
@@ -292,6 +325,7 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, const LaneParameters* 
     Store(&b.damping_power[k], damping_power);
     Store(&b.friction_power[k], friction_power);
   }
+  if (table.any_rolling) StoreRollingResistance(in, parameters, i, j, ri, rj, wi, wj, fn, k, b);
 
   // History: a contact's is updated; a touching candidate of a pair without
   // relation loses its history if it had one.
@@ -457,6 +491,7 @@ TESSERA_AVX2 void CompressStore(double* to, Vec v, __m256i permutation) {
 std::int64_t ApplyBatch(const PairBatchInput& in, std::uint32_t begin, const PairContactBatch& b,
                         PairBatchRows& rows) {
   const PairParameters* const pairs = in.table->pairs.data();
+  const bool any_rolling = in.table->any_rolling;
   std::int64_t undefined = -1;
   for (std::size_t t = 0; t < b.touching_count; ++t) {
     const std::uint32_t c = begin + b.touching[t];
@@ -467,15 +502,20 @@ std::int64_t ApplyBatch(const PairBatchInput& in, std::uint32_t begin, const Pai
         rows.cross_force[slot] = rows.cross_elastic[slot] = rows.cross_torque[slot] = Array3{};
       continue;
     }
-    AddPairContact(in, pairs[b.pair[t]], in.first[c], in.second[c], slot,
-                   {{b.force[0][t], b.force[1][t], b.force[2][t]},
-                    {b.elastic[0][t], b.elastic[1][t], b.elastic[2][t]},
-                    {b.torque_first[0][t], b.torque_first[1][t], b.torque_first[2][t]},
-                    {b.torque_second[0][t], b.torque_second[1][t], b.torque_second[2][t]},
-                    b.normal_force[t],
-                    b.damping_power[t],
-                    b.friction_power[t]},
-                   rows);
+    // The rolling torque of the kernel's lanes, added for pairs with a model
+    // (as AddPairContact adds it).
+    const bool rolls = any_rolling && pairs[b.pair[t]].rolling_model != RollingFrictionModel::kNone;
+    AddPairContactTerms(
+        rolls, in.first[c], in.second[c], slot,
+        {{b.force[0][t], b.force[1][t], b.force[2][t]},
+         {b.elastic[0][t], b.elastic[1][t], b.elastic[2][t]},
+         {b.torque_first[0][t], b.torque_first[1][t], b.torque_first[2][t]},
+         {b.torque_second[0][t], b.torque_second[1][t], b.torque_second[2][t]},
+         b.normal_force[t],
+         b.damping_power[t],
+         b.friction_power[t]},
+        rolls ? Array3{b.rolling[0][t], b.rolling[1][t], b.rolling[2][t]} : Array3{},
+        rolls ? b.rolling_power[t] : 0.0, rows);
   }
   return undefined;
 }

@@ -36,6 +36,10 @@ struct PairTableArrays {
   std::vector<double> defined;             // 1: the pair has a material relation, else 0
   std::vector<PairParameters> pairs;       // FRICTION_DECAY (DecayedFriction), rolling resistance
   bool any_friction_decay = false;         // some pair blends its frictions
+  // Rolling resistance (rolling_friction.h): the coefficient of a pair with a
+  // model (else 0), and 1 where the model is the viscous torque, else 0.
+  std::vector<double> rolling_friction, rolling_viscous;
+  bool any_rolling = false;  // some pair has a rolling resistance model
 };
 
 // What happened to a candidate of the batch.
@@ -69,6 +73,9 @@ struct PairContactBatch {
   double torque_first[3][kCapacity], torque_second[3][kCapacity];
   double normal_force[kCapacity];
   double damping_power[kCapacity], friction_power[kCapacity];  // only if `powers`
+  // Rolling resistance torque on the first sphere and its power, where the
+  // table has any rolling model (read only for pairs that have one).
+  double rolling[3][kCapacity], rolling_power[kCapacity];
 };
 
 // What the kernel reads (the spheres' rows, the candidate list, the pair table)
@@ -133,25 +140,19 @@ struct PairContactSums {
 
 // Adds contact (i, j) to the rows, as both pair paths (the kernel and the
 // strategy's scalar loop) do, contact by contact in list order: row i gets the
-// force and the torque of its arm, then the rolling resistance torque of pairs
-// that have one (R_r the smaller radius, thesis 2.42) and the powers; row j,
-// or cross slot `slot` if not PairContactBatch::kNoSlot, the opposite.
-inline void AddPairContact(const PairBatchInput& in, const PairParameters& pair, std::uint32_t i,
-                           std::uint32_t j, std::uint32_t slot, const PairContactSums& sums,
-                           PairBatchRows& rows) {
+// force and the torque of its arm, then, if `rolls` (the pair has a rolling
+// model), the rolling resistance torque `rolling`, and the powers; row j, or
+// cross slot `slot` if not PairContactBatch::kNoSlot, the opposite.
+inline void AddPairContactTerms(bool rolls, std::uint32_t i, std::uint32_t j, std::uint32_t slot,
+                                const PairContactSums& sums, const Array3& rolling,
+                                double rolling_power, PairBatchRows& rows) {
   Array3 torque_second = sums.torque_second;
   rows.contact_force[i] += sums.force;
   rows.elastic_force[i] += sums.elastic;
   rows.torque[i] += sums.torque_first;
-  double rolling_power = 0.0;
-  if (pair.rolling_model != RollingFrictionModel::kNone) {
-    const Array3 relative_spin = in.spin[i] - in.spin[j];
-    const Array3 rolling = RollingResistanceTorque(
-        pair.rolling_model, pair.rolling_friction, std::min(in.radius[i], in.radius[j]),
-        sums.normal_force, relative_spin, 1.0 / in.inertia[i] + 1.0 / in.inertia[j], in.dt);
+  if (rolls) {
     rows.torque[i] += rolling;
     torque_second -= rolling;
-    rolling_power = -Dot(rolling, relative_spin);
   }
   if (rows.dissipation) {
     DissipationPower& row = rows.dissipation[i];
@@ -168,6 +169,24 @@ inline void AddPairContact(const PairBatchInput& in, const PairParameters& pair,
     rows.elastic_force[j] -= sums.elastic;
     rows.torque[j] += torque_second;
   }
+}
+
+// AddPairContactTerms with the rolling resistance of the pair computed here
+// (R_r the smaller radius, thesis 2.42): the strategy's scalar pair loop.
+inline void AddPairContact(const PairBatchInput& in, const PairParameters& pair, std::uint32_t i,
+                           std::uint32_t j, std::uint32_t slot, const PairContactSums& sums,
+                           PairBatchRows& rows) {
+  const bool rolls = pair.rolling_model != RollingFrictionModel::kNone;
+  Array3 rolling{};
+  double rolling_power = 0.0;
+  if (rolls) {
+    const Array3 relative_spin = in.spin[i] - in.spin[j];
+    rolling = RollingResistanceTorque(
+        pair.rolling_model, pair.rolling_friction, std::min(in.radius[i], in.radius[j]),
+        sums.normal_force, relative_spin, 1.0 / in.inertia[i] + 1.0 / in.inertia[j], in.dt);
+    rolling_power = -Dot(rolling, relative_spin);
+  }
+  AddPairContactTerms(rolls, i, j, slot, sums, rolling, rolling_power, rows);
 }
 
 // Whether this processor runs the batch kernel (AVX2).

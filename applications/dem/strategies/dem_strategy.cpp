@@ -984,11 +984,12 @@ void ExplicitSolverStrategy::FillPairArrays(std::size_t particle_materials) {
   const std::size_t nm = table_.size();
   PairTableArrays& t = pair_arrays_;
   for (std::vector<double>* column :
-       {&t.young, &t.shear, &t.damping_ratio, &t.defined, &t.share, &t.tangential_damping})
+       {&t.young, &t.shear, &t.damping_ratio, &t.defined, &t.share, &t.tangential_damping,
+        &t.rolling_friction, &t.rolling_viscous})
     column->assign(nm * nm, 0.0);
   t.friction.assign(2 * nm * nm, 0.0);
   t.pairs.assign(nm * nm, PairParameters{});
-  t.any_friction_decay = false;
+  t.any_friction_decay = t.any_rolling = false;
   batch_law_valid_ = true;
   all_pairs_defined_ = true;
   bool first = true;
@@ -1003,6 +1004,12 @@ void ExplicitSolverStrategy::FillPairArrays(std::size_t particle_materials) {
       t.friction[2 * k + 1] = pair.dynamic_friction;
       t.pairs[k] = pair;
       t.any_friction_decay = t.any_friction_decay || pair.friction_decay >= 0.0;
+      if (pair.rolling_model != RollingFrictionModel::kNone) {
+        t.rolling_friction[k] = pair.rolling_friction;
+        t.rolling_viscous[k] =
+            pair.rolling_model == RollingFrictionModel::kViscousTorque ? 1.0 : 0.0;
+        t.any_rolling = true;
+      }
       t.defined[k] = pair.defined ? 1.0 : 0.0;
       // (Two wall materials never meet.)
       if (a < particle_materials || b < particle_materials)
