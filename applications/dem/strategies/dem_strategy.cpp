@@ -1420,6 +1420,45 @@ void ExplicitSolverStrategy::CarryWallHistoryAcrossFaces(std::size_t i,
 }
 
 void ExplicitSolverStrategy::FinishRows(std::size_t begin, std::size_t end, AfterGather then) {
+  using Rows = IntegrationRows;
+  using Constants = IntegrationConstants;
+  switch (then) {
+    case AfterGather::kNothing:
+      FinishRowRange(begin, end, [](const Rows&, const Constants&, std::size_t) {});
+      return;
+    case AfterGather::kKick:
+      FinishRowRange(begin, end,
+                     [](const Rows& r, const Constants& k, std::size_t i) { KickRow(r, k, i); });
+      return;
+    case AfterGather::kIntegrate:
+      break;
+  }
+  switch (settings_.scheme) {
+    case TranslationalScheme::kForwardEuler:
+      FinishRowRange(begin, end, [](const Rows& r, const Constants& k, std::size_t i) {
+        IntegrateRow<TranslationalScheme::kForwardEuler>(r, k, i);
+      });
+      return;
+    case TranslationalScheme::kSymplecticEuler:
+      FinishRowRange(begin, end, [](const Rows& r, const Constants& k, std::size_t i) {
+        IntegrateRow<TranslationalScheme::kSymplecticEuler>(r, k, i);
+      });
+      return;
+    case TranslationalScheme::kTaylor:
+      FinishRowRange(begin, end, [](const Rows& r, const Constants& k, std::size_t i) {
+        IntegrateRow<TranslationalScheme::kTaylor>(r, k, i);
+      });
+      return;
+    case TranslationalScheme::kVelocityVerlet:  // (kicked, not integrated, after the forces)
+      FinishRowRange(begin, end, [](const Rows& r, const Constants& k, std::size_t i) {
+        IntegrateRow<TranslationalScheme::kVelocityVerlet>(r, k, i);
+      });
+      return;
+  }
+}
+
+template <class RowUpdate>
+void ExplicitSolverStrategy::FinishRowRange(std::size_t begin, std::size_t end, RowUpdate update) {
   ParticleStorage& p = particles_;
   const PairContacts& pc = pairs_;
   const Array3 gravity = settings_.gravity;
@@ -1479,10 +1518,7 @@ void ExplicitSolverStrategy::FinishRows(std::size_t begin, std::size_t end, Afte
     elastic_force[i] = elastic;
     // The update of the row while its data is in cache: one pass and one
     // synchronisation of the threads fewer per step.
-    if (then == AfterGather::kKick)
-      KickRow(rows, integration, i);
-    else if (then == AfterGather::kIntegrate)
-      IntegrateRow(rows, integration, i);
+    update(rows, integration, i);
   }
 }
 

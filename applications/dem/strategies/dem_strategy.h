@@ -372,6 +372,10 @@ class ExplicitSolverStrategy {
                            Array3& elastic, Array3& torque);
   // Rows [begin, end): cross slots, gravity and background damping, then `then`.
   void FinishRows(std::size_t begin, std::size_t end, AfterGather then);
+  // FinishRows' loop with update(rows, constants, i) after each row's sums:
+  // compiled once per update and scheme, with no branch on them per row.
+  template <class RowUpdate>
+  void FinishRowRange(std::size_t begin, std::size_t end, RowUpdate update);
   void GatherForces(AfterGather then);  // FinishRows of every row not finished yet
   void KickAndDrift();                  // VV first half (KickAndDriftRow)
   IntegrationConstants Integration() const;

@@ -106,10 +106,13 @@ inline Components Scaled(const Components& c, double s) { return {c.x * s, c.y *
 struct AdvancedComponent {
   double velocity, increment;
 };
-[[gnu::always_inline]] inline AdvancedComponent Advance(TranslationalScheme scheme, double v,
-                                                        double a, double dt, bool imposed) {
+// The scheme is a template argument: the row loops are compiled once per
+// scheme, without a switch per component and row.
+template <TranslationalScheme kScheme>
+[[gnu::always_inline]] inline AdvancedComponent Advance(double v, double a, double dt,
+                                                        bool imposed) {
   if (imposed) return {v, v * dt};
-  switch (scheme) {
+  switch (kScheme) {
     case TranslationalScheme::kForwardEuler:
       return {v + a * dt, v * dt};
     case TranslationalScheme::kSymplecticEuler: {
@@ -144,7 +147,9 @@ struct AdvancedComponent {
   return {v.x + s * f.x, v.y + s * f.y, v.z + s * f.z};
 }
 
-// The whole step of Forward Euler, Symplectic Euler or Taylor on row i.
+// The whole step of Forward Euler, Symplectic Euler or Taylor (kScheme, which
+// is k.scheme) on row i.
+template <TranslationalScheme kScheme>
 [[gnu::always_inline]] inline void IntegrateRow(const IntegrationRows& r,
                                                 const IntegrationConstants& k, std::size_t i) {
   if (!r.Integrated(i)) return;
@@ -152,9 +157,9 @@ struct AdvancedComponent {
   const std::uint8_t fixed = r.fixed[i];
   const double inv_mass = k.virtual_mass / r.mass[i];
   const Components v = LoadComponents(r.velocity[i]), f = LoadComponents(r.force[i]);
-  const AdvancedComponent x0 = Advance(k.scheme, v.x, f.x * inv_mass, dt, FixedDof(fixed, 0));
-  const AdvancedComponent x1 = Advance(k.scheme, v.y, f.y * inv_mass, dt, FixedDof(fixed, 1));
-  const AdvancedComponent x2 = Advance(k.scheme, v.z, f.z * inv_mass, dt, FixedDof(fixed, 2));
+  const AdvancedComponent x0 = Advance<kScheme>(v.x, f.x * inv_mass, dt, FixedDof(fixed, 0));
+  const AdvancedComponent x1 = Advance<kScheme>(v.y, f.y * inv_mass, dt, FixedDof(fixed, 1));
+  const AdvancedComponent x2 = Advance<kScheme>(v.z, f.z * inv_mass, dt, FixedDof(fixed, 2));
   const Components dx{x0.increment, x1.increment, x2.increment};
   StoreComponents(r.velocity[i], {x0.velocity, x1.velocity, x2.velocity});
   AddComponents(r.position[i], dx);
@@ -172,12 +177,9 @@ struct AdvancedComponent {
       StoreComponents(r.angular_velocity[i], next);
       dtheta = Scaled(next, dt);
     } else {
-      const AdvancedComponent a0 =
-          Advance(k.scheme, w.x, t.x * inv_inertia, dt, FixedDof(fixed, 3));
-      const AdvancedComponent a1 =
-          Advance(k.scheme, w.y, t.y * inv_inertia, dt, FixedDof(fixed, 4));
-      const AdvancedComponent a2 =
-          Advance(k.scheme, w.z, t.z * inv_inertia, dt, FixedDof(fixed, 5));
+      const AdvancedComponent a0 = Advance<kScheme>(w.x, t.x * inv_inertia, dt, FixedDof(fixed, 3));
+      const AdvancedComponent a1 = Advance<kScheme>(w.y, t.y * inv_inertia, dt, FixedDof(fixed, 4));
+      const AdvancedComponent a2 = Advance<kScheme>(w.z, t.z * inv_inertia, dt, FixedDof(fixed, 5));
       StoreComponents(r.angular_velocity[i], {a0.velocity, a1.velocity, a2.velocity});
       dtheta = {a0.increment, a1.increment, a2.increment};
     }
