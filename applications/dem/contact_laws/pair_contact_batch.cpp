@@ -74,9 +74,21 @@ void ClearCandidate(const PairBatchInput& in, std::uint32_t c) {
 struct Row3 {
   Vec x, y, z;
 };
+// Each row's x and y are one 16-byte load: [x0 y0 | x2 y2] and [x1 y1 | x3 y3]
+// unpack into the x and y of the four rows; z is gathered element by element.
+// (One address per row, not one index per component: the gathers of a group
+// had kept a dozen indices live and spilled them.)
 TESSERA_AVX2 Row3 GatherRows(const Array3* rows, const std::uint32_t* index) {
-  const double* base = reinterpret_cast<const double*>(rows);
-  return {Gather(base, index, 3, 0), Gather(base, index, 3, 1), Gather(base, index, 3, 2)};
+  const double* r0 = reinterpret_cast<const double*>(rows + index[0]);
+  const double* r1 = reinterpret_cast<const double*>(rows + index[1]);
+  const double* r2 = reinterpret_cast<const double*>(rows + index[2]);
+  const double* r3 = reinterpret_cast<const double*>(rows + index[3]);
+  const __m256d even =
+      _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(r0)), _mm_loadu_pd(r2), 1);
+  const __m256d odd =
+      _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(r1)), _mm_loadu_pd(r3), 1);
+  return {reinterpret_cast<Vec>(_mm256_unpacklo_pd(even, odd)),
+          reinterpret_cast<Vec>(_mm256_unpackhi_pd(even, odd)), Vec{r0[2], r1[2], r2[2], r3[2]}};
 }
 
 // The pair-table values of a group's four lanes.
