@@ -248,9 +248,8 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, const LaneParameters* 
 
   // The stored spring turned into the new tangent plane, magnitude kept, and
   // scaled by k_t^{n+1}/k_t^n while unloading.
-  const double* spring_base = reinterpret_cast<const double*>(in.tangential_force);
-  const Vec ox = Gather(spring_base, c, 3, 0), oy = Gather(spring_base, c, 3, 1),
-            oz = Gather(spring_base, c, 3, 2);
+  const Row3 spring = GatherRows(in.tangential_force, c);
+  const Vec ox = spring.x, oy = spring.y, oz = spring.z;
   const Vec old_kt = Gather(in.tangential_stiffness, c, 1, 0);
   const Vec old_fne = Gather(in.normal_elastic_force, c, 1, 0);
   const Vec old_norm2 = ox * ox + oy * oy + oz * oz;
