@@ -1149,8 +1149,12 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
     // latest target) kicked and drifted first; each row once, before any read.
     if (drift) {
       const std::size_t last = std::min(n, (latest_target[b] + std::size_t{1}) * block_rows);
+      // Local copies: the row stores may alias the closure, whose members the
+      // loop would otherwise reload (and re-test) for every row.
+      const IntegrationRows drift_rows = integration_rows;
+      const IntegrationConstants drift_constants = integration;
       for (std::size_t i = drifted_blocks * block_rows; i < last; ++i)
-        KickAndDriftRow(integration_rows, integration, i);
+        KickAndDriftRow(drift_rows, drift_constants, i);
       drifted_blocks = std::max<std::size_t>(drifted_blocks, latest_target[b] + std::size_t{1});
     }
     // Once the block is done, its rows are finished at once if every block
