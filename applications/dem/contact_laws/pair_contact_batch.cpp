@@ -176,7 +176,11 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, const LaneParameters* 
       p[l] = static_cast<std::uint32_t>(in.material[i[l]]) * in.materials +
              static_cast<std::uint32_t>(in.material[j[l]]);
   }
-  const LaneParameters parameters = uniform ? *uniform : GatherParameters(table, p);
+  // By reference where the batch is of one pair: a copy of the ten vectors
+  // went through the stack for every group.
+  LaneParameters gathered;
+  if (!uniform) gathered = GatherParameters(table, p);
+  const LaneParameters& parameters = uniform ? *uniform : gathered;
   const Mask defined = parameters.defined;
   const Vec zero = Splat(0.0);
   const Vec dt = Splat(in.dt);
