@@ -53,10 +53,10 @@ void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
   faces.plane_normal[f] = normal / length;
   faces.plane_origin[f] = origin;
   faces.has_plane[f] = 1;
-  // The triple product of consecutive edges and the normal is the turn at a
-  // corner of the polygon projected on the plane (counter-clockwise about the
-  // normal, which the vertex order defines).
-  // A triangle that spans a plane is convex.
+  // Convexity: a triangle that spans a plane is convex; a quadrilateral is if
+  // it turns the same way at every corner. The triple product of consecutive
+  // edges and the normal is the turn at a corner of the polygon projected on
+  // the plane (counter-clockwise about the normal the vertex order defines).
   bool convex = true;
   if (n == 4) {
     const Array3 edges[4] = {v[1] - v[0], v[2] - v[1], v[3] - v[2], v[0] - v[3]};
