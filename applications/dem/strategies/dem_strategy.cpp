@@ -6,6 +6,7 @@
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <type_traits>
 
 #include "applications/dem/contact_laws/contact_force.h"
 #include "applications/dem/dem_variables.h"
@@ -1437,27 +1438,22 @@ void ExplicitSolverStrategy::FinishRows(std::size_t begin, std::size_t end, Afte
     case AfterGather::kIntegrate:
       break;
   }
+  // The whole step of the run's scheme, `scheme` a std::integral_constant.
+  auto integrate = [&](auto scheme) {
+    FinishRowRange(begin, end, [](const Rows& r, const Constants& k, std::size_t i) {
+      IntegrateRow<decltype(scheme)::value>(r, k, i);
+    });
+  };
+  using Scheme = TranslationalScheme;
   switch (settings_.scheme) {
-    case TranslationalScheme::kForwardEuler:
-      FinishRowRange(begin, end, [](const Rows& r, const Constants& k, std::size_t i) {
-        IntegrateRow<TranslationalScheme::kForwardEuler>(r, k, i);
-      });
-      return;
-    case TranslationalScheme::kSymplecticEuler:
-      FinishRowRange(begin, end, [](const Rows& r, const Constants& k, std::size_t i) {
-        IntegrateRow<TranslationalScheme::kSymplecticEuler>(r, k, i);
-      });
-      return;
-    case TranslationalScheme::kTaylor:
-      FinishRowRange(begin, end, [](const Rows& r, const Constants& k, std::size_t i) {
-        IntegrateRow<TranslationalScheme::kTaylor>(r, k, i);
-      });
-      return;
-    case TranslationalScheme::kVelocityVerlet:  // (kicked, not integrated, after the forces)
-      FinishRowRange(begin, end, [](const Rows& r, const Constants& k, std::size_t i) {
-        IntegrateRow<TranslationalScheme::kVelocityVerlet>(r, k, i);
-      });
-      return;
+    case Scheme::kForwardEuler:
+      return integrate(std::integral_constant<Scheme, Scheme::kForwardEuler>{});
+    case Scheme::kSymplecticEuler:
+      return integrate(std::integral_constant<Scheme, Scheme::kSymplecticEuler>{});
+    case Scheme::kTaylor:
+      return integrate(std::integral_constant<Scheme, Scheme::kTaylor>{});
+    case Scheme::kVelocityVerlet:  // (kicked, not integrated, after the forces)
+      return integrate(std::integral_constant<Scheme, Scheme::kVelocityVerlet>{});
   }
 }
 
