@@ -361,8 +361,9 @@ class ExplicitSolverStrategy {
   // block that reads them, on one thread, in block order.
   void ComputeParticleContacts(bool finish, AfterGather then, bool drift);
   // Whether this Velocity Verlet step may kick and drift the rows inside the
-  // pair pass: one thread, no search, clusters or periodic wrap between the
-  // drift and the forces, and rows finished within the pass.
+  // pair pass: one thread (blocks in order), and no search, clusters or
+  // periodic wrap between the drift and the forces. Every row is drifted by
+  // the end of the pass, before bonds or GatherForces read them.
   bool DriftInPairPass(bool search) const;
   // The wall contacts of particle i, summed into force, elastic and torque.
   // `features` is scratch for the closest feature of each candidate face in
