@@ -69,10 +69,18 @@ void BindParticleStorage(py::module_& m) {
                              [](const ParticleStorage& p) { return Rows(p.angular_velocity); })
       .def_property_readonly("displacement",
                              [](const ParticleStorage& p) { return Rows(p.displacement); })
+      .def_property_readonly("delta_displacement",
+                             [](const ParticleStorage& p) { return Rows(p.delta_displacement); })
+      .def_property_readonly("delta_rotation",
+                             [](const ParticleStorage& p) { return Rows(p.delta_rotation); })
+      .def_property_readonly("rotation_angle",
+                             [](const ParticleStorage& p) { return Rows(p.rotation_angle); })
       .def_property_readonly("force", [](const ParticleStorage& p) { return Rows(p.force); })
       .def_property_readonly("torque", [](const ParticleStorage& p) { return Rows(p.torque); })
       .def_property_readonly("contact_force",
                              [](const ParticleStorage& p) { return Rows(p.contact_force); })
+      .def_property_readonly("elastic_force",
+                             [](const ParticleStorage& p) { return Rows(p.elastic_force); })
       .def_property_readonly("radius", [](const ParticleStorage& p) { return Rows(p.radius); })
       .def_property_readonly("mass", [](const ParticleStorage& p) { return Rows(p.mass); })
       .def_property_readonly("inertia", [](const ParticleStorage& p) { return Rows(p.inertia); })
@@ -141,6 +149,8 @@ void BindParticleStorage(py::module_& m) {
       "nonzero group stay consecutive");
   m.def("PairContactBatchAvailable", &PairContactBatchAvailable,
         "Whether this processor runs the vectorised (AVX2) sphere-sphere contact kernel");
+  m.def("RowQuadsAvailable", &RowQuadsAvailable,
+        "Whether this processor runs the four-row (AVX2) sums and updates of the rows");
 }
 
 void BindContactLaws(py::module_& m) {
@@ -211,6 +221,7 @@ void BindStrategy(py::module_& m) {
                      "Kratos' continuum_sphere_strategy: bonds (KDEM) between the spheres of one "
                      "COHESIVE_GROUP whose gap is at most search_tolerance at the start")
       .def_readwrite("batched_pair_contacts", &DemSettings::batched_pair_contacts)
+      .def_readwrite("quad_row_updates", &DemSettings::quad_row_updates)
       .def_readwrite("sort_rows_frequency", &DemSettings::sort_rows_frequency)
       .def_readwrite("sort_rows_minimum", &DemSettings::sort_rows_minimum)
       .def_readwrite("force_block_rows", &DemSettings::force_block_rows)

@@ -1066,6 +1066,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
   // The blocks kicked and drifted so far (`drift`: one thread, block order).
   std::size_t drifted_blocks = 0;
   const IntegrationRows integration_rows(p);
+  const bool quads = QuadRowUpdates();
   const IntegrationConstants integration = Integration();
   // Raw pointers: the loop stores bytes (sliding, active), which may alias
   // anything, so a vector's data pointer would be reloaded after each of them.
@@ -1150,12 +1151,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
     // latest target) kicked and drifted first; each row once, before any read.
     if (drift) {
       const std::size_t last = std::min(n, (latest_target[b] + std::size_t{1}) * block_rows);
-      // Local copies: the row stores may alias the closure, whose members the
-      // loop would otherwise reload (and re-test) for every row.
-      const IntegrationRows drift_rows = integration_rows;
-      const IntegrationConstants drift_constants = integration;
-      for (std::size_t i = drifted_blocks * block_rows; i < last; ++i)
-        KickAndDriftRow(drift_rows, drift_constants, i);
+      KickAndDriftRowRange(integration_rows, integration, drifted_blocks * block_rows, last, quads);
       drifted_blocks = std::max<std::size_t>(drifted_blocks, latest_target[b] + std::size_t{1});
     }
     // Once the block is done, its rows are finished at once if every block
@@ -1427,22 +1423,30 @@ void ExplicitSolverStrategy::CarryWallHistoryAcrossFaces(std::size_t i,
 void ExplicitSolverStrategy::FinishRows(std::size_t begin, std::size_t end, AfterGather then) {
   using Rows = IntegrationRows;
   using Constants = IntegrationConstants;
+  const bool quads = QuadRowUpdates();
   switch (then) {
     case AfterGather::kNothing:
-      FinishRowRange(begin, end, [](const Rows&, const Constants&, std::size_t) {});
+      FinishRowRange(
+          begin, end, [](const Rows&, const Constants&, std::size_t) {}, quads, QuadUpdate::kNone);
       return;
     case AfterGather::kKick:
-      FinishRowRange(begin, end,
-                     [](const Rows& r, const Constants& k, std::size_t i) { KickRow(r, k, i); });
+      FinishRowRange(
+          begin, end, [](const Rows& r, const Constants& k, std::size_t i) { KickRow(r, k, i); },
+          quads, QuadUpdate::kKick);
       return;
     case AfterGather::kIntegrate:
       break;
   }
-  // The whole step of the run's scheme, `scheme` a std::integral_constant.
+  // The whole step of the run's scheme, `scheme` a std::integral_constant;
+  // only Symplectic Euler has a quad update.
   auto integrate = [&](auto scheme) {
-    FinishRowRange(begin, end, [](const Rows& r, const Constants& k, std::size_t i) {
-      IntegrateRow<decltype(scheme)::value>(r, k, i);
-    });
+    constexpr bool kQuads = decltype(scheme)::value == TranslationalScheme::kSymplecticEuler;
+    FinishRowRange(
+        begin, end,
+        [](const Rows& r, const Constants& k, std::size_t i) {
+          IntegrateRow<decltype(scheme)::value>(r, k, i);
+        },
+        quads && kQuads, QuadUpdate::kSymplecticEuler);
   };
   using Scheme = TranslationalScheme;
   switch (settings_.scheme) {
@@ -1458,7 +1462,8 @@ void ExplicitSolverStrategy::FinishRows(std::size_t begin, std::size_t end, Afte
 }
 
 template <class RowUpdate>
-void ExplicitSolverStrategy::FinishRowRange(std::size_t begin, std::size_t end, RowUpdate update) {
+void ExplicitSolverStrategy::FinishRowRange(std::size_t begin, std::size_t end, RowUpdate update,
+                                            bool quads, QuadUpdate quad_update) {
   ParticleStorage& p = particles_;
   const PairContacts& pc = pairs_;
   const Array3 gravity = settings_.gravity;
@@ -1481,14 +1486,32 @@ void ExplicitSolverStrategy::FinishRowRange(std::size_t begin, std::size_t end, 
   const Array3* const external_force = p.external_force.empty() ? nullptr : p.external_force.data();
   const Array3* const external_moment =
       p.external_moment.empty() ? nullptr : p.external_moment.data();
-  for (std::size_t i = begin; i < end; ++i) {
-    Array3 contact = contact_force[i], elastic = elastic_force[i], torque = torque_out[i];
-    for (std::uint32_t s = cross_row_start[i]; s < cross_row_start[i + 1]; ++s) {
+  // Four rows at once, their cross slots first added to them row by row (in
+  // the order of the loop below); damping and the plane stay row by row.
+  quads = quads && !(alpha > 0.0) && !planar;
+  const QuadSumColumns quad_sums{contact_force, external_force, external_moment, total_force,
+                                 torque_out,    rows.mass,      gravity};
+  // Row k's cross slots added to its sums, in slot order.
+  auto add_cross_slots = [&](std::size_t k, Array3& contact, Array3& elastic, Array3& torque) {
+    for (std::uint32_t s = cross_row_start[k]; s < cross_row_start[k + 1]; ++s) {
       const std::uint32_t slot = cross_row_slot[s];
       contact += cross_force[slot];
       elastic += cross_elastic[slot];
       torque += cross_torque[slot];
     }
+  };
+  for (std::size_t i = begin; i < end; ++i) {
+    if (quads && i + 4 <= end && (quad_update == QuadUpdate::kNone || FreeQuad(rows, i))) {
+      for (std::size_t k = i; k < i + 4; ++k) {
+        if (cross_row_start[k] == cross_row_start[k + 1]) continue;
+        add_cross_slots(k, contact_force[k], elastic_force[k], torque_out[k]);
+      }
+      FinishRowQuad(quad_sums, rows, integration, quad_update, i);
+      i += 3;
+      continue;
+    }
+    Array3 contact = contact_force[i], elastic = elastic_force[i], torque = torque_out[i];
+    add_cross_slots(i, contact, elastic, torque);
     Array3 total = contact;
     if (external_force) total += external_force[i];
     total += rows.mass[i] * gravity;
@@ -1614,6 +1637,10 @@ void ExplicitSolverStrategy::AdvanceClusters(AfterGather then) {
 
 // ---------------------------------------------------------------- integration
 
+bool ExplicitSolverStrategy::QuadRowUpdates() const {
+  return settings_.quad_row_updates && RowQuadsAvailable();
+}
+
 IntegrationConstants ExplicitSolverStrategy::Integration() const {
   return {settings_.delta_time, settings_.virtual_mass_coefficient, settings_.scheme,
           settings_.rotational_scheme, settings_.rotation};
@@ -1636,8 +1663,14 @@ void ExplicitSolverStrategy::KickAndDrift() {
   const bool rotation = settings_.rotation;
   const IntegrationRows rows(particles_);
   const IntegrationConstants integration = Integration();
-  ParallelRows(particles_.size(),
-               [rows, integration](std::size_t i) { KickAndDriftRow(rows, integration, i); });
+  // Independent rows, in blocks of a multiple of four (quads).
+  constexpr std::size_t kBlockRows = 1024;
+  const std::size_t n = particles_.size();
+  const bool quads = QuadRowUpdates();
+  ParallelBlocks(n, (n + kBlockRows - 1) / kBlockRows, [&](std::size_t b) {
+    KickAndDriftRowRange(rows, integration, b * kBlockRows, std::min(n, (b + 1) * kBlockRows),
+                         quads);
+  });
   if (!clusters_.empty()) {
     KickClusters(clusters_, VirtualMassKick(0.5 * dt), rotation);
     DriftClusters(clusters_, dt, rotation);

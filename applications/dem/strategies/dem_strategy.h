@@ -62,6 +62,7 @@
 #include "applications/dem/strategies/memory_report.h"
 #include "applications/dem/strategies/phase_timings.h"
 #include "applications/dem/strategies/row_integration.h"
+#include "applications/dem/strategies/row_quads.h"
 #include "applications/dem/utilities/neighbour_search.h"
 #include "applications/dem/utilities/periodic_box.h"
 #include "applications/dem/walls/free_rigid_wall.h"
@@ -124,6 +125,10 @@ struct DemSettings {
   // (contact_laws/pair_contact_batch.h) where every particle pair follows one
   // 3D law; false keeps the scalar loop. Both give bitwise the same results.
   bool batched_pair_contacts = true;
+  // The rows' sums and updates done four rows at a time (strategies/row_quads.h)
+  // where the processor has AVX2; false keeps the row-by-row loops. Both give
+  // bitwise the same results.
+  bool quad_row_updates = true;
   // The rows are sorted in space (utilities/spatial_order.h) by the first search
   // at least sort_rows_frequency steps after the last sort (0: never), when
   // there are at least sort_rows_minimum rows (fewer fit in cache in any
@@ -375,11 +380,15 @@ class ExplicitSolverStrategy {
   void FinishRows(std::size_t begin, std::size_t end, AfterGather then);
   // FinishRows' loop with update(rows, constants, i) after each row's sums:
   // compiled once per update and scheme, with no branch on them per row.
+  // Four rows at a time (row_quads.h) where `quads` and the rows allow, with
+  // quad_update the quads' counterpart of `update`.
   template <class RowUpdate>
-  void FinishRowRange(std::size_t begin, std::size_t end, RowUpdate update);
+  void FinishRowRange(std::size_t begin, std::size_t end, RowUpdate update, bool quads,
+                      QuadUpdate quad_update);
   void GatherForces(AfterGather then);  // FinishRows of every row not finished yet
   void KickAndDrift();                  // VV first half (KickAndDriftRow)
   IntegrationConstants Integration() const;
+  bool QuadRowUpdates() const;  // the setting, where the processor runs them
   // features[c - first candidate]: this step's closest features of the particle's candidates.
   void CarryWallHistoryAcrossFaces(std::size_t particle, const FaceContactGeometry* features);
   // Free walls: the particles' contact force and moment on each body, summed
