@@ -1,6 +1,10 @@
 // Cell-grid neighbour search (see neighbour_search.h).
 #include "applications/dem/utilities/neighbour_search.h"
 
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
+
 #include <algorithm>
 #include <cmath>
 #include <limits>
@@ -76,6 +80,66 @@ void CollectInRowOrder(std::size_t n, Visit&& visit, std::vector<std::uint32_t>&
     found[k] = Chunk{};
   });
 }
+
+#if defined(__x86_64__)
+// What the four-wide visit of FindParticlePairs reads.
+struct PairGrid {
+  const Array3* x;
+  const double* r;
+  const std::uint32_t* cell_start;
+  const std::uint32_t* cell_particles;  // with kCellListPadding entries past the last
+  std::array<std::int64_t, 3> dims;
+  double tolerance;
+};
+
+// The candidates j > i of particle i (in cell (cx, cy, cz)) appended to
+// `hits`: the visit of FindParticlePairs, four list entries at a time (AVX2).
+// Along x the three neighbour cells of a row of cells are consecutive in the
+// cell list: one range per row of cells, not three cells. The distance test
+// is the scalar one operation for operation (no fused multiply-add), so the
+// hits are the same; their order within a row is not, and the caller sorts it.
+[[gnu::target("avx2")]] void VisitPairsFourWide(const PairGrid& g, std::uint32_t i, std::int64_t cx,
+                                                std::int64_t cy, std::int64_t cz,
+                                                std::vector<std::uint32_t>& hits) {
+  const Array3 p = g.x[i];
+  const __m256d px = _mm256_set1_pd(p[0]), py = _mm256_set1_pd(p[1]), pz = _mm256_set1_pd(p[2]);
+  const __m256d ri = _mm256_set1_pd(g.r[i]), tolerance = _mm256_set1_pd(g.tolerance);
+  // Unsigned j > i as a signed comparison: both offset by 2^31.
+  const __m128i bias = _mm_set1_epi32(static_cast<int>(0x80000000u));
+  const __m128i biased_i = _mm_xor_si128(_mm_set1_epi32(static_cast<int>(i)), bias);
+  const std::int64_t x0 = std::max<std::int64_t>(cx - 1, 0), x1 = std::min(cx + 1, g.dims[0] - 1);
+  for (std::int64_t z = std::max<std::int64_t>(cz - 1, 0); z <= std::min(cz + 1, g.dims[2] - 1);
+       ++z)
+    for (std::int64_t y = std::max<std::int64_t>(cy - 1, 0); y <= std::min(cy + 1, g.dims[1] - 1);
+         ++y) {
+      const std::int64_t row = (z * g.dims[1] + y) * g.dims[0];
+      const std::uint32_t begin = g.cell_start[row + x0], end = g.cell_start[row + x1 + 1];
+      for (std::uint32_t s = begin; s < end; s += 4) {
+        // Lanes past `end` read the padding or the next cells: masked off.
+        alignas(16) std::uint32_t j[4];
+        const __m128i js = _mm_loadu_si128(reinterpret_cast<const __m128i*>(g.cell_particles + s));
+        _mm_store_si128(reinterpret_cast<__m128i*>(j), js);
+        const int later =
+            _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(_mm_xor_si128(js, bias), biased_i)));
+        const int valid = end - s >= 4 ? 0xF : (1 << (end - s)) - 1;
+        if ((later & valid) == 0) continue;
+        const Array3 &a = g.x[j[0]], &b = g.x[j[1]], &c = g.x[j[2]], &d = g.x[j[3]];
+        const __m256d dx = _mm256_sub_pd(_mm256_setr_pd(a[0], b[0], c[0], d[0]), px);
+        const __m256d dy = _mm256_sub_pd(_mm256_setr_pd(a[1], b[1], c[1], d[1]), py);
+        const __m256d dz = _mm256_sub_pd(_mm256_setr_pd(a[2], b[2], c[2], d[2]), pz);
+        const __m256d rj = _mm256_setr_pd(g.r[j[0]], g.r[j[1]], g.r[j[2]], g.r[j[3]]);
+        // Dot(d, d) < (r_i + r_j + tolerance)², in the scalar order.
+        const __m256d distance2 = _mm256_add_pd(
+            _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
+        const __m256d reach = _mm256_add_pd(_mm256_add_pd(ri, rj), tolerance);
+        const int near =
+            _mm256_movemask_pd(_mm256_cmp_pd(distance2, _mm256_mul_pd(reach, reach), _CMP_LT_OQ));
+        for (int lanes = near & later & valid; lanes != 0; lanes &= lanes - 1)
+          hits.push_back(j[__builtin_ctz(static_cast<unsigned>(lanes))]);
+      }
+    }
+}
+#endif
 
 }  // namespace
 
@@ -168,7 +232,9 @@ void NeighbourSearch::SortIntoCells(const std::vector<Array3>& position) {
     ++cell_start_[static_cast<std::size_t>(cell_of_[i]) + 1];
   }
   for (std::size_t c = 0; c < cells; ++c) cell_start_[c + 1] += cell_start_[c];
-  cell_particles_.resize(n);
+  // Zeros past the last entry: the four-wide visit reads up to three more.
+  cell_particles_.resize(n + kCellListPadding);
+  std::fill(cell_particles_.end() - kCellListPadding, cell_particles_.end(), 0u);
   std::vector<std::uint32_t>& fill = cell_cursor_;
   fill.assign(cell_start_.begin(), cell_start_.end() - 1);
   for (std::size_t i = 0; i < n; ++i)
@@ -226,6 +292,23 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
       }
   };
 
+#if defined(__x86_64__)
+  static const bool four_wide = __builtin_cpu_supports("avx2");
+  if (four_wide) {
+    const PairGrid grid{x, r, cell_start, cell_particles, dims, tolerance};
+    auto visit_four_wide = [&grid, this](std::size_t i, auto&& on_pair) {
+      // One buffer per thread, reused: no allocation per particle.
+      thread_local std::vector<std::uint32_t> hits;
+      hits.clear();
+      const Array3& p = grid.x[i];
+      VisitPairsFourWide(grid, static_cast<std::uint32_t>(i), CellCoordinate(p[0], 0),
+                         CellCoordinate(p[1], 1), CellCoordinate(p[2], 2), hits);
+      for (const std::uint32_t j : hits) on_pair(j);
+    };
+    CollectInRowOrder(n, visit_four_wide, first, second, /*sort_each_row=*/true);
+    return;
+  }
+#endif
   CollectInRowOrder(n, visit, first, second, /*sort_each_row=*/true);
 }
 

@@ -9,7 +9,10 @@
 //
 // Results are sorted ((i, j) and (particle, face)) and do not depend on the
 // number of threads: fixed chunks of particles collect their candidates (each
-// particle's sorted) in their own buffers, concatenated in chunk order.
+// particle's sorted) in their own buffers, concatenated in chunk order. With
+// AVX2, the pair search (not periodic) checks four list entries at a time over
+// one range of cells per row of the grid, with the scalar arithmetic: the same
+// pairs.
 //
 // In a periodic domain (SetPeriodicBox) the particle grid spans the box, its
 // cells wrap around, and distances are taken to the nearest periodic image;
@@ -71,8 +74,9 @@ class NeighbourSearch {
   Array3 origin_{};
   Array3 cell_size_{1.0, 1.0, 1.0};  // per axis: equal except in a periodic box
   std::array<std::int64_t, 3> dims_{1, 1, 1};
-  std::vector<std::uint32_t> cell_start_;  // CSR over cells: particles of each cell
-  std::vector<std::uint32_t> cell_particles_;
+  std::vector<std::uint32_t> cell_start_;             // CSR over cells: particles of each cell
+  std::vector<std::uint32_t> cell_particles_;         // then kCellListPadding zeros
+  static constexpr std::size_t kCellListPadding = 3;  // read by the four-wide visit
   std::vector<std::int64_t> cell_of_;
   std::vector<std::uint32_t> cell_cursor_;      // per cell, while filling cell_particles_
   std::vector<std::uint32_t> face_cell_start_;  // CSR over cells: faces touching each cell
