@@ -1504,7 +1504,13 @@ void ExplicitSolverStrategy::FinishRowRange(std::size_t begin, std::size_t end, 
     if (quads && i + 4 <= end && (quad_update == QuadUpdate::kNone || FreeQuad(rows, i))) {
       for (std::size_t k = i; k < i + 4; ++k) {
         if (cross_row_start[k] == cross_row_start[k + 1]) continue;
-        add_cross_slots(k, contact_force[k], elastic_force[k], torque_out[k]);
+        // Summed in locals: accumulated in the rows, every sum would be stored
+        // and reloaded per slot.
+        Array3 contact = contact_force[k], elastic = elastic_force[k], torque = torque_out[k];
+        add_cross_slots(k, contact, elastic, torque);
+        contact_force[k] = contact;
+        elastic_force[k] = elastic;
+        torque_out[k] = torque;
       }
       FinishRowQuad(quad_sums, rows, integration, quad_update, i);
       i += 3;
