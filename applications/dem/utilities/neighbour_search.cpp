@@ -92,15 +92,16 @@ struct PairGrid {
   double tolerance;
 };
 
-// The candidates j > i of particle i (in cell (cx, cy, cz)) appended to
-// `hits`: the visit of FindParticlePairs, four list entries at a time (AVX2).
+// on_pair(j) for the candidates j > i of particle i (in cell (cx, cy, cz)):
+// the visit of FindParticlePairs, four list entries at a time (AVX2).
 // Along x the three neighbour cells of a row of cells are consecutive in the
 // cell list: one range per row of cells, not three cells. The distance test
 // is the scalar one operation for operation (no fused multiply-add), so the
 // hits are the same; their order within a row is not, and the caller sorts it.
+template <class OnPair>
 [[gnu::target("avx2")]] void VisitPairsFourWide(const PairGrid& g, std::uint32_t i, std::int64_t cx,
                                                 std::int64_t cy, std::int64_t cz,
-                                                std::vector<std::uint32_t>& hits) {
+                                                OnPair&& on_pair) {
   const Array3 p = g.x[i];
   const __m256d px = _mm256_set1_pd(p[0]), py = _mm256_set1_pd(p[1]), pz = _mm256_set1_pd(p[2]);
   const __m256d ri = _mm256_set1_pd(g.r[i]), tolerance = _mm256_set1_pd(g.tolerance);
@@ -135,7 +136,7 @@ struct PairGrid {
         const int near =
             _mm256_movemask_pd(_mm256_cmp_pd(distance2, _mm256_mul_pd(reach, reach), _CMP_LT_OQ));
         for (int lanes = near & later & valid; lanes != 0; lanes &= lanes - 1)
-          hits.push_back(j[__builtin_ctz(static_cast<unsigned>(lanes))]);
+          on_pair(j[__builtin_ctz(static_cast<unsigned>(lanes))]);
       }
     }
 }
@@ -297,13 +298,9 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
   if (four_wide) {
     const PairGrid grid{x, r, cell_start, cell_particles, dims, tolerance};
     auto visit_four_wide = [&grid, this](std::size_t i, auto&& on_pair) {
-      // One buffer per thread, reused: no allocation per particle.
-      thread_local std::vector<std::uint32_t> hits;
-      hits.clear();
       const Array3& p = grid.x[i];
       VisitPairsFourWide(grid, static_cast<std::uint32_t>(i), CellCoordinate(p[0], 0),
-                         CellCoordinate(p[1], 1), CellCoordinate(p[2], 2), hits);
-      for (const std::uint32_t j : hits) on_pair(j);
+                         CellCoordinate(p[1], 1), CellCoordinate(p[2], 2), on_pair);
     };
     CollectInRowOrder(n, visit_four_wide, first, second, /*sort_each_row=*/true);
     return;
