@@ -4,7 +4,6 @@
 // glued comments, padded numbers), DEM renumbering, and every .mdpa of the
 // shared Kratos corpus.
 #include <gtest/gtest.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <filesystem>
@@ -22,6 +21,7 @@
 #include "kernel/io/model_part_io.h"
 #include "kernel/model/model.h"
 #include "kernel/registry/registry.h"
+#include "tests/cpp/scratch_directory.h"
 
 namespace tessera {
 namespace {
@@ -31,26 +31,9 @@ namespace fs = std::filesystem;
 const std::string kCases = std::string(TESSERA_SHARED_DIR) + "/kratos_cases";
 const std::string kCoreFile = kCases + "/core_model_part_io_read/test_model_part_io_read";
 
-// This process' scratch directory, removed with what it holds when the
-// process ends (ctest runs each test in a process of its own).
-class ScratchDirectory {
- public:
-  ScratchDirectory()
-      : path_(fs::temp_directory_path() / ("tessera_mdpa_test_" + std::to_string(::getpid()))) {
-    fs::create_directories(path_);
-  }
-  ~ScratchDirectory() {
-    std::error_code ignored;
-    fs::remove_all(path_, ignored);
-  }
-  const fs::path& path() const { return path_; }
-
- private:
-  fs::path path_;
-};
-
+// This process' scratch directory (scratch_directory.h).
 const fs::path& TempDir() {
-  static const ScratchDirectory dir;
+  static const tessera::test::ScratchDirectory dir("tessera_mdpa_test");
   return dir.path();
 }
 

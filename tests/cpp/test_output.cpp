@@ -16,6 +16,7 @@
 #include "kernel/io/gid_output.h"
 #include "kernel/io/vtk_output.h"
 #include "kernel/model/model.h"
+#include "tests/cpp/scratch_directory.h"
 
 using namespace tessera;
 namespace fs = std::filesystem;
@@ -23,11 +24,12 @@ namespace pt = boost::property_tree;
 
 namespace {
 
-// A fresh, empty folder under the gtest temp dir, named after the running test.
+// A fresh, empty folder named after the running test, in this process'
+// scratch directory (removed when the process ends: scratch_directory.h).
 std::string TestDir() {
+  static const tessera::test::ScratchDirectory scratch("tessera_output_test");
   const auto* info = ::testing::UnitTest::GetInstance()->current_test_info();
-  const fs::path dir = fs::path(::testing::TempDir()) / "tessera_output" /
-                       (std::string(info->test_suite_name()) + "_" + info->name());
+  const fs::path dir = scratch.path() / (std::string(info->test_suite_name()) + "_" + info->name());
   fs::remove_all(dir);
   fs::create_directories(dir);
   return dir.string();
