@@ -41,9 +41,6 @@ TESSERA_AVX2 Quad Mul(const Quad& p, const Quad& q) {
 TESSERA_AVX2 Quad Mul(const Quad& p, __m256d s) {
   return {_mm256_mul_pd(p.a, s), _mm256_mul_pd(p.b, s), _mm256_mul_pd(p.c, s)};
 }
-TESSERA_AVX2 Quad Mul(__m256d s, const Quad& p) {
-  return {_mm256_mul_pd(s, p.a), _mm256_mul_pd(s, p.b), _mm256_mul_pd(s, p.c)};
-}
 // One value per row (s = s0 s1 s2 s3) over its row's three components.
 TESSERA_AVX2 Quad Spread(__m256d s) {
   return {_mm256_permute4x64_pd(s, 0x40),   // s0 s0 s0 s1
@@ -58,6 +55,21 @@ TESSERA_AVX2 Quad Repeat(const Array3& g) {
 TESSERA_AVX2 __m256d Splat(double s) { return _mm256_set1_pd(s); }
 TESSERA_AVX2 __m256d Load4(const double* from) { return _mm256_loadu_pd(from); }
 
+// The new velocity stored and the rows moved by dx (position, displacement,
+// this step's increment), as the scalar updates store them.
+TESSERA_AVX2 void Move(const IntegrationRows& r, std::size_t i, const Quad& velocity,
+                       const Quad& dx) {
+  StoreQuad(r.velocity + i, velocity);
+  StoreQuad(r.position + i, Add(LoadQuad(r.position + i), dx));
+  StoreQuad(r.displacement + i, Add(LoadQuad(r.displacement + i), dx));
+  StoreQuad(r.delta_displacement + i, dx);
+}
+// The rows turned by dtheta (this step's turn, the accumulated angle).
+TESSERA_AVX2 void Turn(const IntegrationRows& r, std::size_t i, const Quad& dtheta) {
+  StoreQuad(r.delta_rotation + i, dtheta);
+  StoreQuad(r.rotation_angle + i, Add(LoadQuad(r.rotation_angle + i), dtheta));
+}
+
 // KickRow, rows i..i+3, whose total force and torque are given.
 TESSERA_AVX2 void KickQuad(const IntegrationRows& r, const IntegrationConstants& k, std::size_t i,
                            const Quad& force, const Quad& torque) {
@@ -70,15 +82,13 @@ TESSERA_AVX2 void KickQuad(const IntegrationRows& r, const IntegrationConstants&
   const Quad w = LoadQuad(r.angular_velocity + i);
   if (k.rotational_scheme == RotationalScheme::kDirect) {
     // Kicked: w + (h t) (c/I).
-    StoreQuad(r.angular_velocity + i, Add(w, Mul(Mul(h, torque), inverse_inertia)));
+    StoreQuad(r.angular_velocity + i, Add(w, Mul(Mul(torque, h), inverse_inertia)));
     return;
   }
   const __m256d dt = Splat(k.dt);
-  const Quad spin = Add(w, Mul(Mul(dt, torque), inverse_inertia));
-  const Quad dtheta = Mul(spin, dt);
+  const Quad spin = Add(w, Mul(Mul(torque, dt), inverse_inertia));
   StoreQuad(r.angular_velocity + i, spin);
-  StoreQuad(r.delta_rotation + i, dtheta);
-  StoreQuad(r.rotation_angle + i, Add(LoadQuad(r.rotation_angle + i), dtheta));
+  Turn(r, i, Mul(spin, dt));
 }
 
 // IntegrateRow<kSymplecticEuler>, rows i..i+3, whose total force and torque are given.
@@ -88,11 +98,7 @@ TESSERA_AVX2 void SymplecticEulerQuad(const IntegrationRows& r, const Integratio
   const Quad inverse_mass = Spread(_mm256_div_pd(virtual_mass, Load4(r.mass + i)));
   // Advance: v + (f c/m) dt, then the increment v dt.
   const Quad velocity = Add(LoadQuad(r.velocity + i), Mul(Mul(force, inverse_mass), dt));
-  const Quad dx = Mul(velocity, dt);
-  StoreQuad(r.velocity + i, velocity);
-  StoreQuad(r.position + i, Add(LoadQuad(r.position + i), dx));
-  StoreQuad(r.displacement + i, Add(LoadQuad(r.displacement + i), dx));
-  StoreQuad(r.delta_displacement + i, dx);
+  Move(r, i, velocity, Mul(velocity, dt));
   const __m256d zero = _mm256_setzero_pd();
   Quad dtheta{zero, zero, zero};
   if (k.rotation) {
@@ -102,8 +108,7 @@ TESSERA_AVX2 void SymplecticEulerQuad(const IntegrationRows& r, const Integratio
     StoreQuad(r.angular_velocity + i, spin);
     dtheta = Mul(spin, dt);
   }
-  StoreQuad(r.delta_rotation + i, dtheta);
-  StoreQuad(r.rotation_angle + i, Add(LoadQuad(r.rotation_angle + i), dtheta));
+  Turn(r, i, dtheta);
 }
 
 // KickAndDriftRow, rows i..i+3.
@@ -112,23 +117,18 @@ TESSERA_AVX2 void KickAndDriftQuad(const IntegrationRows& r, const IntegrationCo
   const __m256d h = Splat(0.5 * k.dt), dt = Splat(k.dt), virtual_mass = Splat(k.virtual_mass);
   const __m256d s = _mm256_mul_pd(h, _mm256_div_pd(virtual_mass, Load4(r.mass + i)));
   const Quad velocity = Add(LoadQuad(r.velocity + i), Mul(Spread(s), LoadQuad(r.force + i)));
-  const Quad dx = Mul(velocity, dt);
-  StoreQuad(r.velocity + i, velocity);
-  StoreQuad(r.position + i, Add(LoadQuad(r.position + i), dx));
-  StoreQuad(r.displacement + i, Add(LoadQuad(r.displacement + i), dx));
-  StoreQuad(r.delta_displacement + i, dx);
+  Move(r, i, velocity, Mul(velocity, dt));
   if (k.rotational_scheme != RotationalScheme::kDirect) return;
   const __m256d zero = _mm256_setzero_pd();
   Quad dtheta{zero, zero, zero};
   if (k.rotation) {
     const Quad inverse_inertia = Spread(_mm256_div_pd(virtual_mass, Load4(r.inertia + i)));
     const Quad spin =
-        Add(LoadQuad(r.angular_velocity + i), Mul(Mul(h, LoadQuad(r.torque + i)), inverse_inertia));
+        Add(LoadQuad(r.angular_velocity + i), Mul(Mul(LoadQuad(r.torque + i), h), inverse_inertia));
     dtheta = Mul(spin, dt);
     StoreQuad(r.angular_velocity + i, spin);
   }
-  StoreQuad(r.delta_rotation + i, dtheta);
-  StoreQuad(r.rotation_angle + i, Add(LoadQuad(r.rotation_angle + i), dtheta));
+  Turn(r, i, dtheta);
 }
 
 // The arguments are copied to locals: a vector store may alias anything, and

@@ -33,8 +33,8 @@ enum class QuadUpdate : std::uint8_t {
   kSymplecticEuler,  // the whole step of Symplectic Euler (IntegrateRow)
 };
 
-// The columns a quad's sums read and write: FinishRowRange's, for rows that
-// receive no cross slot, with no background damping and in 3D.
+// The columns a quad's sums read and write: FinishRowRange's, for rows whose
+// cross slots are already added, with no background damping and in 3D.
 struct QuadSumColumns {
   const Array3* contact_force;
   const Array3* external_force;   // null: none declared
@@ -55,7 +55,7 @@ inline bool FreeQuad(const IntegrationRows& r, std::size_t i) {
 }
 
 // Rows i..i+3: total force = contact (+ external) + m g, torque (+ external
-// moment), as FinishRowRange sums a row without cross slots; then `update`
+// moment), as FinishRowRange sums a row once its cross slots are added; then `update`
 // (rows that FreeQuad accepts, where update is not kNone).
 void FinishRowQuad(const QuadSumColumns& sums, const IntegrationRows& rows,
                    const IntegrationConstants& k, QuadUpdate update, std::size_t i);

@@ -4,7 +4,8 @@ multiply-adds, so a run must be bitwise the same with
 DemSettings.quad_row_updates on and off (tolerance 0, by construction).
 
 The runs cover the schemes with a quad update (Velocity Verlet's drift and
-kick, Symplectic Euler) and without one (Taylor, Forward Euler), both
+kick, Symplectic Euler) and without one (Taylor, Forward Euler: the setting
+must leave them row by row, which a quad update given to them would break), both
 rotational schemes, rotation off, a virtual mass coefficient, applied forces
 and moments, rows that receive cross slots, and rows that must stay row by row
 inside a quad (an imposed velocity, background damping).
