@@ -556,6 +556,8 @@ void ExplicitSolverStrategy::AddCandidatesOfNewRows(std::size_t first_new) {
     insertion_search_.FindWallCandidates(position, radius, faces_.boxes,
                                          settings_.wall_search_tolerance, scratch_first_,
                                          scratch_second_);
+    KeepFacesInReach(faces_, position, radius, settings_.wall_search_tolerance, scratch_first_,
+                     scratch_second_);
     WallContacts& w = wall_contacts_;
     const std::size_t old_count = w.particle.size();
     w.Resize(old_count + scratch_first_.size());  // new entries value-initialised: fresh
@@ -923,11 +925,14 @@ void ExplicitSolverStrategy::Search(double time) {
   // ---- particle-face candidates.
   {
     WallContacts& w = wall_contacts_;
-    if (faces_.size() > 0)
+    if (faces_.size() > 0) {
       search_.FindWallCandidates(particles_.position, particles_.radius, faces_.boxes,
                                  settings_.wall_search_tolerance, scratch_first_, scratch_second_);
-    else
+      KeepFacesInReach(faces_, particles_.position, particles_.radius,
+                       settings_.wall_search_tolerance, scratch_first_, scratch_second_);
+    } else {
       scratch_first_.clear(), scratch_second_.clear();
+    }
     MatchSortedPairs(w.particle, w.face, scratch_first_, scratch_second_, scratch_cursor_);
     w.particle.swap(scratch_first_);
     w.face.swap(scratch_second_);

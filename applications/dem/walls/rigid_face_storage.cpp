@@ -265,4 +265,21 @@ void FaceContact(const RigidFaceStorage& faces, std::size_t f, const Array3& cen
   }
 }
 
+void KeepFacesInReach(const RigidFaceStorage& faces, const std::vector<Array3>& position,
+                      const std::vector<double>& radius, double tolerance,
+                      std::vector<std::uint32_t>& particle, std::vector<std::uint32_t>& face) {
+  std::size_t kept = 0;
+  FaceContactGeometry g;
+  for (std::size_t c = 0; c < particle.size(); ++c) {
+    const std::uint32_t i = particle[c], f = face[c];
+    FaceContact(faces, f, position[i], radius[i] + tolerance, g);
+    if (g.type == FaceContactType::kNone) continue;
+    particle[kept] = i;
+    face[kept] = f;
+    ++kept;
+  }
+  particle.resize(kept);
+  face.resize(kept);
+}
+
 }  // namespace tessera::dem

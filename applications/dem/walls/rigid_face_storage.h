@@ -84,4 +84,13 @@ struct FaceContactGeometry {
 void FaceContact(const RigidFaceStorage& faces, std::size_t f, const Array3& centre, double radius,
                  FaceContactGeometry& g);
 
+// Keeps the particle-face candidates (particle[c], face[c]) whose face the
+// sphere enlarged by `tolerance` reaches (FaceContact with radius r_i +
+// tolerance), in their order. The search's boxes let through every sphere
+// near a face's box: for a slanted face most of them are far from the face
+// itself, and each would cost a contact test every step until the next search.
+void KeepFacesInReach(const RigidFaceStorage& faces, const std::vector<Array3>& position,
+                      const std::vector<double>& radius, double tolerance,
+                      std::vector<std::uint32_t>& particle, std::vector<std::uint32_t>& face);
+
 }  // namespace tessera::dem

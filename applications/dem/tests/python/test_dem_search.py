@@ -36,19 +36,36 @@ def test_cell_search_finds_the_brute_force_pairs_and_wall_candidates():
     assert len(first) > 100
     np.testing.assert_array_equal(first, i)
     np.testing.assert_array_equal(second, j)
-    # Walls: every face whose box comes within r + tolerance of a centre.
-    expected = []
-    faces = [[(-0.15, -0.15, 0), (0, 0, 0)], [(-0.15, -0.15, 0), (0, 0, 0)],
-             [(0, -0.15, 0), (0.15, 0, 0)], [(0, -0.15, 0), (0.15, 0, 0)],
-             [(-0.15, 0, 0), (0.15, 0.15, 0)]]  # the faces' boxes
+    # Walls: every face within r + tolerance of a centre (the distance to the
+    # polygon itself, not to its box: the search's boxes are only a first cut).
+    h = 0.15
+    polygons = [[(-h, -h), (0, -h), (0, 0)], [(-h, -h), (0, 0), (-h, 0)],
+                [(0, -h), (h, -h), (h, 0)], [(0, -h), (h, 0), (0, 0)],
+                [(-h, 0), (h, 0), (h, h), (-h, h)]]  # Pile's floor, in the plane z = 0
+    expected, in_boxes = [], 0
     for k in range(len(x)):
-        for f, (lo, hi) in enumerate(faces):
-            gap = np.maximum(np.maximum(np.array(lo) - x[k], x[k] - np.array(hi)), 0.0)
-            if np.dot(gap, gap) < (r[k] + tolerance) ** 2:
+        for f, polygon in enumerate(polygons):
+            corners = np.array(polygon)
+            gap = np.maximum(np.maximum(corners.min(axis=0) - x[k, :2], x[k, :2] - corners.max(axis=0)), 0.0)
+            in_boxes += float(np.dot(gap, gap) + x[k, 2] ** 2) < (r[k] + tolerance) ** 2
+            if SquaredDistanceToConvexPolygon(x[k], corners) <= (r[k] + tolerance) ** 2:
                 expected.append((k, f))
     particle, face = strategy.WallCandidates()
     assert len(expected) > 20
+    assert in_boxes > len(expected)  # the boxes of the floor's triangles overlap
     assert list(zip(particle.tolist(), face.tolist())) == expected
+
+
+def SquaredDistanceToConvexPolygon(point, corners):
+    """Squared distance from `point` to a convex polygon in the plane z = 0
+    (corners counter-clockwise, seen from +z)."""
+    p = point[:2]
+    edges = [(corners[a], corners[(a + 1) % len(corners)]) for a in range(len(corners))]
+    inside = all((b - a)[0] * (p - a)[1] - (b - a)[1] * (p - a)[0] >= 0.0 for a, b in edges)
+    in_plane = 0.0 if inside else min(
+        float(np.sum((a + np.clip(np.dot(p - a, b - a) / np.dot(b - a, b - a), 0.0, 1.0) * (b - a) - p) ** 2))
+        for a, b in edges)
+    return in_plane + point[2] ** 2
 
 
 def RunPile(threads=1, search_frequency=1, tolerance=0.0, steps=100, count=600):
