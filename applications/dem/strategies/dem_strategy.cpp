@@ -926,8 +926,10 @@ void ExplicitSolverStrategy::Search(double time) {
   {
     WallContacts& w = wall_contacts_;
     if (faces_.size() > 0) {
+      // On the pair search's grid: the particles have not moved since.
       search_.FindWallCandidates(particles_.position, particles_.radius, faces_.boxes,
-                                 settings_.wall_search_tolerance, scratch_first_, scratch_second_);
+                                 settings_.wall_search_tolerance, scratch_first_, scratch_second_,
+                                 /*positions_unchanged=*/true);
       KeepFacesInReach(faces_, particles_.position, particles_.radius,
                        settings_.wall_search_tolerance, scratch_first_, scratch_second_);
     } else {

@@ -174,6 +174,7 @@ void NeighbourSearch::BuildGrid(const std::vector<Array3>& position, double cell
     h *= 1.5;
   }
   origin_ = lo;
+  grid_rows_ = n;
   cell_size_ = Array3{h, h, h};
   for (int k = 0; k < 3; ++k)
     dims_[k] = static_cast<std::int64_t>(std::floor((hi[k] - lo[k]) / h)) + 1;
@@ -182,6 +183,7 @@ void NeighbourSearch::BuildGrid(const std::vector<Array3>& position, double cell
 
 void NeighbourSearch::BuildPeriodicGrid(const std::vector<Array3>& position, double cell_size) {
   origin_ = periodic_.low;
+  grid_rows_ = kNoGrid;
   for (int k = 0; k < 3; ++k)
     if (periodic_.axis[k] && std::floor(periodic_.Length(k) / cell_size) < 3.0)
       TESSERA_ERROR("the periodic domain is ", periodic_.Length(k), " long along axis ", k,
@@ -249,6 +251,7 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
   const std::size_t n = position.size();
   first.clear();
   second.clear();
+  grid_rows_ = kNoGrid;  // until a grid is built over these positions
   if (n == 0) return;
   const double r_max = *std::max_element(radius.begin(), radius.end());
   if (periodic_.active) {  // (one sphere too: the box is checked against its reach)
@@ -359,14 +362,15 @@ void NeighbourSearch::FindPeriodicPairs(const std::vector<Array3>& position,
 void NeighbourSearch::FindWallCandidates(const std::vector<Array3>& position,
                                          const std::vector<double>& radius, const FaceBoxes& faces,
                                          double tolerance, std::vector<std::uint32_t>& particle,
-                                         std::vector<std::uint32_t>& face) {
+                                         std::vector<std::uint32_t>& face,
+                                         bool positions_unchanged) {
   const std::size_t n = position.size();
   const std::size_t nf = faces.min.size();
   particle.clear();
   face.clear();
   if (n == 0 || nf == 0) return;
   const double r_max = *std::max_element(radius.begin(), radius.end());
-  BuildGrid(position, 2.0 * r_max + tolerance);
+  if (!(positions_unchanged && grid_rows_ == n)) BuildGrid(position, 2.0 * r_max + tolerance);
   const double margin = r_max + tolerance;
   const std::size_t cells = static_cast<std::size_t>(dims_[0] * dims_[1] * dims_[2]);
   Array3 grid_hi;

@@ -44,10 +44,15 @@ class NeighbourSearch {
                          double tolerance, std::vector<std::uint32_t>& first,
                          std::vector<std::uint32_t>& second);
 
-  // Candidate particle-face pairs, sorted by particle then face.
+  // Candidate particle-face pairs, sorted by particle then face. Any grid over
+  // the particles gives the same candidates: with `positions_unchanged` (the
+  // caller's promise that `position` is what the last search of this object
+  // saw, unmoved) the faces are binned on that search's grid, if it was a
+  // grid over the particles, instead of on a new one.
   void FindWallCandidates(const std::vector<Array3>& position, const std::vector<double>& radius,
                           const FaceBoxes& faces, double tolerance,
-                          std::vector<std::uint32_t>& particle, std::vector<std::uint32_t>& face);
+                          std::vector<std::uint32_t>& particle, std::vector<std::uint32_t>& face,
+                          bool positions_unchanged = false);
 
   // Cells of the last grid, for tests and statistics.
   std::array<std::int64_t, 3> GridDimensions() const { return dims_; }
@@ -78,6 +83,10 @@ class NeighbourSearch {
   std::vector<std::uint32_t> cell_particles_;         // then kCellListPadding zeros
   static constexpr std::size_t kCellListPadding = 3;  // read by the four-wide visit
   std::vector<std::int64_t> cell_of_;
+  // Rows of the positions the current grid was built over (BuildGrid), or
+  // kNoGrid (none yet, or the periodic grid, whose cells wrap).
+  static constexpr std::size_t kNoGrid = ~std::size_t{0};
+  std::size_t grid_rows_ = kNoGrid;
   std::vector<std::uint32_t> cell_cursor_;      // per cell, while filling cell_particles_
   std::vector<std::uint32_t> face_cell_start_;  // CSR over cells: faces touching each cell
   std::vector<std::uint32_t> face_cell_items_;

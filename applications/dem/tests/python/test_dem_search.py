@@ -2,8 +2,8 @@
 contact lists built on it.
 
 - The cell grid finds exactly the pairs a brute-force loop finds (|x_i - x_j| <
-  r_i + r_j + tolerance), and the particle-face candidates a brute-force box
-  distance finds.
+  r_i + r_j + tolerance), and the particle-face candidates a brute-force
+  distance to the faces finds.
 - Contact histories survive new searches: searching every step or every 10
   steps with a tolerance covering the motion gives bitwise the same run.
 - OpenMP: one and two threads give bitwise the same forces and positions.
@@ -21,12 +21,16 @@ def Dem():
     return _dem
 
 
-def test_cell_search_finds_the_brute_force_pairs_and_wall_candidates():
+# The wall search bins the faces on the pair search's grid, whose cells are
+# 2 r_max + the pair tolerance: a wall tolerance far above that (10 mm against
+# cells of 10 mm) must find the same candidates as brute force.
+@pytest.mark.parametrize("tolerance, wall_tolerance", [(0.002, 0.002), (0.0, 0.01)])
+def test_cell_search_finds_the_brute_force_pairs_and_wall_candidates(tolerance, wall_tolerance):
     model, spheres, walls = Pile(700)
     dem = Dem()
-    tolerance = 0.002
-    strategy = dem.ExplicitSolverStrategy(spheres, walls,
-                                          Settings(1e-6, gravity=(0, 0, -9.81), tolerance=tolerance))
+    settings = Settings(1e-6, gravity=(0, 0, -9.81), tolerance=tolerance)
+    settings.wall_search_tolerance = wall_tolerance
+    strategy = dem.ExplicitSolverStrategy(spheres, walls, settings)
     strategy.Initialize()
     p = strategy.Particles
     x, r = p.position, p.radius
@@ -47,8 +51,8 @@ def test_cell_search_finds_the_brute_force_pairs_and_wall_candidates():
         for f, polygon in enumerate(polygons):
             corners = np.array(polygon)
             gap = np.maximum(np.maximum(corners.min(axis=0) - x[k, :2], x[k, :2] - corners.max(axis=0)), 0.0)
-            in_boxes += float(np.dot(gap, gap) + x[k, 2] ** 2) < (r[k] + tolerance) ** 2
-            if SquaredDistanceToConvexPolygon(x[k], corners) <= (r[k] + tolerance) ** 2:
+            in_boxes += float(np.dot(gap, gap) + x[k, 2] ** 2) < (r[k] + wall_tolerance) ** 2
+            if SquaredDistanceToConvexPolygon(x[k], corners) <= (r[k] + wall_tolerance) ** 2:
                 expected.append((k, f))
     particle, face = strategy.WallCandidates()
     assert len(expected) > 20
