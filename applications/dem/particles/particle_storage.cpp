@@ -38,23 +38,30 @@ const std::uint8_t* FixedData(const NodalDatabase& db, const VariableBase& varia
 
 // The fixity columns of the six velocity components (null where no node has the dof).
 struct FixityColumns {
-  const std::uint8_t* fixed[6] = {};
-  bool any = false;
+  const std::uint8_t* fixed[6] = {};  // null where the variable has no fixity column
 
   explicit FixityColumns(const NodalDatabase& db) {
     static const VariableBase* const kVariables[6] = {&VELOCITY_X,         &VELOCITY_Y,
                                                       &VELOCITY_Z,         &ANGULAR_VELOCITY_X,
                                                       &ANGULAR_VELOCITY_Y, &ANGULAR_VELOCITY_Z};
-    for (int k = 0; k < 6; ++k) {
-      fixed[k] = FixedData(db, *kVariables[k]);
-      any = any || fixed[k] != nullptr;
-    }
+    for (int k = 0; k < 6; ++k) fixed[k] = FixedData(db, *kVariables[k]);
   }
-  std::uint8_t Bits(IndexType node) const {
-    std::uint8_t bits = 0;
-    for (int k = 0; k < 6; ++k)
-      if (fixed[k] && fixed[k][node]) bits |= static_cast<std::uint8_t>(1u << k);
-    return bits;
+  // bits[i] = the fixed flags of node[i] (bit k: kVariables[k]), over
+  // [begin, end); column by column, so that each loop is a plain gather (or,
+  // for contiguous nodes, a copy the compiler vectorises).
+  void Bits(const IndexType* node, bool contiguous, std::uint8_t* bits, std::size_t begin,
+            std::size_t end) const {
+    std::fill(bits + begin, bits + end, std::uint8_t{0});
+    for (int k = 0; k < 6; ++k) {
+      if (!fixed[k]) continue;
+      const auto bit = static_cast<std::uint8_t>(1u << k);
+      if (contiguous) {
+        const std::uint8_t* column = fixed[k] + node[0];
+        for (std::size_t i = begin; i < end; ++i) bits[i] |= column[i] != 0 ? bit : 0;
+      } else {
+        for (std::size_t i = begin; i < end; ++i) bits[i] |= fixed[k][node[i]] != 0 ? bit : 0;
+      }
+    }
   }
 };
 
@@ -327,18 +334,19 @@ void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles,
   size_optional(particles.external_moment, external_moment);
   ForRowBlocks(n, [&](std::size_t begin, std::size_t end) {
     rows.Gather(coordinates, position, begin, end);
-    if (displacements_from_coordinates)
+    if (displacements_from_coordinates && rows.contiguous) {
+      const Array3* x = coordinates + node[0];
+      const Array3* x0 = initial + node[0];
+      for (std::size_t i = begin; i < end; ++i) displacement[i] = x[i] - x0[i];
+    } else if (displacements_from_coordinates) {
       for (std::size_t i = begin; i < end; ++i)
         displacement[i] = coordinates[node[i]] - initial[node[i]];
+    }
     gather_or_zero(velocity, particles.velocity.data(), begin, end);
     gather_or_zero(angular, particles.angular_velocity.data(), begin, end);
     if (external_force) rows.Gather(external_force, particles.external_force.data(), begin, end);
     if (external_moment) rows.Gather(external_moment, particles.external_moment.data(), begin, end);
-    std::uint8_t* fixed = particles.fixed.data();
-    if (fixity.any)
-      for (std::size_t i = begin; i < end; ++i) fixed[i] = fixity.Bits(node[i]);
-    else
-      std::fill(fixed + begin, fixed + end, std::uint8_t{0});
+    fixity.Bits(node, rows.contiguous, particles.fixed.data(), begin, end);
   });
 }
 
