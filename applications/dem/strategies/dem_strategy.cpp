@@ -53,16 +53,58 @@ void RecordError(std::int64_t& slot, std::int64_t index) {
 // Marks an entry of a new contact list that has no entry in the old one.
 constexpr std::uint32_t kFreshContact = std::numeric_limits<std::uint32_t>::max();
 
+// Whether the sources of the kept entries (not kFreshContact) increase with
+// c, as those of a new contact list matched to the old one (both sorted by
+// pair).
+bool SourcesIncrease(const std::vector<std::uint32_t>& source) {
+  std::uint32_t next = 0;  // the least source the next kept entry may have
+  for (const std::uint32_t s : source) {
+    if (s == kFreshContact) continue;
+    if (s < next) return false;
+    next = s + 1;
+  }
+  return true;
+}
+
 // column[c] <- column[source[c]], or a value-initialised (zero) entry where
-// source[c] is kFreshContact. One column at a time: a search then holds one
-// column twice at most instead of two whole contact lists, so the peak (which
-// the heap keeps as resident memory afterwards) stays close to one list.
+// source[c] is kFreshContact.
+//
+// With `in_place` (SourcesIncrease(source)) the column is rewritten in place,
+// without a second copy: the fresh pages of a new column cost the mixer's
+// searches a quarter of their time in page faults. Entry c reads position s =
+// source[c] and writes position c, in three passes:
+// 1. ascending, the entries with s >= c: what this pass wrote before lies
+//    below c <= s;
+// 2. descending, the entries with s < c: pass 1 did not write at s (the
+//    entry there would have a source >= s, yet below source[c] = s), and this
+//    pass wrote only above c;
+// 3. the fresh entries.
+// An entry a pass overwrites has been read already: its reader has a source
+// above its position (then in pass 1, before it) or below (pass 2, before it).
+template <class T>
+void GatherColumn(std::vector<T>& column, const std::vector<std::uint32_t>& source, bool in_place) {
+  const std::size_t m = source.size();
+  if (!in_place) {  // any permutation: through a second column
+    std::vector<T> next(m);
+    for (std::size_t c = 0; c < m; ++c)
+      if (source[c] != kFreshContact) next[c] = column[source[c]];
+    column.swap(next);
+    return;
+  }
+  if (column.size() < m) column.resize(m);
+  T* const v = column.data();
+  for (std::size_t c = 0; c < m; ++c)
+    if (source[c] != kFreshContact && source[c] >= c) v[c] = v[source[c]];
+  for (std::size_t c = m; c-- > 0;)
+    if (source[c] != kFreshContact && source[c] < c) v[c] = v[source[c]];
+  for (std::size_t c = 0; c < m; ++c)
+    if (source[c] == kFreshContact) v[c] = T{};
+  column.resize(m);
+}
+
 template <class T>
 void GatherColumn(std::vector<T>& column, const std::vector<std::uint32_t>& source) {
-  std::vector<T> next(source.size());
-  for (std::size_t c = 0; c < source.size(); ++c)
-    if (source[c] != kFreshContact) next[c] = column[source[c]];
-  column.swap(next);
+  GatherColumn(column, source, SourcesIncrease(source));
 }
 
 // The histories (tangential spring, previous stiffness and normal force,
@@ -71,11 +113,12 @@ void GatherColumn(std::vector<T>& column, const std::vector<std::uint32_t>& sour
 // contact is reset).
 template <class Contacts>
 void CarryHistories(Contacts& list, const std::vector<std::uint32_t>& source) {
-  GatherColumn(list.tangential_force, source);
-  GatherColumn(list.tangential_stiffness, source);
-  GatherColumn(list.normal_elastic_force, source);
-  GatherColumn(list.sliding, source);
-  GatherColumn(list.active, source);
+  const bool in_place = SourcesIncrease(source);
+  GatherColumn(list.tangential_force, source, in_place);
+  GatherColumn(list.tangential_stiffness, source, in_place);
+  GatherColumn(list.normal_elastic_force, source, in_place);
+  GatherColumn(list.sliding, source, in_place);
+  GatherColumn(list.active, source, in_place);
 }
 
 // source[c]: the entry of the old sorted list (old_a, old_b) with the pair
@@ -175,7 +218,8 @@ MemoryReport ExplicitSolverStrategy::HeldMemory() const {
   report.pair_contacts = pairs_.HeldBytes();
   report.wall_contacts = wall_contacts_.HeldBytes();
   report.search = search_.HeldBytes() + insertion_search_.HeldBytes();
-  report.scratch = VectorBytes(scratch_first_, scratch_second_, scratch_cursor_);
+  report.scratch = VectorBytes(scratch_first_, scratch_second_, scratch_cursor_,
+                               wall_scratch_particle_, wall_scratch_face_);
   report.other = VectorBytes(global_damping_power_, pair_dissipation_);
   return report;
 }
@@ -925,19 +969,21 @@ void ExplicitSolverStrategy::Search(double time) {
   // ---- particle-face candidates.
   {
     WallContacts& w = wall_contacts_;
+    std::vector<std::uint32_t>& particle = wall_scratch_particle_;
+    std::vector<std::uint32_t>& face = wall_scratch_face_;
     if (faces_.size() > 0) {
       // On the pair search's grid: the particles have not moved since.
       search_.FindWallCandidates(particles_.position, particles_.radius, faces_.boxes,
-                                 settings_.wall_search_tolerance, scratch_first_, scratch_second_,
+                                 settings_.wall_search_tolerance, particle, face,
                                  /*positions_unchanged=*/true);
       KeepFacesInReach(faces_, particles_.position, particles_.radius,
-                       settings_.wall_search_tolerance, scratch_first_, scratch_second_);
+                       settings_.wall_search_tolerance, particle, face);
     } else {
-      scratch_first_.clear(), scratch_second_.clear();
+      particle.clear(), face.clear();
     }
-    MatchSortedPairs(w.particle, w.face, scratch_first_, scratch_second_, scratch_cursor_);
-    w.particle.swap(scratch_first_);
-    w.face.swap(scratch_second_);
+    MatchSortedPairs(w.particle, w.face, particle, face, scratch_cursor_);
+    w.particle.swap(particle);
+    w.face.swap(face);
     CarryHistories(w, scratch_cursor_);
     // The last contact point, for the hand-over of histories between faces.
     GatherColumn(w.point, scratch_cursor_);
@@ -957,12 +1003,19 @@ void ExplicitSolverStrategy::Search(double time) {
   // Only what the settings use: no per-particle memory for switched-off terms.
   global_damping_power_.assign(settings_.global_damping > 0.0 ? n : 0, 0.0);
   pair_dissipation_.assign(settings_.energy_calculation ? n : 0, DissipationPower{});
-  // The replaced lists are garbage now: free them, and give the heap's free
-  // pages back, or the process keeps them resident (kernel/core/heap.h).
-  std::vector<std::uint32_t>().swap(scratch_first_);
-  std::vector<std::uint32_t>().swap(scratch_second_);
-  std::vector<std::uint32_t>().swap(scratch_cursor_);
-  ReleaseFreedHeapMemory();
+  // The next search fills the scratch lists again and frees about what this
+  // one freed: the heap keeps both. Where the lists have shrunk to half of
+  // their longest (particles deleted or gone quiet), the scratch is freed and
+  // the heap gives its free pages back (kernel/core/heap.h).
+  const std::size_t lists = pairs_.first.size() + wall_contacts_.particle.size();
+  longest_lists_ = std::max(longest_lists_, lists);
+  if (2 * lists < longest_lists_) {
+    for (std::vector<std::uint32_t>* scratch : {&scratch_first_, &scratch_second_, &scratch_cursor_,
+                                                &wall_scratch_particle_, &wall_scratch_face_})
+      std::vector<std::uint32_t>().swap(*scratch);
+    ReleaseFreedHeapMemory();
+    longest_lists_ = lists;
+  }
   ShareRowsWithNodes();
   clock.Lap(timings_.search_walls);
 }

@@ -448,9 +448,15 @@ class ExplicitSolverStrategy {
   std::vector<DissipationPower> pair_dissipation_;
   EnergyTotals dissipated_;  // only the dissipated_* members are used
   // What the searches fill (candidate pairs; after a search, the replaced
-  // lists) and the map from new to old contacts (or a sort's order), kept so
-  // that each search reuses them.
+  // lists), the same for the particle-face candidates, and the map from new
+  // to old contacts (or a sort's order). Kept with their capacity from one
+  // search to the next, which fills them again: memory a search would
+  // otherwise take fresh from the system, page by page.
   std::vector<std::uint32_t> scratch_first_, scratch_second_, scratch_cursor_;
+  std::vector<std::uint32_t> wall_scratch_particle_, wall_scratch_face_;
+  // Candidates (pairs and particle-face) of the longest lists since the heap
+  // last gave its free memory back (Search).
+  std::size_t longest_lists_ = 0;
   // A contact of a pair without material relation, found inside a parallel loop.
   std::int64_t pending_pair_error_ = -1, pending_wall_error_ = -1;
   int step_ = 0;
