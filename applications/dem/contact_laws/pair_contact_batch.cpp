@@ -367,10 +367,16 @@ TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, const LaneParameters* 
 struct CompressPermutations {
   alignas(32) std::int32_t doubles[16][8];
   alignas(16) std::int32_t words[16][8];  // the same for 32-bit lanes
+  // For each 4-bit mask of cross lanes, lane l's rank among them (the cross
+  // lanes before it), or all ones (kNoSlot) where l is not a cross lane.
+  alignas(16) std::uint32_t cross_rank[16][4];
 };
 constexpr CompressPermutations MakeCompressPermutations() {
   CompressPermutations table{};
   for (int mask = 0; mask < 16; ++mask) {
+    for (int lane = 0, rank = 0; lane < kLanes; ++lane)
+      table.cross_rank[mask][lane] =
+          mask >> lane & 1 ? static_cast<std::uint32_t>(rank++) : PairContactBatch::kNoSlot;
     int to = 0;
     for (int lane = 0; lane < kLanes; ++lane)
       if (mask >> lane & 1) {
@@ -462,17 +468,20 @@ TESSERA_AVX2 void CompressStore(double* to, Vec v, __m256i permutation) {
     const __m128i is_cross =
         _mm_cmpeq_epi32(_mm_max_epu32(second4, _mm_set1_epi32(static_cast<int>(row_end))), second4);
     const int cross = _mm_movemask_ps(_mm_castsi128_ps(is_cross)) & all;
-    alignas(16) std::uint32_t slots[kLanes];
-    for (int l = 0; l < kLanes; ++l)
-      slots[l] = cross >> l & 1 ? next_slot + static_cast<std::uint32_t>(__builtin_popcount(
-                                                  static_cast<unsigned>(cross & ((1 << l) - 1))))
-                                : PairContactBatch::kNoSlot;
+    // The lanes' slots, next_slot + rank, in vector lanes (built element by
+    // element on the stack, they made the vector load wait for four stores).
+    const __m128i rank =
+        _mm_load_si128(reinterpret_cast<const __m128i*>(kCompress.cross_rank[cross]));
+    const __m128i none = _mm_cmpeq_epi32(rank, _mm_set1_epi32(-1));
+    const __m128i slot4 =
+        _mm_or_si128(_mm_add_epi32(rank, _mm_set1_epi32(static_cast<int>(next_slot))), none);
     const __m128i compressed = _mm_castps_si128(
-        _mm_permutevar_ps(_mm_castsi128_ps(_mm_load_si128(reinterpret_cast<const __m128i*>(slots))),
+        _mm_permutevar_ps(_mm_castsi128_ps(slot4),
                           _mm_load_si128(reinterpret_cast<const __m128i*>(kCompress.words[mask]))));
     std::memcpy(&b.cross_slot[count], &compressed, sizeof compressed);
     for (int apart = cross & ~mask; apart != 0; apart &= apart - 1) {
-      const std::uint32_t slot = slots[__builtin_ctz(static_cast<unsigned>(apart))];
+      const std::uint32_t slot =
+          next_slot + kCompress.cross_rank[cross][__builtin_ctz(static_cast<unsigned>(apart))];
       rows.cross_force[slot] = rows.cross_elastic[slot] = rows.cross_torque[slot] = Array3{};
     }
     next_slot += static_cast<std::uint32_t>(__builtin_popcount(static_cast<unsigned>(cross)));
