@@ -66,45 +66,51 @@ bool SourcesIncrease(const std::vector<std::uint32_t>& source) {
   return true;
 }
 
-// column[c] <- column[source[c]], or a value-initialised (zero) entry where
-// source[c] is kFreshContact.
+// column[c] <- column[source[c]] for each of `columns`, or a
+// value-initialised (zero) entry where source[c] is kFreshContact.
 //
-// With `in_place` (SourcesIncrease(source)) the column is rewritten in place,
-// without a second copy: the fresh pages of a new column cost the mixer's
-// searches a quarter of their time in page faults. Entry c reads position s =
-// source[c] and writes position c, in three passes:
-// 1. ascending, the entries with s >= c: what this pass wrote before lies
-//    below c <= s;
+// With `in_place` (SourcesIncrease(source)) the columns are rewritten in
+// place, without a second copy: the fresh pages of new columns cost the
+// mixer's searches a quarter of their time in page faults. Entry c reads
+// position s = source[c] and writes position c, in three passes over the
+// columns together:
+// 1. ascending, the entries with s > c: what this pass wrote before lies
+//    below c < s;
 // 2. descending, the entries with s < c: pass 1 did not write at s (the
-//    entry there would have a source >= s, yet below source[c] = s), and this
+//    entry there would have a source > s, yet below source[c] = s), and this
 //    pass wrote only above c;
 // 3. the fresh entries.
 // An entry a pass overwrites has been read already: its reader has a source
-// above its position (then in pass 1, before it) or below (pass 2, before it).
-template <class T>
-void GatherColumn(std::vector<T>& column, const std::vector<std::uint32_t>& source, bool in_place) {
+// above its position (then in pass 1, before it) or below (pass 2, before
+// it). Entries with s = c stay where they are.
+template <class... T>
+void GatherColumns(const std::vector<std::uint32_t>& source, bool in_place,
+                   std::vector<T>&... columns) {
   const std::size_t m = source.size();
-  if (!in_place) {  // any permutation: through a second column
-    std::vector<T> next(m);
-    for (std::size_t c = 0; c < m; ++c)
-      if (source[c] != kFreshContact) next[c] = column[source[c]];
-    column.swap(next);
+  if (!in_place) {  // any permutation: through a second column each
+    auto gather = [&](auto& column) {
+      std::remove_reference_t<decltype(column)> next(m);
+      for (std::size_t c = 0; c < m; ++c)
+        if (source[c] != kFreshContact) next[c] = column[source[c]];
+      column.swap(next);
+    };
+    (gather(columns), ...);
     return;
   }
-  if (column.size() < m) column.resize(m);
-  T* const v = column.data();
+  (columns.resize(std::max(columns.size(), m)), ...);
+  const std::uint32_t* const from = source.data();
   for (std::size_t c = 0; c < m; ++c)
-    if (source[c] != kFreshContact && source[c] >= c) v[c] = v[source[c]];
+    if (from[c] != kFreshContact && from[c] > c) ((columns[c] = columns[from[c]]), ...);
   for (std::size_t c = m; c-- > 0;)
-    if (source[c] != kFreshContact && source[c] < c) v[c] = v[source[c]];
+    if (from[c] < c) ((columns[c] = columns[from[c]]), ...);  // kFreshContact is never < c
   for (std::size_t c = 0; c < m; ++c)
-    if (source[c] == kFreshContact) v[c] = T{};
-  column.resize(m);
+    if (from[c] == kFreshContact) ((columns[c] = T{}), ...);
+  (columns.resize(m), ...);
 }
 
 template <class T>
 void GatherColumn(std::vector<T>& column, const std::vector<std::uint32_t>& source) {
-  GatherColumn(column, source, SourcesIncrease(source));
+  GatherColumns(source, SourcesIncrease(source), column);
 }
 
 // The histories (tangential spring, previous stiffness and normal force,
@@ -113,12 +119,8 @@ void GatherColumn(std::vector<T>& column, const std::vector<std::uint32_t>& sour
 // contact is reset).
 template <class Contacts>
 void CarryHistories(Contacts& list, const std::vector<std::uint32_t>& source) {
-  const bool in_place = SourcesIncrease(source);
-  GatherColumn(list.tangential_force, source, in_place);
-  GatherColumn(list.tangential_stiffness, source, in_place);
-  GatherColumn(list.normal_elastic_force, source, in_place);
-  GatherColumn(list.sliding, source, in_place);
-  GatherColumn(list.active, source, in_place);
+  GatherColumns(source, SourcesIncrease(source), list.tangential_force, list.tangential_stiffness,
+                list.normal_elastic_force, list.sliding, list.active);
 }
 
 // source[c]: the entry of the old sorted list (old_a, old_b) with the pair
