@@ -38,7 +38,7 @@ const std::uint8_t* FixedData(const NodalDatabase& db, const VariableBase& varia
 
 // The fixity columns of the six velocity components (null where no node has the dof).
 struct FixityColumns {
-  const std::uint8_t* fixed[6] = {};  // null where the variable has no fixity column
+  const std::uint8_t* fixed[6] = {};
 
   explicit FixityColumns(const NodalDatabase& db) {
     static const VariableBase* const kVariables[6] = {&VELOCITY_X,         &VELOCITY_Y,

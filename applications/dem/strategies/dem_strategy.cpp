@@ -70,8 +70,8 @@ bool SourcesIncrease(const std::vector<std::uint32_t>& source) {
 // value-initialised (zero) entry where source[c] is kFreshContact.
 //
 // With `in_place` (SourcesIncrease(source)) the columns are rewritten in
-// place, without a second copy: the fresh pages of new columns cost the
-// mixer's searches a quarter of their time in page faults. Entry c reads
+// place, without a second copy: with the fresh pages of new columns, page
+// faults took up to a quarter of the mixer's search time. Entry c reads
 // position s = source[c] and writes position c, in three passes over the
 // columns together:
 // 1. ascending, the entries with s > c: what this pass wrote before lies
@@ -1005,10 +1005,12 @@ void ExplicitSolverStrategy::Search(double time) {
   // Only what the settings use: no per-particle memory for switched-off terms.
   global_damping_power_.assign(settings_.global_damping > 0.0 ? n : 0, 0.0);
   pair_dissipation_.assign(settings_.energy_calculation ? n : 0, DissipationPower{});
-  // The next search fills the scratch lists again and frees about what this
-  // one freed: the heap keeps both. Where the lists have shrunk to half of
-  // their longest (particles deleted or gone quiet), the scratch is freed and
-  // the heap gives its free pages back (kernel/core/heap.h).
+  // The scratch lists keep their capacity for the next search, and the heap
+  // keeps what this search freed for the next one, which takes about as much:
+  // a search takes no fresh pages from the system. Where the lists have
+  // shrunk to half of their longest (particles deleted, a bed gone quiet), the
+  // scratch is freed and the heap gives its free pages back
+  // (kernel/core/heap.h).
   const std::size_t lists = pairs_.first.size() + wall_contacts_.particle.size();
   longest_lists_ = std::max(longest_lists_, lists);
   if (2 * lists < longest_lists_) {
