@@ -468,8 +468,9 @@ TESSERA_AVX2 void CompressStore(double* to, Vec v, __m256i permutation) {
     const __m128i is_cross =
         _mm_cmpeq_epi32(_mm_max_epu32(second4, _mm_set1_epi32(static_cast<int>(row_end))), second4);
     const int cross = _mm_movemask_ps(_mm_castsi128_ps(is_cross)) & all;
-    // The lanes' slots, next_slot + rank, in vector lanes (built element by
-    // element on the stack, they made the vector load wait for four stores).
+    // The lanes' slots, next_slot + rank, in vector lanes: one load, an add
+    // and an or, where building them lane by lane took four popcounts and
+    // four stores that the vector load then had to wait for.
     const __m128i rank =
         _mm_load_si128(reinterpret_cast<const __m128i*>(kCompress.cross_rank[cross]));
     const __m128i none = _mm_cmpeq_epi32(rank, _mm_set1_epi32(-1));
