@@ -39,6 +39,7 @@ void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
   // vertex mean.
   faces.has_plane[f] = faces.convex[f] = 0;
   faces.plane_normal[f] = faces.plane_origin[f] = Array3{};
+  faces.warp[f] = 0.0;
   if (n < 3) return;  // a segment
   Array3 normal, origin;
   if (n == 3) {
@@ -53,6 +54,8 @@ void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
   faces.plane_normal[f] = normal / length;
   faces.plane_origin[f] = origin;
   faces.has_plane[f] = 1;
+  for (int k = 0; k < n; ++k)
+    faces.warp[f] = std::max(faces.warp[f], std::abs(Dot(v[k] - origin, faces.plane_normal[f])));
   // Convexity: a triangle that spans a plane is convex; a quadrilateral is if
   // it turns the same way at every corner. The triple product of consecutive
   // edges and the normal is the turn at a corner of the polygon projected on
@@ -146,12 +149,19 @@ void PolygonContact(const RigidFaceStorage& faces, std::size_t f, const Array3& 
   // (v_a, v_a+1, projection); all >= 0 means the projection is on the facet.
   // s_a / |v_a+1 - v_a| is at most the projection's distance to the line of
   // edge a in the plane (at most: the edge may leave a warped plane), and a
-  // convex face lies wholly on the inner side of that line. A projection
-  // outside by more than the radius therefore puts the sphere off the face:
-  // most candidates of a mesh are such coplanar neighbours, which then need no
-  // closest-point search (its divisions and square root). The margin keeps
-  // the shortcut for what is off the face beyond any rounding.
+  // convex face lies wholly on the inner side of that line. Every point of
+  // its edges is also at least |plane distance| - warp from the centre along
+  // the normal. A projection outside an edge line by more than
+  //   lateral = sqrt(r^2 - (|plane distance| - warp)^2)
+  // therefore puts the sphere off the face: most candidates of a mesh are
+  // such coplanar neighbours (the sphere rests on the next face, its centre a
+  // little less than r from the plane), which then need no closest-point
+  // search (its divisions and square root). The margin keeps the shortcut
+  // for what is off the face beyond any rounding, and a projection inside the
+  // facet within kInsideTolerance never takes it.
   const double reach2 = (1.0 + kOffFaceMargin) * radius * radius;
+  const double off_plane = std::max(std::abs(plane_distance) - faces.warp[f], 0.0);
+  const double lateral2 = reach2 - off_plane * off_plane;
   const bool convex = faces.convex[f] != 0;
   std::array<double, 4> s{};
   bool inside = true;
@@ -160,7 +170,7 @@ void PolygonContact(const RigidFaceStorage& faces, std::size_t f, const Array3& 
     const Array3& vb = v[(a + 1) % N];
     const double edge2 = Dot(vb - va, vb - va);
     s[a] = Dot(Cross(vb - va, projection - va), normal);
-    if (convex && s[a] < 0.0 && s[a] * s[a] > reach2 * edge2) return;
+    if (convex && s[a] < -kInsideTolerance * edge2 && s[a] * s[a] > lateral2 * edge2) return;
     inside = inside && s[a] >= -kInsideTolerance * edge2;
   }
   if (inside) {
@@ -202,6 +212,7 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
   faces.plane_origin.resize(n);
   faces.has_plane.resize(n);
   faces.convex.resize(n);
+  faces.warp.resize(n);
   const ProcessInfo& info = walls.GetProcessInfo();
   std::size_t row = 0;
   for (Condition& condition : walls.Conditions()) {

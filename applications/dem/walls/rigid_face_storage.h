@@ -51,6 +51,10 @@ struct RigidFaceStorage {
   // triangle; a quadrilateral whose corners all turn the same way): then a
   // sphere outside one edge's line by more than its radius is off the face.
   std::vector<std::uint8_t> convex;
+  // The largest distance of a vertex from that plane (a warped
+  // quadrilateral's; rounding for a triangle): every point of the face's
+  // edges lies within it of the plane.
+  std::vector<double> warp;
 
   std::size_t size() const { return material.size(); }
 };

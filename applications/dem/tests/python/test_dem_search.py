@@ -13,7 +13,7 @@ import pytest
 
 import tessera
 
-from dem_test_utilities import Material, Pile, Relate, Run, Settings, Sphere, SpheresPart
+from dem_test_utilities import Face, Material, Pile, Relate, Run, Settings, Sphere, SpheresPart
 
 
 def Dem():
@@ -70,6 +70,64 @@ def SquaredDistanceToConvexPolygon(point, corners):
         float(np.sum((a + np.clip(np.dot(p - a, b - a) / np.dot(b - a, b - a), 0.0, 1.0) * (b - a) - p) ** 2))
         for a, b in edges)
     return in_plane + point[2] ** 2
+
+
+def WarpedQuadContact(centre, radius, corners):
+    """Whether a sphere touches the quadrilateral `corners` as the strategy's
+    contact test defines it (thesis §3.3-3.4): the plane through the vertex
+    mean normal to the diagonals' cross product; a facet contact where the
+    centre projects inside the face (within the inside tolerance), else the
+    closest point of the true edges."""
+    normal = np.cross(corners[2] - corners[0], corners[3] - corners[1])
+    normal /= np.linalg.norm(normal)
+    plane_distance = float(np.dot(centre - corners.mean(axis=0), normal))
+    if abs(plane_distance) > radius:
+        return False
+    projection = centre - plane_distance * normal
+    edges = [(corners[a], corners[(a + 1) % 4]) for a in range(4)]
+    if all(np.dot(np.cross(b - a, projection - a), normal) >= -1e-12 * np.dot(b - a, b - a)
+           for a, b in edges):
+        return True
+    return min(np.linalg.norm(a + np.clip(np.dot(centre - a, b - a) / np.dot(b - a, b - a), 0.0, 1.0)
+                              * (b - a) - centre) for a, b in edges) <= radius
+
+
+def test_face_candidates_of_a_warped_quadrilateral_match_its_contact_test():
+    # A saddle: opposite corners 4 mm above the others, so that the edges
+    # leave the face's mean plane by 2 mm, as much as a sphere's overlap. The
+    # search keeps a face where the sphere enlarged by the wall tolerance
+    # touches it; the shortcut that drops a face whose edge line is out of
+    # reach must allow for the edges that come closer to the sphere than the
+    # plane does (dropping them would lose these contacts).
+    length, lift, tolerance = 0.05, 0.004, 0.001
+    corners = np.array([(0, 0, 0), (length, 0, lift), (length, length, 0), (0, length, lift)])
+    rng = np.random.default_rng(5)
+    count = 1500
+    centres = rng.uniform([-0.012, -0.012, -0.008], [length + 0.012, length + 0.012, 0.012],
+                          size=(count, 3))
+    radii = rng.uniform(0.004, 0.006, size=count)
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    walls = model.CreateModelPart("RigidFacePart")
+    grain = Material(spheres, 1, density=2600.0, young=5e7, poisson=0.25)
+    wall = Material(walls, 2, young=2e11, poisson=0.3)
+    Relate(grain, grain, restitution=0.5, static_friction=0.3)
+    Relate(grain, wall, restitution=0.5, static_friction=0.3)
+    for k in range(count):
+        Sphere(spheres, k + 1, centres[k], radii[k], grain)
+    Face(walls, 1, [tuple(c) for c in corners], wall)
+    settings = Settings(1e-6, tolerance=0.0)
+    settings.wall_search_tolerance = tolerance
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls, settings)
+    strategy.Initialize()
+    p = strategy.Particles
+    x, r = p.position, p.radius
+    expected = [k for k in range(count) if WarpedQuadContact(x[k], r[k] + tolerance, corners)]
+    # Edge and vertex contacts off the facet's plane, not just facets.
+    off_facet = [k for k in expected if not (0.0 <= x[k, 0] <= length and 0.0 <= x[k, 1] <= length)]
+    assert len(expected) > 100 and len(off_facet) > 20
+    particle, face = strategy.WallCandidates()
+    assert particle.tolist() == expected
 
 
 def RunPile(threads=1, search_frequency=1, tolerance=0.0, steps=100, count=600):
