@@ -49,7 +49,9 @@ struct RigidFaceStorage {
   std::vector<std::uint8_t> has_plane;
   // Whether the face, seen along its normal, is a convex polygon (every
   // triangle; a quadrilateral whose corners all turn the same way): then a
-  // sphere outside one edge's line by more than its radius is off the face.
+  // sphere whose centre projects outside one edge's line by more than its
+  // lateral reach (FaceContact: from the radius, plane distance and warp) is
+  // off the face.
   std::vector<std::uint8_t> convex;
   // The largest distance of a vertex from that plane (a warped
   // quadrilateral's; rounding for a triangle): every point of the face's
