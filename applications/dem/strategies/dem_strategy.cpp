@@ -130,12 +130,22 @@ void MatchSortedPairs(const std::vector<std::uint32_t>& old_a,
                       const std::vector<std::uint32_t>& b, std::vector<std::uint32_t>& source) {
   const std::size_t m = a.size(), old_count = old_a.size();
   source.resize(m);
+  // A pair as one 64-bit key, first entry high: the lists' order is the keys'
+  // order, and one comparison replaces two.
+  auto key = [](std::uint32_t first, std::uint32_t second) {
+    return std::uint64_t{first} << 32 | second;
+  };
+  // Past the old list's end: above every key.
+  constexpr std::uint64_t kEnd = ~std::uint64_t{0};
   std::size_t old = 0;
+  std::uint64_t old_key = old_count > 0 ? key(old_a[0], old_b[0]) : kEnd;
   for (std::size_t c = 0; c < m; ++c) {
-    while (old < old_count && (old_a[old] < a[c] || (old_a[old] == a[c] && old_b[old] < b[c])))
+    const std::uint64_t new_key = key(a[c], b[c]);
+    while (old_key < new_key) {
       ++old;
-    const bool kept = old < old_count && old_a[old] == a[c] && old_b[old] == b[c];
-    source[c] = kept ? static_cast<std::uint32_t>(old) : kFreshContact;
+      old_key = old < old_count ? key(old_a[old], old_b[old]) : kEnd;
+    }
+    source[c] = old_key == new_key ? static_cast<std::uint32_t>(old) : kFreshContact;
   }
 }
 
