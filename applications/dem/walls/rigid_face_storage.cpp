@@ -169,9 +169,10 @@ void PolygonContact(const RigidFaceStorage& faces, std::size_t f, const Array3& 
     const Array3& va = v[a];
     const Array3& vb = v[(a + 1) % N];
     const double edge2 = Dot(vb - va, vb - va);
+    const double inside_limit = -kInsideTolerance * edge2;
     s[a] = Dot(Cross(vb - va, projection - va), normal);
-    if (convex && s[a] < -kInsideTolerance * edge2 && s[a] * s[a] > lateral2 * edge2) return;
-    inside = inside && s[a] >= -kInsideTolerance * edge2;
+    if (convex && s[a] < inside_limit && s[a] * s[a] > lateral2 * edge2) return;
+    inside = inside && s[a] >= inside_limit;
   }
   if (inside) {
     for (double& x : s) x = std::max(x, 0.0);
