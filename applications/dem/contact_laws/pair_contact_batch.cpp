@@ -370,6 +370,10 @@ struct CompressPermutations {
   // For each 4-bit mask of cross lanes, lane l's rank among them (the cross
   // lanes before it), or all ones (kNoSlot) where l is not a cross lane.
   alignas(16) std::uint32_t cross_rank[16][4];
+  // For each 4-bit mask of touching lanes, 0xff in the byte of every other
+  // lane (four one-byte flags of consecutive candidates read as one word,
+  // x86-64 being little-endian).
+  std::uint32_t apart_bytes[16];
 };
 constexpr CompressPermutations MakeCompressPermutations() {
   CompressPermutations table{};
@@ -377,6 +381,8 @@ constexpr CompressPermutations MakeCompressPermutations() {
     for (int lane = 0, rank = 0; lane < kLanes; ++lane)
       table.cross_rank[mask][lane] =
           mask >> lane & 1 ? static_cast<std::uint32_t>(rank++) : PairContactBatch::kNoSlot;
+    for (int lane = 0; lane < kLanes; ++lane)
+      if (!(mask >> lane & 1)) table.apart_bytes[mask] |= std::uint32_t{0xff} << (8 * lane);
     int to = 0;
     for (int lane = 0; lane < kLanes; ++lane)
       if (mask >> lane & 1) {
@@ -492,9 +498,26 @@ TESSERA_AVX2 void CompressStore(double* to, Vec v, __m256i permutation) {
     } else {
       for (std::uint32_t l = 0; l < valid; ++l) state[offset + l] = kApart;
     }
-    if (mask != all)
+    if (valid == kLanes) {
+      // The apart lanes' activity flags cleared with one load and one store
+      // of the group's four bytes; only a contact that has just come apart
+      // (rare in any step) takes the branch that clears its history. A branch
+      // per apart lane mispredicted in most groups of a loose packing.
+      std::uint32_t flags;
+      std::memcpy(&flags, in.active + c, sizeof flags);
+      const std::uint32_t apart = kCompress.apart_bytes[mask];
+      if (flags & apart) {
+        for (std::uint32_t l = 0; l < kLanes; ++l)
+          if (!(mask >> l & 1) && in.active[c + l])
+            ResetContactHistory({in.tangential_force[c + l], in.tangential_stiffness[c + l],
+                                 in.normal_elastic_force[c + l], in.sliding[c + l]});
+      }
+      flags &= ~apart;
+      std::memcpy(in.active + c, &flags, sizeof flags);
+    } else if (mask != all) {
       for (std::uint32_t l = 0; l < valid; ++l)
         if (!(mask >> l & 1)) ClearCandidate(in, c + l);
+    }
   }
   // The last touching candidate repeated to a whole group: its lanes are
   // computed and not stored.

@@ -50,6 +50,14 @@ void RecordError(std::int64_t& slot, std::int64_t index) {
   return features;
 }
 
+// to = from, one component at a time (ComputeWallContacts says why).
+[[gnu::always_inline]] inline void StoreComponents(Array3& to, const Array3& from) {
+  const double x = from[0], y = from[1], z = from[2];
+  to[0] = x;
+  to[1] = y;
+  to[2] = z;
+}
+
 // Marks an entry of a new contact list that has no entry in the old one.
 constexpr std::uint32_t kFreshContact = std::numeric_limits<std::uint32_t>::max();
 
@@ -1419,8 +1427,10 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
     const ContactForce result =
         ComputeContactForce(pair, overlap, p.radius[i], p.mass[i], g.normal, relative_velocity,
                             relative_displacement, history, dt);
-    wc.force[c] = result.force;
-    wc.elastic_force[c] = result.elastic_force;
+    // Component by component: a whole-struct copy from the result read 16
+    // bytes where 8 had just been stored, which stalled on every contact.
+    StoreComponents(wc.force[c], result.force);
+    StoreComponents(wc.elastic_force[c], result.elastic_force);
     wc.energy[c] = result.elastic_energy;
     wc.weights[c] = g.weights;
     wc.normal[c] = g.normal;
@@ -1433,7 +1443,7 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
         RollingResistanceTorque(pair.rolling_model, pair.rolling_friction, p.radius[i],
                                 result.normal_force, p.angular_velocity[i], 1.0 / p.inertia[i], dt);
     torque += Cross(arm, result.force) + rolling;
-    wc.rolling[c] = rolling;
+    StoreComponents(wc.rolling[c], rolling);
     wc.dissipation[c] = {result.damping_power, result.friction_power,
                          -Dot(rolling, p.angular_velocity[i])};
   }
