@@ -506,12 +506,9 @@ TESSERA_AVX2 void CompressStore(double* to, Vec v, __m256i permutation) {
       std::uint32_t flags;
       std::memcpy(&flags, in.active + c, sizeof flags);
       const std::uint32_t apart = kCompress.apart_bytes[mask];
-      if (flags & apart) {
+      if (flags & apart)
         for (std::uint32_t l = 0; l < kLanes; ++l)
-          if (!(mask >> l & 1) && in.active[c + l])
-            ResetContactHistory({in.tangential_force[c + l], in.tangential_stiffness[c + l],
-                                 in.normal_elastic_force[c + l], in.sliding[c + l]});
-      }
+          if (!(mask >> l & 1)) ClearCandidate(in, c + l);
       flags &= ~apart;
       std::memcpy(in.active + c, &flags, sizeof flags);
     } else if (mask != all) {
