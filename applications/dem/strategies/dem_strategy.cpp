@@ -124,11 +124,13 @@ void GatherColumn(std::vector<T>& column, const std::vector<std::uint32_t>& sour
 // The histories (tangential spring, previous stiffness and normal force,
 // sliding and active state) of a list whose pairs were just replaced: entry c
 // takes those of old entry source[c], or starts fresh (so that a parting
-// contact is reset).
-template <class Contacts>
-void CarryHistories(Contacts& list, const std::vector<std::uint32_t>& source) {
+// contact is reset). The `extra` columns (a wall contact's last point, the
+// pairs themselves) follow in the same pass.
+template <class Contacts, class... Extra>
+void CarryHistories(Contacts& list, const std::vector<std::uint32_t>& source,
+                    std::vector<Extra>&... extra) {
   GatherColumns(source, SourcesIncrease(source), list.tangential_force, list.tangential_stiffness,
-                list.normal_elastic_force, list.sliding, list.active);
+                list.normal_elastic_force, list.sliding, list.active, extra...);
 }
 
 // source[c]: the entry of the old sorted list (old_a, old_b) with the pair
@@ -159,20 +161,18 @@ void MatchSortedPairs(const std::vector<std::uint32_t>& old_a,
 
 // Contacts renumbered by a reordering of the rows: contact c gets the rows
 // (a[c], b[c]) and the list is re-sorted by them, carrying the history columns
-// (what the merge of the next search reads); a and b come back sorted, and
-// `order` holds the old position of each contact.
-template <class Contacts>
+// and the `extra` ones (what the merge of the next search reads); a and b
+// come back sorted, and `order` holds the old position of each contact.
+template <class Contacts, class... Extra>
 void ResortContacts(Contacts& list, std::vector<std::uint32_t>& a, std::vector<std::uint32_t>& b,
-                    std::vector<std::uint32_t>& order) {
+                    std::vector<std::uint32_t>& order, std::vector<Extra>&... extra) {
   const std::size_t m = a.size();
   order.resize(m);
   for (std::size_t c = 0; c < m; ++c) order[c] = static_cast<std::uint32_t>(c);
   std::sort(order.begin(), order.end(), [&](std::uint32_t x, std::uint32_t y) {
     return a[x] < a[y] || (a[x] == a[y] && b[x] < b[y]);
   });
-  GatherColumn(a, order);
-  GatherColumn(b, order);
-  CarryHistories(list, order);
+  CarryHistories(list, order, a, b, extra...);
 }
 
 }  // namespace
@@ -927,8 +927,7 @@ void ExplicitSolverStrategy::SortRows() {
   for (std::size_t c = 0; c < a.size(); ++c) a[c] = new_index[w.particle[c]];
   b = w.face;
   // The merge also reads the last contact point of a wall contact.
-  ResortContacts(w, a, b, scratch_cursor_);
-  GatherColumn(w.point, scratch_cursor_);
+  ResortContacts(w, a, b, scratch_cursor_, w.point);
   w.particle.swap(a);
   w.face.swap(b);
 }
@@ -1004,9 +1003,8 @@ void ExplicitSolverStrategy::Search(double time) {
     MatchSortedPairs(w.particle, w.face, particle, face, scratch_cursor_);
     w.particle.swap(particle);
     w.face.swap(face);
-    CarryHistories(w, scratch_cursor_);
-    // The last contact point, for the hand-over of histories between faces.
-    GatherColumn(w.point, scratch_cursor_);
+    // With the last contact point, for the hand-over of histories between faces.
+    CarryHistories(w, scratch_cursor_, w.point);
     // What the force evaluation writes starts at zero, as in a new list.
     const std::size_t m = w.particle.size();
     w.force.assign(m, Array3{});

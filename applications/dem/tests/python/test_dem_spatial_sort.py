@@ -164,3 +164,66 @@ def test_sorted_clusters_keep_their_members_together_and_follow_the_unsorted_run
                                atol=1e-12)
     np.testing.assert_allclose([c["angular_velocity"] for c in a],
                                [c["angular_velocity"] for c in b], rtol=0, atol=1e-9)
+
+
+def SlideOverStrip(sort_every, steps=1500, mu=0.3, overlap=1e-3):
+    """Two lanes of 20 rotation-free spheres (R 5 mm) pushed at fixed velocity
+    (+1 and -1 m/s along x) and constant overlap over a strip of triangles
+    0.5 mm wide, searching every step: in most steps some contact hands its
+    tangential history to the next face. The lanes lie 15 mm apart (never in
+    contact) in one row of the sort's cells (2 R + the 10 mm search
+    tolerance), so the spheres passing each other change the rows' order. A step moves a contact point by 10 µm: a
+    fresh spring takes 23 steps to reach μ F_n, so a lost hand-over shows for
+    that long. Returns the contact forces of every step, by element."""
+    from dem_test_utilities import Material, Relate, Sphere, SpheresPart
+    radius = 0.005
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    walls = model.CreateModelPart("RigidFacePart")
+    grain = Material(spheres, 1, density=2500.0, young=1e7)
+    wall = Material(walls, 2, young=1e12)
+    Relate(grain, wall, static_friction=mu)
+    Relate(grain, grain)
+    xs = np.linspace(-0.15, 0.15, 601)
+    for i in range(len(xs) - 1):
+        ids = [4 * i + k + 1 for k in range(4)]
+        for node_id, (x, y) in zip(ids, [(xs[i], -0.05), (xs[i + 1], -0.05), (xs[i + 1], 0.07),
+                                         (xs[i], 0.07)]):
+            walls.CreateNewNode(node_id, x, y, 0.0)
+        a, b, c, d = ids
+        walls.CreateNewCondition("RigidFace3D3N", 2 * i + 1, [a, b, c], wall)
+        walls.CreateNewCondition("RigidFace3D3N", 2 * i + 2, [a, c, d], wall)
+    rng = np.random.default_rng(3)
+    for k in range(40):
+        lane = k % 2
+        x = -0.12 + 0.006 * k + rng.uniform(0.0, 0.0015)
+        Sphere(spheres, k + 1, (x, 0.0005 + 0.015 * lane, radius - overlap), radius, grain,
+               velocity=(1.0 if lane == 0 else -1.0, 0.0, 0.0))
+        for component in (tessera.VELOCITY_X, tessera.VELOCITY_Y, tessera.VELOCITY_Z):
+            spheres.GetNode(k + 1).Fix(component)
+    dt = 1e-5
+    settings = Settings(dt, "Symplectic_Euler", (0, 0, 0), search_frequency=1, tolerance=0.01)
+    settings.rotation = False
+    settings.sort_rows_frequency = sort_every
+    settings.sort_rows_minimum = 0
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls, settings)
+    strategy.Initialize()
+    forces = []
+    Run(strategy, steps, dt, lambda time: forces.append(ByElement(strategy)["contact_force"]))
+    return strategy, np.array(forces)
+
+
+def test_sorting_keeps_the_wall_contact_points_that_hand_histories_across_faces():
+    # A contact that moves to the next face takes the tangential history of
+    # the ended contact whose last point is nearest (thesis §3.5.2): a sort
+    # must carry those points with their contacts. Sorted at every search, the
+    # contact forces of every step equal the unsorted run's to round-off
+    # (1e-9 of the largest force); after the springs have slipped once, both
+    # slide at |F_t| = μ F_n (to 1e-6) at every seam.
+    sorted_run, sorted_forces = SlideOverStrip(sort_every=1)
+    unsorted_run, forces = SlideOverStrip(sort_every=0)
+    assert np.any(np.diff(sorted_run.Particles.element_id.astype(np.int64)) < 0)
+    assert sorted_run.NumberOfWallContacts() == unsorted_run.NumberOfWallContacts() == 40
+    slipping = forces[30:]
+    np.testing.assert_allclose(np.abs(slipping[..., 0]) / slipping[..., 2], 0.3, rtol=1e-6)
+    np.testing.assert_allclose(sorted_forces, forces, rtol=0, atol=1e-9 * np.abs(forces).max())
