@@ -1,14 +1,17 @@
-// The batch kernel of pair_contact_batch.h, written with AVX2 vectors of four
-// doubles (GCC vector extensions: one lane per contact), compiled for AVX2
-// only; PairContactBatchAvailable() tells the strategy whether the processor
-// runs it, otherwise the strategy keeps its scalar loop.
+// The batch kernel of pair_contact_batch.h, written with GCC vector
+// extensions (one lane per contact): CollectTouching finds the touching
+// candidates four at a time with AVX2, and the contact law
+// (pair_contact_lanes.inc) runs on four lanes with AVX2 or, where the
+// processor has AVX-512, on eight. PairContactBatchAvailable() tells the
+// strategy whether the processor runs the kernel, otherwise the strategy
+// keeps its scalar loop.
 //
 // Every expression repeats, in the same order of operations, the scalar pair
 // loop of ExplicitSolverStrategy::ComputeParticleContacts and
 // ComputeContactForce, with every branch evaluated in all lanes and selected;
-// keep the three in step. AVX2 alone does not enable FMA, so nothing is fused.
-// On other processor families the kernel is not compiled and the strategy
-// keeps its scalar loop.
+// keep the three in step. This file is compiled with -ffp-contract=off
+// (AVX-512 implies FMA), so nothing is fused. On other processor families the
+// kernel is not compiled and the strategy keeps its scalar loop.
 #include "applications/dem/contact_laws/pair_contact_batch.h"
 
 #include "applications/dem/contact_laws/contact_force.h"
@@ -91,276 +94,69 @@ TESSERA_AVX2 Row3 GatherRows(const Array3* rows, const std::uint32_t* index) {
           reinterpret_cast<Vec>(_mm256_unpackhi_pd(even, odd)), Vec{r0[2], r1[2], r2[2], r3[2]}};
 }
 
-// The pair-table values of a group's four lanes.
-struct LaneParameters {
-  Vec share, young, shear, damping_ratio, tangential_damping, static_friction, dynamic_friction;
-  Vec rolling_friction;
-  Mask defined, rolling_viscous;
-};
+// The contact law on four lanes (AVX2), with the helpers above.
+namespace four_lanes {
+#define TESSERA_LANES TESSERA_AVX2
+#define TESSERA_LANES_KERNEL [[gnu::target("avx2")]]
+#include "applications/dem/contact_laws/pair_contact_lanes.inc"
+#undef TESSERA_LANES
+#undef TESSERA_LANES_KERNEL
+}  // namespace four_lanes
 
-TESSERA_AVX2 LaneParameters GatherParameters(const PairTableArrays& table, const std::uint32_t* p) {
-  LaneParameters v;
-  v.share = Gather(table.share.data(), p, 1, 0);
-  v.young = Gather(table.young.data(), p, 1, 0);
-  v.shear = Gather(table.shear.data(), p, 1, 0);
-  v.damping_ratio = Gather(table.damping_ratio.data(), p, 1, 0);
-  v.tangential_damping = Gather(table.tangential_damping.data(), p, 1, 0);
-  v.static_friction = Gather(table.friction.data(), p, 2, 0);
-  v.dynamic_friction = Gather(table.friction.data(), p, 2, 1);
-  v.defined = Gather(table.defined.data(), p, 1, 0) != Splat(0.0);
-  if (table.any_rolling) {
-    v.rolling_friction = Gather(table.rolling_friction.data(), p, 1, 0);
-    v.rolling_viscous = Gather(table.rolling_viscous.data(), p, 1, 0) != Splat(0.0);
-  }
+// The contact law on eight lanes (AVX-512: 32 vector registers, so that the
+// law's some fifty live values spill less, and half the instructions per
+// contact where the four-lane law is bound by their count).
+namespace eight_lanes {
+#define TESSERA_LANES [[gnu::target("avx512f,avx512dq"), gnu::always_inline]] inline
+#define TESSERA_LANES_KERNEL [[gnu::target("avx512f,avx512dq")]]
+using Vec = double __attribute__((vector_size(64)));
+using Mask = decltype(Vec{} < Vec{});
+constexpr int kLanes = 8;
+
+TESSERA_LANES Vec Splat(double s) { return Vec{s, s, s, s, s, s, s, s}; }
+TESSERA_LANES Vec Sqrt(Vec x) {
+  // The masked form: the plain one starts from an undefined vector, which
+  // GCC 12 reports as maybe uninitialised.
+  const __m512d v = reinterpret_cast<__m512d>(x);
+  return reinterpret_cast<Vec>(_mm512_mask_sqrt_pd(v, 0xff, v));
+}
+TESSERA_LANES Vec Select(Mask m, Vec a, Vec b) { return m ? a : b; }
+TESSERA_LANES bool Any(Mask m) { return _mm512_movepi64_mask(reinterpret_cast<__m512i>(m)) != 0; }
+TESSERA_LANES Vec Gather(const double* base, const std::uint32_t* index, std::size_t stride,
+                         std::size_t offset) {
+  return Vec{base[stride * index[0] + offset], base[stride * index[1] + offset],
+             base[stride * index[2] + offset], base[stride * index[3] + offset],
+             base[stride * index[4] + offset], base[stride * index[5] + offset],
+             base[stride * index[6] + offset], base[stride * index[7] + offset]};
+}
+TESSERA_LANES void Store(double* to, Vec v) { std::memcpy(to, &v, sizeof v); }
+TESSERA_LANES Vec Load(const double* from) {
+  Vec v;
+  std::memcpy(&v, from, sizeof v);
   return v;
 }
-
-// Every lane of a batch whose candidates are all of pair `pair`: the table is
-// read once per batch instead of once per lane and group.
-TESSERA_AVX2 LaneParameters UniformParameters(const PairTableArrays& table, std::uint32_t pair) {
-  const std::uint32_t p[kLanes] = {pair, pair, pair, pair};
-  return GatherParameters(table, p);
+struct Row3 {
+  Vec x, y, z;
+};
+// As the four-lane GatherRows: [x0 y0 | x2 y2 | x4 y4 | x6 y6] and the odd
+// rows' pairs interleave into the x and the y of the eight rows.
+TESSERA_LANES Row3 GatherRows(const Array3* rows, const std::uint32_t* index) {
+  using Half = double __attribute__((vector_size(32)));
+  const double* r[kLanes];
+  for (int l = 0; l < kLanes; ++l) r[l] = reinterpret_cast<const double*>(rows + index[l]);
+  const Half pair0{r[0][0], r[0][1], r[2][0], r[2][1]}, pair4{r[4][0], r[4][1], r[6][0], r[6][1]};
+  const Half pair1{r[1][0], r[1][1], r[3][0], r[3][1]}, pair5{r[5][0], r[5][1], r[7][0], r[7][1]};
+  const Vec even = __builtin_shufflevector(pair0, pair4, 0, 1, 2, 3, 4, 5, 6, 7);
+  const Vec odd = __builtin_shufflevector(pair1, pair5, 0, 1, 2, 3, 4, 5, 6, 7);
+  return {__builtin_shufflevector(even, odd, 0, 8, 2, 10, 4, 12, 6, 14),
+          __builtin_shufflevector(even, odd, 1, 9, 3, 11, 5, 13, 7, 15),
+          Vec{r[0][2], r[1][2], r[2][2], r[3][2], r[4][2], r[5][2], r[6][2], r[7][2]}};
 }
 
-// The rolling resistance torque on the first sphere of the four lanes and its
-// power, RollingResistanceTorque's operations lane by lane (a select where it
-// returns early), stored at k.. of the batch (PairContactBatch::rolling).
-TESSERA_AVX2 void StoreRollingResistance(const PairBatchInput& in, const LaneParameters& parameters,
-                                         const std::uint32_t* i, const std::uint32_t* j, Vec ri,
-                                         Vec rj, const Row3& wi, const Row3& wj, Vec fn,
-                                         std::size_t k, PairContactBatch& b) {
-  const Vec zero = Splat(0.0), one = Splat(1.0);
-  // w_rel = w_i - w_j, |w_rel| and R_r = min(R_i, R_j) (std::min's choice).
-  const Vec wx = wi.x - wj.x, wy = wi.y - wj.y, wz = wi.z - wj.z;
-  const Vec spin = Sqrt(wx * wx + wy * wy + wz * wz);
-  const Vec rolling_radius = Select(rj < ri, rj, ri);
-  const Vec inverse_inertia_sum =
-      one / Gather(in.inertia, i, 1, 0) + one / Gather(in.inertia, j, 1, 0);
-  Vec magnitude = parameters.rolling_friction * rolling_radius * fn;
-  magnitude = Select(parameters.rolling_viscous, magnitude * (rolling_radius * spin), magnitude);
-  const Vec stopping = spin / (Splat(in.dt) * inverse_inertia_sum);
-  magnitude = Select(magnitude > stopping, stopping, magnitude);
-  const Mask acts = (spin > zero) & (fn > zero);
-  const Vec scale = Select(acts, -magnitude / spin, zero);
-  const Vec rx = Select(acts, scale * wx, zero), ry = Select(acts, scale * wy, zero),
-            rz = Select(acts, scale * wz, zero);
-  Store(&b.rolling[0][k], rx);
-  Store(&b.rolling[1][k], ry);
-  Store(&b.rolling[2][k], rz);
-  Store(&b.rolling_power[k], -(rx * wx + ry * wy + rz * wz));
-}
-
-// `uniform`: the parameters of every lane where the whole batch is of one pair
-// (PairBatchInput::uniform_pair), else null.
-template <ContactLaw kLaw, bool kVelocityStep, bool kPowers>
-TESSERA_AVX2 void EvaluateGroup(const PairBatchInput& in, const LaneParameters* uniform,
-                                std::uint32_t begin, std::size_t k, std::size_t lanes,
-                                PairContactBatch& b) {
-  // Lanes k.. of the touching list; results at k.. of the batch's arrays.
-  static_assert(sizeof(Array3) == 3 * sizeof(double));
-  const PairTableArrays& table = *in.table;
-  // The group's candidates; lanes past the end repeat the last one (computed,
-  // not stored).
-  std::uint32_t c[kLanes], i[kLanes], j[kLanes], p[kLanes];
-  Mask was_sliding;
-  for (std::size_t l = 0; l < kLanes; ++l) {
-    c[l] = begin + b.touching[k + l];
-    i[l] = in.first[c[l]];
-    j[l] = in.second[c[l]];
-    was_sliding[l] = in.sliding[c[l]] ? -1 : 0;
-  }
-  if (uniform) {
-    for (std::size_t l = 0; l < kLanes; ++l) p[l] = static_cast<std::uint32_t>(in.uniform_pair);
-  } else {
-    for (std::size_t l = 0; l < kLanes; ++l)
-      p[l] = static_cast<std::uint32_t>(in.material[i[l]]) * in.materials +
-             static_cast<std::uint32_t>(in.material[j[l]]);
-  }
-  // By reference where the batch is of one pair: a copy of the ten vectors
-  // went through the stack for every group.
-  LaneParameters gathered;
-  if (!uniform) gathered = GatherParameters(table, p);
-  const LaneParameters& parameters = uniform ? *uniform : gathered;
-  const Mask defined = parameters.defined;
-  const Vec zero = Splat(0.0);
-  const Vec dt = Splat(in.dt);
-
-  // Geometry (the strategy's pair loop), from CollectTouching.
-  const Vec dx = Load(&b.dx[k]), dy = Load(&b.dy[k]), dz = Load(&b.dz[k]);
-  const Vec distance2 = Load(&b.distance2[k]);
-  const Vec ri = Load(&b.radius_first[k]), rj = Load(&b.radius_second[k]);
-  const Vec mi = Gather(in.mass, i, 1, 0), mj = Gather(in.mass, j, 1, 0);
-  const Vec reach = ri + rj;
-  const Mask contact = defined;  // every lane touches (EvaluateBatch)
-  const Vec distance = Sqrt(distance2);
-  const Vec overlap = reach - distance;
-  const Vec mass_sum = mi + mj;
-  const Vec inverse = Splat(1.0) / (reach * mass_sum * distance);
-  const Vec normal_scale = reach * mass_sum * inverse;
-  const Vec nx = dx * normal_scale, ny = dy * normal_scale, nz = dz * normal_scale;
-  const Vec pair_radius = ri * rj * mass_sum * distance * inverse;
-  const Vec pair_mass = mi * mj * reach * distance * inverse;
-  const Vec share_i = parameters.share;
-  const Vec a_i = ri - share_i * overlap;
-  const Vec a_j = rj - (Splat(1.0) - share_i) * overlap;
-  // Relative velocity at the contact point: (v_j - v_i) - (a_j w_j + a_i w_i) x n.
-  const Row3 wi = GatherRows(in.spin, i), wj = GatherRows(in.spin, j);
-  const Vec wx = wj.x * a_j + wi.x * a_i, wy = wj.y * a_j + wi.y * a_i,
-            wz = wj.z * a_j + wi.z * a_i;
-  const Row3 vi = GatherRows(in.velocity, i), vj = GatherRows(in.velocity, j);
-  const Vec vx = (vj.x - vi.x) - (wy * nz - wz * ny);
-  const Vec vy = (vj.y - vi.y) - (wz * nx - wx * nz);
-  const Vec vz = (vj.z - vi.z) - (wx * ny - wy * nx);
-  Vec sx, sy, sz;  // relative displacement over the step
-  if constexpr (kVelocityStep) {
-    sx = vx * dt;
-    sy = vy * dt;
-    sz = vz * dt;
-  } else {
-    const Row3 ui = GatherRows(in.step_rotation, i), uj = GatherRows(in.step_rotation, j);
-    const Vec ux = uj.x * a_j + ui.x * a_i, uy = uj.y * a_j + ui.y * a_i,
-              uz = uj.z * a_j + ui.z * a_i;
-    const Row3 di = GatherRows(in.step_displacement, i), dj = GatherRows(in.step_displacement, j);
-    sx = (dj.x - di.x) - (uy * nz - uz * ny);
-    sy = (dj.y - di.y) - (uz * nx - ux * nz);
-    sz = (dj.z - di.z) - (ux * ny - uy * nx);
-  }
-
-  // The contact law (ComputeContactForce).
-  const Vec young = parameters.young;
-  const Vec shear = parameters.shear;
-  Vec kn, kt, fne, energy;
-  if constexpr (kLaw == ContactLaw::kHertzViscousCoulomb) {
-    const Vec contact_radius = Sqrt(pair_radius * overlap);
-    kn = Splat(2.0) * young * contact_radius;
-    kt = Splat(8.0) * shear * contact_radius;
-    fne = Splat(2.0 / 3.0) * kn * overlap;
-    energy = Splat(0.4) * fne * overlap;
-  } else {
-    kn = Splat(2.0) * young * pair_radius;
-    kt = Splat(8.0) * shear * pair_radius;
-    fne = kn * overlap;
-    energy = Splat(0.5) * fne * overlap;
-  }
-  const Vec xi_damping = parameters.damping_ratio;
-  const Vec cn = Select(xi_damping > zero, Splat(2.0) * xi_damping * Sqrt(pair_mass * kn), zero);
-  // c_t = 0 without damping: cn is 0 then and the factor finite.
-  const Vec ct = cn * parameters.tangential_damping;
-  const Vec overlap_rate = -(vx * nx + vy * ny + vz * nz);
-  Vec fn = fne + cn * overlap_rate;
-  fn = Select(fn < zero, zero, fn);
-
-  // The stored spring turned into the new tangent plane, magnitude kept, and
-  // scaled by k_t^{n+1}/k_t^n while unloading.
-  const Row3 spring = GatherRows(in.tangential_force, c);
-  const Vec ox = spring.x, oy = spring.y, oz = spring.z;
-  const Vec old_kt = Gather(in.tangential_stiffness, c, 1, 0);
-  const Vec old_fne = Gather(in.normal_elastic_force, c, 1, 0);
-  const Vec old_norm2 = ox * ox + oy * oy + oz * oz;
-  const Vec old_along = ox * nx + oy * ny + oz * nz;
-  const Vec px = ox - nx * old_along, py = oy - ny * old_along, pz = oz - nz * old_along;
-  const Vec new_norm2 = px * px + py * py + pz * pz;
-  const Vec keep = Sqrt(old_norm2 / new_norm2);
-  const Mask turnable = new_norm2 > zero;
-  Vec qx = Select(turnable, px * keep, zero), qy = Select(turnable, py * keep, zero),
-      qz = Select(turnable, pz * keep, zero);
-  // Where k_t has not changed (the linear law between equal spheres) the ratio
-  // is exactly 1: those lanes need no division.
-  const Mask unloading = (fne < old_fne) & (old_kt > zero) & (kt != old_kt);
-  if (Any(unloading)) {
-    const Vec shrink = kt / old_kt;
-    qx = Select(unloading, qx * shrink, qx);
-    qy = Select(unloading, qy * shrink, qy);
-    qz = Select(unloading, qz * shrink, qz);
-  }
-  const Mask rotate = old_norm2 > zero;
-  Vec fx = Select(rotate, qx, ox), fy = Select(rotate, qy, oy), fz = Select(rotate, qz, oz);
-  const Vec step_along = sx * nx + sy * ny + sz * nz;
-  fx = fx + (sx - nx * step_along) * kt;
-  fy = fy + (sy - ny * step_along) * kt;
-  fz = fz + (sz - nz * step_along) * kt;
-  const Vec velocity_along = vx * nx + vy * ny + vz * nz;
-  const Vec tvx = vx - nx * velocity_along, tvy = vy - ny * velocity_along,
-            tvz = vz - nz * velocity_along;
-  Vec tx = fx + tvx * ct, ty = fy + tvy * ct, tz = fz + tvz * ct;
-
-  Vec mu = Select(was_sliding, parameters.dynamic_friction, parameters.static_friction);
-  if (table.any_friction_decay) {
-    // Kratos' blend with the sliding speed, lane by lane as the scalar law.
-    const Vec slip2 = tvx * tvx + tvy * tvy + tvz * tvz;
-    for (std::size_t l = 0; l < kLanes; ++l)
-      if (table.pairs[p[l]].friction_decay >= 0.0)
-        mu[l] = DecayedFriction(table.pairs[p[l]], slip2[l]);
-  }
-  const Vec limit = mu * fn;
-  const Vec trial2 = tx * tx + ty * ty + tz * tz;
-  Vec damping_power = (fn - fne) * overlap_rate;
-  const Mask slip = trial2 > limit * limit;
-  Vec friction_power = zero;
-  if constexpr (kPowers)
-    damping_power =
-        Select(slip, damping_power, damping_power + ct * (tvx * tvx + tvy * tvy + tvz * tvz));
-  if (Any(slip)) {
-    const Vec cap = limit / Sqrt(trial2);
-    const Vec cx = tx * cap, cy = ty * cap, cz = tz * cap;
-    if constexpr (kPowers) {
-      const Vec slider_work = cx * (fx - cx) + cy * (fy - cy) + cz * (fz - cz);
-      const Mask slider_counts = slip & (kt > zero) & (dt > zero);
-      friction_power = Select(slider_counts, slider_work / (kt * dt), zero);
-    }
-    tx = Select(slip, cx, tx);
-    ty = Select(slip, cy, ty);
-    tz = Select(slip, cz, tz);
-    fx = Select(slip, cx, fx);
-    fy = Select(slip, cy, fy);
-    fz = Select(slip, cz, fz);
-  }
-
-  // Apart (or undefined) candidates give nothing.
-  const Vec force_x = Select(contact, tx - nx * fn, zero);
-  const Vec force_y = Select(contact, ty - ny * fn, zero);
-  const Vec force_z = Select(contact, tz - nz * fn, zero);
-  Store(&b.force[0][k], force_x);
-  Store(&b.force[1][k], force_y);
-  Store(&b.force[2][k], force_z);
-  Store(&b.elastic[0][k], Select(contact, fx - nx * fne, zero));
-  Store(&b.elastic[1][k], Select(contact, fy - ny * fne, zero));
-  Store(&b.elastic[2][k], Select(contact, fz - nz * fne, zero));
-  // arm x F = a (n x F) for both spheres.
-  const Vec mx = ny * force_z - nz * force_y, my = nz * force_x - nx * force_z,
-            mz = nx * force_y - ny * force_x;
-  Store(&b.torque_first[0][k], mx * a_i);
-  Store(&b.torque_first[1][k], my * a_i);
-  Store(&b.torque_first[2][k], mz * a_i);
-  Store(&b.torque_second[0][k], mx * a_j);
-  Store(&b.torque_second[1][k], my * a_j);
-  Store(&b.torque_second[2][k], mz * a_j);
-  Store(&b.normal_force[k], fn);
-  if constexpr (kPowers) {
-    Store(&b.damping_power[k], damping_power);
-    Store(&b.friction_power[k], friction_power);
-  }
-  if (table.any_rolling) StoreRollingResistance(in, parameters, i, j, ri, rj, wi, wj, fn, k, b);
-
-  // History: a contact's is updated; a touching candidate of a pair without
-  // relation loses its history if it had one.
-  for (std::size_t l = 0; l < lanes; ++l) {
-    b.pair[k + l] = p[l];
-    const std::uint32_t cl = c[l];
-    if (contact[l]) {
-      b.state[cl - begin] = kInContact;
-      in.tangential_force[cl] = Array3{fx[l], fy[l], fz[l]};
-      in.tangential_stiffness[cl] = kt[l];
-      in.normal_elastic_force[cl] = fne[l];
-      in.sliding[cl] = slip[l] ? 1 : 0;
-      in.energy[cl] = energy[l];
-      in.active[cl] = 1;
-    } else {
-      b.state[cl - begin] = kUndefinedPair;
-      ClearCandidate(in, cl);
-    }
-  }
-}
+#include "applications/dem/contact_laws/pair_contact_lanes.inc"
+#undef TESSERA_LANES
+#undef TESSERA_LANES_KERNEL
+}  // namespace eight_lanes
 
 // For each 4-bit mask of touching lanes, the permutation (as eight 32-bit
 // indices, two per double) that moves those lanes to the front in order.
@@ -516,9 +312,9 @@ TESSERA_AVX2 void CompressStore(double* to, Vec v, __m256i permutation) {
         if (!(mask >> l & 1)) ClearCandidate(in, c + l);
     }
   }
-  // The last touching candidate repeated to a whole group: its lanes are
-  // computed and not stored.
-  for (std::size_t t = count; count > 0 && t % kLanes != 0; ++t) {
+  // The last touching candidate repeated to a whole group (of eight lanes, the
+  // widest law): its lanes are computed and not stored.
+  for (std::size_t t = count; count > 0 && t % PairContactBatch::kWidestGroup != 0; ++t) {
     b.touching[t] = b.touching[count - 1];
     b.dx[t] = b.dx[count - 1];
     b.dy[t] = b.dy[count - 1];
@@ -566,17 +362,13 @@ std::int64_t ApplyBatch(const PairBatchInput& in, std::uint32_t begin, const Pai
 }
 
 template <ContactLaw kLaw, bool kVelocityStep, bool kPowers>
-[[gnu::target("avx2")]] void EvaluateBatch(const PairBatchInput& in, std::uint32_t begin,
-                                           std::uint32_t end, PairContactBatch& b,
-                                           PairBatchRows& rows) {
+void EvaluateBatch(const PairBatchInput& in, std::uint32_t begin, std::uint32_t end,
+                   PairContactBatch& b, PairBatchRows& rows) {
   CollectTouching(in, begin, end, b, rows);
-  const std::size_t n = b.touching_count;
-  LaneParameters uniform;
-  if (in.uniform_pair >= 0) uniform = UniformParameters(*in.table, in.uniform_pair);
-  const LaneParameters* const lane_parameters = in.uniform_pair >= 0 ? &uniform : nullptr;
-  for (std::size_t k = 0; k < n; k += kLanes)
-    EvaluateGroup<kLaw, kVelocityStep, kPowers>(in, lane_parameters, begin, k,
-                                                std::min<std::size_t>(kLanes, n - k), b);
+  if (in.eight_lanes)
+    eight_lanes::EvaluateGroups<kLaw, kVelocityStep, kPowers>(in, begin, b);
+  else
+    four_lanes::EvaluateGroups<kLaw, kVelocityStep, kPowers>(in, begin, b);
 }
 
 template <ContactLaw kLaw>
@@ -599,6 +391,12 @@ bool PairContactBatchAvailable() {
   return available;
 }
 
+bool EightLanePairContactBatchAvailable() {
+  static const bool available = PairContactBatchAvailable() && __builtin_cpu_supports("avx512f") &&
+                                __builtin_cpu_supports("avx512dq");
+  return available;
+}
+
 std::int64_t EvaluateAndApplyPairBatch(ContactLaw law, const PairBatchInput& in,
                                        std::uint32_t begin, std::uint32_t end,
                                        PairContactBatch& batch, PairBatchRows& rows) {
@@ -612,6 +410,7 @@ std::int64_t EvaluateAndApplyPairBatch(ContactLaw law, const PairBatchInput& in,
 #else  // not x86-64: no kernel
 
 bool PairContactBatchAvailable() { return false; }
+bool EightLanePairContactBatchAvailable() { return false; }
 
 std::int64_t EvaluateAndApplyPairBatch(ContactLaw, const PairBatchInput&, std::uint32_t,
                                        std::uint32_t, PairContactBatch&, PairBatchRows&) {

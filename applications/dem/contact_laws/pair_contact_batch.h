@@ -3,8 +3,9 @@
 // its contact list to EvaluateAndApplyPairBatch, which finds the candidates
 // that touch (four at a time) and settles the others, evaluates the contact
 // law for the touching ones four at a time (AVX2 vectors, one lane per
-// contact), updates their history in place and adds their forces to the
-// spheres' rows in list order. Processors without AVX2 keep the scalar loop.
+// contact) or eight at a time (AVX-512, where the processor has it), updates
+// their history in place and adds their forces to the spheres' rows in list
+// order. Processors without AVX2 keep the scalar loop.
 //
 // The arithmetic is ComputeContactForce's (contact_force.h) with the
 // geometry of the strategy's scalar pair loop, operation for operation, with
@@ -53,8 +54,9 @@ enum PairCandidateState : std::uint8_t {
 // per touching candidate, in list order (touching[t] = its k), the rest.
 struct PairContactBatch {
   static constexpr std::size_t kCapacity = 256;
-  // Room past the last touching candidate for a whole group of four lanes.
-  static constexpr std::size_t kPadded = kCapacity + 4;
+  // The touching list is padded to whole groups of the widest law's lanes.
+  static constexpr std::size_t kWidestGroup = 8;
+  static constexpr std::size_t kPadded = kCapacity + kWidestGroup;
   std::uint8_t state[kCapacity];
   std::uint32_t touching[kPadded];
   std::size_t touching_count = 0;
@@ -111,6 +113,9 @@ struct PairBatchInput {
   // The pair index (a * materials + b) of every candidate where all spheres are
   // of one material, else -1: the kernel then reads the table once per batch.
   std::int32_t uniform_pair = -1;
+  // The contact law on eight lanes (EightLanePairContactBatchAvailable), else
+  // on four.
+  bool eight_lanes = false;
 };
 
 // Where EvaluateAndApplyPairBatch adds a block's forces: row i of a contact
@@ -191,6 +196,8 @@ inline void AddPairContact(const PairBatchInput& in, const PairParameters& pair,
 
 // Whether this processor runs the batch kernel (AVX2).
 bool PairContactBatchAvailable();
+// Whether it runs the eight-lane contact law too (AVX-512 F and DQ).
+bool EightLanePairContactBatchAvailable();
 
 // Whether `law` has a batch kernel (the 3D linear and Hertz laws).
 inline bool HasPairContactBatch(ContactLaw law) {

@@ -149,6 +149,8 @@ void BindParticleStorage(py::module_& m) {
       "nonzero group stay consecutive");
   m.def("PairContactBatchAvailable", &PairContactBatchAvailable,
         "Whether this processor runs the vectorised (AVX2) sphere-sphere contact kernel");
+  m.def("EightLanePairContactBatchAvailable", &EightLanePairContactBatchAvailable,
+        "Whether it runs the kernel's contact law on eight lanes (AVX-512 F and DQ)");
   m.def("RowQuadsAvailable", &RowQuadsAvailable,
         "Whether this processor runs the four-row (AVX2) sums and updates of the rows");
 }
@@ -221,6 +223,7 @@ void BindStrategy(py::module_& m) {
                      "Kratos' continuum_sphere_strategy: bonds (KDEM) between the spheres of one "
                      "COHESIVE_GROUP whose gap is at most search_tolerance at the start")
       .def_readwrite("batched_pair_contacts", &DemSettings::batched_pair_contacts)
+      .def_readwrite("eight_lane_pair_contacts", &DemSettings::eight_lane_pair_contacts)
       .def_readwrite("quad_row_updates", &DemSettings::quad_row_updates)
       .def_readwrite("sort_rows_frequency", &DemSettings::sort_rows_frequency)
       .def_readwrite("sort_rows_minimum", &DemSettings::sort_rows_minimum)

@@ -6,7 +6,9 @@ construction) for both 3D laws, both relative-displacement forms (v Δt under
 Velocity Verlet and Symplectic Euler, the increments under Forward Euler and
 Taylor), sliding and unloading contacts,
 rolling resistance, energy bookkeeping, two particle materials, candidates
-that come apart, and one and two threads.
+that come apart, and one and two threads; and the contact law on four lanes
+(AVX2) and, where the processor has AVX-512, on eight
+(DemSettings.eight_lane_pair_contacts).
 """
 import numpy as np
 import pytest
@@ -26,10 +28,11 @@ pytestmark = pytest.mark.skipif(
     reason="this processor has no AVX2: the scalar loop is the only path")
 
 
-def RunPile(batched, scheme, steps=120, threads=1, energy=False, **pile):
+def RunPile(batched, scheme, steps=120, threads=1, energy=False, eight_lanes=True, **pile):
     model, spheres, walls = Pile(600, spacing=0.0125, **pile)
     settings = Settings(2e-5, scheme, (0, 0, -9.81), search_frequency=7, tolerance=0.001)
     settings.batched_pair_contacts = batched
+    settings.eight_lane_pair_contacts = eight_lanes
     settings.energy_calculation = energy
     settings.rolling_friction = "rolling" in pile
     with ParallelThreads(threads):
@@ -74,6 +77,27 @@ def test_batched_and_scalar_runs_with_rolling_resistance_are_bitwise_equal(rolli
     assert energies == scalar.GetEnergies()
 
 
+@pytest.mark.parametrize("eight_lanes", [False, True])
+def test_four_and_eight_lane_laws_give_the_scalar_bits(eight_lanes):
+    # Both widths of the law, whichever the processor would pick: Hertz with
+    # rolling resistance and energy bookkeeping (a last group of fewer lanes
+    # than the width in most batches), and the linear law with two materials.
+    if eight_lanes and not Dem().EightLanePairContactBatchAvailable():
+        pytest.skip("this processor has no AVX-512: the four-lane law is the only one")
+    rolling = (0.05, "DEMRollingFrictionModelConstantTorque")
+    lanes = RunPile(True, "Velocity_Verlet", energy=True, eight_lanes=eight_lanes,
+                    rolling=rolling)
+    scalar = RunPile(False, "Velocity_Verlet", energy=True, rolling=rolling)
+    for a, b in zip(State(lanes), State(scalar)):
+        assert np.array_equal(a, b)
+    assert lanes.GetEnergies() == scalar.GetEnergies()
+    (lanes, contacts), (scalar, _) = (LinearPair(True, "Velocity_Verlet", eight_lanes),
+                                      LinearPair(False, "Velocity_Verlet"))
+    assert contacts[0] > 1000
+    for a, b in zip(State(lanes), State(scalar)):
+        assert np.array_equal(a, b)
+
+
 def test_two_threads_batched_equal_one_thread_scalar():
     batched = RunPile(True, "Velocity_Verlet", threads=2)
     scalar = RunPile(False, "Velocity_Verlet", threads=1)
@@ -81,7 +105,7 @@ def test_two_threads_batched_equal_one_thread_scalar():
         assert np.array_equal(a, b)
 
 
-def LinearPair(batched, scheme):
+def LinearPair(batched, scheme, eight_lanes=True):
     """Spheres of two materials (E 1e7 and 3e7) under the linear law, in a
     jittered lattice with random velocities: pair parameters and the contact
     point's share differ per material pair."""
@@ -104,6 +128,7 @@ def LinearPair(batched, scheme):
                        velocity=rng.normal(0.0, 0.05, 3), angular_velocity=rng.normal(0.0, 5.0, 3))
     settings = Settings(1e-5, scheme, (0, 0, 0), search_frequency=5, tolerance=0.0005)
     settings.batched_pair_contacts = batched
+    settings.eight_lane_pair_contacts = eight_lanes
     strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
     strategy.Initialize()
     contacts = []  # per step: the compressed lattice springs apart as it runs
