@@ -199,6 +199,22 @@ TESSERA_AVX2 void CompressStore(double* to, Vec v, __m256i permutation) {
   std::memcpy(to, &moved, sizeof moved);
 }
 
+// The touching list of `count` candidates closed: its last candidate repeated
+// to a whole group of the widest law's lanes (computed, not stored).
+void PadTouching(PairContactBatch& b, std::size_t count) {
+  for (std::size_t t = count; count > 0 && t % PairContactBatch::kWidestGroup != 0; ++t) {
+    b.touching[t] = b.touching[count - 1];
+    b.dx[t] = b.dx[count - 1];
+    b.dy[t] = b.dy[count - 1];
+    b.dz[t] = b.dz[count - 1];
+    b.distance2[t] = b.distance2[count - 1];
+    b.radius_first[t] = b.radius_first[count - 1];
+    b.radius_second[t] = b.radius_second[count - 1];
+    b.cross_slot[t] = b.cross_slot[count - 1];
+  }
+  b.touching_count = count;
+}
+
 // Candidates [begin, end) that touch go to b.touching with their geometry, for
 // the vector lanes; the others (most of them in a loose packing) are settled
 // here, as the scalar loop settles them. Four candidates at a time; the
@@ -312,21 +328,129 @@ TESSERA_AVX2 void CompressStore(double* to, Vec v, __m256i permutation) {
         if (!(mask >> l & 1)) ClearCandidate(in, c + l);
     }
   }
-  // The last touching candidate repeated to a whole group (of eight lanes, the
-  // widest law): its lanes are computed and not stored.
-  for (std::size_t t = count; count > 0 && t % PairContactBatch::kWidestGroup != 0; ++t) {
-    b.touching[t] = b.touching[count - 1];
-    b.dx[t] = b.dx[count - 1];
-    b.dy[t] = b.dy[count - 1];
-    b.dz[t] = b.dz[count - 1];
-    b.distance2[t] = b.distance2[count - 1];
-    b.radius_first[t] = b.radius_first[count - 1];
-    b.radius_second[t] = b.radius_second[count - 1];
-    b.cross_slot[t] = b.cross_slot[count - 1];
-  }
-  b.touching_count = count;
+  PadTouching(b, count);
   rows.next_slot = next_slot;
 }
+
+// CollectTouching eight candidates at a time with AVX-512 (F, DQ, VL and
+// BMI2): the same results, where the compress instructions do what the
+// permutation tables do for four lanes.
+#define TESSERA_COLLECT8 [[gnu::target("avx512f,avx512dq,avx512vl,bmi2")]]
+// d - L nearbyint(d / L) in eight lanes, as NearestImage in four (the masked
+// form: the plain one starts from an undefined vector, which GCC 12 reports).
+[[gnu::target("avx512f"), gnu::always_inline]] inline __m512d NearestImageEightWide(__m512d d,
+                                                                                    double length) {
+  const __m512d l = _mm512_set1_pd(length);
+  const __m512d periods = _mm512_div_pd(d, l);
+  const __m512d rounded = _mm512_mask_roundscale_pd(periods, 0xff, periods,
+                                                    _MM_FROUND_TO_NEAREST_INT | _MM_FROUND_NO_EXC);
+  return _mm512_sub_pd(d, _mm512_mul_pd(l, rounded));
+}
+
+TESSERA_COLLECT8 void CollectTouchingEightWide(const PairBatchInput& in, std::uint32_t begin,
+                                               std::uint32_t end, PairContactBatch& b,
+                                               PairBatchRows& rows) {
+  constexpr std::uint32_t kWide = 8;
+  // The pointers are copied to locals: the byte stores below may alias
+  // anything, and what is read through `in` would be reloaded after each.
+  const std::uint32_t* const first = in.first;
+  const std::uint32_t* const second = in.second;
+  const Array3* const position = in.position;
+  const double* const radius = in.radius;
+  std::uint8_t* const state = b.state;
+  const PeriodicBox box = in.periodic;
+  std::size_t count = 0;
+  const __m256i row_end = _mm256_set1_epi32(static_cast<int>(rows.row_end));
+  const __m256i lane_index = _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7);
+  const __m256i no_slot = _mm256_set1_epi32(-1);
+  std::uint32_t next_slot = rows.next_slot;
+  for (std::uint32_t c = begin; c < end; c += kWide) {
+    // A last, partial group repeats its last candidate (settled once).
+    const std::uint32_t valid = std::min<std::uint32_t>(kWide, end - c);
+    const std::uint32_t *i = first + c, *j = second + c;
+    std::uint32_t last_i[kWide], last_j[kWide];
+    if (valid < kWide) {
+      for (std::uint32_t l = 0; l < kWide; ++l) {
+        last_i[l] = first[c + std::min(l, valid - 1)];
+        last_j[l] = second[c + std::min(l, valid - 1)];
+      }
+      i = last_i;
+      j = last_j;
+    }
+    const eight_lanes::Row3 xi = eight_lanes::GatherRows(position, i),
+                            xj = eight_lanes::GatherRows(position, j);
+    __m512d dx = reinterpret_cast<__m512d>(xj.x - xi.x);
+    __m512d dy = reinterpret_cast<__m512d>(xj.y - xi.y);
+    __m512d dz = reinterpret_cast<__m512d>(xj.z - xi.z);
+    const __m512d ri = reinterpret_cast<__m512d>(eight_lanes::Gather(radius, i, 1, 0));
+    const __m512d rj = reinterpret_cast<__m512d>(eight_lanes::Gather(radius, j, 1, 0));
+    if (box.active) {
+      if (box.axis[0]) dx = NearestImageEightWide(dx, box.Length(0));
+      if (box.axis[1]) dy = NearestImageEightWide(dy, box.Length(1));
+      if (box.axis[2]) dz = NearestImageEightWide(dz, box.Length(2));
+    }
+    const __m512d distance2 = _mm512_add_pd(
+        _mm512_add_pd(_mm512_mul_pd(dx, dx), _mm512_mul_pd(dy, dy)), _mm512_mul_pd(dz, dz));
+    const __m512d reach = _mm512_add_pd(ri, rj);
+    const __mmask8 all = static_cast<__mmask8>((1u << valid) - 1);
+    const __mmask8 mask = _mm512_cmp_pd_mask(distance2, _mm512_mul_pd(reach, reach), _CMP_LT_OQ) &
+                          _mm512_cmp_pd_mask(distance2, _mm512_setzero_pd(), _CMP_GT_OQ) & all;
+    _mm512_storeu_pd(&b.dx[count], _mm512_maskz_compress_pd(mask, dx));
+    _mm512_storeu_pd(&b.dy[count], _mm512_maskz_compress_pd(mask, dy));
+    _mm512_storeu_pd(&b.dz[count], _mm512_maskz_compress_pd(mask, dz));
+    _mm512_storeu_pd(&b.distance2[count], _mm512_maskz_compress_pd(mask, distance2));
+    _mm512_storeu_pd(&b.radius_first[count], _mm512_maskz_compress_pd(mask, ri));
+    _mm512_storeu_pd(&b.radius_second[count], _mm512_maskz_compress_pd(mask, rj));
+    const std::uint32_t offset = c - begin;
+    const __m256i offsets =
+        _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(offset)), lane_index);
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(&b.touching[count]),
+                        _mm256_maskz_compress_epi32(mask, offsets));
+    // Cross candidates (j >= row_end, unsigned) take the next slots in lane
+    // order: the expand puts next_slot + rank in the cross lanes.
+    const __m256i second8 = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(j));
+    const __mmask8 cross = _mm256_cmpge_epu32_mask(second8, row_end) & all;
+    const __m256i slots = _mm256_mask_expand_epi32(
+        no_slot, cross,
+        _mm256_add_epi32(_mm256_set1_epi32(static_cast<int>(next_slot)), lane_index));
+    _mm256_storeu_si256(reinterpret_cast<__m256i*>(&b.cross_slot[count]),
+                        _mm256_maskz_compress_epi32(mask, slots));
+    const unsigned apart_cross = cross & ~mask & 0xffu;
+    if (apart_cross) {
+      alignas(32) std::uint32_t slot_of[kWide];
+      _mm256_store_si256(reinterpret_cast<__m256i*>(slot_of), slots);
+      for (unsigned apart = apart_cross; apart != 0; apart &= apart - 1) {
+        const std::uint32_t slot = slot_of[__builtin_ctz(apart)];
+        rows.cross_force[slot] = rows.cross_elastic[slot] = rows.cross_torque[slot] = Array3{};
+      }
+    }
+    next_slot += static_cast<std::uint32_t>(__builtin_popcount(cross));
+    count += static_cast<std::size_t>(__builtin_popcount(mask));
+    if (valid == kWide) {
+      std::memset(state + offset, kApart, kWide);
+      // The apart lanes' activity flags cleared as one 8-byte word; only a
+      // contact that has just come apart takes the branch that clears its
+      // history (as in the four-lane CollectTouching).
+      std::uint64_t flags;
+      std::memcpy(&flags, in.active + c, sizeof flags);
+      const std::uint64_t apart =
+          _pdep_u64(~static_cast<unsigned>(mask) & 0xffu, 0x0101010101010101ull) * 0xffu;
+      if (flags & apart)
+        for (std::uint32_t l = 0; l < kWide; ++l)
+          if (!(mask >> l & 1)) ClearCandidate(in, c + l);
+      flags &= ~apart;
+      std::memcpy(in.active + c, &flags, sizeof flags);
+    } else {
+      for (std::uint32_t l = 0; l < valid; ++l) {
+        state[offset + l] = kApart;
+        if (!(mask >> l & 1)) ClearCandidate(in, c + l);
+      }
+    }
+  }
+  PadTouching(b, count);
+  rows.next_slot = next_slot;
+}
+#undef TESSERA_COLLECT8
 
 // The batch's forces added to the rows in list order (EvaluateAndApplyPairBatch).
 std::int64_t ApplyBatch(const PairBatchInput& in, std::uint32_t begin, const PairContactBatch& b,
@@ -364,11 +488,13 @@ std::int64_t ApplyBatch(const PairBatchInput& in, std::uint32_t begin, const Pai
 template <ContactLaw kLaw, bool kVelocityStep, bool kPowers>
 void EvaluateBatch(const PairBatchInput& in, std::uint32_t begin, std::uint32_t end,
                    PairContactBatch& b, PairBatchRows& rows) {
-  CollectTouching(in, begin, end, b, rows);
-  if (in.eight_lanes)
+  if (in.eight_lanes) {
+    CollectTouchingEightWide(in, begin, end, b, rows);
     eight_lanes::EvaluateGroups<kLaw, kVelocityStep, kPowers>(in, begin, b);
-  else
+  } else {
+    CollectTouching(in, begin, end, b, rows);
     four_lanes::EvaluateGroups<kLaw, kVelocityStep, kPowers>(in, begin, b);
+  }
 }
 
 template <ContactLaw kLaw>
@@ -393,7 +519,9 @@ bool PairContactBatchAvailable() {
 
 bool EightLanePairContactBatchAvailable() {
   static const bool available = PairContactBatchAvailable() && __builtin_cpu_supports("avx512f") &&
-                                __builtin_cpu_supports("avx512dq");
+                                __builtin_cpu_supports("avx512dq") &&
+                                __builtin_cpu_supports("avx512vl") &&
+                                __builtin_cpu_supports("bmi2");
   return available;
 }
 
