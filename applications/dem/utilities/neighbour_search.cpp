@@ -45,38 +45,56 @@ void SortSmall(std::uint32_t* begin, std::uint32_t* end) {
   }
 }
 
-// Runs visit(i, on_hit) over rows 0..n-1 once and writes every (i, hit) in
-// row order whatever the number of threads: fixed chunks of rows collect their
-// hits in their own buffers (in parallel), which are then concatenated in
-// chunk order. (Counting first and writing second would visit every row
-// twice: the visits, distance checks included, are the search's cost.)
+// A chunk's hits: items[0, count) are found; the vector may hold more, so
+// that a four-wide visit can store a whole group and keep only its hits.
+struct HitBuffer {
+  std::vector<std::uint32_t> items;
+  std::size_t count = 0;
+  // At least `slots` writable entries from items[count].
+  std::uint32_t* Room(std::size_t slots) {
+    if (items.size() < count + slots) items.resize(std::max(2 * items.size(), count + slots + 60));
+    return items.data() + count;
+  }
+  void Push(std::uint32_t j) {
+    *Room(1) = j;
+    ++count;
+  }
+};
+
+// Runs visit(i, hits) over rows 0..n-1 once, the visit adding the hits of row i
+// to the HitBuffer, and writes every (i, hit) in row order whatever the number
+// of threads: fixed chunks of rows collect their hits in their own buffers (in
+// parallel), which are then concatenated in chunk order. (Counting first and
+// writing second would visit every row twice: the visits, distance checks
+// included, are the search's cost.)
 template <class Visit>
 void CollectInRowOrder(std::size_t n, Visit&& visit, std::vector<std::uint32_t>& rows,
                        std::vector<std::uint32_t>& hits, bool sort_each_row) {
   constexpr std::size_t kChunkRows = 1024;
   const std::size_t chunks = (n + kChunkRows - 1) / kChunkRows;
   struct Chunk {
-    std::vector<std::uint32_t> rows, hits;
+    std::vector<std::uint32_t> rows;
+    HitBuffer hits;
   };
   std::vector<Chunk> found(chunks);
   ParallelBlocks(n, chunks, [&](std::size_t k) {
     Chunk& chunk = found[k];
     const std::size_t end = std::min(n, (k + 1) * kChunkRows);
     for (std::size_t i = k * kChunkRows; i < end; ++i) {
-      const std::size_t first = chunk.hits.size();
-      visit(i, [&](std::uint32_t j) { chunk.hits.push_back(j); });
-      chunk.rows.resize(chunk.hits.size(), static_cast<std::uint32_t>(i));
+      const std::size_t first = chunk.hits.count;
+      visit(i, chunk.hits);
+      chunk.rows.resize(chunk.hits.count, static_cast<std::uint32_t>(i));
       if (sort_each_row)
-        SortSmall(chunk.hits.data() + first, chunk.hits.data() + chunk.hits.size());
+        SortSmall(chunk.hits.items.data() + first, chunk.hits.items.data() + chunk.hits.count);
     }
   });
   std::vector<std::size_t> offset(chunks + 1, 0);
-  for (std::size_t k = 0; k < chunks; ++k) offset[k + 1] = offset[k] + found[k].hits.size();
+  for (std::size_t k = 0; k < chunks; ++k) offset[k + 1] = offset[k] + found[k].hits.count;
   rows.resize(offset[chunks]);
   hits.resize(offset[chunks]);
   ParallelBlocks(n, chunks, [&](std::size_t k) {
     std::copy(found[k].rows.begin(), found[k].rows.end(), rows.begin() + offset[k]);
-    std::copy(found[k].hits.begin(), found[k].hits.end(), hits.begin() + offset[k]);
+    std::copy_n(found[k].hits.items.begin(), found[k].hits.count, hits.begin() + offset[k]);
     found[k] = Chunk{};
   });
 }
@@ -88,20 +106,36 @@ struct PairGrid {
   const double* r;
   const std::uint32_t* cell_start;
   const std::uint32_t* cell_particles;  // with kCellListPadding entries past the last
+  // The coordinates and radii of cell_particles' entries, in its order (and
+  // padding): entry s is particle cell_particles[s].
+  const double *cell_x, *cell_y, *cell_z, *cell_r;
   std::array<std::int64_t, 3> dims;
   double tolerance;
 };
 
-// on_pair(j) for the candidates j > i of particle i (in cell (cx, cy, cz)):
+// For each 4-bit mask of lanes, the lanes it sets in order, then zeros: the
+// permutation that packs them to the front.
+struct PackPermutations {
+  alignas(16) std::int32_t lanes[16][4];
+};
+constexpr PackPermutations MakePackPermutations() {
+  PackPermutations table{};
+  for (int mask = 0; mask < 16; ++mask)
+    for (int lane = 0, to = 0; lane < 4; ++lane)
+      if (mask >> lane & 1) table.lanes[mask][to++] = lane;
+  return table;
+}
+constexpr PackPermutations kPack = MakePackPermutations();
+
+// Adds to `hits` the candidates j > i of particle i (in cell (cx, cy, cz)):
 // the visit of FindParticlePairs, four list entries at a time (AVX2).
 // Along x the three neighbour cells of a row of cells are consecutive in the
-// cell list: one range per row of cells, not three cells. The distance test
-// is the scalar one operation for operation (no fused multiply-add), so the
-// hits are the same; their order within a row is not, and the caller sorts it.
-template <class OnPair>
+// cell list: one range per row of cells, not three cells, whose coordinates
+// are consecutive in the cell-ordered copy. The distance test is the scalar
+// one operation for operation (no fused multiply-add), so the hits are the
+// same; their order within a row is not, and the caller sorts it.
 [[gnu::target("avx2")]] void VisitPairsFourWide(const PairGrid& g, std::uint32_t i, std::int64_t cx,
-                                                std::int64_t cy, std::int64_t cz,
-                                                OnPair&& on_pair) {
+                                                std::int64_t cy, std::int64_t cz, HitBuffer& hits) {
   const Array3 p = g.x[i];
   const __m256d px = _mm256_set1_pd(p[0]), py = _mm256_set1_pd(p[1]), pz = _mm256_set1_pd(p[2]);
   const __m256d ri = _mm256_set1_pd(g.r[i]), tolerance = _mm256_set1_pd(g.tolerance);
@@ -117,26 +151,28 @@ template <class OnPair>
       const std::uint32_t begin = g.cell_start[row + x0], end = g.cell_start[row + x1 + 1];
       for (std::uint32_t s = begin; s < end; s += 4) {
         // Lanes past `end` read the padding or the next cells: masked off.
-        alignas(16) std::uint32_t j[4];
         const __m128i js = _mm_loadu_si128(reinterpret_cast<const __m128i*>(g.cell_particles + s));
-        _mm_store_si128(reinterpret_cast<__m128i*>(j), js);
         const int later =
             _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(_mm_xor_si128(js, bias), biased_i)));
         const int valid = end - s >= 4 ? 0xF : (1 << (end - s)) - 1;
-        if ((later & valid) == 0) continue;
-        const Array3 &a = g.x[j[0]], &b = g.x[j[1]], &c = g.x[j[2]], &d = g.x[j[3]];
-        const __m256d dx = _mm256_sub_pd(_mm256_setr_pd(a[0], b[0], c[0], d[0]), px);
-        const __m256d dy = _mm256_sub_pd(_mm256_setr_pd(a[1], b[1], c[1], d[1]), py);
-        const __m256d dz = _mm256_sub_pd(_mm256_setr_pd(a[2], b[2], c[2], d[2]), pz);
-        const __m256d rj = _mm256_setr_pd(g.r[j[0]], g.r[j[1]], g.r[j[2]], g.r[j[3]]);
+        const __m256d dx = _mm256_sub_pd(_mm256_loadu_pd(g.cell_x + s), px);
+        const __m256d dy = _mm256_sub_pd(_mm256_loadu_pd(g.cell_y + s), py);
+        const __m256d dz = _mm256_sub_pd(_mm256_loadu_pd(g.cell_z + s), pz);
+        const __m256d rj = _mm256_loadu_pd(g.cell_r + s);
         // Dot(d, d) < (r_i + r_j + tolerance)², in the scalar order.
         const __m256d distance2 = _mm256_add_pd(
             _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
         const __m256d reach = _mm256_add_pd(_mm256_add_pd(ri, rj), tolerance);
         const int near =
             _mm256_movemask_pd(_mm256_cmp_pd(distance2, _mm256_mul_pd(reach, reach), _CMP_LT_OQ));
-        for (int lanes = near & later & valid; lanes != 0; lanes &= lanes - 1)
-          on_pair(j[__builtin_ctz(static_cast<unsigned>(lanes))]);
+        // The hits packed to the front and the whole group stored: no
+        // branch on which lanes hit (they mispredicted in most groups).
+        const int lanes = near & later & valid;
+        const __m128i packed = _mm_castps_si128(_mm_permutevar_ps(
+            _mm_castsi128_ps(js),
+            _mm_load_si128(reinterpret_cast<const __m128i*>(kPack.lanes[lanes]))));
+        _mm_storeu_si128(reinterpret_cast<__m128i*>(hits.Room(4)), packed);
+        hits.count += static_cast<std::size_t>(__builtin_popcount(static_cast<unsigned>(lanes)));
       }
     }
 }
@@ -145,8 +181,8 @@ template <class OnPair>
 }  // namespace
 
 std::size_t NeighbourSearch::HeldBytes() const {
-  return VectorBytes(cell_start_, cell_particles_, cell_of_, cell_cursor_, face_cell_start_,
-                     face_cell_items_, face_cursor_);
+  return VectorBytes(cell_start_, cell_particles_, cell_of_, cell_coordinates_, cell_cursor_,
+                     face_cell_start_, face_cell_items_, face_cursor_);
 }
 
 std::int64_t NeighbourSearch::CellCoordinate(double x, int axis) const {
@@ -262,14 +298,14 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
   BuildGrid(position, 2.0 * r_max + tolerance);
 
   // Visits the candidates j > i of particle i in the 27 cells around it. The
-  // arrays are read through local pointers: on_pair stores, and a store may
+  // arrays are read through local pointers: the visit stores, and a store may
   // alias a vector's own pointer, which would be reloaded at every step.
   const Array3* const x = position.data();
   const double* const r = radius.data();
   const std::uint32_t* const cell_start = cell_start_.data();
   const std::uint32_t* const cell_particles = cell_particles_.data();
   const std::array<std::int64_t, 3> dims = dims_;
-  auto visit = [=, this](std::size_t i, auto&& on_pair) {
+  auto visit = [=, this](std::size_t i, HitBuffer& hits) {
     const Array3 p = x[i];
     const double r_i = r[i];
     const std::int64_t cx = CellCoordinate(p[0], 0), cy = CellCoordinate(p[1], 1),
@@ -290,7 +326,7 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
             if (j <= i) break;
             const Array3 d = x[j] - p;
             const double reach = r_i + r[j] + tolerance;
-            if (Dot(d, d) < reach * reach) on_pair(j);
+            if (Dot(d, d) < reach * reach) hits.Push(j);
           }
         }
       }
@@ -299,11 +335,26 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
 #if defined(__x86_64__)
   static const bool four_wide = __builtin_cpu_supports("avx2");
   if (four_wide) {
-    const PairGrid grid{x, r, cell_start, cell_particles, dims, tolerance};
-    auto visit_four_wide = [&grid, this](std::size_t i, auto&& on_pair) {
+    // The coordinates and radii in cell-list order (the padding's zeros
+    // are masked off by the visit).
+    const std::size_t entries = cell_particles_.size();
+    cell_coordinates_.resize(4 * entries);
+    double* const cell_x = cell_coordinates_.data();
+    double *const cell_y = cell_x + entries, *const cell_z = cell_y + entries,
+                  *const cell_r = cell_z + entries;
+    for (std::size_t s = 0; s < entries; ++s) {
+      const std::size_t j = s < n ? cell_particles[s] : 0;
+      cell_x[s] = x[j][0];
+      cell_y[s] = x[j][1];
+      cell_z[s] = x[j][2];
+      cell_r[s] = r[j];
+    }
+    const PairGrid grid{x,      r,      cell_start, cell_particles, cell_x,
+                        cell_y, cell_z, cell_r,     dims,           tolerance};
+    auto visit_four_wide = [&grid, this](std::size_t i, HitBuffer& hits) {
       const Array3& p = grid.x[i];
       VisitPairsFourWide(grid, static_cast<std::uint32_t>(i), CellCoordinate(p[0], 0),
-                         CellCoordinate(p[1], 1), CellCoordinate(p[2], 2), on_pair);
+                         CellCoordinate(p[1], 1), CellCoordinate(p[2], 2), hits);
     };
     CollectInRowOrder(n, visit_four_wide, first, second, /*sort_each_row=*/true);
     return;
@@ -324,7 +375,7 @@ void NeighbourSearch::FindPeriodicPairs(const std::vector<Array3>& position,
   const double* const r = radius.data();
   const std::uint32_t* const cell_start = cell_start_.data();
   const std::uint32_t* const cell_particles = cell_particles_.data();
-  auto visit = [=, this](std::size_t i, auto&& on_pair) {
+  auto visit = [=, this](std::size_t i, HitBuffer& hits) {
     const Array3 p = centres[i];
     const double r_i = r[i];
     // Per axis, the cell coordinates to visit.
@@ -352,7 +403,7 @@ void NeighbourSearch::FindPeriodicPairs(const std::vector<Array3>& position,
             if (j <= i) break;
             const Array3 d = periodic_.Nearest(centres[j] - p);
             const double reach = r_i + r[j] + tolerance;
-            if (Dot(d, d) < reach * reach) on_pair(j);
+            if (Dot(d, d) < reach * reach) hits.Push(j);
           }
         }
   };
@@ -403,7 +454,7 @@ void NeighbourSearch::FindWallCandidates(const std::vector<Array3>& position,
     face_cells(
         f, [&](std::size_t c) { face_cell_items_[cursor[c]++] = static_cast<std::uint32_t>(f); });
 
-  // Local pointers, as in FindParticlePairs: on_face stores.
+  // Local pointers, as in FindParticlePairs: the visit stores.
   const Array3* const x = position.data();
   const double* const r = radius.data();
   const Array3* const box_min = faces.min.data();
@@ -411,13 +462,13 @@ void NeighbourSearch::FindWallCandidates(const std::vector<Array3>& position,
   const auto* const cell_of = cell_of_.data();
   const std::uint32_t* const face_cell_start = face_cell_start_.data();
   const std::uint32_t* const face_cell_items = face_cell_items_.data();
-  auto visit = [=](std::size_t i, auto&& on_face) {
+  auto visit = [=](std::size_t i, HitBuffer& hits) {
     const auto c = static_cast<std::size_t>(cell_of[i]);
     const Array3 p = x[i];
     const double reach = r[i] + tolerance;
     for (std::uint32_t s = face_cell_start[c]; s < face_cell_start[c + 1]; ++s) {
       const std::uint32_t f = face_cell_items[s];
-      if (SquaredDistanceToBox(p, box_min[f], box_max[f]) < reach * reach) on_face(f);
+      if (SquaredDistanceToBox(p, box_min[f], box_max[f]) < reach * reach) hits.Push(f);
     }
   };
   CollectInRowOrder(n, visit, particle, face, /*sort_each_row=*/false);

@@ -12,7 +12,7 @@
 // particle's sorted) in their own buffers, concatenated in chunk order. With
 // AVX2, the pair search (not periodic) checks four list entries at a time over
 // one range of cells per row of the grid, with the scalar arithmetic: the same
-// pairs.
+// pairs. It reads the coordinates and radii from a copy in cell-list order.
 //
 // In a periodic domain (SetPeriodicBox) the particle grid spans the box, its
 // cells wrap around, and distances are taken to the nearest periodic image;
@@ -83,6 +83,11 @@ class NeighbourSearch {
   std::vector<std::uint32_t> cell_particles_;         // then kCellListPadding zeros
   static constexpr std::size_t kCellListPadding = 3;  // read by the four-wide visit
   std::vector<std::int64_t> cell_of_;
+  // The four-wide pair visit's copy of the particles in cell-list order: x,
+  // y, z and r, each n + kCellListPadding long, one after the other, so that
+  // the entries of a range of cells are consecutive (vector loads, not
+  // gathers through cell_particles_).
+  std::vector<double> cell_coordinates_;
   // Rows of the positions the current grid was built over (BuildGrid), or
   // kNoGrid (none yet, or the periodic grid, whose cells wrap).
   static constexpr std::size_t kNoGrid = ~std::size_t{0};
