@@ -1415,11 +1415,14 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
     const Array3 arm = (p.radius[i] - pair_arrays_.share[pair_index] * overlap) * g.normal;
     // The wall moves at its contact point as its vertices, weighted by the
     // shape functions there.
+    // (A wall standing still adds zeros: the sums are skipped, the same bits
+    // as the weights are not negative.)
     Array3 wall_velocity{}, wall_displacement{};
-    for (int k = 0; k < faces.vertex_count[f]; ++k) {
-      wall_velocity += g.weights[k] * faces.velocities[f][k];
-      wall_displacement += g.weights[k] * faces.delta_displacement[f][k];
-    }
+    if (!faces.still[f])
+      for (int k = 0; k < faces.vertex_count[f]; ++k) {
+        wall_velocity += g.weights[k] * faces.velocities[f][k];
+        wall_displacement += g.weights[k] * faces.delta_displacement[f][k];
+      }
     const Array3 relative_velocity =
         wall_velocity - (p.velocity[i] + Cross(p.angular_velocity[i], arm));
     const Array3 relative_displacement =

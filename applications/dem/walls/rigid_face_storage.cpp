@@ -78,7 +78,7 @@ void ReadFaceVertices(ModelPart& walls, RigidFaceStorage& faces, bool every_face
   const Array3* velocity =
       db.HasHistoricalVariable(VELOCITY) ? db.HistoricalColumn(VELOCITY).Data() : nullptr;
   for (std::size_t f = 0; f < faces.size(); ++f) {
-    bool moved = every_face;
+    bool moved = every_face, still = true;
     for (int k = 0; k < faces.vertex_count[f]; ++k) {
       const IndexType node = faces.nodes[f][k];
       const Array3& x = db.Coordinates(node);
@@ -86,7 +86,11 @@ void ReadFaceVertices(ModelPart& walls, RigidFaceStorage& faces, bool every_face
       faces.delta_displacement[f][k] = x - faces.points[f][k];
       faces.points[f][k] = x;
       faces.velocities[f][k] = velocity ? velocity[node] : Array3{};
+      const Array3 &u = faces.delta_displacement[f][k], &v = faces.velocities[f][k];
+      still = still && u[0] == 0.0 && u[1] == 0.0 && u[2] == 0.0 && v[0] == 0.0 && v[1] == 0.0 &&
+              v[2] == 0.0;
     }
+    faces.still[f] = still ? 1 : 0;
     if (moved) UpdateFaceGeometry(faces, f);
   }
 }
@@ -203,6 +207,7 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
   faces.points.resize(n);
   faces.velocities.resize(n);
   faces.delta_displacement.resize(n);
+  faces.still.resize(n);
   faces.nodes.resize(n);
   faces.vertex_count.resize(n);
   faces.material.resize(n);
@@ -251,7 +256,13 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
     ++row;
   }
   ReadFaceVertices(walls, faces, /*every_face=*/true);
-  for (auto& d : faces.delta_displacement) d = {};  // nothing moved yet
+  for (std::size_t f = 0; f < n; ++f) {  // nothing moved yet
+    faces.delta_displacement[f] = {};
+    bool still = true;
+    for (int k = 0; k < faces.vertex_count[f]; ++k)
+      for (int d = 0; d < 3; ++d) still = still && faces.velocities[f][k][d] == 0.0;
+    faces.still[f] = still ? 1 : 0;
+  }
 }
 
 void UpdateRigidFaces(ModelPart& walls, RigidFaceStorage& faces) {

@@ -35,6 +35,9 @@ struct RigidFaceStorage {
   // Vertex displacement over the last step (the wall's share of the tangential
   // displacement of a contact).
   std::vector<std::array<Array3, 4>> delta_displacement;
+  // 1 where every vertex's velocity and last displacement are exactly zero
+  // (a wall standing still): its contacts need no wall motion at the point.
+  std::vector<std::uint8_t> still;
   std::vector<std::array<IndexType, 4>> nodes;  // positions in the walls' root database
   std::vector<std::uint8_t> vertex_count;       // 3 or 4 (2: a segment)
   std::vector<int> material;
