@@ -230,7 +230,6 @@ void PadTouching(PairContactBatch& b, std::size_t count) {
   const std::uint32_t* const second = in.second;
   const Array3* const position = in.position;
   const double* const radius = in.radius;
-  std::uint8_t* const state = b.state;
   const PeriodicBox box = in.periodic;
   const Vec zero = Splat(0.0);
   std::size_t count = 0;
@@ -306,11 +305,6 @@ void PadTouching(PairContactBatch& b, std::size_t count) {
     next_slot += static_cast<std::uint32_t>(__builtin_popcount(static_cast<unsigned>(cross)));
     count += static_cast<std::size_t>(__builtin_popcount(static_cast<unsigned>(mask)));
     if (valid == kLanes) {
-      std::memset(state + offset, kApart, kLanes);
-    } else {
-      for (std::uint32_t l = 0; l < valid; ++l) state[offset + l] = kApart;
-    }
-    if (valid == kLanes) {
       // The apart lanes' activity flags cleared with one load and one store
       // of the group's four bytes; only a contact that has just come apart
       // (rare in any step) takes the branch that clears its history. A branch
@@ -357,7 +351,6 @@ TESSERA_COLLECT8 void CollectTouchingEightWide(const PairBatchInput& in, std::ui
   const std::uint32_t* const second = in.second;
   const Array3* const position = in.position;
   const double* const radius = in.radius;
-  std::uint8_t* const state = b.state;
   const PeriodicBox box = in.periodic;
   std::size_t count = 0;
   const __m256i row_end = _mm256_set1_epi32(static_cast<int>(rows.row_end));
@@ -427,7 +420,6 @@ TESSERA_COLLECT8 void CollectTouchingEightWide(const PairBatchInput& in, std::ui
     next_slot += static_cast<std::uint32_t>(__builtin_popcount(cross));
     count += static_cast<std::size_t>(__builtin_popcount(mask));
     if (valid == kWide) {
-      std::memset(state + offset, kApart, kWide);
       // The apart lanes' activity flags cleared as one 8-byte word; only a
       // contact that has just come apart takes the branch that clears its
       // history (as in the four-lane CollectTouching).
@@ -441,10 +433,8 @@ TESSERA_COLLECT8 void CollectTouchingEightWide(const PairBatchInput& in, std::ui
       flags &= ~apart;
       std::memcpy(in.active + c, &flags, sizeof flags);
     } else {
-      for (std::uint32_t l = 0; l < valid; ++l) {
-        state[offset + l] = kApart;
+      for (std::uint32_t l = 0; l < valid; ++l)
         if (!(mask >> l & 1)) ClearCandidate(in, c + l);
-      }
     }
   }
   PadTouching(b, count);
@@ -452,48 +442,16 @@ TESSERA_COLLECT8 void CollectTouchingEightWide(const PairBatchInput& in, std::ui
 }
 #undef TESSERA_COLLECT8
 
-// The batch's forces added to the rows in list order (EvaluateAndApplyPairBatch).
-std::int64_t ApplyBatch(const PairBatchInput& in, std::uint32_t begin, const PairContactBatch& b,
-                        PairBatchRows& rows) {
-  const PairParameters* const pairs = in.table->pairs.data();
-  const bool any_rolling = in.table->any_rolling;
-  std::int64_t undefined = -1;
-  for (std::size_t t = 0; t < b.touching_count; ++t) {
-    const std::uint32_t c = begin + b.touching[t];
-    const std::uint32_t slot = b.cross_slot[t];
-    if (b.state[c - begin] != kInContact) {  // a pair without relation
-      if (undefined < 0) undefined = c;
-      if (slot != PairContactBatch::kNoSlot)
-        rows.cross_force[slot] = rows.cross_elastic[slot] = rows.cross_torque[slot] = Array3{};
-      continue;
-    }
-    // The rolling torque of the kernel's lanes, added for pairs with a model
-    // (as AddPairContact adds it).
-    const bool rolls = any_rolling && pairs[b.pair[t]].rolling_model != RollingFrictionModel::kNone;
-    AddPairContactTerms(
-        rolls, in.first[c], in.second[c], slot,
-        {{b.force[0][t], b.force[1][t], b.force[2][t]},
-         {b.elastic[0][t], b.elastic[1][t], b.elastic[2][t]},
-         {b.torque_first[0][t], b.torque_first[1][t], b.torque_first[2][t]},
-         {b.torque_second[0][t], b.torque_second[1][t], b.torque_second[2][t]},
-         b.normal_force[t],
-         b.damping_power[t],
-         b.friction_power[t]},
-        rolls ? Array3{b.rolling[0][t], b.rolling[1][t], b.rolling[2][t]} : Array3{},
-        rolls ? b.rolling_power[t] : 0.0, rows);
-  }
-  return undefined;
-}
-
 template <ContactLaw kLaw, bool kVelocityStep, bool kPowers>
 void EvaluateBatch(const PairBatchInput& in, std::uint32_t begin, std::uint32_t end,
                    PairContactBatch& b, PairBatchRows& rows) {
+  b.first_undefined = -1;
   if (in.eight_lanes) {
     CollectTouchingEightWide(in, begin, end, b, rows);
-    eight_lanes::EvaluateGroups<kLaw, kVelocityStep, kPowers>(in, begin, b);
+    eight_lanes::EvaluateGroups<kLaw, kVelocityStep, kPowers>(in, begin, b, rows);
   } else {
     CollectTouching(in, begin, end, b, rows);
-    four_lanes::EvaluateGroups<kLaw, kVelocityStep, kPowers>(in, begin, b);
+    four_lanes::EvaluateGroups<kLaw, kVelocityStep, kPowers>(in, begin, b, rows);
   }
 }
 
@@ -532,7 +490,7 @@ std::int64_t EvaluateAndApplyPairBatch(ContactLaw law, const PairBatchInput& in,
     EvaluateBatchOfLaw<ContactLaw::kHertzViscousCoulomb>(in, begin, end, batch, rows);
   else
     EvaluateBatchOfLaw<ContactLaw::kLinearViscousCoulomb>(in, begin, end, batch, rows);
-  return ApplyBatch(in, begin, batch, rows);
+  return batch.first_undefined;
 }
 
 #else  // not x86-64: no kernel

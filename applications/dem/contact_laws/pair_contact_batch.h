@@ -43,21 +43,14 @@ struct PairTableArrays {
   bool any_rolling = false;  // some pair has a rolling resistance model
 };
 
-// What happened to a candidate of the batch.
-enum PairCandidateState : std::uint8_t {
-  kApart = 0,         // not touching: history cleared
-  kInContact = 1,     // touching: forces below, history updated
-  kUndefinedPair = 2  // touching, but the materials have no relation (an error)
-};
-
-// The results of one batch: per candidate k = c - first candidate its state;
-// per touching candidate, in list order (touching[t] = its k), the rest.
+// The scratch of one batch: the touching candidates in list order
+// (touching[t] = c - first candidate) with their geometry, then the rolling
+// torques of the law's lanes.
 struct PairContactBatch {
   static constexpr std::size_t kCapacity = 256;
   // The touching list is padded to whole groups of the widest law's lanes.
   static constexpr std::size_t kWidestGroup = 8;
   static constexpr std::size_t kPadded = kCapacity + kWidestGroup;
-  std::uint8_t state[kCapacity];
   std::uint32_t touching[kPadded];
   std::size_t touching_count = 0;
   // Per touching candidate, from the pass that finds them: the separation
@@ -65,19 +58,14 @@ struct PairContactBatch {
   // repeated up to a whole group.
   double dx[kPadded], dy[kPadded], dz[kPadded], distance2[kPadded];
   double radius_first[kPadded], radius_second[kPadded];
-  // Per touching candidate, where the forces are added in the kernel
-  // (EvaluateAndApplyPairBatch): its cross slot, or kNoSlot.
+  // Per touching candidate, where its forces go: its cross slot, or kNoSlot.
   std::uint32_t cross_slot[kPadded];
   static constexpr std::uint32_t kNoSlot = ~std::uint32_t{0};
-  std::uint32_t pair[kCapacity];
-  // On the first sphere (the second gets -force, -elastic).
-  double force[3][kCapacity], elastic[3][kCapacity];
-  double torque_first[3][kCapacity], torque_second[3][kCapacity];
-  double normal_force[kCapacity];
-  double damping_power[kCapacity], friction_power[kCapacity];  // only if `powers`
   // Rolling resistance torque on the first sphere and its power, where the
   // table has any rolling model (read only for pairs that have one).
   double rolling[3][kCapacity], rolling_power[kCapacity];
+  // The first touching candidate of a pair without relation, or -1.
+  std::int64_t first_undefined = -1;
 };
 
 // What the kernel reads (the spheres' rows, the candidate list, the pair table)
