@@ -300,7 +300,7 @@ void PadTouching(PairContactBatch& b, std::size_t count) {
     for (int apart = cross & ~mask; apart != 0; apart &= apart - 1) {
       const std::uint32_t slot =
           next_slot + kCompress.cross_rank[cross][__builtin_ctz(static_cast<unsigned>(apart))];
-      rows.cross_force[slot] = rows.cross_elastic[slot] = rows.cross_torque[slot] = Array3{};
+      ClearCrossSlot(rows, slot);
     }
     next_slot += static_cast<std::uint32_t>(__builtin_popcount(static_cast<unsigned>(cross)));
     count += static_cast<std::size_t>(__builtin_popcount(static_cast<unsigned>(mask)));
@@ -414,7 +414,7 @@ TESSERA_COLLECT8 void CollectTouchingEightWide(const PairBatchInput& in, std::ui
       _mm256_store_si256(reinterpret_cast<__m256i*>(slot_of), slots);
       for (unsigned apart = apart_cross; apart != 0; apart &= apart - 1) {
         const std::uint32_t slot = slot_of[__builtin_ctz(apart)];
-        rows.cross_force[slot] = rows.cross_elastic[slot] = rows.cross_torque[slot] = Array3{};
+        ClearCrossSlot(rows, slot);
       }
     }
     next_slot += static_cast<std::uint32_t>(__builtin_popcount(cross));

@@ -125,6 +125,15 @@ struct PairBatchRows {
   std::uint32_t next_slot;  // advanced by each batch
 };
 
+// A cross slot that gets nothing this step (its candidate is apart, or of a
+// pair without relation). Three stores: a chained assignment would reload
+// each value it had just stored.
+inline void ClearCrossSlot(PairBatchRows& rows, std::uint32_t slot) {
+  rows.cross_force[slot] = Array3{};
+  rows.cross_elastic[slot] = Array3{};
+  rows.cross_torque[slot] = Array3{};
+}
+
 // What one contact (i, j) gives, as computed on sphere i (j gets -force).
 struct PairContactSums {
   Array3 force, elastic, torque_first, torque_second;

@@ -241,7 +241,10 @@ void EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondTable& table,
   // Coincident centres have no direction (CheckFiniteState reports blow-ups).
   if (!(distance > 0.0)) {
     bonds.damping_power[b] = bonds.friction_power[b] = 0.0;
-    bonds.force[b] = bonds.elastic[b] = bonds.torque_first[b] = bonds.torque_second[b] = Array3{};
+    bonds.force[b] = Array3{};
+    bonds.elastic[b] = Array3{};
+    bonds.torque_first[b] = Array3{};
+    bonds.torque_second[b] = Array3{};
     return;
   }
   const Array3 n = (1.0 / distance) * d;

@@ -1255,7 +1255,10 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
     std::vector<FaceContactGeometry>& wall_features = ThreadWallFeatures();
     for (std::size_t i = begin; i < end; ++i) {
       if (wall_start[i] == wall_start[i + 1]) {  // most spheres are far from any wall
-        contact_force[i] = elastic_force[i] = torque[i] = Array3{};
+        // Three stores: a chained assignment reloads each value it stored.
+        contact_force[i] = Array3{};
+        elastic_force[i] = Array3{};
+        torque[i] = Array3{};
         continue;
       }
       Array3 wall_force{}, wall_elastic{}, wall_torque{};
@@ -1285,7 +1288,9 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
       active[c] = 0;
       if (!cross) return;
       const std::uint32_t slot = rows.next_slot++;
-      cross_force[slot] = cross_elastic[slot] = cross_torque[slot] = Array3{};
+      cross_force[slot] = Array3{};
+      cross_elastic[slot] = Array3{};
+      cross_torque[slot] = Array3{};
     };
 
     // One row, one contact at a time (any law, any processor).
