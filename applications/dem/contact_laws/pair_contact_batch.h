@@ -193,7 +193,8 @@ inline void AddPairContact(const PairBatchInput& in, const PairParameters& pair,
 
 // Whether this processor runs the batch kernel (AVX2).
 bool PairContactBatchAvailable();
-// Whether it runs the eight-lane contact law too (AVX-512 F and DQ).
+// Whether it runs the eight-lane contact law and touching test too (AVX-512
+// F, DQ and VL, and BMI2).
 bool EightLanePairContactBatchAvailable();
 
 // Whether `law` has a batch kernel (the 3D linear and Hertz laws).

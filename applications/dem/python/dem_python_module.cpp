@@ -150,7 +150,7 @@ void BindParticleStorage(py::module_& m) {
   m.def("PairContactBatchAvailable", &PairContactBatchAvailable,
         "Whether this processor runs the vectorised (AVX2) sphere-sphere contact kernel");
   m.def("EightLanePairContactBatchAvailable", &EightLanePairContactBatchAvailable,
-        "Whether it runs the kernel's contact law on eight lanes (AVX-512 F and DQ)");
+        "Whether it runs the kernel's contact law on eight lanes (AVX-512 F, DQ, VL and BMI2)");
   m.def("RowQuadsAvailable", &RowQuadsAvailable,
         "Whether this processor runs the four-row (AVX2) sums and updates of the rows");
 }

@@ -125,9 +125,9 @@ struct DemSettings {
   // (contact_laws/pair_contact_batch.h) where every particle pair follows one
   // 3D law; false keeps the scalar loop. Both give bitwise the same results.
   bool batched_pair_contacts = true;
-  // The batches' contact law on eight lanes where the processor has AVX-512
-  // (F and DQ); false keeps four lanes (AVX2). Both give bitwise the same
-  // results.
+  // The batches' contact law (and touching test) on eight lanes where the
+  // processor has AVX-512 (F, DQ, VL) and BMI2; false keeps four lanes
+  // (AVX2). Both give bitwise the same results.
   bool eight_lane_pair_contacts = true;
   // The rows' sums and updates done four rows at a time (strategies/row_quads.h)
   // where the processor has AVX2; false keeps the row-by-row loops. Both give
