@@ -132,6 +132,26 @@ inline double DecayedFriction(const PairParameters& p, double v2) {
   return out;
 }
 
+// The normal elastic energy stored in a contact of pair p, from the history
+// of its last force evaluation: F_ne and k_t (k_t: 0 if never evaluated). The
+// sphere-sphere contacts keep no energy of their own, as writing one per
+// contact and step cost more than the rare sums of it (GetEnergies). With
+// k_n = k_t E* / (4 G*) in 3D (both laws, contact_law.h) the overlap is
+//   linear: δ = F_ne / k_n,  E = F_ne δ / 2 = 2 F_ne² G* / (E* k_t);
+//   Hertz: F_ne = (2/3) k_n δ, E = (2/5) F_ne δ = 2.4 F_ne² G* / (E* k_t)
+// (ComputeContactForce's energies, to rounding); the 2D linear law has
+// k_n = (π/4) E*, so E = 2 F_ne² / (π E*).
+inline double NormalElasticEnergy(const PairParameters& p, double normal_elastic_force,
+                                  double tangential_stiffness) {
+  const double f2 = normal_elastic_force * normal_elastic_force;
+  if (!(p.effective_young > 0.0)) return 0.0;
+  if (p.law == ContactLaw::kLinearViscousCoulomb2D)
+    return 2.0 * f2 / (std::numbers::pi * p.effective_young);
+  if (!(tangential_stiffness > 0.0)) return 0.0;
+  const double factor = p.law == ContactLaw::kHertzViscousCoulomb ? 2.4 : 2.0;
+  return factor * f2 * p.effective_shear / (p.effective_young * tangential_stiffness);
+}
+
 // sqrt(k_t / k_n) = sqrt(4 G* / E*), the same for the linear and the Hertz law.
 inline double TangentialDampingFactor(const PairParameters& p) {
   return p.effective_young > 0.0 ? std::sqrt(4.0 * p.effective_shear / p.effective_young) : 0.0;

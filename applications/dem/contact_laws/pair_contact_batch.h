@@ -88,7 +88,6 @@ struct PairBatchInput {
   double* normal_elastic_force;
   std::uint8_t* sliding;
   std::uint8_t* active;
-  double* energy;
   const PairTableArrays* table;
   double dt;
   // Velocity Verlet inside a step: relative displacement = relative velocity × Δt.

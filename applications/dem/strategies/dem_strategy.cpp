@@ -216,12 +216,11 @@ void ExplicitSolverStrategy::PairContacts::Resize(std::size_t n) {
   normal_elastic_force.resize(n);
   sliding.resize(n);
   active.resize(n);
-  energy.resize(n);
 }
 
 std::size_t ExplicitSolverStrategy::PairContacts::HeldBytes() const {
   return VectorBytes(first, second, tangential_force, tangential_stiffness, normal_elastic_force,
-                     sliding, active, energy, first_start, cross_block_start, cross_row_start,
+                     sliding, active, first_start, cross_block_start, cross_row_start,
                      cross_row_slot, cross_force, cross_elastic, cross_torque,
                      earliest_source_block, latest_target_block);
 }
@@ -607,7 +606,6 @@ void ExplicitSolverStrategy::AddCandidatesOfNewRows(std::size_t first_new) {
     pc.first.swap(first);
     pc.second.swap(second);
     CarryHistories(pc, source);
-    GatherColumn(pc.energy, source);
     pc.Index(n, settings_.force_block_rows);
   }
 
@@ -980,7 +978,6 @@ void ExplicitSolverStrategy::Search(double time) {
     pc.first.swap(scratch_first_);
     pc.second.swap(scratch_second_);
     CarryHistories(pc, scratch_cursor_);
-    pc.energy.assign(pc.first.size(), 0.0);
     pc.Index(n, settings_.force_block_rows);
   }
   clock.Lap(timings_.search_particles);
@@ -1169,7 +1166,6 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
   double* const normal_elastic = pc.normal_elastic_force.data();
   std::uint8_t* const sliding = pc.sliding.data();
   std::uint8_t* const active = pc.active.data();
-  double* const energy = pc.energy.data();
   Array3* const cross_force = pc.cross_force.data();
   Array3* const cross_elastic = pc.cross_elastic.data();
   Array3* const cross_torque = pc.cross_torque.data();
@@ -1217,7 +1213,6 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
       normal_elastic,
       sliding,
       active,
-      energy,
       &pair_arrays_,
       dt,
       displacement_is_velocity_step,
@@ -1343,7 +1338,6 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
         const ContactForce f = ComputeContactForce(
             *pair, overlap, pair_radius, pair_mass, normal, relative_velocity,
             relative_displacement, history, dt, pair_tangential_damping[pair_index]);
-        energy[c] = f.elastic_energy;
         active[c] = 1;
         const Array3 moment = Cross(normal, f.force);
         AddPairContact(batch_input, *pair, static_cast<std::uint32_t>(i), j,
@@ -2007,7 +2001,17 @@ EnergyTotals ExplicitSolverStrategy::Energies() const {
   auto stored = [](const auto& contacts, std::size_t n, const std::vector<double>& values) {
     return SumRows(n, [&](std::size_t c) { return contacts.active[c] ? values[c] : 0.0; });
   };
-  e.elastic_normal = stored(pairs_, pairs_.first.size(), pairs_.energy) +
+  // The sphere pairs' from their histories (NormalElasticEnergy), the wall
+  // contacts' as stored at their last evaluation.
+  const PairContacts& pc = pairs_;
+  e.elastic_normal = SumRows(pc.first.size(),
+                             [&](std::size_t c) {
+                               if (!pc.active[c]) return 0.0;
+                               const PairParameters& pair =
+                                   table_.Pair(p.material[pc.first[c]], p.material[pc.second[c]]);
+                               return NormalElasticEnergy(pair, pc.normal_elastic_force[c],
+                                                          pc.tangential_stiffness[c]);
+                             }) +
                      stored(wall_contacts_, wall_contacts_.particle.size(), wall_contacts_.energy);
   // The tangential spring's energy |F_te|² / (2 k_t) from the history the
   // contact keeps anyway (spring force and k_t of the last evaluation).

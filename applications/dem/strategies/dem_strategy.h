@@ -267,7 +267,6 @@ class ExplicitSolverStrategy {
     std::vector<Array3> tangential_force;
     std::vector<double> tangential_stiffness, normal_elastic_force;
     std::vector<std::uint8_t> sliding, active;
-    std::vector<double> energy;  // normal elastic energy of the last force evaluation
     // Contacts of each particle as `first` (the list is sorted by first).
     std::vector<std::uint32_t> first_start;
     // Contacts whose second particle lies in a later force block ("cross"
