@@ -1282,10 +1282,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
         ResetContactHistory({spring[c], spring_stiffness[c], normal_elastic[c], sliding[c]});
       active[c] = 0;
       if (!cross) return;
-      const std::uint32_t slot = rows.next_slot++;
-      cross_force[slot] = Array3{};
-      cross_elastic[slot] = Array3{};
-      cross_torque[slot] = Array3{};
+      ClearCrossSlot(rows, rows.next_slot++);
     };
 
     // One row, one contact at a time (any law, any processor).
