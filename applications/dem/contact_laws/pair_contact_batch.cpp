@@ -15,6 +15,7 @@
 #include "applications/dem/contact_laws/pair_contact_batch.h"
 
 #include "applications/dem/contact_laws/contact_force.h"
+#include "applications/dem/utilities/packed_lanes.h"
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -162,7 +163,6 @@ TESSERA_LANES Row3 GatherRows(const Array3* rows, const std::uint32_t* index) {
 // indices, two per double) that moves those lanes to the front in order.
 struct CompressPermutations {
   alignas(32) std::int32_t doubles[16][8];
-  alignas(16) std::int32_t words[16][8];  // the same for 32-bit lanes
   // For each 4-bit mask of cross lanes, lane l's rank among them (the cross
   // lanes before it), or all ones (kNoSlot) where l is not a cross lane.
   alignas(16) std::uint32_t cross_rank[16][4];
@@ -184,7 +184,6 @@ constexpr CompressPermutations MakeCompressPermutations() {
       if (mask >> lane & 1) {
         table.doubles[mask][2 * to] = 2 * lane;
         table.doubles[mask][2 * to + 1] = 2 * lane + 1;
-        table.words[mask][to] = lane;
         ++to;
       }
   }
@@ -286,7 +285,7 @@ void PadTouching(PairContactBatch& b, std::size_t count) {
     const std::uint32_t offset = c - begin;
     const __m128i offsets =
         _mm_add_epi32(_mm_set1_epi32(static_cast<int>(offset)),
-                      _mm_load_si128(reinterpret_cast<const __m128i*>(kCompress.words[mask])));
+                      _mm_load_si128(reinterpret_cast<const __m128i*>(kPackedLanes.lanes[mask])));
     std::memcpy(&b.touching[count], &offsets, sizeof offsets);
     // Cross candidates (j >= row_end, unsigned) take the next slots in
     // lane order.
@@ -303,9 +302,9 @@ void PadTouching(PairContactBatch& b, std::size_t count) {
     const __m128i none = _mm_cmpeq_epi32(rank, _mm_set1_epi32(-1));
     const __m128i slot4 =
         _mm_or_si128(_mm_add_epi32(rank, _mm_set1_epi32(static_cast<int>(next_slot))), none);
-    const __m128i compressed = _mm_castps_si128(
-        _mm_permutevar_ps(_mm_castsi128_ps(slot4),
-                          _mm_load_si128(reinterpret_cast<const __m128i*>(kCompress.words[mask]))));
+    const __m128i compressed = _mm_castps_si128(_mm_permutevar_ps(
+        _mm_castsi128_ps(slot4),
+        _mm_load_si128(reinterpret_cast<const __m128i*>(kPackedLanes.lanes[mask]))));
     std::memcpy(&b.cross_slot[count], &compressed, sizeof compressed);
     for (int apart = cross & ~mask; apart != 0; apart &= apart - 1) {
       const std::uint32_t slot =

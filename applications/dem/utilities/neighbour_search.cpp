@@ -10,6 +10,7 @@
 #include <limits>
 
 #include "applications/dem/strategies/memory_report.h"
+#include "applications/dem/utilities/packed_lanes.h"
 #include "applications/dem/utilities/parallel_rows.h"
 #include "kernel/core/error.h"
 
@@ -113,20 +114,6 @@ struct PairGrid {
   double tolerance;
 };
 
-// For each 4-bit mask of lanes, the lanes it sets in order, then zeros: the
-// permutation that packs them to the front.
-struct PackPermutations {
-  alignas(16) std::int32_t lanes[16][4];
-};
-constexpr PackPermutations MakePackPermutations() {
-  PackPermutations table{};
-  for (int mask = 0; mask < 16; ++mask)
-    for (int lane = 0, to = 0; lane < 4; ++lane)
-      if (mask >> lane & 1) table.lanes[mask][to++] = lane;
-  return table;
-}
-constexpr PackPermutations kPack = MakePackPermutations();
-
 // Adds to `hits` the candidates j > i of particle i (in cell (cx, cy, cz)):
 // the visit of FindParticlePairs, four list entries at a time (AVX2).
 // Along x the three neighbour cells of a row of cells are consecutive in the
@@ -170,7 +157,7 @@ constexpr PackPermutations kPack = MakePackPermutations();
         const int lanes = near & later & valid;
         const __m128i packed = _mm_castps_si128(_mm_permutevar_ps(
             _mm_castsi128_ps(js),
-            _mm_load_si128(reinterpret_cast<const __m128i*>(kPack.lanes[lanes]))));
+            _mm_load_si128(reinterpret_cast<const __m128i*>(kPackedLanes.lanes[lanes]))));
         _mm_storeu_si128(reinterpret_cast<__m128i*>(hits.Room(4)), packed);
         hits.count += static_cast<std::size_t>(__builtin_popcount(static_cast<unsigned>(lanes)));
       }
