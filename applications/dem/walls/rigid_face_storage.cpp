@@ -69,6 +69,15 @@ void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
   faces.convex[f] = convex ? 1 : 0;
 }
 
+// 1 where every vertex of face f has exactly zero velocity and last
+// displacement (RigidFaceStorage::still), else 0.
+std::uint8_t StandsStill(const RigidFaceStorage& faces, std::size_t f) {
+  for (int k = 0; k < faces.vertex_count[f]; ++k)
+    for (int d = 0; d < 3; ++d)
+      if (faces.velocities[f][k][d] != 0.0 || faces.delta_displacement[f][k][d] != 0.0) return 0;
+  return 1;
+}
+
 // Reads the vertex coordinates and velocities of every face from the nodes
 // and the step's displacement. The box and plane of a face are recomputed
 // where a vertex has moved, or of all faces if `every_face`: most walls stand
@@ -78,7 +87,7 @@ void ReadFaceVertices(ModelPart& walls, RigidFaceStorage& faces, bool every_face
   const Array3* velocity =
       db.HasHistoricalVariable(VELOCITY) ? db.HistoricalColumn(VELOCITY).Data() : nullptr;
   for (std::size_t f = 0; f < faces.size(); ++f) {
-    bool moved = every_face, still = true;
+    bool moved = every_face;
     for (int k = 0; k < faces.vertex_count[f]; ++k) {
       const IndexType node = faces.nodes[f][k];
       const Array3& x = db.Coordinates(node);
@@ -86,11 +95,8 @@ void ReadFaceVertices(ModelPart& walls, RigidFaceStorage& faces, bool every_face
       faces.delta_displacement[f][k] = x - faces.points[f][k];
       faces.points[f][k] = x;
       faces.velocities[f][k] = velocity ? velocity[node] : Array3{};
-      const Array3 &u = faces.delta_displacement[f][k], &v = faces.velocities[f][k];
-      still = still && u[0] == 0.0 && u[1] == 0.0 && u[2] == 0.0 && v[0] == 0.0 && v[1] == 0.0 &&
-              v[2] == 0.0;
     }
-    faces.still[f] = still ? 1 : 0;
+    faces.still[f] = StandsStill(faces, f);
     if (moved) UpdateFaceGeometry(faces, f);
   }
 }
@@ -258,10 +264,7 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
   ReadFaceVertices(walls, faces, /*every_face=*/true);
   for (std::size_t f = 0; f < n; ++f) {  // nothing moved yet
     faces.delta_displacement[f] = {};
-    bool still = true;
-    for (int k = 0; k < faces.vertex_count[f]; ++k)
-      for (int d = 0; d < 3; ++d) still = still && faces.velocities[f][k][d] == 0.0;
-    faces.still[f] = still ? 1 : 0;
+    faces.still[f] = StandsStill(faces, f);
   }
 }
 
