@@ -74,6 +74,19 @@ void ClearCandidate(const PairBatchInput& in, std::uint32_t c) {
   in.active[c] = 0;
 }
 
+// Candidate c's history, fetched for writing. The histories are indexed by
+// candidate, and in a loose packing (the mixer: a third of the candidates
+// touch) nearly every touching contact's spring is a line of its own that the
+// hardware prefetcher does not bring: unfetched, the spring's gather was the
+// law's slowest load (12 % of its samples).
+inline void PrefetchHistory(const PairBatchInput& in, std::uint32_t c) {
+  const char* spring = reinterpret_cast<const char*>(&in.tangential_force[c]);
+  __builtin_prefetch(spring, 1, 3);
+  __builtin_prefetch(spring + sizeof(Array3) - 1, 1, 3);  // it may straddle two lines
+  __builtin_prefetch(&in.tangential_stiffness[c], 1, 3);
+  __builtin_prefetch(&in.normal_elastic_force[c], 1, 3);
+}
+
 // Sphere data of the four lanes' spheres (first or second).
 struct Row3 {
   Vec x, y, z;
@@ -312,6 +325,11 @@ void PadTouching(PairContactBatch& b, std::size_t count) {
       ClearCrossSlot(rows, slot);
     }
     next_slot += static_cast<std::uint32_t>(__builtin_popcount(static_cast<unsigned>(cross)));
+    // The law prefetches the histories of its groups two ahead
+    // (EvaluateGroups); those of its first two groups are fetched here.
+    if (count < 2 * kLanes)
+      for (unsigned m = static_cast<unsigned>(mask); m != 0; m &= m - 1)
+        PrefetchHistory(in, c + __builtin_ctz(m));
     count += static_cast<std::size_t>(__builtin_popcount(static_cast<unsigned>(mask)));
     if (valid == kLanes) {
       // The apart lanes' activity flags cleared with one load and one store
@@ -418,6 +436,10 @@ TESSERA_COLLECT8 void CollectTouchingEightWide(const PairBatchInput& in, std::ui
       }
     }
     next_slot += static_cast<std::uint32_t>(__builtin_popcount(cross));
+    // The law prefetches the histories of its groups two ahead
+    // (EvaluateGroups); those of its first two groups are fetched here.
+    if (count < 2 * kWide)
+      for (unsigned m = mask; m != 0; m &= m - 1) PrefetchHistory(in, c + __builtin_ctz(m));
     count += static_cast<std::size_t>(__builtin_popcount(mask));
     if (valid == kWide) {
       // The apart lanes' activity flags cleared as one 8-byte word; only a
