@@ -123,45 +123,78 @@ struct PairGrid {
 // same; their order within a row is not, and the caller sorts it.
 [[gnu::target("avx2")]] void VisitPairsFourWide(const PairGrid& g, std::uint32_t i, std::int64_t cx,
                                                 std::int64_t cy, std::int64_t cz, HitBuffer& hits) {
-  const Array3 p = g.x[i];
-  const __m256d px = _mm256_set1_pd(p[0]), py = _mm256_set1_pd(p[1]), pz = _mm256_set1_pd(p[2]);
-  const __m256d ri = _mm256_set1_pd(g.r[i]), tolerance = _mm256_set1_pd(g.tolerance);
-  // Unsigned j > i as a signed comparison: both offset by 2^31.
-  const __m128i bias = _mm_set1_epi32(static_cast<int>(0x80000000u));
-  const __m128i biased_i = _mm_xor_si128(_mm_set1_epi32(static_cast<int>(i)), bias);
+  // The ranges of the nine rows of cells first. A cell lists its particles in
+  // increasing order, so one whose last is not after i has no candidate j > i:
+  // a range starts after its leading such cells (with the rows sorted in
+  // space, by the strategy's SortRows, those are the cells before i's own:
+  // whole rows of cells drop out).
+  std::uint32_t range_begin[9], range_end[9];
+  int ranges = 0;
+  std::size_t entries = 0;
+  const std::uint32_t* const cell_start = g.cell_start;
+  const std::uint32_t* const cell_particles = g.cell_particles;
   const std::int64_t x0 = std::max<std::int64_t>(cx - 1, 0), x1 = std::min(cx + 1, g.dims[0] - 1);
   for (std::int64_t z = std::max<std::int64_t>(cz - 1, 0); z <= std::min(cz + 1, g.dims[2] - 1);
        ++z)
     for (std::int64_t y = std::max<std::int64_t>(cy - 1, 0); y <= std::min(cy + 1, g.dims[1] - 1);
          ++y) {
       const std::int64_t row = (z * g.dims[1] + y) * g.dims[0];
-      const std::uint32_t begin = g.cell_start[row + x0], end = g.cell_start[row + x1 + 1];
-      for (std::uint32_t s = begin; s < end; s += 4) {
-        // Lanes past `end` read the padding or the next cells: masked off.
-        const __m128i js = _mm_loadu_si128(reinterpret_cast<const __m128i*>(g.cell_particles + s));
-        const int later =
-            _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(_mm_xor_si128(js, bias), biased_i)));
-        const int valid = end - s >= 4 ? 0xF : (1 << (end - s)) - 1;
-        const __m256d dx = _mm256_sub_pd(_mm256_loadu_pd(g.cell_x + s), px);
-        const __m256d dy = _mm256_sub_pd(_mm256_loadu_pd(g.cell_y + s), py);
-        const __m256d dz = _mm256_sub_pd(_mm256_loadu_pd(g.cell_z + s), pz);
-        const __m256d rj = _mm256_loadu_pd(g.cell_r + s);
-        // Dot(d, d) < (r_i + r_j + tolerance)², in the scalar order.
-        const __m256d distance2 = _mm256_add_pd(
-            _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
-        const __m256d reach = _mm256_add_pd(_mm256_add_pd(ri, rj), tolerance);
-        const int near =
-            _mm256_movemask_pd(_mm256_cmp_pd(distance2, _mm256_mul_pd(reach, reach), _CMP_LT_OQ));
-        // The hits packed to the front and the whole group stored: no
-        // branch on which lanes hit (they mispredicted in most groups).
-        const int lanes = near & later & valid;
-        const __m128i packed = _mm_castps_si128(_mm_permutevar_ps(
-            _mm_castsi128_ps(js),
-            _mm_load_si128(reinterpret_cast<const __m128i*>(kPackedLanes.lanes[lanes]))));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(hits.Room(4)), packed);
-        hits.count += static_cast<std::size_t>(__builtin_popcount(static_cast<unsigned>(lanes)));
-      }
+      std::int64_t cell = row + x0;
+      while (cell <= row + x1 && (cell_start[cell] == cell_start[cell + 1] ||
+                                  cell_particles[cell_start[cell + 1] - 1] <= i))
+        ++cell;
+      const std::uint32_t begin = cell_start[cell], end = cell_start[row + x1 + 1];
+      if (begin >= end) continue;
+      range_begin[ranges] = begin;
+      range_end[ranges] = end;
+      ++ranges;
+      entries += end - begin;
     }
+  if (ranges == 0) return;
+
+  const Array3 p = g.x[i];
+  const __m256d px = _mm256_set1_pd(p[0]), py = _mm256_set1_pd(p[1]), pz = _mm256_set1_pd(p[2]);
+  const __m256d ri = _mm256_set1_pd(g.r[i]), tolerance = _mm256_set1_pd(g.tolerance);
+  // Unsigned j > i as a signed comparison: both offset by 2^31.
+  const __m128i bias = _mm_set1_epi32(static_cast<int>(0x80000000u));
+  const __m128i biased_i = _mm_xor_si128(_mm_set1_epi32(static_cast<int>(i)), bias);
+  const double *const cell_x = g.cell_x, *const cell_y = g.cell_y, *const cell_z = g.cell_z,
+                      *const cell_r = g.cell_r;
+  // Room for every entry as a hit, and a whole group past the last: the
+  // groups store through a local pointer and the count stays in a register
+  // (through the buffer, each group's vector store, which may alias
+  // anything, made the next group reload the count and the vector's end).
+  std::uint32_t* const first_hit = hits.Room(entries + 4);
+  std::uint32_t* out = first_hit;
+  for (int k = 0; k < ranges; ++k) {
+    const std::uint32_t begin = range_begin[k], end = range_end[k];
+    for (std::uint32_t s = begin; s < end; s += 4) {
+      // Lanes past `end` read the padding or the next cells: masked off.
+      const __m128i js = _mm_loadu_si128(reinterpret_cast<const __m128i*>(cell_particles + s));
+      const int later =
+          _mm_movemask_ps(_mm_castsi128_ps(_mm_cmpgt_epi32(_mm_xor_si128(js, bias), biased_i)));
+      const int valid = end - s >= 4 ? 0xF : (1 << (end - s)) - 1;
+      const __m256d dx = _mm256_sub_pd(_mm256_loadu_pd(cell_x + s), px);
+      const __m256d dy = _mm256_sub_pd(_mm256_loadu_pd(cell_y + s), py);
+      const __m256d dz = _mm256_sub_pd(_mm256_loadu_pd(cell_z + s), pz);
+      const __m256d rj = _mm256_loadu_pd(cell_r + s);
+      // Dot(d, d) < (r_i + r_j + tolerance)², in the scalar order.
+      const __m256d distance2 = _mm256_add_pd(
+          _mm256_add_pd(_mm256_mul_pd(dx, dx), _mm256_mul_pd(dy, dy)), _mm256_mul_pd(dz, dz));
+      const __m256d reach = _mm256_add_pd(_mm256_add_pd(ri, rj), tolerance);
+      const int near =
+          _mm256_movemask_pd(_mm256_cmp_pd(distance2, _mm256_mul_pd(reach, reach), _CMP_LT_OQ));
+      // The hits packed to the front and the whole group stored: no
+      // branch on which lanes hit (they mispredicted in most groups).
+      const int lanes = near & later & valid;
+      const __m128i packed = _mm_castps_si128(_mm_permutevar_ps(
+          _mm_castsi128_ps(js),
+          _mm_load_si128(reinterpret_cast<const __m128i*>(kPackedLanes.lanes[lanes]))));
+      _mm_storeu_si128(reinterpret_cast<__m128i*>(out), packed);
+      out += __builtin_popcount(static_cast<unsigned>(lanes));
+    }
+  }
+  hits.count += static_cast<std::size_t>(out - first_hit);
 }
 #endif
 
@@ -338,10 +371,18 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
     }
     const PairGrid grid{x,      r,      cell_start, cell_particles, cell_x,
                         cell_y, cell_z, cell_r,     dims,           tolerance};
-    auto visit_four_wide = [&grid, this](std::size_t i, HitBuffer& hits) {
-      const Array3& p = grid.x[i];
-      VisitPairsFourWide(grid, static_cast<std::uint32_t>(i), CellCoordinate(p[0], 0),
-                         CellCoordinate(p[1], 1), CellCoordinate(p[2], 2), hits);
+    // The cell of each particle from its index in the cell list (integer
+    // divisions, where CellCoordinate takes a floating-point one per axis).
+    const std::int64_t* const cell_of = cell_of_.data();
+    const auto row_cells = static_cast<std::uint64_t>(dims[0]);
+    const auto plane_cells = static_cast<std::uint64_t>(dims[0] * dims[1]);
+    auto visit_four_wide = [&grid, cell_of, row_cells, plane_cells](std::size_t i,
+                                                                    HitBuffer& hits) {
+      const auto cell = static_cast<std::uint64_t>(cell_of[i]);
+      const std::uint64_t z = cell / plane_cells, in_plane = cell - z * plane_cells;
+      const std::uint64_t y = in_plane / row_cells, x = in_plane - y * row_cells;
+      VisitPairsFourWide(grid, static_cast<std::uint32_t>(i), static_cast<std::int64_t>(x),
+                         static_cast<std::int64_t>(y), static_cast<std::int64_t>(z), hits);
     };
     CollectInRowOrder(n, visit_four_wide, first, second, /*sort_each_row=*/true);
     return;
