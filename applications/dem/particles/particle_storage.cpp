@@ -125,6 +125,18 @@ bool ParticleStorage::ShareColumnsWithNodes(NodalDatabase& db) {
   share(torque, PARTICLE_MOMENT);
   share(contact_force, CONTACT_FORCES);
   share(elastic_force, ELASTIC_FORCES);
+  // The applied loads are read from the nodes, never written: an owned
+  // column's values are dropped, not copied there (they are the nodes' of
+  // the last read at best). Undeclared, the column stays empty.
+  auto share_load = [&db, n](RowColumn<Array3>& column, const Variable<Array3>& variable) {
+    if (auto* owned = column.Owned()) std::vector<Array3>().swap(*owned);
+    if (db.HasHistoricalVariable(variable))
+      column.Share(db.HistoricalColumn(variable).Values(), n);
+    else
+      column.Own(0);
+  };
+  share_load(external_force, EXTERNAL_APPLIED_FORCE);
+  share_load(external_moment, EXTERNAL_APPLIED_MOMENT);
   shared_database_ = &db;
   shared_layout_ = db.Layout();
   return true;
@@ -133,6 +145,8 @@ bool ParticleStorage::ShareColumnsWithNodes(NodalDatabase& db) {
 void ParticleStorage::OwnColumns() {
   const std::size_t n = size();
   ForEachRowColumn(*this, [n](RowColumn<Array3>& column) { column.Own(n); });
+  external_force.Own(n);
+  external_moment.Own(n);
 }
 
 int MaterialIndex::IndexOf(const Properties* properties) {
@@ -324,11 +338,14 @@ void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles,
   };
   // The optional load columns: one entry per row where the variable is
   // declared, none (and their memory released) where it is not.
-  auto size_optional = [n](std::vector<Array3>& column, const Array3* from) {
+  // (A shared column is the nodal one.)
+  auto size_optional = [n](RowColumn<Array3>& column, const Array3* from) {
+    std::vector<Array3>* owned = column.Owned();
+    if (owned == nullptr) return;
     if (from)
-      column.resize(n);
+      owned->resize(n);
     else
-      std::vector<Array3>().swap(column);
+      std::vector<Array3>().swap(*owned);
   };
   size_optional(particles.external_force, external_force);
   size_optional(particles.external_moment, external_moment);

@@ -59,8 +59,9 @@ struct ParticleStorage {
   // apply_forces_and_moments_process). Optional columns: empty, and every
   // row's load zero, when the model part does not declare the variable (most
   // runs), so that they cost no memory then; otherwise one entry per row.
-  std::vector<Array3> external_force;
-  std::vector<Array3> external_moment;
+  // Shared with their nodal columns where the rows share theirs.
+  RowColumn<Array3> external_force;
+  RowColumn<Array3> external_moment;
 
   // ---- forces of the last force evaluation
   RowColumn<Array3> force;          // total: contacts + gravity (TOTAL_FORCES)
@@ -136,7 +137,7 @@ struct ParticleStorage {
     });
     f(rows.delta_rotation);
     for (auto* v : {&rows.external_force, &rows.external_moment})
-      if (!v->empty()) f(*v);
+      if (auto* owned = v->Owned(); owned && !owned->empty()) f(*owned);
     f(rows.radius), f(rows.mass), f(rows.inertia), f(rows.material), f(rows.node),
         f(rows.element_id), f(rows.fixed), f(rows.glued), f(rows.cluster);
   }
