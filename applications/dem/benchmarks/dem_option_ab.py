@@ -41,7 +41,7 @@ OPTIONS = {
     # name: (DemSettings attribute, value of variant A, value of variant B, labels)
     "batch": ("batched_pair_contacts", False, True, ("scalar", "batched")),
     "sort": ("sort_rows_frequency", 0, None, ("unsorted", "sorted")),
-    "block": ("force_block_rows", None, 1024, ("2048 rows", "1024 rows")),
+    "block": ("force_block_rows", None, 1024, ("default rows", "1024 rows")),
     "share": ("share_rows_with_nodes", False, True, ("own rows", "shared rows")),
 }
 

@@ -146,8 +146,15 @@ struct DemSettings {
   // constant of the run, not of the thread count, so results do not depend on
   // the number of threads; they do depend on it at round-off (the order of the
   // sums). Smaller blocks balance threads better at the end of a force pass
-  // (blocks are handed out one at a time), larger ones need fewer cross slots.
-  std::size_t force_block_rows = 2048;
+  // (blocks are handed out one at a time), larger ones need fewer cross slots:
+  // in a spatially sorted packing a contact reaches about a layer of spheres
+  // ahead, so with 2048 rows most contacts near a block's end went through a
+  // slot. On the Zen 4 host of 2026-11-27 8192 rows against 2048
+  // (dem_option_ab.py --option block, fastest chunks) took 0.92 (bed) and
+  // 0.84 (inlet-filled mixer) of the time on one thread, 0.91 and 0.89 on
+  // two; 4096 rows were no better on one thread (1.08 and 1.00 of 8192) and
+  // 3 % better on two.
+  std::size_t force_block_rows = 8192;
   // Where the spheres' model part holds only their nodes, laid out as the rows
   // (the spatial sort does that), the rows' state and force columns are the
   // nodal columns themselves (ParticleStorage::ShareColumnsWithNodes): one

@@ -155,11 +155,12 @@ def test_one_and_two_threads_give_bitwise_the_same_run():
         assert np.array_equal(a, b)  # bitwise, not approximately
 
 
-@pytest.mark.parametrize("count, block_rows", [(5000, None), (2000, 64)])
+@pytest.mark.parametrize("count, block_rows", [(5000, 2048), (2000, 64)])
 def test_blocked_force_sums_balance_and_do_not_depend_on_threads(count, block_rows):
     # Spheres at random places, so rows are in random spatial order: with
-    # force blocks of 2048 rows (the default DemSettings.force_block_rows) or
-    # 64 most contacts join two blocks and reach their second sphere through
+    # force blocks of 2048 rows or 64 most contacts join two blocks (the
+    # default DemSettings.force_block_rows, 8192, would be one block of 5000
+    # rows here) and reach their second sphere through
     # the cross slots. No walls, no gravity: every contact adds +F and -F, so
     # the contact forces sum to zero up to round-off (a lost or doubled cross
     # contribution would not), and one and two threads must agree bitwise.
@@ -170,8 +171,7 @@ def test_blocked_force_sums_balance_and_do_not_depend_on_threads(count, block_ro
         tessera.SetParallelThreads(threads)
         try:
             settings = Settings(1e-6, "Symplectic_Euler", (0, 0, 0), 1, 0.0)
-            if block_rows is not None:
-                settings.force_block_rows = block_rows
+            settings.force_block_rows = block_rows
             strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
             strategy.Initialize()
             Run(strategy, 3, 1e-6)
