@@ -106,8 +106,11 @@ struct ParticleStorage {
   // PARTICLE_ROTATION_ANGLE; current step) where the database declares it. An
   // owned column's values are copied there first (the rows are what counts);
   // a column shared already only moves to the database's current storage (a
-  // new solution step's). Anywhere else every column is owned (OwnColumns).
-  // Returns whether they share.
+  // new solution step's). The applied-load columns (EXTERNAL_APPLIED_FORCE,
+  // _MOMENT) share too, but as the nodes are their source, an owned one's
+  // values are dropped, not copied there; undeclared, they stay empty.
+  // Anywhere else every column is owned (OwnColumns). Returns whether they
+  // share.
   bool ShareColumnsWithNodes(NodalDatabase& db);
   // Every column owns its values again (copies of the shared ones).
   void OwnColumns();

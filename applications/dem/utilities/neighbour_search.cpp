@@ -371,8 +371,9 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
     }
     const PairGrid grid{x,      r,      cell_start, cell_particles, cell_x,
                         cell_y, cell_z, cell_r,     dims,           tolerance};
-    // The cell of each particle from its index in the cell list (integer
-    // divisions, where CellCoordinate takes a floating-point one per axis).
+    // The cell coordinates of each particle from its cell index (cell_of_,
+    // by integer division), not again from its position (CellCoordinate
+    // takes a floating-point division per axis).
     const std::int64_t* const cell_of = cell_of_.data();
     const auto row_cells = static_cast<std::uint64_t>(dims[0]);
     const auto plane_cells = static_cast<std::uint64_t>(dims[0] * dims[1]);

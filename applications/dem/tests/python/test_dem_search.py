@@ -158,10 +158,10 @@ def test_one_and_two_threads_give_bitwise_the_same_run():
 @pytest.mark.parametrize("count, block_rows", [(5000, 2048), (2000, 64)])
 def test_blocked_force_sums_balance_and_do_not_depend_on_threads(count, block_rows):
     # Spheres at random places, so rows are in random spatial order: with
-    # force blocks of 2048 rows or 64 most contacts join two blocks (the
-    # default DemSettings.force_block_rows, 8192, would be one block of 5000
-    # rows here) and reach their second sphere through
-    # the cross slots. No walls, no gravity: every contact adds +F and -F, so
+    # force blocks of 2048 rows or 64 most contacts join two blocks and reach
+    # their second sphere through the cross slots (the default
+    # DemSettings.force_block_rows, 8192, would make the 5000 rows one
+    # block). No walls, no gravity: every contact adds +F and -F, so
     # the contact forces sum to zero up to round-off (a lost or doubled cross
     # contribution would not), and one and two threads must agree bitwise.
     runs = []
