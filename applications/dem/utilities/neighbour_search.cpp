@@ -107,6 +107,10 @@ struct PairGrid {
   const double* r;
   const std::uint32_t* cell_start;
   const std::uint32_t* cell_particles;  // with kCellListPadding entries past the last
+  // Per cell, its last particle (the largest), or 0 where it is empty: the
+  // visit's test of a cell is then one load, not a load of its end and then,
+  // dependent on it, of its last entry.
+  const std::uint32_t* cell_last;
   // The coordinates and radii of cell_particles' entries, in its order (and
   // padding): entry s is particle cell_particles[s].
   const double *cell_x, *cell_y, *cell_z, *cell_r;
@@ -133,6 +137,7 @@ struct PairGrid {
   std::size_t entries = 0;
   const std::uint32_t* const cell_start = g.cell_start;
   const std::uint32_t* const cell_particles = g.cell_particles;
+  const std::uint32_t* const cell_last = g.cell_last;
   const std::int64_t x0 = std::max<std::int64_t>(cx - 1, 0), x1 = std::min(cx + 1, g.dims[0] - 1);
   for (std::int64_t z = std::max<std::int64_t>(cz - 1, 0); z <= std::min(cz + 1, g.dims[2] - 1);
        ++z)
@@ -140,9 +145,7 @@ struct PairGrid {
          ++y) {
       const std::int64_t row = (z * g.dims[1] + y) * g.dims[0];
       std::int64_t cell = row + x0;
-      while (cell <= row + x1 && (cell_start[cell] == cell_start[cell + 1] ||
-                                  cell_particles[cell_start[cell + 1] - 1] <= i))
-        ++cell;
+      while (cell <= row + x1 && cell_last[cell] <= i) ++cell;  // (an empty cell: 0 <= i)
       const std::uint32_t begin = cell_start[cell], end = cell_start[row + x1 + 1];
       if (begin >= end) continue;
       range_begin[ranges] = begin;
@@ -369,7 +372,12 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
       cell_z[s] = x[j][2];
       cell_r[s] = r[j];
     }
-    const PairGrid grid{x,      r,      cell_start, cell_particles, cell_x,
+    // cell_cursor_ (past each cell's end after the fill) becomes cell_last.
+    const std::size_t cells = cell_start_.size() - 1;
+    std::uint32_t* const cell_last = cell_cursor_.data();
+    for (std::size_t c = 0; c < cells; ++c)
+      cell_last[c] = cell_start[c + 1] > cell_start[c] ? cell_particles[cell_start[c + 1] - 1] : 0;
+    const PairGrid grid{x,      r,      cell_start, cell_particles, cell_last, cell_x,
                         cell_y, cell_z, cell_r,     dims,           tolerance};
     // The cell coordinates of each particle from its cell index (cell_of_,
     // by integer division), not again from its position (CellCoordinate

@@ -92,7 +92,9 @@ class NeighbourSearch {
   // kNoGrid (none yet, or the periodic grid, whose cells wrap).
   static constexpr std::size_t kNoGrid = ~std::size_t{0};
   std::size_t grid_rows_ = kNoGrid;
-  std::vector<std::uint32_t> cell_cursor_;      // per cell, while filling cell_particles_
+  // Per cell: the next entry while SortIntoCells fills cell_particles_; then,
+  // in FindParticlePairs' four-wide visit, the cell's last particle (0 if empty).
+  std::vector<std::uint32_t> cell_cursor_;
   std::vector<std::uint32_t> face_cell_start_;  // CSR over cells: faces touching each cell
   std::vector<std::uint32_t> face_cell_items_;
   std::vector<std::uint32_t> face_cursor_;
