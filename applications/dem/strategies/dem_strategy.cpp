@@ -80,14 +80,13 @@ bool SourcesIncrease(const std::vector<std::uint32_t>& source) {
 // With `in_place` (SourcesIncrease(source)) the columns are rewritten in
 // place, without a second copy: with the fresh pages of new columns, page
 // faults took up to a quarter of the mixer's search time. Entry c reads
-// position s = source[c] and writes position c, in three passes over the
+// position s = source[c] and writes position c, in two passes over the
 // columns together:
 // 1. ascending, the entries with s > c: what this pass wrote before lies
 //    below c < s;
 // 2. descending, the entries with s < c: pass 1 did not write at s (the
 //    entry there would have a source > s, yet below source[c] = s), and this
-//    pass wrote only above c;
-// 3. the fresh entries.
+//    pass wrote only above c; and the fresh entries, zeroed on the way.
 // An entry a pass overwrites has been read already: its reader has a source
 // above its position (then in pass 1, before it) or below (pass 2, before
 // it). Entries with s = c stay where they are.
@@ -109,10 +108,12 @@ void GatherColumns(const std::vector<std::uint32_t>& source, bool in_place,
   const std::uint32_t* const from = source.data();
   for (std::size_t c = 0; c < m; ++c)
     if (from[c] != kFreshContact && from[c] > c) ((columns[c] = columns[from[c]]), ...);
-  for (std::size_t c = m; c-- > 0;)
-    if (from[c] < c) ((columns[c] = columns[from[c]]), ...);  // kFreshContact is never < c
-  for (std::size_t c = 0; c < m; ++c)
-    if (from[c] == kFreshContact) ((columns[c] = T{}), ...);
+  for (std::size_t c = m; c-- > 0;) {
+    if (from[c] < c)  // (kFreshContact is never < c)
+      ((columns[c] = columns[from[c]]), ...);
+    else if (from[c] == kFreshContact)
+      ((columns[c] = T{}), ...);
+  }
   (columns.resize(m), ...);
 }
 
