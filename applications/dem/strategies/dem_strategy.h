@@ -421,6 +421,9 @@ class ExplicitSolverStrategy {
   std::vector<ImposedWallMotion> wall_motions_;
   std::vector<FreeRigidWall> free_walls_;
   std::vector<int> face_free_wall_;  // per face row, its free wall or -1
+  // The walls' nodes that are vertices of a face row, each once, sorted
+  // (WriteToNodes writes their nodal results).
+  std::vector<IndexType> face_vertex_nodes_;
   GluedParticles glued_;
   ModelPart* clusters_part_ = nullptr;  // root of the cluster model part, or null
   RigidClusters clusters_;

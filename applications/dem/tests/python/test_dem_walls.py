@@ -12,6 +12,9 @@ Sources and tolerances:
   with deceleration μ_d g until it rolls at 5/7 v0 (solid sphere, I = 2/5 m R²),
   after t = 2 v0 / (7 μ_d g). Checked to 0.5 % (speed) and 2 % (time; the
   spring phase of the tangential law rounds the transition).
+- The wall nodes' DEM_PRESSURE and SHEAR_STRESS (Kratos' nodal results:
+  normal and tangential force share / nodal area) times the nodal area sum
+  to the contact's normal and tangential force (definition, to 1e-9).
 """
 
 import numpy as np
@@ -144,6 +147,42 @@ def test_a_sliding_sphere_ends_rolling_at_five_sevenths_of_its_speed(static, dyn
     deceleration = -(speeds[mid + 100] - speeds[mid - 100]) / (200 * dt)
     assert deceleration == pytest.approx(dynamic * g, rel=1e-2)
 
+
+
+def test_a_sliding_sphere_loads_the_wall_nodes_with_pressure_and_shear_stress():
+    # Kratos' nodal wall results: DEM_PRESSURE and SHEAR_STRESS are the normal
+    # and tangential force of each contact, shared with the shape-function
+    # weights and divided by the node's DEM_NODAL_AREA (a third of each
+    # triangle it is a vertex of). Summed as stress times area over the nodes
+    # they give back the contact's normal force and the magnitude of its
+    # tangential force (the weights sum to 1), to rounding (1e-9).
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    walls = model.CreateModelPart("RigidFacePart")
+    grain = Material(spheres, 1, density=2500.0, young=1e8, poisson=0.25)
+    wall = Material(walls, 2, young=1e12, poisson=0.25)
+    Relate(grain, wall, restitution=0.3, static_friction=0.3, dynamic_friction=0.2)
+    radius = 0.01
+    Sphere(spheres, 1, (-0.02, -0.01, radius - 1e-7), radius, grain, velocity=(1.0, 0.5, 0.0))
+    Floor(walls, wall)  # two triangles; the sphere is over the first one
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls,
+                                            Settings(2e-6, "Symplectic_Euler", (0, 0, -9.81)))
+    strategy.Initialize()
+    Run(strategy, 200, 2e-6)
+    strategy.WriteToNodes()
+    assert strategy.NumberOfWallContacts() == 1
+    force = np.array(strategy.Particles.contact_force[0])  # on the sphere, from the floor
+    tangential = np.hypot(force[0], force[1])
+    assert tangential > 0.1 * force[2] > 0.0  # sliding: μ_d F_n
+    areas = {n.Id: n.GetSolutionStepValue(tessera.DEM_NODAL_AREA) for n in walls.Nodes}
+    assert sorted(areas.values()) == pytest.approx([0.1 * 0.1 / 6] * 2 + [0.1 * 0.1 / 3] * 2,
+                                                  rel=1e-12)
+    pressure = sum(n.GetSolutionStepValue(tessera.DEM_PRESSURE) * areas[n.Id] for n in walls.Nodes)
+    shear = sum(n.GetSolutionStepValue(tessera.SHEAR_STRESS) * areas[n.Id] for n in walls.Nodes)
+    assert pressure == pytest.approx(force[2], rel=1e-9)
+    assert shear == pytest.approx(tangential, rel=1e-9)
+    # Only the vertices of the face under the sphere are loaded.
+    assert walls.GetNode(2).GetSolutionStepValue(tessera.SHEAR_STRESS) == 0.0
 
 def SegmentWall(x, y, z, segment_start, segment_end):
     """A sphere (radius 0.01) at (x, y, z) and one RigidFace3D2N segment wall."""
