@@ -240,13 +240,17 @@ class Parser {
     return v;
   }
   // Scans a double at p_; in a list, ',' ')' and ']' also end the number.
+  // A value that is not finite is no number here: from_chars reads "nan" and
+  // "inf", which no mesh means (Kratos' stream reader rejects them too), and a
+  // NaN coordinate would otherwise run silently (a sphere the bounding box
+  // drops, a face of no area).
   bool ScanDouble(double& v, bool in_list) {
     const char* q = p_;
     if (q < end_ && *q == '+') {
       if (++q < end_ && *q == '-') return false;
     }
     auto [r, ec] = std::from_chars(q, end_, v);
-    if (ec != std::errc()) return false;
+    if (ec != std::errc() || !std::isfinite(v)) return false;
     if (!IsDelimiter(r) && !(in_list && (*r == ',' || *r == ')' || *r == ']'))) return false;
     p_ = r;
     return true;

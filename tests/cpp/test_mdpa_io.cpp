@@ -678,6 +678,21 @@ TEST(MdpaIo, ErrorMalformedNumber) {
   ExpectReadError("malformed_vector",
                   {"Begin ModelPartData\nDISPLACEMENT [3](1, 2; 3)\nEnd ModelPartData\n", 2,
                    "expected a number in a vector value, got '2;'"});
+  // Numbers that are not finite (std::from_chars would read them).
+  ExpectReadError("nan_coordinate", {"Begin Nodes\n1 0 0 0\n2 nan 0 0\nEnd Nodes\n", 3,
+                                     "expected the x coordinate of node 2, got 'nan'"});
+  ExpectReadError("inf_coordinate", {"Begin Nodes\n1 0 -inf 0\nEnd Nodes\n", 2,
+                                     "expected the y coordinate of node 1, got '-inf'"});
+  ExpectReadError("infinite_value", {"Begin Properties 1\nDENSITY infinity\nEnd Properties\n", 2,
+                                     "expected a number for DENSITY (a double), got 'infinity'"});
+  ExpectReadError("nan_in_vector",
+                  {"Begin ModelPartData\nDISPLACEMENT [3](1, NaN, 3)\nEnd ModelPartData\n", 2,
+                   "expected a number in a vector value, got 'NaN'"});
+  ExpectReadError("nan_nodal_value",
+                  {std::string(kTwoNodes) + "Begin NodalData VISCOSITY\n1 0 nan\nEnd NodalData\n",
+                   6, "expected the value of node 1, got 'nan'"});
+  ExpectReadError("overflow_value", {"Begin Properties 1\nDENSITY 1e400\nEnd Properties\n", 2,
+                                     "expected a number for DENSITY (a double), got '1e400'"});
   ExpectReadError("missing_coordinate", {"Begin Nodes\n1 0 0\nEnd Nodes\n", 2,
                                          "expected the z coordinate of node 1, got end of line"});
   ExpectReadError("fixity_flag",
