@@ -12,14 +12,26 @@ assignation table, applied as Kratos' materials assignation does.
 """
 import json
 import os
+import re
 
 import tessera
 
 
 def _Load(path):
+    with open(path) as f:
+        text = f.read()
+
+    def not_a_number(token):
+        # JSON has no NaN or Infinity: Python's reader takes them (and a NaN
+        # friction or an infinite density would then run silently), Kratos'
+        # reader and tessera.Parameters do not.
+        found = re.search(r'(?<![\w".])' + re.escape(token) + r'(?![\w"])', text)
+        line = text.count("\n", 0, found.start()) + 1 if found else "?"
+        raise tessera.Error(f"{path}:{line}: not valid JSON ({token} is not a JSON number; "
+                            "values must be finite)")
+
     try:
-        with open(path) as f:
-            return json.load(f)
+        return json.loads(text, parse_constant=not_a_number)
     except json.JSONDecodeError as error:
         raise tessera.Error(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
 

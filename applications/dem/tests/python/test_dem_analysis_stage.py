@@ -211,6 +211,22 @@ def test_a_materials_file_with_an_unknown_variable_names_it(tmp_path, monkeypatc
         stage.Initialize()
 
 
+@pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
+def test_a_materials_value_that_is_not_finite_is_an_error_naming_the_line(tmp_path, monkeypatch,
+                                                                          token):
+    # JSON has no NaN or Infinity; Python's reader takes them, and a NaN
+    # friction or an infinite density had run silently.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "MaterialsDEM.json").write_text(
+        '{"materials": [{"material_name": "m", "material_id": 1,\n'
+        f'  "Variables": {{"PARTICLE_DENSITY": 2500.0,\n  "STATIC_FRICTION": {token}}}}}]}}')
+    (tmp_path / "noneDEM.mdpa").write_text("")  # a deck without particles
+    _, stage = Stage('{"problem_name": "none"}')
+    with pytest.raises(tessera.Error, match=rf"MaterialsDEM.json:3: not valid JSON \({token} is "
+                                            "not a JSON number"):
+        stage.Initialize()
+
+
 # ------------------------------------------------------------------ a small deck written here
 SPHERES_MDPA = """Begin Properties 1
 End Properties
