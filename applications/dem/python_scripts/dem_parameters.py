@@ -184,6 +184,7 @@ HERTZ_DAMPING_MAPS = ("exact", "thornton_fit")
 # Spheres: Direct_Integration turns them with the translational scheme; Kratos'
 # Quaternion_Integration and Runge_Kutta reduce, for a sphere, to a symplectic
 # update (DemSettings.rotational_scheme). Clusters always take RK-4 quaternions.
+TRANSLATIONAL_SCHEMES = ("Forward_Euler", "Symplectic_Euler", "Taylor_Scheme", "Velocity_Verlet")
 ROTATIONAL_SCHEMES = ("Direct_Integration", "Quaternion_Integration", "Runge_Kutta")
 
 
@@ -254,6 +255,7 @@ def ValidateAndAssignDefaults(parameters):
     solver["material_import_settings"].ValidateAndAssignDefaults(
         tessera.Parameters('{"materials_filename": "MaterialsDEM.json"}'))
 
+    _CheckRanges(parameters, where)
     if parameters["Dimension"].GetInt() not in (2, 3):
         raise tessera.Error(f"{where}: 'Dimension' is {parameters['Dimension'].GetInt()}; expected 3 "
                             "(spheres) or 2 (CylinderParticle2D discs in the x-y plane)")
@@ -299,11 +301,51 @@ def ValidateAndAssignDefaults(parameters):
                             f"between spatial sorts of the particles; 0: never), got "
                             f"{sort_frequency.WriteJsonString()}")
     GidPostSettings(parameters)  # unknown GiD modes fail here, before the run
+    translation_scheme = parameters["TranslationalIntegrationScheme"].GetString()
+    if translation_scheme not in TRANSLATIONAL_SCHEMES:
+        raise tessera.Error(f"{where}: 'TranslationalIntegrationScheme' is '{translation_scheme}'; "
+                            f"expected one of {', '.join(TRANSLATIONAL_SCHEMES)}")
     rotation_scheme = parameters["RotationalIntegrationScheme"].GetString()
     if rotation_scheme not in ROTATIONAL_SCHEMES:
         raise tessera.Error(f"{where}: 'RotationalIntegrationScheme' is '{rotation_scheme}'; "
                             f"expected one of {', '.join(ROTATIONAL_SCHEMES)}")
     return parameters
+
+
+def _CheckRanges(parameters, where):
+    """Values outside their physical range are errors naming the key, where
+    they would otherwise run silently: a negative FinalTime runs no step, an
+    inverted bounding box deletes every sphere at its first check."""
+    def number(key):
+        return parameters[key].GetDouble()
+
+    if not number("FinalTime") >= 0.0:
+        raise tessera.Error(f"{where}: 'FinalTime' must be >= 0 (the run starts at 0), got "
+                            f"{number('FinalTime')}")
+    if not number("OutputTimeStep") > 0.0:
+        raise tessera.Error(f"{where}: 'OutputTimeStep' must be > 0, got {number('OutputTimeStep')}")
+    frequency = parameters["NeighbourSearchFrequency"]
+    if not frequency.IsInt() or frequency.GetInt() < 1:
+        raise tessera.Error(f"{where}: 'NeighbourSearchFrequency' must be an integer >= 1 (steps "
+                            f"between searches), got {frequency.WriteJsonString()}")
+    for key in ("SearchTolerance", "search_tolerance_against_walls"):
+        if not number(key) >= 0.0:
+            raise tessera.Error(f"{where}: '{key}' must be >= 0, got {number(key)}")
+    if not 0.0 <= number("GlobalDamping") < 1.0:
+        raise tessera.Error(f"{where}: 'GlobalDamping' must be in [0, 1), got "
+                            f"{number('GlobalDamping')}")
+    if not parameters["BoundingBoxOption"].GetBool():
+        return
+    for axis in "XYZ":
+        low, high = number(f"BoundingBoxMin{axis}"), number(f"BoundingBoxMax{axis}")
+        if not low < high:
+            raise tessera.Error(f"{where}: with 'BoundingBoxOption' true, 'BoundingBoxMin{axis}' "
+                                f"({low}) must be below 'BoundingBoxMax{axis}' ({high}): the box "
+                                "would delete every sphere")
+    start, stop = number("BoundingBoxStartTime"), number("BoundingBoxStopTime")
+    if not start <= stop:
+        raise tessera.Error(f"{where}: 'BoundingBoxStartTime' ({start}) is after "
+                            f"'BoundingBoxStopTime' ({stop})")
 
 
 # Kratos' DEM GiD keys -> (ASCII?, multiple files?). OutputFileType and

@@ -52,6 +52,35 @@ def test_a_value_of_the_wrong_kind_is_an_error_naming_the_key():
         Stage('{"RotationOption": 1}')
 
 
+@pytest.mark.parametrize("text,expected", [
+    ('{"FinalTime": -1.0}', r"'FinalTime' must be >= 0 \(the run starts at 0\), got -1.0"),
+    ('{"OutputTimeStep": 0.0}', "'OutputTimeStep' must be > 0, got 0.0"),
+    ('{"NeighbourSearchFrequency": 0}', "'NeighbourSearchFrequency' must be an integer >= 1"),
+    ('{"NeighbourSearchFrequency": 2.5}', "'NeighbourSearchFrequency' must be an integer >= 1"),
+    ('{"SearchTolerance": -0.001}', "'SearchTolerance' must be >= 0, got -0.001"),
+    ('{"search_tolerance_against_walls": -1.0}', "'search_tolerance_against_walls' must be >= 0"),
+    ('{"GlobalDamping": 1.0}', r"'GlobalDamping' must be in \[0, 1\), got 1.0"),
+    ('{"BoundingBoxOption": true, "BoundingBoxMaxX": -100.0}',
+     r"'BoundingBoxMinX' \(-10.0\) must be below 'BoundingBoxMaxX' \(-100.0\): the box would "
+     "delete every sphere"),
+    ('{"BoundingBoxOption": true, "BoundingBoxMinZ": 1.0, "BoundingBoxMaxZ": 1.0}',
+     "'BoundingBoxMinZ' \\(1.0\\) must be below"),
+    ('{"BoundingBoxOption": true, "BoundingBoxStartTime": 1.0, "BoundingBoxStopTime": 0.5}',
+     r"'BoundingBoxStartTime' \(1.0\) is after 'BoundingBoxStopTime' \(0.5\)"),
+    ('{"TranslationalIntegrationScheme": "RK4"}',
+     "'TranslationalIntegrationScheme' is 'RK4'; expected one of Forward_Euler, Symplectic_Euler, "
+     "Taylor_Scheme, Velocity_Verlet"),
+])
+def test_values_out_of_their_range_are_errors_naming_the_key(text, expected):
+    # Each had run silently (a negative FinalTime ran no step; an inverted
+    # bounding box deleted every sphere) or failed later without the file.
+    with pytest.raises(tessera.Error, match=expected):
+        Stage(text)
+    # An inverted box is harmless while the option is off (Kratos' defaults).
+    if "BoundingBoxOption" in text:
+        Stage(text.replace("true", "false"))
+
+
 def test_missing_keys_take_kratos_defaults():
     parameters = tessera.Parameters('{"problem_name": "x"}')
     Stage(parameters)
