@@ -48,6 +48,11 @@ class AnalysisStage:
                                 f"'{parallel_type}'; this build runs \"OpenMP\" only")
         self.time = problem_data["start_time"].GetDouble()
         self.end_time = problem_data["end_time"].GetDouble()
+        if not self.end_time >= self.time:
+            # The loop would run no step and report success.
+            raise tessera.Error(f"{problem_data.Origin()}: key 'problem_data.end_time' is "
+                                f"{self.end_time:g}, before 'problem_data.start_time' "
+                                f"{self.time:g}")
         self._progress_reporter = None
         self._list_of_processes = []
         self._list_of_output_processes = []

@@ -60,7 +60,13 @@ class PythonSolver:
         sets TIME and DELTA_TIME) and counts the step in STEP."""
         dt = self.ComputeDeltaTime()
         if not dt > 0.0:
-            raise tessera.Error(f"{type(self).__name__}: the time step must be positive, got {dt}")
+            where = ""
+            if self.settings.Has("time_stepping") and self.settings["time_stepping"].Has("time_step"):
+                path = self.settings.Path()
+                where = (f"{self.settings.Origin()}: key '{path + '.' if path else ''}"
+                         "time_stepping.time_step': ")
+            raise tessera.Error(f"{where}{type(self).__name__}: the time step must be positive, "
+                                f"got {dt}")
         new_time = current_time + dt
         root = self.GetComputingModelPart().GetRootModelPart()
         root.CloneTimeStep(new_time)

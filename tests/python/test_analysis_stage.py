@@ -330,3 +330,30 @@ def test_solver_default_advance_in_time_counts_steps():
     info = model["A"].ProcessInfo
     assert (t, info[tessera.TIME], info[tessera.STEP]) == (0.4, 0.4, 2)
     assert math.isclose(info[tessera.DELTA_TIME], 0.2)
+
+
+def test_an_end_time_before_the_start_time_is_an_error_naming_both_keys(recording):
+    # The loop would run no step and report success.
+    with pytest.raises(tessera.Error, match="key 'problem_data.end_time' is -1, before "
+                                            "'problem_data.start_time' 0"):
+        RecordingStage(tessera.Model(), RecordingParameters(end_time=-1.0))
+    RecordingStage(tessera.Model(), RecordingParameters(end_time=0.0))  # no step, allowed
+
+
+@pytest.mark.parametrize("time_step", [0.0, -0.2])
+def test_a_time_step_that_is_not_positive_names_the_key(time_step):
+    model = tessera.Model()
+
+    class Solver(PythonSolver):
+        @classmethod
+        def GetDefaultParameters(cls):
+            return tessera.Parameters('{"echo_level": 0, "time_stepping": {"time_step": 0.2}}')
+
+        def GetComputingModelPart(self):
+            return model["A"]
+
+    model.CreateModelPart("A", 2)
+    solver = Solver(model, tessera.Parameters(json.dumps({"time_stepping": {"time_step": time_step}})))
+    with pytest.raises(tessera.Error, match=r"key 'time_stepping.time_step': Solver: the time step "
+                                            "must be positive"):
+        solver.AdvanceInTime(0.0)
