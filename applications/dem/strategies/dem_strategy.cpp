@@ -7,6 +7,7 @@
 #include <limits>
 #include <numbers>
 #include <type_traits>
+#include <unordered_set>
 
 #include "applications/dem/contact_laws/contact_force.h"
 #include "applications/dem/dem_variables.h"
@@ -516,12 +517,14 @@ void ExplicitSolverStrategy::RegisterParticleMaterial(const Properties* properti
   registered_materials_.emplace_back(properties, smallest_radius);
 }
 
+namespace {
+const VariableBase* const kVelocityDofs[6] = {&VELOCITY_X,         &VELOCITY_Y,
+                                              &VELOCITY_Z,         &ANGULAR_VELOCITY_X,
+                                              &ANGULAR_VELOCITY_Y, &ANGULAR_VELOCITY_Z};
+}  // namespace
+
 void ExplicitSolverStrategy::InsertParticles(const std::vector<NewParticle>& particles) {
   if (!initialized_) TESSERA_ERROR("InsertParticles: call Initialize() first");
-  increments_are_velocity_steps_ = false;  // the newcomers have made no increment
-  static const VariableBase* const kVelocityDofs[6] = {&VELOCITY_X,         &VELOCITY_Y,
-                                                       &VELOCITY_Z,         &ANGULAR_VELOCITY_X,
-                                                       &ANGULAR_VELOCITY_Y, &ANGULAR_VELOCITY_Z};
   const std::size_t first_new = particles_.size();
   for (const NewParticle& p : particles) {
     Node node = spheres_.CreateNewNode(p.node_id, p.position[0], p.position[1], p.position[2]);
@@ -534,12 +537,44 @@ void ExplicitSolverStrategy::InsertParticles(const std::vector<NewParticle>& par
     const Element& element = spheres_.CreateNewElement(
         p.element_type ? *p.element_type : "SphericParticle3D", p.element_id, ids, p.properties);
     AppendParticle(spheres_, element, material_index_, particles_, settings_.dimension);
-    const std::size_t row = particles_.size() - 1;
-    particles_.force[row] = particles_.mass[row] * settings_.gravity;
   }
+  StartNewRows(first_new);
+}
+
+void ExplicitSolverStrategy::StartNewRows(std::size_t first_new) {
+  increments_are_velocity_steps_ = false;  // the newcomers have made no increment
+  // Their force until the next evaluation is their weight.
+  for (std::size_t row = first_new; row < particles_.size(); ++row)
+    particles_.force[row] = particles_.mass[row] * settings_.gravity;
   if (settings_.periodic) WrapIntoPeriodicBox(first_new);
   AddCandidatesOfNewRows(first_new);
   ShareRowsWithNodes();
+}
+
+void ExplicitSolverStrategy::AdoptElementsAddedToTheModelPart() {
+  // Every element of the spheres' model part is a row (FillParticles at
+  // Initialize; inlets and the bounding box keep both in step), so a
+  // difference in number is elements a script created (or removed) since.
+  const std::size_t elements = spheres_.NumberOfElements();
+  if (elements == particles_.size()) return;
+  std::unordered_set<IdType> rows(particles_.element_id.begin(), particles_.element_id.end());
+  if (elements < particles_.size() || rows.size() != particles_.size())
+    TESSERA_ERROR("the spheres' model part ", spheres_.FullName(), " holds ", elements,
+                  " elements but the DEM strategy ", particles_.size(),
+                  " particles: elements were removed (or renumbered) after Initialize; the "
+                  "strategy deletes particles itself (bounding box)");
+  const std::size_t first_new = particles_.size();
+  for (const Element& element : spheres_.Elements()) {
+    if (rows.count(element.Id()) != 0) continue;
+    Node node = element.GetGeometry()[0];
+    for (const VariableBase* dof : kVelocityDofs) node.AddDof(*dof);
+    AppendParticle(spheres_, element, material_index_, particles_, settings_.dimension);
+  }
+  if (particles_.size() != elements)
+    TESSERA_ERROR("the spheres' model part ", spheres_.FullName(), " holds ", elements,
+                  " elements but only ", particles_.size(),
+                  " are particles of the DEM strategy: elements were renumbered after Initialize");
+  StartNewRows(first_new);
 }
 
 void ExplicitSolverStrategy::AddCandidatesOfNewRows(std::size_t first_new) {
@@ -1778,6 +1813,7 @@ void ExplicitSolverStrategy::KickAndDrift() {
 void ExplicitSolverStrategy::SolveSolutionStep(double time) {
   if (!initialized_) TESSERA_ERROR("ExplicitSolverStrategy: call Initialize() before solving");
   RefreshSharedRows();
+  AdoptElementsAddedToTheModelPart();
   ++step_;
   if (walls_) {
     const ScopedPhase phase(timings_.wall_motion);
@@ -1881,6 +1917,7 @@ void ExplicitSolverStrategy::AdvanceFreeWalls(double time) {
 void ExplicitSolverStrategy::ReadFromNodes() {
   const ScopedPhase phase(timings_.node_sync);
   RefreshSharedRows();
+  if (initialized_) AdoptElementsAddedToTheModelPart();
   ReadParticlesFromNodes(spheres_, particles_,
                          /*displacements_from_coordinates=*/!settings_.periodic);
   if (walls_ != nullptr) ReadFreeWallLoads(*walls_, free_walls_);

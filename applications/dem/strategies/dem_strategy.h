@@ -208,6 +208,13 @@ class ExplicitSolverStrategy {
   // the last evaluation): no full search. They must not overlap anything (the
   // caller checks): their force until the next evaluation is their weight.
   void InsertParticles(const std::vector<NewParticle>& particles);
+  // Spheres a script creates in the spheres' model part between steps (a node
+  // with RADIUS and VELOCITY, an element of a particle material known at
+  // Initialize) join the run at the next ReadFromNodes or SolveSolutionStep,
+  // as inserted particles do (their candidates found around them, their first
+  // force their weight). Elements removed by a script are an error: the
+  // strategy deletes particles itself.
+  void AdoptElementsAddedToTheModelPart();
   ModelPart& SpheresModelPart() { return spheres_; }
   // The model part of the Cluster3D elements (ClusterPart); before Initialize,
   // which creates their member spheres in the spheres model part.
@@ -354,6 +361,9 @@ class ExplicitSolverStrategy {
                              std::vector<std::uint32_t>& second) const;
   // Candidates of rows first_new.. (just appended) merged into the contact lists.
   void AddCandidatesOfNewRows(std::size_t first_new);
+  // Rows first_new.. just appended: weight as their force, wrapped into a
+  // periodic box, their candidates merged, the columns shared again.
+  void StartNewRows(std::size_t first_new);
   void RemoveParticles(const std::vector<std::uint8_t>& keep);
   // Continuum strategy: the bond table and the bonds of the rows as they are now.
   void CreateContinuumBonds();

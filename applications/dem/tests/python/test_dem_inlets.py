@@ -561,3 +561,57 @@ def test_a_step_that_inserts_spheres_keeps_the_increment_form_for_the_next_force
         assert strategy.RelativeDisplacementIsVelocityStep() == (not inserted)
         seen[inserted] += 1
     assert seen[True] == 5 and seen[False] == 195  # 500 spheres/s over 0.01 s
+
+
+# ------------------------------------------------------------------ spheres a script adds
+
+def test_a_sphere_a_script_adds_between_steps_joins_the_run():
+    """A node with RADIUS and VELOCITY and a SphericParticle3D element created
+    in the spheres' model part between steps (as a Kratos script does with its
+    creator-destructor) becomes a particle at the next step; it had been left
+    out silently, frozen where it was made. Reference: Velocity Verlet is exact
+    for a constant force, z = z0 + v0 t - g t^2 / 2 (rel 1e-12), then the sphere
+    lands on the floor and rests on it (wall contact, overlap below 1e-4 r)."""
+    from tessera import _dem
+    from dem_test_utilities import Pile
+    model, spheres, walls = Pile(50, spacing=0.0125, speed=0.0)  # a pile settling, |x|, |y| < 2 cm
+    dt, g = 1e-5, 9.81  # 30 steps per wall contact
+    strategy = _dem.ExplicitSolverStrategy(spheres, walls, Settings(dt, gravity=(0, 0, -g)))
+    strategy.Initialize()
+    time = 0.0
+    for _ in range(5):
+        time += dt
+        strategy.SolveSolutionStep(time)
+    z0, v0, radius = 0.012, 0.2, 0.005
+    Sphere(spheres, 999, (0.12, 0.12, z0), radius, spheres.GetProperties(1),
+           velocity=(0.0, 0.0, v0))
+    node = spheres.GetNode(999)
+    for step in range(1, 21):
+        strategy.ReadFromNodes()
+        time += dt
+        strategy.SolveSolutionStep(time)
+        strategy.WriteToNodes()
+        t = step * dt
+        assert node.Z == pytest.approx(z0 + v0 * t - 0.5 * g * t * t, rel=1e-12)
+    assert len(strategy.Particles.position) == 51
+    walls_before = strategy.NumberOfWallContacts()
+    for _ in range(30000):
+        time += dt
+        strategy.SolveSolutionStep(time)
+    strategy.WriteToNodes()
+    assert strategy.NumberOfWallContacts() > walls_before
+    assert radius * (1 - 1e-4) < node.Z < radius
+    assert abs(node.GetSolutionStepValue(tessera.VELOCITY)[2]) < 1e-3
+
+
+def test_a_sphere_a_script_adds_with_an_unknown_material_is_an_error_naming_it():
+    from tessera import _dem
+    from dem_test_utilities import Pile
+    model, spheres, walls = Pile(20, spacing=0.0125)
+    strategy = _dem.ExplicitSolverStrategy(spheres, walls, Settings(1e-4))
+    strategy.Initialize()
+    stranger = Material(spheres, 7, density=2000.0)
+    Sphere(spheres, 999, (0.12, 0.12, 0.05), 0.005, stranger)
+    with pytest.raises(tessera.Error, match="element #?999.*Properties 7 were not known when the "
+                                            "DEM strategy started"):
+        strategy.SolveSolutionStep(1e-4)
