@@ -312,7 +312,8 @@ def test_membrane_like_single_step_with_json_check(tmp_path, monkeypatch):
                                                      processes=[Wave(), read])).Run()
 
 
-def test_solver_default_advance_in_time_counts_steps():
+def FixedStepSolver(time_step):
+    """(model, a PythonSolver of model part "A" stepping by time_stepping.time_step)."""
     model = tessera.Model()
 
     class Solver(PythonSolver):
@@ -324,7 +325,12 @@ def test_solver_default_advance_in_time_counts_steps():
             return model["A"]
 
     model.CreateModelPart("A", 2)
-    solver = Solver(model, tessera.Parameters('{"time_stepping": {"time_step": 0.2}}'))
+    settings = tessera.Parameters(json.dumps({"time_stepping": {"time_step": time_step}}))
+    return model, Solver(model, settings)
+
+
+def test_solver_default_advance_in_time_counts_steps():
+    model, solver = FixedStepSolver(0.2)
     t = solver.AdvanceInTime(0.0)
     t = solver.AdvanceInTime(t)
     info = model["A"].ProcessInfo
@@ -342,18 +348,7 @@ def test_an_end_time_before_the_start_time_is_an_error_naming_both_keys(recordin
 
 @pytest.mark.parametrize("time_step", [0.0, -0.2])
 def test_a_time_step_that_is_not_positive_names_the_key(time_step):
-    model = tessera.Model()
-
-    class Solver(PythonSolver):
-        @classmethod
-        def GetDefaultParameters(cls):
-            return tessera.Parameters('{"echo_level": 0, "time_stepping": {"time_step": 0.2}}')
-
-        def GetComputingModelPart(self):
-            return model["A"]
-
-    model.CreateModelPart("A", 2)
-    solver = Solver(model, tessera.Parameters(json.dumps({"time_stepping": {"time_step": time_step}})))
+    _, solver = FixedStepSolver(time_step)
     with pytest.raises(tessera.Error, match=r"key 'time_stepping.time_step': Solver: the time step "
                                             "must be positive"):
         solver.AdvanceInTime(0.0)
