@@ -14,3 +14,4 @@ tessera.export_registered_names(globals())
 tessera.export_registered_names()
 
 from .dem_analysis_stage import DEMAnalysisStage, DEMSolver  # noqa: E402,F401
+from .particle_creator_destructor import ParticleCreatorDestructor  # noqa: E402,F401

@@ -51,6 +51,7 @@ from tessera.python_solver import PythonSolver
 from . import dem_parameters
 from .inlet_settings import RadiusTables
 from .materials import AssignMaterials
+from .particle_creator_destructor import ParticleCreatorDestructor
 
 # Root model part -> mdpa suffix (FORMATS.md §1.3), in reading order.
 MODEL_PART_FILES = (("SpheresPart", "DEM"), ("RigidFacePart", "DEM_FEM_boundary"),
@@ -307,6 +308,9 @@ class DEMAnalysisStage(AnalysisStage):
         # Where <problem_name>_Post_Files and <problem_name>_Graphs go: the working
         # directory unless SetOutputDirectory (tessera run --output-dir) says otherwise.
         self.output_directory = ""
+        # Kratos' name: scripts make spheres with
+        # self.creator_destructor.CreateSphericParticle(...).
+        self.creator_destructor = ParticleCreatorDestructor()
 
     def SetOutputDirectory(self, directory):
         """Writes the post files and graphs under `directory` (before Initialize)."""

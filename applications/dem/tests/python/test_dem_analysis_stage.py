@@ -344,6 +344,39 @@ def test_a_small_deck_runs_and_scripts_read_results_from_the_model(tmp_path, mon
     assert sum(n.GetSolutionStepValue(tessera.CONTACT_FORCES_Z) for n in walls.Nodes) < 0.0
 
 
+def test_a_script_makes_a_sphere_mid_run_with_the_creator_destructor(tmp_path, monkeypatch):
+    """Kratos' scripts make spheres with stage.creator_destructor.
+    CreateSphericParticle(model_part, coordinates, properties, radius,
+    element_name): made after step 10 at rest, the sphere falls from the next
+    step on as Symplectic Euler integrates gravity, z_k = z0 - g dt^2 k (k + 1) / 2
+    after k steps (the scheme's exact sum; rel 1e-12). Ids: the next free one
+    of the root (node and element alike); a taken id is an error."""
+    import tessera.dem
+    monkeypatch.chdir(tmp_path)
+    made = []
+
+    class Script(tessera.dem.DEMAnalysisStage):
+        def FinalizeSolutionStep(self):
+            super().FinalizeSolutionStep()
+            if self.spheres_model_part.ProcessInfo[tessera.STEP] == 10:
+                grain = next(iter(self.spheres_model_part.Elements)).GetProperties()
+                made.append(self.creator_destructor.CreateSphericParticle(
+                    self.spheres_model_part, (0.0, 0.5, 0.5), grain, 0.05, "SphericParticle3D"))
+                with pytest.raises(tessera.Error, match="id 3 is taken in SpheresPart"):
+                    self.creator_destructor.CreateSphericParticle(
+                        self.spheres_model_part, 3, (0.0, -0.5, 0.5), grain, 0.05)
+
+    model = tessera.Model()
+    stage = Script(model, SmallDeck(tmp_path))
+    stage.Run()
+    (element,) = made
+    assert element.Id == 3
+    node = model.GetModelPart("SpheresPart").GetNode(3)
+    k, dt = KratosSteps(1e-4, 0.02) - 10, 1e-4
+    assert node.Z == pytest.approx(0.5 - 9.81 * dt * dt * k * (k + 1) / 2, rel=1e-12)
+    assert len(stage.GetStrategy().Particles.position) == 3
+
+
 def test_a_coarse_time_step_is_reported_and_can_be_an_error(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     # The linear grain-grain contact lasts ~7e-3 s here; 2e-3 s resolves it in ~3 steps.
