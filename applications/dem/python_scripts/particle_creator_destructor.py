@@ -8,6 +8,8 @@ one of the deck's spheres; made between steps it joins the run at the next
 step (ExplicitSolverStrategy.AdoptElementsAddedToTheModelPart), which is where
 a material the run did not start with is an error naming the element.
 """
+import numbers
+
 import tessera
 
 
@@ -26,8 +28,8 @@ class ParticleCreatorDestructor:
         self._next_id = {}  # root model part name -> the next free id
 
     def CreateSphericParticle(self, model_part, *arguments):
-        if arguments and isinstance(arguments[0], int):
-            particle_id, arguments = arguments[0], arguments[1:]
+        if arguments and isinstance(arguments[0], numbers.Integral):  # (numpy ints too)
+            particle_id, arguments = int(arguments[0]), arguments[1:]
         else:
             particle_id = None
         if len(arguments) not in (3, 4):
