@@ -1,5 +1,7 @@
 // Python bindings of the small value types (Quaternion; Array3 travels as numpy)
-// and the Value conversions used by every binding file.
+// and the Value conversions used by every binding file; small kernel utilities
+// (the thread count, "did you mean" suggestions).
+#include "kernel/core/suggestions.h"
 #include "kernel/parallel/parallel_for.h"
 #include "kernel/python/bindings.h"
 #include "kernel/python/casters.h"
@@ -70,6 +72,10 @@ void AddCoreTypesToPython(py::module_& m) {
   m.def("SetParallelThreads", &SetParallelThreads, py::arg("count"),
         "Number of OpenMP threads the kernel's parallel loops use");
   m.def("GetParallelThreads", &ParallelThreads);
+  // The kernel's suggestions for Python-side checks (stages' own keys), so
+  // that every "did you mean" in Tessera picks the same names.
+  m.def("DidYouMean", &DidYouMean, py::arg("name"), py::arg("candidates"),
+        "\"; did you mean A or B?\" for the candidates closest to a mistyped name, or \"\"");
   // Kratos scripts build vectors with Array3(); here it is a numpy array.
   m.def(
       "Array3",

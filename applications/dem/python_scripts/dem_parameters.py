@@ -237,7 +237,8 @@ def ValidateAndAssignDefaults(parameters):
             continue
         if key not in defaults:
             raise tessera.Error(
-                f"{where}: unknown key '{key}' in the DEM parameters; allowed keys: "
+                f"{where}: unknown key '{key}' in the DEM parameters"
+                f"{tessera.DidYouMean(key, list(defaults))}; allowed keys: "
                 f"{', '.join(sorted(defaults, key=str.lower))}")
         kind = _KindOf(defaults[key])
         if not _Matches(parameters[key], kind):

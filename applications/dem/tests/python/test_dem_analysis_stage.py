@@ -41,8 +41,12 @@ def test_an_unknown_key_is_an_error_listing_the_allowed_ones():
     with pytest.raises(tessera.Error) as error:
         Stage('{"MaxTimeStepp": 1e-5}')
     message = str(error.value)
-    assert "unknown key 'MaxTimeStepp' in the DEM parameters" in message
+    assert "unknown key 'MaxTimeStepp' in the DEM parameters; did you mean MaxTimeStep?" in message
     assert "MaxTimeStep" in message and "NeighbourSearchFrequency" in message
+    # The American spelling of Kratos' key (the kernel's suggestions).
+    with pytest.raises(tessera.Error, match="'NeighborSearchFrequency' in the DEM parameters; did "
+                                            "you mean NeighbourSearchFrequency?"):
+        Stage('{"NeighborSearchFrequency": 5}')
 
 
 def test_a_value_of_the_wrong_kind_is_an_error_naming_the_key():
