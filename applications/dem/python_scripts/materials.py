@@ -41,8 +41,9 @@ def _SetVariables(properties, variables, path, owner):
         raise tessera.Error(f"{path}: {owner}: \"Variables\" must be an object")
     for name, value in variables.items():
         if not tessera.HasVariable(name):
-            raise tessera.Error(f"{path}: {owner}: unknown variable '{name}' (import the "
-                                "application that defines it, or check the spelling)")
+            raise tessera.Error(f"{path}: {owner}: unknown variable '{name}'"
+                                f"{tessera.DidYouMean(name, tessera.VariableNames())} (import "
+                                "the application that defines it, or check the spelling)")
         try:
             properties.SetValue(tessera.GetVariable(name), value)
         except (tessera.Error, TypeError, ValueError) as error:

@@ -240,7 +240,8 @@ def test_a_materials_file_with_an_unknown_variable_names_it(tmp_path, monkeypatc
     (tmp_path / "noneDEM.mdpa").write_text("")  # a deck without particles
     _, stage = Stage('{"problem_name": "none"}')
     with pytest.raises(tessera.Error, match=r"MaterialsDEM.json: materials\[0\] \('m'\): unknown "
-                                            "variable 'PARTICLE_DENSITI'"):
+                                            "variable 'PARTICLE_DENSITI'; did you mean "
+                                            "PARTICLE_DENSITY"):
         stage.Initialize()
 
 
