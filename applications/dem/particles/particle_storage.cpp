@@ -36,17 +36,19 @@ const std::uint8_t* FixedData(const NodalDatabase& db, const VariableBase& varia
   return column ? column->fixed.data() : nullptr;
 }
 
+// The six velocity components, in the order of the FixedBits.
+const VariableBase* const kVelocityDofs[6] = {&VELOCITY_X,         &VELOCITY_Y,
+                                              &VELOCITY_Z,         &ANGULAR_VELOCITY_X,
+                                              &ANGULAR_VELOCITY_Y, &ANGULAR_VELOCITY_Z};
+
 // The fixity columns of the six velocity components (null where no node has the dof).
 struct FixityColumns {
   const std::uint8_t* fixed[6] = {};
 
   explicit FixityColumns(const NodalDatabase& db) {
-    static const VariableBase* const kVariables[6] = {&VELOCITY_X,         &VELOCITY_Y,
-                                                      &VELOCITY_Z,         &ANGULAR_VELOCITY_X,
-                                                      &ANGULAR_VELOCITY_Y, &ANGULAR_VELOCITY_Z};
-    for (int k = 0; k < 6; ++k) fixed[k] = FixedData(db, *kVariables[k]);
+    for (int k = 0; k < 6; ++k) fixed[k] = FixedData(db, *kVelocityDofs[k]);
   }
-  // bits[i] = the fixed flags of node[i] (bit k: kVariables[k]), over
+  // bits[i] = the fixed flags of node[i] (bit k: kVelocityDofs[k]), over
   // [begin, end); column by column, so that each loop is a plain gather (or,
   // for contiguous nodes, a copy the compiler vectorises).
   void Bits(const IndexType* node, bool contiguous, std::uint8_t* bits, std::size_t begin,
@@ -365,6 +367,10 @@ void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles,
     if (external_moment) rows.Gather(external_moment, particles.external_moment.data(), begin, end);
     fixity.Bits(node, rows.contiguous, particles.fixed.data(), begin, end);
   });
+}
+
+void AddParticleVelocityDofs(Node node) {
+  for (const VariableBase* dof : kVelocityDofs) node.AddDof(*dof);
 }
 
 void WriteParticlesToNodes(const ParticleStorage& particles, ModelPart& spheres) {

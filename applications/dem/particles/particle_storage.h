@@ -20,6 +20,7 @@
 
 namespace tessera {
 class ModelPart;
+class Node;
 class Properties;
 class Element;
 class NodalDatabase;
@@ -193,5 +194,10 @@ void WriteParticlesToNodes(const ParticleStorage& particles, ModelPart& spheres)
 
 // Declares the historical variables WriteParticlesToNodes writes.
 void DeclareParticleVariables(ModelPart& spheres);
+
+// Gives a particle's node the six velocity dofs (VELOCITY_X .. ANGULAR_VELOCITY_Z,
+// the FixedBits in order), so that processes can fix them: for nodes made
+// during a run (inserted, adopted, cluster members).
+void AddParticleVelocityDofs(Node node);
 
 }  // namespace tessera::dem

@@ -72,9 +72,6 @@ void CreateClusterSpheres(ModelPart& clusters, ModelPart& spheres, IdType first_
   if (dimension != 3)
     TESSERA_ERROR("clusters (Cluster3D, in ", clusters.FullName(),
                   ") need a 3D run (\"Dimension\": 3)");
-  static const VariableBase* const kVelocityDofs[6] = {&VELOCITY_X,         &VELOCITY_Y,
-                                                       &VELOCITY_Z,         &ANGULAR_VELOCITY_X,
-                                                       &ANGULAR_VELOCITY_Y, &ANGULAR_VELOCITY_Z};
   const ProcessInfo& info = clusters.GetProcessInfo();
   std::map<std::string, ClusterGeometry> files;  // each .clu read once
   NodalDatabase& db = clusters.Nodal();
@@ -137,7 +134,7 @@ void CreateClusterSpheres(ModelPart& clusters, ModelPart& spheres, IdType first_
       node.FastGetSolutionStepValue(RADIUS) = scale * g.radii[m];
       node.FastGetSolutionStepValue(VELOCITY) = v + Cross(w, arm);
       node.FastGetSolutionStepValue(ANGULAR_VELOCITY) = w;
-      for (const VariableBase* dof : kVelocityDofs) node.AddDof(*dof);
+      AddParticleVelocityDofs(node);
       const IdType ids[1] = {node_id};
       spheres.CreateNewElement("SphericParticle3D", element_id, ids, properties);
       ++node_id, ++element_id;

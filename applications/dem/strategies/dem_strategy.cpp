@@ -517,12 +517,6 @@ void ExplicitSolverStrategy::RegisterParticleMaterial(const Properties* properti
   registered_materials_.emplace_back(properties, smallest_radius);
 }
 
-namespace {
-const VariableBase* const kVelocityDofs[6] = {&VELOCITY_X,         &VELOCITY_Y,
-                                              &VELOCITY_Z,         &ANGULAR_VELOCITY_X,
-                                              &ANGULAR_VELOCITY_Y, &ANGULAR_VELOCITY_Z};
-}  // namespace
-
 void ExplicitSolverStrategy::InsertParticles(const std::vector<NewParticle>& particles) {
   if (!initialized_) TESSERA_ERROR("InsertParticles: call Initialize() first");
   const std::size_t first_new = particles_.size();
@@ -531,7 +525,7 @@ void ExplicitSolverStrategy::InsertParticles(const std::vector<NewParticle>& par
     node.FastGetSolutionStepValue(RADIUS) = p.radius;
     node.FastGetSolutionStepValue(VELOCITY) = p.velocity;
     node.FastGetSolutionStepValue(ANGULAR_VELOCITY) = Array3{};
-    for (const VariableBase* dof : kVelocityDofs) node.AddDof(*dof);
+    AddParticleVelocityDofs(node);
     if (!spheres_.HasProperties(p.properties->Id())) spheres_.AddProperties(p.properties);
     const IdType ids[1] = {p.node_id};
     const Element& element = spheres_.CreateNewElement(
@@ -566,8 +560,7 @@ void ExplicitSolverStrategy::AdoptElementsAddedToTheModelPart() {
   const std::size_t first_new = particles_.size();
   for (const Element& element : spheres_.Elements()) {
     if (rows.count(element.Id()) != 0) continue;
-    Node node = element.GetGeometry()[0];
-    for (const VariableBase* dof : kVelocityDofs) node.AddDof(*dof);
+    AddParticleVelocityDofs(element.GetGeometry()[0]);
     AppendParticle(spheres_, element, material_index_, particles_, settings_.dimension);
   }
   if (particles_.size() != elements)
