@@ -5,6 +5,7 @@
 #include <cmath>
 #include <map>
 #include <mutex>
+#include <numbers>
 #include <utility>
 
 #include "applications/dem/dem_variables.h"
@@ -153,6 +154,27 @@ const char* HertzDampingMapName(HertzDampingMap map) {
   return map == HertzDampingMap::kThorntonFit ? "thornton_fit" : "exact";
 }
 
+LinearStiffness LinearStiffnessFromName(const std::string& name, const std::string& where) {
+  if (name == "thesis") return LinearStiffness::kThesis;
+  if (name == "kratos") return LinearStiffness::kKratos;
+  TESSERA_ERROR(where, ": unknown linear contact stiffness '", name,
+                "'; expected \"thesis\" (k_n = 2 E* R) or \"kratos\" (Kratos' "
+                "DEM_D_Linear_viscous_Coulomb, to reproduce its numbers)");
+}
+
+const char* LinearStiffnessName(LinearStiffness stiffness) {
+  return stiffness == LinearStiffness::kKratos ? "kratos" : "thesis";
+}
+
+double LinearStiffnessFactor(LinearStiffness stiffness, bool against_wall) {
+  if (stiffness == LinearStiffness::kThesis) return 1.0;
+  // k_n = β π a E*, a = R sqrt(α (2 - α)) for the sagitta ratio α = 0.05
+  // (Kratos writes sqrt(0.0975) rounded, 0.31225); β = 1.432 between spheres.
+  constexpr double kChordRatio = 0.31225;
+  const double beta = against_wall ? 1.0 : 1.432;
+  return 0.5 * beta * std::numbers::pi * kChordRatio;
+}
+
 // ---------------------------------------------------------------- material table
 
 namespace {
@@ -178,12 +200,16 @@ struct RelationReader {
   std::vector<const Properties*> sources;  // where each value is looked up, averaged
   std::vector<const Properties*> friction_sources;
   std::string where;
+  bool is_relation = false;  // sources = {the pair's material relation}
 };
 
 // The rolling resistance of a pair: the model named by the relation (or, in
 // legacy decks, by the particle materials; none named means the constant-torque
-// model, the only one older Kratos versions had), ROLLING_FRICTION and, against
-// a wall, ROLLING_FRICTION_WITH_WALLS where given.
+// model, the only one older Kratos versions had) and ROLLING_FRICTION. Against
+// a wall a material relation's ROLLING_FRICTION holds too, as Kratos' rolling
+// models read it (its DEM3D_contact_models test, whose relation gives 0.01 and
+// ROLLING_FRICTION_WITH_WALLS 0.02, is reproduced with 0.01); only legacy decks'
+// particle materials give ROLLING_FRICTION_WITH_WALLS for walls.
 void ReadRollingFriction(const RelationReader& reader, bool against_wall, PairParameters& pair) {
   std::string name;
   for (const Properties* p : reader.sources) {
@@ -197,13 +223,14 @@ void ReadRollingFriction(const RelationReader& reader, bool against_wall, PairPa
   pair.rolling_model = name.empty() ? RollingFrictionModel::kConstantTorque
                                     : RollingFrictionModelFromName(name, reader.where);
   const double plain = AverageOverProperties(reader.sources, ROLLING_FRICTION, nullptr, 0.0);
+  const bool with_walls = against_wall && !reader.is_relation;
   pair.rolling_friction =
-      against_wall
+      with_walls
           ? AverageOverProperties(reader.sources, ROLLING_FRICTION_WITH_WALLS, nullptr, plain)
           : plain;
   if (!(pair.rolling_friction >= 0.0) || !std::isfinite(pair.rolling_friction))
     TESSERA_ERROR(reader.where, ": ROLLING_FRICTION",
-                  against_wall ? " (ROLLING_FRICTION_WITH_WALLS where given)" : "",
+                  with_walls ? " (ROLLING_FRICTION_WITH_WALLS where given)" : "",
                   " must be >= 0, got ", pair.rolling_friction);
   if (pair.rolling_friction == 0.0) pair.rolling_model = RollingFrictionModel::kNone;
 }
@@ -235,7 +262,7 @@ const Properties* FindMaterialRelation(const Properties& a, const Properties& b)
 
 void MaterialTable::Build(const std::vector<const Properties*>& materials,
                           const std::vector<bool>& is_wall, bool rolling_friction,
-                          HertzDampingMap hertz_damping) {
+                          HertzDampingMap hertz_damping, LinearStiffness linear_stiffness) {
   n_ = materials.size();
   constants_.clear();
   ids_.clear();
@@ -244,6 +271,7 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
     ids_.push_back(p->Id());
   }
   pairs_.assign(n_ * n_, PairParameters{});
+  wall_pairs_.assign(n_ * n_, PairParameters{});
   missing_.assign(n_ * n_, std::string());
   for (std::size_t a = 0; a < n_; ++a) {
     for (std::size_t b = a; b < n_; ++b) {
@@ -258,6 +286,7 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
       if (relation) {
         reader.sources = {relation};
         reader.friction_sources = {relation};
+        reader.is_relation = true;
       } else {
         for (std::size_t k : {a, b})
           if (!is_wall[k]) reader.sources.push_back(materials[k]);
@@ -320,8 +349,6 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
       if (decay >= 0.0 && pair.static_friction != pair.dynamic_friction)
         pair.friction_decay = decay;
 
-      if (rolling_friction) ReadRollingFriction(reader, is_wall[a] || is_wall[b], pair);
-
       const MaterialConstants& ca = constants_[a];
       const MaterialConstants& cb = constants_[b];
       for (const auto* c : {&ca, &cb})
@@ -332,8 +359,18 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
                                     (1.0 - cb.poisson * cb.poisson) / cb.young);
       pair.effective_shear = 1.0 / ((2.0 - ca.poisson) / ca.shear + (2.0 - cb.poisson) / cb.shear);
       pair.defined = true;
-      pairs_[a * n_ + b] = pair;
-      pairs_[b * n_ + a] = pair;
+      // What differs between a contact of two spheres and one against a wall.
+      const auto finish = [&](PairParameters p, bool against_wall) {
+        if (rolling_friction) ReadRollingFriction(reader, against_wall, p);
+        if (p.law == ContactLaw::kLinearViscousCoulomb) {
+          const double factor = LinearStiffnessFactor(linear_stiffness, against_wall);
+          p.effective_young *= factor;
+          p.effective_shear *= factor;
+        }
+        return p;
+      };
+      pairs_[a * n_ + b] = pairs_[b * n_ + a] = finish(pair, is_wall[a] || is_wall[b]);
+      wall_pairs_[a * n_ + b] = wall_pairs_[b * n_ + a] = finish(pair, true);
     }
   }
 }

@@ -103,10 +103,30 @@ enum class HertzDampingMap {
 HertzDampingMap HertzDampingMapFromName(const std::string& name, const std::string& where);
 const char* HertzDampingMapName(HertzDampingMap map);
 
+// Which normal stiffness the 3D linear law takes (k_t follows as k_n 4G*/E*).
+// The thesis' k_n = 2 E* R (B2.2's 520.83 N/m) is the default. Kratos'
+// DEM_D_Linear_viscous_Coulomb instead takes k_n = β π a E* with the radius a
+// of a contact circle whose sagitta is 5 % of R, a = R sqrt(0.05 (2 - 0.05)) =
+// 0.31225 R, and β = 1.432 between spheres (R = R_eq), β = 1 against walls
+// (R = R_i): 1.4048 E* R_eq and 0.9810 E* R_i.
+enum class LinearStiffness {
+  kThesis,  // 2 E* R
+  kKratos,  // Kratos' k_n: 2 E* R times LinearStiffnessFactor
+};
+LinearStiffness LinearStiffnessFromName(const std::string& name, const std::string& where);
+const char* LinearStiffnessName(LinearStiffness stiffness);
+// k_n / (2 E* R) of the 3D linear law under `stiffness`, between spheres or
+// against a wall.
+double LinearStiffnessFactor(LinearStiffness stiffness, bool against_wall);
+
 // The parameters of one material pair (a particle material with a particle or a
 // wall material), precomputed once.
 struct PairParameters {
   ContactLaw law = ContactLaw::kHertzViscousCoulomb;
+  // E* and G* as the law uses them: for a 3D linear pair under Kratos'
+  // stiffness (LinearStiffness) both carry LinearStiffnessFactor, so that every
+  // k_n = 2 E* R, k_t = 8 G* R (and c_n, c_t, Δt estimates) follows without a
+  // factor in the contact loops.
   double effective_young = 0.0;  // E*
   double effective_shear = 0.0;  // G*
   double damping_ratio = 0.0;    // ξ
@@ -153,12 +173,20 @@ class MaterialTable {
   // `is_wall[k]`: material k is a wall material (only its E and nu are read).
   // With `rolling_friction` (RollingFrictionOption) the pairs' rolling
   // resistance models and coefficients are read too; Hertz pairs take their
-  // damping ratio through `hertz_damping`.
+  // damping ratio through `hertz_damping`, 3D linear pairs their normal
+  // stiffness through `linear_stiffness`.
   void Build(const std::vector<const Properties*>& materials, const std::vector<bool>& is_wall,
-             bool rolling_friction = false,
-             HertzDampingMap hertz_damping = HertzDampingMap::kExact);
+             bool rolling_friction = false, HertzDampingMap hertz_damping = HertzDampingMap::kExact,
+             LinearStiffness linear_stiffness = LinearStiffness::kThesis);
   const PairParameters& Pair(int a, int b) const {
     return pairs_[static_cast<std::size_t>(a) * n_ + static_cast<std::size_t>(b)];
+  }
+  // The parameters of a sphere of material a against a wall face of material
+  // b: Pair(a, b) with the against-wall values (ROLLING_FRICTION_WITH_WALLS,
+  // the linear law's wall stiffness), also where the spheres and the walls
+  // share one material, as Kratos' decks often do.
+  const PairParameters& WallPair(int a, int b) const {
+    return wall_pairs_[static_cast<std::size_t>(a) * n_ + static_cast<std::size_t>(b)];
   }
   const MaterialConstants& Material(int a) const { return constants_[a]; }
   std::size_t size() const { return n_; }
@@ -169,6 +197,7 @@ class MaterialTable {
   std::size_t n_ = 0;
   std::vector<MaterialConstants> constants_;
   std::vector<PairParameters> pairs_;
+  std::vector<PairParameters> wall_pairs_;
   std::vector<IdType> ids_;
   std::vector<std::string> missing_;  // why a pair is undefined
 };

@@ -9,8 +9,9 @@
 //       R_r w_rel; here mu_r = ROLLING_FRICTION has units of s/m.
 //
 // R_r is the smaller radius of the two spheres and the sphere's radius against a
-// wall (thesis §2.5.3-2.5.4); against walls mu_r is ROLLING_FRICTION_WITH_WALLS
-// where the relation gives it. w_rel = w_i - w_j (w_i against a wall); the
+// wall (thesis §2.5.3-2.5.4); against walls mu_r is the material relation's
+// ROLLING_FRICTION as well (Kratos), ROLLING_FRICTION_WITH_WALLS only in legacy
+// decks without relations. w_rel = w_i - w_j (w_i against a wall); the
 // torque acts on i, its opposite on j.
 //
 // Limit: within one step the torque alone must not reverse the relative

@@ -204,6 +204,13 @@ void BindStrategy(py::module_& m) {
             s.hertz_damping = HertzDampingMapFromName(name, "DemSettings.hertz_damping_map");
           },
           "\"exact\" (default) or \"thornton_fit\" (Kratos' fitted Hertz damping)")
+      .def_property(
+          "linear_stiffness",
+          [](const DemSettings& s) { return std::string(LinearStiffnessName(s.linear_stiffness)); },
+          [](DemSettings& s, const std::string& name) {
+            s.linear_stiffness = LinearStiffnessFromName(name, "DemSettings.linear_stiffness");
+          },
+          "\"thesis\" (default, k_n = 2 E* R) or \"kratos\" (Kratos' linear k_n)")
       .def_readwrite("energy_calculation", &DemSettings::energy_calculation)
       .def_readwrite("search_frequency", &DemSettings::search_frequency)
       .def_readwrite("search_tolerance", &DemSettings::search_tolerance)

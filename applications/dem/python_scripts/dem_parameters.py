@@ -5,8 +5,9 @@ The file is flat: every key below is top-level. The list is every key the DEM
 decks of the Kratos corpus use (shared/kratos_cases: dem3d_*, dem_benchmarks_2019,
 demstruct_ball_and_box) plus the few FORMATS.md documents with defaults
 (search_tolerance_against_walls, dem_inlets_settings, seed), plus Tessera's own
-TimeStepCheck, SortParticlesFrequency and HertzDampingMap. Defaults are Kratos' (dem_default_input_parameters.py as quoted in
-FORMATS.md §2).
+TimeStepCheck, SortParticlesFrequency, HertzDampingMap and LinearContactStiffness.
+Defaults are Kratos' (dem_default_input_parameters.py as quoted in FORMATS.md
+§2).
 
 Keys fall in three groups, and a few values are checked:
 - USED: they change what the stage does.
@@ -103,6 +104,10 @@ DEFAULTS = {
     # ratio: "exact" (the rebound is the restitution) or "thornton_fit" (the
     # fitted map of Kratos' DEM_D_Hertz_viscous_Coulomb, to reproduce Kratos).
     "HertzDampingMap": "exact",
+    # Tessera: the normal stiffness of DEM_D_Linear_viscous_Coulomb pairs:
+    # "thesis" (k_n = 2 E* R) or "kratos" (Kratos' k_n = 1.432 pi 0.31225 E* R
+    # between spheres, pi 0.31225 E* R against walls, to reproduce Kratos).
+    "LinearContactStiffness": "thesis",
     # With continuum_sphere_strategy and post_vtk_option: the bonds as VTK
     # lines every OutputTimeStep (bond_vtk_output.py; Kratos' bond mesh).
     "ContactMeshOption": False,
@@ -181,6 +186,7 @@ SOLVER_SETTINGS_DEFAULTS = """{
 STRATEGIES = ("sphere_strategy", "continuum_sphere_strategy")
 TIME_STEP_CHECKS = ("warning", "error", "off")
 HERTZ_DAMPING_MAPS = ("exact", "thornton_fit")
+LINEAR_CONTACT_STIFFNESSES = ("thesis", "kratos")
 # Spheres: Direct_Integration turns them with the translational scheme; Kratos'
 # Quaternion_Integration and Runge_Kutta reduce, for a sphere, to a symplectic
 # update (DemSettings.rotational_scheme). Clusters always take RK-4 quaternions.
@@ -292,6 +298,10 @@ def ValidateAndAssignDefaults(parameters):
     if hertz_map not in HERTZ_DAMPING_MAPS:
         raise tessera.Error(f"{where}: 'HertzDampingMap' is '{hertz_map}'; expected one of "
                             f"{', '.join(HERTZ_DAMPING_MAPS)}")
+    linear_stiffness = parameters["LinearContactStiffness"].GetString()
+    if linear_stiffness not in LINEAR_CONTACT_STIFFNESSES:
+        raise tessera.Error(f"{where}: 'LinearContactStiffness' is '{linear_stiffness}'; expected "
+                            f"one of {', '.join(LINEAR_CONTACT_STIFFNESSES)}")
     check = parameters["TimeStepCheck"].GetString()
     if check not in TIME_STEP_CHECKS:
         raise tessera.Error(f"{where}: 'TimeStepCheck' is '{check}'; expected one of "

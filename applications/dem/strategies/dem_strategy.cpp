@@ -446,7 +446,7 @@ void ExplicitSolverStrategy::Initialize() {
   for (std::size_t k = particle_materials; k < is_wall_material_.size(); ++k)
     is_wall_material_[k] = true;
   table_.Build(material_index_.List(), is_wall_material_, settings_.rolling_friction,
-               settings_.hertz_damping);
+               settings_.hertz_damping, settings_.linear_stiffness);
   CheckPlanarSetup();
   FillPairArrays(particle_materials);
 
@@ -1437,7 +1437,7 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
     const double overlap = p.radius[i] - g.distance;
     const std::size_t pair_index =
         static_cast<std::size_t>(p.material[i]) * table_.size() + faces.material[f];
-    const PairParameters& pair = table_.Pair(p.material[i], faces.material[f]);
+    const PairParameters& pair = table_.WallPair(p.material[i], faces.material[f]);
     if (!pair.defined) {
       RecordError(pending_wall_error_, static_cast<std::int64_t>(c));
       wc.active[c] = 0;
@@ -2105,44 +2105,48 @@ TimeStepEstimate ExplicitSolverStrategy::EstimateTimeStep(double reference_speed
   for (int m : faces_.material) is_wall_material[m] = true;
   for (std::size_t a = 0; a < nm; ++a) {
     if (radius[a] == 0.0) continue;  // not a particle material in use
-    for (std::size_t b = 0; b < nm; ++b) {
-      const bool wall = radius[b] == 0.0;
-      if (wall && !is_wall_material[b]) continue;
-      if (!wall && b < a) continue;
-      const PairParameters& pair = table_.Pair(static_cast<int>(a), static_cast<int>(b));
-      if (!pair.defined) continue;
-      const double r = wall ? radius[a] : radius[a] * radius[b] / (radius[a] + radius[b]);
-      // Virtual mass: the spheres respond as if their masses were m / c.
-      const double m = (wall ? mass[a] : mass[a] * mass[b] / (mass[a] + mass[b])) /
-                       settings_.virtual_mass_coefficient;
-      double kn, tc;
-      if (pair.law != ContactLaw::kHertzViscousCoulomb) {
-        kn = LinearNormalStiffness(pair.law, pair.effective_young, r);
-        tc = std::numbers::pi * std::sqrt(m / kn);
-      } else {
-        const double v = std::max(reference_speed, 1e-12);
-        // Hertz impact at speed v (digest §12, A.17, A.19).
-        const double gamma = 16.0 * pair.effective_young * std::sqrt(r) / (15.0 * m);
-        const double overlap = std::pow(1.0 / gamma, 0.4) * std::pow(v, 0.8);
-        tc = 2.94328 * overlap / v;
-        kn = 2.0 * pair.effective_young * std::sqrt(r * overlap);
+    // Each other material as a sphere and, where faces use it (spheres and
+    // walls may share one), as a wall.
+    for (std::size_t b = 0; b < nm; ++b)
+      for (const bool wall : {false, true}) {
+        if (wall ? !is_wall_material[b] : (radius[b] == 0.0 || b < a)) continue;
+        const PairParameters& pair = wall
+                                         ? table_.WallPair(static_cast<int>(a), static_cast<int>(b))
+                                         : table_.Pair(static_cast<int>(a), static_cast<int>(b));
+        if (!pair.defined) continue;
+        const double r = wall ? radius[a] : radius[a] * radius[b] / (radius[a] + radius[b]);
+        // Virtual mass: the spheres respond as if their masses were m / c.
+        const double m = (wall ? mass[a] : mass[a] * mass[b] / (mass[a] + mass[b])) /
+                         settings_.virtual_mass_coefficient;
+        double kn, tc;
+        if (pair.law != ContactLaw::kHertzViscousCoulomb) {
+          kn = LinearNormalStiffness(pair.law, pair.effective_young, r);
+          tc = std::numbers::pi * std::sqrt(m / kn);
+        } else {
+          const double v = std::max(reference_speed, 1e-12);
+          // Hertz impact at speed v (digest §12, A.17, A.19).
+          const double gamma = 16.0 * pair.effective_young * std::sqrt(r) / (15.0 * m);
+          const double overlap = std::pow(1.0 / gamma, 0.4) * std::pow(v, 0.8);
+          tc = 2.94328 * overlap / v;
+          kn = 2.0 * pair.effective_young * std::sqrt(r * overlap);
+        }
+        // The tangential spring acts on a reduced mass (translation and rotation of
+        // a solid sphere: 1/m + R^2/I = 3.5/m; of a disc, I = m R^2 / 2: 3/m); take
+        // the stiffer of the two modes.
+        const double kt = kn * 4.0 * pair.effective_shear / pair.effective_young;
+        const double reduced = settings_.dimension == 2 ? 3.0 : 3.5;
+        const double omega = std::max(std::sqrt(kn / m), std::sqrt(kt * reduced / m));
+        const double xi = pair.damping_ratio;
+        const double critical = 2.0 / omega * (std::sqrt(1.0 + xi * xi) - xi);
+        estimate.critical_time_step = std::min(estimate.critical_time_step, critical);
+        if (tc < estimate.contact_time) {
+          estimate.contact_time = tc;
+          estimate.contact_time_pair = "material " +
+                                       std::to_string(material_index_.List()[a]->Id()) +
+                                       (wall ? " against wall material " : " against material ") +
+                                       std::to_string(material_index_.List()[b]->Id());
+        }
       }
-      // The tangential spring acts on a reduced mass (translation and rotation of
-      // a solid sphere: 1/m + R^2/I = 3.5/m; of a disc, I = m R^2 / 2: 3/m); take
-      // the stiffer of the two modes.
-      const double kt = kn * 4.0 * pair.effective_shear / pair.effective_young;
-      const double reduced = settings_.dimension == 2 ? 3.0 : 3.5;
-      const double omega = std::max(std::sqrt(kn / m), std::sqrt(kt * reduced / m));
-      const double xi = pair.damping_ratio;
-      const double critical = 2.0 / omega * (std::sqrt(1.0 + xi * xi) - xi);
-      estimate.critical_time_step = std::min(estimate.critical_time_step, critical);
-      if (tc < estimate.contact_time) {
-        estimate.contact_time = tc;
-        estimate.contact_time_pair = "material " + std::to_string(material_index_.List()[a]->Id()) +
-                                     (wall ? " against wall material " : " against material ") +
-                                     std::to_string(material_index_.List()[b]->Id());
-      }
-    }
   }
   // Bonds: a bonded sphere vibrates faster than one bond says (continuum_bonds.h).
   if (!bonds_.empty())

@@ -86,6 +86,8 @@ struct DemSettings {
   bool rolling_friction = false;  // RollingFrictionOption (contact_laws/rolling_friction.h)
   // How Hertz pairs turn restitution into damping (HertzDampingMap; contact_law.h).
   HertzDampingMap hertz_damping = HertzDampingMap::kExact;
+  // The normal stiffness of 3D linear pairs (LinearContactStiffness; contact_law.h).
+  LinearStiffness linear_stiffness = LinearStiffness::kThesis;
   bool energy_calculation = false;  // EnergyCalculationOption: accumulate dissipated energies
   int search_frequency = 50;
   double search_tolerance = 0.0;       // particle-particle (DeltaOption "Absolute")

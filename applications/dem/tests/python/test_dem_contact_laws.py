@@ -9,6 +9,11 @@ Sources and tolerances:
 - Stiffnesses: E*, G* (2.40), k_t/k_n = 2(1-nu)/(2-nu) (2.33); the linear k_n
   gives the thesis' B2.2 value 520.83 N/m and contact time 1.992e-3 s (digest §10
   erratum), checked to 1e-3 (the printed digits).
+- LinearContactStiffness "kratos" (contact_law.h): Kratos' linear k_n =
+  1.432 π 0.31225 E* R_eq between spheres, π 0.31225 E* R against a wall. The
+  undamped head-on contact lasts π sqrt(m_eq / k_n) (thesis 2.65; to 2e-3, the
+  sampling of the B2.2 test), and a sphere resting on a wall sinks by
+  m g / k_n (statics, rel 1e-6 after the damped settling).
 """
 import math
 
@@ -100,7 +105,7 @@ def test_restitution_outside_zero_one_is_rejected():
 
 # ------------------------------------------------------------------ head-on impacts
 def HeadOn(law, restitution, speed=0.5, radius=0.01, density=100.0, young=1e5, poisson=0.2,
-           friction=0.0, steps_per_contact=2000):
+           friction=0.0, steps_per_contact=2000, linear_stiffness="thesis"):
     """Two equal spheres approaching along x at ±speed (the thesis' B2.2/B2.3
     set-up), run through the whole contact with Velocity Verlet."""
     dem = Dem()
@@ -110,11 +115,14 @@ def HeadOn(law, restitution, speed=0.5, radius=0.01, density=100.0, young=1e5, p
     Relate(material, material, restitution=restitution, static_friction=friction, law=law)
     Sphere(spheres, 1, (-radius, 0.0, 0.0), radius, material, velocity=(speed, 0.0, 0.0))
     Sphere(spheres, 2, (radius, 0.0, 0.0), radius, material, velocity=(-speed, 0.0, 0.0))
-    probe = dem.ExplicitSolverStrategy(spheres, None, Settings(1.0))
+    settings = Settings(1.0)
+    settings.linear_stiffness = linear_stiffness
+    probe = dem.ExplicitSolverStrategy(spheres, None, settings)
     probe.Initialize()
     contact_time = probe.EstimateTimeStep(2 * speed).contact_time
     dt = contact_time / steps_per_contact
-    strategy = dem.ExplicitSolverStrategy(spheres, None, Settings(dt))
+    settings.delta_time = dt
+    strategy = dem.ExplicitSolverStrategy(spheres, None, settings)
     strategy.Initialize()
     history = {"time": [], "force": []}
 
@@ -153,6 +161,52 @@ def test_linear_stiffness_and_contact_time_of_the_thesis_b2_2_pair():
     assert 2.0 * pair["effective_young"] * 0.005 == pytest.approx(520.83, rel=1e-5)
     touching = [t for t, f in zip(history["time"], history["force"]) if f != 0.0]
     assert touching[-1] - touching[0] == pytest.approx(contact_time, rel=2e-3)
+
+
+def test_kratos_linear_stiffness_sets_the_contact_time_between_spheres():
+    strategy, contact_time, history = HeadOn(LINEAR, 1.0, linear_stiffness="kratos")
+    e_star = 1e5 / (2 * (1 - 0.2**2))
+    k_n = 1.432 * math.pi * 0.31225 * e_star * 0.005  # 365.8 N/m for the B2.2 pair
+    m_eq = 0.5 * 100.0 * 4.0 / 3.0 * math.pi * 0.01**3
+    touching = [t for t, f in zip(history["time"], history["force"]) if f != 0.0]
+    assert touching[-1] - touching[0] == pytest.approx(math.pi * math.sqrt(m_eq / k_n), rel=2e-3)
+    assert contact_time == pytest.approx(math.pi * math.sqrt(m_eq / k_n), rel=1e-12)
+    # The rebound is still the restitution's: the damping follows k_n.
+    assert strategy.Particles.velocity[1][0] == pytest.approx(0.5, rel=5e-3)
+
+
+@pytest.mark.parametrize("shared_material", [False, True])
+@pytest.mark.parametrize("stiffness,factor", [("thesis", 2.0), ("kratos", math.pi * 0.31225)])
+def test_a_sphere_resting_on_a_wall_sinks_by_its_weight_over_the_wall_stiffness(
+        stiffness, factor, shared_material):
+    # k_n = factor E* R against a wall, also where the wall shares the spheres'
+    # material (as Kratos decks assign one material to both).
+    from dem_test_utilities import Face
+    dem = Dem()
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    walls = model.CreateModelPart("RigidFacePart")
+    radius, density, young, poisson, g = 0.01, 2500.0, 1e6, 0.25, 9.81
+    grain = Material(spheres, 1, density=density, young=young, poisson=poisson)
+    wall = grain if shared_material else Material(walls, 2, young=young, poisson=poisson)
+    Relate(grain, wall, restitution=0.2, law=LINEAR)
+    Sphere(spheres, 1, (0.0, 0.0, radius), radius, grain)
+    Face(walls, 1, [(-1, -1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0)], wall)
+    settings = Settings(1e-5, "Symplectic_Euler", (0.0, 0.0, -g))
+    settings.linear_stiffness = stiffness
+    strategy = dem.ExplicitSolverStrategy(spheres, walls, settings)
+    strategy.Initialize()
+    Run(strategy, 5000, 1e-5)
+    e_star = young / (2 * (1 - poisson**2))
+    mass = density * 4.0 / 3.0 * math.pi * radius**3
+    sunk = radius - strategy.Particles.position[0][2]
+    assert sunk == pytest.approx(mass * g / (factor * e_star * radius), rel=1e-6)
+
+
+def test_an_unknown_linear_stiffness_is_an_error_naming_the_choices():
+    with pytest.raises(tessera.Error, match="unknown linear contact stiffness 'hertz'; expected "
+                                            "\"thesis\""):
+        Settings(1e-5).linear_stiffness = "hertz"
 
 
 def test_effective_moduli_and_stiffness_ratio():
