@@ -48,6 +48,8 @@ ContactLaw ContactLawFromName(const std::string& name, const std::string& where)
                 kLinear2DName);
 }
 
+std::vector<std::string> ContactLawNames() { return {kLinearName, kHertzName, kLinear2DName}; }
+
 const char* ContactLawName(ContactLaw law) {
   switch (law) {
     case ContactLaw::kLinearViscousCoulomb:

@@ -71,6 +71,8 @@ inline double LinearNormalStiffness(ContactLaw law, double effective_young, doub
 
 // The law of a Kratos name; an unknown name is an error listing the known ones.
 ContactLaw ContactLawFromName(const std::string& name, const std::string& where);
+// The names ContactLawFromName accepts.
+std::vector<std::string> ContactLawNames();
 const char* ContactLawName(ContactLaw law);
 
 // Restitution e of a binary normal impact under `law` with damping ratio ξ,

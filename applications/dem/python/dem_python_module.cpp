@@ -169,6 +169,8 @@ void BindContactLaws(py::module_& m) {
         return DampingRatioForRestitution(ContactLawFromName(law, "DampingRatioForRestitution"), e);
       },
       py::arg("law"), py::arg("restitution"));
+  m.def("ContactLawNames", &ContactLawNames,
+        "The DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME values this build provides");
   m.def("ThorntonDampingRatio", &ThorntonDampingRatio, py::arg("restitution"),
         "The Hertz damping ratio of Kratos' fitted map (HertzDampingMap \"thornton_fit\")");
   m.attr("MINIMUM_RESTITUTION") = kMinimumRestitution;

@@ -50,6 +50,18 @@ def _SetVariables(properties, variables, path, owner):
             raise tessera.Error(f"{path}: {owner}: variable {name}: {error}") from None
 
 
+def _CheckContactLaw(variables, path, owner):
+    """A contact law this build lacks is an error naming the file and the entry
+    (it would otherwise surface at Initialize, naming only material ids)."""
+    from tessera import _dem
+    name = variables.get("DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME") if isinstance(variables, dict) \
+        else None
+    if name is None or name in _dem.ContactLawNames():
+        return
+    raise tessera.Error(f"{path}: {owner}: DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME '{name}' is not "
+                        f"supported; this build provides {', '.join(_dem.ContactLawNames())}")
+
+
 def ReadMaterials(path):
     """(materials by name, materials by id, relations, assignation rows) of a
     MaterialsDEM.json file, with every material as a tessera.Properties."""
@@ -74,6 +86,7 @@ def ReadMaterials(path):
             raise tessera.Error(f"{path}: {owner}: material '{name}' (id {material_id}) is defined "
                                 "twice")
         properties = tessera.Properties(material_id)
+        _CheckContactLaw(material["Variables"], path, f"{owner} ('{name}')")
         _SetVariables(properties, material["Variables"], path, f"{owner} ('{name}')")
         by_name[name] = by_id[material_id] = properties
 
@@ -92,6 +105,7 @@ def ReadMaterials(path):
             raise tessera.Error(f"{path}: {owner} needs material_names_list or material_ids_list "
                                 "with two entries")
         a, b = lookup(keys[0], owner), lookup(keys[1], owner)
+        _CheckContactLaw(relation.get("Variables", {}), path, owner)
         relations.append((a, b, relation.get("Variables", {}), owner))
 
     rows = []
