@@ -207,6 +207,16 @@ void BindStrategy(py::module_& m) {
           },
           "\"exact\" (default) or \"thornton_fit\" (Kratos' fitted Hertz damping)")
       .def_property(
+          "global_damping_form",
+          [](const DemSettings& s) {
+            return std::string(GlobalDampingFormName(s.global_damping_form));
+          },
+          [](DemSettings& s, const std::string& name) {
+            s.global_damping_form =
+                GlobalDampingFormFromName(name, "DemSettings.global_damping_form");
+          },
+          "\"vector\" (default, thesis 5.18) or \"per_component\" (Kratos)")
+      .def_property(
           "linear_stiffness",
           [](const DemSettings& s) { return std::string(LinearStiffnessName(s.linear_stiffness)); },
           [](DemSettings& s, const std::string& name) {

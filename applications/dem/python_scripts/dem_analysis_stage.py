@@ -146,6 +146,7 @@ class DEMSolver(PythonSolver):
         settings.search_tolerance = p["SearchTolerance"].GetDouble() if absolute else 0.0
         settings.wall_search_tolerance = p["search_tolerance_against_walls"].GetDouble()
         settings.global_damping = p["GlobalDamping"].GetDouble()
+        settings.global_damping_form = p["GlobalDampingForm"].GetString()
         settings.virtual_mass_coefficient = p["VirtualMassCoefficient"].GetDouble()
         settings.clean_indentations = p["CleanIndentationsOption"].GetBool()
         settings.remove_embedded = p["RemoveBallsInEmbeddedOption"].GetBool()

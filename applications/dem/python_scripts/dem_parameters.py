@@ -5,7 +5,8 @@ The file is flat: every key below is top-level. The list is every key the DEM
 decks of the Kratos corpus use (shared/kratos_cases: dem3d_*, dem_benchmarks_2019,
 demstruct_ball_and_box) plus the few FORMATS.md documents with defaults
 (search_tolerance_against_walls, dem_inlets_settings, seed), plus Tessera's own
-TimeStepCheck, SortParticlesFrequency, HertzDampingMap and LinearContactStiffness.
+TimeStepCheck, SortParticlesFrequency, HertzDampingMap, LinearContactStiffness and
+GlobalDampingForm.
 Defaults are Kratos' (dem_default_input_parameters.py as quoted in FORMATS.md
 §2).
 
@@ -108,6 +109,10 @@ DEFAULTS = {
     # "thesis" (k_n = 2 E* R) or "kratos" (Kratos' k_n = 1.432 pi 0.31225 E* R
     # between spheres, pi 0.31225 E* R against walls, to reproduce Kratos).
     "LinearContactStiffness": "thesis",
+    # Tessera: the form of GlobalDamping: "vector" (thesis 5.18, against the
+    # velocity) or "per_component" (Kratos: each component of force and torque
+    # on its own).
+    "GlobalDampingForm": "vector",
     # With continuum_sphere_strategy and post_vtk_option: the bonds as VTK
     # lines every OutputTimeStep (bond_vtk_output.py; Kratos' bond mesh).
     "ContactMeshOption": False,
@@ -187,6 +192,7 @@ STRATEGIES = ("sphere_strategy", "continuum_sphere_strategy")
 TIME_STEP_CHECKS = ("warning", "error", "off")
 HERTZ_DAMPING_MAPS = ("exact", "thornton_fit")
 LINEAR_CONTACT_STIFFNESSES = ("thesis", "kratos")
+GLOBAL_DAMPING_FORMS = ("vector", "per_component")
 # Spheres: Direct_Integration turns them with the translational scheme; Kratos'
 # Quaternion_Integration and Runge_Kutta reduce, for a sphere, to a symplectic
 # update (DemSettings.rotational_scheme). Clusters always take RK-4 quaternions.
@@ -302,6 +308,10 @@ def ValidateAndAssignDefaults(parameters):
     if linear_stiffness not in LINEAR_CONTACT_STIFFNESSES:
         raise tessera.Error(f"{where}: 'LinearContactStiffness' is '{linear_stiffness}'; expected "
                             f"one of {', '.join(LINEAR_CONTACT_STIFFNESSES)}")
+    damping_form = parameters["GlobalDampingForm"].GetString()
+    if damping_form not in GLOBAL_DAMPING_FORMS:
+        raise tessera.Error(f"{where}: 'GlobalDampingForm' is '{damping_form}'; expected one of "
+                            f"{', '.join(GLOBAL_DAMPING_FORMS)}")
     check = parameters["TimeStepCheck"].GetString()
     if check not in TIME_STEP_CHECKS:
         raise tessera.Error(f"{where}: 'TimeStepCheck' is '{check}'; expected one of "

@@ -1643,16 +1643,11 @@ void ExplicitSolverStrategy::FinishRowRange(std::size_t begin, std::size_t end, 
     if (external_moment) torque += external_moment[i];
     if (alpha > 0.0 && rows.Integrated(i)) {
       // Background damping against the motion, proportional to the unbalanced
-      // force (thesis 5.18-5.19); nothing where the particle is at rest, nor on
-      // a glued particle (moved by its wall, so it dissipates nothing).
-      // Its power, -F_d · v - T_d · ω, is alpha (|F| |v| + |T| |ω|).
-      const Array3 velocity = rows.velocity[i], spin_vector = rows.angular_velocity[i];
-      const double speed = Norm(velocity);
-      const double force_norm = Norm(total), torque_norm = Norm(torque);
-      if (speed > 0.0) total -= (alpha * force_norm / speed) * velocity;
-      const double spin = Norm(spin_vector);
-      if (spin > 0.0) torque -= (alpha * torque_norm / spin) * spin_vector;
-      damping_power[i] = alpha * (force_norm * speed + torque_norm * spin);
+      // force; nothing on a glued particle (moved by its wall, so it
+      // dissipates nothing).
+      damping_power[i] =
+          ApplyGlobalDamping(settings_.global_damping_form, alpha, rows.fixed[i], rows.velocity[i],
+                             rows.angular_velocity[i], total, torque);
     }
     if (planar) {
       // In-plane contacts give in-plane forces and torques about z already; this

@@ -59,6 +59,7 @@
 #include "applications/dem/particles/particle_storage.h"
 #include "applications/dem/particles/rigid_clusters.h"
 #include "applications/dem/strategies/energy_bookkeeping.h"
+#include "applications/dem/strategies/global_damping.h"
 #include "applications/dem/strategies/memory_report.h"
 #include "applications/dem/strategies/phase_timings.h"
 #include "applications/dem/strategies/row_integration.h"
@@ -93,6 +94,8 @@ struct DemSettings {
   double search_tolerance = 0.0;       // particle-particle (DeltaOption "Absolute")
   double wall_search_tolerance = 0.0;  // search_tolerance_against_walls
   double global_damping = 0.0;         // non-viscous background damping (thesis 5.18-5.19)
+  // Its form (GlobalDampingForm; strategies/global_damping.h).
+  GlobalDampingForm global_damping_form = GlobalDampingForm::kVector;
   // VirtualMassCoefficient (Kratos' force reduction factor), 0 < c <= 1: every
   // acceleration, translational and rotational, of spheres, clusters and free
   // walls is c times F/m (as if the masses were m/c), for quasi-static runs.

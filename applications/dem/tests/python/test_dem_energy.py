@@ -92,7 +92,8 @@ def test_an_elastic_frictionless_box_of_1000_spheres_conserves_energy():
     assert Total(final) == pytest.approx(Total(initial), abs=5e-3 * abs(Total(initial)))
 
 
-def ImpactRun(restitution, friction, rolling, global_damping, scheme, steps=30000, dt=1e-5):
+def ImpactRun(restitution, friction, rolling, global_damping, scheme, steps=30000, dt=1e-5,
+              damping_form="vector"):
     """Two spheres thrown obliquely at each other above a floor: sphere-sphere
     and sphere-wall contacts, bounces, sliding and rolling."""
     model = tessera.Model()
@@ -111,6 +112,7 @@ def ImpactRun(restitution, friction, rolling, global_damping, scheme, steps=3000
     Face(walls, 1, [(-1, -1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0)], wall)
     settings = Settings(dt, scheme, (0, 0, -9.81), rolling_friction=rolling is not None)
     settings.global_damping = global_damping
+    settings.global_damping_form = damping_form
     settings.energy_calculation = True
     strategy = Dem().ExplicitSolverStrategy(spheres, walls, settings)
     strategy.Initialize()
@@ -142,6 +144,16 @@ def test_a_damped_frictional_impact_balances_energy_in_and_dissipated(scheme):
 def test_one_dissipation_mechanism_balances_to_one_percent(restitution, friction, key):
     initial, final, contacts = ImpactRun(restitution, friction, None, 0.0, "Symplectic_Euler")
     assert final[key] > 0.1 * Total(initial)
+    assert Total(final) == pytest.approx(Total(initial), abs=1e-2 * abs(Total(initial)))
+
+
+@pytest.mark.parametrize("damping_form", ["vector", "per_component"])
+def test_global_damping_alone_balances_to_one_percent_in_either_form(damping_form):
+    # Its power: alpha |F| |v| (vector) or alpha sum_k |F_k v_k| (per component).
+    initial, final, contacts = ImpactRun(1.0, 0.0, None, 0.1, "Symplectic_Euler",
+                                         damping_form=damping_form)
+    assert contacts[0] >= 1 and contacts[1] >= 1
+    assert final["dissipated_global_damping"] > 0.05 * Total(initial)
     assert Total(final) == pytest.approx(Total(initial), abs=1e-2 * abs(Total(initial)))
 
 

@@ -161,6 +161,33 @@ def test_global_damping_takes_its_fraction_of_the_unbalanced_force():
     assert strategy.Particles.velocity[0][2] == pytest.approx(-1.0 - 0.8 * 10.0 * 0.1, rel=1e-12)
 
 
+def test_per_component_global_damping_acts_on_each_component_alone():
+    # Kratos' form: F_k *= 1 - α sign(F_k v_k). A sphere thrown at (1, 0, 2) m/s
+    # under g = 10, α = 0.2: no force along x, so v_x stays; while rising
+    # gravity opposes v_z (a_z = -(1 + α) g), while falling it drives it
+    # (a_z = -(1 - α) g). The vector form (thesis 5.18) brakes v_x as well.
+    def Throw(form):
+        model = tessera.Model()
+        spheres = SpheresPart(model)
+        Sphere(spheres, 1, (0.0, 0.0, 0.0), 0.01, Material(spheres, 1, density=1000.0),
+               velocity=(1.0, 0.0, 2.0))
+        settings = Settings(1e-3, "Symplectic_Euler", (0.0, 0.0, -10.0))
+        settings.global_damping = 0.2
+        settings.global_damping_form = form
+        strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
+        strategy.Initialize()
+        trace = []
+        Run(strategy, 400, 1e-3, lambda time: trace.append(list(strategy.Particles.velocity[0])))
+        return np.array(trace)
+
+    v = Throw("per_component")
+    assert np.all(v[:, 0] == 1.0)
+    # Rising for 2 / 12 s (166 steps), falling after it.
+    np.testing.assert_allclose(v[:160, 2], 2.0 - 12.0 * 1e-3 * np.arange(1, 161), rtol=1e-12)
+    np.testing.assert_allclose(np.diff(v[200:, 2]), -8.0 * 1e-3, rtol=1e-9)
+    assert Throw("vector")[-1][0] < 0.99
+
+
 def test_rotation_option_off_keeps_angular_velocities():
     model = tessera.Model()
     spheres = SpheresPart(model)
