@@ -17,9 +17,10 @@ void Table::AddRow(double x, double y) {
 
 double Table::GetValue(double x) const {
   if (x_.empty()) return 0.0;
-  if (x <= x_.front()) return y_.front();
-  if (x >= x_.back()) return y_.back();
-  const auto i = static_cast<std::size_t>(std::upper_bound(x_.begin(), x_.end(), x) - x_.begin());
+  if (x_.size() == 1) return y_.front();
+  // The segment holding x; beyond the ends, the first or the last one.
+  auto i = static_cast<std::size_t>(std::upper_bound(x_.begin(), x_.end(), x) - x_.begin());
+  i = std::clamp<std::size_t>(i, 1, x_.size() - 1);
   const double t = (x - x_[i - 1]) / (x_[i] - x_[i - 1]);
   return y_[i - 1] + t * (y_[i] - y_[i - 1]);
 }

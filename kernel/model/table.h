@@ -15,8 +15,11 @@ class Table {
 
   // Rows must come with increasing x; an x not above the last one is an error.
   void AddRow(double x, double y);
-  // Linear interpolation; outside the rows, the value of the nearest end row
-  // (a table of loads must not extrapolate into unbounded values).
+  // Linear interpolation; outside the rows, the line of the first or last
+  // segment goes on, as Kratos' tables do (a Kratos deck whose ramp ends before
+  // its run, like the DEM forces_and_moments test's, relies on it). A table
+  // meant to hold its last value needs a last row that repeats it. One row: a
+  // constant.
   double GetValue(double x) const;
   // dy/dx of the segment containing x (0 outside the rows).
   double GetDerivative(double x) const;

@@ -193,16 +193,23 @@ TEST(ModelPart, ReorderNodesMovesEveryReferenceAndKeepsHandlesValid) {
   EXPECT_THROW(gone.X(), Error);
 }
 
-TEST(Table, InterpolatesAndClamps) {
+TEST(Table, InterpolatesAndExtrapolatesAsKratos) {
   Table t("TIME", "VALUE");
   t.AddRow(0.0, 0.0);
   t.AddRow(1.0, 10.0);
   t.AddRow(2.0, 0.0);
   EXPECT_DOUBLE_EQ(t.GetValue(0.25), 2.5);
   EXPECT_DOUBLE_EQ(t.GetValue(1.5), 5.0);
-  EXPECT_DOUBLE_EQ(t.GetValue(3.0), 0.0);
+  // Beyond the rows the end segments go on (Kratos' Table::GetValue).
+  EXPECT_DOUBLE_EQ(t.GetValue(3.0), -10.0);
+  EXPECT_DOUBLE_EQ(t.GetValue(-0.5), -5.0);
   EXPECT_DOUBLE_EQ(t.GetDerivative(0.5), 10.0);
+  EXPECT_EQ(t.GetDerivative(3.0), 0.0);
   EXPECT_THROW(t.AddRow(1.5, 0.0), Error);
+  Table constant("TIME", "VALUE");
+  constant.AddRow(1.0, 7.0);
+  EXPECT_EQ(constant.GetValue(-3.0), 7.0);
+  EXPECT_EQ(constant.GetValue(5.0), 7.0);
 }
 
 TEST(Parallel, ReductionIsIndependentOfThreadCount) {
