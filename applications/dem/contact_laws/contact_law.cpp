@@ -19,6 +19,7 @@ namespace {
 constexpr const char* kLinearName = "DEM_D_Linear_viscous_Coulomb";
 constexpr const char* kHertzName = "DEM_D_Hertz_viscous_Coulomb";
 constexpr const char* kLinear2DName = "DEM_D_Linear_viscous_Coulomb2D";
+constexpr const char* kLinearClassicName = "DEM_D_Linear_classic";
 constexpr const char* kHertz2DName = "DEM_D_Hertz_viscous_Coulomb2D";
 
 // Dimensionless normal force of the law (before clamping) at overlap x, rate v,
@@ -41,14 +42,17 @@ ContactLaw ContactLawFromName(const std::string& name, const std::string& where)
   if (name == kLinearName) return ContactLaw::kLinearViscousCoulomb;
   if (name == kHertzName) return ContactLaw::kHertzViscousCoulomb;
   if (name == kLinear2DName) return ContactLaw::kLinearViscousCoulomb2D;
+  if (name == kLinearClassicName) return ContactLaw::kLinearClassic;
   if (name == kHertz2DName)
     TESSERA_ERROR(where, ": ", kHertz2DName, " is not supported yet; 2D discs use ", kLinear2DName);
   TESSERA_ERROR(where, ": unknown DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME '", name,
-                "'; this build provides ", kLinearName, ", ", kHertzName, " and (2D) ",
-                kLinear2DName);
+                "'; this build provides ", kLinearName, ", ", kHertzName, ", ", kLinearClassicName,
+                " and (2D) ", kLinear2DName);
 }
 
-std::vector<std::string> ContactLawNames() { return {kLinearName, kHertzName, kLinear2DName}; }
+std::vector<std::string> ContactLawNames() {
+  return {kLinearName, kHertzName, kLinearClassicName, kLinear2DName};
+}
 
 const char* ContactLawName(ContactLaw law) {
   switch (law) {
@@ -58,6 +62,8 @@ const char* ContactLawName(ContactLaw law) {
       return kHertzName;
     case ContactLaw::kLinearViscousCoulomb2D:
       return kLinear2DName;
+    case ContactLaw::kLinearClassic:
+      return kLinearClassicName;
   }
   return kHertzName;
 }
@@ -368,6 +374,14 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
           const double factor = LinearStiffnessFactor(linear_stiffness, against_wall);
           p.effective_young *= factor;
           p.effective_shear *= factor;
+        } else if (p.law == ContactLaw::kLinearClassic) {
+          // k_n = π E* ρ = 2 (π/2 E*) ρ and k_t = k_n / (2 (1 + ν)) = 8 G' ρ
+          // with G' = (π/2 E*) / (8 (1 + ν)).
+          const double poisson_sum = ca.poisson + cb.poisson;
+          const double poisson =
+              poisson_sum > 0.0 ? 2.0 * ca.poisson * cb.poisson / poisson_sum : 0.0;
+          p.effective_young *= 0.5 * std::numbers::pi;
+          p.effective_shear = p.effective_young / (8.0 * (1.0 + poisson));
         }
         return p;
       };

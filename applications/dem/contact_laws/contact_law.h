@@ -3,6 +3,15 @@
 //
 //   DEM_D_Linear_viscous_Coulomb  linear spring-dashpot + Coulomb slider (LS+D)
 //   DEM_D_Hertz_viscous_Coulomb   Hertz-Mindlin with damping (HM+D)
+//   DEM_D_Linear_classic          the linear law with PFC's stiffness (Potyondy &
+//                                 Cundall 2004, as Kratos' law of that name):
+//                                 k_n = π E* ρ with ρ = r_min² / (R_i + R_j)
+//                                 between spheres (a bar of the smaller sphere's
+//                                 cross-section over the centres' distance) and
+//                                 ρ = R_i against a wall; k_t = k_n / (2 (1 + ν))
+//                                 (the bar's G/E), ν the harmonic mean of the
+//                                 two Poisson ratios; otherwise the linear law
+//                                 (damping from restitution, slider)
 //   DEM_D_Linear_viscous_Coulomb2D the linear law of 2D discs (CylinderParticle2D,
 //                                 unit thickness): Kratos' line-contact stiffness
 //                                 per unit length k_n = (π/4) E*, independent of
@@ -57,7 +66,19 @@ enum class ContactLaw : std::uint8_t {
   kLinearViscousCoulomb = 0,
   kHertzViscousCoulomb = 1,
   kLinearViscousCoulomb2D = 2,
+  kLinearClassic = 3,
 };
+
+// The radius ρ that the stiffness of a contact of two spheres of radii ri, rj
+// is proportional to under `law`: R_eq = ri rj / (ri + rj) (`pair_radius`),
+// or r_min² / (ri + rj) for DEM_D_Linear_classic (top of this file). In the
+// table, that law's E* carries π/2 and its G* is E* / (8 (1 + ν)), so that
+// k_n = 2 E* ρ and k_t = 8 G* ρ hold for every linear law.
+inline double StiffnessRadius(ContactLaw law, double pair_radius, double ri, double rj) {
+  if (law != ContactLaw::kLinearClassic) return pair_radius;
+  const double smaller = ri < rj ? ri : rj;
+  return smaller * smaller / (ri + rj);
+}
 
 // Laws of 2D discs (Dimension 2) as opposed to 3D spheres.
 inline bool IsPlanarLaw(ContactLaw law) { return law == ContactLaw::kLinearViscousCoulomb2D; }

@@ -362,8 +362,9 @@ void ExplicitSolverStrategy::CheckPlanarSetup() const {
                     " and ", material_index_.List()[b]->Id(), " uses ", ContactLawName(pair.law),
                     ", a ", planar ? "3D" : "2D", " law, in a ", planar ? "2D" : "3D", " run; ",
                     planar ? "2D discs use DEM_D_Linear_viscous_Coulomb2D"
-                           : "3D spheres use DEM_D_Linear_viscous_Coulomb or "
-                             "DEM_D_Hertz_viscous_Coulomb (or set \"Dimension\": 2)");
+                           : "3D spheres use DEM_D_Linear_viscous_Coulomb, "
+                             "DEM_D_Hertz_viscous_Coulomb or DEM_D_Linear_classic (or set "
+                             "\"Dimension\": 2)");
     }
   if (!planar || particles_.size() == 0) return;
   const double plane = particles_.position[0][2];
@@ -1369,8 +1370,9 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
                       Cross(a_j * step_rotation[j] + a_i * step_rotation[i], normal);
         ContactHistoryRef history{spring[c], spring_stiffness[c], normal_elastic[c], sliding[c]};
         const ContactForce f = ComputeContactForce(
-            *pair, overlap, pair_radius, pair_mass, normal, relative_velocity,
-            relative_displacement, history, dt, pair_tangential_damping[pair_index]);
+            *pair, overlap, StiffnessRadius(pair->law, pair_radius, ri, radius[j]), pair_mass,
+            normal, relative_velocity, relative_displacement, history, dt,
+            pair_tangential_damping[pair_index]);
         active[c] = 1;
         const Array3 moment = Cross(normal, f.force);
         AddPairContact(batch_input, *pair, static_cast<std::uint32_t>(i), j,

@@ -14,6 +14,10 @@ Sources and tolerances:
   undamped head-on contact lasts π sqrt(m_eq / k_n) (thesis 2.65; to 2e-3, the
   sampling of the B2.2 test), and a sphere resting on a wall sinks by
   m g / k_n (statics, rel 1e-6 after the damped settling).
+- DEM_D_Linear_classic (PFC's linear model, Potyondy & Cundall 2004): k_n =
+  π E* r_min² / (R_i + R_j), k_t = k_n / (2 (1 + ν)); against a wall
+  k_n = π E* R. Checked by the contact time of an undamped head-on impact of
+  unequal spheres (2e-3, as above) and the resting sphere's sink.
 """
 import math
 
@@ -26,6 +30,7 @@ from dem_test_utilities import Material, Relate, Run, Settings, Sphere, SpheresP
 
 LINEAR = "DEM_D_Linear_viscous_Coulomb"
 HERTZ = "DEM_D_Hertz_viscous_Coulomb"
+CLASSIC = "DEM_D_Linear_classic"
 
 
 def Dem():
@@ -176,9 +181,11 @@ def test_kratos_linear_stiffness_sets_the_contact_time_between_spheres():
 
 
 @pytest.mark.parametrize("shared_material", [False, True])
-@pytest.mark.parametrize("stiffness,factor", [("thesis", 2.0), ("kratos", math.pi * 0.31225)])
+@pytest.mark.parametrize("law,stiffness,factor", [(LINEAR, "thesis", 2.0),
+                                                  (LINEAR, "kratos", math.pi * 0.31225),
+                                                  (CLASSIC, "thesis", math.pi)])
 def test_a_sphere_resting_on_a_wall_sinks_by_its_weight_over_the_wall_stiffness(
-        stiffness, factor, shared_material):
+        law, stiffness, factor, shared_material):
     # k_n = factor E* R against a wall, also where the wall shares the spheres'
     # material (as Kratos decks assign one material to both).
     from dem_test_utilities import Face
@@ -189,7 +196,7 @@ def test_a_sphere_resting_on_a_wall_sinks_by_its_weight_over_the_wall_stiffness(
     radius, density, young, poisson, g = 0.01, 2500.0, 1e6, 0.25, 9.81
     grain = Material(spheres, 1, density=density, young=young, poisson=poisson)
     wall = grain if shared_material else Material(walls, 2, young=young, poisson=poisson)
-    Relate(grain, wall, restitution=0.2, law=LINEAR)
+    Relate(grain, wall, restitution=0.2, law=law)
     Sphere(spheres, 1, (0.0, 0.0, radius), radius, grain)
     Face(walls, 1, [(-1, -1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0)], wall)
     settings = Settings(1e-5, "Symplectic_Euler", (0.0, 0.0, -g))
@@ -201,6 +208,35 @@ def test_a_sphere_resting_on_a_wall_sinks_by_its_weight_over_the_wall_stiffness(
     mass = density * 4.0 / 3.0 * math.pi * radius**3
     sunk = radius - strategy.Particles.position[0][2]
     assert sunk == pytest.approx(mass * g / (factor * e_star * radius), rel=1e-6)
+
+
+def test_the_classic_linear_law_sets_the_contact_time_of_unequal_spheres():
+    dem = Dem()
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    young, poisson, density, r1, r2, speed = 1e5, 0.2, 100.0, 0.01, 0.02, 0.5
+    material = Material(spheres, 1, density=density, young=young, poisson=poisson)
+    Relate(material, material, restitution=1.0, law=CLASSIC)
+    Sphere(spheres, 1, (-r1, 0.0, 0.0), r1, material, velocity=(speed, 0.0, 0.0))
+    Sphere(spheres, 2, (r2, 0.0, 0.0), r2, material, velocity=(-speed, 0.0, 0.0))
+    e_star = young / (2 * (1 - poisson**2))
+    k_n = math.pi * e_star * r1**2 / (r1 + r2)
+    m1, m2 = (density * 4.0 / 3.0 * math.pi * r**3 for r in (r1, r2))
+    contact_time = math.pi * math.sqrt(m1 * m2 / (m1 + m2) / k_n)
+    dt = contact_time / 2000
+    strategy = dem.ExplicitSolverStrategy(spheres, None, Settings(dt))
+    strategy.Initialize()
+    pair = strategy.PairParameters(0, 0)
+    # k_t / k_n = 4 G' / E' = 1 / (2 (1 + ν)) (the table's folded constants).
+    assert 4 * pair["effective_shear"] / pair["effective_young"] == pytest.approx(
+        1 / (2 * (1 + poisson)), rel=1e-14)
+    touching = []
+    Run(strategy, 3000, dt, lambda time: touching.append(time) if strategy.NumberOfParticleContacts()
+        else None)
+    assert touching[-1] - touching[0] == pytest.approx(contact_time, rel=2e-3)
+    # Elastic: the relative speed comes back whole.
+    velocity = strategy.Particles.velocity
+    assert velocity[1][0] - velocity[0][0] == pytest.approx(2 * speed, rel=5e-3)
 
 
 def test_an_unknown_linear_stiffness_is_an_error_naming_the_choices():
