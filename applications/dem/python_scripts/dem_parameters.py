@@ -300,37 +300,27 @@ def ValidateAndAssignDefaults(parameters):
     if input_type != "mdpa":
         raise tessera.Error(f"{where}: solver_settings.model_import_settings.input_type "
                             f"'{input_type}' is not supported; the DEM stage reads \"mdpa\" files")
-    hertz_map = parameters["HertzDampingMap"].GetString()
-    if hertz_map not in HERTZ_DAMPING_MAPS:
-        raise tessera.Error(f"{where}: 'HertzDampingMap' is '{hertz_map}'; expected one of "
-                            f"{', '.join(HERTZ_DAMPING_MAPS)}")
-    linear_stiffness = parameters["LinearContactStiffness"].GetString()
-    if linear_stiffness not in LINEAR_CONTACT_STIFFNESSES:
-        raise tessera.Error(f"{where}: 'LinearContactStiffness' is '{linear_stiffness}'; expected "
-                            f"one of {', '.join(LINEAR_CONTACT_STIFFNESSES)}")
-    damping_form = parameters["GlobalDampingForm"].GetString()
-    if damping_form not in GLOBAL_DAMPING_FORMS:
-        raise tessera.Error(f"{where}: 'GlobalDampingForm' is '{damping_form}'; expected one of "
-                            f"{', '.join(GLOBAL_DAMPING_FORMS)}")
-    check = parameters["TimeStepCheck"].GetString()
-    if check not in TIME_STEP_CHECKS:
-        raise tessera.Error(f"{where}: 'TimeStepCheck' is '{check}'; expected one of "
-                            f"{', '.join(TIME_STEP_CHECKS)}")
+    for key, choices in (("HertzDampingMap", HERTZ_DAMPING_MAPS),
+                         ("LinearContactStiffness", LINEAR_CONTACT_STIFFNESSES),
+                         ("GlobalDampingForm", GLOBAL_DAMPING_FORMS),
+                         ("TimeStepCheck", TIME_STEP_CHECKS)):
+        _CheckChoice(parameters, key, choices, where)
     sort_frequency = parameters["SortParticlesFrequency"]
     if not sort_frequency.IsInt() or sort_frequency.GetInt() < 0:
         raise tessera.Error(f"{where}: 'SortParticlesFrequency' must be an integer >= 0 (steps "
                             f"between spatial sorts of the particles; 0: never), got "
                             f"{sort_frequency.WriteJsonString()}")
     GidPostSettings(parameters)  # unknown GiD modes fail here, before the run
-    translation_scheme = parameters["TranslationalIntegrationScheme"].GetString()
-    if translation_scheme not in TRANSLATIONAL_SCHEMES:
-        raise tessera.Error(f"{where}: 'TranslationalIntegrationScheme' is '{translation_scheme}'; "
-                            f"expected one of {', '.join(TRANSLATIONAL_SCHEMES)}")
-    rotation_scheme = parameters["RotationalIntegrationScheme"].GetString()
-    if rotation_scheme not in ROTATIONAL_SCHEMES:
-        raise tessera.Error(f"{where}: 'RotationalIntegrationScheme' is '{rotation_scheme}'; "
-                            f"expected one of {', '.join(ROTATIONAL_SCHEMES)}")
+    _CheckChoice(parameters, "TranslationalIntegrationScheme", TRANSLATIONAL_SCHEMES, where)
+    _CheckChoice(parameters, "RotationalIntegrationScheme", ROTATIONAL_SCHEMES, where)
     return parameters
+
+
+def _CheckChoice(parameters, key, choices, where):
+    """A string key whose value is not one of `choices` is an error naming them."""
+    value = parameters[key].GetString()
+    if value not in choices:
+        raise tessera.Error(f"{where}: '{key}' is '{value}'; expected one of {', '.join(choices)}")
 
 
 def _CheckRanges(parameters, where):

@@ -1,6 +1,9 @@
 """Builders shared by the DEM tests: materials with their contact relation,
 spheres and wall faces created in code, and a strategy around them."""
 import contextlib
+import json
+import os
+import shutil
 
 import numpy as np
 import tessera
@@ -199,3 +202,37 @@ def DeckStage(folder, monkeypatch, **overrides):
     model = tessera.Model()
     return model, tessera.dem.DEMAnalysisStage(model, parameters)
 
+
+
+def RunKratosDeck(deck, tmp_path, on_step=None, materials=None, **keys):
+    """Runs the DEM deck folder `deck` from a copy in tmp_path, with the
+    materials file `materials` and the top-level parameters `keys` set in its
+    ProjectParametersDEM.json where given; `on_step(stage)` is called after
+    every step. Returns the model."""
+    import tessera.dem
+    case = tmp_path / "case"
+    shutil.copytree(deck, case)
+    if materials is not None or keys:
+        with open(case / "ProjectParametersDEM.json") as f:
+            parameters = json.load(f)
+        if materials is not None:
+            parameters["solver_settings"]["material_import_settings"]["materials_filename"] = \
+                materials
+        parameters.update(keys)
+        with open(case / "ProjectParametersDEM.json", "w") as f:
+            json.dump(parameters, f)
+
+    class Stage(tessera.dem.DEMAnalysisStage):
+        def FinalizeSolutionStep(self):
+            super().FinalizeSolutionStep()
+            if on_step is not None:
+                on_step(self)
+
+    model = tessera.Model()
+    cwd = os.getcwd()
+    os.chdir(case)
+    try:
+        Stage(model, tessera.Parameters.FromFile("ProjectParametersDEM.json")).Run()
+    finally:
+        os.chdir(cwd)
+    return model

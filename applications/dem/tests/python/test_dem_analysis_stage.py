@@ -216,11 +216,16 @@ def test_dem3d_contact_wall_results_near_kratos_with_the_exact_damping_map(in_co
         assert results[node_id][1] == pytest.approx(force_z, rel=2e-3)
 
 
-def test_an_unknown_hertz_damping_map_is_an_error_naming_the_key(tmp_path, monkeypatch):
+@pytest.mark.parametrize("key,value,choices", [
+    ("HertzDampingMap", "kratos", "exact, thornton_fit"),
+    ("LinearContactStiffness", "hertz", "thesis, kratos"),
+    ("GlobalDampingForm", "viscous", "vector, per_component"),
+])
+def test_an_unknown_kratos_compatibility_choice_is_an_error_naming_the_key(tmp_path, monkeypatch,
+                                                                         key, value, choices):
     monkeypatch.chdir(tmp_path)
-    with pytest.raises(tessera.Error, match="'HertzDampingMap' is 'kratos'; expected one of "
-                                            "exact, thornton_fit"):
-        Stage('{"problem_name": "none", "HertzDampingMap": "kratos"}')
+    with pytest.raises(tessera.Error, match=f"'{key}' is '{value}'; expected one of {choices}"):
+        Stage(f'{{"problem_name": "none", "{key}": "{value}"}}')
 
 
 def test_a_missing_materials_file_named_in_the_parameters_is_an_error(tmp_path, monkeypatch):

@@ -17,36 +17,27 @@ Sources and tolerances:
 """
 import math
 import os
-import shutil
 
 import pytest
 
 import tessera
+
+from dem_test_utilities import RunKratosDeck
 
 DECK = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
                                      "kratos_forces_and_moments"))
 
 
 def test_the_sphere_loaded_by_expressions_moves_as_in_kratos(tmp_path):
-    import tessera.dem
-    case = tmp_path / "case"
-    shutil.copytree(DECK, case)
     found = {}
 
-    class Stage(tessera.dem.DEMAnalysisStage):
-        def FinalizeSolutionStep(self):
-            super().FinalizeSolutionStep()
-            if 0.099999 < self.time < 0.100001:
-                node = self.model.GetModelPart("SpheresPart").GetNode(1)
-                found["v"] = list(node.GetSolutionStepValue(tessera.VELOCITY))
-                found["w"] = list(node.GetSolutionStepValue(tessera.ANGULAR_VELOCITY))
+    def record(stage):
+        if 0.099999 < stage.time < 0.100001:
+            node = stage.model.GetModelPart("SpheresPart").GetNode(1)
+            found["v"] = list(node.GetSolutionStepValue(tessera.VELOCITY))
+            found["w"] = list(node.GetSolutionStepValue(tessera.ANGULAR_VELOCITY))
 
-    cwd = os.getcwd()
-    os.chdir(case)
-    try:
-        Stage(tessera.Model(), tessera.Parameters.FromFile("ProjectParametersDEM.json")).Run()
-    finally:
-        os.chdir(cwd)
+    RunKratosDeck(DECK, tmp_path, record)
     assert found["v"] == pytest.approx([0.000955, -0.980986, -0.000312], abs=1e-3)
     assert found["w"] == pytest.approx([-0.001194, 0.000716, 0.000718], abs=1e-3)
     mass = 2500.0 * 4.0 / 3.0 * math.pi

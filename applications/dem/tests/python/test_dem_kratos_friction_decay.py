@@ -12,11 +12,12 @@ Sources and tolerances:
 """
 import math
 import os
-import shutil
 
 import pytest
 
 import tessera
+
+from dem_test_utilities import RunKratosDeck
 
 DECK = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data",
                                      "kratos_friction_decay"))
@@ -27,25 +28,15 @@ DECAY = [500.0, 5.0] * 3  # s/m: odd spheres on face 3, even ones on face 4
 
 def RunDeck(tmp_path):
     """TOTAL_FORCES_X of spheres 1-6 at the step that ends at t = 0.05 s."""
-    import tessera.dem
-    case = tmp_path / "case"
-    shutil.copytree(DECK, case)
     found = {}
 
-    class Stage(tessera.dem.DEMAnalysisStage):
-        def FinalizeSolutionStep(self):
-            super().FinalizeSolutionStep()
-            if 0.0499999 < self.time < 0.0500001:
-                spheres = self.model.GetModelPart("SpheresPart")
-                found["force"] = [spheres.GetNode(k).GetSolutionStepValue(tessera.TOTAL_FORCES)[0]
-                                  for k in range(1, 7)]
+    def record(stage):
+        if 0.0499999 < stage.time < 0.0500001:
+            spheres = stage.model.GetModelPart("SpheresPart")
+            found["force"] = [spheres.GetNode(k).GetSolutionStepValue(tessera.TOTAL_FORCES)[0]
+                              for k in range(1, 7)]
 
-    cwd = os.getcwd()
-    os.chdir(case)
-    try:
-        Stage(tessera.Model(), tessera.Parameters.FromFile("ProjectParametersDEM.json")).Run()
-    finally:
-        os.chdir(cwd)
+    RunKratosDeck(DECK, tmp_path, record)
     return found["force"]
 
 
