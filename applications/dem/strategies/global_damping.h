@@ -7,9 +7,10 @@
 //     own (Cundall's local damping), F_k *= 1 - α sign(F_k v_k), the same for
 //     T and ω; components whose velocity is imposed are left alone.
 //
-// Both take α of the force where it drives the motion and give it back where
-// it brakes; they differ where force and velocity are not parallel (Kratos'
-// DEM3D_contact_models deck: docs/validation.md).
+// Both oppose the motion with α of the unbalanced force: a force that drives
+// the motion is reduced, one that brakes it enlarged. They agree where force
+// and velocity are parallel and differ elsewhere (Kratos' DEM3D_contact_models
+// deck: docs/validation.md).
 #pragma once
 
 #include <cmath>
