@@ -20,6 +20,7 @@ constexpr const char* kLinearName = "DEM_D_Linear_viscous_Coulomb";
 constexpr const char* kHertzName = "DEM_D_Hertz_viscous_Coulomb";
 constexpr const char* kLinear2DName = "DEM_D_Linear_viscous_Coulomb2D";
 constexpr const char* kLinearClassicName = "DEM_D_Linear_classic";
+constexpr const char* kLinearSimpleCoulombName = "DEM_D_Linear_Simple_Coulomb";
 constexpr const char* kHertz2DName = "DEM_D_Hertz_viscous_Coulomb2D";
 
 // Dimensionless normal force of the law (before clamping) at overlap x, rate v,
@@ -43,15 +44,16 @@ ContactLaw ContactLawFromName(const std::string& name, const std::string& where)
   if (name == kHertzName) return ContactLaw::kHertzViscousCoulomb;
   if (name == kLinear2DName) return ContactLaw::kLinearViscousCoulomb2D;
   if (name == kLinearClassicName) return ContactLaw::kLinearClassic;
+  if (name == kLinearSimpleCoulombName) return ContactLaw::kLinearSimpleCoulomb;
   if (name == kHertz2DName)
     TESSERA_ERROR(where, ": ", kHertz2DName, " is not supported yet; 2D discs use ", kLinear2DName);
   TESSERA_ERROR(where, ": unknown DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME '", name,
                 "'; this build provides ", kLinearName, ", ", kHertzName, ", ", kLinearClassicName,
-                " and (2D) ", kLinear2DName);
+                ", ", kLinearSimpleCoulombName, " and (2D) ", kLinear2DName);
 }
 
 std::vector<std::string> ContactLawNames() {
-  return {kLinearName, kHertzName, kLinearClassicName, kLinear2DName};
+  return {kLinearName, kHertzName, kLinearClassicName, kLinearSimpleCoulombName, kLinear2DName};
 }
 
 const char* ContactLawName(ContactLaw law) {
@@ -64,6 +66,8 @@ const char* ContactLawName(ContactLaw law) {
       return kLinear2DName;
     case ContactLaw::kLinearClassic:
       return kLinearClassicName;
+    case ContactLaw::kLinearSimpleCoulomb:
+      return kLinearSimpleCoulombName;
   }
   return kHertzName;
 }
@@ -337,10 +341,13 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
       if (!(e <= 1.0))
         TESSERA_ERROR(where, ": COEFFICIENT_OF_RESTITUTION must be in [0, 1], got ", e);
       pair.restitution = e;
-      pair.damping_ratio = pair.law == ContactLaw::kHertzViscousCoulomb &&
-                                   hertz_damping == HertzDampingMap::kThorntonFit
-                               ? ThorntonDampingRatio(e)
-                               : DampingRatioForRestitution(pair.law, e);
+      if (pair.law == ContactLaw::kLinearSimpleCoulomb)
+        pair.damping_ratio = 0.0;  // no dashpot
+      else if (pair.law == ContactLaw::kHertzViscousCoulomb &&
+               hertz_damping == HertzDampingMap::kThorntonFit)
+        pair.damping_ratio = ThorntonDampingRatio(e);
+      else
+        pair.damping_ratio = DampingRatioForRestitution(pair.law, e);
       // Legacy decks give one FRICTION for both coefficients.
       pair.static_friction =
           AverageOverProperties(reader.friction_sources, STATIC_FRICTION, &FRICTION, 0.0);
@@ -356,6 +363,11 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
       // Equal frictions need no blend (and keep the switch's arithmetic).
       if (decay >= 0.0 && pair.static_friction != pair.dynamic_friction)
         pair.friction_decay = decay;
+      if (pair.law == ContactLaw::kLinearSimpleCoulomb) {
+        // One coefficient, tan(STATIC_FRICTION), sliding or not.
+        pair.static_friction = pair.dynamic_friction = std::tan(pair.static_friction);
+        pair.friction_decay = -1.0;
+      }
 
       const MaterialConstants& ca = constants_[a];
       const MaterialConstants& cb = constants_[b];
@@ -374,6 +386,17 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
           const double factor = LinearStiffnessFactor(linear_stiffness, against_wall);
           p.effective_young *= factor;
           p.effective_shear *= factor;
+        } else if (p.law == ContactLaw::kLinearSimpleCoulomb) {
+          // k_n = E 2 R_eq = 2 E' R_eq (E' = E) between spheres, E R = 2 E' R
+          // (E' = E / 2) against a wall; k_t = ν k_n = 8 G' ρ with G' = ν E' / 4.
+          // The spheres' E and ν (a wall's are not read), averaged where two
+          // sphere materials differ.
+          const bool two_spheres = !is_wall[a] && !is_wall[b] && !against_wall;
+          const MaterialConstants& sphere = is_wall[a] ? cb : ca;
+          const double young = two_spheres ? 0.5 * (ca.young + cb.young) : sphere.young;
+          const double poisson = two_spheres ? 0.5 * (ca.poisson + cb.poisson) : sphere.poisson;
+          p.effective_young = against_wall ? 0.5 * young : young;
+          p.effective_shear = 0.25 * poisson * p.effective_young;
         } else if (p.law == ContactLaw::kLinearClassic) {
           // k_n = π E* ρ = 2 (π/2 E*) ρ and k_t = k_n / (2 (1 + ν)) = 8 G' ρ
           // with G' = (π/2 E*) / (8 (1 + ν)).

@@ -12,6 +12,14 @@
 //                                 (the bar's G/E), ν the harmonic mean of the
 //                                 two Poisson ratios; otherwise the linear law
 //                                 (damping from restitution, slider)
+//   DEM_D_Linear_Simple_Coulomb   Kratos' undamped linear law (Guo & Zhao 2014,
+//                                 as Rangel et al. 2024 use it): k_n = E 2 R_eq
+//                                 between spheres, E R against a wall (the
+//                                 sphere's E alone; E, ν the mean of the two
+//                                 spheres' where they differ), k_t = ν k_n, no
+//                                 dashpot (the restitution is not read), and a
+//                                 slider with μ = tan(STATIC_FRICTION): Kratos
+//                                 reads that coefficient as a friction angle
 //   DEM_D_Linear_viscous_Coulomb2D the linear law of 2D discs (CylinderParticle2D,
 //                                 unit thickness): Kratos' line-contact stiffness
 //                                 per unit length k_n = (π/4) E*, independent of
@@ -67,6 +75,7 @@ enum class ContactLaw : std::uint8_t {
   kHertzViscousCoulomb = 1,
   kLinearViscousCoulomb2D = 2,
   kLinearClassic = 3,
+  kLinearSimpleCoulomb = 4,
 };
 
 // The radius ρ that the stiffness of a contact of two spheres of radii ri, rj

@@ -250,6 +250,26 @@ def test_a_materials_file_with_an_unknown_variable_names_it(tmp_path, monkeypatc
         stage.Initialize()
 
 
+def test_a_contact_law_this_build_lacks_is_an_error_naming_the_materials_entry(tmp_path,
+                                                                              monkeypatch):
+    # Kratos has more laws (cohesive, conical damage, ...); one of them used to
+    # fail only at Initialize, naming material ids instead of the file.
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "MaterialsDEM.json").write_text(json.dumps({
+        "materials": [{"material_name": "m", "material_id": 1,
+                       "Variables": {"PARTICLE_DENSITY": 2500.0}}],
+        "material_relations": [{"material_names_list": ["m", "m"],
+                                "Variables": {"DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME":
+                                              "DEM_D_Conical_damage"}}]}))
+    (tmp_path / "noneDEM.mdpa").write_text("")  # a deck without particles
+    _, stage = Stage('{"problem_name": "none"}')
+    with pytest.raises(tessera.Error, match=r"MaterialsDEM.json: material_relations\[0\]: "
+                                            "DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME "
+                                            "'DEM_D_Conical_damage' is not supported; this build "
+                                            "provides DEM_D_Linear_viscous_Coulomb"):
+        stage.Initialize()
+
+
 @pytest.mark.parametrize("token", ["NaN", "Infinity", "-Infinity"])
 def test_a_materials_value_that_is_not_finite_is_an_error_naming_the_line(tmp_path, monkeypatch,
                                                                           token):

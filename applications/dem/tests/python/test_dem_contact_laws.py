@@ -18,6 +18,10 @@ Sources and tolerances:
   π E* r_min² / (R_i + R_j), k_t = k_n / (2 (1 + ν)); against a wall
   k_n = π E* R. Checked by the contact time of an undamped head-on impact of
   unequal spheres (2e-3, as above) and the resting sphere's sink.
+- DEM_D_Linear_Simple_Coulomb (Kratos' undamped law): k_n = 2 E R_eq between
+  spheres, E R against a wall, k_t = ν k_n, μ = tan(STATIC_FRICTION), no
+  dashpot whatever the restitution: the contact times of a pair and of a
+  sphere against a wall (π sqrt(m/k_n), 2e-3) and elastic rebounds (5e-3).
 """
 import math
 
@@ -31,6 +35,7 @@ from dem_test_utilities import Material, Relate, Run, Settings, Sphere, SpheresP
 LINEAR = "DEM_D_Linear_viscous_Coulomb"
 HERTZ = "DEM_D_Hertz_viscous_Coulomb"
 CLASSIC = "DEM_D_Linear_classic"
+SIMPLE = "DEM_D_Linear_Simple_Coulomb"
 
 
 def Dem():
@@ -237,6 +242,51 @@ def test_the_classic_linear_law_sets_the_contact_time_of_unequal_spheres():
     # Elastic: the relative speed comes back whole.
     velocity = strategy.Particles.velocity
     assert velocity[1][0] - velocity[0][0] == pytest.approx(2 * speed, rel=5e-3)
+
+
+def test_the_simple_coulomb_law_is_undamped_with_its_stiffnesses_and_friction_angle():
+    from dem_test_utilities import Face
+    dem = Dem()
+    young, poisson, density, r1, r2, speed = 1e5, 0.2, 100.0, 0.01, 0.02, 0.5
+    m1, m2 = (density * 4.0 / 3.0 * math.pi * r**3 for r in (r1, r2))
+
+    def ContactTime(build, k_n, m):
+        model = tessera.Model()
+        spheres = SpheresPart(model)
+        walls = model.CreateModelPart("RigidFacePart")
+        material = Material(spheres, 1, density=density, young=young, poisson=poisson)
+        build(spheres, walls, material)
+        contact_time = math.pi * math.sqrt(m / k_n)
+        dt = contact_time / 2000
+        strategy = dem.ExplicitSolverStrategy(spheres, walls, Settings(dt))
+        strategy.Initialize()
+        touching = []
+        Run(strategy, 3000, dt, lambda time: touching.append(time) if (
+            strategy.NumberOfParticleContacts() + strategy.NumberOfWallContacts()) else None)
+        assert touching[-1] - touching[0] == pytest.approx(contact_time, rel=2e-3)
+        return strategy
+
+    def Pair(spheres, walls, material):
+        # Restitution 0.2 asked for: this law has no dashpot, so none acts.
+        Relate(material, material, restitution=0.2, static_friction=0.5, law=SIMPLE)
+        Sphere(spheres, 1, (-r1, 0.0, 0.0), r1, material, velocity=(speed, 0.0, 0.0))
+        Sphere(spheres, 2, (r2, 0.0, 0.0), r2, material, velocity=(-speed, 0.0, 0.0))
+
+    strategy = ContactTime(Pair, 2 * young * r1 * r2 / (r1 + r2), m1 * m2 / (m1 + m2))
+    velocity = strategy.Particles.velocity
+    assert velocity[1][0] - velocity[0][0] == pytest.approx(2 * speed, rel=5e-3)
+    pair = strategy.PairParameters(0, 0)
+    assert pair["static_friction"] == pair["dynamic_friction"] == pytest.approx(math.tan(0.5))
+    assert pair["damping_ratio"] == 0.0
+
+    def OnAWall(spheres, walls, material):
+        wall = Material(walls, 2, young=1e12, poisson=0.3)  # the wall's E is not read
+        Relate(material, wall, restitution=0.2, law=SIMPLE)
+        Sphere(spheres, 1, (0.0, 0.0, r1), r1, material, velocity=(0.0, 0.0, -speed))
+        Face(walls, 1, [(-1, -1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0)], wall)
+
+    strategy = ContactTime(OnAWall, young * r1, m1)
+    assert strategy.Particles.velocity[0][2] == pytest.approx(speed, rel=5e-3)
 
 
 def test_an_unknown_linear_stiffness_is_an_error_naming_the_choices():

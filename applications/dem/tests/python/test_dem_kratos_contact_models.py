@@ -7,18 +7,21 @@ Kratos' law constants are selected by three Tessera keys (docs/user_guide.md):
 HertzDampingMap "thornton_fit", LinearContactStiffness "kratos" and
 GlobalDampingForm "per_component". The deck's wall file is not Kratos' (absent
 from the stored index): ours puts the faces where the spheres show them
-(z = 0, x, y = +-4), so Kratos' 1e-2 N is out of reach. Tolerances, from the
-measured differences (docs/validation.md):
+(z = 0, x, y = +-4). Kratos' 1e-2 N is not reached; the tolerances below are
+the measured differences, rounded up (docs/validation.md):
 - the vertical force F_z (the floor's reaction and the pairs' normal forces)
   within 1e-4 (Hertz, measured 5.4e-5) and 2e-4 (linear, 1.1e-4);
 - every component within 1 % (Hertz, measured at most 0.74 %, M_x) and 3 %
   (linear, at most 2.7 %, M_y; DEM_D_Linear_classic, at most 2.2 %, F_y and
   M_y, F_z 3e-5);
+- the undamped DEM_D_Linear_Simple_Coulomb: the forces within 3e-4 (measured
+  at most 1.4e-4, F_z; 0.02-0.08 N), the moments within 5 % (M_z 3.4 % off,
+  the others 2e-4). That the forces of the law without a dashpot come this
+  close says the reconstructed walls are right: what is left for the damped
+  laws lies in their dashpots (docs/validation.md);
 - with the thesis' constants (the defaults) F_z of the linear law is 40 % off,
   its horizontal components up to 24 % with the vector damping: the constants,
   not the rest of the law, made the earlier gap.
-- DEM_D_Linear_Simple_Coulomb is not provided: its materials file is an error
-  naming the file, the relation and the law.
 """
 import os
 
@@ -42,6 +45,9 @@ KRATOS = {
     "MaterialsDEM_Linear_Classic.json": (
         (-47.679531905699207, -41.377312890971552, 2500.104846833379270),
         (-85.559759618387559, 18.107378192547465, 5.168848884958166)),
+    "MaterialsDEM_Linear_Simple_Coulomb.json": (
+        (-756.509124672903454, -1168.369818390392993, -145.804749769301509),
+        (-119.790077944505612, -26.819218395491443, -7.595296848374547)),
 }
 KRATOS_CONSTANTS = {"HertzDampingMap": "thornton_fit", "LinearContactStiffness": "kratos",
                     "GlobalDampingForm": "per_component"}
@@ -56,29 +62,22 @@ def RunDeck(tmp_path, materials, **keys):
             list(node.GetSolutionStepValue(tessera.PARTICLE_MOMENT)))
 
 
-@pytest.mark.parametrize("materials,vertical,every", [
-    ("MaterialsDEM_Hertz_Viscous_Coulomb.json", 1e-4, 1e-2),
-    ("MaterialsDEM_Linear_Viscous_Coulomb.json", 2e-4, 3e-2),
-    ("MaterialsDEM_Linear_Classic.json", 1e-4, 3e-2),
+@pytest.mark.parametrize("materials,vertical,forces,moments", [
+    ("MaterialsDEM_Hertz_Viscous_Coulomb.json", 1e-4, 1e-2, 1e-2),
+    ("MaterialsDEM_Linear_Viscous_Coulomb.json", 2e-4, 3e-2, 3e-2),
+    ("MaterialsDEM_Linear_Classic.json", 1e-4, 3e-2, 3e-2),
+    ("MaterialsDEM_Linear_Simple_Coulomb.json", 3e-4, 3e-4, 5e-2),
 ])
 def test_each_law_with_kratos_constants_gives_kratos_contact_force_and_moment(
-        tmp_path, materials, vertical, every):
+        tmp_path, materials, vertical, forces, moments):
     force, moment = RunDeck(tmp_path, materials, **KRATOS_CONSTANTS)
     kratos_force, kratos_moment = KRATOS[materials]
     assert force[2] == pytest.approx(kratos_force[2], rel=vertical)
-    assert force == pytest.approx(kratos_force, rel=every)
-    assert moment == pytest.approx(kratos_moment, rel=every)
+    assert force == pytest.approx(kratos_force, rel=forces)
+    assert moment == pytest.approx(kratos_moment, rel=moments)
 
 
 def test_the_thesis_linear_stiffness_is_far_from_kratos(tmp_path):
     materials = "MaterialsDEM_Linear_Viscous_Coulomb.json"
     force, _ = RunDeck(tmp_path, materials)
     assert abs(force[2] / KRATOS[materials][0][2] - 1.0) > 0.2
-
-
-def test_a_contact_law_this_build_lacks_is_an_error_naming_the_file(tmp_path):
-    with pytest.raises(tessera.Error,
-                       match="MaterialsDEM_Linear_Simple_Coulomb.json: material_relations\\[0\\]: "
-                             "DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME 'DEM_D_Linear_Simple_Coulomb' is "
-                             "not supported; this build provides DEM_D_Linear_viscous_Coulomb"):
-        RunDeck(tmp_path, "MaterialsDEM_Linear_Simple_Coulomb.json")
