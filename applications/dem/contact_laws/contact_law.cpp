@@ -380,7 +380,10 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
       pair.effective_shear = 1.0 / ((2.0 - ca.poisson) / ca.shear + (2.0 - cb.poisson) / cb.shear);
       pair.defined = true;
       // What differs between a contact of two spheres and one against a wall.
-      const auto finish = [&](PairParameters p, bool against_wall) {
+      // `sphere`: the material of the sphere of the contact (of the first,
+      // between two spheres).
+      const auto finish = [&](PairParameters p, bool against_wall,
+                              const MaterialConstants& sphere) {
         if (rolling_friction) ReadRollingFriction(reader, against_wall, p);
         if (p.law == ContactLaw::kLinearViscousCoulomb) {
           const double factor = LinearStiffnessFactor(linear_stiffness, against_wall);
@@ -392,7 +395,6 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
           // The spheres' E and ν (a wall's are not read), averaged where two
           // sphere materials differ.
           const bool two_spheres = !is_wall[a] && !is_wall[b] && !against_wall;
-          const MaterialConstants& sphere = is_wall[a] ? cb : ca;
           const double young = two_spheres ? 0.5 * (ca.young + cb.young) : sphere.young;
           const double poisson = two_spheres ? 0.5 * (ca.poisson + cb.poisson) : sphere.poisson;
           p.effective_young = against_wall ? 0.5 * young : young;
@@ -408,8 +410,11 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
         }
         return p;
       };
-      pairs_[a * n_ + b] = pairs_[b * n_ + a] = finish(pair, is_wall[a] || is_wall[b]);
-      wall_pairs_[a * n_ + b] = wall_pairs_[b * n_ + a] = finish(pair, true);
+      pairs_[a * n_ + b] = pairs_[b * n_ + a] =
+          finish(pair, is_wall[a] || is_wall[b], is_wall[a] ? cb : ca);
+      // WallPair(a, b): a sphere of material a against a face of material b.
+      wall_pairs_[a * n_ + b] = finish(pair, true, ca);
+      wall_pairs_[b * n_ + a] = finish(pair, true, cb);
     }
   }
 }

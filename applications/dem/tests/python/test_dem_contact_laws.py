@@ -288,6 +288,19 @@ def test_the_simple_coulomb_law_is_undamped_with_its_stiffnesses_and_friction_an
     strategy = ContactTime(OnAWall, young * r1, m1)
     assert strategy.Particles.velocity[0][2] == pytest.approx(speed, rel=5e-3)
 
+    def OnAWallOfTheOtherSphereMaterial(spheres, walls, material):
+        # Two sphere materials, the floor made of the first: the sphere of the
+        # second bounces with its own E (each order of a wall pair has its own).
+        stiff = Material(spheres, 2, density=density, young=4 * young, poisson=poisson)
+        Relate(material, stiff, restitution=0.2, law=SIMPLE)
+        Relate(material, material, restitution=0.2, law=SIMPLE)
+        Relate(stiff, stiff, restitution=0.2, law=SIMPLE)
+        Sphere(spheres, 1, (5.0, 5.0, 5.0), r1, material)  # far away
+        Sphere(spheres, 2, (0.0, 0.0, r1), r1, stiff, velocity=(0.0, 0.0, -speed))
+        Face(walls, 1, [(-1, -1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0)], material)
+
+    ContactTime(OnAWallOfTheOtherSphereMaterial, 4 * young * r1, m1)
+
 
 def test_an_unknown_linear_stiffness_is_an_error_naming_the_choices():
     with pytest.raises(tessera.Error, match="unknown linear contact stiffness 'hertz'; expected "
