@@ -16,11 +16,18 @@
 namespace tessera::dem {
 namespace {
 
-constexpr const char* kLinearName = "DEM_D_Linear_viscous_Coulomb";
-constexpr const char* kHertzName = "DEM_D_Hertz_viscous_Coulomb";
-constexpr const char* kLinear2DName = "DEM_D_Linear_viscous_Coulomb2D";
-constexpr const char* kLinearClassicName = "DEM_D_Linear_classic";
-constexpr const char* kLinearSimpleCoulombName = "DEM_D_Linear_Simple_Coulomb";
+// Kratos' name of each law, in the order the error messages list them.
+struct NamedLaw {
+  ContactLaw law;
+  const char* name;
+};
+constexpr NamedLaw kLaws[] = {
+    {ContactLaw::kLinearViscousCoulomb, "DEM_D_Linear_viscous_Coulomb"},
+    {ContactLaw::kHertzViscousCoulomb, "DEM_D_Hertz_viscous_Coulomb"},
+    {ContactLaw::kLinearClassic, "DEM_D_Linear_classic"},
+    {ContactLaw::kLinearSimpleCoulomb, "DEM_D_Linear_Simple_Coulomb"},
+    {ContactLaw::kLinearViscousCoulomb2D, "DEM_D_Linear_viscous_Coulomb2D"},
+};
 constexpr const char* kHertz2DName = "DEM_D_Hertz_viscous_Coulomb2D";
 
 // Dimensionless normal force of the law (before clamping) at overlap x, rate v,
@@ -28,7 +35,7 @@ constexpr const char* kHertz2DName = "DEM_D_Hertz_viscous_Coulomb2D";
 // force of 0 there would cost the map an error of the order of the step.
 double DimensionlessForce(ContactLaw law, double xi, double x, double v) {
   x = std::max(x, 0.0);
-  if (law != ContactLaw::kHertzViscousCoulomb) return x + 2.0 * xi * v;  // both linear laws
+  if (law != ContactLaw::kHertzViscousCoulomb) return x + 2.0 * xi * v;  // the linear laws
   const double root = std::sqrt(x);
   return x * root + std::sqrt(6.0) * xi * std::sqrt(root) * v;
 }
@@ -40,36 +47,28 @@ double Acceleration(ContactLaw law, double xi, double x, double v) {
 }  // namespace
 
 ContactLaw ContactLawFromName(const std::string& name, const std::string& where) {
-  if (name == kLinearName) return ContactLaw::kLinearViscousCoulomb;
-  if (name == kHertzName) return ContactLaw::kHertzViscousCoulomb;
-  if (name == kLinear2DName) return ContactLaw::kLinearViscousCoulomb2D;
-  if (name == kLinearClassicName) return ContactLaw::kLinearClassic;
-  if (name == kLinearSimpleCoulombName) return ContactLaw::kLinearSimpleCoulomb;
+  for (const NamedLaw& entry : kLaws)
+    if (name == entry.name) return entry.law;
   if (name == kHertz2DName)
-    TESSERA_ERROR(where, ": ", kHertz2DName, " is not supported yet; 2D discs use ", kLinear2DName);
+    TESSERA_ERROR(where, ": ", kHertz2DName, " is not supported yet; 2D discs use ",
+                  ContactLawName(ContactLaw::kLinearViscousCoulomb2D));
+  std::string known;
+  for (const NamedLaw& entry : kLaws)
+    known += (known.empty() ? "" : ", ") + std::string(entry.name);
   TESSERA_ERROR(where, ": unknown DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME '", name,
-                "'; this build provides ", kLinearName, ", ", kHertzName, ", ", kLinearClassicName,
-                ", ", kLinearSimpleCoulombName, " and (2D) ", kLinear2DName);
+                "'; this build provides ", known);
 }
 
 std::vector<std::string> ContactLawNames() {
-  return {kLinearName, kHertzName, kLinearClassicName, kLinearSimpleCoulombName, kLinear2DName};
+  std::vector<std::string> names;
+  for (const NamedLaw& entry : kLaws) names.emplace_back(entry.name);
+  return names;
 }
 
 const char* ContactLawName(ContactLaw law) {
-  switch (law) {
-    case ContactLaw::kLinearViscousCoulomb:
-      return kLinearName;
-    case ContactLaw::kHertzViscousCoulomb:
-      return kHertzName;
-    case ContactLaw::kLinearViscousCoulomb2D:
-      return kLinear2DName;
-    case ContactLaw::kLinearClassic:
-      return kLinearClassicName;
-    case ContactLaw::kLinearSimpleCoulomb:
-      return kLinearSimpleCoulombName;
-  }
-  return kHertzName;
+  for (const NamedLaw& entry : kLaws)
+    if (entry.law == law) return entry.name;
+  return "unknown contact law";
 }
 
 double RestitutionForDampingRatio(ContactLaw law, double xi) {

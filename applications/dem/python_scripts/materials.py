@@ -56,10 +56,11 @@ def _CheckContactLaw(variables, path, owner):
     from tessera import _dem
     name = variables.get("DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME") if isinstance(variables, dict) \
         else None
-    if name is None or name in _dem.ContactLawNames():
+    known = _dem.ContactLawNames()
+    if name is None or name in known:
         return
     raise tessera.Error(f"{path}: {owner}: DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME '{name}' is not "
-                        f"supported; this build provides {', '.join(_dem.ContactLawNames())}")
+                        f"supported; this build provides {', '.join(known)}")
 
 
 def ReadMaterials(path):
