@@ -144,7 +144,7 @@ POST_FLAGS = {
     "PostPressure": (False, "DEM_PRESSURE"),
     "PostShearStress": (False, "SHEAR_STRESS"),
     "PostNodalArea": (False, "DEM_NODAL_AREA"),
-    "PostTangentialElasticForces": (False, None),
+    "PostTangentialElasticForces": (False, "TANGENTIAL_ELASTIC_FORCES"),
     "PostRigidElementForces": (False, None),
     "PostLocalContactForce": (False, None),
     "PostEulerAngles": (False, None),
@@ -395,8 +395,8 @@ def PostVariables(parameters, for_walls, always_radius=True):
     for key, (_, variable) in POST_FLAGS.items():
         if variable and parameters[key].GetBool():
             names.append(variable)
-    wall_names = {"DISPLACEMENT", "VELOCITY", "CONTACT_FORCES", "DEM_PRESSURE", "SHEAR_STRESS",
-                  "DEM_NODAL_AREA"}
+    wall_names = {"DISPLACEMENT", "VELOCITY", "CONTACT_FORCES", "ELASTIC_FORCES",
+                  "TANGENTIAL_ELASTIC_FORCES", "DEM_PRESSURE", "SHEAR_STRESS", "DEM_NODAL_AREA"}
     if for_walls:
         return [n for n in names if n in wall_names]
     particle_names = {"DISPLACEMENT", "VELOCITY", "RADIUS", "ANGULAR_VELOCITY", "ELASTIC_FORCES",

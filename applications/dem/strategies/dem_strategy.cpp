@@ -419,9 +419,9 @@ void ExplicitSolverStrategy::Initialize() {
   glued_ = GluedParticles{};
   face_sticky_.clear();
   if (walls_) {
-    for (const VariableBase* variable :
-         std::initializer_list<const VariableBase*>{&VELOCITY, &DISPLACEMENT, &CONTACT_FORCES,
-                                                    &DEM_PRESSURE, &SHEAR_STRESS, &DEM_NODAL_AREA})
+    for (const VariableBase* variable : std::initializer_list<const VariableBase*>{
+             &VELOCITY, &DISPLACEMENT, &CONTACT_FORCES, &ELASTIC_FORCES, &TANGENTIAL_ELASTIC_FORCES,
+             &DEM_PRESSURE, &SHEAR_STRESS, &DEM_NODAL_AREA})
       if (!walls_->HasNodalSolutionStepVariable(*variable))
         walls_->AddNodalSolutionStepVariable(*variable);
     FillRigidFaces(*walls_, material_index_, faces_, settings_.dimension);
@@ -1938,11 +1938,13 @@ void ExplicitSolverStrategy::WriteToNodes() {
   if (!walls_ || faces_.size() == 0) return;
   NodalDatabase& db = walls_->Nodal();
   Array3* contact = db.HistoricalColumn(CONTACT_FORCES).Data();
+  Array3* elastic = db.HistoricalColumn(ELASTIC_FORCES).Data();
+  Array3* tangential = db.HistoricalColumn(TANGENTIAL_ELASTIC_FORCES).Data();
   double* pressure = db.HistoricalColumn(DEM_PRESSURE).Data();
   double* shear = db.HistoricalColumn(SHEAR_STRESS).Data();
   double* area = db.HistoricalColumn(DEM_NODAL_AREA).Data();
   for (const IndexType node : face_vertex_nodes_) {
-    contact[node] = Array3{};
+    contact[node] = elastic[node] = tangential[node] = Array3{};
     pressure[node] = shear[node] = area[node] = 0.0;
   }
   // Nodal area: each face gives its vertices equal shares of its area.
@@ -1955,29 +1957,65 @@ void ExplicitSolverStrategy::WriteToNodes() {
                                           : 0.5 * Norm(Cross(x[2] - x[0], x[3] - x[1]));
     for (int k = 0; k < count; ++k) area[faces_.nodes[f][k]] += face_area / count;
   }
-  // Forces of the particles on the walls, spread with the shape functions:
-  // each node's normal and tangential sums, then divided by its area once
-  // per node (dividing per contact and vertex cost an eighth of this output
-  // in the mixer).
+  // Forces of the particles on the walls, spread with the shape functions
+  // (Kratos' nodal wall results): CONTACT_FORCES and ELASTIC_FORCES are the
+  // sums of the total and elastic forces' shares; each face splits its
+  // vertices' shares of the total force along its own normal (a segment, which
+  // has no plane, along the contact's): the tangential parts add up as vectors
+  // (TANGENTIAL_ELASTIC_FORCES, from the total force as in Kratos) and
+  // SHEAR_STRESS is their magnitude over the nodal area; DEM_PRESSURE is the
+  // sum over the node's faces of the magnitude of each face's normal share,
+  // over the nodal area. Opposite tangential loads on a node thus cancel, as
+  // the traction they make does.
+  // The shares are kept per face row only for the faces touched (listed as
+  // first met), so that a step with few wall contacts clears few rows.
+  if (face_normal_shares_.size() != faces_.size()) {
+    face_normal_shares_.assign(faces_.size(), std::array<double, 4>{});
+    face_touched_.assign(faces_.size(), 0);
+  }
+  touched_faces_.clear();
   const WallContacts& wc = wall_contacts_;
   for (std::size_t c = 0; c < wc.particle.size(); ++c) {
     if (!wc.active[c]) continue;
     const std::uint32_t f = wc.face[c];
+    if (!face_touched_[f]) {
+      face_touched_[f] = 1;
+      touched_faces_.push_back(f);
+    }
     const Array3 on_wall = -wc.force[c];
-    const double normal = Dot(on_wall, wc.normal[c]);
-    const double tangential = Norm(on_wall - normal * wc.normal[c]);
+    const Array3 elastic_on_wall = -wc.elastic_force[c];
+    const Array3 n = faces_.has_plane[f] ? faces_.plane_normal[f] : wc.normal[c];
+    const double normal = Dot(on_wall, n);
+    const Array3 along_face = on_wall - normal * n;
+    const std::array<double, 4>& weights = wc.weights[c];
+    std::array<double, 4>& shares = face_normal_shares_[f];
     for (int k = 0; k < faces_.vertex_count[f]; ++k) {
       const IndexType node = faces_.nodes[f][k];
-      const double w = wc.weights[c][k];
+      const double w = weights[k];
       contact[node] += w * on_wall;
-      pressure[node] += w * normal;
-      shear[node] += w * tangential;
+      elastic[node] += w * elastic_on_wall;
+      tangential[node] += w * along_face;
+      shares[k] += w * normal;
     }
   }
+  for (const std::uint32_t f : touched_faces_) {
+    for (int k = 0; k < faces_.vertex_count[f]; ++k)
+      pressure[faces_.nodes[f][k]] += std::abs(face_normal_shares_[f][k]);
+    face_normal_shares_[f] = std::array<double, 4>{};
+    face_touched_[f] = 0;
+  }
+  // Divided by the area once per node (dividing per contact and vertex cost
+  // an eighth of this output in the mixer).
+  // Most nodes carry no contact: they keep their zeros without a division.
   for (const IndexType node : face_vertex_nodes_) {
     const double a = area[node];
-    pressure[node] = a > 0.0 ? pressure[node] / a : 0.0;
-    shear[node] = a > 0.0 ? shear[node] / a : 0.0;
+    if (!(a > 0.0)) {
+      pressure[node] = 0.0;
+      continue;
+    }
+    if (pressure[node] != 0.0) pressure[node] /= a;
+    const double along2 = Dot(tangential[node], tangential[node]);
+    if (along2 != 0.0) shear[node] = std::sqrt(along2) / a;
   }
 }
 

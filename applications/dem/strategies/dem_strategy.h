@@ -229,8 +229,9 @@ class ExplicitSolverStrategy {
   const ContinuumBonds& Bonds() const { return bonds_; }
 
   // Synchronisation with the nodes (see particle_storage.h); WriteToNodes also
-  // writes the wall nodes' CONTACT_FORCES, DEM_PRESSURE, SHEAR_STRESS and
-  // DEM_NODAL_AREA from the wall contacts of the last force evaluation.
+  // writes the wall nodes' CONTACT_FORCES, ELASTIC_FORCES,
+  // TANGENTIAL_ELASTIC_FORCES, DEM_PRESSURE, SHEAR_STRESS and DEM_NODAL_AREA
+  // from the wall contacts of the last force evaluation.
   void ReadFromNodes();
   void WriteToNodes();
 
@@ -439,6 +440,11 @@ class ExplicitSolverStrategy {
   // The walls' nodes that are vertices of a face row, each once, sorted
   // (WriteToNodes writes their nodal results).
   std::vector<IndexType> face_vertex_nodes_;
+  // Per face row, its vertices' shares of the normal force, whether a contact
+  // touched it, and the rows touched, in order (WriteToNodes; zero between calls).
+  std::vector<std::array<double, 4>> face_normal_shares_;
+  std::vector<std::uint8_t> face_touched_;
+  std::vector<std::uint32_t> touched_faces_;
   GluedParticles glued_;
   ModelPart* clusters_part_ = nullptr;  // root of the cluster model part, or null
   RigidClusters clusters_;

@@ -523,9 +523,12 @@ def test_dem3d_continuum_bond_deck_runs_near_kratos(tmp_path, monkeypatch):
     20,994.9 (2.7 %), asserted within 0.5 %, 0.5 % and 5 %. The bond holds,
     as in Kratos: CONTACT_TAU_ZERO 0.5e6 Pa and CONTACT_INTERNAL_FRICC 1 give
     a tensile strength of 4.1e5 Pa, 1.3e6 N on its section, far above the
-    ~2e4 N it carries. The horizontal quantities (VELOCITY_X 0.01948 against
-    0.02891, TOTAL_FORCES_X -25,168 against -26,919, SHEAR_STRESS 284 against
-    362) differ by 33 %, 6.5 % and 22 %; they are not asserted."""
+    ~2e4 N it carries. Wall node 5's ELASTIC_FORCES_Z, -273,575 in Kratos:
+    measured -264,951 (3.2 %), asserted within 5 %. The horizontal quantities
+    (VELOCITY_X 0.01948 against 0.02891, TOTAL_FORCES_X -25,168 against
+    -26,919, SHEAR_STRESS 284 against 362, TANGENTIAL_ELASTIC_FORCES_X 4,735
+    against 6,040) differ by 33 %, 6.5 %, 22 % and 22 %; they are not
+    asserted."""
     WriteContinuumDeck(tmp_path)
     model, stage = DeckStage(tmp_path, monkeypatch)
     stage.Run()
@@ -539,6 +542,13 @@ def test_dem3d_continuum_bond_deck_runs_near_kratos(tmp_path, monkeypatch):
     wall = model.GetModelPart("RigidFacePart").GetNode(5)
     assert wall.GetSolutionStepValue(tessera.DEM_PRESSURE) == pytest.approx(21566.85065708402,
                                                                             rel=5e-2)
+    assert wall.GetSolutionStepValue(tessera.ELASTIC_FORCES)[2] == pytest.approx(
+        -273575.41245014494, rel=5e-2)
+    # One contact on node 5's only face, tangential along x: Kratos' SHEAR_STRESS
+    # is |TANGENTIAL_ELASTIC_FORCES| over the nodal area (50/3 m²).
+    tangential = wall.GetSolutionStepValue(tessera.TANGENTIAL_ELASTIC_FORCES)
+    assert wall.GetSolutionStepValue(tessera.SHEAR_STRESS) == pytest.approx(
+        abs(tangential[0]) / (50.0 / 3.0), rel=1e-12)
 
 
 @pytest.mark.skipif(not os.path.isdir(CASE), reason="shared/kratos_cases not present")
@@ -561,6 +571,12 @@ def test_contact_mesh_option_writes_the_bonds_for_paraview(tmp_path, monkeypatch
     assert int(state) == bond["state"] and sigma == bond["sigma"]
     collection = (folder / "test_DEM_3D_continuum_bonds.pvd").read_text()
     assert collection.count("<DataSet") == 50
+    # PostElasticForces and PostTangentialElasticForces (true in the deck)
+    # reach the walls' files.
+    walls = sorted(folder.glob("RigidFacePart_*.vtu"))
+    assert walls
+    header = walls[-1].read_bytes()
+    assert b"\"TANGENTIAL_ELASTIC_FORCES\"" in header and b"\"ELASTIC_FORCES\"" in header
 
 
 def BondedTriple(settings, centre_x):

@@ -14,7 +14,12 @@ Sources and tolerances:
   spring phase of the tangential law rounds the transition).
 - The wall nodes' DEM_PRESSURE and SHEAR_STRESS (Kratos' nodal results:
   normal and tangential force share / nodal area) times the nodal area sum
-  to the contact's normal and tangential force (definition, to 1e-9).
+  to the contact's normal and tangential force (definition, to 1e-9); their
+  ELASTIC_FORCES and TANGENTIAL_ELASTIC_FORCES sum to the contact's elastic
+  force and the tangential part of its force, on the wall (1e-12). Two spheres
+  sliding opposite ways over one face load its nodes with tangential shares
+  that cancel in part: SHEAR_STRESS is the magnitude of the vector sum, as in
+  Kratos' explicit strategy (CalculateNodalPressuresAndStressesOnWalls).
 """
 
 import numpy as np
@@ -183,6 +188,54 @@ def test_a_sliding_sphere_loads_the_wall_nodes_with_pressure_and_shear_stress():
     assert shear == pytest.approx(tangential, rel=1e-9)
     # Only the vertices of the face under the sphere are loaded.
     assert walls.GetNode(2).GetSolutionStepValue(tessera.SHEAR_STRESS) == 0.0
+    # The elastic part and the tangential part of the force, on the wall.
+    elastic = np.array(strategy.Particles.elastic_force[0])
+    assert np.linalg.norm(elastic - force) > 1e-3 * np.linalg.norm(force)  # damped: they differ
+    nodal_elastic = sum(np.array(n.GetSolutionStepValue(tessera.ELASTIC_FORCES)) for n in walls.Nodes)
+    np.testing.assert_allclose(nodal_elastic, -elastic, rtol=0, atol=1e-12 * np.linalg.norm(force))
+    nodal_tangential = sum(np.array(n.GetSolutionStepValue(tessera.TANGENTIAL_ELASTIC_FORCES))
+                           for n in walls.Nodes)
+    np.testing.assert_allclose(nodal_tangential, [-force[0], -force[1], 0.0], rtol=0,
+                               atol=1e-12 * np.linalg.norm(force))
+
+
+def test_opposite_shear_on_one_face_cancels_in_the_wall_nodes_shear_stress():
+    # Two spheres over the same triangle sliding in opposite directions: each
+    # node's tangential shares add up as vectors (TANGENTIAL_ELASTIC_FORCES),
+    # SHEAR_STRESS is their magnitude over the area, so the nodes' shear
+    # forces sum to less than the two friction forces' magnitudes while
+    # TANGENTIAL_ELASTIC_FORCES still sums to the net tangential force.
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    walls = model.CreateModelPart("RigidFacePart")
+    grain = Material(spheres, 1, density=2500.0, young=1e8, poisson=0.25)
+    wall = Material(walls, 2, young=1e12, poisson=0.25)
+    Relate(grain, wall, restitution=0.3, static_friction=0.3, dynamic_friction=0.2)
+    radius = 0.01
+    Sphere(spheres, 1, (-0.03, -0.02, radius - 1e-7), radius, grain, velocity=(1.0, 0.0, 0.0))
+    Sphere(spheres, 2, (-0.01, -0.035, radius - 1e-7), radius, grain, velocity=(-1.0, 0.0, 0.0))
+    Floor(walls, wall)  # both over the first triangle (3, 4, 1)
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls,
+                                            Settings(2e-6, "Symplectic_Euler", (0, 0, -9.81)))
+    strategy.Initialize()
+    Run(strategy, 200, 2e-6)
+    strategy.WriteToNodes()
+    assert strategy.NumberOfWallContacts() == 2
+    forces = [np.array(strategy.Particles.contact_force[k]) for k in range(2)]
+    friction = [np.hypot(f[0], f[1]) for f in forces]
+    assert forces[0][0] < 0.0 < forces[1][0] and min(friction) > 0.1 * forces[0][2]
+    areas = {n.Id: n.GetSolutionStepValue(tessera.DEM_NODAL_AREA) for n in walls.Nodes}
+    tangential = {n.Id: np.array(n.GetSolutionStepValue(tessera.TANGENTIAL_ELASTIC_FORCES))
+                  for n in walls.Nodes}
+    for n in walls.Nodes:
+        assert n.GetSolutionStepValue(tessera.SHEAR_STRESS) * areas[n.Id] == pytest.approx(
+            np.linalg.norm(tangential[n.Id]), rel=1e-12, abs=1e-300)
+    shear_forces = sum(n.GetSolutionStepValue(tessera.SHEAR_STRESS) * areas[n.Id]
+                       for n in walls.Nodes)
+    assert shear_forces < 0.9 * sum(friction)
+    net = -(forces[0] + forces[1])
+    np.testing.assert_allclose(sum(tangential.values()), [net[0], net[1], 0.0], rtol=0,
+                               atol=1e-12 * sum(friction))
 
 def SegmentWall(x, y, z, segment_start, segment_end):
     """A sphere (radius 0.01) at (x, y, z) and one RigidFace3D2N segment wall."""
