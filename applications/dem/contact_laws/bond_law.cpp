@@ -20,8 +20,20 @@ double HarmonicMean(double a, double b) { return a + b != 0.0 ? 2.0 * a * b / (a
 
 }  // namespace
 
+BondStiffness BondStiffnessFromName(const std::string& name, const std::string& where) {
+  if (name == "thesis") return BondStiffness::kThesis;
+  if (name == "kratos") return BondStiffness::kKratos;
+  TESSERA_ERROR(where, ": unknown bond stiffness '", name,
+                "'; expected \"thesis\" (k_n = E A / L) or \"kratos\" (Kratos' DEM_KDEM)");
+}
+
+const char* BondStiffnessName(BondStiffness stiffness) {
+  return stiffness == BondStiffness::kKratos ? "kratos" : "thesis";
+}
+
 void BondTable::Build(const std::vector<const Properties*>& materials,
-                      const std::vector<bool>& is_wall, const MaterialTable& contacts) {
+                      const std::vector<bool>& is_wall, const MaterialTable& contacts,
+                      BondStiffness stiffness) {
   n_ = materials.size();
   pairs_.assign(n_ * n_, BondParameters{});
   ids_.clear();
@@ -62,6 +74,10 @@ void BondTable::Build(const std::vector<const Properties*>& materials,
                       ", ", nua, " and ", eb, ", ", nub, ")");
       bond.young = HarmonicMean(ea, eb);
       bond.shear = bond.young / (2.0 * (1.0 + HarmonicMean(nua, nub)));
+      bond.stiffness = stiffness;
+      bond.effective_young = 1.0 / ((1.0 - nua * nua) / ea + (1.0 - nub * nub) / eb);
+      const double ga = 0.5 * ea / (1.0 + nua), gb = 0.5 * eb / (1.0 + nub);
+      bond.effective_shear = 1.0 / ((2.0 - nua) / ga + (2.0 - nub) / gb);
       // Kratos damps the bond with the pair's DAMPING_GAMMA, the damping ratio
       // its contact law takes from the restitution (linear laws: the
       // clamped spring-dashpot's map; Hertz: the Hertz map).
@@ -134,12 +150,22 @@ double PolyhedronAreaRatio(int faces) {
 }
 
 BondConstants MakeBondConstants(const BondParameters& law, double area, double mass_i,
-                                double mass_j, double rest_length) {
+                                double mass_j, double rest_length, double radius_i,
+                                double radius_j) {
   BondConstants c;
   c.rest_length = rest_length;
   c.area = area;
-  c.normal_stiffness = law.young * c.area / rest_length;
-  c.tangential_stiffness = law.shear * c.area / rest_length;
+  if (law.stiffness == BondStiffness::kKratos) {
+    // The linear contact law's stiffness (contact_law.h, LinearStiffness::kKratos)
+    // at the pair's equivalent radius; the section still sets the strengths
+    // and the bending and twisting springs.
+    const double pair_radius = radius_i * radius_j / (radius_i + radius_j);
+    c.normal_stiffness = 1.432 * std::numbers::pi * law.effective_young * (0.31225 * pair_radius);
+    c.tangential_stiffness = 4.0 * law.effective_shear * c.normal_stiffness / law.effective_young;
+  } else {
+    c.normal_stiffness = law.young * c.area / rest_length;
+    c.tangential_stiffness = law.shear * c.area / rest_length;
+  }
   // Second moment of the circular section: π r⁴ / 4 = A² / (4 π); polar: twice that.
   const double second_moment = c.area * c.area / (4.0 * std::numbers::pi);
   c.bending_stiffness = law.rotational_moment_coefficient * law.young * second_moment / rest_length;

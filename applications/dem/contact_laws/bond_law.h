@@ -6,7 +6,10 @@
 //   rest length L = the initial centre distance, cross-section A = π ((R_i + R_j) / 2)²
 //   (weighted for spheres with many bonds: PolyhedronAreaRatio),
 //   k_n = E A / L, k_t = G A / L (E, ν: harmonic means of the two materials,
-//   G = E / (2 (1 + ν))), dashpots c = 2 ξ sqrt(m* k) with ξ the damping ratio
+//   G = E / (2 (1 + ν))) -- or, with BondStiffness::kKratos, the stiffness of
+//   the Kratos DEM_KDEM whose test references Tessera reproduces (the
+//   linear contact law's: k_n = 1.432 π E* (0.31225 R*), k_t = 4 G* k_n / E*,
+//   E*, G*, R* the Hertz combinations) --, dashpots c = 2 ξ sqrt(m* k) with ξ the damping ratio
 //   that the pair's contact law takes from its restitution (Kratos' DAMPING_GAMMA:
 //   for a linear law the clamped spring-dashpot's map, for Hertz the Hertz map).
 // Normal force k_n (L - d), in compression and in tension; the shear spring is
@@ -40,6 +43,14 @@ namespace tessera::dem {
 
 class MaterialTable;
 
+// The bond's normal and tangential springs (BondStiffness in ProjectParametersDEM).
+enum class BondStiffness {
+  kThesis,  // the bar: k_n = E A / L, k_t = G A / L (thesis 5.15)
+  kKratos,  // Kratos' DEM_KDEM: k_n = 1.432 π E* (0.31225 R*), k_t = 4 G* k_n / E*
+};
+BondStiffness BondStiffnessFromName(const std::string& name, const std::string& where);
+const char* BondStiffnessName(BondStiffness stiffness);
+
 // Kratos' failure ids (mIniNeighbourFailureId).
 enum class BondState : std::uint8_t {
   kIntact = 0,
@@ -52,6 +63,10 @@ struct BondParameters {
   bool defined = false;  // the pair's relation names DEM_KDEM
   double young = 0.0;    // harmonic mean of the materials' E
   double shear = 0.0;    // E / (2 (1 + ν)), ν the harmonic mean of their ν
+  BondStiffness stiffness = BondStiffness::kThesis;
+  // The Hertz combinations E* = 1 / Σ (1 - ν²) / E and G* = 1 / Σ (2 - ν) / G
+  // (BondStiffness::kKratos).
+  double effective_young = 0.0, effective_shear = 0.0;
   double damping_ratio = 0.0;
   double tension_strength = 0.0;   // σ_t, Pa (from τ_0 and μ_i)
   double shear_strength = 0.0;     // τ_0, Pa
@@ -71,7 +86,7 @@ class BondTable {
   // `contacts`: the contact laws' table of the same materials (the bonds'
   // damping ratios are those of the pairs' contact laws).
   void Build(const std::vector<const Properties*>& materials, const std::vector<bool>& is_wall,
-             const MaterialTable& contacts);
+             const MaterialTable& contacts, BondStiffness stiffness = BondStiffness::kThesis);
   const BondParameters& Pair(int a, int b) const { return pairs_[Index(a, b)]; }
   // The pair's position in the table (a * materials + b), and its parameters by it.
   std::size_t Index(int a, int b) const {
@@ -113,8 +128,9 @@ struct BondConstants {
   double bending_stiffness = 0.0, twisting_stiffness = 0.0;
   double normal_damping = 0.0, tangential_damping = 0.0;
 };
-// Section A, masses and rest length L of the two spheres.
+// Section A, masses, rest length L and radii of the two spheres.
 BondConstants MakeBondConstants(const BondParameters& law, double area, double mass_i,
-                                double mass_j, double rest_length);
+                                double mass_j, double rest_length, double radius_i,
+                                double radius_j);
 
 }  // namespace tessera::dem

@@ -215,7 +215,8 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
     const double area = 0.5 * (weight[i] + weight[j]) * BondArea(rows.radius[i], rows.radius[j]);
     const BondParameters& law = table.Pair(rows.material[i], rows.material[j]);
     bonds.constants[b] =
-        MakeBondConstants(law, area, rows.mass[i], rows.mass[j], bonds.constants[b].rest_length);
+        MakeBondConstants(law, area, rows.mass[i], rows.mass[j], bonds.constants[b].rest_length,
+                          rows.radius[i], rows.radius[j]);
     bonds.constants[b].first_share = rows.radius[i] / (rows.radius[i] + rows.radius[j]);
   }
   bonds.state.assign(m, static_cast<std::uint8_t>(BondState::kIntact));

@@ -223,6 +223,13 @@ void BindStrategy(py::module_& m) {
             s.linear_stiffness = LinearStiffnessFromName(name, "DemSettings.linear_stiffness");
           },
           "\"thesis\" (default, k_n = 2 E* R) or \"kratos\" (Kratos' linear k_n)")
+      .def_property(
+          "bond_stiffness",
+          [](const DemSettings& s) { return std::string(BondStiffnessName(s.bond_stiffness)); },
+          [](DemSettings& s, const std::string& name) {
+            s.bond_stiffness = BondStiffnessFromName(name, "DemSettings.bond_stiffness");
+          },
+          "\"thesis\" (default, k_n = E A / L) or \"kratos\" (Kratos' DEM_KDEM springs)")
       .def_readwrite("energy_calculation", &DemSettings::energy_calculation)
       .def_readwrite("search_frequency", &DemSettings::search_frequency)
       .def_readwrite("search_tolerance", &DemSettings::search_tolerance)

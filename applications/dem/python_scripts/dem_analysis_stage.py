@@ -139,6 +139,7 @@ class DEMSolver(PythonSolver):
         settings.rolling_friction = p["RollingFrictionOption"].GetBool()
         settings.hertz_damping_map = p["HertzDampingMap"].GetString()
         settings.linear_stiffness = p["LinearContactStiffness"].GetString()
+        settings.bond_stiffness = p["BondStiffness"].GetString()
         settings.energy_calculation = p["EnergyCalculationOption"].GetBool()
         settings.search_frequency = p["NeighbourSearchFrequency"].GetInt()
         settings.sort_rows_frequency = p["SortParticlesFrequency"].GetInt()

@@ -5,8 +5,8 @@ The file is flat: every key below is top-level. The list is every key the DEM
 decks of the Kratos corpus use (shared/kratos_cases: dem3d_*, dem_benchmarks_2019,
 demstruct_ball_and_box) plus the few FORMATS.md documents with defaults
 (search_tolerance_against_walls, dem_inlets_settings, seed), plus Tessera's own
-TimeStepCheck, SortParticlesFrequency, HertzDampingMap, LinearContactStiffness and
-GlobalDampingForm.
+TimeStepCheck, SortParticlesFrequency, HertzDampingMap, LinearContactStiffness,
+BondStiffness and GlobalDampingForm.
 Defaults are Kratos' (dem_default_input_parameters.py as quoted in FORMATS.md
 §2).
 
@@ -109,6 +109,10 @@ DEFAULTS = {
     # "thesis" (k_n = 2 E* R) or "kratos" (Kratos' k_n = 1.432 pi 0.31225 E* R
     # between spheres, pi 0.31225 E* R against walls, to reproduce Kratos).
     "LinearContactStiffness": "thesis",
+    # Tessera: the springs of DEM_KDEM bonds: "thesis" (the bar, k_n = E A / L,
+    # k_t = G A / L) or "kratos" (the Kratos KDEM whose test references Tessera
+    # reproduces: k_n = 1.432 pi E* 0.31225 R*, k_t = 4 G* k_n / E*).
+    "BondStiffness": "thesis",
     # Tessera: the form of GlobalDamping: "vector" (thesis 5.18, against the
     # velocity) or "per_component" (Kratos: each component of force and torque
     # on its own).
@@ -192,6 +196,7 @@ STRATEGIES = ("sphere_strategy", "continuum_sphere_strategy")
 TIME_STEP_CHECKS = ("warning", "error", "off")
 HERTZ_DAMPING_MAPS = ("exact", "thornton_fit")
 LINEAR_CONTACT_STIFFNESSES = ("thesis", "kratos")
+BOND_STIFFNESSES = ("thesis", "kratos")
 GLOBAL_DAMPING_FORMS = ("vector", "per_component")
 # Spheres: Direct_Integration turns them with the translational scheme; Kratos'
 # Quaternion_Integration and Runge_Kutta reduce, for a sphere, to a symplectic
@@ -302,6 +307,7 @@ def ValidateAndAssignDefaults(parameters):
                             f"'{input_type}' is not supported; the DEM stage reads \"mdpa\" files")
     for key, choices in (("HertzDampingMap", HERTZ_DAMPING_MAPS),
                          ("LinearContactStiffness", LINEAR_CONTACT_STIFFNESSES),
+                         ("BondStiffness", BOND_STIFFNESSES),
                          ("GlobalDampingForm", GLOBAL_DAMPING_FORMS),
                          ("TimeStepCheck", TIME_STEP_CHECKS)):
         _CheckChoice(parameters, key, choices, where)

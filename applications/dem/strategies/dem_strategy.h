@@ -89,6 +89,8 @@ struct DemSettings {
   HertzDampingMap hertz_damping = HertzDampingMap::kExact;
   // The normal stiffness of 3D linear pairs (LinearContactStiffness; contact_law.h).
   LinearStiffness linear_stiffness = LinearStiffness::kThesis;
+  // The KDEM bonds' springs (BondStiffness; contact_laws/bond_law.h).
+  BondStiffness bond_stiffness = BondStiffness::kThesis;
   bool energy_calculation = false;  // EnergyCalculationOption: accumulate dissipated energies
   int search_frequency = 50;
   double search_tolerance = 0.0;       // particle-particle (DeltaOption "Absolute")

@@ -188,17 +188,18 @@ def Pile(count, seed=3, spacing=None, friction=0.4, restitution=0.3, speed=1.0, 
 
 def DeckStage(folder, monkeypatch, **overrides):
     """(model, DEMAnalysisStage) of the deck in `folder`, which becomes the
-    working directory; `overrides` (key -> bool) are set in its
+    working directory; `overrides` (key -> bool or str) are set in its
     ProjectParametersDEM.json before the stage reads it."""
     import tessera.dem
     monkeypatch.chdir(folder)
     with open("ProjectParametersDEM.json") as f:
         parameters = tessera.Parameters(f.read())
     for key, value in overrides.items():
+        kind = "String" if isinstance(value, str) else "Bool"
         if parameters.Has(key):
-            parameters[key].SetBool(value)
+            getattr(parameters[key], "Set" + kind)(value)
         else:
-            parameters.AddBool(key, value)
+            getattr(parameters, "Add" + kind)(key, value)
     model = tessera.Model()
     return model, tessera.dem.DEMAnalysisStage(model, parameters)
 

@@ -49,6 +49,13 @@ SHEAR = YOUNG / (2 * (1 + POISSON))
 AREA = math.pi * R * R
 K_N = YOUNG * AREA / (2 * R)
 K_T = SHEAR * AREA / (2 * R)
+# BondStiffness "kratos": the linear contact law's springs at R* = R / 2, with
+# the Hertz combinations of two equal materials E* = E / (2 (1 - ν²)) and
+# G* = G / (2 (2 - ν)) (Kratos' DEM_KDEM, contact_laws/bond_law.h).
+E_STAR = YOUNG / (2 * (1 - POISSON**2))
+G_STAR = SHEAR / (2 * (2 - POISSON))
+K_N_KRATOS = 1.432 * math.pi * E_STAR * 0.31225 * R / 2
+K_T_KRATOS = 4 * G_STAR * K_N_KRATOS / E_STAR
 MASS = DENSITY * 4.0 / 3.0 * math.pi * R**3
 DT = 1e-6
 CASE = os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "..", "shared",
@@ -100,7 +107,7 @@ def Started(spheres, settings):
 
 def BondedPair(velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), restitution=1.0,
                tau=None, internal_friction=0.0, rotational=0.0, unbreakable=False, law="DEM_KDEM",
-               groups=(1, 1), energy=False, contact_law=LINEAR):
+               groups=(1, 1), energy=False, contact_law=LINEAR, stiffness="thesis"):
     """Sphere 1 at (-R, 0, 0) with the given motion, sphere 2 at rest at (R, 0, 0)."""
     strengths = {} if tau is None else {"CONTACT_TAU_ZERO": tau}
     model, spheres, grain = BondedMaterial(
@@ -112,6 +119,7 @@ def BondedPair(velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), resti
     settings = Settings(DT, "Velocity_Verlet", tolerance=0.001)
     settings.continuum = True
     settings.energy_calculation = energy
+    settings.bond_stiffness = stiffness
     return model, Started(spheres, settings)
 
 
@@ -148,14 +156,28 @@ def test_bond_constants_follow_the_bar_formulas():
     assert bond["normal_damping"] == 0.0  # e = 1
 
 
-def test_bonded_pair_oscillates_at_the_bar_frequency():
-    _, strategy = BondedPair(velocity=(0.1, 0.0, 0.0), unbreakable=True)
+def test_kratos_bond_stiffness_takes_the_linear_contact_laws_springs():
+    _, strategy = BondedPair(rotational=1.0, stiffness="kratos")
+    (bond,) = strategy.Bonds()
+    assert bond["normal_stiffness"] == pytest.approx(K_N_KRATOS, rel=1e-14)
+    assert bond["tangential_stiffness"] == pytest.approx(K_T_KRATOS, rel=1e-14)
+    # The section still sets the bending and twisting springs (and the strengths).
+    assert bond["area"] == pytest.approx(AREA, rel=1e-14)
+    assert bond["bending_stiffness"] == pytest.approx(YOUNG * math.pi * R**4 / 4 / (2 * R),
+                                                      rel=1e-14)
+
+
+@pytest.mark.parametrize("stiffness, k_n", [("thesis", K_N), ("kratos", K_N_KRATOS)])
+def test_bonded_pair_oscillates_at_the_bar_frequency(stiffness, k_n):
+    omega = math.sqrt(k_n / (MASS / 2))
+    # Three periods and a bit, sampled every DT.
+    steps = int(3.3 * 2 * math.pi / omega / DT)
+    _, strategy = BondedPair(velocity=(0.1, 0.0, 0.0), unbreakable=True, stiffness=stiffness)
     start = TotalEnergy(strategy)
     gaps, contacts = [], []
-    Run(strategy, 3200, DT, on_step=lambda t: (gaps.append(Gap(strategy)),
-                                               contacts.append(strategy.NumberOfParticleContacts())))
+    Run(strategy, steps, DT, on_step=lambda t: (gaps.append(Gap(strategy)),
+                                                contacts.append(strategy.NumberOfParticleContacts())))
     gaps = np.array(gaps)
-    omega = math.sqrt(K_N / (MASS / 2))
     rising = np.where((gaps[:-1] < 0) & (gaps[1:] >= 0))[0]
     assert len(rising) == 3
     period = (rising[-1] - rising[0]) * DT / 2
@@ -514,41 +536,73 @@ def WriteContinuumDeck(folder):
                 "Begin Conditions RigidFace3D3N\n7 0 5 6 3\n8 0 3 6 4\nEnd Conditions\n")
 
 
+# Kratos' references (test_DEM_3D_continuum.py, absolute tolerance 1e-8):
+# sphere node 1 and wall node 5, the node at (-5, -5, -1.008) of the model its
+# script builds (read from an mdpa, the walls' nodes are renumbered after the
+# spheres', as Kratos' reader does: it is node 6 here).
+KRATOS_CONTINUUM = {"VELOCITY_X": 0.028907825348927448, "VELOCITY_Z": -0.8757276957864403,
+                    "TOTAL_FORCES_X": -26919.437972831598, "TOTAL_FORCES_Z": 1970950.3578554934,
+                    "DEM_PRESSURE": 21566.85065708402, "ELASTIC_FORCES_Z": -273575.41245014494,
+                    "SHEAR_STRESS": 362.391011482587,
+                    "TANGENTIAL_ELASTIC_FORCES_X": 6039.850191376444}
+
+
+def ContinuumDeckResults(model):
+    sphere = model.GetModelPart("SpheresPart").GetNode(1)
+    (wall,) = [n for n in model.GetModelPart("RigidFacePart").Nodes
+               if (n.X, n.Y, n.Z) == (-5.0, -5.0, -1.008)]
+    return {"VELOCITY_X": sphere.GetSolutionStepValue(tessera.VELOCITY)[0],
+            "VELOCITY_Z": sphere.GetSolutionStepValue(tessera.VELOCITY)[2],
+            "TOTAL_FORCES_X": sphere.GetSolutionStepValue(tessera.TOTAL_FORCES)[0],
+            "TOTAL_FORCES_Z": sphere.GetSolutionStepValue(tessera.TOTAL_FORCES)[2],
+            "DEM_PRESSURE": wall.GetSolutionStepValue(tessera.DEM_PRESSURE),
+            "ELASTIC_FORCES_Z": wall.GetSolutionStepValue(tessera.ELASTIC_FORCES)[2],
+            "SHEAR_STRESS": wall.GetSolutionStepValue(tessera.SHEAR_STRESS),
+            "TANGENTIAL_ELASTIC_FORCES_X":
+                wall.GetSolutionStepValue(tessera.TANGENTIAL_ELASTIC_FORCES)[0]}
+
+
+# Measured relative errors (2026-11-27) and the tolerance asserted on each.
+# "thesis" (the bar springs, the default): VELOCITY_Z 0.23 %, TOTAL_FORCES_Z
+# 0.085 %, DEM_PRESSURE 0.10 %, ELASTIC_FORCES_Z 0.060 %; the horizontal
+# response VELOCITY_X 33 %, TOTAL_FORCES_X 6.5 %, SHEAR_STRESS and
+# TANGENTIAL_ELASTIC_FORCES_X 25 %, not asserted. "kratos" (Kratos' KDEM
+# springs): VELOCITY_X 6.9 %, VELOCITY_Z 0.30 %, TOTAL_FORCES_X 2.5 %,
+# TOTAL_FORCES_Z 0.31 %, DEM_PRESSURE 0.21 %, ELASTIC_FORCES_Z 0.17 %,
+# SHEAR_STRESS and TANGENTIAL_ELASTIC_FORCES_X 1.1 %.
+CONTINUUM_TOLERANCES = {
+    "thesis": {"VELOCITY_Z": 5e-3, "TOTAL_FORCES_Z": 5e-3, "DEM_PRESSURE": 5e-3,
+               "ELASTIC_FORCES_Z": 5e-3},
+    "kratos": {"VELOCITY_X": 0.1, "VELOCITY_Z": 5e-3, "TOTAL_FORCES_X": 0.04,
+               "TOTAL_FORCES_Z": 5e-3, "DEM_PRESSURE": 5e-3, "ELASTIC_FORCES_Z": 5e-3,
+               "SHEAR_STRESS": 0.02, "TANGENTIAL_ELASTIC_FORCES_X": 0.02},
+}
+
+
 @pytest.mark.skipif(not os.path.isdir(CASE), reason="shared/kratos_cases not present")
-def test_dem3d_continuum_bond_deck_runs_near_kratos(tmp_path, monkeypatch):
-    """Kratos expects (abs 1e-8, its own KDEM and continuum strategy) sphere 1:
-    VELOCITY_Z -0.875728, TOTAL_FORCES_Z 1,970,950; wall node 5: DEM_PRESSURE
-    21,566.9. Tessera's bond is its own implementation of the KDEM formulas,
-    not Kratos' code; measured -0.877736 (0.23 %), 1,972,617 (0.08 %) and
-    20,994.9 (2.7 %), asserted within 0.5 %, 0.5 % and 5 %. The bond holds,
-    as in Kratos: CONTACT_TAU_ZERO 0.5e6 Pa and CONTACT_INTERNAL_FRICC 1 give
-    a tensile strength of 4.1e5 Pa, 1.3e6 N on its section, far above the
-    ~2e4 N it carries. Wall node 5's ELASTIC_FORCES_Z, -273,575 in Kratos:
-    measured -264,951 (3.2 %), asserted within 5 %. The horizontal quantities
-    (VELOCITY_X 0.01948 against 0.02891, TOTAL_FORCES_X -25,168 against
-    -26,919, SHEAR_STRESS 284 against 362, TANGENTIAL_ELASTIC_FORCES_X 4,735
-    against 6,040) differ by 33 %, 6.5 %, 22 % and 22 %; they are not
-    asserted."""
+@pytest.mark.parametrize("stiffness", ["thesis", "kratos"])
+def test_dem3d_continuum_bond_deck_runs_near_kratos(tmp_path, monkeypatch, stiffness):
+    """Kratos' own KDEM and continuum strategy reach the references; Tessera's
+    bond is its own implementation of the KDEM formulas, and its values lie
+    within the tolerances above (CONTINUUM_TOLERANCES), not at Kratos' 1e-8.
+    The bond holds, as in Kratos: CONTACT_TAU_ZERO 0.5e6 Pa and
+    CONTACT_INTERNAL_FRICC 1 give a tensile strength of 4.1e5 Pa, 1.3e6 N on
+    its section, far above the ~2e4 N it carries. With the bar springs the
+    horizontal response (the phase of the bond's axial oscillation) is off by
+    6.5-33 %; Kratos' springs (BondStiffness "kratos"), 4.4 times softer here,
+    bring every quantity within 7 %."""
     WriteContinuumDeck(tmp_path)
-    model, stage = DeckStage(tmp_path, monkeypatch)
+    model, stage = DeckStage(tmp_path, monkeypatch, BondStiffness=stiffness)
     stage.Run()
     (bond,) = stage.GetStrategy().Bonds()
     assert bond["state"] == 0
-    node = model.GetModelPart("SpheresPart").GetNode(1)
-    assert node.GetSolutionStepValue(tessera.VELOCITY)[2] == pytest.approx(-0.8757276957864403,
-                                                                           rel=5e-3)
-    assert node.GetSolutionStepValue(tessera.TOTAL_FORCES)[2] == pytest.approx(
-        1970950.3578554934, rel=5e-3)
-    wall = model.GetModelPart("RigidFacePart").GetNode(5)
-    assert wall.GetSolutionStepValue(tessera.DEM_PRESSURE) == pytest.approx(21566.85065708402,
-                                                                            rel=5e-2)
-    assert wall.GetSolutionStepValue(tessera.ELASTIC_FORCES)[2] == pytest.approx(
-        -273575.41245014494, rel=5e-2)
-    # One contact on node 5's only face, tangential along x: Kratos' SHEAR_STRESS
-    # is |TANGENTIAL_ELASTIC_FORCES| over the nodal area (50/3 m²).
-    tangential = wall.GetSolutionStepValue(tessera.TANGENTIAL_ELASTIC_FORCES)
-    assert wall.GetSolutionStepValue(tessera.SHEAR_STRESS) == pytest.approx(
-        abs(tangential[0]) / (50.0 / 3.0), rel=1e-12)
+    results = ContinuumDeckResults(model)
+    for name, tolerance in CONTINUUM_TOLERANCES[stiffness].items():
+        assert results[name] == pytest.approx(KRATOS_CONTINUUM[name], rel=tolerance), name
+    # One contact on the wall node's only face, tangential along x: Kratos'
+    # SHEAR_STRESS is |TANGENTIAL_ELASTIC_FORCES| over the nodal area (50/3 m²).
+    assert results["SHEAR_STRESS"] == pytest.approx(
+        abs(results["TANGENTIAL_ELASTIC_FORCES_X"]) / (50.0 / 3.0), rel=1e-12)
 
 
 @pytest.mark.skipif(not os.path.isdir(CASE), reason="shared/kratos_cases not present")
