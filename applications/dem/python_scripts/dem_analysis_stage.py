@@ -403,6 +403,13 @@ class DEMAnalysisStage(AnalysisStage):
     # ---- processes and output
     def _CreateListOfProcesses(self):
         super()._CreateListOfProcesses()
+        unwritten = dem_parameters.UnwrittenPostFlags(self.DEM_parameters)
+        if unwritten and (self.DEM_parameters["post_vtk_option"].GetBool()
+                          or self.DEM_parameters["post_gid_option"].GetBool()):
+            warnings.warn(f"{self.DEM_parameters.Origin()}: {', '.join(unwritten)} "
+                          f"{'is' if len(unwritten) == 1 else 'are'} true, but Tessera writes no "
+                          "such results; the post files hold the other selected ones",
+                          stacklevel=2)
         if self.DEM_parameters["post_vtk_option"].GetBool():
             from tessera.output.vtk_output_process import VtkOutputProcess
             for name, walls in (("SpheresPart", False), ("RigidFacePart", True)):

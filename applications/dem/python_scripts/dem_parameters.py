@@ -135,7 +135,8 @@ IGNORED_OUTPUT = {
 }
 
 # Post* flags: the nodal variables they select for VTK and GiD output (None: no nodal
-# variable of a sphere or wall node in this build; accepted and ignored).
+# variable of a sphere or wall node in this build; accepted, and named in a
+# warning when set true while post files are written: UnwrittenPostFlags).
 POST_FLAGS = {
     "PostDisplacement": (True, "DISPLACEMENT"),
     "PostVelocity": (True, "VELOCITY"),
@@ -390,6 +391,13 @@ def GidPostSettings(parameters):
 
     return (pick("OutputFileType", "GiDPostMode", GID_POST_MODES),
             pick("Multifile", "GiDMultiFileFlag", GID_MULTIFILE))
+
+
+def UnwrittenPostFlags(parameters):
+    """The Post* flags set true whose results this build does not write (no
+    nodal variable in POST_FLAGS), in POST_FLAGS order."""
+    return [key for key, (_, variable) in POST_FLAGS.items()
+            if variable is None and parameters[key].GetBool()]
 
 
 def PostVariables(parameters, for_walls, always_radius=True):

@@ -14,6 +14,7 @@ within 0.2 % (docs/validation.md).
 import glob
 import json
 import os
+import warnings
 
 import numpy as np
 
@@ -488,6 +489,22 @@ def test_vtk_output_is_written_when_asked(tmp_path, monkeypatch):
                                                       and f.endswith(".vtu"))[-1]).read_text(
         errors="replace")
     assert "TOTAL_FORCES" in written and "RADIUS" in written
+
+
+def test_post_flags_without_results_in_this_build_are_named_in_a_warning(tmp_path, monkeypatch):
+    # Kratos decks set flags such as PostEulerAngles whose results Tessera does
+    # not compute: the post files are written without them, and a warning says so.
+    monkeypatch.chdir(tmp_path)
+    _, stage = Stage(SmallDeck(tmp_path, post_vtk_option=True, OutputTimeStep=0.01,
+                               PostEulerAngles=True, PostContactSigma=True, PostTotalForces=True))
+    with pytest.warns(UserWarning, match="ProjectParametersDEM.json: PostEulerAngles, "
+                                         "PostContactSigma are true, but Tessera writes no such"):
+        stage.Initialize()
+    # Without post files nothing is missing: no warning.
+    _, quiet = Stage(SmallDeck(tmp_path, PostEulerAngles=True))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        quiet.Initialize()
 
 
 def test_an_inlet_without_data_is_an_error_naming_the_file_and_the_key(tmp_path, monkeypatch):
