@@ -403,9 +403,11 @@ class DEMAnalysisStage(AnalysisStage):
     # ---- processes and output
     def _CreateListOfProcesses(self):
         super()._CreateListOfProcesses()
-        unwritten = dem_parameters.UnwrittenPostFlags(self.DEM_parameters)
-        if unwritten and (self.DEM_parameters["post_vtk_option"].GetBool()
-                          or self.DEM_parameters["post_gid_option"].GetBool()):
+        vtk = self.DEM_parameters["post_vtk_option"].GetBool()
+        bonds_written = (vtk and self.DEM_parameters["ContactMeshOption"].GetBool()
+                         and self._GetSolver()._IsContinuum())
+        unwritten = dem_parameters.UnwrittenPostFlags(self.DEM_parameters, bonds_written)
+        if unwritten and (vtk or self.DEM_parameters["post_gid_option"].GetBool()):
             warnings.warn(f"{self.DEM_parameters.Origin()}: {', '.join(unwritten)} "
                           f"{'is' if len(unwritten) == 1 else 'are'} true, but Tessera writes no "
                           "such results; the post files hold the other selected ones",

@@ -393,11 +393,19 @@ def GidPostSettings(parameters):
             pick("Multifile", "GiDMultiFileFlag", GID_MULTIFILE))
 
 
-def UnwrittenPostFlags(parameters):
+# Post* flags of Kratos' contact mesh (the bonds' elements) and the field of
+# the bonds' VTK file (bond_vtk_output.py) that carries each.
+BOND_POST_FLAGS = {"PostContactSigma": "sigma", "PostContactTau": "tau",
+                   "PostContactFailureId": "state", "PostLocalContactForce": "normal_force"}
+
+
+def UnwrittenPostFlags(parameters, bonds_written=False):
     """The Post* flags set true whose results this build does not write (no
-    nodal variable in POST_FLAGS), in POST_FLAGS order."""
+    nodal variable in POST_FLAGS; where `bonds_written`, the bonds' file holds
+    those of BOND_POST_FLAGS), in POST_FLAGS order."""
     return [key for key, (_, variable) in POST_FLAGS.items()
-            if variable is None and parameters[key].GetBool()]
+            if variable is None and parameters[key].GetBool()
+            and not (bonds_written and key in BOND_POST_FLAGS)]
 
 
 def PostVariables(parameters, for_walls, always_radius=True):
