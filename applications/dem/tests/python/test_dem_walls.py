@@ -154,13 +154,11 @@ def test_a_sliding_sphere_ends_rolling_at_five_sevenths_of_its_speed(static, dyn
 
 
 
-def test_a_sliding_sphere_loads_the_wall_nodes_with_pressure_and_shear_stress():
-    # Kratos' nodal wall results: DEM_PRESSURE and SHEAR_STRESS are the normal
-    # and tangential force of each contact, shared with the shape-function
-    # weights and divided by the node's DEM_NODAL_AREA (a third of each
-    # triangle it is a vertex of). Summed as stress times area over the nodes
-    # they give back the contact's normal force and the magnitude of its
-    # tangential force (the weights sum to 1), to rounding (1e-9).
+def SlidingOnTheFloor(launches):
+    """Spheres (radius 0.01, ρ 2500, E 1e8) resting on the two-triangle floor
+    at (x, y) with horizontal velocity (v_x, v_y), one per launch, sliding for
+    200 steps (μ_s 0.3, μ_d 0.2); the wall nodes written. Returns (strategy,
+    walls)."""
     model = tessera.Model()
     spheres = SpheresPart(model)
     walls = model.CreateModelPart("RigidFacePart")
@@ -168,13 +166,25 @@ def test_a_sliding_sphere_loads_the_wall_nodes_with_pressure_and_shear_stress():
     wall = Material(walls, 2, young=1e12, poisson=0.25)
     Relate(grain, wall, restitution=0.3, static_friction=0.3, dynamic_friction=0.2)
     radius = 0.01
-    Sphere(spheres, 1, (-0.02, -0.01, radius - 1e-7), radius, grain, velocity=(1.0, 0.5, 0.0))
-    Floor(walls, wall)  # two triangles; the sphere is over the first one
+    for node, ((x, y), (vx, vy)) in enumerate(launches, start=1):
+        Sphere(spheres, node, (x, y, radius - 1e-7), radius, grain, velocity=(vx, vy, 0.0))
+    Floor(walls, wall)
     strategy = Dem().ExplicitSolverStrategy(spheres, walls,
                                             Settings(2e-6, "Symplectic_Euler", (0, 0, -9.81)))
     strategy.Initialize()
     Run(strategy, 200, 2e-6)
     strategy.WriteToNodes()
+    return strategy, walls
+
+
+def test_a_sliding_sphere_loads_the_wall_nodes_with_pressure_and_shear_stress():
+    # Kratos' nodal wall results: DEM_PRESSURE and SHEAR_STRESS are the normal
+    # and tangential force of each contact, shared with the shape-function
+    # weights and divided by the node's DEM_NODAL_AREA (a third of each
+    # triangle it is a vertex of). Summed as stress times area over the nodes
+    # they give back the contact's normal force and the magnitude of its
+    # tangential force (the weights sum to 1), to rounding (1e-9).
+    strategy, walls = SlidingOnTheFloor([((-0.02, -0.01), (1.0, 0.5))])
     assert strategy.NumberOfWallContacts() == 1
     force = np.array(strategy.Particles.contact_force[0])  # on the sphere, from the floor
     tangential = np.hypot(force[0], force[1])
@@ -205,21 +215,9 @@ def test_opposite_shear_on_one_face_cancels_in_the_wall_nodes_shear_stress():
     # SHEAR_STRESS is their magnitude over the area, so the nodes' shear
     # forces sum to less than the two friction forces' magnitudes while
     # TANGENTIAL_ELASTIC_FORCES still sums to the net tangential force.
-    model = tessera.Model()
-    spheres = SpheresPart(model)
-    walls = model.CreateModelPart("RigidFacePart")
-    grain = Material(spheres, 1, density=2500.0, young=1e8, poisson=0.25)
-    wall = Material(walls, 2, young=1e12, poisson=0.25)
-    Relate(grain, wall, restitution=0.3, static_friction=0.3, dynamic_friction=0.2)
-    radius = 0.01
-    Sphere(spheres, 1, (-0.03, -0.02, radius - 1e-7), radius, grain, velocity=(1.0, 0.0, 0.0))
-    Sphere(spheres, 2, (-0.01, -0.035, radius - 1e-7), radius, grain, velocity=(-1.0, 0.0, 0.0))
-    Floor(walls, wall)  # both over the first triangle (3, 4, 1)
-    strategy = Dem().ExplicitSolverStrategy(spheres, walls,
-                                            Settings(2e-6, "Symplectic_Euler", (0, 0, -9.81)))
-    strategy.Initialize()
-    Run(strategy, 200, 2e-6)
-    strategy.WriteToNodes()
+    # Both over the first triangle (3, 4, 1).
+    strategy, walls = SlidingOnTheFloor([((-0.03, -0.02), (1.0, 0.0)),
+                                         ((-0.01, -0.035), (-1.0, 0.0))])
     assert strategy.NumberOfWallContacts() == 2
     forces = [np.array(strategy.Particles.contact_force[k]) for k in range(2)]
     friction = [np.hypot(f[0], f[1]) for f in forces]
