@@ -1947,16 +1947,6 @@ void ExplicitSolverStrategy::WriteToNodes() {
     contact[node] = elastic[node] = tangential[node] = Array3{};
     pressure[node] = shear[node] = area[node] = 0.0;
   }
-  // Nodal area: each face gives its vertices equal shares of its area.
-  for (std::size_t f = 0; f < faces_.size(); ++f) {
-    const auto& x = faces_.points[f];
-    const int count = faces_.vertex_count[f];
-    // A 2D segment: its length times the unit thickness.
-    const double face_area = count == 2   ? Norm(x[1] - x[0])
-                             : count == 3 ? 0.5 * Norm(Cross(x[1] - x[0], x[2] - x[0]))
-                                          : 0.5 * Norm(Cross(x[2] - x[0], x[3] - x[1]));
-    for (int k = 0; k < count; ++k) area[faces_.nodes[f][k]] += face_area / count;
-  }
   // Forces of the particles on the walls, spread with the shape functions
   // (Kratos' nodal wall results): CONTACT_FORCES and ELASTIC_FORCES are the
   // sums of the total and elastic forces' shares; each face splits its
@@ -1967,21 +1957,11 @@ void ExplicitSolverStrategy::WriteToNodes() {
   // sum over the node's faces of the magnitude of each face's normal share,
   // over the nodal area. Opposite tangential loads on a node thus cancel, as
   // the traction they make does.
-  // The shares are kept per face row only for the faces touched (listed as
-  // first met), so that a step with few wall contacts clears few rows.
-  if (face_normal_shares_.size() != faces_.size()) {
-    face_normal_shares_.assign(faces_.size(), std::array<double, 4>{});
-    face_touched_.assign(faces_.size(), 0);
-  }
-  touched_faces_.clear();
+  face_normal_shares_.assign(faces_.size(), std::array<double, 4>{});
   const WallContacts& wc = wall_contacts_;
   for (std::size_t c = 0; c < wc.particle.size(); ++c) {
     if (!wc.active[c]) continue;
     const std::uint32_t f = wc.face[c];
-    if (!face_touched_[f]) {
-      face_touched_[f] = 1;
-      touched_faces_.push_back(f);
-    }
     const Array3 on_wall = -wc.force[c];
     const Array3 elastic_on_wall = -wc.elastic_force[c];
     const Array3 n = faces_.has_plane[f] ? faces_.plane_normal[f] : wc.normal[c];
@@ -1998,11 +1978,20 @@ void ExplicitSolverStrategy::WriteToNodes() {
       shares[k] += w * normal;
     }
   }
-  for (const std::uint32_t f : touched_faces_) {
-    for (int k = 0; k < faces_.vertex_count[f]; ++k)
-      pressure[faces_.nodes[f][k]] += std::abs(face_normal_shares_[f][k]);
-    face_normal_shares_[f] = std::array<double, 4>{};
-    face_touched_[f] = 0;
+  // Nodal area: each face gives its vertices equal shares of its area; and
+  // its normal shares, in magnitude, to their pressure.
+  for (std::size_t f = 0; f < faces_.size(); ++f) {
+    const auto& x = faces_.points[f];
+    const int count = faces_.vertex_count[f];
+    // A 2D segment: its length times the unit thickness.
+    const double face_area = count == 2   ? Norm(x[1] - x[0])
+                             : count == 3 ? 0.5 * Norm(Cross(x[1] - x[0], x[2] - x[0]))
+                                          : 0.5 * Norm(Cross(x[2] - x[0], x[3] - x[1]));
+    for (int k = 0; k < count; ++k) {
+      const IndexType node = faces_.nodes[f][k];
+      area[node] += face_area / count;
+      pressure[node] += std::abs(face_normal_shares_[f][k]);
+    }
   }
   // Divided by the area once per node (dividing per contact and vertex cost
   // an eighth of this output in the mixer).

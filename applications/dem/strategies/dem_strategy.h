@@ -442,11 +442,8 @@ class ExplicitSolverStrategy {
   // The walls' nodes that are vertices of a face row, each once, sorted
   // (WriteToNodes writes their nodal results).
   std::vector<IndexType> face_vertex_nodes_;
-  // Per face row, its vertices' shares of the normal force, whether a contact
-  // touched it, and the rows touched, in order (WriteToNodes; zero between calls).
+  // Per face row, its vertices' shares of the normal force (WriteToNodes).
   std::vector<std::array<double, 4>> face_normal_shares_;
-  std::vector<std::uint8_t> face_touched_;
-  std::vector<std::uint32_t> touched_faces_;
   GluedParticles glued_;
   ModelPart* clusters_part_ = nullptr;  // root of the cluster model part, or null
   RigidClusters clusters_;
