@@ -168,7 +168,7 @@ def test_kratos_bond_stiffness_takes_the_linear_contact_laws_springs():
 
 
 @pytest.mark.parametrize("stiffness, k_n", [("thesis", K_N), ("kratos", K_N_KRATOS)])
-def test_bonded_pair_oscillates_at_the_bar_frequency(stiffness, k_n):
+def test_bonded_pair_oscillates_at_its_spring_frequency(stiffness, k_n):
     omega = math.sqrt(k_n / (MASS / 2))
     # Three periods and a bit, sampled every DT.
     steps = int(3.3 * 2 * math.pi / omega / DT)
