@@ -280,9 +280,14 @@ struct RowNodes {
   const IndexType* node;
   bool contiguous;
 
+  // The check runs twice a step over every row: an OR of differences, which
+  // the compiler vectorises (a loop that stopped at the first difference
+  // kept the flag in memory and took a third of the node read).
   explicit RowNodes(const std::vector<IndexType>& nodes) : node(nodes.data()), contiguous(true) {
-    for (std::size_t i = 0; i < nodes.size() && contiguous; ++i)
-      contiguous = nodes[i] == nodes[0] + i;
+    const std::uint64_t first = nodes.empty() ? 0 : nodes[0];
+    std::uint64_t difference = 0;
+    for (std::size_t i = 0; i < nodes.size(); ++i) difference |= nodes[i] ^ (first + i);
+    contiguous = difference == 0;
   }
   // A column shared with the nodes (ParticleStorage::ShareColumnsWithNodes)
   // is its own source: nothing to copy.

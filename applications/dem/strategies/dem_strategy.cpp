@@ -1981,12 +1981,8 @@ void ExplicitSolverStrategy::WriteToNodes() {
   // Nodal area: each face gives its vertices equal shares of its area; and
   // its normal shares, in magnitude, to their pressure.
   for (std::size_t f = 0; f < faces_.size(); ++f) {
-    const auto& x = faces_.points[f];
     const int count = faces_.vertex_count[f];
-    // A 2D segment: its length times the unit thickness.
-    const double face_area = count == 2   ? Norm(x[1] - x[0])
-                             : count == 3 ? 0.5 * Norm(Cross(x[1] - x[0], x[2] - x[0]))
-                                          : 0.5 * Norm(Cross(x[2] - x[0], x[3] - x[1]));
+    const double face_area = faces_.area[f];  // kept with the face's plane
     for (int k = 0; k < count; ++k) {
       const IndexType node = faces_.nodes[f][k];
       area[node] += face_area / count;

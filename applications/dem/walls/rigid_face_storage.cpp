@@ -40,7 +40,10 @@ void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
   faces.has_plane[f] = faces.convex[f] = 0;
   faces.plane_normal[f] = faces.plane_origin[f] = Array3{};
   faces.warp[f] = 0.0;
-  if (n < 3) return;  // a segment
+  if (n < 3) {  // a segment
+    faces.area[f] = Norm(v[1] - v[0]);
+    return;
+  }
   Array3 normal, origin;
   if (n == 3) {
     normal = Cross(v[1] - v[0], v[2] - v[0]);
@@ -49,7 +52,10 @@ void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
     normal = Cross(v[2] - v[0], v[3] - v[1]);
     origin = 0.25 * (v[0] + v[1] + v[2] + v[3]);
   }
+  // Half the cross product of the edges (a triangle) or diagonals (a
+  // quadrilateral: exact for a planar one).
   const double length = Norm(normal);
+  faces.area[f] = 0.5 * length;
   if (!(length > 0.0)) return;
   faces.plane_normal[f] = normal / length;
   faces.plane_origin[f] = origin;
@@ -225,6 +231,7 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
   faces.has_plane.resize(n);
   faces.convex.resize(n);
   faces.warp.resize(n);
+  faces.area.resize(n);
   const ProcessInfo& info = walls.GetProcessInfo();
   std::size_t row = 0;
   for (Condition& condition : walls.Conditions()) {

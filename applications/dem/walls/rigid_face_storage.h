@@ -60,6 +60,10 @@ struct RigidFaceStorage {
   // quadrilateral's; rounding for a triangle): every point of the face's
   // edges lies within it of the plane.
   std::vector<double> warp;
+  // The face's area (a segment's length: unit thickness), from the vertices
+  // as its plane is: the walls' nodal area (DEM_NODAL_AREA) sums it every
+  // step.
+  std::vector<double> area;
 
   std::size_t size() const { return material.size(); }
 };
