@@ -378,11 +378,23 @@ class DEMAnalysisStage(AnalysisStage):
                             f"file, expected {' or '.join(candidates)} in {os.getcwd()}; .mdpa "
                             f"files there: {', '.join(present) if present else 'none'}")
 
+    def _UnreadModelPartFiles(self):
+        """{root: why its mdpa was not read} for the walls', clusters' and
+        inlets' roots (the spheres' root fills from clusters and inlets too)."""
+        unread = {}
+        for name, suffix in MODEL_PART_FILES[1:]:
+            path = f"{self.problem_name}{suffix}.mdpa"
+            if name == "DEMInletPart" and not self.DEM_parameters["dem_inlet_option"].GetBool():
+                unread[name] = f"{path} is not read: dem_inlet_option is false"
+            elif not os.path.isfile(path):
+                unread[name] = f"{path} is not in {os.getcwd()}"
+        return unread
+
     def ReadMaterialsFile(self):
         settings = self.DEM_parameters["solver_settings"]["material_import_settings"]
         file_name = settings["materials_filename"].GetString()
         if os.path.isfile(file_name):
-            AssignMaterials(self.model, file_name)
+            AssignMaterials(self.model, file_name, self._UnreadModelPartFiles())
         elif file_name != "MaterialsDEM.json":
             raise tessera.Error(f"{settings.Origin()}: solver_settings.material_import_settings."
                                 f"materials_filename '{file_name}' not found (in {os.getcwd()})")

@@ -13,6 +13,7 @@ assignation table, applied as Kratos' materials assignation does.
 import json
 import os
 import re
+import warnings
 
 import tessera
 
@@ -65,7 +66,9 @@ def _CheckContactLaw(variables, path, owner):
 
 def ReadMaterials(path):
     """(materials by name, materials by id, relations, assignation rows) of a
-    MaterialsDEM.json file, with every material as a tessera.Properties."""
+    MaterialsDEM.json file, with every material as a tessera.Properties; a row
+    is (model part path, Properties, "material_assignation_table[k]", the
+    material's name or id as the file gives it)."""
     data = _Load(path)
     if not isinstance(data, dict):
         raise tessera.Error(f"{path}: expected an object with \"materials\", "
@@ -114,25 +117,36 @@ def ReadMaterials(path):
         owner = f"material_assignation_table[{k}]"
         if not (isinstance(row, list) and len(row) == 2 and isinstance(row[0], str)):
             raise tessera.Error(f"{path}: {owner} must be [model part path, material]")
-        rows.append((row[0], lookup(row[1], owner), owner))
+        rows.append((row[0], lookup(row[1], owner), owner, row[1]))
     return by_name, by_id, relations, rows
 
 
-def AssignMaterials(model, path):
-    """Applies the materials file at `path` to the model parts of `model`."""
+def AssignMaterials(model, path, unread_files=None):
+    """Applies the materials file at `path` to the model parts of `model`.
+
+    `unread_files` ({root name: why its mdpa was not read}, from the DEM stage)
+    explains a row whose model part is missing or empty because its file was
+    not read: a missing one is an error that says so, an empty one a warning
+    (the run goes on without those walls, clusters or inlets)."""
     if not os.path.isfile(path):
         raise tessera.Error(f"materials file '{path}' not found")
+    unread_files = unread_files or {}
     _, _, relations, rows = ReadMaterials(path)
     for a, b, variables, owner in relations:
         for first, second in ((a, b), (b, a)):
             sub = tessera.Properties(second.Id)
             _SetVariables(sub, variables, path, owner)
             first.AddSubProperties(sub)
-    for model_part_path, properties, owner in rows:
+    for model_part_path, properties, owner, material in rows:
+        unread = unread_files.get(model_part_path.split(".")[0])
         if not model.HasModelPart(model_part_path):
-            raise tessera.Error(f"{path}: {owner}: no model part '{model_part_path}' (model parts: "
-                                f"{', '.join(sorted(model.GetModelPartNames()))})")
+            raise tessera.Error(f"{path}: {owner}: no model part '{model_part_path}' ("
+                                + (f"{unread}; " if unread else "")
+                                + f"model parts: {', '.join(sorted(model.GetModelPartNames()))})")
         model_part = model.GetModelPart(model_part_path)
+        if unread and model_part.NumberOfElements() == 0 and model_part.NumberOfConditions() == 0:
+            warnings.warn(f"{path}: {owner} gives material '{material}' to {model_part_path}, "
+                          f"which is empty: {unread}; the run goes on without it", stacklevel=3)
         model_part.AddProperties(properties)
         for element in model_part.Elements:
             element.SetProperties(properties)

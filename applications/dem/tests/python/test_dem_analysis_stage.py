@@ -156,6 +156,59 @@ def test_a_misspelt_problem_name_is_an_error_naming_the_particle_file_expected(i
 
 
 @needs_cases
+def test_a_walls_file_that_is_not_there_is_named_in_a_warning(in_copy):
+    """A deck may lack its walls' mdpa (Kratos' decks ship some files empty,
+    and scripts build walls in code), but a materials table that gives the
+    walls a material while there are none means the file is missing or
+    misnamed: the run went on without walls, silently."""
+    in_copy("dem3d_contact")
+    os.remove("DEM3D_contactDEM_FEM_boundary.mdpa")
+    model, stage = Stage(open("ProjectParametersDEM.json").read())
+    stage.ReadModelParts()
+    with pytest.warns(UserWarning) as record:
+        stage.ReadMaterialsFile()
+    messages = [str(w.message) for w in record]
+    assert any("material_assignation_table[1] gives material 'mat2' to RigidFacePart, which is "
+               "empty: DEM3D_contactDEM_FEM_boundary.mdpa is not in" in m for m in messages), messages
+
+
+@needs_cases
+def test_the_walls_file_read_gives_no_such_warning(in_copy):
+    in_copy("dem3d_contact")
+    model, stage = Stage(open("ProjectParametersDEM.json").read())
+    stage.ReadModelParts()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        stage.ReadMaterialsFile()
+    assert model.GetModelPart("RigidFacePart").NumberOfConditions() > 0
+
+
+@needs_cases
+def test_a_sub_part_of_an_unread_file_is_an_error_naming_the_file(in_copy):
+    """The assignation table names a part of the inlets' file: that the file
+    is not there is the cause, not the missing part."""
+    in_copy("dem3d_contact")
+    with open("MaterialsDEM.json") as f:
+        materials = json.load(f)
+    materials["material_assignation_table"].append(["DEMInletPart.Inlet_Fill", "mat1"])
+    with open("MaterialsDEM.json", "w") as f:
+        json.dump(materials, f)
+    with open("ProjectParametersDEM.json") as f:
+        project = json.load(f)
+    for option, cause in ((True, "DEM3D_contactDEM_Inlet.mdpa is not in"),
+                          (False, "DEM3D_contactDEM_Inlet.mdpa is not read: dem_inlet_option is "
+                                  "false")):
+        project["dem_inlet_option"] = option
+        model, stage = Stage(json.dumps(project))
+        stage.ReadModelParts()
+        with pytest.raises(tessera.Error) as error:
+            stage.ReadMaterialsFile()
+        message = str(error.value)
+        assert "material_assignation_table[2]: no model part 'DEMInletPart.Inlet_Fill'" in message
+        assert cause in message, message
+
+
+@needs_cases
 def test_dem3d_contact_reads_with_kratos_renumbering_and_materials(in_copy):
     in_copy("dem3d_contact")
     model, stage = Stage(tessera.Parameters.FromFile("ProjectParametersDEM.json"))
