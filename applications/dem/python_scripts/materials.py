@@ -37,6 +37,22 @@ def _Load(path):
         raise tessera.Error(f"{path}:{error.lineno}: not valid JSON ({error.msg})") from None
 
 
+# The physical range of the constants a DEM deck gives, as the particles'
+# Check() and the contact-law table require them: checked here too, so that
+# the error names the file, the entry and the key rather than material ids.
+_RANGES = {
+    "YOUNG_MODULUS": (lambda x: x > 0.0, "> 0"),
+    "PARTICLE_DENSITY": (lambda x: x > 0.0, "> 0"),
+    "POISSON_RATIO": (lambda x: 0.0 <= x <= 0.5, "in [0, 0.5]"),
+    "COEFFICIENT_OF_RESTITUTION": (lambda x: 0.0 <= x <= 1.0, "in [0, 1]"),
+    "STATIC_FRICTION": (lambda x: x >= 0.0, ">= 0"),
+    "DYNAMIC_FRICTION": (lambda x: x >= 0.0, ">= 0"),
+    "FRICTION_DECAY": (lambda x: x >= 0.0, ">= 0 (s/m)"),
+    "ROLLING_FRICTION": (lambda x: x >= 0.0, ">= 0"),
+    "ROLLING_FRICTION_WITH_WALLS": (lambda x: x >= 0.0, ">= 0"),
+}
+
+
 def _SetVariables(properties, variables, path, owner):
     if not isinstance(variables, dict):
         raise tessera.Error(f"{path}: {owner}: \"Variables\" must be an object")
@@ -45,6 +61,10 @@ def _SetVariables(properties, variables, path, owner):
             raise tessera.Error(f"{path}: {owner}: unknown variable '{name}'"
                                 f"{tessera.DidYouMean(name, tessera.VariableNames())} (import "
                                 "the application that defines it, or check the spelling)")
+        in_range, expected = _RANGES.get(name, (None, None))
+        if (in_range is not None and isinstance(value, (int, float))
+                and not isinstance(value, bool) and not in_range(value)):
+            raise tessera.Error(f"{path}: {owner}: {name} must be {expected}, got {value}")
         try:
             properties.SetValue(tessera.GetVariable(name), value)
         except (tessera.Error, TypeError, ValueError) as error:

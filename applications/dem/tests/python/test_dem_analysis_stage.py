@@ -14,6 +14,7 @@ within 0.2 % (docs/validation.md).
 import glob
 import json
 import os
+import re
 import warnings
 
 import numpy as np
@@ -322,6 +323,33 @@ def test_a_contact_law_this_build_lacks_is_an_error_naming_the_materials_entry(t
                                             "DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME "
                                             "'DEM_D_Conical_damage' is not supported; this build "
                                             "provides DEM_D_Linear_viscous_Coulomb"):
+        stage.Initialize()
+
+
+@pytest.mark.parametrize("where,name,value,expected", [
+    ("material", "YOUNG_MODULUS", -1.0e7, "> 0"),
+    ("material", "PARTICLE_DENSITY", 0.0, "> 0"),
+    ("material", "POISSON_RATIO", 0.6, "in [0, 0.5]"),
+    ("relation", "COEFFICIENT_OF_RESTITUTION", 1.2, "in [0, 1]"),
+    ("relation", "STATIC_FRICTION", -0.1, ">= 0"),
+    ("relation", "ROLLING_FRICTION", -0.001, ">= 0"),
+])
+def test_a_non_physical_materials_value_is_an_error_naming_the_entry_and_key(
+        tmp_path, monkeypatch, where, name, value, expected):
+    # The particles' Check() and the contact-law table reject these too, but
+    # naming material ids only: the file, the entry and the key are named here.
+    monkeypatch.chdir(tmp_path)
+    material = {"PARTICLE_DENSITY": 2500.0, "YOUNG_MODULUS": 1e7, "POISSON_RATIO": 0.2}
+    relation = {"COEFFICIENT_OF_RESTITUTION": 0.5, "STATIC_FRICTION": 0.3}
+    (material if where == "material" else relation)[name] = value
+    (tmp_path / "MaterialsDEM.json").write_text(json.dumps({
+        "materials": [{"material_name": "m", "material_id": 1, "Variables": material}],
+        "material_relations": [{"material_names_list": ["m", "m"], "Variables": relation}]}))
+    (tmp_path / "noneDEM.mdpa").write_text("")  # a deck without particles
+    _, stage = Stage('{"problem_name": "none"}')
+    owner = r"materials\[0\] \('m'\)" if where == "material" else r"material_relations\[0\]"
+    with pytest.raises(tessera.Error, match=rf"MaterialsDEM.json: {owner}: {name} must be "
+                                            rf"{re.escape(expected)}, got {value}"):
         stage.Initialize()
 
 
