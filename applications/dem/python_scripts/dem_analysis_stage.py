@@ -74,6 +74,11 @@ HISTORICAL = {
 
 # A contact should last at least this many steps (thesis §7.2: 10 to 50).
 MINIMUM_STEPS_PER_CONTACT = 10
+# A time step this many times the estimated critical one is an error even
+# under "TimeStepCheck": "warning": the estimate takes a pessimistic impact
+# speed (Hertz: the critical step grows as speed^(-1/5), so 4x covers impacts
+# a thousand times slower than assumed), and past it the run blows up.
+UNSTABLE_TIME_STEP_FACTOR = 4.0
 
 
 def _MaxIds(model_part):
@@ -258,6 +263,13 @@ class DEMSolver(PythonSolver):
             " ('TimeStepCheck': \"off\" silences this check)"
         if mode == "error":
             raise tessera.Error(message)
+        if self.dt > UNSTABLE_TIME_STEP_FACTOR * estimate.critical_time_step:
+            raise tessera.Error(
+                f"{p.Origin()}: MaxTimeStep {self.dt:g} s is {self.dt / estimate.critical_time_step:.3g} "
+                f"times the critical time step {estimate.critical_time_step:.3g} s of the stiffest "
+                f"contact (the shortest: {estimate.contact_time_pair}, impact at "
+                f"{estimate.reference_speed:.3g} m/s): the run would blow up; set MaxTimeStep "
+                f"<= {estimate.critical_time_step:.3g} ('TimeStepCheck': \"off\" runs it anyway)")
         warnings.warn(message, stacklevel=2)
 
     def ComputeDeltaTime(self):

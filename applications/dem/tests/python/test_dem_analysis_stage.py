@@ -504,6 +504,28 @@ def test_a_coarse_time_step_is_reported_and_can_be_an_error(tmp_path, monkeypatc
     stage.Initialize()  # fine
 
 
+def test_a_time_step_far_past_the_critical_one_is_an_error_unless_the_check_is_off(
+        tmp_path, monkeypatch):
+    """Standards: an unstable time step is an error, not a warning and a run
+    whose results are noise. Past 4x the estimated critical step (linear law:
+    the estimate does not depend on the impact speed) the warning mode stops
+    too; "off" still runs it."""
+    monkeypatch.chdir(tmp_path)
+    _, stage = Stage(SmallDeck(tmp_path, MaxTimeStep=1e-4, TimeStepCheck="off"))
+    stage.Initialize()
+    critical = stage._GetSolver().time_step_estimate.critical_time_step
+    _, stage = Stage(SmallDeck(tmp_path, MaxTimeStep=5.0 * critical))
+    with pytest.raises(tessera.Error, match=r"ProjectParametersDEM.json: MaxTimeStep .* is 5 times "
+                                            r"the critical time step .* the run would blow up; set "
+                                            r"MaxTimeStep <= "):
+        stage.Initialize()
+    _, stage = Stage(SmallDeck(tmp_path, MaxTimeStep=3.0 * critical))
+    with pytest.warns(UserWarning, match="exceeds the critical time step"):
+        stage.Initialize()  # a warning only: the estimate may be pessimistic
+    _, stage = Stage(SmallDeck(tmp_path, MaxTimeStep=5.0 * critical, TimeStepCheck="off"))
+    stage.Initialize()
+
+
 def test_automatic_time_step_takes_the_critical_step_when_smaller(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _, stage = Stage(SmallDeck(tmp_path, MaxTimeStep=1.0, AutomaticTimestep=True,
