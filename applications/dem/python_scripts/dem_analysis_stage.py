@@ -199,7 +199,15 @@ class DEMSolver(PythonSolver):
             # CLUSTER_FILE_NAME is read relative to the working directory (the case folder).
             self.strategy.SetClusterModelPart(clusters)
         self.inlets = self._CreateInlets()  # before Initialize: it registers the inlet materials
-        self.strategy.Initialize()
+        try:
+            self.strategy.Initialize()
+        except tessera.Error as error:
+            # The walls' motion data (SubModelPartData) comes from their file,
+            # when there is one: say which.
+            walls_file = f"{self.stage.problem_name}DEM_FEM_boundary.mdpa"
+            if str(error).startswith("wall sub model part") and os.path.isfile(walls_file):
+                raise tessera.Error(f"{walls_file}: {error}") from None
+            raise
         self._CheckTimeStep()
         self.strategy.WriteToNodes()
 

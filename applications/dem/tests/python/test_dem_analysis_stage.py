@@ -526,6 +526,23 @@ def test_a_time_step_far_past_the_critical_one_is_an_error_unless_the_check_is_o
     stage.Initialize()
 
 
+def test_bad_wall_motion_data_is_an_error_naming_the_walls_file(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    SmallDeck(tmp_path)
+    (tmp_path / "smallDEM_FEM_boundary.mdpa").write_text(
+        WALLS_MDPA + "Begin SubModelPart Floor\n  Begin SubModelPartData\n"
+        "    RIGID_BODY_MOTION 1\n    ANGULAR_VELOCITY [3] (0.0, 0.0, 1.0)\n"
+        "    ANGULAR_VELOCITY_PERIOD -1.0\n  End SubModelPartData\n"
+        "  Begin SubModelPartNodes\n    1\n    2\n    3\n    4\n  End SubModelPartNodes\n"
+        "  Begin SubModelPartConditions\n    1\n  End SubModelPartConditions\n"
+        "End SubModelPart\n")
+    _, stage = Stage(tessera.Parameters.FromFile("ProjectParametersDEM.json"))
+    with pytest.raises(tessera.Error, match=r"^smallDEM_FEM_boundary.mdpa: wall sub model part "
+                                            r"RigidFacePart.Floor: ANGULAR_VELOCITY_PERIOD must "
+                                            r"be >= 0"):
+        stage.Initialize()
+
+
 def test_automatic_time_step_takes_the_critical_step_when_smaller(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     _, stage = Stage(SmallDeck(tmp_path, MaxTimeStep=1.0, AutomaticTimestep=True,
