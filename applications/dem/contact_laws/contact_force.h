@@ -18,6 +18,23 @@ struct ContactHistoryRef {
   std::uint8_t& sliding;         // slid in the previous step
 };
 
+// A sphere pair's spring and the stiffness and normal force it was made with,
+// as one record: the pair lists keep one per candidate, and the contact law
+// reads and writes all of it at once, so that a touching contact costs one or
+// two cache lines rather than one per field (in a loose packing nearly every
+// touching contact's lines are its own). Its sliding flag lives in the
+// candidate's state byte (PairState), which the touching test reads anyway.
+struct PairHistory {
+  Array3 tangential_force{};
+  double tangential_stiffness = 0.0;
+  double normal_elastic_force = 0.0;
+};
+static_assert(sizeof(PairHistory) == 5 * sizeof(double));
+
+// The bits of a pair candidate's state byte: whether it touched at its last
+// evaluation, and whether it slid then. Zero: apart, with a cleared history.
+enum PairState : std::uint8_t { kPairTouching = 1, kPairSliding = 2 };
+
 struct ContactForce {
   Array3 force;          // on the first body (the second gets -force)
   Array3 elastic_force;  // its elastic part (normal elastic + tangential spring)

@@ -68,23 +68,19 @@ TESSERA_AVX2 Vec NearestImage(Vec d, double length) {
 // Candidate c is no contact: it loses its history if it had one (as in the
 // scalar loop).
 void ClearCandidate(const PairBatchInput& in, std::uint32_t c) {
-  if (in.active[c])
-    ResetContactHistory({in.tangential_force[c], in.tangential_stiffness[c],
-                         in.normal_elastic_force[c], in.sliding[c]});
-  in.active[c] = 0;
+  if (in.state[c]) in.history[c] = PairHistory{};
+  in.state[c] = 0;
 }
 
 // Candidate c's history, fetched for writing. The histories are indexed by
 // candidate, and in a loose packing (the mixer: a third of the candidates
-// touch) nearly every touching contact's spring is a line of its own that the
-// hardware prefetcher does not bring: unfetched, the spring's gather was the
-// law's slowest load (12 % of its samples).
+// touch) nearly every touching contact's record is a line of its own that
+// the hardware prefetcher does not bring: unfetched, the spring's gather was
+// the law's slowest load (12 % of its samples).
 inline void PrefetchHistory(const PairBatchInput& in, std::uint32_t c) {
-  const char* spring = reinterpret_cast<const char*>(&in.tangential_force[c]);
-  __builtin_prefetch(spring, 1, 3);
-  __builtin_prefetch(spring + sizeof(Array3) - 1, 1, 3);  // it may straddle two lines
-  __builtin_prefetch(&in.tangential_stiffness[c], 1, 3);
-  __builtin_prefetch(&in.normal_elastic_force[c], 1, 3);
+  const char* record = reinterpret_cast<const char*>(&in.history[c]);
+  __builtin_prefetch(record, 1, 3);
+  __builtin_prefetch(record + sizeof(PairHistory) - 1, 1, 3);  // it may straddle two lines
 }
 
 // Sphere data of the four lanes' spheres (first or second).
@@ -94,8 +90,10 @@ struct Row3 {
 // Each row's x and y are one 16-byte load: [x0 y0 | x2 y2] and [x1 y1 | x3 y3]
 // unpack into the x and y of the four rows; z is gathered element by element.
 // (One address per row, not one index per component: the gathers of a group
-// had kept a dozen indices live and spilled them.)
-TESSERA_AVX2 Row3 GatherRows(const Array3* rows, const std::uint32_t* index) {
+// had kept a dozen indices live and spilled them.) A Row starts with its three
+// doubles: an Array3, or a PairHistory's spring.
+template <class Row>
+TESSERA_AVX2 Row3 GatherRows(const Row* rows, const std::uint32_t* index) {
   const double* r0 = reinterpret_cast<const double*>(rows + index[0]);
   const double* r1 = reinterpret_cast<const double*>(rows + index[1]);
   const double* r2 = reinterpret_cast<const double*>(rows + index[2]);
@@ -154,7 +152,8 @@ struct Row3 {
 };
 // As the four-lane GatherRows: [x0 y0 | x2 y2 | x4 y4 | x6 y6] and the odd
 // rows' pairs interleave into the x and the y of the eight rows.
-TESSERA_LANES Row3 GatherRows(const Array3* rows, const std::uint32_t* index) {
+template <class Row>
+TESSERA_LANES Row3 GatherRows(const Row* rows, const std::uint32_t* index) {
   using Half = double __attribute__((vector_size(32)));
   const double* r[kLanes];
   for (int l = 0; l < kLanes; ++l) r[l] = reinterpret_cast<const double*>(rows + index[l]);
@@ -332,18 +331,18 @@ void PadTouching(PairContactBatch& b, std::size_t count) {
         PrefetchHistory(in, c + __builtin_ctz(m));
     count += static_cast<std::size_t>(__builtin_popcount(static_cast<unsigned>(mask)));
     if (valid == kLanes) {
-      // The apart lanes' activity flags cleared with one load and one store
-      // of the group's four bytes; only a contact that has just come apart
+      // The apart lanes' state bytes cleared with one load and one store of
+      // the group's four bytes; only a contact that has just come apart
       // (rare in any step) takes the branch that clears its history. A branch
       // per apart lane mispredicted in most groups of a loose packing.
       std::uint32_t flags;
-      std::memcpy(&flags, in.active + c, sizeof flags);
+      std::memcpy(&flags, in.state + c, sizeof flags);
       const std::uint32_t apart = kCompress.apart_bytes[mask];
       if (flags & apart)
         for (std::uint32_t l = 0; l < kLanes; ++l)
           if (!(mask >> l & 1)) ClearCandidate(in, c + l);
       flags &= ~apart;
-      std::memcpy(in.active + c, &flags, sizeof flags);
+      std::memcpy(in.state + c, &flags, sizeof flags);
     } else if (mask != all) {
       for (std::uint32_t l = 0; l < valid; ++l)
         if (!(mask >> l & 1)) ClearCandidate(in, c + l);
@@ -442,18 +441,18 @@ TESSERA_COLLECT8 void CollectTouchingEightWide(const PairBatchInput& in, std::ui
       for (unsigned m = mask; m != 0; m &= m - 1) PrefetchHistory(in, c + __builtin_ctz(m));
     count += static_cast<std::size_t>(__builtin_popcount(mask));
     if (valid == kWide) {
-      // The apart lanes' activity flags cleared as one 8-byte word; only a
+      // The apart lanes' state bytes cleared as one 8-byte word; only a
       // contact that has just come apart takes the branch that clears its
       // history (as in the four-lane CollectTouching).
       std::uint64_t flags;
-      std::memcpy(&flags, in.active + c, sizeof flags);
+      std::memcpy(&flags, in.state + c, sizeof flags);
       const std::uint64_t apart =
           _pdep_u64(~static_cast<unsigned>(mask) & 0xffu, 0x0101010101010101ull) * 0xffu;
       if (flags & apart)
         for (std::uint32_t l = 0; l < kWide; ++l)
           if (!(mask >> l & 1)) ClearCandidate(in, c + l);
       flags &= ~apart;
-      std::memcpy(in.active + c, &flags, sizeof flags);
+      std::memcpy(in.state + c, &flags, sizeof flags);
     } else {
       for (std::uint32_t l = 0; l < valid; ++l)
         if (!(mask >> l & 1)) ClearCandidate(in, c + l);

@@ -19,6 +19,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "applications/dem/contact_laws/contact_force.h"
 #include "applications/dem/contact_laws/contact_law.h"
 #include "applications/dem/contact_laws/rolling_friction.h"
 #include "applications/dem/strategies/energy_bookkeeping.h"
@@ -83,11 +84,8 @@ struct PairBatchInput {
   std::uint32_t materials;
   const std::uint32_t* first;  // the candidate list
   const std::uint32_t* second;
-  Array3* tangential_force;  // history, updated in place
-  double* tangential_stiffness;
-  double* normal_elastic_force;
-  std::uint8_t* sliding;
-  std::uint8_t* active;
+  PairHistory* history;  // per candidate, updated in place
+  std::uint8_t* state;   // per candidate: PairState bits, updated in place
   const PairTableArrays* table;
   double dt;
   // Velocity Verlet inside a step: relative displacement = relative velocity × Δt.

@@ -127,12 +127,16 @@ void GatherColumn(std::vector<T>& column, const std::vector<std::uint32_t>& sour
 // sliding and active state) of a list whose pairs were just replaced: entry c
 // takes those of old entry source[c], or starts fresh (so that a parting
 // contact is reset). The `extra` columns (a wall contact's last point, the
-// pairs themselves) follow in the same pass.
+// pairs themselves) follow in the same pass. A pair list keeps each history as
+// one record (PairHistory), a wall list as columns.
 template <class Contacts, class... Extra>
 void CarryHistories(Contacts& list, const std::vector<std::uint32_t>& source,
                     std::vector<Extra>&... extra) {
-  GatherColumns(source, SourcesIncrease(source), list.tangential_force, list.tangential_stiffness,
-                list.normal_elastic_force, list.sliding, list.active, extra...);
+  if constexpr (requires { list.history; })
+    GatherColumns(source, SourcesIncrease(source), list.history, list.state, extra...);
+  else
+    GatherColumns(source, SourcesIncrease(source), list.tangential_force, list.tangential_stiffness,
+                  list.normal_elastic_force, list.sliding, list.active, extra...);
 }
 
 // source[c]: the entry of the old sorted list (old_a, old_b) with the pair
@@ -213,16 +217,12 @@ const char* TranslationalSchemeName(TranslationalScheme scheme) {
 void ExplicitSolverStrategy::PairContacts::Resize(std::size_t n) {
   first.resize(n);
   second.resize(n);
-  tangential_force.resize(n);
-  tangential_stiffness.resize(n);
-  normal_elastic_force.resize(n);
-  sliding.resize(n);
-  active.resize(n);
+  history.resize(n);
+  state.resize(n);
 }
 
 std::size_t ExplicitSolverStrategy::PairContacts::HeldBytes() const {
-  return VectorBytes(first, second, tangential_force, tangential_stiffness, normal_elastic_force,
-                     sliding, active, first_start, cross_block_start, cross_row_start,
+  return VectorBytes(first, second, history, state, first_start, cross_block_start, cross_row_start,
                      cross_row_slot, cross_force, cross_elastic, cross_torque,
                      earliest_source_block, latest_target_block);
 }
@@ -784,11 +784,8 @@ void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& ke
         continue;
       p.first[out] = a;
       p.second[out] = b;
-      p.tangential_force[out] = p.tangential_force[c];
-      p.tangential_stiffness[out] = p.tangential_stiffness[c];
-      p.normal_elastic_force[out] = p.normal_elastic_force[c];
-      p.sliding[out] = p.sliding[c];
-      p.active[out] = p.active[c];
+      p.history[out] = p.history[c];
+      p.state[out] = p.state[c];
       ++out;
     }
     p.Resize(out);
@@ -951,7 +948,7 @@ void ExplicitSolverStrategy::SortRows() {
     b[c] = new_index[pc.second[c]];
     if (a[c] > b[c]) {
       std::swap(a[c], b[c]);
-      pc.tangential_force[c] = -pc.tangential_force[c];
+      pc.history[c].tangential_force = -pc.history[c].tangential_force;
     }
   }
   ResortContacts(pc, a, b, scratch_cursor_);
@@ -1182,7 +1179,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
   const IntegrationRows integration_rows(p);
   const bool quads = QuadRowUpdates();
   const IntegrationConstants integration = Integration();
-  // Raw pointers: the loop stores bytes (sliding, active), which may alias
+  // Raw pointers: the loop stores bytes (the candidates' state), which may alias
   // anything, so a vector's data pointer would be reloaded after each of them.
   const Array3* const position = p.position.data();
   const Array3* const velocity = p.velocity.data();
@@ -1198,11 +1195,8 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
   Array3* const torque = p.torque.data();
   const std::uint32_t* const first_start = pc.first_start.data();
   const std::uint32_t* const second = pc.second.data();
-  Array3* const spring = pc.tangential_force.data();
-  double* const spring_stiffness = pc.tangential_stiffness.data();
-  double* const normal_elastic = pc.normal_elastic_force.data();
-  std::uint8_t* const sliding = pc.sliding.data();
-  std::uint8_t* const active = pc.active.data();
+  PairHistory* const history = pc.history.data();
+  std::uint8_t* const state = pc.state.data();
   Array3* const cross_force = pc.cross_force.data();
   Array3* const cross_elastic = pc.cross_elastic.data();
   Array3* const cross_torque = pc.cross_torque.data();
@@ -1245,11 +1239,8 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
       static_cast<std::uint32_t>(materials),
       pc.first.data(),
       second,
-      spring,
-      spring_stiffness,
-      normal_elastic,
-      sliding,
-      active,
+      history,
+      state,
       &pair_arrays_,
       dt,
       displacement_is_velocity_step,
@@ -1315,9 +1306,8 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
     // A candidate that is no contact (now) loses its history and gives its
     // cross slot, if it has one, nothing (the batch kernel settles its own).
     auto clear_candidate = [&](std::uint32_t c, bool cross) {
-      if (active[c])
-        ResetContactHistory({spring[c], spring_stiffness[c], normal_elastic[c], sliding[c]});
-      active[c] = 0;
+      if (state[c]) history[c] = PairHistory{};
+      state[c] = 0;
       if (!cross) return;
       ClearCrossSlot(rows, rows.next_slot++);
     };
@@ -1368,12 +1358,15 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
                 ? relative_velocity * dt
                 : (step_displacement[j] - step_displacement[i]) -
                       Cross(a_j * step_rotation[j] + a_i * step_rotation[i], normal);
-        ContactHistoryRef history{spring[c], spring_stiffness[c], normal_elastic[c], sliding[c]};
+        PairHistory& record = history[c];
+        std::uint8_t sliding = state[c] & kPairSliding ? 1 : 0;
         const ContactForce f = ComputeContactForce(
             *pair, overlap, StiffnessRadius(pair->law, pair_radius, ri, radius[j]), pair_mass,
-            normal, relative_velocity, relative_displacement, history, dt,
-            pair_tangential_damping[pair_index]);
-        active[c] = 1;
+            normal, relative_velocity, relative_displacement,
+            {record.tangential_force, record.tangential_stiffness, record.normal_elastic_force,
+             sliding},
+            dt, pair_tangential_damping[pair_index]);
+        state[c] = sliding ? kPairTouching | kPairSliding : kPairTouching;
         const Array3 moment = Cross(normal, f.force);
         AddPairContact(batch_input, *pair, static_cast<std::uint32_t>(i), j,
                        cross ? rows.next_slot++ : PairContactBatch::kNoSlot,
@@ -2065,24 +2058,28 @@ EnergyTotals ExplicitSolverStrategy::Energies() const {
   const PairContacts& pc = pairs_;
   e.elastic_normal = SumRows(pc.first.size(),
                              [&](std::size_t c) {
-                               if (!pc.active[c]) return 0.0;
+                               if (!pc.state[c]) return 0.0;
                                const PairParameters& pair =
                                    table_.Pair(p.material[pc.first[c]], p.material[pc.second[c]]);
-                               return NormalElasticEnergy(pair, pc.normal_elastic_force[c],
-                                                          pc.tangential_stiffness[c]);
+                               return NormalElasticEnergy(pair, pc.history[c].normal_elastic_force,
+                                                          pc.history[c].tangential_stiffness);
                              }) +
                      stored(wall_contacts_, wall_contacts_.particle.size(), wall_contacts_.energy);
   // The tangential spring's energy |F_te|² / (2 k_t) from the history the
   // contact keeps anyway (spring force and k_t of the last evaluation).
-  auto spring = [](const auto& contacts, std::size_t n) {
-    return SumRows(n, [&](std::size_t c) {
-      const double kt = contacts.tangential_stiffness[c];
-      if (!contacts.active[c] || !(kt > 0.0)) return 0.0;
-      return 0.5 * Dot(contacts.tangential_force[c], contacts.tangential_force[c]) / kt;
-    });
+  auto spring_energy = [](bool active, const Array3& spring, double kt) {
+    return active && kt > 0.0 ? 0.5 * Dot(spring, spring) / kt : 0.0;
   };
+  const WallContacts& wc = wall_contacts_;
   e.elastic_tangential =
-      spring(pairs_, pairs_.first.size()) + spring(wall_contacts_, wall_contacts_.particle.size());
+      SumRows(pc.first.size(),
+              [&](std::size_t c) {
+                const PairHistory& h = pc.history[c];
+                return spring_energy(pc.state[c] != 0, h.tangential_force, h.tangential_stiffness);
+              }) +
+      SumRows(wc.particle.size(), [&](std::size_t c) {
+        return spring_energy(wc.active[c] != 0, wc.tangential_force[c], wc.tangential_stiffness[c]);
+      });
   const BondEnergy bonds = bonds_.ElasticEnergy();
   e.elastic_normal += bonds.normal;
   e.elastic_tangential += bonds.tangential;
@@ -2090,7 +2087,8 @@ EnergyTotals ExplicitSolverStrategy::Energies() const {
 }
 
 std::size_t ExplicitSolverStrategy::NumberOfParticleContacts() const {
-  return static_cast<std::size_t>(std::count(pairs_.active.begin(), pairs_.active.end(), 1));
+  return static_cast<std::size_t>(std::count_if(pairs_.state.begin(), pairs_.state.end(),
+                                                [](std::uint8_t s) { return s != 0; }));
 }
 
 std::size_t ExplicitSolverStrategy::NumberOfWallContacts() const {

@@ -286,9 +286,10 @@ class ExplicitSolverStrategy {
  private:
   struct PairContacts {
     std::vector<std::uint32_t> first, second;  // i < j, sorted
-    std::vector<Array3> tangential_force;
-    std::vector<double> tangential_stiffness, normal_elastic_force;
-    std::vector<std::uint8_t> sliding, active;
+    std::vector<PairHistory> history;
+    // PairState bits (touching, sliding), apart from the histories: the
+    // touching test reads and clears a group's bytes as one word.
+    std::vector<std::uint8_t> state;
     // Contacts of each particle as `first` (the list is sorted by first).
     std::vector<std::uint32_t> first_start;
     // Contacts whose second particle lies in a later force block ("cross"
