@@ -12,6 +12,7 @@
 #include "applications/dem/strategies/memory_report.h"
 #include "applications/dem/utilities/packed_lanes.h"
 #include "applications/dem/utilities/parallel_rows.h"
+#include "applications/dem/utilities/spatial_order.h"
 #include "kernel/core/error.h"
 
 namespace tessera::dem {
@@ -114,15 +115,18 @@ struct PairGrid {
   // The coordinates and radii of cell_particles' entries, in its order (and
   // padding): entry s is particle cell_particles[s].
   const double *cell_x, *cell_y, *cell_z, *cell_r;
+  // Cells per axis in the order of the cell numbering, fastest first (the
+  // visit's "x", "y" and "z" are these axes, not necessarily the world's).
   std::array<std::int64_t, 3> dims;
   double tolerance;
 };
 
-// Adds to `hits` the candidates j > i of particle i (in cell (cx, cy, cz)):
-// the visit of FindParticlePairs, four list entries at a time (AVX2).
-// Along x the three neighbour cells of a row of cells are consecutive in the
-// cell list: one range per row of cells, not three cells, whose coordinates
-// are consecutive in the cell-ordered copy. The distance test is the scalar
+// Adds to `hits` the candidates j > i of particle i (in cell (cx, cy, cz),
+// coordinates along PairGrid::dims' axes): the visit of FindParticlePairs,
+// four list entries at a time (AVX2). Along the fastest axis the three
+// neighbour cells of a row of cells are consecutive in the cell list: one
+// range per row of cells, not three cells, whose coordinates are consecutive
+// in the cell-ordered copy. The distance test is the scalar
 // one operation for operation (no fused multiply-add), so the hits are the
 // same; their order within a row is not, and the caller sorts it.
 [[gnu::target("avx2")]] void VisitPairsFourWide(const PairGrid& g, std::uint32_t i, std::int64_t cx,
@@ -283,6 +287,10 @@ void NeighbourSearch::BuildPeriodicGrid(const std::vector<Array3>& position, dou
 void NeighbourSearch::SortIntoCells(const std::vector<Array3>& position) {
   const std::size_t n = position.size();
   const std::size_t cells = static_cast<std::size_t>(dims_[0] * dims_[1] * dims_[2]);
+  axes_ = AxesByCellCount(dims_);
+  stride_[axes_[0]] = 1;
+  stride_[axes_[1]] = dims_[axes_[0]];
+  stride_[axes_[2]] = dims_[axes_[0]] * dims_[axes_[1]];
 
   // Counting sort of the particles by cell (serial: O(n), order-preserving).
   cell_of_.resize(n);
@@ -336,11 +344,10 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
     for (std::int64_t z = std::max<std::int64_t>(cz - 1, 0); z <= std::min(cz + 1, dims[2] - 1);
          ++z)
       for (std::int64_t y = std::max<std::int64_t>(cy - 1, 0); y <= std::min(cy + 1, dims[1] - 1);
-           ++y) {
-        const std::int64_t row = (z * dims[1] + y) * dims[0];
-        for (std::int64_t cell = row + std::max<std::int64_t>(cx - 1, 0);
-             cell <= row + std::min(cx + 1, dims[0] - 1); ++cell) {
-          const auto c = static_cast<std::size_t>(cell);
+           ++y)
+        for (std::int64_t xc = std::max<std::int64_t>(cx - 1, 0);
+             xc <= std::min(cx + 1, dims[0] - 1); ++xc) {
+          const auto c = static_cast<std::size_t>(CellIndex(xc, y, z));
           // A cell lists its particles in increasing order: from the back,
           // only the j > i are visited (half the distance checks; with rows
           // sorted by cell, the cells before i's own are skipped at once).
@@ -352,7 +359,6 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
             if (Dot(d, d) < reach * reach) hits.Push(j);
           }
         }
-      }
   };
 
 #if defined(__x86_64__)
@@ -377,16 +383,20 @@ void NeighbourSearch::FindParticlePairs(const std::vector<Array3>& position,
     std::uint32_t* const cell_last = cell_cursor_.data();
     for (std::size_t c = 0; c < cells; ++c)
       cell_last[c] = cell_start[c + 1] > cell_start[c] ? cell_particles[cell_start[c + 1] - 1] : 0;
+    // The visit sees the grid's axes in the order of the cell numbering
+    // (fastest first), so that its lines of cells are consecutive cells.
+    const std::array<std::int64_t, 3> grid_dims{dims[axes_[0]], dims[axes_[1]], dims[axes_[2]]};
     const PairGrid grid{x,      r,      cell_start, cell_particles, cell_last, cell_x,
-                        cell_y, cell_z, cell_r,     dims,           tolerance};
+                        cell_y, cell_z, cell_r,     grid_dims,      tolerance};
     // The cell coordinates of each particle from its cell index (cell_of_,
     // by integer division), not again from its position (CellCoordinate
     // takes a floating-point division per axis).
     const std::int64_t* const cell_of = cell_of_.data();
-    const auto row_cells = static_cast<std::uint64_t>(dims[0]);
-    const auto plane_cells = static_cast<std::uint64_t>(dims[0] * dims[1]);
+    const auto row_cells = static_cast<std::uint64_t>(grid_dims[0]);
+    const auto plane_cells = static_cast<std::uint64_t>(grid_dims[0] * grid_dims[1]);
     auto visit_four_wide = [&grid, cell_of, row_cells, plane_cells](std::size_t i,
                                                                     HitBuffer& hits) {
+      // (Coordinates along the numbering's axes, fastest first.)
       const auto cell = static_cast<std::uint64_t>(cell_of[i]);
       const std::uint64_t z = cell / plane_cells, in_plane = cell - z * plane_cells;
       const std::uint64_t y = in_plane / row_cells, x = in_plane - y * row_cells;

@@ -13,6 +13,9 @@
 // AVX2, the pair search (not periodic) checks four list entries at a time over
 // one range of cells per row of the grid, with the scalar arithmetic: the same
 // pairs. It reads the coordinates and radii from a copy in cell-list order.
+// The cells are numbered in the order SpatialOrder sorts the rows (the axis of
+// fewest cells fastest), so that with sorted rows whole lines of cells hold
+// no candidate j > i and drop out of the visit.
 //
 // In a periodic domain (SetPeriodicBox) the particle grid spans the box, its
 // cells wrap around, and distances are taken to the nearest periodic image;
@@ -71,14 +74,19 @@ class NeighbourSearch {
                          double tolerance, double cell_size, std::vector<std::uint32_t>& first,
                          std::vector<std::uint32_t>& second);
   std::int64_t CellCoordinate(double x, int axis) const;
+  // Cells are numbered row-major with the axis of fewest cells fastest and
+  // that of most slowest (AxesByCellCount), as SpatialOrder sorts the rows, so
+  // that a cell's particles and its neighbours' follow the row order.
   std::int64_t CellIndex(std::int64_t cx, std::int64_t cy, std::int64_t cz) const {
-    return (cz * dims_[1] + cy) * dims_[0] + cx;
+    return cx * stride_[0] + cy * stride_[1] + cz * stride_[2];
   }
 
   PeriodicBox periodic_;
   Array3 origin_{};
   Array3 cell_size_{1.0, 1.0, 1.0};  // per axis: equal except in a periodic box
   std::array<std::int64_t, 3> dims_{1, 1, 1};
+  std::array<int, 3> axes_{0, 1, 2};                  // fastest to slowest
+  std::array<std::int64_t, 3> stride_{1, 1, 1};       // of each axis in the cell numbering
   std::vector<std::uint32_t> cell_start_;             // CSR over cells: particles of each cell
   std::vector<std::uint32_t> cell_particles_;         // then kCellListPadding zeros
   static constexpr std::size_t kCellListPadding = 3;  // read by the four-wide visit

@@ -58,18 +58,39 @@ def test_spatial_order_is_a_permutation_that_keeps_groups_together():
         assert order[k:k + len(members)] == members
 
 
-def test_spatial_order_numbers_a_shuffled_lattice_as_a_mesher_would():
-    # A 12 x 10 x 8 lattice of spacing 0.05, each point but the first moved by
-    # up to 0.01 away from the cells' lower corners (the first fixes the grid's
-    # origin), shuffled: sorted with cells of the spacing it comes back x
-    # fastest, then y, then z (each point alone in its cell).
-    rng = np.random.default_rng(7)
-    lattice = np.array([(i, j, k) for k in range(8) for j in range(10) for i in range(12)])
+def ShuffledLattice(counts, numbering, seed):
+    """Points of a lattice of spacing 0.05 with counts[k] points along axis k,
+    listed in `numbering`'s order (its first axis fastest), each but the first
+    moved by up to 0.01 away from its cell's lower corner (the first fixes the
+    grid's origin), and a shuffle of them."""
+    rng = np.random.default_rng(seed)
+    fast, middle, slow = numbering
+    lattice = []
+    for c in range(counts[slow]):
+        for b in range(counts[middle]):
+            for a in range(counts[fast]):
+                point = [0, 0, 0]
+                point[fast], point[middle], point[slow] = a, b, c
+                lattice.append(point)
+    lattice = np.array(lattice)
     position = (lattice + 0.5) * 0.05 + rng.uniform(0.0, 0.01, size=lattice.shape)
     position[0] = (0.025, 0.025, 0.025)
-    shuffle = rng.permutation(len(lattice))
-    order = Dem().SpatialOrder(position[shuffle], 0.05, np.zeros(len(lattice), dtype=np.uint32))
-    np.testing.assert_array_equal(shuffle[order], np.arange(len(lattice)))
+    return position, rng.permutation(len(lattice))
+
+
+@pytest.mark.parametrize("counts, numbering", [
+    ((8, 10, 12), (0, 1, 2)),   # x shortest: x fastest, then y, then z
+    ((12, 10, 8), (2, 1, 0)),   # z shortest: z fastest, then y, then x
+    ((10, 24, 6), (2, 0, 1)),   # a long y (the mixer's drum axis): y slowest
+])
+def test_spatial_order_numbers_a_shuffled_lattice_as_a_mesher_would(counts, numbering):
+    # Sorted with cells of the spacing (each point alone in its cell), the
+    # shuffled lattice comes back numbered row-major with the axis of fewest
+    # cells fastest and that of most slowest (spatial_order.h: a contact then
+    # reaches the fewest rows ahead).
+    position, shuffle = ShuffledLattice(counts, numbering, seed=7)
+    order = Dem().SpatialOrder(position[shuffle], 0.05, np.zeros(len(position), dtype=np.uint32))
+    np.testing.assert_array_equal(shuffle[order], np.arange(len(position)))
 
 
 def test_spatial_order_rejects_a_bad_cell_size():
