@@ -176,9 +176,20 @@ void BindContactLaws(py::module_& m) {
   m.attr("MINIMUM_RESTITUTION") = kMinimumRestitution;
 }
 
+// A DemSettings choice exposed by its name: Name gives a value's name,
+// FromName reads one (an unknown name is an error naming the setting).
+template <auto Member, auto Name, auto FromName>
+void DefNamedChoice(py::class_<DemSettings>& settings, const char* property, const char* doc) {
+  const std::string key = std::string("DemSettings.") + property;
+  settings.def_property(
+      property, [](const DemSettings& s) { return std::string(Name(s.*Member)); },
+      [key](DemSettings& s, const std::string& name) { s.*Member = FromName(name, key); }, doc);
+}
+
 void BindStrategy(py::module_& m) {
-  py::class_<DemSettings>(m, "DemSettings", "Settings of ExplicitSolverStrategy (SI units)")
-      .def(py::init<>())
+  py::class_<DemSettings> settings(m, "DemSettings",
+                                   "Settings of ExplicitSolverStrategy (SI units)");
+  settings.def(py::init<>())
       .def_readwrite("gravity", &DemSettings::gravity)
       .def_readwrite("delta_time", &DemSettings::delta_time)
       .def_property(
@@ -199,37 +210,6 @@ void BindStrategy(py::module_& m) {
             s.rotational_scheme = RotationalSchemeFromName(name);
           })
       .def_readwrite("rolling_friction", &DemSettings::rolling_friction)
-      .def_property(
-          "hertz_damping_map",
-          [](const DemSettings& s) { return std::string(HertzDampingMapName(s.hertz_damping)); },
-          [](DemSettings& s, const std::string& name) {
-            s.hertz_damping = HertzDampingMapFromName(name, "DemSettings.hertz_damping_map");
-          },
-          "\"exact\" (default) or \"thornton_fit\" (Kratos' fitted Hertz damping)")
-      .def_property(
-          "global_damping_form",
-          [](const DemSettings& s) {
-            return std::string(GlobalDampingFormName(s.global_damping_form));
-          },
-          [](DemSettings& s, const std::string& name) {
-            s.global_damping_form =
-                GlobalDampingFormFromName(name, "DemSettings.global_damping_form");
-          },
-          "\"vector\" (default, thesis 5.18) or \"per_component\" (Kratos)")
-      .def_property(
-          "linear_stiffness",
-          [](const DemSettings& s) { return std::string(LinearStiffnessName(s.linear_stiffness)); },
-          [](DemSettings& s, const std::string& name) {
-            s.linear_stiffness = LinearStiffnessFromName(name, "DemSettings.linear_stiffness");
-          },
-          "\"thesis\" (default, k_n = 2 E* R) or \"kratos\" (Kratos' linear k_n)")
-      .def_property(
-          "bond_stiffness",
-          [](const DemSettings& s) { return std::string(BondStiffnessName(s.bond_stiffness)); },
-          [](DemSettings& s, const std::string& name) {
-            s.bond_stiffness = BondStiffnessFromName(name, "DemSettings.bond_stiffness");
-          },
-          "\"thesis\" (default, k_n = E A / L) or \"kratos\" (Kratos' DEM_KDEM springs)")
       .def_readwrite("energy_calculation", &DemSettings::energy_calculation)
       .def_readwrite("search_frequency", &DemSettings::search_frequency)
       .def_readwrite("search_tolerance", &DemSettings::search_tolerance)
@@ -258,6 +238,19 @@ void BindStrategy(py::module_& m) {
       .def_readwrite("walls_moved_by_processes", &DemSettings::walls_moved_by_processes)
       .def_readwrite("dimension", &DemSettings::dimension,
                      "3: spheres; 2: discs in the x-y plane (CylinderParticle2D)");
+  DefNamedChoice<&DemSettings::hertz_damping, HertzDampingMapName, HertzDampingMapFromName>(
+      settings, "hertz_damping_map",
+      "\"exact\" (default) or \"thornton_fit\" (Kratos' fitted Hertz damping)");
+  DefNamedChoice<&DemSettings::global_damping_form, GlobalDampingFormName,
+                 GlobalDampingFormFromName>(
+      settings, "global_damping_form",
+      "\"vector\" (default, thesis 5.18) or \"per_component\" (Kratos)");
+  DefNamedChoice<&DemSettings::linear_stiffness, LinearStiffnessName, LinearStiffnessFromName>(
+      settings, "linear_stiffness",
+      "\"thesis\" (default, k_n = 2 E* R) or \"kratos\" (Kratos' linear k_n)");
+  DefNamedChoice<&DemSettings::bond_stiffness, BondStiffnessName, BondStiffnessFromName>(
+      settings, "bond_stiffness",
+      "\"thesis\" (default, k_n = E A / L) or \"kratos\" (Kratos' DEM_KDEM springs)");
 
   py::class_<TimeStepEstimate>(m, "TimeStepEstimate")
       .def_readonly("critical_time_step", &TimeStepEstimate::critical_time_step)
