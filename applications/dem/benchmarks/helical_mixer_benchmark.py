@@ -396,6 +396,8 @@ def main():
     parser.add_argument("--worker", choices=("time", "fill"), help=argparse.SUPPRESS)
     AddWaitPolicyArgument(parser)
     args = parser.parse_args()
+    if args.interval < 0:
+        parser.error(f"--interval must be >= 0 seconds, got {args.interval}")
     if args.worker == "fill":
         Fill(args)
         return
@@ -408,8 +410,6 @@ def main():
           f"start {start_load[0]:.2f}")
     if args.deck == "inlet":
         LoadFill(args)
-    if args.interval < 0:
-        parser.error(f"--interval must be >= 0 seconds, got {args.interval}")
     best, runs = {}, {threads: [] for threads in args.threads}
     for repeat in range(args.repeat):
         if repeat > 0 and args.interval > 0:
