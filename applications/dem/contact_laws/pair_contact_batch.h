@@ -110,7 +110,7 @@ struct PairBatchInput {
 // (zero then), as in the strategy's pair loop.
 struct PairBatchRows {
   Array3* contact_force;
-  Array3* elastic_force;
+  Array3* elastic_force;  // null, as cross_elastic, where they are not summed
   Array3* torque;
   Array3* cross_force;
   Array3* cross_elastic;
@@ -123,17 +123,17 @@ struct PairBatchRows {
 };
 
 // A cross slot that gets nothing this step (its candidate is apart, or of a
-// pair without relation). Three stores: a chained assignment would reload
+// pair without relation). Separate stores: a chained assignment would reload
 // each value it had just stored.
 inline void ClearCrossSlot(PairBatchRows& rows, std::uint32_t slot) {
   rows.cross_force[slot] = Array3{};
-  rows.cross_elastic[slot] = Array3{};
+  if (rows.cross_elastic) rows.cross_elastic[slot] = Array3{};
   rows.cross_torque[slot] = Array3{};
 }
 
 // What one contact (i, j) gives, as computed on sphere i (j gets -force).
 struct PairContactSums {
-  Array3 force, elastic, torque_first, torque_second;
+  Array3 force, torque_first, torque_second;
   double normal_force, damping_power, friction_power;
 };
 
@@ -141,13 +141,13 @@ struct PairContactSums {
 // strategy's scalar loop) do, contact by contact in list order: row i gets the
 // force and the torque of its arm, then, if `rolls` (the pair has a rolling
 // model), the rolling resistance torque `rolling`, and the powers; row j, or
-// cross slot `slot` if not PairContactBatch::kNoSlot, the opposite.
+// cross slot `slot` if not PairContactBatch::kNoSlot, the opposite. The
+// elastic part goes separately (AddPairContactElastic).
 inline void AddPairContactTerms(bool rolls, std::uint32_t i, std::uint32_t j, std::uint32_t slot,
                                 const PairContactSums& sums, const Array3& rolling,
                                 double rolling_power, PairBatchRows& rows) {
   Array3 torque_second = sums.torque_second;
   rows.contact_force[i] += sums.force;
-  rows.elastic_force[i] += sums.elastic;
   rows.torque[i] += sums.torque_first;
   if (rolls) {
     rows.torque[i] += rolling;
@@ -161,20 +161,33 @@ inline void AddPairContactTerms(bool rolls, std::uint32_t i, std::uint32_t j, st
   }
   if (slot != PairContactBatch::kNoSlot) {
     rows.cross_force[slot] = -sums.force;
-    rows.cross_elastic[slot] = -sums.elastic;
     rows.cross_torque[slot] = torque_second;
   } else {
     rows.contact_force[j] -= sums.force;
-    rows.elastic_force[j] -= sums.elastic;
     rows.torque[j] += torque_second;
   }
 }
 
+// The elastic part of contact (i, j), where the rows sum it (rows.elastic_force
+// not null): to row i, its opposite to row j or to cross slot `slot`. Apart
+// from AddPairContactTerms, so that the kernel tests once per group of lanes
+// whether to add them, not once per contact; each row's elastic sum keeps the
+// list order.
+inline void AddPairContactElastic(std::uint32_t i, std::uint32_t j, std::uint32_t slot,
+                                  const Array3& elastic, PairBatchRows& rows) {
+  rows.elastic_force[i] += elastic;
+  if (slot != PairContactBatch::kNoSlot)
+    rows.cross_elastic[slot] = -elastic;
+  else
+    rows.elastic_force[j] -= elastic;
+}
+
 // AddPairContactTerms with the rolling resistance of the pair computed here
-// (R_r the smaller radius, thesis 2.42): the strategy's scalar pair loop.
+// (R_r the smaller radius, thesis 2.42), and the elastic part `elastic` where
+// summed: the strategy's scalar pair loop.
 inline void AddPairContact(const PairBatchInput& in, const PairParameters& pair, std::uint32_t i,
                            std::uint32_t j, std::uint32_t slot, const PairContactSums& sums,
-                           PairBatchRows& rows) {
+                           const Array3& elastic, PairBatchRows& rows) {
   const bool rolls = pair.rolling_model != RollingFrictionModel::kNone;
   Array3 rolling{};
   double rolling_power = 0.0;
@@ -186,6 +199,7 @@ inline void AddPairContact(const PairBatchInput& in, const PairParameters& pair,
     rolling_power = -Dot(rolling, relative_spin);
   }
   AddPairContactTerms(rolls, i, j, slot, sums, rolling, rolling_power, rows);
+  if (rows.elastic_force) AddPairContactElastic(i, j, slot, elastic, rows);
 }
 
 // Whether this processor runs the batch kernel (AVX2).

@@ -377,16 +377,18 @@ BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleS
   bonds.damping_power.resize(m), bonds.friction_power.resize(m);
   ParallelRows(
       m, [&](std::size_t b) { EvaluateBond(b, bonds, table, p, periodic, dt, velocity_step); });
+  // The elastic parts only where the rows sum them (ELASTIC_FORCES declared).
+  const bool elastic = !p.elastic_force.empty();
   ParallelRows(n, [&](std::size_t i) {
     for (std::uint32_t k = bonds.row_start[i]; k < bonds.row_start[i + 1]; ++k) {
       const std::uint32_t b = bonds.row_bonds[k] / 2;
       if (bonds.row_bonds[k] % 2 == 0) {
         p.contact_force[i] += bonds.force[b];
-        p.elastic_force[i] += bonds.elastic[b];
+        if (elastic) p.elastic_force[i] += bonds.elastic[b];
         p.torque[i] += bonds.torque_first[b];
       } else {
         p.contact_force[i] -= bonds.force[b];
-        p.elastic_force[i] -= bonds.elastic[b];
+        if (elastic) p.elastic_force[i] -= bonds.elastic[b];
         p.torque[i] += bonds.torque_second[b];
       }
     }

@@ -100,10 +100,10 @@ struct BondPower {
   double damping = 0.0, friction = 0.0;
 };
 
-// Adds the bond forces to the rows' contact_force, elastic_force and torque
-// (KDEM, bond_law.h) and updates the histories. The relative displacement of
-// the step is taken from the rows' delta_displacement and delta_rotation, or,
-// with `velocity_step`, as the relative velocity times dt (Velocity Verlet).
+// Adds the bond forces to the rows' contact_force, elastic_force (where the
+// rows hold it) and torque (KDEM, bond_law.h) and updates the histories. The relative displacement
+// of the step is taken from the rows' delta_displacement and delta_rotation, or, with
+// `velocity_step`, as the relative velocity times dt (Velocity Verlet).
 BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleStorage& rows,
                         const PeriodicBox& periodic, double dt, bool velocity_step);
 

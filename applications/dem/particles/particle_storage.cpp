@@ -126,7 +126,14 @@ bool ParticleStorage::ShareColumnsWithNodes(NodalDatabase& db) {
   share(force, TOTAL_FORCES);
   share(torque, PARTICLE_MOMENT);
   share(contact_force, CONTACT_FORCES);
-  share(elastic_force, ELASTIC_FORCES);
+  // The elastic forces: shared where declared (the owned sums go there), else
+  // none (not summed).
+  if (db.HasHistoricalVariable(ELASTIC_FORCES)) {
+    share(elastic_force, ELASTIC_FORCES);
+  } else {
+    elastic_force.Own(0);
+    std::vector<Array3>().swap(*elastic_force.Owned());
+  }
   // The applied loads are read from the nodes, never written: an owned
   // column's values are dropped, not copied there (they are the nodes' of
   // the last read at best). Undeclared, the column stays empty.
@@ -163,12 +170,14 @@ int MaterialIndex::Find(const Properties* properties) const {
   return it == list_.end() ? -1 : static_cast<int>(it - list_.begin());
 }
 
-void DeclareParticleVariables(ModelPart& spheres) {
+void DeclareParticleVariables(ModelPart& spheres, bool elastic_forces) {
   ModelPart& root = spheres.GetRootModelPart();
   for (const VariableBase* variable : std::initializer_list<const VariableBase*>{
            &RADIUS, &VELOCITY, &ANGULAR_VELOCITY, &DISPLACEMENT, &DELTA_DISPLACEMENT, &TOTAL_FORCES,
-           &CONTACT_FORCES, &ELASTIC_FORCES, &PARTICLE_MOMENT, &PARTICLE_ROTATION_ANGLE})
+           &CONTACT_FORCES, &PARTICLE_MOMENT, &PARTICLE_ROTATION_ANGLE})
     if (!root.HasNodalSolutionStepVariable(*variable)) root.AddNodalSolutionStepVariable(*variable);
+  if (elastic_forces && !root.HasNodalSolutionStepVariable(ELASTIC_FORCES))
+    root.AddNodalSolutionStepVariable(ELASTIC_FORCES);
 }
 
 namespace {
@@ -343,9 +352,10 @@ void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles,
     else
       std::fill(to + begin, to + end, Array3{});
   };
-  // The optional load columns: one entry per row where the variable is
-  // declared, none (and their memory released) where it is not.
-  // (A shared column is the nodal one.)
+  // The optional columns: one entry per row where the variable is declared,
+  // none (and their memory released) where it is not. (A shared column is
+  // the nodal one.) The elastic forces' new rows are zero until the next
+  // force evaluation sums them.
   auto size_optional = [n](RowColumn<Array3>& column, const Array3* from) {
     std::vector<Array3>* owned = column.Owned();
     if (owned == nullptr) return;
@@ -356,6 +366,7 @@ void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles,
   };
   size_optional(particles.external_force, external_force);
   size_optional(particles.external_moment, external_moment);
+  size_optional(particles.elastic_force, HistoricalData(db, ELASTIC_FORCES));
   ForRowBlocks(n, [&](std::size_t begin, std::size_t end) {
     rows.Gather(coordinates, position, begin, end);
     if (displacements_from_coordinates && rows.contiguous) {
@@ -389,8 +400,11 @@ void WriteParticlesToNodes(const ParticleStorage& particles, ModelPart& spheres)
   // Runs every step: a fixed array, no allocation.
   std::array<Target, 9> targets;
   std::size_t count = 0;
+  // (A column without rows is the elastic forces', declared since the rows
+  // were last read from the nodes: the nodes keep their values until then.)
   auto add = [&](const Variable<Array3>& variable, const RowColumn<Array3>& values) {
-    if (Array3* column = HistoricalData(db, variable)) targets[count++] = {column, values.data()};
+    if (Array3* column = HistoricalData(db, variable); column && values.size() == n)
+      targets[count++] = {column, values.data()};
   };
   add(VELOCITY, particles.velocity);
   add(ANGULAR_VELOCITY, particles.angular_velocity);

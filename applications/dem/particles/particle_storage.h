@@ -68,7 +68,11 @@ struct ParticleStorage {
   RowColumn<Array3> force;          // total: contacts + gravity (TOTAL_FORCES)
   RowColumn<Array3> torque;         // total moment (PARTICLE_MOMENT)
   RowColumn<Array3> contact_force;  // sum of contact forces (CONTACT_FORCES)
-  RowColumn<Array3> elastic_force;  // elastic part of the contact forces (ELASTIC_FORCES)
+  // The elastic part of the contact forces (ELASTIC_FORCES): an optional
+  // column, as the applied loads, summed only where the model part declares
+  // the variable. Nothing in a step reads it back, and its sums (a store per
+  // contact and per cross slot) were a tenth of a mixer step.
+  RowColumn<Array3> elastic_force;
 
   // ---- constants of each particle
   std::vector<double> radius;
@@ -109,7 +113,8 @@ struct ParticleStorage {
   // a column shared already only moves to the database's current storage (a
   // new solution step's). The applied-load columns (EXTERNAL_APPLIED_FORCE,
   // _MOMENT) share too, but as the nodes are their source, an owned one's
-  // values are dropped, not copied there; undeclared, they stay empty.
+  // values are dropped, not copied there; undeclared, they stay empty, as
+  // elastic_force does where ELASTIC_FORCES is not declared.
   // Anywhere else every column is owned (OwnColumns). Returns whether they
   // share.
   bool ShareColumnsWithNodes(NodalDatabase& db);
@@ -128,7 +133,7 @@ struct ParticleStorage {
   static void ForEachRowColumn(Rows& rows, F f) {
     for (auto* v : {&rows.position, &rows.velocity, &rows.angular_velocity, &rows.displacement,
                     &rows.delta_displacement, &rows.rotation_angle, &rows.force, &rows.torque,
-                    &rows.contact_force, &rows.elastic_force})
+                    &rows.contact_force})
       f(*v);
   }
   // Calls f on every owned column (the vectors above) of `rows`, for the
@@ -140,7 +145,7 @@ struct ParticleStorage {
       if (auto* owned = column.Owned()) f(*owned);
     });
     f(rows.delta_rotation);
-    for (auto* v : {&rows.external_force, &rows.external_moment})
+    for (auto* v : {&rows.external_force, &rows.external_moment, &rows.elastic_force})
       if (auto* owned = v->Owned(); owned && !owned->empty()) f(*owned);
     f(rows.radius), f(rows.mass), f(rows.inertia), f(rows.material), f(rows.node),
         f(rows.element_id), f(rows.fixed), f(rows.glued), f(rows.cluster);
@@ -181,7 +186,10 @@ void AppendParticle(ModelPart& spheres, const Element& element, const MaterialIn
 // Velocities, angular velocities, coordinates, fixities and applied loads from the nodes: what
 // a process or a script may have changed between two steps. Displacements are
 // recomputed from the new coordinates, unless `displacements_from_coordinates`
-// is false (a periodic domain, where coordinates jump by whole periods).
+// is false (a periodic domain, where coordinates jump by whole periods). The
+// optional columns follow the model part's declarations: the applied loads
+// and the elastic forces have a row each where their variable is declared,
+// none where it is not.
 void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles,
                             bool displacements_from_coordinates = true);
 
@@ -189,11 +197,14 @@ void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles,
 // ANGULAR_VELOCITY, DISPLACEMENT, DELTA_DISPLACEMENT, TOTAL_FORCES,
 // CONTACT_FORCES, ELASTIC_FORCES, PARTICLE_MOMENT, PARTICLE_ROTATION_ANGLE and
 // RADIUS of each particle's node (each written only if the model part declares
-// it; DeclareParticleVariables declares them all).
+// it and, for ELASTIC_FORCES, the rows hold it).
 void WriteParticlesToNodes(const ParticleStorage& particles, ModelPart& spheres);
 
-// Declares the historical variables WriteParticlesToNodes writes.
-void DeclareParticleVariables(ModelPart& spheres);
+// Declares the historical variables WriteParticlesToNodes writes, but
+// ELASTIC_FORCES only with `elastic_forces`: the strategy sums the elastic
+// parts of the contact forces per particle only where that variable is
+// declared (a script, or the stage's PostElasticForces, declares it).
+void DeclareParticleVariables(ModelPart& spheres, bool elastic_forces = false);
 
 // Gives a particle's node the six velocity dofs (VELOCITY_X .. ANGULAR_VELOCITY_Z,
 // the FixedBits in order), so that processes can fix them: for nodes made

@@ -136,7 +136,8 @@ void BindParticleStorage(py::module_& m) {
   m.def("WriteParticlesToNodes", &WriteParticlesToNodes, py::arg("particles"), py::arg("spheres"));
   m.def("ReadParticlesFromNodes", &ReadParticlesFromNodes, py::arg("spheres"), py::arg("particles"),
         py::arg("displacements_from_coordinates") = true);
-  m.def("DeclareParticleVariables", &DeclareParticleVariables, py::arg("spheres"));
+  m.def("DeclareParticleVariables", &DeclareParticleVariables, py::arg("spheres"),
+        py::arg("elastic_forces") = false);
   m.def(
       "SpatialOrder",
       [](const std::vector<Array3>& position, double cell_size,

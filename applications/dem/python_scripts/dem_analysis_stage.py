@@ -58,10 +58,12 @@ MODEL_PART_FILES = (("SpheresPart", "DEM"), ("RigidFacePart", "DEM_FEM_boundary"
                     ("ClusterPart", "DEM_Clusters"), ("DEMInletPart", "DEM_Inlet"))
 
 # Historical variables each root declares before reading (what the mdpa NodalData
-# blocks of DEM decks write and what the strategy writes back).
+# blocks of DEM decks write and what the strategy writes back). The spheres'
+# ELASTIC_FORCES only where asked for (DEMSolver.AddVariables): the strategy
+# sums them only where they are declared.
 HISTORICAL = {
     "SpheresPart": ("RADIUS", "VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "DELTA_DISPLACEMENT",
-                    "TOTAL_FORCES", "ELASTIC_FORCES", "CONTACT_FORCES", "PARTICLE_MOMENT",
+                    "TOTAL_FORCES", "CONTACT_FORCES", "PARTICLE_MOMENT",
                     "PARTICLE_ROTATION_ANGLE", "EXTERNAL_APPLIED_FORCE", "EXTERNAL_APPLIED_MOMENT",
                     "COHESIVE_GROUP"),
     "RigidFacePart": ("VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "DELTA_DISPLACEMENT",
@@ -109,6 +111,12 @@ class DEMSolver(PythonSolver):
             model_part = self.model.GetModelPart(name)
             for variable in variables:
                 model_part.AddNodalSolutionStepVariable(tessera.GetVariable(variable))
+        if self.parameters["PostElasticForces"].GetBool():
+            # The spheres' elastic forces cost a sum per contact and step, which
+            # the strategy does only where the variable is declared: here for
+            # the output, or by a script before Initialize.
+            self.model.GetModelPart("SpheresPart").AddNodalSolutionStepVariable(
+                tessera.ELASTIC_FORCES)
         if self._IsContinuum():
             # The share of each sphere's bonds that broke (written after each step).
             self.model.GetModelPart("SpheresPart").AddNodalSolutionStepVariable(

@@ -285,8 +285,9 @@ void ExplicitSolverStrategy::PairContacts::Index(std::size_t n, std::size_t bloc
   const std::size_t slots = cross_row_start[n];
   cross_row_slot.resize(slots);
   cross_force.resize(slots);
-  cross_elastic.resize(slots);
   cross_torque.resize(slots);
+  // (cross_elastic is sized by the force evaluation, which knows whether the
+  // elastic forces are summed.)
   std::vector<std::uint32_t> cursor(cross_row_start.begin(), cross_row_start.end() - 1);
   std::uint32_t slot = 0;
   for (std::size_t c = 0; c < m; ++c)
@@ -1197,14 +1198,18 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
   const double* const inertia = p.inertia.data();
   const int* const material = p.material.data();
   Array3* const contact_force = p.contact_force.data();
-  Array3* const elastic_force = p.elastic_force.data();
   Array3* const torque = p.torque.data();
+  // The elastic parts are summed only where the rows hold ELASTIC_FORCES
+  // (ParticleStorage): null otherwise, the cross slots' too.
+  const bool sum_elastic = !p.elastic_force.empty();
+  pc.cross_elastic.resize(sum_elastic ? pc.cross_force.size() : 0);
+  Array3* const elastic_force = sum_elastic ? p.elastic_force.data() : nullptr;
   const std::uint32_t* const first_start = pc.first_start.data();
   const std::uint32_t* const second = pc.second.data();
   PairHistory* const history = pc.history.data();
   std::uint8_t* const state = pc.state.data();
   Array3* const cross_force = pc.cross_force.data();
-  Array3* const cross_elastic = pc.cross_elastic.data();
+  Array3* const cross_elastic = sum_elastic ? pc.cross_elastic.data() : nullptr;
   Array3* const cross_torque = pc.cross_torque.data();
   DissipationPower* const dissipation = pair_dissipation_.data();
   const bool track_dissipation = settings_.energy_calculation;
@@ -1306,16 +1311,16 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
       if (const std::size_t a = i + kWallRowsAhead; a < end && wall_start[a] != wall_start[a + 1])
         prefetch_wall_sphere(a);
       if (wall_start[i] == wall_start[i + 1]) {  // most spheres are far from any wall
-        // Three stores: a chained assignment reloads each value it stored.
+        // Separate stores: a chained assignment reloads each value it stored.
         contact_force[i] = Array3{};
-        elastic_force[i] = Array3{};
+        if (sum_elastic) elastic_force[i] = Array3{};
         torque[i] = Array3{};
         continue;
       }
       Array3 wall_force{}, wall_elastic{}, wall_torque{};
       ComputeWallContacts(i, wall_features, wall_force, wall_elastic, wall_torque);
       contact_force[i] = wall_force;
-      elastic_force[i] = wall_elastic;
+      if (sum_elastic) elastic_force[i] = wall_elastic;
       torque[i] = wall_torque;
     }
     // Where the block's contacts add their forces (AddPairContact): its rows,
@@ -1398,9 +1403,9 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
         const Array3 moment = Cross(normal, f.force);
         AddPairContact(batch_input, *pair, static_cast<std::uint32_t>(i), j,
                        cross ? rows.next_slot++ : PairContactBatch::kNoSlot,
-                       {f.force, f.elastic_force, a_i * moment, a_j * moment, f.normal_force,
-                        f.damping_power, f.friction_power},
-                       rows);
+                       {f.force, a_i * moment, a_j * moment, f.normal_force, f.damping_power,
+                        f.friction_power},
+                       f.elastic_force, rows);
       }
     };
 
@@ -1615,13 +1620,14 @@ void ExplicitSolverStrategy::FinishRowRange(std::size_t begin, std::size_t end, 
   const IntegrationRows rows(p);
   const IntegrationConstants integration = Integration();
   Array3* const contact_force = p.contact_force.data();
-  Array3* const elastic_force = p.elastic_force.data();
+  // Null where the elastic forces are not summed (ComputeParticleContacts).
+  Array3* const elastic_force = p.elastic_force.empty() ? nullptr : p.elastic_force.data();
   Array3* const total_force = p.force.data();
   Array3* const torque_out = p.torque.data();
   const std::uint32_t* const cross_row_start = pc.cross_row_start.data();
   const std::uint32_t* const cross_row_slot = pc.cross_row_slot.data();
   const Array3* const cross_force = pc.cross_force.data();
-  const Array3* const cross_elastic = pc.cross_elastic.data();
+  const Array3* const cross_elastic = elastic_force ? pc.cross_elastic.data() : nullptr;
   const Array3* const cross_torque = pc.cross_torque.data();
   double* const damping_power = global_damping_power_.data();
   // Applied loads: absent (zero) unless the model part declares them.
@@ -1633,14 +1639,19 @@ void ExplicitSolverStrategy::FinishRowRange(std::size_t begin, std::size_t end, 
   quads = quads && !(alpha > 0.0) && !planar;
   const QuadSumColumns quad_sums{contact_force, external_force, external_moment, total_force,
                                  torque_out,    rows.mass,      gravity};
-  // Row k's cross slots added to its sums, in slot order.
-  auto add_cross_slots = [&](std::size_t k, Array3& contact, Array3& elastic, Array3& torque) {
+  // Row k's cross slots added to its sums, in slot order; their elastic parts
+  // to the row's, where those are summed.
+  auto add_cross_slots = [&](std::size_t k, Array3& contact, Array3& torque) {
     for (std::uint32_t s = cross_row_start[k]; s < cross_row_start[k + 1]; ++s) {
       const std::uint32_t slot = cross_row_slot[s];
       contact += cross_force[slot];
-      elastic += cross_elastic[slot];
       torque += cross_torque[slot];
     }
+    if (!elastic_force) return;
+    Array3 elastic = elastic_force[k];
+    for (std::uint32_t s = cross_row_start[k]; s < cross_row_start[k + 1]; ++s)
+      elastic += cross_elastic[cross_row_slot[s]];
+    elastic_force[k] = elastic;
   };
   for (std::size_t i = begin; i < end; ++i) {
     if (quads && i + 4 <= end && (quad_update == QuadUpdate::kNone || FreeQuad(rows, i))) {
@@ -1648,18 +1659,17 @@ void ExplicitSolverStrategy::FinishRowRange(std::size_t begin, std::size_t end, 
         if (cross_row_start[k] == cross_row_start[k + 1]) continue;
         // Summed in locals: accumulated in the rows, every sum would be stored
         // and reloaded per slot.
-        Array3 contact = contact_force[k], elastic = elastic_force[k], torque = torque_out[k];
-        add_cross_slots(k, contact, elastic, torque);
+        Array3 contact = contact_force[k], torque = torque_out[k];
+        add_cross_slots(k, contact, torque);
         contact_force[k] = contact;
-        elastic_force[k] = elastic;
         torque_out[k] = torque;
       }
       FinishRowQuad(quad_sums, rows, integration, quad_update, i);
       i += 3;
       continue;
     }
-    Array3 contact = contact_force[i], elastic = elastic_force[i], torque = torque_out[i];
-    add_cross_slots(i, contact, elastic, torque);
+    Array3 contact = contact_force[i], torque = torque_out[i];
+    add_cross_slots(i, contact, torque);
     Array3 total = contact;
     if (external_force) total += external_force[i];
     total += rows.mass[i] * gravity;
@@ -1681,7 +1691,6 @@ void ExplicitSolverStrategy::FinishRowRange(std::size_t begin, std::size_t end, 
     total_force[i] = total;
     torque_out[i] = torque;
     contact_force[i] = contact;
-    elastic_force[i] = elastic;
     // The update of the row while its data is in cache: one pass and one
     // synchronisation of the threads fewer per step.
     update(rows, integration, i);

@@ -233,7 +233,10 @@ class ExplicitSolverStrategy {
   // Synchronisation with the nodes (see particle_storage.h); WriteToNodes also
   // writes the wall nodes' CONTACT_FORCES, ELASTIC_FORCES,
   // TANGENTIAL_ELASTIC_FORCES, DEM_PRESSURE, SHEAR_STRESS and DEM_NODAL_AREA
-  // from the wall contacts of the last force evaluation.
+  // from the wall contacts of the last force evaluation. The particles'
+  // ELASTIC_FORCES are summed only where the spheres' model part declares
+  // that variable (nothing in a step reads them; Initialize does not declare
+  // it): the rows follow the declarations at Initialize and ReadFromNodes.
   void ReadFromNodes();
   void WriteToNodes();
 

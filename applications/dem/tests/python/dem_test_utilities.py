@@ -61,10 +61,12 @@ def Sphere(model_part, node_id, position, radius, properties, velocity=(0.0, 0.0
     return model_part.CreateNewElement("SphericParticle3D", node_id, [node_id], properties)
 
 
-def SpheresPart(model, name="SpheresPart"):
+def SpheresPart(model, name="SpheresPart", elastic_forces=False):
+    """A spheres model part with the strategy's variables (ELASTIC_FORCES, which
+    the strategy sums only where declared, with `elastic_forces`)."""
     from tessera import _dem
     model_part = model.CreateModelPart(name)
-    _dem.DeclareParticleVariables(model_part)
+    _dem.DeclareParticleVariables(model_part, elastic_forces=elastic_forces)
     return model_part
 
 

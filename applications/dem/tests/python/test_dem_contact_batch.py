@@ -5,7 +5,7 @@ the same with DemSettings.batched_pair_contacts on and off (tolerance 0, by
 construction) for both 3D laws, both relative-displacement forms (v Δt under
 Velocity Verlet and Symplectic Euler, the increments under Forward Euler and
 Taylor), sliding and unloading contacts,
-rolling resistance, energy bookkeeping, two particle materials, candidates
+rolling resistance, energy bookkeeping, the elastic forces, two particle materials, candidates
 that come apart, and one and two threads; and the contact law on four lanes
 (AVX2) and, where the processor has AVX-512, on eight
 (DemSettings.eight_lane_pair_contacts).
@@ -30,6 +30,8 @@ pytestmark = pytest.mark.skipif(
 
 def RunPile(batched, scheme, steps=120, threads=1, energy=False, eight_lanes=True, **pile):
     model, spheres, walls = Pile(600, spacing=0.0125, **pile)
+    # The elastic forces summed too (only where declared).
+    spheres.AddNodalSolutionStepVariable(tessera.ELASTIC_FORCES)
     settings = Settings(2e-5, scheme, (0, 0, -9.81), search_frequency=7, tolerance=0.001)
     settings.batched_pair_contacts = batched
     settings.eight_lane_pair_contacts = eight_lanes
@@ -44,7 +46,7 @@ def RunPile(batched, scheme, steps=120, threads=1, energy=False, eight_lanes=Tru
 
 def State(strategy):
     p = strategy.Particles
-    return [p.position, p.velocity, p.angular_velocity, p.force, p.torque]
+    return [p.position, p.velocity, p.angular_velocity, p.force, p.torque, p.elastic_force]
 
 
 @pytest.mark.parametrize("scheme", ["Velocity_Verlet", "Symplectic_Euler", "Taylor_Scheme"])

@@ -7,8 +7,9 @@ The runs cover the schemes with a quad update (Velocity Verlet's drift and
 kick, Symplectic Euler) and without one (Taylor, Forward Euler: the setting
 must leave them row by row, which a quad update given to them would break), both
 rotational schemes, rotation off, a virtual mass coefficient, applied forces
-and moments, rows that receive cross slots, and rows that must stay row by row
-inside a quad (an imposed velocity, background damping).
+and moments, rows that receive cross slots, rows that must stay row by row
+inside a quad (an imposed velocity, background damping), and the elastic
+forces, which the strategy sums where ELASTIC_FORCES is declared.
 """
 import numpy as np
 import pytest
@@ -30,6 +31,8 @@ pytestmark = pytest.mark.skipif(
 def RunPile(quads, scheme, rotational_scheme="Direct_Integration", rotation=True, loads=False,
             fixed=False, damping=0.0, threads=1, steps=100):
     model, spheres, walls = Pile(600, spacing=0.0125)
+    # The elastic forces summed too (only where declared).
+    spheres.AddNodalSolutionStepVariable(tessera.ELASTIC_FORCES)
     if loads:
         # Applied loads on every seventh sphere: the others read zero.
         spheres.AddNodalSolutionStepVariable(tessera.EXTERNAL_APPLIED_FORCE)

@@ -278,9 +278,11 @@ def test_memory_report_counts_the_lists_and_releases_the_search_scratch():
         strategy.SolveSolutionStep(step * 1e-6)
     report = strategy.GetMemoryReport()
     n = len(strategy.Particles.radius)
-    # 11 vectors of 3 doubles, radius, mass, inertia, material, node, element
-    # id, fixity byte, glued and cluster numbers.
-    assert report["rows"] >= n * (11 * 24 + 3 * 8 + 4 + 4 + 8 + 1 + 4 + 4)
+    # 10 vectors of 3 doubles, radius, mass, inertia, material, node, element
+    # id, fixity byte, glued and cluster numbers (no elastic forces: the
+    # model part does not declare ELASTIC_FORCES).
+    assert len(strategy.Particles.elastic_force) == 0
+    assert report["rows"] >= n * (10 * 24 + 3 * 8 + 4 + 4 + 8 + 1 + 4 + 4)
     # Per candidate: two rows, the spring (3 doubles), stiffness, normal
     # elastic force, energy, sliding and active bytes.
     candidates = strategy.NumberOfParticlePairCandidates()

@@ -8,6 +8,7 @@ same run on rows of their own, with the analysis stage's synchronisation
 (ReadFromNodes, step, WriteToNodes) and a script changing nodes in between.
 """
 import numpy as np
+import pytest
 
 import tessera
 
@@ -19,9 +20,11 @@ COLUMNS = ("position", "velocity", "angular_velocity", "displacement", "force", 
 NODAL = ("VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "TOTAL_FORCES", "CONTACT_FORCES")
 
 
-def Build(share):
+def Build(share, elastic_forces=False):
     from tessera import _dem
     model, spheres, walls = Pile(700, spacing=0.0125)
+    if elastic_forces:  # summed (and shared) only where declared
+        spheres.AddNodalSolutionStepVariable(tessera.ELASTIC_FORCES)
     settings = Settings(DT, "Symplectic_Euler", (0, 0, -9.81), 5, 0.002)
     settings.share_rows_with_nodes = share
     strategy = _dem.ExplicitSolverStrategy(spheres, walls, settings)
@@ -38,30 +41,40 @@ def Step(strategy, step):
 
 def Nodal(spheres):
     # (The DEM variables exist once tessera.dem is loaded: looked up by name.)
+    names = NODAL + (("ELASTIC_FORCES",) if spheres.HasNodalSolutionStepVariable(
+        tessera.ELASTIC_FORCES) else ())
     return {name: np.array([node.GetSolutionStepValue(getattr(tessera, name))
-                            for node in spheres.Nodes]) for name in NODAL}
+                            for node in spheres.Nodes]) for name in names}
 
 
 def AssertSameRun(a, b):
-    for name in COLUMNS:
+    for name in COLUMNS + ("elastic_force",):
         np.testing.assert_array_equal(getattr(a[2].Particles, name), getattr(b[2].Particles, name),
                                       err_msg=name)
     for name, values in Nodal(a[1]).items():
         np.testing.assert_array_equal(values, Nodal(b[1])[name], err_msg=name)
 
 
-def test_shared_rows_hold_less_and_give_bitwise_the_run_of_own_rows():
-    shared, own = Build(True), Build(False)
+@pytest.mark.parametrize("elastic_forces", [False, True])
+def test_shared_rows_hold_less_and_give_bitwise_the_run_of_own_rows(elastic_forces):
+    shared, own = Build(True, elastic_forces), Build(False, elastic_forces)
     assert shared[2].Particles.shares_columns_with_nodes
     assert not own[2].Particles.shares_columns_with_nodes
     for step in range(1, 41):
         Step(shared[2], step)
         Step(own[2], step)
     AssertSameRun(shared, own)
-    # Ten columns of three doubles fewer per row (the nodal ones hold them).
     n = len(shared[2].Particles)
+    assert len(shared[2].Particles.elastic_force) == (n if elastic_forces else 0)
+    if elastic_forces:  # summed for every sphere with a contact force (and
+        # those whose damping cancels it: a separating contact gives no pull)
+        touched = np.any(shared[2].Particles.contact_force != 0.0, axis=1)
+        assert np.count_nonzero(touched) > 10
+        assert np.all(np.any(shared[2].Particles.elastic_force[touched] != 0.0, axis=1))
+    # Nine columns of three doubles fewer per row (the nodal ones hold them),
+    # ten with the elastic forces.
     saved = own[2].GetMemoryReport()["rows"] - shared[2].GetMemoryReport()["rows"]
-    assert saved >= n * 10 * 24
+    assert saved >= n * (10 if elastic_forces else 9) * 24
     # The nodes are the rows: a value read from a node is the row's.
     node = next(iter(shared[1].Nodes))
     row = list(shared[2].Particles.element_id).index(node.Id)

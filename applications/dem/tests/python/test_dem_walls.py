@@ -160,7 +160,7 @@ def SlidingOnTheFloor(launches):
     200 steps (μ_s 0.3, μ_d 0.2); the wall nodes written. Returns (strategy,
     walls)."""
     model = tessera.Model()
-    spheres = SpheresPart(model)
+    spheres = SpheresPart(model, elastic_forces=True)
     walls = model.CreateModelPart("RigidFacePart")
     grain = Material(spheres, 1, density=2500.0, young=1e8, poisson=0.25)
     wall = Material(walls, 2, young=1e12, poisson=0.25)
