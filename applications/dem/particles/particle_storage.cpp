@@ -238,6 +238,10 @@ void FillParticles(ModelPart& spheres, MaterialIndex& materials, ParticleStorage
     SetConstants(sphere, materials.IndexOf(&sphere.GetProperties()), row++, dimension, particles);
   }
   ReadParticlesFromNodes(spheres, particles);
+  // From the initial coordinates (a model written mid-run has moved).
+  const NodalDatabase& db = spheres.Nodal();
+  for (std::size_t i = 0; i < particles.size(); ++i)
+    particles.displacement[i] = particles.position[i] - db.InitialCoordinates(particles.node[i]);
 }
 
 void AppendParticle(ModelPart& spheres, const Element& element, const MaterialIndex& materials,
@@ -328,8 +332,7 @@ struct RowNodes {
 
 }  // namespace
 
-void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles,
-                            bool displacements_from_coordinates) {
+void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles) {
   NodalDatabase& db = spheres.Nodal();
   const std::size_t n = particles.size();
   if (n == 0) return;
@@ -339,11 +342,9 @@ void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles,
   const Array3* external_moment = HistoricalData(db, EXTERNAL_APPLIED_MOMENT);
   const FixityColumns fixity(db);
   const Array3* coordinates = &db.Coordinates(0);
-  const Array3* initial = &db.InitialCoordinates(0);
   const IndexType* node = particles.node.data();
   const RowNodes rows(particles.node);
   Array3* position = particles.position.data();
-  Array3* displacement = particles.displacement.data();
   // A column the model part does not declare reads as zero.
   auto gather_or_zero = [&rows](const Array3* from, Array3* to, std::size_t begin,
                                 std::size_t end) {
@@ -369,14 +370,6 @@ void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles,
   size_optional(particles.elastic_force, HistoricalData(db, ELASTIC_FORCES));
   ForRowBlocks(n, [&](std::size_t begin, std::size_t end) {
     rows.Gather(coordinates, position, begin, end);
-    if (displacements_from_coordinates && rows.contiguous) {
-      const Array3* x = coordinates + node[0];
-      const Array3* x0 = initial + node[0];
-      for (std::size_t i = begin; i < end; ++i) displacement[i] = x[i] - x0[i];
-    } else if (displacements_from_coordinates) {
-      for (std::size_t i = begin; i < end; ++i)
-        displacement[i] = coordinates[node[i]] - initial[node[i]];
-    }
     gather_or_zero(velocity, particles.velocity.data(), begin, end);
     gather_or_zero(angular, particles.angular_velocity.data(), begin, end);
     if (external_force) rows.Gather(external_force, particles.external_force.data(), begin, end);
@@ -389,7 +382,8 @@ void AddParticleVelocityDofs(Node node) {
   for (const VariableBase* dof : kVelocityDofs) node.AddDof(*dof);
 }
 
-void WriteParticlesToNodes(const ParticleStorage& particles, ModelPart& spheres) {
+void WriteParticlesToNodes(ParticleStorage& particles, ModelPart& spheres,
+                           bool displacements_from_coordinates) {
   NodalDatabase& db = spheres.Nodal();
   const std::size_t n = particles.size();
   if (n == 0) return;
@@ -417,9 +411,20 @@ void WriteParticlesToNodes(const ParticleStorage& particles, ModelPart& spheres)
   add(PARTICLE_ROTATION_ANGLE, particles.rotation_angle);
   double* radius = HistoricalData(db, RADIUS);
   Array3* coordinates = &db.Coordinates(0);
+  const Array3* initial = &db.InitialCoordinates(0);
+  const IndexType* node = particles.node.data();
+  const Array3* position = particles.position.data();
+  Array3* displacement = particles.displacement.data();
   const RowNodes rows(particles.node);
   ForRowBlocks(n, [&](std::size_t begin, std::size_t end) {
-    rows.Scatter(particles.position.data(), coordinates, begin, end);
+    // x - x0 (the steps leave it: ParticleStorage::displacement).
+    if (displacements_from_coordinates && rows.contiguous) {
+      const Array3* x0 = initial + node[0];
+      for (std::size_t i = begin; i < end; ++i) displacement[i] = position[i] - x0[i];
+    } else if (displacements_from_coordinates) {
+      for (std::size_t i = begin; i < end; ++i) displacement[i] = position[i] - initial[node[i]];
+    }
+    rows.Scatter(position, coordinates, begin, end);
     for (std::size_t t = 0; t < count; ++t)
       rows.Scatter(targets[t].values, targets[t].column, begin, end);
     if (radius) rows.Scatter(particles.radius.data(), radius, begin, end);

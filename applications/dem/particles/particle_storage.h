@@ -47,8 +47,10 @@ struct ParticleStorage {
   RowColumn<Array3> position;  // the node's coordinates
   RowColumn<Array3> velocity;
   RowColumn<Array3> angular_velocity;
-  // Displacement from the position read at Fill (DISPLACEMENT, like Kratos:
-  // total displacement of the node from its initial coordinates).
+  // Displacement of the node from its initial coordinates (DISPLACEMENT, as
+  // in Kratos): x - x0, set at Fill and when the rows are written to the
+  // nodes; in a periodic domain, whose coordinates jump, advanced by each
+  // move instead (row_integration.h).
   RowColumn<Array3> displacement;
   // Increments of the last step: contacts use them for the tangential
   // displacement (thesis eq. 2.31).
@@ -184,21 +186,23 @@ void AppendParticle(ModelPart& spheres, const Element& element, const MaterialIn
                     ParticleStorage& particles, int dimension = 3);
 
 // Velocities, angular velocities, coordinates, fixities and applied loads from the nodes: what
-// a process or a script may have changed between two steps. Displacements are
-// recomputed from the new coordinates, unless `displacements_from_coordinates`
-// is false (a periodic domain, where coordinates jump by whole periods). The
-// optional columns follow the model part's declarations: the applied loads
-// and the elastic forces have a row each where their variable is declared,
-// none where it is not.
-void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles,
-                            bool displacements_from_coordinates = true);
+// a process or a script may have changed between two steps. (Displacements
+// follow moved coordinates at the next WriteParticlesToNodes.) The optional
+// columns follow the model part's declarations: the applied loads and the
+// elastic forces have a row each where their variable is declared, none
+// where it is not.
+void ReadParticlesFromNodes(ModelPart& spheres, ParticleStorage& particles);
 
 // The results to the nodes: coordinates, and the historical VELOCITY,
 // ANGULAR_VELOCITY, DISPLACEMENT, DELTA_DISPLACEMENT, TOTAL_FORCES,
 // CONTACT_FORCES, ELASTIC_FORCES, PARTICLE_MOMENT, PARTICLE_ROTATION_ANGLE and
 // RADIUS of each particle's node (each written only if the model part declares
-// it and, for ELASTIC_FORCES, the rows hold it).
-void WriteParticlesToNodes(const ParticleStorage& particles, ModelPart& spheres);
+// it and, for ELASTIC_FORCES, the rows hold it). The rows' displacements are
+// set to x - x0 first, unless `displacements_from_coordinates` is false (a
+// periodic domain, where coordinates jump by whole periods and the steps
+// advance them).
+void WriteParticlesToNodes(ParticleStorage& particles, ModelPart& spheres,
+                           bool displacements_from_coordinates = true);
 
 // Declares the historical variables WriteParticlesToNodes writes, but
 // ELASTIC_FORCES only with `elastic_forces`: the strategy sums the elastic

@@ -133,9 +133,10 @@ void BindParticleStorage(py::module_& m) {
       py::arg("path"),
       "A Kratos .clu cluster file: name, centres (n, 3), radii, size, volume, "
       "inertia_per_unit_mass and enclosing_sphere ((centre, diameter) or None)");
-  m.def("WriteParticlesToNodes", &WriteParticlesToNodes, py::arg("particles"), py::arg("spheres"));
-  m.def("ReadParticlesFromNodes", &ReadParticlesFromNodes, py::arg("spheres"), py::arg("particles"),
+  m.def("WriteParticlesToNodes", &WriteParticlesToNodes, py::arg("particles"), py::arg("spheres"),
         py::arg("displacements_from_coordinates") = true);
+  m.def("ReadParticlesFromNodes", &ReadParticlesFromNodes, py::arg("spheres"),
+        py::arg("particles"));
   m.def("DeclareParticleVariables", &DeclareParticleVariables, py::arg("spheres"),
         py::arg("elastic_forces") = false);
   m.def(

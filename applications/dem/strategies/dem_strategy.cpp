@@ -1794,8 +1794,9 @@ bool ExplicitSolverStrategy::QuadRowUpdates() const {
 }
 
 IntegrationConstants ExplicitSolverStrategy::Integration() const {
-  return {settings_.delta_time, settings_.virtual_mass_coefficient, settings_.scheme,
-          settings_.rotational_scheme, settings_.rotation};
+  return {settings_.delta_time, settings_.virtual_mass_coefficient,
+          settings_.scheme,     settings_.rotational_scheme,
+          settings_.rotation,   /*advance_displacement=*/settings_.periodic};
 }
 
 bool ExplicitSolverStrategy::DriftInPairPass(bool search) const {
@@ -1938,8 +1939,7 @@ void ExplicitSolverStrategy::ReadFromNodes() {
   const ScopedPhase phase(timings_.node_sync);
   RefreshSharedRows();
   if (initialized_) AdoptElementsAddedToTheModelPart();
-  ReadParticlesFromNodes(spheres_, particles_,
-                         /*displacements_from_coordinates=*/!settings_.periodic);
+  ReadParticlesFromNodes(spheres_, particles_);
   if (walls_ != nullptr) ReadFreeWallLoads(*walls_, free_walls_);
   if (!clusters_.empty()) {
     // Members move with their cluster, whose velocities a script may have set.
@@ -1958,7 +1958,10 @@ void ExplicitSolverStrategy::ReadFromNodes() {
 void ExplicitSolverStrategy::WriteToNodes() {
   const ScopedPhase phase(timings_.node_sync);
   RefreshSharedRows();
-  WriteParticlesToNodes(particles_, spheres_);
+  // DISPLACEMENT from the coordinates, except in a periodic domain, where
+  // they jump and the steps advance it (IntegrationConstants).
+  WriteParticlesToNodes(particles_, spheres_,
+                        /*displacements_from_coordinates=*/!settings_.periodic);
   if (!clusters_.empty()) WriteClustersToNodes(clusters_, *clusters_part_);
   if (settings_.continuum && spheres_.Nodal().HasHistoricalVariable(DAMAGE_RATIO)) {
     double* ratio = spheres_.Nodal().HistoricalColumn(DAMAGE_RATIO).Data();

@@ -49,6 +49,12 @@ struct IntegrationConstants {
   TranslationalScheme scheme;
   RotationalScheme rotational_scheme;
   bool rotation;  // RotationOption
+  // Whether the rows' DISPLACEMENT advances with each move: only where the
+  // coordinates jump by whole periods (a periodic domain). Elsewhere it is
+  // x - x0, set when the rows are written to the nodes
+  // (WriteParticlesToNodes): nothing in a step reads it, and keeping it here
+  // as well cost a read and a write of it per row and step.
+  bool advance_displacement;
 };
 
 // The columns a row's update reads and writes.
@@ -163,7 +169,7 @@ template <TranslationalScheme kScheme>
   const Components dx{x0.increment, x1.increment, x2.increment};
   StoreComponents(r.velocity[i], {x0.velocity, x1.velocity, x2.velocity});
   AddComponents(r.position[i], dx);
-  AddComponents(r.displacement[i], dx);
+  if (k.advance_displacement) AddComponents(r.displacement[i], dx);
   StoreComponents(r.delta_displacement[i], dx);
   Components dtheta{0.0, 0.0, 0.0};
   if (k.rotation) {
@@ -201,7 +207,7 @@ template <TranslationalScheme kScheme>
   const Components dx = Scaled(velocity, dt);
   StoreComponents(r.velocity[i], velocity);
   AddComponents(r.position[i], dx);
-  AddComponents(r.displacement[i], dx);
+  if (k.advance_displacement) AddComponents(r.displacement[i], dx);
   StoreComponents(r.delta_displacement[i], dx);
   // (The symplectic sphere rotation turns after the forces, in KickRow.)
   if (k.rotational_scheme != RotationalScheme::kDirect) return;

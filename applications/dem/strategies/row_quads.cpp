@@ -55,13 +55,13 @@ TESSERA_AVX2 Quad Repeat(const Array3& g) {
 TESSERA_AVX2 __m256d Splat(double s) { return _mm256_set1_pd(s); }
 TESSERA_AVX2 __m256d Load4(const double* from) { return _mm256_loadu_pd(from); }
 
-// The new velocity stored and the rows moved by dx (position, displacement,
-// this step's increment), as the scalar updates store them.
-TESSERA_AVX2 void Move(const IntegrationRows& r, std::size_t i, const Quad& velocity,
-                       const Quad& dx) {
+// The new velocity stored and the rows moved by dx (position, displacement
+// where it advances, this step's increment), as the scalar updates store them.
+TESSERA_AVX2 void Move(const IntegrationRows& r, const IntegrationConstants& k, std::size_t i,
+                       const Quad& velocity, const Quad& dx) {
   StoreQuad(r.velocity + i, velocity);
   StoreQuad(r.position + i, Add(LoadQuad(r.position + i), dx));
-  StoreQuad(r.displacement + i, Add(LoadQuad(r.displacement + i), dx));
+  if (k.advance_displacement) StoreQuad(r.displacement + i, Add(LoadQuad(r.displacement + i), dx));
   StoreQuad(r.delta_displacement + i, dx);
 }
 // The rows turned by dtheta (this step's turn, the accumulated angle).
@@ -98,7 +98,7 @@ TESSERA_AVX2 void SymplecticEulerQuad(const IntegrationRows& r, const Integratio
   const Quad inverse_mass = Spread(_mm256_div_pd(virtual_mass, Load4(r.mass + i)));
   // Advance: v + (f c/m) dt, then the increment v dt.
   const Quad velocity = Add(LoadQuad(r.velocity + i), Mul(Mul(force, inverse_mass), dt));
-  Move(r, i, velocity, Mul(velocity, dt));
+  Move(r, k, i, velocity, Mul(velocity, dt));
   const __m256d zero = _mm256_setzero_pd();
   Quad dtheta{zero, zero, zero};
   if (k.rotation) {
@@ -117,7 +117,7 @@ TESSERA_AVX2 void KickAndDriftQuad(const IntegrationRows& r, const IntegrationCo
   const __m256d h = Splat(0.5 * k.dt), dt = Splat(k.dt), virtual_mass = Splat(k.virtual_mass);
   const __m256d s = _mm256_mul_pd(h, _mm256_div_pd(virtual_mass, Load4(r.mass + i)));
   const Quad velocity = Add(LoadQuad(r.velocity + i), Mul(Spread(s), LoadQuad(r.force + i)));
-  Move(r, i, velocity, Mul(velocity, dt));
+  Move(r, k, i, velocity, Mul(velocity, dt));
   if (k.rotational_scheme != RotationalScheme::kDirect) return;
   const __m256d zero = _mm256_setzero_pd();
   Quad dtheta{zero, zero, zero};

@@ -8,7 +8,7 @@ import pytest
 
 import tessera
 
-from dem_test_utilities import Material, Sphere, SpheresPart
+from dem_test_utilities import Material, Pile, Settings, Sphere, SpheresPart
 
 
 def Dem():
@@ -57,12 +57,16 @@ def test_results_are_written_to_the_nodes_and_read_back():
     dem.WriteParticlesToNodes(rows, spheres)
     assert list(spheres.GetNode(7).GetSolutionStepValue(tessera.VELOCITY)) == [0.0, 0.0, -4.0]
     assert list(spheres.GetNode(9).GetSolutionStepValue(tessera.TOTAL_FORCES)) == [1.0, 2.0, 3.0]
-    # A script changes a node between steps; the rows see it.
+    # A script changes a node between steps; the rows see it, and the next
+    # write gives its displacement from the initial coordinates.
     spheres.GetNode(4).SetSolutionStepValue(tessera.VELOCITY, [5.0, 0.0, 0.0])
     spheres.GetNode(4).X = 1.5
     dem.ReadParticlesFromNodes(spheres, rows)
     np.testing.assert_array_equal(rows.velocity[0], [5.0, 0.0, 0.0])
+    np.testing.assert_array_equal(rows.position[0], [1.5, 2.0, 3.0])
+    dem.WriteParticlesToNodes(rows, spheres)
     np.testing.assert_array_equal(rows.displacement[0], [0.5, 0.0, 0.0])
+    assert list(spheres.GetNode(4).GetSolutionStepValue(tessera.DISPLACEMENT)) == [0.5, 0.0, 0.0]
 
 
 @pytest.mark.parametrize("layout", ["nodes after others", "nodes in reverse"])
@@ -130,3 +134,27 @@ def test_a_sphere_failing_its_check_stops_the_fill():
     spheres.GetNode(9).SetSolutionStepValue(tessera.RADIUS, -1.0)
     with pytest.raises(tessera.Error, match="SphericParticle3D element 9: RADIUS must be > 0"):
         Dem().FillParticles(spheres)
+
+
+@pytest.mark.parametrize("share", [True, False])
+def test_displacements_are_the_moves_from_the_initial_coordinates_at_each_write(share):
+    # The steps move the rows without advancing DISPLACEMENT (outside periodic
+    # domains): each write sets it to x - x0, on the rows and on the nodes,
+    # bitwise; x0 is each node's initial position.
+    model, spheres, walls = Pile(300, spacing=0.0125)
+    initial = {node.Id: np.array([node.X0, node.Y0, node.Z0]) for node in spheres.Nodes}
+    settings = Settings(2e-5, "Symplectic_Euler", (0, 0, -9.81), 5, 0.002)
+    settings.share_rows_with_nodes = share
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls, settings)
+    strategy.Initialize()
+    for step in range(1, 31):
+        strategy.ReadFromNodes()
+        strategy.SolveSolutionStep(step * 2e-5)
+        strategy.WriteToNodes()
+    p = strategy.Particles
+    x0 = np.array([initial[int(e)] for e in p.element_id])
+    assert np.max(np.abs(np.array(p.position) - x0)) > 1e-4  # they moved
+    np.testing.assert_array_equal(p.displacement, np.array(p.position) - x0)
+    for node in spheres.Nodes:
+        np.testing.assert_array_equal(node.GetSolutionStepValue(tessera.DISPLACEMENT),
+                                      np.array([node.X, node.Y, node.Z]) - initial[node.Id])
