@@ -72,8 +72,8 @@ struct ParticleStorage {
   RowColumn<Array3> contact_force;  // sum of contact forces (CONTACT_FORCES)
   // The elastic part of the contact forces (ELASTIC_FORCES): an optional
   // column, as the applied loads, summed only where the model part declares
-  // the variable. Nothing in a step reads it back, and its sums (a store per
-  // contact and per cross slot) were a tenth of a mixer step.
+  // the variable. Nothing in a step reads it back, and its sums (two adds per
+  // contact, a finish per row) were a few per cent of a mixer step.
   RowColumn<Array3> elastic_force;
 
   // ---- constants of each particle
