@@ -67,8 +67,10 @@ void BindParticleStorage(py::module_& m) {
       .def_property_readonly("velocity", [](const ParticleStorage& p) { return Rows(p.velocity); })
       .def_property_readonly("angular_velocity",
                              [](const ParticleStorage& p) { return Rows(p.angular_velocity); })
-      .def_property_readonly("displacement",
-                             [](const ParticleStorage& p) { return Rows(p.displacement); })
+      .def_property_readonly(
+          "displacement", [](const ParticleStorage& p) { return Rows(p.displacement); },
+          "x - x0 as of the last write to the nodes (WriteToNodes); a periodic domain's "
+          "steps advance it")
       .def_property_readonly("delta_displacement",
                              [](const ParticleStorage& p) { return Rows(p.delta_displacement); })
       .def_property_readonly("delta_rotation",
@@ -79,8 +81,10 @@ void BindParticleStorage(py::module_& m) {
       .def_property_readonly("torque", [](const ParticleStorage& p) { return Rows(p.torque); })
       .def_property_readonly("contact_force",
                              [](const ParticleStorage& p) { return Rows(p.contact_force); })
-      .def_property_readonly("elastic_force",
-                             [](const ParticleStorage& p) { return Rows(p.elastic_force); })
+      .def_property_readonly(
+          "elastic_force", [](const ParticleStorage& p) { return Rows(p.elastic_force); },
+          "the elastic parts of the contact forces; no rows unless the spheres' model part "
+          "declares ELASTIC_FORCES")
       .def_property_readonly("radius", [](const ParticleStorage& p) { return Rows(p.radius); })
       .def_property_readonly("mass", [](const ParticleStorage& p) { return Rows(p.mass); })
       .def_property_readonly("inertia", [](const ParticleStorage& p) { return Rows(p.inertia); })

@@ -12,7 +12,6 @@ Sources and tolerances:
   imposed velocities, so rel 1e-9 (round-off of the positions).
 - Whether the variable is declared: bitwise (tolerance 0), by construction.
 """
-import json
 import math
 
 import numpy as np
