@@ -238,6 +238,12 @@ void AddGeometryAndEntities(py::module_& m) {
              e.CalculateMassMatrix(mass, info);
              return mass;
            })
+      .def("CalculateLumpedMassVector",
+           [](const Entity& e, const ProcessInfo& info) {
+             Vector mass;
+             e.CalculateLumpedMassVector(mass, info);
+             return mass;
+           })
       .def("CalculateDampingMatrix",
            [](Entity& e, const ProcessInfo& info) {
              Matrix damping;

@@ -80,18 +80,25 @@ class ExplicitCentralDifferencesStrategy {
 
   void Predict() {}
 
+  // One step, Drift() then Kick(). A partitioned explicit coupling calls the
+  // two halves itself, so that the loads another solver computes at the
+  // drifted configuration u_n+1 (a DEM's contact forces on the structure's
+  // skin) enter the residual of the same step.
   bool SolveSolutionStep() {
-    const ProcessInfo& info = model_part_.GetProcessInfo();
-    const double dt = info.Has(DELTA_TIME) ? info.GetValue(DELTA_TIME) : 0.0;
-    TESSERA_CHECK(dt > 0.0, "explicit central differences: DELTA_TIME of model part '",
-                  model_part_.Name(), "' is ", dt, "; the time step must be positive");
+    Drift();
+    Kick();
+    return true;
+  }
+
+  // v_n+1/2 = v_n + dt/2 a_n and u_n+1 = u_n + dt v_n+1/2 on the free dofs
+  // (fixed ones keep what their processes prescribe); the mesh moves with
+  // them where move_mesh is set.
+  void Drift() {
+    const double dt = TimeStep();
     const DofSet& dofs = builder_->GetDofSet();
     NodalDatabase& db = model_part_.Nodal();
     auto [u, v, a, u_n, v_n, a_n] = SecondOrderColumns(db, displacement_, velocity_, acceleration_);
     const std::size_t n_free = dofs.NumberOfFreeDofs();
-    const double alpha = settings_.mass_damping;
-
-    // Drift: free dofs move with the half-step velocity; fixed ones are given.
     ParallelFor(dofs.size(), [&](std::size_t eq) {
       const auto [n, i] = NodeAndComponent(dofs, eq);
       if (eq < n_free) {
@@ -100,8 +107,17 @@ class ExplicitCentralDifferencesStrategy {
       }
     });
     if (settings_.move_mesh) MoveMesh();
+  }
 
-    // Kick: accelerations from the residual at u_n+1.
+  // The residual at u_n+1, a_n+1 from it, v_n+1 = v_n+1/2 + dt/2 a_n+1 on the
+  // free dofs; the fixed dofs' v and a by differences; the reactions.
+  void Kick() {
+    const double dt = TimeStep();
+    const DofSet& dofs = builder_->GetDofSet();
+    NodalDatabase& db = model_part_.Nodal();
+    auto [u, v, a, u_n, v_n, a_n] = SecondOrderColumns(db, displacement_, velocity_, acceleration_);
+    const std::size_t n_free = dofs.NumberOfFreeDofs();
+    const double alpha = settings_.mass_damping;
     builder_->BuildRHS(*scheme_, model_part_, b_);
     ParallelFor(dofs.size(), [&](std::size_t eq) {
       const auto [n, i] = NodeAndComponent(dofs, eq);
@@ -114,7 +130,6 @@ class ExplicitCentralDifferencesStrategy {
       }
     });
     if (settings_.compute_reactions) builder_->CalculateReactions(b_);
-    return true;
   }
 
   void FinalizeSolutionStep() { scheme_->FinalizeSolutionStep(model_part_); }
@@ -155,6 +170,14 @@ class ExplicitCentralDifferencesStrategy {
       }
     }
   };
+
+  double TimeStep() const {
+    const ProcessInfo& info = model_part_.GetProcessInfo();
+    const double dt = info.Has(DELTA_TIME) ? info.GetValue(DELTA_TIME) : 0.0;
+    TESSERA_CHECK(dt > 0.0, "explicit central differences: DELTA_TIME of model part '",
+                  model_part_.Name(), "' is ", dt, "; the time step must be positive");
+    return dt;
+  }
 
   std::pair<IndexType, int> NodeAndComponent(const DofSet& dofs, std::size_t eq) const {
     return dofs.NodeAndComponent(eq, displacement_, "explicit central differences");

@@ -7,6 +7,13 @@ Which parameters file: --parameters if given, else ProjectParameters.json,
 else ProjectParametersDEM.json, else the single *Parameters*.json of the
 folder (several are an error listing them).
 
+A folder with both ProjectParameters.json and ProjectParametersDEM.json (and
+no --parameters) is a coupled DE-FE project: tessera.coupling's
+DemStructuresCouplingAnalysis runs the two decks together, with the options
+of ProjectParametersCoupling.json when the folder has one; --set applies to
+the structural deck, or to the DEM deck with the prefix "DEM:" (--set
+DEM:FinalTime=0.1).
+
 Which stage (SelectStage): the "analysis_stage" key if present (Kratos module
 names are mapped to Tessera's, "tessera.<module>" is used as is); else a DEM
 project (ProjectParametersDEM.json, or Kratos' flat DEM keys MaxTimeStep /
@@ -38,6 +45,13 @@ STRUCTURAL_SOLVER_TYPES = {"static", "dynamic", "formfinding", "eigen_value", "h
                            "prebuckling", "adjoint_static"}
 DEM_FLAT_KEYS = ("MaxTimeStep", "FinalTime")
 PREFERRED_FILES = ("ProjectParameters.json", "ProjectParametersDEM.json")
+COUPLED_FILES = ("ProjectParameters.json", "ProjectParametersDEM.json")
+COUPLING_OPTIONS_FILE = "ProjectParametersCoupling.json"
+
+
+def IsCoupledFolder(folder):
+    """Whether `folder` holds a structural and a DEM deck side by side."""
+    return all(os.path.isfile(os.path.join(folder, name)) for name in COUPLED_FILES)
 
 
 def FindParametersFile(folder, parameters=None):
@@ -252,10 +266,23 @@ class Project:
         if not os.path.isdir(folder):
             raise _tessera.Error(f"'{folder}' is not a folder (tessera run takes a project folder)")
         self.folder = folder
-        self.parameters_file = FindParametersFile(folder, parameters_file)
-        self.parameters = ReadParameters(self.parameters_file)
-        ApplySettings(self.parameters, settings)
-        self.stage_class = LoadStageClass(self.parameters, self.parameters_file)
+        self.coupled = not parameters_file and IsCoupledFolder(folder)
+        self.dem_parameters = None
+        if self.coupled:
+            self.parameters_file = os.path.join(folder, COUPLED_FILES[0])
+            self.parameters = ReadParameters(self.parameters_file)
+            self.dem_parameters = ReadParameters(os.path.join(folder, COUPLED_FILES[1]))
+            dem_settings = [s[len("DEM:"):] for s in settings if s.startswith("DEM:")]
+            ApplySettings(self.parameters, [s for s in settings if not s.startswith("DEM:")])
+            ApplySettings(self.dem_parameters, dem_settings)
+            module = _ImportApplicationModule("tessera.coupling", "coupling",
+                                              f"{folder} (a coupled DE-FE project)")
+            self.stage_class = module.DemStructuresCouplingAnalysis
+        else:
+            self.parameters_file = FindParametersFile(folder, parameters_file)
+            self.parameters = ReadParameters(self.parameters_file)
+            ApplySettings(self.parameters, settings)
+            self.stage_class = LoadStageClass(self.parameters, self.parameters_file)
         self.output_dir = os.path.abspath(output_dir) if output_dir else None
         if output_dir:
             os.makedirs(output_dir, exist_ok=True)
@@ -266,7 +293,14 @@ class Project:
     def CreateStage(self, reporter=None):
         """Builds the model and the stage (inside the working directory)."""
         self.model = _tessera.Model()
-        self.stage = self.stage_class(self.model, self.parameters)
+        if self.coupled:
+            options = COUPLING_OPTIONS_FILE if os.path.isfile(COUPLING_OPTIONS_FILE) else None
+            print(f"tessera: coupled DE-FE analysis of {COUPLED_FILES[0]} (structure) and "
+                  f"{COUPLED_FILES[1]} (particles)"
+                  + (f", options from {COUPLING_OPTIONS_FILE}" if options else ""), flush=True)
+            self.stage = self.stage_class(self.model, self.parameters, self.dem_parameters, options)
+        else:
+            self.stage = self.stage_class(self.model, self.parameters)
         # Stages that place their own output (the DEM stage's post files and
         # graphs) rather than through output processes take the directory here.
         if self.output_dir and hasattr(self.stage, "SetOutputDirectory"):

@@ -170,6 +170,10 @@ void AddSolvingStack(py::module_& m) {
       .def("InitializeSolutionStep", &Explicit::InitializeSolutionStep, Release())
       .def("Predict", &Explicit::Predict, Release())
       .def("SolveSolutionStep", &Explicit::SolveSolutionStep, Release())
+      .def("Drift", &Explicit::Drift, Release(),
+           "the first half of SolveSolutionStep: half kick and drift to u_n+1")
+      .def("Kick", &Explicit::Kick, Release(),
+           "the second half of SolveSolutionStep: residual at u_n+1, accelerations, half kick")
       .def("FinalizeSolutionStep", &Explicit::FinalizeSolutionStep, Release())
       .def("Solve", &Explicit::Solve, Release())
       .def("Check", &Explicit::Check)

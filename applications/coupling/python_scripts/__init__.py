@@ -1,0 +1,18 @@
+"""tessera.coupling: particles loading and deforming FE structures (DE-FE).
+
+Importing it registers the coupling variables (DEM_NODAL_FORCE,
+DEM_SURFACE_LOAD) and the DemContactLoadCondition2D1N/3D1N, which then are
+attributes of this module and of `tessera`. The stage is
+DemStructuresCouplingAnalysis(model, structural_parameters, dem_parameters
+[, coupling_parameters]); `tessera run FOLDER` picks it for a folder with both
+ProjectParameters.json and ProjectParametersDEM.json.
+"""
+import tessera
+from tessera import _coupling  # noqa: F401  (registers the application)
+
+tessera.export_registered_names(globals())
+tessera.export_registered_names()
+
+from .coupling_parameters import CouplingOptions, ReadCouplingOptions  # noqa: E402,F401
+from .dem_structures_coupling_analysis import DemStructuresCouplingAnalysis  # noqa: E402,F401
+from .skin_walls import FindSkinFaces, SkinWalls  # noqa: E402,F401

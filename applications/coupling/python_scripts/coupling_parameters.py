@@ -1,0 +1,102 @@
+"""ProjectParametersCoupling.json: the coupling's own options, all optional.
+
+    {
+        "time_integration": "auto",
+        "transfer_method": "direct_interpolation",
+        "skin_model_parts": [],
+        "fe_time_step_fraction": 0.9,
+        "echo_level": 1
+    }
+
+* "time_integration": "explicit" (the structure by central differences and
+  the DEM on one common time step, thesis §4.4) or "auto" (explicit when the
+  structural solver is explicit). An implicit structure with DEM sub-steps is
+  not provided yet: asking for it is an error.
+* "transfer_method": how the DEM contact forces reach the FE nodes;
+  "direct_interpolation" spreads each sphere-face contact force with the
+  face's shape functions at the contact point (thesis 4.57). The Area
+  Distributed Method ("area_distributed", thesis App. B) is not provided yet.
+* "skin_model_parts": names of sub model parts of the structure whose
+  conditions (triangles, quadrilaterals; 2D: lines) are the faces the spheres
+  touch; empty: the skin of the structure's elements is found automatically.
+* "fe_time_step_fraction": α of Δt ≤ α min_e l_e / c_e, the structure's share
+  of the common step (thesis 4.70: α in [0.8, 0.98]).
+* "echo_level": 0 silent; 1 prints the time step and the skin's material.
+"""
+import json
+import os
+
+import tessera
+
+DEFAULTS = {
+    "time_integration": "auto",
+    "transfer_method": "direct_interpolation",
+    "skin_model_parts": [],
+    "fe_time_step_fraction": 0.9,
+    "echo_level": 1,
+}
+
+FILE_NAME = "ProjectParametersCoupling.json"
+
+
+def _Check(options, origin):
+    unknown = sorted(set(options) - set(DEFAULTS))
+    if unknown:
+        raise tessera.Error(f"{origin}: unknown key(s) {', '.join(unknown)}; allowed: "
+                            f"{', '.join(sorted(DEFAULTS))}")
+    integration = options["time_integration"]
+    if integration not in ("auto", "explicit"):
+        if integration in ("implicit", "implicit_with_dem_substeps"):
+            raise tessera.Error(f"{origin}: key 'time_integration' is '{integration}': an implicit "
+                                "structure with DEM sub-steps is not provided yet; use \"explicit\"")
+        raise tessera.Error(f"{origin}: key 'time_integration' is '{integration}'; expected \"auto\" "
+                            "or \"explicit\"")
+    method = options["transfer_method"]
+    if method != "direct_interpolation":
+        if method == "area_distributed":
+            raise tessera.Error(f"{origin}: key 'transfer_method' is \"area_distributed\": the Area "
+                                "Distributed Method is not provided yet; use \"direct_interpolation\"")
+        raise tessera.Error(f"{origin}: key 'transfer_method' is '{method}'; expected "
+                            "\"direct_interpolation\"")
+    parts = options["skin_model_parts"]
+    if not (isinstance(parts, list) and all(isinstance(p, str) for p in parts)):
+        raise tessera.Error(f"{origin}: key 'skin_model_parts' must be a list of model part names")
+    fraction = options["fe_time_step_fraction"]
+    if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0.0 < fraction <= 1.0:
+        raise tessera.Error(f"{origin}: key 'fe_time_step_fraction' is {fraction!r}; expected a number "
+                            "in (0, 1]")
+    if options["echo_level"] not in (0, 1, 2):
+        raise tessera.Error(f"{origin}: key 'echo_level' must be 0, 1 or 2")
+
+
+def CouplingOptions(parameters=None, origin="coupling parameters"):
+    """The options with their defaults: `parameters` is a dict, a
+    tessera.Parameters, a path to a JSON file, or None (all defaults)."""
+    options = dict(DEFAULTS)
+    given = {}
+    if isinstance(parameters, str):
+        origin = parameters
+        try:
+            with open(parameters) as f:
+                given = json.load(f)
+        except json.JSONDecodeError as error:
+            raise tessera.Error(f"{parameters}:{error.lineno}: not valid JSON ({error.msg})") from None
+    elif isinstance(parameters, tessera.Parameters):
+        origin = parameters.Origin() or origin
+        given = json.loads(parameters.WriteJsonString())
+    elif isinstance(parameters, dict):
+        given = parameters
+    elif parameters is not None:
+        raise TypeError("the coupling parameters must be a dict, tessera.Parameters or a file name")
+    if not isinstance(given, dict):
+        raise tessera.Error(f"{origin}: expected a JSON object")
+    options.update(given)
+    _Check(options, origin)
+    options["skin_model_parts"] = list(options["skin_model_parts"])
+    return options
+
+
+def ReadCouplingOptions(folder="."):
+    """The options of ProjectParametersCoupling.json in `folder`, or the defaults."""
+    path = os.path.join(folder, FILE_NAME)
+    return CouplingOptions(path if os.path.isfile(path) else None)

@@ -1,0 +1,328 @@
+"""DemStructuresCouplingAnalysis: particles loading and deforming an FE
+structure (thesis chapter 4), from a structural stage and a DEM stage.
+
+    model = tessera.Model()
+    stage = tessera.coupling.DemStructuresCouplingAnalysis(
+        model, structural_parameters, dem_parameters)   # tessera.Parameters each
+    stage.Run()
+
+The structure keeps the model part name its ProjectParameters.json gives, the
+DEM its parts (SpheresPart, RigidFacePart, ...). The structure's skin becomes
+DEM walls that follow its nodes, and the sphere-skin contact forces load the
+structure (skin_walls.py). Options: coupling_parameters.py
+(ProjectParametersCoupling.json).
+
+Time stepping (explicit): the structure by central differences with its
+lumped mass and the DEM on one common step
+    Δt = min(the DEM's MaxTimeStep after its own checks, α min_e l_e / c_e),
+so that every step of the two is one step of the combined system (thesis
+§2.1 of the coupling chapter): structure drift (u_n+1), walls moved there,
+DEM step (its spheres' drift, contact forces at the synchronised positions,
+its kick), the contact reactions to the FE nodes, structure kick (residual at
+u_n+1 with those loads). The forces on both sides are equal and opposite at
+the same configuration and act over the same interval, so the total momentum
+of spheres and structure is conserved to round-off.
+"""
+import math
+
+import numpy as np
+
+import tessera
+from tessera import _coupling  # noqa: F401  (registers the coupling application)
+
+from .coupling_parameters import CouplingOptions
+from .skin_walls import FindSkinFaces, SkinWalls
+
+
+def _StructuralStageClass():
+    from tessera.structural.structural_mechanics_analysis import StructuralMechanicsAnalysis
+
+    class CoupledStructuralStage(StructuralMechanicsAnalysis):
+        """The structure's stage with the coupling's hook before its solver's
+        Initialize (the mesh and materials are read by then)."""
+
+        def __init__(self, model, parameters, coupling):
+            self._coupling = coupling
+            super().__init__(model, parameters)
+
+        def ModifyInitialGeometry(self):
+            super().ModifyInitialGeometry()
+            self._coupling._BeforeStructuralSolverInitialize()
+
+    return CoupledStructuralStage
+
+
+def _DEMStageClass():
+    from tessera.dem import DEMAnalysisStage
+
+    class CoupledDEMStage(DEMAnalysisStage):
+        """The DEM's stage; the structure's skin joins the walls after the DEM
+        files are read, before the materials are assigned."""
+
+        def __init__(self, model, parameters, coupling):
+            self._coupling = coupling
+            super().__init__(model, parameters)
+
+        def ReadModelParts(self, max_node_id=0, max_elem_id=0, max_cond_id=0):
+            super().ReadModelParts(max_node_id, max_elem_id, max_cond_id)
+            self._coupling._CreateSkinWalls()
+
+        def _CheckModelPartFilesExist(self):
+            # A coupled folder may hold its spheres in an inlet whose option
+            # is on by default, or have none yet: the walls come from the
+            # structure, so an empty particle set is a valid start.
+            try:
+                super()._CheckModelPartFilesExist()
+            except tessera.Error:
+                if not self._coupling.allow_empty_dem:
+                    raise
+
+        def ReadMaterialsFile(self):
+            super().ReadMaterialsFile()
+            self._coupling._AssignSkinMaterials()
+
+    return CoupledDEMStage
+
+
+class DemStructuresCouplingAnalysis:
+    """The coupled stage: Run() = Initialize(); RunSolutionLoop(); Finalize()."""
+
+    def __init__(self, model, structural_parameters, dem_parameters, coupling_parameters=None):
+        import tessera.dem  # noqa: F401  (registers the applications)
+        import tessera.structural  # noqa: F401
+
+        if not isinstance(model, tessera.Model):
+            raise TypeError(f"DemStructuresCouplingAnalysis needs a tessera.Model, got {type(model).__name__}")
+        self.model = model
+        self.options = CouplingOptions(coupling_parameters)
+        self.echo_level = self.options["echo_level"]
+        # Scripts that build the spheres themselves (or none) set this before Initialize.
+        self.allow_empty_dem = False
+        self.structural_stage = _StructuralStageClass()(model, structural_parameters, self)
+        self.dem_stage = _DEMStageClass()(model, dem_parameters, self)
+        solver = self.structural_stage._GetSolver()
+        self.structure = solver.main_model_part
+        for variable in (tessera.DEM_NODAL_FORCE, tessera.DEM_SURFACE_LOAD):
+            self.structure.AddNodalSolutionStepVariable(variable)
+        self.dimension = structural_parameters["solver_settings"]["domain_size"].GetInt()
+        dem_dimension = self.dem_stage.DEM_parameters["Dimension"].GetInt()
+        if dem_dimension != self.dimension:
+            raise tessera.Error(f"{structural_parameters.Origin()}: solver_settings.domain_size is "
+                                f"{self.dimension}, but the DEM's Dimension is {dem_dimension} "
+                                f"({self.dem_stage.DEM_parameters.Origin()}); the coupled domains must agree")
+        self._CheckExplicitStructure()
+        self.time = self.structural_stage.time
+        self.end_time = self.structural_stage.end_time
+        self.skin = None
+        self.delta_time = None
+        self.fe_critical_time_step = None
+        self._progress_reporter = None
+        self.step = 0
+
+    # ---- set-up
+    def _CheckExplicitStructure(self):
+        settings = self.structural_stage._GetSolver().settings
+        explicit = (settings["solver_type"].GetString().lower() == "dynamic"
+                    and settings["time_integration_method"].GetString() == "explicit")
+        integration = self.options["time_integration"]
+        if not explicit:
+            raise tessera.Error(
+                f"{settings.Origin()}: the coupled stage runs an explicit structure "
+                "(solver_type \"Dynamic\", time_integration_method \"explicit\"), found solver_type "
+                f"\"{settings['solver_type'].GetString()}\" with time_integration_method "
+                f"\"{settings['time_integration_method'].GetString()}\"; an implicit structure with DEM "
+                "sub-steps is not provided yet" + (" (time_integration \"explicit\" asks for an explicit "
+                                                   "structure)" if integration == "explicit" else ""))
+
+    def _BeforeStructuralSolverInitialize(self):
+        """The common time step, set on the structure before its solver checks it."""
+        from tessera import _structural
+        solver = self.structural_stage._GetSolver()
+        self.fe_critical_time_step = _structural.EstimateCriticalTimeStep(solver.GetComputingModelPart())
+        fraction = self.options["fe_time_step_fraction"]
+        self.fe_time_step_limit = fraction * self.fe_critical_time_step
+        dem_time_step = self.dem_stage.DEM_parameters["MaxTimeStep"].GetDouble()
+        self.delta_time = min(dem_time_step, self.fe_time_step_limit)
+        settings = solver.settings
+        # The coupling chooses the step; the structure's own prediction would override it.
+        settings["time_step_prediction_level"].SetInt(0)
+        self._SetStructuralTimeStep(self.delta_time)
+        self.dem_stage._GetSolver().dt = self.delta_time
+
+    def _SetStructuralTimeStep(self, dt):
+        stepping = self.structural_stage._GetSolver().settings["time_stepping"]
+        if stepping.Has("time_step"):
+            stepping["time_step"].SetDouble(dt)
+        else:
+            stepping.AddDouble("time_step", dt)
+
+    def _CreateSkinWalls(self):
+        faces = FindSkinFaces(self.structure, self.options["skin_model_parts"], self.dimension)
+        dem_roots = [self.model.GetModelPart(name)
+                     for name in ("SpheresPart", "RigidFacePart", "ClusterPart", "DEMInletPart")]
+        self.skin = SkinWalls(self.structure, self.model.GetModelPart("RigidFacePart"), faces,
+                              self.dimension, dem_roots)
+
+    def _AssignSkinMaterials(self):
+        particle = {}
+        used = set()
+        for name in ("SpheresPart", "DEMInletPart", "ClusterPart", "RigidFacePart"):
+            root = self.model.GetModelPart(name)
+            for properties in root.Properties:
+                used.add(properties.Id)
+            for entity in list(root.Elements) + list(root.Conditions):
+                properties = entity.GetProperties()
+                if properties is not None:
+                    used.add(properties.Id)
+                    if name != "RigidFacePart":
+                        particle[properties.Id] = properties
+        for sub in self._AllSubModelParts(self.model.GetModelPart("DEMInletPart")):
+            for properties in sub.Properties:
+                particle[properties.Id] = properties
+        used.discard(self.skin.pending_properties.Id)
+        choice = self.skin.AssignMaterials([particle[k] for k in sorted(particle)], used)
+        if self.echo_level > 0:
+            print(f"coupling: {choice}")
+
+    @staticmethod
+    def _AllSubModelParts(model_part):
+        for sub in model_part.SubModelParts:
+            yield sub
+            yield from DemStructuresCouplingAnalysis._AllSubModelParts(sub)
+
+    def Initialize(self):
+        self.structural_stage.Initialize()
+        try:
+            self.dem_stage.Initialize()
+        except tessera.Error as error:
+            if "time step" in str(error):
+                raise tessera.Error(
+                    f"{error}; the structure's limit is {self.options['fe_time_step_fraction']:g} x "
+                    f"min l_e/c_e = {self.fe_time_step_limit:.6g} s (fe_time_step_fraction x its critical "
+                    f"step {self.fe_critical_time_step:.6g} s), and the coupled step is the smaller "
+                    "of the two") from None
+            raise
+        dem_dt = self.dem_stage._GetSolver().dt
+        if dem_dt != self.delta_time:  # AutomaticTimestep chose a smaller one
+            self.delta_time = dem_dt
+            self._SetStructuralTimeStep(dem_dt)
+        if self.echo_level > 0:
+            print(f"coupling: explicit, common time step {self.delta_time:.6g} s (structure's limit "
+                  f"{self.fe_time_step_limit:.6g} s = {self.options['fe_time_step_fraction']:g} x "
+                  f"{self.fe_critical_time_step:.6g} s; DEM MaxTimeStep "
+                  f"{self.dem_stage.DEM_parameters['MaxTimeStep'].GetDouble():.6g} s); "
+                  f"{len(self.skin.skin_ids)} skin nodes, {self.skin.walls.NumberOfConditions()} skin faces")
+        # The first forces of the DEM (its Initialize) load the structure's first step.
+        self.skin.TransferLoadsToStructure()
+        self.dem_stage.time = self.time
+
+    # ---- the loop
+    def Run(self):
+        self.Initialize()
+        self.RunSolutionLoop()
+        self.Finalize()
+
+    def KeepAdvancingSolutionLoop(self):
+        return self.time < self.end_time
+
+    def RunSolutionLoop(self):
+        reporter = self._progress_reporter
+        if reporter is not None:
+            reporter.Start(self.time, self.end_time, "DE-FE")
+        try:
+            while self.KeepAdvancingSolutionLoop():
+                self.AdvanceInTime()
+                self.InitializeSolutionStep()
+                self.SolveSolutionStep()
+                self.FinalizeSolutionStep()
+                self.OutputSolutionStep()
+                if reporter is not None:
+                    reporter.Report(self.step, self.time, self.end_time)
+        except BaseException:
+            if reporter is not None:
+                reporter.Finish(success=False)
+            raise
+        if reporter is not None:
+            reporter.Finish(success=True)
+
+    def AdvanceInTime(self):
+        structure, dem = self.structural_stage, self.dem_stage
+        structure.time = structure._GetSolver().AdvanceInTime(structure.time)
+        dem.time = dem._AdvanceTime()
+        if not math.isclose(structure.time, dem.time, rel_tol=1e-12, abs_tol=1e-15):
+            raise tessera.Error(f"coupling: the structure is at time {structure.time!r} and the DEM at "
+                                f"{dem.time!r}; they must advance together")
+        self.time = structure.time
+        self.step += 1
+
+    def InitializeSolutionStep(self):
+        self.structural_stage.InitializeSolutionStep()
+        self.dem_stage.InitializeSolutionStep()
+
+    def SolveSolutionStep(self):
+        structural_solver = self.structural_stage._GetSolver()
+        strategy = structural_solver.GetSolutionStrategy()
+        structural_solver.Predict()
+        strategy.Drift()
+        self.skin.MoveWallsWithStructure()
+        dem_solver = self.dem_stage._GetSolver()
+        dem_solver.Predict()
+        dem_solver.SolveSolutionStep()
+        self.skin.TransferLoadsToStructure()
+        strategy.Kick()
+        return True
+
+    def FinalizeSolutionStep(self):
+        self.structural_stage.FinalizeSolutionStep()
+        self.dem_stage.FinalizeSolutionStep()
+
+    def OutputSolutionStep(self):
+        self.structural_stage.OutputSolutionStep()
+        self.dem_stage.OutputSolutionStep()
+
+    def Finalize(self):
+        self.structural_stage.Finalize()
+        self.dem_stage.Finalize()
+
+    # ---- what scripts and the command line use
+    def SetProgressReporter(self, reporter):
+        self._progress_reporter = reporter
+
+    def SetOutputDirectory(self, directory):
+        self.dem_stage.SetOutputDirectory(directory)
+
+    def GetStructuralStage(self):
+        return self.structural_stage
+
+    def GetDEMStage(self):
+        return self.dem_stage
+
+    def StructuralMomentum(self):
+        """Σ m v over the structure's nodes with its lumped mass (after Initialize)."""
+        return self.NodalMasses()[:, None] * self.structure.NodalArray(tessera.VELOCITY)
+
+    def NodalMasses(self):
+        """The structure's lumped mass per node (the free x dofs' mass; a node
+        whose x dof is fixed shows its mass from the elements too)."""
+        if not hasattr(self, "_nodal_masses"):
+            self._nodal_masses = _LumpedNodalMasses(self.structure)
+        return self._nodal_masses
+
+
+def _LumpedNodalMasses(model_part):
+    """Row-sum lumped mass per node of the root's arrays, from the elements'
+    CalculateLumpedMassVector (first component of each node)."""
+    root = model_part.GetRootModelPart()
+    ids = np.asarray(root.NodeIds(), dtype=np.int64)
+    position = {int(i): k for k, i in enumerate(ids)}
+    masses = np.zeros(len(ids))
+    info = root.ProcessInfo
+    for element in model_part.Elements:
+        lumped = np.asarray(element.CalculateLumpedMassVector(info))
+        nodes = [n.Id for n in element.GetGeometry()]
+        if lumped.size == 0:
+            continue
+        per_node = lumped.size // len(nodes)
+        for a, node_id in enumerate(nodes):
+            masses[position[node_id]] += lumped[a * per_node]
+    return masses

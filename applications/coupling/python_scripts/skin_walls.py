@@ -1,0 +1,265 @@
+"""SkinWalls: the structure's skin as DEM walls that follow the FE nodes, and
+the DEM contact forces on those walls handed back to the FE nodes.
+
+Nodes belong to one root model part in Tessera (the column store), so the
+walls cannot hold the structure's nodes themselves: every skin node of the
+structure has a mirror node in the DEM's RigidFacePart, and the skin faces are
+RigidFace3D3N/3D4N (2D: RigidEdge2D2N) conditions on the mirrors. Each step,
+after the structure's drift, the mirrors take the FE nodes' coordinates,
+displacements and velocities (so the wall velocity at a contact point is the
+FE velocity interpolated with the face's shape functions, thesis 2.11); after
+the DEM step, each FE skin node takes its mirror's CONTACT_FORCES (the
+reactions of the sphere-face contacts spread with the shape functions at the
+contact point: direct interpolation, thesis 4.57) as DEM_NODAL_FORCE, which
+its DemContactLoadCondition adds to the structure's external force. The
+copies are O(skin nodes) per step into preallocated arrays.
+
+Material of the sphere-skin contact: the one MaterialsDEM.json assigns to the
+walls' sub model part (or to RigidFacePart as a whole); where none is
+assigned, a DEM material made from the structure's YOUNG_MODULUS and
+POISSON_RATIO (of the element each face bounds), whose relation with each
+particle material is that particle material's relation with itself
+(restitution, friction, contact law). The choice is printed.
+"""
+import numpy as np
+
+import tessera
+from tessera import _coupling  # noqa: F401  (DEM_NODAL_FORCE, DemContactLoadCondition)
+
+# Wall condition names by the number of nodes of a skin face, per dimension.
+WALL_CONDITIONS = {3: {3: "RigidFace3D3N", 4: "RigidFace3D4N"}, 2: {2: "RigidEdge2D2N"}}
+LOAD_CONDITIONS = {3: "DemContactLoadCondition3D1N", 2: "DemContactLoadCondition2D1N"}
+# The id of the placeholder material the wall faces hold until the materials are read.
+PENDING_MATERIAL_ID = 2147483647
+
+
+def _MaxIds(model_parts):
+    nodes = elements = conditions = 0
+    for mp in model_parts:
+        nodes = max(nodes, max(mp.NodeIds(), default=0))
+        elements = max(elements, max((e.Id for e in mp.Elements), default=0))
+        conditions = max(conditions, max((c.Id for c in mp.Conditions), default=0))
+    return nodes, elements, conditions
+
+
+class SkinFace:
+    """A face of the skin: its FE node ids (outward order where known) and the
+    Properties of the structure's material behind it."""
+    __slots__ = ("node_ids", "properties")
+
+    def __init__(self, node_ids, properties):
+        self.node_ids = tuple(int(i) for i in node_ids)
+        self.properties = properties
+
+
+def FindSkinFaces(structure, skin_model_parts=(), dimension=3):
+    """The skin faces of `structure`: the conditions of the named sub model
+    parts, or, when none is named, the element faces that belong to one
+    element only (tessera.FindSkinFaces), membranes included."""
+    faces = []
+    if skin_model_parts:
+        default_properties = _FirstElementProperties(structure)
+        for name in skin_model_parts:
+            full = name if name.startswith(structure.Name + ".") else f"{structure.Name}.{name}"
+            if not structure.GetModel().HasModelPart(full):
+                raise tessera.Error(f"coupling: key 'skin_model_parts': no model part '{full}' (sub model "
+                                    f"parts of {structure.Name}: "
+                                    f"{', '.join(structure.GetSubModelPartNames()) or 'none'})")
+            part = structure.GetModel().GetModelPart(full)
+            if part.NumberOfConditions() == 0:
+                raise tessera.Error(f"coupling: skin model part '{full}' has no conditions; its "
+                                    "conditions (faces) are the walls the spheres touch")
+            for condition in part.Conditions:
+                ids = [n.Id for n in condition.GetGeometry()]
+                if len(ids) not in WALL_CONDITIONS[dimension]:
+                    raise tessera.Error(f"coupling: condition {condition.Id} of '{full}' has {len(ids)} "
+                                        f"nodes; a {dimension}D skin face has "
+                                        f"{' or '.join(map(str, WALL_CONDITIONS[dimension]))}")
+                properties = condition.GetProperties() if condition.GetProperties() is not None \
+                    and condition.GetProperties().Has(tessera.YOUNG_MODULUS) else default_properties
+                faces.append(SkinFace(ids, properties))
+        return faces
+    if not hasattr(tessera, "FindSkinFaces"):
+        raise tessera.Error("coupling: this build cannot find the skin automatically; name the skin's "
+                            "sub model parts in ProjectParametersCoupling.json, key 'skin_model_parts'")
+    skin = tessera.FindSkinFaces(structure)
+    for node_ids, parent in zip(skin.node_ids, skin.parent_element_ids):
+        element = structure.GetElement(int(parent))
+        faces.append(SkinFace(node_ids, element.GetProperties()))
+    if not faces:
+        raise tessera.Error(f"coupling: the structure '{structure.Name}' has no skin (no elements with "
+                            "faces); name the skin's sub model parts in 'skin_model_parts'")
+    return faces
+
+
+def _FirstElementProperties(structure):
+    for element in structure.Elements:
+        return element.GetProperties()
+    return None
+
+
+class SkinWalls:
+    """The mirror of the structure's skin in the DEM walls (see the module text)."""
+
+    def __init__(self, structure, walls, faces, dimension=3, dem_roots=()):
+        self.structure = structure
+        self.walls_root = walls
+        self.dimension = dimension
+        if not faces:
+            raise tessera.Error("coupling: no skin faces to make walls of")
+        skin_ids = sorted({i for face in faces for i in face.node_ids})
+        # Structure side: the skin nodes and a DEM contact load on each.
+        name = "DemCouplingSkin"
+        if structure.HasSubModelPart(name):
+            raise tessera.Error(f"coupling: model part '{structure.Name}.{name}' exists already; the "
+                                "coupled stage creates it")
+        self.fe_skin = structure.CreateSubModelPart(name)
+        self.fe_skin.AddNodes(skin_ids)
+        _, _, fe_conditions = _MaxIds([structure])
+        load_properties = structure.GetProperties(0)
+        load_name = LOAD_CONDITIONS[dimension]
+        for k, node_id in enumerate(skin_ids):
+            self.fe_skin.CreateNewCondition(load_name, fe_conditions + 1 + k, [node_id], load_properties)
+        # DEM side: mirror nodes and the wall faces, in a sub model part named
+        # after the structure (the materials file may assign it a material).
+        self.walls_part_name = f"{structure.Name}Skin"
+        if walls.HasSubModelPart(self.walls_part_name):
+            raise tessera.Error(f"coupling: model part 'RigidFacePart.{self.walls_part_name}' exists "
+                                "already; the coupled stage creates it from the structure's skin")
+        self.walls = walls.CreateSubModelPart(self.walls_part_name)
+        node_offset, _, condition_offset = _MaxIds(list(dem_roots) or [walls])
+        self.mirror_of = {}
+        coordinates = {}
+        for node in self.fe_skin.Nodes:
+            coordinates[node.Id] = node.Coordinates()
+        for k, node_id in enumerate(skin_ids):
+            mirror = node_offset + 1 + k
+            x = coordinates[node_id]
+            self.walls.CreateNewNode(mirror, float(x[0]), float(x[1]), float(x[2]))
+            self.mirror_of[node_id] = mirror
+        # Until the materials are read, every wall face holds this placeholder
+        # (an id no materials file uses, so that it is recognised afterwards).
+        self.pending_properties = tessera.Properties(PENDING_MATERIAL_ID)
+        self.face_properties = []
+        for k, face in enumerate(faces):
+            condition_name = WALL_CONDITIONS[dimension].get(len(face.node_ids))
+            if condition_name is None:
+                raise tessera.Error(f"coupling: a skin face with {len(face.node_ids)} nodes cannot be a "
+                                    f"{dimension}D DEM wall")
+            self.walls.CreateNewCondition(condition_name, condition_offset + 1 + k,
+                                          [self.mirror_of[i] for i in face.node_ids],
+                                          self.pending_properties)
+            self.face_properties.append(face.properties)
+        self._IndexNodes(skin_ids)
+        self.material_choice = ""
+
+    def _IndexNodes(self, skin_ids):
+        """Positions of the FE skin nodes and of their mirrors in their roots'
+        arrays, aligned (row k of both is skin node k)."""
+        fe_ids = np.asarray(self.fe_skin.NodeIds(), dtype=np.int64)
+        fe_positions = np.asarray(self.fe_skin.NodeIndices(), dtype=np.int64)
+        wall_ids = np.asarray(self.walls.NodeIds(), dtype=np.int64)
+        wall_positions = np.asarray(self.walls.NodeIndices(), dtype=np.int64)
+        fe_by_id = dict(zip(fe_ids.tolist(), fe_positions.tolist()))
+        wall_by_id = dict(zip(wall_ids.tolist(), wall_positions.tolist()))
+        self.fe_positions = np.array([fe_by_id[i] for i in skin_ids], dtype=np.int64)
+        self.wall_positions = np.array([wall_by_id[self.mirror_of[i]] for i in skin_ids], dtype=np.int64)
+        self.skin_ids = np.asarray(skin_ids, dtype=np.int64)
+        n = len(skin_ids)
+        self._buffer = np.empty((n, 3))
+
+    # ---- materials
+    def AssignMaterials(self, particle_properties, used_ids=()):
+        """Gives the wall faces without an assigned DEM material one made from
+        the structure's (see the module text), with ids above `used_ids` (the
+        DEM materials' ids). Returns the choice, in words."""
+        faces = list(self.walls.Conditions)
+        assigned = [c for c in faces if c.GetProperties().Id != PENDING_MATERIAL_ID]
+        if len(assigned) == len(faces):
+            ids = sorted({c.GetProperties().Id for c in assigned})
+            self.material_choice = (f"the skin walls use DEM material {', '.join(map(str, ids))} "
+                                    "(MaterialsDEM.json)")
+            return self.material_choice
+        if not particle_properties:
+            raise tessera.Error("coupling: the skin walls have no DEM material and there is no particle "
+                                "material to relate them to; assign one in MaterialsDEM.json (row "
+                                f"[\"RigidFacePart.{self.walls_part_name}\", material])")
+        next_id = 1 + max([p.Id for p in particle_properties] + list(used_ids) +
+                          [c.GetProperties().Id for c in assigned] + [0])
+        made = {}
+        for condition, structural in zip(faces, self.face_properties):
+            if condition.GetProperties().Id != PENDING_MATERIAL_ID:
+                continue
+            if structural is None or not (structural.Has(tessera.YOUNG_MODULUS)
+                                          and structural.Has(tessera.POISSON_RATIO)):
+                raise tessera.Error("coupling: the skin walls have no DEM material and the structure's "
+                                    "material lacks YOUNG_MODULUS or POISSON_RATIO; assign a DEM material "
+                                    f"to RigidFacePart.{self.walls_part_name} in MaterialsDEM.json")
+            key = id(structural)
+            if key not in made:
+                wall = tessera.Properties(next_id)
+                next_id += 1
+                wall[tessera.YOUNG_MODULUS] = structural[tessera.YOUNG_MODULUS]
+                wall[tessera.POISSON_RATIO] = structural[tessera.POISSON_RATIO]
+                for particle in particle_properties:
+                    if not particle.HasSubProperties(particle.Id):
+                        raise tessera.Error(
+                            f"coupling: the skin walls take their contact parameters from the relation "
+                            f"of particle material {particle.Id} with itself, which MaterialsDEM.json "
+                            "does not give; add it, or assign the walls a DEM material")
+                    relation = particle.GetSubProperties(particle.Id)
+                    for first, second in ((wall, particle), (particle, wall)):
+                        sub = tessera.Properties(second.Id)
+                        _CopyValues(relation, sub)
+                        first.AddSubProperties(sub)
+                self.walls.AddProperties(wall)
+                made[key] = (wall, structural)
+            condition.SetProperties(made[key][0])
+        described = "; ".join(f"DEM material {wall.Id}: E = {s[tessera.YOUNG_MODULUS]:g} Pa, "
+                              f"nu = {s[tessera.POISSON_RATIO]:g}" for wall, s in made.values())
+        self.material_choice = ("the skin walls have no DEM material in MaterialsDEM.json: made from the "
+                                f"structure's ({described}), with each particle material's own contact "
+                                "relation")
+        return self.material_choice
+
+    # ---- each step
+    def MoveWallsWithStructure(self):
+        """The mirrors take the FE skin nodes' current coordinates (initial
+        coordinates plus DISPLACEMENT), DISPLACEMENT and VELOCITY."""
+        fe, walls = self.structure.GetRootModelPart(), self.walls_root
+        f, w, buffer = self.fe_positions, self.wall_positions, self._buffer
+        displacement = fe.NodalArray(tessera.DISPLACEMENT)
+        np.take(fe.NodalInitialCoordinates(), f, axis=0, out=buffer)
+        buffer += displacement[f]
+        walls.NodalCoordinates()[w] = buffer
+        walls.NodalArray(tessera.DISPLACEMENT)[w] = displacement[f]
+        walls.NodalArray(tessera.VELOCITY)[w] = fe.NodalArray(tessera.VELOCITY)[f]
+
+    def TransferLoadsToStructure(self):
+        """DEM_NODAL_FORCE of each FE skin node = CONTACT_FORCES of its mirror
+        (from the DEM step's WriteToNodes); DEM_SURFACE_LOAD = that over the
+        node's share of the skin area (DEM_NODAL_AREA)."""
+        fe, walls = self.structure.GetRootModelPart(), self.walls_root
+        f, w, buffer = self.fe_positions, self.wall_positions, self._buffer
+        np.take(walls.NodalArray(tessera.CONTACT_FORCES), w, axis=0, out=buffer)
+        fe.NodalArray(tessera.DEM_NODAL_FORCE)[f] = buffer
+        area = walls.NodalArray(tessera.DEM_NODAL_AREA)[w]
+        with np.errstate(divide="ignore", invalid="ignore"):
+            traction = np.where(area[:, None] > 0.0, buffer / area[:, None], 0.0)
+        fe.NodalArray(tessera.DEM_SURFACE_LOAD)[f] = traction
+
+    def TotalForceOnStructure(self):
+        fe = self.structure.GetRootModelPart()
+        return fe.NodalArray(tessera.DEM_NODAL_FORCE)[self.fe_positions].sum(axis=0)
+
+
+def _CopyValues(source, target):
+    """Copies the contact parameters a DEM relation may hold."""
+    for name in ("COEFFICIENT_OF_RESTITUTION", "STATIC_FRICTION", "DYNAMIC_FRICTION", "FRICTION_DECAY",
+                 "ROLLING_FRICTION", "ROLLING_FRICTION_WITH_WALLS", "DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME",
+                 "DEM_ROLLING_FRICTION_MODEL_NAME", "K_ALPHA", "CONICAL_DAMAGE_CONTACT_RADIUS",
+                 "DEM_KDEM_STANDARD_DAMAGE_MODEL_NAME"):
+        if tessera.HasVariable(name):
+            variable = tessera.GetVariable(name)
+            if source.Has(variable):
+                target[variable] = source[variable]

@@ -1,0 +1,116 @@
+"""Invariants any correct DE-FE coupling keeps (issue: coupling application):
+the total momentum of spheres and a free elastic block through an impact,
+and the support reactions of a clamped plate carrying spheres at rest."""
+import numpy as np
+import pytest
+
+import tessera
+
+from coupled_decks import block_mesh, dem_files, structure_files, top_faces
+
+
+def _stage(folder, coupling=None):
+    import tessera.coupling
+    model = tessera.Model()
+    stage = tessera.coupling.DemStructuresCouplingAnalysis(
+        model, tessera.Parameters.FromFile(str(folder / "ProjectParameters.json")),
+        tessera.Parameters.FromFile(str(folder / "ProjectParametersDEM.json")), coupling)
+    return model, stage
+
+
+def _total_momentum(model, stage):
+    particles = stage.GetDEMStage().GetStrategy().Particles
+    p_spheres = (np.asarray(particles.mass)[:, None] * np.asarray(particles.velocity)).sum(axis=0)
+    p_structure = stage.StructuralMomentum().sum(axis=0)
+    return p_spheres + p_structure
+
+
+@pytest.mark.parametrize("tetrahedra", [False, True])
+def test_a_sphere_striking_a_free_elastic_block_conserves_momentum(project, tetrahedra):
+    """A sphere (R 0.1 m, 8.4 kg, 1 m/s) hits a free 0.4 m elastic block (64 kg),
+    no gravity, frictionless Hertz contact: forces on both sides are equal and
+    opposite at the same configuration over the same step, so the total
+    momentum is conserved to round-off (1e-9 relative, issue's tolerance),
+    through the whole impact; the sphere rebounds and the block moves off."""
+    nodes, elements = block_mesh((-0.2, -0.2, -0.4), (0.4, 0.4, 0.4), (2, 2, 2), tetrahedra)
+    element = "SmallDisplacementElement3D4N" if tetrahedra else "SmallDisplacementElement3D8N"
+    structure_files(project, "block", nodes, elements, element, young=1e7, poisson=0.3, density=1000.0,
+                    end_time=0.045, time_step=1e-4, skin_faces=top_faces((2, 2, 2), tetrahedra))
+    # Off-centre, so that the contact is on a facet away from the nodes.
+    dem_files(project, "block", [(0.03, -0.05, 0.11, 0.1, (0.0, 0.0, -1.0))], density=2000.0,
+              young=1e7, poisson=0.3, end_time=0.045, time_step=1e-4)
+    model, stage = _stage(project, {"echo_level": 0, "skin_model_parts": ["Skin"]})
+    stage.Initialize()
+    p0 = _total_momentum(model, stage)
+    assert p0[2] == pytest.approx(-2000.0 * 4.0 / 3.0 * np.pi * 0.1 ** 3, rel=1e-12)
+    worst = 0.0
+    touched = False
+    while stage.KeepAdvancingSolutionLoop():
+        stage.AdvanceInTime()
+        stage.InitializeSolutionStep()
+        stage.SolveSolutionStep()
+        stage.FinalizeSolutionStep()
+        touched = touched or np.any(stage.skin.TotalForceOnStructure() != 0.0)
+        worst = max(worst, np.max(np.abs(_total_momentum(model, stage) - p0)) / np.linalg.norm(p0))
+    assert touched
+    assert worst < 1e-9
+    sphere_velocity = model.GetModelPart("SpheresPart").GetNode(1).GetSolutionStepValue(tessera.VELOCITY)
+    assert sphere_velocity[2] > 0.0  # rebounded
+    assert stage.StructuralMomentum().sum(axis=0)[2] < 0.5 * p0[2]  # the block took most of it
+
+
+def test_the_force_on_the_structure_is_minus_the_force_on_the_spheres(project):
+    """Direct interpolation spreads each contact force with weights that sum
+    to one: at every step the DEM_NODAL_FORCE over the skin nodes is minus the
+    sum of the skin's forces on the spheres (here their total force, no
+    gravity and no other contact), to round-off."""
+    nodes, elements = block_mesh((-0.2, -0.2, -0.4), (0.4, 0.4, 0.4), (2, 2, 2))
+    structure_files(project, "block", nodes, elements, "SmallDisplacementElement3D8N", young=1e7,
+                    poisson=0.3, density=1000.0, end_time=0.03, time_step=1e-4,
+                    skin_faces=top_faces((2, 2, 2)))
+    spheres = [(-0.1, -0.1, 0.102, 0.1, (0.0, 0.0, -1.0)), (0.1, 0.12, 0.102, 0.1, (0.5, 0.0, -2.0))]
+    dem_files(project, "block", spheres, density=2000.0, young=1e7, poisson=0.3, end_time=0.03,
+              time_step=1e-4, friction=0.3, wall_material=(1e7, 0.3))
+    model, stage = _stage(project, {"echo_level": 0, "skin_model_parts": ["Skin"]})
+    stage.Initialize()
+    assert "MaterialsDEM.json" in stage.skin.material_choice
+    checked = 0
+    while stage.KeepAdvancingSolutionLoop():
+        stage.AdvanceInTime()
+        stage.InitializeSolutionStep()
+        stage.SolveSolutionStep()
+        stage.FinalizeSolutionStep()
+        on_spheres = model.GetModelPart("SpheresPart").NodalArray(tessera.TOTAL_FORCES).sum(axis=0)
+        on_structure = stage.skin.TotalForceOnStructure()
+        scale = max(np.linalg.norm(on_spheres), 1e-300)
+        if np.linalg.norm(on_spheres) > 0.0:
+            checked += 1
+            assert np.linalg.norm(on_structure + on_spheres) <= 1e-12 * scale
+    assert checked > 10
+
+
+def test_spheres_at_rest_on_a_clamped_plate_load_its_supports_with_their_weight(project):
+    """Four spheres rest on an elastic slab clamped at its base, gravity on
+    both: after settling (restitution 0.2, Rayleigh mass damping on the slab)
+    the vertical support reactions sum to the weight of slab and spheres
+    within 1e-4 (issue's tolerance)."""
+    g = 9.81
+    nodes, elements = block_mesh((-0.5, -0.5, -0.1), (1.0, 1.0, 0.1), (4, 4, 1))
+    base = [i for i, x in nodes.items() if x[2] == -0.1]
+    structure_files(project, "plate", nodes, elements, "SmallDisplacementElement3D8N", young=1e8,
+                    poisson=0.3, density=1000.0, fixed_nodes=base, end_time=0.6, time_step=2e-4,
+                    gravity=(0.0, 0.0, -g), skin_faces=top_faces((4, 4, 1)))
+    import json
+    parameters = json.load(open(project / "ProjectParameters.json"))
+    parameters["solver_settings"]["rayleigh_alpha"] = 60.0
+    json.dump(parameters, open(project / "ProjectParameters.json", "w"))
+    spheres = [(x, y, 0.1, 0.1, (0.0, 0.0, 0.0)) for x in (-0.2, 0.2) for y in (-0.2, 0.2)]
+    dem_files(project, "plate", spheres, density=2000.0, young=1e7, poisson=0.3, restitution=0.2,
+              friction=0.3, end_time=0.6, time_step=2e-4, gravity=(0.0, 0.0, -g))
+    model, stage = _stage(project, {"echo_level": 0, "skin_model_parts": ["Skin"]})
+    stage.Run()
+    structure = model.GetModelPart("Structure")
+    reaction = sum(structure.GetNode(i).GetSolutionStepValue(tessera.REACTION_Z) for i in base)
+    sphere_mass = 4 * 2000.0 * 4.0 / 3.0 * np.pi * 0.1 ** 3
+    plate_mass = 1000.0 * 1.0 * 1.0 * 0.1
+    assert reaction == pytest.approx((sphere_mass + plate_mass) * g, rel=1e-4)
