@@ -2182,7 +2182,8 @@ TimeStepEstimate ExplicitSolverStrategy::EstimateTimeStep(double reference_speed
           tc = std::numbers::pi * std::sqrt(m / kn);
         } else {
           const double v = std::max(reference_speed, 1e-12);
-          // Hertz impact at speed v (digest §12, A.17, A.19).
+          // Hertz impact at speed v (thesis Appendix A): gamma = 16 E* sqrt(R) /
+          // (15 m), overlap (1/gamma)^(2/5) v^(4/5) (A.17), t_c = 2.94328 overlap / v (A.19).
           const double gamma = 16.0 * pair.effective_young * std::sqrt(r) / (15.0 * m);
           const double overlap = std::pow(1.0 / gamma, 0.4) * std::pow(v, 0.8);
           tc = 2.94328 * overlap / v;

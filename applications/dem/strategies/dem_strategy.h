@@ -170,7 +170,7 @@ struct DemSettings {
   bool share_rows_with_nodes = true;
 };
 
-// Estimates for choosing Δt (thesis §7.2): the critical step of the stiffest
+// Estimates for choosing Δt (thesis §2.6.4): the critical step of the stiffest
 // contact, Δt_cr = 2/ω (sqrt(1 + ξ²) - ξ) with ω = sqrt(k/m) (2.67, 2.71), and the
 // shortest contact duration t_c (undamped: π sqrt(m/k) linear, Hertz A.19) at
 // the given impact speed, with the material pair they come from.
