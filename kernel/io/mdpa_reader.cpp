@@ -1010,8 +1010,9 @@ class Parser {
 
   // The legacy (pre-2017) `Begin Mesh <id>` block. Kratos kept such meshes as
   // numbered meshes of the model part; that they stand for a sub model part
-  // named by the id is inferred (FORMATS.md §1.2), as the DEM legacy decks use
-  // them like the newer sub model parts (a group of nodes with its data).
+  // named by the id is an inference (docs/file_formats.md §1.7), as the DEM
+  // legacy decks use them like the newer sub model parts (a group of nodes
+  // with its data).
   void ReadMesh(const Block& b) {
     const std::string_view name = Word();
     ModelPart& part = CreateSubModelPart(target_, name, b);

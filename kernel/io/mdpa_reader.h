@@ -1,5 +1,5 @@
 // MdpaReader: reads a Kratos .mdpa model part file (the grammar of
-// shared/kratos_cases/FORMATS.md §1) into a ModelPart, and the options of that
+// docs/file_formats.md §1) into a ModelPart, and the options of that
 // read (Kratos' MESH_ONLY and the DEM stage's "consecutive from given ids"
 // renumbering).
 //
@@ -22,7 +22,7 @@ struct MdpaReadOptions {
   // Table, NodalData, ElementalData, ConditionalData, SubModelPartData,
   // SubModelPartTables, MeshData) are skipped, and Properties are created empty.
   bool mesh_only = false;
-  // Kratos' ReorderConsecutiveFromGivenIdsModelPartIO (FORMATS.md §1.9): node,
+  // Kratos' ReorderConsecutiveFromGivenIdsModelPartIO (docs/file_formats.md §1.9): node,
   // element and condition ids are each mapped, in order of first appearance, to
   // offset + 1, offset + 2, ...; every reference in the file (connectivities,
   // NodalData, sub model part lists) goes through the same maps.

@@ -942,7 +942,7 @@ TEST(MdpaIo, LegacyMeshBlocks) {
   EXPECT_EQ(mp.NumberOfProperties(), 1u);  // created by the elements
 }
 
-// ---------------------------------------------------------------- renumbering (FORMATS.md §1.9)
+// ------------------------------------------------ renumbering (docs/file_formats.md §1.9)
 
 const char* kDemLike =
     "Begin ModelPartData\n//  VARIABLE_NAME value\nEnd ModelPartData\n\n"

@@ -39,7 +39,7 @@ Reported: seconds per step, particle-steps per second, the share of each phase
 (the strategy's GetTimings(); "stage" is the rest of the loop: Python, time
 step cloning, processes), the 2/1-thread scaling, and the ratio to the thesis'
 serial figure, 0.264 s per step for 29,559 spheres (105,630 s for 400,000 steps
-on an Intel Xeon E5-2670, 2012; digest seed001_dem_contact.md §14). The issue's
+on an Intel Xeon E5-2670, 2012; thesis §6.2.2). The issue's
 target is below 0.005 s per step on one core (50× faster), judged by the
 median of the `--repeat` runs (the fastest run is itemised: the code's speed
 with the least interference from the machine); `--interval S` waits S seconds

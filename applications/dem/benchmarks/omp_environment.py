@@ -5,10 +5,8 @@ passive: threads sleep at once at the end of each parallel loop and are woken
 for the next; active: they spin; default: the
 variable unset, as a user runs, where the OpenMP runtime (libgomp) spins a
 while and then sleeps. The benchmarks time the default, what a user gets;
-on the packed bed the two measured alike within this host's noise (one
-process alternating 1 and 2 threads, three pairs on 2026-11-26: 1.85x, 1.99x
-and 1.67x with default, 1.61x, 2.02x and 1.64x with passive;
-docs/performance.md).
+on the packed bed default and passive measured alike within the host's noise
+(one process alternating 1 and 2 threads).
 """
 import os
 

@@ -1,5 +1,7 @@
 // The KDEM bond between two bonded spheres (Kratos' DEM_KDEM; thesis §5.2,
-// eqs. 5.11-5.21, with the corrections of the digest seed001_coupling_cohesive.md §3.4).
+// eqs. 5.11-5.21, with two corrections: the dashpots are c = 2 ξ sqrt(m* k) of
+// eq. 2.19, as the printed c_n of §5.2 is not dimensionally consistent, and the
+// friction term of the shear strength takes the compressive normal force).
 //
 // A bond is a short elastic bar between the centres of two spheres of one
 // cohesive group, made where they touch (or nearly) at the start:

@@ -27,14 +27,14 @@
 //                                 Kratos' k_n (1-ν)/(1-ν/2)). Forces are per
 //                                 metre of thickness, like the disc masses.
 //
-// Formulas are those of the Santasusana thesis (reference digest
-// seed001_dem_contact.md §5-§6), with its errata applied:
+// Formulas are those of the Santasusana thesis (§2.4-§2.5), with its errata
+// applied:
 //   E* = ((1-nu_i^2)/E_i + (1-nu_j^2)/E_j)^-1, G* = ((2-nu_i)/G_i + (2-nu_j)/G_j)^-1,
 //   G = E / (2 (1 + nu))                                                     (2.40)
 //   Hertz:  k_n = 2 E* sqrt(R δ), k_t = 8 G* sqrt(R δ), F_ne = 2/3 k_n δ     (2.35, 2.38)
 //   linear: k_n = 2 E* R, k_t = 8 G* R, F_ne = k_n δ: the Hertz stiffnesses at δ = R,
 //           so k_t / k_n = 4 G*/E* = 2(1-nu)/(2-nu) for one material (2.33), and
-//           k_n = 520.83 N/m for the thesis' B2.2 pair (E 1e5, nu 0.2, R 0.01; §10).
+//           k_n = 520.83 N/m for the thesis' B2.2 pair (E 1e5, nu 0.2, R 0.01; Table 2.2).
 //   c_n = 2 ξ sqrt(m k_n), c_t = 2 ξ sqrt(m k_t)                              (2.19, 2.39)
 //   F_n = max(0, F_ne + c_n δ'): no attraction while the spheres separate.
 //   Tangential: F_te += k_t Δs (loading); when the normal elastic force drops the
@@ -43,7 +43,7 @@
 //   dynamic once the contact slid in the previous step; with FRICTION_DECAY d
 //   (and μ_s != μ_d), Kratos' μ = μ_d + (μ_s - μ_d) exp(-d |v_t|) instead.
 // R and m are the pair's equivalent radius and mass (R_eq = R_i R_j/(R_i+R_j);
-// against a wall R_eq = R_i and m_eq = m_i, §6.3); the wall's own E and nu enter
+// against a wall R_eq = R_i and m_eq = m_i, §2.5.3); the wall's own E and nu enter
 // E* and G* (a stiff wall gives thesis eq. 2.41).
 //
 // ξ comes from the relation's COEFFICIENT_OF_RESTITUTION through the exact map

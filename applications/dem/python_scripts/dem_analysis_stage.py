@@ -17,7 +17,8 @@ Set-up, as Kratos' DEM stage does it:
 - <problem_name>DEM.mdpa, DEM_FEM_boundary.mdpa, DEM_Clusters.mdpa and
   DEM_Inlet.mdpa are read into SpheresPart, RigidFacePart, ClusterPart and
   DEMInletPart, each with Kratos' consecutive renumbering from the ids already
-  used (FORMATS.md §1.9); a missing file is skipped, but a deck with none of
+  used (docs/file_formats.md §1.9: each file's offset is the largest id read
+  so far plus one); a missing file is skipped, but a deck with none of
   DEM.mdpa, DEM_Clusters.mdpa and (with "dem_inlet_option") DEM_Inlet.mdpa
   is an error naming them;
 - the materials file is applied (materials.py); decks without one keep their
@@ -53,7 +54,8 @@ from .inlet_settings import RadiusTables
 from .materials import AssignMaterials
 from .particle_creator_destructor import ParticleCreatorDestructor
 
-# Root model part -> mdpa suffix (FORMATS.md §1.3), in reading order.
+# Root model part -> mdpa suffix (<problem_name><suffix>.mdpa, Kratos' DEM
+# stage's names), in reading order.
 MODEL_PART_FILES = (("SpheresPart", "DEM"), ("RigidFacePart", "DEM_FEM_boundary"),
                     ("ClusterPart", "DEM_Clusters"), ("DEMInletPart", "DEM_Inlet"))
 
@@ -74,7 +76,7 @@ HISTORICAL = {
     "DEMInletPart": ("VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "RADIUS"),
 }
 
-# A contact should last at least this many steps (thesis §7.2: 10 to 50).
+# A contact should last at least this many steps (thesis §2.6.4: 10 to 50).
 MINIMUM_STEPS_PER_CONTACT = 10
 # A time step this many times the estimated critical one is an error even
 # under "TimeStepCheck": "warning": the estimate takes a pessimistic impact
@@ -232,7 +234,7 @@ class DEMSolver(PythonSolver):
             raise tessera.Error(f"{self.stage.problem_name}DEM_Inlet.mdpa: {error}") from None
 
     def _CheckTimeStep(self):
-        """Δt against the contacts it must resolve (thesis §7.2): a warning or
+        """Δt against the contacts it must resolve (thesis §2.6.4): a warning or
         an error ("TimeStepCheck") when a contact would last fewer than 10 steps
         or Δt exceeds the critical step. The speeds processes impose over the
         run count (they are built before the solver's Initialize).

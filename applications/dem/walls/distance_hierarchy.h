@@ -25,7 +25,8 @@
 namespace tessera::dem {
 
 // Relative tolerance of the shadow test: coplanar faces give Pr = |Vc| up to
-// rounding (the thesis uses "a tolerance", value not given; digest [rec] 1e-6).
+// rounding (the thesis uses "a tolerance" and gives no value; 1e-6 relative is
+// far above rounding and far below any real offset between faces).
 inline constexpr double kShadowTolerance = 1e-6;
 
 // Sets the type of every shadowed contact among contacts[0, count) to kNone.

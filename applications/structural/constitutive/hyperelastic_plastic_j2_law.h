@@ -8,8 +8,9 @@
 // tensor be = Fe Fe^T, with J = det F and the isochoric bbe = J^-2/3 be:
 //   W = kappa/2 [ (J^2 - 1)/2 - ln J ] + mu/2 (tr bbe - 3),
 //   tau = kappa/2 (J^2 - 1) 1 + mu dev(bbe)            (Kirchhoff stress),
-// yield f = |dev tau| - sqrt(2/3) k(alpha) (von Mises, eq. 4.42 with the
-// digest's erratum sigma_c = sqrt(3/2 s:s)), k(alpha) of isotropic_hardening.h.
+// yield f = |dev tau| - sqrt(2/3) k(alpha) (von Mises, eq. 4.42, whose printed
+// sqrt(3/2 J_2) is read as the von Mises stress sigma_c = sqrt(3 J_2) =
+// sqrt(3/2 s:s)), k(alpha) of isotropic_hardening.h.
 //
 // Return mapping (box 9.1) in the reference configuration: the internal
 // variable is P = Cp^-1 = Fp^-1 Fp^-T, so that be = F P F^T; with C = F^T F,

@@ -1,5 +1,5 @@
 // Reading of Kratos' structural materials files (StructuralMaterials.json,
-// *_materials.json; FORMATS.md §4.2):
+// *_materials.json; docs/file_formats.md §4):
 //
 //   {"properties": [{"model_part_name": "Structure.Parts_Solid",
 //                    "properties_id": 1,

@@ -7,8 +7,8 @@ Physics per unit thickness (Kratos' CylinderParticle / DEM_D_Linear_viscous_Coul
 Analytic references:
 - binary head-on impact of a linear spring-dashpot: restitution as asked (the
   exact map, contact_law.h), contact time π/ω_d with ω_d = ω_n sqrt(1-ξ²),
-  ω_n = sqrt(k_n/m_eq) (undamped, e = 1: π/ω_n; Santasusana thesis §2.3, digest
-  seed001_dem_contact.md);
+  ω_n = sqrt(k_n/m_eq) (undamped, e = 1: π/ω_n; Santasusana thesis §2.5.1,
+  eqs. 2.24-2.26);
 - a disc sliding on a floor with Coulomb friction ends rolling at
   v0 / (1 + m R²/I) = 2/3 v0 (Newton's laws for a disc, I = ½ m R²);
 - an elastic frictionless box of discs conserves kinetic + elastic energy
@@ -130,7 +130,7 @@ def test_head_on_contact_time_of_the_2d_linear_law():
     # last step with a force and the next one: t_c ≈ last + Δt/2, to ±Δt/2
     # (0.05 %); tolerance 1e-3 (one step).
     assert touching[-1] + 0.5 * dt == pytest.approx(contact_time, rel=1e-3)
-    # The time-step estimate (thesis §7.2) uses the same t_c for the pair.
+    # The time-step estimate (thesis §2.6.4) uses the same t_c for the pair.
     assert strategy.EstimateTimeStep(1.0).contact_time == pytest.approx(contact_time, rel=1e-12)
 
 

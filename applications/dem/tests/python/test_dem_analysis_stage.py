@@ -219,7 +219,7 @@ def test_dem3d_contact_reads_with_kratos_renumbering_and_materials(in_copy):
     walls = model.GetModelPart("RigidFacePart")
     assert sorted(spheres.NodeIds()) == [1, 2, 3, 4]  # mdpa 14, 15, 20, 21
     assert spheres.GetNode(1).GetSolutionStepValue(tessera.RADIUS) == 0.326364  # mdpa node 14
-    # Walls start at max sphere id + 2 (FORMATS.md §1.9): mdpa 4 -> 6, 9 -> 9, 17 -> 13.
+    # Walls start at max sphere id + 2 (docs/file_formats.md §1.9): mdpa 4 -> 6, 9 -> 9, 17 -> 13.
     assert min(walls.NodeIds()) == 6
     assert (walls.GetNode(9).X, walls.GetNode(9).Y) == (-1.0, -1.0)
     assert (walls.GetNode(13).X, walls.GetNode(13).Y) == (-1.0, 1.0)

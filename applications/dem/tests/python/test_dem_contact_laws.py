@@ -3,12 +3,13 @@
 Sources and tolerances:
 - Damping from restitution: the map is computed from the laws' own impact
   equations; for the linear law it is checked against the closed-form damped
-  oscillator (thesis eq. 2.24-2.25, digest seed001 §6.1) with the force clamp
+  oscillator (thesis §2.5.1, eqs. 2.24-2.25) with the force clamp
   F_n >= 0 solved exactly (1e-7), and for both laws by simulated head-on impacts:
   output restitution = input within 0.5 % (our issue's demand).
 - Stiffnesses: E*, G* (2.40), k_t/k_n = 2(1-nu)/(2-nu) (2.33); the linear k_n
-  gives the thesis' B2.2 value 520.83 N/m and contact time 1.992e-3 s (digest §10
-  erratum), checked to 1e-3 (the printed digits).
+  gives the thesis' B2.2 value 520.83 N/m and contact time 1.992e-3 s (its
+  Tables 2.2 and 2.3 swap the two contact times and print kN/m for N/m),
+  checked to 1e-3 (the printed digits).
 - LinearContactStiffness "kratos" (contact_law.h): Kratos' linear k_n =
   1.432 π 0.31225 E* R_eq between spheres, π 0.31225 E* R against a wall. The
   undamped head-on contact lasts π sqrt(m_eq / k_n) (thesis 2.65; to 2e-3, the

@@ -562,7 +562,7 @@ def ContinuumDeckResults(model):
                 wall.GetSolutionStepValue(tessera.TANGENTIAL_ELASTIC_FORCES)[0]}
 
 
-# Measured relative errors (2026-11-27) and the tolerance asserted on each.
+# Measured relative errors and the tolerance asserted on each.
 # "thesis" (the bar springs, the default): VELOCITY_Z 0.23 %, TOTAL_FORCES_Z
 # 0.085 %, DEM_PRESSURE 0.10 %, ELASTIC_FORCES_Z 0.060 %; the horizontal
 # response VELOCITY_X 33 %, TOTAL_FORCES_X 6.5 %, SHEAR_STRESS and

@@ -3,12 +3,13 @@
 For each `*DEM*.mdpa` of the DEM cases in <repo>/../shared/kratos_cases (the
 structural mesh ball_and_box.mdpa of the DEM-FEM example is not a DEM file) the
 test reads it with tessera.ModelPartIO into the root model part the DEM stage
-uses (FORMATS.md §1.3), after declaring the historical variables a DEM stage
-declares, and checks what the case README states about it: counts, radii,
-positions, initial velocities, wall motion data, materials. Where a README
-states nothing about a file the values come from the file itself, and a comment
-says so. Ids are the file's own: the plain reader keeps them (the DEM stage's
-renumbering, FORMATS.md §1.9, is not applied here).
+uses (dem_analysis_stage.MODEL_PART_FILES), after declaring the historical
+variables a DEM stage declares, and checks what the case README states about
+it: counts, radii, positions, initial velocities, wall motion data, materials.
+Where a README states nothing about a file the values come from the file
+itself, and a comment says so. Ids are the file's own: the plain reader keeps
+them (the DEM stage's renumbering, docs/file_formats.md §1.9, is not applied
+here).
 
 The walls of every deck must pass RigidFace.Check (no degenerate face); the
 particles must pass their Check once they have a material: at once for the
@@ -33,7 +34,7 @@ DEM_CASES = sorted(os.path.basename(p) for p in glob.glob(os.path.join(CASES, "d
 pytestmark = pytest.mark.skipif(not os.path.isdir(CASES),
                                 reason=f"the shared Kratos cases are not at {CASES}")
 
-# File suffix -> root model part of the DEM stage (FORMATS.md §1.3); the
+# File suffix -> root model part of the DEM stage (as its MODEL_PART_FILES); the
 # longest suffixes first, since every name ends in DEM*.mdpa.
 ROOTS = (("DEM_FEM_boundary.mdpa", "RigidFacePart"), ("DEM_Clusters.mdpa", "ClusterPart"),
          ("DEM_Inlet.mdpa", "DEMInletPart"), ("DEM.mdpa", "SpheresPart"))
@@ -591,9 +592,10 @@ def test_legacy_particles_pass_check_with_their_mdpa_material(relative_path):
 
 
 def AssignMaterials(model, materials_path):
-    """FORMATS.md §3, the part this test needs: each material becomes a
-    Properties (id = material_id) holding its Variables, given to every element
-    and condition of the model parts of the assignation table."""
+    """MaterialsDEM.json (docs/file_formats.md §4), the part this test needs:
+    each material becomes a Properties (id = material_id) holding its
+    Variables, given to every element and condition of the model parts of the
+    assignation table."""
     with open(materials_path) as f:
         materials = json.load(f)
     by_key = {}
@@ -678,7 +680,7 @@ def test_materials_files_are_found():
 
 @pytest.mark.parametrize("relative_path", MaterialsFiles())
 def test_every_materials_variable_is_registered_with_a_type_that_takes_its_value(relative_path):
-    """Materials and relation Variables are copied by name (FORMATS.md §3): each
+    """Materials and relation Variables are copied by name (docs/file_formats.md §4): each
     name must be a registered variable whose type accepts the JSON value."""
     with open(os.path.join(CASES, relative_path)) as f:
         materials = json.load(f)

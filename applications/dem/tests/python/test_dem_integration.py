@@ -1,6 +1,6 @@
 """Time integration by Kratos' scheme names (applications/dem/strategies).
 
-Source: the thesis' benchmark B2.1 (digest seed001 §10, §16): a particle thrown
+Source: the thesis' benchmark B2.1 (§2.6.3, Figs. 2.10-2.12): a particle thrown
 up at v0 = 1 m/s under g = -10 m/s², Δt = 0.02 s, 10 steps to t = 0.2 s. The
 velocity is exact for every scheme (constant acceleration): v(0.2) = -1. The
 position is exact for Taylor_Scheme and Velocity_Verlet, y(0.2) = 0, and off by
@@ -8,7 +8,7 @@ exactly +0.02 (Forward_Euler) and -0.02 (Symplectic_Euler). Checked to 1e-14.
 Energy: an undamped, frictionless elastic collision conserves kinetic plus
 contact elastic energy; Velocity Verlet keeps the total within 1e-4 of the
 initial at every step at 200 steps per contact, and the kinetic energy after
-separation within 1e-5 (Hertz energy A.15-A.16, digest §12).
+separation within 1e-5 (Hertz energy, thesis eqs. A.15-A.16).
 """
 
 import numpy as np

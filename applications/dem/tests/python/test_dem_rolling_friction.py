@@ -1,7 +1,7 @@
 """Rolling resistance (RollingFrictionOption, contact_laws/rolling_friction.h).
 
 Sources and tolerances (rigid-body mechanics of a solid sphere, I = 2/5 m R²,
-on a horizontal plane; anchors_dem_peers.md "Rolling friction"):
+on a horizontal plane):
 - Constant torque M_r = μ_r R |F_n| (R_r = R against a wall, thesis 2.42).
   While sliding (friction μ): v' = -μ g, ω' R = 5/2 (μ - μ_r) g, so pure rolling
   starts at v_roll = v0 (1 - μ / (7/2 μ - 5/2 μ_r)) (5/7 v0 for μ_r = 0). Then,

@@ -1,20 +1,22 @@
-"""The thesis' chapter 2 integration benchmarks (digest seed001 §10 and §16):
+"""The thesis' chapter 2 integration benchmarks (§2.6.3-2.6.4, Tables 2.2-2.3,
+Fig. 2.19):
 
 B2.2 / B2.3: head-on impact of two touching spheres (R 0.01 m, rho 100 kg/m³,
 E 1e5 Pa, nu 0.2, e = 1, relative speed 0.5 m/s) with the linear law
 (k_n = 2 E* R_eq = 520.83 N/m, t_c = pi sqrt(m*/k_n) = 1.99e-3 s) and with
-Hertz (t_c = 2.9432 delta_max / v, Johnson 1985 eq. 11.24); the digest's
-expectation: at CR = t_c/dt = 10, Velocity Verlet's exit speed within 1 % and
-delta_max within 2 %; errors of delta_max and exit speed converge with order
-about 1 for Forward Euler and Taylor, about 2 for Symplectic Euler and Velocity
-Verlet. Orders are measured between CR = 20 and 80 (the asymptotic range)
-and accepted in [0.9, 1.3] and >= 1.8.
+Hertz (t_c = 2.9432 delta_max / v, Johnson 1985 eq. 11.24); expected (the
+thesis' conclusions put in numbers): at CR = t_c/dt = 10, Velocity Verlet's
+exit speed within 1 % and delta_max within 2 %; errors of delta_max and exit
+speed converge with order about 1 for Forward Euler and Taylor, about 2 for
+Symplectic Euler and Velocity Verlet. Orders are measured between CR = 20 and
+80 (the asymptotic range) and accepted in [0.9, 1.3] and >= 1.8.
 B2.4: sphere between two plates (R 4 mm, rho 2000, plates 7 mm apart, linear
 k_n = 1 N/m on each, overlap 1 mm with the top plate at the start): omega =
-sqrt(2 k_n / m) = 61.08 rad/s, Δt_cr = 2/omega = 0.03275 s; the digest's
-re-run: at Δt = 0.03275 VV stays in [3, 4] mm (within 1e-3 mm), SE in
-[2.0, 4.0], FE and Taylor blow up; at 0.003 SE and VV stay in [3, 4] while FE
-and Taylor grow without bound; at 1e-4 all are near [3, 4], FE [2.90, 4.10].
+sqrt(2 k_n / m) = 61.08 rad/s, Δt_cr = 2/omega = 0.03275 s; an independent
+re-run of the thesis' runs (its figure gives no numbers): at Δt = 0.03275 VV
+stays in [3, 4] mm (within 1e-3 mm), SE in [2.0, 4.0], FE and Taylor blow up;
+at 0.003 SE and VV stay in [3, 4] while FE and Taylor grow without bound; at
+1e-4 all are near [3, 4], FE [2.90, 4.10].
 B2.1 (parabolic flight, exact per scheme) is test_dem_integration.py.
 """
 import math
@@ -122,7 +124,7 @@ def test_between_plates_critical_time_step_is_what_the_thesis_states():
     (0.003, "Velocity_Verlet", 3.0, 4.0, 1e-3),
     (0.003, "Symplectic_Euler", 3.0, 4.0, 5e-3),
     (1e-4, "Forward_Euler", 2.90, 4.10, 1e-2),
-    (1e-4, "Taylor_Scheme", 3.0, 4.0, 0.1),  # digest: "all ≈ [3, 4]"
+    (1e-4, "Taylor_Scheme", 3.0, 4.0, 0.1),  # the re-run: "all ≈ [3, 4]"
     (1e-4, "Symplectic_Euler", 3.0, 4.0, 1e-3),
     (1e-4, "Velocity_Verlet", 3.0, 4.0, 1e-3),
 ])

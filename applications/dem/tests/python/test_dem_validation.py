@@ -12,11 +12,11 @@ in a copy (tmp_path): nothing is written into the shared folder.
    contact) gains energy by construction (e_out 1.096 and 0.545), so the tight
    check runs the same deck with Kratos' default scheme Symplectic_Euler at the
    deck's Δt, and with Forward_Euler at Δt = 1e-9 s.
-2. Chung & Ooi (2011) test 3 (anchors_dem_peers.md §3.1; the dem3d_chung_ooi
+2. Chung & Ooi (2011) test 3 (Granular Matter 13:643-656; the dem3d_chung_ooi
    test3 decks, run unchanged from a copy of the folder): alumina sphere on a
    rigid plane at 3.9 m/s, input restitution 0, 0.2, ..., 1; Kratos' tolerance
    |e_out - e_in| <= 1e-3.
-3. Hertz impact (digest seed001 §12, A.12, A.17, A.19; Chung & Ooi test 1
+3. Hertz impact (thesis Appendix A, eqs. A.12, A.17, A.19; Chung & Ooi test 1
    geometry and material from the dem3d_chung_ooi test1 deck): two spheres
    R = 0.01 m, E = 48 GPa, ν = 0.2, ρ = 2800 kg/m³ meeting at 20 m/s. Peak force
    (10.70 kN) and contact duration (40.3 µs) within 1 %.
@@ -140,7 +140,7 @@ def test_hertz_impact_peak_force_and_contact_duration(in_copy):
     model = tessera.Model()
     stage = Stage(model, tessera.Parameters(TEST1_PARAMETERS))
     stage.Run()
-    # Hertz theory (digest §12): E* = (2(1-ν²)/E)^-1, R* = R/2, m* = m/2, v = 20 m/s.
+    # Hertz theory (thesis Appendix A): E* = (2(1-ν²)/E)^-1, R* = R/2, m* = m/2, v = 20 m/s.
     young, nu, radius, density, speed = 4.8e10, 0.2, 0.01, 2800.0, 20.0
     e_star = young / (2 * (1 - nu * nu))
     r_star = radius / 2

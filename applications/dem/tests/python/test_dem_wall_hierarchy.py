@@ -1,7 +1,7 @@
 """Sphere contact with the facets, edges and vertices of triangulated walls: the
 Fast Intersection Test and the Double Hierarchy method (applications/dem/walls),
 checked against the validation benchmarks of Santasusana's thesis §3.6
-(digest /work/shared/reference/seed001_dem_contact.md §9.7). Gravity is along
+(Tables 3.6-3.10). Gravity is along
 -z here (along -y in the thesis).
 
 Tolerances and their sources:
@@ -264,7 +264,7 @@ def test_brachistochrone_travel_time():
     triangulated cycloid x = r(s - sin s), z = -r(1 - cos s) from A = (0, 0) to
     B = (0.2, -0.1) m. The thesis reports 0.2516 s from A to B (Table 3.10,
     against √(r/g) s_f = 0.2547 s for a point); within 1 % (issue 4). The start
-    and end conventions are not printed (digest [gap]): here the sphere starts
+    and end conventions are not printed in the thesis: here the sphere starts
     touching the cusp at A (centre at A + R x̂, at rest) and arrives when its
     centre passes x_B = 0.2 m."""
     r, s_end, radius = 0.05172, 3.5084, 0.01
