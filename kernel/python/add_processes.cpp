@@ -1,7 +1,9 @@
-// Python binding of the Process base class (subclassable from Python) and the
-// factory of processes registered in C++ by name.
+// Python binding of the Process base class (subclassable from Python), the
+// factory of processes registered in C++ by name and the kernel's C++ processes
+// that scripts build directly (Kratos' names).
 #include "kernel/model/model.h"
 #include "kernel/parameters/parameters.h"
+#include "kernel/processes/skin_detection_process.h"
 #include "kernel/python/bindings.h"
 #include "kernel/registry/registry.h"
 
@@ -58,6 +60,18 @@ void AddProcessesToPython(py::module_& m) {
             Registry::Instance().CreateProcess(name, model, std::move(parameters)));
       },
       "A process registered in C++ under that name");
+
+  // keep_alive: the process refers to the model part (which keeps its Model alive).
+  py::class_<SkinDetectionProcess, Process, std::shared_ptr<SkinDetectionProcess>>(
+      m, "SkinDetectionProcess",
+      "Makes the skin of a model part's elements a sub model part of conditions "
+      "(kernel/processes/skin_detection_process.h); Execute() runs it")
+      .def(py::init<ModelPart&, Parameters>(), py::arg("model_part"),
+           py::arg("parameters") = Parameters(), py::keep_alive<1, 2>())
+      .def_static("GetDefaultParameters", &SkinDetectionProcess::GetDefaultParameters);
+  // Kratos has one class per dimension; here one class serves both.
+  m.attr("SkinDetectionProcess2D") = m.attr("SkinDetectionProcess");
+  m.attr("SkinDetectionProcess3D") = m.attr("SkinDetectionProcess");
 }
 
 }  // namespace tessera::python

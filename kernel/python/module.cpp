@@ -26,4 +26,5 @@ PYBIND11_MODULE(_tessera, m) {
   AddProcessesToPython(m);
   AddIoToPython(m);
   AddOutputToPython(m);
+  AddUtilitiesToPython(m);
 }

@@ -8,6 +8,7 @@
 #include "kernel/geometries/geometry_types.h"
 #include "kernel/parameters/parameters.h"
 #include "kernel/processes/integration_values_extrapolation_to_nodes_process.h"
+#include "kernel/processes/skin_detection_process.h"
 
 namespace tessera {
 namespace {
@@ -173,6 +174,10 @@ void RegisterKernelComponents(Registry& registry) {
                              return std::make_unique<IntegrationValuesExtrapolationToNodesProcess>(
                                  model, std::move(settings));
                            });
+  registry.RegisterProcess(
+      "SkinDetectionProcess", [](Model& model, Parameters settings) -> std::unique_ptr<Process> {
+        return std::make_unique<SkinDetectionProcess>(model, std::move(settings));
+      });
 }
 
 }  // namespace tessera
