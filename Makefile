@@ -4,7 +4,7 @@
 PYTHON := /usr/bin/python3
 BUILD_DIR := build
 JOBS ?= 2
-DEMO ?= examples/oscillating_plate
+DEMO ?= examples/spheres_on_plate
 
 .PHONY: all deps benchmark-deps configure build demo test cpp-test python-test clean format
 

@@ -7,6 +7,7 @@ set -euo pipefail
 packages=(
   g++ cmake ninja-build make pkg-config
   pybind11-dev python3-dev python3-numpy python3-pytest
+  python3-matplotlib          # the coupled analyses' plots
   libboost-dev libeigen3-dev libmetis-dev libhdf5-dev nlohmann-json3-dev libgtest-dev
   clang libclang-rt-14-dev   # the libFuzzer target of the .mdpa parser
 )

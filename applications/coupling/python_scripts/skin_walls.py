@@ -79,13 +79,13 @@ def FindSkinFaces(structure, skin_model_parts=(), dimension=3):
                     and condition.GetProperties().Has(tessera.YOUNG_MODULUS) else default_properties
                 faces.append(SkinFace(ids, properties))
         return faces
-    if not hasattr(tessera, "FindSkinFaces"):
-        raise tessera.Error("coupling: this build cannot find the skin automatically; name the skin's "
-                            "sub model parts in ProjectParametersCoupling.json, key 'skin_model_parts'")
     skin = tessera.FindSkinFaces(structure)
-    for node_ids, parent in zip(skin.node_ids, skin.parent_element_ids):
-        element = structure.GetElement(int(parent))
-        faces.append(SkinFace(node_ids, element.GetProperties()))
+    properties_of = {}
+    for node_ids, count, parent in zip(skin["node_ids"], skin["nodes_number"], skin["parent_ids"]):
+        parent = int(parent)
+        if parent not in properties_of:
+            properties_of[parent] = structure.GetElement(parent).GetProperties()
+        faces.append(SkinFace(node_ids[:count], properties_of[parent]))
     if not faces:
         raise tessera.Error(f"coupling: the structure '{structure.Name}' has no skin (no elements with "
                             "faces); name the skin's sub model parts in 'skin_model_parts'")

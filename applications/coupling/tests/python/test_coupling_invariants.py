@@ -25,24 +25,39 @@ def _total_momentum(model, stage):
     return p_spheres + p_structure
 
 
-@pytest.mark.parametrize("tetrahedra", [False, True])
-def test_a_sphere_striking_a_free_elastic_block_conserves_momentum(project, tetrahedra):
+@pytest.mark.parametrize("tetrahedra, automatic_skin",
+                         [(False, False), (True, False), (False, True), (True, True)])
+def test_a_sphere_striking_a_free_elastic_block_conserves_momentum(project, tetrahedra, automatic_skin):
     """A sphere (R 0.1 m, 8.4 kg, 1 m/s) hits a free 0.4 m elastic block (64 kg),
     no gravity, frictionless Hertz contact: forces on both sides are equal and
     opposite at the same configuration over the same step, so the total
     momentum is conserved to round-off (1e-9 relative, issue's tolerance),
-    through the whole impact; the sphere rebounds and the block moves off."""
-    nodes, elements = block_mesh((-0.2, -0.2, -0.4), (0.4, 0.4, 0.4), (2, 2, 2), tetrahedra)
+    through the whole impact; the sphere rebounds and the block moves off.
+    The skin is the block's top (a named sub model part) or found
+    automatically (then the sphere strikes a side face, off its centre)."""
+    cells = (2, 2, 2)
+    nodes, elements = block_mesh((-0.2, -0.2, -0.4), (0.4, 0.4, 0.4), cells, tetrahedra)
     element = "SmallDisplacementElement3D4N" if tetrahedra else "SmallDisplacementElement3D8N"
     structure_files(project, "block", nodes, elements, element, young=1e7, poisson=0.3, density=1000.0,
-                    end_time=0.045, time_step=1e-4, skin_faces=top_faces((2, 2, 2), tetrahedra))
-    # Off-centre, so that the contact is on a facet away from the nodes.
-    dem_files(project, "block", [(0.03, -0.05, 0.11, 0.1, (0.0, 0.0, -1.0))], density=2000.0,
-              young=1e7, poisson=0.3, end_time=0.045, time_step=1e-4)
-    model, stage = _stage(project, {"echo_level": 0, "skin_model_parts": ["Skin"]})
+                    end_time=0.045, time_step=1e-4,
+                    skin_faces=() if automatic_skin else top_faces(cells, tetrahedra))
+    if automatic_skin:  # towards the face x = 0.2, off its centre
+        sphere, axis = (0.31, 0.03, -0.25, 0.1, (-1.0, 0.0, 0.0)), 0
+    else:  # towards the top, off-centre, so that the contact is on a facet away from the nodes
+        sphere, axis = (0.03, -0.05, 0.11, 0.1, (0.0, 0.0, -1.0)), 2
+    dem_files(project, "block", [sphere], density=2000.0, young=1e7, poisson=0.3, end_time=0.045,
+              time_step=1e-4)
+    options = {"echo_level": 0}
+    if not automatic_skin:
+        options["skin_model_parts"] = ["Skin"]
+    model, stage = _stage(project, options)
     stage.Initialize()
+    if automatic_skin:  # every face of the block's surface is a wall
+        faces_per_side = 2 * cells[0] * cells[1] if tetrahedra else cells[0] * cells[1]
+        assert stage.skin.walls.NumberOfConditions() == 6 * faces_per_side
+        assert len(stage.skin.skin_ids) == 6 * 9 - 12 * 3 + 8
     p0 = _total_momentum(model, stage)
-    assert p0[2] == pytest.approx(-2000.0 * 4.0 / 3.0 * np.pi * 0.1 ** 3, rel=1e-12)
+    assert p0[axis] == pytest.approx(-2000.0 * 4.0 / 3.0 * np.pi * 0.1 ** 3, rel=1e-12)
     worst = 0.0
     touched = False
     while stage.KeepAdvancingSolutionLoop():
@@ -55,8 +70,8 @@ def test_a_sphere_striking_a_free_elastic_block_conserves_momentum(project, tetr
     assert touched
     assert worst < 1e-9
     sphere_velocity = model.GetModelPart("SpheresPart").GetNode(1).GetSolutionStepValue(tessera.VELOCITY)
-    assert sphere_velocity[2] > 0.0  # rebounded
-    assert stage.StructuralMomentum().sum(axis=0)[2] < 0.5 * p0[2]  # the block took most of it
+    assert sphere_velocity[axis] > 0.0  # rebounded
+    assert stage.StructuralMomentum().sum(axis=0)[axis] < 0.5 * p0[axis]  # the block took most of it
 
 
 def test_the_force_on_the_structure_is_minus_the_force_on_the_spheres(project):
