@@ -24,6 +24,7 @@ the same configuration and act over the same interval, so the total momentum
 of spheres and structure is conserved to round-off.
 """
 import math
+import time
 
 import numpy as np
 
@@ -118,6 +119,7 @@ class DemStructuresCouplingAnalysis:
         self.fe_critical_time_step = None
         self._progress_reporter = None
         self.step = 0
+        self.ResetTimings()
 
     # ---- set-up
     def _CheckExplicitStructure(self):
@@ -260,17 +262,33 @@ class DemStructuresCouplingAnalysis:
         self.dem_stage.InitializeSolutionStep()
 
     def SolveSolutionStep(self):
+        clock, timings = time.perf_counter, self.timings
         structural_solver = self.structural_stage._GetSolver()
         strategy = structural_solver.GetSolutionStrategy()
+        t0 = clock()
         structural_solver.Predict()
         strategy.Drift()
+        t1 = clock()
         self.skin.MoveWallsWithStructure()
+        t2 = clock()
         dem_solver = self.dem_stage._GetSolver()
         dem_solver.Predict()
         dem_solver.SolveSolutionStep()
+        t3 = clock()
         self.skin.TransferLoadsToStructure()
+        t4 = clock()
         strategy.Kick()
+        t5 = clock()
+        timings["structure"] += (t1 - t0) + (t5 - t4)
+        timings["skin"] += (t2 - t1) + (t4 - t3)
+        timings["dem"] += t3 - t2
         return True
+
+    def ResetTimings(self):
+        """Wall-clock seconds of the solve phases since Initialize or the last
+        reset: "structure" (drift and kick), "dem" (the DEM step), "skin" (the
+        walls moved and the loads transferred)."""
+        self.timings = {"structure": 0.0, "dem": 0.0, "skin": 0.0}
 
     def FinalizeSolutionStep(self):
         self.structural_stage.FinalizeSolutionStep()

@@ -166,7 +166,8 @@ class SkinWalls:
         self.wall_positions = np.array([wall_by_id[self.mirror_of[i]] for i in skin_ids], dtype=np.int64)
         self.skin_ids = np.asarray(skin_ids, dtype=np.int64)
         n = len(skin_ids)
-        self._buffer = np.empty((n, 3))
+        self._buffer, self._second_buffer, self._area = np.empty((n, 3)), np.empty((n, 3)), np.empty(n)
+        self._has_area = None
 
     # ---- materials
     def AssignMaterials(self, particle_properties, used_ids=()):
@@ -225,27 +226,33 @@ class SkinWalls:
     # ---- each step
     def MoveWallsWithStructure(self):
         """The mirrors take the FE skin nodes' current coordinates (initial
-        coordinates plus DISPLACEMENT), DISPLACEMENT and VELOCITY."""
+        coordinates plus DISPLACEMENT), DISPLACEMENT and VELOCITY. Gathers
+        into preallocated buffers: no array is allocated per step."""
         fe, walls = self.structure.GetRootModelPart(), self.walls_root
-        f, w, buffer = self.fe_positions, self.wall_positions, self._buffer
-        displacement = fe.NodalArray(tessera.DISPLACEMENT)
-        np.take(fe.NodalInitialCoordinates(), f, axis=0, out=buffer)
-        buffer += displacement[f]
-        walls.NodalCoordinates()[w] = buffer
-        walls.NodalArray(tessera.DISPLACEMENT)[w] = displacement[f]
-        walls.NodalArray(tessera.VELOCITY)[w] = fe.NodalArray(tessera.VELOCITY)[f]
+        f, w = self.fe_positions, self.wall_positions
+        x, u = self._buffer, self._second_buffer
+        np.take(fe.NodalArray(tessera.DISPLACEMENT), f, axis=0, out=u)
+        np.take(fe.NodalInitialCoordinates(), f, axis=0, out=x)
+        x += u
+        walls.NodalCoordinates()[w] = x
+        walls.NodalArray(tessera.DISPLACEMENT)[w] = u
+        np.take(fe.NodalArray(tessera.VELOCITY), f, axis=0, out=u)
+        walls.NodalArray(tessera.VELOCITY)[w] = u
 
     def TransferLoadsToStructure(self):
         """DEM_NODAL_FORCE of each FE skin node = CONTACT_FORCES of its mirror
         (from the DEM step's WriteToNodes); DEM_SURFACE_LOAD = that over the
-        node's share of the skin area (DEM_NODAL_AREA)."""
+        node's share of the skin area (DEM_NODAL_AREA; zero where it is zero)."""
         fe, walls = self.structure.GetRootModelPart(), self.walls_root
-        f, w, buffer = self.fe_positions, self.wall_positions, self._buffer
-        np.take(walls.NodalArray(tessera.CONTACT_FORCES), w, axis=0, out=buffer)
-        fe.NodalArray(tessera.DEM_NODAL_FORCE)[f] = buffer
-        area = walls.NodalArray(tessera.DEM_NODAL_AREA)[w]
-        with np.errstate(divide="ignore", invalid="ignore"):
-            traction = np.where(area[:, None] > 0.0, buffer / area[:, None], 0.0)
+        f, w = self.fe_positions, self.wall_positions
+        force, traction, area = self._buffer, self._second_buffer, self._area
+        np.take(walls.NodalArray(tessera.CONTACT_FORCES), w, axis=0, out=force)
+        fe.NodalArray(tessera.DEM_NODAL_FORCE)[f] = force
+        np.take(walls.NodalArray(tessera.DEM_NODAL_AREA), w, out=area)
+        if self._has_area is None:  # a skin node's faces keep a positive area
+            self._has_area = (area > 0.0)[:, None].repeat(3, axis=1)
+        traction.fill(0.0)
+        np.divide(force, area[:, None], out=traction, where=self._has_area)
         fe.NodalArray(tessera.DEM_SURFACE_LOAD)[f] = traction
 
     def TotalForceOnStructure(self):
