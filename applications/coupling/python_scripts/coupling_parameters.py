@@ -9,9 +9,10 @@
     }
 
 * "time_integration": "explicit" (the structure by central differences and
-  the DEM on one common time step, thesis §4.4) or "auto" (explicit when the
-  structural solver is explicit). An implicit structure with DEM sub-steps is
-  not provided yet: asking for it is an error.
+  the DEM on one common time step, thesis §4.4), "implicit_with_dem_substeps"
+  (an implicit structure, Newmark or Bossak, on its own large step; the DEM
+  takes whole sub-steps in between, Kratos' DEM-structures scheme), or "auto"
+  (the one the structural solver's time_integration_method asks for).
 * "transfer_method": how the DEM contact forces reach the FE nodes;
   "direct_interpolation" spreads each sphere-face contact force with the
   face's shape functions at the contact point (thesis 4.57). The Area
@@ -45,12 +46,9 @@ def _Check(options, origin):
         raise tessera.Error(f"{origin}: unknown key(s) {', '.join(unknown)}; allowed: "
                             f"{', '.join(sorted(DEFAULTS))}")
     integration = options["time_integration"]
-    if integration not in ("auto", "explicit"):
-        if integration in ("implicit", "implicit_with_dem_substeps"):
-            raise tessera.Error(f"{origin}: key 'time_integration' is '{integration}': an implicit "
-                                "structure with DEM sub-steps is not provided yet; use \"explicit\"")
-        raise tessera.Error(f"{origin}: key 'time_integration' is '{integration}'; expected \"auto\" "
-                            "or \"explicit\"")
+    if integration not in ("auto", "explicit", "implicit_with_dem_substeps"):
+        raise tessera.Error(f"{origin}: key 'time_integration' is '{integration}'; expected \"auto\", "
+                            "\"explicit\" or \"implicit_with_dem_substeps\"")
     method = options["transfer_method"]
     if method != "direct_interpolation":
         if method == "area_distributed":

@@ -12,8 +12,8 @@ DEM walls that follow its nodes, and the sphere-skin contact forces load the
 structure (skin_walls.py). Options: coupling_parameters.py
 (ProjectParametersCoupling.json).
 
-Time stepping (explicit): the structure by central differences with its
-lumped mass and the DEM on one common step
+Time stepping, explicit structure: central differences with its lumped mass
+and the DEM on one common step
     Δt = min(the DEM's MaxTimeStep after its own checks, α min_e l_e / c_e),
 so that every step of the two is one step of the combined system (thesis
 §2.1 of the coupling chapter): structure drift (u_n+1), walls moved there,
@@ -22,6 +22,13 @@ its kick), the contact reactions to the FE nodes, structure kick (residual at
 u_n+1 with those loads). The forces on both sides are equal and opposite at
 the same configuration and act over the same interval, so the total momentum
 of spheres and structure is conserved to round-off.
+
+Implicit structure (Newmark or Bossak on its own, larger step; Kratos'
+DEM-structures scheme): the structure solves its step with the DEM loads
+averaged over its previous step, then the DEM runs whole sub-steps to the
+structure's time with the walls moved linearly in time between the two
+structural states; the loads lag one structural step, so momentum is
+conserved only as that step goes to zero.
 """
 import math
 import time
@@ -111,7 +118,8 @@ class DemStructuresCouplingAnalysis:
             raise tessera.Error(f"{structural_parameters.Origin()}: solver_settings.domain_size is "
                                 f"{self.dimension}, but the DEM's Dimension is {dem_dimension} "
                                 f"({self.dem_stage.DEM_parameters.Origin()}); the coupled domains must agree")
-        self._CheckExplicitStructure()
+        self.scheme = self._ChooseScheme()
+        self.substeps = 1
         self.time = self.structural_stage.time
         self.end_time = self.structural_stage.end_time
         self.skin = None
@@ -122,22 +130,34 @@ class DemStructuresCouplingAnalysis:
         self.ResetTimings()
 
     # ---- set-up
-    def _CheckExplicitStructure(self):
+    def _ChooseScheme(self):
+        """"explicit" or "implicit_with_dem_substeps", from the structural
+        solver and the option time_integration."""
         settings = self.structural_stage._GetSolver().settings
-        explicit = (settings["solver_type"].GetString().lower() == "dynamic"
-                    and settings["time_integration_method"].GetString() == "explicit")
-        integration = self.options["time_integration"]
-        if not explicit:
+        solver_type = settings["solver_type"].GetString()
+        method = settings["time_integration_method"].GetString()
+        explicit = solver_type.lower() == "dynamic" and method == "explicit"
+        implicit = solver_type.lower() == "dynamic" and method == "implicit"
+        wanted = self.options["time_integration"]
+        if wanted == "auto":
+            wanted = "explicit" if explicit else "implicit_with_dem_substeps"
+        if wanted == "explicit" and not explicit:
             raise tessera.Error(
-                f"{settings.Origin()}: the coupled stage runs an explicit structure "
+                f"{settings.Origin()}: time_integration \"explicit\" needs an explicit structure "
                 "(solver_type \"Dynamic\", time_integration_method \"explicit\"), found solver_type "
-                f"\"{settings['solver_type'].GetString()}\" with time_integration_method "
-                f"\"{settings['time_integration_method'].GetString()}\"; an implicit structure with DEM "
-                "sub-steps is not provided yet" + (" (time_integration \"explicit\" asks for an explicit "
-                                                   "structure)" if integration == "explicit" else ""))
+                f"\"{solver_type}\" with time_integration_method \"{method}\"")
+        if wanted == "implicit_with_dem_substeps" and not implicit:
+            raise tessera.Error(
+                f"{settings.Origin()}: the coupled stage runs a dynamic structure, explicit (one common "
+                "time step) or implicit (\"time_integration_method\": \"implicit\", with DEM sub-steps); "
+                f"found solver_type \"{solver_type}\" with time_integration_method \"{method}\"")
+        return wanted
 
     def _BeforeStructuralSolverInitialize(self):
-        """The common time step, set on the structure before its solver checks it."""
+        """Explicit: the common time step, set on the structure before its
+        solver checks it."""
+        if self.scheme != "explicit":
+            return
         from tessera import _structural
         solver = self.structural_stage._GetSolver()
         self.fe_critical_time_step = _structural.EstimateCriticalTimeStep(solver.GetComputingModelPart())
@@ -166,44 +186,46 @@ class DemStructuresCouplingAnalysis:
                               self.dimension, dem_roots)
 
     def _AssignSkinMaterials(self):
+        """The skin's DEM material (skin_walls.SkinWalls.AssignMaterials): the
+        particle materials are those of the spheres', clusters' and inlets'
+        roots (their elements and their properties lists)."""
         particle = {}
         used = set()
         for name in ("SpheresPart", "DEMInletPart", "ClusterPart", "RigidFacePart"):
             root = self.model.GetModelPart(name)
-            for properties in root.Properties:
+            found = list(root.Properties)
+            found += [e.GetProperties() for e in root.Elements] + [c.GetProperties() for c in root.Conditions]
+            for properties in found:
+                if properties is None or properties.Id == self.skin.pending_properties.Id:
+                    continue
                 used.add(properties.Id)
-            for entity in list(root.Elements) + list(root.Conditions):
-                properties = entity.GetProperties()
-                if properties is not None:
-                    used.add(properties.Id)
-                    if name != "RigidFacePart":
-                        particle[properties.Id] = properties
-        for sub in self._AllSubModelParts(self.model.GetModelPart("DEMInletPart")):
-            for properties in sub.Properties:
-                particle[properties.Id] = properties
-        used.discard(self.skin.pending_properties.Id)
+                if name != "RigidFacePart":
+                    particle[properties.Id] = properties
         choice = self.skin.AssignMaterials([particle[k] for k in sorted(particle)], used)
         if self.echo_level > 0:
             print(f"coupling: {choice}")
-
-    @staticmethod
-    def _AllSubModelParts(model_part):
-        for sub in model_part.SubModelParts:
-            yield sub
-            yield from DemStructuresCouplingAnalysis._AllSubModelParts(sub)
 
     def Initialize(self):
         self.structural_stage.Initialize()
         try:
             self.dem_stage.Initialize()
         except tessera.Error as error:
-            if "time step" in str(error):
+            if self.scheme == "explicit" and "time step" in str(error):
                 raise tessera.Error(
                     f"{error}; the structure's limit is {self.options['fe_time_step_fraction']:g} x "
                     f"min l_e/c_e = {self.fe_time_step_limit:.6g} s (fe_time_step_fraction x its critical "
                     f"step {self.fe_critical_time_step:.6g} s), and the coupled step is the smaller "
                     "of the two") from None
             raise
+        if self.scheme == "explicit":
+            self._InitializeExplicit()
+        else:
+            self._InitializeSubsteps()
+        # The first forces of the DEM (its Initialize) load the structure's first step.
+        self.skin.TransferLoadsToStructure()
+        self.dem_stage.time = self.time
+
+    def _InitializeExplicit(self):
         dem_dt = self.dem_stage._GetSolver().dt
         if dem_dt != self.delta_time:  # AutomaticTimestep chose a smaller one
             self.delta_time = dem_dt
@@ -214,9 +236,28 @@ class DemStructuresCouplingAnalysis:
                   f"{self.fe_critical_time_step:.6g} s; DEM MaxTimeStep "
                   f"{self.dem_stage.DEM_parameters['MaxTimeStep'].GetDouble():.6g} s); "
                   f"{len(self.skin.skin_ids)} skin nodes, {self.skin.walls.NumberOfConditions()} skin faces")
-        # The first forces of the DEM (its Initialize) load the structure's first step.
-        self.skin.TransferLoadsToStructure()
-        self.dem_stage.time = self.time
+
+    def _InitializeSubsteps(self):
+        """Implicit structure: the DEM runs whole sub-steps per structural
+        step; its step is shortened, where needed, to divide the structure's."""
+        fe_dt = self.structural_stage._GetSolver().ComputeDeltaTime()
+        dem_solver = self.dem_stage._GetSolver()
+        dem_dt = dem_solver.dt
+        if not dem_dt <= fe_dt * (1.0 + 1e-12):
+            raise tessera.Error(f"{self.dem_stage.DEM_parameters.Origin()}: the DEM's time step "
+                                f"{dem_dt:.6g} s is longer than the structure's {fe_dt:.6g} s; with an "
+                                "implicit structure the DEM takes several steps per structural step")
+        self.substeps = max(1, math.ceil(fe_dt / dem_dt * (1.0 - 1e-9)))
+        dem_dt_used = fe_dt / self.substeps
+        if dem_dt_used != dem_dt:
+            dem_solver.dt = dem_dt_used
+            dem_solver.strategy.SetDeltaTime(dem_dt_used)
+        self.delta_time = fe_dt
+        if self.echo_level > 0:
+            note = "" if dem_dt_used == dem_dt else f" (MaxTimeStep {dem_dt:.6g} s shortened to divide it)"
+            print(f"coupling: implicit structure, time step {fe_dt:.6g} s, {self.substeps} DEM sub-steps of "
+                  f"{dem_dt_used:.6g} s{note}; {len(self.skin.skin_ids)} skin nodes, "
+                  f"{self.skin.walls.NumberOfConditions()} skin faces")
 
     # ---- the loop
     def Run(self):
@@ -250,18 +291,27 @@ class DemStructuresCouplingAnalysis:
     def AdvanceInTime(self):
         structure, dem = self.structural_stage, self.dem_stage
         structure.time = structure._GetSolver().AdvanceInTime(structure.time)
-        dem.time = dem._AdvanceTime()
-        if not math.isclose(structure.time, dem.time, rel_tol=1e-12, abs_tol=1e-15):
-            raise tessera.Error(f"coupling: the structure is at time {structure.time!r} and the DEM at "
-                                f"{dem.time!r}; they must advance together")
+        if self.scheme == "explicit":
+            dem.time = dem._AdvanceTime()
+            if not math.isclose(structure.time, dem.time, rel_tol=1e-12, abs_tol=1e-15):
+                raise tessera.Error(f"coupling: the structure is at time {structure.time!r} and the DEM "
+                                    f"at {dem.time!r}; they must advance together")
         self.time = structure.time
         self.step += 1
 
     def InitializeSolutionStep(self):
         self.structural_stage.InitializeSolutionStep()
-        self.dem_stage.InitializeSolutionStep()
+        if self.scheme == "explicit":
+            self.dem_stage.InitializeSolutionStep()
 
     def SolveSolutionStep(self):
+        if self.scheme == "explicit":
+            return self._SolveExplicitStep()
+        return self._SolveStepWithSubsteps()
+
+    def _SolveExplicitStep(self):
+        """Structure drift, walls moved, DEM step, loads, structure kick (the
+        module text)."""
         clock, timings = time.perf_counter, self.timings
         structural_solver = self.structural_stage._GetSolver()
         strategy = structural_solver.GetSolutionStrategy()
@@ -284,23 +334,64 @@ class DemStructuresCouplingAnalysis:
         timings["dem"] += t3 - t2
         return True
 
-    def ResetTimings(self):
-        """Wall-clock seconds of the solve phases since Initialize or the last
-        reset: "structure" (drift and kick), "dem" (the DEM step), "skin" (the
-        walls moved and the loads transferred)."""
-        self.timings = {"structure": 0.0, "dem": 0.0, "skin": 0.0}
+    def _SolveStepWithSubsteps(self):
+        """Implicit structure (Kratos' DEM-structures scheme): the structure
+        solves its step with the DEM loads averaged over the previous one;
+        then the DEM runs its sub-steps to the structure's time, the walls
+        moved linearly in time from u_n to u_n+1 (their velocity the mean
+        one), and the contact forces averaged over the sub-steps load the
+        structure's next step."""
+        clock, timings = time.perf_counter, self.timings
+        structural_solver = self.structural_stage._GetSolver()
+        t0 = clock()
+        structural_solver.Predict()
+        converged = structural_solver.SolveSolutionStep()
+        t1 = clock()
+        dem = self.dem_stage
+        dem_solver = dem._GetSolver()
+        self.skin.StartAveraging()
+        skin_time = dem_time = 0.0
+        for k in range(1, self.substeps + 1):
+            a = clock()
+            self.skin.MoveWallsBetweenSteps(k / self.substeps, self.delta_time)
+            b = clock()
+            dem.time = dem._AdvanceTime()
+            dem.InitializeSolutionStep()
+            dem_solver.Predict()
+            dem_solver.SolveSolutionStep()
+            dem.FinalizeSolutionStep()
+            dem.OutputSolutionStep()
+            c = clock()
+            self.skin.AccumulateLoads(1.0 / self.substeps)
+            skin_time += (b - a) + (clock() - c)
+            dem_time += c - b
+        a = clock()
+        self.skin.FinishAveraging()
+        timings["structure"] += t1 - t0
+        timings["dem"] += dem_time
+        timings["skin"] += skin_time + (clock() - a)
+        return converged
 
     def FinalizeSolutionStep(self):
         self.structural_stage.FinalizeSolutionStep()
-        self.dem_stage.FinalizeSolutionStep()
+        if self.scheme == "explicit":
+            self.dem_stage.FinalizeSolutionStep()
 
     def OutputSolutionStep(self):
         self.structural_stage.OutputSolutionStep()
-        self.dem_stage.OutputSolutionStep()
+        if self.scheme == "explicit":
+            self.dem_stage.OutputSolutionStep()
 
     def Finalize(self):
         self.structural_stage.Finalize()
         self.dem_stage.Finalize()
+
+    def ResetTimings(self):
+        """Wall-clock seconds of the solve phases since Initialize or the last
+        reset: "structure" (explicit: drift and kick; implicit: its solve),
+        "dem" (the DEM step or sub-steps), "skin" (the walls moved and the
+        loads transferred)."""
+        self.timings = {"structure": 0.0, "dem": 0.0, "skin": 0.0}
 
     # ---- what scripts and the command line use
     def SetProgressReporter(self, reporter):

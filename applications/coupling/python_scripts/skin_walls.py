@@ -19,7 +19,9 @@ walls' sub model part (or to RigidFacePart as a whole); where none is
 assigned, a DEM material made from the structure's YOUNG_MODULUS and
 POISSON_RATIO (of the element each face bounds), whose relation with each
 particle material is that particle material's relation with itself
-(restitution, friction, contact law). The choice is printed.
+(restitution, friction, contact law; in a legacy deck, without relations,
+the DEM reads those values from the particle materials themselves). The
+choice is printed.
 """
 import numpy as np
 
@@ -168,6 +170,7 @@ class SkinWalls:
         n = len(skin_ids)
         self._buffer, self._second_buffer, self._area = np.empty((n, 3)), np.empty((n, 3)), np.empty(n)
         self._has_area = None
+        self._average = np.zeros((n, 3))
 
     # ---- materials
     def AssignMaterials(self, particle_properties, used_ids=()):
@@ -204,10 +207,9 @@ class SkinWalls:
                 wall[tessera.POISSON_RATIO] = structural[tessera.POISSON_RATIO]
                 for particle in particle_properties:
                     if not particle.HasSubProperties(particle.Id):
-                        raise tessera.Error(
-                            f"coupling: the skin walls take their contact parameters from the relation "
-                            f"of particle material {particle.Id} with itself, which MaterialsDEM.json "
-                            "does not give; add it, or assign the walls a DEM material")
+                        # A legacy deck: its contact values sit on the particle
+                        # materials, which the DEM reads for walls too.
+                        continue
                     relation = particle.GetSubProperties(particle.Id)
                     for first, second in ((wall, particle), (particle, wall)):
                         sub = tessera.Properties(second.Id)
@@ -245,15 +247,58 @@ class SkinWalls:
         node's share of the skin area (DEM_NODAL_AREA; zero where it is zero)."""
         fe, walls = self.structure.GetRootModelPart(), self.walls_root
         f, w = self.fe_positions, self.wall_positions
-        force, traction, area = self._buffer, self._second_buffer, self._area
+        force = self._buffer
         np.take(walls.NodalArray(tessera.CONTACT_FORCES), w, axis=0, out=force)
         fe.NodalArray(tessera.DEM_NODAL_FORCE)[f] = force
-        np.take(walls.NodalArray(tessera.DEM_NODAL_AREA), w, out=area)
+        np.take(walls.NodalArray(tessera.DEM_NODAL_AREA), w, out=self._area)
+        self._SetTraction(force)
+
+    def _SetTraction(self, force):
+        """DEM_SURFACE_LOAD = force over the nodal skin area (self._area)."""
+        area, traction = self._area, self._second_buffer
         if self._has_area is None:  # a skin node's faces keep a positive area
             self._has_area = (area > 0.0)[:, None].repeat(3, axis=1)
         traction.fill(0.0)
         np.divide(force, area[:, None], out=traction, where=self._has_area)
-        fe.NodalArray(tessera.DEM_SURFACE_LOAD)[f] = traction
+        self.structure.GetRootModelPart().NodalArray(tessera.DEM_SURFACE_LOAD)[self.fe_positions] = traction
+
+    def MoveWallsBetweenSteps(self, fraction, step):
+        """Implicit structure with DEM sub-steps: the mirrors at
+        X + u_n + fraction (u_n+1 - u_n), with the mean velocity
+        (u_n+1 - u_n) / step (u_n+1 is DISPLACEMENT's current value, u_n its
+        previous step's)."""
+        fe, walls = self.structure.GetRootModelPart(), self.walls_root
+        f, w = self.fe_positions, self.wall_positions
+        x, u = self._buffer, self._second_buffer
+        np.take(fe.NodalArray(tessera.DISPLACEMENT, 1), f, axis=0, out=x)  # u_n
+        np.take(fe.NodalArray(tessera.DISPLACEMENT), f, axis=0, out=u)  # u_n+1
+        u -= x  # the step's increment
+        x += fraction * u  # u at the sub-step
+        walls.NodalArray(tessera.DISPLACEMENT)[w] = x
+        u *= 1.0 / step
+        walls.NodalArray(tessera.VELOCITY)[w] = u
+        np.take(fe.NodalInitialCoordinates(), f, axis=0, out=u)
+        x += u
+        walls.NodalCoordinates()[w] = x
+
+    def StartAveraging(self):
+        """Sub-steps: the contact forces are averaged over them from here."""
+        self._average.fill(0.0)
+
+    def AccumulateLoads(self, weight):
+        """Adds weight x the mirrors' CONTACT_FORCES of the last DEM step."""
+        np.take(self.walls_root.NodalArray(tessera.CONTACT_FORCES), self.wall_positions, axis=0,
+                out=self._buffer)
+        self._buffer *= weight
+        self._average += self._buffer
+
+    def FinishAveraging(self):
+        """DEM_NODAL_FORCE (and DEM_SURFACE_LOAD) = the average, for the
+        structure's next step."""
+        fe, f = self.structure.GetRootModelPart(), self.fe_positions
+        fe.NodalArray(tessera.DEM_NODAL_FORCE)[f] = self._average
+        np.take(self.walls_root.NodalArray(tessera.DEM_NODAL_AREA), self.wall_positions, out=self._area)
+        self._SetTraction(self._average)
 
     def TotalForceOnStructure(self):
         fe = self.structure.GetRootModelPart()

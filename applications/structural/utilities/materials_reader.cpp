@@ -38,12 +38,16 @@ Value ValueOf(const Parameters& p) {
 
 ModelPart& FindModelPart(Model& model, const Parameters& where, const std::string& name) {
   if (model.HasModelPart(name)) return model.GetModelPart(name);
-  // Older files omit the root: "Parts_Solid" for "Structure.Parts_Solid".
+  // Older files omit the root: "Parts_Solid" for "Structure.Parts_Solid". The
+  // root that has such a sub model part, when one alone has it (a coupled
+  // model also holds the DEM's roots).
   std::vector<std::string> roots;
   for (const std::string& n : model.GetModelPartNames())
-    if (n.find('.') == std::string::npos) roots.push_back(n);
-  if (roots.size() == 1 && model.HasModelPart(roots[0] + "." + name))
-    return model.GetModelPart(roots[0] + "." + name);
+    if (n.find('.') == std::string::npos && model.HasModelPart(n + "." + name)) roots.push_back(n);
+  if (roots.size() == 1) return model.GetModelPart(roots[0] + "." + name);
+  if (roots.size() > 1)
+    TESSERA_ERROR(Where(where), ": model part '", name, "' is a sub model part of ", roots[0],
+                  " and of ", roots[1], "; name it with its root (\"", roots[0], ".", name, "\")");
   std::string known;
   for (const std::string& n : model.GetModelPartNames()) known += (known.empty() ? "" : ", ") + n;
   TESSERA_ERROR(Where(where), ": no model part '", name, "' (the model has: ", known, ")");

@@ -63,8 +63,10 @@ def top_faces(cells, tetrahedra=False):
 
 
 def structure_files(folder, name, nodes, elements, element_name, young, poisson, density,
-                    fixed_nodes=(), end_time=1e-3, time_step=1e-5, gravity=None, skin_faces=()):
-    """<name>.mdpa, StructuralMaterials.json and an explicit ProjectParameters.json;
+                    fixed_nodes=(), end_time=1e-3, time_step=1e-5, gravity=None, skin_faces=(),
+                    implicit=False):
+    """<name>.mdpa, StructuralMaterials.json and an explicit (or implicit
+    Bossak) ProjectParameters.json;
     `skin_faces` (node id lists) become SurfaceCondition3D3N/3D4N of the sub
     model part Skin."""
     with open(os.path.join(folder, f"{name}.mdpa"), "w") as f:
@@ -130,7 +132,9 @@ def structure_files(folder, name, nodes, elements, element_name, young, poisson,
         "problem_data": {"problem_name": name, "parallel_type": "OpenMP", "echo_level": 0,
                          "start_time": 0.0, "end_time": end_time},
         "solver_settings": {"solver_type": "Dynamic", "model_part_name": "Structure", "domain_size": 3,
-                            "echo_level": 0, "time_integration_method": "explicit",
+                            "echo_level": 0,
+                            "time_integration_method": "implicit" if implicit else "explicit",
+                            **({"scheme_type": "bossak", "analysis_type": "linear"} if implicit else {}),
                             "model_import_settings": {"input_type": "mdpa", "input_filename": name},
                             "material_import_settings": {"materials_filename": "StructuralMaterials.json"},
                             "time_stepping": {"time_step": time_step}},

@@ -1,0 +1,69 @@
+"""Kratos' coupled folders, run unchanged (shared/kratos_cases).
+
+demstruct_ball_and_box_examples (Kratos' DemStructuresCoupling demo; its
+README): an elastic tetrahedral box 1 x 1 x 0.5 m (7850 kg/m³, E 20 GPa,
+581 elements, base fixed) under self-weight, implicit Newmark with Δt 0.1 s;
+an inlet drops spheres of R 0.2 m (10,000 kg/m³, 3,287 N each) on it, DEM
+Δt 2e-5 s, 5,000 DEM sub-steps per structural step. Kratos checks no values;
+the README derives the physical check: the vertical reaction at the fixed
+base equals the box's weight, 7850 x 0.5 x 9.81 = 38,504 N, plus the weight
+of the spheres resting on the box, once the impacts are over. Tolerances
+here: 1 % while spheres roll on the top (their contact forces are averaged
+over each structural step, and they roll), 0.1 % once the box is empty.
+"""
+import math
+import os
+import shutil
+
+import numpy as np
+import pytest
+
+import tessera
+
+from conftest import CASES
+
+BOX_WEIGHT = 7850.0 * 0.5 * 9.81
+SPHERE_WEIGHT = 10000.0 * 4.0 / 3.0 * math.pi * 0.2 ** 3 * 9.81
+
+
+@pytest.fixture
+def ball_and_box(tmp_path, monkeypatch):
+    case = tmp_path / "ball_and_box"
+    shutil.copytree(os.path.join(CASES, "demstruct_ball_and_box_examples"), case)
+    for name in os.listdir(case):
+        os.chmod(case / name, 0o644)
+    monkeypatch.chdir(case)
+    return case
+
+
+def test_ball_and_box_base_reaction_is_the_weight_of_box_and_resting_spheres(ball_and_box):
+    import tessera.coupling
+    model = tessera.Model()
+    structural = tessera.Parameters.FromFile("ProjectParameters.json")
+    structural["problem_data"]["echo_level"].SetInt(0)
+    structural["solver_settings"]["echo_level"].SetInt(0)
+    stage = tessera.coupling.DemStructuresCouplingAnalysis(
+        model, structural, tessera.Parameters.FromFile("ProjectParametersDEM.json"), {"echo_level": 0})
+    stage.Initialize()
+    assert stage.scheme == "implicit_with_dem_substeps" and stage.substeps == 5000
+    base = model.GetModelPart("Structure.DISPLACEMENT_Displacement_Auto1")
+    spheres = model.GetModelPart("SpheresPart")
+    checked_loaded = checked_empty = 0
+    while stage.KeepAdvancingSolutionLoop():
+        stage.AdvanceInTime()
+        stage.InitializeSolutionStep()
+        stage.SolveSolutionStep()
+        stage.FinalizeSolutionStep()
+        reaction = sum(n.GetSolutionStepValue(tessera.REACTION_Z) for n in base.Nodes)
+        # Resting: centre at one radius above the top, slow vertically.
+        resting = [n for n in spheres.Nodes if abs(n.Coordinates()[2] - 0.7) < 0.01
+                   and abs(n.GetSolutionStepValue(tessera.VELOCITY)[2]) < 0.01]
+        settled = stage.time > 1.25 and len(resting) == spheres.NumberOfNodes()
+        if settled and resting and stage.time < 1.65:
+            expected = BOX_WEIGHT + len(resting) * SPHERE_WEIGHT
+            assert reaction == pytest.approx(expected, rel=0.01), stage.time
+            checked_loaded += 1
+        if stage.time > 1.85 and spheres.NumberOfNodes() == 0:
+            assert reaction == pytest.approx(BOX_WEIGHT, rel=1e-3), stage.time
+            checked_empty += 1
+    assert checked_loaded >= 3 and checked_empty >= 2
