@@ -163,6 +163,34 @@ class MechanicalSolver(PythonSolver):
         file_name = materials["materials_filename"].GetString()
         if file_name:
             _structural.ReadMaterialsFile(self.model, file_name)
+        self._CreateComputingDomain()
+
+    def _CreateComputingDomain(self):
+        """The sub model part "computing_model_part_name" (computing_domain)
+        that older Kratos decks name in their output: the nodes and elements
+        of "problem_domain_sub_model_part_list" and the nodes and conditions
+        of "processes_sub_model_part_list" (empty lists: the whole structure).
+        The solver itself works on the whole structure."""
+        name = self.settings["computing_model_part_name"].GetString()
+        mp = self.main_model_part
+        if not name or mp.HasSubModelPart(name):
+            return
+        computing = mp.CreateSubModelPart(name)
+        lists = {key: self.settings[key].GetStringArray()
+                 for key in ("problem_domain_sub_model_part_list", "processes_sub_model_part_list")}
+        for key, names in lists.items():
+            for part_name in names:
+                if not mp.HasSubModelPart(part_name):
+                    raise tessera.Error(f"{_Key(self.settings, key)}: no sub model part '{part_name}' in "
+                                        f"{mp.Name} (it has: {', '.join(mp.GetSubModelPartNames())})")
+        domain = [mp.GetSubModelPart(n) for n in lists["problem_domain_sub_model_part_list"]] or [mp]
+        processes = [mp.GetSubModelPart(n) for n in lists["processes_sub_model_part_list"]] or [mp]
+        for part in domain:
+            computing.AddNodes([int(i) for i in part.NodeIds()])
+            computing.AddElements([e.Id for e in part.Elements])
+        for part in processes:
+            computing.AddNodes([int(i) for i in part.NodeIds()])
+            computing.AddConditions([c.Id for c in part.Conditions])
 
     def GetComputingModelPart(self):
         return self.main_model_part

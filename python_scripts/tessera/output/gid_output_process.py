@@ -95,6 +95,15 @@ class GiDOutputProcess(ScheduledOutputProcess):
         postprocess = settings["postprocess_parameters"]
         postprocess.ValidateAndAssignDefaults(tessera.Parameters(_POSTPROCESS_DEFAULTS))
         results = postprocess["result_file_configuration"]
+        if results.Has("output_frequency"):
+            # Kratos' older name of output_interval (decks written before the
+            # rename, e.g. the DEM-structures ball_and_box demo): the same value.
+            if results.Has("output_interval"):
+                raise tessera.Error(f"{results.Origin()}: key '{results.Path()}' has both "
+                                    "output_frequency (Kratos' older name) and output_interval; keep "
+                                    "output_interval")
+            results.AddValue("output_interval", results["output_frequency"])
+            results.RemoveValue("output_frequency")
         results.ValidateAndAssignDefaults(tessera.Parameters(_RESULT_DEFAULTS))
         unsupported = _Unsupported(results)
         if postprocess["point_data_configuration"].size() > 0:

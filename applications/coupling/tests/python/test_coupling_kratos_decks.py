@@ -67,3 +67,28 @@ def test_ball_and_box_base_reaction_is_the_weight_of_box_and_resting_spheres(bal
             assert reaction == pytest.approx(BOX_WEIGHT, rel=1e-3), stage.time
             checked_empty += 1
     assert checked_loaded >= 3 and checked_empty >= 2
+
+
+def test_the_older_ball_and_box_deck_runs_from_its_folder(tmp_path, monkeypatch):
+    """demstruct_ball_and_box/ball_and_box.gid, the same demo as Kratos kept it
+    until 2019 (old solver keys: problem_domain_sub_model_part_list and a
+    computing_domain its GiD output names; the GiD results key
+    output_frequency; an empty clusters file): run as `tessera run` does
+    (tessera.project.Project), unchanged. It writes the box's GiD results at
+    each of its 20 steps, and at the end, the spheres gone, the base carries
+    the box's weight (0.1 %)."""
+    from tessera.project import Project
+    case = tmp_path / "ball_and_box.gid"
+    shutil.copytree(os.path.join(CASES, "demstruct_ball_and_box", "ball_and_box.gid"), case)
+    for name in os.listdir(case):
+        os.chmod(case / name, 0o644)
+    project = Project(str(case))
+    assert project.coupled
+    stage = project.Run()
+    assert sorted(p.name for p in case.glob("ball_and_box_*.post.res")) == sorted(
+        f"ball_and_box_{k}.post.res" for k in range(1, 21))
+    base = project.model.GetModelPart("Structure.DISPLACEMENT_Displacement_Auto1")
+    reaction = sum(n.GetSolutionStepValue(tessera.REACTION_Z) for n in base.Nodes)
+    assert project.model.GetModelPart("SpheresPart").NumberOfNodes() == 0
+    assert reaction == pytest.approx(BOX_WEIGHT, rel=1e-3)
+    assert stage.time == pytest.approx(2.0)
