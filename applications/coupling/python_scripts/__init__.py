@@ -6,6 +6,9 @@ attributes of this module and of `tessera`. The stage is
 DemStructuresCouplingAnalysis(model, structural_parameters, dem_parameters
 [, coupling_parameters]); `tessera run FOLDER` picks it for a folder with both
 ProjectParameters.json and ProjectParametersDEM.json.
+CircleTriangleIntersection(centre, radius, v1, v2, v3) and
+CircleQuadrilateralIntersection(centre, radius, v1, v2, v3, v4) give the
+area and centroid of a sphere's circle on a face (thesis App. C).
 """
 import tessera
 from tessera import _coupling  # noqa: F401  (registers the application)
@@ -16,3 +19,8 @@ tessera.export_registered_names()
 from .coupling_parameters import CouplingOptions, ReadCouplingOptions  # noqa: E402,F401
 from .dem_structures_coupling_analysis import DemStructuresCouplingAnalysis  # noqa: E402,F401
 from .skin_walls import FindSkinFaces, SkinWalls  # noqa: E402,F401
+# Sphere-face intersection areas and centroids (thesis App. C, for the ADM).
+from tessera._coupling import (  # noqa: E402,F401
+    CircleQuadrilateralIntersection,
+    CircleTriangleIntersection,
+)
