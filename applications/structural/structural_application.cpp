@@ -48,6 +48,7 @@ void RegisterStructuralApplication() {
   registry.RegisterElement("TotalLagrangianElement3D8N", "Hexahedra3D8",
                            Prototype<TotalLagrangianElement<3, 8>>());
   registry.RegisterElement("TrussElement3D2N", "Line3D2", Prototype<TrussElement3D2N>());
+  registry.RegisterElement("CableElement3D2N", "Line3D2", Prototype<CableElement3D2N>());
   // The membrane under its current Kratos name and the older PreStress one.
   for (const char* prefix : {"MembraneElement", "PreStressMembraneElement"}) {
     registry.RegisterElement(std::string(prefix) + "3D3N", "Triangle3D3",

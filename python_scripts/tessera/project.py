@@ -7,8 +7,11 @@ Which parameters file: --parameters if given, else ProjectParameters.json,
 else ProjectParametersDEM.json, else the single *Parameters*.json of the
 folder (several are an error listing them).
 
-A folder with both ProjectParameters.json and ProjectParametersDEM.json (and
-no --parameters) is a coupled DE-FE project: tessera.coupling's
+A folder with a Kratos CoSimulation deck of a DEM and a structure (a JSON
+whose solver_settings.type is "coupled_solvers....", found among the
+folder's files or named by --parameters) runs as tessera.coupling's
+CoSimulationStage. A folder with both ProjectParameters.json and
+ProjectParametersDEM.json (and no --parameters) is a coupled DE-FE project: tessera.coupling's
 DemStructuresCouplingAnalysis runs the two decks together, with the options
 of ProjectParametersCoupling.json when the folder has one; --set applies to
 the structural deck, or to the DEM deck with the prefix "DEM:" (--set
@@ -47,6 +50,31 @@ DEM_FLAT_KEYS = ("MaxTimeStep", "FinalTime")
 PREFERRED_FILES = ("ProjectParameters.json", "ProjectParametersDEM.json")
 COUPLED_FILES = ("ProjectParameters.json", "ProjectParametersDEM.json")
 COUPLING_OPTIONS_FILE = "ProjectParametersCoupling.json"
+
+
+def FindCoSimulationDeck(folder, parameters_file=None):
+    """The Kratos CoSimulation deck of `folder` (a JSON whose
+    solver_settings.type is "coupled_solvers...."): `parameters_file` if it
+    is one, else the single such file among the folder's *.json; None if
+    there is none."""
+    def is_cosimulation(path):
+        try:
+            with open(path) as f:
+                data = json.load(f)
+        except (OSError, ValueError):
+            return False
+        solver = data.get("solver_settings") if isinstance(data, dict) else None
+        kind = solver.get("type") if isinstance(solver, dict) else None
+        return isinstance(kind, str) and kind.startswith("coupled_solvers.")
+
+    if parameters_file:
+        path = FindParametersFile(folder, parameters_file)
+        return path if is_cosimulation(path) else None
+    found = sorted(p for p in glob.glob(os.path.join(folder, "*.json")) if is_cosimulation(p))
+    if len(found) > 1:
+        raise _tessera.Error(f"several CoSimulation decks in {folder}: "
+                             f"{', '.join(os.path.basename(p) for p in found)}; choose one with --parameters")
+    return found[0] if found else None
 
 
 def IsCoupledFolder(folder):
@@ -266,9 +294,19 @@ class Project:
         if not os.path.isdir(folder):
             raise _tessera.Error(f"'{folder}' is not a folder (tessera run takes a project folder)")
         self.folder = folder
-        self.coupled = not parameters_file and IsCoupledFolder(folder)
+        cosimulation = FindCoSimulationDeck(folder, parameters_file)
+        self.cosimulation = cosimulation is not None
+        self.coupled = self.cosimulation or (not parameters_file and IsCoupledFolder(folder))
         self.dem_parameters = None
-        if self.coupled:
+        if self.cosimulation:
+            if settings:
+                raise _tessera.Error(f"--set is not available for a CoSimulation deck ({cosimulation}); edit "
+                                     "the decks it names")
+            self.parameters_file = cosimulation
+            self.parameters = ReadParameters(cosimulation)
+            self.stage_class = _ImportApplicationModule(
+                "tessera.coupling", "coupling", f"{cosimulation} (a CoSimulation deck)").CoSimulationStage
+        elif self.coupled:
             self.parameters_file = os.path.join(folder, COUPLED_FILES[0])
             self.parameters = ReadParameters(self.parameters_file)
             self.dem_parameters = ReadParameters(os.path.join(folder, COUPLED_FILES[1]))
@@ -293,7 +331,11 @@ class Project:
     def CreateStage(self, reporter=None):
         """Builds the model and the stage (inside the working directory)."""
         self.model = _tessera.Model()
-        if self.coupled:
+        if self.cosimulation:
+            print(f"tessera: coupled DE-FE analysis of the CoSimulation deck "
+                  f"{os.path.basename(self.parameters_file)}", flush=True)
+            self.stage = self.stage_class(self.model, self.parameters)
+        elif self.coupled:
             options = COUPLING_OPTIONS_FILE if os.path.isfile(COUPLING_OPTIONS_FILE) else None
             print(f"tessera: coupled DE-FE analysis of {COUPLED_FILES[0]} (structure) and "
                   f"{COUPLED_FILES[1]} (particles)"

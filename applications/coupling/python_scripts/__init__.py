@@ -17,6 +17,7 @@ tessera.export_registered_names(globals())
 tessera.export_registered_names()
 
 from .coupling_parameters import CouplingOptions, ReadCouplingOptions  # noqa: E402,F401
+from .cosimulation_deck import CoSimulationStage, IsCoSimulationDeck  # noqa: E402,F401
 from .dem_structures_coupling_analysis import DemStructuresCouplingAnalysis  # noqa: E402,F401
 from .skin_walls import FindSkinFaces, SkinWalls  # noqa: E402,F401
 # Sphere-face intersection areas and centroids (thesis App. C, for the ADM).

@@ -4,6 +4,7 @@
         "time_integration": "auto",
         "transfer_method": "direct_interpolation",
         "skin_model_parts": [],
+    "wall_model_parts": [],
         "fe_time_step_fraction": 0.9,
         "echo_level": 1
     }
@@ -13,6 +14,10 @@
   (an implicit structure, Newmark or Bossak, on its own large step; the DEM
   takes whole sub-steps in between, Kratos' DEM-structures scheme), or "auto"
   (the one the structural solver's time_integration_method asks for).
+  "explicit_dem_first" is Kratos' CoSimulation sequence on one common step
+  (the DEM step with the walls where the structure's last step left them,
+  then the structure's step with its contact forces): what CoSimulation
+  decks ask for; the forces lag the structure by one step.
 * "transfer_method": how the DEM contact forces reach the FE nodes;
   "direct_interpolation" spreads each sphere-face contact force with the
   face's shape functions at the contact point (thesis 4.57). The Area
@@ -20,6 +25,11 @@
 * "skin_model_parts": names of sub model parts of the structure whose
   conditions (triangles, quadrilaterals; 2D: lines) are the faces the spheres
   touch; empty: the skin of the structure's elements is found automatically.
+* "wall_model_parts": a sub model part of the DEM's RigidFacePart whose
+  walls (read from <name>DEM_FEM_boundary.mdpa) lie on the structure's
+  nodes and follow them, instead of walls made from the skin (Kratos'
+  CoSimulation decks, e.g. cable nets with RigidFace3D2N line walls); the
+  walls keep the DEM deck's materials.
 * "fe_time_step_fraction": α of Δt ≤ α min_e l_e / c_e, the structure's share
   of the common step (thesis 4.70: α in [0.8, 0.98]).
 * "echo_level": 0 silent; 1 prints the time step and the skin's material.
@@ -33,6 +43,7 @@ DEFAULTS = {
     "time_integration": "auto",
     "transfer_method": "direct_interpolation",
     "skin_model_parts": [],
+    "wall_model_parts": [],
     "fe_time_step_fraction": 0.9,
     "echo_level": 1,
 }
@@ -46,9 +57,9 @@ def _Check(options, origin):
         raise tessera.Error(f"{origin}: unknown key(s) {', '.join(unknown)}; allowed: "
                             f"{', '.join(sorted(DEFAULTS))}")
     integration = options["time_integration"]
-    if integration not in ("auto", "explicit", "implicit_with_dem_substeps"):
+    if integration not in ("auto", "explicit", "explicit_dem_first", "implicit_with_dem_substeps"):
         raise tessera.Error(f"{origin}: key 'time_integration' is '{integration}'; expected \"auto\", "
-                            "\"explicit\" or \"implicit_with_dem_substeps\"")
+                            "\"explicit\", \"explicit_dem_first\" or \"implicit_with_dem_substeps\"")
     method = options["transfer_method"]
     if method != "direct_interpolation":
         if method == "area_distributed":
@@ -56,9 +67,13 @@ def _Check(options, origin):
                                 "Distributed Method is not provided yet; use \"direct_interpolation\"")
         raise tessera.Error(f"{origin}: key 'transfer_method' is '{method}'; expected "
                             "\"direct_interpolation\"")
-    parts = options["skin_model_parts"]
-    if not (isinstance(parts, list) and all(isinstance(p, str) for p in parts)):
-        raise tessera.Error(f"{origin}: key 'skin_model_parts' must be a list of model part names")
+    for key in ("skin_model_parts", "wall_model_parts"):
+        parts = options[key]
+        if not (isinstance(parts, list) and all(isinstance(p, str) for p in parts)):
+            raise tessera.Error(f"{origin}: key '{key}' must be a list of model part names")
+    if options["skin_model_parts"] and options["wall_model_parts"]:
+        raise tessera.Error(f"{origin}: keys 'skin_model_parts' and 'wall_model_parts' exclude each other "
+                            "(walls made from the structure's faces, or the DEM deck's own walls)")
     fraction = options["fe_time_step_fraction"]
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0.0 < fraction <= 1.0:
         raise tessera.Error(f"{origin}: key 'fe_time_step_fraction' is {fraction!r}; expected a number "
@@ -91,6 +106,7 @@ def CouplingOptions(parameters=None, origin="coupling parameters"):
     options.update(given)
     _Check(options, origin)
     options["skin_model_parts"] = list(options["skin_model_parts"])
+    options["wall_model_parts"] = list(options["wall_model_parts"])
     return options
 
 

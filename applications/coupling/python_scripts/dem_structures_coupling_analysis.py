@@ -141,7 +141,7 @@ class DemStructuresCouplingAnalysis:
         wanted = self.options["time_integration"]
         if wanted == "auto":
             wanted = "explicit" if explicit else "implicit_with_dem_substeps"
-        if wanted == "explicit" and not explicit:
+        if wanted in ("explicit", "explicit_dem_first") and not explicit:
             raise tessera.Error(
                 f"{settings.Origin()}: time_integration \"explicit\" needs an explicit structure "
                 "(solver_type \"Dynamic\", time_integration_method \"explicit\"), found solver_type "
@@ -156,7 +156,7 @@ class DemStructuresCouplingAnalysis:
     def _BeforeStructuralSolverInitialize(self):
         """Explicit: the common time step, set on the structure before its
         solver checks it."""
-        if self.scheme != "explicit":
+        if self.scheme == "implicit_with_dem_substeps":
             return
         from tessera import _structural
         solver = self.structural_stage._GetSolver()
@@ -179,6 +179,11 @@ class DemStructuresCouplingAnalysis:
             stepping.AddDouble("time_step", dt)
 
     def _CreateSkinWalls(self):
+        walls = self.model.GetModelPart("RigidFacePart")
+        if self.options["wall_model_parts"]:
+            self.skin = SkinWalls.FromDemWalls(self.structure, walls, self.options["wall_model_parts"],
+                                               self.dimension)
+            return
         faces = FindSkinFaces(self.structure, self.options["skin_model_parts"], self.dimension)
         dem_roots = [self.model.GetModelPart(name)
                      for name in ("SpheresPart", "RigidFacePart", "ClusterPart", "DEMInletPart")]
@@ -189,6 +194,10 @@ class DemStructuresCouplingAnalysis:
         """The skin's DEM material (skin_walls.SkinWalls.AssignMaterials): the
         particle materials are those of the spheres', clusters' and inlets'
         roots (their elements and their properties lists)."""
+        if self.options["wall_model_parts"]:
+            if self.echo_level > 0:
+                print(f"coupling: {self.skin.material_choice}")
+            return
         particle = {}
         used = set()
         for name in ("SpheresPart", "DEMInletPart", "ClusterPart", "RigidFacePart"):
@@ -210,17 +219,17 @@ class DemStructuresCouplingAnalysis:
         try:
             self.dem_stage.Initialize()
         except tessera.Error as error:
-            if self.scheme == "explicit" and "time step" in str(error):
+            if self.scheme != "implicit_with_dem_substeps" and "time step" in str(error):
                 raise tessera.Error(
                     f"{error}; the structure's limit is {self.options['fe_time_step_fraction']:g} x "
                     f"min l_e/c_e = {self.fe_time_step_limit:.6g} s (fe_time_step_fraction x its critical "
                     f"step {self.fe_critical_time_step:.6g} s), and the coupled step is the smaller "
                     "of the two") from None
             raise
-        if self.scheme == "explicit":
-            self._InitializeExplicit()
-        else:
+        if self.scheme == "implicit_with_dem_substeps":
             self._InitializeSubsteps()
+        else:
+            self._InitializeExplicit()
         # The first forces of the DEM (its Initialize) load the structure's first step.
         self.skin.TransferLoadsToStructure()
         self.dem_stage.time = self.time
@@ -231,7 +240,8 @@ class DemStructuresCouplingAnalysis:
             self.delta_time = dem_dt
             self._SetStructuralTimeStep(dem_dt)
         if self.echo_level > 0:
-            print(f"coupling: explicit, common time step {self.delta_time:.6g} s (structure's limit "
+            order = " (DEM step, then structure step)" if self.scheme == "explicit_dem_first" else ""
+            print(f"coupling: explicit{order}, common time step {self.delta_time:.6g} s (structure's limit "
                   f"{self.fe_time_step_limit:.6g} s = {self.options['fe_time_step_fraction']:g} x "
                   f"{self.fe_critical_time_step:.6g} s; DEM MaxTimeStep "
                   f"{self.dem_stage.DEM_parameters['MaxTimeStep'].GetDouble():.6g} s); "
@@ -291,7 +301,7 @@ class DemStructuresCouplingAnalysis:
     def AdvanceInTime(self):
         structure, dem = self.structural_stage, self.dem_stage
         structure.time = structure._GetSolver().AdvanceInTime(structure.time)
-        if self.scheme == "explicit":
+        if self.scheme != "implicit_with_dem_substeps":
             dem.time = dem._AdvanceTime()
             if not math.isclose(structure.time, dem.time, rel_tol=1e-12, abs_tol=1e-15):
                 raise tessera.Error(f"coupling: the structure is at time {structure.time!r} and the DEM "
@@ -301,12 +311,14 @@ class DemStructuresCouplingAnalysis:
 
     def InitializeSolutionStep(self):
         self.structural_stage.InitializeSolutionStep()
-        if self.scheme == "explicit":
+        if self.scheme != "implicit_with_dem_substeps":
             self.dem_stage.InitializeSolutionStep()
 
     def SolveSolutionStep(self):
         if self.scheme == "explicit":
             return self._SolveExplicitStep()
+        if self.scheme == "explicit_dem_first":
+            return self._SolveDemFirstStep()
         return self._SolveStepWithSubsteps()
 
     def _SolveExplicitStep(self):
@@ -332,6 +344,32 @@ class DemStructuresCouplingAnalysis:
         timings["structure"] += (t1 - t0) + (t5 - t4)
         timings["skin"] += (t2 - t1) + (t4 - t3)
         timings["dem"] += t3 - t2
+        return True
+
+    def _SolveDemFirstStep(self):
+        """Kratos' CoSimulation sequence (weak Gauss-Seidel, DEM first): the
+        DEM step with the walls where the structure's last step left them,
+        its contact forces to the structure, the structure's whole step, and
+        the walls moved to its new state for the next DEM step."""
+        clock, timings = time.perf_counter, self.timings
+        structural_solver = self.structural_stage._GetSolver()
+        strategy = structural_solver.GetSolutionStrategy()
+        t0 = clock()
+        dem_solver = self.dem_stage._GetSolver()
+        dem_solver.Predict()
+        dem_solver.SolveSolutionStep()
+        t1 = clock()
+        self.skin.TransferLoadsToStructure()
+        t2 = clock()
+        structural_solver.Predict()
+        strategy.Drift()
+        strategy.Kick()
+        t3 = clock()
+        self.skin.MoveWallsWithStructure()
+        t4 = clock()
+        timings["dem"] += t1 - t0
+        timings["structure"] += t3 - t2
+        timings["skin"] += (t2 - t1) + (t4 - t3)
         return True
 
     def _SolveStepWithSubsteps(self):
@@ -374,12 +412,12 @@ class DemStructuresCouplingAnalysis:
 
     def FinalizeSolutionStep(self):
         self.structural_stage.FinalizeSolutionStep()
-        if self.scheme == "explicit":
+        if self.scheme != "implicit_with_dem_substeps":
             self.dem_stage.FinalizeSolutionStep()
 
     def OutputSolutionStep(self):
         self.structural_stage.OutputSolutionStep()
-        if self.scheme == "explicit":
+        if self.scheme != "implicit_with_dem_substeps":
             self.dem_stage.OutputSolutionStep()
 
     def Finalize(self):

@@ -110,18 +110,7 @@ class SkinWalls:
         if not faces:
             raise tessera.Error("coupling: no skin faces to make walls of")
         skin_ids = sorted({i for face in faces for i in face.node_ids})
-        # Structure side: the skin nodes and a DEM contact load on each.
-        name = "DemCouplingSkin"
-        if structure.HasSubModelPart(name):
-            raise tessera.Error(f"coupling: model part '{structure.Name}.{name}' exists already; the "
-                                "coupled stage creates it")
-        self.fe_skin = structure.CreateSubModelPart(name)
-        self.fe_skin.AddNodes(skin_ids)
-        _, _, fe_conditions = _MaxIds([structure])
-        load_properties = structure.GetProperties(0)
-        load_name = LOAD_CONDITIONS[dimension]
-        for k, node_id in enumerate(skin_ids):
-            self.fe_skin.CreateNewCondition(load_name, fe_conditions + 1 + k, [node_id], load_properties)
+        self._CreateLoadConditions(skin_ids)
         # DEM side: mirror nodes and the wall faces, in a sub model part named
         # after the structure (the materials file may assign it a material).
         self.walls_part_name = f"{structure.Name}Skin"
@@ -154,6 +143,70 @@ class SkinWalls:
             self.face_properties.append(face.properties)
         self._IndexNodes(skin_ids)
         self.material_choice = ""
+
+    @classmethod
+    def FromDemWalls(cls, structure, walls, wall_parts, dimension=3):
+        """The DEM deck's own walls (sub model parts of RigidFacePart, e.g.
+        Kratos' CoSimulation decks, whose DEM walls file repeats the
+        structure's nodes): each wall node follows the FE node at its
+        coordinates (a node-to-node map, like a nearest-neighbour mapper on
+        coincident meshes); a wall node without an FE node there is an
+        error."""
+        self = cls.__new__(cls)
+        self.structure, self.walls_root, self.dimension = structure, walls, dimension
+        self.pending_properties = tessera.Properties(PENDING_MATERIAL_ID)
+        self.face_properties = []
+        if len(wall_parts) != 1:
+            raise tessera.Error("coupling: key 'wall_model_parts' names one sub model part of RigidFacePart "
+                                f"(the walls that follow the structure), got {len(wall_parts)}")
+        full = wall_parts[0] if wall_parts[0].startswith("RigidFacePart.") else f"RigidFacePart.{wall_parts[0]}"
+        if not walls.GetModel().HasModelPart(full):
+            raise tessera.Error(f"coupling: key 'wall_model_parts': no model part '{full}' (sub model parts of "
+                                f"RigidFacePart: {', '.join(walls.GetSubModelPartNames()) or 'none'})")
+        self.walls = walls.GetModel().GetModelPart(full)
+        self.walls_part_name = self.walls.Name
+        fe_nodes = list(structure.Nodes)
+        fe_x = np.array([n.Coordinates() for n in fe_nodes])
+        size = float(np.max(np.ptp(fe_x, axis=0))) if len(fe_nodes) else 1.0
+        tolerance = 1e-9 * max(size, 1e-300)
+        key = {tuple(np.round(x / tolerance).astype(np.int64)): n.Id for x, n in zip(fe_x, fe_nodes)}
+        self.mirror_of = {}
+        for node in self.walls.Nodes:
+            x = np.asarray(node.Coordinates())
+            fe_id = key.get(tuple(np.round(x / tolerance).astype(np.int64)))
+            if fe_id is None:  # rounding can split a pair: the nearest, within the tolerance
+                distance = np.linalg.norm(fe_x - x, axis=1)
+                nearest = int(np.argmin(distance))
+                if distance[nearest] > 2.0 * tolerance:
+                    raise tessera.Error(f"coupling: wall node {node.Id} of {full} at {x.tolist()} has no node of "
+                                        f"{structure.Name} there (the nearest, {fe_nodes[nearest].Id}, is "
+                                        f"{distance[nearest]:.3g} away); the walls must lie on the structure's nodes")
+                fe_id = fe_nodes[nearest].Id
+            if fe_id in self.mirror_of:
+                raise tessera.Error(f"coupling: wall nodes {self.mirror_of[fe_id]} and {node.Id} of {full} lie on "
+                                    f"the same node {fe_id} of {structure.Name}")
+            self.mirror_of[fe_id] = node.Id
+        skin_ids = sorted(self.mirror_of)
+        self._CreateLoadConditions(skin_ids)
+        self._IndexNodes(skin_ids)
+        self.material_choice = f"the walls of {full} keep the DEM deck's materials"
+        return self
+
+    def _CreateLoadConditions(self, skin_ids):
+        """Structure side: the skin nodes in <structure>.DemCouplingSkin and a
+        DEM contact load on each."""
+        structure = self.structure
+        name = "DemCouplingSkin"
+        if structure.HasSubModelPart(name):
+            raise tessera.Error(f"coupling: model part '{structure.Name}.{name}' exists already; the "
+                                "coupled stage creates it")
+        self.fe_skin = structure.CreateSubModelPart(name)
+        self.fe_skin.AddNodes(skin_ids)
+        _, _, fe_conditions = _MaxIds([structure])
+        load_properties = structure.GetProperties(0)
+        load_name = LOAD_CONDITIONS[self.dimension]
+        for k, node_id in enumerate(skin_ids):
+            self.fe_skin.CreateNewCondition(load_name, fe_conditions + 1 + k, [node_id], load_properties)
 
     def _IndexNodes(self, skin_ids):
         """Positions of the FE skin nodes and of their mirrors in their roots'

@@ -195,9 +195,33 @@ class DEMSolver(PythonSolver):
         half = [0.5 * factor * (b - a) for a, b in zip(low, high)]
         return [c - h for c, h in zip(centre, half)], [c + h for c, h in zip(centre, half)]
 
+    def _SetInitialVelocities(self):
+        """Kratos' velocity initial conditions (the GUI's "DEM-VelocityIC"):
+        a sub model part of the spheres or clusters whose data gives
+        INITIAL_VELOCITY_{X,Y,Z}_VALUE or INITIAL_ANGULAR_VELOCITY_{X,Y,Z}_VALUE
+        sets those components of VELOCITY / ANGULAR_VELOCITY on its nodes at
+        the start (components it does not give keep the mdpa's values)."""
+        def sub_model_parts(model_part):
+            for sub in model_part.SubModelParts:
+                yield sub
+                yield from sub_model_parts(sub)
+
+        for root in ("SpheresPart", "ClusterPart"):
+            for part in sub_model_parts(self.model.GetModelPart(root)):
+                for kind in ("VELOCITY", "ANGULAR_VELOCITY"):
+                    for axis in "XYZ":
+                        initial = tessera.GetVariable(f"INITIAL_{kind}_{axis}_VALUE")
+                        if not part.Has(initial):
+                            continue
+                        component = tessera.GetVariable(f"{kind}_{axis}")
+                        value = part[initial]
+                        for node in part.Nodes:
+                            node.SetSolutionStepValue(component, value)
+
     def Initialize(self):
         spheres = self.model.GetModelPart("SpheresPart")
         walls = self.model.GetModelPart("RigidFacePart")
+        self._SetInitialVelocities()
         # Kratos' DEM stage keeps "Dimension" as the DOMAIN_SIZE of the model parts.
         for model_part in (spheres, walls):
             model_part.ProcessInfo[tessera.DOMAIN_SIZE] = self.parameters["Dimension"].GetInt()

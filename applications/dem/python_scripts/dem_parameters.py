@@ -183,6 +183,13 @@ CONTINUUM_ONLY = {
     "material_test_settings": {},
 }
 
+# The keys of Kratos' DEM material-test stage (its virtual laboratory: UCS,
+# triaxial, ... of a bonded specimen between platens). A deck with them asks
+# for that stage, which this build does not have yet.
+MATERIAL_TEST_KEYS = ("TestType", "ConfinementPressure", "LoadingVelocityTop", "LoadingVelocityBot",
+                      "StressStrainOption", "MeshType", "MeshPath", "SpecimenLength",
+                      "SpecimenDiameter", "MeasuringSurface")
+
 SOLVER_SETTINGS_DEFAULTS = """{
     "strategy": "sphere_strategy",
     "RemoveBallsInitiallyTouchingWalls": false,
@@ -250,6 +257,11 @@ def ValidateAndAssignDefaults(parameters):
     "problem_data" is the kernel stage's own block."""
     defaults = AllDefaults()
     where = parameters.Origin()
+    test_keys = [key for key in MATERIAL_TEST_KEYS if parameters.Has(key)]
+    if test_keys:
+        raise tessera.Error(f"{where}: {', '.join(test_keys)} are keys of Kratos' DEM material-test stage "
+                            "(UCS, triaxial and other tests of a bonded specimen), which is not supported "
+                            "yet")
     for key in parameters.keys():
         if key.startswith("_") or key == "problem_data":
             continue

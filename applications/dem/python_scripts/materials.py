@@ -84,6 +84,17 @@ def _CheckContactLaw(variables, path, owner):
                         f"supported; this build provides {', '.join(known)}")
 
 
+def _VariablesUnderOneName(entry, path, owner):
+    """Some Kratos versions write a material's or relation's values under
+    "properties" instead of "Variables" (the DEM-FEM CoSimulation test's
+    MaterialsDEM.json): the same object, read as "Variables"."""
+    if isinstance(entry, dict) and "properties" in entry:
+        if "Variables" in entry:
+            raise tessera.Error(f"{path}: {owner} has both \"Variables\" and \"properties\" (Kratos' two "
+                                "names for its values); keep one")
+        entry["Variables"] = entry.pop("properties")
+
+
 def ReadMaterials(path):
     """(materials by name, materials by id, relations, assignation rows) of a
     MaterialsDEM.json file, with every material as a tessera.Properties; a row
@@ -100,6 +111,7 @@ def ReadMaterials(path):
     by_name, by_id = {}, {}
     for k, material in enumerate(data.get("materials", [])):
         owner = f"materials[{k}]"
+        _VariablesUnderOneName(material, path, owner)
         for key in ("material_name", "material_id", "Variables"):
             if key not in material:
                 raise tessera.Error(f"{path}: {owner} has no \"{key}\"")
@@ -129,6 +141,7 @@ def ReadMaterials(path):
             raise tessera.Error(f"{path}: {owner} needs material_names_list or material_ids_list "
                                 "with two entries")
         a, b = lookup(keys[0], owner), lookup(keys[1], owner)
+        _VariablesUnderOneName(relation, path, owner)
         _CheckContactLaw(relation.get("Variables", {}), path, owner)
         relations.append((a, b, relation.get("Variables", {}), owner))
 

@@ -47,6 +47,7 @@ TrussElement3D2N::State TrussElement3D2N::Evaluate(const ProcessInfo& info, bool
       properties.Has(TRUSS_PRESTRESS_PK2) ? properties.GetValue(TRUSS_PRESTRESS_PK2) : 0.0;
   s.stress = cl.stress_vector[0] + prestress;
   s.tangent = tangent ? cl.constitutive_matrix(0, 0) : 0.0;
+  if (TensionOnly() && s.stress < 0.0) s.stress = s.tangent = 0.0;  // a slack cable
   return s;
 }
 

@@ -14,6 +14,10 @@
 // or rho A L / 2 per node (lumped). Results on its one integration point:
 // GREEN_LAGRANGE_STRAIN_VECTOR and PK2_STRESS_VECTOR (one component each, the
 // prestress included), FORCE (the axial force A S l / L along the current axis).
+//
+// CableElement3D2N (Kratos' name): the same bar carrying tension only. Where
+// S < 0 (compression) the cable is slack: no internal force and no stiffness
+// (its mass and body force stay).
 #pragma once
 
 #include <string>
@@ -23,7 +27,7 @@
 
 namespace tessera::structural {
 
-class TrussElement3D2N final : public DisplacementElement3D<2> {
+class TrussElement3D2N : public DisplacementElement3D<2> {
  public:
   using DisplacementElement3D<2>::DisplacementElement3D;
   TESSERA_ELEMENT_CREATE(TrussElement3D2N, ::tessera::Element)
@@ -43,6 +47,10 @@ class TrussElement3D2N final : public DisplacementElement3D<2> {
   int Check(const ProcessInfo& info) const override;
   std::string Info() const override { return "TrussElement3D2N #" + std::to_string(Id()); }
 
+ protected:
+  // A cable: compression leaves it slack (stress and tangent zero).
+  virtual bool TensionOnly() const { return false; }
+
  private:
   struct State {
     Eigen::Vector3d d;  // x2 - x1
@@ -57,6 +65,16 @@ class TrussElement3D2N final : public DisplacementElement3D<2> {
 
   ConstitutiveLaw::Pointer law_;
   const Properties* initialized_for_ = nullptr;
+};
+
+class CableElement3D2N final : public TrussElement3D2N {
+ public:
+  using TrussElement3D2N::TrussElement3D2N;
+  TESSERA_ELEMENT_CREATE(CableElement3D2N, ::tessera::Element)
+  std::string Info() const override { return "CableElement3D2N #" + std::to_string(Id()); }
+
+ protected:
+  bool TensionOnly() const override { return true; }
 };
 
 }  // namespace tessera::structural

@@ -11,7 +11,13 @@ only scheme here). Keys, with Kratos' defaults:
 * dt_crit = min l_e / c_e over the elements (utilities/critical_time_step.h);
   a time step above it is an error naming time_stepping.time_step;
 * "rayleigh_alpha": mass-proportional damping; "rayleigh_beta" must be 0
-  (stiffness-proportional damping is not provided for explicit).
+  (stiffness-proportional damping is not provided for explicit). Where the
+  solver gives no rayleigh_alpha, the elements' RAYLEIGH_ALPHA (the
+  properties', as Kratos' explicit scheme reads it) is used when all the
+  elements that give one give the same; a properties' RAYLEIGH_BETA is
+  accepted only where its damping ratio at the highest frequency,
+  β ω_max / 2 = β / dt_crit, is below 1e-6 (then it changes nothing a
+  central-difference step resolves), else it is an error.
 
 The linear solver, convergence and line-search keys of the deck are accepted
 (Kratos' decks carry them) and unused."""
@@ -77,13 +83,42 @@ class ExplicitMechanicalSolver(DynamicMechanicalSolver):
                                 "time_step_prediction_level to 1")
         super().Initialize()
 
+    def _MassDamping(self):
+        """rayleigh_alpha of the solver, else the elements' RAYLEIGH_ALPHA (see
+        the module text); checks the properties' RAYLEIGH_BETA."""
+        s = self.settings
+        alphas, worst_beta = {}, (0.0, None)
+        for element in self.GetComputingModelPart().Elements:
+            properties = element.GetProperties()
+            if properties is None:
+                continue
+            if properties.Has(tessera.RAYLEIGH_ALPHA):
+                alphas.setdefault(properties[tessera.RAYLEIGH_ALPHA], properties.Id)
+            if properties.Has(tessera.RAYLEIGH_BETA) and properties[tessera.RAYLEIGH_BETA] > worst_beta[0]:
+                worst_beta = (properties[tessera.RAYLEIGH_BETA], properties.Id)
+        beta, owner = worst_beta
+        if beta > 0.0 and beta / self.critical_time_step >= 1e-6:
+            raise tessera.Error(f"properties {owner}: RAYLEIGH_BETA {beta:g} damps the highest frequency of "
+                                f"explicit central differences by {beta / self.critical_time_step:.3g} of "
+                                "critical; stiffness-proportional damping is not provided for explicit "
+                                "dynamics (use RAYLEIGH_ALPHA)")
+        alpha = s["rayleigh_alpha"].GetDouble()
+        if alpha == 0.0 and alphas:
+            if len(alphas) > 1:
+                listed = ", ".join(f"{a:g} (properties {i})" for a, i in sorted(alphas.items()))
+                raise tessera.Error(f"{_Key(s, 'rayleigh_alpha')}: the elements' properties give different "
+                                    f"RAYLEIGH_ALPHA ({listed}); explicit central differences take one "
+                                    "mass damping: set rayleigh_alpha in the solver settings")
+            alpha = next(iter(alphas))
+        return alpha
+
     def _CreateSolutionStrategy(self):
         s = self.settings
         # The builder assembles the residual and the mass; its linear solver is never used.
         builder = _structural.ResidualBasedEliminationBuilderAndSolver(
             _structural.CreateLinearSolver(tessera.Parameters('{"solver_type": "sparse_lu"}')))
         return _structural.ExplicitCentralDifferencesStrategy(
-            self.GetComputingModelPart(), builder, rayleigh_alpha=s["rayleigh_alpha"].GetDouble(),
+            self.GetComputingModelPart(), builder, rayleigh_alpha=self._MassDamping(),
             compute_reactions=s["compute_reactions"].GetBool(), move_mesh_flag=s["move_mesh_flag"].GetBool())
 
 

@@ -10,6 +10,7 @@
 #include "kernel/core/kernel_variables.h"
 #include "kernel/geometries/geometry_type.h"
 #include "kernel/solving/sparse_types.h"
+#include "structural_variables.h"
 
 namespace tessera::structural {
 namespace {
@@ -63,6 +64,16 @@ double EstimateCriticalTimeStep(ModelPart& model_part) {
       TESSERA_ERROR(e.Info(), ": POISSON_RATIO = ", nu, " of properties ", p.Id(),
                     " is outside [0, 1/2)");
     const double E = p.GetValue(YOUNG_MODULUS), rho = p.GetValue(DENSITY);
+    if (e.GetGeometry().Type().LocalDimension() == 1) {
+      // A bar or cable: the axial wave speed, raised by a tensile prestress,
+      // whose geometric stiffness carries transverse waves at sqrt(S_0 / rho).
+      const double prestress =
+          p.Has(TRUSS_PRESTRESS_PK2) ? std::max(p.GetValue(TRUSS_PRESTRESS_PK2), 0.0) : 0.0;
+      const Geometry::Points X = e.GetGeometry().InitialPoints();
+      steps[k] = e.GetGeometry().Type().DomainSize({X.data(), X.size()}) /
+                 std::sqrt((E + prestress) / rho);
+      return;
+    }
     const double c = std::sqrt(E * (1.0 - nu) / (rho * (1.0 + nu) * (1.0 - 2.0 * nu)));
     steps[k] = CharacteristicLength(e.GetGeometry()) / c;
   });

@@ -5,7 +5,10 @@
 //   l_e = the element's smallest height: d V / (largest facet) for simplices,
 //         V / (largest facet) for quadrilaterals and hexahedra (the usual
 //         characteristic lengths, e.g. Belytschko, Liu & Moran 2000, sec. 6.3),
-// on the reference configuration. A solver multiplies it by a safety fraction.
+// on the reference configuration; for bars and cables (Line3D2) l_e is the
+// length and c_e = sqrt((E + S_0) / rho) with S_0 the tensile
+// TRUSS_PRESTRESS_PK2 (its geometric stiffness carries transverse waves). A
+// solver multiplies it by a safety fraction.
 #pragma once
 
 #include "kernel/model/geometry.h"

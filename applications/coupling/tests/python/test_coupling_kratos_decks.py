@@ -92,3 +92,73 @@ def test_the_older_ball_and_box_deck_runs_from_its_folder(tmp_path, monkeypatch)
     assert project.model.GetModelPart("SpheresPart").NumberOfNodes() == 0
     assert reaction == pytest.approx(BOX_WEIGHT, rel=1e-3)
     assert stage.time == pytest.approx(2.0)
+
+
+def _cable_net(tmp_path, monkeypatch):
+    case = tmp_path / "cosim_dem_fem_cable_net"
+    shutil.copytree(os.path.join(CASES, "cosim_dem_fem_cable_net"), case)
+    for name in os.listdir(case):
+        os.chmod(case / name, 0o644)
+    monkeypatch.chdir(case)
+    return case
+
+
+def test_cable_net_cosimulation_deck_follows_kratos_reference(tmp_path, monkeypatch):
+    """cosim_dem_fem_cable_net (Kratos' only value-checked DEM-FEM test; its
+    README): two spheres fall at 45° onto a prestressed 3 m cable net
+    (840 CableElement3D2N, explicit, Δt 5e-5 s), walls RigidFace3D2N on the
+    cables, coupled by Kratos' CoSimulation deck (DEM step, then structure
+    step). Run from the deck unchanged, the net's centre DISPLACEMENT_Z is
+    compared with Kratos' 372 samples (dem_fem_cable_net_test_results.json):
+    exactly zero before the first contact (the first 68 samples), the first
+    non-zero sample where Kratos has it (0.0357 s), the deepest sampled sag
+    within 2 % of Kratos' -0.15595 m (measured -0.15424 m, 1.1 %), and every
+    sample within 1.25 cm. Kratos' own
+    check is 1 cm: the worst measured here is 1.10 cm at 0.072 s, where the
+    sag peaks about 4 ms before Kratos' (docs/validation.md, "Not yet
+    validated"); test_cable_net_deck_passes_kratos_own_check tracks that."""
+    import json
+    import tessera.coupling
+    case = _cable_net(tmp_path, monkeypatch)
+    reference = json.load(open(case / "dem_fem_cable_net_test_results.json"))
+    times = np.asarray(reference["TIME"])
+    expected = np.asarray(reference["NODE_3"]["DISPLACEMENT_Z"])
+    model = tessera.Model()
+    stage = tessera.coupling.CoSimulationStage(
+        model, tessera.Parameters.FromFile("cosim_dem_fem_cable_net_parameters.json"))
+    stage.Initialize()
+    assert stage.scheme == "explicit_dem_first" and stage.delta_time == 5e-5
+    # The deck's own check process (1 cm) is the other test's; this one measures.
+    structure = stage.GetStructuralStage()
+    structure._list_of_processes = [p for p in structure._list_of_processes
+                                    if type(p).__name__ != "FromJsonCheckResultProcess"]
+    centre = model.GetModelPart("Structure").GetNode(3)
+    history = []
+    while stage.KeepAdvancingSolutionLoop():
+        stage.AdvanceInTime()
+        stage.InitializeSolutionStep()
+        stage.SolveSolutionStep()
+        stage.FinalizeSolutionStep()
+        history.append((stage.time, centre.GetSolutionStepValue(tessera.DISPLACEMENT_Z)))
+    history = np.asarray(history)
+    # The samples at Kratos' times (its steps are ours: same Δt).
+    ours = np.array([history[np.argmin(np.abs(history[:, 0] - t)), 1] for t in times])
+    assert np.all(ours[expected == 0.0][:68] == 0.0)
+    first = np.nonzero(ours)[0][0]
+    assert times[first] == pytest.approx(0.0357, abs=1e-9)
+    assert ours.min() == pytest.approx(expected.min(), rel=0.02)
+    assert np.max(np.abs(ours - expected)) < 0.0125
+
+
+@pytest.mark.xfail(strict=True, reason="measured: within 1 cm at every sample but 0.070-0.073 s "
+                                       "(worst 1.10 cm); the cause is not isolated yet")
+def test_cable_net_deck_passes_kratos_own_check(tmp_path, monkeypatch):
+    """The same deck as `tessera run` runs it, with its FromJsonCheckResultProcess
+    (every 5e-4 s, 1 cm): strict xfail until it passes."""
+    from tessera.processes import CheckFailure
+    from tessera.project import Project
+    case = _cable_net(tmp_path, monkeypatch)
+    try:
+        Project(str(case)).Run()
+    except CheckFailure as failure:
+        pytest.fail(str(failure))
