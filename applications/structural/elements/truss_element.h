@@ -13,17 +13,20 @@
 // plus the nodal one averaged); mass rho A L / 6 [[2, 1], [1, 2]] (consistent)
 // or rho A L / 2 per node (lumped). Results on its one integration point:
 // GREEN_LAGRANGE_STRAIN_VECTOR and PK2_STRESS_VECTOR (one component each, the
-// prestress included), FORCE (the axial force A S l / L along the current axis).
+// prestress included), FORCE (the axial force A S l / L along the current axis),
+// STRAIN_ENERGY (per unit reference volume: the law's psi(E) plus S_0 E, the
+// energy whose derivative is the force above); CalculateStrainEnergy = A L times it.
 #pragma once
 
 #include <string>
 
 #include "elements/displacement_element_3d.h"
+#include "elements/strain_energy_provider.h"
 #include "kernel/model/constitutive_law.h"
 
 namespace tessera::structural {
 
-class TrussElement3D2N final : public DisplacementElement3D<2> {
+class TrussElement3D2N final : public DisplacementElement3D<2>, public StrainEnergyProvider {
  public:
   using DisplacementElement3D<2>::DisplacementElement3D;
   TESSERA_ELEMENT_CREATE(TrussElement3D2N, ::tessera::Element)
@@ -39,6 +42,9 @@ class TrussElement3D2N final : public DisplacementElement3D<2> {
                                     const ProcessInfo& info) override;
   void CalculateOnIntegrationPoints(const Variable<Array3>& variable, std::vector<Array3>& out,
                                     const ProcessInfo& info) override;
+  void CalculateOnIntegrationPoints(const Variable<double>& variable, std::vector<double>& out,
+                                    const ProcessInfo& info) override;
+  double CalculateStrainEnergy(const ProcessInfo& info) override;
 
   int Check(const ProcessInfo& info) const override;
   std::string Info() const override { return "TrussElement3D2N #" + std::to_string(Id()); }
@@ -52,6 +58,7 @@ class TrussElement3D2N final : public DisplacementElement3D<2> {
     double tangent;     // dS/dE
   };
   State Evaluate(const ProcessInfo& info, bool tangent);
+  double StrainEnergyDensity(const ProcessInfo& info);
   void CalculateAll(Matrix* lhs, Vector* rhs, const ProcessInfo& info);
   double MassPerNode() const;  // rho A L / 2
 
