@@ -358,6 +358,21 @@ def test_finite_strain_j2_stores_the_elastic_part():
     assert plastic == pytest.approx(w(F3, P) * volume, rel=1e-10)
 
 
+def test_strain_energy_density_reaches_the_nodes_through_the_extrapolation_process():
+    # A double Gauss-point result like VON_MISES_STRESS: the kernel's
+    # IntegrationValuesExtrapolationToNodesProcess puts a homogeneous density on
+    # every node exactly.
+    import json
+    from tessera.processes import integration_values_extrapolation_to_nodes_process as extrapolation
+    model, mp, _ = body("SmallDisplacementElement3D8N", "LinearElastic3DLaw")
+    H, sigma, eps = uniaxial_stress_state(3, None)
+    impose_affine(mp, H)
+    settings = {"Parameters": {"model_part_name": "Structure", "list_of_variables": ["STRAIN_ENERGY"]}}
+    extrapolation.Factory(tessera.Parameters(json.dumps(settings)), model).ExecuteFinalizeSolutionStep()
+    for node in mp.Nodes:
+        assert node.GetValue(tessera.STRAIN_ENERGY) == pytest.approx(0.5 * sigma * eps, rel=1e-12)
+
+
 # ------------------------------------------------------------- errors
 
 def test_an_element_without_strain_energy_is_an_error_naming_it():
