@@ -59,6 +59,9 @@ TESSERA_DECLARE_VARIABLE(double, NODAL_VOLUME);
 TESSERA_DECLARE_VARIABLE(double, RADIUS);
 TESSERA_DECLARE_VARIABLE(double, RAYLEIGH_ALPHA);
 TESSERA_DECLARE_VARIABLE(double, RAYLEIGH_BETA);
+// Stored (strain) energy: per unit reference volume at an integration point
+// (CalculateOnIntegrationPoints, ConstitutiveLaw::CalculateValue), Kratos' name.
+TESSERA_DECLARE_VARIABLE(double, STRAIN_ENERGY);
 TESSERA_DECLARE_VARIABLE(int, PARTITION_INDEX);
 TESSERA_DECLARE_VARIABLE(int, PROPERTIES_ID);
 TESSERA_DECLARE_VARIABLE(std::string, IDENTIFIER);

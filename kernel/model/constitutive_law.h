@@ -6,7 +6,9 @@
 #include <memory>
 #include <string>
 
+#include "kernel/core/error.h"
 #include "kernel/core/types.h"
+#include "kernel/core/variable.h"
 #include "kernel/model/process_info.h"
 #include "kernel/model/properties.h"
 
@@ -61,6 +63,19 @@ class ConstitutiveLaw {
   // properties' prototype instead of holding a clone per point).
   virtual bool IsStateless() const { return false; }
   virtual void ResetMaterial(const Properties&, const Geometry&, const Vector& /*N*/) {}
+
+  // Kratos' CalculateValue: a scalar of the state that `values` describes (the
+  // same inputs as CalculateMaterialResponse: the element's strain, or F); the
+  // law's internal variables do not change. The structural laws answer
+  // STRAIN_ENERGY, the stored energy per unit reference volume. Unlike Kratos'
+  // default, which leaves the value as it was, a law that does not provide the
+  // variable throws naming itself and the variable: a missing energy is an
+  // error, never a silent zero.
+  virtual double& CalculateValue(Parameters& /*values*/, const Variable<double>& variable,
+                                 double& /*value*/) {
+    TESSERA_ERROR("constitutive law ", Info(), " does not provide ", variable.Name(),
+                  " (CalculateValue)");
+  }
 
   // Verifies the properties hold what the law needs; throws naming what is missing.
   virtual int Check(const Properties&, const Geometry&, const ProcessInfo&) const { return 0; }

@@ -120,25 +120,53 @@ void ElasticLaw::CalculateMaterialResponse(Parameters& values, StressMeasure mea
 }
 
 template <int TDim>
+Eigen::Matrix<double, TDim == 3 ? 6 : 3, 1> ElasticLaw::Strain(Parameters& values) const {
+  constexpr int n = kVoigtSize<TDim>;
+  if (values.use_element_provided_strain) {
+    if (values.strain_vector.size() != n)
+      TESSERA_ERROR(name_, ": the element provided ", values.strain_vector.size(),
+                    " strain components, the law needs ", n);
+    return values.strain_vector;
+  }
+  if (values.deformation_gradient.rows() < TDim || values.deformation_gradient.cols() < TDim)
+    TESSERA_ERROR(name_, ": needs a ", TDim, " x ", TDim, " deformation gradient");
+  const Tensor<TDim> F = values.deformation_gradient.topLeftCorner<TDim, TDim>();
+  const VoigtVector<TDim> strain =
+      StrainVoigt<TDim>(0.5 * (F.transpose() * F - Tensor<TDim>::Identity()));
+  values.strain_vector = strain;
+  return strain;
+}
+
+double& ElasticLaw::CalculateValue(Parameters& values, const Variable<double>& variable,
+                                   double& value) {
+  if (&variable != &STRAIN_ENERGY) return ConstitutiveLaw::CalculateValue(values, variable, value);
+  value = dimension_ == 3 ? StrainEnergy<3>(values) : StrainEnergy<2>(values);
+  return value;
+}
+
+template <int TDim>
+double ElasticLaw::StrainEnergy(Parameters& values) const {
+  if (!values.properties) TESSERA_ERROR(name_, ": called without properties");
+  const IsotropicConstants c = ReadIsotropicConstants(*values.properties, name_);
+  const VoigtVector<TDim> strain = Strain<TDim>(values);
+  if (model_ != ElasticModel::NeoHookean)  // 1/2 S . E with S = D E
+    return 0.5 * strain.dot(HookeMatrix<TDim>(c, plane_) * strain);
+  // Neo-Hookean, exactly the W whose derivative Respond evaluates.
+  const Tensor<TDim> C = Tensor<TDim>::Identity() + 2.0 * StrainTensor<TDim>(strain);
+  const double det_c = C.determinant();
+  if (!(det_c > 0.0)) TESSERA_ERROR(name_, ": det C = ", det_c, " <= 0 (the element is inverted)");
+  const double ln_j = 0.5 * std::log(det_c);
+  const double trace_c = C.trace() + (TDim == 2 ? 1.0 : 0.0);  // plane strain: C_zz = 1
+  return 0.5 * c.lambda * ln_j * ln_j - c.mu * ln_j + 0.5 * c.mu * (trace_c - 3.0);
+}
+
+template <int TDim>
 void ElasticLaw::Respond(Parameters& values, StressMeasure measure) const {
   constexpr int n = kVoigtSize<TDim>;
   if (!values.properties) TESSERA_ERROR(name_, ": called without properties");
   const IsotropicConstants c = ReadIsotropicConstants(*values.properties, name_);
 
-  // Green-Lagrange strain: the element's, or from F.
-  VoigtVector<TDim> strain;
-  if (values.use_element_provided_strain) {
-    if (values.strain_vector.size() != n)
-      TESSERA_ERROR(name_, ": the element provided ", values.strain_vector.size(),
-                    " strain components, the law needs ", n);
-    strain = values.strain_vector;
-  } else {
-    if (values.deformation_gradient.rows() < TDim || values.deformation_gradient.cols() < TDim)
-      TESSERA_ERROR(name_, ": needs a ", TDim, " x ", TDim, " deformation gradient");
-    const Tensor<TDim> F = values.deformation_gradient.topLeftCorner<TDim, TDim>();
-    strain = StrainVoigt<TDim>(0.5 * (F.transpose() * F - Tensor<TDim>::Identity()));
-    values.strain_vector = strain;
-  }
+  const VoigtVector<TDim> strain = Strain<TDim>(values);
 
   VoigtVector<TDim> stress;
   VoigtMatrix<TDim> D;

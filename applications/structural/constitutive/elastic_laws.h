@@ -8,6 +8,13 @@
 //   HyperElastic3DLaw, HyperElasticPlaneStrain2DLaw
 //       compressible Neo-Hookean, W = lambda/2 (ln J)^2 - mu ln J + mu/2 (tr C - 3).
 //
+// CalculateValue(STRAIN_ENERGY): the stored energy per unit reference volume of
+// the strain the law would use (the element's, or F's): W = 1/2 E . D E (Voigt,
+// engineering shears, so the shear terms count S_xy gamma_xy = 2 S_xy E_xy) for
+// the Hooke / St. Venant-Kirchhoff laws, i.e. 1/2 S : E with the law's own S
+// (plane strain: E_zz = 0 adds nothing; plane stress: S_zz = 0 does not), and
+// the Neo-Hookean W above (plane strain: C_zz = 1, tr C = C_xx + C_yy + 1).
+//
 // Voigt order: xx, yy, zz, xy, yz, xz in 3D and xx, yy, xy in 2D, with
 // engineering shear strains (gamma_xy = 2 E_xy), as in Kratos. The strain the
 // laws use is the element's (strain_vector) when use_element_provided_strain is
@@ -17,6 +24,7 @@
 // YOUNG_MODULUS between steps takes effect.
 #pragma once
 
+#include <Eigen/Core>
 #include <string>
 
 #include "kernel/model/constitutive_law.h"
@@ -47,6 +55,8 @@ class ElasticLaw final : public ConstitutiveLaw {
   int GetStrainSize() const override { return dimension_ == 3 ? 6 : 3; }
 
   void CalculateMaterialResponse(Parameters& values, StressMeasure measure) override;
+  double& CalculateValue(Parameters& values, const Variable<double>& variable,
+                         double& value) override;
   bool RequiresFinalizeMaterialResponse() const override { return false; }  // no state
   bool IsStateless() const override { return true; }
   int Check(const Properties& properties, const Geometry& geometry,
@@ -58,6 +68,12 @@ class ElasticLaw final : public ConstitutiveLaw {
  private:
   template <int TDim>
   void Respond(Parameters& values, StressMeasure measure) const;
+  template <int TDim>
+  double StrainEnergy(Parameters& values) const;
+  // The Green-Lagrange strain (Voigt): the element's, or that of F, written
+  // back to values.strain_vector.
+  template <int TDim>
+  Eigen::Matrix<double, TDim == 3 ? 6 : 3, 1> Strain(Parameters& values) const;
 
   std::string name_;
   ElasticModel model_;

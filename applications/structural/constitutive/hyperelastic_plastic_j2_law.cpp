@@ -23,6 +23,7 @@
 
 #include "constitutive/elastic_laws.h"
 #include "kernel/core/error.h"
+#include "kernel/core/kernel_variables.h"
 #include "kernel/registry/registry.h"
 
 namespace tessera::structural {
@@ -235,6 +236,20 @@ void HyperElasticPlasticJ2Law::Respond(Parameters& values, StressMeasure measure
 void HyperElasticPlasticJ2Law::CalculateMaterialResponse(Parameters& values,
                                                          StressMeasure measure) {
   Respond(values, measure, false);
+}
+
+double& HyperElasticPlasticJ2Law::CalculateValue(Parameters& values,
+                                                 const Variable<double>& variable, double& value) {
+  if (&variable != &STRAIN_ENERGY) return ConstitutiveLaw::CalculateValue(values, variable, value);
+  if (!values.properties) TESSERA_ERROR(name_, ": called without properties");
+  const Tensor3 C = RightCauchyGreen(values);
+  const Result r = ReturnMapping(*values.properties, C, /*tangent=*/false, /*update=*/true);
+  const IsotropicConstants c = ReadIsotropicConstants(*values.properties, name_);
+  const double kappa = c.lambda + 2.0 * c.mu / 3.0;
+  const double J = std::sqrt(C.determinant());  // ReturnMapping checked det C > 0
+  const double trace_bbe = std::pow(J, -2.0 / 3.0) * (C * r.plastic).trace();
+  value = 0.5 * kappa * (0.5 * (J * J - 1.0) - std::log(J)) + 0.5 * c.mu * (trace_bbe - 3.0);
+  return value;
 }
 
 void HyperElasticPlasticJ2Law::FinalizeMaterialResponse(Parameters& values, StressMeasure measure) {

@@ -35,6 +35,15 @@
 // The internal variables (P, alpha) are those of the last converged step:
 // CalculateMaterialResponse never changes them, FinalizeMaterialResponse
 // (FinalizeSolutionStep) commits the return mapping of the given strain.
+//
+// CalculateValue(STRAIN_ENERGY): the elastic stored energy per unit reference
+// volume, the W above at the returned state,
+//   W = kappa/2 [ (J^2 - 1)/2 - ln J ] + mu/2 (J^-2/3 tr(C P_n+1) - 3),
+// tr bbe_n+1 = J^-2/3 tr(C P_n+1), with P_n+1 the update of the return mapping
+// of the given strain from the committed state (P_n+1 = P elastically), so
+// that it is the energy whose Kirchhoff stress CalculateMaterialResponse gives.
+// The plastic work (dissipation, and what the hardening locks in) is not
+// included.
 #pragma once
 
 #include <Eigen/Dense>
@@ -57,6 +66,8 @@ class HyperElasticPlasticJ2Law final : public ConstitutiveLaw, public PlasticInt
   void InitializeMaterial(const Properties&, const Geometry&, const Vector&) override;
   void ResetMaterial(const Properties&, const Geometry&, const Vector&) override;
   void CalculateMaterialResponse(Parameters& values, StressMeasure measure) override;
+  double& CalculateValue(Parameters& values, const Variable<double>& variable,
+                         double& value) override;
   void FinalizeMaterialResponse(Parameters& values, StressMeasure measure) override;
   int Check(const Properties& properties, const Geometry& geometry,
             const ProcessInfo& info) const override;

@@ -7,6 +7,7 @@
 #include "constitutive/elastic_laws.h"
 #include "constitutive/isotropic_hardening.h"
 #include "kernel/core/error.h"
+#include "kernel/core/kernel_variables.h"
 #include "kernel/registry/registry.h"
 #include "structural_variables.h"
 
@@ -112,8 +113,9 @@ SmallStrainJ2PlasticityLaw::Result SmallStrainJ2PlasticityLaw::ReturnMapping(
   return r;
 }
 
-void SmallStrainJ2PlasticityLaw::Respond(Parameters& values, bool commit) {
-  Voigt6 strain = Strain3D(values);
+SmallStrainJ2PlasticityLaw::Result SmallStrainJ2PlasticityLaw::Solve(const Parameters& values,
+                                                                     Voigt6& strain) const {
+  strain = Strain3D(values);
   Result r = ReturnMapping(*values.properties, strain);
   if (plane_ == Plane::Stress) {
     // sigma_zz(eps_zz) = 0 by Newton with the algorithmic dsigma_zz/deps_zz
@@ -126,6 +128,30 @@ void SmallStrainJ2PlasticityLaw::Respond(Parameters& values, bool commit) {
       strain[2] -= r.stress[2] / r.tangent(2, 2);
       r = ReturnMapping(*values.properties, strain);
     }
+  }
+  return r;
+}
+
+double& SmallStrainJ2PlasticityLaw::CalculateValue(Parameters& values,
+                                                   const Variable<double>& variable,
+                                                   double& value) {
+  if (&variable != &STRAIN_ENERGY) return ConstitutiveLaw::CalculateValue(values, variable, value);
+  if (!values.properties) TESSERA_ERROR(name_, ": called without properties");
+  Voigt6 strain;
+  const Result r = Solve(values, strain);
+  Voigt6 elastic = strain;  // tensor components
+  elastic.tail<3>() *= 0.5;
+  elastic -= r.plastic;
+  // 1/2 sigma : eps_e; the shear components count twice
+  value = 0.5 * (r.stress.head<3>().dot(elastic.head<3>()) +
+                 2.0 * r.stress.tail<3>().dot(elastic.tail<3>()));
+  return value;
+}
+
+void SmallStrainJ2PlasticityLaw::Respond(Parameters& values, bool commit) {
+  Voigt6 strain;
+  Result r = Solve(values, strain);
+  if (plane_ == Plane::Stress) {
     const Matrix6 D = r.tangent;
     for (int i = 0; i < 6; ++i)
       for (int j = 0; j < 6; ++j) r.tangent(i, j) = D(i, j) - D(i, 2) * D(2, j) / D(2, 2);

@@ -25,6 +25,14 @@
 // CalculateMaterialResponse never changes them, FinalizeMaterialResponse
 // (called by the elements at FinalizeSolutionStep) commits the return mapping
 // of the given strain. Voigt order as the elastic laws (engineering shears).
+//
+// CalculateValue(STRAIN_ENERGY): the elastic stored energy per unit volume,
+//   w_e = 1/2 (eps - eps_p) : C : (eps - eps_p) = 1/2 sigma : eps_e,
+// with eps_p and sigma of the return mapping of the given strain from the
+// committed state (the state whose stress CalculateMaterialResponse returns;
+// plane stress: at the eps_zz with sigma_zz = 0). The plastic work
+// int sigma : d eps_p (dissipation, and the part the hardening locks in) is
+// not included: it is not recoverable elastic energy.
 #pragma once
 
 #include <Eigen/Dense>
@@ -48,6 +56,8 @@ class SmallStrainJ2PlasticityLaw final : public ConstitutiveLaw, public PlasticI
   void InitializeMaterial(const Properties&, const Geometry&, const Vector&) override;
   void ResetMaterial(const Properties&, const Geometry&, const Vector&) override;
   void CalculateMaterialResponse(Parameters& values, StressMeasure measure) override;
+  double& CalculateValue(Parameters& values, const Variable<double>& variable,
+                         double& value) override;
   void FinalizeMaterialResponse(Parameters& values, StressMeasure measure) override;
   int Check(const Properties& properties, const Geometry& geometry,
             const ProcessInfo& info) const override;
@@ -68,6 +78,9 @@ class SmallStrainJ2PlasticityLaw final : public ConstitutiveLaw, public PlasticI
   // Return mapping of the strain (engineering shears, 3D) from the committed state.
   Result ReturnMapping(const Properties& properties, const Voigt6& strain) const;
   Voigt6 Strain3D(const Parameters& values) const;
+  // ReturnMapping of the values' strain; in plane stress with eps_zz iterated
+  // to sigma_zz = 0. strain: the 3D strain used (engineering shears).
+  Result Solve(const Parameters& values, Voigt6& strain) const;
   void Respond(Parameters& values, bool commit);
 
   std::string name_;

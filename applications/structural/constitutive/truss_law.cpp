@@ -34,4 +34,20 @@ void TrussConstitutiveLaw::CalculateMaterialResponse(Parameters& values, StressM
   }
 }
 
+double& TrussConstitutiveLaw::CalculateValue(Parameters& values, const Variable<double>& variable,
+                                             double& value) {
+  if (&variable != &STRAIN_ENERGY) return ConstitutiveLaw::CalculateValue(values, variable, value);
+  const Properties* properties = values.properties;
+  if (!properties) TESSERA_ERROR("TrussConstitutiveLaw: called without properties");
+  if (!properties->Has(YOUNG_MODULUS) || !(properties->GetValue(YOUNG_MODULUS) > 0.0))
+    TESSERA_ERROR("TrussConstitutiveLaw: properties ", properties->Id(),
+                  " need a positive YOUNG_MODULUS");
+  if (values.strain_vector.size() != 1)
+    TESSERA_ERROR("TrussConstitutiveLaw: expected 1 strain component, got ",
+                  values.strain_vector.size());
+  const double strain = values.strain_vector[0];
+  value = 0.5 * properties->GetValue(YOUNG_MODULUS) * strain * strain;
+  return value;
+}
+
 }  // namespace tessera::structural

@@ -2,6 +2,8 @@
 // of a bar, S = YOUNG_MODULUS * E with E the axial Green-Lagrange strain and S
 // the axial PK2 stress; tangent dS/dE = YOUNG_MODULUS. Strain size 1. The
 // prestress TRUSS_PRESTRESS_PK2 is the element's (added to S there, as Kratos).
+// CalculateValue(STRAIN_ENERGY): 1/2 YOUNG_MODULUS E^2 per unit reference volume
+// (the element adds its prestress' S_0 E).
 #pragma once
 
 #include <string>
@@ -16,6 +18,8 @@ class TrussConstitutiveLaw final : public ConstitutiveLaw {
   int WorkingSpaceDimension() const override { return 3; }
   int GetStrainSize() const override { return 1; }
   void CalculateMaterialResponse(Parameters& values, StressMeasure measure) override;
+  double& CalculateValue(Parameters& values, const Variable<double>& variable,
+                         double& value) override;
   bool RequiresFinalizeMaterialResponse() const override { return false; }  // no state
   int Check(const Properties& properties, const Geometry& geometry,
             const ProcessInfo& info) const override;

@@ -8,6 +8,14 @@
 #include "structural_variables.h"
 
 namespace tessera::structural {
+namespace {
+// The law input/output of one thread (per node count), kept between calls.
+template <int TNodes>
+ConstitutiveLaw::Parameters& MembraneLawParameters() {
+  static thread_local ConstitutiveLaw::Parameters parameters;
+  return parameters;
+}
+}  // namespace
 
 template <int TNodes>
 double MembraneElement<TNodes>::Thickness() const {
@@ -70,7 +78,7 @@ void MembraneElement<TNodes>::ForEachMaterialPoint(const ProcessInfo& info, bool
   if (laws_.empty() || initialized_for_ != &this->GetProperties()) Initialize(info);
   const Positions x = this->CurrentPositions();
   const Eigen::Vector3d prestress = Prestress();
-  static thread_local ConstitutiveLaw::Parameters cl;
+  ConstitutiveLaw::Parameters& cl = MembraneLawParameters<TNodes>();
   cl.properties = &this->GetProperties();
   cl.process_info = &info;
   cl.geometry = &this->GetGeometry();
@@ -206,6 +214,39 @@ void MembraneElement<TNodes>::CalculateOnIntegrationPoints(const Variable<Vector
       info, false,
       [&](std::size_t, const GaussPoint&, const Eigen::Vector3d& E, const BMatrix&,
           const Eigen::Vector3d& S, const Eigen::Matrix3d&) { out.emplace_back(strain ? E : S); });
+}
+
+template <int TNodes>
+template <class Fn>
+void MembraneElement<TNodes>::ForEachStrainEnergyDensity(const ProcessInfo& info, Fn&& fn) {
+  const Eigen::Vector3d prestress = Prestress();
+  // ForEachMaterialPoint leaves the point's strain in the thread's law input.
+  ForEachMaterialPoint(info, false,
+                       [&](std::size_t p, const GaussPoint& gp, const Eigen::Vector3d& E,
+                           const BMatrix&, const Eigen::Vector3d&, const Eigen::Matrix3d&) {
+                         double w = 0.0;
+                         laws_[p]->CalculateValue(MembraneLawParameters<TNodes>(), STRAIN_ENERGY,
+                                                  w);
+                         fn(p, gp, w + prestress.dot(E));  // E: engineering shear
+                       });
+}
+
+template <int TNodes>
+void MembraneElement<TNodes>::CalculateOnIntegrationPoints(const Variable<double>& variable,
+                                                           std::vector<double>& out,
+                                                           const ProcessInfo& info) {
+  out.clear();
+  if (&variable != &STRAIN_ENERGY) return;
+  ForEachStrainEnergyDensity(info,
+                             [&](std::size_t, const GaussPoint&, double w) { out.push_back(w); });
+}
+
+template <int TNodes>
+double MembraneElement<TNodes>::CalculateStrainEnergy(const ProcessInfo& info) {
+  double energy = 0.0;
+  ForEachStrainEnergyDensity(
+      info, [&](std::size_t, const GaussPoint& gp, double w) { energy += gp.weight * w; });
+  return Thickness() * energy;
 }
 
 template <int TNodes>

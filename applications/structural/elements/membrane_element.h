@@ -20,18 +20,23 @@
 // prestress axes (Kratos' projection settings), which are not supported yet.
 // The law receives the 2x2 in-plane stretch Q^T F (Q: an orthonormal basis of
 // the current tangent plane), whose C is the membrane's.
+//
+// STRAIN_ENERGY per Gauss point (per unit reference volume): the law's stored
+// energy plus the prestress' S_0 . E (whose derivative is the prestress'
+// internal force); CalculateStrainEnergy integrates it times t dA.
 #pragma once
 
 #include <string>
 #include <vector>
 
 #include "elements/displacement_element_3d.h"
+#include "elements/strain_energy_provider.h"
 #include "kernel/model/constitutive_law.h"
 
 namespace tessera::structural {
 
 template <int TNodes>
-class MembraneElement final : public DisplacementElement3D<TNodes> {
+class MembraneElement final : public DisplacementElement3D<TNodes>, public StrainEnergyProvider {
   using Base = DisplacementElement3D<TNodes>;
 
  public:
@@ -55,6 +60,9 @@ class MembraneElement final : public DisplacementElement3D<TNodes> {
   // included) per Gauss point.
   void CalculateOnIntegrationPoints(const Variable<Vector>& variable, std::vector<Vector>& out,
                                     const ProcessInfo& info) override;
+  void CalculateOnIntegrationPoints(const Variable<double>& variable, std::vector<double>& out,
+                                    const ProcessInfo& info) override;
+  double CalculateStrainEnergy(const ProcessInfo& info) override;
 
   int Check(const ProcessInfo& info) const override;
   std::string Info() const override {
@@ -69,6 +77,9 @@ class MembraneElement final : public DisplacementElement3D<TNodes> {
   };
   template <class Fn>
   void ForEachMaterialPoint(const ProcessInfo& info, bool tangent, Fn&& fn);
+  // fn(p, gp, w): the stored energy per unit reference volume at each Gauss point.
+  template <class Fn>
+  void ForEachStrainEnergyDensity(const ProcessInfo& info, Fn&& fn);
   void CalculateAll(Matrix* lhs, Vector* rhs, const ProcessInfo& info);
   double Thickness() const;
   Eigen::Vector3d Prestress() const;

@@ -20,13 +20,14 @@
 #include <string>
 #include <vector>
 
+#include "elements/strain_energy_provider.h"
 #include "kernel/model/constitutive_law.h"
 #include "kernel/model/element.h"
 
 namespace tessera::structural {
 
 template <class TDerived, int TDim, int TNodes>
-class SolidElement : public Element {
+class SolidElement : public Element, public StrainEnergyProvider {
  public:
   static constexpr int kDim = TDim;
   static constexpr int kNodes = TNodes;
@@ -88,7 +89,9 @@ class SolidElement : public Element {
   // ---- results per Gauss point: STRAIN_VECTOR, GREEN_LAGRANGE_STRAIN_VECTOR,
   // STRESS_VECTOR, PK2_STRESS_VECTOR, CAUCHY_STRESS_VECTOR (Vector);
   // VON_MISES_STRESS (double, of the Cauchy stress; in 2D with sigma_zz = 0 as
-  // Kratos), EQUIVALENT_PLASTIC_STRAIN (double, plastic laws);
+  // Kratos), EQUIVALENT_PLASTIC_STRAIN (double, plastic laws), STRAIN_ENERGY
+  // (double, the law's stored energy per unit reference volume; a law without
+  // it throws naming itself);
   // CONSTITUTIVE_MATRIX, DEFORMATION_GRADIENT and the *_TENSOR variables
   // (Matrix; PLASTIC_STRAIN_TENSOR 3 x 3, plastic laws). Other variables, and
   // the plastic ones for laws without plasticity, give an empty list.
@@ -98,6 +101,9 @@ class SolidElement : public Element {
                                     const ProcessInfo& info) override;
   void CalculateOnIntegrationPoints(const Variable<Matrix>& variable, std::vector<Matrix>& out,
                                     const ProcessInfo& info) override;
+
+  // sum over the Gauss points of STRAIN_ENERGY x w det J0 (x THICKNESS in 2D).
+  double CalculateStrainEnergy(const ProcessInfo& info) override;
 
   int Check(const ProcessInfo& info) const override;
   std::string Info() const override {
@@ -120,6 +126,9 @@ class SolidElement : public Element {
   // Law response at every Gauss point (stress measure PK2, material tangent).
   template <class Fn>
   void ForEachMaterialPoint(const ProcessInfo& info, bool tangent, Fn&& fn);
+  // fn(p, gp, w): the law's STRAIN_ENERGY w at every Gauss point (no stress).
+  template <class Fn>
+  void ForEachStrainEnergyDensity(const ProcessInfo& info, Fn&& fn);
 
   std::vector<GaussPoint> gauss_points_;
   std::vector<ConstitutiveLaw::Pointer> laws_;  // one per Gauss point

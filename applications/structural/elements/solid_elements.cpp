@@ -251,6 +251,48 @@ void SolidElement<TDerived, TDim, TNodes>::ForEachMaterialPoint(const ProcessInf
 }
 
 template <class TDerived, int TDim, int TNodes>
+template <class Fn>
+void SolidElement<TDerived, TDim, TNodes>::ForEachStrainEnergyDensity(const ProcessInfo& info,
+                                                                      Fn&& fn) {
+  EnsureInitialized(info);
+  const NodalValues u = Displacements();
+  ConstitutiveLaw::Parameters& cl = ThreadLawParameters<TDim, TNodes>();
+  cl.properties = &GetProperties();
+  cl.process_info = &info;
+  cl.geometry = &GetGeometry();
+  cl.use_element_provided_strain = true;
+  cl.compute_stress = false;
+  cl.compute_constitutive_tensor = false;
+  cl.number_of_nodes = TNodes;
+  cl.dimension = TDim;
+  Kinematics k;
+  for (std::size_t p = 0; p < gauss_points_.size(); ++p) {
+    const GaussPoint& gp = gauss_points_[p];
+    TDerived::ComputeKinematics(gp, u, k, /*with_b=*/false);
+    if (!(k.det_F > 0.0))
+      TESSERA_ERROR(Info(), ": det F = ", k.det_F, " at Gauss point ", p,
+                    " (the element is inverted by the current displacements)");
+    cl.shape_functions = gp.N.data();
+    cl.shape_functions_derivatives = gp.dN_dX.data();
+    cl.strain_vector = k.strain;
+    cl.deformation_gradient = k.F;
+    cl.determinant_f = k.det_F;
+    ConstitutiveLaw& law = stateless_law_ ? *stateless_law_ : *laws_[p];
+    double w = 0.0;
+    law.CalculateValue(cl, STRAIN_ENERGY, w);
+    fn(p, gp, w);
+  }
+}
+
+template <class TDerived, int TDim, int TNodes>
+double SolidElement<TDerived, TDim, TNodes>::CalculateStrainEnergy(const ProcessInfo& info) {
+  double energy = 0.0;
+  ForEachStrainEnergyDensity(
+      info, [&](std::size_t, const GaussPoint& gp, double w) { energy += gp.weight * w; });
+  return Thickness() * energy;
+}
+
+template <class TDerived, int TDim, int TNodes>
 void SolidElement<TDerived, TDim, TNodes>::FinalizeSolutionStep(const ProcessInfo& info) {
   // Stateless (elastic) laws: nothing to commit, and the explicit strategy
   // calls this every step, where the pass cost as much as the internal force.
@@ -475,6 +517,11 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateOnIntegrationPoints(
     for (const ConstitutiveLaw::Pointer& law : laws_)
       if (const auto* plastic = dynamic_cast<const PlasticInternalVariables*>(law.get()))
         out.push_back(plastic->EquivalentPlasticStrain());
+    return;
+  }
+  if (&variable == &STRAIN_ENERGY) {
+    ForEachStrainEnergyDensity(info,
+                               [&](std::size_t, const GaussPoint&, double w) { out.push_back(w); });
     return;
   }
   if (&variable != &VON_MISES_STRESS) return;

@@ -6,6 +6,13 @@
 #include "structural_variables.h"
 
 namespace tessera::structural {
+namespace {
+// The law input/output of one thread, kept between calls (sizes stay).
+ConstitutiveLaw::Parameters& TrussLawParameters() {
+  static thread_local ConstitutiveLaw::Parameters parameters;
+  return parameters;
+}
+}  // namespace
 
 void TrussElement3D2N::Initialize(const ProcessInfo&) {
   const Properties& properties = GetProperties();
@@ -27,7 +34,7 @@ TrussElement3D2N::State TrussElement3D2N::Evaluate(const ProcessInfo& info, bool
   if (!(s.length0 > 0.0)) TESSERA_ERROR(Info(), ": zero reference length");
   s.strain = 0.5 * (s.d.squaredNorm() - s.length0 * s.length0) / (s.length0 * s.length0);
 
-  static thread_local ConstitutiveLaw::Parameters cl;
+  ConstitutiveLaw::Parameters& cl = TrussLawParameters();
   cl.properties = &properties;
   cl.process_info = &info;
   cl.geometry = &GetGeometry();
@@ -47,7 +54,8 @@ TrussElement3D2N::State TrussElement3D2N::Evaluate(const ProcessInfo& info, bool
       properties.Has(TRUSS_PRESTRESS_PK2) ? properties.GetValue(TRUSS_PRESTRESS_PK2) : 0.0;
   s.stress = cl.stress_vector[0] + prestress;
   s.tangent = tangent ? cl.constitutive_matrix(0, 0) : 0.0;
-  if (TensionOnly() && s.stress < 0.0) s.stress = s.tangent = 0.0;  // a slack cable
+  s.slack = TensionOnly() && s.stress < 0.0;
+  if (s.slack) s.stress = s.tangent = 0.0;
   return s;
 }
 
@@ -139,6 +147,29 @@ void TrussElement3D2N::CalculateOnIntegrationPoints(const Variable<Array3>& vari
   // x direction (Kratos' FORCE = [N, 0, 0]).
   const double l = s.d.norm();
   out.push_back({GetProperties().GetValue(CROSS_AREA) * s.stress * l / s.length0, 0.0, 0.0});
+}
+
+double TrussElement3D2N::StrainEnergyDensity(const ProcessInfo& info) {
+  const State s = Evaluate(info, false);  // leaves the strain in the thread's law input
+  if (s.slack) return 0.0;                 // a slack cable stores nothing
+  double w = 0.0;
+  law_->CalculateValue(TrussLawParameters(), STRAIN_ENERGY, w);
+  const Properties& properties = GetProperties();
+  if (properties.Has(TRUSS_PRESTRESS_PK2)) w += properties.GetValue(TRUSS_PRESTRESS_PK2) * s.strain;
+  return w;
+}
+
+double TrussElement3D2N::CalculateStrainEnergy(const ProcessInfo& info) {
+  const double w = StrainEnergyDensity(info);
+  const Positions X = ReferencePositions();
+  return GetProperties().GetValue(CROSS_AREA) * (X.col(1) - X.col(0)).norm() * w;
+}
+
+void TrussElement3D2N::CalculateOnIntegrationPoints(const Variable<double>& variable,
+                                                    std::vector<double>& out,
+                                                    const ProcessInfo& info) {
+  out.clear();
+  if (&variable == &STRAIN_ENERGY) out.push_back(StrainEnergyDensity(info));
 }
 
 int TrussElement3D2N::Check(const ProcessInfo& info) const {

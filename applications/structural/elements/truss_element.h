@@ -13,21 +13,24 @@
 // plus the nodal one averaged); mass rho A L / 6 [[2, 1], [1, 2]] (consistent)
 // or rho A L / 2 per node (lumped). Results on its one integration point:
 // GREEN_LAGRANGE_STRAIN_VECTOR and PK2_STRESS_VECTOR (one component each, the
-// prestress included), FORCE (the axial force A S l / L along the current axis).
+// prestress included), FORCE (the axial force A S l / L along the current axis),
+// STRAIN_ENERGY (per unit reference volume: the law's psi(E) plus S_0 E, the
+// energy whose derivative is the force above); CalculateStrainEnergy = A L times it.
 //
 // CableElement3D2N (Kratos' name): the same bar carrying tension only. Where
-// S < 0 (compression) the cable is slack: no internal force and no stiffness
-// (its mass and body force stay).
+// S < 0 (compression) the cable is slack: no internal force, no stiffness and
+// no stored energy (its mass and body force stay).
 #pragma once
 
 #include <string>
 
 #include "elements/displacement_element_3d.h"
+#include "elements/strain_energy_provider.h"
 #include "kernel/model/constitutive_law.h"
 
 namespace tessera::structural {
 
-class TrussElement3D2N : public DisplacementElement3D<2> {
+class TrussElement3D2N : public DisplacementElement3D<2>, public StrainEnergyProvider {
  public:
   using DisplacementElement3D<2>::DisplacementElement3D;
   TESSERA_ELEMENT_CREATE(TrussElement3D2N, ::tessera::Element)
@@ -43,6 +46,9 @@ class TrussElement3D2N : public DisplacementElement3D<2> {
                                     const ProcessInfo& info) override;
   void CalculateOnIntegrationPoints(const Variable<Array3>& variable, std::vector<Array3>& out,
                                     const ProcessInfo& info) override;
+  void CalculateOnIntegrationPoints(const Variable<double>& variable, std::vector<double>& out,
+                                    const ProcessInfo& info) override;
+  double CalculateStrainEnergy(const ProcessInfo& info) override;
 
   int Check(const ProcessInfo& info) const override;
   std::string Info() const override { return "TrussElement3D2N #" + std::to_string(Id()); }
@@ -58,8 +64,10 @@ class TrussElement3D2N : public DisplacementElement3D<2> {
     double strain;      // E
     double stress;      // S (prestress included)
     double tangent;     // dS/dE
+    bool slack;         // a cable in compression: no stress, no stiffness, no energy
   };
   State Evaluate(const ProcessInfo& info, bool tangent);
+  double StrainEnergyDensity(const ProcessInfo& info);
   void CalculateAll(Matrix* lhs, Vector* rhs, const ProcessInfo& info);
   double MassPerNode() const;  // rho A L / 2
 

@@ -11,6 +11,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "elements/strain_energy_provider.h"
+#include "kernel/core/error.h"
 #include "kernel/model/model.h"
 #include "kernel/parameters/parameters.h"
 #include "kernel/registry/registry.h"
@@ -20,6 +22,7 @@
 #include "structural_application.h"
 #include "utilities/critical_time_step.h"
 #include "utilities/materials_reader.h"
+#include "utilities/strain_energy.h"
 
 namespace py = pybind11;
 using namespace tessera;
@@ -217,5 +220,18 @@ PYBIND11_MODULE(_structural, m) {
   m.def("EstimateCriticalTimeStep", &structural::EstimateCriticalTimeStep, py::arg("model_part"),
         "min over the elements of l_e / c_e (dilatational wave speed; "
         "utilities/critical_time_step.h)");
+  m.def("ComputeStrainEnergy", &structural::ComputeStrainEnergy, py::arg("model_part"),
+        py::call_guard<py::gil_scoped_release>(),
+        "The strain energy int w dV0 stored in the model part's elements at the current "
+        "displacements (utilities/strain_energy.h); thread-count independent");
+  m.def(
+      "CalculateElementStrainEnergy",
+      [](Element& element, const ProcessInfo& info) {
+        auto* provider = dynamic_cast<structural::StrainEnergyProvider*>(&element);
+        if (!provider) TESSERA_ERROR(element.Info(), ": stores no strain energy");
+        return provider->CalculateStrainEnergy(info);
+      },
+      py::arg("element"), py::arg("process_info"),
+      "The strain energy int w dV0 of one structural element");
   AddSolvingStack(m);
 }

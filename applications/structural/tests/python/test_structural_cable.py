@@ -50,6 +50,7 @@ def test_a_compressed_cable_is_slack(stretch, prestress):
     assert np.all(cable == 0.0)
     K = np.asarray(element.CalculateLeftHandSide(mp.ProcessInfo))
     assert np.all(K == 0.0)
+    assert structural.ComputeStrainEnergy(mp) == 0.0
     assert np.asarray(element.CalculateLumpedMassVector(mp.ProcessInfo)).sum() == \
         pytest.approx(3 * 2.0 * 0.01 * 2.0, rel=1e-14)
 
