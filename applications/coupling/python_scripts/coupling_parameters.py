@@ -32,6 +32,10 @@
   walls keep the DEM deck's materials.
 * "fe_time_step_fraction": α of Δt ≤ α min_e l_e / c_e, the structure's share
   of the common step (thesis 4.70: α in [0.8, 0.98]).
+* "energy_output": the coupled energy balance (coupled_energy.py) written to
+  "<name>_coupled_energy.dat" and plotted to "<name>_coupled_energy.png" at
+  the end (explicit runs; the DEM's EnergyCalculationOption is switched on);
+  "energy_samples": about how many rows over the run.
 * "echo_level": 0 silent; 1 prints the time step and the skin's material.
 """
 import json
@@ -45,6 +49,8 @@ DEFAULTS = {
     "skin_model_parts": [],
     "wall_model_parts": [],
     "fe_time_step_fraction": 0.9,
+    "energy_output": True,
+    "energy_samples": 200,
     "echo_level": 1,
 }
 
@@ -78,6 +84,11 @@ def _Check(options, origin):
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0.0 < fraction <= 1.0:
         raise tessera.Error(f"{origin}: key 'fe_time_step_fraction' is {fraction!r}; expected a number "
                             "in (0, 1]")
+    if not isinstance(options["energy_output"], bool):
+        raise tessera.Error(f"{origin}: key 'energy_output' must be true or false")
+    samples = options["energy_samples"]
+    if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
+        raise tessera.Error(f"{origin}: key 'energy_samples' is {samples!r}; expected a positive integer")
     if options["echo_level"] not in (0, 1, 2):
         raise tessera.Error(f"{origin}: key 'echo_level' must be 0, 1 or 2")
 

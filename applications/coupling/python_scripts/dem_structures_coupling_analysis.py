@@ -31,6 +31,7 @@ structural states; the loads lag one structural step, so momentum is
 conserved only as that step goes to zero.
 """
 import math
+import os
 import time
 
 import numpy as np
@@ -38,6 +39,7 @@ import numpy as np
 import tessera
 from tessera import _coupling  # noqa: F401  (registers the coupling application)
 
+from .coupled_energy import CoupledEnergyMonitor
 from .coupling_parameters import CouplingOptions
 from .skin_walls import FindSkinFaces, SkinWalls
 
@@ -120,6 +122,10 @@ class DemStructuresCouplingAnalysis:
                                 f"({self.dem_stage.DEM_parameters.Origin()}); the coupled domains must agree")
         self.scheme = self._ChooseScheme()
         self.substeps = 1
+        self.energy = None
+        if self.options["energy_output"] and self.scheme != "implicit_with_dem_substeps":
+            # The balance needs the DEM's dissipated energies.
+            self.dem_stage.DEM_parameters["EnergyCalculationOption"].SetBool(True)
         self.time = self.structural_stage.time
         self.end_time = self.structural_stage.end_time
         self.skin = None
@@ -233,6 +239,12 @@ class DemStructuresCouplingAnalysis:
         # The first forces of the DEM (its Initialize) load the structure's first step.
         self.skin.TransferLoadsToStructure()
         self.dem_stage.time = self.time
+        if self.options["energy_output"] and self.scheme != "implicit_with_dem_substeps":
+            name = self.structural_stage.project_parameters["problem_data"]["problem_name"].GetString() \
+                or "coupled"
+            path = os.path.join(self.dem_stage.output_directory or ".", f"{name}_coupled_energy.dat")
+            self.energy = CoupledEnergyMonitor(self, path, self.options["energy_samples"])
+            self.energy.Start(self.end_time, self.delta_time, self.time)
 
     def _InitializeExplicit(self):
         dem_dt = self.dem_stage._GetSolver().dt
@@ -414,6 +426,8 @@ class DemStructuresCouplingAnalysis:
         self.structural_stage.FinalizeSolutionStep()
         if self.scheme != "implicit_with_dem_substeps":
             self.dem_stage.FinalizeSolutionStep()
+        if self.energy is not None:
+            self.energy.AfterStep(self.step, self.delta_time)
 
     def OutputSolutionStep(self):
         self.structural_stage.OutputSolutionStep()
@@ -423,6 +437,12 @@ class DemStructuresCouplingAnalysis:
     def Finalize(self):
         self.structural_stage.Finalize()
         self.dem_stage.Finalize()
+        if self.energy is not None:
+            png = self.energy.Finish()
+            if self.echo_level > 0:
+                print(f"coupling: energy balance in {self.energy.path}"
+                      + (f" and {png}" if png else "") + f"; E_T drift {100 * self.energy.Drift():.3g} % "
+                      "of the largest term")
 
     def ResetTimings(self):
         """Wall-clock seconds of the solve phases since Initialize or the last

@@ -117,8 +117,9 @@ class ExplicitMechanicalSolver(DynamicMechanicalSolver):
         # The builder assembles the residual and the mass; its linear solver is never used.
         builder = _structural.ResidualBasedEliminationBuilderAndSolver(
             _structural.CreateLinearSolver(tessera.Parameters('{"solver_type": "sparse_lu"}')))
+        self.mass_damping = self._MassDamping()  # α of the strategy (read by energy balances)
         return _structural.ExplicitCentralDifferencesStrategy(
-            self.GetComputingModelPart(), builder, rayleigh_alpha=self._MassDamping(),
+            self.GetComputingModelPart(), builder, rayleigh_alpha=self.mass_damping,
             compute_reactions=s["compute_reactions"].GetBool(), move_mesh_flag=s["move_mesh_flag"].GetBool())
 
 
