@@ -1955,6 +1955,11 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
   const bool cadence = (step_ + 1) % settings_.search_frequency == 0;
   const bool adaptive = !cadence && AdaptiveSearchArmed();
   bool early = false;
+  // The check is timed with the search it decides on (GetTimings).
+  const auto moved_too_far = [this](bool before_drift) {
+    const ScopedPhase phase(timings_.search_particles);
+    return CandidatesMayMissContacts(before_drift);
+  };
   if (settings_.scheme == TranslationalScheme::kVelocityVerlet) {
     // The forces are evaluated after the drift. Without clusters or a
     // periodic box the drift may be done inside the pair pass, after the
@@ -1962,13 +1967,13 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
     // thread count (the pass drifts only on one thread), so that the same
     // steps search whatever the threads.
     const bool predict = !settings_.periodic && clusters_.empty();
-    if (adaptive && predict) early = CandidatesMayMissContacts(/*before_drift=*/true);
+    if (adaptive && predict) early = moved_too_far(/*before_drift=*/true);
     // Where it may, the pair pass kicks and drifts each block just before it
     // reads it: one pass over the rows fewer.
     const bool drift_in_pass = DriftInPairPass(cadence || early);
     if (!drift_in_pass) KickAndDrift();
     if (settings_.periodic) WrapIntoPeriodicBox();
-    if (adaptive && !predict) early = CandidatesMayMissContacts(/*before_drift=*/false);
+    if (adaptive && !predict) early = moved_too_far(/*before_drift=*/false);
     if (cadence) RemoveOutsideBoundingBox(time);
     if (cadence || early) {
       early_searches_ += early ? 1 : 0;
@@ -1985,7 +1990,7 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
     }
   } else {
     // The forces are evaluated where the rows are now.
-    if (adaptive) early = CandidatesMayMissContacts(/*before_drift=*/false);
+    if (adaptive) early = moved_too_far(/*before_drift=*/false);
     if (cadence) RemoveOutsideBoundingBox(time);
     if (cadence || early) {
       early_searches_ += early ? 1 : 0;
