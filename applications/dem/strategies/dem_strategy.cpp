@@ -1102,6 +1102,7 @@ void ExplicitSolverStrategy::RememberSearchPositions() {
   // assign keeps the capacity: no allocation once the rows have stopped growing.
   search_position_.assign(particles_.position.data(), particles_.position.data() + n);
   search_face_points_.assign(faces_.points.begin(), faces_.points.end());
+  wall_displacement_ = 0.0;
 }
 
 namespace {
@@ -1136,7 +1137,7 @@ RowMotion LargestRowMotion(std::size_t n, const Array3* position, const Array3* 
 
 }  // namespace
 
-bool ExplicitSolverStrategy::CandidatesMayMissContacts(bool before_drift) const {
+bool ExplicitSolverStrategy::CandidatesMayMissContacts(bool before_drift) {
   const std::size_t n = particles_.size();
   // Rows deleted without a search since (none do today): no reference, search.
   if (search_position_.size() != n || search_face_points_.size() != faces_.size()) return true;
@@ -1165,14 +1166,21 @@ bool ExplicitSolverStrategy::CandidatesMayMissContacts(bool before_drift) const 
   if (!(wall_tolerance > 0.0) || faces_.size() == 0) return false;
   if (particle > wall_tolerance) return true;  // before the faces' pass
   // A point of a face is a combination of its vertices with weights >= 0
-  // summing to 1, so it moves at most as far as its farthest vertex.
-  double wall2 = 0.0;
-  for (std::size_t f = 0; f < faces_.size(); ++f)
+  // summing to 1, so it moves at most as far as its farthest vertex. A face
+  // standing still this step (no vertex velocity or displacement) is where it
+  // was at the step before, counted then: the largest displacement since the
+  // search is kept from step to step (every step between two searches comes
+  // here), and only the faces in motion are measured, none on fixed walls.
+  double wall2 = wall_displacement_ * wall_displacement_;
+  for (std::size_t f = 0; f < faces_.size(); ++f) {
+    if (faces_.still[f]) continue;
     for (int k = 0; k < faces_.vertex_count[f]; ++k) {
       const Array3 d = faces_.points[f][k] - search_face_points_[f][k];
       wall2 = std::max(wall2, Dot(d, d));
     }
-  return particle + std::sqrt(wall2) > wall_tolerance;
+  }
+  wall_displacement_ = std::sqrt(wall2);
+  return particle + wall_displacement_ > wall_tolerance;
 }
 
 // ---------------------------------------------------------------- forces

@@ -356,7 +356,8 @@ class ExplicitSolverStrategy {
   // positions are those of the force evaluation, except with
   // `before_drift` (Velocity Verlet before its kick and drift), where the
   // step's drift is bounded by Δt (|v| + c Δt/2 |F|/m) at its largest.
-  bool CandidatesMayMissContacts(bool before_drift) const;
+  // Keeps the largest wall displacement since the search (wall_displacement_).
+  bool CandidatesMayMissContacts(bool before_drift);
   // Whether any adaptive trigger is armed (a positive tolerance of its kind).
   bool AdaptiveSearchArmed() const;
   // The positions of the rows and wall vertices the last search saw.
@@ -530,6 +531,9 @@ class ExplicitSolverStrategy {
   // rows inserted since start from their insertion position.
   std::vector<Array3> search_position_;
   std::vector<std::array<Array3, 4>> search_face_points_;
+  // The largest wall vertex displacement since the last search, as far as
+  // the steps since have measured it (CandidatesMayMissContacts).
+  double wall_displacement_ = 0.0;
   std::size_t searches_ = 0, early_searches_ = 0;
   // Symplectic Euler: the last integration made every row's increments its
   // velocity and spin times Δt (Δx = v Δt, Δθ = ω Δt), and no row was

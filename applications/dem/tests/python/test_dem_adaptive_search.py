@@ -263,3 +263,43 @@ def test_the_stage_reports_its_searches(tmp_path, monkeypatch):
     steps = stage.GetStrategy().StepCount()
     assert counts[False] == (1 + (steps + 1) // 10, 0)
     assert counts[True][1] > 0 and counts[True][0] == counts[False][0] + counts[True][1]
+
+
+def test_a_wall_that_moved_and_stopped_still_counts():
+    """A script lifts the plate by 0.6 tolerance at one step (its nodes), then
+    it stands still while a ball 1.1 tolerances above it comes down at 0.05
+    tolerance per step: the ball touches after 0.5 tolerance, when d_p +
+    d_w = 1.1 > tolerance, although no wall moves at that step (the largest
+    wall displacement is kept since the search). Pair tolerance 0, so that
+    only the wall trigger can search. Frequency 50: as with a search at every
+    step, bitwise (measuring only the faces moving at the step, the ball went
+    into the plate)."""
+    def Lifted(frequency):
+        model = tessera.Model()
+        spheres = SpheresPart(model)
+        walls = model.CreateModelPart("RigidFacePart")
+        grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=0.25)
+        wall = Material(walls, 2, young=YOUNG, poisson=0.25)
+        for a, b in ((grain, grain), (grain, wall)):
+            Relate(a, b, restitution=0.5, law="DEM_D_Linear_viscous_Coulomb")
+        Sphere(spheres, 1, (0.0, 0.0, RADIUS + 1.1 * TOLERANCE), RADIUS, grain,
+               velocity=(0.0, 0.0, -0.05 * TOLERANCE / DT))
+        SquarePlate(walls, wall, half=0.05)
+        settings = Settings(DT, search_frequency=frequency, tolerance=TOLERANCE)
+        settings.search_tolerance = 0.0  # the wall trigger alone
+        strategy = Dem().ExplicitSolverStrategy(spheres, walls, settings)
+        strategy.Initialize()
+        time = 0.0
+        for step in range(300):
+            if step == 1:
+                for node in walls.Nodes:
+                    node.Z = node.Z + 0.6 * TOLERANCE
+            time += DT
+            strategy.SolveSolutionStep(time)
+        return np.asarray(strategy.Particles.velocity)[0], strategy
+
+    reference, _ = Lifted(1)
+    velocity, strategy = Lifted(50)
+    assert reference[2] > 0.0  # rebounded
+    assert np.array_equal(velocity, reference)
+    assert strategy.NumberOfEarlySearches() > 0
