@@ -191,6 +191,8 @@ def TesseraWorker(args):
         elapsed=elapsed, kinetic=kinetic, z0=z0, z1=z1, rss_nodes=rss_nodes - rss0, rss_model=rss_model - rss0,
         rss_total=rss1 - rss0, held=strategy.GetMemoryReport(),
         contacts=strategy.NumberOfParticleContacts(),
+        searches=[strategy.NumberOfSearches(), strategy.NumberOfEarlySearches()]
+        if hasattr(strategy, "NumberOfSearches") else None,
         wall_contacts=strategy.NumberOfWallContacts(), parameters=parameters,
         critical_time_step=estimate.critical_time_step, final_kinetic_repr=repr(kinetic))))
 
@@ -396,9 +398,13 @@ def main():
         print(f"{peer + ' 1 core':24s} {r['elapsed']:8.3f} {rate(r['elapsed']) / 1e6:12.3f} "
               f"{r['kinetic']:12.6g} {(z0 - r['z1']) * 1e3:15.6f}   "
               f"({r['builds']} neighbour list builds in the run)")
-    print(f"Tessera searches every {SEARCH_FREQUENCY} steps: {args.steps // SEARCH_FREQUENCY} "
-          f"searches in the run")
     one = ours.get(1, reference)
+    if one.get("searches") is None:  # a build before the adaptive search
+        print(f"Tessera searches every {SEARCH_FREQUENCY} steps: {args.steps // SEARCH_FREQUENCY} "
+              f"searches in the run")
+    else:
+        print(f"Tessera searches every {SEARCH_FREQUENCY} steps at most: {one['searches'][0] - 1} "
+              f"searches in the run, {one['searches'][1]} of them early (adaptive search)")
     print(f"Tessera contacts at the end: {one['contacts']} sphere-sphere "
           f"({2 * one['contacts'] / n:.2f} per sphere), {one['wall_contacts']} sphere-wall")
 

@@ -242,6 +242,8 @@ def Worker(args):
                   "particle_contacts": strategy.NumberOfParticleContacts(),
                   "wall_contacts": strategy.NumberOfWallContacts(),
                   "search_frequency": parameters["NeighbourSearchFrequency"].GetInt()}
+        if hasattr(strategy, "NumberOfSearches"):  # builds before the adaptive search lack it
+            result["searches"] = [strategy.NumberOfSearches(), strategy.NumberOfEarlySearches()]
         print(json.dumps(result))
     finally:
         os.chdir(REPO_ROOT)
@@ -365,6 +367,9 @@ def Report(result):
           f"(per particle-step, against its {THESIS_SPHERES} spheres: "
           f"{THESIS_SECONDS_PER_STEP / THESIS_SPHERES * result['spheres'] / per_step:.0f}x); "
           f"{result['particle_contacts']} sphere and {result['wall_contacts']} wall contacts at the end")
+    if "searches" in result:
+        print(f"    {result['searches'][0]} searches since Initialize (fill cache start), "
+              f"{result['searches'][1]} of them early (adaptive search)")
     print(f"    {shares}")
     return per_step
 

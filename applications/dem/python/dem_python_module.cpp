@@ -220,6 +220,11 @@ void BindStrategy(py::module_& m) {
       .def_readwrite("search_frequency", &DemSettings::search_frequency)
       .def_readwrite("search_tolerance", &DemSettings::search_tolerance)
       .def_readwrite("wall_search_tolerance", &DemSettings::wall_search_tolerance)
+      .def_readwrite("adaptive_search", &DemSettings::adaptive_search,
+                     "AdaptiveSearch: also search when spheres or wall vertices have moved "
+                     "far enough since the last search to meet outside its candidates "
+                     "(2 d_particle > search_tolerance, or d_particle + d_wall > "
+                     "wall_search_tolerance); a zero tolerance arms nothing")
       .def_readwrite("global_damping", &DemSettings::global_damping)
       .def_readwrite("virtual_mass_coefficient", &DemSettings::virtual_mass_coefficient)
       .def_readwrite("bounding_box", &DemSettings::bounding_box)
@@ -400,6 +405,11 @@ void BindStrategy(py::module_& m) {
       .def("NumberOfParticlePairCandidates",
            &ExplicitSolverStrategy::NumberOfParticlePairCandidates)
       .def("StepCount", &ExplicitSolverStrategy::StepCount)
+      .def("NumberOfSearches", &ExplicitSolverStrategy::NumberOfSearches,
+           "Neighbour searches since Initialize(), its own included")
+      .def("NumberOfEarlySearches", &ExplicitSolverStrategy::NumberOfEarlySearches,
+           "Of those, the searches the adaptive search made before NeighbourSearchFrequency "
+           "steps had passed (spheres or walls had moved too far since the last one)")
       .def(
           "ParticlePairCandidates",
           [](const ExplicitSolverStrategy& s) {

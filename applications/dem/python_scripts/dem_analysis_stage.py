@@ -46,6 +46,7 @@ import warnings
 
 import tessera
 from tessera import _dem
+from tessera import progress
 from tessera.analysis_stage import AnalysisStage
 from tessera.python_solver import PythonSolver
 
@@ -161,6 +162,7 @@ class DEMSolver(PythonSolver):
         absolute = p["DeltaOption"].GetString() == "Absolute"
         settings.search_tolerance = p["SearchTolerance"].GetDouble() if absolute else 0.0
         settings.wall_search_tolerance = p["search_tolerance_against_walls"].GetDouble()
+        settings.adaptive_search = p["AdaptiveSearch"].GetBool()
         settings.global_damping = p["GlobalDamping"].GetDouble()
         settings.global_damping_form = p["GlobalDampingForm"].GetString()
         settings.virtual_mass_coefficient = p["VirtualMassCoefficient"].GetDouble()
@@ -567,6 +569,27 @@ class DEMAnalysisStage(AnalysisStage):
                                   self.DEM_parameters["GraphExportFreq"].GetDouble())
         self._list_of_output_processes.append(process)
         self._list_of_processes.append(process)
+
+    def Finalize(self):
+        # The run's summary: with echo_level > 0, and under `tessera run`
+        # beside its summary line or progress bar (not with --quiet).
+        line = f"{self._GetSimulationName()}: {self.SearchSummary()}"
+        reporter = self._progress_reporter
+        if isinstance(reporter, (progress.SummaryLine, progress.ProgressBar)):
+            reporter.stream.write(line + "\n")
+            reporter.stream.flush()
+        elif self.echo_level > 0:
+            print(line)
+        super().Finalize()
+
+    def SearchSummary(self):
+        """The run's neighbour searches in one line: how many, over how many
+        steps, and how many the adaptive search ("AdaptiveSearch") made early."""
+        strategy = self.GetStrategy()
+        frequency = self.DEM_parameters["NeighbourSearchFrequency"].GetInt()
+        return (f"{strategy.NumberOfSearches()} neighbour searches in {strategy.StepCount()} steps "
+                f"(NeighbourSearchFrequency {frequency}; {strategy.NumberOfEarlySearches()} early, "
+                f"spheres or walls having moved more than the search tolerance allows)")
 
     # ---- Kratos-style accessors
     def GetStrategy(self):

@@ -66,6 +66,12 @@ DEFAULTS = {
     "DeltaOption": "Absolute",
     "SearchTolerance": 0.0,
     "search_tolerance_against_walls": 0.0,
+    # Tessera: search before NeighbourSearchFrequency steps have passed when
+    # spheres or wall vertices have moved far enough to meet outside the last
+    # search's candidates (2 d_particle > SearchTolerance, or d_particle +
+    # d_wall > search_tolerance_against_walls); a zero tolerance arms no
+    # trigger (Kratos' cadence). DemSettings.adaptive_search.
+    "AdaptiveSearch": True,
     "CoordinationNumber": 10,
     # bounding box (particle deletion)
     "BoundingBoxOption": False,

@@ -246,7 +246,8 @@ MemoryReport ExplicitSolverStrategy::HeldMemory() const {
   report.search = search_.HeldBytes() + insertion_search_.HeldBytes();
   report.scratch = VectorBytes(scratch_first_, scratch_second_, scratch_cursor_,
                                wall_scratch_particle_, wall_scratch_face_);
-  report.other = VectorBytes(global_damping_power_, pair_dissipation_);
+  report.other =
+      VectorBytes(global_damping_power_, pair_dissipation_, search_position_, search_face_points_);
   return report;
 }
 
@@ -460,6 +461,7 @@ void ExplicitSolverStrategy::Initialize() {
   pairs_ = PairContacts{};
   wall_contacts_ = WallContacts{};
   sorted_once_ = false;
+  searches_ = early_searches_ = 0;
   const double time = spheres_.GetProcessInfo().GetValue(TIME);
   if (settings_.periodic) {
     search_.SetPeriodicBox(periodic_);
@@ -550,6 +552,11 @@ void ExplicitSolverStrategy::StartNewRows(std::size_t first_new) {
   if (settings_.periodic) WrapIntoPeriodicBox(first_new);
   AddCandidatesOfNewRows(first_new);
   ShareRowsWithNodes();
+  // Their candidates were found where they are now: the adaptive search
+  // measures their displacement from there.
+  if (AdaptiveSearchArmed() && search_position_.size() == first_new)
+    for (std::size_t row = first_new; row < particles_.size(); ++row)
+      search_position_.push_back(particles_.position[row]);
 }
 
 void ExplicitSolverStrategy::AdoptElementsAddedToTheModelPart() {
@@ -1074,7 +1081,106 @@ void ExplicitSolverStrategy::Search(double time) {
     longest_lists_ = lists;
   }
   ShareRowsWithNodes();
+  RememberSearchPositions();
+  ++searches_;
   clock.Lap(timings_.search_walls);
+}
+
+// ---------------------------------------------------------------- adaptive search
+
+bool ExplicitSolverStrategy::AdaptiveSearchArmed() const {
+  // With a search every step there is nothing to decide; a zero tolerance
+  // promises no margin (class comment), so it arms nothing.
+  return settings_.adaptive_search && settings_.search_frequency > 1 &&
+         (settings_.search_tolerance > 0.0 ||
+          (settings_.wall_search_tolerance > 0.0 && faces_.size() > 0));
+}
+
+void ExplicitSolverStrategy::RememberSearchPositions() {
+  if (!AdaptiveSearchArmed()) return;  // no copy of the positions where nothing reads it
+  const std::size_t n = particles_.size();
+  // assign keeps the capacity: no allocation once the rows have stopped growing.
+  search_position_.assign(particles_.position.data(), particles_.position.data() + n);
+  search_face_points_.assign(faces_.points.begin(), faces_.points.end());
+  wall_displacement_ = 0.0;
+}
+
+namespace {
+
+// The largest squared displacement of a row from `reference` (to the nearest
+// periodic image where `periodic` is active) and, with kDrift, the largest
+// squared speed and squared F/m: a max, exact in any order, so the same for
+// any number of threads.
+struct RowMotion {
+  double moved2 = 0.0, speed2 = 0.0, accel2 = 0.0;
+};
+
+template <bool kDrift, bool kPeriodic>
+RowMotion LargestRowMotion(std::size_t n, const Array3* position, const Array3* reference,
+                           const Array3* velocity, const Array3* force, const double* mass,
+                           const PeriodicBox& periodic) {
+  double moved2 = 0.0, speed2 = 0.0, accel2 = 0.0;
+  const auto count = static_cast<std::ptrdiff_t>(n);
+  const bool parallel = n >= kMinimumParallelRows && ParallelThreads() > 1;
+#pragma omp parallel for schedule(static) reduction(max : moved2, speed2, accel2) if (parallel)
+  for (std::ptrdiff_t i = 0; i < count; ++i) {
+    Array3 d = position[i] - reference[i];
+    if constexpr (kPeriodic) d = periodic.Nearest(d);
+    moved2 = std::max(moved2, Dot(d, d));
+    if constexpr (kDrift) {
+      speed2 = std::max(speed2, Dot(velocity[i], velocity[i]));
+      accel2 = std::max(accel2, Dot(force[i], force[i]) / (mass[i] * mass[i]));
+    }
+  }
+  return {moved2, speed2, accel2};
+}
+
+}  // namespace
+
+bool ExplicitSolverStrategy::CandidatesMayMissContacts(bool before_drift) {
+  const std::size_t n = particles_.size();
+  // Rows deleted without a search since (none do today): no reference, search.
+  if (search_position_.size() != n || search_face_points_.size() != faces_.size()) return true;
+  const Array3* x = particles_.position.data();
+  const Array3* x0 = search_position_.data();
+  RowMotion motion;
+  if (before_drift)
+    motion =
+        LargestRowMotion<true, false>(n, x, x0, particles_.velocity.data(), particles_.force.data(),
+                                      particles_.mass.data(), periodic_);
+  else if (settings_.periodic)
+    motion = LargestRowMotion<false, true>(n, x, x0, nullptr, nullptr, nullptr, periodic_);
+  else
+    motion = LargestRowMotion<false, false>(n, x, x0, nullptr, nullptr, nullptr, periodic_);
+  double particle = std::sqrt(motion.moved2);
+  if (before_drift) {
+    // Velocity Verlet's drift: Δt |v + c Δt/2 F/m| (fixed components not
+    // kicked), at most Δt (|v| + c Δt/2 |F|/m), each term at its largest.
+    const double dt = settings_.delta_time;
+    particle +=
+        dt * (std::sqrt(motion.speed2) + VirtualMassKick(0.5 * dt) * std::sqrt(motion.accel2));
+  }
+  const double pair_tolerance = settings_.search_tolerance;
+  if (pair_tolerance > 0.0 && 2.0 * particle > pair_tolerance) return true;
+  const double wall_tolerance = settings_.wall_search_tolerance;
+  if (!(wall_tolerance > 0.0) || faces_.size() == 0) return false;
+  if (particle > wall_tolerance) return true;  // before the faces' pass
+  // A point of a face is a combination of its vertices with weights >= 0
+  // summing to 1, so it moves at most as far as its farthest vertex. A face
+  // standing still this step (no vertex velocity or displacement) is where it
+  // was at the step before, counted then: the largest displacement since the
+  // search is kept from step to step (every step between two searches comes
+  // here), and only the faces in motion are measured, none on fixed walls.
+  double wall2 = wall_displacement_ * wall_displacement_;
+  for (std::size_t f = 0; f < faces_.size(); ++f) {
+    if (faces_.still[f]) continue;
+    for (int k = 0; k < faces_.vertex_count[f]; ++k) {
+      const Array3 d = faces_.points[f][k] - search_face_points_[f][k];
+      wall2 = std::max(wall2, Dot(d, d));
+    }
+  }
+  wall_displacement_ = std::sqrt(wall2);
+  return particle + wall_displacement_ > wall_tolerance;
 }
 
 // ---------------------------------------------------------------- forces
@@ -1851,16 +1957,34 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
   // steps with (step + 1) % NeighbourSearchFrequency == 0, and the bounding box
   // deletes there, before the search. Between searches no new contact is found,
   // so the cadence shows in results wherever the search tolerance does not
-  // cover a step's approach.
-  const bool search = (step_ + 1) % settings_.search_frequency == 0;
+  // cover a step's approach; the adaptive search searches earlier where it
+  // might not (positions of this step's force evaluation against the last
+  // search's). The bounding box keeps Kratos' cadence.
+  const bool cadence = (step_ + 1) % settings_.search_frequency == 0;
+  const bool adaptive = !cadence && AdaptiveSearchArmed();
+  bool early = false;
+  // The check is timed with the search it decides on (GetTimings).
+  const auto moved_too_far = [this](bool before_drift) {
+    const ScopedPhase phase(timings_.search_particles);
+    return CandidatesMayMissContacts(before_drift);
+  };
   if (settings_.scheme == TranslationalScheme::kVelocityVerlet) {
+    // The forces are evaluated after the drift. Without clusters or a
+    // periodic box the drift may be done inside the pair pass, after the
+    // search, so the decision bounds it instead of waiting for it: on any
+    // thread count (the pass drifts only on one thread), so that the same
+    // steps search whatever the threads.
+    const bool predict = !settings_.periodic && clusters_.empty();
+    if (adaptive && predict) early = moved_too_far(/*before_drift=*/true);
     // Where it may, the pair pass kicks and drifts each block just before it
     // reads it: one pass over the rows fewer.
-    const bool drift_in_pass = DriftInPairPass(search);
+    const bool drift_in_pass = DriftInPairPass(cadence || early);
     if (!drift_in_pass) KickAndDrift();
     if (settings_.periodic) WrapIntoPeriodicBox();
-    if (search) {
-      RemoveOutsideBoundingBox(time);
+    if (adaptive && !predict) early = moved_too_far(/*before_drift=*/false);
+    if (cadence) RemoveOutsideBoundingBox(time);
+    if (cadence || early) {
+      early_searches_ += early ? 1 : 0;
       Search(time);
     }
     ComputeForces(AfterGather::kKick, drift_in_pass);
@@ -1873,8 +1997,11 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
       PlaceFreeWallNodes(*walls_, body);
     }
   } else {
-    if (search) {
-      RemoveOutsideBoundingBox(time);
+    // The forces are evaluated where the rows are now.
+    if (adaptive) early = moved_too_far(/*before_drift=*/false);
+    if (cadence) RemoveOutsideBoundingBox(time);
+    if (cadence || early) {
+      early_searches_ += early ? 1 : 0;
       Search(time);
     }
     ComputeForces(AfterGather::kIntegrate);

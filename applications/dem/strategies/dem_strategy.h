@@ -23,6 +23,19 @@
 // Kratos' DEM strategy runs its search operations. A contact that starts
 // between searches beyond the search tolerance is found only at the next one,
 // so Kratos decks with zero tolerance need this cadence to match (dem3d_contact).
+// Adaptive search (DemSettings::adaptive_search, on by default): a step also
+// searches, before its forces, when the candidates of the last search may no
+// longer hold every contact: a pair farther apart than SearchTolerance at the
+// search closes its gap by at most the sum of both spheres' displacements since
+// (2 d_p, d_p the largest), and a sphere and a face by d_p + d_w (d_w the
+// largest displacement of a wall vertex, which bounds that of any point of a
+// face). So it searches when 2 d_p > SearchTolerance or d_p + d_w >
+// search_tolerance_against_walls; NeighbourSearchFrequency stays the longest
+// interval. A zero tolerance promises no margin, and any motion would trigger
+// every step: a zero tolerance arms no trigger of its kind (Kratos' cadence,
+// which zero-tolerance Kratos decks need to match Kratos). The displacement
+// check is one pass over the rows (and the face vertices) per step, a max,
+// which is the same for any thread count.
 // Bounding box (BoundingBoxOption): spheres, and clusters by their centre with
 // all their members, are deleted at the same steps (Kratos destroys them in its
 // search operations); a step that deletes anything also searches again.
@@ -93,6 +106,11 @@ struct DemSettings {
   BondStiffness bond_stiffness = BondStiffness::kThesis;
   bool energy_calculation = false;  // EnergyCalculationOption: accumulate dissipated energies
   int search_frequency = 50;
+  // AdaptiveSearch: search before NeighbourSearchFrequency steps have passed
+  // when spheres or wall vertices have moved far enough since the last search
+  // to meet outside the candidates (the class comment of ExplicitSolverStrategy);
+  // a zero tolerance arms no trigger of its kind.
+  bool adaptive_search = true;
   double search_tolerance = 0.0;       // particle-particle (DeltaOption "Absolute")
   double wall_search_tolerance = 0.0;  // search_tolerance_against_walls
   double global_damping = 0.0;         // non-viscous background damping (thesis 5.18-5.19)
@@ -260,6 +278,10 @@ class ExplicitSolverStrategy {
   }
   const std::vector<std::uint32_t>& WallCandidateFace() const { return wall_contacts_.face; }
   int StepCount() const { return step_; }
+  // Searches since Initialize (its own included), and of those the ones a
+  // step made early because spheres or walls had moved too far (adaptive search).
+  std::size_t NumberOfSearches() const { return searches_; }
+  std::size_t NumberOfEarlySearches() const { return early_searches_; }
   // Wall-clock seconds per phase since Initialize() or ResetTimings() (phase_timings.h).
   const PhaseTimings& Timings() const { return timings_; }
   void ResetTimings() { timings_ = PhaseTimings{}; }
@@ -329,6 +351,17 @@ class ExplicitSolverStrategy {
   };
 
   void Search(double time);
+  // Adaptive search: whether the candidates of the last search may miss a
+  // contact at this step's force evaluation (the class comment). The rows'
+  // positions are those of the force evaluation, except with
+  // `before_drift` (Velocity Verlet before its kick and drift), where the
+  // step's drift is bounded by Δt (|v| + c Δt/2 |F|/m) at its largest.
+  // Keeps the largest wall displacement since the search (wall_displacement_).
+  bool CandidatesMayMissContacts(bool before_drift);
+  // Whether any adaptive trigger is armed (a positive tolerance of its kind).
+  bool AdaptiveSearchArmed() const;
+  // The positions of the rows and wall vertices the last search saw.
+  void RememberSearchPositions();
   // A sphere with a non-finite position or velocity (a run that blew up,
   // usually a time step too large for the contact stiffness) is an error
   // naming it, the step and the time; checked at every search (O(n), as the
@@ -494,6 +527,14 @@ class ExplicitSolverStrategy {
   // A contact of a pair without material relation, found inside a parallel loop.
   std::int64_t pending_pair_error_ = -1, pending_wall_error_ = -1;
   int step_ = 0;
+  // Rows' positions and face vertices at the last search (adaptive search);
+  // rows inserted since start from their insertion position.
+  std::vector<Array3> search_position_;
+  std::vector<std::array<Array3, 4>> search_face_points_;
+  // The largest wall vertex displacement since the last search, as far as
+  // the steps since have measured it (CandidatesMayMissContacts).
+  double wall_displacement_ = 0.0;
+  std::size_t searches_ = 0, early_searches_ = 0;
   // Symplectic Euler: the last integration made every row's increments its
   // velocity and spin times Δt (Δx = v Δt, Δθ = ω Δt), and no row was
   // inserted since (RelativeDisplacementIsVelocityStep).
