@@ -4,19 +4,19 @@
 // returning dicts.
 #include <pybind11/pybind11.h>
 
+#include "applications/dem/walls/circle_face_intersection.h"
 #include "coupling_application.h"
-#include "geometry/circle_triangle_intersection.h"
 #include "kernel/python/casters.h"
 
 namespace py = pybind11;
 
 namespace {
 
-py::dict TriangleResultToDict(const tessera::coupling::CircleTriangleIntersectionResult& r) {
+py::dict TriangleResultToDict(const tessera::dem::CircleTriangleIntersectionResult& r) {
   py::dict d;
   d["area"] = r.area;
   d["centroid"] = py::cast(r.centroid);
-  d["case"] = tessera::coupling::CaseLabel(r.intersection_case);
+  d["case"] = tessera::dem::CaseLabel(r.intersection_case);
   d["weights"] = py::cast(r.weights);
   d["vertices_inside"] = r.vertices_inside;
   d["edges_crossed"] = r.edges_crossed;
@@ -38,7 +38,7 @@ PYBIND11_MODULE(_coupling, m) {
       [](const tessera::Array3& centre, double radius, const tessera::Array3& v1,
          const tessera::Array3& v2, const tessera::Array3& v3) {
         return TriangleResultToDict(
-            tessera::coupling::CircleTriangleIntersection(centre, radius, v1, v2, v3));
+            tessera::dem::CircleTriangleIntersection(centre, radius, v1, v2, v3));
       },
       py::arg("centre"), py::arg("radius"), py::arg("v1"), py::arg("v2"), py::arg("v3"),
       "The sphere (centre, radius) cut with the plane of the triangle (v1, v2, v3) is a circle\n"
@@ -51,7 +51,7 @@ PYBIND11_MODULE(_coupling, m) {
       [](const tessera::Array3& centre, double radius, const tessera::Array3& v1,
          const tessera::Array3& v2, const tessera::Array3& v3, const tessera::Array3& v4) {
         const auto r =
-            tessera::coupling::CircleQuadrilateralIntersection(centre, radius, v1, v2, v3, v4);
+            tessera::dem::CircleQuadrilateralIntersection(centre, radius, v1, v2, v3, v4);
         py::dict d;
         d["area"] = r.area;
         d["centroid"] = py::cast(r.centroid);

@@ -2,7 +2,7 @@
 
     {
         "time_integration": "auto",
-        "transfer_method": "direct_interpolation",
+        "transfer_method": "area_distributed",
         "skin_model_parts": [],
     "wall_model_parts": [],
         "fe_time_step_fraction": 0.9,
@@ -18,10 +18,13 @@
   (the DEM step with the walls where the structure's last step left them,
   then the structure's step with its contact forces): what CoSimulation
   decks ask for; the forces lag the structure by one step.
-* "transfer_method": how the DEM contact forces reach the FE nodes;
-  "direct_interpolation" spreads each sphere-face contact force with the
-  face's shape functions at the contact point (thesis 4.57). The Area
-  Distributed Method ("area_distributed", thesis App. B) is not provided yet.
+* "transfer_method": how the DEM contact forces reach the FE nodes:
+  "area_distributed" (the Area Distributed Method, thesis §4.3.3 and App.
+  B: each contact's normal force scaled by its faces' share of the sphere's
+  intersection area, and spread over those faces by area, at their
+  intersection centroids) or "direct_interpolation" (each contact force on
+  its own face, shape functions at the contact point, thesis 4.57). The DEM
+  deck's "WallForceTransfer" is set accordingly, for all its walls.
 * "skin_model_parts": names of sub model parts of the structure whose
   conditions (triangles, quadrilaterals; 2D: lines) are the faces the spheres
   touch; empty: the skin of the structure's elements is found automatically.
@@ -45,7 +48,7 @@ import tessera
 
 DEFAULTS = {
     "time_integration": "auto",
-    "transfer_method": "direct_interpolation",
+    "transfer_method": "area_distributed",
     "skin_model_parts": [],
     "wall_model_parts": [],
     "fe_time_step_fraction": 0.9,
@@ -67,12 +70,9 @@ def _Check(options, origin):
         raise tessera.Error(f"{origin}: key 'time_integration' is '{integration}'; expected \"auto\", "
                             "\"explicit\", \"explicit_dem_first\" or \"implicit_with_dem_substeps\"")
     method = options["transfer_method"]
-    if method != "direct_interpolation":
-        if method == "area_distributed":
-            raise tessera.Error(f"{origin}: key 'transfer_method' is \"area_distributed\": the Area "
-                                "Distributed Method is not provided yet; use \"direct_interpolation\"")
+    if method not in ("area_distributed", "direct_interpolation"):
         raise tessera.Error(f"{origin}: key 'transfer_method' is '{method}'; expected "
-                            "\"direct_interpolation\"")
+                            "\"area_distributed\" or \"direct_interpolation\"")
     for key in ("skin_model_parts", "wall_model_parts"):
         parts = options[key]
         if not (isinstance(parts, list) and all(isinstance(p, str) for p in parts)):

@@ -122,6 +122,9 @@ class DemStructuresCouplingAnalysis:
                                 f"({self.dem_stage.DEM_parameters.Origin()}); the coupled domains must agree")
         self.scheme = self._ChooseScheme()
         self.substeps = 1
+        transfer = {"area_distributed": "area_distributed", "direct_interpolation": "direct"}
+        self.dem_stage.DEM_parameters["WallForceTransfer"].SetString(
+            transfer[self.options["transfer_method"]])
         self.energy = None
         if self.options["energy_output"] and self.scheme != "implicit_with_dem_substeps":
             # The balance needs the DEM's dissipated energies.

@@ -252,6 +252,11 @@ void BindStrategy(py::module_& m) {
   DefNamedChoice<&DemSettings::hertz_damping, HertzDampingMapName, HertzDampingMapFromName>(
       settings, "hertz_damping_map",
       "\"exact\" (default) or \"thornton_fit\" (Kratos' fitted Hertz damping)");
+  DefNamedChoice<&DemSettings::wall_force_transfer, WallForceTransferName,
+                 WallForceTransferFromName>(
+      settings, "wall_force_transfer",
+      "\"direct\" (default: shape functions at the contact point) or \"area_distributed\" "
+      "(the Area Distributed Method, walls/area_distribution.h)");
   DefNamedChoice<&DemSettings::global_damping_form, GlobalDampingFormName,
                  GlobalDampingFormFromName>(
       settings, "global_damping_form",

@@ -154,6 +154,7 @@ class DEMSolver(PythonSolver):
         settings.rotational_scheme = p["RotationalIntegrationScheme"].GetString()
         settings.rolling_friction = p["RollingFrictionOption"].GetBool()
         settings.hertz_damping_map = p["HertzDampingMap"].GetString()
+        settings.wall_force_transfer = p["WallForceTransfer"].GetString()
         settings.linear_stiffness = p["LinearContactStiffness"].GetString()
         settings.bond_stiffness = p["BondStiffness"].GetString()
         settings.energy_calculation = p["EnergyCalculationOption"].GetBool()

@@ -111,6 +111,12 @@ DEFAULTS = {
     # ratio: "exact" (the rebound is the restitution) or "thornton_fit" (the
     # fitted map of Kratos' DEM_D_Hertz_viscous_Coulomb, to reproduce Kratos).
     "HertzDampingMap": "exact",
+    # Tessera: how a wall contact's force reaches the wall's nodes (their
+    # CONTACT_FORCES): "direct" (the shape functions at the contact point, as
+    # Kratos) or "area_distributed" (the Area Distributed Method, thesis App.
+    # B, which also scales each contact's normal force by its faces' share of
+    # the sphere's intersection area; the DE-FE coupling's default).
+    "WallForceTransfer": "direct",
     # Tessera: the normal stiffness of DEM_D_Linear_viscous_Coulomb pairs:
     # "thesis" (k_n = 2 E* R) or "kratos" (Kratos' k_n = 1.432 pi 0.31225 E* R
     # between spheres, pi 0.31225 E* R against walls, to reproduce Kratos).
@@ -209,6 +215,7 @@ SOLVER_SETTINGS_DEFAULTS = """{
 STRATEGIES = ("sphere_strategy", "continuum_sphere_strategy")
 TIME_STEP_CHECKS = ("warning", "error", "off")
 HERTZ_DAMPING_MAPS = ("exact", "thornton_fit")
+WALL_FORCE_TRANSFERS = ("direct", "area_distributed")
 LINEAR_CONTACT_STIFFNESSES = ("thesis", "kratos")
 BOND_STIFFNESSES = ("thesis", "kratos")
 GLOBAL_DAMPING_FORMS = ("vector", "per_component")
@@ -325,6 +332,7 @@ def ValidateAndAssignDefaults(parameters):
         raise tessera.Error(f"{where}: solver_settings.model_import_settings.input_type "
                             f"'{input_type}' is not supported; the DEM stage reads \"mdpa\" files")
     for key, choices in (("HertzDampingMap", HERTZ_DAMPING_MAPS),
+                         ("WallForceTransfer", WALL_FORCE_TRANSFERS),
                          ("LinearContactStiffness", LINEAR_CONTACT_STIFFNESSES),
                          ("BondStiffness", BOND_STIFFNESSES),
                          ("GlobalDampingForm", GLOBAL_DAMPING_FORMS),

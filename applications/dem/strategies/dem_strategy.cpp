@@ -235,7 +235,7 @@ std::size_t ExplicitSolverStrategy::PairContacts::HeldBytes() const {
 std::size_t ExplicitSolverStrategy::WallContacts::HeldBytes() const {
   return VectorBytes(particle, face, tangential_force, tangential_stiffness, normal_elastic_force,
                      sliding, active, force, elastic_force, rolling, energy, dissipation, weights,
-                     normal, point, particle_start);
+                     normal, point, adm_master, adm_fraction, adm_distributed, particle_start);
 }
 
 MemoryReport ExplicitSolverStrategy::HeldMemory() const {
@@ -1555,7 +1555,37 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
     else
       FaceContact(faces, wc.face[c], p.position[i], p.radius[i], feature[c - begin]);
   }
-  ApplyDistanceHierarchy(features.data(), end - begin);
+  // Area Distributed Method (walls/area_distribution.h): the faces the sphere
+  // reaches before the Distance Hierarchy, who shadowed whom, the areas.
+  const bool adm = settings_.wall_force_transfer == WallForceTransfer::kAreaDistributed;
+  thread_local std::vector<std::uint8_t> reached;
+  thread_local std::vector<int> shadowed_by;
+  thread_local std::vector<AreaShare> shares;
+  thread_local std::vector<double> master_area;
+  double total_area = 0.0;
+  if (adm) {
+    const std::size_t count = end - begin;
+    if (reached.size() < count) {
+      reached.resize(count), shadowed_by.resize(count), shares.resize(count);
+      master_area.resize(count);
+    }
+    for (std::size_t k = 0; k < count; ++k) reached[k] = feature[k].type != FaceContactType::kNone;
+    ApplyDistanceHierarchy(features.data(), count, shadowed_by.data());
+    total_area = DistributeByArea(faces, wc.face.data() + begin, count, p.position[i], p.radius[i],
+                                  reached.data(), shadowed_by.data(), feature, shares.data(),
+                                  master_area.data());
+    for (std::uint32_t c = begin; c < end; ++c) {
+      const AreaShare& share = shares[c - begin];
+      const bool carries = total_area > 0.0 && share.master >= 0 && share.area > 0.0;
+      wc.adm_master[c] = carries ? begin + static_cast<std::uint32_t>(share.master) : kNoMaster;
+      wc.adm_fraction[c] = carries ? share.area / master_area[share.master] : 0.0;
+      wc.adm_distributed[c] = total_area > 0.0 &&
+                              feature[c - begin].type != FaceContactType::kNone &&
+                              master_area[c - begin] > 0.0;
+    }
+  } else {
+    ApplyDistanceHierarchy(features.data(), end - begin);
+  }
   CarryWallHistoryAcrossFaces(i, features.data());
   for (std::uint32_t c = begin; c < end; ++c) {
     const std::uint32_t f = wc.face[c];
@@ -1592,9 +1622,18 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
         wall_velocity - (p.velocity[i] + Cross(p.angular_velocity[i], arm));
     const Array3 relative_displacement =
         wall_displacement - (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm));
-    const ContactForce result =
+    ContactForce result =
         ComputeContactForce(pair, overlap, p.radius[i], p.mass[i], g.normal, relative_velocity,
                             relative_displacement, history, dt);
+    if (adm && total_area > 0.0) {
+      // B.1: the normal force scaled by the master's share of the area (the
+      // contact's history, and so its tangential law, is the unscaled one's).
+      const double ratio = master_area[c - begin] / total_area;
+      result.force += (ratio - 1.0) * Dot(result.force, g.normal) * g.normal;
+      result.elastic_force += (ratio - 1.0) * Dot(result.elastic_force, g.normal) * g.normal;
+      result.normal_force *= ratio;
+      result.elastic_energy *= ratio;
+    }
     // Component by component: a whole-struct copy from the result read 16
     // bytes where 8 had just been stored, which stalled on every contact.
     StoreComponents(wc.force[c], result.force);
@@ -1615,6 +1654,11 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
     wc.dissipation[c] = {result.damping_power, result.friction_power,
                          -Dot(rolling, p.angular_velocity[i])};
   }
+  // ADM: each face that carries a share takes it at its intersection
+  // centroid (B.2).
+  if (adm && total_area > 0.0)
+    for (std::uint32_t c = begin; c < end; ++c)
+      if (wc.adm_master[c] != kNoMaster) wc.weights[c] = shares[c - begin].weights;
 }
 
 void ExplicitSolverStrategy::CarryWallHistoryAcrossFaces(std::size_t i,
@@ -1843,6 +1887,12 @@ void ExplicitSolverStrategy::ComputeForces(AfterGather then, bool drift) {
   // it, or the pass may end in an error (a pair without relation), which must
   // leave every row as it was.
   const bool finish = bonds_.empty() && all_pairs_defined_;
+  if (settings_.wall_force_transfer == WallForceTransfer::kAreaDistributed) {
+    // Written per candidate by the wall pass (ComputeWallContacts), rows in parallel.
+    wall_contacts_.adm_master.resize(wall_contacts_.particle.size());
+    wall_contacts_.adm_fraction.resize(wall_contacts_.particle.size());
+    wall_contacts_.adm_distributed.resize(wall_contacts_.particle.size());
+  }
   ComputeParticleContacts(finish, then, drift);  // the wall contacts included, row by row
   if (!bonds_.empty()) {
     // As the pair contacts (ComputeParticleContacts): under Velocity Verlet the
@@ -2116,13 +2166,25 @@ void ExplicitSolverStrategy::WriteToNodes() {
   // sum over the node's faces of the magnitude of each face's normal share,
   // over the nodal area. Opposite tangential loads on a node thus cancel, as
   // the traction they make does.
+  // Under the Area Distributed Method each face the sphere reaches carries
+  // its share (A_e / A_m) of its master contact's force, at the face's
+  // intersection centroid (walls/area_distribution.h).
   face_normal_shares_.assign(faces_.size(), std::array<double, 4>{});
   const WallContacts& wc = wall_contacts_;
+  const bool adm = settings_.wall_force_transfer == WallForceTransfer::kAreaDistributed &&
+                   wc.adm_master.size() == wc.particle.size();
   for (std::size_t c = 0; c < wc.particle.size(); ++c) {
-    if (!wc.active[c]) continue;
+    std::size_t source = c;  // the contact whose force this face takes
+    double share = 1.0;
+    if (adm && wc.adm_master[c] != kNoMaster) {
+      source = wc.adm_master[c];
+      share = wc.adm_fraction[c];
+    } else if (!wc.active[c] || (adm && wc.adm_distributed[c])) {
+      continue;  // no contact, or one whose force its faces' shares carry
+    }
     const std::uint32_t f = wc.face[c];
-    const Array3 on_wall = -wc.force[c];
-    const Array3 elastic_on_wall = -wc.elastic_force[c];
+    const Array3 on_wall = -share * wc.force[source];
+    const Array3 elastic_on_wall = -share * wc.elastic_force[source];
     const Array3 n = faces_.has_plane[f] ? faces_.plane_normal[f] : wc.normal[c];
     const double normal = Dot(on_wall, n);
     const Array3 along_face = on_wall - normal * n;

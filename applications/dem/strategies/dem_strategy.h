@@ -79,6 +79,7 @@
 #include "applications/dem/strategies/row_quads.h"
 #include "applications/dem/utilities/neighbour_search.h"
 #include "applications/dem/utilities/periodic_box.h"
+#include "applications/dem/walls/area_distribution.h"
 #include "applications/dem/walls/free_rigid_wall.h"
 #include "applications/dem/walls/glued_particles.h"
 #include "applications/dem/walls/imposed_wall_motion.h"
@@ -134,6 +135,11 @@ struct DemSettings {
   // RemoveBallsInitiallyTouchingWalls: delete the spheres that touch a wall
   // face at start (not members of clusters), before gluing to sticky walls.
   bool remove_touching_walls = false;
+  // How a wall contact's force reaches the wall's nodes (walls/area_distribution.h):
+  // direct interpolation (Kratos' wall results) or the Area Distributed Method,
+  // which also scales each contact's normal force by its faces' share of the
+  // sphere's intersection area (the DE-FE coupling's default).
+  WallForceTransfer wall_force_transfer = WallForceTransfer::kDirect;
   // Full names of FREE_BODY_MOTION wall parts that a process moves instead
   // (apply_kinematic_constraints_to_walls_process): not integrated here.
   std::vector<std::string> walls_moved_by_processes;
@@ -333,6 +339,7 @@ class ExplicitSolverStrategy {
     // force blocks of block_rows rows.
     void Index(std::size_t n, std::size_t block_rows);
   };
+  static constexpr std::uint32_t kNoMaster = 0xffffffffu;  // WallContacts::adm_master: none
   struct WallContacts {
     std::vector<std::uint32_t> particle, face;  // sorted by particle, then face
     std::vector<Array3> tangential_force;
@@ -345,7 +352,17 @@ class ExplicitSolverStrategy {
     std::vector<std::array<double, 4>> weights;  // of the face's vertices at the contact
     std::vector<Array3> normal;                  // from the particle to the face
     std::vector<Array3> point;                   // the contact point on the face
-    std::vector<std::uint32_t> particle_start;   // candidates of each particle
+    // Area Distributed Method (WallForceTransfer::kAreaDistributed), of the
+    // last force evaluation: per candidate face the sphere reaches, the
+    // candidate whose force it carries (kNoMaster: none) and its share of it
+    // (A_e / A_m); `weights` then holds the shape functions at the face's
+    // intersection centroid.
+    std::vector<std::uint32_t> adm_master;
+    std::vector<double> adm_fraction;
+    // 1 where a contact's force went out through its faces' shares (its
+    // master area was positive), 0 where it keeps direct interpolation.
+    std::vector<std::uint8_t> adm_distributed;
+    std::vector<std::uint32_t> particle_start;  // candidates of each particle
     void Resize(std::size_t n);
     std::size_t HeldBytes() const;
   };

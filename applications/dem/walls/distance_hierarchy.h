@@ -30,7 +30,11 @@ namespace tessera::dem {
 inline constexpr double kShadowTolerance = 1e-6;
 
 // Sets the type of every shadowed contact among contacts[0, count) to kNone.
-inline void ApplyDistanceHierarchy(FaceContactGeometry* contacts, std::size_t count) {
+// Where `shadowed_by` is given, shadowed_by[i] is the contact that shadowed
+// contact i, -1 for a contact kept or one that was none (the Area
+// Distributed Method makes the shadowed faces slaves of their shadow, App. B).
+inline void ApplyDistanceHierarchy(FaceContactGeometry* contacts, std::size_t count,
+                                   int* shadowed_by = nullptr) {
   auto shadows = [](const FaceContactGeometry& j, const FaceContactGeometry& i) {
     // Pr_ij >= |Vc_j|(1-eps) with Vc = distance * normal.
     return i.distance * Dot(i.normal, j.normal) >= j.distance * (1.0 - kShadowTolerance);
@@ -43,6 +47,8 @@ inline void ApplyDistanceHierarchy(FaceContactGeometry* contacts, std::size_t co
   };
   // Decide every contact against the original set first, then drop.
   constexpr auto kDropped = static_cast<FaceContactType>(0xff);
+  if (shadowed_by)
+    for (std::size_t i = 0; i < count; ++i) shadowed_by[i] = -1;
   for (std::size_t i = 0; i < count; ++i) {
     if (contacts[i].type == FaceContactType::kNone) continue;
     for (std::size_t j = 0; j < count; ++j) {
@@ -53,6 +59,7 @@ inline void ApplyDistanceHierarchy(FaceContactGeometry* contacts, std::size_t co
       // an edge over a vertex, then the nearer, then the lower row.
       if (shadows(contacts[i], contacts[j]) && Preferred(contacts[i], i, contacts[j], j)) continue;
       contacts[i].type = kDropped;
+      if (shadowed_by) shadowed_by[i] = static_cast<int>(j);
       break;
     }
   }

@@ -1,12 +1,7 @@
 """Fixtures of the coupling tests: the applications registered when the first
 test of a file runs (not at collection: the kernel's tests check that
 application names are unknown without them), and a scratch project folder."""
-import os
-
 import pytest
-
-REPO_ROOT = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "..", "..", ".."))
-CASES = os.path.normpath(os.path.join(REPO_ROOT, "..", "shared", "kratos_cases"))
 
 
 @pytest.fixture(autouse=True, scope="module")

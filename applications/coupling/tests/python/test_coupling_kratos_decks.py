@@ -20,7 +20,7 @@ import pytest
 
 import tessera
 
-from conftest import CASES
+from coupling_testing import CASES
 
 BOX_WEIGHT = 7850.0 * 0.5 * 9.81
 SPHERE_WEIGHT = 10000.0 * 4.0 / 3.0 * math.pi * 0.2 ** 3 * 9.81

@@ -9,7 +9,7 @@ import subprocess
 
 import tessera
 
-from conftest import REPO_ROOT
+from coupling_testing import REPO_ROOT
 
 EXAMPLE = os.path.join(REPO_ROOT, "examples", "spheres_on_plate")
 PACKAGE_PARENT = os.path.dirname(os.path.dirname(os.path.abspath(tessera.__file__)))

@@ -6,13 +6,13 @@
 // end (area · a², centroid · a). Each primitive returns a Part: its signed area
 // and its first moment ∫ x dA = A x̄ (C.1 is then a plain sum of Parts, and no
 // centroid of a vanishing part is ever divided out).
-#include "geometry/circle_triangle_intersection.h"
+#include "applications/dem/walls/circle_face_intersection.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numbers>
 
-namespace tessera::coupling {
+namespace tessera::dem {
 namespace {
 
 struct Vec2 {
@@ -418,4 +418,4 @@ CircleQuadrilateralIntersectionResult CircleQuadrilateralIntersection(
   return r;
 }
 
-}  // namespace tessera::coupling
+}  // namespace tessera::dem

@@ -38,7 +38,7 @@
 
 #include "kernel/core/array3.h"
 
-namespace tessera::coupling {
+namespace tessera::dem {
 
 // The configuration of Fig. C.4 that produced the area.
 enum class CircleTriangleCase : int {
@@ -102,4 +102,4 @@ CircleQuadrilateralIntersectionResult CircleQuadrilateralIntersection(
     const Array3& centre, double radius, const Array3& v1, const Array3& v2, const Array3& v3,
     const Array3& v4);
 
-}  // namespace tessera::coupling
+}  // namespace tessera::dem

@@ -1,0 +1,74 @@
+"""The Area Distributed Method for wall forces (walls/area_distribution.h,
+thesis §4.3.3 and App. B), against its definition: a sphere pressed into a
+flat square made of two triangles, its contact circle across their shared
+diagonal. The Distance Hierarchy keeps one contact; ADM makes the other
+face its slave, A_T = A_1 + A_2 = A_m, so the force on the sphere is the
+direct one, and it reaches the four nodes in the faces' area shares at
+their intersection centroids (B.2), where direct interpolation loads only
+the master face's three."""
+import numpy as np
+import pytest
+
+import tessera
+
+from dem_test_utilities import Material, Relate, Settings, Sphere, SpheresPart
+
+CORNERS = [(-1.0, -1.0, 0.0), (1.0, -1.0, 0.0), (1.0, 1.0, 0.0), (-1.0, 1.0, 0.0)]
+TRIANGLES = ([1, 2, 3], [1, 3, 4])  # the diagonal (-1, -1) - (1, 1) is shared
+CENTRE, RADIUS = (0.008, -0.002, 0.1 - 2e-3), 0.1  # 0.0071 from the diagonal; a = 0.0199
+
+
+def Pressed(transfer):
+    from tessera import _dem
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    walls = model.CreateModelPart("RigidFacePart")
+    grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
+    wall = Material(walls, 2, young=1e9, poisson=0.25)
+    Relate(grain, wall, restitution=0.5, static_friction=0.3)
+    Sphere(spheres, 1, CENTRE, RADIUS, grain, velocity=(0.3, 0.1, -0.2))
+    for k, xyz in enumerate(CORNERS):
+        walls.CreateNewNode(k + 1, *xyz)
+    for k, nodes in enumerate(TRIANGLES):
+        walls.CreateNewCondition("RigidFace3D3N", k + 1, nodes, wall)
+    settings = Settings(1e-6)
+    settings.wall_force_transfer = transfer
+    strategy = _dem.ExplicitSolverStrategy(spheres, walls, settings)
+    strategy.Initialize()
+    strategy.WriteToNodes()
+    force = np.array(strategy.Particles.force[0])
+    nodal = np.array([walls.GetNode(k + 1).GetSolutionStepValue(tessera.CONTACT_FORCES)
+                      for k in range(4)])
+    return strategy, force, nodal
+
+
+def test_coplanar_faces_share_the_force_by_area_at_their_centroids():
+    import tessera.coupling  # the App. C functions, bound for Python there
+    _, direct_force, direct_nodal = Pressed("direct")
+    strategy, force, nodal = Pressed("area_distributed")
+    assert strategy.NumberOfWallContacts() == 1
+    # One master, whose faces hold the whole area: the force is the direct one.
+    assert np.allclose(force, direct_force, rtol=1e-13, atol=0.0)
+    assert np.linalg.norm(force) > 0.0
+    # Every node loaded; the sum is minus the force on the sphere.
+    assert np.count_nonzero(np.linalg.norm(nodal, axis=1)) == 4
+    assert np.count_nonzero(np.linalg.norm(direct_nodal, axis=1)) == 3
+    assert np.allclose(nodal.sum(axis=0), -force, rtol=0.0, atol=1e-13 * np.linalg.norm(force))
+    # B.2 by hand: each triangle's share A_e / A_T at its centroid's weights.
+    expected = np.zeros((4, 3))
+    shares = [tessera.coupling.CircleTriangleIntersection(CENTRE, RADIUS, *[CORNERS[i - 1] for i in tri])
+              for tri in TRIANGLES]
+    total = sum(s["area"] for s in shares)
+    assert total == pytest.approx(np.pi * (2 * RADIUS * 2e-3 - 4e-6), rel=1e-12)  # a² = δ(2R - δ)
+    for tri, share in zip(TRIANGLES, shares):
+        for node, weight in zip(tri, share["weights"]):
+            expected[node - 1] += -force * share["area"] / total * weight
+    assert np.allclose(nodal, expected, rtol=0.0, atol=1e-13 * np.linalg.norm(force))
+
+
+def test_the_transfer_is_a_named_choice():
+    from tessera import _dem
+    settings = _dem.DemSettings()
+    assert settings.wall_force_transfer == "direct"
+    with pytest.raises(tessera.Error, match="area_distributed"):
+        settings.wall_force_transfer = "areas"

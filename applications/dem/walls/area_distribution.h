@@ -1,0 +1,59 @@
+// The Area Distributed Method (thesis §4.3.3, App. B) for the wall contacts
+// of one sphere: how the force of a contact reaches the faces it rests on.
+//
+// Direct interpolation gives each contact's force to its own face, with the
+// shape functions at the contact point (4.57). When a flat face kinks under
+// the sphere into two, one contact becomes two and the total force jumps
+// (§4.3.2 b). ADM makes the force follow the sphere's intersection area
+// instead:
+//   - every face the sphere reaches (the Fast Intersection Test, before the
+//     Distance Hierarchy) is a slave of the contact that shadows it (the
+//     Distance Hierarchy's elimination, followed to a surviving contact), and
+//     every surviving contact is a master and a slave of itself (App. B);
+//   - A_e: the area of the circle the sphere cuts in the face's plane, inside
+//     the face (App. C, circle_face_intersection.h), with its centroid x̄_e;
+//     A_m = Σ of the master's slaves' A_e, A_T = Σ A_e;
+//   - the master's normal force is scaled by A_m / A_T (B.1);
+//   - the master's force reaches slave e in the share A_e / A_m, spread over
+//     e's nodes with the shape functions at x̄_e (B.2).
+// The sum over the nodes is the sum of the (scaled) forces on the sphere, as
+// with direct interpolation. Segment walls have no area: where the sphere's
+// faces have none at all (A_T = 0) the contacts keep direct interpolation.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string>
+
+#include "applications/dem/walls/rigid_face_storage.h"
+
+namespace tessera::dem {
+
+// How the force of a wall contact reaches the wall's nodes.
+enum class WallForceTransfer : std::uint8_t {
+  kDirect = 0,           // the contact's face, shape functions at the contact point (4.57)
+  kAreaDistributed = 1,  // ADM (App. B)
+};
+
+// "direct" / "area_distributed"; anything else is an error naming `where` and both.
+WallForceTransfer WallForceTransferFromName(const std::string& name, const std::string& where);
+const char* WallForceTransferName(WallForceTransfer transfer);
+
+// One candidate face of a sphere under ADM.
+struct AreaShare {
+  int master = -1;    // the contact whose force it carries (index among the candidates), -1: none
+  double area = 0.0;  // A_e (0 for a face the sphere does not reach)
+  std::array<double, 4> weights{};  // the face's shape functions at x̄_e
+};
+
+// ADM for the `count` candidate faces of one sphere (centre, radius):
+// `reached[c]` whether the sphere reaches face face_ids[c] (before the Distance
+// Hierarchy), `shadowed_by` the hierarchy's eliminations
+// (ApplyDistanceHierarchy), `kept` the contacts it kept. Writes shares[c] and,
+// per master m, master_area[m] = A_m; returns A_T.
+double DistributeByArea(const RigidFaceStorage& faces, const std::uint32_t* face_ids,
+                        std::size_t count, const Array3& centre, double radius,
+                        const std::uint8_t* reached, const int* shadowed_by,
+                        const FaceContactGeometry* kept, AreaShare* shares, double* master_area);
+
+}  // namespace tessera::dem
