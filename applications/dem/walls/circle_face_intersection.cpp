@@ -346,6 +346,41 @@ std::array<double, 4> Bilinear(double xi, double eta) {
 
 }  // namespace
 
+bool InverseBilinearMap(const Array3& point, const Array3& v1, const Array3& v2, const Array3& v3,
+                        const Array3& v4, double& xi, double& eta) {
+  // Gauss–Newton on min |x(ξ, η) − x̄|², i.e. the closest-point conditions
+  // (x̄ − x)·x_ξ = (x̄ − x)·x_η = 0 (thesis 4.66–4.67).
+  const std::array<const Array3*, 4> v{&v1, &v2, &v3, &v4};
+  const double scale = Norm(v3 - v1) + Norm(v4 - v2);
+  double s = 0.0, t = 0.0;
+  for (int it = 0; it < 50; ++it) {
+    Array3 x{}, x_xi{}, x_eta{};
+    const std::array<double, 4> N = Bilinear(s, t);
+    for (int i = 0; i < 4; ++i) {
+      x += N[i] * *v[i];
+      x_xi += (0.25 * kXi[i] * (1.0 + kEta[i] * t)) * *v[i];
+      x_eta += (0.25 * kEta[i] * (1.0 + kXi[i] * s)) * *v[i];
+    }
+    const Array3 res = point - x;
+    const double a11 = tessera::Dot(x_xi, x_xi), a12 = tessera::Dot(x_xi, x_eta),
+                 a22 = tessera::Dot(x_eta, x_eta);
+    const double det = a11 * a22 - a12 * a12;
+    if (!(det > 1e-24 * scale * scale * scale * scale)) return false;  // singular map
+    const double b1 = tessera::Dot(x_xi, res), b2 = tessera::Dot(x_eta, res);
+    const double dxi = (a22 * b1 - a12 * b2) / det, deta = (a11 * b2 - a12 * b1) / det;
+    s += dxi, t += deta;
+    if (!std::isfinite(s) || !std::isfinite(t) || std::abs(s) > 10.0 || std::abs(t) > 10.0)
+      return false;
+    if (std::abs(dxi) + std::abs(deta) < 1e-13) {
+      xi = s, eta = t;
+      return true;
+    }
+  }
+  return false;
+}
+
+std::array<double, 4> BilinearShapeFunctions(double xi, double eta) { return Bilinear(xi, eta); }
+
 CircleQuadrilateralIntersectionResult CircleQuadrilateralIntersection(
     const Array3& centre, double radius, const Array3& v1, const Array3& v2, const Array3& v3,
     const Array3& v4) {
@@ -384,34 +419,9 @@ CircleQuadrilateralIntersectionResult CircleQuadrilateralIntersection(
     add_linear(nearest, 1.0);
   }
 
-  // Inverse bilinear map: Gauss–Newton on min |x(ξ, η) − x̄|², i.e. the
-  // closest-point conditions (x̄ − x)·x_ξ = (x̄ − x)·x_η = 0 (thesis 4.66–4.67).
-  double xi = 0.0, eta = 0.0;
-  const double scale = Norm(v3 - v1) + Norm(v4 - v2);
-  for (int it = 0; it < 50 && !r.inverse_map_converged; ++it) {
-    Array3 x{}, x_xi{}, x_eta{};
-    const std::array<double, 4> N = Bilinear(xi, eta);
-    for (int i = 0; i < 4; ++i) {
-      x += N[i] * *v[i];
-      x_xi += (0.25 * kXi[i] * (1.0 + kEta[i] * eta)) * *v[i];
-      x_eta += (0.25 * kEta[i] * (1.0 + kXi[i] * xi)) * *v[i];
-    }
-    const Array3 res = r.centroid - x;
-    const double a11 = tessera::Dot(x_xi, x_xi), a12 = tessera::Dot(x_xi, x_eta),
-                 a22 = tessera::Dot(x_eta, x_eta);
-    const double det = a11 * a22 - a12 * a12;
-    if (!(det > 1e-24 * scale * scale * scale * scale)) break;  // singular map
-    const double b1 = tessera::Dot(x_xi, res), b2 = tessera::Dot(x_eta, res);
-    const double dxi = (a22 * b1 - a12 * b2) / det, deta = (a11 * b2 - a12 * b1) / det;
-    xi += dxi, eta += deta;
-    if (!std::isfinite(xi) || !std::isfinite(eta) || std::abs(xi) > 10.0 || std::abs(eta) > 10.0) {
-      break;
-    }
-    r.inverse_map_converged = std::abs(dxi) + std::abs(deta) < 1e-13;
-  }
+  r.inverse_map_converged = InverseBilinearMap(r.centroid, v1, v2, v3, v4, r.xi, r.eta);
   if (r.inverse_map_converged) {
-    r.xi = xi, r.eta = eta;
-    r.weights = Bilinear(xi, eta);
+    r.weights = Bilinear(r.xi, r.eta);
   } else {
     r.weights = linear;
   }

@@ -102,4 +102,12 @@ CircleQuadrilateralIntersectionResult CircleQuadrilateralIntersection(
     const Array3& centre, double radius, const Array3& v1, const Array3& v2, const Array3& v3,
     const Array3& v4);
 
+// The parent coordinates (ξ, η) of `point` in the 4-node face (v1..v4), by
+// Gauss–Newton on the closest-point equations (4.66–4.67); false where the
+// map is singular or does not converge (ξ, η then unchanged).
+bool InverseBilinearMap(const Array3& point, const Array3& v1, const Array3& v2, const Array3& v3,
+                        const Array3& v4, double& xi, double& eta);
+// N_i(ξ, η) of the 4-node face, nodes at (−1, −1), (1, −1), (1, 1), (−1, 1).
+std::array<double, 4> BilinearShapeFunctions(double xi, double eta);
+
 }  // namespace tessera::dem

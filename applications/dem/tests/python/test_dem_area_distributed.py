@@ -72,3 +72,39 @@ def test_the_transfer_is_a_named_choice():
     assert settings.wall_force_transfer == "direct"
     with pytest.raises(tessera.Error, match="area_distributed"):
         settings.wall_force_transfer = "areas"
+
+
+@pytest.mark.parametrize("quad", [False, True])
+def test_a_circle_inside_one_face_takes_the_short_cut_to_the_same_shares(quad):
+    """A sphere on one face, its circle away from the edges (the common case,
+    which skips App. C's composition): its force reaches the face's nodes
+    with the shape functions at the circle's centre (barycentric; bilinear
+    for a quadrilateral, here a skew one), as the composition gives them
+    (tessera.coupling.CircleQuadrilateralIntersection); 1e-12."""
+    import tessera.coupling
+    from tessera import _dem
+    corners = [(-1.0, -0.8, 0.0), (1.2, -1.0, 0.0), (0.9, 1.1, 0.0)] + ([(-1.1, 0.9, 0.0)] if quad else [])
+    centre = (0.1, 0.05, 0.1 - 2e-3)
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    walls = model.CreateModelPart("RigidFacePart")
+    grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
+    wall = Material(walls, 2, young=1e9, poisson=0.25)
+    Relate(grain, wall, restitution=0.5, static_friction=0.3)
+    Sphere(spheres, 1, centre, RADIUS, grain)
+    for k, xyz in enumerate(corners):
+        walls.CreateNewNode(k + 1, *xyz)
+    walls.CreateNewCondition("RigidFace3D4N" if quad else "RigidFace3D3N", 1,
+                             list(range(1, len(corners) + 1)), wall)
+    settings = Settings(1e-6)
+    settings.wall_force_transfer = "area_distributed"
+    strategy = _dem.ExplicitSolverStrategy(spheres, walls, settings)
+    strategy.Initialize()
+    strategy.WriteToNodes()
+    force = np.array(strategy.Particles.force[0])
+    nodal = np.array([walls.GetNode(k + 1).GetSolutionStepValue(tessera.CONTACT_FORCES)
+                      for k in range(len(corners))])
+    composed = (tessera.coupling.CircleQuadrilateralIntersection if quad
+                else tessera.coupling.CircleTriangleIntersection)(centre, RADIUS, *corners)
+    expected = np.outer(composed["weights"][:len(corners)], -force)
+    assert np.allclose(nodal, expected, rtol=0.0, atol=1e-12 * np.linalg.norm(force))
