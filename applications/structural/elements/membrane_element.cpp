@@ -203,6 +203,17 @@ void MembraneElement<TNodes>::CalculateMassMatrix(Matrix& mass, const ProcessInf
 }
 
 template <int TNodes>
+void MembraneElement<TNodes>::CalculateLumpedMassVector(Vector& mass, const ProcessInfo&) const {
+  const Properties& properties = this->GetProperties();
+  const double rho = (properties.Has(DENSITY) ? properties.GetValue(DENSITY) : 0.0) * Thickness();
+  if (gauss_points_.empty()) TESSERA_ERROR(Info(), ": CalculateLumpedMassVector before Initialize");
+  mass.setZero(3 * TNodes);
+  for (const GaussPoint& gp : gauss_points_)
+    for (int a = 0; a < TNodes; ++a)
+      for (int i = 0; i < 3; ++i) mass[a * 3 + i] += rho * gp.weight * gp.N[a];
+}
+
+template <int TNodes>
 void MembraneElement<TNodes>::CalculateOnIntegrationPoints(const Variable<Vector>& variable,
                                                            std::vector<Vector>& out,
                                                            const ProcessInfo& info) {

@@ -55,6 +55,9 @@ class MembraneElement final : public DisplacementElement3D<TNodes>, public Strai
   void CalculateLeftHandSide(Matrix& lhs, const ProcessInfo& info) override;
   void CalculateRightHandSide(Vector& rhs, const ProcessInfo& info) override;
   void CalculateMassMatrix(Matrix& mass, const ProcessInfo& info) override;
+  // Row sums of the consistent mass, rho t int N_a dA0 per node and direction
+  // (explicit dynamics); after Initialize.
+  void CalculateLumpedMassVector(Vector& mass, const ProcessInfo& info) const override;
 
   // GREEN_LAGRANGE_STRAIN_VECTOR, PK2_STRESS_VECTOR (local basis, prestress
   // included) per Gauss point.

@@ -279,3 +279,16 @@ def test_an_element_whose_properties_have_no_law_names_both(name, nodes):
     add_dofs(mp)
     with pytest.raises(RuntimeError, match=f"{name} #3: properties 7 have no constitutive law"):
         element.Check(mp.ProcessInfo)
+
+
+@pytest.mark.parametrize("nodes", sorted(MEMBRANE_NODES))
+def test_membrane_lumped_mass_is_the_row_sum_of_its_consistent_mass(nodes):
+    """Explicit dynamics (a DE-FE membrane) needs the membrane's lumped mass:
+    rho t int N_a dA0 per node and direction, the row sums of its consistent
+    mass (1e-12), summing to rho t A0 per direction."""
+    model, mp, element = membrane_model(MEMBRANE_NODES[nodes], f"MembraneElement3D{nodes}N")
+    element.Initialize(mp.ProcessInfo)
+    lumped = np.asarray(element.CalculateLumpedMassVector(mp.ProcessInfo))
+    consistent = np.asarray(element.CalculateMassMatrix(mp.ProcessInfo))
+    assert lumped == pytest.approx(consistent.sum(axis=1), rel=1e-12)
+    assert lumped.sum() == pytest.approx(consistent.sum(), rel=1e-12)
