@@ -39,6 +39,7 @@ import numpy as np
 import tessera
 from tessera import _coupling  # noqa: F401  (registers the coupling application)
 
+from .coupled_collection import CollectionFiles, WriteCoupledCollection
 from .coupled_energy import CoupledEnergyMonitor
 from .coupling_parameters import CouplingOptions
 from .skin_walls import FindSkinFaces, SkinWalls
@@ -440,6 +441,7 @@ class DemStructuresCouplingAnalysis:
     def Finalize(self):
         self.structural_stage.Finalize()
         self.dem_stage.Finalize()
+        self._WriteCoupledCollection()
         if self.energy is not None:
             png = self.energy.Finish()
             if self.echo_level > 0:
@@ -453,6 +455,42 @@ class DemStructuresCouplingAnalysis:
         "dem" (the DEM step or sub-steps), "skin" (the walls moved and the
         loads transferred)."""
         self.timings = {"structure": 0.0, "dem": 0.0, "skin": 0.0}
+
+    def _OutputFolders(self):
+        """Where the two stages' VTK output went: the structure's
+        vtk_output_process folders and the DEM's post files."""
+        folders = []
+        parameters = self.structural_stage.project_parameters
+        if parameters.Has("output_processes"):
+            for list_name in parameters["output_processes"].keys():
+                entries = parameters["output_processes"][list_name]
+                for i in range(entries.size() if entries.IsArray() else 0):
+                    entry = entries[i]
+                    if not (entry.Has("python_module") and
+                            entry["python_module"].GetString().endswith("vtk_output_process")):
+                        continue
+                    settings = entry["Parameters"] if entry.Has("Parameters") else None
+                    path = settings["output_path"].GetString() \
+                        if settings is not None and settings.Has("output_path") else "VTK_Output"
+                    folders.append(path)
+        dem = self.dem_stage
+        if dem.DEM_parameters["post_vtk_option"].GetBool():
+            folders.append(dem.OutputPath(f"{dem.problem_name}_Post_Files"))
+        return folders
+
+    def _WriteCoupledCollection(self):
+        """<name>_coupled.pvd: every VTK data set of both domains, one part
+        per source collection (coupled_collection.py)."""
+        collections = CollectionFiles(self._OutputFolders())
+        if not collections:
+            return
+        name = self.structural_stage.project_parameters["problem_data"]["problem_name"].GetString() \
+            or "coupled"
+        path = os.path.join(self.dem_stage.output_directory or ".", f"{name}_coupled.pvd")
+        count = WriteCoupledCollection(path, collections)
+        if count and self.echo_level > 0:
+            parts = ", ".join(os.path.basename(c)[:-4] for c in collections)
+            print(f"coupling: {path} collects {count} data sets of {parts} for ParaView")
 
     # ---- what scripts and the command line use
     def SetProgressReporter(self, reporter):

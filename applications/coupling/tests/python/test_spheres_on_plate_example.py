@@ -29,3 +29,12 @@ def test_the_demo_runs_as_a_coupled_analysis(tmp_path):
     assert sorted(p.name for p in (case / "VTK_Output").glob("*.pvd")) == ["Structure.pvd"]
     assert len(list((case / "VTK_Output").glob("Structure_*.vtu"))) >= 50
     assert list((case / "spheres_on_plate_Post_Files").glob("*.pvd"))
+    # One collection of both domains for ParaView: a part per source, files that exist.
+    import xml.etree.ElementTree as ElementTree
+    collection = ElementTree.parse(case / "spheres_on_plate_coupled.pvd").getroot()
+    datasets = list(collection.iter("DataSet"))
+    assert {d.get("part") for d in datasets} == {"0", "1", "2"}  # Structure, RigidFacePart, SpheresPart
+    assert all((case / d.get("file")).is_file() for d in datasets)
+    # The energy balance: its file and plot.
+    assert (case / "spheres_on_plate_coupled_energy.dat").is_file()
+    assert (case / "spheres_on_plate_coupled_energy.png").is_file()
