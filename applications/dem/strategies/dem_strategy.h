@@ -444,6 +444,10 @@ class ExplicitSolverStrategy {
   // blocks are kicked and drifted (KickAndDriftRow) just before the first
   // block that reads them, on one thread, in block order.
   void ComputeParticleContacts(bool finish, AfterGather then, bool drift);
+  // Rows [begin, end) of a force block start from their wall contacts
+  // (ComputeWallContacts): contact force, elastic part and torque, zero for a
+  // row without wall candidates.
+  void StartRowsFromWallContacts(std::size_t begin, std::size_t end);
   // Whether this Velocity Verlet step may kick and drift the rows inside the
   // pair pass: one thread (blocks in order), and no search, clusters or
   // periodic wrap between the drift and the forces. Every row is drifted by
