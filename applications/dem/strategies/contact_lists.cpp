@@ -140,8 +140,8 @@ void ExplicitSolverStrategy::Search(double time) {
   PhaseClock clock;
   const std::size_t n = particles_.size();
   CheckFiniteState(time);
-  if (settings_.sort_rows_frequency > 0 && n >= settings_.sort_rows_minimum &&
-      (!sorted_once_ || step_ - last_sort_step_ >= settings_.sort_rows_frequency)) {
+  if (settings_.tuning.sort_rows_frequency > 0 && n >= settings_.tuning.sort_rows_minimum &&
+      (!sorted_once_ || step_ - last_sort_step_ >= settings_.tuning.sort_rows_frequency)) {
     SortRows();
     last_sort_step_ = step_;
     sorted_once_ = true;
@@ -160,7 +160,7 @@ void ExplicitSolverStrategy::Search(double time) {
     pc.first.swap(scratch_first_);
     pc.second.swap(scratch_second_);
     CarryHistories(pc, scratch_cursor_);
-    pc.Index(n, settings_.force_block_rows);
+    pc.Index(n, settings_.tuning.force_block_rows);
   }
   clock.Lap(timings_.search_particles);
 
@@ -293,7 +293,7 @@ void ExplicitSolverStrategy::AddCandidatesOfNewRows(std::size_t first_new) {
     pc.first.swap(first);
     pc.second.swap(second);
     CarryHistories(pc, source);
-    pc.Index(n, settings_.force_block_rows);
+    pc.Index(n, settings_.tuning.force_block_rows);
   }
 
   // Wall candidates of the new rows, appended (the list is sorted by particle).

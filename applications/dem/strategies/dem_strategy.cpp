@@ -35,11 +35,11 @@ ExplicitSolverStrategy::ExplicitSolverStrategy(ModelPart& spheres, ModelPart* wa
       walls_(walls ? &walls->GetRootModelPart() : nullptr),
       settings_(settings) {
   SetDeltaTime(settings_.delta_time);
-  if (settings_.sort_rows_frequency < 0)
+  if (settings_.tuning.sort_rows_frequency < 0)
     TESSERA_ERROR("sort_rows_frequency must be >= 0 (0: never sort), got ",
-                  settings_.sort_rows_frequency);
-  if (settings_.force_block_rows < 1)
-    TESSERA_ERROR("force_block_rows must be >= 1, got ", settings_.force_block_rows);
+                  settings_.tuning.sort_rows_frequency);
+  if (settings_.tuning.force_block_rows < 1)
+    TESSERA_ERROR("force_block_rows must be >= 1, got ", settings_.tuning.force_block_rows);
   if (settings_.search_frequency < 1)
     TESSERA_ERROR("NeighbourSearchFrequency must be >= 1, got ", settings_.search_frequency);
   if (settings_.search_tolerance < 0.0 || settings_.wall_search_tolerance < 0.0)

@@ -45,7 +45,7 @@ const char* TranslationalSchemeName(TranslationalScheme scheme) {
 }
 
 bool ExplicitSolverStrategy::QuadRowUpdates() const {
-  return settings_.quad_row_updates && RowQuadsAvailable();
+  return settings_.tuning.quad_row_updates && RowQuadsAvailable();
 }
 
 IntegrationConstants ExplicitSolverStrategy::Integration() const {
@@ -218,7 +218,7 @@ void ExplicitSolverStrategy::FinishRowRange(std::size_t begin, std::size_t end, 
 
 void ExplicitSolverStrategy::GatherForces(AfterGather then) {
   const std::size_t n = particles_.size();
-  const std::size_t block_rows = settings_.force_block_rows;
+  const std::size_t block_rows = settings_.tuning.force_block_rows;
   const std::size_t blocks = block_finished_.size();
   ParallelBlocks(n, blocks, [&](std::size_t b) {
     if (block_finished_[b] == 0)

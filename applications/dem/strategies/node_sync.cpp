@@ -11,7 +11,7 @@
 namespace tessera::dem {
 
 void ExplicitSolverStrategy::ShareRowsWithNodes() {
-  if (settings_.share_rows_with_nodes)
+  if (settings_.tuning.share_rows_with_nodes)
     particles_.ShareColumnsWithNodes(spheres_.Nodal());
   else
     particles_.OwnColumns();

@@ -162,7 +162,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
   PairContacts& pc = pairs_;
   ParticleStorage& p = particles_;
   const std::size_t n = p.size();
-  const std::size_t block_rows = settings_.force_block_rows;
+  const std::size_t block_rows = settings_.tuning.force_block_rows;
   const std::size_t blocks = (n + block_rows - 1) / block_rows;
   block_finished_.assign(blocks, 0);
   block_done_.assign(blocks, 0);
@@ -199,7 +199,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
   const bool displacement_is_velocity_step = RelativeDisplacementIsVelocityStep();
   const double dt = settings_.delta_time;
   const bool batched =
-      settings_.batched_pair_contacts && batch_law_valid_ && PairContactBatchAvailable();
+      settings_.tuning.batched_pair_contacts && batch_law_valid_ && PairContactBatchAvailable();
   const ContactLaw batch_law = batch_law_;
   // What the scalar loop reads besides the batch input; in a periodic domain
   // both paths take the nearest images.
@@ -234,7 +234,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
       track_dissipation,
       periodic_,
       uniform_pair,
-      settings_.eight_lane_pair_contacts && EightLanePairContactBatchAvailable()};
+      settings_.tuning.eight_lane_pair_contacts && EightLanePairContactBatchAvailable()};
   // Captured by value: pointers read through a reference to the enclosing frame
   // would be reloaded after every byte store as well.
   ParallelBlocks(n, blocks, [=, this, &pc, &drifted_blocks](std::size_t b) {
