@@ -192,7 +192,27 @@ void DefNamedChoice(py::class_<DemSettings>& settings, const char* property, con
       [key](DemSettings& s, const std::string& name) { s.*Member = FromName(name, key); }, doc);
 }
 
+// A DemTuning switch read and set by its former name on DemSettings as well.
+template <class T, T DemTuning::*Member>
+void DefTuningAlias(py::class_<DemSettings>& settings, const char* name) {
+  settings.def_property(
+      name, [](const DemSettings& s) { return s.tuning.*Member; },
+      [](DemSettings& s, T value) { s.tuning.*Member = value; },
+      "The switch of that name in DemSettings.tuning (DemTuning)");
+}
+
 void BindStrategy(py::module_& m) {
+  py::class_<DemTuning>(m, "DemTuning",
+                        "Tuning switches of ExplicitSolverStrategy: each keeps a reference path "
+                        "for the equality tests; none is physics (strategies/dem_strategy.h)")
+      .def(py::init<>())
+      .def_readwrite("batched_pair_contacts", &DemTuning::batched_pair_contacts)
+      .def_readwrite("eight_lane_pair_contacts", &DemTuning::eight_lane_pair_contacts)
+      .def_readwrite("quad_row_updates", &DemTuning::quad_row_updates)
+      .def_readwrite("sort_rows_frequency", &DemTuning::sort_rows_frequency)
+      .def_readwrite("sort_rows_minimum", &DemTuning::sort_rows_minimum)
+      .def_readwrite("force_block_rows", &DemTuning::force_block_rows)
+      .def_readwrite("share_rows_with_nodes", &DemTuning::share_rows_with_nodes);
   py::class_<DemSettings> settings(m, "DemSettings",
                                    "Settings of ExplicitSolverStrategy (SI units)");
   settings.def(py::init<>())
@@ -239,16 +259,18 @@ void BindStrategy(py::module_& m) {
       .def_readwrite("continuum", &DemSettings::continuum,
                      "Kratos' continuum_sphere_strategy: bonds (KDEM) between the spheres of one "
                      "COHESIVE_GROUP whose gap is at most search_tolerance at the start")
-      .def_readwrite("batched_pair_contacts", &DemSettings::batched_pair_contacts)
-      .def_readwrite("eight_lane_pair_contacts", &DemSettings::eight_lane_pair_contacts)
-      .def_readwrite("quad_row_updates", &DemSettings::quad_row_updates)
-      .def_readwrite("sort_rows_frequency", &DemSettings::sort_rows_frequency)
-      .def_readwrite("sort_rows_minimum", &DemSettings::sort_rows_minimum)
-      .def_readwrite("force_block_rows", &DemSettings::force_block_rows)
-      .def_readwrite("share_rows_with_nodes", &DemSettings::share_rows_with_nodes)
+      .def_readwrite("tuning", &DemSettings::tuning,
+                     "Tuning switches (DemTuning): reference paths for the equality tests")
       .def_readwrite("walls_moved_by_processes", &DemSettings::walls_moved_by_processes)
       .def_readwrite("dimension", &DemSettings::dimension,
                      "3: spheres; 2: discs in the x-y plane (CylinderParticle2D)");
+  DefTuningAlias<bool, &DemTuning::batched_pair_contacts>(settings, "batched_pair_contacts");
+  DefTuningAlias<bool, &DemTuning::eight_lane_pair_contacts>(settings, "eight_lane_pair_contacts");
+  DefTuningAlias<bool, &DemTuning::quad_row_updates>(settings, "quad_row_updates");
+  DefTuningAlias<int, &DemTuning::sort_rows_frequency>(settings, "sort_rows_frequency");
+  DefTuningAlias<std::size_t, &DemTuning::sort_rows_minimum>(settings, "sort_rows_minimum");
+  DefTuningAlias<std::size_t, &DemTuning::force_block_rows>(settings, "force_block_rows");
+  DefTuningAlias<bool, &DemTuning::share_rows_with_nodes>(settings, "share_rows_with_nodes");
   DefNamedChoice<&DemSettings::hertz_damping, HertzDampingMapName, HertzDampingMapFromName>(
       settings, "hertz_damping_map",
       "\"exact\" (default) or \"thornton_fit\" (Kratos' fitted Hertz damping)");

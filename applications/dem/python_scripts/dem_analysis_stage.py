@@ -159,7 +159,7 @@ class DEMSolver(PythonSolver):
         settings.bond_stiffness = p["BondStiffness"].GetString()
         settings.energy_calculation = p["EnergyCalculationOption"].GetBool()
         settings.search_frequency = p["NeighbourSearchFrequency"].GetInt()
-        settings.sort_rows_frequency = p["SortParticlesFrequency"].GetInt()
+        settings.tuning.sort_rows_frequency = p["SortParticlesFrequency"].GetInt()
         absolute = p["DeltaOption"].GetString() == "Absolute"
         settings.search_tolerance = p["SearchTolerance"].GetDouble() if absolute else 0.0
         settings.wall_search_tolerance = p["search_tolerance_against_walls"].GetDouble()

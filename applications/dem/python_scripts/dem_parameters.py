@@ -105,7 +105,7 @@ DEFAULTS = {
     "TimeStepCheck": "warning",
     # Tessera: the particle rows and their nodes are sorted in space every this
     # many steps (when there are at least 4,096 spheres); 0: never
-    # (DemSettings.sort_rows_frequency).
+    # (DemSettings.tuning.sort_rows_frequency).
     "SortParticlesFrequency": 1000,
     # Tessera: how a Hertz pair's COEFFICIENT_OF_RESTITUTION becomes its damping
     # ratio: "exact" (the rebound is the restitution) or "thornton_fit" (the

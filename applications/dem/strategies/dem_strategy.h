@@ -48,7 +48,7 @@
 // (SortRows) and renumbers the old lists, so that the merge still pairs them.
 //
 // Forces are summed per particle in one pass over the pair list, cut into
-// blocks of DemSettings::force_block_rows particle rows (a fixed size, not one
+// blocks of DemTuning::force_block_rows particle rows (a fixed size, not one
 // per thread):
 // a block computes the contacts whose first particle it owns and adds each
 // force straight to both particles when the second one is in the block too;
@@ -91,6 +91,57 @@ class ModelPart;
 }
 
 namespace tessera::dem {
+
+// Tuning switches: each keeps a second code path alive, the reference path
+// that the equality tests run against the default fast one, and none is
+// physics. The vector paths (batched_pair_contacts, eight_lane_pair_contacts,
+// quad_row_updates) and shared rows (share_rows_with_nodes) give bitwise the
+// results of their reference paths (test_dem_contact_batch.py,
+// test_dem_row_quads.py, test_dem_shared_rows.py, test_dem_elastic_forces.py);
+// the spatial sort (sort_rows_*) and the force block size (force_block_rows)
+// change only the order of sums, so results at round-off
+// (test_dem_spatial_sort.py, test_dem_search.py), never with the number of
+// threads. Python reads and sets them as DemSettings.tuning.<name>, and by
+// their former names on DemSettings itself.
+struct DemTuning {
+  // Sphere-sphere contacts evaluated in vectorised batches
+  // (contact_laws/pair_contact_batch.h) where every particle pair follows one
+  // 3D law; false keeps the scalar loop. Both give bitwise the same results.
+  bool batched_pair_contacts = true;
+  // The batches' contact law (and touching test) on eight lanes where the
+  // processor has AVX-512 (F, DQ, VL) and BMI2; false keeps four lanes
+  // (AVX2). Both give bitwise the same results.
+  bool eight_lane_pair_contacts = true;
+  // The rows' sums and updates done four rows at a time (strategies/row_quads.h)
+  // where the processor has AVX2; false keeps the row-by-row loops. Both give
+  // bitwise the same results.
+  bool quad_row_updates = true;
+  // The rows are sorted in space (utilities/spatial_order.h) by the first search
+  // at least sort_rows_frequency steps after the last sort (0: never), when
+  // there are at least sort_rows_minimum rows (fewer fit in cache in any
+  // order). An inlet appends spheres in the order it injects them and a mesher
+  // numbers them its own way; sorted, neighbours in space are neighbours in
+  // memory. Only the order of the sums changes (round-off), and the rows'
+  // order: ParticleStorage::element_id names each row's element.
+  int sort_rows_frequency = 1000;
+  std::size_t sort_rows_minimum = 4096;
+  // Rows per force block (the class comment of ExplicitSolverStrategy): a
+  // constant of the run, not of the thread count, so results do not depend on
+  // the number of threads; they do depend on it at round-off (the order of the
+  // sums). Smaller blocks balance threads better at the end of a force pass
+  // (blocks are handed out one at a time), larger ones need fewer cross slots:
+  // in a spatially sorted packing a contact reaches about a layer of spheres
+  // ahead, so with 2048 rows most contacts near a block's end went through a
+  // slot; 8192 rows, measured against 2048 and 4096 with dem_option_ab.py
+  // --option block, were the fastest on one thread and as fast on two.
+  std::size_t force_block_rows = 8192;
+  // Where the spheres' model part holds only their nodes, laid out as the rows
+  // (the spatial sort does that), the rows' state and force columns are the
+  // nodal columns themselves (ParticleStorage::ShareColumnsWithNodes): one
+  // copy of each instead of two, and no copies between rows and nodes at each
+  // step. false keeps separate rows (for comparisons).
+  bool share_rows_with_nodes = true;
+};
 
 struct DemSettings {
   Array3 gravity{0.0, 0.0, -9.81};
@@ -152,43 +203,8 @@ struct DemSettings {
   // tolerance are bonded (particles/continuum_bonds.h, KDEM law in
   // contact_laws/bond_law.h), as Kratos' first search makes its bonds.
   bool continuum = false;
-  // Sphere-sphere contacts evaluated in vectorised batches
-  // (contact_laws/pair_contact_batch.h) where every particle pair follows one
-  // 3D law; false keeps the scalar loop. Both give bitwise the same results.
-  bool batched_pair_contacts = true;
-  // The batches' contact law (and touching test) on eight lanes where the
-  // processor has AVX-512 (F, DQ, VL) and BMI2; false keeps four lanes
-  // (AVX2). Both give bitwise the same results.
-  bool eight_lane_pair_contacts = true;
-  // The rows' sums and updates done four rows at a time (strategies/row_quads.h)
-  // where the processor has AVX2; false keeps the row-by-row loops. Both give
-  // bitwise the same results.
-  bool quad_row_updates = true;
-  // The rows are sorted in space (utilities/spatial_order.h) by the first search
-  // at least sort_rows_frequency steps after the last sort (0: never), when
-  // there are at least sort_rows_minimum rows (fewer fit in cache in any
-  // order). An inlet appends spheres in the order it injects them and a mesher
-  // numbers them its own way; sorted, neighbours in space are neighbours in
-  // memory. Only the order of the sums changes (round-off), and the rows'
-  // order: ParticleStorage::element_id names each row's element.
-  int sort_rows_frequency = 1000;
-  std::size_t sort_rows_minimum = 4096;
-  // Rows per force block (the class comment of ExplicitSolverStrategy): a
-  // constant of the run, not of the thread count, so results do not depend on
-  // the number of threads; they do depend on it at round-off (the order of the
-  // sums). Smaller blocks balance threads better at the end of a force pass
-  // (blocks are handed out one at a time), larger ones need fewer cross slots:
-  // in a spatially sorted packing a contact reaches about a layer of spheres
-  // ahead, so with 2048 rows most contacts near a block's end went through a
-  // slot; 8192 rows, measured against 2048 and 4096 with dem_option_ab.py
-  // --option block, were the fastest on one thread and as fast on two.
-  std::size_t force_block_rows = 8192;
-  // Where the spheres' model part holds only their nodes, laid out as the rows
-  // (the spatial sort does that), the rows' state and force columns are the
-  // nodal columns themselves (ParticleStorage::ShareColumnsWithNodes): one
-  // copy of each instead of two, and no copies between rows and nodes at each
-  // step. false keeps separate rows (for comparisons).
-  bool share_rows_with_nodes = true;
+  // How the step is computed, not what it computes (DemTuning).
+  DemTuning tuning;
 };
 
 // Estimates for choosing Δt (thesis §2.6.4): the critical step of the stiffest
@@ -385,7 +401,7 @@ class ExplicitSolverStrategy {
   // search itself).
   void CheckFiniteState(double time) const;
   // Rows and nodes: the columns shared where the layout lets them
-  // (DemSettings::share_rows_with_nodes), after anything that changes rows or
+  // (DemTuning::share_rows_with_nodes), after anything that changes rows or
   // nodes; at each entry from outside, shared columns follow the database's
   // storage (RefreshSharedRows).
   void ShareRowsWithNodes();
@@ -444,6 +460,10 @@ class ExplicitSolverStrategy {
   // blocks are kicked and drifted (KickAndDriftRow) just before the first
   // block that reads them, on one thread, in block order.
   void ComputeParticleContacts(bool finish, AfterGather then, bool drift);
+  // Rows [begin, end) of a force block start from their wall contacts
+  // (ComputeWallContacts): contact force, elastic part and torque, zero for a
+  // row without wall candidates.
+  void StartRowsFromWallContacts(std::size_t begin, std::size_t end);
   // Whether this Velocity Verlet step may kick and drift the rows inside the
   // pair pass: one thread (blocks in order), and no search, clusters or
   // periodic wrap between the drift and the forces. Every row is drifted by

@@ -9,7 +9,7 @@
 // Every lane does the operations of the scalar update, in the same order and
 // without fused multiply-adds (AVX2 alone does not enable FMA): the quads give
 // bitwise the results of the row-by-row updates (test_dem_row_quads.py,
-// with DemSettings.quad_row_updates on and off). Only rows with no imposed dof
+// with DemSettings.tuning.quad_row_updates on and off). Only rows with no imposed dof
 // that are neither glued nor cluster members take them (FreeQuad); the strategy
 // keeps the scalar updates for the others, for the schemes without a quad
 // update and on processors without AVX2.

@@ -1,0 +1,250 @@
+// Particles come and go: spheres inserted between steps (inlets) or created
+// by a script, deleted by the bounding box or at the start (touching walls,
+// embedded, indentations cleaned), and wrapped into a periodic domain.
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+#include <limits>
+#include <unordered_set>
+
+#include "applications/dem/dem_variables.h"
+#include "applications/dem/strategies/dem_strategy.h"
+#include "applications/dem/utilities/parallel_rows.h"
+#include "kernel/core/error.h"
+#include "kernel/core/flags.h"
+#include "kernel/core/kernel_variables.h"
+#include "kernel/model/model_part.h"
+
+namespace tessera::dem {
+
+void ExplicitSolverStrategy::RegisterParticleMaterial(const Properties* properties,
+                                                      double smallest_radius) {
+  if (initialized_)
+    TESSERA_ERROR(
+        "RegisterParticleMaterial: the DEM strategy is initialised already; register "
+        "the materials of inserted particles before Initialize()");
+  registered_materials_.emplace_back(properties, smallest_radius);
+}
+
+void ExplicitSolverStrategy::InsertParticles(const std::vector<NewParticle>& particles) {
+  if (!initialized_) TESSERA_ERROR("InsertParticles: call Initialize() first");
+  const std::size_t first_new = particles_.size();
+  for (const NewParticle& p : particles) {
+    Node node = spheres_.CreateNewNode(p.node_id, p.position[0], p.position[1], p.position[2]);
+    node.FastGetSolutionStepValue(RADIUS) = p.radius;
+    node.FastGetSolutionStepValue(VELOCITY) = p.velocity;
+    node.FastGetSolutionStepValue(ANGULAR_VELOCITY) = Array3{};
+    AddParticleVelocityDofs(node);
+    if (!spheres_.HasProperties(p.properties->Id())) spheres_.AddProperties(p.properties);
+    const IdType ids[1] = {p.node_id};
+    const Element& element = spheres_.CreateNewElement(
+        p.element_type ? *p.element_type : "SphericParticle3D", p.element_id, ids, p.properties);
+    AppendParticle(spheres_, element, material_index_, particles_, settings_.dimension);
+  }
+  StartNewRows(first_new);
+}
+
+void ExplicitSolverStrategy::StartNewRows(std::size_t first_new) {
+  increments_are_velocity_steps_ = false;  // the newcomers have made no increment
+  // Their force until the next evaluation is their weight.
+  for (std::size_t row = first_new; row < particles_.size(); ++row)
+    particles_.force[row] = particles_.mass[row] * settings_.gravity;
+  if (settings_.periodic) WrapIntoPeriodicBox(first_new);
+  AddCandidatesOfNewRows(first_new);
+  ShareRowsWithNodes();
+  // Their candidates were found where they are now: the adaptive search
+  // measures their displacement from there.
+  if (AdaptiveSearchArmed() && search_position_.size() == first_new)
+    for (std::size_t row = first_new; row < particles_.size(); ++row)
+      search_position_.push_back(particles_.position[row]);
+}
+
+void ExplicitSolverStrategy::AdoptElementsAddedToTheModelPart() {
+  // Every element of the spheres' model part is a row (FillParticles at
+  // Initialize; inlets and the bounding box keep both in step), so a
+  // difference in number is elements a script created (or removed) since.
+  const std::size_t elements = spheres_.NumberOfElements();
+  if (elements == particles_.size()) return;
+  std::unordered_set<IdType> rows(particles_.element_id.begin(), particles_.element_id.end());
+  if (elements < particles_.size() || rows.size() != particles_.size())
+    TESSERA_ERROR("the spheres' model part ", spheres_.FullName(), " holds ", elements,
+                  " elements but the DEM strategy ", particles_.size(),
+                  " particles: elements were removed (or renumbered) after Initialize; the "
+                  "strategy deletes particles itself (bounding box)");
+  const std::size_t first_new = particles_.size();
+  for (const Element& element : spheres_.Elements()) {
+    if (rows.count(element.Id()) != 0) continue;
+    AddParticleVelocityDofs(element.GetGeometry()[0]);
+    AppendParticle(spheres_, element, material_index_, particles_, settings_.dimension);
+  }
+  if (particles_.size() != elements)
+    TESSERA_ERROR("the spheres' model part ", spheres_.FullName(), " holds ", elements,
+                  " elements but only ", particles_.size(),
+                  " are particles of the DEM strategy: elements were renumbered after Initialize");
+  StartNewRows(first_new);
+}
+
+void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& keep) {
+  const std::size_t n = particles_.size();
+  std::vector<std::uint32_t> new_index(n, std::numeric_limits<std::uint32_t>::max());
+  std::uint32_t next = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (keep[i]) new_index[i] = next++;
+  // Out of the model part: elements and their nodes.
+  for (std::size_t i = 0; i < n; ++i) {
+    if (keep[i]) continue;
+    spheres_.GetElement(particles_.element_id[i]).Set(TO_ERASE, true);
+    Node(&spheres_.Nodal(), particles_.node[i]).Set(TO_ERASE, true);
+  }
+  spheres_.RemoveElementsFlagged(TO_ERASE);
+  spheres_.RemoveNodesFlagged(TO_ERASE);
+  particles_.Compact(keep);
+  glued_.Renumber(new_index);
+  bonds_.Renumber(new_index);
+  // A cluster's rows go all or none: its first row is kept or it is being removed.
+  for (std::uint32_t& first : clusters_.first_row)
+    if (new_index[first] != std::numeric_limits<std::uint32_t>::max()) first = new_index[first];
+  // Node positions moved with the removal: take them from the elements again,
+  // found by id (the rows may be sorted in space, not in element order).
+  for (std::size_t row = 0; row < particles_.size(); ++row)
+    particles_.node[row] =
+        spheres_.GetElement(particles_.element_id[row]).GetGeometry().NodeIndex(0);
+
+  // Contacts keep their histories under the new numbering (the map is monotonic,
+  // so the lists stay sorted).
+  auto remap_pairs = [&](PairContacts& p) {
+    std::size_t out = 0;
+    for (std::size_t c = 0; c < p.first.size(); ++c) {
+      const std::uint32_t a = new_index[p.first[c]], b = new_index[p.second[c]];
+      if (a == std::numeric_limits<std::uint32_t>::max() ||
+          b == std::numeric_limits<std::uint32_t>::max())
+        continue;
+      p.first[out] = a;
+      p.second[out] = b;
+      p.history[out] = p.history[c];
+      p.state[out] = p.state[c];
+      ++out;
+    }
+    p.Resize(out);
+  };
+  remap_pairs(pairs_);
+  std::size_t out = 0;
+  WallContacts& w = wall_contacts_;
+  for (std::size_t c = 0; c < w.particle.size(); ++c) {
+    const std::uint32_t a = new_index[w.particle[c]];
+    if (a == std::numeric_limits<std::uint32_t>::max()) continue;
+    w.particle[out] = a;
+    w.face[out] = w.face[c];
+    w.tangential_force[out] = w.tangential_force[c];
+    w.tangential_stiffness[out] = w.tangential_stiffness[c];
+    w.normal_elastic_force[out] = w.normal_elastic_force[c];
+    w.sliding[out] = w.sliding[c];
+    w.active[out] = w.active[c];
+    w.point[out] = w.point[c];
+    ++out;
+  }
+  w.Resize(out);
+}
+
+bool ExplicitSolverStrategy::RemoveOutsideBoundingBox(double time) {
+  // A periodic box wraps its spheres instead (WrapIntoPeriodicBox).
+  if (!settings_.bounding_box || settings_.periodic || time < settings_.bounding_box_start_time ||
+      time > settings_.bounding_box_stop_time)
+    return false;
+  auto outside = [this](const Array3& x) {
+    for (int k = 0; k < 3; ++k)
+      if (!(x[k] >= settings_.bounding_box_min[k] && x[k] <= settings_.bounding_box_max[k]))
+        return true;
+    return false;
+  };
+  std::vector<std::uint8_t> keep(particles_.size(), 1);
+  bool any = false;
+  // Members of clusters are judged with their cluster, by its centre.
+  for (std::size_t i = 0; i < particles_.size(); ++i)
+    if (particles_.cluster[i] == 0 && outside(particles_.position[i])) keep[i] = 0, any = true;
+  std::vector<std::uint8_t> keep_cluster(clusters_.size(), 1);
+  bool any_cluster = false;
+  for (std::size_t k = 0; k < clusters_.size(); ++k) {
+    if (!outside(clusters_.centre[k])) continue;
+    keep_cluster[k] = 0;
+    any_cluster = any = true;
+    for (std::uint32_t m = 0; m < clusters_.row_count[k]; ++m) keep[clusters_.first_row[k] + m] = 0;
+  }
+  if (!any) return false;
+  RemoveParticles(keep);
+  if (any_cluster) {
+    // Out of the cluster model part, then the rows and the members' cluster numbers.
+    for (std::size_t k = 0; k < clusters_.size(); ++k) {
+      if (keep_cluster[k]) continue;
+      clusters_part_->GetElement(clusters_.element_id[k]).Set(TO_ERASE, true);
+      Node(&clusters_part_->Nodal(), clusters_.node[k]).Set(TO_ERASE, true);
+    }
+    clusters_part_->RemoveElementsFlagged(TO_ERASE);
+    clusters_part_->RemoveNodesFlagged(TO_ERASE);
+    clusters_.Compact(keep_cluster);
+    std::size_t k = 0;
+    for (Element& element : clusters_part_->Elements()) {
+      clusters_.node[k] = element.GetGeometry().NodeIndex(0);
+      for (std::uint32_t m = 0; m < clusters_.row_count[k]; ++m)
+        particles_.cluster[clusters_.first_row[k] + m] = static_cast<std::uint32_t>(k + 1);
+      ++k;
+    }
+  }
+  return true;
+}
+
+void ExplicitSolverStrategy::RemoveParticlesTouchingWalls(double time) {
+  // As Kratos' strategy does at its start: a sphere with a wall contact after
+  // the first search (its centre within its radius of a face: facet, edge or
+  // vertex) is deleted, and the lists are searched again without it.
+  const WallContacts& wc = wall_contacts_;
+  std::vector<std::uint8_t> keep(particles_.size(), 1);
+  bool any = false;
+  for (std::size_t c = 0; c < wc.particle.size(); ++c) {
+    const std::uint32_t i = wc.particle[c];
+    if (!keep[i] || particles_.cluster[i] != 0) continue;  // clusters stay whole
+    FaceContactGeometry g;
+    FaceContact(faces_, wc.face[c], particles_.position[i], particles_.radius[i], g);
+    if (g.type == FaceContactType::kNone) continue;
+    keep[i] = 0;
+    any = true;
+  }
+  if (!any) return;
+  RemoveParticles(keep);
+  Search(time);
+}
+
+void ExplicitSolverStrategy::CleanInitialIndentations() {
+  // Each overlapping pair (in list order) is shrunk, both radii by the same
+  // factor, until it just touches; masses follow the new radii.
+  bool changed = false;
+  for (std::size_t c = 0; c < pairs_.first.size(); ++c) {
+    const std::uint32_t i = pairs_.first[c], j = pairs_.second[c];
+    // A cluster keeps the spheres of its .clu geometry.
+    if (particles_.cluster[i] != 0 || particles_.cluster[j] != 0) continue;
+    const double d = Norm(Separation(i, j));
+    const double sum = particles_.radius[i] + particles_.radius[j];
+    if (d >= sum || d <= 0.0) continue;
+    const double factor = d / sum;
+    for (std::uint32_t k : {i, j}) {
+      const double scale = factor * factor * factor;
+      particles_.radius[k] *= factor;
+      particles_.mass[k] *= scale;
+      particles_.inertia[k] *= scale * factor * factor;
+    }
+    changed = true;
+  }
+  if (changed) Search(spheres_.GetProcessInfo().GetValue(TIME));
+}
+
+void ExplicitSolverStrategy::WrapIntoPeriodicBox(std::size_t first) {
+  // Positions only: displacements and every other state stay continuous. A
+  // cluster's members are wrapped one by one, its centre on its own; the arms
+  // between them are taken to the nearest image (rigid_clusters.h).
+  Array3* const position = particles_.position.data();
+  ParallelRows(particles_.size() - first,
+               [&](std::size_t k) { position[first + k] = periodic_.Wrap(position[first + k]); });
+  for (Array3& centre : clusters_.centre) centre = periodic_.Wrap(centre);
+}
+
+}  // namespace tessera::dem
