@@ -142,7 +142,7 @@ def write_parameters():
         "FinalTime": END_TIME, "NeighbourSearchFrequency": 1, "SearchTolerance": 0.0,
         "OutputTimeStep": OUTPUT_INTERVAL, "post_vtk_option": True, "PostVelocity": True,
         "PostDisplacement": True, "PostRadius": True, "PostContactForces": True, "PostPressure": True})
-    write_json("ProjectParametersCoupling.json", {"transfer_method": "direct_interpolation",
+    write_json("ProjectParametersCoupling.json", {"transfer_method": "area_distributed",
                                                   "fe_time_step_fraction": 0.9, "echo_level": 1})
 
 

@@ -5,6 +5,7 @@
         "transfer_method": "area_distributed",
         "skin_model_parts": [],
     "wall_model_parts": [],
+    "split_quadrilaterals": False,
         "fe_time_step_fraction": 0.9,
         "echo_level": 1
     }
@@ -33,6 +34,9 @@
   nodes and follow them, instead of walls made from the skin (Kratos'
   CoSimulation decks, e.g. cable nets with RigidFace3D2N line walls); the
   walls keep the DEM deck's materials.
+* "split_quadrilaterals": the skin's quadrilaterals become two triangular
+  walls each (along the shorter diagonal) instead of one quadrilateral wall
+  (skin_walls._WallFaces says why one may want either).
 * "fe_time_step_fraction": α of Δt ≤ α min_e l_e / c_e, the structure's share
   of the common step (thesis 4.70: α in [0.8, 0.98]).
 * "energy_output": the coupled energy balance (coupled_energy.py) written to
@@ -51,6 +55,7 @@ DEFAULTS = {
     "transfer_method": "area_distributed",
     "skin_model_parts": [],
     "wall_model_parts": [],
+    "split_quadrilaterals": False,
     "fe_time_step_fraction": 0.9,
     "energy_output": True,
     "energy_samples": 200,
@@ -84,6 +89,8 @@ def _Check(options, origin):
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0.0 < fraction <= 1.0:
         raise tessera.Error(f"{origin}: key 'fe_time_step_fraction' is {fraction!r}; expected a number "
                             "in (0, 1]")
+    if not isinstance(options["split_quadrilaterals"], bool):
+        raise tessera.Error(f"{origin}: key 'split_quadrilaterals' must be true or false")
     if not isinstance(options["energy_output"], bool):
         raise tessera.Error(f"{origin}: key 'energy_output' must be true or false")
     samples = options["energy_samples"]

@@ -198,7 +198,7 @@ class DemStructuresCouplingAnalysis:
         dem_roots = [self.model.GetModelPart(name)
                      for name in ("SpheresPart", "RigidFacePart", "ClusterPart", "DEMInletPart")]
         self.skin = SkinWalls(self.structure, self.model.GetModelPart("RigidFacePart"), faces,
-                              self.dimension, dem_roots)
+                              self.dimension, dem_roots, self.options["split_quadrilaterals"])
 
     def _AssignSkinMaterials(self):
         """The skin's DEM material (skin_walls.SkinWalls.AssignMaterials): the

@@ -196,6 +196,10 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
       const double ratio = master_area[c - begin] / total_area;
       result.force += (ratio - 1.0) * Dot(result.force, g.normal) * g.normal;
       result.elastic_force += (ratio - 1.0) * Dot(result.elastic_force, g.normal) * g.normal;
+      // The normal dashpot's power (F_n - F_ne) δ' scales with its force.
+      const double normal_damping_power =
+          (result.normal_force - history.normal_elastic_force) * -Dot(relative_velocity, g.normal);
+      result.damping_power -= (1.0 - ratio) * normal_damping_power;
       result.normal_force *= ratio;
       result.elastic_energy *= ratio;
     }
