@@ -9,6 +9,7 @@ packages=(
   pybind11-dev python3-dev python3-numpy python3-pytest
   python3-matplotlib          # the coupled analyses' plots
   libboost-dev libeigen3-dev libmetis-dev libhdf5-dev nlohmann-json3-dev libgtest-dev
+  python3-h5py                # reads the HDF5 results back in tests/python/test_hdf5_output.py
   clang libclang-rt-14-dev   # the libFuzzer target of the .mdpa parser
 )
 

@@ -1,9 +1,11 @@
-// Python bindings of the result writers: tessera.VtkOutput and tessera.GidOutput.
+// Python bindings of the result writers: tessera.VtkOutput, tessera.GidOutput and
+// tessera.Hdf5Output.
 // The output processes of tessera.output wrap them with the step control.
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
 #include "kernel/io/gid_output.h"
+#include "kernel/io/hdf5_output.h"
 #include "kernel/io/vtk_output.h"
 #include "kernel/model/model_part.h"
 #include "kernel/python/bindings.h"
@@ -33,6 +35,17 @@ void AddOutputToPython(py::module_& m) {
       .def("GetMeshFileName", &GidOutput::MeshFileName)
       .def("GetResultFileName", &GidOutput::ResultFileName)
       .def_static("GetDefaultParameters", &GidOutput::GetDefaultParameters);
+
+  py::class_<Hdf5Output>(m, "Hdf5Output",
+                         "Writes a model part and its results as HDF5 (Kratos' HDF5Application "
+                         "layout) plus an XDMF descriptor for ParaView")
+      .def(py::init<ModelPart&, Parameters>(), py::arg("model_part"), py::arg("parameters"),
+           py::keep_alive<1, 2>())
+      .def("PrintOutput", &Hdf5Output::PrintOutput,
+           "Writes the current step (STEP, TIME of the ProcessInfo)")
+      .def("GetLastWrittenFiles", &Hdf5Output::LastWrittenFiles)
+      .def("GetXdmfFileName", &Hdf5Output::XdmfFileName)
+      .def_static("GetDefaultParameters", &Hdf5Output::GetDefaultParameters);
 }
 
 }  // namespace tessera::python

@@ -14,7 +14,7 @@ void AddModelToPython(pybind11::module_& m);       // Node, Properties, Element,
 void AddRegistryToPython(pybind11::module_& m);    // Registry, Application
 void AddIoToPython(pybind11::module_& m);          // ModelPartIO, output writers
 void AddProcessesToPython(pybind11::module_& m);   // Process base class
-void AddOutputToPython(pybind11::module_& m);      // VtkOutput, GidOutput
+void AddOutputToPython(pybind11::module_& m);      // VtkOutput, GidOutput, Hdf5Output
 void AddUtilitiesToPython(pybind11::module_& m);   // FindSkinFaces
 
 }  // namespace tessera::python

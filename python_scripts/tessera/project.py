@@ -230,6 +230,7 @@ def LoadStageClass(parameters, file_name=""):
 _OUTPUT_LOCATIONS = {
     "vtk_output_process": ("output_path", "VTK_Output"),
     "gid_output_process": ("output_path", ""),
+    "hdf5_output_process": ("output_path", "hdf5_output"),
     "json_output_process": ("output_file_name", None),
 }
 

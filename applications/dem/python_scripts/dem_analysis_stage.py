@@ -37,7 +37,8 @@ tessera.dem.processes); FREE_BODY_MOTION wall parts move as free rigid bodies
 moves them. VTK output is added when "post_vtk_option" is true, GiD post files
 (<problem_name>_Post_Files/<problem_name>_DEM.post.* for the spheres,
 <problem_name>_DEM_FEM_boundary.post.* for the walls) when "post_gid_option"
-is true.
+is true, HDF5 files with an XDMF descriptor (<problem_name>_DEM.h5/.xdmf,
+<problem_name>_DEM_FEM_boundary.h5/.xdmf) when "post_hdf5_option" is true.
 """
 import json
 import math
@@ -479,7 +480,8 @@ class DEMAnalysisStage(AnalysisStage):
         bonds_written = (vtk and self.DEM_parameters["ContactMeshOption"].GetBool()
                          and self._GetSolver()._IsContinuum())
         unwritten = dem_parameters.UnwrittenPostFlags(self.DEM_parameters, bonds_written)
-        if unwritten and (vtk or self.DEM_parameters["post_gid_option"].GetBool()):
+        if unwritten and (vtk or self.DEM_parameters["post_gid_option"].GetBool()
+                          or self.DEM_parameters["post_hdf5_option"].GetBool()):
             warnings.warn(f"{self.DEM_parameters.Origin()}: {', '.join(unwritten)} "
                           f"{'is' if len(unwritten) == 1 else 'are'} true, but Tessera writes no "
                           "such results; the post files hold the other selected ones",
@@ -518,6 +520,8 @@ class DEMAnalysisStage(AnalysisStage):
 
         if self.DEM_parameters["post_gid_option"].GetBool():
             self._AddGidOutput()
+        if self.DEM_parameters["post_hdf5_option"].GetBool():
+            self._AddHdf5Output()
         self._AddGraphsOutput()
 
     def _AddGidOutput(self):
@@ -555,6 +559,34 @@ class DEMAnalysisStage(AnalysisStage):
                 "output_path": self.OutputPath(f"{self.problem_name}_Post_Files"),
                 "postprocess_parameters": {"result_file_configuration": results}}))
             process = GiDOutputProcess(self.model, settings)
+            self._list_of_output_processes.append(process)
+            self._list_of_processes.append(process)
+
+    def _AddHdf5Output(self):
+        """HDF5 results through the kernel's hdf5_output_process: one file for
+        the run per model part, <problem_name>_DEM.h5 (spheres, as points with
+        RADIUS in the XDMF) and <problem_name>_DEM_FEM_boundary.h5 (walls), with
+        <name>.xdmf beside them for ParaView; every OutputTimeStep of simulated
+        time, the nodal results the Post* flags select, the current
+        coordinates at each output (the spheres move)."""
+        from tessera.output.hdf5_output_process import Hdf5OutputProcess
+        for name, walls, suffix in (("SpheresPart", False, "DEM"),
+                                    ("RigidFacePart", True, "DEM_FEM_boundary")):
+            model_part = self.model.GetModelPart(name)
+            if model_part.NumberOfNodes() == 0:
+                continue
+            variables = dem_parameters.PostVariables(self.DEM_parameters, walls)
+            if not walls and self._GetSolver()._IsContinuum():
+                variables.append("DAMAGE_RATIO")
+            settings = tessera.Parameters(json.dumps({
+                "model_part_name": name,
+                "output_control_type": "time",
+                "output_interval": self.DEM_parameters["OutputTimeStep"].GetDouble(),
+                "output_path": self.OutputPath(f"{self.problem_name}_Post_Files"),
+                "file_name": f"{self.problem_name}_{suffix}",
+                "write_deformed_configuration": True,
+                "nodal_solution_step_data_variables": variables}))
+            process = Hdf5OutputProcess(self.model, settings)
             self._list_of_output_processes.append(process)
             self._list_of_processes.append(process)
 

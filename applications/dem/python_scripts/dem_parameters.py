@@ -17,7 +17,8 @@ Keys fall in three groups, and a few values are checked:
   (VelTrapGraphExportFreq, VelocityTrapOption), console and
   model info (ControlTime, ModelDataInfo, Granulometry),
   PredefinedSkinOption, virtual_sea_surface_settings and every Post* flag except those
-  that select nodal results when post_vtk_option or post_gid_option is on (the
+  that select nodal results when post_vtk_option, post_gid_option or
+  post_hdf5_option is on (the
   Post* flags are read then; without post files they are ignored too).
 - CONTINUUM_ONLY: options of the bonded (continuum) strategy that change
   nothing here: DontSearchUntilFailure, AmplifiedSearchRadiusExtension and
@@ -96,6 +97,9 @@ DEFAULTS = {
     # GidPostSettings): Kratos' DEM keys, and the older GiDPostMode /
     # GiDMultiFileFlag names, which override them when given.
     "post_gid_option": False,
+    # HDF5 results with an XDMF descriptor for ParaView (tessera's key: written
+    # when "post_hdf5_option" is true; the kernel's hdf5_output_process).
+    "post_hdf5_option": False,
     "OutputFileType": "Binary",
     "Multifile": "multiple_files",
     "GiDPostMode": "",

@@ -1,7 +1,8 @@
-"""Result output processes: VTK XML for ParaView (`vtk_output_process`) and GiD
-ASCII post files (`gid_output_process`).
+"""Result output processes: VTK XML for ParaView (`vtk_output_process`), GiD
+ASCII post files (`gid_output_process`) and HDF5 with an XDMF descriptor
+(`hdf5_output_process`).
 
-Both are Kratos-style output processes built by `Factory(settings, model)` from
+They are Kratos-style output processes built by `Factory(settings, model)` from
 an "output_processes" entry of a ProjectParameters.json. They share the output
 schedule and the ScheduledOutputProcess base below.
 """
