@@ -35,6 +35,11 @@ def test_the_demo_runs_as_a_coupled_analysis(tmp_path):
     datasets = list(collection.iter("DataSet"))
     assert {d.get("part") for d in datasets} == {"0", "1", "2"}  # Structure, RigidFacePart, SpheresPart
     assert all((case / d.get("file")).is_file() for d in datasets)
-    # The energy balance: its file and plot.
-    assert (case / "spheres_on_plate_coupled_energy.dat").is_file()
+    # The energy balance: its file and plot; E_T within 2 % of the largest
+    # term (measured 1.26 %: ADM's area scaling of multi-face contacts, which
+    # no potential gives; 10.4 % when ADM booked its normal dashpot unscaled).
+    import numpy as np
     assert (case / "spheres_on_plate_coupled_energy.png").is_file()
+    rows = np.loadtxt(case / "spheres_on_plate_coupled_energy.dat")
+    scale = np.max(np.abs(rows[:, 1:-1]))
+    assert np.max(np.abs(rows[:, -1] - rows[0, -1])) < 0.02 * scale
