@@ -17,6 +17,14 @@ namespace tessera::dem {
 // A pair's contact law: its position in the list of laws (ContactLaws).
 enum class ContactLaw : std::uint8_t {};
 
+// The error of an id outside a list of `laws` laws: out of line and cold, so
+// that the contact loops that dispatch carry a call rather than its message.
+[[noreturn, gnu::cold, gnu::noinline]] inline void ThrowUnknownContactLaw(ContactLaw law,
+                                                                          std::size_t laws) {
+  TESSERA_ERROR("contact law id ", static_cast<int>(law), " is none of the ", laws,
+                " laws of this build");
+}
+
 template <class... Laws>
 struct LawList {
   static constexpr std::size_t size = sizeof...(Laws);
@@ -66,9 +74,7 @@ struct LawList {
   template <std::size_t kIndex, class First, class... Rest, class F>
   [[gnu::always_inline]] static decltype(auto) VisitFrom(ContactLaw law, F& f) {
     if constexpr (sizeof...(Rest) == 0) {
-      if (static_cast<std::size_t>(law) != kIndex)
-        TESSERA_ERROR("contact law id ", static_cast<int>(law), " is none of the ", size,
-                      " laws of this build");
+      if (static_cast<std::size_t>(law) != kIndex) ThrowUnknownContactLaw(law, size);
       return f(std::type_identity<First>{});
     } else {
       if (static_cast<std::size_t>(law) == kIndex) return f(std::type_identity<First>{});
