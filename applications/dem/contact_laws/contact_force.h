@@ -1,12 +1,14 @@
 // The force of one contact: the inner loop of the DEM strategy, inline and
-// without virtual calls (one branch on the pair's law). Formulas and their
-// sources are listed in contact_law.h.
+// without virtual calls (one branch on the pair's law, over the list of laws
+// in contact_laws.h). Formulas and their sources are listed in contact_law.h
+// and in each law's header (laws/).
 #pragma once
 
 #include <cmath>
 #include <cstdint>
 
 #include "applications/dem/contact_laws/contact_law.h"
+#include "applications/dem/contact_laws/contact_laws.h"
 
 namespace tessera::dem {
 
@@ -30,6 +32,16 @@ struct PairHistory {
   double normal_elastic_force = 0.0;
 };
 static_assert(sizeof(PairHistory) == 5 * sizeof(double));
+// Every law's history fits the record (a law that keeps more fails here, by name).
+template <class Laws>
+constexpr bool HistoriesFit() {
+  Laws::ForEach([]<class L>(std::type_identity<L>) {
+    static_assert(L::kHistoryDoubles <= sizeof(PairHistory) / sizeof(double),
+                  "the law keeps more history than PairHistory holds");
+  });
+  return true;
+}
+static_assert(HistoriesFit<ContactLaws>());
 
 // The bits of a pair candidate's state byte: whether it touched at its last
 // evaluation, and whether it slid then. Zero: apart, with a cleared history.
@@ -61,29 +73,18 @@ inline double DecayedFriction(const PairParameters& p, double v2) {
 // `tangential_damping_factor`, when >= 0, is TangentialDampingFactor(p).
 // Always inlined: it is the body of the contact loops, and a call per contact
 // costs as much as the arithmetic (and outputs a caller ignores cost nothing).
+// `Laws`: the list of laws p.law indexes (a test's list may add its own).
+template <class Laws = ContactLaws>
 [[gnu::always_inline]] inline ContactForce ComputeContactForce(
     const PairParameters& p, double overlap, double radius, double mass, const Array3& normal,
     const Array3& relative_velocity, const Array3& relative_displacement, ContactHistoryRef history,
     double dt, double tangential_damping_factor = -1.0) {
   double kn, kt, fne, energy;
-  if (p.law == ContactLaw::kHertzViscousCoulomb) {
-    const double contact_radius = std::sqrt(radius * overlap);  // a = sqrt(R δ) (A.10)
-    kn = 2.0 * p.effective_young * contact_radius;
-    kt = 8.0 * p.effective_shear * contact_radius;
-    fne = (2.0 / 3.0) * kn * overlap;
-    energy = 0.4 * fne * overlap;  // (8/15) E* sqrt(R) δ^{5/2} (A.15)
-  } else if (p.law == ContactLaw::kLinearViscousCoulomb2D) {
-    // Per unit thickness: k_n = (π/4) E*, k_t = k_n 4G*/E* = π G* (contact_law.h).
-    kn = LinearNormalStiffness(p.law, p.effective_young, radius);
-    kt = std::numbers::pi * p.effective_shear;
-    fne = kn * overlap;
-    energy = 0.5 * fne * overlap;
-  } else {
-    kn = 2.0 * p.effective_young * radius;
-    kt = 8.0 * p.effective_shear * radius;
-    fne = kn * overlap;
-    energy = 0.5 * fne * overlap;
-  }
+  Laws::Visit(p.law, [&]<class L>(std::type_identity<L>) {
+    L::template Elastic<double, ScalarMath>(p.effective_young, p.effective_shear, radius, overlap,
+                                            kn, kt, fne);
+    energy = L::Energy(fne, overlap);
+  });
   const double xi = p.damping_ratio;
   const double cn = xi > 0.0 ? 2.0 * xi * std::sqrt(mass * kn) : 0.0;
   // k_t / k_n = 4 G* / E* for both laws, so c_t = c_n sqrt(4 G* / E*): a caller
@@ -150,23 +151,18 @@ inline double DecayedFriction(const PairParameters& p, double v2) {
 }
 
 // The normal elastic energy stored in a contact of pair p, from the history
-// of its last force evaluation: F_ne and k_t (k_t: 0 if never evaluated). The
-// sphere-sphere contacts keep no energy of their own, as writing one per
-// contact and step cost more than the rare sums of it (GetEnergies). With
-// k_n = k_t E* / (4 G*) in 3D (both laws, contact_law.h) the overlap is
-//   linear: δ = F_ne / k_n,  E = F_ne δ / 2 = 2 F_ne² G* / (E* k_t);
-//   Hertz: F_ne = (2/3) k_n δ, E = (2/5) F_ne δ = 2.4 F_ne² G* / (E* k_t)
-// (ComputeContactForce's energies, to rounding); the 2D linear law has
-// k_n = (π/4) E*, so E = 2 F_ne² / (π E*).
+// of its last force evaluation: F_ne and k_t (k_t: 0 if never evaluated), by
+// the law's StoredEnergy (its Energy, to rounding). The sphere-sphere contacts
+// keep no energy of their own, as writing one per contact and step cost more
+// than the rare sums of it (GetEnergies).
+template <class Laws = ContactLaws>
 inline double NormalElasticEnergy(const PairParameters& p, double normal_elastic_force,
                                   double tangential_stiffness) {
   const double f2 = normal_elastic_force * normal_elastic_force;
   if (!(p.effective_young > 0.0)) return 0.0;
-  if (p.law == ContactLaw::kLinearViscousCoulomb2D)
-    return 2.0 * f2 / (std::numbers::pi * p.effective_young);
-  if (!(tangential_stiffness > 0.0)) return 0.0;
-  const double factor = p.law == ContactLaw::kHertzViscousCoulomb ? 2.4 : 2.0;
-  return factor * f2 * p.effective_shear / (p.effective_young * tangential_stiffness);
+  return Laws::Visit(p.law, [&]<class L>(std::type_identity<L>) {
+    return L::StoredEnergy(p, f2, tangential_stiffness);
+  });
 }
 
 // sqrt(k_t / k_n) = sqrt(4 G* / E*), the same for the linear and the Hertz law.

@@ -8,6 +8,7 @@
 #include <numbers>
 #include <utility>
 
+#include "applications/dem/contact_laws/contact_laws.h"
 #include "applications/dem/dem_variables.h"
 #include "kernel/core/error.h"
 #include "kernel/core/kernel_variables.h"
@@ -16,62 +17,24 @@
 namespace tessera::dem {
 namespace {
 
-// Kratos' name of each law, in the order the error messages list them.
-struct NamedLaw {
-  ContactLaw law;
-  const char* name;
-};
-constexpr NamedLaw kLaws[] = {
-    {ContactLaw::kLinearViscousCoulomb, "DEM_D_Linear_viscous_Coulomb"},
-    {ContactLaw::kHertzViscousCoulomb, "DEM_D_Hertz_viscous_Coulomb"},
-    {ContactLaw::kLinearClassic, "DEM_D_Linear_classic"},
-    {ContactLaw::kLinearSimpleCoulomb, "DEM_D_Linear_Simple_Coulomb"},
-    {ContactLaw::kLinearViscousCoulomb2D, "DEM_D_Linear_viscous_Coulomb2D"},
-};
 constexpr const char* kHertz2DName = "DEM_D_Hertz_viscous_Coulomb2D";
 
-// Dimensionless normal force of the law (before clamping) at overlap x, rate v,
+// Dimensionless normal force of law L (before clamping) at overlap x, rate v,
 // while in contact. The dashpot acts from the first touch (x = 0, v = 1): a
 // force of 0 there would cost the map an error of the order of the step.
-double DimensionlessForce(ContactLaw law, double xi, double x, double v) {
+template <class L>
+double DimensionlessForce(double xi, double x, double v) {
   x = std::max(x, 0.0);
-  if (law != ContactLaw::kHertzViscousCoulomb) return x + 2.0 * xi * v;  // the linear laws
-  const double root = std::sqrt(x);
-  return x * root + std::sqrt(6.0) * xi * std::sqrt(root) * v;
+  return L::ImpactForce(xi, x, v);
 }
 
-double Acceleration(ContactLaw law, double xi, double x, double v) {
-  return -std::max(0.0, DimensionlessForce(law, xi, x, v));
+template <class L>
+double Acceleration(double xi, double x, double v) {
+  return -std::max(0.0, DimensionlessForce<L>(xi, x, v));
 }
 
-}  // namespace
-
-ContactLaw ContactLawFromName(const std::string& name, const std::string& where) {
-  for (const NamedLaw& entry : kLaws)
-    if (name == entry.name) return entry.law;
-  if (name == kHertz2DName)
-    TESSERA_ERROR(where, ": ", kHertz2DName, " is not supported yet; 2D discs use ",
-                  ContactLawName(ContactLaw::kLinearViscousCoulomb2D));
-  std::string known;
-  for (const NamedLaw& entry : kLaws)
-    known += (known.empty() ? "" : ", ") + std::string(entry.name);
-  TESSERA_ERROR(where, ": unknown DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME '", name,
-                "'; this build provides ", known);
-}
-
-std::vector<std::string> ContactLawNames() {
-  std::vector<std::string> names;
-  for (const NamedLaw& entry : kLaws) names.emplace_back(entry.name);
-  return names;
-}
-
-const char* ContactLawName(ContactLaw law) {
-  for (const NamedLaw& entry : kLaws)
-    if (entry.law == law) return entry.name;
-  return "unknown contact law";
-}
-
-double RestitutionForDampingRatio(ContactLaw law, double xi) {
+template <class L>
+double RestitutionOfLaw(double xi) {
   if (!(xi > 0.0)) return 1.0;
   // Impact at unit speed from x = 0. The rebound speed is the speed at which
   // either the overlap closes again or the clamped force vanishes for good (from
@@ -83,15 +46,15 @@ double RestitutionForDampingRatio(ContactLaw law, double xi) {
   double x = 0.0, v = 1.0;
   for (int step = 0; step < max_steps; ++step) {
     // Classical RK4 on (x, v).
-    const double k1x = v, k1v = Acceleration(law, xi, x, v);
-    const double k2x = v + 0.5 * h * k1v, k2v = Acceleration(law, xi, x + 0.5 * h * k1x, k2x);
-    const double k3x = v + 0.5 * h * k2v, k3v = Acceleration(law, xi, x + 0.5 * h * k2x, k3x);
-    const double k4x = v + h * k3v, k4v = Acceleration(law, xi, x + h * k3x, k4x);
+    const double k1x = v, k1v = Acceleration<L>(xi, x, v);
+    const double k2x = v + 0.5 * h * k1v, k2v = Acceleration<L>(xi, x + 0.5 * h * k1x, k2x);
+    const double k3x = v + 0.5 * h * k2v, k3v = Acceleration<L>(xi, x + 0.5 * h * k2x, k3x);
+    const double k4x = v + h * k3v, k4v = Acceleration<L>(xi, x + h * k3x, k4x);
     const double x_new = x + h / 6.0 * (k1x + 2.0 * k2x + 2.0 * k3x + k4x);
     const double v_new = v + h / 6.0 * (k1v + 2.0 * k2v + 2.0 * k3v + k4v);
     if (v_new < 0.0) {
-      const double f_old = DimensionlessForce(law, xi, x, v);
-      const double f_new = DimensionlessForce(law, xi, x_new, v_new);
+      const double f_old = DimensionlessForce<L>(xi, x, v);
+      const double f_new = DimensionlessForce<L>(xi, x_new, v_new);
       if (x_new <= 0.0) {
         // Closed again while loaded: interpolate the speed at x = 0.
         const double s = x / (x - x_new);
@@ -107,6 +70,35 @@ double RestitutionForDampingRatio(ContactLaw law, double xi) {
     v = v_new;
   }
   return 0.0;  // still creeping after 200 time units: no rebound worth the name
+}
+
+}  // namespace
+
+ContactLaw ContactLawFromName(const std::string& name, const std::string& where) {
+  if (const int index = ContactLaws::IndexOfName(name); index >= 0)
+    return static_cast<ContactLaw>(index);
+  if (name == kHertz2DName)
+    TESSERA_ERROR(where, ": ", kHertz2DName, " is not supported yet; 2D discs use ",
+                  LinearViscousCoulomb2D::kName);
+  std::string known;
+  for (const std::string& entry : ContactLawNames()) known += (known.empty() ? "" : ", ") + entry;
+  TESSERA_ERROR(where, ": unknown DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME '", name,
+                "'; this build provides ", known);
+}
+
+std::vector<std::string> ContactLawNames() {
+  std::vector<std::string> names;
+  ContactLaws::ForEach([&]<class L>(std::type_identity<L>) { names.emplace_back(L::kName); });
+  return names;
+}
+
+const char* ContactLawName(ContactLaw law) {
+  return ContactLaws::Visit(law, []<class L>(std::type_identity<L>) { return L::kName; });
+}
+
+double RestitutionForDampingRatio(ContactLaw law, double xi) {
+  return ContactLaws::Visit(
+      law, [xi]<class L>(std::type_identity<L>) { return RestitutionOfLaw<L>(xi); });
 }
 
 double DampingRatioForRestitution(ContactLaw law, double restitution) {
@@ -340,13 +332,10 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
       if (!(e <= 1.0))
         TESSERA_ERROR(where, ": COEFFICIENT_OF_RESTITUTION must be in [0, 1], got ", e);
       pair.restitution = e;
-      if (pair.law == ContactLaw::kLinearSimpleCoulomb)
-        pair.damping_ratio = 0.0;  // no dashpot
-      else if (pair.law == ContactLaw::kHertzViscousCoulomb &&
-               hertz_damping == HertzDampingMap::kThorntonFit)
-        pair.damping_ratio = ThorntonDampingRatio(e);
-      else
-        pair.damping_ratio = DampingRatioForRestitution(pair.law, e);
+      pair.damping_ratio = ContactLaws::Visit(pair.law, [&]<class L>(std::type_identity<L>) {
+        return L::DampingRatio(e, hertz_damping,
+                               [&] { return DampingRatioForRestitution(pair.law, e); });
+      });
       // Legacy decks give one FRICTION for both coefficients.
       pair.static_friction =
           AverageOverProperties(reader.friction_sources, STATIC_FRICTION, &FRICTION, 0.0);
@@ -362,11 +351,8 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
       // Equal frictions need no blend (and keep the switch's arithmetic).
       if (decay >= 0.0 && pair.static_friction != pair.dynamic_friction)
         pair.friction_decay = decay;
-      if (pair.law == ContactLaw::kLinearSimpleCoulomb) {
-        // One coefficient, tan(STATIC_FRICTION), sliding or not.
-        pair.static_friction = pair.dynamic_friction = std::tan(pair.static_friction);
-        pair.friction_decay = -1.0;
-      }
+      ContactLaws::Visit(pair.law,
+                         [&]<class L>(std::type_identity<L>) { L::FinishRelation(pair); });
 
       const MaterialConstants& ca = constants_[a];
       const MaterialConstants& cb = constants_[b];
@@ -384,29 +370,10 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
       const auto finish = [&](PairParameters p, bool against_wall,
                               const MaterialConstants& sphere) {
         if (rolling_friction) ReadRollingFriction(reader, against_wall, p);
-        if (p.law == ContactLaw::kLinearViscousCoulomb) {
-          const double factor = LinearStiffnessFactor(linear_stiffness, against_wall);
-          p.effective_young *= factor;
-          p.effective_shear *= factor;
-        } else if (p.law == ContactLaw::kLinearSimpleCoulomb) {
-          // k_n = E 2 R_eq = 2 E' R_eq (E' = E) between spheres, E R = 2 E' R
-          // (E' = E / 2) against a wall; k_t = ν k_n = 8 G' ρ with G' = ν E' / 4.
-          // The spheres' E and ν (a wall's are not read), averaged where two
-          // sphere materials differ.
-          const bool two_spheres = !is_wall[a] && !is_wall[b] && !against_wall;
-          const double young = two_spheres ? 0.5 * (ca.young + cb.young) : sphere.young;
-          const double poisson = two_spheres ? 0.5 * (ca.poisson + cb.poisson) : sphere.poisson;
-          p.effective_young = against_wall ? 0.5 * young : young;
-          p.effective_shear = 0.25 * poisson * p.effective_young;
-        } else if (p.law == ContactLaw::kLinearClassic) {
-          // k_n = π E* ρ = 2 (π/2 E*) ρ and k_t = k_n / (2 (1 + ν)) = 8 G' ρ
-          // with G' = (π/2 E*) / (8 (1 + ν)).
-          const double poisson_sum = ca.poisson + cb.poisson;
-          const double poisson =
-              poisson_sum > 0.0 ? 2.0 * ca.poisson * cb.poisson / poisson_sum : 0.0;
-          p.effective_young *= 0.5 * std::numbers::pi;
-          p.effective_shear = p.effective_young / (8.0 * (1.0 + poisson));
-        }
+        const bool two_spheres = !is_wall[a] && !is_wall[b] && !against_wall;
+        ContactLaws::Visit(p.law, [&]<class L>(std::type_identity<L>) {
+          L::FinishMaterials(p, {ca, cb, sphere, against_wall, two_spheres, linear_stiffness});
+        });
         return p;
       };
       pairs_[a * n_ + b] = pairs_[b * n_ + a] =

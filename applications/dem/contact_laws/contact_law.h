@@ -1,5 +1,7 @@
 // Discontinuum contact laws of the DEM strategy, chosen per material pair by the
-// name in the material relation (DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME):
+// name in the material relation (DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME). Each
+// law is one header in laws/ and one entry of the list in contact_laws.h; this
+// file holds what they share (the pair table, the restitution map):
 //
 //   DEM_D_Linear_viscous_Coulomb  linear spring-dashpot + Coulomb slider (LS+D)
 //   DEM_D_Hertz_viscous_Coulomb   Hertz-Mindlin with damping (HM+D)
@@ -59,6 +61,7 @@
 #include <string>
 #include <vector>
 
+#include "applications/dem/contact_laws/law_list.h"
 #include "applications/dem/contact_laws/rolling_friction.h"
 #include "kernel/core/array3.h"
 #include "kernel/core/types.h"
@@ -70,34 +73,9 @@ class Properties;
 
 namespace tessera::dem {
 
-enum class ContactLaw : std::uint8_t {
-  kLinearViscousCoulomb = 0,
-  kHertzViscousCoulomb = 1,
-  kLinearViscousCoulomb2D = 2,
-  kLinearClassic = 3,
-  kLinearSimpleCoulomb = 4,
-};
-
-// The radius ρ that the stiffness of a contact of two spheres of radii ri, rj
-// is proportional to under `law`: R_eq = ri rj / (ri + rj) (`pair_radius`),
-// or r_min² / (ri + rj) for DEM_D_Linear_classic (top of this file). In the
-// table, that law's E* carries π/2 and its G* is E* / (8 (1 + ν)), so that
-// k_n = 2 E* ρ and k_t = 8 G* ρ hold for every linear law.
-inline double StiffnessRadius(ContactLaw law, double pair_radius, double ri, double rj) {
-  if (law != ContactLaw::kLinearClassic) return pair_radius;
-  const double smaller = ri < rj ? ri : rj;
-  return smaller * smaller / (ri + rj);
-}
-
-// Laws of 2D discs (Dimension 2) as opposed to 3D spheres.
-inline bool IsPlanarLaw(ContactLaw law) { return law == ContactLaw::kLinearViscousCoulomb2D; }
-
-// Normal stiffness of the linear laws: 2 E* R (3D, thesis 2.33) or (π/4) E*
-// per unit thickness (2D discs).
-inline double LinearNormalStiffness(ContactLaw law, double effective_young, double radius) {
-  return law == ContactLaw::kLinearViscousCoulomb2D ? 0.25 * std::numbers::pi * effective_young
-                                                    : 2.0 * effective_young * radius;
-}
+// The id of the law Kratos' decks default to (DEM_D_Hertz_viscous_Coulomb,
+// contact_laws.h checks it): that of a pair without relation.
+inline constexpr ContactLaw kDefaultContactLaw = static_cast<ContactLaw>(1);
 
 // The law of a Kratos name; an unknown name is an error listing the known ones.
 ContactLaw ContactLawFromName(const std::string& name, const std::string& where);
@@ -154,7 +132,7 @@ double LinearStiffnessFactor(LinearStiffness stiffness, bool against_wall);
 // The parameters of one material pair (a particle material with a particle or a
 // wall material), precomputed once.
 struct PairParameters {
-  ContactLaw law = ContactLaw::kHertzViscousCoulomb;
+  ContactLaw law = kDefaultContactLaw;
   // E* and G* as the law uses them: for a 3D linear pair under Kratos'
   // stiffness (LinearStiffness) both carry LinearStiffnessFactor, so that every
   // k_n = 2 E* R, k_t = 8 G* R (and c_n, c_t, Δt estimates) follows without a

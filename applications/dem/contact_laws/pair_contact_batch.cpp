@@ -6,10 +6,11 @@
 // strategy whether the processor runs the kernel, otherwise the strategy
 // keeps its scalar loop.
 //
-// Every expression repeats, in the same order of operations, the scalar pair
-// loop of ExplicitSolverStrategy::ComputeParticleContacts and
-// ComputeContactForce, with every branch evaluated in all lanes and selected;
-// keep the three in step. This file is compiled with -ffp-contract=off
+// The law's stiffnesses and elastic normal force are its header's Elastic
+// template (laws/), instantiated with the lane vectors; every other expression
+// repeats, in the same order of operations, the scalar pair loop
+// (pair_contact_pass.cpp) and ComputeContactForce, with every branch evaluated
+// in all lanes and selected; keep the three in step. This file is compiled with -ffp-contract=off
 // (AVX-512 implies FMA), so nothing is fused. On other processor families the
 // kernel is not compiled and the strategy keeps its scalar loop.
 #include "applications/dem/contact_laws/pair_contact_batch.h"
@@ -40,6 +41,12 @@ TESSERA_AVX2 Vec Splat(double s) { return Vec{s, s, s, s}; }
 TESSERA_AVX2 Vec Sqrt(Vec x) {
   return reinterpret_cast<Vec>(_mm256_sqrt_pd(reinterpret_cast<__m256d>(x)));
 }
+// The Math of a law's Elastic template (laws/law_defaults.h) on four lanes.
+// Not always_inline: Elastic has no target of its own, so its call is inlined
+// once Elastic is, into the kernel (the library keeps no LaneMath symbol).
+struct LaneMath {
+  [[gnu::target("avx2")]] static Vec Sqrt(Vec x) { return tessera::dem::Sqrt(x); }
+};
 TESSERA_AVX2 Vec Select(Mask m, Vec a, Vec b) { return m ? a : b; }
 // Whether any lane is set: work that only such lanes select is skipped
 // otherwise (square roots and divisions bound this kernel).
@@ -132,6 +139,9 @@ TESSERA_LANES Vec Sqrt(Vec x) {
   const __m512d v = reinterpret_cast<__m512d>(x);
   return reinterpret_cast<Vec>(_mm512_mask_sqrt_pd(v, 0xff, v));
 }
+struct LaneMath {  // as the four-lane one
+  [[gnu::target("avx512f,avx512dq")]] static Vec Sqrt(Vec x) { return eight_lanes::Sqrt(x); }
+};
 TESSERA_LANES Vec Select(Mask m, Vec a, Vec b) { return m ? a : b; }
 TESSERA_LANES bool Any(Mask m) { return _mm512_movepi64_mask(reinterpret_cast<__m512i>(m)) != 0; }
 TESSERA_LANES Vec Gather(const double* base, const std::uint32_t* index, std::size_t stride,
@@ -463,28 +473,28 @@ TESSERA_COLLECT8 void CollectTouchingEightWide(const PairBatchInput& in, std::ui
 }
 #undef TESSERA_COLLECT8
 
-template <ContactLaw kLaw, bool kVelocityStep, bool kPowers>
+template <class Law, bool kVelocityStep, bool kPowers>
 void EvaluateBatch(const PairBatchInput& in, std::uint32_t begin, std::uint32_t end,
                    PairContactBatch& b, PairBatchRows& rows) {
   b.first_undefined = -1;
   if (in.eight_lanes) {
     CollectTouchingEightWide(in, begin, end, b, rows);
-    eight_lanes::EvaluateGroups<kLaw, kVelocityStep, kPowers>(in, begin, b, rows);
+    eight_lanes::EvaluateGroups<Law, kVelocityStep, kPowers>(in, begin, b, rows);
   } else {
     CollectTouching(in, begin, end, b, rows);
-    four_lanes::EvaluateGroups<kLaw, kVelocityStep, kPowers>(in, begin, b, rows);
+    four_lanes::EvaluateGroups<Law, kVelocityStep, kPowers>(in, begin, b, rows);
   }
 }
 
-template <ContactLaw kLaw>
+template <class Law>
 void EvaluateBatchOfLaw(const PairBatchInput& in, std::uint32_t begin, std::uint32_t end,
                         PairContactBatch& b, PairBatchRows& rows) {
   if (in.velocity_step)
-    in.powers ? EvaluateBatch<kLaw, true, true>(in, begin, end, b, rows)
-              : EvaluateBatch<kLaw, true, false>(in, begin, end, b, rows);
+    in.powers ? EvaluateBatch<Law, true, true>(in, begin, end, b, rows)
+              : EvaluateBatch<Law, true, false>(in, begin, end, b, rows);
   else
-    in.powers ? EvaluateBatch<kLaw, false, true>(in, begin, end, b, rows)
-              : EvaluateBatch<kLaw, false, false>(in, begin, end, b, rows);
+    in.powers ? EvaluateBatch<Law, false, true>(in, begin, end, b, rows)
+              : EvaluateBatch<Law, false, false>(in, begin, end, b, rows);
 }
 
 }  // namespace
@@ -507,10 +517,12 @@ bool EightLanePairContactBatchAvailable() {
 std::int64_t EvaluateAndApplyPairBatch(ContactLaw law, const PairBatchInput& in,
                                        std::uint32_t begin, std::uint32_t end,
                                        PairContactBatch& batch, PairBatchRows& rows) {
-  if (law == ContactLaw::kHertzViscousCoulomb)
-    EvaluateBatchOfLaw<ContactLaw::kHertzViscousCoulomb>(in, begin, end, batch, rows);
-  else
-    EvaluateBatchOfLaw<ContactLaw::kLinearViscousCoulomb>(in, begin, end, batch, rows);
+  ContactLaws::Visit(law, [&]<class L>(std::type_identity<L>) {
+    if constexpr (L::kBatch)
+      EvaluateBatchOfLaw<L>(in, begin, end, batch, rows);
+    else
+      TESSERA_ERROR("the batched contact kernel has no ", L::kName, " (HasPairContactBatch)");
+  });
   return batch.first_undefined;
 }
 

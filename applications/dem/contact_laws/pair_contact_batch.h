@@ -209,9 +209,7 @@ bool PairContactBatchAvailable();
 bool EightLanePairContactBatchAvailable();
 
 // Whether `law` has a batch kernel (the 3D linear and Hertz laws).
-inline bool HasPairContactBatch(ContactLaw law) {
-  return law == ContactLaw::kLinearViscousCoulomb || law == ContactLaw::kHertzViscousCoulomb;
-}
+inline bool HasPairContactBatch(ContactLaw law) { return LawHasBatch(law); }
 
 // Evaluates candidates [begin, end) (end - begin <= kCapacity), every defined
 // pair of law `law` (HasPairContactBatch), and adds the forces, the rolling

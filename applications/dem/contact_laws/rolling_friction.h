@@ -44,7 +44,16 @@ inline Array3 RollingResistanceTorque(RollingFrictionModel model, double coeffic
   const double spin = Norm(relative_angular_velocity);
   if (!(spin > 0.0) || !(normal_force > 0.0)) return Array3{};
   double magnitude = coefficient * rolling_radius * normal_force;
-  if (model == RollingFrictionModel::kViscousTorque) magnitude *= rolling_radius * spin;
+  // Every model by name, no default: a new one is a -Wswitch warning here.
+  switch (model) {
+    case RollingFrictionModel::kConstantTorque:
+      break;
+    case RollingFrictionModel::kViscousTorque:
+      magnitude *= rolling_radius * spin;
+      break;
+    case RollingFrictionModel::kNone:
+      return Array3{};
+  }
   const double stopping = spin / (dt * inverse_inertia_sum);
   if (magnitude > stopping) magnitude = stopping;
   return (-magnitude / spin) * relative_angular_velocity;

@@ -534,7 +534,7 @@ class ExplicitSolverStrategy {
   // contact point lies), and TangentialDampingFactor. And the one law of all
   // particle pairs when the batch kernel has it (batch_law_valid_).
   PairTableArrays pair_arrays_;
-  ContactLaw batch_law_ = ContactLaw::kLinearViscousCoulomb;
+  ContactLaw batch_law_{};  // its id in ContactLaws (contact_laws.h)
   bool batch_law_valid_ = false;
   PeriodicBox periodic_;  // active with settings_.periodic
   NeighbourSearch search_;

@@ -188,19 +188,9 @@ TimeStepEstimate ExplicitSolverStrategy::EstimateTimeStep(double reference_speed
         // Virtual mass: the spheres respond as if their masses were m / c.
         const double m = (wall ? mass[a] : mass[a] * mass[b] / (mass[a] + mass[b])) /
                          settings_.virtual_mass_coefficient;
-        double kn, tc;
-        if (pair.law != ContactLaw::kHertzViscousCoulomb) {
-          kn = LinearNormalStiffness(pair.law, pair.effective_young, r);
-          tc = std::numbers::pi * std::sqrt(m / kn);
-        } else {
-          const double v = std::max(reference_speed, 1e-12);
-          // Hertz impact at speed v (thesis Appendix A): gamma = 16 E* sqrt(R) /
-          // (15 m), overlap (1/gamma)^(2/5) v^(4/5) (A.17), t_c = 2.94328 overlap / v (A.19).
-          const double gamma = 16.0 * pair.effective_young * std::sqrt(r) / (15.0 * m);
-          const double overlap = std::pow(1.0 / gamma, 0.4) * std::pow(v, 0.8);
-          tc = 2.94328 * overlap / v;
-          kn = 2.0 * pair.effective_young * std::sqrt(r * overlap);
-        }
+        const ContactTimeEstimate impact =
+            EstimateContactTime(pair, r, m, reference_speed);  // the law's (laws/)
+        const double kn = impact.normal_stiffness, tc = impact.contact_time;
         // The tangential spring acts on a reduced mass (translation and rotation of
         // a solid sphere: 1/m + R^2/I = 3.5/m; of a disc, I = m R^2 / 2: 3/m); take
         // the stiffer of the two modes.
