@@ -1,6 +1,7 @@
 """The energy balance of a coupled DE-FE run (thesis §4.4.2, eqs. 4.75-4.81
-with the digest's errata: stored contact energy and dissipation on the side
-of the strain energy), written to a graph file and plotted at the end.
+with stored contact energy and dissipation on the side of the strain
+energy: the sign the thesis prints for the contact term in 4.81 would not
+give a constant), written to a graph file and plotted at the end.
 
     E_T = E_kin,FE + E_int,FE + E_grav,FE + E_damp,FE
         + E_kin,DE + E_grav,DE + U_contact + D_DE

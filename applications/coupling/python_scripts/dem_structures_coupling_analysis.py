@@ -16,12 +16,14 @@ Time stepping, explicit structure: central differences with its lumped mass
 and the DEM on one common step
     Δt = min(the DEM's MaxTimeStep after its own checks, α min_e l_e / c_e),
 so that every step of the two is one step of the combined system (thesis
-§2.1 of the coupling chapter): structure drift (u_n+1), walls moved there,
+§4.1, §4.4): structure drift (u_n+1), walls moved there,
 DEM step (its spheres' drift, contact forces at the synchronised positions,
 its kick), the contact reactions to the FE nodes, structure kick (residual at
 u_n+1 with those loads). The forces on both sides are equal and opposite at
 the same configuration and act over the same interval, so the total momentum
-of spheres and structure is conserved to round-off.
+of spheres and structure is conserved to round-off. "explicit_dem_first"
+takes Kratos' CoSimulation order instead (the DEM step with the walls where
+the structure's last step left them, then the structure's step).
 
 Implicit structure (Newmark or Bossak on its own, larger step; Kratos'
 DEM-structures scheme): the structure solves its step with the DEM loads

@@ -9,8 +9,9 @@ after the structure's drift, the mirrors take the FE nodes' coordinates,
 displacements and velocities (so the wall velocity at a contact point is the
 FE velocity interpolated with the face's shape functions, thesis 2.11); after
 the DEM step, each FE skin node takes its mirror's CONTACT_FORCES (the
-reactions of the sphere-face contacts spread with the shape functions at the
-contact point: direct interpolation, thesis 4.57) as DEM_NODAL_FORCE, which
+reactions of the sphere-face contacts spread over the faces' nodes by the
+DEM's WallForceTransfer: the Area Distributed Method, thesis App. B, or
+direct interpolation, 4.57) as DEM_NODAL_FORCE, which
 its DemContactLoadCondition adds to the structure's external force. The
 copies are O(skin nodes) per step into preallocated arrays.
 

@@ -4,7 +4,8 @@
 // A sphere (centre C, radius R) cuts the plane of a linear triangle in a circle
 // of centre C_π (the projection of C, thesis Fig. 3.4) and radius
 // a = sqrt(δ(2R − δ)), δ = R − |d_π| (the geometric radius: App. C prints
-// "a = Rδ", dimensionally wrong; see the digest §2.6). The area A_e^p of
+// "a = Rδ", which is dimensionally wrong; only area ratios enter ADM, and
+// the geometric radius is the circle the sphere actually cuts). The area A_e^p of
 // circle ∩ triangle and its centroid x̄_e^p are composed from the primitives of
 // App. C with signed areas (C.1): circle (C.2), triangle (C.3), sector (C.4),
 // segment (C.5), spike (C.6), following the eight cases of Fig. C.4, keyed by
