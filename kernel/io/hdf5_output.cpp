@@ -17,6 +17,7 @@
 #include "kernel/core/variable_registry.h"
 #include "kernel/geometries/geometry_type.h"
 #include "kernel/io/integration_point_average.h"
+#include "kernel/io/xml_text.h"
 #include "kernel/model/id_index_map.h"
 #include "kernel/model/model_part.h"
 
@@ -209,34 +210,8 @@ class H5File {
 
 // ---- small helpers ------------------------------------------------------------------------
 
-std::string ExactDouble(double value) {
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  return std::string(buffer, result.ptr);
-}
-
-std::string XmlEscaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+using xml::Escaped;
+using xml::ExactDouble;
 
 template <class T>
 T ValueOf(const DataValueContainer& data, const Variable<T>& variable) {
@@ -683,7 +658,7 @@ std::string DataItem(const std::string& file, const std::string& path,
   os << "<DataItem Format=\"HDF\" NumberType=\"" << (integer ? "Int" : "Float") << "\" Precision=\""
      << precision << "\" Dimensions=\"";
   for (std::size_t i = 0; i < dims.size(); ++i) os << (i ? " " : "") << dims[i];
-  os << "\">" << XmlEscaped(file) << ":" << XmlEscaped(path) << "</DataItem>";
+  os << "\">" << Escaped(file) << ":" << Escaped(path) << "</DataItem>";
   return os.str();
 }
 
@@ -693,7 +668,7 @@ std::string XdmfAttribute(const std::string& name, const char* center, const std
                           const std::string& path, const Array& array) {
   if (array.dims.size() > 2) return "";
   const char* type = array.dims.size() == 1 ? "Scalar" : array.dims[1] == 3 ? "Vector" : "Matrix";
-  return std::string("      <Attribute Name=\"") + XmlEscaped(name) + "\" AttributeType=\"" + type +
+  return std::string("      <Attribute Name=\"") + Escaped(name) + "\" AttributeType=\"" + type +
          "\" Center=\"" + center + "\">\n        " +
          DataItem(file, path, array.dims, array.integer, array.integer ? 4 : 8) +
          "\n      </Attribute>\n";
@@ -944,7 +919,7 @@ void Hdf5Output::PrintOutput() {
   // ---- the step's XDMF grid
   if (!write_xdmf_) return;
   std::ostringstream grid;
-  grid << "    <Grid Name=\"" << XmlEscaped(part.FullName()) << "_" << XmlEscaped(label)
+  grid << "    <Grid Name=\"" << Escaped(part.FullName()) << "_" << Escaped(label)
        << "\" GridType=\"Uniform\">\n"
        << "      <Time Value=\"" << ExactDouble(time) << "\"/>\n"
        << "      <Topology TopologyType=\"" << topology.type << "\" NumberOfElements=\""
@@ -1003,7 +978,7 @@ void Hdf5Output::WriteXdmf() const {
        << "<!DOCTYPE Xdmf SYSTEM \"Xdmf.dtd\" []>\n"
        << "<Xdmf Version=\"2.0\">\n"
        << "  <Domain>\n"
-       << "  <Grid Name=\"" << XmlEscaped(model_part_.FullName())
+       << "  <Grid Name=\"" << Escaped(model_part_.FullName())
        << "\" GridType=\"Collection\" CollectionType=\"Temporal\">\n";
     for (const XdmfStep& step : xdmf_steps_) os << step.grid;
     os << "  </Grid>\n"

@@ -17,6 +17,7 @@
 #include "kernel/geometries/geometry_type.h"
 #include "kernel/io/integration_point_average.h"
 #include "kernel/io/integration_point_extrapolation.h"
+#include "kernel/io/xml_text.h"
 #include "kernel/model/model_part.h"
 
 namespace tessera {
@@ -39,35 +40,8 @@ std::string BaseNameOf(const ModelPart& model_part) {
   return name;
 }
 
-// Shortest text that reads back as the same double (for TIME in the .pvd).
-std::string ExactDouble(double value) {
-  char buffer[64];
-  const auto result = std::to_chars(buffer, buffer + sizeof(buffer), value);
-  return std::string(buffer, result.ptr);
-}
-
-std::string XmlEscaped(const std::string& text) {
-  std::string out;
-  for (char c : text) {
-    switch (c) {
-      case '&':
-        out += "&amp;";
-        break;
-      case '<':
-        out += "&lt;";
-        break;
-      case '>':
-        out += "&gt;";
-        break;
-      case '"':
-        out += "&quot;";
-        break;
-      default:
-        out += c;
-    }
-  }
-  return out;
-}
+using xml::Escaped;
+using xml::ExactDouble;
 
 int VtkCellType(GeometryFamily family) {
   // Numbers from VTK's vtkCellType.h.
@@ -343,7 +317,7 @@ class VtuWriter {
 
   void Write(const DataArray& array, const char* indent) {
     os_ << indent << "<DataArray type=\"" << TypeName(array.type) << "\" Name=\""
-        << XmlEscaped(array.name) << "\"";
+        << Escaped(array.name) << "\"";
     if (array.components != 1) os_ << " NumberOfComponents=\"" << array.components << "\"";
     // Required by readers for FieldData, and a consistency check everywhere else.
     os_ << " NumberOfTuples=\"" << array.Tuples() << "\"";
@@ -763,7 +737,7 @@ void VtkOutput::WritePvd(const Collection& collection) const {
        << "  <Collection>\n";
     for (const auto& [time, file] : collection.steps)
       os << "    <DataSet timestep=\"" << ExactDouble(time) << "\" group=\"\" part=\"0\" file=\""
-         << XmlEscaped(file) << "\"/>\n";
+         << Escaped(file) << "\"/>\n";
     os << "  </Collection>\n"
        << "</VTKFile>\n";
     os.close();

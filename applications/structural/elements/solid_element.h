@@ -123,6 +123,10 @@ class SolidElement : public Element, public StrainEnergyProvider {
   void CalculateAll(Matrix* lhs, Vector* rhs, const ProcessInfo& info);
   NodalValues Displacements() const;
   double Thickness() const;
+  // fn(p, gp, k, cl, law) at every Gauss point, with the law's input (the
+  // kinematics k) set in cl: what the two loops below share.
+  template <class Fn>
+  void ForEachLawPoint(const ProcessInfo& info, bool stress, bool tangent, Fn&& fn);
   // Law response at every Gauss point (stress measure PK2, material tangent).
   template <class Fn>
   void ForEachMaterialPoint(const ProcessInfo& info, bool tangent, Fn&& fn);

@@ -206,8 +206,8 @@ SolidElement<TDerived, TDim, TNodes>::GreenLagrange(const Tensor& F) {
 
 template <class TDerived, int TDim, int TNodes>
 template <class Fn>
-void SolidElement<TDerived, TDim, TNodes>::ForEachMaterialPoint(const ProcessInfo& info,
-                                                                bool tangent, Fn&& fn) {
+void SolidElement<TDerived, TDim, TNodes>::ForEachLawPoint(const ProcessInfo& info, bool stress,
+                                                           bool tangent, Fn&& fn) {
   EnsureInitialized(info);
   const NodalValues u = Displacements();
   ConstitutiveLaw::Parameters& cl = ThreadLawParameters<TDim, TNodes>();
@@ -215,7 +215,7 @@ void SolidElement<TDerived, TDim, TNodes>::ForEachMaterialPoint(const ProcessInf
   cl.process_info = &info;
   cl.geometry = &GetGeometry();
   cl.use_element_provided_strain = true;
-  cl.compute_stress = true;
+  cl.compute_stress = stress;
   cl.compute_constitutive_tensor = tangent;
   cl.number_of_nodes = TNodes;
   cl.dimension = TDim;
@@ -231,57 +231,42 @@ void SolidElement<TDerived, TDim, TNodes>::ForEachMaterialPoint(const ProcessInf
     cl.strain_vector = k.strain;
     cl.deformation_gradient = k.F;
     cl.determinant_f = k.det_F;
-    ConstitutiveLaw& law = stateless_law_ ? *stateless_law_ : *laws_[p];
-    law.CalculateMaterialResponse(cl, ConstitutiveLaw::StressMeasure::PK2);
-    if (cl.stress_vector.size() != kStrain ||
-        (tangent &&
-         (cl.constitutive_matrix.rows() != kStrain || cl.constitutive_matrix.cols() != kStrain)))
-      TESSERA_ERROR(Info(), ": law ", law.Info(), " returned ", cl.stress_vector.size(),
-                    " stress components for ", kStrain, " (a law of another dimension?)");
-    const Eigen::Map<const StrainVector> S(cl.stress_vector.data());
-    if (tangent) {
-      const Eigen::Map<const Eigen::Matrix<double, kStrain, kStrain, Eigen::RowMajor>> D(
-          cl.constitutive_matrix.data());
-      fn(p, gp, k, S, D);
-    } else {
-      const Eigen::Map<const Eigen::Matrix<double, kStrain, kStrain, Eigen::RowMajor>> D(nullptr);
-      fn(p, gp, k, S, D);
-    }
+    fn(p, gp, k, cl, stateless_law_ ? *stateless_law_ : *laws_[p]);
   }
+}
+
+template <class TDerived, int TDim, int TNodes>
+template <class Fn>
+void SolidElement<TDerived, TDim, TNodes>::ForEachMaterialPoint(const ProcessInfo& info,
+                                                                bool tangent, Fn&& fn) {
+  ForEachLawPoint(
+      info, /*stress=*/true, tangent,
+      [&](std::size_t p, const GaussPoint& gp, const Kinematics& k, ConstitutiveLaw::Parameters& cl,
+          ConstitutiveLaw& law) {
+        law.CalculateMaterialResponse(cl, ConstitutiveLaw::StressMeasure::PK2);
+        if (cl.stress_vector.size() != kStrain ||
+            (tangent && (cl.constitutive_matrix.rows() != kStrain ||
+                         cl.constitutive_matrix.cols() != kStrain)))
+          TESSERA_ERROR(Info(), ": law ", law.Info(), " returned ", cl.stress_vector.size(),
+                        " stress components for ", kStrain, " (a law of another dimension?)");
+        const Eigen::Map<const StrainVector> S(cl.stress_vector.data());
+        using Tangent = Eigen::Matrix<double, kStrain, kStrain, Eigen::RowMajor>;
+        const Eigen::Map<const Tangent> D(tangent ? cl.constitutive_matrix.data() : nullptr);
+        fn(p, gp, k, S, D);
+      });
 }
 
 template <class TDerived, int TDim, int TNodes>
 template <class Fn>
 void SolidElement<TDerived, TDim, TNodes>::ForEachStrainEnergyDensity(const ProcessInfo& info,
                                                                       Fn&& fn) {
-  EnsureInitialized(info);
-  const NodalValues u = Displacements();
-  ConstitutiveLaw::Parameters& cl = ThreadLawParameters<TDim, TNodes>();
-  cl.properties = &GetProperties();
-  cl.process_info = &info;
-  cl.geometry = &GetGeometry();
-  cl.use_element_provided_strain = true;
-  cl.compute_stress = false;
-  cl.compute_constitutive_tensor = false;
-  cl.number_of_nodes = TNodes;
-  cl.dimension = TDim;
-  Kinematics k;
-  for (std::size_t p = 0; p < gauss_points_.size(); ++p) {
-    const GaussPoint& gp = gauss_points_[p];
-    TDerived::ComputeKinematics(gp, u, k, /*with_b=*/false);
-    if (!(k.det_F > 0.0))
-      TESSERA_ERROR(Info(), ": det F = ", k.det_F, " at Gauss point ", p,
-                    " (the element is inverted by the current displacements)");
-    cl.shape_functions = gp.N.data();
-    cl.shape_functions_derivatives = gp.dN_dX.data();
-    cl.strain_vector = k.strain;
-    cl.deformation_gradient = k.F;
-    cl.determinant_f = k.det_F;
-    ConstitutiveLaw& law = stateless_law_ ? *stateless_law_ : *laws_[p];
-    double w = 0.0;
-    law.CalculateValue(cl, STRAIN_ENERGY, w);
-    fn(p, gp, w);
-  }
+  ForEachLawPoint(info, /*stress=*/false, /*tangent=*/false,
+                  [&](std::size_t p, const GaussPoint& gp, const Kinematics&,
+                      ConstitutiveLaw::Parameters& cl, ConstitutiveLaw& law) {
+                    double w = 0.0;
+                    law.CalculateValue(cl, STRAIN_ENERGY, w);
+                    fn(p, gp, w);
+                  });
 }
 
 template <class TDerived, int TDim, int TNodes>
