@@ -6,12 +6,15 @@ BUILD_DIR := build
 JOBS ?= 2
 DEMO ?= examples/spheres_on_plate
 
-.PHONY: all deps benchmark-deps configure build demo test cpp-test python-test clean format
+.PHONY: all deps test-deps benchmark-deps configure build demo test cpp-test python-test clean format
 
 all: build
 
 deps:
 	@bash scripts/install_dependencies.sh
+
+test-deps:
+	@bash scripts/install_dependencies.sh --test-tools
 
 benchmark-deps:
 	@bash scripts/install_benchmark_dependencies.sh
@@ -28,10 +31,10 @@ build: configure
 demo: build
 	$(BUILD_DIR)/bin/tessera run $(DEMO)
 
-cpp-test: build
+cpp-test: build test-deps
 	cd $(BUILD_DIR) && ctest --output-on-failure -j$(JOBS)
 
-python-test: build
+python-test: build test-deps
 	PYTHONPATH=$(CURDIR)/$(BUILD_DIR)/python $(PYTHON) -m pytest -q tests/python $(wildcard applications/*/tests/python)
 
 test: cpp-test python-test

@@ -682,6 +682,25 @@ const VariableBase* ResolveVariable(const std::string& name, const char* key) {
   }
 }
 
+const Flag* ResolveFlag(const std::string& name, const char* key) {
+  if (const Flag* flag = VariableRegistry::Instance().FindFlag(name)) return flag;
+  std::string known;
+  for (const std::string& n : VariableRegistry::Instance().FlagNames())
+    known += (known.empty() ? "" : ", ") + n;
+  TESSERA_ERROR("HDF5Output setting '", key, "': unknown flag '", name, "'; known flags: ", known);
+}
+
+// A flag of every row as int32 0/1 (Kratos' HDF5 flag datasets).
+template <class IsSet>
+Array FlagArray(std::size_t rows, IsSet&& is_set) {
+  Array array;
+  array.integer = true;
+  array.dims = {rows};
+  array.ints.resize(rows);
+  for (std::size_t r = 0; r < rows; ++r) array.ints[r] = is_set(r) ? 1 : 0;
+  return array;
+}
+
 }  // namespace
 
 // ---- Hdf5Output -----------------------------------------------------------------------------
@@ -702,7 +721,10 @@ Parameters Hdf5Output::GetDefaultParameters() {
     "nodal_data_value_variables": [],
     "element_data_value_variables": [],
     "condition_data_value_variables": [],
-    "gauss_point_variables": []
+    "gauss_point_variables": [],
+    "nodal_flags": [],
+    "element_flags": [],
+    "condition_flags": []
   })");
 }
 
@@ -765,6 +787,17 @@ Hdf5Output::Hdf5Output(ModelPart& model_part, Parameters settings)
   variables("element_data_value_variables", element_data_);
   variables("condition_data_value_variables", condition_data_);
   variables("gauss_point_variables", gauss_point_);
+  const auto flags = [&](const char* key, std::vector<const Flag*>& out) {
+    for (const std::string& name : settings_.GetStringArray(key)) {
+      const Flag* flag = ResolveFlag(name, key);
+      if (std::find(out.begin(), out.end(), flag) != out.end())
+        TESSERA_ERROR("HDF5Output setting '", key, "' lists ", name, " twice");
+      out.push_back(flag);
+    }
+  };
+  flags("nodal_flags", nodal_flags_);
+  flags("element_flags", element_flags_);
+  flags("condition_flags", condition_flags_);
   for (const VariableBase* variable : gauss_point_)
     if (std::find(element_data_.begin(), element_data_.end(), variable) != element_data_.end())
       TESSERA_ERROR("HDF5Output: ", variable->Name(), " is listed in both ",
@@ -904,6 +937,21 @@ void Hdf5Output::PrintOutput() {
             MakeArray(*variable, cell_values, path + ": gauss_point_variables"), element_center);
     }
   }
+  for (const Flag* flag : nodal_flags_)
+    write("NodalFlagValues", flag->Name(),
+          FlagArray(mesh.points.size(),
+                    [&](std::size_t r) { return (db.Flags(mesh.points[r]) & flag->Mask()) != 0; }),
+          "Node");
+  for (const Flag* flag : element_flags_)
+    write(
+        "ElementFlagValues", flag->Name(),
+        FlagArray(mesh.elements.size(), [&](std::size_t r) { return mesh.elements[r]->Is(*flag); }),
+        element_center);
+  for (const Flag* flag : condition_flags_)
+    write("ConditionFlagValues", flag->Name(),
+          FlagArray(mesh.conditions.size(),
+                    [&](std::size_t r) { return mesh.conditions[r]->Is(*flag); }),
+          condition_center);
   std::string coordinates_path;
   if (write_deformed_) {
     Array array;

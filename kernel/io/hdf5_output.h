@@ -19,7 +19,9 @@
 //     attributes TIME, STEP, ModelData (the mesh group's path)
 //     NodalSolutionStepData/<VAR>, NodalDataValues/<VAR>,
 //     ElementDataValues/<VAR> (data values and averaged Gauss point results),
-//     ConditionDataValues/<VAR>, NodalCoordinates (write_deformed_configuration)
+//     ConditionDataValues/<VAR>, NodalCoordinates (write_deformed_configuration),
+//     NodalFlagValues/<FLAG>, ElementFlagValues/<FLAG>, ConditionFlagValues/<FLAG>
+//                                   (int32 0/1)
 //
 // Rows follow the model part's order (nodes, then elements and conditions in
 // the order of its sets); an element's rows of ElementDataValues are in the
@@ -35,6 +37,7 @@
 
 namespace tessera {
 
+class Flag;
 class ModelPart;
 class VariableBase;
 
@@ -74,6 +77,7 @@ class Hdf5Output {
   int compression_ = 0;  // gzip level, 0: none
   std::vector<const VariableBase*> nodal_historical_, nodal_non_historical_, element_data_,
       condition_data_, gauss_point_;
+  std::vector<const Flag*> nodal_flags_, element_flags_, condition_flags_;
 
   // The mesh last written: its signature, and where it is (file name relative
   // to the output path, group path).

@@ -2,9 +2,13 @@
 back the mesh, the sub model parts and every variable, which must equal the
 model part's values bit for bit (tolerance 0); the XDMF descriptor is valid XML
 whose every DataItem names an existing dataset of the stated shape; VTK's XDMF
-reader opens it where the installed VTK has one."""
+reader opens it where the installed VTK has one, and ParaView's own reader
+(pvbatch, Debian's python3-paraview) reads back the same values."""
 import json
 import os
+import shutil
+import subprocess
+import sys
 import xml.etree.ElementTree as ET
 
 import numpy as np
@@ -412,6 +416,102 @@ def test_vtk_xdmf_reader_opens_the_series(tmp_path):
     assert temperature.GetValue(0) == 200.0 + 1 / 7.0
 
 
+def paraview_read(xdmf):
+    """Every time step of `xdmf` as ParaView's Xdmf3 reader sees it (pvbatch
+    runs paraview_xdmf_dump.py); skipped where ParaView is not installed."""
+    pvbatch = shutil.which("pvbatch")
+    if pvbatch is None:
+        pytest.skip("ParaView (Debian's python3-paraview, installed by `make test`) is not "
+                    "installed: ParaView's XDMF reader check is skipped")
+    script = os.path.join(os.path.dirname(__file__), "paraview_xdmf_dump.py")
+    # An absolute path: ParaView's Xdmf3 resolves the .h5 names against the
+    # folder of the .xdmf, which a bare file name lacks.
+    run = subprocess.run([pvbatch, script, os.path.abspath(xdmf)], capture_output=True, text=True,
+                         timeout=300)
+    lines = [line for line in run.stdout.splitlines() if line.startswith("JSON")]
+    assert run.returncode == 0 and lines, run.stdout[-2000:] + run.stderr[-4000:]
+    return json.loads(lines[-1][4:])
+
+
+def test_paraview_xdmf_reader_reads_the_series(tmp_path):
+    """ParaView's own reader: the time series, the cells (VTK_HEXAHEDRON 12),
+    the current coordinates and every point and cell array equal the model's
+    values bit for bit, for one file per run and one file per step."""
+    for mode in ("single_file", "file_per_step"):
+        model, mp, nodes = make_model()
+        path = tmp_path / mode
+        process = hdf5_output_process.Factory(
+            settings(path, file_mode=mode, write_deformed_configuration=True), model)
+        for node in nodes:
+            node.X += 0.125
+        snapshots = run(process, mp, nodes, [0.1, 0.2])
+        seen = paraview_read(path / "Main.xdmf")
+        assert seen["times"] == [0.1, 0.2]
+        for (step, values), grid in zip(sorted(snapshots.items()), seen["steps"]):
+            assert (grid["points"], grid["cells"], grid["cell_types"]) == (12, 2, [12, 12])
+            exact(np.array(grid["coordinates"]), np.array([[n.X, n.Y, n.Z] for n in mp.Nodes]))
+            for name in ("TEMPERATURE", "DISPLACEMENT", "VELOCITY", "PRESSURE"):
+                exact(np.array(grid["point_data"][name]), values[name])
+            exact(np.array(grid["cell_data"]["TEMPERATURE"]), values["E_TEMPERATURE"])
+            # STRESS_VECTOR (2 x 6) is an XDMF Matrix: ParaView flattens its rows.
+            exact(np.array(grid["cell_data"]["STRESS_VECTOR"]).reshape(2, 6),
+                  values["E_STRESS_VECTOR"])
+
+
+def test_paraview_reads_dem_spheres_as_points_with_radius(tmp_path):
+    pytest.importorskip("tessera.dem", reason="the dem application is not built")
+    from tessera import _dem
+    model = tessera.Model()
+    spheres = model.CreateModelPart("SpheresPart")
+    _dem.DeclareParticleVariables(spheres, elastic_forces=False)
+    for i in range(1, 6):
+        node = spheres.CreateNewNode(i, 0.3 * i, 0.1 / i, 0.0)
+        node.SetSolutionStepValue(tessera.RADIUS, 0.01 * i)
+        node.SetSolutionStepValue(tessera.VELOCITY, [i, 0.0, -i / 3.0])
+        spheres.CreateNewElement("SphericParticle3D", i, [i], spheres.GetProperties(1))
+    writer = tessera.Hdf5Output(spheres, tessera.Parameters(json.dumps(
+        {"output_path": str(tmp_path), "nodal_solution_step_data_variables": ["VELOCITY"]})))
+    writer.PrintOutput()
+    grid = paraview_read(tmp_path / "SpheresPart.xdmf")["steps"][0]
+    # One VTK_POLY_VERTEX (2) of one point per sphere.
+    assert (grid["points"], grid["cells"], set(grid["cell_types"])) == (5, 5, {2})
+    exact(np.array(grid["point_data"]["RADIUS"]), np.array([0.01 * i for i in range(1, 6)]))
+    exact(np.array(grid["point_data"]["VELOCITY"]),
+          np.array([[i, 0.0, -i / 3.0] for i in range(1, 6)]))
+
+
+# ------------------------------------------------------------------ flags
+def test_flags_are_int32_datasets_and_xdmf_attributes(tmp_path):
+    model, mp, nodes = make_model()
+    for node in nodes:
+        node.Set(tessera.BOUNDARY, node.Id % 3 == 0)
+    mp.GetElement(2).Set(tessera.ACTIVE, True)
+    mp.GetElement(1).Set(tessera.ACTIVE, False)
+    mp.GetCondition(2).Set(tessera.SLIP, True)
+    writer = tessera.Hdf5Output(mp, tessera.Parameters(json.dumps(
+        {"output_path": str(tmp_path), "nodal_flags": ["BOUNDARY"], "element_flags": ["ACTIVE"],
+         "condition_flags": ["SLIP"]})))
+    writer.PrintOutput()
+    with h5py.File(tmp_path / "Main.h5", "r") as f:
+        results = f["ResultsData/0"]
+        exact(results["NodalFlagValues/BOUNDARY"][()],
+              np.array([int(i % 3 == 0) for i in range(1, 13)], dtype=np.int32))
+        exact(results["ElementFlagValues/ACTIVE"][()], np.array([0, 1], dtype=np.int32))
+        exact(results["ConditionFlagValues/SLIP"][()], np.array([0, 1], dtype=np.int32))
+    names = {(a.get("Name"), a.get("Center")) for a in
+             next(data_items(tmp_path / "Main.xdmf"))[0].findall("Attribute")}
+    assert {("BOUNDARY", "Node"), ("ACTIVE", "Cell")} <= names
+    check_xdmf(str(tmp_path / "Main.xdmf"))
+
+
+def test_an_unknown_flag_names_the_key_and_the_known_flags(tmp_path):
+    model, mp, nodes = make_model()
+    with pytest.raises(tessera.Error, match="'element_flags': unknown flag 'ACTIVATED'; known "
+                                            "flags: .*ACTIVE"):
+        tessera.Hdf5Output(mp, tessera.Parameters(json.dumps(
+            {"output_path": str(tmp_path), "element_flags": ["ACTIVATED"]})))
+
+
 # ------------------------------------------------------------------ Gauss points
 def test_gauss_point_results_are_averaged_per_element(tmp_path):
     structural = pytest.importorskip("tessera.structural",
@@ -489,5 +589,5 @@ def test_defaults_list_the_documented_keys():
                 "write_deformed_configuration", "write_xdmf",
                 "nodal_solution_step_data_variables", "nodal_data_value_variables",
                 "element_data_value_variables", "condition_data_value_variables",
-                "gauss_point_variables"):
+                "gauss_point_variables", "nodal_flags", "element_flags", "condition_flags"):
         assert defaults.Has(key), key
