@@ -24,8 +24,9 @@
   B: each contact's normal force scaled by its faces' share of the sphere's
   intersection area, and spread over those faces by area, at their
   intersection centroids) or "direct_interpolation" (each contact force on
-  its own face, shape functions at the contact point, thesis 4.57). The DEM
-  deck's "WallForceTransfer" is set accordingly, for all its walls.
+  its own face, shape functions at the contact point, thesis 4.57). ADM
+  applies to the skin's faces only (DemSettings.area_distributed_walls); the
+  deck's own rigid walls keep its "WallForceTransfer" (direct by default).
 * "skin_model_parts": names of sub model parts of the structure whose
   conditions (triangles, quadrilaterals; 2D: lines) are the faces the spheres
   touch; empty: the skin of the structure's elements is found automatically.

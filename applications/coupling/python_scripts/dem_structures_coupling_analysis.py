@@ -125,9 +125,9 @@ class DemStructuresCouplingAnalysis:
                                 f"({self.dem_stage.DEM_parameters.Origin()}); the coupled domains must agree")
         self.scheme = self._ChooseScheme()
         self.substeps = 1
-        transfer = {"area_distributed": "area_distributed", "direct_interpolation": "direct"}
-        self.dem_stage.DEM_parameters["WallForceTransfer"].SetString(
-            transfer[self.options["transfer_method"]])
+        # ADM on the skin's faces only (set once the skin walls exist): the
+        # deck's own walls keep WallForceTransfer (direct by default).
+        self.adm = self.options["transfer_method"] == "area_distributed"
         self.energy = None
         if self.options["energy_output"] and self.scheme != "implicit_with_dem_substeps":
             # The balance needs the DEM's dissipated energies.
@@ -195,12 +195,14 @@ class DemStructuresCouplingAnalysis:
         if self.options["wall_model_parts"]:
             self.skin = SkinWalls.FromDemWalls(self.structure, walls, self.options["wall_model_parts"],
                                                self.dimension)
-            return
-        faces = FindSkinFaces(self.structure, self.options["skin_model_parts"], self.dimension)
-        dem_roots = [self.model.GetModelPart(name)
-                     for name in ("SpheresPart", "RigidFacePart", "ClusterPart", "DEMInletPart")]
-        self.skin = SkinWalls(self.structure, self.model.GetModelPart("RigidFacePart"), faces,
-                              self.dimension, dem_roots, self.options["split_quadrilaterals"])
+        else:
+            faces = FindSkinFaces(self.structure, self.options["skin_model_parts"], self.dimension)
+            dem_roots = [self.model.GetModelPart(name)
+                         for name in ("SpheresPart", "RigidFacePart", "ClusterPart", "DEMInletPart")]
+            self.skin = SkinWalls(self.structure, walls, faces, self.dimension, dem_roots,
+                                  self.options["split_quadrilaterals"])
+        if self.adm:
+            self.dem_stage.area_distributed_walls.append(self.skin.walls.FullName())
 
     def _AssignSkinMaterials(self):
         """The skin's DEM material (skin_walls.SkinWalls.AssignMaterials): the

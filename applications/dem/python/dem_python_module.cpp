@@ -262,6 +262,7 @@ void BindStrategy(py::module_& m) {
       .def_readwrite("tuning", &DemSettings::tuning,
                      "Tuning switches (DemTuning): reference paths for the equality tests")
       .def_readwrite("walls_moved_by_processes", &DemSettings::walls_moved_by_processes)
+      .def_readwrite("area_distributed_walls", &DemSettings::area_distributed_walls)
       .def_readwrite("dimension", &DemSettings::dimension,
                      "3: spheres; 2: discs in the x-y plane (CylinderParticle2D)");
   DefTuningAlias<bool, &DemTuning::batched_pair_contacts>(settings, "batched_pair_contacts");

@@ -185,6 +185,7 @@ class DEMSolver(PythonSolver):
         settings.bounding_box_max = high
         # FREE_BODY_MOTION walls that a process moves follow the process only.
         settings.walls_moved_by_processes = sorted(self.stage._WallsMovedByProcesses())
+        settings.area_distributed_walls = list(self.stage.area_distributed_walls)
         return settings
 
     def _AutomaticBoundingBox(self, factor):
@@ -375,6 +376,10 @@ class DEMAnalysisStage(AnalysisStage):
         # Kratos' name: scripts make spheres with
         # self.creator_destructor.CreateSphericParticle(...).
         self.creator_destructor = ParticleCreatorDestructor()
+        # Wall sub model parts whose contacts use the Area Distributed Method
+        # whatever WallForceTransfer says (the DE-FE coupling's skin; set
+        # before Initialize): DemSettings.area_distributed_walls.
+        self.area_distributed_walls = []
 
     def SetOutputDirectory(self, directory):
         """Writes the post files and graphs under `directory` (before Initialize)."""

@@ -133,6 +133,15 @@ void ExplicitSolverStrategy::Initialize() {
     glued_.walls = ReadStickyWalls(*walls_, wall_motions_, free_walls_);
     face_sticky_ = StickyWallOfFaces(glued_.walls, faces_);
   }
+  face_area_distributed_ =
+      walls_ ? AreaDistributedFaces(*walls_, faces_, settings_.wall_force_transfer,
+                                    settings_.area_distributed_walls)
+             : std::vector<std::uint8_t>{};
+  if (!walls_ && !settings_.area_distributed_walls.empty())
+    TESSERA_ERROR("DEM settings: area_distributed_walls lists ",
+                  settings_.area_distributed_walls.front(), ", but the analysis has no walls");
+  area_distribution_ = std::find(face_area_distributed_.begin(), face_area_distributed_.end(),
+                                 std::uint8_t{1}) != face_area_distributed_.end();
   // A material used by both particles and walls counts as a particle material.
   is_wall_material_.assign(material_index_.size(), false);
   for (std::size_t k = particle_materials; k < is_wall_material_.size(); ++k)
@@ -286,7 +295,7 @@ void ExplicitSolverStrategy::ComputeForces(AfterGather then, bool drift) {
   // it, or the pass may end in an error (a pair without relation), which must
   // leave every row as it was.
   const bool finish = bonds_.empty() && all_pairs_defined_;
-  if (settings_.wall_force_transfer == WallForceTransfer::kAreaDistributed) {
+  if (area_distribution_) {
     // Written per candidate by the wall pass (ComputeWallContacts), rows in parallel.
     wall_contacts_.adm_master.resize(wall_contacts_.particle.size());
     wall_contacts_.adm_fraction.resize(wall_contacts_.particle.size());

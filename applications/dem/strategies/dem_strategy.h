@@ -191,6 +191,13 @@ struct DemSettings {
   // which also scales each contact's normal force by its faces' share of the
   // sphere's intersection area (the DE-FE coupling's default).
   WallForceTransfer wall_force_transfer = WallForceTransfer::kDirect;
+  // Wall sub model parts (names below the walls' model part, or full names)
+  // whose faces use the Area Distributed Method whatever wall_force_transfer
+  // says: the DE-FE coupling's skin, so that the deck's own rigid walls keep
+  // their contacts, and a sphere pressed into a corner of two rigid walls is
+  // not given a share of one of them (ADM's A_m / A_T is meant for the faces
+  // of one deforming surface).
+  std::vector<std::string> area_distributed_walls;
   // Full names of FREE_BODY_MOTION wall parts that a process moves instead
   // (apply_kinematic_constraints_to_walls_process): not integrated here.
   std::vector<std::string> walls_moved_by_processes;
@@ -522,6 +529,10 @@ class ExplicitSolverStrategy {
   ContinuumBonds bonds_;
   BondPower bond_power_;          // of the last force evaluation
   std::vector<int> face_sticky_;  // per face row, its sticky wall (glued_.walls) or -1
+  // Per face row, 1 where its contacts use the Area Distributed Method
+  // (DemSettings::wall_force_transfer, area_distributed_walls); whether any does.
+  std::vector<std::uint8_t> face_area_distributed_;
+  bool area_distribution_ = false;
   MaterialIndex material_index_;
   // RegisterParticleMaterial: materials and smallest radii of particles to come.
   std::vector<std::pair<const Properties*, double>> registered_materials_;

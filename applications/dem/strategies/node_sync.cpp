@@ -81,8 +81,7 @@ void ExplicitSolverStrategy::WriteToNodes() {
   // intersection centroid (walls/area_distribution.h).
   face_normal_shares_.assign(faces_.size(), std::array<double, 4>{});
   const WallContacts& wc = wall_contacts_;
-  const bool adm = settings_.wall_force_transfer == WallForceTransfer::kAreaDistributed &&
-                   wc.adm_master.size() == wc.particle.size();
+  const bool adm = area_distribution_ && wc.adm_master.size() == wc.particle.size();
   for (std::size_t c = 0; c < wc.particle.size(); ++c) {
     std::size_t source = c;  // the contact whose force this face takes
     double share = 1.0;

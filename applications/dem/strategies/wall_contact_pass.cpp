@@ -122,7 +122,7 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
   }
   // Area Distributed Method (walls/area_distribution.h): the faces the sphere
   // reaches before the Distance Hierarchy, who shadowed whom, the areas.
-  const bool adm = settings_.wall_force_transfer == WallForceTransfer::kAreaDistributed;
+  const bool adm = area_distribution_;
   thread_local std::vector<std::uint8_t> reached;
   thread_local std::vector<int> shadowed_by;
   thread_local std::vector<AreaShare> shares;
@@ -134,7 +134,10 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
       reached.resize(count), shadowed_by.resize(count), shares.resize(count);
       master_area.resize(count);
     }
-    for (std::size_t k = 0; k < count; ++k) reached[k] = feature[k].type != FaceContactType::kNone;
+    // Only the faces under ADM share areas (the others are contacts of their own).
+    for (std::size_t k = 0; k < count; ++k)
+      reached[k] =
+          feature[k].type != FaceContactType::kNone && face_area_distributed_[wc.face[begin + k]];
     ApplyDistanceHierarchy(features.data(), count, shadowed_by.data());
     total_area = DistributeByArea(faces, wc.face.data() + begin, count, p.position[i], p.radius[i],
                                   reached.data(), shadowed_by.data(), feature, shares.data(),
@@ -190,7 +193,7 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
     ContactForce result =
         ComputeContactForce(pair, overlap, p.radius[i], p.mass[i], g.normal, relative_velocity,
                             relative_displacement, history, dt);
-    if (adm && total_area > 0.0) {
+    if (adm && total_area > 0.0 && face_area_distributed_[f]) {
       // B.1: the normal force scaled by the master's share of the area (the
       // contact's history, and so its tangential law, is the unscaled one's).
       const double ratio = master_area[c - begin] / total_area;

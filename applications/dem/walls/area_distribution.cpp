@@ -3,9 +3,11 @@
 
 #include <cmath>
 #include <numbers>
+#include <unordered_map>
 
 #include "applications/dem/walls/circle_face_intersection.h"
 #include "kernel/core/error.h"
+#include "kernel/model/model_part.h"
 
 namespace tessera::dem {
 namespace {
@@ -65,6 +67,33 @@ const char* WallForceTransferName(WallForceTransfer transfer) {
   return transfer == WallForceTransfer::kAreaDistributed ? "area_distributed" : "direct";
 }
 
+std::vector<std::uint8_t> AreaDistributedFaces(ModelPart& walls, const RigidFaceStorage& faces,
+                                               WallForceTransfer transfer,
+                                               const std::vector<std::string>& parts) {
+  std::vector<std::uint8_t> flagged(faces.size(),
+                                    transfer == WallForceTransfer::kAreaDistributed ? 1 : 0);
+  if (parts.empty() || transfer == WallForceTransfer::kAreaDistributed) return flagged;
+  std::unordered_map<IdType, std::size_t> row_of;
+  for (std::size_t f = 0; f < faces.size(); ++f) row_of.emplace(faces.condition_id[f], f);
+  const std::string prefix = walls.FullName() + ".";
+  for (const std::string& name : parts) {
+    const std::string relative = name.rfind(prefix, 0) == 0 ? name.substr(prefix.size()) : name;
+    if (!walls.HasSubModelPart(relative)) {
+      std::string known;
+      for (const std::string& n : walls.GetSubModelPartNames())
+        known += (known.empty() ? "" : ", ") + prefix + n;
+      TESSERA_ERROR("DEM settings: area_distributed_walls names '", name, "', which is not a sub ",
+                    "model part of ", walls.FullName(),
+                    " (its sub model parts: ", known.empty() ? "none" : known, ")");
+    }
+    for (const Condition& condition : walls.GetSubModelPart(relative).Conditions()) {
+      const auto it = row_of.find(condition.Id());
+      if (it != row_of.end()) flagged[it->second] = 1;
+    }
+  }
+  return flagged;
+}
+
 double DistributeByArea(const RigidFaceStorage& faces, const std::uint32_t* face_ids,
                         std::size_t count, const Array3& centre, double radius,
                         const std::uint8_t* reached, const int* shadowed_by,
@@ -73,7 +102,8 @@ double DistributeByArea(const RigidFaceStorage& faces, const std::uint32_t* face
   int first_kept = -1;
   for (std::size_t c = 0; c < count; ++c) {
     master_area[c] = 0.0;
-    if (first_kept < 0 && kept[c].type != FaceContactType::kNone) first_kept = static_cast<int>(c);
+    if (first_kept < 0 && reached[c] && kept[c].type != FaceContactType::kNone)
+      first_kept = static_cast<int>(c);
   }
   for (std::size_t c = 0; c < count; ++c) {
     AreaShare& share = shares[c];
@@ -88,7 +118,11 @@ double DistributeByArea(const RigidFaceStorage& faces, const std::uint32_t* face
       m = shadowed_by[m];
     }
     share.master = kept[m].type != FaceContactType::kNone ? m : first_kept;
-    if (share.master < 0) continue;
+    // A face shadowed by a contact outside ADM (another wall's) carries nothing.
+    if (share.master < 0 || !reached[share.master]) {
+      share.master = -1;
+      continue;
+    }
     const std::uint32_t f = face_ids[c];
     const auto& v = faces.points[f];
     const bool inside = CircleInsideFace(faces, f, centre, radius, share);

@@ -24,6 +24,7 @@
 #include <array>
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "applications/dem/walls/rigid_face_storage.h"
 
@@ -46,9 +47,17 @@ struct AreaShare {
   std::array<double, 4> weights{};  // the face's shape functions at x̄_e
 };
 
+// Per face row, 1 where its contacts use ADM: every face with `transfer`
+// kAreaDistributed, else the faces of the sub model parts of `walls` named in
+// `parts` (names below `walls` or full names; an unknown name is an error
+// listing the wall parts).
+std::vector<std::uint8_t> AreaDistributedFaces(ModelPart& walls, const RigidFaceStorage& faces,
+                                               WallForceTransfer transfer,
+                                               const std::vector<std::string>& parts);
+
 // ADM for the `count` candidate faces of one sphere (centre, radius):
 // `reached[c]` whether the sphere reaches face face_ids[c] (before the Distance
-// Hierarchy), `shadowed_by` the hierarchy's eliminations
+// Hierarchy) and the face is under ADM, `shadowed_by` the hierarchy's eliminations
 // (ApplyDistanceHierarchy), `kept` the contacts it kept. Writes shares[c] and,
 // per master m, master_area[m] = A_m; returns A_T.
 double DistributeByArea(const RigidFaceStorage& faces, const std::uint32_t* face_ids,

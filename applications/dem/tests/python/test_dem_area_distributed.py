@@ -108,3 +108,71 @@ def test_a_circle_inside_one_face_takes_the_short_cut_to_the_same_shares(quad):
                 else tessera.coupling.CircleTriangleIntersection)(centre, RADIUS, *corners)
     expected = np.outer(composed["weights"][:len(corners)], -force)
     assert np.allclose(nodal, expected, rtol=0.0, atol=1e-12 * np.linalg.norm(force))
+
+
+def Cornered(transfer, area_distributed_walls):
+    """A sphere pressed into the corner of two perpendicular square walls, the
+    floor z = 0 (sub model part Floor) and the side x = 0 (Side), with
+    overlaps 2e-3 and 1e-3: the strategy's force on the sphere, and the two
+    overlaps' direct contact forces (each wall alone)."""
+    from tessera import _dem
+
+    def build(parts, adm_parts):
+        model = tessera.Model()
+        spheres = SpheresPart(model)
+        walls = model.CreateModelPart("RigidFacePart")
+        grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
+        wall = Material(walls, 2, young=1e9, poisson=0.25)
+        Relate(grain, wall, restitution=0.5, static_friction=0.3)
+        Sphere(spheres, 1, (RADIUS - 1e-3, 0.3, RADIUS - 2e-3), RADIUS, grain)
+        squares = {"Floor": [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)],
+                   "Side": [(0, 0, 0), (0, 1, 0), (0, 1, 1), (0, 0, 1)]}
+        for k, name in enumerate(parts):
+            part = walls.CreateSubModelPart(name)
+            for j, xyz in enumerate(squares[name]):
+                walls.CreateNewNode(4 * k + j + 1, *xyz)
+            part.AddNodes([4 * k + j + 1 for j in range(4)])
+            walls.CreateNewCondition("RigidFace3D4N", k + 1, [4 * k + j + 1 for j in range(4)], wall)
+            part.AddConditions([k + 1])
+        settings = Settings(1e-6)
+        settings.wall_force_transfer = transfer
+        settings.area_distributed_walls = adm_parts
+        strategy = _dem.ExplicitSolverStrategy(spheres, walls, settings)
+        strategy.Initialize()
+        return strategy, np.array(strategy.Particles.force[0])
+
+    strategy, force = build(["Floor", "Side"], area_distributed_walls)
+    alone = [build([name], [])[1] for name in ("Floor", "Side")]
+    return strategy, force, alone
+
+
+def test_rigid_walls_outside_adm_keep_whole_contacts_in_a_corner():
+    """ADM on the floor only (a coupled skin) and a rigid side wall: both
+    contacts stay whole, the force is the sum of each wall's own (1e-13
+    relative: the same arithmetic in another order). ADM on both walls (the
+    deck-wide key) shares A_T between the two: each normal force is scaled
+    by its own area's share, A_m/A_T < 1, as App. B's B.1 writes."""
+    strategy, force, (floor, side) = Cornered("direct", ["RigidFacePart.Floor"])
+    assert strategy.NumberOfWallContacts() == 2
+    assert floor[2] > 0.0 and side[0] > 0.0
+    assert np.allclose(force, floor + side, rtol=1e-13, atol=0.0)
+    # The same with the part's name below RigidFacePart.
+    assert np.array_equal(Cornered("direct", ["Floor"])[1], force)
+    _, shared, _ = Cornered("area_distributed", [])
+    # a² = δ(2R - δ): the floor's circle is about twice the side's.
+    a_floor, a_side = 2e-3 * (2 * RADIUS - 2e-3), 1e-3 * (2 * RADIUS - 1e-3)
+    assert shared[2] == pytest.approx(floor[2] * a_floor / (a_floor + a_side), rel=1e-12)
+    assert shared[0] == pytest.approx(side[0] * a_side / (a_floor + a_side), rel=1e-12)
+
+
+def test_an_unknown_area_distributed_wall_part_names_the_parts():
+    from tessera import _dem
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    walls = model.CreateModelPart("RigidFacePart")
+    walls.CreateSubModelPart("Floor")
+    settings = Settings(1e-6)
+    settings.area_distributed_walls = ["Flor"]
+    strategy = _dem.ExplicitSolverStrategy(spheres, walls, settings)
+    with pytest.raises(tessera.Error, match="area_distributed_walls names 'Flor'.*RigidFacePart.Floor"):
+        strategy.Initialize()
