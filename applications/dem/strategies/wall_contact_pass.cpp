@@ -127,12 +127,13 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
   thread_local std::vector<int> shadowed_by;
   thread_local std::vector<AreaShare> shares;
   thread_local std::vector<double> master_area;
+  thread_local std::vector<MasterSurface> surface;
   double total_area = 0.0;
   if (adm) {
     const std::size_t count = end - begin;
     if (reached.size() < count) {
       reached.resize(count), shadowed_by.resize(count), shares.resize(count);
-      master_area.resize(count);
+      master_area.resize(count), surface.resize(count);
     }
     // Only the faces under ADM share areas (the others are contacts of their own).
     for (std::size_t k = 0; k < count; ++k)
@@ -151,6 +152,9 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
                               feature[c - begin].type != FaceContactType::kNone &&
                               master_area[c - begin] > 0.0;
     }
+    if (total_area > 0.0)
+      AverageMasterSurfaces(faces, wc.face.data() + begin, count, p.position[i], shares.data(),
+                            master_area.data(), feature, surface.data());
   } else {
     ApplyDistanceHierarchy(features.data(), end - begin);
   }
@@ -165,7 +169,13 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
       wc.active[c] = 0;
       continue;
     }
-    const double overlap = p.radius[i] - g.distance;
+    // Under ADM a master's surface is its faces' area-weighted mean
+    // (AverageMasterSurfaces): its overlap, normal and motion.
+    const bool averaged =
+        adm && total_area > 0.0 && face_area_distributed_[f] && master_area[c - begin] > 0.0;
+    const MasterSurface* mean = averaged ? &surface[c - begin] : nullptr;
+    const Array3 normal = mean ? mean->normal : g.normal;
+    const double overlap = p.radius[i] - (mean ? mean->distance : g.distance);
     const std::size_t pair_index =
         static_cast<std::size_t>(p.material[i]) * table_.size() + faces.material[f];
     const PairParameters& pair = table_.WallPair(p.material[i], faces.material[f]);
@@ -175,33 +185,38 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
       continue;
     }
     // The sphere's share of the overlap, E_w / (E_i + E_w) (two springs in series).
-    const Array3 arm = (p.radius[i] - pair_arrays_.share[pair_index] * overlap) * g.normal;
+    const Array3 arm = (p.radius[i] - pair_arrays_.share[pair_index] * overlap) * normal;
     // The wall moves at its contact point as its vertices, weighted by the
-    // shape functions there.
+    // shape functions there (under ADM: as the faces' intersection centroids,
+    // weighted by area, where the force goes).
     // (A wall standing still adds zeros: the sums are skipped, the same bits
     // as the weights are not negative.)
     Array3 wall_velocity{}, wall_displacement{};
-    if (!faces.still[f])
+    if (mean) {
+      wall_velocity = mean->velocity;
+      wall_displacement = mean->displacement;
+    } else if (!faces.still[f]) {
       for (int k = 0; k < faces.vertex_count[f]; ++k) {
         wall_velocity += g.weights[k] * faces.velocities[f][k];
         wall_displacement += g.weights[k] * faces.delta_displacement[f][k];
       }
+    }
     const Array3 relative_velocity =
         wall_velocity - (p.velocity[i] + Cross(p.angular_velocity[i], arm));
     const Array3 relative_displacement =
         wall_displacement - (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm));
     ContactForce result =
-        ComputeContactForce(pair, overlap, p.radius[i], p.mass[i], g.normal, relative_velocity,
+        ComputeContactForce(pair, overlap, p.radius[i], p.mass[i], normal, relative_velocity,
                             relative_displacement, history, dt);
     if (adm && total_area > 0.0 && face_area_distributed_[f]) {
       // B.1: the normal force scaled by the master's share of the area (the
       // contact's history, and so its tangential law, is the unscaled one's).
       const double ratio = master_area[c - begin] / total_area;
-      result.force += (ratio - 1.0) * Dot(result.force, g.normal) * g.normal;
-      result.elastic_force += (ratio - 1.0) * Dot(result.elastic_force, g.normal) * g.normal;
+      result.force += (ratio - 1.0) * Dot(result.force, normal) * normal;
+      result.elastic_force += (ratio - 1.0) * Dot(result.elastic_force, normal) * normal;
       // The normal dashpot's power (F_n - F_ne) δ' scales with its force.
       const double normal_damping_power =
-          (result.normal_force - history.normal_elastic_force) * -Dot(relative_velocity, g.normal);
+          (result.normal_force - history.normal_elastic_force) * -Dot(relative_velocity, normal);
       result.damping_power -= (1.0 - ratio) * normal_damping_power;
       result.normal_force *= ratio;
       result.elastic_energy *= ratio;
@@ -212,7 +227,7 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
     StoreComponents(wc.elastic_force[c], result.elastic_force);
     wc.energy[c] = result.elastic_energy;
     wc.weights[c] = g.weights;
-    wc.normal[c] = g.normal;
+    wc.normal[c] = normal;
     wc.point[c] = g.point;
     wc.active[c] = 1;
     force += result.force;

@@ -1,6 +1,7 @@
 // Masters, slaves and intersection areas of the Area Distributed Method.
 #include "applications/dem/walls/area_distribution.h"
 
+#include <algorithm>
 #include <cmath>
 #include <numbers>
 #include <unordered_map>
@@ -65,6 +66,39 @@ WallForceTransfer WallForceTransferFromName(const std::string& name, const std::
 
 const char* WallForceTransferName(WallForceTransfer transfer) {
   return transfer == WallForceTransfer::kAreaDistributed ? "area_distributed" : "direct";
+}
+
+void AverageMasterSurfaces(const RigidFaceStorage& faces, const std::uint32_t* face_ids,
+                           std::size_t count, const Array3& centre, const AreaShare* shares,
+                           const double* master_area, const FaceContactGeometry* kept,
+                           MasterSurface* surface) {
+  for (std::size_t m = 0; m < count; ++m) surface[m] = MasterSurface{};
+  for (std::size_t e = 0; e < count; ++e) {
+    const AreaShare& share = shares[e];
+    if (share.master < 0 || !(share.area > 0.0)) continue;
+    const std::uint32_t f = face_ids[e];
+    const FaceContactGeometry& master = kept[share.master];
+    const double w = share.area / master_area[share.master];
+    const double d = Dot(centre - faces.plane_origin[f], faces.plane_normal[f]);
+    const Array3 n = (d < 0.0 ? 1.0 : -1.0) * faces.plane_normal[f];  // centre to plane
+    // A face turned from the master's normal by more than kSameSurfaceAngle
+    // is another side of the body (over a convex edge its plane passes near
+    // the centre): it takes the master's distance and normal, blended in
+    // linearly in the cosine from kSameSurfaceAngle / 2.
+    const double cosine = Dot(n, master.normal);
+    const double full = std::cos(kSameSurfaceAngle / 2.0), none = std::cos(kSameSurfaceAngle);
+    const double b = std::clamp((cosine - none) / (full - none), 0.0, 1.0);
+    MasterSurface& s = surface[share.master];
+    s.distance += w * (b * std::abs(d) + (1.0 - b) * master.distance);
+    s.normal += w * (b * n + (1.0 - b) * master.normal);
+    if (!faces.still[f])
+      for (int k = 0; k < faces.vertex_count[f]; ++k) {
+        s.velocity += (w * share.weights[k]) * faces.velocities[f][k];
+        s.displacement += (w * share.weights[k]) * faces.delta_displacement[f][k];
+      }
+  }
+  for (std::size_t m = 0; m < count; ++m)
+    if (master_area[m] > 0.0) surface[m].normal = surface[m].normal / Norm(surface[m].normal);
 }
 
 std::vector<std::uint8_t> AreaDistributedFaces(ModelPart& walls, const RigidFaceStorage& faces,

@@ -47,6 +47,43 @@ struct AreaShare {
   std::array<double, 4> weights{};  // the face's shape functions at x̄_e
 };
 
+// The surface a master contact presses on under ADM: the area-weighted mean
+// over its slave faces e (A_e / A_m) of their planes' distance from the
+// sphere's centre d_e, their normals (from the centre towards the plane, as
+// FaceContactGeometry's; then normalised)
+// and the motion of their intersection centroids x̄_e (velocity and last
+// displacement, the face's shape functions at x̄_e).
+//
+// The thesis (B.1) evaluates the master's force with the master face's own
+// overlap and normal, and its motion at the master's contact point, while
+// the force reaches the faces at their centroids: where the faces move
+// apart (a dent forming under the sphere), the power the sphere gives the
+// wall (force times the contact point's velocity) is not the power the
+// faces receive (the shares times their centroids' velocities), and the
+// coupled energy drifts. With the overlap R - Σ (A_e/A_m) d_e, since x̄_e
+// lies in the plane of e, its rate is the sphere's velocity against the
+// centroids' (the weights held): the powers agree but for the faces'
+// rotation. On one flat face, or coplanar ones, it is the thesis' force.
+// Faces turned from the master's normal by kSameSurfaceAngle or more (the
+// other side of a convex edge) count with the master's own distance and
+// normal; from half of it they blend in, so that the surface stays
+// continuous.
+// (30°: V4.4's energy drift was smallest with it among 15-45°,
+// applications/coupling/benchmarks/v4_4_prism_in_box.py.)
+inline constexpr double kSameSurfaceAngle = 0.5235987755982988;  // 30°
+struct MasterSurface {
+  double distance = 0.0;
+  Array3 normal{};
+  Array3 velocity{}, displacement{};
+};
+
+// Fills surface[m] for every master m with master_area[m] > 0 from the
+// shares that DistributeByArea wrote.
+void AverageMasterSurfaces(const RigidFaceStorage& faces, const std::uint32_t* face_ids,
+                           std::size_t count, const Array3& centre, const AreaShare* shares,
+                           const double* master_area, const FaceContactGeometry* kept,
+                           MasterSurface* surface);
+
 // Per face row, 1 where its contacts use ADM: every face with `transfer`
 // kAreaDistributed, else the faces of the sub model parts of `walls` named in
 // `parts` (names below `walls` or full names; an unknown name is an error
