@@ -176,3 +176,67 @@ def test_an_unknown_area_distributed_wall_part_names_the_parts():
     strategy = _dem.ExplicitSolverStrategy(spheres, walls, settings)
     with pytest.raises(tessera.Error, match="area_distributed_walls names 'Flor'.*RigidFacePart.Floor"):
         strategy.Initialize()
+
+
+def test_a_masters_overlap_is_its_faces_area_weighted_mean_plane():
+    """A sphere over a shallow convex ridge (two triangles meeting at 4°
+    along y, the sphere 0.5 mm off the ridge): the Distance Hierarchy keeps
+    one contact, both faces are its slaves, and the force is the Hertz force
+    of the mean surface (MasterSurface): the overlap R - Σ (A_e/A_m) d_e with
+    d_e the centre's distance from face e's plane, along the normalised
+    Σ (A_e/A_m) n_e. Checked against one flat triangle placed at that plane
+    (the same contact law, direct interpolation), 1e-12."""
+    import tessera.coupling
+    from tessera import _dem
+    slope = np.tan(np.radians(2.0))
+    left = [(-1.0, -1.0, -slope), (0.0, -1.0, 0.0), (0.0, 1.0, 0.0), (-1.0, 1.0, -slope)]
+    corners = left + [(1.0, -1.0, -slope), (1.0, 1.0, -slope)]
+    triangles = ([1, 2, 3], [3, 4, 1], [2, 5, 6], [6, 3, 2])  # left pair, right pair
+    centre = np.array([5e-4, 0.0, RADIUS - 2e-3])
+
+    def pressed(points, faces, transfer):
+        model = tessera.Model()
+        spheres = SpheresPart(model)
+        walls = model.CreateModelPart("RigidFacePart")
+        grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
+        wall = Material(walls, 2, young=1e9, poisson=0.25)
+        Relate(grain, wall, restitution=0.5, static_friction=0.3)
+        Sphere(spheres, 1, tuple(centre), RADIUS, grain)
+        for k, xyz in enumerate(points):
+            walls.CreateNewNode(k + 1, *xyz)
+        for k, nodes in enumerate(faces):
+            walls.CreateNewCondition("RigidFace3D3N", k + 1, list(nodes), wall)
+        settings = Settings(1e-6)
+        settings.wall_force_transfer = transfer
+        strategy = _dem.ExplicitSolverStrategy(spheres, walls, settings)
+        strategy.Initialize()
+        return strategy, np.array(strategy.Particles.force[0])
+
+    strategy, force = pressed(corners, triangles, "area_distributed")
+    assert strategy.NumberOfWallContacts() == 1
+    # The mean surface by hand: areas of the circle in each triangle, plane
+    # distances and normals (towards the sphere) of the two sides.
+    points = np.array(corners)
+    distance, normal, total = 0.0, np.zeros(3), 0.0
+    for tri in triangles:
+        a, b, c = points[np.array(tri) - 1]
+        n = np.cross(b - a, c - a)
+        n /= np.linalg.norm(n)
+        n = n if np.dot(centre - a, n) > 0 else -n
+        area = tessera.coupling.CircleTriangleIntersection(tuple(centre), RADIUS, *map(tuple, (a, b, c)))["area"]
+        distance += area * np.dot(centre - a, n)
+        normal += area * n
+        total += area
+    distance /= total
+    normal /= np.linalg.norm(normal)
+    # Both sides carry a real share, and their planes' distances differ.
+    assert 0.0 < distance < RADIUS
+    # One flat triangle at the mean plane, large enough to hold the circle.
+    u = np.cross(normal, (0.0, 1.0, 0.0))
+    u /= np.linalg.norm(u)
+    v = np.cross(normal, u)
+    foot = centre - distance * normal
+    flat = [tuple(foot + 2.0 * (np.cos(t) * u + np.sin(t) * v)) for t in (0.0, 2.1, 4.2)]
+    _, expected = pressed(flat, ([1, 2, 3],), "direct")
+    assert np.linalg.norm(expected) > 0.0
+    assert np.allclose(force, expected, rtol=1e-12, atol=0.0)
