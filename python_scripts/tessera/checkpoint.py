@@ -37,7 +37,9 @@ RESTART_OPTIONS_DEFAULTS = """{
     "RestartControl": "step",
     "checkpoint_folder": "",
     "max_files_to_keep": -1,
-    "checkpoint_on_signal": true
+    "checkpoint_on_signal": true,
+    "LoadRestart": false,
+    "Restart_Step": 0
 }"""
 
 # Keys of the deck a continued run may change: when to stop and where to
@@ -106,7 +108,10 @@ class RestartOptions:
       removed (-1 keeps all);
     * "checkpoint_on_signal" (true): with SaveRestart, SIGTERM or SIGINT end
       the run after the current step with a checkpoint (exit code 128 + the
-      signal number).
+      signal number);
+    * "LoadRestart" (false), "Restart_Step" (0): Kratos' keys for loading,
+      accepted so that Kratos decks read; LoadRestart true is an error
+      pointing to `tessera run --restart FILE`.
 
     An unknown key is an error naming it."""
 
@@ -133,6 +138,10 @@ class RestartOptions:
         self.folder = options["checkpoint_folder"].GetString() or f"{problem_name or 'run'}_checkpoints"
         self.max_files = options["max_files_to_keep"].GetInt()
         self.on_signal = options["checkpoint_on_signal"].GetBool()
+        if options["LoadRestart"].GetBool():
+            raise tessera.Error(f"{origin}: 'restart_options.LoadRestart' is true; Tessera continues a run "
+                                "from the checkpoint file given to `tessera run FOLDER --restart FILE` "
+                                "(or stage.RestartFrom(FILE)); set LoadRestart to false")
 
 
 class CheckpointSchedule:

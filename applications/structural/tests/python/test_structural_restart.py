@@ -175,6 +175,8 @@ def test_periodic_checkpoints_by_time_and_files_kept(case_copy):
     ("Frequency", 5, "unknown key 'restart_options.Frequency'"),
     ("RestartControl", "steps", "'restart_options.RestartControl' is 'steps'"),
     ("RestartFrequency", 2.5, "with RestartControl \"step\" it counts steps"),
+    ("LoadRestart", True, "'restart_options.LoadRestart' is true; Tessera continues a run from the checkpoint "
+                          "file given to `tessera run FOLDER --restart FILE`"),
 ])
 def test_bad_restart_options_are_errors_naming_the_key(case_copy, key, value, message):
     name, parameters_file, _, _ = EXPLICIT
