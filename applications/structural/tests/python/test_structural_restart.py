@@ -52,8 +52,9 @@ def _restart_is_bitwise(folder, parameters_file, dt, steps, tmp_path):
     if dt is None:
         with open(os.path.join(folder, parameters_file)) as f:
             dt = json.load(f)["solver_settings"]["time_stepping"]["time_step"]
-    # Half a step beyond the k-th step, so that accumulated time stops there.
-    end, middle = (steps + 0.5) * dt, (steps // 2 + 0.5) * dt
+    # Half a step before the k-th step's time: the loop (while time < end_time)
+    # stops after step k, whatever the rounding of the accumulated time.
+    end, middle = (steps - 0.5) * dt, (steps // 2 - 0.5) * dt
     u_straight, straight = _run(folder, parameters_file, end, checkpoint=str(tmp_path / "straight.h5"))
     _run(folder, parameters_file, middle, checkpoint=str(tmp_path / "middle.h5"))
     u_continued, continued = _run(folder, parameters_file, end, restart=str(tmp_path / "middle.h5"),
@@ -197,3 +198,49 @@ def test_a_checkpoint_of_another_deck_is_refused(case_copy, tmp_path):
     other = case_copy(IMPLICIT[0])
     with pytest.raises(tessera.Error, match="belongs to another deck"):
         Project(other, IMPLICIT[1]).Run(restart=str(tmp_path / "beam.h5"))
+
+
+class _Counter:
+    """A plugin's object with state of its own: an array it grows each step."""
+
+    def __init__(self):
+        self.values = np.zeros(0)
+
+    def Step(self, time_now):
+        self.values = np.append(self.values, time_now)
+
+    def SaveCheckpoint(self, writer, group):
+        writer.Write(group + "/values", self.values)
+
+    def LoadCheckpoint(self, reader, group):
+        self.values = reader.ReadDoubles(group + "/values")
+
+
+def test_a_plugin_object_registered_with_the_stage_is_saved_and_restored(case_copy, tmp_path):
+    name, parameters_file, dt, _ = EXPLICIT
+    folder = case_copy(name)
+    saved = _Counter()
+    project = Project(folder, parameters_file, settings=[f"problem_data.end_time={2.5 * dt!r}"])
+    with WorkingDirectory(project.folder):
+        stage = project.CreateStage()
+        stage.AddCheckpointable("counter", saved)
+        stage.Initialize()
+        while stage.KeepAdvancingSolutionLoop():
+            stage.time = stage._AdvanceTime()
+            stage.InitializeSolutionStep()
+            stage._GetSolver().Predict()
+            stage._GetSolver().SolveSolutionStep()
+            stage.FinalizeSolutionStep()
+            saved.Step(stage.time)
+        stage.SaveCheckpoint(str(tmp_path / "c.h5"))
+    assert len(saved.values) == 3
+    restored = _Counter()
+    project = Project(folder, parameters_file)
+    with WorkingDirectory(project.folder):
+        stage = project.CreateStage()
+        stage.AddCheckpointable("counter", restored)
+        stage.RestartFrom(str(tmp_path / "c.h5"))
+        stage.Initialize()
+    assert np.array_equal(restored.values, saved.values) and stage.time == saved.values[-1]
+    with pytest.raises(TypeError, match="has neither SaveCheckpoint/LoadCheckpoint"):
+        stage.AddCheckpointable("bad", object())
