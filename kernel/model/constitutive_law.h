@@ -4,7 +4,9 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
+#include <vector>
 
 #include "kernel/core/error.h"
 #include "kernel/core/types.h"
@@ -80,6 +82,12 @@ class ConstitutiveLaw {
   // Verifies the properties hold what the law needs; throws naming what is missing.
   virtual int Check(const Properties&, const Geometry&, const ProcessInfo&) const { return 0; }
   virtual std::string Info() const = 0;
+
+  // Checkpoint of the internal variables (committed state): SaveState appends
+  // them, LoadState consumes the same count from the front of `state`. A law
+  // whose state is its properties alone writes nothing.
+  virtual void SaveState(std::vector<double>& /*out*/) const {}
+  virtual void LoadState(std::span<const double>& /*state*/) {}
 };
 
 }  // namespace tessera

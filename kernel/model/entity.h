@@ -8,6 +8,7 @@
 #pragma once
 
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -55,6 +56,12 @@ class Entity {
   bool Is(const Flag& flag) const;
   void Set(const Flag& flag, bool value = true);
   FlagWord Flags() const { return flags_; }
+  FlagWord DefinedFlags() const { return flags_defined_; }
+  // Both words at once (a checkpoint restoring what Flags()/DefinedFlags() gave).
+  void SetFlagWords(FlagWord flags, FlagWord defined) {
+    flags_ = flags;
+    flags_defined_ = defined;
+  }
 
   // ---- step hooks
   virtual void Initialize(const ProcessInfo&) {}
@@ -108,6 +115,14 @@ class Entity {
   // throws a tessera::Error naming what is missing. Returns 0 when fine.
   virtual int Check(const ProcessInfo& info) const;
   virtual std::string Info() const;
+
+  // ---- checkpoint: the state that is neither nodal data nor the data
+  // container (the internal variables of the laws at the integration points),
+  // as doubles. SaveState appends; LoadState consumes from the front of
+  // `state` what SaveState wrote (advancing the span), after building what a
+  // first step would build. Stateless entities write nothing.
+  virtual void SaveState(std::vector<double>& /*out*/) const {}
+  virtual void LoadState(std::span<const double>& /*state*/, const ProcessInfo&) {}
 
  private:
   IdType id_;

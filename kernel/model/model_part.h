@@ -225,6 +225,7 @@ class ModelPart {
   std::vector<ModelPart*> SubModelParts();
 
  private:
+  friend struct CheckpointAccess;  // kernel/io/model_part_checkpoint.cpp
   ModelPart* FindChild(const std::string& name) const;
   template <class Fn>
   void ForEachInTree(Fn&& fn);

@@ -128,6 +128,7 @@ class NodalDatabase {
   const std::vector<DofColumn>& DofColumns() const { return dofs_; }
 
  private:
+  friend struct CheckpointAccess;  // kernel/io/model_part_checkpoint.cpp
   int Slot(const VariableBase& storage_variable) const {
     const auto id = storage_variable.Id();
     return id < slot_of_variable_.size() ? slot_of_variable_[id] : -1;

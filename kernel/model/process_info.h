@@ -20,6 +20,7 @@ class ProcessInfo : public DataValueContainer {
   const DataValueContainer& GetPreviousSolutionStepInfo(int step = 1) const;
 
  private:
+  friend struct CheckpointAccess;  // kernel/io/model_part_checkpoint.cpp
   std::deque<DataValueContainer> previous_;
 };
 

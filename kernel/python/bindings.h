@@ -16,5 +16,6 @@ void AddIoToPython(pybind11::module_& m);          // ModelPartIO, output writer
 void AddProcessesToPython(pybind11::module_& m);   // Process base class
 void AddOutputToPython(pybind11::module_& m);      // VtkOutput, GidOutput, Hdf5Output
 void AddUtilitiesToPython(pybind11::module_& m);   // FindSkinFaces
+void AddCheckpointToPython(pybind11::module_& m);  // CheckpointWriter/Reader, SaveModelPart
 
 }  // namespace tessera::python

@@ -27,4 +27,5 @@ PYBIND11_MODULE(_tessera, m) {
   AddIoToPython(m);
   AddOutputToPython(m);
   AddUtilitiesToPython(m);
+  AddCheckpointToPython(m);
 }

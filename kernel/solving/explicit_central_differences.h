@@ -75,10 +75,16 @@ class ExplicitCentralDifferencesStrategy {
       AssembleMass();
     }
     scheme_->InitializeSolutionStep(model_part_);
-    if (first) InitialAcceleration();
+    if (first && !continued_) InitialAcceleration();
   }
 
   void Predict() {}
+
+  // A run continued from a checkpoint: the restored a_n is the one the
+  // interrupted run's last Kick computed, so the first step must not replace
+  // it by the initial acceleration M^-1 f(u_n) (which differs under damping
+  // and in the last bits).
+  void ContinueFromCheckpoint() { continued_ = true; }
 
   // One step, Drift() then Kick(). A partitioned explicit coupling calls the
   // two halves itself, so that the loads another solver computes at the
@@ -220,6 +226,7 @@ class ExplicitCentralDifferencesStrategy {
   const Variable<Array3>& acceleration_;
   Vector mass_, b_;
   bool initialized_ = false;
+  bool continued_ = false;  // ContinueFromCheckpoint()
 };
 
 }  // namespace tessera

@@ -12,11 +12,20 @@ parameters with KratosProcessFactory and calls their hooks at the points Kratos
 does. Beyond Kratos: an optional progress reporter (tessera.progress) hears
 (step, time, end_time) after each step; stages that write their own
 RunSolutionLoop call self._ReportProgress() after each step to keep it.
+
+Checkpoints (tessera.checkpoint): SaveCheckpoint(path) writes the run's
+complete state; RestartFrom(path) before Initialize() makes Initialize()
+end by loading it, so that the loop continues the saved run. The deck's
+"restart_options" write them periodically and on SIGTERM/SIGINT; stages with
+their own RunSolutionLoop call self._AfterStepCheckpoint() after each step.
 """
+import json
+import os
 import warnings
 
 import tessera
 
+from . import checkpoint as _checkpoint
 from .process_factory import KratosProcessFactory
 
 PROBLEM_DATA_DEFAULTS = """{
@@ -57,6 +66,12 @@ class AnalysisStage:
         self._list_of_processes = []
         self._list_of_output_processes = []
         self._warned_about_solve_return = False
+        self._restart_file = None
+        self._extra_checkpointables = []
+        self._restart_options = _checkpoint.RestartOptions(
+            project_parameters["restart_options"] if project_parameters.Has("restart_options") else None,
+            problem_data["problem_name"].GetString(), project_parameters.Origin())
+        self._checkpoint_schedule = None
         # As Kratos: the solver exists, and the variables are declared, right
         # after construction, so scripts can add their own before Initialize.
         self._GetSolver().AddVariables()
@@ -71,6 +86,7 @@ class AnalysisStage:
         reporter = self._progress_reporter
         if reporter is not None:
             reporter.Start(self.time, self.end_time, self._GetSimulationName())
+        self._StartCheckpointSchedule()
         try:
             while self.KeepAdvancingSolutionLoop():
                 self.time = self._AdvanceTime()
@@ -81,7 +97,9 @@ class AnalysisStage:
                 self.FinalizeSolutionStep()
                 self.OutputSolutionStep()
                 self._ReportProgress()
+                self._AfterStepCheckpoint()
         except BaseException:
+            self._StopCheckpointSchedule()
             if reporter is not None:
                 try:  # say where it stopped; never hide the error itself
                     self._ReportProgress()
@@ -89,6 +107,7 @@ class AnalysisStage:
                     pass
                 reporter.Finish(success=False)
             raise
+        self._StopCheckpointSchedule()
         if reporter is not None:
             reporter.Finish(success=True)
 
@@ -113,6 +132,8 @@ class AnalysisStage:
             info[tessera.TIME] = self.time
         for process in self._GetListOfProcesses():
             process.ExecuteBeforeSolutionLoop()
+        if self._restart_file is not None:
+            self.LoadCheckpoint(self._restart_file)
         if self.echo_level > 0:
             print(f"{self._GetSimulationName()}: analysis start, time {self.time:g} to {self.end_time:g}")
 
@@ -172,6 +193,123 @@ class AnalysisStage:
         if self.echo_level > 0:
             step = self._GetSolver().GetComputingModelPart().ProcessInfo[tessera.STEP]
             print(f"{self._GetSimulationName()}: STEP {step} TIME {self.time:.9g}")
+
+    # ---- checkpoints
+    def RestartFrom(self, path):
+        """Continue the run saved in the checkpoint `path`: call before
+        Initialize(), which then ends by loading it."""
+        if not os.path.isfile(path):
+            raise tessera.Error(f"restart file '{path}' does not exist")
+        self._restart_file = os.path.abspath(path)
+
+    def AddCheckpointable(self, name, obj):
+        """A plugin's object whose state the checkpoints keep (see tessera.checkpoint)."""
+        if not _checkpoint.IsCheckpointable(obj):
+            raise TypeError(f"AddCheckpointable('{name}'): {type(obj).__name__} has neither "
+                            "SaveCheckpoint/LoadCheckpoint nor GetCheckpointState/SetCheckpointState")
+        self._extra_checkpointables.append((name, obj))
+
+    def _GetCheckpointables(self):
+        """(name, object) of everything with state beyond the model parts: the
+        solver, the processes that are checkpointable, the plugins' objects."""
+        items = [("Solver", self._GetSolver())]
+        for k, process in enumerate(self._GetListOfProcesses()):
+            items.append((f"Process{k:03d}_{type(process).__name__}", process))
+        items += self._extra_checkpointables
+        return [(name, obj) for name, obj in items if _checkpoint.IsCheckpointable(obj)]
+
+    def _GetStageCheckpointState(self):
+        """The stage's own state (JSON-able); derived stages add theirs."""
+        return {"time": self.time}
+
+    def _SetStageCheckpointState(self, state):
+        self.time = state["time"]
+
+    def _CheckpointDeckJson(self):
+        return self.project_parameters.WriteJsonString()
+
+    def SaveCheckpoint(self, path):
+        """Writes the run's complete state to `path` (a temporary file renamed
+        over it, so an existing checkpoint survives a crash during the write)."""
+        writer = tessera.CheckpointWriter(path)
+        info = self._GetSolver().GetComputingModelPart().ProcessInfo
+        writer.SetAttribute("stage", type(self).__name__)
+        writer.SetAttribute("time", float(self.time))
+        writer.SetAttribute("step", int(info[tessera.STEP]))
+        writer.WriteString("/Deck/ProjectParameters", self._CheckpointDeckJson())
+        for name in _checkpoint.RootModelPartNames(self.model):
+            tessera.SaveModelPart(self.model[name], writer, f"/ModelParts/{name}")
+        writer.WriteString("/Objects/Stage/State", json.dumps(self._GetStageCheckpointState()))
+        for name, obj in self._GetCheckpointables():
+            _checkpoint.CheckpointableState(obj, writer, f"/Objects/{name}")
+        writer.Commit()
+        return path
+
+    def LoadCheckpoint(self, path):
+        """Replaces the state of the initialized stage by the one saved in `path`."""
+        reader = tessera.CheckpointReader(path)
+        stage = reader.StringAttribute("stage") if reader.HasAttribute("stage") else "?"
+        if stage != type(self).__name__:
+            raise tessera.Error(f"checkpoint {path} was written by a {stage}, not a {type(self).__name__}")
+        difference = _checkpoint.CompareDecks(reader.ReadString("/Deck/ProjectParameters"),
+                                              self._CheckpointDeckJson())
+        if difference is not None:
+            key, saved, current = difference
+            raise tessera.Error(f"checkpoint {path} belongs to another deck: key '{key}' is {saved!r} "
+                                f"there and {current!r} here")
+        saved_parts = reader.List("/ModelParts")
+        current_parts = _checkpoint.RootModelPartNames(self.model)
+        if saved_parts != current_parts:
+            raise tessera.Error(f"checkpoint {path} holds the model parts {saved_parts}; this run has "
+                                f"{current_parts} (another deck?)")
+        for name in current_parts:
+            tessera.LoadModelPart(self.model[name], reader, f"/ModelParts/{name}")
+        objects = reader.List("/Objects")
+        self._SetStageCheckpointState(json.loads(reader.ReadString("/Objects/Stage/State")))
+        for name, obj in self._GetCheckpointables():
+            if name not in objects:
+                raise tessera.Error(f"checkpoint {path} holds no state for {name} (another deck or "
+                                    "another set of processes?)")
+            _checkpoint.RestoreCheckpointableState(obj, reader, f"/Objects/{name}")
+        # IS_RESTARTED is left as saved: the ProcessInfo stays bitwise the
+        # uninterrupted run's (the stage's time is restored with its state).
+        if self.echo_level > 0:
+            print(f"{self._GetSimulationName()}: continued from {path} at time {self.time:g}")
+
+    def _StartCheckpointSchedule(self):
+        if not self._restart_options.save:
+            return
+        if self._checkpoint_schedule is None:
+            start_time = self.project_parameters["problem_data"]["start_time"].GetDouble()
+            self._checkpoint_schedule = _checkpoint.CheckpointSchedule(
+                self._restart_options, start_time, self.time)
+        self._checkpoint_schedule.InstallSignalHandlers()
+
+    def _StopCheckpointSchedule(self):
+        if self._checkpoint_schedule is not None:
+            self._checkpoint_schedule.RemoveSignalHandlers()
+
+    def GetCheckpointFiles(self):
+        """The checkpoints this run wrote and kept, oldest first."""
+        return list(self._checkpoint_schedule.written) if self._checkpoint_schedule else []
+
+    def _AfterStepCheckpoint(self):
+        """After a whole step: the periodic checkpoint when due, and the one of
+        a SIGTERM/SIGINT received during the step (then the run stops)."""
+        schedule = self._checkpoint_schedule
+        if schedule is None:
+            return
+        step = int(self._GetSolver().GetComputingModelPart().ProcessInfo[tessera.STEP])
+        if schedule.IsDue(step, self.time):
+            schedule.Remember(self.SaveCheckpoint(schedule.FileFor(step)))
+            schedule.Advance(self.time)
+        if schedule.pending_signal is not None:
+            path = schedule.FileFor(step)
+            if path not in schedule.written:
+                schedule.Remember(self.SaveCheckpoint(path))
+            print(f"{self._GetSimulationName()}: signal {schedule.pending_signal} received; "
+                  f"checkpoint {path} written at time {self.time:.9g}, stopping", flush=True)
+            raise _checkpoint.SignalStop(schedule.pending_signal, path)
 
     # ---- customisation points (empty, as in Kratos)
     def ModifyInitialProperties(self):

@@ -48,6 +48,10 @@ def _Parser():
     run.add_argument("--quiet", action="store_true", help="no progress bar or summary line")
     run.add_argument("--output-dir", metavar="DIR",
                      help="write the output processes' files under DIR instead of FOLDER")
+    run.add_argument("--restart", metavar="FILE",
+                     help="continue the run saved in the checkpoint FILE (written by this deck's "
+                          "restart_options, or on SIGTERM/SIGINT); the deck may change only its end "
+                          "time and output settings")
     # SUPPRESS keeps `tessera --debug run ...` from being reset by this default
     run.add_argument("--debug", action="store_true", default=argparse.SUPPRESS,
                      help="show Python tracebacks of errors")
@@ -87,8 +91,14 @@ def _Run(args):
         project = project_module.Project(args.folder, args.parameters, args.output_dir,
                                          args.settings)
         reporter = CreateReporter(sys.stderr, quiet=args.quiet)
+        restart = os.path.abspath(args.restart) if args.restart else None
         with project_module.WorkingDirectory(project.folder):
             stage = project.CreateStage(reporter)
+            if restart:
+                if not hasattr(stage, "RestartFrom"):
+                    raise tessera.Error(f"{type(stage).__name__} cannot continue from a checkpoint "
+                                        "(--restart)")
+                stage.RestartFrom(restart)
             stage.Initialize()
     except CheckFailure as failure:
         _Error(str(failure), "check failed")

@@ -352,9 +352,13 @@ class Project:
             self.stage.SetProgressReporter(reporter)
         return self.stage
 
-    def Run(self, reporter=None):
+    def Run(self, reporter=None, restart=None):
+        """Runs the stage; `restart`: a checkpoint to continue from."""
+        restart = os.path.abspath(restart) if restart else None
         with WorkingDirectory(self.folder):
             stage = self.CreateStage(reporter)
+            if restart:
+                stage.RestartFrom(restart)
             stage.Initialize()
             stage.RunSolutionLoop()
             stage.Finalize()

@@ -57,6 +57,15 @@ def _StructuralStageClass():
         def __init__(self, model, parameters, coupling):
             self._coupling = coupling
             super().__init__(model, parameters)
+            if self._restart_options.save:
+                raise tessera.Error(f"{parameters.Origin()}: 'restart_options.SaveRestart': checkpoints of "
+                                    "coupled DE-FE runs are not provided yet (the DEM side's state is not saved)")
+
+        def SaveCheckpoint(self, path):
+            raise tessera.Error(f"{path}: checkpoints of coupled DE-FE runs are not provided yet")
+
+        def RestartFrom(self, path):
+            raise tessera.Error(f"{path}: checkpoints of coupled DE-FE runs are not provided yet")
 
         def ModifyInitialGeometry(self):
             super().ModifyInitialGeometry()

@@ -391,6 +391,17 @@ class DEMAnalysisStage(AnalysisStage):
     def _GetAllowedTopLevelKeys(self):
         return None  # dem_parameters validated them already
 
+    # The strategy's contact histories, search state, inlets and walls are not
+    # in the checkpoints yet: refuse rather than continue from a wrong state.
+    _NO_CHECKPOINTS = ("checkpoints of DEM runs are not provided yet (the strategy's contact "
+                       "histories, search, wall and inlet state are not saved)")
+
+    def SaveCheckpoint(self, path):
+        raise tessera.Error(f"{path}: {self._NO_CHECKPOINTS}")
+
+    def RestartFrom(self, path):
+        raise tessera.Error(f"{path}: {self._NO_CHECKPOINTS}; --restart is not available")
+
     def _CreateSolver(self):
         return DEMSolver(self.model, self)
 

@@ -47,6 +47,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <string>
 
 #include "constitutive/isotropic_hardening.h"
@@ -76,6 +77,18 @@ class HyperElasticPlasticJ2Law final : public ConstitutiveLaw, public PlasticInt
   double EquivalentPlasticStrain() const override { return alpha_; }
   // E_p = (Cp - I) / 2; det(I + 2 E_p) = (det Fp)^2.
   Matrix PlasticStrainTensor() const override;
+
+  // Checkpoint: the committed plastic metric (9, column-major) and alpha.
+  void SaveState(std::vector<double>& out) const override {
+    out.insert(out.end(), plastic_metric_.data(), plastic_metric_.data() + 9);
+    out.push_back(alpha_);
+  }
+  void LoadState(std::span<const double>& state) override {
+    TESSERA_CHECK(state.size() >= 10, Info(), ": the checkpoint state ends early");
+    std::copy(state.begin(), state.begin() + 9, plastic_metric_.data());
+    alpha_ = state[9];
+    state = state.subspan(10);
+  }
 
  private:
   using Tensor3 = Eigen::Matrix3d;

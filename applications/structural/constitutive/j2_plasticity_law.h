@@ -36,6 +36,7 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <algorithm>
 #include <string>
 
 #include "constitutive/isotropic_hardening.h"
@@ -65,6 +66,18 @@ class SmallStrainJ2PlasticityLaw final : public ConstitutiveLaw, public PlasticI
 
   double EquivalentPlasticStrain() const override { return alpha_; }
   Matrix PlasticStrainTensor() const override;
+
+  // Checkpoint: the committed plastic strain (6) and alpha.
+  void SaveState(std::vector<double>& out) const override {
+    out.insert(out.end(), plastic_strain_.data(), plastic_strain_.data() + 6);
+    out.push_back(alpha_);
+  }
+  void LoadState(std::span<const double>& state) override {
+    TESSERA_CHECK(state.size() >= 7, Info(), ": the checkpoint state ends early");
+    std::copy(state.begin(), state.begin() + 6, plastic_strain_.data());
+    alpha_ = state[6];
+    state = state.subspan(7);
+  }
 
  private:
   using Voigt6 = Eigen::Matrix<double, 6, 1>;

@@ -30,6 +30,7 @@
 #include <vector>
 
 #include "elements/displacement_element_3d.h"
+#include "elements/law_state.h"
 #include "elements/strain_energy_provider.h"
 #include "kernel/model/constitutive_law.h"
 
@@ -68,6 +69,14 @@ class MembraneElement final : public DisplacementElement3D<TNodes>, public Strai
   double CalculateStrainEnergy(const ProcessInfo& info) override;
 
   int Check(const ProcessInfo& info) const override;
+
+  // Checkpoint: the laws' internal variables.
+  void SaveState(std::vector<double>& out) const override { SaveLawStates(laws_, out); }
+  void LoadState(std::span<const double>& state, const ProcessInfo& info) override {
+    if (laws_.empty() || initialized_for_ != &this->GetProperties()) Initialize(info);
+    LoadLawStates(laws_, state, Info());
+  }
+
   std::string Info() const override {
     return "MembraneElement3D" + std::to_string(TNodes) + "N #" + std::to_string(this->Id());
   }

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "elements/law_state.h"
 #include "elements/strain_energy_provider.h"
 #include "kernel/model/constitutive_law.h"
 #include "kernel/model/element.h"
@@ -111,6 +112,16 @@ class SolidElement : public Element, public StrainEnergyProvider {
   }
 
   std::size_t NumberOfGaussPoints() const { return gauss_points_.size(); }
+
+  // Checkpoint: the laws' internal variables (none for a shared stateless law).
+  void SaveState(std::vector<double>& out) const override {
+    SaveLawStates(stateless_law_ ? std::vector<ConstitutiveLaw::Pointer>{} : laws_, out);
+  }
+  void LoadState(std::span<const double>& state, const ProcessInfo& info) override {
+    EnsureInitialized(info);
+    std::vector<ConstitutiveLaw::Pointer> none;
+    LoadLawStates(stateless_law_ ? none : laws_, state, Info());
+  }
 
  protected:
   // B for the given deformation gradient: rows d(strain)/d(u_a,i) =

@@ -25,6 +25,7 @@
 #include <string>
 
 #include "elements/displacement_element_3d.h"
+#include "elements/law_state.h"
 #include "elements/strain_energy_provider.h"
 #include "kernel/model/constitutive_law.h"
 
@@ -52,6 +53,18 @@ class TrussElement3D2N : public DisplacementElement3D<2>, public StrainEnergyPro
 
   int Check(const ProcessInfo& info) const override;
   std::string Info() const override { return "TrussElement3D2N #" + std::to_string(Id()); }
+
+  // Checkpoint: the law's internal variables.
+  void SaveState(std::vector<double>& out) const override {
+    SaveLawStates(law_ ? std::vector<ConstitutiveLaw::Pointer>{law_}
+                       : std::vector<ConstitutiveLaw::Pointer>{},
+                  out);
+  }
+  void LoadState(std::span<const double>& state, const ProcessInfo& info) override {
+    if (!law_ || initialized_for_ != &GetProperties()) Initialize(info);
+    std::vector<ConstitutiveLaw::Pointer> laws{law_};
+    LoadLawStates(laws, state, Info());
+  }
 
  protected:
   // A cable: compression leaves it slack (stress and tangent zero).

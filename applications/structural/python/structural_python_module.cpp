@@ -172,6 +172,8 @@ void AddSolvingStack(py::module_& m) {
       .def("Initialize", &Explicit::Initialize, Release())
       .def("InitializeSolutionStep", &Explicit::InitializeSolutionStep, Release())
       .def("Predict", &Explicit::Predict, Release())
+      .def("ContinueFromCheckpoint", &Explicit::ContinueFromCheckpoint,
+           "The first step keeps the restored accelerations (a restart)")
       .def("SolveSolutionStep", &Explicit::SolveSolutionStep, Release())
       .def("Drift", &Explicit::Drift, Release(),
            "the first half of SolveSolutionStep: half kick and drift to u_n+1")

@@ -223,6 +223,19 @@ class MechanicalSolver(PythonSolver):
         if self.strategy is not None:
             self.strategy.Clear()
 
+    # ---- checkpoint: the state is the model part's (buffers, laws); an
+    # explicit strategy must keep the restored accelerations at its first step.
+    def SaveCheckpoint(self, writer, group):
+        writer.WriteString(group + "/Type", type(self).__name__)
+
+    def LoadCheckpoint(self, reader, group):
+        saved = reader.ReadString(group + "/Type")
+        if saved != type(self).__name__:
+            raise tessera.Error(f"checkpoint {reader.path} was written by a {saved}, not a {type(self).__name__}")
+        strategy = self._GetStrategy()
+        if hasattr(strategy, "ContinueFromCheckpoint"):
+            strategy.ContinueFromCheckpoint()
+
     def GetSolutionStrategy(self):
         return self._GetStrategy()
 

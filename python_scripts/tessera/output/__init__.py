@@ -67,6 +67,13 @@ class ScheduledOutputProcess(tessera.Process):
     def IsOutputStep(self):
         return self.schedule.IsOutputStep()
 
+    # A continued run writes at the points the interrupted one would have.
+    def GetCheckpointState(self):
+        return {"next_output": self.schedule.next_output}
+
+    def SetCheckpointState(self, state):
+        self.schedule.next_output = state["next_output"]
+
     def PrintOutput(self):
         self.writer.PrintOutput()
         self.schedule.ScheduleNext()

@@ -84,6 +84,14 @@ class FromJsonCheckResultProcess(tessera.Process):
                                 f"{len(values)} values, fewer than its TIME list")
         return float(values[index])
 
+    # Checkpoints: a continued run checks at the steps the uninterrupted one would.
+    def GetCheckpointState(self):
+        return {"time_counter": self.time_counter, "checks_done": self.checks_done}
+
+    def SetCheckpointState(self, state):
+        self.time_counter = state["time_counter"]
+        self.checks_done = state["checks_done"]
+
     def ExecuteFinalizeSolutionStep(self):
         info = self.model_part.ProcessInfo
         self.time_counter += float(info[tessera.DELTA_TIME])

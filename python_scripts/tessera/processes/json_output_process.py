@@ -117,6 +117,15 @@ class JsonOutputProcess(tessera.Process):
             for node_id in self.nodes.Ids():
                 self.data[f"NODE_{int(node_id)}"] = {name: [] for name, _ in self.columns}
 
+    # Checkpoints: a continued run samples at the steps the uninterrupted one
+    # would and writes the whole history (floats survive JSON exactly).
+    def GetCheckpointState(self):
+        return {"time_counter": self.time_counter, "data": self.data}
+
+    def SetCheckpointState(self, state):
+        self.time_counter = state["time_counter"]
+        self.data = state["data"]
+
     def ExecuteFinalizeSolutionStep(self):
         info = self.model_part.ProcessInfo
         self.time_counter += float(info[tessera.DELTA_TIME])
