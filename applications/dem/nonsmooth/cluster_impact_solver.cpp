@@ -48,11 +48,13 @@ class Cluster {
   }
 
   // Runs the guess, the Newton-Levenberg solves and the active-set loop.
+  // `converged` tells whether the last solve (of the final active set) met
+  // the tolerance; intermediate sets only steer the active-set changes.
   void Solve(int& iterations, std::string& message, bool& converged) {
     Guess();
     converged = true;
     for (int change = 0; change <= o_.max_active_set_changes; ++change) {
-      if (!Newton(iterations)) converged = false;
+      converged = Newton(iterations);
       // Release the most negative normal impulse(s).
       double most_negative = 0.0, largest = 0.0;
       for (std::size_t k = 0; k < ln_.size(); ++k)
@@ -90,12 +92,12 @@ class Cluster {
         }
       const auto saved_ln = ln_, saved_lt = lt_, saved_phi = phi_;
       const double before = EnergyBefore();
-      if (!Newton(iterations)) converged = false;
+      converged = Newton(iterations);
       if (EnergyAfter() > before * (1.0 + 1e-12)) {
         // The other root of the slip direction (B10.1): t reversed.
         ln_ = saved_ln, lt_ = saved_lt, phi_ = saved_phi;
         for (std::size_t k : switched) phi_[k] += std::numbers::pi;
-        if (!Newton(iterations)) converged = false;
+        converged = Newton(iterations);
         if (EnergyAfter() > before * (1.0 + 1e-12))
           message += "a slip switch gained kinetic energy with either slip direction; ";
       }

@@ -122,7 +122,11 @@ void MoreauJeanStrategy::FindContacts(const std::vector<Array3>& q_mid,
                     particles_.element_id[j], " have the same centre");
     const Array3 normal = d / dist;
     const double gap = dist - particles_.radius[i] - particles_.radius[j];
-    const Array3 arm_i = -particles_.radius[i] * normal, arm_j = particles_.radius[j] * normal;
+    // One contact point for both spheres, midway between their surfaces: the
+    // pair's impulses then have no net moment, and the step conserves angular
+    // momentum whatever the gap or overlap.
+    const Array3 arm_i = -(particles_.radius[i] + 0.5 * gap) * normal;
+    const Array3 arm_j = (particles_.radius[j] + 0.5 * gap) * normal;
     const Array3 u_free = (free.velocity[i] + Cross(free.angular_velocity[i], arm_i)) -
                           (free.velocity[j] + Cross(free.angular_velocity[j], arm_j));
     if (!active(gap, normal, u_free)) continue;

@@ -42,7 +42,12 @@ double PlaneTimeOfImpact(const Array3& x, const Array3& v, double r, const Array
                          const Array3& point, const Array3& normal) {
   const double gap = Dot(x - point, normal) - r;
   const double rate = Dot(v, normal), accel = Dot(gravity, normal);
-  if (gap <= 0.0) return rate < 0.0 ? 0.0 : kNever;
+  if (gap <= 0.0) {
+    if (rate < 0.0) return 0.0;
+    // On the plane and leaving it (just after a bounce): back when gravity
+    // brings it down, the root of rate t + accel t^2/2 = 0 other than 0.
+    return accel < 0.0 ? -2.0 * rate / accel : kNever;
+  }
   return SmallestNonNegativeRoot(0.5 * accel, rate, gap);
 }
 

@@ -22,7 +22,8 @@ namespace tessera::dem::nonsmooth {
 double PairTimeOfImpact(const Array3& xi, const Array3& vi, double ri, const Array3& xj,
                         const Array3& vj, double rj);
 
-// The earliest t >= 0 at which the sphere reaches the plane moving towards it.
+// The earliest t >= 0 at which the sphere reaches the plane moving towards it
+// (a sphere on the plane that leaves it: its return under gravity).
 double PlaneTimeOfImpact(const Array3& x, const Array3& v, double r, const Array3& gravity,
                          const Array3& point, const Array3& normal);
 

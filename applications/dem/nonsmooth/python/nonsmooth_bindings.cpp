@@ -133,7 +133,7 @@ void BindNonsmooth(py::module_& m) {
             return d;
           },
           "Per step: contacts, iterations, law_residual, max_penetration (numpy arrays)")
-      .def(
+      .def_property_readonly(
           "Particles", [](MoreauJeanStrategy& st) -> ParticleStorage& { return st.Particles(); },
           py::return_value_policy::reference_internal)
       .def(
