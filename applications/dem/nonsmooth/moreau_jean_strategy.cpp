@@ -106,9 +106,12 @@ void MoreauJeanStrategy::FindContacts(const std::vector<Array3>& q_mid,
                           ns_.tangential_restitution * local[2]};
     contacts_.mu[k] = p.dynamic_friction;
   };
-  const auto active = [&](double gap, const Array3& n_, const Array3& u_free) {
-    if (!predicted_gap_) return gap <= 0.0;
-    return gap + theta * h * std::min(Dot(n_, u_free), 0.0) <= 0.0;
+  // Touching within round-off of the coordinates (1e-10 of the reach) counts
+  // as touching: spheres laid side by side in a row are all in contact.
+  const auto active = [&](double gap, const Array3& n_, const Array3& u_free, double reach) {
+    const double slack = 1e-10 * reach;
+    if (!predicted_gap_) return gap <= slack;
+    return gap + theta * h * std::min(Dot(n_, u_free), 0.0) <= slack;
   };
 
   std::vector<std::uint32_t> first, second;
@@ -129,7 +132,7 @@ void MoreauJeanStrategy::FindContacts(const std::vector<Array3>& q_mid,
     const Array3 arm_j = (particles_.radius[j] + 0.5 * gap) * normal;
     const Array3 u_free = (free.velocity[i] + Cross(free.angular_velocity[i], arm_i)) -
                           (free.velocity[j] + Cross(free.angular_velocity[j], arm_j));
-    if (!active(gap, normal, u_free)) continue;
+    if (!active(gap, normal, u_free, particles_.radius[i] + particles_.radius[j])) continue;
     const auto& p = params(table_.Pair(particles_.material[i], particles_.material[j]),
                            particles_.material[i], particles_.material[j]);
     const std::size_t k =
@@ -162,7 +165,7 @@ void MoreauJeanStrategy::FindContacts(const std::vector<Array3>& q_mid,
       wall_velocity += g.weights[v] * faces_.velocities[f][v];
     const Array3 arm_i = -r * normal;
     const Array3 u_free = free.velocity[i] + Cross(free.angular_velocity[i], arm_i) - wall_velocity;
-    if (!active(gap, normal, u_free)) continue;
+    if (!active(gap, normal, u_free, r)) continue;
     const auto& p = params(table_.WallPair(particles_.material[i], faces_.material[f]),
                            particles_.material[i], faces_.material[f]);
     const std::size_t k = contacts_.Add(i, -1, normal, arm_i, Array3{}, wall_velocity, gap,

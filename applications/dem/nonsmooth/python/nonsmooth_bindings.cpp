@@ -1,6 +1,7 @@
 // Python bindings of the non-smooth contact dynamics (tessera._dem):
 // MoreauJeanSettings, MoreauJeanStrategy, the concurrent-impact solver and
 // the time-of-impact functions. Called from dem_python_module.cpp.
+#include <pybind11/functional.h>
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>

