@@ -7,8 +7,9 @@ does not pick one):
   N = 3, e = 1: (-1/3, 2/3, 2/3); e = 0.9: (-0.266667, 0.633333, 0.633333);
   N = 5, e = 1: (-0.6, 0.4, ...); e = 0.9: (-0.52, 0.38, ...). 1e-12.
 - sequential binary impacts (event-driven, one pair at a time): e = 1:
-  (0, ..., 0, 1) exactly; e = 0.9: the recursion of binary impacts, whose
-  momentum must be 1 and energy below 1/2 m.
+  (0, ..., 0, 1) exactly; e = 0.9, N = 3: (0.047625, 0.049875, 0.9025) (the
+  three binary impacts worked by hand); N = 5: momentum 1, energy below 1/2 m,
+  no ball overtaking the next.
 - undamped penalty DEM (ExplicitSolverStrategy), result independent of k and
   v: Hooke N = 3 (-0.13026, 0.15023, 0.98003), Hertz N = 3 (-0.07095,
   0.07640, 0.99455); Hooke N = 5 (-0.1323, -0.0753, -0.0310, 0.2962,
@@ -66,6 +67,10 @@ def test_sequential_binary_impacts_pass_the_momentum_down_the_line(n):
     np.testing.assert_allclose(v, [0.0] * (n - 1) + [1.0], atol=1e-12)
     assert len(run.impacts) == n - 1
     v, _ = Sequential(n, 0.9)
+    if n == 3:
+        # By hand, equal masses: 1-2 gives (0.05, 0.95), 2-3 (0.0475, 0.9025),
+        # then 1 catches 2: (0.04875 -+ 0.9 * 0.0025/2) = (0.047625, 0.049875).
+        np.testing.assert_allclose(v, (0.047625, 0.049875, 0.9025), atol=1e-12)
     assert v.sum() == pytest.approx(1.0, abs=1e-12)
     assert np.all(np.diff(v) >= -1e-12)  # ordered: no ball overtakes the next
     assert 0.5 * (v ** 2).sum() < 0.5
