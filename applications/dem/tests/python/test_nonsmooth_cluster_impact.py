@@ -265,3 +265,19 @@ def test_quintenary_hexenary_heptenary_octenary():
     assert octa["kinetic_energy_after"] == pytest.approx(0.200467, abs=1e-6)
     rotated, _ = Solve(Octenary(60.0))  # the same with 6-7-8 turned by 60 deg (§B7)
     np.testing.assert_allclose(rotated["velocity"][0], octa["velocity"][0], atol=1e-9)
+
+
+def test_sphere_on_a_static_wall_oblique():
+    """§C2.2: v = (1, 0, -1) onto the floor, e 0.9, mu 0.15 (m* = m, m_t = 2m/7):
+    L_n = 1.9 m, slip, v_t+ = 1 - 0.15 * 1.9 = 0.715, v_z+ = 0.9, |w+| = 28.5."""
+    from tessera import _dem
+    ball = Body((0.0, 0.0, RADIUS), (1.0, 0.0, -1.0))
+    result = _dem.SolveConcurrentImpact([ball], [_dem.ImpactContact(0, -1, [0.0, 0.0, 1.0])],
+                                        Material())
+    Checks(result, [ball], static=True)
+    np.testing.assert_allclose(result["momentum_change"], 0.0, atol=1e-14)
+    contact = result["contacts"][0]
+    assert contact["normal_impulse"] == pytest.approx(1.9 * MASS, rel=1e-12)
+    assert contact["state"] == "slip"
+    np.testing.assert_allclose(result["velocity"][0], (0.715, 0.0, 0.9), atol=1e-12)
+    assert np.linalg.norm(result["angular_velocity"][0]) == pytest.approx(28.5, rel=1e-12)
