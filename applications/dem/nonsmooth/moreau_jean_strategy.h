@@ -22,8 +22,10 @@
 // e_n is the pair's COEFFICIENT_OF_RESTITUTION. Every step records its
 // violation measures (MoreauJeanStepReport).
 //
-// Not covered: rigid clusters (Cluster3D), glued particles, bonds, inlets,
-// periodic domains, 2D discs, moving free walls; each is an error naming it.
+// Not covered: rigid clusters (Cluster3D) and inlets (errors of the stage),
+// bonds, periodic domains and 2D discs (errors here); free rigid walls and
+// glued particles (explicit strategy only). Walls moved by processes are
+// followed (their nodes' coordinates and velocities, read every step).
 #pragma once
 
 #include <cstdint>
