@@ -20,10 +20,9 @@ import math
 import numpy as np
 import pytest
 
-from nonsmooth_test_cases import (INERTIA, MASS, RADIUS, Binary, Body, Dem, Heptenary, Hexenary,
-                                  KineticEnergy, Material, Octenary, QuaternaryPlanar,
-                                  QuaternaryStack, Quintenary, Solve, TernaryPlanar, TernaryStack,
-                                  Tetrahedron)
+from nonsmooth_test_cases import (MASS, RADIUS, Binary, Body, Dem, Heptenary, Hexenary, Material,
+                                  Octenary, QuaternaryPlanar, QuaternaryStack, Quintenary, Solve,
+                                  TernaryPlanar, TernaryStack, Tetrahedron)
 
 TABLE_5_1 = {1: (1.3805333130, 0.2070799969), 2: (1.3334927811, 0.2000239172),
              3: (1.1955769198, 0.1793365380), 4: (0.9761844673, 0.1464276701)}
