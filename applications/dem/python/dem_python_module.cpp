@@ -549,6 +549,11 @@ void BindInlets(py::module_& m) {
 
 }  // namespace
 
+namespace tessera::dem {
+// Non-smooth contact dynamics (nonsmooth/python/nonsmooth_bindings.cpp).
+void BindNonsmooth(py::module_& m);
+}  // namespace tessera::dem
+
 PYBIND11_MODULE(_dem, m) {
   // The kernel module must be loaded first: it owns the Python types (Element,
   // Condition, variables) that this application's objects are returned as.
@@ -559,4 +564,5 @@ PYBIND11_MODULE(_dem, m) {
   BindContactLaws(m);
   BindStrategy(m);
   BindInlets(m);
+  tessera::dem::BindNonsmooth(m);
 }

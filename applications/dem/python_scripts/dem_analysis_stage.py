@@ -126,6 +126,43 @@ class DEMSolver(PythonSolver):
             self.model.GetModelPart("SpheresPart").AddNodalSolutionStepVariable(
                 tessera.DAMAGE_RATIO)
 
+    def _IsMoreauJean(self):
+        return (self.parameters["solver_settings"]["strategy"].GetString()
+                == "moreau_jean_strategy")
+
+    def _MoreauJeanSettings(self):
+        """solver_settings.moreau_jean_settings (validated, defaults added) as
+        tessera._dem.MoreauJeanSettings."""
+        block = self.parameters["solver_settings"]["moreau_jean_settings"]
+        settings = _dem.MoreauJeanSettings()
+        for key in dem_parameters.MOREAU_JEAN_DEFAULTS:
+            value = block[key]
+            current = getattr(settings, key)
+            if isinstance(current, bool):
+                setattr(settings, key, value.GetBool())
+            elif isinstance(current, int):
+                setattr(settings, key, value.GetInt())
+            elif isinstance(current, float):
+                setattr(settings, key, value.GetDouble())
+            else:
+                setattr(settings, key, value.GetString())
+        return settings
+
+    def _InitializeMoreauJean(self, spheres, walls):
+        """The non-smooth strategy: rigid spheres and walls, no clusters, inlets
+        or time-step check (its step is not bound by contact stiffness)."""
+        where = self.parameters.Origin()
+        if self.model.GetModelPart("ClusterPart").NumberOfElements() > 0:
+            raise tessera.Error(f"{where}: moreau_jean_strategy does not run Cluster3D clusters")
+        if (self.parameters["dem_inlet_option"].GetBool()
+                and self.model.GetModelPart("DEMInletPart").NumberOfSubModelParts() > 0):
+            raise tessera.Error(f"{where}: moreau_jean_strategy does not run inlets")
+        self.strategy = _dem.MoreauJeanStrategy(
+            spheres, walls if walls.NumberOfConditions() > 0 else None, self._Settings(),
+            self._MoreauJeanSettings())
+        self.strategy.Initialize()
+        self.strategy.WriteToNodes()
+
     def _IsContinuum(self):
         return (self.parameters["solver_settings"]["strategy"].GetString()
                 == "continuum_sphere_strategy")
@@ -230,6 +267,9 @@ class DEMSolver(PythonSolver):
         # Kratos' DEM stage keeps "Dimension" as the DOMAIN_SIZE of the model parts.
         for model_part in (spheres, walls):
             model_part.ProcessInfo[tessera.DOMAIN_SIZE] = self.parameters["Dimension"].GetInt()
+        if self._IsMoreauJean():
+            self._InitializeMoreauJean(spheres, walls)
+            return
         self.strategy = _dem.ExplicitSolverStrategy(
             spheres, walls if walls.NumberOfConditions() > 0 else None, self._Settings())
         clusters = self.model.GetModelPart("ClusterPart")

@@ -211,12 +211,33 @@ SOLVER_SETTINGS_DEFAULTS = """{
     "RemoveBallsInitiallyTouchingWalls": false,
     "do_search_neighbours": true,
     "model_import_settings": {"input_type": "mdpa", "input_filename": ""},
-    "material_import_settings": {"materials_filename": "MaterialsDEM.json"}
+    "material_import_settings": {"materials_filename": "MaterialsDEM.json"},
+    "moreau_jean_settings": {}
 }"""
+
+# solver_settings.moreau_jean_settings of "moreau_jean_strategy" (non-smooth
+# contact dynamics, applications/dem/nonsmooth/moreau_jean_strategy.h): the
+# keys, their defaults and what they must be.
+MOREAU_JEAN_DEFAULTS = {
+    "theta": (0.5, lambda x: 0.0 <= x <= 1.0, "in [0, 1] (1/2..1: unconditionally stable)"),
+    "activation": ("predicted_gap", lambda x: x in ("predicted_gap", "midpoint_gap"),
+                   'one of "predicted_gap", "midpoint_gap"'),
+    "sweep_order": ("forward", lambda x: x in ("forward", "backward", "symmetric", "random"),
+                    'one of "forward", "backward", "symmetric", "random"'),
+    "relaxation": (1.0, lambda x: 0.0 < x < 2.0, "in (0, 2)"),
+    "warm_start": (True, lambda x: True, "a bool"),
+    "tolerance": (1e-8, lambda x: x > 0.0, "> 0 (relative impulse change of a sweep)"),
+    "max_iterations": (2000, lambda x: x >= 1 and float(x).is_integer(), "an integer >= 1"),
+    "tangential_restitution": (0.0, lambda x: 0.0 <= x <= 1.0, "in [0, 1]"),
+    "seed": (1, lambda x: x >= 0 and float(x).is_integer(), "an integer >= 0 (random sweep order)"),
+}
 
 # sphere_strategy: spheres that touch; continuum_sphere_strategy: spheres of one
 # COHESIVE_GROUP bonded at the start (KDEM), the rest as sphere_strategy.
-STRATEGIES = ("sphere_strategy", "continuum_sphere_strategy")
+# moreau_jean_strategy: rigid spheres with impulses (non-smooth contact
+# dynamics, Moreau-Jean time stepping with NLGS), its options in
+# solver_settings.moreau_jean_settings.
+STRATEGIES = ("sphere_strategy", "continuum_sphere_strategy", "moreau_jean_strategy")
 TIME_STEP_CHECKS = ("warning", "error", "off")
 HERTZ_DAMPING_MAPS = ("exact", "thornton_fit")
 WALL_FORCE_TRANSFERS = ("direct", "area_distributed")
@@ -328,6 +349,7 @@ def ValidateAndAssignDefaults(parameters):
         if parameters["Dimension"].GetInt() != 3:
             raise tessera.Error(f"{where}: continuum_sphere_strategy bonds 3D spheres; 'Dimension' "
                                 "must be 3")
+    _CheckMoreauJeanSettings(solver, strategy, where)
     if not solver["do_search_neighbours"].GetBool():
         raise tessera.Error(f"{where}: solver_settings.do_search_neighbours false is not supported "
                             "(contacts need the search)")
@@ -351,6 +373,37 @@ def ValidateAndAssignDefaults(parameters):
     _CheckChoice(parameters, "TranslationalIntegrationScheme", TRANSLATIONAL_SCHEMES, where)
     _CheckChoice(parameters, "RotationalIntegrationScheme", ROTATIONAL_SCHEMES, where)
     return parameters
+
+
+def _CheckMoreauJeanSettings(solver, strategy, where):
+    """solver_settings.moreau_jean_settings: known keys of the right kind and
+    range (errors name the key), the defaults added."""
+    block = solver["moreau_jean_settings"]
+    if not block.IsSubParameter():
+        raise tessera.Error(f"{where}: solver_settings.moreau_jean_settings must be an object")
+    given = list(block.keys())
+    if given and strategy != "moreau_jean_strategy":
+        raise tessera.Error(f"{where}: solver_settings.moreau_jean_settings is read by "
+                            f"\"moreau_jean_strategy\" only; the strategy is '{strategy}'")
+    for key in given:
+        if key not in MOREAU_JEAN_DEFAULTS:
+            raise tessera.Error(
+                f"{where}: unknown key '{key}' in solver_settings.moreau_jean_settings"
+                f"{tessera.DidYouMean(key, list(MOREAU_JEAN_DEFAULTS))}; allowed keys: "
+                f"{', '.join(MOREAU_JEAN_DEFAULTS)}")
+        default, valid, expected = MOREAU_JEAN_DEFAULTS[key]
+        kind = _KindOf(default)
+        if not _Matches(block[key], kind):
+            raise tessera.Error(f"{where}: solver_settings.moreau_jean_settings.{key} must be a "
+                                f"{kind}, {expected}")
+        value = {"bool": block[key].GetBool, "number": block[key].GetDouble,
+                 "string": block[key].GetString}[kind]()
+        if not valid(value):
+            raise tessera.Error(f"{where}: solver_settings.moreau_jean_settings.{key} is "
+                                f"{value!r}; expected {expected}")
+    for key, (default, _, _) in MOREAU_JEAN_DEFAULTS.items():
+        if not block.Has(key):
+            _Add(block, key, default)
 
 
 def _CheckChoice(parameters, key, choices, where):

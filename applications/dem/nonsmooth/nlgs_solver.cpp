@@ -1,0 +1,149 @@
+// The NLGS sweep (nlgs_solver.h).
+#include "applications/dem/nonsmooth/nlgs_solver.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+#include <random>
+
+#include "applications/dem/nonsmooth/delassus.h"
+#include "kernel/core/error.h"
+
+namespace tessera::dem::nonsmooth {
+
+SweepOrder SweepOrderFromName(const std::string& name, const std::string& where) {
+  if (name == "forward") return SweepOrder::kForward;
+  if (name == "backward") return SweepOrder::kBackward;
+  if (name == "symmetric") return SweepOrder::kSymmetric;
+  if (name == "random") return SweepOrder::kRandom;
+  TESSERA_ERROR(where, ": sweep_order '", name,
+                "' is not known; expected \"forward\", \"backward\", \"symmetric\" or \"random\"");
+}
+
+void NonsmoothContacts::clear() {
+  body_i.clear(), body_j.clear(), frame.clear(), arm_i.clear(), arm_j.clear();
+  wall_velocity.clear(), w.clear(), shift.clear(), mu.clear(), gap.clear(), impulse.clear();
+  key.clear(), status.clear();
+}
+
+std::size_t NonsmoothContacts::Add(std::uint32_t i, std::int64_t j, const Array3& normal,
+                                   const Array3& ai, const Array3& aj, const Array3& wv, double g,
+                                   std::uint64_t k) {
+  body_i.push_back(i), body_j.push_back(j), frame.push_back(FrameFromNormal(normal));
+  arm_i.push_back(ai), arm_j.push_back(aj), wall_velocity.push_back(wv);
+  w.push_back(Matrix3{}), shift.push_back(Array3{}), mu.push_back(0.0), gap.push_back(g);
+  impulse.push_back(Array3{}), key.push_back(k), status.push_back(LocalStatus::kOpen);
+  return body_i.size() - 1;
+}
+
+Array3 ContactVelocity(const NonsmoothBodies& b, const NonsmoothContacts& c, std::size_t k) {
+  const std::uint32_t i = c.body_i[k];
+  Array3 u = b.velocity[i] + Cross(b.angular_velocity[i], c.arm_i[k]);
+  const std::int64_t j = c.body_j[k];
+  if (j >= 0)
+    u -= b.velocity[j] + Cross(b.angular_velocity[j], c.arm_j[k]);
+  else
+    u -= c.wall_velocity[k];
+  return u;
+}
+
+void BuildDelassusBlocks(const NonsmoothBodies& b, NonsmoothContacts& c) {
+  for (std::size_t k = 0; k < c.size(); ++k) {
+    const std::uint32_t i = c.body_i[k];
+    Matrix3 w = RigidBodyBlock(b.inv_mass[i], b.inv_inertia[i], c.arm_i[k]);
+    const std::int64_t j = c.body_j[k];
+    if (j >= 0) w = Add(w, RigidBodyBlock(b.inv_mass[j], b.inv_inertia[j], c.arm_j[k]));
+    c.w[k] = ToLocal(c.frame[k], w);
+  }
+}
+
+namespace {
+
+// Adds the world impulse dp (on i; -dp on j) to the bodies' velocities.
+inline void Apply(NonsmoothBodies& b, const NonsmoothContacts& c, std::size_t k, const Array3& dp) {
+  const std::uint32_t i = c.body_i[k];
+  const auto scale = [](const Array3& d, const Array3& x) {
+    return Array3{d[0] * x[0], d[1] * x[1], d[2] * x[2]};
+  };
+  b.velocity[i] += scale(b.inv_mass[i], dp);
+  b.angular_velocity[i] += scale(b.inv_inertia[i], Cross(c.arm_i[k], dp));
+  const std::int64_t j = c.body_j[k];
+  if (j >= 0) {
+    b.velocity[j] -= scale(b.inv_mass[j], dp);
+    b.angular_velocity[j] += scale(b.inv_inertia[j], Cross(c.arm_j[k], -dp));
+  }
+}
+
+Array3 ProjectCone(const Array3& p, double mu) {
+  const double pt = std::hypot(p[1], p[2]);
+  if (pt <= mu * p[0]) return p;
+  if (mu * pt <= -p[0]) return {0.0, 0.0, 0.0};
+  const double pn = (p[0] + mu * pt) / (1.0 + mu * mu);
+  return {pn, mu * pn * p[1] / pt, mu * pn * p[2] / pt};
+}
+
+}  // namespace
+
+NlgsReport SolveNlgs(NonsmoothBodies& bodies, NonsmoothContacts& c, const NlgsSettings& s) {
+  NlgsReport report;
+  const std::size_t n = c.size();
+  if (!(s.relaxation > 0.0 && s.relaxation < 2.0))
+    TESSERA_ERROR("moreau_jean_settings.relaxation must be in (0, 2), got ", s.relaxation);
+  for (std::size_t k = 0; k < n; ++k) Apply(bodies, c, k, c.frame[k].ToWorld(c.impulse[k]));
+  if (n == 0) return report;
+  std::vector<std::uint32_t> order(n);
+  std::iota(order.begin(), order.end(), 0u);
+  std::mt19937_64 random(s.seed);
+  report.converged = false;
+  for (int it = 1; it <= s.max_iterations; ++it) {
+    report.iterations = it;
+    switch (s.order) {
+      case SweepOrder::kForward:
+        break;
+      case SweepOrder::kBackward:
+        std::iota(order.rbegin(), order.rend(), 0u);
+        break;
+      case SweepOrder::kSymmetric:
+        if (it % 2 == 0)
+          std::iota(order.rbegin(), order.rend(), 0u);
+        else
+          std::iota(order.begin(), order.end(), 0u);
+        break;
+      case SweepOrder::kRandom:
+        std::shuffle(order.begin(), order.end(), random);
+        break;
+    }
+    double max_dp = 0.0, max_p = 0.0;
+    for (std::uint32_t k : order) {
+      const Array3 u = c.frame[k].ToLocal(ContactVelocity(bodies, c, k));
+      const Array3 old = c.impulse[k];
+      const Array3 b = u - Multiply(c.w[k], old) + c.shift[k];
+      const LocalSolution local = SolveLocalCoulomb(c.w[k], b, c.mu[k]);
+      Array3 p = local.impulse;
+      if (s.relaxation != 1.0) {
+        p = s.relaxation * p + (1.0 - s.relaxation) * old;
+        if (s.relaxation > 1.0) p = ProjectCone(p, c.mu[k]);
+      }
+      c.status[k] = local.status;
+      const Array3 dp = p - old;
+      c.impulse[k] = p;
+      Apply(bodies, c, k, c.frame[k].ToWorld(dp));
+      max_dp = std::max(max_dp, Norm(dp));
+      max_p = std::max(max_p, Norm(p));
+    }
+    report.change = max_p > 0.0 ? max_dp / max_p : 0.0;
+    if (max_dp <= s.tolerance * max_p || max_p == 0.0) {
+      report.converged = true;
+      break;
+    }
+  }
+  for (std::size_t k = 0; k < n; ++k) {
+    const Array3 u = c.frame[k].ToLocal(ContactVelocity(bodies, c, k));
+    const Array3 b = u - Multiply(c.w[k], c.impulse[k]) + c.shift[k];
+    report.law_residual =
+        std::max(report.law_residual, LocalLawResidual(c.w[k], b, c.mu[k], c.impulse[k]));
+  }
+  return report;
+}
+
+}  // namespace tessera::dem::nonsmooth

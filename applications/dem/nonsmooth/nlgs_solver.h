@@ -1,0 +1,83 @@
+// The NLGS / projected Gauss-Seidel solver of the non-smooth contact problem
+// of one Moreau-Jean step (digest 002 §A10): sweep the contacts, solve each
+// one exactly (local_coulomb_solver.h) with the others frozen at their latest
+// impulses, until the impulses stop changing.
+//
+// Storage is ELG (Exchange Local Global): no W_ab is stored; the bodies'
+// velocities carry every impulse applied so far (v = v_free + M^-1 H P), so a
+// contact's current velocity U = H* v already holds U_free + sum_b W_ab P_b,
+// and b = U - W_aa P_a is what the local problem needs. A change dP of one
+// contact's impulse is added to its two bodies at once. Sweeps run serially
+// in a fixed order (forward, backward, symmetric: forward then backward,
+// random: a seeded shuffle per sweep), so results do not depend on threads.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "applications/dem/nonsmooth/contact_frame.h"
+#include "applications/dem/nonsmooth/local_coulomb_solver.h"
+
+namespace tessera::dem::nonsmooth {
+
+enum class SweepOrder : std::uint8_t { kForward, kBackward, kSymmetric, kRandom };
+SweepOrder SweepOrderFromName(const std::string& name, const std::string& where);
+
+struct NlgsSettings {
+  SweepOrder order = SweepOrder::kForward;
+  double relaxation = 1.0;   // P <- w P_local + (1 - w) P, 0 < w < 2
+  double tolerance = 1e-10;  // max |dP| of a sweep <= tolerance * max |P|
+  int max_iterations = 1000;
+  std::uint64_t seed = 1;  // of the random order
+};
+
+// The bodies as the solver sees them: velocities (in: free velocities; out:
+// the step's end velocities) and diagonal inverse masses and inertias per
+// component (0 where a component is fixed or the body does not move).
+struct NonsmoothBodies {
+  std::vector<Array3> velocity, angular_velocity;
+  std::vector<Array3> inv_mass, inv_inertia;
+};
+
+// The contacts of one step as rows (struct of arrays).
+struct NonsmoothContacts {
+  std::vector<std::uint32_t> body_i;
+  std::vector<std::int64_t> body_j;  // -1: a rigid wall (velocity wall_velocity)
+  std::vector<ContactFrame> frame;   // n from j (or the wall) towards i
+  std::vector<Array3> arm_i, arm_j;  // contact point - centre
+  std::vector<Array3> wall_velocity;
+  std::vector<Matrix3> w;     // the local Delassus block
+  std::vector<Array3> shift;  // the impact law's target shift (local): e_n U_N^-, e_t U_T^-
+  std::vector<double> mu;
+  std::vector<double> gap;         // gap at activation (q_m)
+  std::vector<Array3> impulse;     // local P: in the warm start, out the solution
+  std::vector<std::uint64_t> key;  // identity for the next step's warm start
+  std::vector<LocalStatus> status;
+
+  std::size_t size() const { return body_i.size(); }
+  void clear();
+  // Appends a row with the frame of `normal`; the caller fills w, shift, mu.
+  std::size_t Add(std::uint32_t i, std::int64_t j, const Array3& normal, const Array3& arm_i,
+                  const Array3& arm_j, const Array3& wall_velocity, double gap, std::uint64_t key);
+};
+
+struct NlgsReport {
+  int iterations = 0;
+  bool converged = true;
+  double change = 0.0;        // last sweep's max |dP| / max |P|
+  double law_residual = 0.0;  // max over contacts of LocalLawResidual (m/s)
+};
+
+// The relative velocity of contact k (world) from the current body velocities.
+Array3 ContactVelocity(const NonsmoothBodies& bodies, const NonsmoothContacts& c, std::size_t k);
+
+// Builds w[k] from the bodies' inverse masses (Delassus blocks in the local
+// frame).
+void BuildDelassusBlocks(const NonsmoothBodies& bodies, NonsmoothContacts& c);
+
+// Applies the warm-start impulses to the velocities, then sweeps.
+NlgsReport SolveNlgs(NonsmoothBodies& bodies, NonsmoothContacts& contacts,
+                     const NlgsSettings& settings);
+
+}  // namespace tessera::dem::nonsmooth
