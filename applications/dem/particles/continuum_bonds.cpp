@@ -244,7 +244,9 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
       if (count[i] < fewest) continue;
       const bool on_skin = !skin.empty() && skin[i];
       if (!kratos && on_skin) continue;
-      const double effective_radius = radius_sum[i] / count[i];
+      // Kratos: R_eff, where the bonds' sections lie; VPAC: the sphere's
+      // radius (thesis §5.3 step 3, the tangent packing's R̃ = R_i).
+      const double effective_radius = kratos ? radius_sum[i] / count[i] : rows.radius[i];
       const double sphere_area = 4.0 * std::numbers::pi * effective_radius * effective_radius;
       if (kratos)
         weight[i] = on_skin ? PolyhedronAreaRatio(11) * sphere_area / area_sum[i] * count[i] / 11.0

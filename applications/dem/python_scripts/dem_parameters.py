@@ -310,6 +310,11 @@ def ValidateAndAssignDefaults(parameters):
             _Add(parameters, key, value)
 
     solver = parameters["solver_settings"]
+    # Kratos' older stage chose the continuum strategy by the element type
+    # (the benchmark decks give no solver_settings.strategy).
+    if not solver.Has("strategy") and parameters["ElementType"].IsString() \
+            and parameters["ElementType"].GetString() == "SphericContPartDEMElement3D":
+        solver.AddString("strategy", "continuum_sphere_strategy")
     # Older decks put RemoveBallsInitiallyTouchingWalls under strategy_parameters.
     solver.ValidateAndAssignDefaults(tessera.Parameters(SOLVER_SETTINGS_DEFAULTS))
     solver["model_import_settings"].ValidateAndAssignDefaults(
