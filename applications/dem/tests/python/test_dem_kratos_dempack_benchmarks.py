@@ -7,9 +7,9 @@ their decks unchanged (../shared/kratos_cases; README of each case):
   elastic to σ_t A = 3.14159e6 N at δ = 2e-3 m, linear softening to zero at
   (1 + DAMAGE_FACTOR) δ = 3.6e-3 m, 0 after), as the .dat files print it
   (F at t_n = k_n v (t_n - Δt)). Checked over the whole curves (Kratos checks
-  only the first 1000 lines): every sample within one step's change of force
-  (k_n v Δt = 1570.8 N; 1963.5 N on the softening branch) of the reference,
-  and the normalised L1 error below 1e-3 (Kratos' gate is 5e-2).
+  only the first 1000 lines): every sample within the reference's printing
+  precision (6 significant digits: 6 N), the normalised L1 error below 1e-5
+  (Kratos' gate is 5e-2).
 - benchmark 27: UCS of a 52-sphere cylinder between rigid platens closing at
   0.1 m/s. Reference: the top platen's ELASTIC_FORCES_Y series of Kratos
   (reference_rigid_graph_benchmark27.dat, every 5e-4 s), with Kratos'
@@ -57,10 +57,11 @@ def test_kratos_benchmarks_20_and_22_two_dempack_spheres_follow_the_closed_form(
     assert count >= (999 if number == 20 else 4990)
     force, ref = samples[:count, 1], reference[:count, 1]
     np.testing.assert_allclose(samples[:count, 0], reference[:count, 0], rtol=1e-9)
-    step = 1963.5 if number == 22 else 1570.8
-    assert np.max(np.abs(force - ref)) <= step * 1.001
+    # The reference prints 6 significant digits: at most 5 N off for these
+    # forces (measured 4.99 N); the L1 error measured 1.3e-6 and 1.1e-6.
+    assert np.max(np.abs(force - ref)) <= 6.0
     l1 = np.sum(np.abs(force - ref)) / np.sum(np.abs(ref))
-    assert l1 < 1e-3, l1
+    assert l1 < 1e-5, l1
     if number == 22:
         assert np.min(force) == pytest.approx(-3.14159e6, rel=1e-5)  # σ_t A
         broken = np.nonzero(samples[:, 2])[0][0]
