@@ -150,3 +150,45 @@ def test_v51_projected_bond_area_across_cuts_equals_the_section():
     print("V5.1 projected area / section - 1:", errors)
     assert all(abs(e) <= 0.05 for e in errors)
     assert abs(np.mean(errors)) <= 0.035
+
+
+def test_particle_stress_tensor_and_failure_criterion_state_of_a_compressed_pair():
+    """Two spheres (R, touching along x) squeezed together for a few steps:
+    DEM_STRESS_TENSOR of each is (1/V) arm n ⊗ F (digest §3.6: σ̄ = (1/V_i)
+    Σ sym(r ⊗ F)) with F = -N n on the first sphere, arm = R, V the virtual
+    polyhedron's ⅓ R ratio(4) 4π R² (one bond: Table 5.1 held at n = 4):
+    σ_xx = -N R / V, compression negative, the other entries 0; and
+    FAILURE_CRITERION_STATE is the bond's (0 under compression below
+    LCS: no tension, no shear). Rel 1e-12."""
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    for variable in (tessera.COHESIVE_GROUP, tessera.DEM_STRESS_TENSOR,
+                     tessera.FAILURE_CRITERION_STATE):
+        spheres.AddNodalSolutionStepVariable(variable)
+    grain = Material(spheres, 1, density=2500.0, young=E, poisson=NU)
+    Relate(grain, grain, restitution=1.0, static_friction=0.3, law="DEM_D_Linear_viscous_Coulomb")
+    relation = grain.GetSubProperties(1)
+    for name, value in {"DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME": "DEM_Dempack",
+                        "CONTACT_SIGMA_MIN": 1e6, "CONTACT_TAU_ZERO": 1e6}.items():
+        relation.SetValue(getattr(tessera, name), value)
+    Sphere(spheres, 1, (0.0, 0.0, 0.0), R, grain, velocity=(0.01, 0.0, 0.0))
+    Sphere(spheres, 2, (2 * R, 0.0, 0.0), R, grain, velocity=(-0.01, 0.0, 0.0))
+    for k in (1, 2):
+        spheres.GetNode(k).SetSolutionStepValue(tessera.COHESIVE_GROUP, 1)
+    settings = Settings(1e-7, "Symplectic_Euler", tolerance=1e-4)
+    settings.continuum = True
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
+    strategy.Initialize()
+    for step in range(1, 6):
+        strategy.SolveSolutionStep(step * 1e-7)
+    strategy.WriteToNodes()
+    bond = strategy.BondArrays()
+    normal = float(bond["normal_force"][0])
+    assert normal > 0.0  # compressed
+    volume = Dem().VpacAreaRatio(4) * 4 * math.pi * R**3 / 3
+    direction = np.asarray(bond["direction"][0])
+    for node in (1, 2):
+        stress = np.asarray(spheres.GetNode(node).GetSolutionStepValue(tessera.DEM_STRESS_TENSOR))
+        expected = -normal * R / volume * np.outer(direction, direction)
+        np.testing.assert_allclose(stress, expected, rtol=1e-12, atol=1e-12 * abs(expected).max())
+        assert spheres.GetNode(node).GetSolutionStepValue(tessera.FAILURE_CRITERION_STATE) == 0.0
