@@ -3,11 +3,11 @@
 contacts (sphere_strategy) with the same number of pairs.
 
     PYTHONPATH=build/python OMP_NUM_THREADS=1 /usr/bin/python3 \
-        applications/dem/benchmarks/dem_dempack_ucs_benchmark.py [--cells 44] [--steps 100] [--repeat 3]
+        applications/dem/benchmarks/dem_dempack_ucs_benchmark.py [--cells 32] [--steps 100] [--repeat 3]
 
 The specimen: the spheres of a simple cubic lattice (R 1.5 mm, spacing 3 mm)
 inside a cylinder of height twice its diameter (the UCS specimen's shape;
---cells lattice cells across, 44: Ø132 × 264 mm, 50,248 spheres). Bonded: every
+--cells lattice cells across, 32: Ø96 × 192 mm). Bonded: every
 lattice neighbour pair touches and is bonded (β 0.01, VPAC, strengths out of
 reach so that none breaks); unbonded: the radii 0.1 % larger, so that the
 same pairs overlap and are contacts of the linear law. Both start with
@@ -31,7 +31,7 @@ RADIUS = 0.0015
 DT = 1.5e-8
 
 
-def Build(cells, bonded, seed=5):
+def Build(cells, bonded, law="DEM_Dempack", seed=5):
     import tessera
     import tessera.dem  # noqa: F401
     from tessera import _dem
@@ -52,7 +52,7 @@ def Build(cells, bonded, seed=5):
                             (tessera.SHEAR_ENERGY_COEF, 0.2), (tessera.BOND_RANGE_BETA, 0.01)):
         relation.SetValue(variable, value)
     relation.SetValue(tessera.DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME, "DEM_D_Linear_viscous_Coulomb")
-    relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, "DEM_Dempack")
+    relation.SetValue(tessera.DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME, law)
     grain.AddSubProperties(relation)
     spacing = 2 * RADIUS
     half = 0.5 * cells * spacing
@@ -83,8 +83,8 @@ def Build(cells, bonded, seed=5):
     return model, strategy
 
 
-def Worker(cells, steps, bonded):
-    model, strategy = Build(cells, bonded)
+def Worker(cells, steps, bonded, law):
+    model, strategy = Build(cells, bonded, law)
     strategy.Initialize()
     critical = strategy.EstimateTimeStep(0.01).critical_time_step
     t = 0.0
@@ -102,19 +102,20 @@ def Worker(cells, steps, bonded):
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--cells", type=int, default=44)
+    parser.add_argument("--cells", type=int, default=32)
     parser.add_argument("--steps", type=int, default=100)
     parser.add_argument("--repeat", type=int, default=3)
     parser.add_argument("--worker", choices=("bonded", "contacts"))
+    parser.add_argument("--law", default="DEM_Dempack", help="the bond law (DEM_KDEM for comparison)")
     args = parser.parse_args()
     if args.worker:
-        Worker(args.cells, args.steps, args.worker == "bonded")
+        Worker(args.cells, args.steps, args.worker == "bonded", args.law)
         return
     results = {}
     for _ in range(args.repeat):
         for mode in ("bonded", "contacts"):
             command = [sys.executable, os.path.abspath(__file__), "--worker", mode, "--cells",
-                       str(args.cells), "--steps", str(args.steps)]
+                       str(args.cells), "--steps", str(args.steps), "--law", args.law]
             output = subprocess.run(command, check=True, capture_output=True, text=True).stdout
             run = json.loads(output.strip().splitlines()[-1])
             if mode not in results or run["elapsed"] < results[mode]["elapsed"]:
