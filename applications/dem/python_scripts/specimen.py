@@ -21,7 +21,6 @@ import numpy as np
 import tessera
 
 SHAPES = ("cylinder", "disc")
-_STATS = {}
 
 
 def Pairs(position, reach):
@@ -175,7 +174,6 @@ def GenerateSpecimen(shape="cylinder", diameter=0.15, length=0.30, radius=0.0075
                 position[:, axis] += (np.bincount(j, push[:, axis], len(position))
                                       - np.bincount(i, push[:, axis], len(position)))
         rounds += 1
-        _STATS['rounds'] = rounds
         if factor >= 1.0 and largest < tolerance * radius:
             break
         if rounds > max_rounds:

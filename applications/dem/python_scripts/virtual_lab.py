@@ -254,9 +254,11 @@ class VirtualLaboratory:
             f.write(extra)
 
     def _WriteSleeve(self, f, first_node, first_condition, low, high, segments=48, rings=12):
-        """The oedometer's rigid sleeve: a triangulated cylinder of the specimen's radius."""
+        """The oedometer's rigid sleeve: a triangulated cylinder whose flat
+        facets circumscribe the specimen (vertices at R / cos(π / segments)),
+        so that no sphere starts inside a facet."""
         sp = self.specimen
-        radius = 0.5 * sp.diameter
+        radius = 0.5 * sp.diameter / math.cos(math.pi / segments)
         f.write("Begin Nodes\n")
         ids = {}
         k = first_node
