@@ -136,6 +136,11 @@ TESSERA_DECLARE_VARIABLE(double, SLOPE_FRACTION_N3);
 TESSERA_DECLARE_VARIABLE(double, TENSION_LIMIT_INCREASE_SLOPE);
 TESSERA_DECLARE_VARIABLE(double, KDEM_STANDARD_DEVIATION_TAU_ZERO);
 TESSERA_DECLARE_VARIABLE(double, KDEM_STANDARD_DEVIATION_FRICTION);
+// Tessera (thesis §5.1-5.4): β of the bond criterion |d / (R_i + R_j) - 1| <= β,
+// and the calibration factors of k_n = α E A / L, k_t = β G A / L (5.37).
+TESSERA_DECLARE_VARIABLE(double, BOND_RANGE_BETA);
+TESSERA_DECLARE_VARIABLE(double, BOND_NORMAL_STIFFNESS_FACTOR);
+TESSERA_DECLARE_VARIABLE(double, BOND_TANGENTIAL_STIFFNESS_FACTOR);
 
 // ---- Clusters (materials of Cluster3D elements)
 // .clu file, relative to the case folder.

@@ -5,6 +5,7 @@
 #include <iterator>
 #include <numbers>
 
+#include "applications/dem/contact_laws/bond_laws.h"
 #include "applications/dem/contact_laws/contact_law.h"
 #include "applications/dem/dem_variables.h"
 #include "kernel/core/error.h"
@@ -13,8 +14,6 @@
 
 namespace tessera::dem {
 namespace {
-
-constexpr const char* kKdemName = "DEM_KDEM";
 
 double HarmonicMean(double a, double b) { return a + b != 0.0 ? 2.0 * a * b / (a + b) : 0.0; }
 
@@ -25,6 +24,29 @@ BondStiffness BondStiffnessFromName(const std::string& name, const std::string& 
   if (name == "kratos") return BondStiffness::kKratos;
   TESSERA_ERROR(where, ": unknown bond stiffness '", name,
                 "'; expected \"thesis\" (k_n = E A / L) or \"kratos\" (Kratos' DEM_KDEM)");
+}
+
+BondAreaCorrection BondAreaCorrectionFromName(const std::string& name, const std::string& where) {
+  if (name == "kratos") return BondAreaCorrection::kKratos;
+  if (name == "vpac") return BondAreaCorrection::kVpac;
+  if (name == "global") return BondAreaCorrection::kGlobal;
+  if (name == "none") return BondAreaCorrection::kNone;
+  TESSERA_ERROR(where, ": unknown bond area correction '", name,
+                "'; expected \"kratos\" (Kratos' weighting of spheres with six bonds or more), "
+                "\"vpac\" (thesis §5.3), \"global\" (α = 40 P / N_c) or \"none\"");
+}
+
+const char* BondAreaCorrectionName(BondAreaCorrection correction) {
+  switch (correction) {
+    case BondAreaCorrection::kVpac:
+      return "vpac";
+    case BondAreaCorrection::kGlobal:
+      return "global";
+    case BondAreaCorrection::kNone:
+      return "none";
+    default:
+      return "kratos";
+  }
 }
 
 const char* BondStiffnessName(BondStiffness stiffness) {
@@ -61,9 +83,9 @@ void BondTable::Build(const std::vector<const Properties*>& materials,
         law = name;
       }
       if (law.empty()) continue;
-      if (law != kKdemName)
+      if (BondLaws::IndexOfName(law) < 0)
         TESSERA_ERROR(where, ": DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME '", law,
-                      "' is not supported; this build provides ", kKdemName);
+                      "' is not supported; this build provides ", BondLawNames());
 
       BondParameters bond;
       bond.defined = true;
@@ -90,11 +112,6 @@ void BondTable::Build(const std::vector<const Properties*>& materials,
       bond.damping_ratio = contact.damping_ratio;
       bond.shear_strength = AverageOverProperties(sources, CONTACT_TAU_ZERO, nullptr, 0.0);
       bond.internal_friction = AverageOverProperties(sources, CONTACT_INTERNAL_FRICC, nullptr, 0.0);
-      // Kratos' KDEM takes the tensile strength from the Mohr-Coulomb envelope
-      // of τ_0 and φ = atan μ_i (where it meets the tension axis with a
-      // circle): σ_t = 2 τ_0 cos φ / (1 + sin φ). CONTACT_SIGMA_MIN is not read.
-      const double phi = std::atan(bond.internal_friction);
-      bond.tension_strength = 2.0 * bond.shear_strength * std::cos(phi) / (1.0 + std::sin(phi));
       bond.rotational_moment_coefficient =
           AverageOverProperties(sources, ROTATIONAL_MOMENT_COEFFICIENT, nullptr, 0.0);
       // Legacy decks give one FRICTION (as the contact table reads it).
@@ -108,6 +125,7 @@ void BondTable::Build(const std::vector<const Properties*>& materials,
           TESSERA_ERROR(where, ": ", name, " must be >= 0, got ", value);
       for (const Properties* p : sources)
         if (p->Has(IS_UNBREAKABLE) && p->GetValue(IS_UNBREAKABLE)) bond.unbreakable = true;
+      ReadBondLaw(law, sources, bond, where);
       pairs_[a * n_ + b] = bond;
       pairs_[b * n_ + a] = bond;
     }
@@ -163,8 +181,8 @@ BondConstants MakeBondConstants(const BondParameters& law, double area, double m
     c.normal_stiffness = 1.432 * std::numbers::pi * law.effective_young * (0.31225 * pair_radius);
     c.tangential_stiffness = 4.0 * law.effective_shear * c.normal_stiffness / law.effective_young;
   } else {
-    c.normal_stiffness = law.young * c.area / rest_length;
-    c.tangential_stiffness = law.shear * c.area / rest_length;
+    c.normal_stiffness = law.normal_factor * law.young * c.area / rest_length;
+    c.tangential_stiffness = law.tangential_factor * law.shear * c.area / rest_length;
   }
   // Second moment of the circular section: π r⁴ / 4 = A² / (4 π); polar: twice that.
   const double second_moment = c.area * c.area / (4.0 * std::numbers::pi);

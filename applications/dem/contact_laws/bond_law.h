@@ -60,9 +60,20 @@ enum class BondState : std::uint8_t {
   kTensionFailure = 4,
 };
 
+// How the bonds' sections are corrected (BondAreaCorrection in ProjectParametersDEM).
+enum class BondAreaCorrection {
+  kKratos,  // Kratos: the law's section, weighted for spheres with six bonds or more
+  kVpac,    // thesis §5.3: A = π R_i R_j, α_i = ratio(n_c) 4π R̃_i² / Σ_j A (5.35-5.36)
+  kGlobal,  // thesis (5.5-5.6): the law's section times α = 40 P / N_c
+  kNone,    // the law's section as it is
+};
+BondAreaCorrection BondAreaCorrectionFromName(const std::string& name, const std::string& where);
+const char* BondAreaCorrectionName(BondAreaCorrection correction);
+
 // Bond parameters of one pair of particle materials.
 struct BondParameters {
-  bool defined = false;  // the pair's relation names DEM_KDEM
+  bool defined = false;  // the pair's relation names a continuum law
+  std::uint8_t law = 0;  // its position in BondLaws (bond_laws.h)
   double young = 0.0;    // harmonic mean of the materials' E
   double shear = 0.0;    // E / (2 (1 + ν)), ν the harmonic mean of their ν
   BondStiffness stiffness = BondStiffness::kThesis;
@@ -76,6 +87,19 @@ struct BondParameters {
   double friction = 0.0;           // μ of a broken bond
   double rotational_moment_coefficient = 0.0;
   bool unbreakable = false;
+  // Calibration factors of the springs (thesis 5.37): k_n = a E A / L, k_t = b G A / L
+  // (BOND_NORMAL_STIFFNESS_FACTOR, BOND_TANGENTIAL_STIFFNESS_FACTOR; 1 by default).
+  double normal_factor = 1.0, tangential_factor = 1.0;
+  // β of the bond criterion |d / (R_i + R_j) - 1| <= β (thesis 5.2;
+  // BOND_RANGE_BETA); negative where not given (then the search tolerance decides).
+  double bond_range = -1.0;
+  // DEM_Dempack (bond_laws/dempack_bond.h): u^f = (1 + damage_factor) u^l in
+  // tension (DAMAGE_FACTOR), (1 + shear_energy_coef) u^l in shear
+  // (SHEAR_ENERGY_COEF); the compressive branches' limits LCS_i (Pa) and
+  // YRC_i = E_0 / E_i.
+  double damage_factor = 0.0, shear_energy_coef = 0.0;
+  double slope_limit[3] = {0.0, 0.0, 0.0};
+  double slope_fraction[3] = {1.0, 1.0, 1.0};
 };
 
 // Per pair of particle materials: the bond law of their relation
@@ -130,6 +154,7 @@ struct BondConstants {
   double bending_stiffness = 0.0, twisting_stiffness = 0.0;
   double normal_damping = 0.0, tangential_damping = 0.0;
 };
+// The stiffnesses of a bond of section `area`, masses, rest length and radii.
 // Section A, masses, rest length L and radii of the two spheres.
 BondConstants MakeBondConstants(const BondParameters& law, double area, double mass_i,
                                 double mass_j, double rest_length, double radius_i,

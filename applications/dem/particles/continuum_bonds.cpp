@@ -9,6 +9,7 @@
 #include <tuple>
 #include <utility>
 
+#include "applications/dem/contact_laws/bond_laws.h"
 #include "applications/dem/utilities/neighbour_search.h"
 #include "applications/dem/utilities/parallel_rows.h"
 #include "kernel/core/error.h"
@@ -25,6 +26,15 @@ template <class T>
 void Permute(std::vector<T>& column, const std::vector<std::uint32_t>& order) {
   std::vector<T> sorted(order.size());
   for (std::size_t k = 0; k < order.size(); ++k) sorted[k] = column[order[k]];
+  column.swap(sorted);
+}
+
+// Permute for a column of `stride` values per bond.
+void PermuteStrided(std::vector<double>& column, std::size_t stride,
+                    const std::vector<std::uint32_t>& order) {
+  std::vector<double> sorted(order.size() * stride);
+  for (std::size_t k = 0; k < order.size(); ++k)
+    std::copy_n(column.begin() + order[k] * stride, stride, sorted.begin() + k * stride);
   column.swap(sorted);
 }
 
@@ -68,7 +78,8 @@ void ContinuumBonds::Renumber(const std::vector<std::uint32_t>& new_index) {
   });
   Permute(first, kept), Permute(second, kept), Permute(constants, kept), Permute(law, kept);
   Permute(state, kept), Permute(normal_force, kept), Permute(shear_force, kept);
-  Permute(moment, kept), Permute(direction, kept);
+  Permute(moment, kept), Permute(direction, kept), Permute(failure_criterion, kept);
+  PermuteStrided(law_state, state_stride, kept);
   row_start.clear();  // AddBondForces indexes the new numbering
 }
 
@@ -137,7 +148,7 @@ double ContinuumBonds::CriticalTimeStep(const ParticleStorage& p,
 
 void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_group,
                  const std::vector<std::uint8_t>& skin, const BondTable& table, double largest_gap,
-                 const PeriodicBox& periodic, ContinuumBonds& bonds) {
+                 const PeriodicBox& periodic, ContinuumBonds& bonds, const BondAreaSettings& area) {
   if (!(largest_gap >= 0.0))
     TESSERA_ERROR(
         "bonds: the search tolerance (the largest gap between spheres that are "
@@ -147,10 +158,15 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
   bool any_group = false;
   for (int group : cohesive_group) any_group = any_group || group != 0;
   if (!any_group) return;
-  // A sliver more than the gap catches spheres exactly at that distance.
-  double largest = 0.0;
+  // A sliver more than the gap catches spheres exactly at that distance; a
+  // bond range β reaches β (R_i + R_j).
+  double largest = 0.0, largest_range = 0.0;
   for (double r : rows.radius) largest = std::max(largest, r);
-  const double reach = largest_gap + 1e-9 * largest;
+  for (std::size_t a = 0; a < table.size(); ++a)
+    for (std::size_t b = 0; b < table.size(); ++b)
+      if (table.Pair(a, b).defined)
+        largest_range = std::max(largest_range, table.Pair(a, b).bond_range);
+  const double reach = std::max(largest_gap, 2.0 * largest_range * largest) + 1e-9 * largest;
   NeighbourSearch search;
   if (periodic.active) search.SetPeriodicBox(periodic);
   std::vector<std::uint32_t> first, second;
@@ -163,14 +179,20 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
     Array3 d = rows.position[j] - rows.position[i];
     if (periodic.active) d = periodic.Nearest(d);
     const double distance = Norm(d);
-    if (distance > rows.radius[i] + rows.radius[j] + largest_gap) continue;
     const int a = rows.material[i], b = rows.material[j];
     const BondParameters& law = table.Pair(a, b);
+    const double contact = rows.radius[i] + rows.radius[j];
+    if (law.defined && law.bond_range >= 0.0) {
+      if (std::abs(distance / contact - 1.0) > law.bond_range) continue;
+    } else if (distance > contact + largest_gap) {
+      continue;
+    }
     if (!law.defined)
       TESSERA_ERROR("spheres (elements ", rows.element_id[i], " and ", rows.element_id[j],
                     ") share COHESIVE_GROUP ", group, " and touch, but the relation of ",
                     table.DescribePair(a, b),
-                    " names no DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME (expected DEM_KDEM)");
+                    " names no DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME (expected one of ",
+                    BondLawNames(), ")");
     if (!(distance > 0.0))
       TESSERA_ERROR("spheres (elements ", rows.element_id[i], " and ", rows.element_id[j],
                     ") have the same centre; they cannot be bonded");
@@ -182,6 +204,18 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
   }
   const std::size_t m = bonds.first.size();
 
+  // The law's section of each bond (or, for VPAC, π R_i R_j: thesis 5.33).
+  std::vector<double> base(m);
+  for (std::size_t b = 0; b < m; ++b) {
+    const std::uint32_t i = bonds.first[b], j = bonds.second[b];
+    const double ri = rows.radius[i], rj = rows.radius[j];
+    const BondParameters& law = table.Pair(rows.material[i], rows.material[j]);
+    base[b] =
+        area.correction == BondAreaCorrection::kVpac
+            ? std::numbers::pi * ri * rj
+            : BondLaws::Visit(static_cast<ContactLaw>(law.law),
+                              [&]<class L>(std::type_identity<L>) { return L::BaseArea(ri, rj); });
+  }
   // Each sphere's weight of its bond sections (bond_law.h, PolyhedronAreaRatio):
   // R_eff, the mean over its bonds of (d + R_i - R_j) / 2 (where the bond's
   // section lies between the centres), and the sum of its unweighted sections.
@@ -191,34 +225,72 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
   for (std::size_t b = 0; b < m; ++b) {
     const std::uint32_t i = bonds.first[b], j = bonds.second[b];
     const double length = bonds.constants[b].rest_length;
-    const double area = BondArea(rows.radius[i], rows.radius[j]);
     for (const auto& [self, other] : {std::pair{i, j}, std::pair{j, i}}) {
       ++count[self];
       radius_sum[self] += 0.5 * (length + rows.radius[self] - rows.radius[other]);
-      area_sum[self] += area;
+      area_sum[self] += base[b];
     }
   }
   std::vector<double> weight(n, 1.0);
-  for (std::size_t i = 0; i < n; ++i) {
-    if (count[i] < kMinimumBondsForAreaWeighting) continue;
-    const double effective_radius = radius_sum[i] / count[i];
-    const double sphere_area = 4.0 * std::numbers::pi * effective_radius * effective_radius;
-    weight[i] = !skin.empty() && skin[i]
-                    ? PolyhedronAreaRatio(11) * sphere_area / area_sum[i] * count[i] / 11.0
-                    : PolyhedronAreaRatio(count[i]) * sphere_area / area_sum[i];
+  if (area.correction == BondAreaCorrection::kKratos ||
+      area.correction == BondAreaCorrection::kVpac) {
+    const bool kratos = area.correction == BondAreaCorrection::kKratos;
+    // VPAC on spheres with four bonds or more (Table 5.1 starts at the
+    // tetrahedron), skin spheres excepted: the thesis leaves the boundary's
+    // correction open (§5.3 step 8), and a sphere on the skin misses the
+    // neighbours that the polyhedron's faces stand for.
+    const int fewest = kratos ? kMinimumBondsForAreaWeighting : 4;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (count[i] < fewest) continue;
+      const bool on_skin = !skin.empty() && skin[i];
+      if (!kratos && on_skin) continue;
+      // Kratos: R_eff, where the bonds' sections lie; VPAC: the sphere's
+      // radius (thesis §5.3 step 3, the tangent packing's R̃ = R_i).
+      const double effective_radius = kratos ? radius_sum[i] / count[i] : rows.radius[i];
+      const double sphere_area = 4.0 * std::numbers::pi * effective_radius * effective_radius;
+      if (kratos)
+        weight[i] = on_skin ? PolyhedronAreaRatio(11) * sphere_area / area_sum[i] * count[i] / 11.0
+                            : PolyhedronAreaRatio(count[i]) * sphere_area / area_sum[i];
+      else
+        weight[i] = VpacAreaRatio(count[i]) * sphere_area / area_sum[i];
+    }
+  } else if (area.correction == BondAreaCorrection::kGlobal && m > 0) {
+    // α = 40 P / N_c (thesis 5.6), N_c the mean bonds per bonded sphere.
+    if (!(area.porosity > 0.0 && area.porosity < 1.0))
+      TESSERA_ERROR(
+          "bonds: the global area correction (thesis 5.6) needs the specimen's "
+          "porosity P in (0, 1) (BondAreaPorosity), got ",
+          area.porosity);
+    std::size_t bonded = 0;
+    for (std::size_t i = 0; i < n; ++i) bonded += count[i] > 0;
+    const double coordination = 2.0 * static_cast<double>(m) / static_cast<double>(bonded);
+    std::fill(weight.begin(), weight.end(), 40.0 * area.porosity / coordination);
   }
   // A bond's section is the mean of its two spheres' weighted sections (thesis
   // §5.3 step 6; Kratos lets each sphere use its own, so that the two forces
   // of one bond differ where the weights do).
+  std::size_t stride = 0;
   for (std::size_t b = 0; b < m; ++b) {
     const std::uint32_t i = bonds.first[b], j = bonds.second[b];
-    const double area = 0.5 * (weight[i] + weight[j]) * BondArea(rows.radius[i], rows.radius[j]);
+    const double section = 0.5 * (weight[i] + weight[j]) * base[b];
     const BondParameters& law = table.Pair(rows.material[i], rows.material[j]);
     bonds.constants[b] =
-        MakeBondConstants(law, area, rows.mass[i], rows.mass[j], bonds.constants[b].rest_length,
+        MakeBondConstants(law, section, rows.mass[i], rows.mass[j], bonds.constants[b].rest_length,
                           rows.radius[i], rows.radius[j]);
     bonds.constants[b].first_share = rows.radius[i] / (rows.radius[i] + rows.radius[j]);
+    stride = std::max(
+        stride, BondLaws::Visit(static_cast<ContactLaw>(law.law),
+                                [&]<class L>(std::type_identity<L>) { return L::kStateSize; }));
   }
+  bonds.state_stride = stride;
+  bonds.law_state.assign(m * stride, 0.0);
+  for (std::size_t b = 0; b < m; ++b) {
+    const BondParameters& law = table.Parameters(bonds.law[b]);
+    BondLaws::Visit(static_cast<ContactLaw>(law.law), [&]<class L>(std::type_identity<L>) {
+      if constexpr (L::kStateSize > 0) L::InitializeState(bonds.law_state.data() + b * stride);
+    });
+  }
+  bonds.failure_criterion.assign(m, 0.0);
   bonds.state.assign(m, static_cast<std::uint8_t>(BondState::kIntact));
   bonds.normal_force.assign(m, 0.0);
   bonds.shear_force.assign(m, Array3{});
@@ -229,13 +301,14 @@ namespace {
 
 // Bond b's forces, moment and powers of this evaluation (ContinuumBonds'
 // per-bond results) and its history; reads the rows only.
-void EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondTable& table,
+template <class Law>
+void EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParameters& law,
                   const ParticleStorage& p, const PeriodicBox& periodic, double dt,
                   bool velocity_step) {
   constexpr auto kIntact = static_cast<std::uint8_t>(BondState::kIntact);
   const std::uint32_t i = bonds.first[b], j = bonds.second[b];
   const BondConstants& c = bonds.constants[b];
-  const BondParameters& law = table.Parameters(bonds.law[b]);
+  double* const law_state = bonds.law_state.data() + b * bonds.state_stride;
   Array3 d = p.position[j] - p.position[i];
   if (periodic.active) d = periodic.Nearest(d);
   const double distance = Norm(d);
@@ -275,42 +348,39 @@ void EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondTable& table,
     return cosine * v + Cross(axis, v) + (Dot(axis, v) * axis_scale) * axis;
   };
 
-  // Normal force, compression positive: k_n (L - d); tension breaks the bond.
+  // Normal force, compression positive, of the law while the bond holds;
+  // a broken bond pushes with k_n where it is shorter than its rest length.
   std::uint8_t& state = bonds.state[b];
   const double shortening = c.rest_length - distance;
-  double normal = c.normal_stiffness * shortening;
+  double normal_criterion = 0.0, shear_criterion = 0.0;
+  double normal;
   if (state == kIntact) {
-    if (shortening < 0.0 && !law.unbreakable && -normal > law.tension_strength * c.area) {
-      state = static_cast<std::uint8_t>(BondState::kTensionFailure);
-      normal = 0.0;
-    }
-  } else if (shortening <= 0.0) {
-    normal = 0.0;
+    normal = Law::Normal(law, c, shortening, law_state, state, normal_criterion);
+  } else {
+    normal = shortening > 0.0 ? c.normal_stiffness * shortening : 0.0;
   }
   const bool intact = state == kIntact;
   const bool loaded = intact || shortening > 0.0;
 
   // Shear spring (force on the first sphere): turned with the bond (and kept
   // in its tangent plane against round-off), then dragged along by the slip of
-  // the second sphere's contact point.
+  // the second sphere's contact point. An intact bond's law may hold it
+  // damaged: the stored force is then its share of the undamaged spring's.
   Array3 shear{};
-  if (loaded)
-    shear =
-        Tangential(turned(bonds.shear_force[b]), n) + c.tangential_stiffness * Tangential(slip, n);
+  if (loaded) {
+    const Array3 stored =
+        intact ? Law::HistoryScale(law_state) * bonds.shear_force[b] : bonds.shear_force[b];
+    shear = Tangential(turned(stored), n) + c.tangential_stiffness * Tangential(slip, n);
+  }
   const Array3 tangential_velocity = Tangential(relative_velocity, n);
   bool sliding = false;
-  const double shear_norm = Norm(shear);
   double friction_power = 0.0;
   if (intact) {
-    const double sigma = normal / c.area, tau = shear_norm / c.area;
-    const double strength =
-        law.shear_strength + (sigma >= 0.0 ? law.internal_friction * sigma : 0.0);
-    // A shear stress below 1e-9 of the normal stress is the round-off of
-    // projecting onto the tangent plane, not a load: it must not break a
-    // bond without cohesion (CONTACT_TAU_ZERO 0) under pure tension.
-    if (tau > strength + 1e-9 * std::abs(sigma) && !law.unbreakable)
-      state = static_cast<std::uint8_t>(BondState::kShearFailure);  // acts this step still
+    const double scale =
+        Law::ShearScale(law, c, normal, Norm(shear), law_state, state, shear_criterion);
+    shear = scale * shear;
   } else if (loaded) {
+    const double shear_norm = Norm(shear);
     const double limit = law.friction * std::max(normal, 0.0);
     if (shear_norm > limit) {
       if (shear_norm > 0.0) shear = (limit / shear_norm) * shear;
@@ -318,6 +388,7 @@ void EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondTable& table,
       friction_power = limit * Norm(tangential_velocity);
     }
   }
+  bonds.failure_criterion[b] = state == kIntact ? std::max(normal_criterion, shear_criterion) : 1.0;
 
   // Dashpots: while the bond holds, or a broken one is compressed.
   Array3 damping{};
@@ -375,8 +446,13 @@ BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleS
   bonds.force.resize(m), bonds.elastic.resize(m);
   bonds.torque_first.resize(m), bonds.torque_second.resize(m);
   bonds.damping_power.resize(m), bonds.friction_power.resize(m);
-  ParallelRows(
-      m, [&](std::size_t b) { EvaluateBond(b, bonds, table, p, periodic, dt, velocity_step); });
+  bonds.failure_criterion.resize(m);
+  ParallelRows(m, [&](std::size_t b) {
+    const BondParameters& law = table.Parameters(bonds.law[b]);
+    BondLaws::Visit(static_cast<ContactLaw>(law.law), [&]<class L>(std::type_identity<L>) {
+      EvaluateBond<L>(b, bonds, law, p, periodic, dt, velocity_step);
+    });
+  });
   // The elastic parts only where the rows sum them (ELASTIC_FORCES declared).
   const bool elastic = !p.elastic_force.empty();
   ParallelRows(n, [&](std::size_t i) {
@@ -397,6 +473,38 @@ BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleS
   power.damping = SumRows(m, [&](std::size_t b) { return bonds.damping_power[b]; });
   power.friction = SumRows(m, [&](std::size_t b) { return bonds.friction_power[b]; });
   return power;
+}
+
+}  // namespace tessera::dem
+
+namespace tessera::dem {
+
+double VpacAreaRatio(int faces) { return PolyhedronAreaRatio(std::clamp(faces, 4, 20)); }
+
+std::vector<double> ContinuumBonds::RowFailureCriterion(std::size_t rows) const {
+  std::vector<double> sum(rows, 0.0), count(rows, 0.0);
+  for (std::size_t b = 0; b < size(); ++b) {
+    const double value = b < failure_criterion.size() ? failure_criterion[b] : 0.0;
+    for (const std::uint32_t row : {first[b], second[b]}) sum[row] += value, count[row] += 1.0;
+  }
+  for (std::size_t i = 0; i < rows; ++i) sum[i] = count[i] > 0.0 ? sum[i] / count[i] : 0.0;
+  return sum;
+}
+
+void ContinuumBonds::AddStressMoments(std::vector<double>& stress) const {
+  if (force.size() != size()) return;  // not evaluated yet
+  for (std::size_t b = 0; b < size(); ++b) {
+    const Array3& n = direction[b];
+    const double length = constants[b].rest_length;  // the arms' scale (small strains)
+    const double arm_i = length * constants[b].first_share, arm_j = length - arm_i;
+    // Sphere i: r = arm_i n, F = force; sphere j: r = -arm_j n, F = -force.
+    for (const auto& [row, arm] : {std::pair{first[b], arm_i}, std::pair{second[b], arm_j}}) {
+      double* s = stress.data() + 9 * static_cast<std::size_t>(row);
+      for (int r = 0; r < 3; ++r)
+        for (int c = 0; c < 3; ++c)
+          s[3 * r + c] += 0.5 * arm * (n[r] * force[b][c] + n[c] * force[b][r]);
+    }
+  }
 }
 
 }  // namespace tessera::dem

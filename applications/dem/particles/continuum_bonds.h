@@ -2,11 +2,14 @@
 // continuum_sphere_strategy), as rows of arrays, and their forces.
 //
 // Bonds are made once, when the strategy starts: every pair of spheres of the
-// same non-zero COHESIVE_GROUP whose gap d - R_i - R_j is at most the search
-// tolerance (Kratos makes its bonds from the first search's neighbours), and
-// whose materials' relation names a continuum law (contact_laws/bond_law.h),
-// gets a bond with the centre distance of that moment as its rest length. Spheres of different
-// groups, or of group 0, only touch (the discontinuum laws).
+// same non-zero COHESIVE_GROUP whose materials' relation names a continuum law
+// (contact_laws/bond_laws.h) and whose centre distance d is close enough gets
+// a bond with d as its rest length (the initial gap δ_0 = d - R_i - R_j is
+// thus stored): where the relation gives BOND_RANGE_BETA β, when
+// |d / (R_i + R_j) - 1| <= β (thesis 5.2, §5.1.4); otherwise when the gap is
+// at most the search tolerance (Kratos makes its bonds from the first
+// search's neighbours). Spheres of different groups, or of group 0, only
+// touch (the discontinuum laws).
 // A bonded pair stays bonded for the whole run, broken or not: the search
 // leaves it out of the contact candidates (DropBondedPairs) and the bond law
 // gives its force, as Kratos keeps a continuum particle's initial neighbours
@@ -39,6 +42,12 @@ struct ContinuumBonds {
   std::vector<std::uint32_t> law;  // the material pair's BondTable::Index
   // ---- history
   std::vector<std::uint8_t> state;  // BondState
+  // Each bond's law state (bond_laws.h: kStateSize doubles of its law), at
+  // state_stride doubles per bond (the largest state of the laws in use).
+  std::size_t state_stride = 0;
+  std::vector<double> law_state;
+  // Failure Criterion State of the last evaluation (thesis 5.44; 1 when broken).
+  std::vector<double> failure_criterion;
   // Elastic forces and moment on the first sphere: the normal force (compression
   // positive, along the line of centres), the shear spring and the rotational
   // springs' moment; and the line of centres they refer to (first to second).
@@ -84,16 +93,37 @@ struct ContinuumBonds {
   double CriticalTimeStep(const ParticleStorage& rows, double virtual_mass_coefficient) const;
   // Spring energy of the bonds that carry load: normal, and shear plus rotational.
   BondEnergy ElasticEnergy() const;
+  // Per row: the mean Failure Criterion State of its bonds (0 without bonds).
+  std::vector<double> RowFailureCriterion(std::size_t rows) const;
+  // Per row, the bonds' part of the particle stress tensor (1 / V_i) Σ sym(r ⊗ F)
+  // (r from the centre to the contact point, F the bond's force on the
+  // sphere), row-major 3x3, summed into `stress` (9 per row), before the
+  // division by the volume.
+  void AddStressMoments(std::vector<double>& stress) const;
+};
+
+// How the sections are corrected (bond_law.h, BondAreaCorrection) and, for
+// the global correction, the specimen's porosity P.
+struct BondAreaSettings {
+  BondAreaCorrection correction = BondAreaCorrection::kKratos;
+  double porosity = -1.0;
 };
 
 // Makes the bonds of `rows` (see the file comment): `cohesive_group` per row,
 // `skin` per row (SKIN_SPHERE; empty: no sphere is on the skin), `largest_gap`
-// (>= 0) the search tolerance. The sections of spheres with six bonds or more
-// are weighted (bond_law.h, PolyhedronAreaRatio), as Kratos does. Two spheres
-// to be bonded whose materials have no continuum law are an error naming them.
+// (>= 0) the search tolerance. Sections: the law's (BaseArea), corrected as
+// `area` says; Kratos' weighting (the default) applies to spheres with six
+// bonds or more (bond_law.h, PolyhedronAreaRatio). Two spheres to be bonded
+// whose materials have no continuum law are an error naming them.
 void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_group,
                  const std::vector<std::uint8_t>& skin, const BondTable& table, double largest_gap,
-                 const PeriodicBox& periodic, ContinuumBonds& bonds);
+                 const PeriodicBox& periodic, ContinuumBonds& bonds,
+                 const BondAreaSettings& area = {});
+
+// Thesis Table 5.1: the surface of the regular polyhedron of n faces over its
+// inscribed sphere's, linear in n between the Platonic solids (4, 6, 8, 12,
+// 20) and held at the end values outside [4, 20] (VPAC).
+double VpacAreaRatio(int faces);
 
 // What one evaluation of the bonds dissipates (W), for the energy bookkeeping.
 struct BondPower {

@@ -6,10 +6,13 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include "applications/dem/contact_laws/bond_law_path.h"
+#include "applications/dem/contact_laws/bond_laws.h"
 #include "applications/dem/contact_laws/contact_law.h"
 #include "applications/dem/dem_application.h"
 #include "applications/dem/inlets/particle_inlet.h"
 #include "applications/dem/particles/cluster_geometry.h"
+#include "applications/dem/particles/continuum_bonds.h"
 #include "applications/dem/particles/particle_storage.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "applications/dem/utilities/spatial_order.h"
@@ -175,6 +178,39 @@ void BindContactLaws(py::module_& m) {
         return DampingRatioForRestitution(ContactLawFromName(law, "DampingRatioForRestitution"), e);
       },
       py::arg("law"), py::arg("restitution"));
+  m.def(
+      "EvaluateBondLawPath",
+      [](const Properties& material, double area, double length,
+         const std::vector<double>& shortening, const std::vector<double>& slip) {
+        const BondPath p = EvaluateBondLawPath(material, area, length, shortening, slip);
+        py::dict d;
+        d["normal"] = Rows(p.normal);
+        d["shear"] = Rows(p.shear);
+        d["criterion"] = Rows(p.criterion);
+        d["state"] = Rows(p.state);
+        d["normal_stiffness"] = p.normal_stiffness;
+        d["tangential_stiffness"] = p.tangential_stiffness;
+        return d;
+      },
+      py::arg("material"), py::arg("area"), py::arg("length"), py::arg("shortening"),
+      py::arg("slip"),
+      "One bond of the material's continuum law (its section and rest length given) through "
+      "the shortenings L - d and tangential displacements given, one step each: normal (force, "
+      "compression positive), shear, criterion (Failure Criterion State), state (0 intact, 2 "
+      "shear, 4 tension failure), normal_stiffness, tangential_stiffness");
+  m.def(
+      "CheckBondLaw",
+      [](const Properties& material, const std::string& where) {
+        BondParametersOf(material, where);
+      },
+      py::arg("material"), py::arg("where"),
+      "Reads the material's continuum (bond) law parameters; a value out of range or missing is "
+      "an error starting with `where`");
+  m.def("BondLawNames", &BondLawNames, "The continuum (bond) laws of this build");
+  m.def("PolyhedronAreaRatio", &PolyhedronAreaRatio, py::arg("faces"),
+        "Kratos' ratio (Table 5.1, linear in n, 1.15 above 20 faces)");
+  m.def("VpacAreaRatio", &VpacAreaRatio, py::arg("faces"),
+        "Thesis Table 5.1 ratio of the polyhedron of n faces, linear in n, clamped to [4, 20]");
   m.def("ContactLawNames", &ContactLawNames,
         "The DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME values this build provides");
   m.def("ThorntonDampingRatio", &ThorntonDampingRatio, py::arg("restitution"),
@@ -290,6 +326,12 @@ void BindStrategy(py::module_& m) {
   DefNamedChoice<&DemSettings::bond_stiffness, BondStiffnessName, BondStiffnessFromName>(
       settings, "bond_stiffness",
       "\"thesis\" (default, k_n = E A / L) or \"kratos\" (Kratos' DEM_KDEM springs)");
+  DefNamedChoice<&DemSettings::bond_area_correction, BondAreaCorrectionName,
+                 BondAreaCorrectionFromName>(
+      settings, "bond_area_correction",
+      "\"kratos\" (default), \"vpac\" (thesis §5.3), \"global\" (α = 40 P / N_c) or \"none\"");
+  settings.def_readwrite("bond_area_porosity", &DemSettings::bond_area_porosity,
+                         "P of the global bond area correction (thesis 5.6)");
 
   py::class_<TimeStepEstimate>(m, "TimeStepEstimate")
       .def_readonly("critical_time_step", &TimeStepEstimate::critical_time_step)
@@ -390,10 +432,23 @@ void BindStrategy(py::module_& m) {
             }
             d["sigma"] = sigma;
             d["tau"] = tau;
+            d["failure_criterion"] = Rows(b.failure_criterion);
+            py::array_t<double> area(static_cast<py::ssize_t>(b.size()));
+            py::array_t<double> length(static_cast<py::ssize_t>(b.size()));
+            py::array_t<double> direction({static_cast<py::ssize_t>(b.size()), py::ssize_t{3}});
+            for (std::size_t k = 0; k < b.size(); ++k) {
+              area.mutable_data()[k] = b.constants[k].area;
+              length.mutable_data()[k] = b.constants[k].rest_length;
+              for (int c = 0; c < 3; ++c) direction.mutable_data()[3 * k + c] = b.direction[k][c];
+            }
+            d["area"] = area;
+            d["rest_length"] = length;
+            d["direction"] = direction;
             return d;
           },
           "The bonds as arrays (for output): first and second (rows), state, normal_force, sigma, "
-          "tau; see Bonds()")
+          "tau, failure_criterion (thesis 5.44), area, rest_length, direction (first to second, of "
+          "the last evaluation or the creation); see Bonds()")
       .def("NumberOfBonds", [](const ExplicitSolverStrategy& s) { return s.Bonds().size(); })
       .def("NumberOfIntactBonds",
            [](const ExplicitSolverStrategy& s) { return s.Bonds().NumberIntact(); })

@@ -108,6 +108,7 @@ class DEMSolver(PythonSolver):
         if not self.dt > 0.0:
             raise tessera.Error(f"{self.parameters.Origin()}: 'MaxTimeStep' must be > 0, got {self.dt}")
         self.strategy = None
+        self.imposed_velocities = []
         self.inlets = None
 
     def AddVariables(self):
@@ -195,6 +196,8 @@ class DEMSolver(PythonSolver):
         settings.wall_force_transfer = p["WallForceTransfer"].GetString()
         settings.linear_stiffness = p["LinearContactStiffness"].GetString()
         settings.bond_stiffness = p["BondStiffness"].GetString()
+        settings.bond_area_correction = p["BondAreaCorrection"].GetString()
+        settings.bond_area_porosity = p["BondAreaPorosity"].GetDouble()
         settings.energy_calculation = p["EnergyCalculationOption"].GetBool()
         settings.search_frequency = p["NeighbourSearchFrequency"].GetInt()
         settings.tuning.sort_rows_frequency = p["SortParticlesFrequency"].GetInt()
@@ -260,10 +263,44 @@ class DEMSolver(PythonSolver):
                         for node in part.Nodes:
                             node.SetSolutionStepValue(component, value)
 
+    def _CollectImposedVelocities(self):
+        """Kratos' legacy velocity conditions (the GUI's "DEM-VelocityBC"): a
+        sub model part of the spheres whose data gives
+        IMPOSED_VELOCITY_{X,Y,Z}_VALUE fixes that component of VELOCITY on its
+        nodes to the value from VELOCITY_START_TIME (0 if not given) to
+        VELOCITY_STOP_TIME (never if not given), and frees it outside."""
+        def sub_model_parts(model_part):
+            for sub in model_part.SubModelParts:
+                yield sub
+                yield from sub_model_parts(sub)
+
+        self.imposed_velocities = []
+        for part in sub_model_parts(self.model.GetModelPart("SpheresPart")):
+            start = part[tessera.VELOCITY_START_TIME] if part.Has(tessera.VELOCITY_START_TIME) else 0.0
+            stop = part[tessera.VELOCITY_STOP_TIME] if part.Has(tessera.VELOCITY_STOP_TIME) else math.inf
+            for axis in "XYZ":
+                imposed = tessera.GetVariable(f"IMPOSED_VELOCITY_{axis}_VALUE")
+                if part.Has(imposed):
+                    self.imposed_velocities.append(
+                        (list(part.Nodes), tessera.GetVariable(f"VELOCITY_{axis}"), part[imposed],
+                         start, stop))
+
+    def _ApplyImposedVelocities(self, time):
+        for nodes, component, value, start, stop in self.imposed_velocities:
+            active = start <= time <= stop
+            for node in nodes:
+                if active:
+                    node.Fix(component)
+                    node.SetSolutionStepValue(component, value)
+                else:
+                    node.Free(component)
+
     def Initialize(self):
         spheres = self.model.GetModelPart("SpheresPart")
         walls = self.model.GetModelPart("RigidFacePart")
         self._SetInitialVelocities()
+        self._CollectImposedVelocities()
+        self._ApplyImposedVelocities(0.0)
         # Kratos' DEM stage keeps "Dimension" as the DOMAIN_SIZE of the model parts.
         for model_part in (spheres, walls):
             model_part.ProcessInfo[tessera.DOMAIN_SIZE] = self.parameters["Dimension"].GetInt()
@@ -376,8 +413,10 @@ class DEMSolver(PythonSolver):
     def SolveSolutionStep(self):
         # Processes and scripts may have changed velocities, fixities or
         # positions on the nodes since the last step.
-        self.strategy.ReadFromNodes()
         time = self.stage.spheres_model_part.ProcessInfo[tessera.TIME]
+        if self.imposed_velocities:
+            self._ApplyImposedVelocities(time)
+        self.strategy.ReadFromNodes()
         self.strategy.SolveSolutionStep(time)
         if self.inlets is not None:
             self.inlets.Inject(time)

@@ -129,6 +129,12 @@ DEFAULTS = {
     # k_t = G A / L) or "kratos" (the Kratos KDEM whose test references Tessera
     # reproduces: k_n = 1.432 pi E* 0.31225 R*, k_t = 4 G* k_n / E*).
     "BondStiffness": "thesis",
+    # Tessera: the bonds' section correction: "kratos" (Kratos' weighting of
+    # spheres with six bonds or more), "vpac" (the thesis' Virtual Polyhedron
+    # Area Correction, §5.3), "global" (alpha = 40 P / N_c, thesis 5.6, with P =
+    # BondAreaPorosity) or "none".
+    "BondAreaCorrection": "kratos",
+    "BondAreaPorosity": -1.0,
     # Tessera: the form of GlobalDamping: "vector" (thesis 5.18, against the
     # velocity) or "per_component" (Kratos: each component of force and torque
     # on its own).
@@ -200,11 +206,15 @@ CONTINUUM_ONLY = {
 }
 
 # The keys of Kratos' DEM material-test stage (its virtual laboratory: UCS,
-# triaxial, ... of a bonded specimen between platens). A deck with them asks
-# for that stage, which this build does not have yet.
-MATERIAL_TEST_KEYS = ("TestType", "ConfinementPressure", "LoadingVelocityTop", "LoadingVelocityBot",
-                      "StressStrainOption", "MeshType", "MeshPath", "SpecimenLength",
-                      "SpecimenDiameter", "MeasuringSurface")
+# triaxial, ... of a bonded specimen between platens), with Kratos' values.
+# With "TestType": "None" (the benchmark decks) they describe no test and are
+# accepted; a test is run by Tessera's own virtual laboratory
+# (tessera.dem.virtual_lab), not by the DEM stage.
+MATERIAL_TEST_DEFAULTS = {"TestType": "None", "ConfinementPressure": 0.0, "LoadingVelocityTop": 0.0,
+                          "LoadingVelocityBot": 0.0, "StressStrainOption": False,
+                          "MeshType": "Current", "MeshPath": "0", "SpecimenLength": 0.3,
+                          "SpecimenDiameter": 0.15, "MeasuringSurface": 0.01767145867644375}
+MATERIAL_TEST_KEYS = tuple(MATERIAL_TEST_DEFAULTS)
 
 SOLVER_SETTINGS_DEFAULTS = """{
     "strategy": "sphere_strategy",
@@ -243,6 +253,7 @@ HERTZ_DAMPING_MAPS = ("exact", "thornton_fit")
 WALL_FORCE_TRANSFERS = ("direct", "area_distributed")
 LINEAR_CONTACT_STIFFNESSES = ("thesis", "kratos")
 BOND_STIFFNESSES = ("thesis", "kratos")
+BOND_AREA_CORRECTIONS = ("kratos", "vpac", "global", "none")
 GLOBAL_DAMPING_FORMS = ("vector", "per_component")
 # Spheres: Direct_Integration turns them with the translational scheme; Kratos'
 # Quaternion_Integration and Runge_Kutta reduce, for a sphere, to a symplectic
@@ -256,6 +267,7 @@ def AllDefaults():
     defaults.update(IGNORED_OUTPUT)
     defaults.update({key: value for key, (value, _) in POST_FLAGS.items()})
     defaults.update(CONTINUUM_ONLY)
+    defaults.update(MATERIAL_TEST_DEFAULTS)
     return defaults
 
 
@@ -295,11 +307,13 @@ def ValidateAndAssignDefaults(parameters):
     "problem_data" is the kernel stage's own block."""
     defaults = AllDefaults()
     where = parameters.Origin()
-    test_keys = [key for key in MATERIAL_TEST_KEYS if parameters.Has(key)]
-    if test_keys:
-        raise tessera.Error(f"{where}: {', '.join(test_keys)} are keys of Kratos' DEM material-test stage "
-                            "(UCS, triaxial and other tests of a bonded specimen), which is not supported "
-                            "yet")
+    if parameters.Has("TestType") and parameters["TestType"].IsString() \
+            and parameters["TestType"].GetString() != "None":
+        raise tessera.Error(f"{where}: 'TestType' \"{parameters['TestType'].GetString()}\" asks for Kratos' "
+                            "DEM material-test stage, which is not supported yet; Tessera's virtual "
+                            "laboratory (\"analysis_stage\": \"tessera.dem.virtual_lab\", "
+                            "docs/user_guide.md) runs UCS, triaxial, hydrostatic, oedometric and "
+                            "Brazilian tests on a specimen it generates")
     for key in parameters.keys():
         if key.startswith("_") or key == "problem_data":
             continue
@@ -317,6 +331,11 @@ def ValidateAndAssignDefaults(parameters):
             _Add(parameters, key, value)
 
     solver = parameters["solver_settings"]
+    # Kratos' older stage chose the continuum strategy by the element type
+    # (the benchmark decks give no solver_settings.strategy).
+    if not solver.Has("strategy") and parameters["ElementType"].IsString() \
+            and parameters["ElementType"].GetString() == "SphericContPartDEMElement3D":
+        solver.AddString("strategy", "continuum_sphere_strategy")
     # Older decks put RemoveBallsInitiallyTouchingWalls under strategy_parameters.
     solver.ValidateAndAssignDefaults(tessera.Parameters(SOLVER_SETTINGS_DEFAULTS))
     solver["model_import_settings"].ValidateAndAssignDefaults(
@@ -361,6 +380,7 @@ def ValidateAndAssignDefaults(parameters):
                          ("WallForceTransfer", WALL_FORCE_TRANSFERS),
                          ("LinearContactStiffness", LINEAR_CONTACT_STIFFNESSES),
                          ("BondStiffness", BOND_STIFFNESSES),
+                         ("BondAreaCorrection", BOND_AREA_CORRECTIONS),
                          ("GlobalDampingForm", GLOBAL_DAMPING_FORMS),
                          ("TimeStepCheck", TIME_STEP_CHECKS)):
         _CheckChoice(parameters, key, choices, where)

@@ -84,6 +84,29 @@ def _CheckContactLaw(variables, path, owner):
                         f"supported; this build provides {', '.join(known)}")
 
 
+def _CheckBondLaw(variable_sets, path, owner):
+    """A continuum (bond) law's parameters (the later sets of variables over
+    the earlier: a relation's over its first material's) checked where they
+    are read: a value out of its physical range, a damage ratio u^f < u^l or a
+    missing strength is an error naming the file, the entry and the key."""
+    from tessera import _dem
+    merged = {}
+    for variables in variable_sets:
+        if isinstance(variables, dict):
+            merged.update(variables)
+    name = merged.get("DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME")
+    if name is None:
+        return
+    if name not in _dem.BondLawNames().split(", "):
+        # Only the continuum strategy bonds; it reports a law this build lacks
+        # (decks of other strategies name Kratos' placeholder
+        # "DEMContinuumConstitutiveLaw").
+        return
+    properties = tessera.Properties(0)
+    _SetVariables(properties, merged, path, owner)
+    _dem.CheckBondLaw(properties, f"{path}: {owner}")
+
+
 def _VariablesUnderOneName(entry, path, owner):
     """Some Kratos versions write a material's or relation's values under
     "properties" instead of "Variables" (the DEM-FEM CoSimulation test's
@@ -109,6 +132,7 @@ def ReadMaterials(path):
         raise tessera.Error(f"{path}: unknown key(s) {', '.join(sorted(unknown))}; allowed: "
                             "materials, material_relations, material_assignation_table")
     by_name, by_id = {}, {}
+    variables_by_properties = {}  # id(Properties) -> the file's variables of that material
     for k, material in enumerate(data.get("materials", [])):
         owner = f"materials[{k}]"
         _VariablesUnderOneName(material, path, owner)
@@ -125,6 +149,7 @@ def ReadMaterials(path):
         _CheckContactLaw(material["Variables"], path, f"{owner} ('{name}')")
         _SetVariables(properties, material["Variables"], path, f"{owner} ('{name}')")
         by_name[name] = by_id[material_id] = properties
+        variables_by_properties[id(properties)] = (material["Variables"], f"{owner} ('{name}')")
 
     def lookup(key, owner):
         found = by_name.get(key) if isinstance(key, str) else by_id.get(key)
@@ -134,6 +159,7 @@ def ReadMaterials(path):
         return found
 
     relations = []
+    related = set()  # materials in a relation (checked with it)
     for k, relation in enumerate(data.get("material_relations", [])):
         owner = f"material_relations[{k}]"
         keys = relation.get("material_names_list") or relation.get("material_ids_list")
@@ -143,7 +169,14 @@ def ReadMaterials(path):
         a, b = lookup(keys[0], owner), lookup(keys[1], owner)
         _VariablesUnderOneName(relation, path, owner)
         _CheckContactLaw(relation.get("Variables", {}), path, owner)
+        _CheckBondLaw([variables_by_properties[id(a)][0], variables_by_properties[id(b)][0],
+                       relation.get("Variables", {})], path, owner)
+        related.update((id(a), id(b)))
         relations.append((a, b, relation.get("Variables", {}), owner))
+
+    for key, (variables, owner) in variables_by_properties.items():
+        if key not in related:
+            _CheckBondLaw([variables], path, owner)
 
     rows = []
     for k, row in enumerate(data.get("material_assignation_table", [])):

@@ -442,7 +442,8 @@ void ExplicitSolverStrategy::CreateContinuumBonds() {
       if (db.HasNonHistorical(SKIN_SPHERE, particles_.node[i]))
         skin[i] = db.NonHistorical(SKIN_SPHERE, particles_.node[i]) != 0.0;
   }
-  CreateBonds(particles_, group, skin, bond_table_, settings_.search_tolerance, periodic_, bonds_);
+  CreateBonds(particles_, group, skin, bond_table_, settings_.search_tolerance, periodic_, bonds_,
+              BondAreaSettings{settings_.bond_area_correction, settings_.bond_area_porosity});
 }
 
 }  // namespace tessera::dem

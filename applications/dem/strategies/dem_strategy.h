@@ -156,6 +156,10 @@ struct DemSettings {
   LinearStiffness linear_stiffness = LinearStiffness::kThesis;
   // The KDEM bonds' springs (BondStiffness; contact_laws/bond_law.h).
   BondStiffness bond_stiffness = BondStiffness::kThesis;
+  // The bonds' section correction and, for the global one, the porosity P
+  // (BondAreaCorrection, BondAreaPorosity; contact_laws/bond_law.h).
+  BondAreaCorrection bond_area_correction = BondAreaCorrection::kKratos;
+  double bond_area_porosity = -1.0;
   bool energy_calculation = false;  // EnergyCalculationOption: accumulate dissipated energies
   int search_frequency = 50;
   // AdaptiveSearch: search before NeighbourSearchFrequency steps have passed
@@ -449,6 +453,7 @@ class ExplicitSolverStrategy {
   void RemoveParticles(const std::vector<std::uint8_t>& keep);
   // Continuum strategy: the bond table and the bonds of the rows as they are now.
   void CreateContinuumBonds();
+  void WriteBondResultsToNodes();
   void CleanInitialIndentations();
   // pair_arrays_ and the batch law from table_ (materials below
   // particle_materials are particle materials).

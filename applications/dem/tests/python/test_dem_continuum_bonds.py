@@ -507,7 +507,7 @@ def test_one_and_two_threads_give_bitwise_the_same_bonded_block():
 
 
 @pytest.mark.parametrize("law, message", [
-    ("DEM_Dempack", "'DEM_Dempack' is not supported; this build provides DEM_KDEM"),
+    ("DEM_Unknown", "'DEM_Unknown' is not supported; this build provides DEM_KDEM, DEM_Dempack"),
     (None, "names no DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME"),
 ])
 def test_bond_law_errors_name_the_materials(law, message):

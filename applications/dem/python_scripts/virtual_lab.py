@@ -1,0 +1,608 @@
+"""The virtual laboratory (thesis §5.5, §6.1.4): standard tests on a specimen
+of bonded spheres, to calibrate a cohesive material.
+
+A project folder runs it with ProjectParameters.json
+
+    {"analysis_stage": "tessera.dem.virtual_lab",
+     "virtual_lab": {"test": "UCS", "specimen": {...}, "material": {...},
+                     "loading": {...}, "output": {...}}}
+
+(`tessera run FOLDER`), and Python with VirtualLaboratory(settings).Run().
+The keys and their defaults are DEFAULTS below (docs/user_guide.md,
+"Cohesive materials and the virtual laboratory").
+
+What a run does:
+1. Generates the specimen (tessera.dem.specimen: a cylinder Ø150 × 300 mm by
+   default, or a Brazilian disc; a random dense packing of radii uniform in
+   radius × [1 - spread, 1 + spread], by radius-growth compaction) and reports
+   its porosity and bond coordination number.
+2. Writes it as a Kratos deck (spheres mdpa with COHESIVE_GROUP 1 and
+   SKIN_SPHERE, walls mdpa with the platens as RigidFace3D3N squares, the
+   material as legacy mdpa Properties with the DEM_Dempack keys) into the
+   output folder, and runs it with the DEM stage's continuum strategy (bonds
+   within the range β of the material, BOND_RANGE_BETA; sections by VPAC).
+3. Loads it:
+   - UCS: the platens approach at `platen_velocity` each;
+   - triaxial: first the confinement p, as forces F = γ p π R_i² on the
+     lateral spheres (radial, inward) and on the end spheres (axial), ramped
+     over `confinement_time` and held (thesis §5.5; γ = the face's area over
+     Σ π R_i² of its spheres), then the platens as in UCS;
+   - hydrostatic: the confinement on every surface sphere ramped to p, no
+     platens moving;
+   - oedometric: the lateral surface held by a fixed rigid cylinder (a
+     triangulated wall), the platens as in UCS;
+   - BTS (Brazilian): a disc compressed across its diameter by the platens.
+4. Samples, every `sample_steps` steps: time, axial strain (of a cylinder:
+   the approach of the mean heights of its two end layers of spheres over
+   their initial distance, the thesis' strain from particle positions; of a
+   disc: the platens' approach over the diameter), compression positive; the
+   platens' approach over the initial height; lateral strain
+   (minus the mean radial displacement of the lateral spheres over their
+   initial radial position: compression positive), volumetric strain
+   (axial + 2 lateral), axial stress (the platens' mean force over the
+   section, plus the confinement), confinement, intact bonds and bonds
+   broken in tension and in shear.
+5. Writes <name>.csv (those columns), <name>.png (the stress–strain curve
+   with the peak marked; matplotlib) and <name>_summary.json (E: the slope of
+   axial stress against axial strain between 10 % and 50 % of the peak, by
+   least squares; ν: minus the slope of lateral over axial strain there;
+   peak stress and the strain at peak; the specimen's porosity and
+   coordination number; for BTS the tensile strength 2 P / (π D t)).
+"""
+import copy
+import csv
+import json
+import math
+import os
+
+import numpy as np
+
+import tessera
+from tessera.analysis_stage import AnalysisStage
+
+from .specimen import GenerateSpecimen, SkinFlags
+
+TESTS = ("UCS", "triaxial", "hydrostatic", "oedometric", "BTS")
+
+# Thesis Table 5.5 (Sfer et al. concrete), in Kratos' names; u^f / u^l = 1.2
+# (DAMAGE_FACTOR 0.2: the table's "0.2" read as Kratos' factor).
+DEFAULT_MATERIAL = {
+    "PARTICLE_DENSITY": 2500.0,
+    "YOUNG_MODULUS": 28e9,
+    "POISSON_RATIO": 0.2,
+    "FRICTION": 0.25,
+    "COEFFICIENT_OF_RESTITUTION": 0.2,  # Kratos benchmark 27 (the thesis: 0.0015)
+    "DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME": "DEM_D_Linear_viscous_Coulomb",
+    "DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME": "DEM_Dempack",
+    "CONTACT_SIGMA_MIN": 5.0e6,
+    "CONTACT_TAU_ZERO": 16.0e6,
+    "CONTACT_INTERNAL_FRICC": 0.9,
+    "DAMAGE_FACTOR": 0.2,
+    "SHEAR_ENERGY_COEF": 0.2,
+    "SLOPE_LIMIT_COEFF_C1": 20e6,
+    "SLOPE_LIMIT_COEFF_C2": 45e6,
+    "SLOPE_LIMIT_COEFF_C3": 70e6,
+    "SLOPE_FRACTION_N1": 3.0,
+    "SLOPE_FRACTION_N2": 12.0,
+    "SLOPE_FRACTION_N3": 22.0,
+    "BOND_RANGE_BETA": 0.15,
+}
+
+DEFAULTS = {
+    "test": "UCS",
+    "specimen": {"shape": "cylinder", "diameter": 0.15, "length": 0.30, "radius": 0.0075,
+                 "spread": 0.25, "solid_fraction": 0.55, "seed": 1},
+    "material": DEFAULT_MATERIAL,
+    "loading": {
+        "platen_velocity": 0.05,        # m/s, each platen
+        "confinement_pressure": 0.0,    # Pa
+        "confinement_time": 2e-3,       # s, the ramp of the confinement
+        "final_axial_strain": 0.01,
+        "stop_at_fraction_of_peak": 0.5,  # stop once the stress fell below this of the peak
+        "end_time": 0.0,                # s; 0: from the strain or the confinement ramp
+        "delta_time": 0.0,              # s; 0: 0.5 of the bonds' critical step
+        "global_damping": 0.2,          # thesis (5.18-5.19), §5.5
+        "area_correction": "vpac",
+    },
+    "output": {"folder": "virtual_lab", "name": "", "sample_steps": 20, "plot": True},
+}
+
+
+def _Merge(defaults, given, where):
+    out = copy.deepcopy(defaults)
+    for key, value in given.items():
+        if key not in defaults:
+            raise tessera.Error(f"{where}: unknown key '{key}'; allowed: {', '.join(defaults)}")
+        if isinstance(defaults[key], dict) and key != "material":
+            if not isinstance(value, dict):
+                raise tessera.Error(f"{where}.{key} must be an object")
+            out[key] = _Merge(defaults[key], value, f"{where}.{key}")
+        elif key == "material":
+            if not isinstance(value, dict):
+                raise tessera.Error(f"{where}.material must be an object of material variables")
+            out[key].update(value)
+        else:
+            out[key] = value
+    return out
+
+
+def Settings(given=None, where="virtual_lab"):
+    """The settings with DEFAULTS filled in and checked (errors name `where` and the key)."""
+    settings = _Merge(DEFAULTS, given or {}, where)
+    if settings["test"] not in TESTS:
+        raise tessera.Error(f"{where}.test: '{settings['test']}' is not one of {', '.join(TESTS)}")
+    loading = settings["loading"]
+    for key in ("platen_velocity", "confinement_time", "final_axial_strain"):
+        if not loading[key] > 0.0:
+            raise tessera.Error(f"{where}.loading.{key} must be > 0, got {loading[key]}")
+    if loading["confinement_pressure"] < 0.0:
+        raise tessera.Error(f"{where}.loading.confinement_pressure must be >= 0 (Pa, compression), "
+                            f"got {loading['confinement_pressure']}")
+    if settings["test"] in ("triaxial", "hydrostatic") and not loading["confinement_pressure"] > 0.0:
+        raise tessera.Error(f"{where}.loading.confinement_pressure must be > 0 for a "
+                            f"{settings['test']} test")
+    if settings["test"] == "BTS" and settings["specimen"]["shape"] != "disc":
+        settings["specimen"]["shape"] = "disc"
+        if "length" not in (given or {}).get("specimen", {}):
+            settings["specimen"]["length"] = 0.5 * settings["specimen"]["diameter"]
+    # The material's bond law parameters, checked as the materials file's are.
+    from tessera import _dem
+    properties = tessera.Properties(1)
+    for name, value in settings["material"].items():
+        if not hasattr(tessera, name):
+            raise tessera.Error(f"{where}.material: unknown variable '{name}'")
+        properties.SetValue(getattr(tessera, name), value)
+    _dem.CheckBondLaw(properties, f"{where}.material")
+    if not settings["output"]["name"]:
+        settings["output"]["name"] = settings["test"].lower()
+    return settings
+
+
+def _FormatValue(value):
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "1" if value else "0"
+    return repr(float(value)) if isinstance(value, float) else str(value)
+
+
+def _Platen(f, first_node, first_condition, properties, z, half, part):
+    """Two RigidFace3D3N triangles of a square of side 2 half at height z."""
+    nodes = [(-half, -half), (half, -half), (half, half), (-half, half)]
+    f.write("Begin Nodes\n")
+    for k, (x, y) in enumerate(nodes):
+        f.write(f"{first_node + k} {x!r} {y!r} {z!r}\n")
+    f.write("End Nodes\n")
+    a, b, c, d = (first_node + k for k in range(4))
+    f.write("Begin Conditions RigidFace3D3N\n")
+    f.write(f"{first_condition} {properties} {a} {b} {c}\n{first_condition + 1} {properties} {a} {c} {d}\n")
+    f.write("End Conditions\n")
+    return list(range(first_node, first_node + 4)), [first_condition, first_condition + 1]
+
+
+class VirtualLaboratory:
+    """One test of the virtual laboratory (see the module comment)."""
+
+    def __init__(self, settings=None, where="virtual_lab", folder="."):
+        self.settings = Settings(settings, where)
+        self.where = where
+        self.folder = os.path.join(folder, self.settings["output"]["folder"])
+        self.name = self.settings["output"]["name"]
+        self.rows = []
+        self.summary = {}
+
+    # ---- deck
+    def _WriteDeck(self):
+        s = self.settings
+        spec = s["specimen"]
+        self.specimen = GenerateSpecimen(spec["shape"], spec["diameter"], spec["length"],
+                                         spec["radius"], spec["spread"], spec["solid_fraction"],
+                                         spec["seed"], where=f"{self.where}.specimen")
+        sp = self.specimen
+        beta = float(s["material"].get("BOND_RANGE_BETA", 0.15))
+        self.porosity = sp.Porosity()
+        self.coordination = sp.CoordinationNumber(beta)
+        self.skin = SkinFlags(sp)
+        os.makedirs(self.folder, exist_ok=True)
+        name = self.name
+        with open(os.path.join(self.folder, f"{name}DEM.mdpa"), "w") as f:
+            f.write("Begin Properties 1\n")
+            for key, value in s["material"].items():
+                f.write(f"{key} {_FormatValue(value)}\n")
+            f.write("End Properties\n\nBegin Nodes\n")
+            for k, p in enumerate(sp.position):
+                f.write(f"{k + 1} {p[0]!r} {p[1]!r} {p[2]!r}\n")
+            f.write("End Nodes\n\nBegin Elements SphericContinuumParticle3D\n")
+            for k in range(len(sp.radius)):
+                f.write(f"{k + 1} 1 {k + 1}\n")
+            f.write("End Elements\n\nBegin NodalData RADIUS\n")
+            for k, r in enumerate(sp.radius):
+                f.write(f"{k + 1} 0 {r!r}\n")
+            f.write("End NodalData\n\nBegin NodalData COHESIVE_GROUP\n")
+            for k in range(len(sp.radius)):
+                f.write(f"{k + 1} 0 1\n")
+            f.write("End NodalData\n\nBegin NodalData SKIN_SPHERE\n")
+            for k, flag in enumerate(self.skin):
+                if flag:
+                    f.write(f"{k + 1} 0 1\n")
+            f.write("End NodalData\n")
+        low, high = sp.AxialExtent()
+        self.height = high - low
+        half = 0.75 * sp.diameter if sp.shape == "cylinder" else 0.75 * max(sp.diameter, sp.length)
+        velocity = s["loading"]["platen_velocity"] if s["test"] != "hydrostatic" else 0.0
+        n = len(sp.radius)
+        with open(os.path.join(self.folder, f"{name}DEM_FEM_boundary.mdpa"), "w") as f:
+            f.write("Begin Properties 2\nFRICTION 0.0\nWALL_COHESION 0.0\nYOUNG_MODULUS "
+                    f"{_FormatValue(float(s['material']['YOUNG_MODULUS']))}\nPOISSON_RATIO 0.2\n"
+                    "COEFFICIENT_OF_RESTITUTION 0.2\nEnd Properties\n")
+            bottom_nodes, bottom_conditions = _Platen(f, n + 1, 1, 2, low, half, "bottom")
+            top_nodes, top_conditions = _Platen(f, n + 5, 3, 2, high, half, "top")
+            extra = ""
+            if s["test"] == "oedometric":
+                extra = self._WriteSleeve(f, n + 9, 5, low, high)
+            for part, nodes, conditions, v in (("bottom", bottom_nodes, bottom_conditions, velocity),
+                                               ("top", top_nodes, top_conditions, -velocity)):
+                f.write(f"Begin SubModelPart {part}\n  Begin SubModelPartData\n"
+                        f"    RIGID_BODY_MOTION 1\n    LINEAR_VELOCITY [3] (0.0,0.0,{v!r})\n"
+                        "    VELOCITY_START_TIME 0.0\n    VELOCITY_STOP_TIME 1e30\n"
+                        f"    TOP {1 if part == 'top' else 0}\n    BOTTOM {1 if part == 'bottom' else 0}\n"
+                        "  End SubModelPartData\n  Begin SubModelPartNodes\n")
+                f.write("".join(f"    {k}\n" for k in nodes))
+                f.write("  End SubModelPartNodes\n  Begin SubModelPartConditions\n")
+                f.write("".join(f"    {k}\n" for k in conditions))
+                f.write("  End SubModelPartConditions\nEnd SubModelPart\n")
+            f.write(extra)
+
+    def _WriteSleeve(self, f, first_node, first_condition, low, high, segments=48, rings=12):
+        """The oedometer's rigid sleeve: a triangulated cylinder whose flat
+        facets circumscribe the specimen (vertices at R / cos(π / segments)),
+        so that no sphere starts inside a facet."""
+        sp = self.specimen
+        radius = 0.5 * sp.diameter / math.cos(math.pi / segments)
+        f.write("Begin Nodes\n")
+        ids = {}
+        k = first_node
+        for ring in range(rings + 1):
+            z = low - 0.05 * self.height + (1.1 * self.height) * ring / rings
+            for seg in range(segments):
+                a = 2.0 * math.pi * seg / segments
+                f.write(f"{k} {radius * math.cos(a)!r} {radius * math.sin(a)!r} {z!r}\n")
+                ids[ring, seg] = k
+                k += 1
+        f.write("End Nodes\nBegin Conditions RigidFace3D3N\n")
+        c = first_condition
+        for ring in range(rings):
+            for seg in range(segments):
+                a, b = ids[ring, seg], ids[ring, (seg + 1) % segments]
+                d, e = ids[ring + 1, seg], ids[ring + 1, (seg + 1) % segments]
+                # Normals inward: the spheres are inside.
+                f.write(f"{c} 2 {a} {d} {b}\n{c + 1} 2 {b} {d} {e}\n")
+                c += 2
+        f.write("End Conditions\n")
+        return ""
+
+    def _Parameters(self):
+        s = self.settings
+        loading = s["loading"]
+        parameters = {
+            "Dimension": 3, "GravityX": 0.0, "GravityY": 0.0, "GravityZ": 0.0,
+            "BoundingBoxOption": False, "RotationOption": True,
+            "TranslationalIntegrationScheme": "Symplectic_Euler",
+            "RotationalIntegrationScheme": "Direct_Integration",
+            "DeltaOption": "Absolute", "SearchTolerance": 0.0,
+            "NeighbourSearchFrequency": 20,
+            "MaxTimeStep": 1e-10, "FinalTime": 1.0,
+            "GlobalDamping": float(loading["global_damping"]),
+            "BondAreaCorrection": loading["area_correction"],
+            "ElementType": "SphericContPartDEMElement3D",
+            "OutputTimeStep": 1e30, "post_vtk_option": False,
+            "problem_name": self.name,
+            "PoissonEffectOption": False, "ShearStrainParallelToBondOption": False,
+            "solver_settings": {"strategy": "continuum_sphere_strategy"},
+        }
+        return tessera.Parameters(json.dumps(parameters))
+
+    # ---- run
+    def Initialize(self):
+        from .dem_analysis_stage import DEMAnalysisStage
+        self._WriteDeck()
+        lab = self
+
+        class Stage(DEMAnalysisStage):
+            def InitializeSolutionStep(self):
+                super().InitializeSolutionStep()
+                lab._Confine(self)
+
+            def FinalizeSolutionStep(self):
+                super().FinalizeSolutionStep()
+                lab._Sample(self)
+
+        self.model = tessera.Model()
+        cwd = os.getcwd()
+        os.chdir(self.folder)
+        try:
+            self.stage = Stage(self.model, self._Parameters())
+            self.stage.spheres_model_part.AddNodalSolutionStepVariable(tessera.EXTERNAL_APPLIED_FORCE)
+            self.stage.Initialize()
+        finally:
+            os.chdir(cwd)
+        strategy = self.stage.GetStrategy()
+        dt = self.settings["loading"]["delta_time"]
+        if not dt > 0.0:
+            dt = 0.5 * strategy.EstimateTimeStep(max(self.settings["loading"]["platen_velocity"], 0.01)).critical_time_step
+        strategy.SetDeltaTime(dt)
+        self.stage._GetSolver().dt = dt
+        self.dt = dt
+        self._SetEndTime()
+        spheres = self.stage.spheres_model_part
+        ids = np.asarray(spheres.NodeIds())
+        coordinates = np.asarray(spheres.NodalCoordinates())
+        order = np.argsort(ids)
+        self.initial = coordinates[order].copy()  # by id - 1
+        sp = self.specimen
+        if sp.shape == "cylinder":
+            self.initial_rho = np.hypot(self.initial[:, 0], self.initial[:, 1])
+        else:
+            self.initial_rho = np.hypot(self.initial[:, 0], self.initial[:, 2] - 0.5 * sp.diameter)
+        self.lateral = np.nonzero(self.skin == 1)[0]
+        ends = self.skin == 2
+        mid = 0.5 * (self.initial[:, 2].min() + self.initial[:, 2].max())
+        self.top, self.bottom = ends & (self.initial[:, 2] > mid), ends & (self.initial[:, 2] <= mid)
+        if sp.shape == "cylinder":
+            self.end_distance = float(np.mean(self.initial[self.top, 2])
+                                      - np.mean(self.initial[self.bottom, 2]))
+        self.section = math.pi * sp.diameter**2 / 4.0
+        self._PrepareConfinement()
+        self.step = 0
+        self.peak = 0.0
+        self.finished = False
+
+    def _SetEndTime(self):
+        s = self.settings
+        loading = s["loading"]
+        if loading["end_time"] > 0.0:
+            end = loading["end_time"]
+        elif s["test"] == "hydrostatic":
+            end = 2.0 * loading["confinement_time"]
+        else:
+            travel = loading["final_axial_strain"] * self.height / 2.0
+            end = travel / loading["platen_velocity"]
+            if s["test"] == "triaxial":
+                end += loading["confinement_time"]
+        self.end_time = end
+        self.stage.end_time = end
+
+    def _PrepareConfinement(self):
+        """The forces F = γ p π R_i² per sphere for p = 1 (thesis §5.5), by sphere id - 1."""
+        s = self.settings
+        sp = self.specimen
+        self.unit_confinement = np.zeros((len(sp.radius), 3))
+        if s["test"] not in ("triaxial", "hydrostatic"):
+            return
+        area = math.pi * sp.radius**2
+        lateral = self.skin == 1
+        rho = np.maximum(self.initial_rho, 1e-300)
+        gamma = math.pi * sp.diameter * self.height / float(area[lateral].sum())
+        inward = -np.column_stack([self.initial[:, 0] / rho, self.initial[:, 1] / rho,
+                                   np.zeros(len(rho))])
+        self.unit_confinement[lateral] = (gamma * area[lateral])[:, None] * inward[lateral]
+        ends = self.skin == 2
+        mid = 0.5 * (self.initial[:, 2].min() + self.initial[:, 2].max())
+        top, bottom = ends & (self.initial[:, 2] > mid), ends & (self.initial[:, 2] <= mid)
+        for group, sign in ((top, -1.0), (bottom, 1.0)):
+            if group.any():
+                gamma_end = self.section / float(area[group].sum())
+                self.unit_confinement[group, 2] += sign * gamma_end * area[group]
+
+    def _Pressure(self, time):
+        loading = self.settings["loading"]
+        if self.settings["test"] not in ("triaxial", "hydrostatic"):
+            return 0.0
+        ramp = min(1.0, time / loading["confinement_time"])
+        return ramp * loading["confinement_pressure"]
+
+    def _Confine(self, stage):
+        if self.settings["test"] not in ("triaxial", "hydrostatic"):
+            return
+        spheres = stage.spheres_model_part
+        ids = np.asarray(spheres.NodeIds())
+        forces = np.asarray(spheres.NodalArray(tessera.EXTERNAL_APPLIED_FORCE))
+        forces[:] = self._Pressure(stage.time) * self.unit_confinement[ids - 1]
+
+    def _PlatenForce(self, stage):
+        forces = []
+        for part in ("top", "bottom"):
+            force, _ = stage.GetWallForceAndMoment(part)
+            forces.append(abs(force[2]))
+        return 0.5 * (forces[0] + forces[1])
+
+    def _Sample(self, stage):
+        self.step += 1
+        every = self.settings["output"]["sample_steps"]
+        if self.step % every:
+            return
+        s = self.settings
+        time = stage.time
+        spheres = stage.spheres_model_part
+        ids = np.asarray(spheres.NodeIds())
+        coordinates = np.empty_like(self.initial)
+        coordinates[ids - 1] = np.asarray(spheres.NodalCoordinates())
+        sp = self.specimen
+        if sp.shape == "cylinder":
+            rho = np.hypot(coordinates[:, 0], coordinates[:, 1])
+        else:
+            rho = np.hypot(coordinates[:, 0], coordinates[:, 2] - 0.5 * sp.diameter)
+        lat = self.lateral
+        lateral_strain = -float(np.mean((rho[lat] - self.initial_rho[lat]) / self.initial_rho[lat])) \
+            if len(lat) else 0.0
+        velocity = s["loading"]["platen_velocity"] if s["test"] != "hydrostatic" else 0.0
+        platen_strain = 2.0 * velocity * time / self.height
+        if sp.shape == "cylinder":
+            # The specimen's own strain (thesis 5.40: from the particles'
+            # positions): the mean axial displacements of its end spheres.
+            shortening = float(np.mean(self.initial[self.top, 2] - coordinates[self.top, 2])
+                               + np.mean(coordinates[self.bottom, 2] - self.initial[self.bottom, 2]))
+            axial_strain = shortening / self.end_distance
+        else:
+            axial_strain = platen_strain
+        pressure = self._Pressure(time)
+        force = self._PlatenForce(stage)
+        if s["test"] == "BTS":
+            stress = force / self.section  # reported as force per section; strength in the summary
+        else:
+            stress = force / self.section + (pressure if s["test"] == "triaxial" else 0.0)
+            if s["test"] == "hydrostatic":
+                stress = pressure
+        bonds = stage.GetStrategy().BondArrays()
+        state = np.asarray(bonds["state"])
+        row = {"time": time, "axial_strain": axial_strain, "platen_strain": platen_strain,
+               "lateral_strain": lateral_strain,
+               "volumetric_strain": axial_strain + 2.0 * lateral_strain, "axial_stress": stress,
+               "platen_force": force, "confinement": pressure,
+               "intact_bonds": int(np.count_nonzero(state == 0)),
+               "broken_tension": int(np.count_nonzero(state == 4)),
+               "broken_shear": int(np.count_nonzero(state == 2))}
+        self.rows.append(row)
+        self.peak = max(self.peak, stress)
+        fraction = s["loading"]["stop_at_fraction_of_peak"]
+        if s["test"] in ("UCS", "triaxial", "BTS") and self.peak > 0.0 and fraction > 0.0 \
+                and stress < fraction * self.peak and len(self.rows) > 10:
+            stage.end_time = min(stage.end_time, time)  # the specimen has failed
+
+    def RunSolutionLoop(self):
+        cwd = os.getcwd()
+        os.chdir(self.folder)
+        try:
+            self.stage.RunSolutionLoop()
+        finally:
+            os.chdir(cwd)
+
+    def Finalize(self):
+        cwd = os.getcwd()
+        os.chdir(self.folder)
+        try:
+            self.stage.Finalize()
+        finally:
+            os.chdir(cwd)
+        self._WriteResults()
+
+    def Run(self):
+        self.Initialize()
+        self.RunSolutionLoop()
+        self.Finalize()
+        return self.summary
+
+    # ---- results
+    def Columns(self):
+        """The sampled series as numpy arrays by column name."""
+        keys = list(self.rows[0]) if self.rows else []
+        return {k: np.array([r[k] for r in self.rows]) for k in keys}
+
+    def _Elastic(self, c):
+        """E and ν from the samples between 10 % and 50 % of the peak stress."""
+        stress, strain = c["axial_stress"], c["axial_strain"]
+        if len(stress) < 3:
+            return float("nan"), float("nan")
+        peak_index = int(np.argmax(stress))
+        base = stress[0] if self.settings["test"] == "triaxial" else 0.0
+        rise = stress[: peak_index + 1] - base
+        top = rise.max() if len(rise) else 0.0
+        window = (rise >= 0.1 * top) & (rise <= 0.5 * top)
+        if np.count_nonzero(window) < 2:
+            return float("nan"), float("nan")
+        e = float(np.polyfit(strain[: peak_index + 1][window], stress[: peak_index + 1][window], 1)[0])
+        nu = -float(np.polyfit(strain[: peak_index + 1][window],
+                               c["lateral_strain"][: peak_index + 1][window], 1)[0])
+        return e, nu
+
+    def _WriteResults(self):
+        os.makedirs(self.folder, exist_ok=True)
+        base = os.path.join(self.folder, self.name)
+        c = self.Columns()
+        if self.rows:
+            with open(base + ".csv", "w", newline="") as f:
+                writer = csv.DictWriter(f, fieldnames=list(self.rows[0]))
+                writer.writeheader()
+                writer.writerows(self.rows)
+        s = self.settings
+        summary = {"test": s["test"], "spheres": int(len(self.specimen.radius)),
+                   "porosity": self.porosity, "coordination_number": self.coordination,
+                   "bonds": int(self.stage.GetStrategy().NumberOfBonds()),
+                   "height": self.height, "diameter": self.specimen.diameter,
+                   "delta_time": self.dt}
+        if self.rows:
+            k = int(np.argmax(c["axial_stress"]))
+            summary.update({"peak_stress": float(c["axial_stress"][k]),
+                            "strain_at_peak": float(c["axial_strain"][k]),
+                            "time_at_peak": float(c["time"][k])})
+            e, nu = self._Elastic(c)
+            summary.update({"young_modulus": e, "poisson_ratio": nu})
+            if s["test"] == "BTS":
+                force = float(c["platen_force"][k])
+                summary["tensile_strength"] = 2.0 * force / (math.pi * self.specimen.diameter
+                                                             * self.specimen.length)
+            summary["broken_tension"] = int(c["broken_tension"][-1])
+            summary["broken_shear"] = int(c["broken_shear"][-1])
+        self.summary = summary
+        with open(base + "_summary.json", "w") as f:
+            json.dump(summary, f, indent=2)
+        if s["output"]["plot"] and self.rows:
+            self._Plot(base + ".png", c, summary)
+
+    def _Plot(self, path, c, summary):
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig, ax = plt.subplots(figsize=(6, 4.5))
+        ax.plot(100 * c["axial_strain"], c["axial_stress"] / 1e6, label="axial")
+        if self.settings["test"] not in ("BTS", "hydrostatic"):
+            ax.plot(-100 * c["lateral_strain"], c["axial_stress"] / 1e6, label="lateral")
+            ax.plot(100 * c["volumetric_strain"], c["axial_stress"] / 1e6, label="volumetric")
+        k = int(np.argmax(c["axial_stress"]))
+        ax.plot([100 * c["axial_strain"][k]], [c["axial_stress"][k] / 1e6], "o", color="red",
+                label=f"peak {c['axial_stress'][k] / 1e6:.3g} MPa")
+        ax.set_xlabel("strain (%) (lateral: extension positive)")
+        ax.set_ylabel("axial stress (MPa)")
+        ax.set_title(f"{self.settings['test']}: {summary['spheres']} bonded spheres")
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(path, dpi=100)
+        plt.close(fig)
+
+
+class VirtualLaboratoryStage(AnalysisStage):
+    """The virtual laboratory as the stage of a project folder (the
+    "virtual_lab" key of ProjectParameters.json; see the module comment)."""
+
+    def __init__(self, model, project_parameters):
+        self.model = model
+        self.project_parameters = project_parameters
+        where = f"{project_parameters.Origin()}: virtual_lab" if hasattr(project_parameters, "Origin") \
+            else "virtual_lab"
+        if not project_parameters.Has("virtual_lab"):
+            raise tessera.Error(f"{where}: the project has no \"virtual_lab\" object")
+        given = json.loads(project_parameters["virtual_lab"].WriteJsonString())
+        self.lab = VirtualLaboratory(given, where)
+        self.time = 0.0
+
+    def Initialize(self):
+        self.lab.Initialize()
+
+    def RunSolutionLoop(self):
+        self.lab.RunSolutionLoop()
+        self.time = self.lab.stage.time
+
+    def Finalize(self):
+        self.lab.Finalize()
+        s = self.lab.summary
+        print(f"virtual lab {s['test']}: {s['spheres']} spheres, porosity {s['porosity']:.3f}, "
+              f"coordination {s['coordination_number']:.2f}, peak {s.get('peak_stress', 0) / 1e6:.4g} "
+              f"MPa at strain {100 * s.get('strain_at_peak', 0):.3g} %, E {s.get('young_modulus', 0) / 1e9:.4g} "
+              f"GPa, nu {s.get('poisson_ratio', float('nan')):.3g}; results in {self.lab.folder}",
+              flush=True)
+
+    def Run(self):
+        self.Initialize()
+        self.RunSolutionLoop()
+        self.Finalize()

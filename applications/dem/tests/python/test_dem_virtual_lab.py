@@ -1,0 +1,146 @@
+"""The virtual laboratory (tessera.dem.virtual_lab) and its specimens
+(tessera.dem.specimen).
+
+- Specimen: every sphere inside the cylinder (to the round-off), overlaps
+  relaxed below 2 % of the mean radius (the generator's tolerance), the
+  porosity and coordination number as counted from the spheres.
+- V5.2 in 3D (thesis §5.4.2: "E approaches the input value asymptotically
+  as β grows", "ν → ≈0 for large β"): the UCS stage on a 379-sphere
+  specimen, elastic (strengths out of reach), with the tangential factor β
+  of k_t = β G A / L (5.37) at 1 and at 10: E(10) nearer the input E than
+  E(1), within 35 % of it, and ν(10) < ν(1). (Measured: see docs/validation.md.)
+- Outputs: the CSV has the documented columns, the PNG exists, the summary
+  JSON has E, ν, peak stress and strain at peak; a project folder with
+  "analysis_stage": "tessera.dem.virtual_lab" runs through tessera.project.
+- Bad input: unknown keys, tests and out-of-range bond parameters are errors
+  naming the key.
+"""
+import csv
+import json
+import math
+import os
+
+import numpy as np
+import pytest
+
+import tessera
+import tessera.dem  # noqa: F401
+
+SMALL = {"diameter": 0.05, "length": 0.1, "radius": 0.004, "seed": 1}
+
+
+def test_specimen_fills_the_cylinder_without_overlaps():
+    from tessera.dem.specimen import GenerateSpecimen, Pairs
+    s = GenerateSpecimen("cylinder", **SMALL)
+    rho = np.hypot(s.position[:, 0], s.position[:, 1])
+    assert np.all(rho + s.radius <= 0.025 * (1 + 1e-12))
+    assert np.all(s.position[:, 2] - s.radius >= -1e-12)
+    assert np.all(s.position[:, 2] + s.radius <= 0.1 + 1e-12)
+    i, j = Pairs(s.position, 2 * s.radius.max())
+    overlap = s.radius[i] + s.radius[j] - np.linalg.norm(s.position[j] - s.position[i], axis=1)
+    assert overlap.max() <= 0.02 * 0.004 * 1.05
+    volume = np.sum(4 / 3 * math.pi * s.radius**3)
+    assert s.Porosity() == pytest.approx(1 - volume / (math.pi * 0.025**2 * 0.1), rel=1e-12)
+    assert 0.40 < s.Porosity() < 0.50
+    assert 5.0 < s.CoordinationNumber(0.15) < 9.0
+
+
+def RunUcs(folder, tangential_factor, name):
+    from tessera.dem.virtual_lab import VirtualLaboratory
+    lab = VirtualLaboratory({
+        "test": "UCS", "specimen": SMALL,
+        "material": {"CONTACT_SIGMA_MIN": 1e12, "CONTACT_TAU_ZERO": 1e12,
+                     "SLOPE_LIMIT_COEFF_C1": 1e12, "SLOPE_LIMIT_COEFF_C2": 1e12,
+                     "SLOPE_LIMIT_COEFF_C3": 1e12,
+                     "BOND_TANGENTIAL_STIFFNESS_FACTOR": tangential_factor},
+        "loading": {"platen_velocity": 0.1, "final_axial_strain": 0.0015},
+        "output": {"name": name}}, folder=str(folder))
+    return lab, lab.Run()
+
+
+def test_ucs_young_modulus_approaches_the_input_as_the_tangential_factor_grows(tmp_path):
+    young = 28e9
+    _, soft = RunUcs(tmp_path, 1.0, "beta1")
+    lab, stiff = RunUcs(tmp_path, 10.0, "beta10")
+    print("V5.2:", soft["young_modulus"] / young, soft["poisson_ratio"],
+          stiff["young_modulus"] / young, stiff["poisson_ratio"])
+    assert abs(stiff["young_modulus"] / young - 1) < abs(soft["young_modulus"] / young - 1)
+    assert abs(stiff["young_modulus"] / young - 1) < 0.35
+    assert stiff["poisson_ratio"] < soft["poisson_ratio"]
+    # Outputs of the run.
+    folder = lab.folder
+    with open(os.path.join(folder, "beta10.csv")) as f:
+        rows = list(csv.DictReader(f))
+    assert list(rows[0]) == ["time", "axial_strain", "platen_strain", "lateral_strain",
+                             "volumetric_strain", "axial_stress", "platen_force", "confinement",
+                             "intact_bonds", "broken_tension", "broken_shear"]
+    assert int(rows[-1]["broken_tension"]) == int(rows[-1]["broken_shear"]) == 0
+    assert os.path.getsize(os.path.join(folder, "beta10.png")) > 10000
+    with open(os.path.join(folder, "beta10_summary.json")) as f:
+        summary = json.load(f)
+    for key in ("young_modulus", "poisson_ratio", "peak_stress", "strain_at_peak", "porosity",
+                "coordination_number"):
+        assert key in summary
+    stress = np.array([float(r["axial_stress"]) for r in rows])
+    assert summary["peak_stress"] == pytest.approx(stress.max(), rel=1e-12)
+
+
+def test_a_project_folder_runs_the_virtual_lab(tmp_path):
+    from tessera.project import Project
+    (tmp_path / "ProjectParameters.json").write_text(json.dumps({
+        "analysis_stage": "tessera.dem.virtual_lab",
+        "virtual_lab": {"test": "UCS", "specimen": {"diameter": 0.04, "length": 0.06,
+                                                    "radius": 0.004, "seed": 2},
+                        "loading": {"platen_velocity": 0.2, "final_axial_strain": 0.003},
+                        "output": {"folder": "results", "name": "ucs"}}}))
+    Project(str(tmp_path)).Run()
+    with open(tmp_path / "results" / "ucs_summary.json") as f:
+        summary = json.load(f)
+    assert summary["test"] == "UCS" and summary["bonds"] > 0 and summary["peak_stress"] > 0
+
+
+@pytest.mark.parametrize("given, message", [
+    ({"test": "shear box"}, r"virtual_lab.test: 'shear box' is not one of UCS, triaxial"),
+    ({"loading": {"speed": 1}}, r"virtual_lab.loading: unknown key 'speed'"),
+    ({"material": {"DAMAGE_FACTOR": -1.0}}, r"virtual_lab.material: DAMAGE_FACTOR .* must be >= 0"),
+    ({"material": {"CONTACT_SIGMA_MIN": -1.0}}, r"virtual_lab.material: CONTACT_SIGMA_MIN .* must lie in"),
+    ({"test": "triaxial"}, r"confinement_pressure must be > 0 for a triaxial test"),
+])
+def test_bad_virtual_lab_settings_name_the_key(given, message):
+    from tessera.dem.virtual_lab import Settings
+    with pytest.raises(tessera.Error, match=message):
+        Settings(given)
+
+
+@pytest.mark.parametrize("test", ["triaxial", "hydrostatic", "BTS"])
+def test_the_other_tests_run_and_keep_their_loading(tmp_path, test):
+    """Not validated against reference curves (docs/validation.md); what is
+    checked is each test's loading: the confinement reaches p and holds
+    (triaxial, hydrostatic; the hydrostatic specimen compacts); the Brazilian
+    strength is 2 P / (π D t) of the peak force. (The oedometric test runs
+    but is not checked: on this 146-sphere specimen its modulus came out as
+    the UCS one, 19.2 against 19.4 GPa; the sleeve confines only once the
+    skin spheres reach it.)"""
+    from tessera.dem.virtual_lab import VirtualLaboratory
+    pressure = 5e6
+    loading = {"platen_velocity": 0.2, "final_axial_strain": 0.002, "confinement_time": 2e-4}
+    if test in ("triaxial", "hydrostatic"):
+        loading["confinement_pressure"] = pressure
+    specimen = {"diameter": 0.04, "length": 0.06, "radius": 0.004, "seed": 2}
+    if test == "BTS":
+        specimen = {"diameter": 0.06, "length": 0.03, "radius": 0.004, "seed": 2}
+    lab = VirtualLaboratory({"test": test, "specimen": specimen, "loading": loading,
+                             "output": {"name": test.lower(), "plot": False}}, folder=str(tmp_path))
+    summary = lab.Run()
+    c = lab.Columns()
+    assert summary["bonds"] > 0 and len(c["time"]) > 5
+    if test in ("triaxial", "hydrostatic"):
+        assert c["confinement"][-1] == pytest.approx(pressure, rel=1e-12)
+    if test == "hydrostatic":
+        assert c["volumetric_strain"][-1] > 0.0
+    if test == "triaxial":
+        assert summary["peak_stress"] > pressure
+    if test == "BTS":
+        k = int(np.argmax(c["axial_stress"]))
+        assert summary["tensile_strength"] == pytest.approx(
+            2 * c["platen_force"][k] / (math.pi * 0.06 * 0.03), rel=1e-12)
