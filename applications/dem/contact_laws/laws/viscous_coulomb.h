@@ -85,8 +85,7 @@ template <class T, class M, bool kPowers, class Friction>
   // c_n = 2 ξ sqrt(m k_n) (2.19), 0 without damping.
   const T xi = c.damping_ratio;
   const Mask damped = xi > zero;
-  T cn = zero;
-  if (M::Any(damped)) cn = M::Select(damped, 2.0 * xi * M::Sqrt(c.mass * kn), zero);
+  const T cn = M::Select(damped, 2.0 * xi * M::Sqrt(c.mass * kn), zero);
   // k_t / k_n = 4 G* / E* for every 3D law of the list, so c_t = c_n sqrt(4
   // G* / E*): a caller that has the factor per material pair saves a square
   // root per contact. (Without damping c_n is 0 and the factor finite.)
@@ -105,29 +104,27 @@ template <class T, class M, bool kPowers, class Friction>
   const T ox = h[kSpringX], oy = h[kSpringY], oz = h[kSpringZ];
   const T old_kt = h[kTangentialStiffness], old_fne = h[kNormalElasticForce];
   const T old_norm2 = ox * ox + oy * oy + oz * oz;
-  const Mask rotate = old_norm2 > zero;
-  T fx = ox, fy = oy, fz = oz;
-  if (M::Any(rotate)) {
-    const T old_along = ox * c.nx + oy * c.ny + oz * c.nz;
-    const T px = ox - c.nx * old_along, py = oy - c.ny * old_along, pz = oz - c.nz * old_along;
-    const T new_norm2 = px * px + py * py + pz * pz;
-    const Mask turnable = new_norm2 > zero;
-    const T keep = M::Sqrt(old_norm2 / new_norm2);
-    T qx = M::Select(turnable, px * keep, zero), qy = M::Select(turnable, py * keep, zero),
-      qz = M::Select(turnable, pz * keep, zero);
-    // Where k_t has not changed (the linear law between equal spheres) the
-    // ratio is exactly 1: those contacts need no division.
-    const Mask unloading = (fne < old_fne) & (old_kt > zero) & (kt != old_kt);
-    if (M::Any(unloading)) {
-      const T shrink = kt / old_kt;
-      qx = M::Select(unloading, qx * shrink, qx);
-      qy = M::Select(unloading, qy * shrink, qy);
-      qz = M::Select(unloading, qz * shrink, qz);
-    }
-    fx = M::Select(rotate, qx, ox);
-    fy = M::Select(rotate, qy, oy);
-    fz = M::Select(rotate, qz, oz);
+  // (Computed in every lane, a new contact's too, and selected: in the
+  // kernel nearly every lane has a spring, and a test of the lanes cost more
+  // than it saved.)
+  const T old_along = ox * c.nx + oy * c.ny + oz * c.nz;
+  const T px = ox - c.nx * old_along, py = oy - c.ny * old_along, pz = oz - c.nz * old_along;
+  const T new_norm2 = px * px + py * py + pz * pz;
+  const Mask turnable = new_norm2 > zero;
+  const T keep = M::Sqrt(old_norm2 / new_norm2);
+  T qx = M::Select(turnable, px * keep, zero), qy = M::Select(turnable, py * keep, zero),
+    qz = M::Select(turnable, pz * keep, zero);
+  // Where k_t has not changed (the linear law between equal spheres) the
+  // ratio is exactly 1: those contacts need no division.
+  const Mask unloading = (fne < old_fne) & (old_kt > zero) & (kt != old_kt);
+  if (M::Any(unloading)) {
+    const T shrink = kt / old_kt;
+    qx = M::Select(unloading, qx * shrink, qx);
+    qy = M::Select(unloading, qy * shrink, qy);
+    qz = M::Select(unloading, qz * shrink, qz);
   }
+  const Mask rotate = old_norm2 > zero;
+  T fx = M::Select(rotate, qx, ox), fy = M::Select(rotate, qy, oy), fz = M::Select(rotate, qz, oz);
   // Loading: F_te += k_t Δs_t (2.32).
   const T step_along = c.sx * c.nx + c.sy * c.ny + c.sz * c.nz;
   fx = fx + (c.sx - c.nx * step_along) * kt;
