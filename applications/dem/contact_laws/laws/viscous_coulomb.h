@@ -7,13 +7,13 @@
 // Elastic (laws/); this is the rest of what every law of the list shares, and
 // a law that needs another force writes its own Force (law_defaults.h).
 //
-// Every branch of the scalar law is a Select here, and work that only some
-// lanes select sits behind Any(mask): for double a Select is a ternary and
-// Any the mask itself, so the scalar path keeps its branches and the lanes
-// compute the same operations in the same order. Nothing may be fused (the
-// batch kernel is compiled with -ffp-contract=off and the scalar path has no
-// fused operations either): a contact gets bitwise the same results from
-// every width and from the scalar path, by construction.
+// Every branch of the scalar law is a Select here, and the rare work (the
+// unloading ratio, the slider's cap) sits behind Any(mask): for double a
+// Select is a ternary and Any the mask itself, so the lanes and the scalar
+// path compute the same operations in the same order. Nothing may be fused
+// (the batch kernel is compiled with -ffp-contract=off, the scalar path for
+// an x86-64 without FMA): a contact gets bitwise the same results from every
+// width and from the scalar path, by construction.
 #pragma once
 
 #include <cmath>
