@@ -1,14 +1,19 @@
 // The force of one contact: the inner loop of the DEM strategy, inline and
 // without virtual calls (one branch on the pair's law, over the list of laws
-// in contact_laws.h). Formulas and their sources are listed in contact_law.h
-// and in each law's header (laws/).
+// in contact_laws.h), each law's Force template on doubles (the batch kernel
+// runs the same templates on its vectors). Formulas and their sources are
+// listed in contact_law.h, laws/viscous_coulomb.h and each law's header
+// (laws/). Also where a contact's history lives (PairHistory, LawExtraHistory).
 #pragma once
 
+#include <algorithm>
 #include <cmath>
+#include <cstddef>
 #include <cstdint>
 
 #include "applications/dem/contact_laws/contact_law.h"
 #include "applications/dem/contact_laws/contact_laws.h"
+#include "kernel/core/error.h"
 
 namespace tessera::dem {
 
@@ -31,17 +36,48 @@ struct PairHistory {
   double tangential_stiffness = 0.0;
   double normal_elastic_force = 0.0;
 };
-static_assert(sizeof(PairHistory) == 5 * sizeof(double));
-// Every law's history fits the record (a law that keeps more fails here, by name).
+static_assert(sizeof(PairHistory) == kViscousCoulombHistoryDoubles * sizeof(double));
+
+// The history of a law that keeps more than the record's five doubles
+// (kHistoryDoubles > 5: damage, plastic state): the record holds the first
+// five, as for every law, and the rest lives in a side table of
+// LawExtraHistory<L> doubles per contact, which only a law that needs it
+// reads. The record keeps its 40 bytes, so the laws that keep five or less
+// read and write exactly what they did; the scalar path takes the side
+// table's row (ComputeContactForce's `extra_history`), and such a law offers
+// no batch kernel (kBatch = false: the kernel reads the records only).
+template <class L>
+inline constexpr std::size_t LawExtraHistory =
+    L::kHistoryDoubles > kViscousCoulombHistoryDoubles
+        ? L::kHistoryDoubles - kViscousCoulombHistoryDoubles
+        : 0;
+
+// The doubles of side table per contact that the laws of a list need: the
+// widest law's extra history.
 template <class Laws>
-constexpr bool HistoriesFit() {
-  Laws::ForEach([]<class L>(std::type_identity<L>) {
-    static_assert(L::kHistoryDoubles <= sizeof(PairHistory) / sizeof(double),
-                  "the law keeps more history than PairHistory holds");
+constexpr std::size_t ExtraHistoryDoubles() {
+  std::size_t widest = 0;
+  Laws::ForEach([&]<class L>(std::type_identity<L>) {
+    static_assert(!(L::kBatch && LawExtraHistory<L> > 0),
+                  "the batch kernel keeps the five-double record only: a law with more "
+                  "history sets kBatch = false");
+    widest = std::max(widest, LawExtraHistory<L>);
   });
-  return true;
+  return widest;
 }
-static_assert(HistoriesFit<ContactLaws>());
+// The DEM strategy's contact lists hold the record only (the side table is not
+// allocated there yet): a law of the build's list that keeps more history
+// fails here, at compile time, rather than losing its state.
+static_assert(ExtraHistoryDoubles<ContactLaws>() == 0,
+              "a law of the build keeps more history than the strategy's contact lists hold");
+
+// The error of a law with extra history evaluated without its side table row.
+[[noreturn, gnu::cold, gnu::noinline]] inline void ThrowMissingExtraHistory(const char* law,
+                                                                            std::size_t doubles) {
+  TESSERA_ERROR("contact law ", law, " keeps ", doubles,
+                " doubles of history per contact; this contact list stores ",
+                static_cast<std::size_t>(kViscousCoulombHistoryDoubles));
+}
 
 // The bits of a pair candidate's state byte: whether it touched at its last
 // evaluation, and whether it slid then. Zero: apart, with a cleared history.
@@ -71,6 +107,10 @@ inline double DecayedFriction(const PairParameters& p, double v2) {
 // (thesis eq. 2.10, 2.31). `radius` and `mass` are the pair's equivalent values;
 // `dt` the time step (for the slider's dissipated power);
 // `tangential_damping_factor`, when >= 0, is TangentialDampingFactor(p).
+// `extra_history`: the doubles a law keeps past the five of the record
+// (kHistoryDoubles - 5, LawHistory), null for the laws that keep five or less.
+// The arithmetic is the law's Force (laws/law_defaults.h) on doubles, the
+// source that the batch kernel runs on its lanes.
 // Always inlined: it is the body of the contact loops, and a call per contact
 // costs as much as the arithmetic (and outputs a caller ignores cost nothing).
 // `Laws`: the list of laws p.law indexes (a test's list may add its own).
@@ -78,75 +118,66 @@ template <class Laws = ContactLaws>
 [[gnu::always_inline]] inline ContactForce ComputeContactForce(
     const PairParameters& p, double overlap, double radius, double mass, const Array3& normal,
     const Array3& relative_velocity, const Array3& relative_displacement, ContactHistoryRef history,
-    double dt, double tangential_damping_factor = -1.0) {
-  double kn, kt, fne, energy;
-  Laws::Visit(p.law, [&]<class L>(std::type_identity<L>) {
-    L::template Elastic<double, ScalarMath>(p.effective_young, p.effective_shear, radius, overlap,
-                                            kn, kt, fne);
-    energy = L::Energy(fne, overlap);
-  });
-  const double xi = p.damping_ratio;
-  const double cn = xi > 0.0 ? 2.0 * xi * std::sqrt(mass * kn) : 0.0;
-  // k_t / k_n = 4 G* / E* for both laws, so c_t = c_n sqrt(4 G* / E*): a caller
-  // that has the factor per material pair saves a square root per contact.
-  const double ct = xi <= 0.0                          ? 0.0
-                    : tangential_damping_factor >= 0.0 ? cn * tangential_damping_factor
-                                                       : 2.0 * xi * std::sqrt(mass * kt);
-  const double overlap_rate = -Dot(relative_velocity, normal);
-  double fn = fne + cn * overlap_rate;
-  if (fn < 0.0) fn = 0.0;
-
-  // The spring force of the previous step, turned into the new tangent plane
-  // with its magnitude kept.
-  Array3 spring = history.tangential_force;
-  const double old_norm2 = Dot(spring, spring);
-  if (old_norm2 > 0.0) {
-    spring -= Dot(spring, normal) * normal;
-    const double new_norm2 = Dot(spring, spring);
-    spring = new_norm2 > 0.0 ? spring * std::sqrt(old_norm2 / new_norm2) : Array3{};
-    // Unloading: the contact area shrinks and the stored force with it.
-    if (fne < history.normal_elastic_force && history.tangential_stiffness > 0.0)
-      spring *= kt / history.tangential_stiffness;
-  }
-  const Array3 tangential_displacement =
-      relative_displacement - Dot(relative_displacement, normal) * normal;
-  spring += kt * tangential_displacement;
-  const Array3 tangential_velocity = relative_velocity - Dot(relative_velocity, normal) * normal;
-  Array3 tangential = spring + ct * tangential_velocity;
-
-  const double mu = p.friction_decay >= 0.0
-                        ? DecayedFriction(p, Dot(tangential_velocity, tangential_velocity))
-                    : history.sliding ? p.dynamic_friction
-                                      : p.static_friction;
-  const double limit = mu * fn;
-  const double trial2 = Dot(tangential, tangential);  // squared: no root unless it slips
-  // The relative velocity does work on the contact: F · v with F on the first
-  // body and v of the second relative to it; the dashpot part is dissipated.
-  double damping_power = (fn - fne) * overlap_rate;
-  double friction_power = 0.0;
-  if (trial2 > limit * limit) {
-    // Slip: the force is capped and the spring keeps only what the slider passes.
-    tangential = tangential * (limit / std::sqrt(trial2));
-    // The slider dissipates the capped force times the slip, the part of this
-    // step's tangential displacement the spring does not keep.
-    if (kt > 0.0 && dt > 0.0) friction_power = Dot(tangential, spring - tangential) / (kt * dt);
-    spring = tangential;
-    history.sliding = 1;
-  } else {
-    history.sliding = 0;
-    damping_power += ct * Dot(tangential_velocity, tangential_velocity);
-  }
-  history.tangential_force = spring;
-  history.tangential_stiffness = kt;
-  history.normal_elastic_force = fne;
-
+    double dt, double tangential_damping_factor = -1.0, double* extra_history = nullptr) {
+  const LawContact<double> c{overlap,
+                             radius,
+                             mass,
+                             normal[0],
+                             normal[1],
+                             normal[2],
+                             relative_velocity[0],
+                             relative_velocity[1],
+                             relative_velocity[2],
+                             relative_displacement[0],
+                             relative_displacement[1],
+                             relative_displacement[2],
+                             p.effective_young,
+                             p.effective_shear,
+                             p.damping_ratio,
+                             tangential_damping_factor,
+                             tangential_damping_factor >= 0.0,
+                             dt};
+  // μ: FRICTION_DECAY's blend with the sliding speed, else static while
+  // sticking and dynamic once it slid.
+  auto friction = [&p](bool sliding, double tvx, double tvy, double tvz) {
+    return p.friction_decay >= 0.0 ? DecayedFriction(p, tvx * tvx + tvy * tvy + tvz * tvz)
+           : sliding               ? p.dynamic_friction
+                                   : p.static_friction;
+  };
   ContactForce out;
-  out.force = tangential - fn * normal;
-  out.elastic_force = spring - fne * normal;
-  out.normal_force = fn;
-  out.elastic_energy = energy;
-  out.damping_power = damping_power;
-  out.friction_power = friction_power;
+  Laws::Visit(p.law, [&]<class L>(std::type_identity<L>) {
+    constexpr std::size_t kDoubles = L::kHistoryDoubles;
+    static_assert(kDoubles >= kViscousCoulombHistoryDoubles,
+                  "a law's history starts with the viscous Coulomb record");
+    double h[kDoubles];
+    h[kSpringX] = history.tangential_force[0];
+    h[kSpringY] = history.tangential_force[1];
+    h[kSpringZ] = history.tangential_force[2];
+    h[kTangentialStiffness] = history.tangential_stiffness;
+    h[kNormalElasticForce] = history.normal_elastic_force;
+    if constexpr (kDoubles > kViscousCoulombHistoryDoubles) {
+      if (extra_history == nullptr) ThrowMissingExtraHistory(L::kName, kDoubles);
+      for (std::size_t k = kViscousCoulombHistoryDoubles; k < kDoubles; ++k)
+        h[k] = extra_history[k - kViscousCoulombHistoryDoubles];
+    }
+    const LawForce<double, bool> f =
+        L::template Force<L, double, ScalarMath, true>(c, h, history.sliding != 0, friction);
+    history.tangential_force = Array3{h[kSpringX], h[kSpringY], h[kSpringZ]};
+    history.tangential_stiffness = h[kTangentialStiffness];
+    history.normal_elastic_force = h[kNormalElasticForce];
+    if constexpr (kDoubles > kViscousCoulombHistoryDoubles)
+      for (std::size_t k = kViscousCoulombHistoryDoubles; k < kDoubles; ++k)
+        extra_history[k - kViscousCoulombHistoryDoubles] = h[k];
+    history.sliding = f.slip ? 1 : 0;
+    double ex, ey, ez;
+    L::ElasticForce(c, h, ex, ey, ez);
+    out.force = Array3{f.fx, f.fy, f.fz};
+    out.elastic_force = Array3{ex, ey, ez};
+    out.normal_force = f.normal_force;
+    out.elastic_energy = L::Energy(h[kNormalElasticForce], overlap);
+    out.damping_power = f.damping_power;
+    out.friction_power = f.friction_power;
+  });
   return out;
 }
 

@@ -223,7 +223,7 @@ void ReadRollingFriction(const RelationReader& reader, bool against_wall, PairPa
                     ", ", model, "); give the pair a material relation");
     name = model;
   }
-  pair.rolling_model = name.empty() ? RollingFrictionModel::kConstantTorque
+  pair.rolling_model = name.empty() ? kRollingModelId<ConstantTorqueRolling>
                                     : RollingFrictionModelFromName(name, reader.where);
   const double plain = AverageOverProperties(reader.sources, ROLLING_FRICTION, nullptr, 0.0);
   const bool with_walls = against_wall && !reader.is_relation;

@@ -6,11 +6,11 @@
 // strategy whether the processor runs the kernel, otherwise the strategy
 // keeps its scalar loop.
 //
-// The law's stiffnesses and elastic normal force are its header's Elastic
-// template (laws/), instantiated with the lane vectors; every other expression
-// repeats, in the same order of operations, the scalar pair loop
-// (pair_contact_pass.cpp) and ComputeContactForce, with every branch evaluated
-// in all lanes and selected; keep the three in step. This file is compiled with -ffp-contract=off
+// The contact law is its header's Force template (laws/), instantiated with
+// the lane vectors: the source ComputeContactForce runs on doubles. The
+// geometry around it repeats, in the same order of operations, the scalar
+// pair loop (pair_contact_pass.cpp), with every branch evaluated in all lanes
+// and selected; keep the two in step. This file is compiled with -ffp-contract=off
 // (AVX-512 implies FMA), so nothing is fused. On other processor families the
 // kernel is not compiled and the strategy keeps its scalar loop.
 #include "applications/dem/contact_laws/pair_contact_batch.h"
@@ -41,16 +41,22 @@ TESSERA_AVX2 Vec Splat(double s) { return Vec{s, s, s, s}; }
 TESSERA_AVX2 Vec Sqrt(Vec x) {
   return reinterpret_cast<Vec>(_mm256_sqrt_pd(reinterpret_cast<__m256d>(x)));
 }
-// The Math of a law's Elastic template (laws/law_defaults.h) on four lanes.
-// Not always_inline: Elastic has no target of its own, so its call is inlined
-// once Elastic is, into the kernel (the library keeps no LaneMath symbol).
-struct LaneMath {
-  [[gnu::target("avx2")]] static Vec Sqrt(Vec x) { return tessera::dem::Sqrt(x); }
-};
 TESSERA_AVX2 Vec Select(Mask m, Vec a, Vec b) { return m ? a : b; }
 // Whether any lane is set: work that only such lanes select is skipped
 // otherwise (square roots and divisions bound this kernel).
 TESSERA_AVX2 bool Any(Mask m) { return _mm256_movemask_pd(reinterpret_cast<__m256d>(m)) != 0; }
+// The Math of a law's Force and Elastic templates (laws/law_defaults.h) on
+// four lanes. Not always_inline: Force has no target of its own, so these
+// calls are inlined once Force is, into the kernel (the library keeps no
+// LaneMath symbol).
+struct LaneMath {
+  using Mask = tessera::dem::Mask;
+  [[gnu::target("avx2")]] static Vec Sqrt(Vec x) { return tessera::dem::Sqrt(x); }
+  [[gnu::target("avx2")]] static Vec Select(Mask m, Vec a, Vec b) {
+    return tessera::dem::Select(m, a, b);
+  }
+  [[gnu::target("avx2")]] static bool Any(Mask m) { return tessera::dem::Any(m); }
+};
 // One value per lane: base[stride * index[l] + offset].
 TESSERA_AVX2 Vec Gather(const double* base, const std::uint32_t* index, std::size_t stride,
                         std::size_t offset) {
@@ -139,11 +145,16 @@ TESSERA_LANES Vec Sqrt(Vec x) {
   const __m512d v = reinterpret_cast<__m512d>(x);
   return reinterpret_cast<Vec>(_mm512_mask_sqrt_pd(v, 0xff, v));
 }
-struct LaneMath {  // as the four-lane one
-  [[gnu::target("avx512f,avx512dq")]] static Vec Sqrt(Vec x) { return eight_lanes::Sqrt(x); }
-};
 TESSERA_LANES Vec Select(Mask m, Vec a, Vec b) { return m ? a : b; }
 TESSERA_LANES bool Any(Mask m) { return _mm512_movepi64_mask(reinterpret_cast<__m512i>(m)) != 0; }
+struct LaneMath {  // as the four-lane one
+  using Mask = eight_lanes::Mask;
+  [[gnu::target("avx512f,avx512dq")]] static Vec Sqrt(Vec x) { return eight_lanes::Sqrt(x); }
+  [[gnu::target("avx512f,avx512dq")]] static Vec Select(Mask m, Vec a, Vec b) {
+    return eight_lanes::Select(m, a, b);
+  }
+  [[gnu::target("avx512f,avx512dq")]] static bool Any(Mask m) { return eight_lanes::Any(m); }
+};
 TESSERA_LANES Vec Gather(const double* base, const std::uint32_t* index, std::size_t stride,
                          std::size_t offset) {
   return Vec{base[stride * index[0] + offset], base[stride * index[1] + offset],

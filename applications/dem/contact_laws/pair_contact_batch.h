@@ -7,11 +7,13 @@
 // their history in place and adds their forces to the spheres' rows in list
 // order. Processors without AVX2 keep the scalar loop.
 //
-// The arithmetic is ComputeContactForce's (contact_force.h) with the
-// geometry of the strategy's scalar pair loop, operation for operation, with
-// selects where those have branches and without fused multiply-adds: a contact
-// gets bitwise the same force, torque and history from either path, so the
-// choice of path changes no result (test_dem_contact_batch.py).
+// The contact law is the law's own Force template (laws/law_defaults.h), the
+// source ComputeContactForce (contact_force.h) runs on doubles, here on the
+// vectors; the geometry around it is the strategy's scalar pair loop's,
+// operation for operation, with selects where that has branches and without
+// fused multiply-adds: a contact gets bitwise the same force, torque and
+// history from either path, so the choice of path changes no result
+// (test_dem_contact_batch.py, tests/cpp/test_contact_law_lanes.cpp).
 #pragma once
 
 #include <algorithm>
@@ -39,8 +41,8 @@ struct PairTableArrays {
   std::vector<PairParameters> pairs;       // FRICTION_DECAY (DecayedFriction), rolling resistance
   bool any_friction_decay = false;         // some pair blends its frictions
   // Rolling resistance (rolling_friction.h): the coefficient of a pair with a
-  // model (else 0), and 1 where the model is the viscous torque, else 0.
-  std::vector<double> rolling_friction, rolling_viscous;
+  // model (else 0), and its RollingFrictionModel id as a double (0: none).
+  std::vector<double> rolling_friction, rolling_model;
   bool any_rolling = false;  // some pair has a rolling resistance model
 };
 

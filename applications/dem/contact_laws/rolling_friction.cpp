@@ -4,29 +4,20 @@
 #include "kernel/core/error.h"
 
 namespace tessera::dem {
-namespace {
-constexpr const char* kConstantTorqueName = "DEMRollingFrictionModelConstantTorque";
-constexpr const char* kViscousTorqueName = "DEMRollingFrictionModelViscousTorque";
-}  // namespace
 
 RollingFrictionModel RollingFrictionModelFromName(const std::string& name,
                                                   const std::string& where) {
-  if (name == kConstantTorqueName) return RollingFrictionModel::kConstantTorque;
-  if (name == kViscousTorqueName) return RollingFrictionModel::kViscousTorque;
-  TESSERA_ERROR(where, ": unknown or unsupported DEM_ROLLING_FRICTION_MODEL_NAME '", name,
-                "'; this build provides ", kConstantTorqueName, " and ", kViscousTorqueName);
+  const RollingFrictionModel model = RollingFrictionModels::IdOfName(name);
+  if (model == RollingFrictionModel::kNone)
+    TESSERA_ERROR(where, ": unknown or unsupported DEM_ROLLING_FRICTION_MODEL_NAME '", name,
+                  "'; this build provides ", RollingFrictionModels::Names());
+  return model;
 }
 
 const char* RollingFrictionModelName(RollingFrictionModel model) {
-  switch (model) {
-    case RollingFrictionModel::kConstantTorque:
-      return kConstantTorqueName;
-    case RollingFrictionModel::kViscousTorque:
-      return kViscousTorqueName;
-    case RollingFrictionModel::kNone:
-      break;
-  }
-  return "none";
+  if (model == RollingFrictionModel::kNone) return "none";
+  return RollingFrictionModels::Visit(
+      model, []<class M>(std::type_identity<M>) -> const char* { return M::kName; });
 }
 
 }  // namespace tessera::dem

@@ -372,9 +372,8 @@ void ExplicitSolverStrategy::CheckPlanarSetup() const {
 void ExplicitSolverStrategy::FillPairArrays(std::size_t particle_materials) {
   const std::size_t nm = table_.size();
   PairTableArrays& t = pair_arrays_;
-  for (std::vector<double>* column :
-       {&t.young, &t.shear, &t.damping_ratio, &t.defined, &t.share, &t.tangential_damping,
-        &t.rolling_friction, &t.rolling_viscous})
+  for (std::vector<double>* column : {&t.young, &t.shear, &t.damping_ratio, &t.defined, &t.share,
+                                      &t.tangential_damping, &t.rolling_friction, &t.rolling_model})
     column->assign(nm * nm, 0.0);
   t.friction.assign(2 * nm * nm, 0.0);
   t.pairs.assign(nm * nm, PairParameters{});
@@ -395,8 +394,7 @@ void ExplicitSolverStrategy::FillPairArrays(std::size_t particle_materials) {
       t.any_friction_decay = t.any_friction_decay || pair.friction_decay >= 0.0;
       if (pair.rolling_model != RollingFrictionModel::kNone) {
         t.rolling_friction[k] = pair.rolling_friction;
-        t.rolling_viscous[k] =
-            pair.rolling_model == RollingFrictionModel::kViscousTorque ? 1.0 : 0.0;
+        t.rolling_model[k] = static_cast<double>(pair.rolling_model);
         t.any_rolling = true;
       }
       t.defined[k] = pair.defined ? 1.0 : 0.0;

@@ -15,12 +15,21 @@
 //   StiffnessRadius  ρ of two spheres of radii ri, rj, pair radius R_eq
 //   Elastic          k_n, k_t and F_ne at overlap δ: a template over the number
 //                    type (double, or the kernel's vectors of 4 and 8 lanes) and
-//                    its Math (Sqrt), so that every path runs one source
+//                    its Math (Sqrt, Select, Any), so that every path runs one source
+//   Force            the contact's force and its history update, a template
+//                    over the same number types: by default the viscous
+//                    Coulomb force (viscous_coulomb.h) with the law's Elastic.
+//                    The scalar path (ComputeContactForce) and the batch kernel
+//                    (pair_contact_lanes.inc) both run it: one source, bitwise
+//                    equal by construction
 //   Energy           the normal elastic energy at F_ne, δ
 //   StoredEnergy     the same from the history (F_ne², k_t): NormalElasticEnergy
 //   ContactTime      k_n and the contact time of an impact, for the time step
-//   kHistoryDoubles  the doubles of history a contact keeps: at most the five
-//                    of PairHistory (spring, k_t, F_ne) for now (contact_force.h)
+//   kHistoryDoubles  the doubles of history a contact keeps, its first five
+//                    laid out as the viscous Coulomb force's (spring, k_t, F_ne;
+//                    ViscousCoulombHistory). A law may keep more (damage,
+//                    plastic state): its Force gets all of them; the contact
+//                    lists store them as contact_force.h says (LawHistory)
 #pragma once
 
 #include <cmath>
@@ -28,13 +37,9 @@
 #include <numbers>
 
 #include "applications/dem/contact_laws/contact_law.h"
+#include "applications/dem/contact_laws/laws/viscous_coulomb.h"
 
 namespace tessera::dem {
-
-// Math of the scalar path.
-struct ScalarMath {
-  static double Sqrt(double x) { return std::sqrt(x); }
-};
 
 // The materials of a pair as FinishMaterials reads them.
 struct PairMaterials {
@@ -75,6 +80,22 @@ struct LinearLawDefaults {
     kn = 2.0 * young * radius;
     kt = 8.0 * shear * radius;
     fne = kn * overlap;
+  }
+  // The viscous Coulomb force (viscous_coulomb.h) with L's Elastic. `h`: the
+  // law's kHistoryDoubles doubles (or lanes), updated in place.
+  template <class L, class T, class M, bool kPowers, class Friction>
+  [[gnu::always_inline]] static LawForce<T, typename M::Mask> Force(const LawContact<T>& c, T* h,
+                                                                    const typename M::Mask& sliding,
+                                                                    Friction&& friction) {
+    T kn, kt, fne;
+    L::template Elastic<T, M>(c.young, c.shear, c.radius, c.overlap, kn, kt, fne);
+    return ViscousCoulombForce<T, M, kPowers>(c, kn, kt, fne, h, sliding, friction);
+  }
+  // The elastic part of the force on the first body, from the updated history.
+  template <class T>
+  [[gnu::always_inline]] static void ElasticForce(const LawContact<T>& c, const T* h, T& ex, T& ey,
+                                                  T& ez) {
+    ViscousCoulombElasticForce(c, h, ex, ey, ez);
   }
   static double Energy(double fne, double overlap) { return 0.5 * fne * overlap; }
   // δ = F_ne / k_n with k_n = k_t E* / (4 G*): E = 2 F_ne² G* / (E* k_t).

@@ -137,6 +137,16 @@ def test_an_unknown_rolling_friction_model_is_an_error_naming_it():
         LaunchedSphere("DEMRollingFrictionModelBounded", 0.05)
 
 
+def test_the_unknown_model_error_names_the_key_and_every_model_of_the_list():
+    """The names come from the list of models (rolling_friction.h), none left out."""
+    with pytest.raises(tessera.Error) as error:
+        LaunchedSphere("DEMRollingFrictionModelBounded", 0.05)
+    message = str(error.value)
+    assert "DEM_ROLLING_FRICTION_MODEL_NAME 'DEMRollingFrictionModelBounded'" in message
+    assert message.endswith("provides DEMRollingFrictionModelConstantTorque, "
+                            "DEMRollingFrictionModelViscousTorque")
+
+
 def test_a_negative_rolling_friction_is_an_error():
     with pytest.raises(tessera.Error, match="ROLLING_FRICTION .*must be >= 0, got -0.1"):
         LaunchedSphere(CONSTANT, -0.1)
