@@ -9,6 +9,7 @@
 #include <filesystem>
 
 #include "kernel/core/error.h"
+#include "kernel/io/hdf5_handles.h"
 
 namespace tessera {
 
@@ -16,47 +17,7 @@ namespace {
 
 static_assert(std::is_same_v<hid_t, std::int64_t>, "hid_t is held as int64 in the header");
 
-herr_t InnermostDescription(unsigned, const H5E_error2_t* error, void* data) {
-  if (error->desc && *error->desc) *static_cast<std::string*>(data) = error->desc;
-  return 0;
-}
-
-std::string Hdf5Reason() {
-  std::string message;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, InnermostDescription, &message);
-  H5Eclear2(H5E_DEFAULT);
-  return message.empty() ? "HDF5 gave no reason" : message;
-}
-
-// Silences HDF5's printing of its error stack: every failure becomes an Error.
-class Quiet {
- public:
-  Quiet() {
-    H5Eget_auto2(H5E_DEFAULT, &function_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~Quiet() { H5Eset_auto2(H5E_DEFAULT, function_, data_); }
-
- private:
-  H5E_auto2_t function_ = nullptr;
-  void* data_ = nullptr;
-};
-
-class Handle {
- public:
-  Handle(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  ~Handle() {
-    if (id_ >= 0) close_(id_);
-  }
-  Handle(const Handle&) = delete;
-  Handle& operator=(const Handle&) = delete;
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
+using hdf5::Handle;
 
 bool LinkExists(hid_t file, const std::string& path) {
   std::size_t pos = 0;
@@ -80,10 +41,11 @@ CheckpointWriter::CheckpointWriter(std::string path) : path_(std::move(path)) {
     std::error_code ec;
     std::filesystem::create_directories(parent, ec);
   }
-  Quiet quiet;
+  hdf5::QuietErrors quiet;
   file_ = H5Fcreate(temporary_.c_str(), H5F_ACC_TRUNC, H5P_DEFAULT, H5P_DEFAULT);
   if (file_ < 0)
-    TESSERA_ERROR("checkpoint: cannot create ", temporary_, " (for ", path_, "): ", Hdf5Reason());
+    TESSERA_ERROR("checkpoint: cannot create ", temporary_, " (for ", path_,
+                  "): ", hdf5::LastErrorMessage());
   SetAttribute("format", std::string(kCheckpointFormatName));
   SetAttribute("layout_version", kCheckpointLayoutVersion);
 }
@@ -97,7 +59,7 @@ CheckpointWriter::~CheckpointWriter() {
 void CheckpointWriter::WriteRaw(const std::string& name, std::int64_t type, const void* data,
                                 std::size_t count) {
   TESSERA_CHECK(!committed_, "checkpoint ", path_, ": writing ", name, " after Commit()");
-  Quiet quiet;
+  hdf5::QuietErrors quiet;
   TESSERA_CHECK(!LinkExists(file_, name), "checkpoint ", path_, ": ", name, " written twice");
   Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
   H5Pset_create_intermediate_group(lcpl.get(), 1);
@@ -107,9 +69,11 @@ void CheckpointWriter::WriteRaw(const std::string& name, std::int64_t type, cons
       H5Dcreate2(file_, name.c_str(), type, space.get(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
       H5Dclose);
   if (!set.valid())
-    TESSERA_ERROR("checkpoint ", temporary_, ": creating ", name, " failed: ", Hdf5Reason());
+    TESSERA_ERROR("checkpoint ", temporary_, ": creating ", name,
+                  " failed: ", hdf5::LastErrorMessage());
   if (count > 0 && H5Dwrite(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
-    TESSERA_ERROR("checkpoint ", temporary_, ": writing ", name, " failed: ", Hdf5Reason());
+    TESSERA_ERROR("checkpoint ", temporary_, ": writing ", name,
+                  " failed: ", hdf5::LastErrorMessage());
 }
 
 void CheckpointWriter::Write(const std::string& name, const std::vector<double>& values) {
@@ -143,12 +107,13 @@ void RootAttribute(hid_t file, const std::string& path, const std::string& name,
   Handle attribute(
       H5Acreate2(root.get(), name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
   if (!attribute.valid() || H5Awrite(attribute.get(), type, data) < 0)
-    TESSERA_ERROR("checkpoint ", path, ": writing attribute ", name, " failed: ", Hdf5Reason());
+    TESSERA_ERROR("checkpoint ", path, ": writing attribute ", name,
+                  " failed: ", hdf5::LastErrorMessage());
 }
 }  // namespace
 
 void CheckpointWriter::SetAttribute(const std::string& name, const std::string& value) {
-  Quiet quiet;
+  hdf5::QuietErrors quiet;
   Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
   H5Tset_size(type.get(), H5T_VARIABLE);
   H5Tset_cset(type.get(), H5T_CSET_UTF8);
@@ -156,21 +121,22 @@ void CheckpointWriter::SetAttribute(const std::string& name, const std::string& 
   RootAttribute(file_, temporary_, name, type.get(), &text);
 }
 void CheckpointWriter::SetAttribute(const std::string& name, std::int64_t value) {
-  Quiet quiet;
+  hdf5::QuietErrors quiet;
   RootAttribute(file_, temporary_, name, H5T_NATIVE_INT64, &value);
 }
 void CheckpointWriter::SetAttribute(const std::string& name, double value) {
-  Quiet quiet;
+  hdf5::QuietErrors quiet;
   RootAttribute(file_, temporary_, name, H5T_NATIVE_DOUBLE, &value);
 }
 
 void CheckpointWriter::Commit() {
   TESSERA_CHECK(!committed_, "checkpoint ", path_, ": committed twice");
   {
-    Quiet quiet;
+    hdf5::QuietErrors quiet;
     const herr_t status = H5Fclose(file_);
     file_ = -1;
-    if (status < 0) TESSERA_ERROR("checkpoint ", temporary_, ": closing failed: ", Hdf5Reason());
+    if (status < 0)
+      TESSERA_ERROR("checkpoint ", temporary_, ": closing failed: ", hdf5::LastErrorMessage());
   }
   std::error_code ec;
   std::filesystem::rename(temporary_, path_, ec);
@@ -183,7 +149,7 @@ void CheckpointWriter::Commit() {
 
 CheckpointReader::CheckpointReader(std::string path) : path_(std::move(path)) {
   TESSERA_CHECK(std::filesystem::exists(path_), "checkpoint ", path_, " does not exist");
-  Quiet quiet;
+  hdf5::QuietErrors quiet;
   if (H5Fis_hdf5(path_.c_str()) <= 0) {
     H5Eclear2(H5E_DEFAULT);
     TESSERA_ERROR("checkpoint ", path_,
@@ -192,7 +158,7 @@ CheckpointReader::CheckpointReader(std::string path) : path_(std::move(path)) {
   file_ = H5Fopen(path_.c_str(), H5F_ACC_RDONLY, H5P_DEFAULT);
   if (file_ < 0)
     TESSERA_ERROR("checkpoint ", path_,
-                  " cannot be opened (truncated or damaged?): ", Hdf5Reason());
+                  " cannot be opened (truncated or damaged?): ", hdf5::LastErrorMessage());
   if (!HasAttribute("format") || StringAttribute("format") != kCheckpointFormatName)
     TESSERA_ERROR("checkpoint ", path_, " is an HDF5 file but not a Tessera checkpoint (no '",
                   kCheckpointFormatName, "' format attribute)");
@@ -210,7 +176,7 @@ CheckpointReader::~CheckpointReader() {
 }
 
 bool CheckpointReader::Has(const std::string& name) const {
-  Quiet quiet;
+  hdf5::QuietErrors quiet;
   const bool exists = LinkExists(file_, name);
   H5Eclear2(H5E_DEFAULT);
   return exists;
@@ -219,23 +185,24 @@ bool CheckpointReader::Has(const std::string& name) const {
 template <class T>
 std::vector<T> CheckpointReader::ReadTyped(const std::string& name, std::int64_t type,
                                            const char* type_name) const {
-  Quiet quiet;
+  hdf5::QuietErrors quiet;
   if (!LinkExists(file_, name))
     TESSERA_ERROR("checkpoint ", path_, " has no dataset ", name,
                   " (written by another deck or an older Tessera?)");
   Handle set(H5Dopen2(file_, name.c_str(), H5P_DEFAULT), H5Dclose);
-  if (!set.valid()) TESSERA_ERROR("checkpoint ", path_, ": opening ", name, ": ", Hdf5Reason());
+  if (!set.valid())
+    TESSERA_ERROR("checkpoint ", path_, ": opening ", name, ": ", hdf5::LastErrorMessage());
   Handle stored(H5Dget_type(set.get()), H5Tclose);
   Handle wanted(H5Tget_native_type(stored.get(), H5T_DIR_ASCEND), H5Tclose);
   if (H5Tequal(wanted.get(), type) <= 0)
     TESSERA_ERROR("checkpoint ", path_, ": dataset ", name, " is not of type ", type_name);
   Handle space(H5Dget_space(set.get()), H5Sclose);
   const hssize_t count = H5Sget_simple_extent_npoints(space.get());
-  if (count < 0) TESSERA_ERROR("checkpoint ", path_, ": ", name, ": ", Hdf5Reason());
+  if (count < 0) TESSERA_ERROR("checkpoint ", path_, ": ", name, ": ", hdf5::LastErrorMessage());
   std::vector<T> values(static_cast<std::size_t>(count));
   if (count > 0 && H5Dread(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, values.data()) < 0)
     TESSERA_ERROR("checkpoint ", path_, ": reading ", name,
-                  " failed (truncated or damaged file?): ", Hdf5Reason());
+                  " failed (truncated or damaged file?): ", hdf5::LastErrorMessage());
   return values;
 }
 
@@ -275,7 +242,7 @@ herr_t CollectName(hid_t, const char* name, const H5L_info_t*, void* data) {
 std::vector<std::string> CheckpointReader::List(const std::string& group) const {
   std::vector<std::string> names;
   if (!Has(group)) return names;
-  Quiet quiet;
+  hdf5::QuietErrors quiet;
   Handle g(H5Gopen2(file_, group.c_str(), H5P_DEFAULT), H5Gclose);
   if (!g.valid()) TESSERA_ERROR("checkpoint ", path_, ": ", group, " is not a group");
   H5Literate(g.get(), H5_INDEX_NAME, H5_ITER_INC, nullptr, CollectName, &names);
@@ -286,10 +253,10 @@ std::vector<std::string> CheckpointReader::ListDatasets(const std::string& group
   std::vector<std::string> datasets;
   for (const std::string& name : List(group)) {
     const std::string path = (group == "/" ? "" : group) + "/" + name;
-    Quiet quiet;
+    hdf5::QuietErrors quiet;
     Handle object(H5Oopen(file_, path.c_str(), H5P_DEFAULT), H5Oclose);
     if (!object.valid())
-      TESSERA_ERROR("checkpoint ", path_, ": opening ", path, ": ", Hdf5Reason());
+      TESSERA_ERROR("checkpoint ", path_, ": opening ", path, ": ", hdf5::LastErrorMessage());
     const H5I_type_t type = H5Iget_type(object.get());
     if (type == H5I_DATASET) {
       datasets.push_back(path);
@@ -302,10 +269,11 @@ std::vector<std::string> CheckpointReader::ListDatasets(const std::string& group
 }
 
 std::vector<std::uint8_t> CheckpointReader::ReadRawBytes(const std::string& name) const {
-  Quiet quiet;
+  hdf5::QuietErrors quiet;
   if (!LinkExists(file_, name)) TESSERA_ERROR("checkpoint ", path_, " has no dataset ", name);
   Handle set(H5Dopen2(file_, name.c_str(), H5P_DEFAULT), H5Dclose);
-  if (!set.valid()) TESSERA_ERROR("checkpoint ", path_, ": opening ", name, ": ", Hdf5Reason());
+  if (!set.valid())
+    TESSERA_ERROR("checkpoint ", path_, ": opening ", name, ": ", hdf5::LastErrorMessage());
   Handle stored(H5Dget_type(set.get()), H5Tclose);
   Handle native(H5Tget_native_type(stored.get(), H5T_DIR_ASCEND), H5Tclose);
   Handle space(H5Dget_space(set.get()), H5Sclose);
@@ -313,22 +281,22 @@ std::vector<std::uint8_t> CheckpointReader::ReadRawBytes(const std::string& name
   std::vector<std::uint8_t> bytes(static_cast<std::size_t>(count) * H5Tget_size(native.get()));
   if (count > 0 &&
       H5Dread(set.get(), native.get(), H5S_ALL, H5S_ALL, H5P_DEFAULT, bytes.data()) < 0)
-    TESSERA_ERROR("checkpoint ", path_, ": reading ", name, ": ", Hdf5Reason());
+    TESSERA_ERROR("checkpoint ", path_, ": reading ", name, ": ", hdf5::LastErrorMessage());
   return bytes;
 }
 
 bool CheckpointReader::HasAttribute(const std::string& name) const {
-  Quiet quiet;
+  hdf5::QuietErrors quiet;
   const htri_t exists = H5Aexists_by_name(file_, "/", name.c_str(), H5P_DEFAULT);
   H5Eclear2(H5E_DEFAULT);
   return exists > 0;
 }
 
 std::string CheckpointReader::StringAttribute(const std::string& name) const {
-  Quiet quiet;
+  hdf5::QuietErrors quiet;
   Handle attribute(H5Aopen_by_name(file_, "/", name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
   if (!attribute.valid())
-    TESSERA_ERROR("checkpoint ", path_, " has no attribute ", name, ": ", Hdf5Reason());
+    TESSERA_ERROR("checkpoint ", path_, " has no attribute ", name, ": ", hdf5::LastErrorMessage());
   Handle type(H5Aget_type(attribute.get()), H5Tclose);
   if (H5Tget_class(type.get()) != H5T_STRING)
     TESSERA_ERROR("checkpoint ", path_, ": attribute ", name, " is not a string");
@@ -339,27 +307,30 @@ std::string CheckpointReader::StringAttribute(const std::string& name) const {
     TESSERA_ERROR("checkpoint ", path_, ": attribute ", name, " is not a variable-length string");
   char* text = nullptr;
   if (H5Aread(attribute.get(), memtype.get(), &text) < 0)
-    TESSERA_ERROR("checkpoint ", path_, ": reading attribute ", name, ": ", Hdf5Reason());
+    TESSERA_ERROR("checkpoint ", path_, ": reading attribute ", name, ": ",
+                  hdf5::LastErrorMessage());
   std::string value = text ? text : "";
   H5free_memory(text);
   return value;
 }
 
 std::int64_t CheckpointReader::IntAttribute(const std::string& name) const {
-  Quiet quiet;
+  hdf5::QuietErrors quiet;
   Handle attribute(H5Aopen_by_name(file_, "/", name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
   std::int64_t value = 0;
   if (!attribute.valid() || H5Aread(attribute.get(), H5T_NATIVE_INT64, &value) < 0)
-    TESSERA_ERROR("checkpoint ", path_, ": reading integer attribute ", name, ": ", Hdf5Reason());
+    TESSERA_ERROR("checkpoint ", path_, ": reading integer attribute ", name, ": ",
+                  hdf5::LastErrorMessage());
   return value;
 }
 
 double CheckpointReader::DoubleAttribute(const std::string& name) const {
-  Quiet quiet;
+  hdf5::QuietErrors quiet;
   Handle attribute(H5Aopen_by_name(file_, "/", name.c_str(), H5P_DEFAULT, H5P_DEFAULT), H5Aclose);
   double value = 0.0;
   if (!attribute.valid() || H5Aread(attribute.get(), H5T_NATIVE_DOUBLE, &value) < 0)
-    TESSERA_ERROR("checkpoint ", path_, ": reading number attribute ", name, ": ", Hdf5Reason());
+    TESSERA_ERROR("checkpoint ", path_, ": reading number attribute ", name, ": ",
+                  hdf5::LastErrorMessage());
   return value;
 }
 

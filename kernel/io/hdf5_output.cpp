@@ -16,6 +16,7 @@
 #include "kernel/core/kernel_variables.h"
 #include "kernel/core/variable_registry.h"
 #include "kernel/geometries/geometry_type.h"
+#include "kernel/io/hdf5_handles.h"
 #include "kernel/io/integration_point_average.h"
 #include "kernel/io/xml_text.h"
 #include "kernel/model/id_index_map.h"
@@ -31,52 +32,6 @@ constexpr int kLayoutVersion = 1;
 
 // ---- HDF5 handles and errors ------------------------------------------------------------
 
-// The innermost description of the HDF5 error stack ("unable to open file: ...
-// Permission denied"), which is the informative one.
-herr_t LastDescription(unsigned, const H5E_error2_t* error, void* data) {
-  if (error->desc && *error->desc) *static_cast<std::string*>(data) = error->desc;
-  return 0;
-}
-
-std::string Hdf5Message() {
-  std::string message;
-  H5Ewalk2(H5E_DEFAULT, H5E_WALK_DOWNWARD, LastDescription, &message);
-  H5Eclear2(H5E_DEFAULT);
-  return message.empty() ? "HDF5 gave no reason" : message;
-}
-
-// Silences HDF5's own printing of its error stack while we handle errors.
-class QuietHdf5Errors {
- public:
-  QuietHdf5Errors() {
-    H5Eget_auto2(H5E_DEFAULT, &function_, &data_);
-    H5Eset_auto2(H5E_DEFAULT, nullptr, nullptr);
-  }
-  ~QuietHdf5Errors() { H5Eset_auto2(H5E_DEFAULT, function_, data_); }
-  QuietHdf5Errors(const QuietHdf5Errors&) = delete;
-  QuietHdf5Errors& operator=(const QuietHdf5Errors&) = delete;
-
- private:
-  H5E_auto2_t function_ = nullptr;
-  void* data_ = nullptr;
-};
-
-class Hid {
- public:
-  Hid(hid_t id, herr_t (*close)(hid_t)) : id_(id), close_(close) {}
-  ~Hid() {
-    if (id_ >= 0) close_(id_);
-  }
-  Hid(const Hid&) = delete;
-  Hid& operator=(const Hid&) = delete;
-  hid_t get() const { return id_; }
-  bool valid() const { return id_ >= 0; }
-
- private:
-  hid_t id_;
-  herr_t (*close_)(hid_t);
-};
-
 // One open file; every failure is an error naming the file and what was written.
 class H5File {
  public:
@@ -86,7 +41,7 @@ class H5File {
                    : H5Fopen(path.c_str(), H5F_ACC_RDWR, H5P_DEFAULT);
     if (id_ < 0)
       TESSERA_ERROR("HDF5Output: cannot ", truncate ? "create " : "open ", path,
-                    " for writing: ", Hdf5Message());
+                    " for writing: ", hdf5::LastErrorMessage());
   }
   ~H5File() {
     if (id_ >= 0) H5Fclose(id_);
@@ -101,7 +56,7 @@ class H5File {
   }
 
   [[noreturn]] void Fail(const std::string& what) const {
-    TESSERA_ERROR("HDF5Output: ", path_, ": ", what, " failed: ", Hdf5Message());
+    TESSERA_ERROR("HDF5Output: ", path_, ": ", what, " failed: ", hdf5::LastErrorMessage());
   }
 
   // Whether every component of `path` exists (H5Lexists needs the parents).
@@ -122,14 +77,15 @@ class H5File {
 
   void Group(const std::string& path) {
     if (Exists(path)) return;
-    Hid lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+    hdf5::Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
     H5Pset_create_intermediate_group(lcpl.get(), 1);
-    Hid group(H5Gcreate2(id_, path.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT), H5Gclose);
+    hdf5::Handle group(H5Gcreate2(id_, path.c_str(), lcpl.get(), H5P_DEFAULT, H5P_DEFAULT),
+                       H5Gclose);
     if (!group.valid()) Fail("creating group " + path);
   }
 
   void ExternalLink(const std::string& path, const std::string& file, const std::string& target) {
-    Hid lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+    hdf5::Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
     H5Pset_create_intermediate_group(lcpl.get(), 1);
     if (H5Lcreate_external(file.c_str(), target.c_str(), id_, path.c_str(), lcpl.get(),
                            H5P_DEFAULT) < 0)
@@ -141,9 +97,9 @@ class H5File {
   // fixed-size dataset). `what` names the data in errors (the variable).
   void Dataset(const std::string& path, hid_t type, const void* data,
                const std::vector<hsize_t>& dims, const std::string& what) {
-    Hid lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
+    hdf5::Handle lcpl(H5Pcreate(H5P_LINK_CREATE), H5Pclose);
     H5Pset_create_intermediate_group(lcpl.get(), 1);
-    Hid dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
+    hdf5::Handle dcpl(H5Pcreate(H5P_DATASET_CREATE), H5Pclose);
     hsize_t elements = 1;
     for (hsize_t d : dims) elements *= d;
     if (elements > 0) {
@@ -158,10 +114,12 @@ class H5File {
           Fail("setting gzip compression of " + path + " (" + what + ")");
       }
     }
-    Hid space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr), H5Sclose);
+    hdf5::Handle space(H5Screate_simple(static_cast<int>(dims.size()), dims.data(), nullptr),
+                       H5Sclose);
     if (!space.valid()) Fail("making the dataspace of " + path + " (" + what + ")");
-    Hid set(H5Dcreate2(id_, path.c_str(), type, space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT),
-            H5Dclose);
+    hdf5::Handle set(
+        H5Dcreate2(id_, path.c_str(), type, space.get(), lcpl.get(), dcpl.get(), H5P_DEFAULT),
+        H5Dclose);
     if (!set.valid()) Fail("creating dataset " + path + " (" + what + ")");
     if (elements > 0 && H5Dwrite(set.get(), type, H5S_ALL, H5S_ALL, H5P_DEFAULT, data) < 0)
       Fail("writing dataset " + path + " (" + what + ")");
@@ -178,23 +136,23 @@ class H5File {
 
   template <class T>
   void Attribute(const std::string& object, const std::string& name, const T& value) {
-    Hid handle(H5Oopen(id_, object.c_str(), H5P_DEFAULT), H5Oclose);
+    hdf5::Handle handle(H5Oopen(id_, object.c_str(), H5P_DEFAULT), H5Oclose);
     if (!handle.valid()) Fail("opening " + object + " for attribute " + name);
     if (H5Aexists(handle.get(), name.c_str()) > 0) H5Adelete(handle.get(), name.c_str());
-    Hid space(H5Screate(H5S_SCALAR), H5Sclose);
+    hdf5::Handle space(H5Screate(H5S_SCALAR), H5Sclose);
     herr_t status = -1;
     if constexpr (std::is_same_v<T, std::string>) {
-      Hid type(H5Tcopy(H5T_C_S1), H5Tclose);
+      hdf5::Handle type(H5Tcopy(H5T_C_S1), H5Tclose);
       H5Tset_size(type.get(), H5T_VARIABLE);
       H5Tset_cset(type.get(), H5T_CSET_UTF8);
-      Hid attribute(
+      hdf5::Handle attribute(
           H5Acreate2(handle.get(), name.c_str(), type.get(), space.get(), H5P_DEFAULT, H5P_DEFAULT),
           H5Aclose);
       const char* text = value.c_str();
       if (attribute.valid()) status = H5Awrite(attribute.get(), type.get(), &text);
     } else {
       const hid_t type = std::is_same_v<T, double> ? H5T_NATIVE_DOUBLE : H5T_NATIVE_INT64;
-      Hid attribute(
+      hdf5::Handle attribute(
           H5Acreate2(handle.get(), name.c_str(), type, space.get(), H5P_DEFAULT, H5P_DEFAULT),
           H5Aclose);
       if (attribute.valid()) status = H5Awrite(attribute.get(), type, &value);
@@ -810,7 +768,7 @@ std::string Hdf5Output::XdmfFileName() const {
 }
 
 void Hdf5Output::PrintOutput() {
-  QuietHdf5Errors quiet;
+  hdf5::QuietErrors quiet;
   ModelPart& part = model_part_;
   NodalDatabase& db = part.Nodal();
   const ProcessInfo& info = part.GetProcessInfo();
