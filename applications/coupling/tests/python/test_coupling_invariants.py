@@ -133,3 +133,65 @@ def test_spheres_at_rest_on_a_clamped_plate_load_its_supports_with_their_weight(
     sphere_mass = 4 * 2000.0 * 4.0 / 3.0 * np.pi * 0.1 ** 3
     plate_mass = 1000.0 * 1.0 * 1.0 * 0.1
     assert reaction == pytest.approx((sphere_mass + plate_mass) * g, rel=1e-4)
+
+
+def _discs_on_a_2d_slab(folder, centres):
+    """Two discs (R 0.1 m, unit thickness) resting on a 1 x 0.1 m slab of
+    8 x 2 plane-strain quadrilaterals clamped at its base, gravity on both,
+    explicit with Rayleigh mass damping (the 2D twin of the plate above):
+    the vertical support reaction, and the weight it should equal."""
+    g = 9.81
+    nx, ny = 8, 2
+    ids, nodes = {}, {}
+    for j in range(ny + 1):
+        for i in range(nx + 1):
+            ids[(i, j)] = len(nodes) + 1
+            nodes[len(nodes) + 1] = (-0.5 + i / nx, -0.1 + 0.1 * j / ny, 0.0)
+    elements = [[ids[(i, j)], ids[(i + 1, j)], ids[(i + 1, j + 1)], ids[(i, j + 1)]]
+                for j in range(ny) for i in range(nx)]
+    base = [ids[(i, 0)] for i in range(nx + 1)]
+    structure_files(folder, "slab", nodes, elements, "SmallDisplacementElement2D4N", young=1e8,
+                    poisson=0.3, density=1000.0, fixed_nodes=base, end_time=0.6, time_step=2e-4,
+                    gravity=(0.0, -g, 0.0))
+    import json
+    parameters = json.load(open(folder / "ProjectParameters.json"))
+    parameters["solver_settings"]["domain_size"] = 2
+    parameters["solver_settings"]["rayleigh_alpha"] = 60.0
+    json.dump(parameters, open(folder / "ProjectParameters.json", "w"))
+    materials = json.load(open(folder / "StructuralMaterials.json"))
+    materials["properties"][0]["Material"]["constitutive_law"]["name"] = "LinearElasticPlaneStrain2DLaw"
+    json.dump(materials, open(folder / "StructuralMaterials.json", "w"))
+    dem_files(folder, "slab", [(x, 0.1, 0.0, 0.1, (0.0, 0.0, 0.0)) for x in centres], density=2000.0,
+              young=1e7, poisson=0.3, restitution=0.2, friction=0.3, end_time=0.6, time_step=2e-4,
+              gravity=(0.0, -g, 0.0), law="DEM_D_Linear_viscous_Coulomb2D")
+    dem = json.load(open(folder / "ProjectParametersDEM.json"))
+    dem["Dimension"] = 2
+    json.dump(dem, open(folder / "ProjectParametersDEM.json", "w"))
+    mdpa = folder / "slabDEM.mdpa"
+    mdpa.write_text(mdpa.read_text().replace("SphericParticle3D", "CylinderParticle2D"))
+    model, stage = _stage(folder, {"echo_level": 0})
+    stage.Run()
+    structure = model.GetModelPart("Structure")
+    reaction = sum(structure.GetNode(i).GetSolutionStepValue(tessera.REACTION_Y) for i in base)
+    weight = (len(centres) * 2000.0 * np.pi * 0.1 ** 2 + 1000.0 * 1.0 * 0.1) * g
+    return reaction, weight
+
+
+def test_discs_at_rest_on_a_clamped_2d_slab_load_its_supports_with_their_weight(project):
+    """The plate test in 2D (CylinderParticle2D discs, RigidEdge2D2N skin
+    walls found automatically, plane-strain quadrilaterals): the support
+    reaction equals the weight of slab and discs within 1e-4 (issue's
+    tolerance; measured 6e-11), the discs between skin nodes."""
+    reaction, weight = _discs_on_a_2d_slab(project, (-0.2, 0.2))
+    assert reaction == pytest.approx(weight, rel=1e-4)
+
+
+@pytest.mark.xfail(strict=True, reason="measured: a disc resting exactly above a skin node of a "
+                                       "2D skin loses part of its force on the way to the FE "
+                                       "nodes (reaction 15 % short); the cause is not isolated")
+def test_discs_resting_over_2d_skin_nodes_load_the_supports_with_their_weight(project):
+    """The same with each disc centred above a skin node (x = ±0.25): the
+    walls' CONTACT_FORCES sum to 93 N of the discs' 1,233 N; a DEM-only run
+    with the same two segments meeting under a disc, fixed, is exact."""
+    reaction, weight = _discs_on_a_2d_slab(project, (-0.25, 0.25))
+    assert reaction == pytest.approx(weight, rel=1e-4)
