@@ -186,12 +186,15 @@ def test_discs_at_rest_on_a_clamped_2d_slab_load_its_supports_with_their_weight(
     assert reaction == pytest.approx(weight, rel=1e-4)
 
 
-@pytest.mark.xfail(strict=True, reason="measured: a disc resting exactly above a skin node of a "
-                                       "2D skin loses part of its force on the way to the FE "
-                                       "nodes (reaction 15 % short); the cause is not isolated")
+@pytest.mark.xfail(strict=True, reason="measured: a disc resting exactly above a 2D skin node "
+                                       "chatters (its wall contact force is zero at some steps) "
+                                       "and the reaction at the end is 15 % short; cause not "
+                                       "isolated")
 def test_discs_resting_over_2d_skin_nodes_load_the_supports_with_their_weight(project):
     """The same with each disc centred above a skin node (x = ±0.25): the
-    walls' CONTACT_FORCES sum to 93 N of the discs' 1,233 N; a DEM-only run
-    with the same two segments meeting under a disc, fixed, is exact."""
+    discs stay put, but their wall contact forces come and go (sampled every
+    500 steps: 0 to 150 N against a weight of 616 N each; the walls'
+    CONTACT_FORCES always equal them), and the final reaction is 15 % short.
+    A DEM-only disc on two fixed segments meeting under it is exact."""
     reaction, weight = _discs_on_a_2d_slab(project, (-0.25, 0.25))
     assert reaction == pytest.approx(weight, rel=1e-4)
