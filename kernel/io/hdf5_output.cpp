@@ -18,6 +18,7 @@
 #include "kernel/geometries/geometry_type.h"
 #include "kernel/io/hdf5_handles.h"
 #include "kernel/io/integration_point_average.h"
+#include "kernel/io/nodal_radii.h"
 #include "kernel/io/xml_text.h"
 #include "kernel/model/id_index_map.h"
 #include "kernel/model/model_part.h"
@@ -399,16 +400,7 @@ Mesh BuildMesh(ModelPart& part) {
 // RADIUS per row: an element's own RADIUS, else the node's (historical, else
 // non-historical), else 0.
 std::vector<double> Radii(ModelPart& part, const Mesh& mesh) {
-  NodalDatabase& db = part.Nodal();
-  std::vector<double> radii(mesh.points.size(), 0.0);
-  const bool historical = db.HasHistoricalVariable(RADIUS);
-  const bool non_historical = db.HasNonHistoricalColumn(RADIUS);
-  for (std::size_t i = 0; i < mesh.points.size(); ++i) {
-    if (historical)
-      radii[i] = db.Historical(RADIUS, mesh.points[i]);
-    else if (non_historical)
-      radii[i] = std::get<double>(db.GetNonHistorical(RADIUS, mesh.points[i]));
-  }
+  std::vector<double> radii = NodalRadii(part, mesh.points);
   for (const Entity* entity : mesh.elements) {
     const Geometry& geometry = entity->GetGeometry();
     if (geometry.Type().Family() == GeometryFamily::Sphere && entity->Has(RADIUS))

@@ -17,6 +17,7 @@
 #include "kernel/geometries/geometry_type.h"
 #include "kernel/io/integration_point_average.h"
 #include "kernel/io/integration_point_extrapolation.h"
+#include "kernel/io/nodal_radii.h"
 #include "kernel/io/xml_text.h"
 #include "kernel/model/model_part.h"
 
@@ -260,21 +261,6 @@ Mesh BuildMesh(ModelPart& model_part, bool use_elements, bool use_conditions) {
     }
   }
   return mesh;
-}
-
-// RADIUS of a node: historical if the model part stores it so, else non-historical.
-std::vector<double> NodalRadii(ModelPart& model_part, const Mesh& mesh) {
-  NodalDatabase& db = model_part.Nodal();
-  std::vector<double> radii(mesh.points.size(), 0.0);
-  const bool historical = db.HasHistoricalVariable(RADIUS);
-  const bool non_historical = db.HasNonHistoricalColumn(RADIUS);
-  for (std::size_t i = 0; i < mesh.points.size(); ++i) {
-    if (historical)
-      radii[i] = db.Historical(RADIUS, mesh.points[i]);
-    else if (non_historical)
-      radii[i] = std::get<double>(db.GetNonHistorical(RADIUS, mesh.points[i]));
-  }
-  return radii;
 }
 
 // ---- writing ---------------------------------------------------------------------------------
@@ -603,7 +589,7 @@ void VtkOutput::WriteModelPart(Collection& collection, int step, double time) {
   const bool nodes_have_radius =
       db.HasHistoricalVariable(RADIUS) || db.HasNonHistoricalColumn(RADIUS);
   if (!radius_listed && (mesh.has_spheres || (vertices_only && nodes_have_radius))) {
-    std::vector<double> radii = NodalRadii(part, mesh);
+    std::vector<double> radii = NodalRadii(part, mesh.points);
     if (mesh.has_spheres) {  // an element's own RADIUS wins over the node's
       for (std::size_t c = 0; c < mesh.entities.size(); ++c) {
         const Entity& entity = *mesh.entities[c];

@@ -13,6 +13,12 @@
 namespace tessera::dem {
 namespace {
 
+// The cosines of AverageMasterSurfaces' blend: a face turned from the
+// master's normal by less than kSameSurfaceAngle / 2 counts whole, by
+// kSameSurfaceAngle or more not at all (computed once, not per contact).
+const double kFullCosine = std::cos(kSameSurfaceAngle / 2.0);
+const double kNoneCosine = std::cos(kSameSurfaceAngle);
+
 // Where the circle the sphere cuts in a flat convex face's plane lies wholly
 // inside the face (the common case: a sphere on one face, away from its
 // edges), its area is πa² and its centroid C_π (C.2): the composition of
@@ -85,9 +91,8 @@ void AverageMasterSurfaces(const RigidFaceStorage& faces, const std::uint32_t* f
     // is another side of the body (over a convex edge its plane passes near
     // the centre): it takes the master's distance and normal, blended in
     // linearly in the cosine from kSameSurfaceAngle / 2.
-    const double cosine = Dot(n, master.normal);
-    const double full = std::cos(kSameSurfaceAngle / 2.0), none = std::cos(kSameSurfaceAngle);
-    const double b = std::clamp((cosine - none) / (full - none), 0.0, 1.0);
+    const double b =
+        std::clamp((Dot(n, master.normal) - kNoneCosine) / (kFullCosine - kNoneCosine), 0.0, 1.0);
     MasterSurface& s = surface[share.master];
     s.distance += w * (b * std::abs(d) + (1.0 - b) * master.distance);
     s.normal += w * (b * n + (1.0 - b) * master.normal);
