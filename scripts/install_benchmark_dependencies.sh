@@ -5,7 +5,9 @@
 # never needs them. Idempotent, like install_dependencies.sh.
 set -euo pipefail
 
-packages=(lammps liggghts calculix-ccx)
+packages=(lammps liggghts calculix-ccx
+  python3-scipy   # nonsmooth_settling_benchmark.py: overlaps by a k-d tree
+)
 
 missing=()
 for p in "${packages[@]}"; do

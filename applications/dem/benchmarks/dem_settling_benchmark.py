@@ -18,7 +18,7 @@ import argparse
 import time
 
 import numpy as np
-from open_box import AddOpenBox
+from open_box import AddOpenBox, SettlingMaterials
 
 import tessera
 import tessera.dem  # noqa: F401
@@ -31,22 +31,7 @@ def Build(count, seed=7):
     spheres = model.CreateModelPart("SpheresPart")
     _dem.DeclareParticleVariables(spheres)
     walls = model.CreateModelPart("RigidFacePart")
-    grain = spheres.GetProperties(1)
-    for variable, value in ((tessera.PARTICLE_DENSITY, 2500.0), (tessera.YOUNG_MODULUS, 1e7),
-                            (tessera.POISSON_RATIO, 0.25)):
-        grain.SetValue(variable, value)
-    wall = walls.GetProperties(2)
-    wall.SetValue(tessera.YOUNG_MODULUS, 2e11)
-    wall.SetValue(tessera.POISSON_RATIO, 0.3)
-    for owner, other, law in ((grain, grain, "DEM_D_Hertz_viscous_Coulomb"),
-                              (grain, wall, "DEM_D_Linear_viscous_Coulomb"),
-                              (wall, grain, "DEM_D_Linear_viscous_Coulomb")):
-        relation = tessera.Properties(other.Id)
-        relation.SetValue(tessera.COEFFICIENT_OF_RESTITUTION, 0.5)
-        relation.SetValue(tessera.STATIC_FRICTION, 0.4)
-        relation.SetValue(tessera.DYNAMIC_FRICTION, 0.4)
-        relation.SetValue(tessera.DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME, law)
-        owner.AddSubProperties(relation)
+    grain, wall = SettlingMaterials(spheres, walls)
     spacing = 0.01  # radii 4.9-5.1 mm: about half the lattice neighbours touch at once
     side = int(np.ceil((count / 4) ** (1 / 3) * 2 ** (1 / 3)))  # a box twice as wide as tall
     layers = int(np.ceil(count / side**2))

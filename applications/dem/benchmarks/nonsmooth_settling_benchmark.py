@@ -24,7 +24,7 @@ import math
 import time
 
 import numpy as np
-from open_box import AddOpenBox
+from open_box import AddOpenBox, SettlingMaterials
 from scipy.spatial import cKDTree
 
 import tessera
@@ -38,22 +38,7 @@ def Build(count, seed=11):
     spheres = model.CreateModelPart("SpheresPart")
     _dem.DeclareParticleVariables(spheres)
     walls = model.CreateModelPart("RigidFacePart")
-    grain = spheres.GetProperties(1)
-    for variable, value in ((tessera.PARTICLE_DENSITY, 2500.0), (tessera.YOUNG_MODULUS, 1e7),
-                            (tessera.POISSON_RATIO, 0.25)):
-        grain.SetValue(variable, value)
-    wall = walls.GetProperties(2)
-    wall.SetValue(tessera.YOUNG_MODULUS, 2e11)
-    wall.SetValue(tessera.POISSON_RATIO, 0.3)
-    for owner, other, law in ((grain, grain, "DEM_D_Hertz_viscous_Coulomb"),
-                              (grain, wall, "DEM_D_Linear_viscous_Coulomb"),
-                              (wall, grain, "DEM_D_Linear_viscous_Coulomb")):
-        relation = tessera.Properties(other.Id)
-        relation.SetValue(tessera.COEFFICIENT_OF_RESTITUTION, 0.5)
-        relation.SetValue(tessera.STATIC_FRICTION, 0.4)
-        relation.SetValue(tessera.DYNAMIC_FRICTION, 0.4)
-        relation.SetValue(tessera.DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME, law)
-        owner.AddSubProperties(relation)
+    grain, wall = SettlingMaterials(spheres, walls)
     spacing = 0.0125
     side = int(np.ceil((count / 4) ** (1 / 3) * 2 ** (1 / 3)))
     layers = int(np.ceil(count / side**2))
