@@ -1,4 +1,5 @@
-// Bonds of the continuum strategy: creation, renumbering and the KDEM forces.
+// Bonds of the continuum strategy: creation, renumbering, the time-step
+// estimate and the bonds' energies and stresses (their forces: bond_forces.cpp).
 #include "applications/dem/particles/continuum_bonds.h"
 
 #include <algorithm>
@@ -11,16 +12,12 @@
 
 #include "applications/dem/contact_laws/bond_laws.h"
 #include "applications/dem/utilities/neighbour_search.h"
-#include "applications/dem/utilities/parallel_rows.h"
 #include "kernel/core/error.h"
 
 namespace tessera::dem {
 namespace {
 
 constexpr std::uint32_t kRemoved = std::numeric_limits<std::uint32_t>::max();
-
-// v with its component along the unit vector n removed.
-Array3 Tangential(const Array3& v, const Array3& n) { return v - Dot(v, n) * n; }
 
 template <class T>
 void Permute(std::vector<T>& column, const std::vector<std::uint32_t>& order) {
@@ -297,182 +294,23 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
   bonds.moment.assign(m, Array3{});
 }
 
-namespace {
-
-// Bond b's forces, moment and powers of this evaluation (ContinuumBonds'
-// per-bond results) and its history; reads the rows only.
-template <class Law>
-void EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParameters& law,
-                  const ParticleStorage& p, const PeriodicBox& periodic, double dt,
-                  bool velocity_step) {
-  constexpr auto kIntact = static_cast<std::uint8_t>(BondState::kIntact);
-  const std::uint32_t i = bonds.first[b], j = bonds.second[b];
-  const BondConstants& c = bonds.constants[b];
-  double* const law_state = bonds.law_state.data() + b * bonds.state_stride;
-  Array3 d = p.position[j] - p.position[i];
-  if (periodic.active) d = periodic.Nearest(d);
-  const double distance = Norm(d);
-  // Coincident centres have no direction (CheckFiniteState reports blow-ups).
-  if (!(distance > 0.0)) {
-    bonds.damping_power[b] = bonds.friction_power[b] = 0.0;
-    bonds.force[b] = Array3{};
-    bonds.elastic[b] = Array3{};
-    bonds.torque_first[b] = Array3{};
-    bonds.torque_second[b] = Array3{};
-    return;
-  }
-  const Array3 n = (1.0 / distance) * d;
-  // The contact point divides the line of centres as the radii do.
-  const double arm_i = distance * c.first_share;
-  const double arm_j = distance - arm_i;
-  const Array3 relative_velocity = (p.velocity[j] - Cross(p.angular_velocity[j], arm_j * n)) -
-                                   (p.velocity[i] + Cross(p.angular_velocity[i], arm_i * n));
-  Array3 slip, turn;
-  if (velocity_step) {
-    slip = dt * relative_velocity;
-    turn = dt * (p.angular_velocity[j] - p.angular_velocity[i]);
-  } else {
-    slip = (p.delta_displacement[j] - Cross(p.delta_rotation[j], arm_j * n)) -
-           (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm_i * n));
-    turn = p.delta_rotation[j] - p.delta_rotation[i];
-  }
-  // The stored spring forces and moment turn with the bond: by the rotation
-  // taking the last direction m to n, R v = (m.n) v + a x v + (a.v) a / (1 + m.n)
-  // with a = m x n (exact, no root; a bond turning by half a turn in one step
-  // is no bond any more, so m.n > -1).
-  const Array3& m = bonds.direction[b];
-  const double cosine = Dot(m, n);
-  const Array3 axis = Cross(m, n);
-  const double axis_scale = cosine > -1.0 ? 1.0 / (1.0 + cosine) : 0.0;
-  auto turned = [&](const Array3& v) {
-    return cosine * v + Cross(axis, v) + (Dot(axis, v) * axis_scale) * axis;
-  };
-
-  // Normal force, compression positive, of the law while the bond holds;
-  // a broken bond pushes with k_n where it is shorter than its rest length.
-  std::uint8_t& state = bonds.state[b];
-  const double shortening = c.rest_length - distance;
-  double normal_criterion = 0.0, shear_criterion = 0.0;
-  double normal;
-  if (state == kIntact) {
-    normal = Law::Normal(law, c, shortening, law_state, state, normal_criterion);
-  } else {
-    normal = shortening > 0.0 ? c.normal_stiffness * shortening : 0.0;
-  }
-  const bool intact = state == kIntact;
-  const bool loaded = intact || shortening > 0.0;
-
-  // Shear spring (force on the first sphere): turned with the bond (and kept
-  // in its tangent plane against round-off), then dragged along by the slip of
-  // the second sphere's contact point. An intact bond's law may hold it
-  // damaged: the stored force is then its share of the undamaged spring's.
-  Array3 shear{};
-  if (loaded) {
-    const Array3 stored =
-        intact ? Law::HistoryScale(law_state) * bonds.shear_force[b] : bonds.shear_force[b];
-    shear = Tangential(turned(stored), n) + c.tangential_stiffness * Tangential(slip, n);
-  }
-  const Array3 tangential_velocity = Tangential(relative_velocity, n);
-  bool sliding = false;
-  double friction_power = 0.0;
-  if (intact) {
-    const double scale =
-        Law::ShearScale(law, c, normal, Norm(shear), law_state, state, shear_criterion);
-    shear = scale * shear;
-  } else if (loaded) {
-    const double shear_norm = Norm(shear);
-    const double limit = law.friction * std::max(normal, 0.0);
-    if (shear_norm > limit) {
-      if (shear_norm > 0.0) shear = (limit / shear_norm) * shear;
-      sliding = true;
-      friction_power = limit * Norm(tangential_velocity);
-    }
-  }
-  bonds.failure_criterion[b] = state == kIntact ? std::max(normal_criterion, shear_criterion) : 1.0;
-
-  // Dashpots: while the bond holds, or a broken one is compressed.
-  Array3 damping{};
-  double damping_power = 0.0;
-  if (loaded) {
-    const double approach = Dot(relative_velocity, n);  // > 0: separating
-    damping = (c.normal_damping * approach) * n;
-    damping_power = c.normal_damping * approach * approach;
-    if (!sliding) {
-      damping += c.tangential_damping * tangential_velocity;
-      damping_power += c.tangential_damping * Dot(tangential_velocity, tangential_velocity);
-    }
-  }
-
-  // Rotational springs (moment on the first sphere), intact bonds only.
-  Array3 moment{};
-  if (state == kIntact && (c.bending_stiffness > 0.0 || c.twisting_stiffness > 0.0)) {
-    const double relative_twist = Dot(turn, n);
-    moment = turned(bonds.moment[b]) + c.bending_stiffness * (turn - relative_twist * n) +
-             (c.twisting_stiffness * relative_twist) * n;
-  }
-
-  const Array3 elastic = shear - normal * n;
-  const Array3 tangential = shear + Tangential(damping, n);
-  bonds.force[b] = elastic + damping;
-  bonds.elastic[b] = elastic;
-  bonds.torque_first[b] = Cross(arm_i * n, tangential) + moment;
-  bonds.torque_second[b] = Cross(arm_j * n, tangential) - moment;
-  bonds.damping_power[b] = damping_power;
-  bonds.friction_power[b] = friction_power;
-
-  bonds.normal_force[b] = normal;
-  bonds.shear_force[b] = shear;
-  bonds.moment[b] = moment;
-  bonds.direction[b] = n;
-}
-
-}  // namespace
-
 void ContinuumBonds::Index(std::size_t rows) {
+  // The list is sorted by first sphere: row i's bonds as the first sphere are
+  // the range [first_start[i], first_start[i + 1]).
+  first_start.assign(rows + 1, 0);
   row_start.assign(rows + 1, 0);
-  for (std::size_t b = 0; b < size(); ++b) ++row_start[first[b] + 1], ++row_start[second[b] + 1];
-  for (std::size_t i = 0; i < rows; ++i) row_start[i + 1] += row_start[i];
+  for (std::size_t b = 0; b < size(); ++b) ++first_start[first[b] + 1], ++row_start[second[b] + 1];
+  for (std::size_t i = 0; i < rows; ++i) {
+    first_start[i + 1] += first_start[i];
+    row_start[i + 1] += row_start[i];
+  }
   row_bonds.resize(row_start[rows]);
   std::vector<std::uint32_t> cursor(row_start.begin(), row_start.end() - 1);
-  // Per row: its bonds as the first sphere, then as the second, each in list order.
-  for (std::size_t b = 0; b < size(); ++b) row_bonds[cursor[first[b]]++] = 2 * b;
-  for (std::size_t b = 0; b < size(); ++b) row_bonds[cursor[second[b]]++] = 2 * b + 1;
-}
-
-BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleStorage& p,
-                        const PeriodicBox& periodic, double dt, bool velocity_step) {
-  const std::size_t m = bonds.size(), n = p.size();
-  if (bonds.row_start.size() != n + 1) bonds.Index(n);  // rows were added (inlets)
-  bonds.force.resize(m), bonds.elastic.resize(m);
-  bonds.torque_first.resize(m), bonds.torque_second.resize(m);
-  bonds.damping_power.resize(m), bonds.friction_power.resize(m);
-  bonds.failure_criterion.resize(m);
-  ParallelRows(m, [&](std::size_t b) {
-    const BondParameters& law = table.Parameters(bonds.law[b]);
-    BondLaws::Visit(static_cast<ContactLaw>(law.law), [&]<class L>(std::type_identity<L>) {
-      EvaluateBond<L>(b, bonds, law, p, periodic, dt, velocity_step);
-    });
-  });
-  // The elastic parts only where the rows sum them (ELASTIC_FORCES declared).
-  const bool elastic = !p.elastic_force.empty();
-  ParallelRows(n, [&](std::size_t i) {
-    for (std::uint32_t k = bonds.row_start[i]; k < bonds.row_start[i + 1]; ++k) {
-      const std::uint32_t b = bonds.row_bonds[k] / 2;
-      if (bonds.row_bonds[k] % 2 == 0) {
-        p.contact_force[i] += bonds.force[b];
-        if (elastic) p.elastic_force[i] += bonds.elastic[b];
-        p.torque[i] += bonds.torque_first[b];
-      } else {
-        p.contact_force[i] -= bonds.force[b];
-        if (elastic) p.elastic_force[i] -= bonds.elastic[b];
-        p.torque[i] += bonds.torque_second[b];
-      }
-    }
-  });
-  BondPower power;
-  power.damping = SumRows(m, [&](std::size_t b) { return bonds.damping_power[b]; });
-  power.friction = SumRows(m, [&](std::size_t b) { return bonds.friction_power[b]; });
-  return power;
+  for (std::size_t b = 0; b < size(); ++b)
+    row_bonds[cursor[second[b]]++] = static_cast<std::uint32_t>(b);
+  uniform_law = size() > 0 ? static_cast<std::int64_t>(law[0]) : -1;
+  for (std::size_t b = 1; b < size() && uniform_law >= 0; ++b)
+    if (law[b] != law[0]) uniform_law = -1;
 }
 
 }  // namespace tessera::dem

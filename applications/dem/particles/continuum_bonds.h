@@ -15,10 +15,13 @@
 // gives its force, as Kratos keeps a continuum particle's initial neighbours
 // under their continuum law.
 //
-// The bonds are evaluated in parallel, each into its own result slots; then
-// every row adds its bonds' results in a fixed order (its bonds as the first
-// sphere, then as the second, each in list order) to its contact, elastic and
-// torque columns: the same sums in the same order for any number of threads.
+// The bonds are evaluated row by row of their first sphere (the list is
+// sorted by it), in parallel over rows: each row adds its bonds as the first
+// sphere at once and leaves what the second spheres take in per-bond slots;
+// then every row adds those of its bonds as the second sphere. Each row sums
+// in a fixed order (its bonds as the first sphere, then as the second, each
+// in list order) into its contact, elastic and torque columns: the same sums
+// in the same order for any number of threads.
 #pragma once
 
 #include <cstdint>
@@ -50,16 +53,21 @@ struct ContinuumBonds {
   std::vector<double> failure_criterion;
   // Elastic forces and moment on the first sphere: the normal force (compression
   // positive, along the line of centres), the shear spring and the rotational
-  // springs' moment; and the line of centres they refer to (first to second).
+  // springs' moment (zero, and neither read nor written, for a bond without
+  // those springs); and the line of centres they refer to (first to second).
   std::vector<double> normal_force;
   std::vector<Array3> shear_force, moment, direction;
-  // ---- what the last evaluation gives each bond (AddBondForces sums them per row)
-  std::vector<Array3> force, elastic;  // on the first sphere (the second takes minus)
-  std::vector<Array3> torque_first, torque_second;
+  // ---- what the last evaluation gives each bond's second sphere (AddBondForces
+  // sums them per row): the force and its elastic part (where the rows sum
+  // elastic forces) on the first sphere (the second takes minus), the torque
+  // on the second; the powers where asked.
+  std::vector<Array3> force, elastic, torque_second;
   std::vector<double> damping_power, friction_power;
-  // Per row, its bonds (2 b as the first sphere, 2 b + 1 as the second), in a
-  // fixed order: CSR over rows, built by Index.
-  std::vector<std::uint32_t> row_start, row_bonds;
+  // Built by Index: per row, the range of its bonds as the first sphere
+  // (first_start, rows + 1), and its bonds as the second sphere in list order
+  // (CSR: row_start, row_bonds); the law of every bond, or -1 where they differ.
+  std::vector<std::uint32_t> first_start, row_start, row_bonds;
+  std::int64_t uniform_law = -1;
 
   std::size_t size() const { return first.size(); }
   bool empty() const { return first.empty(); }
@@ -71,7 +79,7 @@ struct ContinuumBonds {
   // Per row of `rows` rows: the share of its bonds that broke; 1 for a row
   // without bonds (Kratos' DAMAGE_RATIO).
   std::vector<double> BrokenShare(std::size_t rows) const;
-  // row_start / row_bonds for `rows` particle rows.
+  // first_start, row_start / row_bonds and uniform_law for `rows` particle rows.
   void Index(std::size_t rows);
   // Rows renumbered by new_index (old row -> new row; std::uint32_t max for a
   // removed row, whose bonds go). A pair whose spheres change places turns its
@@ -133,8 +141,12 @@ struct BondPower {
 // Adds the bond forces to the rows' contact_force, elastic_force (where the
 // rows hold it) and torque (KDEM, bond_law.h) and updates the histories. The relative displacement
 // of the step is taken from the rows' delta_displacement and delta_rotation, or, with
-// `velocity_step`, as the relative velocity times dt (Velocity Verlet).
+// `velocity_step`, as the relative velocity times dt (Velocity Verlet). The
+// dissipated powers only with `powers` (zero otherwise). With `lanes`, four
+// intact bonds at a time on vector lanes where the processor has AVX2
+// (bond_forces.cpp; bitwise the same results as one at a time).
 BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleStorage& rows,
-                        const PeriodicBox& periodic, double dt, bool velocity_step);
+                        const PeriodicBox& periodic, double dt, bool velocity_step,
+                        bool powers = true, bool lanes = true);
 
 }  // namespace tessera::dem

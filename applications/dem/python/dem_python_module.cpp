@@ -245,6 +245,7 @@ void BindStrategy(py::module_& m) {
       .def_readwrite("batched_pair_contacts", &DemTuning::batched_pair_contacts)
       .def_readwrite("eight_lane_pair_contacts", &DemTuning::eight_lane_pair_contacts)
       .def_readwrite("quad_row_updates", &DemTuning::quad_row_updates)
+      .def_readwrite("batched_bonds", &DemTuning::batched_bonds)
       .def_readwrite("sort_rows_frequency", &DemTuning::sort_rows_frequency)
       .def_readwrite("sort_rows_minimum", &DemTuning::sort_rows_minimum)
       .def_readwrite("force_block_rows", &DemTuning::force_block_rows)

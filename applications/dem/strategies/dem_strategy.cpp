@@ -307,8 +307,10 @@ void ExplicitSolverStrategy::ComputeForces(AfterGather then, bool drift) {
     // step's relative displacement is the relative velocity times Δt.
     const bool velocity_step =
         settings_.scheme == TranslationalScheme::kVelocityVerlet && settings_.rotation && step_ > 0;
-    bond_power_ = AddBondForces(bonds_, bond_table_, particles_, periodic_, settings_.delta_time,
-                                velocity_step);
+    // The dissipated powers only where the energies are kept (AccumulateDissipation).
+    bond_power_ =
+        AddBondForces(bonds_, bond_table_, particles_, periodic_, settings_.delta_time,
+                      velocity_step, settings_.energy_calculation, settings_.tuning.batched_bonds);
   }
   clock.Lap(timings_.forces);
   ThrowPendingError();

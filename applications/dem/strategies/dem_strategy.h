@@ -95,9 +95,10 @@ namespace tessera::dem {
 // Tuning switches: each keeps a second code path alive, the reference path
 // that the equality tests run against the default fast one, and none is
 // physics. The vector paths (batched_pair_contacts, eight_lane_pair_contacts,
-// quad_row_updates) and shared rows (share_rows_with_nodes) give bitwise the
+// quad_row_updates, batched_bonds) and shared rows (share_rows_with_nodes) give bitwise the
 // results of their reference paths (test_dem_contact_batch.py,
-// test_dem_row_quads.py, test_dem_shared_rows.py, test_dem_elastic_forces.py);
+// test_dem_row_quads.py, test_dem_shared_rows.py, test_dem_elastic_forces.py,
+// test_dem_continuum_bonds.py);
 // the spatial sort (sort_rows_*) and the force block size (force_block_rows)
 // change only the order of sums, so results at round-off
 // (test_dem_spatial_sort.py, test_dem_search.py), never with the number of
@@ -112,6 +113,10 @@ struct DemTuning {
   // processor has AVX-512 (F, DQ, VL) and BMI2; false keeps four lanes
   // (AVX2). Both give bitwise the same results.
   bool eight_lane_pair_contacts = true;
+  // Intact bonds of one law evaluated four at a time on vector lanes
+  // (particles/bond_forces.cpp) where the processor has AVX2; false keeps the
+  // bond-by-bond loop. Both give bitwise the same results.
+  bool batched_bonds = true;
   // The rows' sums and updates done four rows at a time (strategies/row_quads.h)
   // where the processor has AVX2; false keeps the row-by-row loops. Both give
   // bitwise the same results.

@@ -1,0 +1,547 @@
+// The bonds' force pass (AddBondForces, continuum_bonds.h): every bond's
+// law evaluated, its forces added to its two spheres' rows, its history
+// updated.
+//
+// Bonds are visited row by row of their first sphere (the list is sorted by
+// it), in blocks of rows in parallel; a row adds its bonds as the first
+// sphere as they are evaluated, in list order, and what the second spheres
+// take waits in per-bond slots, which every row then adds, in list order.
+// Where the processor has AVX2, runs of four intact bonds of one law are
+// evaluated together, one vector lane per bond (EvaluateFour): the geometry,
+// the turning of the stored springs, the dashpots, the moment and the
+// torques on the lanes, the law's Normal and ShearScale (branches and state)
+// lane by lane on doubles. The lanes repeat EvaluateBond operation for
+// operation, with selects where it branches; this file is compiled with
+// -ffp-contract=off, so that nothing is fused either way: a bond gets bitwise
+// the same results from both (test_dem_continuum_bonds.py).
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdint>
+#include <cstring>
+#include <type_traits>
+
+#include "applications/dem/contact_laws/bond_laws.h"
+#include "applications/dem/particles/continuum_bonds.h"
+#include "applications/dem/utilities/parallel_rows.h"
+
+namespace tessera::dem {
+namespace {
+
+constexpr auto kIntact = static_cast<std::uint8_t>(BondState::kIntact);
+
+// v with its component along the unit vector n removed.
+Array3 Tangential(const Array3& v, const Array3& n) { return v - Dot(v, n) * n; }
+
+// What one bond gives its spheres in one evaluation: the force on the first
+// sphere (the second takes minus), its elastic part, the two torques, and
+// the powers (where asked for).
+struct BondResult {
+  Array3 force, elastic, torque_first, torque_second;
+  double damping_power = 0.0, friction_power = 0.0;
+};
+
+// Bond b's forces, moment and powers of this evaluation and its history;
+// reads the rows only.
+template <class Law>
+BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParameters& law,
+                        const ParticleStorage& p, const PeriodicBox& periodic, double dt,
+                        bool velocity_step) {
+  const std::uint32_t i = bonds.first[b], j = bonds.second[b];
+  const BondConstants& c = bonds.constants[b];
+  double* const law_state = bonds.law_state.data() + b * bonds.state_stride;
+  Array3 d = p.position[j] - p.position[i];
+  if (periodic.active) d = periodic.Nearest(d);
+  const double distance = Norm(d);
+  // Coincident centres have no direction (CheckFiniteState reports blow-ups).
+  if (!(distance > 0.0)) return BondResult{};
+  const Array3 n = (1.0 / distance) * d;
+  // The contact point divides the line of centres as the radii do.
+  const double arm_i = distance * c.first_share;
+  const double arm_j = distance - arm_i;
+  const Array3 relative_velocity = (p.velocity[j] - Cross(p.angular_velocity[j], arm_j * n)) -
+                                   (p.velocity[i] + Cross(p.angular_velocity[i], arm_i * n));
+  Array3 slip, turn;
+  if (velocity_step) {
+    slip = dt * relative_velocity;
+    turn = dt * (p.angular_velocity[j] - p.angular_velocity[i]);
+  } else {
+    slip = (p.delta_displacement[j] - Cross(p.delta_rotation[j], arm_j * n)) -
+           (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm_i * n));
+    turn = p.delta_rotation[j] - p.delta_rotation[i];
+  }
+  // The stored spring forces and moment turn with the bond: by the rotation
+  // taking the last direction m to n, R v = (m.n) v + a x v + (a.v) a / (1 + m.n)
+  // with a = m x n (exact, no root; a bond turning by half a turn in one step
+  // is no bond any more, so m.n > -1).
+  const Array3& m = bonds.direction[b];
+  const double cosine = Dot(m, n);
+  const Array3 axis = Cross(m, n);
+  const double axis_scale = cosine > -1.0 ? 1.0 / (1.0 + cosine) : 0.0;
+  auto turned = [&](const Array3& v) {
+    return cosine * v + Cross(axis, v) + (Dot(axis, v) * axis_scale) * axis;
+  };
+
+  // Normal force, compression positive, of the law while the bond holds;
+  // a broken bond pushes with k_n where it is shorter than its rest length.
+  std::uint8_t& state = bonds.state[b];
+  const double shortening = c.rest_length - distance;
+  double normal_criterion = 0.0, shear_criterion = 0.0;
+  double normal;
+  if (state == kIntact) {
+    normal = Law::Normal(law, c, shortening, law_state, state, normal_criterion);
+  } else {
+    normal = shortening > 0.0 ? c.normal_stiffness * shortening : 0.0;
+  }
+  const bool intact = state == kIntact;
+  const bool loaded = intact || shortening > 0.0;
+
+  // Shear spring (force on the first sphere): turned with the bond (and kept
+  // in its tangent plane against round-off), then dragged along by the slip of
+  // the second sphere's contact point. An intact bond's law may hold it
+  // damaged: the stored force is then its share of the undamaged spring's.
+  Array3 shear{};
+  if (loaded) {
+    const Array3 stored =
+        intact ? Law::HistoryScale(law_state) * bonds.shear_force[b] : bonds.shear_force[b];
+    shear = Tangential(turned(stored), n) + c.tangential_stiffness * Tangential(slip, n);
+  }
+  const Array3 tangential_velocity = Tangential(relative_velocity, n);
+  bool sliding = false;
+  double friction_power = 0.0;
+  if (intact) {
+    const double scale =
+        Law::ShearScale(law, c, normal, Norm(shear), law_state, state, shear_criterion);
+    shear = scale * shear;
+  } else if (loaded) {
+    const double shear_norm = Norm(shear);
+    const double limit = law.friction * std::max(normal, 0.0);
+    if (shear_norm > limit) {
+      if (shear_norm > 0.0) shear = (limit / shear_norm) * shear;
+      sliding = true;
+      friction_power = limit * Norm(tangential_velocity);
+    }
+  }
+  bonds.failure_criterion[b] = state == kIntact ? std::max(normal_criterion, shear_criterion) : 1.0;
+
+  // Dashpots: while the bond holds, or a broken one is compressed.
+  Array3 damping{};
+  double damping_power = 0.0;
+  if (loaded) {
+    const double approach = Dot(relative_velocity, n);  // > 0: separating
+    damping = (c.normal_damping * approach) * n;
+    damping_power = c.normal_damping * approach * approach;
+    if (!sliding) {
+      damping += c.tangential_damping * tangential_velocity;
+      damping_power += c.tangential_damping * Dot(tangential_velocity, tangential_velocity);
+    }
+  }
+
+  // Rotational springs (moment on the first sphere), intact bonds only. A
+  // bond without them keeps the zero moment it was made with: its history is
+  // neither read nor written.
+  const bool rotational = c.bending_stiffness > 0.0 || c.twisting_stiffness > 0.0;
+  Array3 moment{};
+  if (state == kIntact && rotational) {
+    const double relative_twist = Dot(turn, n);
+    moment = turned(bonds.moment[b]) + c.bending_stiffness * (turn - relative_twist * n) +
+             (c.twisting_stiffness * relative_twist) * n;
+  }
+
+  const Array3 elastic = shear - normal * n;
+  const Array3 tangential = shear + Tangential(damping, n);
+  BondResult result{elastic + damping,
+                    elastic,
+                    Cross(arm_i * n, tangential) + moment,
+                    Cross(arm_j * n, tangential) - moment,
+                    damping_power,
+                    friction_power};
+
+  bonds.normal_force[b] = normal;
+  bonds.shear_force[b] = shear;
+  if (rotational) bonds.moment[b] = moment;
+  bonds.direction[b] = n;
+  return result;
+}
+
+// ---------------------------------------------------------------- four lanes
+
+using Vec = double __attribute__((vector_size(32)));
+using Mask = decltype(Vec{} < Vec{});  // 64-bit lanes, all ones or zero
+constexpr int kLanes = 4;
+
+#define TESSERA_BOND_LANES [[gnu::target("avx2"), gnu::always_inline]] inline
+
+TESSERA_BOND_LANES Vec Splat(double s) { return Vec{s, s, s, s}; }
+TESSERA_BOND_LANES Vec Sqrt(Vec x) {
+  return reinterpret_cast<Vec>(_mm256_sqrt_pd(reinterpret_cast<__m256d>(x)));
+}
+TESSERA_BOND_LANES Vec Select(Mask m, Vec a, Vec b) { return m ? a : b; }
+TESSERA_BOND_LANES bool All(Mask m) {
+  return _mm256_movemask_pd(reinterpret_cast<__m256d>(m)) == 0xF;
+}
+
+// Three components on the lanes, with Array3's operations in its order.
+struct V3 {
+  Vec x, y, z;
+};
+TESSERA_BOND_LANES V3 operator+(const V3& a, const V3& b) {
+  return {a.x + b.x, a.y + b.y, a.z + b.z};
+}
+TESSERA_BOND_LANES V3 operator-(const V3& a, const V3& b) {
+  return {a.x - b.x, a.y - b.y, a.z - b.z};
+}
+// Array3 * s: each component times s.
+TESSERA_BOND_LANES V3 operator*(const V3& a, Vec s) { return {a.x * s, a.y * s, a.z * s}; }
+TESSERA_BOND_LANES Vec Dot(const V3& a, const V3& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+TESSERA_BOND_LANES V3 Cross(const V3& a, const V3& b) {
+  return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
+}
+TESSERA_BOND_LANES V3 Tangential(const V3& v, const V3& n) { return v - n * Dot(v, n); }
+TESSERA_BOND_LANES V3 Select(Mask m, const V3& a, const V3& b) {
+  return {Select(m, a.x, b.x), Select(m, a.y, b.y), Select(m, a.z, b.z)};
+}
+
+// The rows index[0..3] of an Array3 column: x and y of each row in one
+// 16-byte load, unpacked; z element by element.
+TESSERA_BOND_LANES V3 Gather(const Array3* rows, const std::uint32_t* index) {
+  const double* r0 = rows[index[0]].data;
+  const double* r1 = rows[index[1]].data;
+  const double* r2 = rows[index[2]].data;
+  const double* r3 = rows[index[3]].data;
+  const __m256d even =
+      _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(r0)), _mm_loadu_pd(r2), 1);
+  const __m256d odd =
+      _mm256_insertf128_pd(_mm256_castpd128_pd256(_mm_loadu_pd(r1)), _mm_loadu_pd(r3), 1);
+  return {reinterpret_cast<Vec>(_mm256_unpacklo_pd(even, odd)),
+          reinterpret_cast<Vec>(_mm256_unpackhi_pd(even, odd)), Vec{r0[2], r1[2], r2[2], r3[2]}};
+}
+TESSERA_BOND_LANES Array3 Lane(const V3& v, int l) { return Array3{v.x[l], v.y[l], v.z[l]}; }
+// A constant of the four bonds c[0..3].
+TESSERA_BOND_LANES Vec Constant(const BondConstants* c, double BondConstants::*member) {
+  return Vec{c[0].*member, c[1].*member, c[2].*member, c[3].*member};
+}
+// v turned with the bond from its last direction m to n (EvaluateBond's
+// `turned`): cos v + a x v + (a.v) a / (1 + cos), a = m x n.
+TESSERA_BOND_LANES V3 Turned(const V3& v, Vec cosine, const V3& axis, Vec axis_scale) {
+  return (v * cosine + Cross(axis, v)) + axis * (Dot(axis, v) * axis_scale);
+}
+
+// Bonds b0 .. b0 + 3 (intact, of law `law`) as EvaluateBond would evaluate
+// them one by one, their results into `out`; false, with nothing changed,
+// where a pair's centres coincide (EvaluateBond's own case).
+template <class Law, bool kPowers>
+[[gnu::target("avx2")]] bool EvaluateFour(std::uint32_t b0, ContinuumBonds& bonds,
+                                          const BondParameters& law, const ParticleStorage& p,
+                                          const PeriodicBox& periodic, double dt,
+                                          bool velocity_step, BondResult* out) {
+  const std::uint32_t* fi = bonds.first.data() + b0;
+  const std::uint32_t* sj = bonds.second.data() + b0;
+  const std::uint32_t self[kLanes] = {b0, b0 + 1, b0 + 2, b0 + 3};
+  V3 d;
+  if (periodic.active) {
+    for (int l = 0; l < kLanes; ++l) {
+      const Array3 dl = periodic.Nearest(p.position[sj[l]] - p.position[fi[l]]);
+      d.x[l] = dl[0], d.y[l] = dl[1], d.z[l] = dl[2];
+    }
+  } else {
+    d = Gather(p.position.data(), sj) - Gather(p.position.data(), fi);
+  }
+  const Vec distance = Sqrt(Dot(d, d));
+  if (!All(distance > Splat(0.0))) return false;
+  const BondConstants* c = bonds.constants.data() + b0;
+  const V3 n = d * (Splat(1.0) / distance);
+  const Vec arm_i = distance * Constant(c, &BondConstants::first_share);
+  const Vec arm_j = distance - arm_i;
+  const V3 arm_i_n = n * arm_i, arm_j_n = n * arm_j;
+  const V3 spin_i = Gather(p.angular_velocity.data(), fi);
+  const V3 spin_j = Gather(p.angular_velocity.data(), sj);
+  const V3 relative_velocity = (Gather(p.velocity.data(), sj) - Cross(spin_j, arm_j_n)) -
+                               (Gather(p.velocity.data(), fi) + Cross(spin_i, arm_i_n));
+  V3 slip, turn;
+  if (velocity_step) {
+    slip = relative_velocity * Splat(dt);
+    turn = (spin_j - spin_i) * Splat(dt);
+  } else {
+    const V3 rotation_i = Gather(p.delta_rotation.data(), fi);
+    const V3 rotation_j = Gather(p.delta_rotation.data(), sj);
+    slip = (Gather(p.delta_displacement.data(), sj) - Cross(rotation_j, arm_j_n)) -
+           (Gather(p.delta_displacement.data(), fi) + Cross(rotation_i, arm_i_n));
+    turn = rotation_j - rotation_i;
+  }
+  const V3 m = Gather(bonds.direction.data(), self);
+  const Vec cosine = Dot(m, n);
+  const V3 axis = Cross(m, n);
+  const Vec axis_scale =
+      Select(cosine > Splat(-1.0), Splat(1.0) / (Splat(1.0) + cosine), Splat(0.0));
+
+  // The law's normal force, lane by lane.
+  const Vec shortening = Constant(c, &BondConstants::rest_length) - distance;
+  double normal_criterion[kLanes] = {}, shear_criterion[kLanes] = {};
+  Vec normal{}, history{};
+  Mask intact{}, loaded{};
+  for (int l = 0; l < kLanes; ++l) {
+    const std::uint32_t b = b0 + l;
+    double* const law_state = bonds.law_state.data() + b * bonds.state_stride;
+    std::uint8_t& state = bonds.state[b];
+    normal[l] = Law::Normal(law, c[l], shortening[l], law_state, state, normal_criterion[l]);
+    const bool holds = state == kIntact;
+    intact[l] = holds ? -1 : 0;
+    loaded[l] = holds || shortening[l] > 0.0 ? -1 : 0;
+    history[l] = holds ? Law::HistoryScale(law_state) : 1.0;  // 1: the stored force as it is
+  }
+  const V3 stored = Gather(bonds.shear_force.data(), self) * history;
+  const Vec tangential_stiffness = Constant(c, &BondConstants::tangential_stiffness);
+  const V3 zero{Splat(0.0), Splat(0.0), Splat(0.0)};
+  V3 shear = Select(loaded,
+                    Tangential(Turned(stored, cosine, axis, axis_scale), n) +
+                        Tangential(slip, n) * tangential_stiffness,
+                    zero);
+  const V3 tangential_velocity = Tangential(relative_velocity, n);
+  const Vec shear_norm = Sqrt(Dot(shear, shear));
+
+  // The law's shear factor (intact) or the broken bond's slider, lane by lane.
+  Vec scale = Splat(1.0);
+  Mask sliding = Splat(0.0) != Splat(0.0);
+  double friction_power[kLanes] = {};
+  for (int l = 0; l < kLanes; ++l) {
+    const std::uint32_t b = b0 + l;
+    double* const law_state = bonds.law_state.data() + b * bonds.state_stride;
+    std::uint8_t& state = bonds.state[b];
+    if (intact[l]) {
+      scale[l] = Law::ShearScale(law, c[l], normal[l], shear_norm[l], law_state, state,
+                                 shear_criterion[l]);
+    } else if (loaded[l]) {
+      const double limit = law.friction * std::max(normal[l], 0.0);
+      if (shear_norm[l] > limit) {
+        if (shear_norm[l] > 0.0) scale[l] = limit / shear_norm[l];
+        sliding[l] = -1;
+        if constexpr (kPowers) friction_power[l] = limit * Norm(Lane(tangential_velocity, l));
+      }
+    }
+    bonds.failure_criterion[b] =
+        state == kIntact ? std::max(normal_criterion[l], shear_criterion[l]) : 1.0;
+  }
+  shear = shear * scale;
+
+  // Dashpots: while the bond holds, or a broken one is compressed.
+  const Vec approach = Dot(relative_velocity, n);  // > 0: separating
+  const Vec normal_damping = Constant(c, &BondConstants::normal_damping) * approach;
+  const Vec tangential_damping = Constant(c, &BondConstants::tangential_damping);
+  const V3 axial_damping = n * normal_damping;
+  const V3 damping = Select(
+      loaded,
+      Select(sliding, axial_damping, axial_damping + tangential_velocity * tangential_damping),
+      zero);
+
+  // Rotational springs, intact bonds only.
+  const Vec bending = Constant(c, &BondConstants::bending_stiffness);
+  const Vec twisting = Constant(c, &BondConstants::twisting_stiffness);
+  bool springs[kLanes], any_springs = false;
+  Mask rotational{};
+  for (int l = 0; l < kLanes; ++l) {
+    springs[l] = bending[l] > 0.0 || twisting[l] > 0.0;
+    any_springs = any_springs || springs[l];
+    rotational[l] = bonds.state[b0 + l] == kIntact && springs[l] ? -1 : 0;
+  }
+  V3 moment = zero;
+  if (any_springs) {
+    const Vec relative_twist = Dot(turn, n);
+    moment = Select(rotational,
+                    (Turned(Gather(bonds.moment.data(), self), cosine, axis, axis_scale) +
+                     (turn - n * relative_twist) * bending) +
+                        n * (twisting * relative_twist),
+                    zero);
+  }
+
+  const V3 elastic = shear - n * normal;
+  const V3 tangential = shear + Tangential(damping, n);
+  const V3 force = elastic + damping;
+  const V3 torque_first = Cross(arm_i_n, tangential) + moment;
+  const V3 torque_second = Cross(arm_j_n, tangential) - moment;
+  Vec damping_power{};
+  if constexpr (kPowers) {
+    const Vec axial_power = normal_damping * approach;
+    damping_power = Select(
+        loaded,
+        Select(sliding, axial_power,
+               axial_power + tangential_damping * Dot(tangential_velocity, tangential_velocity)),
+        Splat(0.0));
+  }
+  for (int l = 0; l < kLanes; ++l) {
+    const std::uint32_t b = b0 + l;
+    out[l].force = Lane(force, l);
+    out[l].elastic = Lane(elastic, l);
+    out[l].torque_first = Lane(torque_first, l);
+    out[l].torque_second = Lane(torque_second, l);
+    if constexpr (kPowers) {
+      out[l].damping_power = damping_power[l];
+      out[l].friction_power = friction_power[l];
+    }
+    bonds.normal_force[b] = normal[l];
+    bonds.shear_force[b] = Lane(shear, l);
+    if (springs[l]) bonds.moment[b] = Lane(moment, l);
+    bonds.direction[b] = Lane(n, l);
+  }
+  return true;
+}
+
+bool BondLanesAvailable() {
+  static const bool available = __builtin_cpu_supports("avx2");
+  return available;
+}
+
+// ---------------------------------------------------------------- the pass
+
+// Adds bond b's result to its first sphere's row and leaves the second's in
+// the bond's slots.
+template <bool kPowers>
+inline void AddFirst(std::uint32_t b, const BondResult& r, ContinuumBonds& bonds,
+                     ParticleStorage& p, bool elastic) {
+  const std::uint32_t i = bonds.first[b];
+  p.contact_force[i] += r.force;
+  if (elastic) p.elastic_force[i] += r.elastic;
+  p.torque[i] += r.torque_first;
+  bonds.force[b] = r.force;
+  if (elastic) bonds.elastic[b] = r.elastic;
+  bonds.torque_second[b] = r.torque_second;
+  if constexpr (kPowers) {
+    bonds.damping_power[b] = r.damping_power;
+    bonds.friction_power[b] = r.friction_power;
+  }
+}
+
+// How many bonds ahead of the group being evaluated its arrays are fetched.
+constexpr std::uint32_t kPrefetchAhead = 32;
+
+// The cache lines of bonds b .. b + 3 in the arrays the evaluation streams
+// through: the rows of a large specimen's bonds do not fit the cache, and a
+// dozen arrays at once are more streams than the hardware prefetcher follows.
+template <class T>
+inline void PrefetchColumn(const T* column, std::uint32_t b, bool write) {
+  const char* from = reinterpret_cast<const char*>(column + b);
+  const char* to = reinterpret_cast<const char*>(column + b + kLanes) - 1;
+  for (const char* line = from; line <= to; line += 64) {
+    if (write)
+      __builtin_prefetch(line, 1, 3);
+    else
+      __builtin_prefetch(line, 0, 3);
+  }
+  if (write)
+    __builtin_prefetch(to, 1, 3);
+  else
+    __builtin_prefetch(to, 0, 3);
+}
+inline void PrefetchBonds(const ContinuumBonds& bonds, std::uint32_t b, std::uint32_t end) {
+  if (b + kLanes > end) return;
+  PrefetchColumn(bonds.first.data(), b, false);
+  PrefetchColumn(bonds.second.data(), b, false);
+  PrefetchColumn(bonds.constants.data(), b, false);
+  PrefetchColumn(bonds.shear_force.data(), b, true);
+  PrefetchColumn(bonds.direction.data(), b, true);
+  PrefetchColumn(bonds.normal_force.data(), b, true);
+  PrefetchColumn(bonds.failure_criterion.data(), b, true);
+  PrefetchColumn(bonds.force.data(), b, true);
+  PrefetchColumn(bonds.torque_second.data(), b, true);
+  if (bonds.state_stride > 0) {
+    const double* state = bonds.law_state.data() + b * bonds.state_stride;
+    const char* to = reinterpret_cast<const char*>(state + kLanes * bonds.state_stride) - 1;
+    for (const char* line = reinterpret_cast<const char*>(state); line <= to; line += 64)
+      __builtin_prefetch(line, 1, 3);
+    __builtin_prefetch(to, 1, 3);
+  }
+}
+
+// Bonds [begin, end) of law L, in list order: four at a time where they are
+// intact and `lanes`, else one by one.
+template <class L, bool kPowers>
+void EvaluateRun(std::uint32_t begin, std::uint32_t end, ContinuumBonds& bonds,
+                 const BondParameters& law, ParticleStorage& p, const PeriodicBox& periodic,
+                 double dt, bool velocity_step, bool elastic, bool lanes) {
+  std::uint32_t b = begin;
+  if (lanes) {
+    const std::uint8_t* state = bonds.state.data();
+    while (b + kLanes <= end) {
+      PrefetchBonds(bonds, b + kPrefetchAhead, end);
+      BondResult four[kLanes];
+      if ((state[b] | state[b + 1] | state[b + 2] | state[b + 3]) == kIntact &&
+          EvaluateFour<L, kPowers>(b, bonds, law, p, periodic, dt, velocity_step, four)) {
+        for (int l = 0; l < kLanes; ++l) AddFirst<kPowers>(b + l, four[l], bonds, p, elastic);
+        b += kLanes;
+        continue;
+      }
+      AddFirst<kPowers>(b, EvaluateBond<L>(b, bonds, law, p, periodic, dt, velocity_step), bonds, p,
+                        elastic);
+      ++b;
+    }
+  }
+  for (; b < end; ++b)
+    AddFirst<kPowers>(b, EvaluateBond<L>(b, bonds, law, p, periodic, dt, velocity_step), bonds, p,
+                      elastic);
+}
+
+// Rows per block of the first pass.
+constexpr std::size_t kBlockRows = 256;
+
+}  // namespace
+
+BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleStorage& p,
+                        const PeriodicBox& periodic, double dt, bool velocity_step, bool powers,
+                        bool lanes) {
+  const std::size_t m = bonds.size(), n = p.size();
+  if (bonds.row_start.size() != n + 1) bonds.Index(n);  // rows were added (inlets)
+  // The elastic parts only where the rows sum them (ELASTIC_FORCES declared).
+  const bool elastic = !p.elastic_force.empty();
+  bonds.force.resize(m), bonds.elastic.resize(elastic ? m : 0), bonds.torque_second.resize(m);
+  bonds.damping_power.resize(powers ? m : 0), bonds.friction_power.resize(powers ? m : 0);
+  bonds.failure_criterion.resize(m);
+  lanes = lanes && BondLanesAvailable();
+  // First pass: each block of rows evaluates the bonds whose first sphere it
+  // holds (a contiguous run of the list) and adds them to those rows.
+  const std::size_t blocks = (n + kBlockRows - 1) / kBlockRows;
+  auto first_pass = [&]<bool kPowers>(std::bool_constant<kPowers>) {
+    ParallelBlocks(n, blocks, [&](std::size_t block) {
+      const std::uint32_t begin = bonds.first_start[block * kBlockRows];
+      const std::uint32_t end = bonds.first_start[std::min(n, (block + 1) * kBlockRows)];
+      if (bonds.uniform_law >= 0) {
+        const BondParameters& law = table.Parameters(bonds.law[begin < end ? begin : 0]);
+        BondLaws::Visit(static_cast<ContactLaw>(law.law), [&]<class L>(std::type_identity<L>) {
+          EvaluateRun<L, kPowers>(begin, end, bonds, law, p, periodic, dt, velocity_step, elastic,
+                                  lanes);
+        });
+        return;
+      }
+      // Runs of bonds of one material pair.
+      for (std::uint32_t b = begin; b < end;) {
+        std::uint32_t run_end = b + 1;
+        while (run_end < end && bonds.law[run_end] == bonds.law[b]) ++run_end;
+        const BondParameters& law = table.Parameters(bonds.law[b]);
+        BondLaws::Visit(static_cast<ContactLaw>(law.law), [&]<class L>(std::type_identity<L>) {
+          EvaluateRun<L, kPowers>(b, run_end, bonds, law, p, periodic, dt, velocity_step, elastic,
+                                  lanes);
+        });
+        b = run_end;
+      }
+    });
+  };
+  if (powers)
+    first_pass(std::true_type{});
+  else
+    first_pass(std::false_type{});
+  // Second pass: every row adds its bonds as the second sphere.
+  ParallelRows(n, [&](std::size_t i) {
+    for (std::uint32_t k = bonds.row_start[i]; k < bonds.row_start[i + 1]; ++k) {
+      const std::uint32_t b = bonds.row_bonds[k];
+      p.contact_force[i] -= bonds.force[b];
+      if (elastic) p.elastic_force[i] -= bonds.elastic[b];
+      p.torque[i] += bonds.torque_second[b];
+    }
+  });
+  BondPower power;
+  if (!powers) return power;
+  power.damping = SumRows(m, [&](std::size_t b) { return bonds.damping_power[b]; });
+  power.friction = SumRows(m, [&](std::size_t b) { return bonds.friction_power[b]; });
+  return power;
+}
+
+}  // namespace tessera::dem
