@@ -230,6 +230,9 @@ class VirtualLaboratory:
         self.height = high - low
         half = 0.75 * sp.diameter if sp.shape == "cylinder" else 0.75 * max(sp.diameter, sp.length)
         velocity = s["loading"]["platen_velocity"] if s["test"] != "hydrostatic" else 0.0
+        # Triaxial: the platens start once the confinement is reached (thesis §5.5: (a)
+        # the confinement to its hydrostatic value, (b) the axial motion).
+        start = self._PlatenStart()
         n = len(sp.radius)
         with open(os.path.join(self.folder, f"{name}DEM_FEM_boundary.mdpa"), "w") as f:
             f.write("Begin Properties 2\nFRICTION 0.0\nWALL_COHESION 0.0\nYOUNG_MODULUS "
@@ -244,7 +247,7 @@ class VirtualLaboratory:
                                                ("top", top_nodes, top_conditions, -velocity)):
                 f.write(f"Begin SubModelPart {part}\n  Begin SubModelPartData\n"
                         f"    RIGID_BODY_MOTION 1\n    LINEAR_VELOCITY [3] (0.0,0.0,{v!r})\n"
-                        "    VELOCITY_START_TIME 0.0\n    VELOCITY_STOP_TIME 1e30\n"
+                        f"    VELOCITY_START_TIME {start!r}\n    VELOCITY_STOP_TIME 1e30\n"
                         f"    TOP {1 if part == 'top' else 0}\n    BOTTOM {1 if part == 'bottom' else 0}\n"
                         "  End SubModelPartData\n  Begin SubModelPartNodes\n")
                 f.write("".join(f"    {k}\n" for k in nodes))
@@ -252,6 +255,11 @@ class VirtualLaboratory:
                 f.write("".join(f"    {k}\n" for k in conditions))
                 f.write("  End SubModelPartConditions\nEnd SubModelPart\n")
             f.write(extra)
+
+    def _PlatenStart(self):
+        """When the platens start moving: after the confinement ramp of a triaxial test."""
+        s = self.settings
+        return float(s["loading"]["confinement_time"]) if s["test"] == "triaxial" else 0.0
 
     def _WriteSleeve(self, f, first_node, first_condition, low, high, segments=48, rings=12):
         """The oedometer's rigid sleeve: a triangulated cylinder whose flat
@@ -328,8 +336,12 @@ class VirtualLaboratory:
             os.chdir(cwd)
         strategy = self.stage.GetStrategy()
         dt = self.settings["loading"]["delta_time"]
+        self.critical_time_step = strategy.EstimateTimeStep(
+            max(self.settings["loading"]["platen_velocity"], 0.01)).critical_time_step
         if not dt > 0.0:
-            dt = 0.5 * strategy.EstimateTimeStep(max(self.settings["loading"]["platen_velocity"], 0.01)).critical_time_step
+            dt = 0.5 * self.critical_time_step
+        else:
+            self._CheckTimeStep(dt)
         strategy.SetDeltaTime(dt)
         self.stage._GetSolver().dt = dt
         self.dt = dt
@@ -356,6 +368,26 @@ class VirtualLaboratory:
         self.step = 0
         self.peak = 0.0
         self.finished = False
+
+    def _CheckTimeStep(self, dt):
+        """The given Δt against the bonds' critical step (ContinuumBonds::
+        CriticalTimeStep, a Gershgorin bound, conservative for dense packings),
+        as the DEM stage checks MaxTimeStep: beyond UNSTABLE_TIME_STEP_FACTOR
+        times it the run would blow up (an error, before any step); beyond it,
+        a warning."""
+        import warnings
+        from .dem_analysis_stage import UNSTABLE_TIME_STEP_FACTOR
+        critical = self.critical_time_step
+        if not dt > critical:
+            return
+        ratio = dt / critical
+        message = (f"{self.where}.loading.delta_time: {dt:g} s is {ratio:.3g} times the "
+                   f"critical time step {critical:.3g} s of the bonded specimen")
+        if dt > UNSTABLE_TIME_STEP_FACTOR * critical:
+            raise tessera.Error(message + ": the run would be unstable; set delta_time <= "
+                                f"{critical:.3g} (or 0: half of it)")
+        warnings.warn(message + " (the bound is conservative; within "
+                      f"{UNSTABLE_TIME_STEP_FACTOR:g} times it the run is let go)", stacklevel=2)
 
     def _SetEndTime(self):
         s = self.settings
@@ -436,7 +468,7 @@ class VirtualLaboratory:
         lateral_strain = -float(np.mean((rho[lat] - self.initial_rho[lat]) / self.initial_rho[lat])) \
             if len(lat) else 0.0
         velocity = s["loading"]["platen_velocity"] if s["test"] != "hydrostatic" else 0.0
-        platen_strain = 2.0 * velocity * time / self.height
+        platen_strain = 2.0 * velocity * max(time - self._PlatenStart(), 0.0) / self.height
         if sp.shape == "cylinder":
             # The specimen's own strain (thesis 5.40: from the particles'
             # positions): the mean axial displacements of its end spheres.
@@ -465,8 +497,11 @@ class VirtualLaboratory:
         self.rows.append(row)
         self.peak = max(self.peak, stress)
         fraction = s["loading"]["stop_at_fraction_of_peak"]
+        # A triaxial specimen fails only once the platens load it: not while
+        # the confinement ramps (its axial stress may drop when the ramp ends).
+        loading = s["test"] != "triaxial" or time > s["loading"]["confinement_time"]
         if s["test"] in ("UCS", "triaxial", "BTS") and self.peak > 0.0 and fraction > 0.0 \
-                and stress < fraction * self.peak and len(self.rows) > 10:
+                and loading and stress < fraction * self.peak and len(self.rows) > 10:
             stage.end_time = min(stage.end_time, time)  # the specimen has failed
 
     def RunSolutionLoop(self):
