@@ -217,6 +217,29 @@ TESSERA_BOND_LANES V3 Gather(const Array3* rows, const std::uint32_t* index) {
           reinterpret_cast<Vec>(_mm256_unpackhi_pd(even, odd)), Vec{r0[2], r1[2], r2[2], r3[2]}};
 }
 TESSERA_BOND_LANES Array3 Lane(const V3& v, int l) { return Array3{v.x[l], v.y[l], v.z[l]}; }
+// Four consecutive Array3 (twelve doubles) as x, y and z of the lanes, and
+// back: three 32-byte loads or stores and a transpose.
+TESSERA_BOND_LANES V3 LoadFour(const Array3* rows) {
+  const double* p = rows->data;
+  const __m256d v0 = _mm256_loadu_pd(p), v1 = _mm256_loadu_pd(p + 4), v2 = _mm256_loadu_pd(p + 8);
+  const __m256d u0 = _mm256_blend_pd(v0, v1, 0b1100);       // x0 y0 x2 y2
+  const __m256d u1 = _mm256_permute2f128_pd(v0, v2, 0x21);  // z0 x1 z2 x3
+  const __m256d u2 = _mm256_blend_pd(v1, v2, 0b1100);       // y1 z1 y3 z3
+  return {reinterpret_cast<Vec>(_mm256_blend_pd(u0, u1, 0b1010)),
+          reinterpret_cast<Vec>(_mm256_shuffle_pd(u0, u2, 0b0101)),
+          reinterpret_cast<Vec>(_mm256_blend_pd(u1, u2, 0b1010))};
+}
+TESSERA_BOND_LANES void StoreFour(Array3* rows, const V3& v) {
+  const __m256d x = reinterpret_cast<__m256d>(v.x), y = reinterpret_cast<__m256d>(v.y),
+                z = reinterpret_cast<__m256d>(v.z);
+  const __m256d u0 = _mm256_unpacklo_pd(x, y);       // x0 y0 x2 y2
+  const __m256d u1 = _mm256_blend_pd(z, x, 0b1010);  // z0 x1 z2 x3
+  const __m256d u2 = _mm256_unpackhi_pd(y, z);       // y1 z1 y3 z3
+  double* p = rows->data;
+  _mm256_storeu_pd(p, _mm256_permute2f128_pd(u0, u1, 0x20));
+  _mm256_storeu_pd(p + 4, _mm256_permute2f128_pd(u2, u0, 0x30));
+  _mm256_storeu_pd(p + 8, _mm256_permute2f128_pd(u1, u2, 0x31));
+}
 // A constant of the four bonds c[0..3].
 TESSERA_BOND_LANES Vec Constant(const BondConstants* c, double BondConstants::*member) {
   return Vec{c[0].*member, c[1].*member, c[2].*member, c[3].*member};
@@ -228,8 +251,9 @@ TESSERA_BOND_LANES V3 Turned(const V3& v, Vec cosine, const V3& axis, Vec axis_s
 }
 
 // Bonds b0 .. b0 + 3 (intact, of law `law`) as EvaluateBond would evaluate
-// them one by one, their results into `out`; false, with nothing changed,
-// where a pair's centres coincide (EvaluateBond's own case).
+// them one by one: what the first spheres take into `out`, what the second
+// spheres take into the bonds' slots; false, with nothing changed, where a
+// pair's centres coincide (EvaluateBond's own case).
 template <class Law, bool kPowers>
 [[gnu::target("avx2")]] bool EvaluateFour(std::uint32_t b0, ContinuumBonds& bonds,
                                           const BondParameters& law, const ParticleStorage& p,
@@ -237,7 +261,6 @@ template <class Law, bool kPowers>
                                           bool velocity_step, BondResult* out) {
   const std::uint32_t* fi = bonds.first.data() + b0;
   const std::uint32_t* sj = bonds.second.data() + b0;
-  const std::uint32_t self[kLanes] = {b0, b0 + 1, b0 + 2, b0 + 3};
   V3 d;
   if (periodic.active) {
     for (int l = 0; l < kLanes; ++l) {
@@ -269,7 +292,7 @@ template <class Law, bool kPowers>
            (Gather(p.delta_displacement.data(), fi) + Cross(rotation_i, arm_i_n));
     turn = rotation_j - rotation_i;
   }
-  const V3 m = Gather(bonds.direction.data(), self);
+  const V3 m = LoadFour(bonds.direction.data() + b0);
   const Vec cosine = Dot(m, n);
   const V3 axis = Cross(m, n);
   const Vec axis_scale =
@@ -290,7 +313,7 @@ template <class Law, bool kPowers>
     loaded[l] = holds || shortening[l] > 0.0 ? -1 : 0;
     history[l] = holds ? Law::HistoryScale(law_state) : 1.0;  // 1: the stored force as it is
   }
-  const V3 stored = Gather(bonds.shear_force.data(), self) * history;
+  const V3 stored = LoadFour(bonds.shear_force.data() + b0) * history;
   const Vec tangential_stiffness = Constant(c, &BondConstants::tangential_stiffness);
   const V3 zero{Splat(0.0), Splat(0.0), Splat(0.0)};
   V3 shear = Select(loaded,
@@ -337,18 +360,19 @@ template <class Law, bool kPowers>
   // Rotational springs, intact bonds only.
   const Vec bending = Constant(c, &BondConstants::bending_stiffness);
   const Vec twisting = Constant(c, &BondConstants::twisting_stiffness);
-  bool springs[kLanes], any_springs = false;
+  bool springs[kLanes], any_springs = false, all_springs = true;
   Mask rotational{};
   for (int l = 0; l < kLanes; ++l) {
     springs[l] = bending[l] > 0.0 || twisting[l] > 0.0;
     any_springs = any_springs || springs[l];
+    all_springs = all_springs && springs[l];
     rotational[l] = bonds.state[b0 + l] == kIntact && springs[l] ? -1 : 0;
   }
   V3 moment = zero;
   if (any_springs) {
     const Vec relative_twist = Dot(turn, n);
     moment = Select(rotational,
-                    (Turned(Gather(bonds.moment.data(), self), cosine, axis, axis_scale) +
+                    (Turned(LoadFour(bonds.moment.data() + b0), cosine, axis, axis_scale) +
                      (turn - n * relative_twist) * bending) +
                         n * (twisting * relative_twist),
                     zero);
@@ -373,16 +397,20 @@ template <class Law, bool kPowers>
     out[l].force = Lane(force, l);
     out[l].elastic = Lane(elastic, l);
     out[l].torque_first = Lane(torque_first, l);
-    out[l].torque_second = Lane(torque_second, l);
     if constexpr (kPowers) {
       out[l].damping_power = damping_power[l];
       out[l].friction_power = friction_power[l];
     }
-    bonds.normal_force[b] = normal[l];
-    bonds.shear_force[b] = Lane(shear, l);
-    if (springs[l]) bonds.moment[b] = Lane(moment, l);
-    bonds.direction[b] = Lane(n, l);
+    if (springs[l] && !all_springs) bonds.moment[b] = Lane(moment, l);
   }
+  std::memcpy(bonds.normal_force.data() + b0, &normal, sizeof normal);
+  StoreFour(bonds.shear_force.data() + b0, shear);
+  if (all_springs) StoreFour(bonds.moment.data() + b0, moment);
+  StoreFour(bonds.direction.data() + b0, n);
+  // The second spheres' slots (AddBondForces sizes `elastic` where the rows sum it).
+  StoreFour(bonds.force.data() + b0, force);
+  if (!bonds.elastic.empty()) StoreFour(bonds.elastic.data() + b0, elastic);
+  StoreFour(bonds.torque_second.data() + b0, torque_second);
   return true;
 }
 
@@ -395,16 +423,19 @@ bool BondLanesAvailable() {
 
 // Adds bond b's result to its first sphere's row and leaves the second's in
 // the bond's slots.
-template <bool kPowers>
+// (`slots`: also the second sphere's slots, where EvaluateFour has not.)
+template <bool kPowers, bool kSlots = true>
 inline void AddFirst(std::uint32_t b, const BondResult& r, ContinuumBonds& bonds,
                      ParticleStorage& p, bool elastic) {
   const std::uint32_t i = bonds.first[b];
   p.contact_force[i] += r.force;
   if (elastic) p.elastic_force[i] += r.elastic;
   p.torque[i] += r.torque_first;
-  bonds.force[b] = r.force;
-  if (elastic) bonds.elastic[b] = r.elastic;
-  bonds.torque_second[b] = r.torque_second;
+  if constexpr (kSlots) {
+    bonds.force[b] = r.force;
+    if (elastic) bonds.elastic[b] = r.elastic;
+    bonds.torque_second[b] = r.torque_second;
+  }
   if constexpr (kPowers) {
     bonds.damping_power[b] = r.damping_power;
     bonds.friction_power[b] = r.friction_power;
@@ -466,7 +497,8 @@ void EvaluateRun(std::uint32_t begin, std::uint32_t end, ContinuumBonds& bonds,
       BondResult four[kLanes];
       if ((state[b] | state[b + 1] | state[b + 2] | state[b + 3]) == kIntact &&
           EvaluateFour<L, kPowers>(b, bonds, law, p, periodic, dt, velocity_step, four)) {
-        for (int l = 0; l < kLanes; ++l) AddFirst<kPowers>(b + l, four[l], bonds, p, elastic);
+        for (int l = 0; l < kLanes; ++l)
+          AddFirst<kPowers, false>(b + l, four[l], bonds, p, elastic);
         b += kLanes;
         continue;
       }
