@@ -1,0 +1,333 @@
+"""Checkpoint and restart of DEM runs (applications/dem/io/dem_checkpoint.h,
+tessera.checkpoint): a run continued from a checkpoint written after K steps
+gives bitwise the results of the uninterrupted run of N steps. Compared with
+numpy array_equal (no tolerance: the restart must not change a bit): every
+row column of the strategy, the nodes' coordinates, velocities and forces,
+the contact counts, and the two runs' final checkpoints (model parts and the
+DEM state) dataset by dataset."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tessera
+from tessera.checkpoint import DifferingDatasets
+
+ROW_COLUMNS = ("position", "velocity", "angular_velocity", "displacement", "delta_displacement",
+               "delta_rotation", "rotation_angle", "force", "torque", "contact_force",
+               "elastic_force", "radius", "mass", "inertia", "material", "element_id", "fixed",
+               "glued", "cluster")
+NODAL = ("VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "TOTAL_FORCES", "CONTACT_FORCES",
+         "PARTICLE_MOMENT")
+WALL_NODAL = ("VELOCITY", "DISPLACEMENT", "CONTACT_FORCES", "DEM_PRESSURE")
+
+
+# ------------------------------------------------------------------ decks written here
+GRAIN = {"PARTICLE_DENSITY": 2500.0, "YOUNG_MODULUS": 1e7, "POISSON_RATIO": 0.25}
+FLOOR = {"YOUNG_MODULUS": 1e9, "POISSON_RATIO": 0.25}
+FRICTIONAL = {"COEFFICIENT_OF_RESTITUTION": 0.5, "STATIC_FRICTION": 0.3, "DYNAMIC_FRICTION": 0.3}
+
+
+def _Materials(grain_relation, grain=GRAIN, inlet=True):
+    table = [["SpheresPart", "grain"], ["RigidFacePart", "floor"]]
+    if inlet:
+        table.append(["DEMInletPart.Inlet_1", "grain"])
+    return {
+        "materials": [{"material_name": "grain", "material_id": 1, "Variables": grain},
+                      {"material_name": "floor", "material_id": 2, "Variables": FLOOR}],
+        "material_relations": [
+            {"material_names_list": ["grain", "floor"], "material_ids_list": [1, 2],
+             "Variables": dict(FRICTIONAL, DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME=
+                               "DEM_D_Hertz_viscous_Coulomb")},
+            {"material_names_list": ["grain", "grain"], "material_ids_list": [1, 1],
+             "Variables": grain_relation}],
+        "material_assignation_table": table}
+
+
+SPHERES = """Begin Properties 1
+End Properties
+Begin Nodes
+  11 0.0 0.0 0.05
+  12 0.3 0.0 0.05
+  13 0.1 0.12 0.05
+End Nodes
+Begin Elements SphericParticle3D
+  5 1 11
+  6 1 12
+  7 1 13
+End Elements
+Begin NodalData RADIUS
+  11 0 0.05
+  12 0 0.05
+  13 0 0.04
+End NodalData
+Begin NodalData VELOCITY_X
+  12 0 -2.0
+End NodalData
+"""
+
+# The floor rises at 0.4 m/s and turns about z at 2 rad/s (imposed motion).
+MOVING_FLOOR = """Begin Properties 2
+End Properties
+Begin Nodes
+  1 -1.0 -1.0 0.0
+  2  1.0 -1.0 0.0
+  3  1.0  1.0 0.0
+  4 -1.0  1.0 0.0
+End Nodes
+Begin Conditions RigidFace3D4N
+  1 2 1 2 3 4
+End Conditions
+Begin SubModelPart floor
+  Begin SubModelPartData
+    RIGID_BODY_MOTION 1
+    LINEAR_VELOCITY [3] (0.0, 0.0, 0.4)
+    ANGULAR_VELOCITY [3] (0.0, 0.0, 2.0)
+    ROTATION_CENTER [3] (0.0, 0.0, 0.0)
+  End SubModelPartData
+  Begin SubModelPartNodes
+    1
+    2
+    3
+    4
+  End SubModelPartNodes
+  Begin SubModelPartConditions
+    1
+  End SubModelPartConditions
+End SubModelPart
+"""
+
+# Nine points 0.2 m above the floor; up to 2000 spheres/s (each point waits
+# until its last sphere has left it), radii drawn from a table (the random
+# generators are part of the state).
+INLET = """Begin Nodes
+  1 -0.05 -0.05 0.2
+  2 0.00 -0.05 0.2
+  3 0.05 -0.05 0.2
+  4 -0.05 0.00 0.2
+  5 0.00 0.00 0.2
+  6 0.05 0.00 0.2
+  7 -0.05 0.05 0.2
+  8 0.00 0.05 0.2
+  9 0.05 0.05 0.2
+End Nodes
+Begin SubModelPart Inlet_1
+  Begin SubModelPartData
+    RIGID_BODY_MOTION 0
+    IDENTIFIER Inlet_1
+    INJECTOR_ELEMENT_TYPE SphericParticle3D
+    ELEMENT_TYPE SphericParticle3D
+    CONTAINS_CLUSTERS 0
+    VELOCITY [3] (0.0, 0.0, -5.0)
+    MAX_RAND_DEVIATION_ANGLE 10.0
+    INLET_NUMBER_OF_PARTICLES 2000.0
+    IMPOSED_MASS_FLOW_OPTION 0
+    INLET_START_TIME 0.0
+    INLET_STOP_TIME 1.0
+    RADIUS 0.02
+    PROBABILITY_DISTRIBUTION discrete
+    STANDARD_DEVIATION 0.0
+    DENSE_INLET 0
+  End SubModelPartData
+  Begin SubModelPartNodes
+    1\n    2\n    3\n    4\n    5\n    6\n    7\n    8\n    9\n  End SubModelPartNodes
+End SubModelPart
+"""
+
+DT = 1e-4
+
+
+def WriteInletDeck(folder, **overrides):
+    """Spheres on a rising, turning floor, fed by an inlet; searches every 10
+    steps with a tolerance (the adaptive search on), spatial sorts every 50."""
+    (folder / "inletDEM.mdpa").write_text(SPHERES)
+    (folder / "inletDEM_FEM_boundary.mdpa").write_text(MOVING_FLOOR)
+    (folder / "inletDEM_Inlet.mdpa").write_text(INLET)
+    relation = dict(FRICTIONAL, DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME="DEM_D_Linear_viscous_Coulomb")
+    (folder / "MaterialsDEM.json").write_text(json.dumps(_Materials(relation)))
+    parameters = {"problem_name": "inlet", "MaxTimeStep": DT, "FinalTime": 0.03,
+                  "NeighbourSearchFrequency": 10, "DeltaOption": "Absolute",
+                  "SearchTolerance": 0.002, "search_tolerance_against_walls": 0.002,
+                  "SortParticlesFrequency": 50, "EnergyCalculationOption": True,
+                  "TimeStepCheck": "off", "dem_inlet_option": True, "seed": 7,
+                  "dem_inlets_settings": {"Inlet_1": {"random_variable_settings": {
+                      "possible_values": [0.012, 0.015, 0.02],
+                      "relative_frequencies": [1.0, 2.0, 1.0]}}}}
+    parameters.update(overrides)
+    (folder / "ProjectParametersDEM.json").write_text(json.dumps(parameters, indent=1))
+    return "ProjectParametersDEM.json"
+
+
+def WriteBondedChainDeck(folder):
+    """Ten KDEM-bonded spheres (R 1 cm, touching) along x over a still floor,
+    the two end ones pulled apart at 1 m/s each: the bonds near the ends break
+    within the first steps, the others later or never."""
+    count, radius = 10, 0.01
+    nodes = "".join(f"  {k + 1} {2 * radius * k} 0.0 {radius}\n" for k in range(count))
+    elements = "".join(f"  {k + 1} 1 {k + 1}\n" for k in range(count))
+    radii = "".join(f"  {k + 1} 0 {radius}\n" for k in range(count))
+    groups = "".join(f"  {k + 1} 0 1\n" for k in range(count))
+    (folder / "chainDEM.mdpa").write_text(
+        "Begin Properties 1\nEnd Properties\nBegin Nodes\n" + nodes + "End Nodes\n"
+        "Begin Elements SphericContinuumParticle3D\n" + elements + "End Elements\n"
+        "Begin NodalData RADIUS\n" + radii + "End NodalData\n"
+        "Begin NodalData COHESIVE_GROUP\n" + groups + "End NodalData\n"
+        f"Begin NodalData VELOCITY_X\n  1 0 -1.0\n  {count} 0 1.0\nEnd NodalData\n")
+    (folder / "chainDEM_FEM_boundary.mdpa").write_text(MOVING_FLOOR.split("Begin SubModelPart")[0])
+    relation = dict(FRICTIONAL, DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME="DEM_D_Hertz_viscous_Coulomb",
+                    DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME="DEM_KDEM", CONTACT_INTERNAL_FRICC=1.0,
+                    CONTACT_TAU_ZERO=2e6, ROTATIONAL_MOMENT_COEFFICIENT=0.0, IS_UNBREAKABLE=False)
+    grain = {"PARTICLE_DENSITY": 4000.0, "YOUNG_MODULUS": 1e9, "POISSON_RATIO": 0.2}
+    (folder / "MaterialsDEM.json").write_text(json.dumps(_Materials(relation, grain, inlet=False)))
+    parameters = {"problem_name": "chain", "MaxTimeStep": 2e-6, "FinalTime": 6e-4,
+                  "NeighbourSearchFrequency": 20, "DeltaOption": "Absolute",
+                  "SearchTolerance": 0.001, "search_tolerance_against_walls": 0.001,
+                  "TranslationalIntegrationScheme": "Velocity_Verlet", "GravityZ": -9.81,
+                  "TimeStepCheck": "off", "dem_inlet_option": False,
+                  "PoissonEffectOption": False, "ShearStrainParallelToBondOption": False,
+                  "solver_settings": {"strategy": "continuum_sphere_strategy"}}
+    (folder / "ProjectParametersDEM.json").write_text(json.dumps(parameters, indent=1))
+    return "ProjectParametersDEM.json"
+
+
+# ------------------------------------------------------------------ running and comparing
+class Result:
+    """What a run ends with: the strategy's row columns, the nodes' values,
+    the contact counts, and the checkpoint written at its end."""
+
+    def __init__(self, stage, model, checkpoint):
+        strategy = stage.GetStrategy()
+        rows = strategy.Particles
+        self.columns = {name: np.array(getattr(rows, name)) for name in ROW_COLUMNS}
+        self.nodes = {}
+        for part, variables in (("SpheresPart", NODAL), ("RigidFacePart", WALL_NODAL)):
+            model_part = model.GetModelPart(part)
+            nodes = sorted(model_part.Nodes, key=lambda n: n.Id)
+            self.nodes[part, "Id"] = np.array([n.Id for n in nodes])
+            self.nodes[part, "X"] = np.array([[n.X, n.Y, n.Z] for n in nodes])
+            for name in variables:
+                variable = getattr(tessera, name)
+                self.nodes[part, name] = np.array([n.GetSolutionStepValue(variable) for n in nodes])
+        self.counts = (strategy.StepCount(), strategy.NumberOfParticleContacts(),
+                       strategy.NumberOfWallContacts(), strategy.NumberOfParticlePairCandidates(),
+                       strategy.NumberOfSearches(), strategy.NumberOfEarlySearches(),
+                       strategy.NumberOfBonds(), strategy.NumberOfIntactBonds())
+        self.time = stage.time
+        self.checkpoint = checkpoint
+        inlets = stage.GetInlets()
+        self.injected = [inlets.InjectedCount(i) for i in range(len(inlets))] if inlets else []
+
+
+def Run(folder, parameters_file, steps, dt, restart=None, checkpoint=None):
+    """The deck run to just past `steps` steps of dt (FinalTime may change on
+    restart), continued from `restart` if given; its state saved to `checkpoint`."""
+    import tessera.dem
+    parameters = tessera.Parameters.FromFile(os.path.join(folder, parameters_file))
+    parameters["FinalTime"].SetDouble((steps + 0.5) * dt)
+    model = tessera.Model()
+    stage = tessera.dem.DEMAnalysisStage(model, parameters)
+    if restart is not None:
+        stage.RestartFrom(restart)
+    stage.Initialize()
+    stage.RunSolutionLoop()
+    if checkpoint is not None:
+        stage.SaveCheckpoint(checkpoint)
+    result = Result(stage, model, checkpoint)
+    stage.Finalize()
+    return result
+
+
+def AssertBitwiseEqual(a, b):
+    assert a.counts == b.counts
+    assert a.time == b.time
+    assert a.injected == b.injected
+    for name in ROW_COLUMNS:
+        assert np.array_equal(a.columns[name], b.columns[name]), name
+    for key in a.nodes:
+        assert np.array_equal(a.nodes[key], b.nodes[key]), key
+    # Every dataset of the two final checkpoints: the model parts (nodes,
+    # buffers, ProcessInfo, elements) and the DEM state (rows, contact lists
+    # and histories, bonds, walls, inlets' generators, counters).
+    assert DifferingDatasets(a.checkpoint, b.checkpoint, "/ModelParts") == []
+    assert DifferingDatasets(a.checkpoint, b.checkpoint, "/Objects") == []
+
+
+def StraightAndContinued(folder, parameters_file, n, k, dt):
+    straight = Run(folder, parameters_file, n, dt, checkpoint=os.path.join(folder, "straight.h5"))
+    first = Run(folder, parameters_file, k, dt, checkpoint=os.path.join(folder, "middle.h5"))
+    continued = Run(folder, parameters_file, n, dt, restart=os.path.join(folder, "middle.h5"),
+                    checkpoint=os.path.join(folder, "continued.h5"))
+    return straight, first, continued
+
+
+# ------------------------------------------------------------------ the tests
+def test_a_run_with_an_inlet_and_a_moving_wall_continues_bitwise(tmp_path, monkeypatch):
+    """N = 300 steps straight against K = 245 + a checkpoint + 55 in a fresh
+    model. K lies between two cadence searches (every 10 steps: 239 and 249);
+    the inlet has injected (and drawn radii, positions and directions from its
+    generators) before K and goes on injecting after it; the floor moves."""
+    monkeypatch.chdir(tmp_path)
+    parameters_file = WriteInletDeck(tmp_path)
+    straight, first, continued = StraightAndContinued(str(tmp_path), parameters_file, 300, 245, DT)
+    # The run is one that tests what it claims: spheres injected before and
+    # after K, contacts between spheres and with the floor at K.
+    assert 3 < len(first.columns["radius"]) < len(straight.columns["radius"])
+    assert first.injected[0] > 0 and straight.injected[0] > first.injected[0]
+    assert first.counts[1] > 0 and first.counts[2] > 0
+    assert len(set(first.columns["radius"])) > 2  # radii drawn from the table
+    AssertBitwiseEqual(straight, continued)
+
+
+def test_a_bonded_chain_with_broken_bonds_continues_bitwise(tmp_path, monkeypatch):
+    """Continuum strategy (KDEM bonds, Velocity Verlet): N = 300 steps straight
+    against K = 150 + 150. By K some bonds have broken and others hold; the
+    bonds' state (forces, failure, the law's state) is carried over."""
+    monkeypatch.chdir(tmp_path)
+    parameters_file = WriteBondedChainDeck(tmp_path)
+    straight, first, continued = StraightAndContinued(str(tmp_path), parameters_file, 300, 150, 2e-6)
+    bonds, intact = first.counts[6], first.counts[7]
+    assert bonds == 9 and 0 < intact < bonds
+    AssertBitwiseEqual(straight, continued)
+
+
+def test_tessera_run_restart_on_a_dem_folder_ends_as_the_straight_run(tmp_path, monkeypatch):
+    """`tessera run FOLDER --restart FILE` with periodic checkpoints: the
+    straight run writes one at step 200, the run stopped at 120 (its
+    FinalTime) one at 120, and the run continued from it one at 200 that is
+    bitwise the straight run's."""
+    monkeypatch.chdir(tmp_path)
+    WriteInletDeck(tmp_path, restart_options={"SaveRestart": True, "RestartFrequency": 40})
+
+    def Cli(*arguments):
+        return subprocess.run([sys.executable, "-m", "tessera", "run", str(tmp_path), "--quiet",
+                               *arguments], capture_output=True, text=True, env=os.environ)
+
+    runs = {"straight": (200, None), "first": (120, None),
+            "continued": (200, os.path.join("first", "checkpoint_000000120.h5"))}
+    for name, (steps, restart) in runs.items():
+        arguments = ["--set", f"FinalTime={(steps + 0.5) * DT}", "--set",
+                     f'restart_options.checkpoint_folder="{name}"']
+        if restart:
+            arguments += ["--restart", str(tmp_path / restart)]
+        done = Cli(*arguments)
+        assert done.returncode == 0, done.stderr
+    assert sorted(os.listdir(tmp_path / "first")) == [f"checkpoint_{s:09d}.h5" for s in (40, 80, 120)]
+    assert sorted(os.listdir(tmp_path / "continued")) == [f"checkpoint_{s:09d}.h5" for s in (160, 200)]
+    for group in ("/ModelParts", "/Objects"):
+        assert DifferingDatasets(str(tmp_path / "straight" / "checkpoint_000000200.h5"),
+                                 str(tmp_path / "continued" / "checkpoint_000000200.h5"), group) == []
+
+
+def test_a_checkpoint_of_another_dem_deck_is_refused(tmp_path, monkeypatch):
+    """A checkpoint of the inlet deck offered to the deck without its inlet:
+    the error names the file and the key that differs."""
+    monkeypatch.chdir(tmp_path)
+    parameters_file = WriteInletDeck(tmp_path)
+    Run(str(tmp_path), parameters_file, 20, DT, checkpoint=str(tmp_path / "inlet.h5"))
+    WriteInletDeck(tmp_path, dem_inlet_option=False)
+    with pytest.raises(tessera.Error, match=r"checkpoint .*inlet\.h5 belongs to another deck: key "
+                                            r"'dem_inlet_option' is True there and False here"):
+        Run(str(tmp_path), parameters_file, 40, DT, restart=str(tmp_path / "inlet.h5"))
