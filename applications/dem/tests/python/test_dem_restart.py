@@ -222,11 +222,12 @@ class Result:
 
 
 def Run(folder, parameters_file, steps, dt, restart=None, checkpoint=None):
-    """The deck run to just past `steps` steps of dt (FinalTime may change on
-    restart), continued from `restart` if given; its state saved to `checkpoint`."""
+    """The deck run for `steps` steps of dt (FinalTime, which may change on
+    restart, half a step before the end: the loop runs while time < FinalTime),
+    continued from `restart` if given; its state saved to `checkpoint`."""
     import tessera.dem
     parameters = tessera.Parameters.FromFile(os.path.join(folder, parameters_file))
-    parameters["FinalTime"].SetDouble((steps + 0.5) * dt)
+    parameters["FinalTime"].SetDouble((steps - 0.5) * dt)
     model = tessera.Model()
     stage = tessera.dem.DEMAnalysisStage(model, parameters)
     if restart is not None:
@@ -260,6 +261,7 @@ def StraightAndContinued(folder, parameters_file, n, k, dt):
     first = Run(folder, parameters_file, k, dt, checkpoint=os.path.join(folder, "middle.h5"))
     continued = Run(folder, parameters_file, n, dt, restart=os.path.join(folder, "middle.h5"),
                     checkpoint=os.path.join(folder, "continued.h5"))
+    assert first.counts[0] == k and straight.counts[0] == n
     return straight, first, continued
 
 
@@ -312,7 +314,7 @@ def test_tessera_run_restart_on_a_dem_folder_ends_as_the_straight_run(tmp_path, 
     runs = {"straight": (200, None), "first": (120, None),
             "continued": (200, os.path.join("first", "checkpoint_000000120.h5"))}
     for name, (steps, restart) in runs.items():
-        arguments = ["--set", f"FinalTime={(steps + 0.5) * DT}", "--set",
+        arguments = ["--set", f"FinalTime={(steps - 0.5) * DT}", "--set",
                      f'restart_options.checkpoint_folder="{name}"']
         if restart:
             arguments += ["--restart", str(tmp_path / restart)]
