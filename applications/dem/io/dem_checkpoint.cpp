@@ -8,7 +8,6 @@
 #include "applications/dem/io/dem_checkpoint.h"
 
 #include <cstring>
-#include <map>
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
@@ -118,6 +117,30 @@ class Loader {
   const CheckpointReader& reader_;
   std::string group_;
 };
+
+// Deletes the elements and nodes of `part` (a root) whose ids the checkpoint
+// does not hold: those a run deleted after its start.
+void RemoveEntitiesNotSaved(ModelPart& part, const std::vector<std::int64_t>& saved_nodes,
+                            const std::vector<std::int64_t>& saved_elements) {
+  NodalDatabase& db = part.Nodal();
+  const std::unordered_set<std::int64_t> node_set(saved_nodes.begin(), saved_nodes.end());
+  const std::unordered_set<std::int64_t> element_set(saved_elements.begin(), saved_elements.end());
+  bool any = false;
+  for (Element& element : part.Elements())
+    if (element_set.count(element.Id()) == 0) {
+      element.Set(TO_ERASE, true);
+      any = true;
+    }
+  for (IndexType i = 0; i < db.Size(); ++i)
+    if (node_set.count(db.Id(i)) == 0) {
+      Node(&db, i).Set(TO_ERASE, true);
+      any = true;
+    }
+  if (any) {
+    part.RemoveElementsFlagged(TO_ERASE);
+    part.RemoveNodesFlagged(TO_ERASE);
+  }
+}
 
 }  // namespace
 
@@ -394,22 +417,16 @@ void StrategyCheckpointAccess::Prepare(ExplicitSolverStrategy& s, const Particle
                 ": ", spheres_group, "/Elements disagree in length (damaged file)");
 
   // Spheres deleted since the start (bounding box): elements and nodes.
-  const std::unordered_set<std::int64_t> node_set(saved_nodes.begin(), saved_nodes.end());
-  const std::unordered_set<std::int64_t> element_set(saved_elements.begin(), saved_elements.end());
-  bool any_removed = false;
-  for (Element& element : spheres.Elements())
-    if (element_set.count(element.Id()) == 0) {
-      element.Set(TO_ERASE, true);
-      any_removed = true;
+  RemoveEntitiesNotSaved(spheres, saved_nodes, saved_elements);
+
+  // Clusters deleted since the start (bounding box): their elements and centre nodes.
+  if (s.clusters_part_ != nullptr) {
+    const std::string clusters_group =
+        spheres_group.substr(0, spheres_group.rfind('/') + 1) + s.clusters_part_->Name();
+    if (reader.Has(Join(clusters_group, "Elements/Ids"))) {
+      RemoveEntitiesNotSaved(*s.clusters_part_, reader.ReadInt64(Join(clusters_group, "Nodes/Ids")),
+                             reader.ReadInt64(Join(clusters_group, "Elements/Ids")));
     }
-  for (IndexType i = 0; i < db.Size(); ++i)
-    if (node_set.count(db.Id(i)) == 0) {
-      Node(&db, i).Set(TO_ERASE, true);
-      any_removed = true;
-    }
-  if (any_removed) {
-    spheres.RemoveElementsFlagged(TO_ERASE);
-    spheres.RemoveNodesFlagged(TO_ERASE);
   }
 
   // Spheres created since the start (inlets), in the saved order.

@@ -295,6 +295,26 @@ def test_a_bonded_chain_with_broken_bonds_continues_bitwise(tmp_path, monkeypatc
     AssertBitwiseEqual(straight, continued)
 
 
+CLUSTER_CASE = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "..",
+                                            "shared", "kratos_cases", "dem3d_clusters"))
+
+
+@pytest.mark.skipif(not os.path.isdir(CLUSTER_CASE), reason="shared/kratos_cases not present")
+@pytest.mark.parametrize("k", [5, 10])
+def test_a_run_with_rigid_clusters_and_the_bounding_box_continues_bitwise(in_copy, k):
+    """Kratos' dem3d_clusters deck (two Cluster3D clusters of 64 spheres,
+    Velocity Verlet, walls; the bounding box deletes one cluster with its
+    spheres at step 9): N = 12 steps straight against K + 12 - K, with K = 5
+    (the deletion after the restart) and K = 10 (before it: the continued run
+    deletes the cluster, its centre node and its spheres from the fresh model
+    before loading)."""
+    folder = str(in_copy("dem3d_clusters"))
+    straight, first, continued = StraightAndContinued(folder, "ProjectParametersDEM2.json", 12, k, 5e-7)
+    assert len(first.columns["cluster"]) == (128 if k < 9 else 64)
+    assert len(straight.columns["cluster"]) == 64 and np.all(straight.columns["cluster"] > 0)
+    AssertBitwiseEqual(straight, continued)
+
+
 def test_tessera_run_restart_on_a_dem_folder_ends_as_the_straight_run(tmp_path, monkeypatch):
     """`tessera run FOLDER --restart FILE` with periodic checkpoints: the
     straight run writes one at step 200, the run stopped at 120 (its
