@@ -5,6 +5,7 @@ the uninterrupted run: the structure's nodes, the spheres' rows, and every
 dataset of the two runs' final checkpoints (both sides' model parts, the DEM
 strategy's state, the coupling's)."""
 import json
+import os
 
 import numpy as np
 import pytest
@@ -17,11 +18,14 @@ from coupled_decks import block_mesh, dem_files, structure_files, top_faces
 ROWS = ("position", "velocity", "angular_velocity", "force", "torque", "contact_force")
 
 
-def _Run(folder, steps, options, restart=None, checkpoint=None):
-    """The coupled run to just past `steps` of its (coupled) steps, continued
-    from `restart` if given; its state saved to `checkpoint`. Returns its results."""
+def _Run(folder, steps, options, restart=None, checkpoint=None, restart_options=None):
+    """The coupled run of `steps` of its (coupled) steps, continued from
+    `restart` if given; its state saved to `checkpoint`; `restart_options`
+    (a dict) set in the structure's deck. Returns its results."""
     import tessera.coupling
     structural = tessera.Parameters.FromFile(str(folder / "ProjectParameters.json"))
+    if restart_options is not None:
+        structural.AddValue("restart_options", tessera.Parameters(json.dumps(restart_options)))
     model = tessera.Model()
     stage = tessera.coupling.DemStructuresCouplingAnalysis(
         model, structural, tessera.Parameters.FromFile(str(folder / "ProjectParametersDEM.json")),
@@ -56,11 +60,7 @@ def _AssertContinuedBitwise(folder, n, k, options):
     return first, straight
 
 
-def test_an_explicit_coupled_run_continues_bitwise(project):
-    """Two spheres strike the top of a free elastic block (the set-up of
-    test_coupling_invariants' force balance), explicit structure on the common
-    step, energy monitor on: N = 240 steps straight against K = 130 + 110,
-    the spheres in contact with the skin at K."""
+def _BlockWithTwoSpheres(project):
     nodes, elements = block_mesh((-0.2, -0.2, -0.4), (0.4, 0.4, 0.4), (2, 2, 2))
     structure_files(project, "block", nodes, elements, "SmallDisplacementElement3D8N", young=1e7,
                     poisson=0.3, density=1000.0, end_time=0.03, time_step=1e-4,
@@ -68,10 +68,39 @@ def test_an_explicit_coupled_run_continues_bitwise(project):
     spheres = [(-0.1, -0.1, 0.102, 0.1, (0.0, 0.0, -1.0)), (0.1, 0.12, 0.102, 0.1, (0.5, 0.0, -2.0))]
     dem_files(project, "block", spheres, density=2000.0, young=1e7, poisson=0.3, end_time=0.03,
               time_step=1e-4, friction=0.3, wall_material=(1e7, 0.3))
+
+
+def test_an_explicit_coupled_run_continues_bitwise(project):
+    """Two spheres strike the top of a free elastic block (the set-up of
+    test_coupling_invariants' force balance), explicit structure on the common
+    step, energy monitor on: N = 240 steps straight against K = 130 + 110,
+    the spheres in contact with the skin at K."""
+    _BlockWithTwoSpheres(project)
     options = {"echo_level": 0, "skin_model_parts": ["Skin"], "energy_output": True}
     first, straight = _AssertContinuedBitwise(project, 240, 130, options)
     assert first["wall contacts"] > 0
     assert np.any(first["DEM_NODAL_FORCE"] != 0.0)  # the skin is loaded at K
+
+
+def test_periodic_coupled_checkpoints_follow_the_structures_restart_options(project):
+    """restart_options of the structure's deck (every 50 coupled steps): the
+    straight run writes steps 50 to 200, the one stopped at 130 steps 50 and
+    100, and the run continued from its step 100 writes 150 and 200, the last
+    bitwise the straight run's."""
+    _BlockWithTwoSpheres(project)
+    options = {"echo_level": 0, "skin_model_parts": ["Skin"]}
+    for name, steps, restart in (("straight", 200, None), ("first", 130, None),
+                                 ("continued", 200, project / "first" / "checkpoint_000000100.h5")):
+        _Run(project, steps, options, restart=restart, checkpoint=project / f"{name}.h5",
+             restart_options={"SaveRestart": True, "RestartFrequency": 50,
+                              "checkpoint_folder": name})
+    listing = {name: sorted(os.listdir(project / name)) for name in ("straight", "first", "continued")}
+    assert listing == {"straight": [f"checkpoint_{k:09d}.h5" for k in (50, 100, 150, 200)],
+                       "first": [f"checkpoint_{k:09d}.h5" for k in (50, 100)],
+                       "continued": [f"checkpoint_{k:09d}.h5" for k in (150, 200)]}
+    for group in ("/ModelParts", "/Objects"):
+        assert DifferingDatasets(str(project / "straight" / "checkpoint_000000200.h5"),
+                                 str(project / "continued" / "checkpoint_000000200.h5"), group) == []
 
 
 def test_an_implicit_coupled_run_with_dem_substeps_continues_bitwise(project):

@@ -140,11 +140,11 @@ End SubModelPart
 DT = 1e-4
 
 
-def WriteInletDeck(folder, **overrides):
-    """Spheres on a rising, turning floor, fed by an inlet; searches every 10
-    steps with a tolerance (the adaptive search on), spatial sorts every 50."""
+def WriteInletDeck(folder, walls=MOVING_FLOOR, **overrides):
+    """Spheres on a rising, turning floor (or the walls given), fed by an
+    inlet; searches every 10 steps with a tolerance (the adaptive search on)."""
     (folder / "inletDEM.mdpa").write_text(SPHERES)
-    (folder / "inletDEM_FEM_boundary.mdpa").write_text(MOVING_FLOOR)
+    (folder / "inletDEM_FEM_boundary.mdpa").write_text(walls)
     (folder / "inletDEM_Inlet.mdpa").write_text(INLET)
     relation = dict(FRICTIONAL, DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME="DEM_D_Linear_viscous_Coulomb")
     (folder / "MaterialsDEM.json").write_text(json.dumps(_Materials(relation)))
@@ -215,6 +215,8 @@ class Result:
                        strategy.NumberOfWallContacts(), strategy.NumberOfParticlePairCandidates(),
                        strategy.NumberOfSearches(), strategy.NumberOfEarlySearches(),
                        strategy.NumberOfBonds(), strategy.NumberOfIntactBonds())
+        self.free_walls = [{key: np.array(value) for key, value in body.items()}
+                           for body in strategy.FreeWalls()]
         self.time = stage.time
         self.checkpoint = checkpoint
         inlets = stage.GetInlets()
@@ -249,6 +251,10 @@ def AssertBitwiseEqual(a, b):
         assert np.array_equal(a.columns[name], b.columns[name]), name
     for key in a.nodes:
         assert np.array_equal(a.nodes[key], b.nodes[key]), key
+    assert len(a.free_walls) == len(b.free_walls)
+    for body_a, body_b in zip(a.free_walls, b.free_walls):
+        for key in body_a:
+            assert np.array_equal(body_a[key], body_b[key]), key
     # Every dataset of the two final checkpoints: the model parts (nodes,
     # buffers, ProcessInfo, elements) and the DEM state (rows, contact lists
     # and histories, bonds, walls, inlets' generators, counters).
@@ -280,6 +286,23 @@ def test_a_run_with_an_inlet_and_a_moving_wall_continues_bitwise(tmp_path, monke
     assert first.injected[0] > 0 and straight.injected[0] > first.injected[0]
     assert first.counts[1] > 0 and first.counts[2] > 0
     assert len(set(first.columns["radius"])) > 2  # radii drawn from the table
+    AssertBitwiseEqual(straight, continued)
+
+
+def test_a_run_with_an_inlet_on_a_free_floor_continues_bitwise(tmp_path, monkeypatch):
+    """The inlet deck with the floor a free rigid body (FREE_BODY_MOTION,
+    held vertically and in rotation, pushed along y; test_dem_free_walls'
+    FREE_FLOOR_PART) under Velocity Verlet, whose free walls drift before the
+    forces and kick after them: N = 300 against K = 245 + 55; the body's
+    state (centre, velocities, rotation, loads) is carried over."""
+    from test_dem_free_walls import FREE_FLOOR_PART
+    monkeypatch.chdir(tmp_path)
+    walls = MOVING_FLOOR.split("Begin SubModelPart")[0] + FREE_FLOOR_PART
+    parameters_file = WriteInletDeck(tmp_path, walls=walls,
+                                     TranslationalIntegrationScheme="Velocity_Verlet")
+    straight, first, continued = StraightAndContinued(str(tmp_path), parameters_file, 300, 245, DT)
+    assert first.counts[2] > 0 and len(first.free_walls) == 1
+    assert np.linalg.norm(first.free_walls[0]["velocity"]) > 1e-3  # the floor moves
     AssertBitwiseEqual(straight, continued)
 
 
