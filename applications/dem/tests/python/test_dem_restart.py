@@ -221,6 +221,8 @@ class Result:
         self.checkpoint = checkpoint
         inlets = stage.GetInlets()
         self.injected = [inlets.InjectedCount(i) for i in range(len(inlets))] if inlets else []
+        energy = os.path.join(f"{stage.problem_name}_Graphs", f"{stage.problem_name}_energy.dat")
+        self.energy_rows = open(energy).read().splitlines()[1:] if os.path.isfile(energy) else []
 
 
 def Run(folder, parameters_file, steps, dt, restart=None, checkpoint=None):
@@ -278,7 +280,7 @@ def test_a_run_with_an_inlet_and_a_moving_wall_continues_bitwise(tmp_path, monke
     the inlet has injected (and drawn radii, positions and directions from its
     generators) before K and goes on injecting after it; the floor moves."""
     monkeypatch.chdir(tmp_path)
-    parameters_file = WriteInletDeck(tmp_path)
+    parameters_file = WriteInletDeck(tmp_path, GraphExportFreq=20 * DT)
     straight, first, continued = StraightAndContinued(str(tmp_path), parameters_file, 300, 245, DT)
     # The run is one that tests what it claims: spheres injected before and
     # after K, contacts between spheres and with the floor at K.
@@ -287,6 +289,12 @@ def test_a_run_with_an_inlet_and_a_moving_wall_continues_bitwise(tmp_path, monke
     assert first.counts[1] > 0 and first.counts[2] > 0
     assert len(set(first.columns["radius"])) > 2  # radii drawn from the table
     AssertBitwiseEqual(straight, continued)
+    # The energy graph (every 20 steps) goes on at the uninterrupted run's
+    # times with its values; the continued run's file starts afresh (its
+    # first row is the deck's initial state, the straight run's first row).
+    after_k = [row for row in straight.energy_rows if float(row.split()[0]) > 245 * DT]
+    assert len(after_k) == 3
+    assert continued.energy_rows == straight.energy_rows[:1] + after_k
 
 
 def test_a_run_with_an_inlet_on_a_free_floor_continues_bitwise(tmp_path, monkeypatch):
