@@ -422,3 +422,20 @@ def test_a_checkpoint_missing_part_of_the_dem_state_is_refused(tmp_path, monkeyp
     with pytest.raises(tessera.Error, match=rf"checkpoint .*partial\.h5 has no {missing}: its DEM state "
                                             "lacks this part"):
         Run(str(tmp_path), parameters_file, 40, DT, restart=str(tmp_path / "partial.h5"))
+
+
+def test_a_moreau_jean_run_refuses_a_checkpoint(tmp_path, monkeypatch):
+    """The non-smooth strategy's contact state is not saved: asking for a
+    checkpoint is an error saying so, not a file that would continue wrongly."""
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "mjDEM.mdpa").write_text(SPHERES)
+    (tmp_path / "mjDEM_FEM_boundary.mdpa").write_text(MOVING_FLOOR.split("Begin SubModelPart")[0])
+    relation = dict(FRICTIONAL, DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME="DEM_D_Linear_viscous_Coulomb")
+    (tmp_path / "MaterialsDEM.json").write_text(json.dumps(_Materials(relation, inlet=False)))
+    parameters = {"problem_name": "mj", "MaxTimeStep": 1e-3, "FinalTime": 4.5e-3,
+                  "dem_inlet_option": False, "solver_settings": {"strategy": "moreau_jean_strategy"}}
+    (tmp_path / "ProjectParametersDEM.json").write_text(json.dumps(parameters))
+    with pytest.raises(tessera.Error, match=r"checkpoint .*mj\.h5: checkpoints of moreau_jean_strategy "
+                                            "runs are not provided"):
+        Run(str(tmp_path), "ProjectParametersDEM.json", 5, 1e-3, checkpoint=str(tmp_path / "mj.h5"))
+    assert not os.path.exists(tmp_path / "mj.h5")
