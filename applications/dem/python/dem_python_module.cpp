@@ -107,7 +107,30 @@ void BindParticleStorage(py::module_& m) {
           "Sets the velocity of row i (tests)")
       .def(
           "SetForce", [](ParticleStorage& p, std::size_t i, const Array3& f) { p.force.at(i) = f; },
-          "Sets the total force of row i (tests)");
+          "Sets the total force of row i (tests)")
+      .def_property_readonly(
+          "gear",
+          [](const ParticleStorage& p) {
+            return py::make_tuple(Rows(p.gear[0]), Rows(p.gear[1]), Rows(p.gear[2]),
+                                  Rows(p.gear_angular[0]), Rows(p.gear_angular[1]),
+                                  Rows(p.gear_angular[2]));
+          },
+          "Gear_Predictor_Corrector's derivatives (a, a', a'' of the centre, then of the "
+          "rotation with Direct_Integration); no rows under the other schemes")
+      .def(
+          "SetGearDerivatives",
+          [](ParticleStorage& p, std::size_t i, const Array3& a, const Array3& b, const Array3& c,
+             bool angular) {
+            auto& columns = angular ? p.gear_angular : p.gear;
+            if (i >= columns[0].size())
+              throw py::index_error("SetGearDerivatives: no Gear row " + std::to_string(i) +
+                                    (angular ? " (angular)" : ""));
+            columns[0][i] = a, columns[1][i] = b, columns[2][i] = c;
+          },
+          py::arg("row"), py::arg("acceleration"), py::arg("jerk"), py::arg("snap"),
+          py::arg("angular") = false,
+          "Sets the starting derivatives of row i under Gear_Predictor_Corrector (Initialize "
+          "starts a = F/m, a' = a'' = 0)");
 
   m.def(
       "FillParticles",
