@@ -260,6 +260,38 @@ void DefTuningAlias(py::class_<DemSettings>& settings, const char* name) {
       "The switch of that name in DemSettings.tuning (DemTuning)");
 }
 
+}  // namespace
+
+namespace tessera::dem {
+// The clusters as a list of dicts (ExplicitSolverStrategy.Clusters and
+// MoreauJeanStrategy.Clusters, whose doc strings list the keys).
+py::list ClusterList(const RigidClusters& c) {
+  py::list out;
+  for (std::size_t k = 0; k < c.size(); ++k) {
+    py::dict d;
+    d["element_id"] = c.element_id[k];
+    d["mass"] = c.mass[k];
+    d["inertia"] = c.inertia[k];
+    d["centre"] = c.centre[k];
+    d["velocity"] = c.velocity[k];
+    d["angular_velocity"] = c.angular_velocity[k];
+    d["angular_momentum"] = c.angular_momentum[k];
+    d["displacement"] = c.displacement[k];
+    const Quaternion& q = c.orientation[k];
+    d["orientation"] = py::make_tuple(q.w, q.x, q.y, q.z);
+    d["force"] = c.force[k];
+    d["torque"] = c.torque[k];
+    d["first_row"] = c.first_row[k];
+    d["row_count"] = c.row_count[k];
+    d["member_offset"] = Rows(c.member_offset[k]);
+    out.append(d);
+  }
+  return out;
+}
+}  // namespace tessera::dem
+
+namespace {
+
 void BindStrategy(py::module_& m) {
   py::class_<DemTuning>(m, "DemTuning",
                         "Tuning switches of ExplicitSolverStrategy: each keeps a reference path "
@@ -375,31 +407,7 @@ void BindStrategy(py::module_& m) {
            "created in the spheres model part and move as rigid bodies")
       .def("Initialize", &ExplicitSolverStrategy::Initialize)
       .def(
-          "Clusters",
-          [](const ExplicitSolverStrategy& s) {
-            const RigidClusters& c = s.Clusters();
-            py::list out;
-            for (std::size_t k = 0; k < c.size(); ++k) {
-              py::dict d;
-              d["element_id"] = c.element_id[k];
-              d["mass"] = c.mass[k];
-              d["inertia"] = c.inertia[k];
-              d["centre"] = c.centre[k];
-              d["velocity"] = c.velocity[k];
-              d["angular_velocity"] = c.angular_velocity[k];
-              d["angular_momentum"] = c.angular_momentum[k];
-              d["displacement"] = c.displacement[k];
-              const Quaternion& q = c.orientation[k];
-              d["orientation"] = py::make_tuple(q.w, q.x, q.y, q.z);
-              d["force"] = c.force[k];
-              d["torque"] = c.torque[k];
-              d["first_row"] = c.first_row[k];
-              d["row_count"] = c.row_count[k];
-              d["member_offset"] = Rows(c.member_offset[k]);
-              out.append(d);
-            }
-            return out;
-          },
+          "Clusters", [](const ExplicitSolverStrategy& s) { return ClusterList(s.Clusters()); },
           "The rigid clusters, in cluster model part order: element_id, mass, inertia (principal, "
           "body frame), centre, velocity, angular_velocity, angular_momentum (world), "
           "displacement, orientation (w, x, y, z), force and torque (about the centre) of the "

@@ -86,19 +86,8 @@ void ExplicitSolverStrategy::Initialize() {
   material_index_ = MaterialIndex();
   clusters_ = RigidClusters{};
   if (clusters_part_ != nullptr && clusters_part_->NumberOfElements() > 0) {
-    // Member spheres get ids after every id in use (Kratos numbers them after
-    // the largest of all model parts).
-    IdType node_id = 0, element_id = 0;
-    for (ModelPart* part : {&spheres_, walls_, clusters_part_}) {
-      if (part == nullptr) continue;
-      for (auto&& node : part->Nodes()) node_id = std::max(node_id, node.Id());
-      for (const Element& element : part->Elements())
-        element_id = std::max(element_id, element.Id());
-      for (const Condition& condition : part->Conditions())
-        element_id = std::max(element_id, condition.Id());
-    }
-    CreateClusterSpheres(*clusters_part_, spheres_, node_id + 1, element_id + 1,
-                         settings_.dimension, clusters_);
+    CreateClusterSpheresAfterIds(*clusters_part_, spheres_, {&spheres_, walls_, clusters_part_},
+                                 settings_.dimension, clusters_);
   }
   FillParticles(spheres_, material_index_, particles_, settings_.dimension);
   if (!clusters_.empty()) AttachClusterRows(clusters_, particles_);
