@@ -216,11 +216,11 @@ void MoreauJeanStrategy::SolveSolutionStep(double /*time*/) {
   const bool forces = !particles_.external_force.empty();
   const bool moments = !particles_.external_moment.empty();
   // Bodies: the rows (a member row is no body: no mass), then the clusters.
+  // `start`: the start-of-step velocities only (the impact law's U-).
   NonsmoothBodies bodies, start;
-  for (auto* b : {&bodies, &start}) {
-    b->velocity.assign(n + nc, Array3{}), b->angular_velocity.assign(n + nc, Array3{});
-    b->inv_mass.assign(n + nc, Array3{}), b->inv_inertia.assign(n + nc, Array3{});
-  }
+  bodies.velocity.assign(n + nc, Array3{}), bodies.angular_velocity.assign(n + nc, Array3{});
+  bodies.inv_mass.assign(n + nc, Array3{}), bodies.inv_inertia.assign(n + nc, Array3{});
+  start.velocity.assign(n + nc, Array3{}), start.angular_velocity.assign(n + nc, Array3{});
   std::vector<Array3> q_mid(n), body_centre(n + nc);
   for (std::size_t i = 0; i < n; ++i) {
     if (particles_.cluster[i] != 0) continue;
