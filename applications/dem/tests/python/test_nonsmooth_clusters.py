@@ -27,6 +27,7 @@ Sources and tolerances:
   below 3e-5 m.
 """
 import math
+import os
 
 import numpy as np
 import pytest
@@ -144,3 +145,41 @@ def test_a_dumbbell_dropped_on_a_plane_comes_to_rest_carried_by_its_weight(tmp_p
     node = clusters.GetNode(1000)
     assert node.Z == cluster["centre"][2]
     assert node.GetSolutionStepValue(tessera.TOTAL_FORCES_Z) == pytest.approx(0.0, abs=1e-9 * weight)
+
+
+CLUSTER_CASE = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..",
+                                             "..", "shared", "kratos_cases", "dem3d_clusters"))
+
+
+@pytest.mark.skipif(not os.path.isdir(CLUSTER_CASE),
+                    reason="../shared/kratos_cases/dem3d_clusters not present")
+def test_the_kratos_cluster_deck_runs_under_moreau_jean_through_the_stage(in_copy):
+    # Kratos' test_clusters_2 deck (two Cluster3D of 64 spheres, walls,
+    # gravity -9.81 y, 12 steps of 5e-7 s) with "strategy":
+    # "moreau_jean_strategy": the stage hands the clusters to the strategy,
+    # which keeps both (its bounding box is not applied: a warning says so).
+    # No contact pushes in these 6 µs (max impulse 0), so both clusters fall
+    # freely: V = g t (rel 1e-12), and their nodes hold the strategy's values.
+    import json
+    import warnings
+
+    import tessera.dem
+    in_copy("dem3d_clusters")
+    deck = json.load(open("ProjectParametersDEM2.json"))
+    deck["solver_settings"]["strategy"] = "moreau_jean_strategy"
+    model = tessera.Model()
+    stage = tessera.dem.DEMAnalysisStage(model, tessera.Parameters(json.dumps(deck)))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        stage.Run()
+    assert any("moreau_jean_strategy deletes no spheres or clusters" in str(w.message)
+               for w in caught)
+    strategy = stage.GetStrategy()
+    clusters = strategy.Clusters()
+    assert len(clusters) == 2 and len(strategy.Particles) == 128
+    assert strategy.LastStep()["max_impulse"] == 0.0
+    # (Clusters() is in the cluster model part's order.)
+    for c, node in zip(clusters, model.GetModelPart("ClusterPart").Nodes):
+        np.testing.assert_allclose(c["velocity"], [0.0, -9.81 * 6e-6, 0.0], rtol=1e-12, atol=0)
+        np.testing.assert_array_equal(node.GetSolutionStepValue(tessera.VELOCITY), c["velocity"])
+        np.testing.assert_array_equal([node.X, node.Y, node.Z], c["centre"])
