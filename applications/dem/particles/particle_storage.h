@@ -79,10 +79,13 @@ struct ParticleStorage {
 
   // ---- Gear predictor–corrector (strategies/gear_scheme.h): the acceleration
   // and its first two rates of the centre and, with Direct_Integration, of the
-  // rotation. Optional columns: empty unless the scheme is chosen (the
-  // strategy sizes them at Initialize), then one entry per row.
+  // rotation. Optional columns: no rows unless the scheme is chosen (the
+  // strategy sizes them at Initialize and sets the flags), then one entry per
+  // row, following every whole-row operation even while there are no rows
+  // (a run whose spheres all come from inlets).
   std::array<std::vector<Array3>, 3> gear;
   std::array<std::vector<Array3>, 3> gear_angular;
+  bool has_gear = false, has_gear_angular = false;
 
   // ---- constants of each particle
   std::vector<double> radius;
@@ -157,9 +160,10 @@ struct ParticleStorage {
     f(rows.delta_rotation);
     for (auto* v : {&rows.external_force, &rows.external_moment, &rows.elastic_force})
       if (auto* owned = v->Owned(); owned && !owned->empty()) f(*owned);
-    for (auto* group : {&rows.gear, &rows.gear_angular})
-      for (auto& column : *group)
-        if (!column.empty()) f(column);
+    if (rows.has_gear)
+      for (auto& column : rows.gear) f(column);
+    if (rows.has_gear_angular)
+      for (auto& column : rows.gear_angular) f(column);
     f(rows.radius), f(rows.mass), f(rows.inertia), f(rows.material), f(rows.node),
         f(rows.element_id), f(rows.fixed), f(rows.glued), f(rows.cluster);
   }

@@ -503,6 +503,8 @@ class ExplicitSolverStrategy {
   // Gear: sizes the rows' derivative columns and starts them from the forces
   // just computed (GearStartRow); refuses what the scheme does not move.
   void StartGear();
+  // Under Gear, rows first.. start from their forces (GearStartRow).
+  void StartGearRows(std::size_t first);
   IntegrationConstants Integration() const;
   bool QuadRowUpdates() const;  // the setting, where the processor runs them
   // features[c - first candidate]: this step's closest features of the particle's candidates.

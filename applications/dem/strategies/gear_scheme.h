@@ -49,9 +49,9 @@ struct GearRows {
       : acceleration(p.gear[0].data()),
         jerk(p.gear[1].data()),
         snap(p.gear[2].data()),
-        angular_acceleration(p.gear_angular[0].empty() ? nullptr : p.gear_angular[0].data()),
-        angular_jerk(p.gear_angular[0].empty() ? nullptr : p.gear_angular[1].data()),
-        angular_snap(p.gear_angular[0].empty() ? nullptr : p.gear_angular[2].data()) {}
+        angular_acceleration(p.has_gear_angular ? p.gear_angular[0].data() : nullptr),
+        angular_jerk(p.has_gear_angular ? p.gear_angular[1].data() : nullptr),
+        angular_snap(p.has_gear_angular ? p.gear_angular[2].data() : nullptr) {}
 };
 
 // One component predicted in place; returns the increment of x.

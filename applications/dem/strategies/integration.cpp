@@ -330,14 +330,21 @@ void ExplicitSolverStrategy::StartGear() {
         "walls have free rigid bodies (sub model part ",
         free_walls_[0].part, "): choose Velocity_Verlet or Symplectic_Euler for free walls");
   const std::size_t n = particles_.size();
-  for (auto& column : particles_.gear) column.assign(n, Array3{});
   const bool angular =
       settings_.rotation && settings_.rotational_scheme == RotationalScheme::kDirect;
+  particles_.has_gear = true;
+  particles_.has_gear_angular = angular;
+  for (auto& column : particles_.gear) column.assign(n, Array3{});
   for (auto& column : particles_.gear_angular) column.assign(angular ? n : 0, Array3{});
+  StartGearRows(0);
+}
+
+void ExplicitSolverStrategy::StartGearRows(std::size_t first) {
+  if (!particles_.has_gear) return;
   const IntegrationRows rows(particles_);
   const GearRows gear(particles_);
   const IntegrationConstants integration = Integration();
-  for (std::size_t i = 0; i < n; ++i) GearStartRow(rows, gear, integration, i);
+  for (std::size_t i = first; i < particles_.size(); ++i) GearStartRow(rows, gear, integration, i);
 }
 
 }  // namespace tessera::dem

@@ -306,3 +306,30 @@ def test_gear_runs_are_bitwise_the_same_on_one_and_two_threads():
         assert np.array_equal(a, b), column
     for k in range(6):
         assert np.array_equal(runs[0].Particles.gear[k], runs[1].Particles.gear[k])
+
+
+def test_spheres_an_inlet_inserts_start_gear_from_their_weight():
+    # An inlet model with no sphere at Initialize (the Gear columns follow the
+    # rows from none), g = -10 z, Δt 1e-3, spheres injected at -1 m/s: each
+    # starts with a = g (its weight, test_dem_inlets.py's set-up), so Gear
+    # (exact for a constant force) gives v = -1 + g (t - t_in) to 1e-12.
+    from test_dem_inlets import Grid, InletModel
+    model, _ = InletModel(Grid(4, 0.05), {"INLET_NUMBER_OF_PARTICLES": 200.0, "RADIUS": 0.01,
+                                          "VELOCITY": [0.0, 0.0, -1.0]})
+    dem = Dem()
+    strategy = dem.ExplicitSolverStrategy(model.GetModelPart("SpheresPart"), None,
+                                          Settings(1e-3, "Gear_Predictor_Corrector", (0, 0, -10.0)))
+    inlets = dem.ParticleInlets(model.GetModelPart("DEMInletPart"), strategy, 42, {})
+    strategy.Initialize()
+    assert len(strategy.Particles) == 0
+    inserted = []  # (first row, step) of each injection
+    for step in range(1, 101):
+        strategy.SolveSolutionStep(step * 1e-3)
+        before = len(strategy.Particles)
+        inlets.Inject(step * 1e-3)
+        if len(strategy.Particles) > before:
+            inserted.append((before, step))
+    p = strategy.Particles
+    assert len(p) > 0 and [len(column) for column in p.gear] == [len(p)] * 6
+    for row, step in inserted:
+        assert p.velocity[row][2] == pytest.approx(-1.0 - 10.0 * (100 - step) * 1e-3, abs=1e-12)
