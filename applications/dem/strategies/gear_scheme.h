@@ -25,7 +25,6 @@
 // turns after the forces as under Velocity Verlet (ω += T h/I, Δθ = ω h).
 #pragma once
 
-#include <array>
 #include <cstddef>
 
 #include "applications/dem/strategies/row_integration.h"
@@ -78,9 +77,10 @@ struct GearRows {
   return kGearC0 * 0.5 * h * h * da;
 }
 
-// The prediction of the vector x (with increment column dx) and its
-// derivatives v, a, b, c of row i, components imposed by bits first_bit.. of
-// `fixed`; returns the increment.
+// The prediction of one vector quantity (the centre, or the rotation angle)
+// through its derivatives v, a, b, c, in place; components imposed by bits
+// first_bit.. of `fixed` move at v and keep no higher derivatives. Returns the
+// quantity's increment.
 [[gnu::always_inline]] inline Components GearPredictVector(Array3& v, Array3& a, Array3& b,
                                                            Array3& c, double h, std::uint8_t fixed,
                                                            int first_bit) {
@@ -94,6 +94,8 @@ struct GearRows {
   return dx;
 }
 
+// The correction of the same with the new accelerations `next`; returns the
+// correction of the quantity.
 [[gnu::always_inline]] inline Components GearCorrectVector(Array3& v, Array3& a, Array3& b,
                                                            Array3& c, const Components& next,
                                                            double h, std::uint8_t fixed,

@@ -12,7 +12,9 @@ Sources and tolerances:
     V+ = V- + P n / M,  ω+ = J (ρ × n) P
   (computed in the test from the .clu numbers). The Moreau–Jean step solves
   that same law at the impact step: equal to 1e-12 (round-off of the
-  NLGS's single contact).
+  NLGS's single contact). Momentum M V+ and kinetic energy ½ M V+² +
+  ½ ω+·I ω+ from the strategy and from tessera.dem.monitors count the
+  cluster once (1e-12).
 - The same dumbbell dropped tilted by 0.2 rad from 5 mm onto a frictional
   plane (e = 0, μ = 0.5, h = 1e-3 s) comes to rest on both spheres: for 200
   steps after 0.6 s its velocity and spin stay zero (1e-12 m/s and rad/s;
@@ -102,6 +104,16 @@ def test_a_tilted_dumbbell_striking_a_plane_gets_the_rigid_body_impact(tmp_path)
     # The struck point leaves at e v0 (Newton's law at the contact).
     point_velocity = velocity + np.cross(spin, arm)
     assert point_velocity[2] == pytest.approx(e * v0, rel=1e-12)
+    # The strategy's sums and tessera.dem.monitors count the cluster once:
+    # M V and ½ M V² + ½ ω·I ω of the closed form.
+    from tessera.dem import monitors
+    energy = 0.5 * mass * velocity @ velocity + 0.5 * spin @ np.linalg.solve(inverse_inertia, spin)
+    for total in (strategy.LinearMomentum(), monitors.LinearMomentum(strategy)):
+        np.testing.assert_allclose(total, mass * velocity, rtol=0, atol=1e-12 * mass * v0)
+    for total in (strategy.KineticEnergy(), monitors.KineticEnergy(strategy)):
+        assert total == pytest.approx(energy, rel=1e-12)
+    np.testing.assert_allclose(monitors.AngularMomentum(strategy, (0.1, 0.0, 0.0)),
+                               strategy.AngularMomentum((0.1, 0.0, 0.0)), rtol=1e-12)
     # The members move with their cluster (rigid placement).
     rows = strategy.Particles
     first = cluster["first_row"]
