@@ -333,3 +333,18 @@ def test_spheres_an_inlet_inserts_start_gear_from_their_weight():
     assert len(p) > 0 and [len(column) for column in p.gear] == [len(p)] * 6
     for row, step in inserted:
         assert p.velocity[row][2] == pytest.approx(-1.0 - 10.0 * (100 - step) * 1e-3, abs=1e-12)
+
+
+def test_a_gear_run_with_an_inlet_continues_bitwise_from_a_checkpoint(tmp_path, monkeypatch):
+    # test_dem_restart.py's inlet deck (moving floor, inlet injecting before
+    # and after K) under Gear: N = 300 steps straight against K = 245 + a
+    # checkpoint + 55 in a fresh model. Gear's derivatives are part of the
+    # checkpoint: the continued run repeats the straight one bitwise (rows,
+    # nodes and every dataset of the final checkpoints).
+    from test_dem_restart import DT, AssertBitwiseEqual, StraightAndContinued, WriteInletDeck
+    monkeypatch.chdir(tmp_path)
+    parameters_file = WriteInletDeck(tmp_path,
+                                     TranslationalIntegrationScheme="Gear_Predictor_Corrector")
+    straight, first, continued = StraightAndContinued(str(tmp_path), parameters_file, 300, 245, DT)
+    assert first.counts[1] > 0 and first.counts[2] > 0  # contacts at K
+    AssertBitwiseEqual(straight, continued)
