@@ -135,6 +135,15 @@ class DemStructuresCouplingAnalysis:
         self.allow_empty_dem = False
         self.structural_stage = _StructuralStageClass()(model, structural_parameters, self)
         self.dem_stage = _DEMStageClass()(model, dem_parameters, self)
+        strategy = self.dem_stage.DEM_parameters["solver_settings"]["strategy"].GetString()
+        if strategy == "moreau_jean_strategy":
+            # The structure's skin would be a rigid wall moved by the
+            # coupling, and no impulse would reach its nodes.
+            raise tessera.Error(
+                f"{dem_parameters.Origin()}: solver_settings.strategy \"moreau_jean_strategy\" is "
+                "not supported by the DEM-structures coupling: the non-smooth contact problem does "
+                "not include the structure's nodes (their shape-function weights in the Delassus "
+                "operator); use \"sphere_strategy\" or \"continuum_sphere_strategy\"")
         solver = self.structural_stage._GetSolver()
         self.structure = solver.main_model_part
         for variable in (tessera.DEM_NODAL_FORCE, tessera.DEM_SURFACE_LOAD):

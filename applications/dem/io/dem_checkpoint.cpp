@@ -211,6 +211,13 @@ struct StrategyCheckpointAccess {
     a.Column("Particles/fixed", p.fixed);
     a.Column("Particles/glued", p.glued);
     a.Column("Particles/cluster", p.cluster);
+    // Gear_Predictor_Corrector's derivatives (no rows under the other schemes).
+    a.Value("Particles/has_gear", p.has_gear);
+    a.Value("Particles/has_gear_angular", p.has_gear_angular);
+    for (int k = 0; k < 3; ++k) {
+      a.Column("Particles/gear_" + std::to_string(k), p.gear[k]);
+      a.Column("Particles/gear_angular_" + std::to_string(k), p.gear_angular[k]);
+    }
 
     auto& f = s.faces_;
     a.Column("Faces/points", f.points);

@@ -1,7 +1,8 @@
 // The Delassus operator W = H* M^-1 H of the non-smooth contact problem
 // (digest 002 §A3, A9-A10), built block by block for the bodies the DEM
 // application has: a rigid body seen through the contact's arm rho (a
-// sphere, a cluster, a sphere with fixed velocity components) and a
+// sphere, a sphere with fixed velocity components, a rigid cluster with its
+// full inertia tensor) and a
 // deformable body's nodes seen through the shape-function weights at the
 // contact point (FE walls in the coupling application). A rigid wall adds
 // nothing (infinite mass).
@@ -33,6 +34,25 @@ inline Matrix3 RigidBodyBlock(const Array3& inv_mass, const Array3& inv_inertia,
     Array3 t = Cross(arm, e);
     t = {inv_inertia[0] * t[0], inv_inertia[1] * t[1], inv_inertia[2] * t[2]};
     const Array3 col = -Cross(arm, t);
+    for (int r = 0; r < 3; ++r) w[3 * r + k] = col[r];
+    w[4 * k] += inv_mass[k];
+  }
+  return w;
+}
+
+// The same for a full (symmetric) world inverse inertia J, a rigid cluster's
+// R diag(1/I) R^T: D_v - [a]x J [a]x.
+inline Matrix3 RigidBodyBlock(const Array3& inv_mass, const Matrix3& inv_inertia,
+                              const Array3& arm) {
+  Matrix3 w{};
+  for (int k = 0; k < 3; ++k) {
+    Array3 e{0.0, 0.0, 0.0};
+    e[k] = 1.0;
+    const Array3 t = Cross(arm, e);
+    const Array3 col =
+        -Cross(arm, Array3{inv_inertia[0] * t[0] + inv_inertia[1] * t[1] + inv_inertia[2] * t[2],
+                           inv_inertia[3] * t[0] + inv_inertia[4] * t[1] + inv_inertia[5] * t[2],
+                           inv_inertia[6] * t[0] + inv_inertia[7] * t[1] + inv_inertia[8] * t[2]});
     for (int r = 0; r < 3; ++r) w[3 * r + k] = col[r];
     w[4 * k] += inv_mass[k];
   }

@@ -56,7 +56,12 @@ void MoreauJeanStrategy::CheckSupported() const {
 
 void MoreauJeanStrategy::Initialize() {
   CheckSupported();
+  clusters_ = RigidClusters{};
+  if (clusters_part_ != nullptr && clusters_part_->NumberOfElements() > 0)
+    CreateClusterSpheresAfterIds(*clusters_part_, spheres_, {&spheres_, walls_, clusters_part_}, 3,
+                                 clusters_);
   FillParticles(spheres_, material_index_, particles_, 3);
+  if (!clusters_.empty()) AttachClusterRows(clusters_, particles_);
   const std::size_t particle_materials = material_index_.size();
   if (walls_) FillRigidFaces(*walls_, material_index_, faces_, 3);
   std::vector<bool> is_wall(material_index_.size(), false);
@@ -70,19 +75,34 @@ void MoreauJeanStrategy::SetDeltaTime(double dt) {
   settings_.delta_time = dt;
 }
 
-void MoreauJeanStrategy::ReadFromNodes() { ReadParticlesFromNodes(spheres_, particles_); }
-void MoreauJeanStrategy::WriteToNodes() { WriteParticlesToNodes(particles_, spheres_); }
+void MoreauJeanStrategy::ReadFromNodes() {
+  ReadParticlesFromNodes(spheres_, particles_);
+  // A cluster velocity a process changed moves its members' velocities.
+  if (!clusters_.empty() && ReadClustersFromNodes(clusters_, *clusters_part_))
+    PlaceClusterMembers(clusters_, particles_, /*positions=*/false);
+}
+
+void MoreauJeanStrategy::WriteToNodes() {
+  WriteParticlesToNodes(particles_, spheres_);
+  if (!clusters_.empty()) WriteClustersToNodes(clusters_, *clusters_part_);
+}
 
 void MoreauJeanStrategy::FindContacts(const std::vector<Array3>& q_mid,
-                                      const NonsmoothBodies& free) {
+                                      const std::vector<Array3>& body_centre,
+                                      const NonsmoothBodies& free, const NonsmoothBodies& start) {
   contacts_.clear();
+  contact_row_i_.clear();
+  contact_row_j_.clear();
   const double h = settings_.delta_time, theta = ns_.theta;
   const std::size_t n = particles_.size();
   double reach = 0.0, largest = 0.0;
   for (std::size_t i = 0; i < n; ++i) {
     const double r = particles_.radius[i];
     largest = std::max(largest, r);
-    reach = std::max(reach, Norm(free.velocity[i]) + r * Norm(free.angular_velocity[i]));
+    // A member's point moves with its cluster: |V| + |w| (|arm| + r).
+    const std::size_t b = BodyOf(i);
+    const double arm = Norm(q_mid[i] - body_centre[b]) + r;
+    reach = std::max(reach, Norm(free.velocity[b]) + arm * Norm(free.angular_velocity[b]));
   }
   // The predicted gap closes by at most theta h |U_N,free| <= 2 theta h max speed.
   const double tolerance =
@@ -91,13 +111,20 @@ void MoreauJeanStrategy::FindContacts(const std::vector<Array3>& q_mid,
     if (!p.defined) TESSERA_ERROR(table_.DescribeMissingPair(a, b));
     return p;
   };
-  const auto finish = [&](std::size_t k, const PairParameters& p) {
+  // The velocity of body b's point at `arm` from `bodies`.
+  const auto point_velocity = [](const NonsmoothBodies& bodies, std::size_t b, const Array3& arm) {
+    return bodies.velocity[b] + Cross(bodies.angular_velocity[b], arm);
+  };
+  const auto finish = [&](std::size_t k, const PairParameters& p, std::uint32_t row_i,
+                          std::int64_t row_j) {
+    contact_row_i_.push_back(row_i);
+    contact_row_j_.push_back(row_j);
     // The impact law's shift from the start-of-step relative velocity U-.
     const std::uint32_t i = contacts_.body_i[k];
     const std::int64_t j = contacts_.body_j[k];
-    Array3 u = particles_.velocity[i] + Cross(particles_.angular_velocity[i], contacts_.arm_i[k]);
+    Array3 u = point_velocity(start, i, contacts_.arm_i[k]);
     if (j >= 0)
-      u -= particles_.velocity[j] + Cross(particles_.angular_velocity[j], contacts_.arm_j[k]);
+      u -= point_velocity(start, static_cast<std::size_t>(j), contacts_.arm_j[k]);
     else
       u -= contacts_.wall_velocity[k];
     const Array3 local = contacts_.frame[k].ToLocal(u);
@@ -118,6 +145,8 @@ void MoreauJeanStrategy::FindContacts(const std::vector<Array3>& q_mid,
   search_.FindParticlePairs(q_mid, particles_.radius, tolerance, first, second);
   for (std::size_t c = 0; c < first.size(); ++c) {
     const std::uint32_t i = first[c], j = second[c];
+    const std::size_t bi = BodyOf(i), bj = BodyOf(j);
+    if (bi == bj) continue;  // members of one cluster
     const Array3 d = q_mid[i] - q_mid[j];
     const double dist = Norm(d);
     if (!(dist > 0.0))
@@ -127,17 +156,20 @@ void MoreauJeanStrategy::FindContacts(const std::vector<Array3>& q_mid,
     const double gap = dist - particles_.radius[i] - particles_.radius[j];
     // One contact point for both spheres, midway between their surfaces: the
     // pair's impulses then have no net moment, and the step conserves angular
-    // momentum whatever the gap or overlap.
-    const Array3 arm_i = -(particles_.radius[i] + 0.5 * gap) * normal;
-    const Array3 arm_j = (particles_.radius[j] + 0.5 * gap) * normal;
-    const Array3 u_free = (free.velocity[i] + Cross(free.angular_velocity[i], arm_i)) -
-                          (free.velocity[j] + Cross(free.angular_velocity[j], arm_j));
+    // momentum whatever the gap or overlap. Arms from the bodies' centres.
+    // (A free sphere's arm is written from the normal, as its own.)
+    const Array3 sphere_arm_i = -(particles_.radius[i] + 0.5 * gap) * normal;
+    const Array3 sphere_arm_j = (particles_.radius[j] + 0.5 * gap) * normal;
+    const Array3 arm_i = bi == i ? sphere_arm_i : q_mid[i] + sphere_arm_i - body_centre[bi];
+    const Array3 arm_j = bj == j ? sphere_arm_j : q_mid[j] + sphere_arm_j - body_centre[bj];
+    const Array3 u_free = point_velocity(free, bi, arm_i) - point_velocity(free, bj, arm_j);
     if (!active(gap, normal, u_free, particles_.radius[i] + particles_.radius[j])) continue;
     const auto& p = params(table_.Pair(particles_.material[i], particles_.material[j]),
                            particles_.material[i], particles_.material[j]);
     const std::size_t k =
-        contacts_.Add(i, j, normal, arm_i, arm_j, Array3{}, gap, (std::uint64_t{i} << 32) | j);
-    finish(k, p);
+        contacts_.Add(static_cast<std::uint32_t>(bi), static_cast<std::int64_t>(bj), normal, arm_i,
+                      arm_j, Array3{}, gap, (std::uint64_t{i} << 32) | j);
+    finish(k, p, i, j);
   }
   if (faces_.size() == 0) return;
   std::vector<std::uint32_t> particle, face;
@@ -163,14 +195,16 @@ void MoreauJeanStrategy::FindContacts(const std::vector<Array3>& q_mid,
     Array3 wall_velocity{0.0, 0.0, 0.0};
     for (int v = 0; v < faces_.vertex_count[f]; ++v)
       wall_velocity += g.weights[v] * faces_.velocities[f][v];
-    const Array3 arm_i = -r * normal;
-    const Array3 u_free = free.velocity[i] + Cross(free.angular_velocity[i], arm_i) - wall_velocity;
+    const std::size_t bi = BodyOf(i);
+    const Array3 arm_i = bi == i ? -r * normal : q_mid[i] - r * normal - body_centre[bi];
+    const Array3 u_free = point_velocity(free, bi, arm_i) - wall_velocity;
     if (!active(gap, normal, u_free, r)) continue;
     const auto& p = params(table_.WallPair(particles_.material[i], faces_.material[f]),
                            particles_.material[i], faces_.material[f]);
-    const std::size_t k = contacts_.Add(i, -1, normal, arm_i, Array3{}, wall_velocity, gap,
-                                        (std::uint64_t{i} << 32) | kWallBit | f);
-    finish(k, p);
+    const std::size_t k =
+        contacts_.Add(static_cast<std::uint32_t>(bi), -1, normal, arm_i, Array3{}, wall_velocity,
+                      gap, (std::uint64_t{i} << 32) | kWallBit | f);
+    finish(k, p, i, -1);
   }
 }
 
@@ -178,14 +212,18 @@ void MoreauJeanStrategy::SolveSolutionStep(double /*time*/) {
   if (!initialized_) TESSERA_ERROR("moreau_jean_strategy: Initialize() before SolveSolutionStep");
   if (walls_) UpdateRigidFaces(*walls_, faces_);
   const double h = settings_.delta_time, theta = ns_.theta;
-  const std::size_t n = particles_.size();
+  const std::size_t n = particles_.size(), nc = clusters_.size();
   const bool forces = !particles_.external_force.empty();
   const bool moments = !particles_.external_moment.empty();
-  NonsmoothBodies bodies;
-  bodies.velocity.resize(n), bodies.angular_velocity.resize(n);
-  bodies.inv_mass.resize(n), bodies.inv_inertia.resize(n);
-  std::vector<Array3> q_mid(n);
+  // Bodies: the rows (a member row is no body: no mass), then the clusters.
+  // `start`: the start-of-step velocities only (the impact law's U-).
+  NonsmoothBodies bodies, start;
+  bodies.velocity.assign(n + nc, Array3{}), bodies.angular_velocity.assign(n + nc, Array3{});
+  bodies.inv_mass.assign(n + nc, Array3{}), bodies.inv_inertia.assign(n + nc, Array3{});
+  start.velocity.assign(n + nc, Array3{}), start.angular_velocity.assign(n + nc, Array3{});
+  std::vector<Array3> q_mid(n), body_centre(n + nc);
   for (std::size_t i = 0; i < n; ++i) {
+    if (particles_.cluster[i] != 0) continue;
     const double m = particles_.mass[i], inertia = particles_.inertia[i];
     const std::uint8_t fixed = particles_.fixed[i];
     Array3 f = m * settings_.gravity;
@@ -201,8 +239,53 @@ void MoreauJeanStrategy::SolveSolutionStep(double /*time*/) {
           particles_.angular_velocity[i][c] + (turns ? h * moment[c] / inertia : 0.0);
     }
     q_mid[i] = particles_.position[i] + h * (1.0 - theta) * particles_.velocity[i];
+    body_centre[i] = q_mid[i];
+    start.velocity[i] = particles_.velocity[i];
+    start.angular_velocity[i] = particles_.angular_velocity[i];
   }
-  FindContacts(q_mid, bodies);
+  // Clusters: the mid configuration is their motion over h (1 - theta) with
+  // the start-of-step V and L; the members are placed there.
+  RigidClusters mid = clusters_;
+  std::vector<Array3> free_momentum(nc);
+  if (nc > 0) {
+    bodies.first_tensor_body = n;
+    bodies.inv_inertia_tensor.assign(nc, Matrix3{});
+    for (std::size_t k = 0; k < nc; ++k) {
+      start.velocity[n + k] = clusters_.velocity[k];
+      start.angular_velocity[n + k] = clusters_.angular_velocity[k];
+    }
+    DriftClusters(mid, h * (1.0 - theta), settings_.rotation);
+    // Applied loads of the members, with the cluster's weight (as GatherClusterLoads).
+    for (std::size_t k = 0; k < nc; ++k) {
+      Array3 f = mid.mass[k] * settings_.gravity, t{0.0, 0.0, 0.0};
+      for (std::uint32_t m = 0; m < mid.row_count[k]; ++m) {
+        const std::uint32_t i = mid.first_row[k] + m;
+        const Array3 arm = particles_.position[i] - clusters_.centre[k];
+        const Array3 fi = forces ? particles_.external_force[i] : Array3{0.0, 0.0, 0.0};
+        f += fi;
+        t += Cross(arm, fi);
+        if (moments) t += particles_.external_moment[i];
+        q_mid[i] = mid.centre[k] + mid.orientation[k].Rotate(mid.member_offset[k][m]);
+      }
+      const std::size_t b = n + k;
+      body_centre[b] = mid.centre[k];
+      bodies.inv_mass[b] = Array3{1.0, 1.0, 1.0} * (1.0 / mid.mass[k]);
+      bodies.velocity[b] = clusters_.velocity[k] + (h / mid.mass[k]) * f;
+      if (settings_.rotation) {
+        // J = R diag(1/I) R^T at the mid orientation, column by column.
+        Matrix3& inv = bodies.inv_inertia_tensor[k];
+        for (int c = 0; c < 3; ++c) {
+          Array3 e{0.0, 0.0, 0.0};
+          e[c] = 1.0;
+          const Array3 col = ClusterAngularVelocity(mid.orientation[k], mid.inertia[k], e);
+          for (int r = 0; r < 3; ++r) inv[3 * r + c] = col[r];
+        }
+        free_momentum[k] = clusters_.angular_momentum[k] + h * t;
+        bodies.angular_velocity[b] = Multiply(inv, free_momentum[k]);
+      }
+    }
+  }
+  FindContacts(q_mid, body_centre, bodies, start);
   BuildDelassusBlocks(bodies, contacts_);
   if (ns_.warm_start) {
     for (std::size_t k = 0; k < contacts_.size(); ++k) {
@@ -222,6 +305,13 @@ void MoreauJeanStrategy::SolveSolutionStep(double /*time*/) {
 
   // Positions and rows.
   for (std::size_t i = 0; i < n; ++i) {
+    particles_.contact_force[i] = {0.0, 0.0, 0.0};
+    particles_.torque[i] = moments ? particles_.external_moment[i] : Array3{0.0, 0.0, 0.0};
+    if (particles_.cluster[i] != 0) {
+      // (The cluster's weight is counted once, in its own force.)
+      particles_.force[i] = forces ? particles_.external_force[i] : Array3{0.0, 0.0, 0.0};
+      continue;
+    }
     const Array3 x_new = q_mid[i] + h * theta * bodies.velocity[i];
     const Array3 delta = x_new - particles_.position[i];
     particles_.delta_displacement[i] = delta;
@@ -233,10 +323,28 @@ void MoreauJeanStrategy::SolveSolutionStep(double /*time*/) {
     particles_.rotation_angle[i] += turn;
     particles_.velocity[i] = bodies.velocity[i];
     particles_.angular_velocity[i] = bodies.angular_velocity[i];
-    particles_.contact_force[i] = {0.0, 0.0, 0.0};
-    particles_.torque[i] = moments ? particles_.external_moment[i] : Array3{0.0, 0.0, 0.0};
     particles_.force[i] = particles_.mass[i] * settings_.gravity;
     if (forces) particles_.force[i] += particles_.external_force[i];
+  }
+  if (nc > 0) {
+    // The end of the step: V+, L+ = I_w(q_m) w+ and the motion over h theta.
+    for (std::size_t k = 0; k < nc; ++k) {
+      const std::size_t b = n + k;
+      mid.velocity[k] = bodies.velocity[b];
+      if (!settings_.rotation) continue;
+      const Array3 w = bodies.angular_velocity[b];
+      const Quaternion q = mid.orientation[k];
+      const Array3 body = q.Conjugate().Rotate(w);
+      const Array3& inertia = mid.inertia[k];
+      mid.angular_velocity[k] = w;
+      mid.angular_momentum[k] =
+          q.Rotate(Array3{inertia[0] * body[0], inertia[1] * body[1], inertia[2] * body[2]});
+    }
+    const std::vector<Array3> first_turn = mid.delta_rotation;
+    DriftClusters(mid, h * theta, settings_.rotation);
+    for (std::size_t k = 0; k < nc; ++k) mid.delta_rotation[k] += first_turn[k];
+    clusters_ = std::move(mid);
+    PlaceClusterMembers(clusters_, particles_, /*positions=*/true);
   }
   // Mean contact forces over the step (P / h), the end-of-step overlaps and
   // the impulses kept for the next step's warm start.
@@ -258,26 +366,37 @@ void MoreauJeanStrategy::SolveSolutionStep(double /*time*/) {
     previous_keys_[s] = contacts_.key[k];
     previous_impulses_[s] = p;
     step.max_impulse = std::max(step.max_impulse, Norm(p));
-    const std::uint32_t i = contacts_.body_i[k];
-    const std::int64_t j = contacts_.body_j[k];
+    const std::uint32_t i = contact_row_i_[k];
+    const std::int64_t j = contact_row_j_[k];
     const Array3 f = p / h;
+    const Array3 n_k = contacts_.frame[k].n;
     particles_.contact_force[i] += f;
     particles_.force[i] += f;
-    particles_.torque[i] += Cross(contacts_.arm_i[k], f);
+    // The rows' torques about their own centres: a free sphere's arm is its
+    // body's, a member's the point's offset from the member's centre (as FindContacts).
+    const auto row_arm = [&](std::uint32_t row, const Array3& body_arm, double along) {
+      return particles_.cluster[row] == 0 ? body_arm : along * n_k;
+    };
+    const double half_gap = j >= 0 ? 0.5 * contacts_.gap[k] : 0.0;
+    particles_.torque[i] +=
+        Cross(row_arm(i, contacts_.arm_i[k], -(particles_.radius[i] + half_gap)), f);
     double gap_end;
     if (j >= 0) {
+      const auto row_j = static_cast<std::uint32_t>(j);
       particles_.contact_force[j] -= f;
       particles_.force[j] -= f;
-      particles_.torque[j] += Cross(contacts_.arm_j[k], -f);
+      particles_.torque[j] +=
+          Cross(row_arm(row_j, contacts_.arm_j[k], particles_.radius[row_j] + half_gap), -f);
       gap_end = Norm(particles_.position[i] - particles_.position[j]) - particles_.radius[i] -
                 particles_.radius[j];
     } else {
       // A plane facet: the gap changes with the normal displacement relative to the wall.
       const Array3 u = particles_.velocity[i] - contacts_.wall_velocity[k];
-      gap_end = contacts_.gap[k] + h * theta * Dot(contacts_.frame[k].n, u);
+      gap_end = contacts_.gap[k] + h * theta * Dot(n_k, u);
     }
     step.max_penetration = std::max(step.max_penetration, -gap_end);
   }
+  if (nc > 0) GatherClusterLoads(clusters_, particles_, settings_.gravity);
   last_ = step;
   history_.push_back(step);
 }
@@ -288,27 +407,39 @@ double MoreauJeanStrategy::MaximumSpeed() const {
   return s;
 }
 
+// (Member rows carry their cluster's mass: the clusters count once, as bodies.)
 double MoreauJeanStrategy::KineticEnergy() const {
   double e = 0.0;
   for (std::size_t i = 0; i < particles_.size(); ++i)
-    e += 0.5 * particles_.mass[i] * Dot(particles_.velocity[i], particles_.velocity[i]) +
-         0.5 * particles_.inertia[i] *
-             Dot(particles_.angular_velocity[i], particles_.angular_velocity[i]);
+    if (particles_.cluster[i] == 0)
+      e += 0.5 * particles_.mass[i] * Dot(particles_.velocity[i], particles_.velocity[i]) +
+           0.5 * particles_.inertia[i] *
+               Dot(particles_.angular_velocity[i], particles_.angular_velocity[i]);
+  for (std::size_t k = 0; k < clusters_.size(); ++k)
+    e += 0.5 * clusters_.mass[k] * Dot(clusters_.velocity[k], clusters_.velocity[k]) +
+         (settings_.rotation
+              ? 0.5 * Dot(clusters_.angular_velocity[k], clusters_.angular_momentum[k])
+              : 0.0);
   return e;
 }
 
 Array3 MoreauJeanStrategy::LinearMomentum() const {
   Array3 p{0.0, 0.0, 0.0};
   for (std::size_t i = 0; i < particles_.size(); ++i)
-    p += particles_.mass[i] * particles_.velocity[i];
+    if (particles_.cluster[i] == 0) p += particles_.mass[i] * particles_.velocity[i];
+  for (std::size_t k = 0; k < clusters_.size(); ++k) p += clusters_.mass[k] * clusters_.velocity[k];
   return p;
 }
 
 Array3 MoreauJeanStrategy::AngularMomentum(const Array3& origin) const {
   Array3 l{0.0, 0.0, 0.0};
   for (std::size_t i = 0; i < particles_.size(); ++i)
-    l += Cross(particles_.position[i] - origin, particles_.mass[i] * particles_.velocity[i]) +
-         particles_.inertia[i] * particles_.angular_velocity[i];
+    if (particles_.cluster[i] == 0)
+      l += Cross(particles_.position[i] - origin, particles_.mass[i] * particles_.velocity[i]) +
+           particles_.inertia[i] * particles_.angular_velocity[i];
+  for (std::size_t k = 0; k < clusters_.size(); ++k)
+    l += Cross(clusters_.centre[k] - origin, clusters_.mass[k] * clusters_.velocity[k]) +
+         (settings_.rotation ? clusters_.angular_momentum[k] : Array3{0.0, 0.0, 0.0});
   return l;
 }
 

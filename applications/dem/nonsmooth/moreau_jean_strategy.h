@@ -22,9 +22,18 @@
 // e_n is the pair's COEFFICIENT_OF_RESTITUTION. Every step records its
 // violation measures (MoreauJeanStepReport).
 //
-// Not covered: rigid clusters (Cluster3D) and inlets (errors of the stage),
-// bonds, periodic domains and 2D discs (errors here); free rigid walls and
-// glued particles (explicit strategy only). Walls moved by processes are
+// Rigid clusters (Cluster3D, SetClusterModelPart) are bodies of the contact
+// problem: mass M, world inverse inertia R(q_m) diag(1/I) R(q_m)^T at the mid
+// orientation, contacts on their member spheres with arms from the cluster
+// centre (members of one cluster never touch). Their mid configuration is
+// their rigid motion over h (1 - theta) with the start-of-step V and L
+// (particles/rigid_clusters.h: the RK-4 quaternion turn); after the solve
+// L+ = I_w(q_m) w+, and the motion over h theta with V+ and L+ ends the step;
+// the members are placed from it.
+//
+// Not covered: inlets (an error of the stage), bonds, periodic domains and 2D
+// discs (errors here); free rigid walls and glued particles (explicit strategy
+// only). Walls moved by processes are
 // followed (their nodes' coordinates and velocities, read every step).
 #pragma once
 
@@ -35,6 +44,7 @@
 #include "applications/dem/contact_laws/contact_law.h"
 #include "applications/dem/nonsmooth/nlgs_solver.h"
 #include "applications/dem/particles/particle_storage.h"
+#include "applications/dem/particles/rigid_clusters.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "applications/dem/utilities/neighbour_search.h"
 #include "applications/dem/walls/rigid_face_storage.h"
@@ -74,6 +84,9 @@ class MoreauJeanStrategy {
   MoreauJeanStrategy(ModelPart& spheres, ModelPart* walls, DemSettings settings,
                      MoreauJeanSettings nonsmooth);
 
+  // The Cluster3D model part, before Initialize: its clusters' spheres are
+  // created in the spheres model part and move as rigid bodies.
+  void SetClusterModelPart(ModelPart& clusters) { clusters_part_ = &clusters; }
   void Initialize();
   void SolveSolutionStep(double time);
   void ReadFromNodes();
@@ -87,7 +100,11 @@ class MoreauJeanStrategy {
   std::size_t NumberOfSearches() const { return history_.size() + 1; }
 
   ParticleStorage& Particles() { return particles_; }
+  const RigidClusters& Clusters() const { return clusters_; }
   const NonsmoothContacts& Contacts() const { return contacts_; }
+  // The rows of each contact of the last step (j: -1 for a wall).
+  const std::vector<std::uint32_t>& ContactRowsI() const { return contact_row_i_; }
+  const std::vector<std::int64_t>& ContactRowsJ() const { return contact_row_j_; }
   double MaximumSpeed() const;
   double KineticEnergy() const;
   Array3 LinearMomentum() const;
@@ -95,10 +112,23 @@ class MoreauJeanStrategy {
 
  private:
   void CheckSupported() const;
-  void FindContacts(const std::vector<Array3>& q_mid, const NonsmoothBodies& free);
+  // Body of each row: the row itself for a free sphere, rows + k for a member
+  // of cluster k.
+  std::size_t BodyOf(std::size_t row) const {
+    return particles_.cluster[row] == 0 ? row : particles_.size() + particles_.cluster[row] - 1;
+  }
+  // Contacts at the rows' mid positions q_mid; arms from the bodies' mid
+  // centres; `start` the bodies' start-of-step velocities (the impact law's U-).
+  void FindContacts(const std::vector<Array3>& q_mid, const std::vector<Array3>& body_centre,
+                    const NonsmoothBodies& free, const NonsmoothBodies& start);
 
   ModelPart& spheres_;
   ModelPart* walls_;
+  ModelPart* clusters_part_ = nullptr;
+  RigidClusters clusters_;
+  // The rows of each contact (contacts_ holds bodies).
+  std::vector<std::uint32_t> contact_row_i_;
+  std::vector<std::int64_t> contact_row_j_;
   DemSettings settings_;
   MoreauJeanSettings ns_;
   NlgsSettings nlgs_;

@@ -49,10 +49,15 @@ Array3 ContactVelocity(const NonsmoothBodies& b, const NonsmoothContacts& c, std
 
 void BuildDelassusBlocks(const NonsmoothBodies& b, NonsmoothContacts& c) {
   for (std::size_t k = 0; k < c.size(); ++k) {
-    const std::uint32_t i = c.body_i[k];
-    Matrix3 w = RigidBodyBlock(b.inv_mass[i], b.inv_inertia[i], c.arm_i[k]);
+    const auto block = [&b](std::size_t body, const Array3& arm) {
+      return body < b.first_tensor_body
+                 ? RigidBodyBlock(b.inv_mass[body], b.inv_inertia[body], arm)
+                 : RigidBodyBlock(b.inv_mass[body],
+                                  b.inv_inertia_tensor[body - b.first_tensor_body], arm);
+    };
+    Matrix3 w = block(c.body_i[k], c.arm_i[k]);
     const std::int64_t j = c.body_j[k];
-    if (j >= 0) w = Add(w, RigidBodyBlock(b.inv_mass[j], b.inv_inertia[j], c.arm_j[k]));
+    if (j >= 0) w = Add(w, block(static_cast<std::size_t>(j), c.arm_j[k]));
     c.w[k] = ToLocal(c.frame[k], w);
   }
 }
@@ -66,11 +71,11 @@ inline void Apply(NonsmoothBodies& b, const NonsmoothContacts& c, std::size_t k,
     return Array3{d[0] * x[0], d[1] * x[1], d[2] * x[2]};
   };
   b.velocity[i] += scale(b.inv_mass[i], dp);
-  b.angular_velocity[i] += scale(b.inv_inertia[i], Cross(c.arm_i[k], dp));
+  b.angular_velocity[i] += b.Turn(i, Cross(c.arm_i[k], dp));
   const std::int64_t j = c.body_j[k];
   if (j >= 0) {
     b.velocity[j] -= scale(b.inv_mass[j], dp);
-    b.angular_velocity[j] += scale(b.inv_inertia[j], Cross(c.arm_j[k], -dp));
+    b.angular_velocity[j] += b.Turn(static_cast<std::size_t>(j), Cross(c.arm_j[k], -dp));
   }
 }
 

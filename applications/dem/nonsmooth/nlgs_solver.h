@@ -38,9 +38,23 @@ struct NlgsSettings {
 struct NonsmoothBodies {
   std::vector<Array3> velocity, angular_velocity;
   std::vector<Array3> inv_mass, inv_inertia;
+  // Bodies from first_tensor_body on (rigid clusters, after the spheres) turn
+  // with the full world inverse inertia inv_inertia_tensor[b - first_tensor_body]
+  // instead of the diagonal inv_inertia.
+  std::size_t first_tensor_body = static_cast<std::size_t>(-1);
+  std::vector<Matrix3> inv_inertia_tensor;
+
+  // The change of body b's angular velocity for the angular impulse m.
+  Array3 Turn(std::size_t b, const Array3& m) const {
+    if (b < first_tensor_body) {
+      const Array3& d = inv_inertia[b];
+      return {d[0] * m[0], d[1] * m[1], d[2] * m[2]};
+    }
+    return Multiply(inv_inertia_tensor[b - first_tensor_body], m);
+  }
 };
 
-// The contacts of one step as rows (struct of arrays).
+// The contacts of one step as rows (struct of arrays); i and j are bodies.
 struct NonsmoothContacts {
   std::vector<std::uint32_t> body_i;
   std::vector<std::int64_t> body_j;  // -1: a rigid wall (velocity wall_velocity)

@@ -11,6 +11,7 @@
 // space); the node is referred to by its position in the root's NodalDatabase.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <vector>
 
@@ -75,6 +76,16 @@ struct ParticleStorage {
   // the variable. Nothing in a step reads it back, and its sums (two adds per
   // contact, a finish per row) were a few per cent of a mixer step.
   RowColumn<Array3> elastic_force;
+
+  // ---- Gear predictor–corrector (strategies/gear_scheme.h): the acceleration
+  // and its first two rates of the centre and, with Direct_Integration, of the
+  // rotation. Optional columns: no rows unless the scheme is chosen (the
+  // strategy sizes them at Initialize and sets the flags), then one entry per
+  // row, following every whole-row operation even while there are no rows
+  // (a run whose spheres all come from inlets).
+  std::array<std::vector<Array3>, 3> gear;
+  std::array<std::vector<Array3>, 3> gear_angular;
+  bool has_gear = false, has_gear_angular = false;
 
   // ---- constants of each particle
   std::vector<double> radius;
@@ -149,6 +160,10 @@ struct ParticleStorage {
     f(rows.delta_rotation);
     for (auto* v : {&rows.external_force, &rows.external_moment, &rows.elastic_force})
       if (auto* owned = v->Owned(); owned && !owned->empty()) f(*owned);
+    if (rows.has_gear)
+      for (auto& column : rows.gear) f(column);
+    if (rows.has_gear_angular)
+      for (auto& column : rows.gear_angular) f(column);
     f(rows.radius), f(rows.mass), f(rows.inertia), f(rows.material), f(rows.node),
         f(rows.element_id), f(rows.fixed), f(rows.glued), f(rows.cluster);
   }

@@ -65,6 +65,20 @@ Array3 ClusterAngularVelocity(const Quaternion& q, const Array3& inertia, const 
   return q.Rotate(Array3{l_body[0] / inertia[0], l_body[1] / inertia[1], l_body[2] / inertia[2]});
 }
 
+void CreateClusterSpheresAfterIds(ModelPart& clusters, ModelPart& spheres,
+                                  std::initializer_list<ModelPart*> parts, int dimension,
+                                  RigidClusters& out) {
+  IdType node_id = 0, element_id = 0;
+  for (ModelPart* part : parts) {
+    if (part == nullptr) continue;
+    for (auto&& node : part->Nodes()) node_id = std::max(node_id, node.Id());
+    for (const Element& element : part->Elements()) element_id = std::max(element_id, element.Id());
+    for (const Condition& condition : part->Conditions())
+      element_id = std::max(element_id, condition.Id());
+  }
+  CreateClusterSpheres(clusters, spheres, node_id + 1, element_id + 1, dimension, out);
+}
+
 void CreateClusterSpheres(ModelPart& clusters, ModelPart& spheres, IdType first_node_id,
                           IdType first_element_id, int dimension, RigidClusters& out) {
   out = RigidClusters{};

@@ -31,6 +31,7 @@
 #pragma once
 
 #include <cstdint>
+#include <initializer_list>
 #include <string>
 #include <vector>
 
@@ -78,6 +79,13 @@ struct RigidClusters {
 // and the file. `dimension` must be 3.
 void CreateClusterSpheres(ModelPart& clusters, ModelPart& spheres, IdType first_node_id,
                           IdType first_element_id, int dimension, RigidClusters& out);
+
+// CreateClusterSpheres with the members numbered after every node and
+// element (or condition) id in use in `parts` (Kratos numbers them after the
+// largest of all model parts); null parts are skipped.
+void CreateClusterSpheresAfterIds(ModelPart& clusters, ModelPart& spheres,
+                                  std::initializer_list<ModelPart*> parts, int dimension,
+                                  RigidClusters& out);
 
 // After FillParticles: the member rows of every cluster found (by element id),
 // marked (ParticleStorage::cluster) and given the cluster's mass; their inertia

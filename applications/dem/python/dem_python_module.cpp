@@ -107,7 +107,30 @@ void BindParticleStorage(py::module_& m) {
           "Sets the velocity of row i (tests)")
       .def(
           "SetForce", [](ParticleStorage& p, std::size_t i, const Array3& f) { p.force.at(i) = f; },
-          "Sets the total force of row i (tests)");
+          "Sets the total force of row i (tests)")
+      .def_property_readonly(
+          "gear",
+          [](const ParticleStorage& p) {
+            return py::make_tuple(Rows(p.gear[0]), Rows(p.gear[1]), Rows(p.gear[2]),
+                                  Rows(p.gear_angular[0]), Rows(p.gear_angular[1]),
+                                  Rows(p.gear_angular[2]));
+          },
+          "Gear_Predictor_Corrector's derivatives (a, a', a'' of the centre, then of the "
+          "rotation with Direct_Integration); no rows under the other schemes")
+      .def(
+          "SetGearDerivatives",
+          [](ParticleStorage& p, std::size_t i, const Array3& a, const Array3& b, const Array3& c,
+             bool angular) {
+            auto& columns = angular ? p.gear_angular : p.gear;
+            if (i >= columns[0].size())
+              throw py::index_error("SetGearDerivatives: no Gear row " + std::to_string(i) +
+                                    (angular ? " (angular)" : ""));
+            columns[0][i] = a, columns[1][i] = b, columns[2][i] = c;
+          },
+          py::arg("row"), py::arg("acceleration"), py::arg("jerk"), py::arg("snap"),
+          py::arg("angular") = false,
+          "Sets the starting derivatives of row i under Gear_Predictor_Corrector (Initialize "
+          "starts a = F/m, a' = a'' = 0)");
 
   m.def(
       "FillParticles",
@@ -237,6 +260,38 @@ void DefTuningAlias(py::class_<DemSettings>& settings, const char* name) {
       "The switch of that name in DemSettings.tuning (DemTuning)");
 }
 
+}  // namespace
+
+namespace tessera::dem {
+// The clusters as a list of dicts (ExplicitSolverStrategy.Clusters and
+// MoreauJeanStrategy.Clusters, whose doc strings list the keys).
+py::list ClusterList(const RigidClusters& c) {
+  py::list out;
+  for (std::size_t k = 0; k < c.size(); ++k) {
+    py::dict d;
+    d["element_id"] = c.element_id[k];
+    d["mass"] = c.mass[k];
+    d["inertia"] = c.inertia[k];
+    d["centre"] = c.centre[k];
+    d["velocity"] = c.velocity[k];
+    d["angular_velocity"] = c.angular_velocity[k];
+    d["angular_momentum"] = c.angular_momentum[k];
+    d["displacement"] = c.displacement[k];
+    const Quaternion& q = c.orientation[k];
+    d["orientation"] = py::make_tuple(q.w, q.x, q.y, q.z);
+    d["force"] = c.force[k];
+    d["torque"] = c.torque[k];
+    d["first_row"] = c.first_row[k];
+    d["row_count"] = c.row_count[k];
+    d["member_offset"] = Rows(c.member_offset[k]);
+    out.append(d);
+  }
+  return out;
+}
+}  // namespace tessera::dem
+
+namespace {
+
 void BindStrategy(py::module_& m) {
   py::class_<DemTuning>(m, "DemTuning",
                         "Tuning switches of ExplicitSolverStrategy: each keeps a reference path "
@@ -353,31 +408,7 @@ void BindStrategy(py::module_& m) {
            "created in the spheres model part and move as rigid bodies")
       .def("Initialize", &ExplicitSolverStrategy::Initialize)
       .def(
-          "Clusters",
-          [](const ExplicitSolverStrategy& s) {
-            const RigidClusters& c = s.Clusters();
-            py::list out;
-            for (std::size_t k = 0; k < c.size(); ++k) {
-              py::dict d;
-              d["element_id"] = c.element_id[k];
-              d["mass"] = c.mass[k];
-              d["inertia"] = c.inertia[k];
-              d["centre"] = c.centre[k];
-              d["velocity"] = c.velocity[k];
-              d["angular_velocity"] = c.angular_velocity[k];
-              d["angular_momentum"] = c.angular_momentum[k];
-              d["displacement"] = c.displacement[k];
-              const Quaternion& q = c.orientation[k];
-              d["orientation"] = py::make_tuple(q.w, q.x, q.y, q.z);
-              d["force"] = c.force[k];
-              d["torque"] = c.torque[k];
-              d["first_row"] = c.first_row[k];
-              d["row_count"] = c.row_count[k];
-              d["member_offset"] = Rows(c.member_offset[k]);
-              out.append(d);
-            }
-            return out;
-          },
+          "Clusters", [](const ExplicitSolverStrategy& s) { return ClusterList(s.Clusters()); },
           "The rigid clusters, in cluster model part order: element_id, mass, inertia (principal, "
           "body frame), centre, velocity, angular_velocity, angular_momentum (world), "
           "displacement, orientation (w, x, y, z), force and torque (about the centre) of the "

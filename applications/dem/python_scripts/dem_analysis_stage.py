@@ -150,17 +150,21 @@ class DEMSolver(PythonSolver):
         return settings
 
     def _InitializeMoreauJean(self, spheres, walls):
-        """The non-smooth strategy: rigid spheres and walls, no clusters, inlets
+        """The non-smooth strategy: rigid spheres, clusters and walls, no inlets
         or time-step check (its step is not bound by contact stiffness)."""
         where = self.parameters.Origin()
-        if self.model.GetModelPart("ClusterPart").NumberOfElements() > 0:
-            raise tessera.Error(f"{where}: moreau_jean_strategy does not run Cluster3D clusters")
         if (self.parameters["dem_inlet_option"].GetBool()
                 and self.model.GetModelPart("DEMInletPart").NumberOfSubModelParts() > 0):
             raise tessera.Error(f"{where}: moreau_jean_strategy does not run inlets")
         self.strategy = _dem.MoreauJeanStrategy(
             spheres, walls if walls.NumberOfConditions() > 0 else None, self._Settings(),
             self._MoreauJeanSettings())
+        clusters = self.model.GetModelPart("ClusterPart")
+        if clusters.NumberOfElements() > 0:
+            self.strategy.SetClusterModelPart(clusters)
+        if self.parameters["BoundingBoxOption"].GetBool():
+            warnings.warn(f"{where}: BoundingBoxOption is true, but moreau_jean_strategy deletes no "
+                          "spheres or clusters outside the box", stacklevel=2)
         self.strategy.Initialize()
         self.strategy.WriteToNodes()
 

@@ -260,7 +260,9 @@ GLOBAL_DAMPING_FORMS = ("vector", "per_component")
 # Spheres: Direct_Integration turns them with the translational scheme; Kratos'
 # Quaternion_Integration and Runge_Kutta reduce, for a sphere, to a symplectic
 # update (DemSettings.rotational_scheme). Clusters always take RK-4 quaternions.
-TRANSLATIONAL_SCHEMES = ("Forward_Euler", "Symplectic_Euler", "Taylor_Scheme", "Velocity_Verlet")
+# Gear_Predictor_Corrector: five-value Gear (strategies/gear_scheme.h), spheres only.
+TRANSLATIONAL_SCHEMES = ("Forward_Euler", "Symplectic_Euler", "Taylor_Scheme", "Velocity_Verlet",
+                         "Gear_Predictor_Corrector")
 ROTATIONAL_SCHEMES = ("Direct_Integration", "Quaternion_Integration", "Runge_Kutta")
 
 

@@ -8,35 +8,55 @@ kinetic energy of the spheres, from the rows of either DEM strategy
     l = monitors.AngularMomentum(strategy, (0, 0, 0))   # sum x x m v + I w
     e = monitors.KineticEnergy(strategy)                # 1/2 m v^2 + 1/2 I w^2 (J)
 
-Rows of rigid-cluster members count as the spheres they are (each with its
-own mass and inertia); `Monitor` records the three over a run.
+Rigid clusters count once, as the bodies they are (mass M, centre, V, world
+angular momentum L, kinetic energy ½ M V² + ½ ω·L), not through their member
+rows (which carry the cluster's mass for the contact laws). `Monitor` records
+the three over a run.
 """
 import numpy as np
 
 
 def _Rows(strategy):
-    return strategy.Particles
+    """The free spheres' rows (mass, position, velocity, inertia, angular
+    velocity) and the strategy's clusters."""
+    rows = strategy.Particles
+    free = np.asarray(rows.cluster) == 0
+    columns = {name: np.asarray(getattr(rows, name))[free]
+               for name in ("mass", "position", "velocity", "inertia", "angular_velocity")}
+    return columns, strategy.Clusters()
 
 
 def LinearMomentum(strategy):
-    rows = _Rows(strategy)
-    return (np.asarray(rows.mass)[:, None] * np.asarray(rows.velocity)).sum(axis=0)
+    rows, clusters = _Rows(strategy)
+    p = (rows["mass"][:, None] * rows["velocity"]).sum(axis=0)
+    for c in clusters:
+        p = p + c["mass"] * np.asarray(c["velocity"])
+    return p
 
 
 def AngularMomentum(strategy, origin=(0.0, 0.0, 0.0)):
-    rows = _Rows(strategy)
-    m = np.asarray(rows.mass)[:, None]
-    r = np.asarray(rows.position) - np.asarray(origin, dtype=float)
-    spin = np.asarray(rows.inertia)[:, None] * np.asarray(rows.angular_velocity)
-    return (np.cross(r, m * np.asarray(rows.velocity)) + spin).sum(axis=0)
+    rows, clusters = _Rows(strategy)
+    origin = np.asarray(origin, dtype=float)
+    r = rows["position"] - origin
+    spin = rows["inertia"][:, None] * rows["angular_velocity"]
+    total = (np.cross(r, rows["mass"][:, None] * rows["velocity"]) + spin).sum(axis=0)
+    for c in clusters:
+        total = total + np.cross(np.asarray(c["centre"]) - origin,
+                                 c["mass"] * np.asarray(c["velocity"]))
+        total = total + np.asarray(c["angular_momentum"])
+    return total
 
 
 def KineticEnergy(strategy):
-    rows = _Rows(strategy)
-    v = np.asarray(rows.velocity)
-    w = np.asarray(rows.angular_velocity)
-    return float(0.5 * (np.asarray(rows.mass) * (v * v).sum(axis=1)).sum()
-                 + 0.5 * (np.asarray(rows.inertia) * (w * w).sum(axis=1)).sum())
+    rows, clusters = _Rows(strategy)
+    v, w = rows["velocity"], rows["angular_velocity"]
+    energy = float(0.5 * (rows["mass"] * (v * v).sum(axis=1)).sum()
+                   + 0.5 * (rows["inertia"] * (w * w).sum(axis=1)).sum())
+    for c in clusters:
+        V = np.asarray(c["velocity"])
+        energy += 0.5 * c["mass"] * float(V @ V) + 0.5 * float(
+            np.asarray(c["angular_velocity"]) @ np.asarray(c["angular_momentum"]))
+    return energy
 
 
 class Monitor:

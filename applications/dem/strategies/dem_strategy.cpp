@@ -86,19 +86,8 @@ void ExplicitSolverStrategy::Initialize() {
   material_index_ = MaterialIndex();
   clusters_ = RigidClusters{};
   if (clusters_part_ != nullptr && clusters_part_->NumberOfElements() > 0) {
-    // Member spheres get ids after every id in use (Kratos numbers them after
-    // the largest of all model parts).
-    IdType node_id = 0, element_id = 0;
-    for (ModelPart* part : {&spheres_, walls_, clusters_part_}) {
-      if (part == nullptr) continue;
-      for (auto&& node : part->Nodes()) node_id = std::max(node_id, node.Id());
-      for (const Element& element : part->Elements())
-        element_id = std::max(element_id, element.Id());
-      for (const Condition& condition : part->Conditions())
-        element_id = std::max(element_id, condition.Id());
-    }
-    CreateClusterSpheres(*clusters_part_, spheres_, node_id + 1, element_id + 1,
-                         settings_.dimension, clusters_);
+    CreateClusterSpheresAfterIds(*clusters_part_, spheres_, {&spheres_, walls_, clusters_part_},
+                                 settings_.dimension, clusters_);
   }
   FillParticles(spheres_, material_index_, particles_, settings_.dimension);
   if (!clusters_.empty()) AttachClusterRows(clusters_, particles_);
@@ -202,6 +191,7 @@ void ExplicitSolverStrategy::Initialize() {
                     " at the start; gluing clusters to sticky walls is not supported");
   MoveGluedParticles(glued_, wall_motions_, time, time, particles_, /*velocities_only=*/true);
   ComputeForces();
+  if (settings_.scheme == TranslationalScheme::kGear) StartGear();
   CollectFreeWallLoads();
   ShareRowsWithNodes();
   ReleaseFreedHeapMemory();  // the rows' own copies of shared columns
@@ -244,13 +234,15 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
     const ScopedPhase phase(timings_.search_particles);
     return CandidatesMayMissContacts(before_drift);
   };
-  if (settings_.scheme == TranslationalScheme::kVelocityVerlet) {
-    // The forces are evaluated after the drift. Without clusters or a
-    // periodic box the drift may be done inside the pair pass, after the
-    // search, so the decision bounds it instead of waiting for it: on any
-    // thread count (the pass drifts only on one thread), so that the same
-    // steps search whatever the threads.
-    const bool predict = !settings_.periodic && clusters_.empty();
+  if (MovesBeforeForces(settings_.scheme)) {
+    // The forces are evaluated after the drift (Gear: after the prediction,
+    // which KickAndDrift makes; no clusters or free walls, StartGear). Under
+    // Velocity Verlet without clusters or a periodic box the drift may be done
+    // inside the pair pass, after the search, so the decision bounds it
+    // instead of waiting for it: on any thread count (the pass drifts only on
+    // one thread), so that the same steps search whatever the threads.
+    const bool predict = settings_.scheme == TranslationalScheme::kVelocityVerlet &&
+                         !settings_.periodic && clusters_.empty();
     if (adaptive && predict) early = moved_too_far(/*before_drift=*/true);
     // Where it may, the pair pass kicks and drifts each block just before it
     // reads it: one pass over the rows fewer.
@@ -263,7 +255,9 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
       early_searches_ += early ? 1 : 0;
       Search(time);
     }
-    ComputeForces(AfterGather::kKick, drift_in_pass);
+    ComputeForces(
+        settings_.scheme == TranslationalScheme::kGear ? AfterGather::kCorrect : AfterGather::kKick,
+        drift_in_pass);
     if (settings_.energy_calculation) AccumulateDissipation();
     CollectFreeWallLoads();
     for (FreeRigidWall& body : free_walls_) {

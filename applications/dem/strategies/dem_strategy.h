@@ -469,7 +469,8 @@ class ExplicitSolverStrategy {
   void FillPairArrays(std::size_t particle_materials);
 
   // What GatherForces does to each row once its forces are summed.
-  enum class AfterGather : std::uint8_t { kNothing, kKick, kIntegrate };
+  // (kCorrect: Gear's correction, strategies/gear_scheme.h.)
+  enum class AfterGather : std::uint8_t { kNothing, kKick, kIntegrate, kCorrect };
   // After the forces: the clusters' loads, then what `then` asks (kick or whole step).
   void AdvanceClusters(AfterGather then);
   // `drift`: Velocity Verlet's first half kick and drift is done in the pair
@@ -506,7 +507,13 @@ class ExplicitSolverStrategy {
   void FinishRowRange(std::size_t begin, std::size_t end, RowUpdate update, bool quads,
                       QuadUpdate quad_update);
   void GatherForces(AfterGather then);  // FinishRows of every row not finished yet
-  void KickAndDrift();                  // VV first half (KickAndDriftRow)
+  // Before the forces: VV's first half (KickAndDriftRow) or Gear's prediction.
+  void KickAndDrift();
+  // Gear: sizes the rows' derivative columns and starts them from the forces
+  // just computed (GearStartRow); refuses what the scheme does not move.
+  void StartGear();
+  // Under Gear, rows first.. start from their forces (GearStartRow).
+  void StartGearRows(std::size_t first);
   IntegrationConstants Integration() const;
   bool QuadRowUpdates() const;  // the setting, where the processor runs them
   // features[c - first candidate]: this step's closest features of the particle's candidates.

@@ -8,6 +8,7 @@
 #include <type_traits>
 
 #include "applications/dem/strategies/dem_strategy.h"
+#include "applications/dem/strategies/gear_scheme.h"
 #include "applications/dem/utilities/parallel_rows.h"
 #include "kernel/core/error.h"
 
@@ -18,8 +19,10 @@ TranslationalScheme TranslationalSchemeFromName(const std::string& name) {
   if (name == "Symplectic_Euler") return TranslationalScheme::kSymplecticEuler;
   if (name == "Taylor_Scheme") return TranslationalScheme::kTaylor;
   if (name == "Velocity_Verlet") return TranslationalScheme::kVelocityVerlet;
+  if (name == "Gear_Predictor_Corrector") return TranslationalScheme::kGear;
   TESSERA_ERROR("unknown TranslationalIntegrationScheme '", name,
-                "'; expected Forward_Euler, Symplectic_Euler, Taylor_Scheme or Velocity_Verlet");
+                "'; expected Forward_Euler, Symplectic_Euler, Taylor_Scheme, Velocity_Verlet or "
+                "Gear_Predictor_Corrector");
 }
 
 RotationalScheme RotationalSchemeFromName(const std::string& name) {
@@ -40,6 +43,8 @@ const char* TranslationalSchemeName(TranslationalScheme scheme) {
       return "Taylor_Scheme";
     case TranslationalScheme::kVelocityVerlet:
       return "Velocity_Verlet";
+    case TranslationalScheme::kGear:
+      return "Gear_Predictor_Corrector";
   }
   return "";
 }
@@ -74,6 +79,14 @@ void ExplicitSolverStrategy::KickAndDrift() {
   // Independent rows, in blocks of a multiple of four (quads).
   constexpr std::size_t kBlockRows = 1024;
   const std::size_t n = particles_.size();
+  if (settings_.scheme == TranslationalScheme::kGear) {
+    const GearRows gear(particles_);
+    ParallelBlocks(n, (n + kBlockRows - 1) / kBlockRows, [&](std::size_t b) {
+      for (std::size_t i = b * kBlockRows; i < std::min(n, (b + 1) * kBlockRows); ++i)
+        GearPredictRow(rows, gear, integration, i);
+    });
+    return;  // (StartGear refuses clusters)
+  }
   const bool quads = QuadRowUpdates();
   ParallelBlocks(n, (n + kBlockRows - 1) / kBlockRows, [&](std::size_t b) {
     KickAndDriftRowRange(rows, integration, b * kBlockRows, std::min(n, (b + 1) * kBlockRows),
@@ -100,6 +113,16 @@ void ExplicitSolverStrategy::FinishRows(std::size_t begin, std::size_t end, Afte
           begin, end, [](const Rows& r, const Constants& k, std::size_t i) { KickRow(r, k, i); },
           quads, QuadUpdate::kKick);
       return;
+    case AfterGather::kCorrect: {
+      const GearRows gear(particles_);
+      FinishRowRange(
+          begin, end,
+          [&gear](const Rows& r, const Constants& k, std::size_t i) {
+            GearCorrectRow(r, gear, k, i);
+          },
+          /*quads=*/false, QuadUpdate::kNone);
+      return;
+    }
     case AfterGather::kIntegrate:
       break;
   }
@@ -124,6 +147,10 @@ void ExplicitSolverStrategy::FinishRows(std::size_t begin, std::size_t end, Afte
       return integrate(std::integral_constant<Scheme, Scheme::kTaylor>{});
     case Scheme::kVelocityVerlet:  // (kicked, not integrated, after the forces)
       return integrate(std::integral_constant<Scheme, Scheme::kVelocityVerlet>{});
+    case Scheme::kGear:  // (corrected, not integrated, after the forces)
+      TESSERA_ERROR(
+          "Gear_Predictor_Corrector: the rows are corrected, not integrated, after "
+          "the forces");
   }
 }
 
@@ -232,6 +259,7 @@ void ExplicitSolverStrategy::AdvanceClusters(AfterGather then) {
   GatherClusterLoads(clusters_, particles_, settings_.gravity, periodic_);
   switch (then) {
     case AfterGather::kNothing:
+    case AfterGather::kCorrect:  // (Gear runs without clusters: StartGear)
       return;
     case AfterGather::kKick:  // Velocity Verlet, second half kick
       KickClusters(clusters_, VirtualMassKick(0.5 * dt), rotation);
@@ -249,6 +277,7 @@ void ExplicitSolverStrategy::AdvanceClusters(AfterGather then) {
           break;
         case TranslationalScheme::kTaylor:  // x += v dt + a dt²/2, v += a dt
         case TranslationalScheme::kVelocityVerlet:
+        case TranslationalScheme::kGear:  // (not reached: StartGear)
           KickClusters(clusters_, VirtualMassKick(0.5 * dt), rotation);
           DriftClusters(clusters_, dt, rotation);
           KickClusters(clusters_, VirtualMassKick(0.5 * dt), rotation);
@@ -278,6 +307,7 @@ void ExplicitSolverStrategy::AdvanceFreeWalls(double time) {
         break;
       case TranslationalScheme::kTaylor:          // x += v dt + a dt²/2, v += a dt
       case TranslationalScheme::kVelocityVerlet:  // the second half kick follows the forces
+      case TranslationalScheme::kGear:            // (not reached: StartGear)
         KickFreeWall(body, g, VirtualMassKick(0.5 * dt), time);
         DriftFreeWall(body, dt, time);
         if (settings_.scheme == TranslationalScheme::kTaylor)
@@ -286,6 +316,35 @@ void ExplicitSolverStrategy::AdvanceFreeWalls(double time) {
     }
     PlaceFreeWallNodes(*walls_, body);
   }
+}
+
+void ExplicitSolverStrategy::StartGear() {
+  if (!clusters_.empty())
+    TESSERA_ERROR(
+        "TranslationalIntegrationScheme Gear_Predictor_Corrector moves spheres; the "
+        "model has Cluster3D elements (element ",
+        clusters_.element_id[0], "): choose Velocity_Verlet or Symplectic_Euler for clusters");
+  if (!free_walls_.empty())
+    TESSERA_ERROR(
+        "TranslationalIntegrationScheme Gear_Predictor_Corrector moves spheres; the "
+        "walls have free rigid bodies (sub model part ",
+        free_walls_[0].part, "): choose Velocity_Verlet or Symplectic_Euler for free walls");
+  const std::size_t n = particles_.size();
+  const bool angular =
+      settings_.rotation && settings_.rotational_scheme == RotationalScheme::kDirect;
+  particles_.has_gear = true;
+  particles_.has_gear_angular = angular;
+  for (auto& column : particles_.gear) column.assign(n, Array3{});
+  for (auto& column : particles_.gear_angular) column.assign(angular ? n : 0, Array3{});
+  StartGearRows(0);
+}
+
+void ExplicitSolverStrategy::StartGearRows(std::size_t first) {
+  if (!particles_.has_gear) return;
+  const IntegrationRows rows(particles_);
+  const GearRows gear(particles_);
+  const IntegrationConstants integration = Integration();
+  for (std::size_t i = first; i < particles_.size(); ++i) GearStartRow(rows, gear, integration, i);
 }
 
 }  // namespace tessera::dem

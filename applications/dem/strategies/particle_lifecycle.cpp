@@ -49,6 +49,7 @@ void ExplicitSolverStrategy::StartNewRows(std::size_t first_new) {
   // Their force until the next evaluation is their weight.
   for (std::size_t row = first_new; row < particles_.size(); ++row)
     particles_.force[row] = particles_.mass[row] * settings_.gravity;
+  StartGearRows(first_new);  // Gear: a = that weight's acceleration
   if (settings_.periodic) WrapIntoPeriodicBox(first_new);
   AddCandidatesOfNewRows(first_new);
   ShareRowsWithNodes();

@@ -23,11 +23,22 @@ enum class TranslationalScheme : std::uint8_t {
   kForwardEuler,
   kSymplecticEuler,
   kTaylor,
-  kVelocityVerlet
+  kVelocityVerlet,
+  // Five-value Gear predictor–corrector (strategies/gear_scheme.h): predicted
+  // before the forces, corrected after them, as Velocity Verlet is kicked.
+  kGear
 };
-// Kratos' names: Forward_Euler, Symplectic_Euler, Taylor_Scheme, Velocity_Verlet.
+// Kratos' names: Forward_Euler, Symplectic_Euler, Taylor_Scheme, Velocity_Verlet;
+// Gear_Predictor_Corrector is a name of ours (Kratos' Gear file is not in its
+// build).
 TranslationalScheme TranslationalSchemeFromName(const std::string& name);
 const char* TranslationalSchemeName(TranslationalScheme scheme);
+// Whether the scheme moves the rows before the forces and finishes the step
+// after them (Velocity Verlet's kick and drift, Gear's prediction), rather
+// than making the whole step after them.
+inline bool MovesBeforeForces(TranslationalScheme scheme) {
+  return scheme == TranslationalScheme::kVelocityVerlet || scheme == TranslationalScheme::kGear;
+}
 
 // How spheres turn (Kratos' RotationalIntegrationScheme). Clusters always take
 // the RK-4 quaternion scheme (particles/rigid_clusters.h).
@@ -128,7 +139,8 @@ template <TranslationalScheme kScheme>
     case TranslationalScheme::kTaylor:
       return {v + a * dt, v * dt + 0.5 * a * dt * dt};
     case TranslationalScheme::kVelocityVerlet:
-      break;  // not used here
+    case TranslationalScheme::kGear:
+      break;  // not used here (their stages are their own)
   }
   return {v, 0.0};
 }

@@ -74,6 +74,9 @@ py::dict ResultDict(const ImpactResult& r) {
 
 }  // namespace
 
+// The clusters as a list of dicts (python/dem_python_module.cpp).
+py::list ClusterList(const RigidClusters& clusters);
+
 void BindNonsmooth(py::module_& m) {
   using namespace nonsmooth;
   py::class_<MoreauJeanSettings> s(m, "MoreauJeanSettings",
@@ -100,6 +103,15 @@ void BindNonsmooth(py::module_& m) {
            py::arg("spheres"), py::arg("walls"), py::arg("settings"),
            py::arg("moreau_jean_settings") = MoreauJeanSettings{}, py::keep_alive<1, 2>(),
            py::keep_alive<1, 3>())
+      .def("SetClusterModelPart", &MoreauJeanStrategy::SetClusterModelPart, py::arg("clusters"),
+           py::keep_alive<1, 2>(),
+           "The Cluster3D model part (ClusterPart), before Initialize: its clusters' spheres are "
+           "created in the spheres model part and the clusters are rigid bodies of the contact "
+           "problem")
+      .def(
+          "Clusters", [](const MoreauJeanStrategy& st) { return ClusterList(st.Clusters()); },
+          "The rigid clusters as ExplicitSolverStrategy.Clusters gives them (force and torque: "
+          "the last step's mean contact forces over the step, weight and applied loads)")
       .def("Initialize", &MoreauJeanStrategy::Initialize)
       .def("SolveSolutionStep", &MoreauJeanStrategy::SolveSolutionStep, py::arg("time"))
       .def("ReadFromNodes", &MoreauJeanStrategy::ReadFromNodes)
@@ -144,8 +156,10 @@ void BindNonsmooth(py::module_& m) {
             py::list out;
             for (std::size_t k = 0; k < c.size(); ++k) {
               py::dict d;
-              d["i"] = c.body_i[k];
-              d["j"] = c.body_j[k];
+              d["i"] = st.ContactRowsI()[k];
+              d["j"] = st.ContactRowsJ()[k];
+              d["body_i"] = c.body_i[k];
+              d["body_j"] = c.body_j[k];
               d["normal"] = c.frame[k].n;
               d["impulse"] = c.frame[k].ToWorld(c.impulse[k]);
               d["local_impulse"] = c.impulse[k];
@@ -154,7 +168,8 @@ void BindNonsmooth(py::module_& m) {
             }
             return out;
           },
-          "The last step's contacts: rows i, j (-1: a wall), normal, world and local impulses, gap")
+          "The last step's contacts: rows i, j (-1: a wall), bodies body_i, body_j (the row "
+          "for a free sphere, rows + k for cluster k), normal, world and local impulses, gap")
       .def("KineticEnergy", &MoreauJeanStrategy::KineticEnergy)
       .def("LinearMomentum", &MoreauJeanStrategy::LinearMomentum)
       .def("AngularMomentum", &MoreauJeanStrategy::AngularMomentum,

@@ -37,6 +37,7 @@ import pytest
 
 import tessera
 
+from cluster_test_models import CLUSTER_VARIABLES, ClusterModel, WriteClu
 from dem_test_utilities import (Material, ParallelThreads, Relate, Settings, SpheresPart,
                                 SquarePlate)
 
@@ -45,10 +46,6 @@ CASES = os.path.normpath(os.path.join(REPO_ROOT, "..", "shared", "kratos_cases")
 CLUSTER_CASE = os.path.join(CASES, "dem3d_clusters")
 needs_case = pytest.mark.skipif(not os.path.isdir(CLUSTER_CASE),
                                 reason="../shared/kratos_cases/dem3d_clusters not present")
-
-CLUSTER_VARIABLES = ("VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "ORIENTATION",
-                     "CHARACTERISTIC_LENGTH", "TOTAL_FORCES", "PARTICLE_MOMENT")
-
 
 def Dem():
     from tessera import _dem
@@ -60,37 +57,6 @@ def QuaternionMatrix(w, x, y, z):
     return np.array([[1 - 2 * (y * y + z * z), 2 * x * y - 2 * w * z, 2 * w * y + 2 * x * z],
                      [2 * x * y + 2 * w * z, 1 - 2 * (x * x + z * z), 2 * y * z - 2 * w * x],
                      [2 * x * z - 2 * w * y, 2 * w * x + 2 * y * z, 1 - 2 * (x * x + y * y)]])
-
-
-def WriteClu(path, spheres, size, volume, inertia, name="test_cluster"):
-    lines = ["// written by test_dem_clusters.py", "Name", name, "", "Begin centers_and_radii"]
-    lines += [" ".join(repr(v) for v in sphere) for sphere in spheres]
-    lines += ["End centers_and_radii", "", "Size", repr(size), "", "Volume", repr(volume), "",
-              "Inertia per unit mass"] + [repr(v) for v in inertia]
-    path.write_text("\n".join(lines) + "\n")
-    return str(path)
-
-
-def ClusterModel(clu_file, centres, length, density=2000.0, orientation=(1.0, 0.0, 0.0, 0.0),
-                 velocity=(0.0, 0.0, 0.0), angular_velocity=(0.0, 0.0, 0.0), young=1e7):
-    """A model with SpheresPart, ClusterPart (one Cluster3D per centre) and
-    RigidFacePart; returns (model, spheres, clusters, walls, material)."""
-    model = tessera.Model()
-    spheres = SpheresPart(model)
-    clusters = model.CreateModelPart("ClusterPart")
-    for name in CLUSTER_VARIABLES:
-        clusters.AddNodalSolutionStepVariable(tessera.GetVariable(name))
-    walls = model.CreateModelPart("RigidFacePart")
-    material = Material(clusters, 1, density=density, young=young)
-    material.SetValue(tessera.CLUSTER_FILE_NAME, clu_file)
-    for k, centre in enumerate(centres):
-        node = clusters.CreateNewNode(1000 + k, *centre)
-        node.SetSolutionStepValue(tessera.CHARACTERISTIC_LENGTH, length)
-        node.SetSolutionStepValue(tessera.ORIENTATION, list(orientation))
-        node.SetSolutionStepValue(tessera.VELOCITY, list(velocity))
-        node.SetSolutionStepValue(tessera.ANGULAR_VELOCITY, list(angular_velocity))
-        clusters.CreateNewElement("Cluster3D", 2000 + k, [1000 + k], material)
-    return model, spheres, clusters, walls, material
 
 
 def Strategy(spheres, clusters, walls, settings):
