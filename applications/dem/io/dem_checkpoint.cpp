@@ -13,6 +13,7 @@
 #include <unordered_set>
 
 #include "applications/dem/inlets/particle_inlet.h"
+#include "applications/dem/nonsmooth/moreau_jean_strategy.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "kernel/core/error.h"
 #include "kernel/core/flags.h"
@@ -142,6 +143,82 @@ void RemoveEntitiesNotSaved(ModelPart& part, const std::vector<std::int64_t>& sa
   }
 }
 
+// The members that both strategies keep alike: the particle rows (every
+// column), the wall faces, the rigid clusters.
+template <class Archive, class Rows>
+void VisitParticleRows(Rows& p, Archive& a) {
+  a.Column("Particles/position", p.position);
+  a.Column("Particles/velocity", p.velocity);
+  a.Column("Particles/angular_velocity", p.angular_velocity);
+  a.Column("Particles/displacement", p.displacement);
+  a.Column("Particles/delta_displacement", p.delta_displacement);
+  a.Column("Particles/delta_rotation", p.delta_rotation);
+  a.Column("Particles/rotation_angle", p.rotation_angle);
+  a.Column("Particles/external_force", p.external_force);
+  a.Column("Particles/external_moment", p.external_moment);
+  a.Column("Particles/force", p.force);
+  a.Column("Particles/torque", p.torque);
+  a.Column("Particles/contact_force", p.contact_force);
+  a.Column("Particles/elastic_force", p.elastic_force);
+  a.Column("Particles/radius", p.radius);
+  a.Column("Particles/mass", p.mass);
+  a.Column("Particles/inertia", p.inertia);
+  a.Column("Particles/material", p.material);
+  a.Column("Particles/node", p.node);
+  a.Column("Particles/element_id", p.element_id);
+  a.Column("Particles/fixed", p.fixed);
+  a.Column("Particles/glued", p.glued);
+  a.Column("Particles/cluster", p.cluster);
+  // Gear_Predictor_Corrector's derivatives (no rows under the other schemes).
+  a.Value("Particles/has_gear", p.has_gear);
+  a.Value("Particles/has_gear_angular", p.has_gear_angular);
+  for (int k = 0; k < 3; ++k) {
+    a.Column("Particles/gear_" + std::to_string(k), p.gear[k]);
+    a.Column("Particles/gear_angular_" + std::to_string(k), p.gear_angular[k]);
+  }
+}
+
+template <class Archive, class Faces>
+void VisitFaces(Faces& f, Archive& a) {
+  a.Column("Faces/points", f.points);
+  a.Column("Faces/velocities", f.velocities);
+  a.Column("Faces/delta_displacement", f.delta_displacement);
+  a.Column("Faces/still", f.still);
+  a.Column("Faces/nodes", f.nodes);
+  a.Column("Faces/vertex_count", f.vertex_count);
+  a.Column("Faces/material", f.material);
+  a.Column("Faces/condition_id", f.condition_id);
+  a.Column("Faces/boxes_min", f.boxes.min);
+  a.Column("Faces/boxes_max", f.boxes.max);
+  a.Column("Faces/plane_normal", f.plane_normal);
+  a.Column("Faces/plane_origin", f.plane_origin);
+  a.Column("Faces/has_plane", f.has_plane);
+  a.Column("Faces/convex", f.convex);
+  a.Column("Faces/warp", f.warp);
+  a.Column("Faces/area", f.area);
+}
+
+template <class Archive, class Clusters>
+void VisitClusters(Clusters& c, Archive& a) {
+  a.Column("Clusters/element_id", c.element_id);
+  a.Column("Clusters/node", c.node);
+  a.Column("Clusters/centre", c.centre);
+  a.Column("Clusters/velocity", c.velocity);
+  a.Column("Clusters/angular_velocity", c.angular_velocity);
+  a.Column("Clusters/angular_momentum", c.angular_momentum);
+  a.Column("Clusters/displacement", c.displacement);
+  a.Column("Clusters/orientation", c.orientation);
+  a.Column("Clusters/mass", c.mass);
+  a.Column("Clusters/inertia", c.inertia);
+  a.Column("Clusters/force", c.force);
+  a.Column("Clusters/torque", c.torque);
+  a.Column("Clusters/delta_rotation", c.delta_rotation);
+  a.Column("Clusters/first_row", c.first_row);
+  a.Column("Clusters/row_count", c.row_count);
+  a.Column("Clusters/first_member_element", c.first_member_element);
+  a.Nested("Clusters/member_offset", c.member_offset);
+}
+
 }  // namespace
 
 // Friend of ParticleInlets: their counters and random generators.
@@ -188,54 +265,8 @@ struct InletsCheckpointAccess {
 struct StrategyCheckpointAccess {
   template <class Strategy, class Archive>
   static void Visit(Strategy& s, Archive& a) {
-    auto& p = s.particles_;
-    a.Column("Particles/position", p.position);
-    a.Column("Particles/velocity", p.velocity);
-    a.Column("Particles/angular_velocity", p.angular_velocity);
-    a.Column("Particles/displacement", p.displacement);
-    a.Column("Particles/delta_displacement", p.delta_displacement);
-    a.Column("Particles/delta_rotation", p.delta_rotation);
-    a.Column("Particles/rotation_angle", p.rotation_angle);
-    a.Column("Particles/external_force", p.external_force);
-    a.Column("Particles/external_moment", p.external_moment);
-    a.Column("Particles/force", p.force);
-    a.Column("Particles/torque", p.torque);
-    a.Column("Particles/contact_force", p.contact_force);
-    a.Column("Particles/elastic_force", p.elastic_force);
-    a.Column("Particles/radius", p.radius);
-    a.Column("Particles/mass", p.mass);
-    a.Column("Particles/inertia", p.inertia);
-    a.Column("Particles/material", p.material);
-    a.Column("Particles/node", p.node);
-    a.Column("Particles/element_id", p.element_id);
-    a.Column("Particles/fixed", p.fixed);
-    a.Column("Particles/glued", p.glued);
-    a.Column("Particles/cluster", p.cluster);
-    // Gear_Predictor_Corrector's derivatives (no rows under the other schemes).
-    a.Value("Particles/has_gear", p.has_gear);
-    a.Value("Particles/has_gear_angular", p.has_gear_angular);
-    for (int k = 0; k < 3; ++k) {
-      a.Column("Particles/gear_" + std::to_string(k), p.gear[k]);
-      a.Column("Particles/gear_angular_" + std::to_string(k), p.gear_angular[k]);
-    }
-
-    auto& f = s.faces_;
-    a.Column("Faces/points", f.points);
-    a.Column("Faces/velocities", f.velocities);
-    a.Column("Faces/delta_displacement", f.delta_displacement);
-    a.Column("Faces/still", f.still);
-    a.Column("Faces/nodes", f.nodes);
-    a.Column("Faces/vertex_count", f.vertex_count);
-    a.Column("Faces/material", f.material);
-    a.Column("Faces/condition_id", f.condition_id);
-    a.Column("Faces/boxes_min", f.boxes.min);
-    a.Column("Faces/boxes_max", f.boxes.max);
-    a.Column("Faces/plane_normal", f.plane_normal);
-    a.Column("Faces/plane_origin", f.plane_origin);
-    a.Column("Faces/has_plane", f.has_plane);
-    a.Column("Faces/convex", f.convex);
-    a.Column("Faces/warp", f.warp);
-    a.Column("Faces/area", f.area);
+    VisitParticleRows(s.particles_, a);
+    VisitFaces(s.faces_, a);
     a.Column("Faces/normal_shares", s.face_normal_shares_);
 
     // The free walls' motion (their parts, masses and nodes come from the deck).
@@ -261,24 +292,7 @@ struct StrategyCheckpointAccess {
     a.Column("Glued/row", s.glued_.row);
     a.Column("Glued/reference", s.glued_.reference);
 
-    auto& c = s.clusters_;
-    a.Column("Clusters/element_id", c.element_id);
-    a.Column("Clusters/node", c.node);
-    a.Column("Clusters/centre", c.centre);
-    a.Column("Clusters/velocity", c.velocity);
-    a.Column("Clusters/angular_velocity", c.angular_velocity);
-    a.Column("Clusters/angular_momentum", c.angular_momentum);
-    a.Column("Clusters/displacement", c.displacement);
-    a.Column("Clusters/orientation", c.orientation);
-    a.Column("Clusters/mass", c.mass);
-    a.Column("Clusters/inertia", c.inertia);
-    a.Column("Clusters/force", c.force);
-    a.Column("Clusters/torque", c.torque);
-    a.Column("Clusters/delta_rotation", c.delta_rotation);
-    a.Column("Clusters/first_row", c.first_row);
-    a.Column("Clusters/row_count", c.row_count);
-    a.Column("Clusters/first_member_element", c.first_member_element);
-    a.Nested("Clusters/member_offset", c.member_offset);
+    VisitClusters(s.clusters_, a);
 
     auto& b = s.bonds_;
     a.Column("Bonds/first", b.first);
@@ -466,6 +480,99 @@ void StrategyCheckpointAccess::Prepare(ExplicitSolverStrategy& s, const Particle
     const IdType node_ids[1] = {node->second};
     spheres.CreateNewElement(type, id, node_ids, properties);
   }
+}
+
+// Friend of nonsmooth::MoreauJeanStrategy: its members that live across
+// steps (it searches every step, so no list carries over but the impulses
+// that warm-start the next step's solve).
+struct MoreauJeanCheckpointAccess {
+  template <class Strategy, class Archive>
+  static void Visit(Strategy& s, Archive& a) {
+    VisitParticleRows(s.particles_, a);
+    VisitFaces(s.faces_, a);
+    VisitClusters(s.clusters_, a);
+    a.Column("WarmStart/keys", s.previous_keys_);
+    a.Column("WarmStart/impulses", s.previous_impulses_);
+    VisitReports("Steps/history", s.history_, a);
+    std::vector<nonsmooth::MoreauJeanStepReport> last{s.last_};
+    VisitReports("Steps/last", last, a);
+    if constexpr (!std::is_const_v<Strategy>) {
+      TESSERA_CHECK(last.size() == 1, "checkpoint: Steps/last holds ", last.size(), " reports");
+      s.last_ = last[0];
+    }
+    a.Value("TimeStep", s.settings_.delta_time);
+  }
+
+  // The step reports field by field: a report's padding bytes are no state,
+  // and saved whole they would differ between two runs of equal state.
+  template <class Reports, class Archive>
+  static void VisitReports(const std::string& name, Reports& reports, Archive& a) {
+    std::vector<std::uint64_t> contacts;
+    std::vector<std::int32_t> iterations;
+    std::vector<std::uint8_t> converged;
+    std::vector<double> change, law_residual, max_penetration, max_impulse;
+    for (const auto& r : reports) {
+      contacts.push_back(r.contacts);
+      iterations.push_back(r.iterations);
+      converged.push_back(r.converged);
+      change.push_back(r.change);
+      law_residual.push_back(r.law_residual);
+      max_penetration.push_back(r.max_penetration);
+      max_impulse.push_back(r.max_impulse);
+    }
+    a.Column(name + "/contacts", contacts);
+    a.Column(name + "/iterations", iterations);
+    a.Column(name + "/converged", converged);
+    a.Column(name + "/change", change);
+    a.Column(name + "/law_residual", law_residual);
+    a.Column(name + "/max_penetration", max_penetration);
+    a.Column(name + "/max_impulse", max_impulse);
+    if constexpr (!std::is_const_v<Reports>) {
+      const std::size_t n = contacts.size();
+      for (const std::size_t size :
+           {iterations.size(), converged.size(), change.size(), law_residual.size(),
+            max_penetration.size(), max_impulse.size()})
+        TESSERA_CHECK(size == n, "checkpoint: the fields of ", name, " disagree in length");
+      reports.assign(n, {});
+      for (std::size_t k = 0; k < n; ++k)
+        reports[k] = {contacts[k],     iterations[k],      converged[k] != 0, change[k],
+                      law_residual[k], max_penetration[k], max_impulse[k]};
+    }
+  }
+
+  static void Save(const nonsmooth::MoreauJeanStrategy& s, CheckpointWriter& writer,
+                   const std::string& group) {
+    TESSERA_CHECK(s.initialized_, "checkpoint ", writer.Path(),
+                  ": the Moreau-Jean strategy is saved only after Initialize()");
+    Saver saver(writer, group);
+    Visit(s, saver);
+  }
+
+  static void Load(nonsmooth::MoreauJeanStrategy& s, const CheckpointReader& reader,
+                   const std::string& group) {
+    TESSERA_CHECK(s.initialized_, "checkpoint ", reader.Path(),
+                  ": the Moreau-Jean strategy must be initialised before its state is loaded");
+    const std::size_t rows = s.particles_.size(), faces = s.faces_.vertex_count.size();
+    Loader loader(reader, group);
+    Visit(s, loader);
+    // Its spheres and walls are the deck's (no inlets, no deletions): the
+    // saved rows and faces are as many as this run's.
+    TESSERA_CHECK(s.particles_.size() == rows && s.faces_.vertex_count.size() == faces,
+                  "checkpoint ", reader.Path(), ": ", group, " holds ", s.particles_.size(),
+                  " spheres and ", s.faces_.vertex_count.size(), " wall faces where this run has ",
+                  rows, " and ", faces, " (another deck?)");
+    s.SetDeltaTime(s.settings_.delta_time);
+  }
+};
+
+void SaveMoreauJeanState(const nonsmooth::MoreauJeanStrategy& strategy, CheckpointWriter& writer,
+                         const std::string& group) {
+  MoreauJeanCheckpointAccess::Save(strategy, writer, group);
+}
+
+void LoadMoreauJeanState(nonsmooth::MoreauJeanStrategy& strategy, const CheckpointReader& reader,
+                         const std::string& group) {
+  MoreauJeanCheckpointAccess::Load(strategy, reader, group);
 }
 
 void SaveStrategyState(const ExplicitSolverStrategy& strategy, CheckpointWriter& writer,

@@ -4,7 +4,8 @@
 // column, the contact lists with their histories, the bonds with their laws'
 // state, the walls', clusters' and glued particles' state, the search and
 // sort counters, the energy sums; the inlets' counters and random
-// generators), so that a continued run repeats the uninterrupted one bitwise.
+// generators), so that a continued run repeats the uninterrupted one bitwise;
+// likewise the Moreau-Jean strategy's.
 //
 // Continuing: the deck is read and the strategy initialised as for a fresh
 // run; then PrepareSpheresForCheckpoint makes the spheres' model part hold
@@ -24,6 +25,10 @@ class CheckpointWriter;
 
 namespace tessera::dem {
 
+namespace nonsmooth {
+class MoreauJeanStrategy;
+}
+
 class ExplicitSolverStrategy;
 class ParticleInlets;
 
@@ -42,6 +47,14 @@ void PrepareSpheresForCheckpoint(ExplicitSolverStrategy& strategy, const Particl
 // After the model parts are loaded: the strategy's state as saved.
 void LoadStrategyState(ExplicitSolverStrategy& strategy, const CheckpointReader& reader,
                        const std::string& group);
+
+// The Moreau-Jean strategy's state (rows, walls, clusters, the warm-start
+// impulses, the step reports); its spheres are the deck's, so nothing is
+// prepared before the model parts load.
+void SaveMoreauJeanState(const nonsmooth::MoreauJeanStrategy& strategy, CheckpointWriter& writer,
+                         const std::string& group);
+void LoadMoreauJeanState(nonsmooth::MoreauJeanStrategy& strategy, const CheckpointReader& reader,
+                         const std::string& group);
 
 void SaveInletState(const ParticleInlets& inlets, CheckpointWriter& writer,
                     const std::string& group);

@@ -53,6 +53,10 @@ namespace tessera {
 class ModelPart;
 }
 
+namespace tessera::dem {
+struct MoreauJeanCheckpointAccess;
+}
+
 namespace tessera::dem::nonsmooth {
 
 struct MoreauJeanSettings {
@@ -121,6 +125,8 @@ class MoreauJeanStrategy {
   // centres; `start` the bodies' start-of-step velocities (the impact law's U-).
   void FindContacts(const std::vector<Array3>& q_mid, const std::vector<Array3>& body_centre,
                     const NonsmoothBodies& free, const NonsmoothBodies& start);
+
+  friend struct tessera::dem::MoreauJeanCheckpointAccess;  // io/dem_checkpoint.cpp
 
   ModelPart& spheres_;
   ModelPart* walls_;

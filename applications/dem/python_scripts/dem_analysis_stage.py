@@ -439,12 +439,11 @@ class DEMSolver(PythonSolver):
     def SaveCheckpoint(self, writer, group):
         if self.strategy is None:
             raise tessera.Error(f"checkpoint {writer.path}: the DEM solver is saved only after Initialize()")
-        if self._IsMoreauJean():
-            raise tessera.Error(f"checkpoint {writer.path}: checkpoints of moreau_jean_strategy runs are "
-                                "not provided (their contact state is not saved); the explicit and "
-                                "continuum strategies write them")
         writer.WriteString(group + "/Type", type(self).__name__)
-        _dem.SaveStrategyCheckpoint(self.strategy, writer, group + "/Strategy")
+        if self._IsMoreauJean():
+            _dem.SaveMoreauJeanCheckpoint(self.strategy, writer, group + "/Strategy")
+        else:
+            _dem.SaveStrategyCheckpoint(self.strategy, writer, group + "/Strategy")
         if self.inlets is not None:
             _dem.SaveInletCheckpoint(self.inlets, writer, group + "/Inlets")
 
@@ -454,9 +453,6 @@ class DEMSolver(PythonSolver):
         saved = reader.ReadString(group + "/Type")
         if saved != type(self).__name__:
             raise tessera.Error(f"checkpoint {reader.path} was written by a {saved}, not a {type(self).__name__}")
-        if self._IsMoreauJean():
-            raise tessera.Error(f"checkpoint {reader.path}: moreau_jean_strategy runs cannot continue from "
-                                "a checkpoint")
         for part, present in (("Strategy", True), ("Inlets", self.inlets is not None)):
             if reader.Has(f"{group}/{part}") != present:
                 raise tessera.Error(
@@ -466,11 +462,16 @@ class DEMSolver(PythonSolver):
 
     def PrepareLoadCheckpoint(self, reader, group):
         self._CheckSavedSolver(reader, group)
+        if self._IsMoreauJean():
+            return  # its spheres are the deck's: no inlets, no deletions
         _dem.PrepareSpheresForCheckpoint(self.strategy, self.inlets, reader, group + "/Strategy",
                                          "/ModelParts/SpheresPart")
 
     def LoadCheckpoint(self, reader, group):
         self._CheckSavedSolver(reader, group)
+        if self._IsMoreauJean():
+            _dem.LoadMoreauJeanCheckpoint(self.strategy, reader, group + "/Strategy")
+            return
         _dem.LoadStrategyCheckpoint(self.strategy, reader, group + "/Strategy")
         if self.inlets is not None:
             _dem.LoadInletCheckpoint(self.inlets, reader, group + "/Inlets")

@@ -5,6 +5,7 @@
 
 #include "applications/dem/inlets/particle_inlet.h"
 #include "applications/dem/io/dem_checkpoint.h"
+#include "applications/dem/nonsmooth/moreau_jean_strategy.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "kernel/io/checkpoint_file.h"
 
@@ -23,6 +24,12 @@ void BindCheckpoint(py::module_& m) {
         "(those inlets created are made, those deleted since are deleted)");
   m.def("LoadStrategyCheckpoint", &LoadStrategyState, py::arg("strategy"), py::arg("reader"),
         py::arg("group"), "After the model parts are loaded: the strategy's saved state");
+  m.def("SaveMoreauJeanCheckpoint", &SaveMoreauJeanState, py::arg("strategy"), py::arg("writer"),
+        py::arg("group"),
+        "The Moreau-Jean strategy's state (rows, walls, clusters, warm-start impulses, step "
+        "reports) under `group`");
+  m.def("LoadMoreauJeanCheckpoint", &LoadMoreauJeanState, py::arg("strategy"), py::arg("reader"),
+        py::arg("group"), "After the model parts are loaded: the Moreau-Jean strategy's state");
   m.def("SaveInletCheckpoint", &SaveInletState, py::arg("inlets"), py::arg("writer"),
         py::arg("group"), "The inlets' counters and random generators under `group`");
   m.def("LoadInletCheckpoint", &LoadInletState, py::arg("inlets"), py::arg("reader"),

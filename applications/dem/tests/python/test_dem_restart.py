@@ -424,18 +424,78 @@ def test_a_checkpoint_missing_part_of_the_dem_state_is_refused(tmp_path, monkeyp
         Run(str(tmp_path), parameters_file, 40, DT, restart=str(tmp_path / "partial.h5"))
 
 
-def test_a_moreau_jean_run_refuses_a_checkpoint(tmp_path, monkeypatch):
-    """The non-smooth strategy's contact state is not saved: asking for a
-    checkpoint is an error saying so, not a file that would continue wrongly."""
-    monkeypatch.chdir(tmp_path)
-    (tmp_path / "mjDEM.mdpa").write_text(SPHERES)
-    (tmp_path / "mjDEM_FEM_boundary.mdpa").write_text(MOVING_FLOOR.split("Begin SubModelPart")[0])
+def _MoreauJeanRun(folder, steps, restart=None, checkpoint=None):
+    """The Moreau-Jean deck of WriteMoreauJeanDeck run for `steps` steps: the
+    rows' columns and the nodes' positions and velocities at its end."""
+    import tessera.dem
+    parameters = tessera.Parameters.FromFile(os.path.join(folder, "ProjectParametersDEM.json"))
+    parameters["FinalTime"].SetDouble((steps - 0.5) * 1e-3)
+    model = tessera.Model()
+    stage = tessera.dem.DEMAnalysisStage(model, parameters)
+    if restart is not None:
+        stage.RestartFrom(restart)
+    stage.Initialize()
+    stage.RunSolutionLoop()
+    if checkpoint is not None:
+        stage.SaveCheckpoint(checkpoint)
+    strategy = stage.GetStrategy()
+    rows = strategy.Particles
+    result = {name: np.array(getattr(rows, name)) for name in ("position", "velocity",
+                                                               "angular_velocity", "displacement")}
+    nodes = sorted(model.GetModelPart("SpheresPart").Nodes, key=lambda n: n.Id)
+    result["X"] = np.array([[n.X, n.Y, n.Z] for n in nodes])
+    result["V"] = np.array([n.GetSolutionStepValue(tessera.VELOCITY) for n in nodes])
+    result["steps"] = strategy.StepCount()
+    result["contacts"] = strategy.LastStep()["contacts"]
+    stage.Finalize()
+    return result
+
+
+def WriteMoreauJeanDeck(folder):
+    (folder / "mjDEM.mdpa").write_text(SPHERES)
+    (folder / "mjDEM_FEM_boundary.mdpa").write_text(MOVING_FLOOR.split("Begin SubModelPart")[0])
     relation = dict(FRICTIONAL, DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME="DEM_D_Linear_viscous_Coulomb")
-    (tmp_path / "MaterialsDEM.json").write_text(json.dumps(_Materials(relation, inlet=False)))
-    parameters = {"problem_name": "mj", "MaxTimeStep": 1e-3, "FinalTime": 4.5e-3,
-                  "dem_inlet_option": False, "solver_settings": {"strategy": "moreau_jean_strategy"}}
+    (folder / "MaterialsDEM.json").write_text(json.dumps(_Materials(relation, inlet=False)))
+    parameters = {"problem_name": "mj", "MaxTimeStep": 1e-3, "FinalTime": 0.2,
+                  "dem_inlet_option": False, "GravityZ": -9.81,
+                  "solver_settings": {"strategy": "moreau_jean_strategy",
+                                      "moreau_jean_settings": {"sweep_order": "random"}}}
+    (folder / "ProjectParametersDEM.json").write_text(json.dumps(parameters))
+
+
+def test_a_moreau_jean_run_continues_bitwise(tmp_path, monkeypatch):
+    """Three spheres dropped on the floor under moreau_jean_strategy (random
+    sweep order, warm start), N = 160 steps of 1 ms straight against K = 100
+    (spheres resting on and bouncing off the floor, the warm-start impulses
+    in use) + a restart + 60: the rows, the nodes and every dataset of the two
+    final checkpoints bitwise equal."""
+    monkeypatch.chdir(tmp_path)
+    WriteMoreauJeanDeck(tmp_path)
+    straight = _MoreauJeanRun(str(tmp_path), 160, checkpoint=str(tmp_path / "straight.h5"))
+    first = _MoreauJeanRun(str(tmp_path), 100, checkpoint=str(tmp_path / "middle.h5"))
+    assert first["steps"] == 100 and first["contacts"] > 0
+    continued = _MoreauJeanRun(str(tmp_path), 160, restart=str(tmp_path / "middle.h5"),
+                               checkpoint=str(tmp_path / "continued.h5"))
+    for key in ("position", "velocity", "angular_velocity", "displacement", "X", "V"):
+        assert np.array_equal(straight[key], continued[key]), key
+    assert straight["steps"] == continued["steps"] == 160
+    assert DifferingDatasets(str(tmp_path / "straight.h5"), str(tmp_path / "continued.h5"),
+                             "/ModelParts") == []
+    assert DifferingDatasets(str(tmp_path / "straight.h5"), str(tmp_path / "continued.h5"),
+                             "/Objects") == []
+
+
+def test_a_smooth_checkpoint_is_refused_by_a_moreau_jean_run(tmp_path, monkeypatch):
+    """The same spheres and floor saved by the explicit strategy: a
+    Moreau-Jean run refuses to continue from it, naming the setting."""
+    monkeypatch.chdir(tmp_path)
+    WriteMoreauJeanDeck(tmp_path)
+    parameters = json.loads((tmp_path / "ProjectParametersDEM.json").read_text())
+    parameters["solver_settings"] = {"strategy": "moreau_jean_strategy"}
     (tmp_path / "ProjectParametersDEM.json").write_text(json.dumps(parameters))
-    with pytest.raises(tessera.Error, match=r"checkpoint .*mj\.h5: checkpoints of moreau_jean_strategy "
-                                            "runs are not provided"):
-        Run(str(tmp_path), "ProjectParametersDEM.json", 5, 1e-3, checkpoint=str(tmp_path / "mj.h5"))
-    assert not os.path.exists(tmp_path / "mj.h5")
+    smooth = dict(parameters, solver_settings={"strategy": "sphere_strategy"})
+    (tmp_path / "Smooth.json").write_text(json.dumps(smooth))
+    Run(str(tmp_path), "Smooth.json", 5, 1e-3, checkpoint=str(tmp_path / "smooth.h5"))
+    with pytest.raises(tessera.Error, match=r"checkpoint .*smooth\.h5 belongs to another deck: key "
+                                            r"'solver_settings.*strategy"):
+        _MoreauJeanRun(str(tmp_path), 10, restart=str(tmp_path / "smooth.h5"))
