@@ -37,9 +37,10 @@ static_assert(LawExtraHistory<StiffLinear> == 0 && LawExtraHistory<PlasticLinear
 
 constexpr std::size_t kMaxHistory = 8;
 
-PairParameters Pair(ContactLaw law, double damping) {
+PairParameters Pair(ContactLaw law, double damping, double restitution = 1.0) {
   PairParameters p;
   p.law = law;
+  p.restitution = restitution;
   p.effective_young = 1e5;
   p.effective_shear = 3e4;
   p.damping_ratio = damping;
@@ -83,8 +84,8 @@ std::uint64_t Bits(double x) { return std::bit_cast<std::uint64_t>(x); }
 // on four lanes through L's Force; every value of every step compared bit
 // for bit. Returns the scalar results of the last step.
 template <class L>
-std::array<Result, kTestLanes> RunBothPaths(double damping, int steps) {
-  const PairParameters p = Pair(LaneTestLaws::Id<L>(), damping);
+std::array<Result, kTestLanes> RunBothPaths(double damping, int steps, double restitution = 1.0) {
+  const PairParameters p = Pair(LaneTestLaws::Id<L>(), damping, restitution);
   const double factor = TangentialDampingFactor(p);
   constexpr std::size_t kDoubles = L::kHistoryDoubles;
   std::array<Result, kTestLanes> scalar{};
@@ -113,6 +114,7 @@ std::array<Result, kTestLanes> RunBothPaths(double damping, int steps) {
     lanes.tangential_damping = Lanes4{} + factor;
     lanes.damping_factor_given = true;
     lanes.dt = Lanes4{} + 1e-5;
+    lanes.restitution = Lanes4{} + p.restitution;
     const TestLaneFriction friction{Lanes4{} + p.static_friction, Lanes4{} + p.dynamic_friction};
     const LawForce<Lanes4, Mask4> f =
         L::template Force<L, Lanes4, TestLaneMath, true>(lanes, h, sliding, friction);
@@ -190,6 +192,31 @@ TEST(ContactLawLanes, ThePlasticTestLawKeepsEightDoublesAndUnloadsAlongItsClosed
   // Fully unloaded below δ_0 (step 11: δ = δ_max / 6 < 3/4 δ_max): no force.
   const auto unloaded = RunBothPaths<PlasticLinear>(0.0, 12);
   EXPECT_EQ(unloaded[0].force.normal_force, 0.0);
+}
+
+TEST(ContactLawLanes, TheWaltonBraunLawUnloadsAlongK2FromItsLargestOverlap) {
+  // laws/linear_walton_braun.h with e = 0.5: k_2 = k_1 / e² = 4 k_1, δ_0 =
+  // δ_max (1 - e²), F_ne = k_1 δ loading, max(0, k_2 (δ - δ_0)) after step 5
+  // (ContactAt); undamped, F_n = F_ne. Tolerance as for the test law above.
+  const double e = 0.5;
+  for (int steps = 1; steps <= 12; ++steps) {
+    const auto last = RunBothPaths<LinearWaltonBraun>(0.0, steps, e);
+    for (std::size_t l = 0; l < kTestLanes; ++l) {
+      const Step s = ContactAt(l, steps - 1);
+      const double k1 = 2.0 * 1e5 * s.radius;
+      const double largest = ContactAt(l, 5).overlap;
+      const double reached = steps >= 6 ? largest : s.overlap;
+      const double expected =
+          steps <= 6 ? k1 * s.overlap
+                     : std::max(0.0, k1 / (e * e) * (s.overlap - reached * (1.0 - e * e)));
+      SCOPED_TRACE("lane " + std::to_string(l) + " steps " + std::to_string(steps));
+      EXPECT_NEAR(last[l].force.normal_force, expected, 1e-12 * k1 * largest);
+      EXPECT_EQ(last[l].history[LinearWaltonBraun::kLargestOverlap], reached);
+      // Stored energy F_ne² / (2 k_2) on both branches.
+      EXPECT_NEAR(last[l].force.elastic_energy, expected * expected * e * e / (2.0 * k1),
+                  1e-12 * k1 * largest * largest);
+    }
+  }
 }
 
 TEST(ContactLawLanes, ALawWithMoreHistoryNeedsItsSideTableRow) {

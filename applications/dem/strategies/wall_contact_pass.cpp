@@ -163,9 +163,17 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
     const std::uint32_t f = wc.face[c];
     ContactHistoryRef history{wc.tangential_force[c], wc.tangential_stiffness[c],
                               wc.normal_elastic_force[c], wc.sliding[c]};
+    // The side table's row of a law with more history (contact_force.h).
+    double* extra = nullptr;
+    if constexpr (kExtraHistoryDoubles > 0)
+      if (wc.keeps_extra_history) extra = wc.extra_history[c].data();
     const FaceContactGeometry& g = feature[c - begin];
     if (g.type == FaceContactType::kNone) {
-      if (wc.active[c]) ResetContactHistory(history);
+      if (wc.active[c]) {
+        ResetContactHistory(history);
+        if constexpr (kExtraHistoryDoubles > 0)
+          if (extra) wc.extra_history[c] = ExtraHistoryRow{};
+      }
       wc.active[c] = 0;
       continue;
     }
@@ -207,7 +215,7 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
         wall_displacement - (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm));
     ContactForce result =
         ComputeContactForce(pair, overlap, p.radius[i], p.mass[i], normal, relative_velocity,
-                            relative_displacement, history, dt);
+                            relative_displacement, history, dt, -1.0, extra);
     if (adm && total_area > 0.0 && face_area_distributed_[f]) {
       // B.1: the normal force scaled by the master's share of the area (the
       // contact's history, and so its tangential law, is the unscaled one's).
@@ -294,6 +302,11 @@ void ExplicitSolverStrategy::CarryWallHistoryAcrossFaces(std::size_t i,
     wc.tangential_stiffness[c] = wc.tangential_stiffness[donor];
     wc.normal_elastic_force[c] = wc.normal_elastic_force[donor];
     wc.sliding[c] = wc.sliding[donor];
+    if constexpr (kExtraHistoryDoubles > 0)
+      if (wc.keeps_extra_history) {
+        wc.extra_history[c] = wc.extra_history[donor];
+        wc.extra_history[donor] = ExtraHistoryRow{};
+      }
     wc.active[c] = 1;
     // The donor is spent: it now counts as a contact that has just ended.
     ContactHistoryRef spent{wc.tangential_force[donor], wc.tangential_stiffness[donor],

@@ -29,7 +29,9 @@
 //                    laid out as the viscous Coulomb force's (spring, k_t, F_ne;
 //                    ViscousCoulombHistory). A law may keep more (damage,
 //                    plastic state): its Force gets all of them; the contact
-//                    lists store them as contact_force.h says (LawHistory)
+//                    lists store them as contact_force.h says (LawExtraHistory, the side
+//                    table ExtraHistoryRow); a law whose stored energy needs
+//                    more than F_ne and δ gives HistoryEnergy(c, h) as well
 #pragma once
 
 #include <cmath>

@@ -1,0 +1,298 @@
+"""DEM_D_Linear_Walton_Braun (contact_laws/laws/linear_walton_braun.h), the
+hysteretic linear law of Walton & Braun (1986), through the running strategy:
+a law that keeps six doubles of history per contact, the sixth (the largest
+overlap δ_max) in the contact lists' side table (contact_force.h,
+ExtraHistoryRow).
+
+Closed forms (the law's, with k_1 = 2 E* R_eq, k_2 = k_1 / e², δ_0 = δ_max
+(1 - e²)):
+- a frictionless normal impact at relative speed v loads along k_1 to δ_max =
+  v sqrt(m*/k_1) and unloads along k_2: it rebounds at e v, e = sqrt(k_1/k_2),
+  and the spring's force vanishes at the plastic overlap δ_0. The rebound and
+  δ_max are taken from a Velocity Verlet run with about 2000 steps per contact:
+  rel 2e-4 (measured 5e-6 to 5e-5: the sampling of the turning point and of
+  the branch change, O(Δt/t_c)); the force on each branch is algebraic in the
+  overlap, so F = k_1 δ and F = k_2 (δ - δ_0) hold step by step to rounding
+  (rel 1e-12 of k_1 δ_max).
+- the stored elastic energy is F_ne² / (2 k_2) (what unloading returns, rel
+  1e-12), and the rest of the normal work, (1 - e²) of the impact's energy,
+  is dissipated: kinetic + elastic + dissipated stays the initial kinetic
+  energy to 2e-3 (the dissipated power is summed step by step over the ~1000
+  loading steps, an error O(Δt/t_c): measured 1.2e-3).
+The history must survive what the contact lists do between steps (carry-over
+at each search, searches every few steps and adaptive ones, the spatial sort,
+the removal of other particles' rows): those runs give bitwise the positions
+and velocities of a plain run. Losing δ_max makes the law reload along k_1
+(the rebound then is elastic), and a side table row permuted out of step with
+its record gives another pair's δ_max (the pairs below approach at different
+speeds): both are far outside bitwise equality.
+"""
+import math
+
+import numpy as np
+import pytest
+
+import tessera
+
+from dem_test_utilities import Material, Relate, Run, Settings, Sphere, SpheresPart, SquarePlate
+
+LAW = "DEM_D_Linear_Walton_Braun"
+RADIUS, DENSITY, YOUNG, POISSON = 0.01, 100.0, 1e5, 0.2  # the thesis' B2.2 spheres
+E_STAR = YOUNG / (2.0 * (1.0 - POISSON**2))
+MASS = DENSITY * 4.0 / 3.0 * math.pi * RADIUS**3
+
+
+def Dem():
+    from tessera import _dem
+    return _dem
+
+
+def PairStiffness():
+    """k_1 of two equal spheres (R_eq = R / 2) and their m* = m / 2."""
+    return 2.0 * E_STAR * 0.5 * RADIUS, 0.5 * MASS
+
+
+def LoadingContactTime(k1, mass):
+    return math.pi * math.sqrt(mass / k1)
+
+
+def Collisions(speeds, restitution, law=LAW, steps_per_contact=2000, friction=0.0,
+               bystander=None, swap=(), settings_hook=None, steps=None):
+    """Head-on pairs of equal spheres, pair k along x at y = 0.05 k approaching
+    at relative speed speeds[k] (oblique by a tangential 5 % where friction is
+    set). `bystander`: a sphere created first (row 0) at that position, moving
+    at +10 m/s along z, apart from every pair. Pairs listed in `swap` create
+    their right sphere first (the rows of a pair then change places when
+    sorted in space). Returns the strategy and its time step."""
+    dem = Dem()
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    material = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
+    Relate(material, material, restitution=restitution, static_friction=friction, law=law)
+    node = 1
+    if bystander is not None:
+        Sphere(spheres, node, bystander, RADIUS, material, velocity=(0.0, 0.0, 10.0))
+        node += 1
+    for k, v in enumerate(speeds):
+        y = 0.05 * k
+        tangential = 0.05 * v if friction > 0.0 else 0.0
+        left = ((-RADIUS - 1e-5, y, 0.0), (0.5 * v, 0.5 * tangential, 0.0))
+        right = ((RADIUS + 1e-5, y, 0.0), (-0.5 * v, -0.5 * tangential, 0.0))
+        for position, velocity in ((right, left) if k in swap else (left, right)):
+            Sphere(spheres, node, position, RADIUS, material, velocity=velocity)
+            node += 1
+    k1, mass = PairStiffness()
+    dt = LoadingContactTime(k1, mass) / steps_per_contact
+    settings = Settings(dt)
+    if settings_hook is not None:
+        settings_hook(settings)
+    strategy = dem.ExplicitSolverStrategy(spheres, None, settings)
+    strategy.Initialize()
+    return strategy, dt
+
+
+def ByElement(strategy):
+    p = strategy.Particles
+    order = np.argsort(p.element_id)
+    return {name: getattr(p, name)[order].copy() for name in
+            ("element_id", "position", "velocity", "angular_velocity")}
+
+
+def StepsOfOneImpact(speed_min):
+    # Through the contact (loading and unloading take at most 2 t_1) and a
+    # little apart; the gap of 2e-5 m closes within 10 % of it.
+    return 4400 if speed_min >= 0.1 else 6000
+
+
+@pytest.mark.parametrize("restitution", [1.0, 0.8, 0.5, 0.2])
+def test_a_head_on_impact_rebounds_with_e_the_root_of_the_stiffness_ratio(restitution):
+    strategy, dt = Collisions([1.0], restitution)
+    Run(strategy, StepsOfOneImpact(1.0), dt)
+    assert strategy.NumberOfParticleContacts() == 0  # apart again
+    velocity = strategy.Particles.velocity
+    # e = sqrt(k_1 / k_2) (Walton & Braun 1986), the relation's restitution.
+    assert velocity[1][0] - velocity[0][0] == pytest.approx(restitution, rel=2e-4)
+    np.testing.assert_allclose(velocity[:, 1:], 0.0, atol=1e-14)
+    assert strategy.PairParameters(0, 0)["damping_ratio"] == 0.0  # no dashpot
+
+
+def test_the_force_loads_along_k1_unloads_along_k2_and_leaves_the_plastic_overlap():
+    e = 0.5
+    strategy, dt = Collisions([1.0], e)
+    k1, mass = PairStiffness()
+    k2 = k1 / e**2
+    overlaps, forces, energies = [], [], []
+
+    def record(_time):
+        p = strategy.Particles
+        overlaps.append(2.0 * RADIUS - (p.position[1][0] - p.position[0][0]))
+        forces.append(p.contact_force[1][0])  # the normal force, pushing 2 to +x
+        energies.append(strategy.ContactElasticEnergy())
+
+    Run(strategy, StepsOfOneImpact(1.0), dt, record)
+    overlaps, forces = np.array(overlaps), np.array(forces)
+    peak = int(np.argmax(overlaps))
+    largest = overlaps[peak]
+    # δ_max = v sqrt(m*/k_1): the undamped loading spring's amplitude.
+    assert largest == pytest.approx(1.0 * math.sqrt(mass / k1), rel=2e-4)
+    plastic = largest * (1.0 - e**2)
+    scale = k1 * largest
+    touching = overlaps > 0.0
+    loading = touching & (np.arange(len(overlaps)) <= peak)
+    unloading = touching & (np.arange(len(overlaps)) > peak)
+    assert loading.sum() > 500 and unloading.sum() > 500
+    np.testing.assert_allclose(forces[loading], k1 * overlaps[loading], rtol=0, atol=1e-12 * scale)
+    np.testing.assert_allclose(forces[unloading],
+                               np.maximum(0.0, k2 * (overlaps[unloading] - plastic)),
+                               rtol=0, atol=1e-12 * scale)
+    # The spring lets go at δ_0 = δ_max (1 - e²) while the spheres still
+    # overlap; they part with no force from there.
+    free = unloading & (forces == 0.0)
+    assert free.any() and overlaps[free].max() <= plastic
+    last_pressed = np.nonzero(unloading & (forces > 0.0))[0][-1]
+    assert overlaps[last_pressed] - forces[last_pressed] / k2 == pytest.approx(
+        1.0 * math.sqrt(mass / k1) * (1.0 - e**2), rel=2e-4)
+    # Stored energy F² / (2 k_2) on both branches (StoredEnergy from the history).
+    energies = np.array(energies)
+    np.testing.assert_allclose(energies[touching], forces[touching]**2 / (2.0 * k2), rtol=1e-12,
+                               atol=1e-12 * scale * largest)
+
+
+def test_the_dissipated_plastic_work_closes_the_energy_balance():
+    e = 0.5
+
+    def energy_on(settings):
+        settings.energy_calculation = True
+
+    strategy, dt = Collisions([1.0], e, settings_hook=energy_on)
+    initial = strategy.GetEnergies()["total"]
+    k1, mass = PairStiffness()
+    assert initial == pytest.approx(0.5 * mass * 1.0**2, rel=1e-12)  # m* v² / 2
+    Run(strategy, StepsOfOneImpact(1.0), dt)
+    energies = strategy.GetEnergies()
+    assert energies["kinetic_translational"] == pytest.approx(e**2 * initial, rel=5e-4)
+    assert energies["elastic_normal"] == 0.0  # apart
+    # The plastic work, (1 - e²) of the impact's energy, with the dashpots'.
+    assert energies["dissipated_damping"] == pytest.approx((1.0 - e**2) * initial, rel=2e-3)
+    assert energies["total"] == pytest.approx(initial, rel=2e-3)
+
+
+def test_a_sphere_thrown_at_a_wall_rebounds_with_e_and_the_wall_keeps_its_history():
+    dem = Dem()
+    e, v = 0.6, 0.5
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    walls = model.CreateModelPart("RigidFacePart")
+    grain = Material(spheres, 1, density=DENSITY, young=YOUNG, poisson=POISSON)
+    wall = Material(walls, 2, young=YOUNG, poisson=POISSON)
+    Relate(grain, wall, restitution=e, law=LAW)
+    Sphere(spheres, 1, (0.0, 0.0, RADIUS + 1e-5), RADIUS, grain, velocity=(0.0, 0.0, -v))
+    SquarePlate(walls, wall, half=0.1)
+    k1 = 2.0 * E_STAR * RADIUS  # against a wall R_eq = R, m* = m
+    dt = LoadingContactTime(k1, MASS) / 2000
+    strategy = dem.ExplicitSolverStrategy(spheres, walls, Settings(dt))
+    strategy.Initialize()
+    lowest = [RADIUS]
+    last_force = []
+
+    def record(_time):
+        p = strategy.Particles
+        lowest[0] = min(lowest[0], p.position[0][2])
+        if p.contact_force[0][2] > 0.0:
+            last_force[:] = [RADIUS - p.position[0][2], p.contact_force[0][2]]
+
+    Run(strategy, 4400, dt, record)
+    assert strategy.Particles.velocity[0][2] == pytest.approx(e * v, rel=2e-4)
+    largest = RADIUS - lowest[0]
+    assert largest == pytest.approx(v * math.sqrt(MASS / k1), rel=2e-4)
+    overlap, force = last_force
+    assert overlap - force * e**2 / k1 == pytest.approx(largest * (1.0 - e**2), rel=1e-9)
+
+
+def test_the_law_needs_a_positive_restitution():
+    with pytest.raises(tessera.Error, match="DEM_D_Linear_Walton_Braun needs "
+                                            r"COEFFICIENT_OF_RESTITUTION in \(0, 1\]"):
+        Collisions([1.0], 0.0)
+    assert LAW in Dem().ContactLawNames()
+
+
+# ------------------------------------------------------------------ the history's storage
+SPEEDS = [1.0, 0.7, 0.45, 0.3]  # δ_max differs from pair to pair
+
+
+def Reference(steps, **keys):
+    strategy, dt = Collisions(SPEEDS, 0.5, **keys)
+    Run(strategy, steps, dt)
+    return strategy, ByElement(strategy)
+
+
+def AssertBitwise(a, b):
+    for name in ("position", "velocity", "angular_velocity"):
+        np.testing.assert_array_equal(a[name], b[name], err_msg=name)
+
+
+def test_the_plastic_pairs_rebound_with_e_whatever_their_speed():
+    strategy, _ = Reference(6000)
+    v = ByElement(strategy)["velocity"]
+    for k, speed in enumerate(SPEEDS):
+        assert v[2 * k + 1][0] - v[2 * k][0] == pytest.approx(0.5 * speed, rel=2e-4)
+
+
+@pytest.mark.parametrize("frequency,adaptive", [(7, False), (25, True)])
+def test_the_side_table_survives_searches_every_few_steps_and_adaptive_ones(frequency, adaptive):
+    _, plain = Reference(6000)
+
+    def search(settings):
+        settings.search_frequency = frequency
+        settings.search_tolerance = 0.002
+        settings.adaptive_search = adaptive
+
+    strategy, searched = Reference(6000, settings_hook=search)
+    assert strategy.NumberOfSearches() > 6000 // frequency // 2
+    AssertBitwise(plain, searched)
+
+
+def test_sorting_the_rows_keeps_each_contact_its_own_history():
+    _, plain = Reference(6000, swap=(1, 3))
+
+    def sort(settings):
+        settings.sort_rows_frequency = 3
+        settings.sort_rows_minimum = 0
+
+    strategy, sorted_run = Reference(6000, swap=(1, 3), settings_hook=sort)
+    AssertBitwise(plain, sorted_run)
+    # The rows were reordered: pairs 1 and 3 were created right sphere first.
+    assert list(strategy.Particles.element_id) != sorted(strategy.Particles.element_id)
+    # And with friction (the tangential spring changes sign where a pair's
+    # rows change places; the side table does not).
+    _, plain = Reference(6000, swap=(1, 3), friction=0.3)
+    _, sorted_run = Reference(6000, swap=(1, 3), friction=0.3, settings_hook=sort)
+    AssertBitwise(plain, sorted_run)
+
+
+def test_removing_another_sphere_mid_contact_keeps_the_histories():
+    # The bystander (row 0) leaves the bounding box at 10 m/s while the pairs
+    # are pressed: every row and contact behind it moves down by one.
+    _, plain = Reference(6000)
+
+    def box(settings):
+        settings.bounding_box = True
+        settings.bounding_box_min = [-1.0, -1.0, -1.0]
+        settings.bounding_box_max = [1.0, 1.0, 0.0125]
+
+    strategy, removed = Reference(6000, bystander=(0.0, -0.1, 0.0), settings_hook=box)
+    assert len(strategy.Particles) == 2 * len(SPEEDS)
+    AssertBitwise(plain, {k: v for k, v in removed.items()})
+
+
+def test_the_side_table_is_held_only_where_a_law_keeps_more_history():
+    # Same spheres and candidates: the plastic law's lists hold one more
+    # double per pair candidate than the linear law's, and nothing else.
+    linear, dt = Collisions(SPEEDS, 0.5, law="DEM_D_Linear_viscous_Coulomb")
+    plastic, _ = Collisions(SPEEDS, 0.5)
+    for s in (linear, plastic):
+        Run(s, 100, dt)  # touching
+    candidates = plastic.NumberOfParticlePairCandidates()
+    assert candidates == linear.NumberOfParticlePairCandidates() > 0
+    held = plastic.GetMemoryReport()["pair_contacts"] - linear.GetMemoryReport()["pair_contacts"]
+    assert candidates * 8 <= held <= 2 * candidates * 8  # capacity, not size
