@@ -2,11 +2,12 @@
 // kernel's lanes (applications/dem/contact_laws/laws/viscous_coulomb.h): each
 // law, the build's and the test-only ones (contact_laws/stiff_linear_law.h,
 // contact_laws/plastic_linear_law.h, each one header and one list entry), runs
-// on four lanes and through ComputeContactForce, contact by contact, with
-// bitwise the same force, powers and history over a load-unload sequence; the
-// test laws also match their closed forms. A law keeping more than the
-// record's five doubles (PlasticLinear, eight) gets the rest from its side
-// table row, and is an error without one. Header-only, as
+// on four and eight lanes (lane_math.h: the batch kernel's widths, emulated)
+// and through ComputeContactForce, contact by contact, with bitwise the same
+// force, powers and history over a load-unload sequence; the test laws and
+// the Walton–Braun law also match their closed forms. A law keeping more than
+// the record's five doubles (PlasticLinear, eight) gets the rest from its
+// side table row, and is an error without one. Header-only, as
 // test_contact_law_list.cpp.
 #include <gtest/gtest.h>
 
