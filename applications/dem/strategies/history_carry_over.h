@@ -96,7 +96,8 @@ void CarryHistories(Contacts& list, const std::vector<std::uint32_t>& source,
                     list.normal_elastic_force, list.sliding, list.active, side_table..., extra...);
   };
   using Row = typename decltype(list.extra_history)::value_type;
-  if constexpr (std::tuple_size_v < Row >> 0) {
+  constexpr std::size_t kWidth = std::tuple_size_v<Row>;
+  if constexpr (kWidth > 0) {
     if (list.keeps_extra_history) {
       gather(list.extra_history);
       return;

@@ -41,9 +41,12 @@ struct ScalarPairTable {
 };
 
 // One row's candidates, one contact at a time (any law, any processor): the
-// reference that the batch kernel equals bitwise. Adds to the block's `rows`
+// reference that the batch kernel equals bitwise. kExtra: with the side
+// table's rows (table.extra_history), compiled apart so that a run without a
+// law that keeps more history runs the loop it always did. Adds to the block's `rows`
 // (rows below `end`, cross slots past it) as the kernel does; a contact of a
 // pair without relation is recorded in `pending_error`.
+template <bool kExtra>
 void ScalarPairRow(const PairBatchInput& batch_input, const ScalarPairTable& table, std::size_t i,
                    std::size_t end, PairBatchRows& rows, std::int64_t& pending_error) {
   // Raw pointers, as in the pass (ComputeParticleContacts says why).
@@ -73,8 +76,7 @@ void ScalarPairRow(const PairBatchInput& batch_input, const ScalarPairTable& tab
   auto clear_candidate = [&](std::uint32_t c, bool cross) {
     if (state[c]) {
       history[c] = PairHistory{};
-      if constexpr (kExtraHistoryDoubles > 0)
-        if (extra_history) extra_history[c] = ExtraHistoryRow{};
+      if constexpr (kExtra) extra_history[c] = ExtraHistoryRow{};
     }
     state[c] = 0;
     if (!cross) return;
@@ -127,8 +129,7 @@ void ScalarPairRow(const PairBatchInput& batch_input, const ScalarPairTable& tab
     PairHistory& record = history[c];
     std::uint8_t sliding = state[c] & kPairSliding ? 1 : 0;
     double* extra = nullptr;
-    if constexpr (kExtraHistoryDoubles > 0)
-      if (extra_history) extra = extra_history[c].data();
+    if constexpr (kExtra) extra = extra_history[c].data();
     const ContactForce f =
         ComputeContactForce(*pair, overlap, StiffnessRadius(pair->law, pair_radius, ri, radius[j]),
                             pair_mass, normal, relative_velocity, relative_displacement,
@@ -291,8 +292,13 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
                        pc.cross_block_start[b]};
 
     if (!batched) {
-      for (std::size_t i = begin; i < end; ++i)
-        ScalarPairRow(batch_input, scalar_table, i, end, rows, pending_pair_error_);
+      if (kExtraHistoryDoubles > 0 && scalar_table.extra_history)
+        for (std::size_t i = begin; i < end; ++i)
+          ScalarPairRow<(kExtraHistoryDoubles > 0)>(batch_input, scalar_table, i, end, rows,
+                                                    pending_pair_error_);
+      else
+        for (std::size_t i = begin; i < end; ++i)
+          ScalarPairRow<false>(batch_input, scalar_table, i, end, rows, pending_pair_error_);
       finish_block();
       return;
     }
