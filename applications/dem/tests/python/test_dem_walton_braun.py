@@ -31,6 +31,7 @@ speeds): both are far outside bitwise equality.
 import json
 import math
 import os
+import shutil
 
 import numpy as np
 import pytest
@@ -366,3 +367,67 @@ def test_a_zero_restitution_in_the_materials_file_is_an_error_naming_the_pair(tm
     with pytest.raises(tessera.Error, match="contact between .*DEM_D_Linear_Walton_Braun needs "
                                             r"COEFFICIENT_OF_RESTITUTION in \(0, 1\]"):
         RunKratosDeck(DECK, tmp_path, materials=WaltonBraunMaterials(tmp_path, 0.0))
+
+
+# ------------------------------------------------------------------ checkpoints
+def RunDeckFor(case, steps, restart=None, checkpoint=None):
+    """The deck in `case` (the working directory) for `steps` steps, continued
+    from the checkpoint `restart` if given, its state saved to `checkpoint`;
+    returns the rows' state."""
+    import tessera.dem
+    parameters = tessera.Parameters.FromFile(os.path.join(case, "ProjectParametersDEM.json"))
+    dt = parameters["MaxTimeStep"].GetDouble()
+    parameters["FinalTime"].SetDouble((steps - 0.5) * dt)
+    stage = tessera.dem.DEMAnalysisStage(tessera.Model(), parameters)
+    if restart is not None:
+        stage.RestartFrom(restart)
+    stage.Initialize()
+    stage.RunSolutionLoop()
+    if checkpoint is not None:
+        stage.SaveCheckpoint(checkpoint)
+    rows = stage.GetStrategy().Particles
+    state = {name: np.array(getattr(rows, name)) for name in
+             ("element_id", "position", "velocity", "angular_velocity", "contact_force")}
+    stage.Finalize()
+    return state
+
+
+def RestartedDeck(tmp_path, monkeypatch, law, n=60, k=30):
+    """The contact-models deck under `law` (its relation in the materials
+    file): n steps straight, and k steps, a checkpoint, and the rest in a fresh
+    model. Returns both final states and the checkpoint's dataset names."""
+    case = tmp_path / "case"
+    shutil.copytree(DECK, case)
+    materials = WaltonBraunMaterials(tmp_path)
+    with open(materials) as f:
+        content = json.load(f)
+    content["material_relations"][0]["Variables"]["DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME"] = law
+    with open(case / "MaterialsDEM.json", "w") as f:
+        json.dump(content, f)
+    with open(case / "ProjectParametersDEM.json") as f:
+        parameters = json.load(f)
+    parameters["solver_settings"]["material_import_settings"]["materials_filename"] = \
+        "MaterialsDEM.json"
+    with open(case / "ProjectParametersDEM.json", "w") as f:
+        json.dump(parameters, f)
+    monkeypatch.chdir(case)
+    straight = RunDeckFor(str(case), n)
+    RunDeckFor(str(case), k, checkpoint=str(case / "middle.h5"))
+    continued = RunDeckFor(str(case), n, restart=str(case / "middle.h5"))
+    datasets = tessera.CheckpointReader(str(case / "middle.h5")).ListDatasets("/Objects")
+    return straight, continued, datasets
+
+
+def test_a_restart_mid_contact_continues_bitwise_with_the_side_table(tmp_path, monkeypatch):
+    """Where this build writes checkpoints (applications/dem/io/dem_checkpoint:
+    the strategy's contact lists saved as their columns), the side tables go
+    with the records: 30 steps, a checkpoint and 30 more in a fresh model end
+    bitwise as 60 straight (500 spheres pressed against one another and the
+    walls at the checkpoint, so that a lost δ_max changes their forces)."""
+    if not hasattr(Dem(), "SaveStrategyCheckpoint"):
+        pytest.skip("this build writes no DEM checkpoints")
+    straight, continued, datasets = RestartedDeck(tmp_path, monkeypatch, LAW)
+    assert any(name.endswith("PairContacts/extra_history") for name in datasets)
+    assert any(name.endswith("WallContacts/extra_history") for name in datasets)
+    for name, values in straight.items():
+        np.testing.assert_array_equal(values, continued[name], err_msg=name)
