@@ -9,6 +9,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <optional>
 #include <set>
 #include <sstream>
 
@@ -759,27 +760,59 @@ std::string Hdf5Output::XdmfFileName() const {
   return (fs::path(output_path_) / (base_name_ + ".xdmf")).string();
 }
 
+// One PrintOutput: where it writes, the mesh it gathered and the datasets it
+// wrote (kept for the step's XDMF grid).
+struct Hdf5Output::Step {
+  struct Written {
+    std::string name, path;
+    Array array;  // data emptied after writing; dims and type kept for the XDMF
+    const char* center;
+  };
+
+  int number = 0;
+  double time = 0.0;
+  std::string label;      // the step or the time, as file_label says
+  std::string file_name;  // relative to the output path
+  std::string path;
+  std::string results;  // the results group
+  std::optional<H5File> file;
+  Mesh mesh;
+  Topology topology;
+  std::vector<double> radii;  // per point, where spheres or radii are shown
+  std::vector<Written> written;
+  std::string coordinates_path;  // the deformed coordinates, if written
+};
+
 void Hdf5Output::PrintOutput() {
   hdf5::QuietErrors quiet;
-  ModelPart& part = model_part_;
-  NodalDatabase& db = part.Nodal();
-  const ProcessInfo& info = part.GetProcessInfo();
-  const int step = ValueOf(info, STEP);
-  const double time = ValueOf(info, TIME);
-  const std::string label = label_by_time_ ? ExactDouble(time) : std::to_string(step);
+  Step step;
+  OpenStepFile(step);
+  WriteMeshIfChanged(step);
+  WriteResults(step);
+  step.file->Close();
+  last_files_ = {step.path};
+  if (write_xdmf_) {
+    AddXdmfGrid(step);
+    WriteXdmf();
+  }
+}
+
+void Hdf5Output::OpenStepFile(Step& step) {
+  const ProcessInfo& info = model_part_.GetProcessInfo();
+  step.number = ValueOf(info, STEP);
+  step.time = ValueOf(info, TIME);
+  step.label = label_by_time_ ? ExactDouble(step.time) : std::to_string(step.number);
   try {
     fs::create_directories(output_path_);
   } catch (const fs::filesystem_error& e) {
     TESSERA_ERROR("HDF5Output: cannot create the output folder ", output_path_, ": ",
                   e.code().message());
   }
-
-  const std::string file_name =
-      single_file_ ? base_name_ + ".h5" : base_name_ + "_" + label + ".h5";
-  const std::string path = (fs::path(output_path_) / file_name).string();
-  const std::string results = single_file_ ? "/ResultsData/" + label : "/ResultsData";
-  const bool truncate = !single_file_ || !file_created_ || !fs::exists(path);
-  H5File file(path, truncate, compression_);
+  step.file_name = single_file_ ? base_name_ + ".h5" : base_name_ + "_" + step.label + ".h5";
+  step.path = (fs::path(output_path_) / step.file_name).string();
+  step.results = single_file_ ? "/ResultsData/" + step.label : "/ResultsData";
+  const bool truncate = !single_file_ || !file_created_ || !fs::exists(step.path);
+  H5File& file = step.file.emplace(step.path, truncate, compression_);
   if (truncate) {
     file.Attribute("/", "TesseraHdf5LayoutVersion", std::int64_t{kLayoutVersion});
     file.Attribute("/", "FileMode", std::string(single_file_ ? "single_file" : "file_per_step"));
@@ -788,53 +821,63 @@ void Hdf5Output::PrintOutput() {
       has_mesh_ = false;
     }
   }
-  if (single_file_ && file.Exists(results)) {  // the same label again: replace it
-    file.Delete(results);
-    if (mesh_file_ == file_name && mesh_group_.rfind(results + "/", 0) == 0) has_mesh_ = false;
+  if (single_file_ && file.Exists(step.results)) {  // the same label again: replace it
+    file.Delete(step.results);
+    if (mesh_file_ == step.file_name && mesh_group_.rfind(step.results + "/", 0) == 0)
+      has_mesh_ = false;
   }
+}
 
-  // ---- the mesh: written when it changed since the last output
-  const Mesh mesh = BuildMesh(part);
-  const Topology topology = BuildTopology(mesh);
+// The mesh is written when it changed since the last output; otherwise the
+// step's file links to where it is.
+void Hdf5Output::WriteMeshIfChanged(Step& step) {
+  ModelPart& part = model_part_;
+  NodalDatabase& db = part.Nodal();
+  H5File& file = *step.file;
+  step.mesh = BuildMesh(part);
+  step.topology = BuildTopology(step.mesh);
   const bool nodes_have_radius =
       db.HasHistoricalVariable(RADIUS) || db.HasNonHistoricalColumn(RADIUS);
   const bool radius_needed =
-      mesh.has_spheres || (topology.container == "Nodes" && nodes_have_radius);
-  const std::vector<double> radii = radius_needed ? Radii(part, mesh) : std::vector<double>{};
-  const std::uint64_t signature = MeshSignature(part, mesh, radii);
+      step.mesh.has_spheres || (step.topology.container == "Nodes" && nodes_have_radius);
+  if (radius_needed) step.radii = Radii(part, step.mesh);
+  const std::uint64_t signature = MeshSignature(part, step.mesh, step.radii);
   const bool reuse = has_mesh_ && signature == mesh_signature_ &&
-                     (single_file_ ||
-                      (mesh_file_ != file_name && fs::exists(fs::path(output_path_) / mesh_file_)));
+                     (single_file_ || (mesh_file_ != step.file_name &&
+                                       fs::exists(fs::path(output_path_) / mesh_file_)));
   if (!reuse) {
-    mesh_group_ = single_file_ && file.Exists("/ModelData") ? results + "/ModelData" : "/ModelData";
-    mesh_file_ = file_name;
-    WriteMesh(file, mesh_group_, part, mesh, topology, radii);
+    mesh_group_ =
+        single_file_ && file.Exists("/ModelData") ? step.results + "/ModelData" : "/ModelData";
+    mesh_file_ = step.file_name;
+    WriteMesh(file, mesh_group_, part, step.mesh, step.topology, step.radii);
     has_mesh_ = true;
     mesh_signature_ = signature;
   } else if (!single_file_) {
     file.ExternalLink("/ModelData", mesh_file_, mesh_group_);
   }
+}
 
-  // ---- results
+void Hdf5Output::WriteResults(Step& step) {
+  ModelPart& part = model_part_;
+  NodalDatabase& db = part.Nodal();
+  const ProcessInfo& info = part.GetProcessInfo();
+  H5File& file = *step.file;
+  const Mesh& mesh = step.mesh;
+  const std::string& path = step.path;
+  const std::string& results = step.results;
   file.Group(results);
-  file.Attribute(results, "TIME", time);
-  file.Attribute(results, "STEP", std::int64_t{step});
+  file.Attribute(results, "TIME", step.time);
+  file.Attribute(results, "STEP", std::int64_t{step.number});
   file.Attribute(results, "ModelData", mesh_group_);
   if (!single_file_) file.Attribute(results, "ModelDataFile", mesh_file_);
   const std::string where = "model part " + part.FullName();
-  struct Written {
-    std::string name, path;
-    Array array;  // data emptied after writing; dims and type kept for the XDMF
-    const char* center;
-  };
-  std::vector<Written> written;
   const auto write = [&](const std::string& group, const std::string& name, Array array,
                          const char* center) {
     const std::string dataset = results + "/" + group + "/" + name;
     WriteArray(file, dataset, array, name + " of " + where);
     array.reals.clear();
     array.ints.clear();
-    written.push_back({name, dataset, std::move(array), center});
+    step.written.push_back({name, dataset, std::move(array), center});
   };
   std::vector<Value> values(mesh.points.size());
   for (const VariableBase* variable : nodal_historical_) {
@@ -871,8 +914,8 @@ void Hdf5Output::PrintOutput() {
       write(group, variable->Name(), MakeArray(*variable, cell_values, path + ": " + key), center);
     }
   };
-  const char* element_center = topology.container == "Elements" ? "Cell" : nullptr;
-  const char* condition_center = topology.container == "Conditions" ? "Cell" : nullptr;
+  const char* element_center = step.topology.container == "Elements" ? "Cell" : nullptr;
+  const char* condition_center = step.topology.container == "Conditions" ? "Cell" : nullptr;
   entity_data(mesh.elements, element_data_, "element_data_value_variables", "ElementDataValues",
               element_center);
   entity_data(mesh.conditions, condition_data_, "condition_data_value_variables",
@@ -902,41 +945,39 @@ void Hdf5Output::PrintOutput() {
           FlagArray(mesh.conditions.size(),
                     [&](std::size_t r) { return mesh.conditions[r]->Is(*flag); }),
           condition_center);
-  std::string coordinates_path;
   if (write_deformed_) {
     Array array;
     array.dims = {mesh.points.size(), 3};
     for (IndexType p : mesh.points)
       array.reals.insert(array.reals.end(), db.Coordinates(p).begin(), db.Coordinates(p).end());
-    coordinates_path = results + "/NodalCoordinates";
-    WriteArray(file, coordinates_path, array, "current coordinates of " + where);
+    step.coordinates_path = results + "/NodalCoordinates";
+    WriteArray(file, step.coordinates_path, array, "current coordinates of " + where);
   }
-  file.Close();
-  last_files_ = {path};
+}
 
-  // ---- the step's XDMF grid
-  if (!write_xdmf_) return;
+// The step's <Grid> in the XDMF descriptor's time series.
+void Hdf5Output::AddXdmfGrid(const Step& step) {
   std::ostringstream grid;
-  grid << "    <Grid Name=\"" << Escaped(part.FullName()) << "_" << Escaped(label)
+  grid << "    <Grid Name=\"" << Escaped(model_part_.FullName()) << "_" << Escaped(step.label)
        << "\" GridType=\"Uniform\">\n"
-       << "      <Time Value=\"" << ExactDouble(time) << "\"/>\n"
-       << "      <Topology TopologyType=\"" << topology.type << "\" NumberOfElements=\""
-       << topology.cells << "\"";
-  if (topology.type == "Polyvertex" || topology.type == "Polyline")
-    grid << " NodesPerElement=\"" << topology.nodes_per_cell << "\"";
+       << "      <Time Value=\"" << ExactDouble(step.time) << "\"/>\n"
+       << "      <Topology TopologyType=\"" << step.topology.type << "\" NumberOfElements=\""
+       << step.topology.cells << "\"";
+  if (step.topology.type == "Polyvertex" || step.topology.type == "Polyline")
+    grid << " NodesPerElement=\"" << step.topology.nodes_per_cell << "\"";
   grid << ">\n        "
-       << DataItem(mesh_file_, mesh_group_ + "/Xdmf/" + topology.container + "/Topology",
-                   topology.dims, true, 8)
+       << DataItem(mesh_file_, mesh_group_ + "/Xdmf/" + step.topology.container + "/Topology",
+                   step.topology.dims, true, 8)
        << "\n      </Topology>\n"
        << "      <Geometry GeometryType=\"XYZ\">\n        "
-       << (write_deformed_
-               ? DataItem(file_name, coordinates_path, {mesh.points.size(), 3}, false, 8)
-               : DataItem(mesh_file_, mesh_group_ + "/Nodes/Local/Coordinates",
-                          {mesh.points.size(), 3}, false, 8))
+       << (write_deformed_ ? DataItem(step.file_name, step.coordinates_path,
+                                      {step.mesh.points.size(), 3}, false, 8)
+                           : DataItem(mesh_file_, mesh_group_ + "/Nodes/Local/Coordinates",
+                                      {step.mesh.points.size(), 3}, false, 8))
        << "\n      </Geometry>\n";
   std::set<std::pair<std::string, std::string>> names;
   bool radius_written = false;
-  for (const Written& w : written) {
+  for (const Step::Written& w : step.written) {
     if (!w.center) continue;
     std::string name = w.name;
     if (!names.insert({name, w.center}).second) {  // e.g. one variable historical and not
@@ -944,24 +985,23 @@ void Hdf5Output::PrintOutput() {
       names.insert({name, w.center});
     }
     radius_written = radius_written || (w.name == "RADIUS" && std::string(w.center) == "Node");
-    grid << XdmfAttribute(name, w.center, file_name, w.path, w.array);
+    grid << XdmfAttribute(name, w.center, step.file_name, w.path, w.array);
   }
-  if (!radii.empty() && !radius_written) {
+  if (!step.radii.empty() && !radius_written) {
     Array radius;
-    radius.dims = {mesh.points.size()};
+    radius.dims = {step.mesh.points.size()};
     grid << XdmfAttribute("RADIUS", "Node", mesh_file_, mesh_group_ + "/Xdmf/RADIUS", radius);
   }
   grid << "    </Grid>\n";
   auto entry = std::find_if(xdmf_steps_.begin(), xdmf_steps_.end(),
-                            [&](const XdmfStep& s) { return s.label == label; });
-  if (mesh.points.empty()) {  // nothing to show; readers reject empty grids
+                            [&](const XdmfStep& s) { return s.label == step.label; });
+  if (step.mesh.points.empty()) {  // nothing to show; readers reject empty grids
     if (entry != xdmf_steps_.end()) xdmf_steps_.erase(entry);
   } else if (entry != xdmf_steps_.end()) {
-    *entry = {label, time, grid.str()};
+    *entry = {step.label, step.time, grid.str()};
   } else {
-    xdmf_steps_.push_back({label, time, grid.str()});
+    xdmf_steps_.push_back({step.label, step.time, grid.str()});
   }
-  WriteXdmf();
 }
 
 void Hdf5Output::WriteXdmf() const {

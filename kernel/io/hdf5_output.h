@@ -89,6 +89,12 @@ class Hdf5Output {
   std::vector<XdmfStep> xdmf_steps_;
   std::vector<std::string> last_files_;
 
+  // PrintOutput's steps, on one output's state (hdf5_output.cpp).
+  struct Step;
+  void OpenStepFile(Step& step);
+  void WriteMeshIfChanged(Step& step);
+  void WriteResults(Step& step);
+  void AddXdmfGrid(const Step& step);
   void WriteXdmf() const;
 };
 

@@ -1,6 +1,7 @@
 // Python bindings of the kernel utilities that work on a whole model part:
 // FindSkinFaces (kernel/utilities/skin_detection.h), whose faces go out as
-// numpy arrays, one row per face.
+// numpy arrays, one row per face, and PartitionMesh
+// (kernel/parallel/mesh_partition.h), whose parts go out as numpy arrays.
 #include <pybind11/numpy.h>
 #include <pybind11/stl.h>
 
@@ -8,6 +9,7 @@
 
 #include "kernel/geometries/geometry_type.h"
 #include "kernel/model/model_part.h"
+#include "kernel/parallel/mesh_partition.h"
 #include "kernel/python/bindings.h"
 #include "kernel/utilities/skin_detection.h"
 
@@ -45,6 +47,27 @@ py::dict SkinFacesToPython(const std::vector<SkinFace>& faces) {
   return out;
 }
 
+template <class T, class U>
+py::array_t<T> ToArray(const std::vector<U>& values) {
+  py::array_t<T> out(static_cast<py::ssize_t>(values.size()));
+  std::copy(values.begin(), values.end(), out.mutable_data());
+  return out;
+}
+
+py::dict MeshPartitionToPython(const MeshPartition& partition) {
+  py::dict out;
+  out["parts"] = partition.parts;
+  out["element_ids"] = ToArray<std::int64_t>(partition.element_ids);
+  out["element_part"] = ToArray<std::int32_t>(partition.element_part);
+  out["node_ids"] = ToArray<std::int64_t>(partition.node_ids);
+  out["node_owner"] = ToArray<std::int32_t>(partition.node_owner);
+  py::list ghosts;
+  for (const auto& part : partition.ghost_nodes) ghosts.append(ToArray<std::int64_t>(part));
+  out["ghost_nodes"] = ghosts;
+  out["cut_faces"] = partition.cut_faces;
+  return out;
+}
+
 }  // namespace
 
 void AddUtilitiesToPython(py::module_& m) {
@@ -57,6 +80,17 @@ void AddUtilitiesToPython(py::module_& m) {
       "(n, max nodes) int64, padded with -1; 'nodes_number' (n,) int32; 'parent_ids' (n,) "
       "int64; 'local_faces' (n,) int32, the parent's face index, -1 for a membrane, which is "
       "its own face; 'geometries' a list of n names (Triangle3D3, Quadrilateral3D4, Line2D2)");
+  m.def(
+      "PartitionMesh",
+      [](ModelPart& model_part, int parts) {
+        return MeshPartitionToPython(PartitionMesh(model_part, parts));
+      },
+      py::arg("model_part"), py::arg("parts"),
+      "The model part's elements split into `parts` pieces by METIS (dual graph of shared "
+      "faces, fixed seed), as a dict: 'element_ids' and 'element_part' (the part of each "
+      "element, model part order), 'node_ids' and 'node_owner' (the lowest part among each "
+      "node's elements), 'ghost_nodes' (per part, the ascending ids of the nodes its elements "
+      "use and another part owns), 'cut_faces' (dual-graph edges between parts), 'parts'");
 }
 
 }  // namespace tessera::python

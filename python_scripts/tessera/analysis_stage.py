@@ -262,14 +262,20 @@ class AnalysisStage:
         if saved_parts != current_parts:
             raise tessera.Error(f"checkpoint {path} holds the model parts {saved_parts}; this run has "
                                 f"{current_parts} (another deck?)")
-        for name in current_parts:
-            tessera.LoadModelPart(self.model[name], reader, f"/ModelParts/{name}")
         objects = reader.List("/Objects")
-        self._SetStageCheckpointState(json.loads(reader.ReadString("/Objects/Stage/State")))
-        for name, obj in self._GetCheckpointables():
+        checkpointables = self._GetCheckpointables()
+        for name, _ in checkpointables:
             if name not in objects:
                 raise tessera.Error(f"checkpoint {path} holds no state for {name} (another deck or "
                                     "another set of processes?)")
+        # Entities made during the run (a DEM inlet's spheres) exist before
+        # the model parts are loaded.
+        for name, obj in checkpointables:
+            _checkpoint.PrepareCheckpointableState(obj, reader, f"/Objects/{name}")
+        for name in current_parts:
+            tessera.LoadModelPart(self.model[name], reader, f"/ModelParts/{name}")
+        self._SetStageCheckpointState(json.loads(reader.ReadString("/Objects/Stage/State")))
+        for name, obj in checkpointables:
             _checkpoint.RestoreCheckpointableState(obj, reader, f"/Objects/{name}")
         # IS_RESTARTED is left as saved: the ProcessInfo stays bitwise the
         # uninterrupted run's (the stage's time is restored with its state).

@@ -18,6 +18,9 @@ the writer/reader are tessera.CheckpointWriter/Reader, which take and give
 numpy arrays, strings and bytes; C++ state goes through bindings that take
 them. Objects whose state is a few numbers may instead give
 ``GetCheckpointState()`` -> a JSON-able dict and ``SetCheckpointState(dict)``.
+An object whose run creates entities (a DEM inlet's spheres) may also have
+``PrepareLoadCheckpoint(reader, group)``, called before the model parts are
+loaded, to create them (LoadModelPart then fills them).
 
 Loading happens at the end of the stage's Initialize(): the deck is read and
 everything built as for a fresh run, then the saved state replaces it. A run
@@ -53,6 +56,11 @@ def CheckpointableState(obj, writer, group):
         obj.SaveCheckpoint(writer, group)
     if hasattr(obj, "GetCheckpointState"):
         writer.WriteString(group + "/State", json.dumps(obj.GetCheckpointState()))
+
+
+def PrepareCheckpointableState(obj, reader, group):
+    if hasattr(obj, "PrepareLoadCheckpoint"):
+        obj.PrepareLoadCheckpoint(reader, group)
 
 
 def RestoreCheckpointableState(obj, reader, group):

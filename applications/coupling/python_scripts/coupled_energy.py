@@ -57,6 +57,19 @@ class CoupledEnergyMonitor:
         self._file.write("# time " + " ".join(TERMS) + " E_T\n")
         self.Sample(force=True)
 
+    def Restore(self, rows, damping_work):
+        """A continued run (coupled_checkpoint.py): the samples and the
+        damping work of the saved run; the file is written again with them."""
+        self.rows = list(rows)
+        self.damping_work = damping_work
+        self._file.seek(0)
+        self._file.truncate()
+        self._file.write("# coupled DE-FE energy balance (J); E_T = the sum of the terms\n")
+        self._file.write("# time " + " ".join(TERMS) + " E_T\n")
+        for row in self.rows:
+            self._file.write(" ".join(f"{x:.12g}" for x in row) + "\n")
+        self._file.flush()
+
     def AfterStep(self, step, delta_time):
         """Accumulates the Rayleigh dissipation; samples every `interval` steps."""
         if self.alpha > 0.0:

@@ -41,6 +41,9 @@ import numpy as np
 import tessera
 from tessera import _coupling  # noqa: F401  (registers the coupling application)
 
+from tessera.checkpoint import CheckpointSchedule, SignalStop
+
+from .coupled_checkpoint import LoadCoupledCheckpoint, SaveCoupledCheckpoint
 from .coupled_collection import CollectionFiles, WriteCoupledCollection
 from .coupled_energy import CoupledEnergyMonitor
 from .coupling_parameters import CouplingOptions
@@ -57,15 +60,17 @@ def _StructuralStageClass():
         def __init__(self, model, parameters, coupling):
             self._coupling = coupling
             super().__init__(model, parameters)
-            if self._restart_options.save:
-                raise tessera.Error(f"{parameters.Origin()}: 'restart_options.SaveRestart': checkpoints of "
-                                    "coupled DE-FE runs are not provided yet (the DEM side's state is not saved)")
 
+        # One side alone is not the coupled run's state: the coupled stage
+        # writes and reads both (coupled_checkpoint.py); its restart_options
+        # are this deck's.
         def SaveCheckpoint(self, path):
-            raise tessera.Error(f"{path}: checkpoints of coupled DE-FE runs are not provided yet")
+            raise tessera.Error(f"{path}: a coupled run's checkpoint holds both sides; write it with "
+                                "DemStructuresCouplingAnalysis.SaveCheckpoint")
 
         def RestartFrom(self, path):
-            raise tessera.Error(f"{path}: checkpoints of coupled DE-FE runs are not provided yet")
+            raise tessera.Error(f"{path}: a coupled run continues with "
+                                "DemStructuresCouplingAnalysis.RestartFrom")
 
         def ModifyInitialGeometry(self):
             super().ModifyInitialGeometry()
@@ -84,6 +89,14 @@ def _DEMStageClass():
         def __init__(self, model, parameters, coupling):
             self._coupling = coupling
             super().__init__(model, parameters)
+
+        def SaveCheckpoint(self, path):
+            raise tessera.Error(f"{path}: a coupled run's checkpoint holds both sides; write it with "
+                                "DemStructuresCouplingAnalysis.SaveCheckpoint")
+
+        def RestartFrom(self, path):
+            raise tessera.Error(f"{path}: a coupled run continues with "
+                                "DemStructuresCouplingAnalysis.RestartFrom")
 
         def ReadModelParts(self, max_node_id=0, max_elem_id=0, max_cond_id=0):
             super().ReadModelParts(max_node_id, max_elem_id, max_cond_id)
@@ -148,6 +161,8 @@ class DemStructuresCouplingAnalysis:
         self.fe_critical_time_step = None
         self._progress_reporter = None
         self.step = 0
+        self._restart_file = None
+        self._checkpoint_schedule = None
         self.ResetTimings()
 
     # ---- set-up
@@ -262,6 +277,8 @@ class DemStructuresCouplingAnalysis:
             path = os.path.join(self.dem_stage.output_directory or ".", f"{name}_coupled_energy.dat")
             self.energy = CoupledEnergyMonitor(self, path, self.options["energy_samples"])
             self.energy.Start(self.end_time, self.delta_time, self.time)
+        if self._restart_file is not None:
+            self.LoadCheckpoint(self._restart_file)
 
     def _InitializeExplicit(self):
         dem_dt = self.dem_stage._GetSolver().dt
@@ -311,6 +328,7 @@ class DemStructuresCouplingAnalysis:
         reporter = self._progress_reporter
         if reporter is not None:
             reporter.Start(self.time, self.end_time, "DE-FE")
+        self._StartCheckpointSchedule()
         try:
             while self.KeepAdvancingSolutionLoop():
                 self.AdvanceInTime()
@@ -320,12 +338,64 @@ class DemStructuresCouplingAnalysis:
                 self.OutputSolutionStep()
                 if reporter is not None:
                     reporter.Report(self.step, self.time, self.end_time)
+                self._AfterStepCheckpoint()
         except BaseException:
+            self._StopCheckpointSchedule()
             if reporter is not None:
                 reporter.Finish(success=False)
             raise
+        self._StopCheckpointSchedule()
         if reporter is not None:
             reporter.Finish(success=True)
+
+    # ---- checkpoints (coupled_checkpoint.py): written periodically and on
+    # SIGTERM/SIGINT as the structural deck's restart_options say
+    def SaveCheckpoint(self, path):
+        """Both sides' and the coupling's state, between steps."""
+        return SaveCoupledCheckpoint(self, path)
+
+    def RestartFrom(self, path):
+        """Continue the run saved in `path`: call before Initialize(), which
+        then ends by loading it."""
+        if not os.path.isfile(path):
+            raise tessera.Error(f"restart file '{path}' does not exist")
+        self._restart_file = os.path.abspath(path)
+
+    def LoadCheckpoint(self, path):
+        LoadCoupledCheckpoint(self, path)
+        if self.echo_level > 0:
+            print(f"coupling: continued from {path} at time {self.time:g}")
+
+    def GetCheckpointFiles(self):
+        return list(self._checkpoint_schedule.written) if self._checkpoint_schedule else []
+
+    def _StartCheckpointSchedule(self):
+        options = self.structural_stage._restart_options
+        if not options.save:
+            return
+        if self._checkpoint_schedule is None:
+            start = self.structural_stage.project_parameters["problem_data"]["start_time"].GetDouble()
+            self._checkpoint_schedule = CheckpointSchedule(options, start, self.time)
+        self._checkpoint_schedule.InstallSignalHandlers()
+
+    def _StopCheckpointSchedule(self):
+        if self._checkpoint_schedule is not None:
+            self._checkpoint_schedule.RemoveSignalHandlers()
+
+    def _AfterStepCheckpoint(self):
+        schedule = self._checkpoint_schedule
+        if schedule is None:
+            return
+        if schedule.IsDue(self.step, self.time):
+            schedule.Remember(self.SaveCheckpoint(schedule.FileFor(self.step)))
+            schedule.Advance(self.time)
+        if schedule.pending_signal is not None:
+            path = schedule.FileFor(self.step)
+            if path not in schedule.written:
+                schedule.Remember(self.SaveCheckpoint(path))
+            print(f"coupling: signal {schedule.pending_signal} received; checkpoint {path} written at "
+                  f"time {self.time:.9g}, stopping", flush=True)
+            raise SignalStop(schedule.pending_signal, path)
 
     def AdvanceInTime(self):
         structure, dem = self.structural_stage, self.dem_stage

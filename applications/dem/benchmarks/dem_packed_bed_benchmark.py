@@ -1,7 +1,15 @@
 """DEM packed bed side by side with LAMMPS and LIGGGHTS: particle-steps per second.
 
     PYTHONPATH=build/python /usr/bin/python3 applications/dem/benchmarks/dem_packed_bed_benchmark.py \
-        [--nx 40 --ny 40 --nz 20] [--steps 500] [--threads 1 2] [--peers lammps liggghts]
+        [--case bed|gas] [--nx 40 --ny 40 --nz 20] [--steps 500] [--threads 1 2] \
+        [--peers lammps liggghts]
+
+`--case gas` is the dynamic counterpart: the same spheres on a lattice of
+spacing 3R (packing fraction 0.16) with random velocities of σ 1 m/s, poured
+into the same box: the fastest spheres cross half the 1 mm skin in a few
+steps, so every code rebuilds its lists often (LAMMPS and LIGGGHTS when a
+sphere has moved half the skin, Tessera's adaptive search likewise, with 50
+steps as its longest interval); the number of rebuilds of each is printed.
 
 The case: nx*ny*nz equal spheres (R 5 mm, ρ 2500 kg/m³, E 1e7 Pa, ν 0.25;
 friction 0.4, restitution 0.5) on a simple cubic lattice of spacing 2R jittered
@@ -20,7 +28,9 @@ get the same numbers (this script derives them from Tessera's pair table):
            fix wall/gran hooke/history with the wall pair's k_n, k_t, γ (m* = m);
   LIGGGHTS pair gran model hooke/stiffness tangential history limitForce on
            (k_n, k_t, γ_n, γ_t as property/global per type pair; the walls are
-           atom type 2), fix wall/gran primitive planes.
+           atom type 2), fix wall/gran primitive planes with limitForce on.
+LAMMPS' fix wall/gran (29 Sep 2021) has no limit_damping: at its walls the
+normal damping may pull at the end of an impact (see the agreement check).
 With equal spheres m* = m/2 and R* = R/2 for every pair, so one k and γ per pair
 type reproduce Tessera's per-pair values exactly. What still differs (documented,
 not tuned away): the contact arm (Tessera: centre to contact point R - δ/2;
@@ -67,7 +77,8 @@ SKIN = 0.001
 GRAVITY = 9.81
 SEARCH_FREQUENCY = 50
 JITTER = 5e-6
-VELOCITY_SPREAD = 0.05
+# The two cases: lattice spacing in radii and the spread of the initial velocities.
+CASES = {"bed": dict(spacing=2.0, velocity_spread=0.05), "gas": dict(spacing=3.0, velocity_spread=1.0)}
 
 # Agreement between codes (bulk measures after the run). The peers' force laws
 # equal Tessera's up to the differences listed above, which act only on
@@ -78,13 +89,13 @@ HEIGHT_DROP_TOLERANCE = 0.03
 KINETIC_TOLERANCE = 0.10
 
 
-def LatticeState(nx, ny, nz, seed=11):
+def LatticeState(nx, ny, nz, case="bed", seed=11):
     """Positions and velocities of the initial lattice (same for every code)."""
     rng = np.random.default_rng(seed)
-    spacing = 2.0 * RADIUS
+    spacing = CASES[case]["spacing"] * RADIUS
     cells = np.array([(a, b, c) for c in range(nz) for b in range(ny) for a in range(nx)], float)
     positions = cells * spacing + RADIUS + rng.uniform(-JITTER, JITTER, size=cells.shape)
-    velocities = rng.normal(0.0, VELOCITY_SPREAD, size=cells.shape)
+    velocities = rng.normal(0.0, CASES[case]["velocity_spread"], size=cells.shape)
     box = np.array([nx * spacing, ny * spacing, nz * spacing])
     return positions, velocities, box
 
@@ -158,7 +169,7 @@ def TesseraWorker(args):
     """One Tessera run in this process; prints one JSON line."""
     import tessera
     import tessera.dem  # noqa: F401  (loaded before the baseline: not per-particle memory)
-    positions, velocities, box = LatticeState(args.nx, args.ny, args.nz)
+    positions, velocities, box = LatticeState(args.nx, args.ny, args.nz, args.case)
     rss0 = ResidentBytes()
     model, strategy = BuildTessera(positions, velocities, box)
     rss_nodes = ResidentBytes()
@@ -168,17 +179,18 @@ def TesseraWorker(args):
     parameters = PeerParameters(strategy)
     z0 = float(np.mean(np.asarray(strategy.Particles.position)[:, 2]))
     t = 0.0
-    start = time.perf_counter()
+    start, cpu_start = time.perf_counter(), time.process_time()
     for _ in range(args.steps):
         t += DELTA_TIME
         strategy.SolveSolutionStep(t)
-    elapsed = time.perf_counter() - start
+    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     # The Verlet list stays valid if no sphere moves half the margin between
     # searches: checked with the fastest sphere at the start and at the end
     # (the bed loses its random motion; gravity adds < 0.1 m/s over the run).
+    # The gas relies on the adaptive search instead, which is what it measures.
     fastest = max(float(np.max(np.linalg.norm(velocities, axis=1))), strategy.MaximumSpeed())
     per_search = fastest * SEARCH_FREQUENCY * DELTA_TIME
-    if per_search > 0.5 * SKIN:
+    if args.case == "bed" and per_search > 0.5 * SKIN:
         sys.exit(f"spheres move {per_search:.3g} m between searches: more than half "
                  f"the {SKIN} m margin")
     rss1 = ResidentBytes()
@@ -188,7 +200,7 @@ def TesseraWorker(args):
     z1 = float(np.mean(np.asarray(p.position)[:, 2]))
     estimate = strategy.EstimateTimeStep(1.0)
     print(json.dumps(dict(
-        elapsed=elapsed, kinetic=kinetic, z0=z0, z1=z1, rss_nodes=rss_nodes - rss0, rss_model=rss_model - rss0,
+        elapsed=elapsed, cpu=cpu, kinetic=kinetic, z0=z0, z1=z1, rss_nodes=rss_nodes - rss0, rss_model=rss_model - rss0,
         rss_total=rss1 - rss0, held=strategy.GetMemoryReport(),
         contacts=strategy.NumberOfParticleContacts(),
         searches=[strategy.NumberOfSearches(), strategy.NumberOfEarlySearches()]
@@ -262,11 +274,11 @@ fix m4 all property/global gammat peratomtypepair 2 {matrix('gamma_t')}
 fix m5 all property/global coefficientFriction peratomtypepair 2 {matrix('mu')}
 pair_style gran {model} limitForce on
 pair_coeff * *
-fix floor all wall/gran {model} primitive type 2 zplane 0.0
-fix xlo all wall/gran {model} primitive type 2 xplane 0.0
-fix xhi all wall/gran {model} primitive type 2 xplane {box[0]!r}
-fix ylo all wall/gran {model} primitive type 2 yplane 0.0
-fix yhi all wall/gran {model} primitive type 2 yplane {box[1]!r}
+fix floor all wall/gran {model} primitive type 2 zplane 0.0 limitForce on
+fix xlo all wall/gran {model} primitive type 2 xplane 0.0 limitForce on
+fix xhi all wall/gran {model} primitive type 2 xplane {box[0]!r} limitForce on
+fix ylo all wall/gran {model} primitive type 2 yplane 0.0 limitForce on
+fix yhi all wall/gran {model} primitive type 2 yplane {box[1]!r} limitForce on
 fix integrate all nve/sphere
 fix weight all gravity {GRAVITY} vector 0.0 0.0 -1.0
 timestep {DELTA_TIME}
@@ -308,6 +320,8 @@ def Load():
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--case", choices=sorted(CASES), default="bed",
+                        help="bed: the packed bed; gas: loose fast spheres poured into the box")
     parser.add_argument("--nx", type=int, default=40)
     parser.add_argument("--ny", type=int, default=40)
     parser.add_argument("--nz", type=int, default=20)
@@ -325,12 +339,12 @@ def main():
 
     n = args.nx * args.ny * args.nz
     load_start = Load()
-    print(f"packed bed: {n} spheres ({args.nx} x {args.ny} x {args.nz}), {args.steps} steps of "
+    print(f"{'packed bed' if args.case == 'bed' else 'loose gas'}: {n} spheres ({args.nx} x {args.ny} x {args.nz}), {args.steps} steps of "
           f"{DELTA_TIME} s; load average at start {load_start:.2f} on {os.cpu_count()} cores")
     ours = {}
     def RunTessera(threads):
         env = ThreadEnvironment(threads, args.wait_policy)
-        command = [sys.executable, os.path.abspath(__file__), "--nx", str(args.nx), "--ny",
+        command = [sys.executable, os.path.abspath(__file__), "--case", args.case, "--nx", str(args.nx), "--ny",
                    str(args.ny), "--nz", str(args.nz), "--steps", str(args.steps),
                    "--worker-threads", str(threads)]
         result = subprocess.run(command, env=env, capture_output=True, text=True)
@@ -360,7 +374,7 @@ def main():
           f"Δt/Δt_crit {DELTA_TIME / reference['critical_time_step']:.3f}")
 
     peers = {}
-    positions, velocities, box = LatticeState(args.nx, args.ny, args.nz)
+    positions, velocities, box = LatticeState(args.nx, args.ny, args.nz, args.case)
     workdir = tempfile.mkdtemp(prefix="dem_packed_bed_")
     try:
         data = os.path.join(workdir, "bed.data")
@@ -433,11 +447,20 @@ def main():
         drop_ours, drop_peer = z0 - one["z1"], z0 - r["z1"]
         drop_error = abs(drop_peer - drop_ours) / abs(drop_peer)
         kinetic_error = abs(r["kinetic"] - one["kinetic"]) / r["kinetic"]
-        ok = drop_error <= HEIGHT_DROP_TOLERANCE and kinetic_error <= KINETIC_TOLERANCE
+        # The mean height changes only through the walls' impulses (pair forces
+        # cancel). LAMMPS' fix wall/gran of this version has no limit_damping:
+        # its wall damping pulls at the end of an impact (one sphere at 1 m/s on
+        # the floor rebounds with e 0.41 there, 0.47 in Tessera and in LIGGGHTS
+        # with limitForce), which the bed, at rest on its floor, does not feel
+        # and the gas, striking the walls, does: not compared there.
+        compare_drop = not (peer == "lammps" and args.case == "gas")
+        ok = (drop_error <= HEIGHT_DROP_TOLERANCE or not compare_drop) and \
+            kinetic_error <= KINETIC_TOLERANCE
         print(f"agreement with {peer}: mean height drop {100 * drop_error:.2f} % "
-              f"(tolerance {100 * HEIGHT_DROP_TOLERANCE:.0f} %), kinetic energy "
-              f"{100 * kinetic_error:.2f} % (tolerance {100 * KINETIC_TOLERANCE:.0f} %): "
-              f"{'ok' if ok else 'DISAGREE'}")
+              + (f"(tolerance {100 * HEIGHT_DROP_TOLERANCE:.0f} %)" if compare_drop
+                 else "(not compared: LAMMPS' walls let their damping pull)")
+              + f", kinetic energy {100 * kinetic_error:.2f} % (tolerance "
+              f"{100 * KINETIC_TOLERANCE:.0f} %): {'ok' if ok else 'DISAGREE'}")
         if not ok:
             failures.append(peer)
     print(f"load average at end {load_end:.2f}"

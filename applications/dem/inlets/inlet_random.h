@@ -42,6 +42,10 @@ class InletRandom {
     return u * std::sqrt(-2.0 * std::log(s) / s);
   }
 
+  // The generator's whole state (a checkpoint saves and restores it).
+  std::uint64_t State() const { return state_; }
+  void SetState(std::uint64_t state) { state_ = state; }
+
  private:
   std::uint64_t state_;
 };

@@ -53,6 +53,7 @@ class ModelPart;
 namespace tessera::dem {
 
 class ExplicitSolverStrategy;
+struct InletsCheckpointAccess;  // io/dem_checkpoint.cpp
 
 // A radius table of dem_inlets_settings.<inlet>.random_variable_settings
 // (possible_values / relative_frequencies, or pdf_breakpoints / pdf_values).
@@ -82,6 +83,8 @@ class ParticleInlets {
   double InjectedMass(std::size_t i) const { return inlets_[i].injected_mass; }
 
  private:
+  // Saves and restores the inlets' counters and random generators.
+  friend struct InletsCheckpointAccess;
   struct Inlet {
     std::string name;  // full name, for messages
     std::vector<Array3> points;

@@ -607,6 +607,8 @@ void BindInlets(py::module_& m) {
 namespace tessera::dem {
 // Non-smooth contact dynamics (nonsmooth/python/nonsmooth_bindings.cpp).
 void BindNonsmooth(py::module_& m);
+// Restart checkpoints (io/python/checkpoint_bindings.cpp).
+void BindCheckpoint(py::module_& m);
 }  // namespace tessera::dem
 
 PYBIND11_MODULE(_dem, m) {
@@ -620,4 +622,5 @@ PYBIND11_MODULE(_dem, m) {
   BindStrategy(m);
   BindInlets(m);
   tessera::dem::BindNonsmooth(m);
+  tessera::dem::BindCheckpoint(m);
 }

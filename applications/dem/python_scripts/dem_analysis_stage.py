@@ -426,6 +426,57 @@ class DEMSolver(PythonSolver):
     def Check(self):
         return 0
 
+    # ---- checkpoints (tessera.checkpoint; the layout in docs/file_formats.md):
+    # the strategy's and the inlets' state (applications/dem/io/dem_checkpoint.h)
+    # under <group>/Strategy and <group>/Inlets, Δt in the JSON state. Loading
+    # runs in two parts: the spheres' model part first gets the spheres the
+    # checkpoint holds (inlets made some during the run), then, after the
+    # kernel has loaded the model parts, the strategy's state.
+    def SaveCheckpoint(self, writer, group):
+        if self.strategy is None:
+            raise tessera.Error(f"checkpoint {writer.path}: the DEM solver is saved only after Initialize()")
+        if self._IsMoreauJean():
+            raise tessera.Error(f"checkpoint {writer.path}: checkpoints of moreau_jean_strategy runs are "
+                                "not provided (their contact state is not saved); the explicit and "
+                                "continuum strategies write them")
+        writer.WriteString(group + "/Type", type(self).__name__)
+        _dem.SaveStrategyCheckpoint(self.strategy, writer, group + "/Strategy")
+        if self.inlets is not None:
+            _dem.SaveInletCheckpoint(self.inlets, writer, group + "/Inlets")
+
+    def _CheckSavedSolver(self, reader, group):
+        if not reader.Has(group + "/Type"):
+            raise tessera.Error(f"checkpoint {reader.path} has no {group}/Type: it holds no DEM solver state")
+        saved = reader.ReadString(group + "/Type")
+        if saved != type(self).__name__:
+            raise tessera.Error(f"checkpoint {reader.path} was written by a {saved}, not a {type(self).__name__}")
+        if self._IsMoreauJean():
+            raise tessera.Error(f"checkpoint {reader.path}: moreau_jean_strategy runs cannot continue from "
+                                "a checkpoint")
+        for part, present in (("Strategy", True), ("Inlets", self.inlets is not None)):
+            if reader.Has(f"{group}/{part}") != present:
+                raise tessera.Error(
+                    f"checkpoint {reader.path} {'has no' if present else 'has a'} {group}/{part} "
+                    f"where this run has {'a' if present else 'no'} DEM {part.lower()} state "
+                    "(another deck?)")
+
+    def PrepareLoadCheckpoint(self, reader, group):
+        self._CheckSavedSolver(reader, group)
+        _dem.PrepareSpheresForCheckpoint(self.strategy, self.inlets, reader, group + "/Strategy",
+                                         "/ModelParts/SpheresPart")
+
+    def LoadCheckpoint(self, reader, group):
+        self._CheckSavedSolver(reader, group)
+        _dem.LoadStrategyCheckpoint(self.strategy, reader, group + "/Strategy")
+        if self.inlets is not None:
+            _dem.LoadInletCheckpoint(self.inlets, reader, group + "/Inlets")
+
+    def GetCheckpointState(self):
+        return {"dt": self.dt}
+
+    def SetCheckpointState(self, state):
+        self.dt = state["dt"]
+
 
 class DEMAnalysisStage(AnalysisStage):
     """Kratos' DEM stage: DEMAnalysisStage(model, project_parameters)."""
@@ -469,17 +520,6 @@ class DEMAnalysisStage(AnalysisStage):
 
     def _GetAllowedTopLevelKeys(self):
         return None  # dem_parameters validated them already
-
-    # The strategy's contact histories, search state, inlets and walls are not
-    # in the checkpoints yet: refuse rather than continue from a wrong state.
-    _NO_CHECKPOINTS = ("checkpoints of DEM runs are not provided yet (the strategy's contact "
-                       "histories, search, wall and inlet state are not saved)")
-
-    def SaveCheckpoint(self, path):
-        raise tessera.Error(f"{path}: {self._NO_CHECKPOINTS}")
-
-    def RestartFrom(self, path):
-        raise tessera.Error(f"{path}: {self._NO_CHECKPOINTS}; --restart is not available")
 
     def _CreateSolver(self):
         return DEMSolver(self.model, self)

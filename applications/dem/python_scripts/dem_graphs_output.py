@@ -80,6 +80,14 @@ class DEMGraphsOutput(tessera.Process):
     def IsOutputStep(self):
         return self.schedule.IsOutputStep()
 
+    # A continued run (tessera.checkpoint) writes at the times the
+    # uninterrupted one would; its files start afresh.
+    def GetCheckpointState(self):
+        return {"next_output": self.schedule.next_output}
+
+    def SetCheckpointState(self, state):
+        self.schedule.next_output = state["next_output"]
+
     def PrintOutput(self):
         self._Write()
         self.schedule.ScheduleNext()

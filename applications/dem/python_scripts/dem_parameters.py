@@ -43,6 +43,8 @@ DEFAULTS = {
     "solver_settings": {},
     "processes": {},
     "output_processes": {},
+    # checkpoints (tessera.checkpoint.RestartOptions checks the keys inside)
+    "restart_options": {},
     # time integration
     "MaxTimeStep": 5e-5,
     "FinalTime": 0.05,

@@ -239,6 +239,8 @@ struct NewParticle {
   const std::string* element_type = nullptr;
 };
 
+struct StrategyCheckpointAccess;  // io/dem_checkpoint.cpp
+
 class ExplicitSolverStrategy {
  public:
   // `walls` may be null (no walls). The model parts must outlive the strategy.
@@ -339,6 +341,8 @@ class ExplicitSolverStrategy {
   void SetDeltaTime(double dt);
 
  private:
+  // Saves and restores every member that carries state from step to step.
+  friend struct StrategyCheckpointAccess;
   struct PairContacts {
     std::vector<std::uint32_t> first, second;  // i < j, sorted
     std::vector<PairHistory> history;
