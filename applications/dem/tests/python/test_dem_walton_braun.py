@@ -419,13 +419,11 @@ def RestartedDeck(tmp_path, monkeypatch, law, n=60, k=30):
 
 
 def test_a_restart_mid_contact_continues_bitwise_with_the_side_table(tmp_path, monkeypatch):
-    """Where this build writes checkpoints (applications/dem/io/dem_checkpoint:
-    the strategy's contact lists saved as their columns), the side tables go
-    with the records: 30 steps, a checkpoint and 30 more in a fresh model end
-    bitwise as 60 straight (500 spheres pressed against one another and the
-    walls at the checkpoint, so that a lost δ_max changes their forces)."""
-    if not hasattr(Dem(), "SaveStrategyCheckpoint"):
-        pytest.skip("this build writes no DEM checkpoints")
+    """A checkpoint (applications/dem/io/dem_checkpoint: the strategy's contact
+    lists saved as their columns) holds the side tables with the records: 30
+    steps, a checkpoint and 30 more in a fresh model end bitwise as 60
+    straight (500 spheres pressed against one another and the walls at the
+    checkpoint, so that a lost δ_max changes their forces)."""
     straight, continued, datasets = RestartedDeck(tmp_path, monkeypatch, LAW)
     assert any(name.endswith("PairContacts/extra_history") for name in datasets)
     assert any(name.endswith("WallContacts/extra_history") for name in datasets)
