@@ -2,11 +2,12 @@
 // kernel's lanes (applications/dem/contact_laws/laws/viscous_coulomb.h): each
 // law, the build's and the test-only ones (contact_laws/stiff_linear_law.h,
 // contact_laws/plastic_linear_law.h, each one header and one list entry), runs
-// on four lanes and through ComputeContactForce, contact by contact, with
-// bitwise the same force, powers and history over a load-unload sequence; the
-// test laws also match their closed forms. A law keeping more than the
-// record's five doubles (PlasticLinear, eight) gets the rest from its side
-// table row, and is an error without one. Header-only, as
+// on four and eight lanes (lane_math.h: the batch kernel's widths, emulated)
+// and through ComputeContactForce, contact by contact, with bitwise the same
+// force, powers and history over a load-unload sequence; the test laws and
+// the Walton–Braun law also match their closed forms. A law keeping more than
+// the record's five doubles (PlasticLinear, eight) gets the rest from its
+// side table row, and is an error without one. Header-only, as
 // test_contact_law_list.cpp.
 #include <gtest/gtest.h>
 
@@ -37,9 +38,10 @@ static_assert(LawExtraHistory<StiffLinear> == 0 && LawExtraHistory<PlasticLinear
 
 constexpr std::size_t kMaxHistory = 8;
 
-PairParameters Pair(ContactLaw law, double damping) {
+PairParameters Pair(ContactLaw law, double damping, double restitution = 1.0) {
   PairParameters p;
   p.law = law;
+  p.restitution = restitution;
   p.effective_young = 1e5;
   p.effective_shear = 3e4;
   p.damping_ratio = damping;
@@ -79,20 +81,39 @@ struct Result {
 
 std::uint64_t Bits(double x) { return std::bit_cast<std::uint64_t>(x); }
 
+// The lane widths of the batch kernel: four (AVX2) and eight (AVX-512), here
+// emulated (lane_math.h), so that a law's Force is checked at both widths on
+// any processor.
+struct FourLanes {
+  using Vec = Lanes4;
+  using Mask = Mask4;
+  using Math = TestLaneMath;
+  using Friction = TestLaneFriction;
+  static constexpr std::size_t kLanes = 4;
+};
+struct EightLanes {
+  using Vec = Lanes8;
+  using Mask = Mask8;
+  using Math = TestLaneMath8;
+  using Friction = TestLaneFriction8;
+  static constexpr std::size_t kLanes = 8;
+};
+
 // `steps` evaluations of law L, lane by lane through ComputeContactForce and
-// on four lanes through L's Force; every value of every step compared bit
-// for bit. Returns the scalar results of the last step.
-template <class L>
-std::array<Result, kTestLanes> RunBothPaths(double damping, int steps) {
-  const PairParameters p = Pair(LaneTestLaws::Id<L>(), damping);
+// on W's lanes through L's Force; every value of every step compared bit for
+// bit. Returns the scalar results of the last step.
+template <class L, class W = FourLanes>
+std::array<Result, W::kLanes> RunBothPaths(double damping, int steps, double restitution = 1.0) {
+  using Vec = typename W::Vec;
+  const PairParameters p = Pair(LaneTestLaws::Id<L>(), damping, restitution);
   const double factor = TangentialDampingFactor(p);
   constexpr std::size_t kDoubles = L::kHistoryDoubles;
-  std::array<Result, kTestLanes> scalar{};
-  Lanes4 h[kDoubles] = {};
-  Mask4 sliding{};
+  std::array<Result, W::kLanes> scalar{};
+  Vec h[kDoubles] = {};
+  typename W::Mask sliding{};
   for (int step = 0; step < steps; ++step) {
-    LawContact<Lanes4> lanes{};
-    for (std::size_t l = 0; l < kTestLanes; ++l) {
+    LawContact<Vec> lanes{};
+    for (std::size_t l = 0; l < W::kLanes; ++l) {
       const Step s = ContactAt(l, step);
       Result& r = scalar[l];
       Array3 spring{r.history[0], r.history[1], r.history[2]};
@@ -107,22 +128,23 @@ std::array<Result, kTestLanes> RunBothPaths(double damping, int steps) {
       lanes.sx[l] = s.displacement[0], lanes.sy[l] = s.displacement[1];
       lanes.sz[l] = s.displacement[2];
     }
-    lanes.young = Lanes4{} + p.effective_young;
-    lanes.shear = Lanes4{} + p.effective_shear;
-    lanes.damping_ratio = Lanes4{} + p.damping_ratio;
-    lanes.tangential_damping = Lanes4{} + factor;
+    lanes.young = Vec{} + p.effective_young;
+    lanes.shear = Vec{} + p.effective_shear;
+    lanes.damping_ratio = Vec{} + p.damping_ratio;
+    lanes.tangential_damping = Vec{} + factor;
     lanes.damping_factor_given = true;
-    lanes.dt = Lanes4{} + 1e-5;
-    const TestLaneFriction friction{Lanes4{} + p.static_friction, Lanes4{} + p.dynamic_friction};
-    const LawForce<Lanes4, Mask4> f =
-        L::template Force<L, Lanes4, TestLaneMath, true>(lanes, h, sliding, friction);
+    lanes.dt = Vec{} + 1e-5;
+    lanes.restitution = Vec{} + p.restitution;
+    const typename W::Friction friction{Vec{} + p.static_friction, Vec{} + p.dynamic_friction};
+    const LawForce<Vec, typename W::Mask> f =
+        L::template Force<L, Vec, typename W::Math, true>(lanes, h, sliding, friction);
     sliding = f.slip;
-    Lanes4 ex, ey, ez;
+    Vec ex, ey, ez;
     L::ElasticForce(lanes, h, ex, ey, ez);
-    for (std::size_t l = 0; l < kTestLanes; ++l) {
+    for (std::size_t l = 0; l < W::kLanes; ++l) {
       const Result& r = scalar[l];
-      SCOPED_TRACE(std::string(L::kName) + " lane " + std::to_string(l) + " step " +
-                   std::to_string(step));
+      SCOPED_TRACE(std::string(L::kName) + " lane " + std::to_string(l) + " of " +
+                   std::to_string(W::kLanes) + " step " + std::to_string(step));
       EXPECT_EQ(Bits(r.force.force[0]), Bits(f.fx[l]));
       EXPECT_EQ(Bits(r.force.force[1]), Bits(f.fy[l]));
       EXPECT_EQ(Bits(r.force.force[2]), Bits(f.fz[l]));
@@ -151,6 +173,17 @@ TEST(ContactLawLanes, EveryLawIsBitwiseTheSameOnLanesAndScalar) {
     }
   });
   EXPECT_TRUE(slid) << "the sequence never reaches the slider";
+}
+
+TEST(ContactLawLanes, EveryLawIsBitwiseTheSameOnEightLanesAndScalar) {
+  // The eight-lane (AVX-512) width of the batch kernel, emulated: each law's
+  // Force is the same source at that width too. (The kernel's own eight-lane
+  // code around the law, the gathers and the geometry, needs AVX-512 to run.)
+  LaneTestLaws::ForEach([&]<class L>(std::type_identity<L>) {
+    if constexpr (!L::kPlanar)
+      for (double damping : {0.0, 0.3}) RunBothPaths<L, EightLanes>(damping, 12);
+  });
+  RunBothPaths<LinearWaltonBraun, EightLanes>(0.0, 12, 0.5);
 }
 
 TEST(ContactLawLanes, TheStiffTestLawIsTwiceTheLinearLaw) {
@@ -190,6 +223,31 @@ TEST(ContactLawLanes, ThePlasticTestLawKeepsEightDoublesAndUnloadsAlongItsClosed
   // Fully unloaded below δ_0 (step 11: δ = δ_max / 6 < 3/4 δ_max): no force.
   const auto unloaded = RunBothPaths<PlasticLinear>(0.0, 12);
   EXPECT_EQ(unloaded[0].force.normal_force, 0.0);
+}
+
+TEST(ContactLawLanes, TheWaltonBraunLawUnloadsAlongK2FromItsLargestOverlap) {
+  // laws/linear_walton_braun.h with e = 0.5: k_2 = k_1 / e² = 4 k_1, δ_0 =
+  // δ_max (1 - e²), F_ne = k_1 δ loading, max(0, k_2 (δ - δ_0)) after step 5
+  // (ContactAt); undamped, F_n = F_ne. Tolerance as for the test law above.
+  const double e = 0.5;
+  for (int steps = 1; steps <= 12; ++steps) {
+    const auto last = RunBothPaths<LinearWaltonBraun>(0.0, steps, e);
+    for (std::size_t l = 0; l < kTestLanes; ++l) {
+      const Step s = ContactAt(l, steps - 1);
+      const double k1 = 2.0 * 1e5 * s.radius;
+      const double largest = ContactAt(l, 5).overlap;
+      const double reached = steps >= 6 ? largest : s.overlap;
+      const double expected =
+          steps <= 6 ? k1 * s.overlap
+                     : std::max(0.0, k1 / (e * e) * (s.overlap - reached * (1.0 - e * e)));
+      SCOPED_TRACE("lane " + std::to_string(l) + " steps " + std::to_string(steps));
+      EXPECT_NEAR(last[l].force.normal_force, expected, 1e-12 * k1 * largest);
+      EXPECT_EQ(last[l].history[LinearWaltonBraun::kLargestOverlap], reached);
+      // Stored energy F_ne² / (2 k_2) on both branches.
+      EXPECT_NEAR(last[l].force.elastic_energy, expected * expected * e * e / (2.0 * k1),
+                  1e-12 * k1 * largest * largest);
+    }
+  }
 }
 
 TEST(ContactLawLanes, ALawWithMoreHistoryNeedsItsSideTableRow) {

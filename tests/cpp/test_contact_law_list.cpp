@@ -46,11 +46,11 @@ ContactForce Evaluate(const PairParameters& p, PairHistory& history, std::uint8_
 }
 
 TEST(ContactLawList, NamesAndIdsComeFromTheList) {
-  EXPECT_EQ(ContactLaws::size, 5u);
+  EXPECT_EQ(ContactLaws::size, 6u);
   EXPECT_EQ(TestLaws::size, ContactLaws::size + 1);
-  EXPECT_EQ(TestLaws::IndexOfName("TEST_Stiff_linear"), 5);
+  EXPECT_EQ(TestLaws::IndexOfName("TEST_Stiff_linear"), 6);
   EXPECT_EQ(ContactLaws::IndexOfName("TEST_Stiff_linear"), -1);
-  EXPECT_EQ(TestLaws::Id<test_laws::StiffLinear>(), static_cast<ContactLaw>(5));
+  EXPECT_EQ(TestLaws::Id<test_laws::StiffLinear>(), static_cast<ContactLaw>(6));
   // The build's laws keep their ids in the longer list.
   ContactLaws::ForEach([]<class L>(std::type_identity<L>) {
     EXPECT_EQ(TestLaws::Id<L>(), ContactLaws::Id<L>()) << L::kName;
@@ -68,7 +68,7 @@ TEST(ContactLawList, AnIdOutsideTheListIsAnErrorNamingIt) {
     IsPlanarLaw(stray);
     FAIL() << "no error for a law outside the list";
   } catch (const Error& error) {
-    EXPECT_NE(std::string(error.what()).find("contact law id 5 is none of the 5 laws"),
+    EXPECT_NE(std::string(error.what()).find("contact law id 6 is none of the 6 laws"),
               std::string::npos)
         << error.what();
   }

@@ -7,6 +7,7 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cmath>
 #include <cstddef>
 #include <cstdint>
@@ -65,11 +66,23 @@ constexpr std::size_t ExtraHistoryDoubles() {
   });
   return widest;
 }
-// The DEM strategy's contact lists hold the record only (the side table is not
-// allocated there yet): a law of the build's list that keeps more history
-// fails here, at compile time, rather than losing its state.
-static_assert(ExtraHistoryDoubles<ContactLaws>() == 0,
-              "a law of the build keeps more history than the strategy's contact lists hold");
+
+// The side table of the DEM strategy's contact lists: one row of the widest
+// extra history of the build's laws per contact, carried, permuted and erased
+// with the records. Its doubles are scalars of the pair (they stay as they
+// are when the pair's two bodies change places), and a new contact's row is
+// zero. Where no law of the build keeps more than five doubles the rows are
+// empty and the lists never touch them (`if constexpr` on the width); where
+// some law does, a run allocates the table only when one of its material
+// pairs uses such a law (LawKeepsExtraHistory).
+inline constexpr std::size_t kExtraHistoryDoubles = ExtraHistoryDoubles<ContactLaws>();
+using ExtraHistoryRow = std::array<double, kExtraHistoryDoubles>;
+
+// Whether `law` keeps doubles in the side table.
+template <class Laws = ContactLaws>
+inline bool LawKeepsExtraHistory(ContactLaw law) {
+  return Laws::Visit(law, []<class L>(std::type_identity<L>) { return LawExtraHistory<L> > 0; });
+}
 
 // The error of a law with extra history evaluated without its side table row.
 [[noreturn, gnu::cold, gnu::noinline]] inline void ThrowMissingExtraHistory(const char* law,
@@ -108,7 +121,7 @@ inline double DecayedFriction(const PairParameters& p, double v2) {
 // `dt` the time step (for the slider's dissipated power);
 // `tangential_damping_factor`, when >= 0, is TangentialDampingFactor(p).
 // `extra_history`: the doubles a law keeps past the five of the record
-// (kHistoryDoubles - 5, LawHistory), null for the laws that keep five or less.
+// (kHistoryDoubles - 5, LawExtraHistory), null for the laws that keep five or less.
 // The arithmetic is the law's Force (laws/law_defaults.h) on doubles, the
 // source that the batch kernel runs on its lanes.
 // Always inlined: it is the body of the contact loops, and a call per contact
@@ -136,7 +149,8 @@ template <class Laws = ContactLaws>
                              p.damping_ratio,
                              tangential_damping_factor,
                              tangential_damping_factor >= 0.0,
-                             dt};
+                             dt,
+                             p.restitution};
   // μ: FRICTION_DECAY's blend with the sliding speed, else static while
   // sticking and dynamic once it slid.
   auto friction = [&p](bool sliding, double tvx, double tvy, double tvz) {
@@ -174,7 +188,12 @@ template <class Laws = ContactLaws>
     out.force = Array3{f.fx, f.fy, f.fz};
     out.elastic_force = Array3{ex, ey, ez};
     out.normal_force = f.normal_force;
-    out.elastic_energy = L::Energy(h[kNormalElasticForce], overlap);
+    // A law whose stored energy depends on more than F_ne and δ (a plastic
+    // law's unloading spring) gives it from its history.
+    if constexpr (requires { L::HistoryEnergy(c, h); })
+      out.elastic_energy = L::HistoryEnergy(c, h);
+    else
+      out.elastic_energy = L::Energy(h[kNormalElasticForce], overlap);
     out.damping_power = f.damping_power;
     out.friction_power = f.friction_power;
   });

@@ -351,8 +351,13 @@ void MaterialTable::Build(const std::vector<const Properties*>& materials,
       // Equal frictions need no blend (and keep the switch's arithmetic).
       if (decay >= 0.0 && pair.static_friction != pair.dynamic_friction)
         pair.friction_decay = decay;
-      ContactLaws::Visit(pair.law,
-                         [&]<class L>(std::type_identity<L>) { L::FinishRelation(pair); });
+      // (A law's own check of the relation names the pair here.)
+      try {
+        ContactLaws::Visit(pair.law,
+                           [&]<class L>(std::type_identity<L>) { L::FinishRelation(pair); });
+      } catch (const Error& error) {
+        TESSERA_ERROR(where, ": ", error.what());
+      }
 
       const MaterialConstants& ca = constants_[a];
       const MaterialConstants& cb = constants_[b];

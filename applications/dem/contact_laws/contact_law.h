@@ -28,6 +28,11 @@
 //                                 the radius; k_t = k_n 4G*/E* (for one material
 //                                 Kratos' k_n (1-ν)/(1-ν/2)). Forces are per
 //                                 metre of thickness, like the disc masses.
+//   DEM_D_Linear_Walton_Braun     Walton & Braun's (1986) hysteretic spring
+//                                 (laws/linear_walton_braun.h, Tessera's):
+//                                 loading k_1 = 2 E* R, unloading k_2 = k_1/e²
+//                                 from the largest overlap, so the rebound is
+//                                 e; no dashpot; keeps six doubles of history
 //
 // Formulas are those of the Santasusana thesis (§2.4-§2.5), with its errata
 // applied:

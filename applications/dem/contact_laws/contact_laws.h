@@ -12,14 +12,16 @@
 #include "applications/dem/contact_laws/laws/linear_simple_coulomb.h"
 #include "applications/dem/contact_laws/laws/linear_viscous_coulomb.h"
 #include "applications/dem/contact_laws/laws/linear_viscous_coulomb_2d.h"
+#include "applications/dem/contact_laws/laws/linear_walton_braun.h"
 
 namespace tessera::dem {
 
-using ContactLaws = LawList<LinearViscousCoulomb,  //
-                            HertzViscousCoulomb,   //
-                            LinearClassic,         //
-                            LinearSimpleCoulomb,   //
-                            LinearViscousCoulomb2D>;
+using ContactLaws = LawList<LinearViscousCoulomb,    //
+                            HertzViscousCoulomb,     //
+                            LinearClassic,           //
+                            LinearSimpleCoulomb,     //
+                            LinearViscousCoulomb2D,  //
+                            LinearWaltonBraun>;
 
 static_assert(ContactLaws::NamesAreUnique(), "two contact laws share a name");
 

@@ -322,6 +322,10 @@ struct StrategyCheckpointAccess {
     a.Column("PairContacts/first", pc.first);
     a.Column("PairContacts/second", pc.second);
     a.Column("PairContacts/history", pc.history);
+    // The side table of the laws that keep more history (contact_force.h):
+    // empty unless the run's pairs use such a law (Initialize decides, before
+    // a load, from the same materials).
+    a.Column("PairContacts/extra_history", pc.extra_history);
     a.Column("PairContacts/state", pc.state);
     a.Column("PairContacts/first_start", pc.first_start);
     a.Column("PairContacts/cross_block_start", pc.cross_block_start);
@@ -341,6 +345,7 @@ struct StrategyCheckpointAccess {
     a.Column("WallContacts/normal_elastic_force", wc.normal_elastic_force);
     a.Column("WallContacts/sliding", wc.sliding);
     a.Column("WallContacts/active", wc.active);
+    a.Column("WallContacts/extra_history", wc.extra_history);
     a.Column("WallContacts/force", wc.force);
     a.Column("WallContacts/elastic_force", wc.elastic_force);
     a.Column("WallContacts/rolling", wc.rolling);

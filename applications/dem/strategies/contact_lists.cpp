@@ -20,11 +20,12 @@ void ExplicitSolverStrategy::PairContacts::Resize(std::size_t n) {
   second.resize(n);
   history.resize(n);
   state.resize(n);
+  if (keeps_extra_history) extra_history.resize(n);
 }
 
 std::size_t ExplicitSolverStrategy::PairContacts::HeldBytes() const {
-  return VectorBytes(first, second, history, state, first_start, cross_block_start, cross_row_start,
-                     cross_row_slot, cross_force, cross_elastic, cross_torque,
+  return VectorBytes(first, second, history, extra_history, state, first_start, cross_block_start,
+                     cross_row_start, cross_row_slot, cross_force, cross_elastic, cross_torque,
                      earliest_source_block, latest_target_block);
 }
 
@@ -79,6 +80,7 @@ void ExplicitSolverStrategy::WallContacts::Resize(std::size_t n) {
   normal_elastic_force.resize(n);
   sliding.resize(n);
   active.resize(n);
+  if (keeps_extra_history) extra_history.resize(n);
   force.resize(n);
   elastic_force.resize(n);
   rolling.resize(n);
@@ -91,8 +93,9 @@ void ExplicitSolverStrategy::WallContacts::Resize(std::size_t n) {
 
 std::size_t ExplicitSolverStrategy::WallContacts::HeldBytes() const {
   return VectorBytes(particle, face, tangential_force, tangential_stiffness, normal_elastic_force,
-                     sliding, active, force, elastic_force, rolling, energy, dissipation, weights,
-                     normal, point, adm_master, adm_fraction, adm_distributed, particle_start);
+                     sliding, active, extra_history, force, elastic_force, rolling, energy,
+                     dissipation, weights, normal, point, adm_master, adm_fraction, adm_distributed,
+                     particle_start);
 }
 
 // ---------------------------------------------------------------- search

@@ -142,6 +142,19 @@ void ExplicitSolverStrategy::Initialize() {
 
   pairs_ = PairContacts{};
   wall_contacts_ = WallContacts{};
+  // The side tables of extra history (contact_force.h): only where a pair of
+  // this run's materials has a law that keeps one.
+  if constexpr (kExtraHistoryDoubles > 0) {
+    for (std::size_t a = 0; a < particle_materials; ++a)
+      for (std::size_t b = 0; b < table_.size(); ++b) {
+        const PairParameters& pair = table_.Pair(static_cast<int>(a), static_cast<int>(b));
+        const PairParameters& wall = table_.WallPair(static_cast<int>(a), static_cast<int>(b));
+        if (b < particle_materials && pair.defined && LawKeepsExtraHistory(pair.law))
+          pairs_.keeps_extra_history = true;
+        if (wall.defined && LawKeepsExtraHistory(wall.law))
+          wall_contacts_.keeps_extra_history = true;
+      }
+  }
   sorted_once_ = false;
   searches_ = early_searches_ = 0;
   const double time = spheres_.GetProcessInfo().GetValue(TIME);

@@ -351,6 +351,12 @@ class ExplicitSolverStrategy {
   struct PairContacts {
     std::vector<std::uint32_t> first, second;  // i < j, sorted
     std::vector<PairHistory> history;
+    // The side table of the laws that keep more than the record's five
+    // doubles (contact_force.h, ExtraHistoryRow): a row per candidate where
+    // `keeps_extra_history` (a particle pair of the run has such a law), else
+    // empty. It follows the records wherever they go.
+    std::vector<ExtraHistoryRow> extra_history;
+    bool keeps_extra_history = false;
     // PairState bits (touching, sliding), apart from the histories: the
     // touching test reads and clears a group's bytes as one word.
     std::vector<std::uint8_t> state;
@@ -381,6 +387,9 @@ class ExplicitSolverStrategy {
     std::vector<Array3> tangential_force;
     std::vector<double> tangential_stiffness, normal_elastic_force;
     std::vector<std::uint8_t> sliding, active;
+    // As PairContacts::extra_history, for the wall pairs of the run.
+    std::vector<ExtraHistoryRow> extra_history;
+    bool keeps_extra_history = false;
     std::vector<Array3> force, elastic_force;  // on the particle
     std::vector<Array3> rolling;               // rolling resistance torque on the particle
     std::vector<double> energy;                // normal elastic energy of the last force evaluation

@@ -6,9 +6,11 @@
 #pragma once
 
 #include <algorithm>
+#include <array>
 #include <cstddef>
 #include <cstdint>
 #include <limits>
+#include <tuple>
 #include <type_traits>
 #include <vector>
 
@@ -74,19 +76,34 @@ void GatherColumns(const std::vector<std::uint32_t>& source, bool in_place,
 }
 
 // The histories (tangential spring, previous stiffness and normal force,
-// sliding and active state) of a list whose pairs were just replaced: entry c
+// sliding and active state, and the side table of the laws that keep more,
+// where the list keeps one) of a list whose pairs were just replaced: entry c
 // takes those of old entry source[c], or starts fresh (so that a parting
 // contact is reset). The `extra` columns (a wall contact's last point, the
 // pairs themselves) follow in the same pass. A pair list keeps each history as
-// one record (PairHistory), a wall list as columns.
+// one record (PairHistory), a wall list as columns. The side table's rows
+// (ExtraHistoryRow) are empty where no law of the build keeps more than five
+// doubles: then it is not even looked at.
 template <class Contacts, class... Extra>
 void CarryHistories(Contacts& list, const std::vector<std::uint32_t>& source,
                     std::vector<Extra>&... extra) {
-  if constexpr (requires { list.history; })
-    GatherColumns(source, SourcesIncrease(source), list.history, list.state, extra...);
-  else
-    GatherColumns(source, SourcesIncrease(source), list.tangential_force, list.tangential_stiffness,
-                  list.normal_elastic_force, list.sliding, list.active, extra...);
+  const bool in_place = SourcesIncrease(source);
+  auto gather = [&](auto&... side_table) {
+    if constexpr (requires { list.history; })
+      GatherColumns(source, in_place, list.history, list.state, side_table..., extra...);
+    else
+      GatherColumns(source, in_place, list.tangential_force, list.tangential_stiffness,
+                    list.normal_elastic_force, list.sliding, list.active, side_table..., extra...);
+  };
+  using Row = typename decltype(list.extra_history)::value_type;
+  constexpr std::size_t kWidth = std::tuple_size_v<Row>;
+  if constexpr (kWidth > 0) {
+    if (list.keeps_extra_history) {
+      gather(list.extra_history);
+      return;
+    }
+  }
+  gather();
 }
 
 // source[c]: the entry of the old sorted list (old_a, old_b) with the pair

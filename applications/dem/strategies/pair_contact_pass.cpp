@@ -29,19 +29,24 @@ namespace {
 // What the scalar loop reads besides the batch's input (PairBatchInput): the
 // candidates of each row, the material pairs' parameters (a * materials + b),
 // the share of the overlap taken by the first sphere, TangentialDampingFactor,
-// and whether the domain is periodic.
+// whether the domain is periodic, and the side table of extra history per
+// candidate (null where the run keeps none: PairContacts::extra_history).
 struct ScalarPairTable {
   const std::uint32_t* first_start;
   const PairParameters* pairs;
   const double* pair_share;
   const double* pair_tangential_damping;
   bool periodic;
+  ExtraHistoryRow* extra_history;
 };
 
 // One row's candidates, one contact at a time (any law, any processor): the
-// reference that the batch kernel equals bitwise. Adds to the block's `rows`
+// reference that the batch kernel equals bitwise. kExtra: with the side
+// table's rows (table.extra_history), compiled apart so that a run without a
+// law that keeps more history runs the loop it always did. Adds to the block's `rows`
 // (rows below `end`, cross slots past it) as the kernel does; a contact of a
 // pair without relation is recorded in `pending_error`.
+template <bool kExtra>
 void ScalarPairRow(const PairBatchInput& batch_input, const ScalarPairTable& table, std::size_t i,
                    std::size_t end, PairBatchRows& rows, std::int64_t& pending_error) {
   // Raw pointers, as in the pass (ComputeParticleContacts says why).
@@ -67,8 +72,12 @@ void ScalarPairRow(const PairBatchInput& batch_input, const ScalarPairTable& tab
   const double dt = batch_input.dt;
   // A candidate that is no contact (now) loses its history and gives its
   // cross slot, if it has one, nothing (the batch kernel settles its own).
+  ExtraHistoryRow* const extra_history = table.extra_history;
   auto clear_candidate = [&](std::uint32_t c, bool cross) {
-    if (state[c]) history[c] = PairHistory{};
+    if (state[c]) {
+      history[c] = PairHistory{};
+      if constexpr (kExtra) extra_history[c] = ExtraHistoryRow{};
+    }
     state[c] = 0;
     if (!cross) return;
     ClearCrossSlot(rows, rows.next_slot++);
@@ -119,12 +128,14 @@ void ScalarPairRow(const PairBatchInput& batch_input, const ScalarPairTable& tab
                   Cross(a_j * step_rotation[j] + a_i * step_rotation[i], normal);
     PairHistory& record = history[c];
     std::uint8_t sliding = state[c] & kPairSliding ? 1 : 0;
+    double* extra = nullptr;
+    if constexpr (kExtra) extra = extra_history[c].data();
     const ContactForce f =
         ComputeContactForce(*pair, overlap, StiffnessRadius(pair->law, pair_radius, ri, radius[j]),
                             pair_mass, normal, relative_velocity, relative_displacement,
                             {record.tangential_force, record.tangential_stiffness,
                              record.normal_elastic_force, sliding},
-                            dt, pair_tangential_damping[pair_index]);
+                            dt, pair_tangential_damping[pair_index], extra);
     state[c] = sliding ? kPairTouching | kPairSliding : kPairTouching;
     const Array3 moment = Cross(normal, f.force);
     AddPairContact(
@@ -203,8 +214,12 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
   const ContactLaw batch_law = batch_law_;
   // What the scalar loop reads besides the batch input; in a periodic domain
   // both paths take the nearest images.
-  const ScalarPairTable scalar_table{first_start, &table_.Pair(0, 0), pair_arrays_.share.data(),
-                                     pair_arrays_.tangential_damping.data(), settings_.periodic};
+  const ScalarPairTable scalar_table{first_start,
+                                     &table_.Pair(0, 0),
+                                     pair_arrays_.share.data(),
+                                     pair_arrays_.tangential_damping.data(),
+                                     settings_.periodic,
+                                     pc.keeps_extra_history ? pc.extra_history.data() : nullptr};
   // One material for every sphere (the common case): every candidate is of one
   // pair, and the kernel reads the table once per batch.
   const bool one_material =
@@ -277,8 +292,13 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
                        pc.cross_block_start[b]};
 
     if (!batched) {
-      for (std::size_t i = begin; i < end; ++i)
-        ScalarPairRow(batch_input, scalar_table, i, end, rows, pending_pair_error_);
+      if (kExtraHistoryDoubles > 0 && scalar_table.extra_history)
+        for (std::size_t i = begin; i < end; ++i)
+          ScalarPairRow<(kExtraHistoryDoubles > 0)>(batch_input, scalar_table, i, end, rows,
+                                                    pending_pair_error_);
+      else
+        for (std::size_t i = begin; i < end; ++i)
+          ScalarPairRow<false>(batch_input, scalar_table, i, end, rows, pending_pair_error_);
       finish_block();
       return;
     }

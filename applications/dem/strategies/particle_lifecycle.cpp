@@ -123,6 +123,7 @@ void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& ke
       p.first[out] = a;
       p.second[out] = b;
       p.history[out] = p.history[c];
+      if (p.keeps_extra_history) p.extra_history[out] = p.extra_history[c];
       p.state[out] = p.state[c];
       ++out;
     }
@@ -141,6 +142,7 @@ void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& ke
     w.normal_elastic_force[out] = w.normal_elastic_force[c];
     w.sliding[out] = w.sliding[c];
     w.active[out] = w.active[c];
+    if (w.keeps_extra_history) w.extra_history[out] = w.extra_history[c];
     w.point[out] = w.point[c];
     ++out;
   }

@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <type_traits>
 #include <vector>
 
 #include "applications/dem/contact_laws/contact_force.h"
@@ -159,88 +160,103 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
     ApplyDistanceHierarchy(features.data(), end - begin);
   }
   CarryWallHistoryAcrossFaces(i, features.data());
-  for (std::uint32_t c = begin; c < end; ++c) {
-    const std::uint32_t f = wc.face[c];
-    ContactHistoryRef history{wc.tangential_force[c], wc.tangential_stiffness[c],
-                              wc.normal_elastic_force[c], wc.sliding[c]};
-    const FaceContactGeometry& g = feature[c - begin];
-    if (g.type == FaceContactType::kNone) {
-      if (wc.active[c]) ResetContactHistory(history);
-      wc.active[c] = 0;
-      continue;
-    }
-    // Under ADM a master's surface is its faces' area-weighted mean
-    // (AverageMasterSurfaces): its overlap, normal and motion.
-    const bool averaged =
-        adm && total_area > 0.0 && face_area_distributed_[f] && master_area[c - begin] > 0.0;
-    const MasterSurface* mean = averaged ? &surface[c - begin] : nullptr;
-    const Array3 normal = mean ? mean->normal : g.normal;
-    const double overlap = p.radius[i] - (mean ? mean->distance : g.distance);
-    const std::size_t pair_index =
-        static_cast<std::size_t>(p.material[i]) * table_.size() + faces.material[f];
-    const PairParameters& pair = table_.WallPair(p.material[i], faces.material[f]);
-    if (!pair.defined) {
-      RecordError(pending_wall_error_, static_cast<std::int64_t>(c));
-      wc.active[c] = 0;
-      continue;
-    }
-    // The sphere's share of the overlap, E_w / (E_i + E_w) (two springs in series).
-    const Array3 arm = (p.radius[i] - pair_arrays_.share[pair_index] * overlap) * normal;
-    // The wall moves at its contact point as its vertices, weighted by the
-    // shape functions there (under ADM: as the faces' intersection centroids,
-    // weighted by area, where the force goes).
-    // (A wall standing still adds zeros: the sums are skipped, the same bits
-    // as the weights are not negative.)
-    Array3 wall_velocity{}, wall_displacement{};
-    if (mean) {
-      wall_velocity = mean->velocity;
-      wall_displacement = mean->displacement;
-    } else if (!faces.still[f]) {
-      for (int k = 0; k < faces.vertex_count[f]; ++k) {
-        wall_velocity += g.weights[k] * faces.velocities[f][k];
-        wall_displacement += g.weights[k] * faces.delta_displacement[f][k];
+  // The contacts, the loop compiled twice: with the side table's rows of a law
+  // that keeps more history (contact_force.h) where the run holds them, and
+  // without, so that a run without such a law runs the loop it always did.
+  auto contacts = [&]<bool kExtra>(std::bool_constant<kExtra>) {
+    for (std::uint32_t c = begin; c < end; ++c) {
+      const std::uint32_t f = wc.face[c];
+      ContactHistoryRef history{wc.tangential_force[c], wc.tangential_stiffness[c],
+                                wc.normal_elastic_force[c], wc.sliding[c]};
+      // The side table's row of a law with more history (contact_force.h).
+      double* extra = nullptr;
+      if constexpr (kExtra) extra = wc.extra_history[c].data();
+      const FaceContactGeometry& g = feature[c - begin];
+      if (g.type == FaceContactType::kNone) {
+        if (wc.active[c]) {
+          ResetContactHistory(history);
+          if constexpr (kExtra) wc.extra_history[c] = ExtraHistoryRow{};
+        }
+        wc.active[c] = 0;
+        continue;
       }
+      // Under ADM a master's surface is its faces' area-weighted mean
+      // (AverageMasterSurfaces): its overlap, normal and motion.
+      const bool averaged =
+          adm && total_area > 0.0 && face_area_distributed_[f] && master_area[c - begin] > 0.0;
+      const MasterSurface* mean = averaged ? &surface[c - begin] : nullptr;
+      const Array3 normal = mean ? mean->normal : g.normal;
+      const double overlap = p.radius[i] - (mean ? mean->distance : g.distance);
+      const std::size_t pair_index =
+          static_cast<std::size_t>(p.material[i]) * table_.size() + faces.material[f];
+      const PairParameters& pair = table_.WallPair(p.material[i], faces.material[f]);
+      if (!pair.defined) {
+        RecordError(pending_wall_error_, static_cast<std::int64_t>(c));
+        wc.active[c] = 0;
+        continue;
+      }
+      // The sphere's share of the overlap, E_w / (E_i + E_w) (two springs in series).
+      const Array3 arm = (p.radius[i] - pair_arrays_.share[pair_index] * overlap) * normal;
+      // The wall moves at its contact point as its vertices, weighted by the
+      // shape functions there (under ADM: as the faces' intersection centroids,
+      // weighted by area, where the force goes).
+      // (A wall standing still adds zeros: the sums are skipped, the same bits
+      // as the weights are not negative.)
+      Array3 wall_velocity{}, wall_displacement{};
+      if (mean) {
+        wall_velocity = mean->velocity;
+        wall_displacement = mean->displacement;
+      } else if (!faces.still[f]) {
+        for (int k = 0; k < faces.vertex_count[f]; ++k) {
+          wall_velocity += g.weights[k] * faces.velocities[f][k];
+          wall_displacement += g.weights[k] * faces.delta_displacement[f][k];
+        }
+      }
+      const Array3 relative_velocity =
+          wall_velocity - (p.velocity[i] + Cross(p.angular_velocity[i], arm));
+      const Array3 relative_displacement =
+          wall_displacement - (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm));
+      ContactForce result =
+          ComputeContactForce(pair, overlap, p.radius[i], p.mass[i], normal, relative_velocity,
+                              relative_displacement, history, dt, -1.0, extra);
+      if (adm && total_area > 0.0 && face_area_distributed_[f]) {
+        // B.1: the normal force scaled by the master's share of the area (the
+        // contact's history, and so its tangential law, is the unscaled one's).
+        const double ratio = master_area[c - begin] / total_area;
+        result.force += (ratio - 1.0) * Dot(result.force, normal) * normal;
+        result.elastic_force += (ratio - 1.0) * Dot(result.elastic_force, normal) * normal;
+        // The normal dashpot's power (F_n - F_ne) δ' scales with its force.
+        const double normal_damping_power =
+            (result.normal_force - history.normal_elastic_force) * -Dot(relative_velocity, normal);
+        result.damping_power -= (1.0 - ratio) * normal_damping_power;
+        result.normal_force *= ratio;
+        result.elastic_energy *= ratio;
+      }
+      // Component by component: a whole-struct copy from the result read 16
+      // bytes where 8 had just been stored, which stalled on every contact.
+      StoreComponents(wc.force[c], result.force);
+      StoreComponents(wc.elastic_force[c], result.elastic_force);
+      wc.energy[c] = result.elastic_energy;
+      wc.weights[c] = g.weights;
+      wc.normal[c] = normal;
+      wc.point[c] = g.point;
+      wc.active[c] = 1;
+      force += result.force;
+      elastic += result.elastic_force;
+      // Rolling resistance against the wall, R_r = R_i (thesis §2.5.3).
+      const Array3 rolling = RollingResistanceTorque(pair.rolling_model, pair.rolling_friction,
+                                                     p.radius[i], result.normal_force,
+                                                     p.angular_velocity[i], 1.0 / p.inertia[i], dt);
+      torque += Cross(arm, result.force) + rolling;
+      StoreComponents(wc.rolling[c], rolling);
+      wc.dissipation[c] = {result.damping_power, result.friction_power,
+                           -Dot(rolling, p.angular_velocity[i])};
     }
-    const Array3 relative_velocity =
-        wall_velocity - (p.velocity[i] + Cross(p.angular_velocity[i], arm));
-    const Array3 relative_displacement =
-        wall_displacement - (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm));
-    ContactForce result =
-        ComputeContactForce(pair, overlap, p.radius[i], p.mass[i], normal, relative_velocity,
-                            relative_displacement, history, dt);
-    if (adm && total_area > 0.0 && face_area_distributed_[f]) {
-      // B.1: the normal force scaled by the master's share of the area (the
-      // contact's history, and so its tangential law, is the unscaled one's).
-      const double ratio = master_area[c - begin] / total_area;
-      result.force += (ratio - 1.0) * Dot(result.force, normal) * normal;
-      result.elastic_force += (ratio - 1.0) * Dot(result.elastic_force, normal) * normal;
-      // The normal dashpot's power (F_n - F_ne) δ' scales with its force.
-      const double normal_damping_power =
-          (result.normal_force - history.normal_elastic_force) * -Dot(relative_velocity, normal);
-      result.damping_power -= (1.0 - ratio) * normal_damping_power;
-      result.normal_force *= ratio;
-      result.elastic_energy *= ratio;
-    }
-    // Component by component: a whole-struct copy from the result read 16
-    // bytes where 8 had just been stored, which stalled on every contact.
-    StoreComponents(wc.force[c], result.force);
-    StoreComponents(wc.elastic_force[c], result.elastic_force);
-    wc.energy[c] = result.elastic_energy;
-    wc.weights[c] = g.weights;
-    wc.normal[c] = normal;
-    wc.point[c] = g.point;
-    wc.active[c] = 1;
-    force += result.force;
-    elastic += result.elastic_force;
-    // Rolling resistance against the wall, R_r = R_i (thesis §2.5.3).
-    const Array3 rolling =
-        RollingResistanceTorque(pair.rolling_model, pair.rolling_friction, p.radius[i],
-                                result.normal_force, p.angular_velocity[i], 1.0 / p.inertia[i], dt);
-    torque += Cross(arm, result.force) + rolling;
-    StoreComponents(wc.rolling[c], rolling);
-    wc.dissipation[c] = {result.damping_power, result.friction_power,
-                         -Dot(rolling, p.angular_velocity[i])};
-  }
+  };
+  if (kExtraHistoryDoubles > 0 && wc.keeps_extra_history)
+    contacts(std::bool_constant<(kExtraHistoryDoubles > 0)>{});
+  else
+    contacts(std::false_type{});
   // ADM: each face that carries a share takes it at its intersection
   // centroid (B.2).
   if (adm && total_area > 0.0)
@@ -294,6 +310,11 @@ void ExplicitSolverStrategy::CarryWallHistoryAcrossFaces(std::size_t i,
     wc.tangential_stiffness[c] = wc.tangential_stiffness[donor];
     wc.normal_elastic_force[c] = wc.normal_elastic_force[donor];
     wc.sliding[c] = wc.sliding[donor];
+    if constexpr (kExtraHistoryDoubles > 0)
+      if (wc.keeps_extra_history) {
+        wc.extra_history[c] = wc.extra_history[donor];
+        wc.extra_history[donor] = ExtraHistoryRow{};
+      }
     wc.active[c] = 1;
     // The donor is spent: it now counts as a contact that has just ended.
     ContactHistoryRef spent{wc.tangential_force[donor], wc.tangential_stiffness[donor],

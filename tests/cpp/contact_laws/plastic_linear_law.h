@@ -8,7 +8,11 @@
 // a full unloading, W_p = k_1 δ_max² (1 - k_1/k_2) / 2 (the area between the
 // two branches), after the record's five: eight doubles. The tangential part
 // is the viscous Coulomb force's with k_t = 8 G* R. No batch kernel: the
-// strategy's records hold five doubles (contact_force.h, LawHistory).
+// kernel reads the five-double records only (contact_force.h,
+// LawExtraHistory). The build's own law of this kind, which the strategy runs,
+// is laws/linear_walton_braun.h (one extra double); this one keeps three, so
+// that in a list with both the Walton–Braun law reads the first of its
+// side table row's three doubles only.
 #pragma once
 
 #include <cmath>

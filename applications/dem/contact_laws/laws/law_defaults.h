@@ -29,7 +29,11 @@
 //                    laid out as the viscous Coulomb force's (spring, k_t, F_ne;
 //                    ViscousCoulombHistory). A law may keep more (damage,
 //                    plastic state): its Force gets all of them; the contact
-//                    lists store them as contact_force.h says (LawHistory)
+//                    lists keep the rest in a side table as contact_force.h
+//                    says (LawExtraHistory, ExtraHistoryRow)
+//   HistoryEnergy    optional: the stored energy from the contact and its
+//                    history, for a law whose energy needs more than F_ne and
+//                    δ (laws/linear_walton_braun.h); Energy otherwise
 #pragma once
 
 #include <cmath>

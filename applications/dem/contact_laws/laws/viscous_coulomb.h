@@ -45,6 +45,10 @@ struct LawContact {
   T tangential_damping;
   bool damping_factor_given;
   T dt;
+  // The pair's COEFFICIENT_OF_RESTITUTION, for a law whose normal force
+  // itself dissipates (laws/linear_walton_braun.h: k_2 = k_1 / e²); no law
+  // of the batch kernel reads it.
+  T restitution;
 };
 
 // What a law's Force gives for one contact (one per lane), besides the
