@@ -102,3 +102,12 @@ def MpirunEnvironment():
                         "OMP_NUM_THREADS": "1", "OMPI_MCA_btl_vader_single_copy_mechanism": "none",
                         "OMPI_MCA_rmaps_base_oversubscribe": "1"})
     return environment
+
+
+def RejectInDistributedRun(what):
+    """An error for a process that would write one file from every rank of a
+    distributed run (the same name, overwritten by each): `what` names it."""
+    if tessera.MPIBuilt() and tessera.LaunchedByMPI() and tessera.DefaultCommunicator().Size() > 1:
+        raise tessera.Error(f"{what} does not write distributed (\"parallel_type\": \"MPI\") runs yet: "
+                            "every rank would write the same files; use vtk_output_process, whose "
+                            "pieces rank 0 merges per step")

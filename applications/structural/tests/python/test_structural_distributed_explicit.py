@@ -1,5 +1,5 @@
 """Distributed explicit dynamics ("parallel_type": "MPI"): Kratos' explicit
-solid beam deck (sm_explicit_solid_beam: 80 triangles, 500 central-difference
+solid beam deck (sm_explicit_solid_beam: 78 triangles, 500 central-difference
 steps) split by METIS over 2 and 3 ranks under mpirun, compared with the
 serial run; `tessera run` under mpirun (progress once, an error on one rank
 stops all); the key's errors in serial runs. The mpirun tests skip where the
@@ -134,3 +134,98 @@ def test_an_error_on_one_rank_stops_all_ranks(case_copy):
     result = tessera_run(folder, ranks=3, timeout=120)
     assert result.returncode != 0
     assert "check failed on rank" in result.stderr, result.stderr
+
+
+VTK_OUTPUT = {"python_module": "vtk_output_process", "kratos_module": "KratosMultiphysics",
+              "Parameters": {"model_part_name": "Structure", "output_control_type": "step",
+                             "output_interval": 250, "output_path": "vtk_output", "file_format": "ascii",
+                             "output_precision": 17, "write_ids": True,
+                             "nodal_solution_step_data_variables": ["DISPLACEMENT"]}}
+
+
+def read_ascii_vtu(path):
+    """NODE_ID and DISPLACEMENT of an ascii .vtu piece, and its cell count."""
+    import re
+    with open(path) as f:
+        text = f.read()
+    cells = int(re.search(r'NumberOfCells="(\d+)"', text).group(1))
+
+    def array(name):
+        body = re.search(r'<DataArray[^>]*Name="%s"[^>]*>(.*?)</DataArray>' % name, text, re.S).group(1)
+        return np.array(body.split(), dtype=float)
+    return array("NODE_ID").astype(np.int64), array("DISPLACEMENT").reshape(-1, 3), cells
+
+
+@needs_mpi
+def test_vtk_output_of_a_distributed_run_is_merged_per_step(case_copy):
+    import re
+    folder = case_copy("sm_explicit_solid_beam")
+    set_key(folder, ["problem_data", "parallel_type"], "MPI")
+    set_key(folder, ["output_processes"], {"vtk_output": [VTK_OUTPUT]})
+    result = tessera_run(folder, ranks=2)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = os.path.join(folder, "vtk_output")
+    # steps 250 and 500: each rank's piece, one .pvtu per step, one .pvd
+    for step in (250, 500):
+        with open(os.path.join(out, f"Structure_{step}.pvtu")) as f:
+            pvtu = f.read()
+        assert re.findall(r'<Piece Source="([^"]+)"', pvtu) == [f"Structure_0_{step}.vtu",
+                                                               f"Structure_1_{step}.vtu"]
+        assert re.search(r'<PDataArray[^>]*Name="DISPLACEMENT"[^>]*NumberOfComponents="3"', pvtu)
+        pieces = [read_ascii_vtu(os.path.join(out, f"Structure_{r}_{step}.vtu")) for r in range(2)]
+        # the mesh's 78 triangles (its README says 80; the .mdpa has 78) once over
+        # the pieces; every node of the 62, shared
+        # ones in both pieces with the same values
+        assert sum(cells for _, _, cells in pieces) == 78
+        values = {}
+        for ids, u, _ in pieces:
+            for node_id, row in zip(ids, u):
+                values.setdefault(int(node_id), []).append(row)
+        assert sorted(values) == list(range(1, 63))
+        assert any(len(rows) == 2 for rows in values.values())
+        for rows in values.values():
+            np.testing.assert_array_equal(rows[0], rows[-1])
+    with open(os.path.join(out, "Structure.pvd")) as f:
+        pvd = f.read()
+    assert re.findall(r'file="([^"]+)"', pvd) == ["Structure_250.pvtu", "Structure_500.pvtu"]
+    # ParaView itself (where installed: python3-paraview) reads the merged series
+    import shutil
+    if shutil.which("pvbatch"):
+        script = os.path.join(folder, "read_pvd.py")
+        with open(script, "w") as f:
+            f.write(PVBATCH_READ)
+        read = subprocess.run(["pvbatch", script, os.path.join(out, "Structure.pvd")],
+                              capture_output=True, text=True, timeout=300)
+        assert read.returncode == 0, read.stdout + read.stderr
+        assert re.findall(r"cells (\d+)", read.stdout) == ["78", "78"], read.stdout
+
+
+PVBATCH_READ = """
+import sys
+from paraview.simple import PVDReader, UpdatePipeline, servermanager
+reader = PVDReader(FileName=sys.argv[1])
+for t in reader.TimestepValues:
+    UpdatePipeline(time=t, proxy=reader)
+    print("time", t, "cells", servermanager.Fetch(reader).GetNumberOfCells())
+"""
+
+
+@needs_mpi
+def test_openmp_deck_on_several_ranks_is_a_clear_error(case_copy):
+    # Each rank would run the whole problem and write the same files.
+    folder = case_copy("sm_explicit_solid_beam")
+    result = tessera_run(folder, ranks=2)
+    assert result.returncode != 0
+    assert "problem_data.parallel_type" in result.stderr and "mpirun started 2 ranks" in result.stderr
+
+
+@needs_mpi
+def test_gid_output_in_a_distributed_run_is_a_clear_error(case_copy):
+    folder = case_copy("sm_explicit_solid_beam")
+    set_key(folder, ["problem_data", "parallel_type"], "MPI")
+    gid = {"python_module": "gid_output_process", "kratos_module": "KratosMultiphysics",
+           "Parameters": {"model_part_name": "Structure", "output_name": "beam"}}
+    set_key(folder, ["output_processes"], {"gid_output": [gid]})
+    result = tessera_run(folder, ranks=2)
+    assert result.returncode != 0
+    assert "gid_output_process does not write distributed" in result.stderr
