@@ -101,11 +101,20 @@ def _Run(args):
     if communicator is None:
         return _RunProject(args, quiet=args.quiet)
     _rank_label = communicator.Rank() if communicator.Size() > 1 else None
+    # What the stages print (echo, summaries) comes once, from rank 0; errors
+    # go to stderr, which every rank keeps.
+    stdout = sys.stdout
+    if communicator.Rank() != 0:
+        sys.stdout = open(os.devnull, "w")
     try:
         code = _RunProject(args, quiet=args.quiet or communicator.Rank() != 0)
     except BaseException as error:  # KeyboardInterrupt, SystemExit: stop the others too
         _Error(f"{type(error).__name__}: {error}", "stopped")
         code = EXIT_FAILURE
+    finally:
+        if sys.stdout is not stdout:
+            sys.stdout.close()
+            sys.stdout = stdout
     if code != EXIT_OK and communicator.Size() > 1:
         communicator.Abort(code)
     return code
