@@ -69,6 +69,11 @@ class AnalysisStage:
             project_parameters["restart_options"] if project_parameters.Has("restart_options") else None,
             problem_data["problem_name"].GetString(), project_parameters.Origin())
         self._checkpoint_schedule = None
+        if self.parallel_type == "MPI" and self._restart_options.save:
+            # every rank would write its piece to the same checkpoint file
+            raise tessera.Error(f"{project_parameters.Origin()}: key 'restart_options.SaveRestart' is "
+                                "true, but checkpoints of distributed (\"parallel_type\": \"MPI\") runs "
+                                "are not provided yet; set it to false")
         # As Kratos: the solver exists, and the variables are declared, right
         # after construction, so scripts can add their own before Initialize.
         solver = self._GetSolver()
@@ -201,6 +206,9 @@ class AnalysisStage:
         Initialize(), which then ends by loading it."""
         if not os.path.isfile(path):
             raise tessera.Error(f"restart file '{path}' does not exist")
+        if self.parallel_type == "MPI":
+            raise tessera.Error(f"restart from '{path}': checkpoints of distributed (\"parallel_type\": "
+                                "\"MPI\") runs are not provided yet")
         self._restart_file = os.path.abspath(path)
 
     def AddCheckpointable(self, name, obj):

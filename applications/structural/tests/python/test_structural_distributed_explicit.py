@@ -229,3 +229,13 @@ def test_gid_output_in_a_distributed_run_is_a_clear_error(case_copy):
     result = tessera_run(folder, ranks=2)
     assert result.returncode != 0
     assert "gid_output_process does not write distributed" in result.stderr
+
+
+@needs_mpi
+def test_checkpoints_in_a_distributed_run_are_a_clear_error(case_copy):
+    folder = case_copy("sm_explicit_solid_beam")
+    set_key(folder, ["problem_data", "parallel_type"], "MPI")
+    set_key(folder, ["restart_options"], {"SaveRestart": True})
+    result = tessera_run(folder, ranks=2)
+    assert result.returncode != 0
+    assert "restart_options.SaveRestart" in result.stderr and "on rank" in result.stderr
