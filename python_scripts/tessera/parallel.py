@@ -26,7 +26,9 @@ def RunCommunicator(parallel_type, origin="problem_data"):
         if not tessera.LaunchedByMPI():
             raise tessera.Error(f"{key} is \"MPI\", but this is a serial run: start it with "
                                 "mpirun -np N python3 -m tessera run FOLDER, or set \"OpenMP\"")
-        return tessera.DefaultCommunicator()
+        communicator = tessera.DefaultCommunicator()
+        InstallAbortOnError(communicator)
+        return communicator
     if tessera.MPIBuilt() and tessera.LaunchedByMPI():
         communicator = tessera.DefaultCommunicator()
         if communicator.Size() > 1:
@@ -46,15 +48,21 @@ def CheckDistributedSolver(solver, origin="problem_data"):
 
 
 def GatherNodalArray(communicator, model_part, node_ids, values, root=0):
-    """(ids, values) of the nodes `node_ids` of every rank, gathered on
+    """(ids, values) of the nodes `node_ids` of every rank (values: one row
+    per node, (n, k) or (n,)), gathered on
     `root` and sorted by id: ids an int array, values an (n, k) float array;
     (None, None) on the other ranks. Each rank passes the nodes it owns, so
     every node appears once."""
     import numpy as np
 
     node_ids = [int(i) for i in node_ids]
-    values = np.asarray(values, dtype=float).reshape(len(node_ids), -1)
-    width = values.shape[1]
+    values = np.asarray(values, dtype=float)
+    if values.ndim == 1:
+        values = values.reshape(-1, 1)
+    if values.shape[0] != len(node_ids):
+        raise tessera.Error(f"GatherNodalArray of model part '{model_part.Name}': {values.shape[0]} rows "
+                            f"of values for {len(node_ids)} nodes")
+    width = values.shape[1]  # (n, k) arrays keep k when a rank has no node
     all_ids = communicator.GatherInts(node_ids, root)
     all_values = communicator.GatherDoubles(values.ravel().tolist(), root)
     if communicator.Rank() != root:
@@ -111,3 +119,25 @@ def RejectInDistributedRun(what):
         raise tessera.Error(f"{what} does not write distributed (\"parallel_type\": \"MPI\") runs yet: "
                             "every rank would write the same files; use vtk_output_process, whose "
                             "pieces rank 0 merges per step")
+
+
+def InstallAbortOnError(communicator):
+    """In a run of several ranks, an exception that nothing catches prints its
+    traceback with the rank and ends every rank (MPI_Abort): the other ranks
+    would otherwise wait for this one in their next exchange, forever."""
+    import sys
+    import traceback
+
+    if communicator.Size() < 2 or getattr(sys.excepthook, "_tessera_abort", False):
+        return
+    previous = sys.excepthook
+
+    def abort(kind, value, trace):
+        sys.stderr.write(f"tessera: uncaught error on rank {communicator.Rank()}:\n")
+        traceback.print_exception(kind, value, trace)
+        sys.stderr.flush()
+        communicator.Abort(1)
+        previous(kind, value, trace)
+
+    abort._tessera_abort = True
+    sys.excepthook = abort

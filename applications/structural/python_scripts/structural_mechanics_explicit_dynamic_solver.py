@@ -70,8 +70,11 @@ class ExplicitMechanicalSolver(DynamicMechanicalSolver):
     def Initialize(self):
         s = self.settings
         # Distributed: each rank estimates over its elements; the run takes the least.
-        self.critical_time_step = self.communicator.MinAll(
-            _structural.EstimateCriticalTimeStep(self.GetComputingModelPart()))
+        # (METIS may leave a rank without elements: it bounds nothing.)
+        mp = self.GetComputingModelPart()
+        local = (_structural.EstimateCriticalTimeStep(mp)
+                 if mp.NumberOfElements() > 0 or not self.communicator.IsDistributed() else float("inf"))
+        self.critical_time_step = self.communicator.MinAll(local)
         if s["time_step_prediction_level"].GetInt() == 1:
             dt = min(s["max_delta_time"].GetDouble(),
                      s["fraction_delta_time"].GetDouble() * self.critical_time_step)

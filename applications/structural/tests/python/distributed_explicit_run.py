@@ -4,7 +4,9 @@ every node (ids ascending, each from the rank that owns it) and, for the
 distributed run, every rank's copy of every node it holds, so that a test can
 compare the run with the serial one and the ghosts with their owners.
 
-    [mpirun -np N] python3 distributed_explicit_run.py FOLDER OUT.npz OpenMP|MPI
+    [mpirun -np N] python3 distributed_explicit_run.py FOLDER OUT.npz OpenMP|MPI [DECK]
+
+DECK (relative to FOLDER) runs another explicit deck of that folder.
 """
 import sys
 
@@ -18,8 +20,8 @@ from tessera.project import Project, WorkingDirectory
 DECK = "explicit_tests/explicit_solid_beam_test_parameters.json"
 
 
-def main(folder, out, parallel_type):
-    project = Project(folder, DECK, settings=[f'problem_data.parallel_type="{parallel_type}"'])
+def main(folder, out, parallel_type, deck=DECK):
+    project = Project(folder, deck, settings=[f'problem_data.parallel_type="{parallel_type}"'])
     with WorkingDirectory(folder):
         stage = project.CreateStage()
         stage.Initialize()
@@ -42,4 +44,4 @@ def main(folder, out, parallel_type):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:5])
