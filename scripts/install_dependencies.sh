@@ -17,6 +17,7 @@ packages=(
   libboost-dev libeigen3-dev libmetis-dev libhdf5-dev nlohmann-json3-dev libgtest-dev
   python3-h5py                # reads the HDF5 results back in tests/python/test_hdf5_output.py
   clang libclang-rt-14-dev   # the libFuzzer target of the .mdpa parser
+  libopenmpi-dev openmpi-bin  # distributed runs (TESSERA_WITH_MPI) and their mpirun tests
 )
 test_tools=(
   python3-paraview            # pvbatch: ParaView's own XDMF reader in test_hdf5_output.py

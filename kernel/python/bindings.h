@@ -17,5 +17,6 @@ void AddProcessesToPython(pybind11::module_& m);   // Process base class
 void AddOutputToPython(pybind11::module_& m);      // VtkOutput, GidOutput, Hdf5Output
 void AddUtilitiesToPython(pybind11::module_& m);   // FindSkinFaces
 void AddCheckpointToPython(pybind11::module_& m);  // CheckpointWriter/Reader, SaveModelPart
+void AddParallelToPython(pybind11::module_& m);    // Communicator, DistributeModelPart, InterfaceSum
 
 }  // namespace tessera::python

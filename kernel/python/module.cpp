@@ -28,4 +28,5 @@ PYBIND11_MODULE(_tessera, m) {
   AddOutputToPython(m);
   AddUtilitiesToPython(m);
   AddCheckpointToPython(m);
+  AddParallelToPython(m);
 }

@@ -17,9 +17,18 @@
 // derivatives are the velocity and acceleration variables (buffer >= 2). Fixed
 // dofs keep the value their processes prescribe; their v and a follow by
 // differences.
+//
+// Distributed (SetInterfaceSum): each rank holds its elements and the nodes
+// they use; after every assembly of the mass and of the residual, the values
+// of the nodes shared with other ranks are replaced by their sums over the
+// ranks (kernel/parallel/interface_sum.h), so every rank updates its nodes,
+// owned or ghost, from the same totals.
 #pragma once
 
+#include <memory>
+
 #include "kernel/core/kernel_variables.h"
+#include "kernel/parallel/interface_sum.h"
 #include "kernel/solving/builder_and_solver.h"
 #include "kernel/solving/scheme.h"
 #include "kernel/solving/solving_strategy.h"
@@ -69,9 +78,11 @@ class ExplicitCentralDifferencesStrategy {
     if (first) {
       builder_->SetUpDofSet(model_part_);
       builder_->SetUpSystem(model_part_);
+      SetUpInterface();
       AssembleMass();
     } else if (builder_->FixityChanged()) {
       builder_->Renumber(model_part_);
+      SetUpInterface();
       AssembleMass();
     }
     scheme_->InitializeSolutionStep(model_part_);
@@ -79,6 +90,12 @@ class ExplicitCentralDifferencesStrategy {
   }
 
   void Predict() {}
+
+  // A distributed run: the shared nodes' masses and residuals are summed over
+  // the ranks after each assembly. Before the first step.
+  void SetInterfaceSum(std::shared_ptr<InterfaceSum> interface_sum) {
+    interface_sum_ = std::move(interface_sum);
+  }
 
   // A run continued from a checkpoint: the restored a_n is the one the
   // interrupted run's last Kick computed, so the first step must not replace
@@ -125,6 +142,7 @@ class ExplicitCentralDifferencesStrategy {
     const std::size_t n_free = dofs.NumberOfFreeDofs();
     const double alpha = settings_.mass_damping;
     builder_->BuildRHS(*scheme_, model_part_, b_);
+    if (interface_sum_) interface_sum_->Sum(b_);
     ParallelFor(dofs.size(), [&](std::size_t eq) {
       const auto [n, i] = NodeAndComponent(dofs, eq);
       if (eq < n_free) {
@@ -192,6 +210,7 @@ class ExplicitCentralDifferencesStrategy {
   void AssembleMass() {
     LumpedMassScheme mass_scheme;
     builder_->BuildRHS(mass_scheme, model_part_, mass_);
+    if (interface_sum_) interface_sum_->Sum(mass_);
     const DofSet& dofs = builder_->GetDofSet();
     for (std::size_t eq = 0; eq < dofs.NumberOfFreeDofs(); ++eq)
       if (!(mass_[eq] > 0.0)) {
@@ -202,11 +221,26 @@ class ExplicitCentralDifferencesStrategy {
       }
   }
 
+  // The interface's equations by (node id, component), after each numbering.
+  void SetUpInterface() {
+    if (!interface_sum_) return;
+    const DofSet& dofs = builder_->GetDofSet();
+    std::vector<IdType> node_ids(dofs.size());
+    std::vector<int> components(dofs.size());
+    for (std::size_t eq = 0; eq < dofs.size(); ++eq) {
+      const auto [n, i] = NodeAndComponent(dofs, eq);
+      node_ids[eq] = model_part_.Nodal().Id(n);
+      components[eq] = i;
+    }
+    interface_sum_->SetUp(node_ids, components);
+  }
+
   // a_0 = r(u_0) / m - alpha v_0, so that the first half step is consistent.
   void InitialAcceleration() {
     const DofSet& dofs = builder_->GetDofSet();
     NodalDatabase& db = model_part_.Nodal();
     builder_->BuildRHS(*scheme_, model_part_, b_);
+    if (interface_sum_) interface_sum_->Sum(b_);
     for (int step : {0, 1}) {
       auto& a = db.HistoricalColumn(acceleration_, step);
       auto& v = db.HistoricalColumn(velocity_, step);
@@ -226,7 +260,8 @@ class ExplicitCentralDifferencesStrategy {
   const Variable<Array3>& acceleration_;
   Vector mass_, b_;
   bool initialized_ = false;
-  bool continued_ = false;  // ContinueFromCheckpoint()
+  bool continued_ = false;                       // ContinueFromCheckpoint()
+  std::shared_ptr<InterfaceSum> interface_sum_;  // distributed runs only
 };
 
 }  // namespace tessera

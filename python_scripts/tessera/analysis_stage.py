@@ -26,6 +26,7 @@ import warnings
 import tessera
 
 from . import checkpoint as _checkpoint
+from . import parallel as _parallel
 from .process_factory import KratosProcessFactory
 
 PROBLEM_DATA_DEFAULTS = """{
@@ -49,12 +50,8 @@ class AnalysisStage:
         self._ValidateProjectParameters()
         problem_data = project_parameters["problem_data"]
         self.echo_level = problem_data["echo_level"].GetInt()
-        parallel_type = problem_data["parallel_type"].GetString()
-        if parallel_type != "OpenMP":
-            # MPI runs are not available yet; running serially would silently
-            # ignore what the deck asks for.
-            raise tessera.Error(f"{problem_data.Origin()}: key 'problem_data.parallel_type' is "
-                                f"'{parallel_type}'; this build runs \"OpenMP\" only")
+        self.parallel_type = problem_data["parallel_type"].GetString()
+        self.communicator = _parallel.RunCommunicator(self.parallel_type, problem_data.Origin())
         self.time = problem_data["start_time"].GetDouble()
         self.end_time = problem_data["end_time"].GetDouble()
         if not self.end_time >= self.time:
@@ -72,9 +69,18 @@ class AnalysisStage:
             project_parameters["restart_options"] if project_parameters.Has("restart_options") else None,
             problem_data["problem_name"].GetString(), project_parameters.Origin())
         self._checkpoint_schedule = None
+        if self.parallel_type == "MPI" and self._restart_options.save:
+            # every rank would write its piece to the same checkpoint file
+            raise tessera.Error(f"{project_parameters.Origin()}: key 'restart_options.SaveRestart' is "
+                                "true, but checkpoints of distributed (\"parallel_type\": \"MPI\") runs "
+                                "are not provided yet; set it to false")
         # As Kratos: the solver exists, and the variables are declared, right
         # after construction, so scripts can add their own before Initialize.
-        self._GetSolver().AddVariables()
+        solver = self._GetSolver()
+        if self.parallel_type == "MPI":
+            _parallel.CheckDistributedSolver(solver, problem_data.Origin())
+            solver.SetCommunicator(self.communicator)
+        solver.AddVariables()
 
     # ---- the three phases
     def Run(self):
@@ -200,6 +206,9 @@ class AnalysisStage:
         Initialize(), which then ends by loading it."""
         if not os.path.isfile(path):
             raise tessera.Error(f"restart file '{path}' does not exist")
+        if self.parallel_type == "MPI":
+            raise tessera.Error(f"restart from '{path}': checkpoints of distributed (\"parallel_type\": "
+                                "\"MPI\") runs are not provided yet")
         self._restart_file = os.path.abspath(path)
 
     def AddCheckpointable(self, name, obj):

@@ -62,8 +62,23 @@ def _Parser():
     return parser
 
 
+# The rank of a distributed run ("rank R" in messages), None in a serial one.
+_rank_label = None
+
+
 def _Error(message, label="error"):
-    print(f"tessera: {label}: {message}", file=sys.stderr)
+    where = f" on rank {_rank_label}" if _rank_label is not None else ""
+    print(f"tessera: {label}{where}: {message}", file=sys.stderr, flush=True)
+
+
+def _RunCommunicator():
+    """The communicator of a process started by mpirun in a build with MPI,
+    else None (MPI is not initialised for serial runs)."""
+    import tessera
+
+    if tessera.MPIBuilt() and tessera.LaunchedByMPI():
+        return tessera.DefaultCommunicator()
+    return None
 
 
 def SetThreads(count):
@@ -78,6 +93,34 @@ def SetThreads(count):
 
 
 def _Run(args):
+    """Runs the project; in a distributed run (mpirun) progress is reported by
+    rank 0 only, and a failure on any rank prints its message with the rank and
+    ends all ranks (MPI_Abort), which would otherwise wait for it forever."""
+    global _rank_label
+    communicator = _RunCommunicator()
+    if communicator is None:
+        return _RunProject(args, quiet=args.quiet)
+    _rank_label = communicator.Rank() if communicator.Size() > 1 else None
+    # What the stages print (echo, summaries) comes once, from rank 0; errors
+    # go to stderr, which every rank keeps.
+    stdout = sys.stdout
+    if communicator.Rank() != 0:
+        sys.stdout = open(os.devnull, "w")
+    try:
+        code = _RunProject(args, quiet=args.quiet or communicator.Rank() != 0)
+    except BaseException as error:  # KeyboardInterrupt, SystemExit: stop the others too
+        _Error(f"{type(error).__name__}: {error}", "stopped")
+        code = EXIT_FAILURE
+    finally:
+        if sys.stdout is not stdout:
+            sys.stdout.close()
+            sys.stdout = stdout
+    if code != EXIT_OK and communicator.Size() > 1:
+        communicator.Abort(code)
+    return code
+
+
+def _RunProject(args, quiet):
     from . import project as project_module
     from .processes import CheckFailure
     from .progress import CreateReporter
@@ -90,7 +133,7 @@ def _Run(args):
             SetThreads(args.threads)
         project = project_module.Project(args.folder, args.parameters, args.output_dir,
                                          args.settings)
-        reporter = CreateReporter(sys.stderr, quiet=args.quiet)
+        reporter = CreateReporter(sys.stderr, quiet=quiet)
         restart = os.path.abspath(args.restart) if args.restart else None
         with project_module.WorkingDirectory(project.folder):
             stage = project.CreateStage(reporter)

@@ -172,6 +172,8 @@ void AddSolvingStack(py::module_& m) {
       .def("Initialize", &Explicit::Initialize, Release())
       .def("InitializeSolutionStep", &Explicit::InitializeSolutionStep, Release())
       .def("Predict", &Explicit::Predict, Release())
+      .def("SetInterfaceSum", &Explicit::SetInterfaceSum, py::arg("interface_sum"),
+           "A distributed run: shared nodes' masses and residuals summed over the ranks")
       .def("ContinueFromCheckpoint", &Explicit::ContinueFromCheckpoint,
            "The first step keeps the restored accelerations (a restart)")
       .def("SolveSolutionStep", &Explicit::SolveSolutionStep, Release())

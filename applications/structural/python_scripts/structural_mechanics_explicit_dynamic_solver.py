@@ -40,6 +40,9 @@ EXPLICIT_DEFAULTS = """{
 
 class ExplicitMechanicalSolver(DynamicMechanicalSolver):
     DYNAMIC_DEFAULTS = EXPLICIT_DEFAULTS
+    # Distributed: each rank integrates its elements; the shared nodes' masses
+    # and forces are summed over the ranks (tessera.InterfaceSum).
+    SUPPORTS_MPI = True
 
     def __init__(self, model, settings):
         super().__init__(model, settings)
@@ -66,7 +69,12 @@ class ExplicitMechanicalSolver(DynamicMechanicalSolver):
 
     def Initialize(self):
         s = self.settings
-        self.critical_time_step = _structural.EstimateCriticalTimeStep(self.GetComputingModelPart())
+        # Distributed: each rank estimates over its elements; the run takes the least.
+        # (METIS may leave a rank without elements: it bounds nothing.)
+        mp = self.GetComputingModelPart()
+        local = (_structural.EstimateCriticalTimeStep(mp)
+                 if mp.NumberOfElements() > 0 or not self.communicator.IsDistributed() else float("inf"))
+        self.critical_time_step = self.communicator.MinAll(local)
         if s["time_step_prediction_level"].GetInt() == 1:
             dt = min(s["max_delta_time"].GetDouble(),
                      s["fraction_delta_time"].GetDouble() * self.critical_time_step)
@@ -110,6 +118,16 @@ class ExplicitMechanicalSolver(DynamicMechanicalSolver):
                                     f"RAYLEIGH_ALPHA ({listed}); explicit central differences take one "
                                     "mass damping: set rayleigh_alpha in the solver settings")
             alpha = next(iter(alphas))
+        if s["rayleigh_alpha"].GetDouble() == 0.0 and self.communicator.IsDistributed():
+            # Each rank saw its own elements' RAYLEIGH_ALPHA: all must agree.
+            largest = self.communicator.MaxAll(alpha)
+            least = self.communicator.MinAll(alpha if alpha > 0.0 else float("inf"))
+            if largest > 0.0 and least != largest:
+                raise tessera.Error(f"{_Key(s, 'rayleigh_alpha')}: the elements' properties give different "
+                                    f"RAYLEIGH_ALPHA ({least:g} and {largest:g}); explicit central "
+                                    "differences take one mass damping: set rayleigh_alpha in the "
+                                    "solver settings")
+            alpha = largest
         return alpha
 
     def _CreateSolutionStrategy(self):
@@ -118,9 +136,13 @@ class ExplicitMechanicalSolver(DynamicMechanicalSolver):
         builder = _structural.ResidualBasedEliminationBuilderAndSolver(
             _structural.CreateLinearSolver(tessera.Parameters('{"solver_type": "sparse_lu"}')))
         self.mass_damping = self._MassDamping()  # α of the strategy (read by energy balances)
-        return _structural.ExplicitCentralDifferencesStrategy(
+        strategy = _structural.ExplicitCentralDifferencesStrategy(
             self.GetComputingModelPart(), builder, rayleigh_alpha=self.mass_damping,
             compute_reactions=s["compute_reactions"].GetBool(), move_mesh_flag=s["move_mesh_flag"].GetBool())
+        if self.local_mesh is not None:
+            strategy.SetInterfaceSum(tessera.InterfaceSum(self.communicator, self.local_mesh.neighbours,
+                                                          self.local_mesh.shared_nodes))
+        return strategy
 
 
 def CreateSolver(model, custom_settings):

@@ -83,6 +83,10 @@ def _Key(settings, key):
 
 
 class MechanicalSolver(PythonSolver):
+    # Whether this solver runs distributed ("parallel_type": "MPI"); those that
+    # do keep only their rank's piece of the mesh (PrepareModelPart).
+    SUPPORTS_MPI = False
+
     @classmethod
     def GetDefaultParameters(cls):
         return tessera.Parameters(DEFAULTS)
@@ -106,6 +110,14 @@ class MechanicalSolver(PythonSolver):
         if domain_size not in (2, 3):
             raise tessera.Error(f"{_Key(settings, 'domain_size')} must be 2 or 3, not {domain_size}")
         self.strategy = None
+        self.communicator = tessera.SerialCommunicator()
+        self.local_mesh = None  # this rank's piece of a distributed run (DistributeModelPart)
+
+    def SetCommunicator(self, communicator):
+        """The run's communicator (the stage sets it for "parallel_type": "MPI")."""
+        if communicator.IsDistributed() and not self.SUPPORTS_MPI:
+            raise tessera.Error(f"{type(self).__name__} does not run distributed")
+        self.communicator = communicator
 
     def _MinimumBufferSize(self):
         return 2
@@ -164,6 +176,10 @@ class MechanicalSolver(PythonSolver):
         if file_name:
             _structural.ReadMaterialsFile(self.model, file_name)
         self._CreateComputingDomain()
+        if self.communicator.IsDistributed():
+            # Every rank read the whole mesh; METIS splits it the same way on
+            # each, and each keeps its piece before the processes see it.
+            self.local_mesh = tessera.DistributeModelPart(self.main_model_part, self.communicator)
 
     def _CreateComputingDomain(self):
         """The sub model part "computing_model_part_name" (computing_domain)

@@ -91,6 +91,8 @@ class GiDOutputProcess(ScheduledOutputProcess):
 
     def __init__(self, model, settings):
         super().__init__()  # the C++ base must be initialised for the bindings
+        from tessera.parallel import RejectInDistributedRun
+        RejectInDistributedRun("gid_output_process")
         settings.ValidateAndAssignDefaults(tessera.Parameters(_PROCESS_DEFAULTS))
         postprocess = settings["postprocess_parameters"]
         postprocess.ValidateAndAssignDefaults(tessera.Parameters(_POSTPROCESS_DEFAULTS))

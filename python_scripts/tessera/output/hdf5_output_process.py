@@ -32,6 +32,8 @@ class Hdf5OutputProcess(ScheduledOutputProcess):
 
     def __init__(self, model, settings):
         super().__init__()  # the C++ base must be initialised for the bindings
+        from tessera.parallel import RejectInDistributedRun
+        RejectInDistributedRun("hdf5_output_process")
         settings.ValidateAndAssignDefaults(tessera.Hdf5Output.GetDefaultParameters())
         model_part_name = settings["model_part_name"].GetString()
         if not model_part_name:

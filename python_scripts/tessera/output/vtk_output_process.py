@@ -13,7 +13,7 @@ The accepted keys are those of tessera.VtkOutput.GetDefaultParameters(); the
 writing itself is tessera.VtkOutput (C++).
 """
 import tessera
-from tessera.output import OutputSchedule, ScheduledOutputProcess
+from tessera.output import OutputSchedule, ScheduledOutputProcess, parallel_vtk
 
 
 def Factory(settings, model):
@@ -38,4 +38,22 @@ class VtkOutputProcess(ScheduledOutputProcess):
                                        settings["output_control_type"].GetString(),
                                        settings["output_interval"].GetDouble(),
                                        "VtkOutputProcess")
+        # A distributed run: each rank writes its piece as "<name>_<rank>_<step>.vtu",
+        # rank 0 the .pvtu per step and the .pvd that merge them (parallel_vtk).
+        self.communicator = None
+        if tessera.MPIBuilt() and tessera.LaunchedByMPI():
+            communicator = tessera.DefaultCommunicator()
+            if communicator.Size() > 1:
+                self.communicator = communicator
+                postfix = settings["custom_name_postfix"].GetString()
+                settings["custom_name_postfix"].SetString(f"{postfix}_{communicator.Rank()}")
+                self.pieces = parallel_vtk.PieceCollections(communicator.Size())
         self.writer = tessera.VtkOutput(self.model_part, settings)
+
+    def PrintOutput(self):
+        super().PrintOutput()
+        if self.communicator is not None:
+            self.communicator.Barrier()  # every piece is on disk before rank 0 names it
+            if self.communicator.Rank() == 0:
+                time = self.model_part.ProcessInfo[tessera.TIME]
+                self.pieces.Merge(self.writer.GetLastWrittenFiles(), time)

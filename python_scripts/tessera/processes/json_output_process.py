@@ -89,6 +89,8 @@ def RejectUnsupported(settings):
 class JsonOutputProcess(tessera.Process):
     def __init__(self, model, settings):
         super().__init__()
+        from tessera.parallel import RejectInDistributedRun
+        RejectInDistributedRun("json_output_process")
         ValidateSettings(settings, DEFAULTS)
         RejectUnsupported(settings)
         self.label = ProcessLabel(settings, type(self).__name__)

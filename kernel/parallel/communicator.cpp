@@ -1,0 +1,120 @@
+// The serial communicator, the reductions every communicator shares (sums in
+// ascending rank order over AllGather), and the choice of the run's
+// communicator.
+#include "kernel/parallel/communicator.h"
+
+#include <algorithm>
+#include <cstdlib>
+#include <functional>
+#include <iostream>
+#include <numeric>
+
+#include "kernel/core/error.h"
+
+namespace tessera {
+
+#ifdef TESSERA_WITH_MPI
+// kernel/parallel/mpi_communicator.cpp
+std::shared_ptr<const Communicator> MakeMPICommunicator();
+#endif
+
+namespace {
+
+template <class T>
+T SumInRankOrder(const std::vector<T>& values) {
+  T sum = T(0);
+  for (const T& v : values) sum += v;  // ascending rank: the same bits on every rank
+  return sum;
+}
+
+void CheckRoot(int root, int size) {
+  TESSERA_CHECK(root >= 0 && root < size, "communicator: root rank ", root,
+                " is not a rank of a communicator of size ", size);
+}
+
+}  // namespace
+
+double Communicator::SumAll(double value) const { return SumInRankOrder(AllGather(value)); }
+std::int64_t Communicator::SumAll(std::int64_t value) const {
+  return SumInRankOrder(AllGather(value));
+}
+double Communicator::MinAll(double value) const {
+  const auto all = AllGather(value);
+  return *std::min_element(all.begin(), all.end());
+}
+std::int64_t Communicator::MinAll(std::int64_t value) const {
+  const auto all = AllGather(value);
+  return *std::min_element(all.begin(), all.end());
+}
+double Communicator::MaxAll(double value) const {
+  const auto all = AllGather(value);
+  return *std::max_element(all.begin(), all.end());
+}
+std::int64_t Communicator::MaxAll(std::int64_t value) const {
+  const auto all = AllGather(value);
+  return *std::max_element(all.begin(), all.end());
+}
+
+void Communicator::Broadcast(std::string& text, int root) const {
+  std::vector<std::int64_t> codes(text.begin(), text.end());
+  Broadcast(codes, root);
+  text.assign(codes.begin(), codes.end());
+}
+
+void SerialCommunicator::Broadcast(std::vector<double>&, int root) const { CheckRoot(root, 1); }
+void SerialCommunicator::Broadcast(std::vector<std::int64_t>&, int root) const {
+  CheckRoot(root, 1);
+}
+
+std::vector<std::vector<double>> SerialCommunicator::Gather(const std::vector<double>& local,
+                                                            int root) const {
+  CheckRoot(root, 1);
+  return {local};
+}
+
+std::vector<std::vector<std::int64_t>> SerialCommunicator::Gather(
+    const std::vector<std::int64_t>& local, int root) const {
+  CheckRoot(root, 1);
+  return {local};
+}
+
+std::vector<std::vector<double>> SerialCommunicator::Exchange(
+    const std::vector<int>& neighbours, const std::vector<std::vector<double>>& send) const {
+  TESSERA_CHECK(neighbours.empty() && send.empty(),
+                "serial communicator: Exchange with neighbour ranks in a run of one rank");
+  return {};
+}
+
+void SerialCommunicator::Abort(int code) const {
+  std::cout.flush();
+  std::cerr.flush();
+  std::_Exit(code);
+}
+
+bool MPIBuilt() {
+#ifdef TESSERA_WITH_MPI
+  return true;
+#else
+  return false;
+#endif
+}
+
+bool LaunchedByMPI() {
+  // OpenMPI's mpirun, and PMI/PMIx launchers (MPICH's hydra, Slurm's srun).
+  for (const char* name : {"OMPI_COMM_WORLD_SIZE", "PMIX_RANK", "PMI_RANK", "PMI_SIZE"})
+    if (std::getenv(name) != nullptr) return true;
+  return false;
+}
+
+std::shared_ptr<const Communicator> DefaultCommunicator() {
+  static const std::shared_ptr<const Communicator> communicator =
+      []() -> std::shared_ptr<const Communicator> {
+#ifdef TESSERA_WITH_MPI
+    if (LaunchedByMPI()) return MakeMPICommunicator();
+#endif
+    return std::make_shared<SerialCommunicator>();
+  }();
+  return communicator;
+}
+
+}  // namespace tessera
