@@ -86,7 +86,7 @@ class Cluster {
         if (state_[k] == ImpactState::kStick && ln_[k] > impulse_tol &&
             std::abs(lt_[k]) / ln_[k] >= ratio * (1.0 - 1e-9)) {
           state_[k] = ImpactState::kSlip;
-          if (lt_[k] < 0.0) phi_[k] += std::numbers::pi;  // t along the stick impulse (B10.1)
+          if (lt_[k] < 0.0) phi_[k] += std::numbers::pi;  // t along the stick impulse
           lt_[k] = m_.dynamic_friction * ln_[k];
           switched.push_back(k);
         }
@@ -94,7 +94,7 @@ class Cluster {
       const double before = EnergyBefore();
       converged = Newton(iterations);
       if (EnergyAfter() > before * (1.0 + 1e-12)) {
-        // The other root of the slip direction (B10.1): t reversed.
+        // The other root of the slip direction: t reversed.
         ln_ = saved_ln, lt_ = saved_lt, phi_ = saved_phi;
         for (std::size_t k : switched) phi_[k] += std::numbers::pi;
         converged = Newton(iterations);

@@ -1,5 +1,5 @@
 // The concurrent-impact (cluster) solver for hard spheres, after thesis 003
-// (digest seed002_003_nonsmooth.md §B3-B4, C1.4): the post-collision
+// (its chapters 3-4, equations as reconstructed below): the post-collision
 // velocities of spheres meeting at several contacts at the same instant.
 //
 // Contact c joins spheres i and j (or sphere i and a static surface), with
@@ -7,7 +7,7 @@
 // arms rho_i = -r_i n_c, rho_j = +r_j n_c, relative contact velocity
 // u_c = (v_i + w_i x rho_i) - (v_j + w_j x rho_j) and impulse on i
 // P_c = L_n n_c + L_t t_c (on j: -P_c). Its unknowns are L_n, L_t and the unit
-// tangent t_c (an angle in the tangent plane); its equations (B3):
+// tangent t_c (an angle in the tangent plane); its equations:
 //   u_c+ . n + e_n u_c- . n = 0                   (Newton restitution, 3.20)
 //   stick: u_c+ . t + e_t u_c- . t = 0            (3.22)
 //   slip:  L_t = mu_d L_n                         (3.24, where |L_t| > mu_s L_n)
@@ -20,10 +20,10 @@
 // alone; the guess is the frictionless solution, whose tangential slip orients
 // each t, then the linear model (t fixed); the full system is solved by
 // Newton with a Levenberg step (minimum-norm where the tangential impulses of
-// closed sticking loops are indeterminate, B10.4) from that warm start; the
+// closed sticking loops are indeterminate) from that warm start; the
 // active set follows the thesis: the most negative L_n is released, then the
 // contact with the largest |L_t|/L_n > mu_s slips, oriented as its stick
-// impulse (B10.1), with the opposite root tried where the first gains energy;
+// impulse, with the opposite root tried where the first gains energy;
 // neither change is undone. Post-checks: momentum balance, kinetic energy not
 // increasing, L_n >= 0.
 #pragma once
@@ -85,7 +85,7 @@ ImpactResult SolveConcurrentImpact(const std::vector<ImpactBody>& bodies,
                                    const ImpactOptions& options = {});
 
 // The sphere pairs whose gap |x_i - x_j| - r_i - r_j is within `tolerance` of
-// zero, i < j (B4.1: the contacts of one impact instant).
+// zero, i < j (the contacts of one impact instant).
 std::vector<ImpactContact> TouchingPairs(const std::vector<ImpactBody>& bodies, double tolerance);
 
 // The binary closed form (003 eqs 5.1-5.2, Hoomans 1999) for spheres i, j:

@@ -1,5 +1,5 @@
 // The Delassus operator W = H* M^-1 H of the non-smooth contact problem
-// (digest 002 §A3, A9-A10), built block by block for the bodies the DEM
+// (Moreau 1988; Jean 1999), built block by block for the bodies the DEM
 // application has: a rigid body seen through the contact's arm rho (a
 // sphere, a sphere with fixed velocity components, a rigid cluster with its
 // full inertia tensor) and a

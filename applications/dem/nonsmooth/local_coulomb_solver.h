@@ -6,7 +6,7 @@
 //   |P_T| <= mu P_N; |P_T| < mu P_N => U_T = 0;
 //   |P_T| = mu P_N => U_T = -a P_T, a >= 0          (isotropic Coulomb cone).
 // b already carries the impact law's shift (b_N + e_n U_N^-, b_T + e_t U_T^-),
-// so the same solver serves Newton restitution (digest 002 §A9-A10)..
+// so the same solver serves Newton restitution (Moreau 1988; Jean 1999).
 //
 // Where W is diagonal with equal tangential entries (spheres and planar
 // walls: W = (1/m_i + 1/m_j) 1 + (r_i^2/I_i + r_j^2/I_j)(1 - n n^T)) the

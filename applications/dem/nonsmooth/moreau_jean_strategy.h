@@ -1,5 +1,5 @@
 // MoreauJeanStrategy: non-smooth contact dynamics (NSCD, Moreau 1988, Jean
-// 1999; digest 002 §A9) for the spheres and rigid walls of a DEM model, the
+// 1999) for the spheres and rigid walls of a DEM model, the
 // alternative to ExplicitSolverStrategy chosen by "solver_settings":
 // {"strategy": "moreau_jean_strategy"}. Rigid spheres, impulses, a
 // set-valued contact law, and time steps set by the motion, not by contact

@@ -1,5 +1,5 @@
 // The NLGS / projected Gauss-Seidel solver of the non-smooth contact problem
-// of one Moreau-Jean step (digest 002 §A10): sweep the contacts, solve each
+// of one Moreau-Jean step (Jean 1999): sweep the contacts, solve each
 // one exactly (local_coulomb_solver.h) with the others frozen at their latest
 // impulses, until the impulses stop changing.
 //

@@ -1,5 +1,5 @@
-// Time-of-impact location for the event-driven (hard-sphere) mode (003
-// §4.1.3, digest B4.6 and C1.5): the first instant at which two spheres in
+// Time-of-impact location for the event-driven (hard-sphere) mode (thesis
+// 003 §4.1.3): the first instant at which two spheres in
 // free flight, or a sphere and a fixed plane, touch.
 //
 // Under a uniform gravity g both spheres of a pair fall alike, so their

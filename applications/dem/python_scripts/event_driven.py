@@ -1,4 +1,4 @@
-"""Event-driven hard spheres (thesis 003's mode, digest §B4.6, §C1.4-C1.5):
+"""Event-driven hard spheres (thesis 003's mode; docs/user_guide.md, "Smooth or non-smooth"):
 free flight under gravity between impacts, located exactly
 (tessera._dem.PairTimeOfImpact, PlaneTimeOfImpact), each impact resolved by
 the concurrent-impact solver (tessera._dem.SolveConcurrentImpact) over the

@@ -1,8 +1,7 @@
 // Gear's five-value predictor–corrector for the spheres' rows
-// (TranslationalIntegrationScheme "Gear_Predictor_Corrector"; digest seed002
-// §A8). Each row carries, besides x and v, the acceleration a, its rate b and
-// c = b' (ParticleStorage::gear, gear_angular). Before the forces every
-// component is predicted by its Taylor series,
+// (TranslationalIntegrationScheme "Gear_Predictor_Corrector"). Each row carries, besides x and v,
+// the acceleration a, its rate b and c = b' (ParticleStorage::gear, gear_angular). Before the
+// forces every component is predicted by its Taylor series,
 //   x += v h + a h²/2 + b h³/6 + c h⁴/24,  v += a h + b h²/2 + c h³/6,
 //   a += b h + c h²/2,                     b += c h;
 // after them, with Δa = F/m - a (a predicted), corrected by
