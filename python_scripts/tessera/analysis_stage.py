@@ -257,20 +257,9 @@ class AnalysisStage:
     def LoadCheckpoint(self, path):
         """Replaces the state of the initialized stage by the one saved in `path`."""
         reader = tessera.CheckpointReader(path)
-        stage = reader.StringAttribute("stage") if reader.HasAttribute("stage") else "?"
-        if stage != type(self).__name__:
-            raise tessera.Error(f"checkpoint {path} was written by a {stage}, not a {type(self).__name__}")
-        difference = _checkpoint.CompareDecks(reader.ReadString("/Deck/ProjectParameters"),
-                                              self._CheckpointDeckJson())
-        if difference is not None:
-            key, saved, current = difference
-            raise tessera.Error(f"checkpoint {path} belongs to another deck: key '{key}' is {saved!r} "
-                                f"there and {current!r} here")
-        saved_parts = reader.List("/ModelParts")
-        current_parts = _checkpoint.RootModelPartNames(self.model)
-        if saved_parts != current_parts:
-            raise tessera.Error(f"checkpoint {path} holds the model parts {saved_parts}; this run has "
-                                f"{current_parts} (another deck?)")
+        _checkpoint.CheckSavedStage(reader, path, type(self).__name__)
+        _checkpoint.CheckSavedDeck(reader, path, "/Deck/ProjectParameters", self._CheckpointDeckJson())
+        current_parts = _checkpoint.CheckSavedModelParts(reader, path, self.model)
         objects = reader.List("/Objects")
         checkpointables = self._GetCheckpointables()
         for name, _ in checkpointables:

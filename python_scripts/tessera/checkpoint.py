@@ -104,6 +104,35 @@ def RootModelPartNames(model):
     return sorted(name for name in model.GetModelPartNames() if "." not in name)
 
 
+# The checks a stage makes before it loads a checkpoint: each raises an error
+# naming the file and what differs. `which` says what the stage calls its
+# decks in the message ("another deck", "other decks").
+def CheckSavedStage(reader, path, stage_name):
+    saved = reader.StringAttribute("stage") if reader.HasAttribute("stage") else "?"
+    if saved != stage_name:
+        raise tessera.Error(f"checkpoint {path} was written by a {saved}, not a {stage_name}")
+
+
+def CheckSavedDeck(reader, path, dataset, current_json, which="another deck", of=""):
+    """The deck saved under `dataset` against this run's (`of`: the file it
+    is, named in the message where a checkpoint holds several)."""
+    difference = CompareDecks(reader.ReadString(dataset), current_json)
+    if difference is not None:
+        key, saved, current = difference
+        raise tessera.Error(f"checkpoint {path} belongs to {which}: key '{key}'{of} is {saved!r} "
+                            f"there and {current!r} here")
+
+
+def CheckSavedModelParts(reader, path, model, which="another deck"):
+    """The root model parts saved against this run's; returns this run's names."""
+    saved = reader.List("/ModelParts")
+    current = RootModelPartNames(model)
+    if saved != current:
+        raise tessera.Error(f"checkpoint {path} holds the model parts {saved}; this run has "
+                            f"{current} ({which}?)")
+    return current
+
+
 class RestartOptions:
     """The deck's "restart_options" (Kratos' keys, and Tessera's):
 

@@ -63,23 +63,12 @@ def _CouplingState(stage):
 def LoadCoupledCheckpoint(stage, path):
     """Replaces the state of the initialized coupled stage by the saved one."""
     reader = tessera.CheckpointReader(path)
-    saved_stage = reader.StringAttribute("stage") if reader.HasAttribute("stage") else "?"
-    if saved_stage != type(stage).__name__:
-        raise tessera.Error(f"checkpoint {path} was written by a {saved_stage}, not a "
-                            f"{type(stage).__name__}")
+    _checkpoint.CheckSavedStage(reader, path, type(stage).__name__)
     for name, text in _DeckJsons(stage).items():
         if not reader.Has(name):
             raise tessera.Error(f"checkpoint {path} has no {name}: it is not a coupled DE-FE checkpoint")
-        difference = _checkpoint.CompareDecks(reader.ReadString(name), text)
-        if difference is not None:
-            key, saved, current = difference
-            raise tessera.Error(f"checkpoint {path} belongs to other decks: key '{key}' of {name} is "
-                                f"{saved!r} there and {current!r} here")
-    saved_parts = reader.List("/ModelParts")
-    current_parts = _checkpoint.RootModelPartNames(stage.model)
-    if saved_parts != current_parts:
-        raise tessera.Error(f"checkpoint {path} holds the model parts {saved_parts}; this run has "
-                            f"{current_parts} (other decks?)")
+        _checkpoint.CheckSavedDeck(reader, path, name, text, "other decks", f" of {name}")
+    current_parts = _checkpoint.CheckSavedModelParts(reader, path, stage.model, "other decks")
     objects = []
     for label, attribute in STAGES:
         side = getattr(stage, attribute)

@@ -50,27 +50,31 @@ from .coupling_parameters import CouplingOptions
 from .skin_walls import FindSkinFaces, SkinWalls
 
 
+class _CoupledSide:
+    """What both sides' stages share: the coupled stage passed in, and no
+    checkpoint of one side alone, which is not the coupled run's state (the
+    coupled stage writes and reads both, coupled_checkpoint.py; its
+    restart_options are the structure's deck's)."""
+
+    def __init__(self, model, parameters, coupling):
+        self._coupling = coupling
+        super().__init__(model, parameters)
+
+    def SaveCheckpoint(self, path):
+        raise tessera.Error(f"{path}: a coupled run's checkpoint holds both sides; write it with "
+                            "DemStructuresCouplingAnalysis.SaveCheckpoint")
+
+    def RestartFrom(self, path):
+        raise tessera.Error(f"{path}: a coupled run continues with "
+                            "DemStructuresCouplingAnalysis.RestartFrom")
+
+
 def _StructuralStageClass():
     from tessera.structural.structural_mechanics_analysis import StructuralMechanicsAnalysis
 
-    class CoupledStructuralStage(StructuralMechanicsAnalysis):
+    class CoupledStructuralStage(_CoupledSide, StructuralMechanicsAnalysis):
         """The structure's stage with the coupling's hook before its solver's
         Initialize (the mesh and materials are read by then)."""
-
-        def __init__(self, model, parameters, coupling):
-            self._coupling = coupling
-            super().__init__(model, parameters)
-
-        # One side alone is not the coupled run's state: the coupled stage
-        # writes and reads both (coupled_checkpoint.py); its restart_options
-        # are this deck's.
-        def SaveCheckpoint(self, path):
-            raise tessera.Error(f"{path}: a coupled run's checkpoint holds both sides; write it with "
-                                "DemStructuresCouplingAnalysis.SaveCheckpoint")
-
-        def RestartFrom(self, path):
-            raise tessera.Error(f"{path}: a coupled run continues with "
-                                "DemStructuresCouplingAnalysis.RestartFrom")
 
         def ModifyInitialGeometry(self):
             super().ModifyInitialGeometry()
@@ -82,21 +86,9 @@ def _StructuralStageClass():
 def _DEMStageClass():
     from tessera.dem import DEMAnalysisStage
 
-    class CoupledDEMStage(DEMAnalysisStage):
+    class CoupledDEMStage(_CoupledSide, DEMAnalysisStage):
         """The DEM's stage; the structure's skin joins the walls after the DEM
         files are read, before the materials are assigned."""
-
-        def __init__(self, model, parameters, coupling):
-            self._coupling = coupling
-            super().__init__(model, parameters)
-
-        def SaveCheckpoint(self, path):
-            raise tessera.Error(f"{path}: a coupled run's checkpoint holds both sides; write it with "
-                                "DemStructuresCouplingAnalysis.SaveCheckpoint")
-
-        def RestartFrom(self, path):
-            raise tessera.Error(f"{path}: a coupled run continues with "
-                                "DemStructuresCouplingAnalysis.RestartFrom")
 
         def ReadModelParts(self, max_node_id=0, max_elem_id=0, max_cond_id=0):
             super().ReadModelParts(max_node_id, max_elem_id, max_cond_id)
