@@ -16,6 +16,7 @@
 #include "applications/dem/contact_laws/pair_contact_batch.h"
 
 #include "applications/dem/contact_laws/contact_force.h"
+#include "applications/dem/utilities/avx2_lanes.h"
 #include "applications/dem/utilities/packed_lanes.h"
 
 #if defined(__x86_64__)
@@ -31,20 +32,14 @@ namespace tessera::dem {
 #if defined(__x86_64__)
 namespace {
 
-using Vec = double __attribute__((vector_size(32)));
-using Mask = decltype(Vec{} < Vec{});  // 64-bit lanes, all ones or zero
-constexpr int kLanes = 4;
+using avx2::Any;
+using avx2::kLanes;
+using avx2::Mask;
+using avx2::Select;
+using avx2::Splat;
+using avx2::Sqrt;
+using avx2::Vec;
 
-#define TESSERA_AVX2 [[gnu::target("avx2"), gnu::always_inline]] inline
-
-TESSERA_AVX2 Vec Splat(double s) { return Vec{s, s, s, s}; }
-TESSERA_AVX2 Vec Sqrt(Vec x) {
-  return reinterpret_cast<Vec>(_mm256_sqrt_pd(reinterpret_cast<__m256d>(x)));
-}
-TESSERA_AVX2 Vec Select(Mask m, Vec a, Vec b) { return m ? a : b; }
-// Whether any lane is set: work that only such lanes select is skipped
-// otherwise (square roots and divisions bound this kernel).
-TESSERA_AVX2 bool Any(Mask m) { return _mm256_movemask_pd(reinterpret_cast<__m256d>(m)) != 0; }
 // The Math of a law's Force and Elastic templates (laws/law_defaults.h) on
 // four lanes. Not always_inline: Force has no target of its own, so these
 // calls are inlined once Force is, into the kernel (the library keeps no
@@ -509,8 +504,6 @@ void EvaluateBatchOfLaw(const PairBatchInput& in, std::uint32_t begin, std::uint
 }
 
 }  // namespace
-
-#undef TESSERA_AVX2
 
 bool PairContactBatchAvailable() {
   static const bool available = __builtin_cpu_supports("avx2");

@@ -14,7 +14,6 @@
 // operation, with selects where it branches; this file is compiled with
 // -ffp-contract=off, so that nothing is fused either way: a bond gets bitwise
 // the same results from both (test_dem_continuum_bonds.py).
-#include <immintrin.h>
 
 #include <algorithm>
 #include <cstdint>
@@ -23,6 +22,7 @@
 
 #include "applications/dem/contact_laws/bond_laws.h"
 #include "applications/dem/particles/continuum_bonds.h"
+#include "applications/dem/utilities/avx2_lanes.h"
 #include "applications/dem/utilities/parallel_rows.h"
 
 namespace tessera::dem {
@@ -166,45 +166,34 @@ BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParamete
 
 // ---------------------------------------------------------------- four lanes
 
-using Vec = double __attribute__((vector_size(32)));
-using Mask = decltype(Vec{} < Vec{});  // 64-bit lanes, all ones or zero
-constexpr int kLanes = 4;
-
-#define TESSERA_BOND_LANES [[gnu::target("avx2"), gnu::always_inline]] inline
-
-TESSERA_BOND_LANES Vec Splat(double s) { return Vec{s, s, s, s}; }
-TESSERA_BOND_LANES Vec Sqrt(Vec x) {
-  return reinterpret_cast<Vec>(_mm256_sqrt_pd(reinterpret_cast<__m256d>(x)));
-}
-TESSERA_BOND_LANES Vec Select(Mask m, Vec a, Vec b) { return m ? a : b; }
-TESSERA_BOND_LANES bool All(Mask m) {
-  return _mm256_movemask_pd(reinterpret_cast<__m256d>(m)) == 0xF;
-}
+using avx2::All;
+using avx2::kLanes;
+using avx2::Mask;
+using avx2::Select;
+using avx2::Splat;
+using avx2::Sqrt;
+using avx2::Vec;
 
 // Three components on the lanes, with Array3's operations in its order.
 struct V3 {
   Vec x, y, z;
 };
-TESSERA_BOND_LANES V3 operator+(const V3& a, const V3& b) {
-  return {a.x + b.x, a.y + b.y, a.z + b.z};
-}
-TESSERA_BOND_LANES V3 operator-(const V3& a, const V3& b) {
-  return {a.x - b.x, a.y - b.y, a.z - b.z};
-}
+TESSERA_AVX2 V3 operator+(const V3& a, const V3& b) { return {a.x + b.x, a.y + b.y, a.z + b.z}; }
+TESSERA_AVX2 V3 operator-(const V3& a, const V3& b) { return {a.x - b.x, a.y - b.y, a.z - b.z}; }
 // Array3 * s: each component times s.
-TESSERA_BOND_LANES V3 operator*(const V3& a, Vec s) { return {a.x * s, a.y * s, a.z * s}; }
-TESSERA_BOND_LANES Vec Dot(const V3& a, const V3& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
-TESSERA_BOND_LANES V3 Cross(const V3& a, const V3& b) {
+TESSERA_AVX2 V3 operator*(const V3& a, Vec s) { return {a.x * s, a.y * s, a.z * s}; }
+TESSERA_AVX2 Vec Dot(const V3& a, const V3& b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+TESSERA_AVX2 V3 Cross(const V3& a, const V3& b) {
   return {a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x};
 }
-TESSERA_BOND_LANES V3 Tangential(const V3& v, const V3& n) { return v - n * Dot(v, n); }
-TESSERA_BOND_LANES V3 Select(Mask m, const V3& a, const V3& b) {
+TESSERA_AVX2 V3 Tangential(const V3& v, const V3& n) { return v - n * Dot(v, n); }
+TESSERA_AVX2 V3 Select(Mask m, const V3& a, const V3& b) {
   return {Select(m, a.x, b.x), Select(m, a.y, b.y), Select(m, a.z, b.z)};
 }
 
 // The rows index[0..3] of an Array3 column: x and y of each row in one
 // 16-byte load, unpacked; z element by element.
-TESSERA_BOND_LANES V3 Gather(const Array3* rows, const std::uint32_t* index) {
+TESSERA_AVX2 V3 Gather(const Array3* rows, const std::uint32_t* index) {
   const double* r0 = rows[index[0]].data;
   const double* r1 = rows[index[1]].data;
   const double* r2 = rows[index[2]].data;
@@ -216,10 +205,10 @@ TESSERA_BOND_LANES V3 Gather(const Array3* rows, const std::uint32_t* index) {
   return {reinterpret_cast<Vec>(_mm256_unpacklo_pd(even, odd)),
           reinterpret_cast<Vec>(_mm256_unpackhi_pd(even, odd)), Vec{r0[2], r1[2], r2[2], r3[2]}};
 }
-TESSERA_BOND_LANES Array3 Lane(const V3& v, int l) { return Array3{v.x[l], v.y[l], v.z[l]}; }
+TESSERA_AVX2 Array3 Lane(const V3& v, int l) { return Array3{v.x[l], v.y[l], v.z[l]}; }
 // Four consecutive Array3 (twelve doubles) as x, y and z of the lanes, and
 // back: three 32-byte loads or stores and a transpose.
-TESSERA_BOND_LANES V3 LoadFour(const Array3* rows) {
+TESSERA_AVX2 V3 LoadFour(const Array3* rows) {
   const double* p = rows->data;
   const __m256d v0 = _mm256_loadu_pd(p), v1 = _mm256_loadu_pd(p + 4), v2 = _mm256_loadu_pd(p + 8);
   const __m256d u0 = _mm256_blend_pd(v0, v1, 0b1100);       // x0 y0 x2 y2
@@ -229,7 +218,7 @@ TESSERA_BOND_LANES V3 LoadFour(const Array3* rows) {
           reinterpret_cast<Vec>(_mm256_shuffle_pd(u0, u2, 0b0101)),
           reinterpret_cast<Vec>(_mm256_blend_pd(u1, u2, 0b1010))};
 }
-TESSERA_BOND_LANES void StoreFour(Array3* rows, const V3& v) {
+TESSERA_AVX2 void StoreFour(Array3* rows, const V3& v) {
   const __m256d x = reinterpret_cast<__m256d>(v.x), y = reinterpret_cast<__m256d>(v.y),
                 z = reinterpret_cast<__m256d>(v.z);
   const __m256d u0 = _mm256_unpacklo_pd(x, y);       // x0 y0 x2 y2
@@ -241,12 +230,12 @@ TESSERA_BOND_LANES void StoreFour(Array3* rows, const V3& v) {
   _mm256_storeu_pd(p + 8, _mm256_permute2f128_pd(u1, u2, 0x31));
 }
 // A constant of the four bonds c[0..3].
-TESSERA_BOND_LANES Vec Constant(const BondConstants* c, double BondConstants::*member) {
+TESSERA_AVX2 Vec Constant(const BondConstants* c, double BondConstants::*member) {
   return Vec{c[0].*member, c[1].*member, c[2].*member, c[3].*member};
 }
 // v turned with the bond from its last direction m to n (EvaluateBond's
 // `turned`): cos v + a x v + (a.v) a / (1 + cos), a = m x n.
-TESSERA_BOND_LANES V3 Turned(const V3& v, Vec cosine, const V3& axis, Vec axis_scale) {
+TESSERA_AVX2 V3 Turned(const V3& v, Vec cosine, const V3& axis, Vec axis_scale) {
   return (v * cosine + Cross(axis, v)) + axis * (Dot(axis, v) * axis_scale);
 }
 
