@@ -6,51 +6,7 @@ import numpy as np
 import pytest
 
 import tessera
-
-CORNERS = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)]
-
-
-def node_id(i, j, k, n):
-    return 1 + i + (n + 1) * (j + (n + 1) * k)
-
-
-def hex_cube(model, n, name="Cube"):
-    """The unit cube as n³ Element3D8N, element ids from 1."""
-    mp = model.CreateModelPart(name)
-    for k in range(n + 1):
-        for j in range(n + 1):
-            for i in range(n + 1):
-                mp.CreateNewNode(node_id(i, j, k, n), i / n, j / n, k / n)
-    props = mp.GetProperties(1)
-    for e, (i, j, k) in enumerate(((i, j, k) for k in range(n) for j in range(n) for i in range(n)),
-                                  start=1):
-        mp.CreateNewElement("Element3D8N", e, [node_id(i + a, j + b, k + c, n)
-                                               for a, b, c in CORNERS], props)
-    return mp
-
-
-def tet_cube(model, n):
-    """Each cell of the n³ grid cut into six tetrahedra around its diagonal."""
-    mp = model.CreateModelPart("Tets")
-    for k in range(n + 1):
-        for j in range(n + 1):
-            for i in range(n + 1):
-                mp.CreateNewNode(node_id(i, j, k, n), i / n, j / n, k / n)
-    props = mp.GetProperties(1)
-    e = 1
-    for k in range(n):
-        for j in range(n):
-            for i in range(n):
-                for perm in ((0, 1, 2), (0, 2, 1), (1, 0, 2), (1, 2, 0), (2, 0, 1), (2, 1, 0)):
-                    v = [i, j, k]
-                    tet = [node_id(*v, n)]
-                    for axis in perm:
-                        v[axis] += 1
-                        tet.append(node_id(*v, n))
-                    mp.CreateNewElement("Element3D4N", e, tet, props)
-                    e += 1
-    return mp
-
+from structured_meshes import MakeHexCube, MakeTetCube
 
 def connectivity(mp):
     return {e.Id: [n.Id for n in e.GetGeometry()] for e in mp.Elements}
@@ -81,7 +37,7 @@ def check_partition(mp, p, parts):
 @pytest.mark.parametrize("parts", [2, 3, 4])
 def test_hexahedra_are_split_into_balanced_parts_with_owners_and_ghosts(parts):
     model = tessera.Model()
-    mp = hex_cube(model, 10)
+    mp = MakeHexCube(model, 10)
     p = tessera.PartitionMesh(mp, parts)
     element_part = check_partition(mp, p, parts)
     # Balance: METIS' default load imbalance for k-way partitioning, ufactor
@@ -98,7 +54,7 @@ def test_hexahedra_are_split_into_balanced_parts_with_owners_and_ghosts(parts):
 
 def test_the_partition_is_the_same_on_every_call():
     model = tessera.Model()
-    mp = hex_cube(model, 8)
+    mp = MakeHexCube(model, 8)
     first, second = tessera.PartitionMesh(mp, 4), tessera.PartitionMesh(mp, 4)
     assert np.array_equal(first["element_part"], second["element_part"])
     assert np.array_equal(first["node_owner"], second["node_owner"])
@@ -109,7 +65,7 @@ def test_tetrahedra_are_neighbours_through_their_triangles():
     2 × 36 = 72 triangles; faces share three nodes, so the dual graph is the
     face graph and the cut stays near the plane's."""
     model = tessera.Model()
-    mp = tet_cube(model, 6)
+    mp = MakeTetCube(model, 6)
     p = tessera.PartitionMesh(mp, 2)
     check_partition(mp, p, 2)
     assert 72 <= p["cut_faces"] <= 1.5 * 72
@@ -117,7 +73,7 @@ def test_tetrahedra_are_neighbours_through_their_triangles():
 
 def test_one_part_owns_everything():
     model = tessera.Model()
-    mp = hex_cube(model, 3)
+    mp = MakeHexCube(model, 3)
     p = tessera.PartitionMesh(mp, 1)
     assert not p["element_part"].any() and not p["node_owner"].any()
     assert p["ghost_nodes"][0].size == 0 and p["cut_faces"] == 0
@@ -125,7 +81,7 @@ def test_one_part_owns_everything():
 
 def test_a_sub_model_part_is_partitioned_alone():
     model = tessera.Model()
-    mp = hex_cube(model, 4)
+    mp = MakeHexCube(model, 4)
     sub = mp.CreateSubModelPart("Lower")
     lower = [e for e in mp.Elements if e.Id <= 32]
     sub.AddNodes(sorted({n.Id for e in lower for n in e.GetGeometry()}))
@@ -137,7 +93,7 @@ def test_a_sub_model_part_is_partitioned_alone():
 
 def test_bad_requests_name_the_model_part_and_what_was_expected():
     model = tessera.Model()
-    mp = hex_cube(model, 2)
+    mp = MakeHexCube(model, 2)
     with pytest.raises(Exception, match="Cube.*at least 1, got 0"):
         tessera.PartitionMesh(mp, 0)
     with pytest.raises(Exception, match="Cube.*8 elements cannot make 9 parts"):

@@ -225,10 +225,11 @@ class Result:
         self.energy_rows = open(energy).read().splitlines()[1:] if os.path.isfile(energy) else []
 
 
-def Run(folder, parameters_file, steps, dt, restart=None, checkpoint=None):
+def Run(folder, parameters_file, steps, dt, restart=None, checkpoint=None, result=Result):
     """The deck run for `steps` steps of dt (FinalTime, which may change on
     restart, half a step before the end: the loop runs while time < FinalTime),
-    continued from `restart` if given; its state saved to `checkpoint`."""
+    continued from `restart` if given; its state saved to `checkpoint`; what
+    it ends with as `result(stage, model, checkpoint)` gathers it."""
     import tessera.dem
     parameters = tessera.Parameters.FromFile(os.path.join(folder, parameters_file))
     parameters["FinalTime"].SetDouble((steps - 0.5) * dt)
@@ -240,9 +241,9 @@ def Run(folder, parameters_file, steps, dt, restart=None, checkpoint=None):
     stage.RunSolutionLoop()
     if checkpoint is not None:
         stage.SaveCheckpoint(checkpoint)
-    result = Result(stage, model, checkpoint)
+    ended = result(stage, model, checkpoint)
     stage.Finalize()
-    return result
+    return ended
 
 
 def AssertBitwiseEqual(a, b):
@@ -424,20 +425,9 @@ def test_a_checkpoint_missing_part_of_the_dem_state_is_refused(tmp_path, monkeyp
         Run(str(tmp_path), parameters_file, 40, DT, restart=str(tmp_path / "partial.h5"))
 
 
-def _MoreauJeanRun(folder, steps, restart=None, checkpoint=None):
-    """The Moreau-Jean deck of WriteMoreauJeanDeck run for `steps` steps: the
-    rows' columns and the nodes' positions and velocities at its end."""
-    import tessera.dem
-    parameters = tessera.Parameters.FromFile(os.path.join(folder, "ProjectParametersDEM.json"))
-    parameters["FinalTime"].SetDouble((steps - 0.5) * 1e-3)
-    model = tessera.Model()
-    stage = tessera.dem.DEMAnalysisStage(model, parameters)
-    if restart is not None:
-        stage.RestartFrom(restart)
-    stage.Initialize()
-    stage.RunSolutionLoop()
-    if checkpoint is not None:
-        stage.SaveCheckpoint(checkpoint)
+def MoreauJeanResult(stage, model, checkpoint):
+    """What a Moreau-Jean run ends with: its rows, the spheres' nodes, its
+    step count and the last step's active contacts."""
     strategy = stage.GetStrategy()
     rows = strategy.Particles
     result = {name: np.array(getattr(rows, name)) for name in ("position", "velocity",
@@ -447,8 +437,12 @@ def _MoreauJeanRun(folder, steps, restart=None, checkpoint=None):
     result["V"] = np.array([n.GetSolutionStepValue(tessera.VELOCITY) for n in nodes])
     result["steps"] = strategy.StepCount()
     result["contacts"] = strategy.LastStep()["contacts"]
-    stage.Finalize()
     return result
+
+
+def _MoreauJeanRun(folder, steps, restart=None, checkpoint=None):
+    return Run(folder, "ProjectParametersDEM.json", steps, 1e-3, restart, checkpoint,
+               MoreauJeanResult)
 
 
 def WriteMoreauJeanDeck(folder):
