@@ -8,24 +8,24 @@ import pytest
 
 import tessera
 
-from test_mesh_partition import hex_cube, node_id
+from structured_meshes import GridId, MakeHexCube
 
 
 def cube_with_skin(model, n):
-    """The hex cube of test_mesh_partition with SurfaceCondition3D4N on its
+    """The hex cube of structured_meshes.py with SurfaceCondition3D4N on its
     z = 0 face and a PointCondition3D1N on every node of the x = 1 face."""
-    mp = hex_cube(model, n)
+    mp = MakeHexCube(model, n)
     props = mp.GetProperties(1)
     c = 1
     for j in range(n):
         for i in range(n):
             mp.CreateNewCondition("SurfaceCondition3D4N", c, [
-                node_id(i, j, 0, n), node_id(i, j + 1, 0, n), node_id(i + 1, j + 1, 0, n),
-                node_id(i + 1, j, 0, n)], props)
+                GridId(i, j, 0, n), GridId(i, j + 1, 0, n), GridId(i + 1, j + 1, 0, n),
+                GridId(i + 1, j, 0, n)], props)
             c += 1
     for k in range(n + 1):
         for j in range(n + 1):
-            mp.CreateNewCondition("PointCondition3D1N", c, [node_id(n, j, k, n)], props)
+            mp.CreateNewCondition("PointCondition3D1N", c, [GridId(n, j, k, n)], props)
             c += 1
     sub = mp.CreateSubModelPart("Bottom")
     sub.AddConditions(list(range(1, n * n + 1)))
@@ -58,7 +58,7 @@ def test_pieces_cover_the_mesh_once_and_agree_on_shared_nodes(parts):
         assert set(c.Id for c in mp.GetSubModelPart("Bottom").Conditions) <= set(c.Id for c in mp.Conditions)
     assert sorted(elements) == list(range(1, n ** 3 + 1))
     assert sorted(conditions) == list(range(1, n * n + (n + 1) ** 2 + 1))
-    assert sorted(owned) == sorted(node_id(i, j, k, n) for i in range(n + 1) for j in range(n + 1)
+    assert sorted(owned) == sorted(GridId(i, j, k, n) for i in range(n + 1) for j in range(n + 1)
                                    for k in range(n + 1))
     shared_any = False
     for rank, (mp, local) in enumerate(pieces):
