@@ -195,7 +195,7 @@ def check_ghosts_by_sampling(rng, parts=8, particles=400_000, h=0.05):
 def dem_rows(ranks, args):
     volume_per_particle = 4.0 / 3.0 * math.pi * args.radius ** 3 / args.packing
     density = 1.0 / volume_per_particle
-    h = 2.0 * args.radius + args.skin  # one search distance
+    h = 1.05 * (2.0 * args.radius + args.skin)  # the layer applications/dem/parallel keeps
     # A ghost at depth s < 2R into the layer has (1 - s / 2R) / 2 of its
     # neighbours across the boundary; over the layer that is 2R / (4 h) of a
     # particle's pairs. Computed on both sides, each rank does half of those
@@ -256,8 +256,8 @@ def main():
     parser.add_argument("--radius", type=float, default=0.005)
     parser.add_argument("--packing", type=float, default=0.6)
     parser.add_argument("--skin", type=float, default=0.001, help="search skin added to 2R (m)")
-    parser.add_argument("--ghost-bytes", type=float, default=72.0,
-                        help="bytes per ghost and step (position, velocity, angular velocity: 9 doubles)")
+    parser.add_argument("--ghost-bytes", type=float, default=240.0,
+                        help="bytes per ghost and step (applications/dem/parallel refreshes 30 doubles)")
     parser.add_argument("--boundary-pairs", choices=["both", "once"], default="both",
                         help="pairs across a boundary computed on both ranks (extra work, no reverse "
                              "message) or once, the force and torque (48 bytes) sent back to the owner")
@@ -303,7 +303,7 @@ def main():
         check_ghosts_by_sampling(np.random.default_rng(1))
         out["dem_weak"] = dem_rows(args.ranks, args)
         print_table(f"DEM weak scaling: {args.particles_per_rank:,} spheres per rank, RCB, ghost layer "
-                    f"{1e3 * (2 * args.radius + args.skin):.0f} mm", out["dem_weak"], [
+                    f"{1.05e3 * (2 * args.radius + args.skin):.1f} mm", out["dem_weak"], [
             ("ranks", lambda r: str(r["ranks"])),
             ("ghosts max (fraction)", lambda r: f"{r['ghosts_max']:,.0f} ({r['ghost_fraction']:.2f})"),
             ("neighbours max", lambda r: str(r["neighbours_max"])),
