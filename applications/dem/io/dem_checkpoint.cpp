@@ -498,6 +498,7 @@ struct MoreauJeanCheckpointAccess {
     VisitClusters(s.clusters_, a);
     a.Column("WarmStart/keys", s.previous_keys_);
     a.Column("WarmStart/impulses", s.previous_impulses_);
+    a.Column("WarmStart/allowed_overlap", s.previous_allowed_);
     VisitReports("Steps/history", s.history_, a);
     std::vector<nonsmooth::MoreauJeanStepReport> last{s.last_};
     VisitReports("Steps/last", last, a);

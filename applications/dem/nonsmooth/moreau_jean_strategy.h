@@ -19,7 +19,22 @@
 //      NLGS with the exact local solver (nlgs_solver.h), warm-started from the
 //      previous step's impulses of the same contacts;
 //   5. v+ = v_free + M^-1 H P and q+ = q_m + h theta v+.
-// e_n is the pair's COEFFICIENT_OF_RESTITUTION. Every step records its
+// e_n is the pair's COEFFICIENT_OF_RESTITUTION.
+//
+// Gap correction ("gap_correction", on by default; predicted_gap
+// activation): the law works on velocities, and the gap between two
+// detections moves by h U_N+ only where the contact point moves linearly
+// (spheres, walls). A member of a rotating cluster follows an arc: each step
+// its point sinks by about r w^2 h^2 / 2 below the linear prediction, and the
+// overlaps add up (a dumbbell rocking to rest ended 2.5e-5 m = 0.25 % of R
+// into the floor). So an active contact's overlap may not grow: a contact
+// keeps the overlap it had when it was activated (min(g, 0) then; an initial
+// overlap is not pushed out, which would fling the bodies apart at g/h), or
+// less once it shrank, and where its gap g at q_m is below that allowance a
+// (by more than 1e-10 (r_i + r_j), round-off) it aims at U_N+ >= (a - g) / h
+// if that is more than the Newton target: the next detection, at
+// q_m + h U+, finds the allowance again. Spheres on walls and spheres never
+// lose gap against the linear prediction, so their steps are unchanged. Every step records its
 // violation measures (MoreauJeanStepReport).
 //
 // Rigid clusters (Cluster3D, SetClusterModelPart) are bodies of the contact
@@ -31,12 +46,24 @@
 // L+ = I_w(q_m) w+, and the motion over h theta with V+ and L+ ends the step;
 // the members are placed from it.
 //
+// Deformable walls (the coupling application's FE skin, SetDeformableNodes):
+// the vertices of their faces are nodes of a structure with lumped masses.
+// A sphere-face contact then has the nodes on its other side, through the
+// face's shape functions N_a at the contact point: the node's block
+// sum_a N_a^2 / m_a in the Delassus operator, the wall velocity
+// sum_a N_a v_a in the law, and -N_a P on node a. Before each step the
+// coupling gives the nodes' inverse masses, free velocities (those that
+// move them over the next step without contact) and start velocities (the
+// impact law's U-); after it, DeformableNodeImpulses() are the impulses on
+// the nodes (their sum is minus the impulses on the spheres).
+//
 // Not covered: inlets (an error of the stage), bonds, periodic domains and 2D
 // discs (errors here); free rigid walls and glued particles (explicit strategy
 // only). Walls moved by processes are
 // followed (their nodes' coordinates and velocities, read every step).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -69,6 +96,7 @@ struct MoreauJeanSettings {
   int max_iterations = 2000;
   double tangential_restitution = 0.0;
   std::uint64_t seed = 1;
+  bool gap_correction = true;
 };
 
 // The violation measures of one step.
@@ -109,6 +137,18 @@ class MoreauJeanStrategy {
   // The rows of each contact of the last step (j: -1 for a wall).
   const std::vector<std::uint32_t>& ContactRowsI() const { return contact_row_i_; }
   const std::vector<std::int64_t>& ContactRowsJ() const { return contact_row_j_; }
+  // The positions (in the walls' root nodal database) of the nodes of the
+  // deformable walls, one per structure node (slot k = entry k); after
+  // Initialize. A face with some but not all of its vertices listed is an
+  // error. An empty list makes every wall rigid again.
+  void SetDeformableNodes(const std::vector<IndexType>& wall_node_positions);
+  // Per slot: inverse masses per component (0: fixed), free velocities and
+  // start-of-step velocities; before each SolveSolutionStep.
+  void SetDeformableNodeState(std::vector<Array3> inv_mass, std::vector<Array3> free_velocity,
+                              std::vector<Array3> start_velocity);
+  std::size_t NumberOfDeformableNodes() const { return node_inv_mass_.size(); }
+  // The last step's impulse on each slot's node (world, N s).
+  const std::vector<Array3>& DeformableNodeImpulses() const { return node_impulse_; }
   double MaximumSpeed() const;
   double KineticEnergy() const;
   Array3 LinearMomentum() const;
@@ -116,6 +156,10 @@ class MoreauJeanStrategy {
 
  private:
   void CheckSupported() const;
+  // BoundingBoxOption: deletes the free spheres whose centre, and the
+  // clusters whose centre, left the box (within its start and stop times),
+  // as ExplicitSolverStrategy does; the warm-start impulses follow the rows.
+  void RemoveOutsideBoundingBox(double time);
   // Body of each row: the row itself for a free sphere, rows + k for a member
   // of cluster k.
   std::size_t BodyOf(std::size_t row) const {
@@ -148,9 +192,17 @@ class MoreauJeanStrategy {
   // The previous step's impulses (world), by contact key, sorted.
   std::vector<std::uint64_t> previous_keys_;
   std::vector<Array3> previous_impulses_;
+  // The overlap each of them may keep (gap correction), and this step's.
+  std::vector<double> previous_allowed_, allowed_overlap_;
   MoreauJeanStepReport last_;
   std::vector<MoreauJeanStepReport> history_;
   bool initialized_ = false;
+  // Deformable walls: the slot of each face vertex (-1: a rigid face), the
+  // slots' inverse masses, free and start velocities, and impulses.
+  std::vector<IndexType> deformable_positions_;
+  std::vector<std::array<std::int32_t, 4>> face_slot_;
+  std::vector<Array3> node_inv_mass_, node_free_velocity_, node_start_velocity_, node_impulse_;
+  bool node_state_set_ = false;
 };
 
 }  // namespace tessera::dem::nonsmooth

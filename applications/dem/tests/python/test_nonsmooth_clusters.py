@@ -168,27 +168,35 @@ CLUSTER_CASE = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", ".
 def test_the_kratos_cluster_deck_runs_under_moreau_jean_through_the_stage(in_copy):
     # Kratos' test_clusters_2 deck (two Cluster3D of 64 spheres, walls,
     # gravity -9.81 y, 12 steps of 5e-7 s) with "strategy":
-    # "moreau_jean_strategy": the stage hands the clusters to the strategy,
-    # which keeps both (its bounding box is not applied: a warning says so).
-    # No contact pushes in these 6 µs (max impulse 0), so both clusters fall
+    # "moreau_jean_strategy": the stage hands the clusters to the strategy.
+    # Its bounding box (from 1e-6 s) deletes the cluster whose centre lies
+    # outside, as the smooth strategy does with this deck
+    # (test_dem_clusters.py); the first step, before the box starts, has both.
+    # No contact pushes in these 6 µs (max impulse 0), so the clusters fall
     # freely: V = g t (rel 1e-12), and their nodes hold the strategy's values.
     import json
-    import warnings
 
     import tessera.dem
     in_copy("dem3d_clusters")
     deck = json.load(open("ProjectParametersDEM2.json"))
     deck["solver_settings"]["strategy"] = "moreau_jean_strategy"
     model = tessera.Model()
-    stage = tessera.dem.DEMAnalysisStage(model, tessera.Parameters(json.dumps(deck)))
-    with warnings.catch_warnings(record=True) as caught:
-        warnings.simplefilter("always")
-        stage.Run()
-    assert any("moreau_jean_strategy deletes no spheres or clusters" in str(w.message)
-               for w in caught)
+    counts = []
+
+    class Stage(tessera.dem.DEMAnalysisStage):
+        def FinalizeSolutionStep(self):
+            super().FinalizeSolutionStep()
+            counts.append((self.time, self.model.GetModelPart("SpheresPart").NumberOfNodes(),
+                           self.model.GetModelPart("ClusterPart").NumberOfElements()))
+
+    stage = Stage(model, tessera.Parameters(json.dumps(deck)))
+    stage.Run()
+    assert len(counts) == 12
+    assert counts[0][1:] == (128, 2) and counts[0][0] < 1e-6
+    assert all(c[1:] == (64, 1) for c in counts if c[0] > 1.01e-6)
     strategy = stage.GetStrategy()
     clusters = strategy.Clusters()
-    assert len(clusters) == 2 and len(strategy.Particles) == 128
+    assert len(clusters) == 1 and len(strategy.Particles) == 64
     assert strategy.LastStep()["max_impulse"] == 0.0
     # (Clusters() is in the cluster model part's order.)
     for c, node in zip(clusters, model.GetModelPart("ClusterPart").Nodes):
