@@ -287,6 +287,7 @@ struct StrategyCheckpointAccess {
       a.Value(g + "applied_moment", w.applied_moment);
       a.Value(g + "contact_force", w.contact_force);
       a.Value(g + "contact_moment", w.contact_moment);
+      if (s.particles_.has_gear) a.Value(g + "gear", w.gear);
     }
 
     a.Column("Glued/row", s.glued_.row);
@@ -498,7 +499,6 @@ struct MoreauJeanCheckpointAccess {
     VisitClusters(s.clusters_, a);
     a.Column("WarmStart/keys", s.previous_keys_);
     a.Column("WarmStart/impulses", s.previous_impulses_);
-    a.Column("WarmStart/allowed_overlap", s.previous_allowed_);
     VisitReports("Steps/history", s.history_, a);
     std::vector<nonsmooth::MoreauJeanStepReport> last{s.last_};
     VisitReports("Steps/last", last, a);

@@ -361,12 +361,10 @@ void MoreauJeanStrategy::RemoveOutsideBoundingBox(double time) {
     }
     previous_keys_[out] = renamed;
     previous_impulses_[out] = previous_impulses_[c];
-    previous_allowed_[out] = previous_allowed_[c];
     ++out;
   }
   previous_keys_.resize(out);
   previous_impulses_.resize(out);
-  previous_allowed_.resize(out);
   // The last step's contacts named the old rows.
   contacts_.clear();
   contact_row_i_.clear();
@@ -460,24 +458,6 @@ void MoreauJeanStrategy::SolveSolutionStep(double time) {
   }
   FindContacts(q_mid, body_centre, bodies, start);
   BuildDelassusBlocks(bodies, contacts_);
-  // The overlap each contact may keep (moreau_jean_strategy.h, gap
-  // correction): at its first activation min(g, 0); then never more than the
-  // step before, so an active contact's overlap does not grow.
-  allowed_overlap_.assign(contacts_.size(), 0.0);
-  for (std::size_t k = 0; k < contacts_.size(); ++k) {
-    const double g = contacts_.gap[k];
-    const auto it =
-        std::lower_bound(previous_keys_.begin(), previous_keys_.end(), contacts_.key[k]);
-    const bool known = it != previous_keys_.end() && *it == contacts_.key[k];
-    const double before = known ? previous_allowed_[it - previous_keys_.begin()] : g;
-    allowed_overlap_[k] = std::min(std::max(before, g), 0.0);
-    if (!(ns_.gap_correction && predicted_gap_ && known)) continue;
-    const std::uint32_t i = contact_row_i_[k];
-    const std::int64_t j = contact_row_j_[k];
-    const double radii = particles_.radius[i] + (j >= 0 ? particles_.radius[j] : 0.0);
-    if (g < before - 1e-10 * radii)
-      contacts_.shift[k][0] = std::min(contacts_.shift[k][0], (g - before) / h);
-  }
   if (ns_.warm_start) {
     for (std::size_t k = 0; k < contacts_.size(); ++k) {
       const auto it =
@@ -562,13 +542,11 @@ void MoreauJeanStrategy::SolveSolutionStep(double time) {
             [&](std::uint32_t a, std::uint32_t b) { return contacts_.key[a] < contacts_.key[b]; });
   previous_keys_.resize(contacts_.size());
   previous_impulses_.resize(contacts_.size());
-  previous_allowed_.resize(contacts_.size());
   for (std::size_t s = 0; s < order.size(); ++s) {
     const std::uint32_t k = order[s];
     const Array3 p = contacts_.frame[k].ToWorld(contacts_.impulse[k]);
     previous_keys_[s] = contacts_.key[k];
     previous_impulses_[s] = p;
-    previous_allowed_[s] = allowed_overlap_[k];
     step.max_impulse = std::max(step.max_impulse, Norm(p));
     const std::uint32_t i = contact_row_i_[k];
     const std::int64_t j = contact_row_j_[k];

@@ -19,22 +19,7 @@
 //      NLGS with the exact local solver (nlgs_solver.h), warm-started from the
 //      previous step's impulses of the same contacts;
 //   5. v+ = v_free + M^-1 H P and q+ = q_m + h theta v+.
-// e_n is the pair's COEFFICIENT_OF_RESTITUTION.
-//
-// Gap correction ("gap_correction", on by default; predicted_gap
-// activation): the law works on velocities, and the gap between two
-// detections moves by h U_N+ only where the contact point moves linearly
-// (spheres, walls). A member of a rotating cluster follows an arc: each step
-// its point sinks by about r w^2 h^2 / 2 below the linear prediction, and the
-// overlaps add up (a dumbbell rocking to rest ended 2.5e-5 m = 0.25 % of R
-// into the floor). So an active contact's overlap may not grow: a contact
-// keeps the overlap it had when it was activated (min(g, 0) then; an initial
-// overlap is not pushed out, which would fling the bodies apart at g/h), or
-// less once it shrank, and where its gap g at q_m is below that allowance a
-// (by more than 1e-10 (r_i + r_j), round-off) it aims at U_N+ >= (a - g) / h
-// if that is more than the Newton target: the next detection, at
-// q_m + h U+, finds the allowance again. Spheres on walls and spheres never
-// lose gap against the linear prediction, so their steps are unchanged. Every step records its
+// e_n is the pair's COEFFICIENT_OF_RESTITUTION. Every step records its
 // violation measures (MoreauJeanStepReport).
 //
 // Rigid clusters (Cluster3D, SetClusterModelPart) are bodies of the contact
@@ -96,7 +81,6 @@ struct MoreauJeanSettings {
   int max_iterations = 2000;
   double tangential_restitution = 0.0;
   std::uint64_t seed = 1;
-  bool gap_correction = true;
 };
 
 // The violation measures of one step.
@@ -192,8 +176,6 @@ class MoreauJeanStrategy {
   // The previous step's impulses (world), by contact key, sorted.
   std::vector<std::uint64_t> previous_keys_;
   std::vector<Array3> previous_impulses_;
-  // The overlap each of them may keep (gap correction), and this step's.
-  std::vector<double> previous_allowed_, allowed_overlap_;
   MoreauJeanStepReport last_;
   std::vector<MoreauJeanStepReport> history_;
   bool initialized_ = false;

@@ -111,8 +111,7 @@ void BindNonsmooth(py::module_& m) {
       .def_readwrite("tolerance", &MoreauJeanSettings::tolerance)
       .def_readwrite("max_iterations", &MoreauJeanSettings::max_iterations)
       .def_readwrite("tangential_restitution", &MoreauJeanSettings::tangential_restitution)
-      .def_readwrite("seed", &MoreauJeanSettings::seed)
-      .def_readwrite("gap_correction", &MoreauJeanSettings::gap_correction);
+      .def_readwrite("seed", &MoreauJeanSettings::seed);
 
   py::class_<MoreauJeanStrategy>(m, "MoreauJeanStrategy",
                                  "Non-smooth contact dynamics (Moreau-Jean, NLGS) of the DEM "
