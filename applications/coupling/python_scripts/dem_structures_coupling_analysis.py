@@ -128,14 +128,9 @@ class DemStructuresCouplingAnalysis:
         self.structural_stage = _StructuralStageClass()(model, structural_parameters, self)
         self.dem_stage = _DEMStageClass()(model, dem_parameters, self)
         strategy = self.dem_stage.DEM_parameters["solver_settings"]["strategy"].GetString()
-        if strategy == "moreau_jean_strategy":
-            # The structure's skin would be a rigid wall moved by the
-            # coupling, and no impulse would reach its nodes.
-            raise tessera.Error(
-                f"{dem_parameters.Origin()}: solver_settings.strategy \"moreau_jean_strategy\" is "
-                "not supported by the DEM-structures coupling: the non-smooth contact problem does "
-                "not include the structure's nodes (their shape-function weights in the Delassus "
-                "operator); use \"sphere_strategy\" or \"continuum_sphere_strategy\"")
+        # Moreau-Jean on the DEM side: the skin's FE nodes join its contact
+        # problem (module text, _SolveNonsmoothStep).
+        self.nonsmooth = strategy == "moreau_jean_strategy"
         solver = self.structural_stage._GetSolver()
         self.structure = solver.main_model_part
         for variable in (tessera.DEM_NODAL_FORCE, tessera.DEM_SURFACE_LOAD):
@@ -147,11 +142,22 @@ class DemStructuresCouplingAnalysis:
                                 f"{self.dimension}, but the DEM's Dimension is {dem_dimension} "
                                 f"({self.dem_stage.DEM_parameters.Origin()}); the coupled domains must agree")
         self.scheme = self._ChooseScheme()
+        if self.nonsmooth and self.scheme != "explicit":
+            raise tessera.Error(
+                f"{dem_parameters.Origin()}: solver_settings.strategy \"moreau_jean_strategy\" couples "
+                "with an explicit structure on the common step (time_integration \"explicit\"), whose "
+                f"nodes enter the contact problem; the coupling's time_integration is \"{self.scheme}\"")
         self.substeps = 1
         # ADM on the skin's faces only (set once the skin walls exist): the
-        # deck's own walls keep WallForceTransfer (direct by default).
-        self.adm = self.options["transfer_method"] == "area_distributed"
+        # deck's own walls keep WallForceTransfer (direct by default). Under
+        # Moreau-Jean the impulses reach the nodes through the shape
+        # functions of the Delassus operator (transfer_method is not used).
+        self.adm = self.options["transfer_method"] == "area_distributed" and not self.nonsmooth
         self.energy = None
+        if self.nonsmooth:
+            # The non-smooth contacts store no energy and the DEM strategy
+            # reports no dissipation terms: no coupled energy balance.
+            self.options["energy_output"] = False
         if self.options["energy_output"] and self.scheme != "implicit_with_dem_substeps":
             # The balance needs the DEM's dissipated energies.
             self.dem_stage.DEM_parameters["EnergyCalculationOption"].SetBool(True)
@@ -269,6 +275,8 @@ class DemStructuresCouplingAnalysis:
             self._InitializeSubsteps()
         else:
             self._InitializeExplicit()
+        if self.nonsmooth:
+            self._InitializeNonsmooth()
         # The first forces of the DEM (its Initialize) load the structure's first step.
         self.skin.TransferLoadsToStructure()
         self.dem_stage.time = self.time
@@ -293,6 +301,39 @@ class DemStructuresCouplingAnalysis:
                   f"{self.fe_critical_time_step:.6g} s; DEM MaxTimeStep "
                   f"{self.dem_stage.DEM_parameters['MaxTimeStep'].GetDouble():.6g} s); "
                   f"{len(self.skin.skin_ids)} skin nodes, {self.skin.walls.NumberOfConditions()} skin faces")
+
+    def _InitializeNonsmooth(self):
+        """Moreau-Jean DEM: the skin's mirror nodes become the deformable
+        nodes of its contact problem, with the lumped masses of their FE
+        nodes (effective 1 / (m (1 + alpha dt / 2)) under Rayleigh mass
+        damping alpha, the kick's own factor) and the fixity of their
+        DISPLACEMENT components as they are now (a fixed component has no
+        inverse mass)."""
+        strategy = self.dem_stage._GetSolver().strategy
+        strategy.SetDeformableNodes([int(k) for k in self.skin.wall_positions])
+        root = self.structure.GetRootModelPart()
+        masses = self.NodalMasses()[self.skin.fe_positions]
+        alpha = getattr(self.structural_stage._GetSolver(), "mass_damping", 0.0)
+        fixed = np.zeros((len(self.skin.skin_ids), 3), dtype=bool)
+        components = [tessera.GetVariable(f"DISPLACEMENT_{a}") for a in "XYZ"]
+        for k, node_id in enumerate(self.skin.skin_ids):
+            node = root.GetNode(int(node_id))
+            for c, variable in enumerate(components[:self.dimension]):
+                fixed[k, c] = node.IsFixed(variable)
+        if np.any(masses[np.any(~fixed, axis=1)] <= 0.0):
+            raise tessera.Error(f"coupling: a free skin node of {self.structure.Name} has no lumped mass; "
+                                "moreau_jean_strategy needs the structure's nodal masses")
+        inv = np.zeros((len(masses), 3))
+        with np.errstate(divide="ignore"):
+            inv[:] = (1.0 / (masses * (1.0 + 0.5 * alpha * self.delta_time)))[:, None]
+        inv[fixed] = 0.0
+        if self.dimension == 2:
+            inv[:, 2] = 0.0
+        self._skin_fixed = fixed
+        self._skin_inv_mass = inv
+        if self.echo_level > 0:
+            print(f"coupling: moreau_jean_strategy with {len(masses)} skin nodes in its contact problem "
+                  "(impulses through the faces' shape functions)")
 
     def _InitializeSubsteps(self):
         """Implicit structure: the DEM runs whole sub-steps per structural
@@ -415,6 +456,8 @@ class DemStructuresCouplingAnalysis:
             self.dem_stage.InitializeSolutionStep()
 
     def SolveSolutionStep(self):
+        if self.nonsmooth:
+            return self._SolveNonsmoothStep()
         if self.scheme == "explicit":
             return self._SolveExplicitStep()
         if self.scheme == "explicit_dem_first":
@@ -442,6 +485,64 @@ class DemStructuresCouplingAnalysis:
         strategy.Kick()
         t5 = clock()
         timings["structure"] += (t1 - t0) + (t5 - t4)
+        timings["skin"] += (t2 - t1) + (t4 - t3)
+        timings["dem"] += t3 - t2
+        return True
+
+    def _SolveNonsmoothStep(self):
+        """Explicit structure and Moreau-Jean DEM on the common step h.
+        Central differences: v_n+1/2 = v_n + h/2 a_n, u_n+1 = u_n + h v_n+1/2,
+        a_n+1 = (r(u_n+1) + F) / m (F the contact force), v_n+1 = v_n+1/2 +
+        h/2 a_n+1; the next drift moves the node with v_n+3/2 = v_n+1/2 +
+        h a_n+1. A contact impulse P over the step entering as F = P/h thus
+        changes v_n+3/2 by P/m, the velocity of the node over the next step:
+        that is the node's velocity in the contact law (U+), its free value
+        v_n+1/2 + h r(u_n+1)/m, and its block N_a^2/m in the Delassus
+        operator (m(1 + alpha h/2) with mass damping alpha). So: drift; kick
+        without contact loads (a_free, v_n+1 free); the walls at u_n+1 moving
+        with v_n+3/2,free = v_n+1 + h/2 a_free; the DEM step solves for the
+        impulses with the nodes in W; each node's impulse P_a then enters as
+        F_a = P_a/h: a_n+1 += P_a/(h m), v_n+1 += P_a/(2 m) (the full-step
+        velocity, the mean of v_n+1/2 and v_n+3/2, shows half of it until the
+        next step), DEM_NODAL_FORCE = P_a/h, and on fixed components
+        REACTION -= P_a/h. The spheres' impulses and the nodes' sum to zero,
+        so sum m v over spheres (v+) and nodes (v_n+3/2) is conserved to
+        round-off."""
+        clock, timings = time.perf_counter, self.timings
+        h = self.delta_time
+        structural_solver = self.structural_stage._GetSolver()
+        strategy = structural_solver.GetSolutionStrategy()
+        fe = self.structure.GetRootModelPart()
+        f, fixed, inv = self.skin.fe_positions, self._skin_fixed, self._skin_inv_mass
+        t0 = clock()
+        structural_solver.Predict()
+        strategy.Drift()
+        fe.NodalArray(tessera.DEM_NODAL_FORCE)[f] = 0.0
+        strategy.Kick()
+        t1 = clock()
+        v = fe.NodalArray(tessera.VELOCITY)[f]
+        a = fe.NodalArray(tessera.ACCELERATION)[f]
+        free = np.where(fixed, v, v + 0.5 * h * a)
+        start = np.where(fixed, v, v - 0.5 * h * a)
+        self.skin.MoveWallsWithStructure()
+        self.skin.walls_root.NodalArray(tessera.VELOCITY)[self.skin.wall_positions] = free
+        dem_solver = self.dem_stage._GetSolver()
+        dem_solver.strategy.SetDeformableNodeState(inv, free, start)
+        t2 = clock()
+        dem_solver.Predict()
+        dem_solver.SolveSolutionStep()
+        t3 = clock()
+        impulse = dem_solver.strategy.DeformableNodeImpulses()
+        dv = inv * impulse
+        fe.NodalArray(tessera.ACCELERATION)[f] = a + dv / h
+        fe.NodalArray(tessera.VELOCITY)[f] = v + 0.5 * dv
+        force = impulse / h
+        fe.NodalArray(tessera.DEM_NODAL_FORCE)[f] = force
+        if np.any(fixed) and fe.HasNodalSolutionStepVariable(tessera.REACTION):
+            reaction = fe.NodalArray(tessera.REACTION)
+            reaction[f] = reaction[f] - np.where(fixed, force, 0.0)
+        t4 = clock()
+        timings["structure"] += t1 - t0
         timings["skin"] += (t2 - t1) + (t4 - t3)
         timings["dem"] += t3 - t2
         return True

@@ -287,6 +287,7 @@ struct StrategyCheckpointAccess {
       a.Value(g + "applied_moment", w.applied_moment);
       a.Value(g + "contact_force", w.contact_force);
       a.Value(g + "contact_moment", w.contact_moment);
+      if (s.particles_.has_gear) a.Value(g + "gear", w.gear);
     }
 
     a.Column("Glued/row", s.glued_.row);

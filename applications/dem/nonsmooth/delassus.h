@@ -18,6 +18,8 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
+#include <vector>
 
 #include "applications/dem/nonsmooth/contact_frame.h"
 
@@ -67,6 +69,16 @@ inline Matrix3 NodalBlock(const std::array<double, N>& weights,
   double s = 0.0;
   for (std::size_t k = 0; k < N; ++k) s += weights[k] * weights[k] * inv_mass[k];
   return {s, 0.0, 0.0, 0.0, s, 0.0, 0.0, 0.0, s};
+}
+
+// The same from a contact's node list (NonsmoothContacts): weights N_a,
+// nodes slot[a] with per-component inverse masses (world axes; 0 for a fixed
+// component): diag(sum_a N_a^2 / m_a,c).
+inline Matrix3 NodalBlock(const double* weights, const std::uint32_t* slot, int count,
+                          const std::vector<Array3>& inv_mass) {
+  Array3 s{0.0, 0.0, 0.0};
+  for (int a = 0; a < count; ++a) s += (weights[a] * weights[a]) * inv_mass[slot[a]];
+  return {s[0], 0.0, 0.0, 0.0, s[1], 0.0, 0.0, 0.0, s[2]};
 }
 
 inline Matrix3 Add(const Matrix3& a, const Matrix3& b) {

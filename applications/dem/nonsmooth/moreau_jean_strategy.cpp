@@ -6,6 +6,7 @@
 #include <numeric>
 
 #include "kernel/core/error.h"
+#include "kernel/core/flags.h"
 #include "kernel/model/model_part.h"
 
 namespace tessera::dem::nonsmooth {
@@ -68,6 +69,62 @@ void MoreauJeanStrategy::Initialize() {
   for (std::size_t k = particle_materials; k < is_wall.size(); ++k) is_wall[k] = true;
   table_.Build(material_index_.List(), is_wall);
   initialized_ = true;
+}
+
+void MoreauJeanStrategy::SetDeformableNodes(const std::vector<IndexType>& positions) {
+  if (!initialized_)
+    TESSERA_ERROR(
+        "moreau_jean_strategy: SetDeformableNodes after Initialize (the walls are read then)");
+  deformable_positions_ = positions;
+  face_slot_.clear();
+  node_inv_mass_.assign(positions.size(), Array3{});
+  node_free_velocity_.assign(positions.size(), Array3{});
+  node_start_velocity_.assign(positions.size(), Array3{});
+  node_impulse_.assign(positions.size(), Array3{});
+  node_state_set_ = false;
+  if (positions.empty()) return;
+  std::vector<std::pair<IndexType, std::int32_t>> sorted(positions.size());
+  for (std::size_t k = 0; k < positions.size(); ++k)
+    sorted[k] = {positions[k], static_cast<std::int32_t>(k)};
+  std::sort(sorted.begin(), sorted.end());
+  for (std::size_t k = 1; k < sorted.size(); ++k)
+    if (sorted[k].first == sorted[k - 1].first)
+      TESSERA_ERROR("moreau_jean_strategy: deformable wall node at position ", sorted[k].first,
+                    " is listed twice");
+  face_slot_.assign(faces_.size(), {-1, -1, -1, -1});
+  for (std::size_t f = 0; f < faces_.size(); ++f) {
+    int found = 0;
+    for (int v = 0; v < faces_.vertex_count[f]; ++v) {
+      const auto it = std::lower_bound(sorted.begin(), sorted.end(),
+                                       std::pair<IndexType, std::int32_t>{faces_.nodes[f][v], -1});
+      if (it != sorted.end() && it->first == faces_.nodes[f][v])
+        face_slot_[f][v] = it->second, ++found;
+    }
+    if (found != 0 && found != faces_.vertex_count[f])
+      TESSERA_ERROR("moreau_jean_strategy: wall condition ", faces_.condition_id[f], " has ", found,
+                    " of its ", int(faces_.vertex_count[f]),
+                    " nodes on the deformable structure; a face is deformable or rigid as a whole");
+  }
+}
+
+void MoreauJeanStrategy::SetDeformableNodeState(std::vector<Array3> inv_mass,
+                                                std::vector<Array3> free_velocity,
+                                                std::vector<Array3> start_velocity) {
+  const std::size_t n = deformable_positions_.size();
+  if (inv_mass.size() != n || free_velocity.size() != n || start_velocity.size() != n)
+    TESSERA_ERROR("moreau_jean_strategy: SetDeformableNodeState expects ", n,
+                  " rows (the deformable nodes) of inverse masses, free and start velocities; got ",
+                  inv_mass.size(), ", ", free_velocity.size(), " and ", start_velocity.size());
+  for (const Array3& d : inv_mass)
+    for (int c = 0; c < 3; ++c)
+      if (!(d[c] >= 0.0 && std::isfinite(d[c])))
+        TESSERA_ERROR(
+            "moreau_jean_strategy: a deformable node's inverse mass must be finite and >= 0, got ",
+            d[c]);
+  node_inv_mass_ = std::move(inv_mass);
+  node_free_velocity_ = std::move(free_velocity);
+  node_start_velocity_ = std::move(start_velocity);
+  node_state_set_ = true;
 }
 
 void MoreauJeanStrategy::SetDeltaTime(double dt) {
@@ -193,8 +250,15 @@ void MoreauJeanStrategy::FindContacts(const std::vector<Array3>& q_mid,
                   std::abs(contacts_.gap[k] - gap) <= 1e-9 * r;
     if (duplicate) continue;
     Array3 wall_velocity{0.0, 0.0, 0.0};
-    for (int v = 0; v < faces_.vertex_count[f]; ++v)
-      wall_velocity += g.weights[v] * faces_.velocities[f][v];
+    const bool deformable = !face_slot_.empty() && face_slot_[f][0] >= 0;
+    if (deformable) {
+      // The nodes' free velocities (what the wall does without this step's impulses).
+      for (int v = 0; v < faces_.vertex_count[f]; ++v)
+        wall_velocity += g.weights[v] * node_free_velocity_[face_slot_[f][v]];
+    } else {
+      for (int v = 0; v < faces_.vertex_count[f]; ++v)
+        wall_velocity += g.weights[v] * faces_.velocities[f][v];
+    }
     const std::size_t bi = BodyOf(i);
     const Array3 arm_i = bi == i ? -r * normal : q_mid[i] - r * normal - body_centre[bi];
     const Array3 u_free = point_velocity(free, bi, arm_i) - wall_velocity;
@@ -204,11 +268,110 @@ void MoreauJeanStrategy::FindContacts(const std::vector<Array3>& q_mid,
     const std::size_t k =
         contacts_.Add(static_cast<std::uint32_t>(bi), -1, normal, arm_i, Array3{}, wall_velocity,
                       gap, (std::uint64_t{i} << 32) | kWallBit | f);
+    if (deformable) {
+      std::array<std::uint32_t, 4> slots{};
+      for (int v = 0; v < faces_.vertex_count[f]; ++v)
+        slots[v] = static_cast<std::uint32_t>(face_slot_[f][v]);
+      contacts_.AddNodes(k, slots.data(), g.weights.data(), faces_.vertex_count[f]);
+      // The impact law's U-: the wall's start-of-step velocity from its nodes.
+      Array3 start_wall{0.0, 0.0, 0.0};
+      for (int v = 0; v < faces_.vertex_count[f]; ++v)
+        start_wall += g.weights[v] * node_start_velocity_[slots[v]];
+      contacts_.wall_velocity[k] = start_wall;
+      finish(k, p, i, -1);
+      contacts_.wall_velocity[k] = wall_velocity;
+      continue;
+    }
     finish(k, p, i, -1);
   }
 }
 
-void MoreauJeanStrategy::SolveSolutionStep(double /*time*/) {
+void MoreauJeanStrategy::RemoveOutsideBoundingBox(double time) {
+  if (!settings_.bounding_box || time < settings_.bounding_box_start_time ||
+      time > settings_.bounding_box_stop_time)
+    return;
+  const auto outside = [this](const Array3& x) {
+    for (int k = 0; k < 3; ++k)
+      if (!(x[k] >= settings_.bounding_box_min[k] && x[k] <= settings_.bounding_box_max[k]))
+        return true;
+    return false;
+  };
+  const std::size_t n = particles_.size();
+  std::vector<std::uint8_t> keep(n, 1), keep_cluster(clusters_.size(), 1);
+  bool any = false, any_cluster = false;
+  // Members go with their cluster, judged by its centre.
+  for (std::size_t i = 0; i < n; ++i)
+    if (particles_.cluster[i] == 0 && outside(particles_.position[i])) keep[i] = 0, any = true;
+  for (std::size_t k = 0; k < clusters_.size(); ++k) {
+    if (!outside(clusters_.centre[k])) continue;
+    keep_cluster[k] = 0, any = any_cluster = true;
+    for (std::uint32_t m = 0; m < clusters_.row_count[k]; ++m) keep[clusters_.first_row[k] + m] = 0;
+  }
+  if (!any) return;
+  constexpr std::uint32_t kGone = ~0u;
+  std::vector<std::uint32_t> new_index(n, kGone);
+  std::uint32_t next = 0;
+  for (std::size_t i = 0; i < n; ++i)
+    if (keep[i]) new_index[i] = next++;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (keep[i]) continue;
+    spheres_.GetElement(particles_.element_id[i]).Set(TO_ERASE, true);
+    Node(&spheres_.Nodal(), particles_.node[i]).Set(TO_ERASE, true);
+  }
+  spheres_.RemoveElementsFlagged(TO_ERASE);
+  spheres_.RemoveNodesFlagged(TO_ERASE);
+  particles_.Compact(keep);
+  for (std::uint32_t& first : clusters_.first_row)
+    if (new_index[first] != kGone) first = new_index[first];
+  // The nodes' positions in the database moved with the removal.
+  for (std::size_t row = 0; row < particles_.size(); ++row)
+    particles_.node[row] =
+        spheres_.GetElement(particles_.element_id[row]).GetGeometry().NodeIndex(0);
+  if (any_cluster) {
+    for (std::size_t k = 0; k < clusters_.size(); ++k) {
+      if (keep_cluster[k]) continue;
+      clusters_part_->GetElement(clusters_.element_id[k]).Set(TO_ERASE, true);
+      Node(&clusters_part_->Nodal(), clusters_.node[k]).Set(TO_ERASE, true);
+    }
+    clusters_part_->RemoveElementsFlagged(TO_ERASE);
+    clusters_part_->RemoveNodesFlagged(TO_ERASE);
+    clusters_.Compact(keep_cluster);
+    std::size_t k = 0;
+    for (Element& element : clusters_part_->Elements()) {
+      clusters_.node[k] = element.GetGeometry().NodeIndex(0);
+      for (std::uint32_t m = 0; m < clusters_.row_count[k]; ++m)
+        particles_.cluster[clusters_.first_row[k] + m] = static_cast<std::uint32_t>(k + 1);
+      ++k;
+    }
+  }
+  // Warm-start keys name rows: renumber them, dropping the removed rows'
+  // (the map is monotonic, so the keys stay sorted).
+  std::size_t out = 0;
+  for (std::size_t c = 0; c < previous_keys_.size(); ++c) {
+    const std::uint64_t key = previous_keys_[c];
+    const auto i = static_cast<std::uint32_t>(key >> 32);
+    const auto low = static_cast<std::uint32_t>(key & 0xffffffffu);
+    if (new_index[i] == kGone) continue;
+    std::uint64_t renamed = (std::uint64_t{new_index[i]} << 32);
+    if (low & kWallBit) {
+      renamed |= low;
+    } else {
+      if (new_index[low] == kGone) continue;
+      renamed |= new_index[low];
+    }
+    previous_keys_[out] = renamed;
+    previous_impulses_[out] = previous_impulses_[c];
+    ++out;
+  }
+  previous_keys_.resize(out);
+  previous_impulses_.resize(out);
+  // The last step's contacts named the old rows.
+  contacts_.clear();
+  contact_row_i_.clear();
+  contact_row_j_.clear();
+}
+
+void MoreauJeanStrategy::SolveSolutionStep(double time) {
   if (!initialized_) TESSERA_ERROR("moreau_jean_strategy: Initialize() before SolveSolutionStep");
   if (walls_) UpdateRigidFaces(*walls_, faces_);
   const double h = settings_.delta_time, theta = ns_.theta;
@@ -285,6 +448,14 @@ void MoreauJeanStrategy::SolveSolutionStep(double /*time*/) {
       }
     }
   }
+  if (!deformable_positions_.empty()) {
+    if (!node_state_set_)
+      TESSERA_ERROR(
+          "moreau_jean_strategy: the deformable walls' nodes have no state for this step "
+          "(SetDeformableNodeState before each SolveSolutionStep)");
+    bodies.node_velocity = node_free_velocity_;
+    bodies.node_inv_mass = node_inv_mass_;
+  }
   FindContacts(q_mid, body_centre, bodies, start);
   BuildDelassusBlocks(bodies, contacts_);
   if (ns_.warm_start) {
@@ -302,6 +473,17 @@ void MoreauJeanStrategy::SolveSolutionStep(double /*time*/) {
     }
   }
   const NlgsReport report = SolveNlgs(bodies, contacts_, nlgs_);
+  if (!deformable_positions_.empty()) {
+    // Node a of a contact takes -N_a P (world); the state is used once.
+    std::fill(node_impulse_.begin(), node_impulse_.end(), Array3{0.0, 0.0, 0.0});
+    for (std::size_t k = 0; k < contacts_.size(); ++k) {
+      if (contacts_.node_count[k] == 0) continue;
+      const Array3 p = contacts_.frame[k].ToWorld(contacts_.impulse[k]);
+      for (std::uint32_t a = contacts_.node_begin[k], e = a + contacts_.node_count[k]; a < e; ++a)
+        node_impulse_[contacts_.node_slot[a]] -= contacts_.node_weight[a] * p;
+    }
+    node_state_set_ = false;
+  }
 
   // Positions and rows.
   for (std::size_t i = 0; i < n; ++i) {
@@ -391,12 +573,19 @@ void MoreauJeanStrategy::SolveSolutionStep(double /*time*/) {
                 particles_.radius[j];
     } else {
       // A plane facet: the gap changes with the normal displacement relative to the wall.
-      const Array3 u = particles_.velocity[i] - contacts_.wall_velocity[k];
+      Array3 wall = contacts_.wall_velocity[k];
+      if (contacts_.node_count[k] > 0) {
+        wall = {0.0, 0.0, 0.0};
+        for (std::uint32_t a = contacts_.node_begin[k], e = a + contacts_.node_count[k]; a < e; ++a)
+          wall += contacts_.node_weight[a] * bodies.node_velocity[contacts_.node_slot[a]];
+      }
+      const Array3 u = particles_.velocity[i] - wall;
       gap_end = contacts_.gap[k] + h * theta * Dot(n_k, u);
     }
     step.max_penetration = std::max(step.max_penetration, -gap_end);
   }
   if (nc > 0) GatherClusterLoads(clusters_, particles_, settings_.gravity);
+  RemoveOutsideBoundingBox(time);
   last_ = step;
   history_.push_back(step);
 }

@@ -31,12 +31,24 @@
 // L+ = I_w(q_m) w+, and the motion over h theta with V+ and L+ ends the step;
 // the members are placed from it.
 //
+// Deformable walls (the coupling application's FE skin, SetDeformableNodes):
+// the vertices of their faces are nodes of a structure with lumped masses.
+// A sphere-face contact then has the nodes on its other side, through the
+// face's shape functions N_a at the contact point: the node's block
+// sum_a N_a^2 / m_a in the Delassus operator, the wall velocity
+// sum_a N_a v_a in the law, and -N_a P on node a. Before each step the
+// coupling gives the nodes' inverse masses, free velocities (those that
+// move them over the next step without contact) and start velocities (the
+// impact law's U-); after it, DeformableNodeImpulses() are the impulses on
+// the nodes (their sum is minus the impulses on the spheres).
+//
 // Not covered: inlets (an error of the stage), bonds, periodic domains and 2D
 // discs (errors here); free rigid walls and glued particles (explicit strategy
 // only). Walls moved by processes are
 // followed (their nodes' coordinates and velocities, read every step).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -109,6 +121,18 @@ class MoreauJeanStrategy {
   // The rows of each contact of the last step (j: -1 for a wall).
   const std::vector<std::uint32_t>& ContactRowsI() const { return contact_row_i_; }
   const std::vector<std::int64_t>& ContactRowsJ() const { return contact_row_j_; }
+  // The positions (in the walls' root nodal database) of the nodes of the
+  // deformable walls, one per structure node (slot k = entry k); after
+  // Initialize. A face with some but not all of its vertices listed is an
+  // error. An empty list makes every wall rigid again.
+  void SetDeformableNodes(const std::vector<IndexType>& wall_node_positions);
+  // Per slot: inverse masses per component (0: fixed), free velocities and
+  // start-of-step velocities; before each SolveSolutionStep.
+  void SetDeformableNodeState(std::vector<Array3> inv_mass, std::vector<Array3> free_velocity,
+                              std::vector<Array3> start_velocity);
+  std::size_t NumberOfDeformableNodes() const { return node_inv_mass_.size(); }
+  // The last step's impulse on each slot's node (world, N s).
+  const std::vector<Array3>& DeformableNodeImpulses() const { return node_impulse_; }
   double MaximumSpeed() const;
   double KineticEnergy() const;
   Array3 LinearMomentum() const;
@@ -116,6 +140,10 @@ class MoreauJeanStrategy {
 
  private:
   void CheckSupported() const;
+  // BoundingBoxOption: deletes the free spheres whose centre, and the
+  // clusters whose centre, left the box (within its start and stop times),
+  // as ExplicitSolverStrategy does; the warm-start impulses follow the rows.
+  void RemoveOutsideBoundingBox(double time);
   // Body of each row: the row itself for a free sphere, rows + k for a member
   // of cluster k.
   std::size_t BodyOf(std::size_t row) const {
@@ -151,6 +179,12 @@ class MoreauJeanStrategy {
   MoreauJeanStepReport last_;
   std::vector<MoreauJeanStepReport> history_;
   bool initialized_ = false;
+  // Deformable walls: the slot of each face vertex (-1: a rigid face), the
+  // slots' inverse masses, free and start velocities, and impulses.
+  std::vector<IndexType> deformable_positions_;
+  std::vector<std::array<std::int32_t, 4>> face_slot_;
+  std::vector<Array3> node_inv_mass_, node_free_velocity_, node_start_velocity_, node_impulse_;
+  bool node_state_set_ = false;
 };
 
 }  // namespace tessera::dem::nonsmooth

@@ -24,6 +24,14 @@ void NonsmoothContacts::clear() {
   body_i.clear(), body_j.clear(), frame.clear(), arm_i.clear(), arm_j.clear();
   wall_velocity.clear(), w.clear(), shift.clear(), mu.clear(), gap.clear(), impulse.clear();
   key.clear(), status.clear();
+  node_begin.clear(), node_count.clear(), node_slot.clear(), node_weight.clear();
+}
+
+void NonsmoothContacts::AddNodes(std::size_t k, const std::uint32_t* slots, const double* weights,
+                                 int count) {
+  node_begin[k] = static_cast<std::uint32_t>(node_slot.size());
+  node_count[k] = static_cast<std::uint8_t>(count);
+  for (int a = 0; a < count; ++a) node_slot.push_back(slots[a]), node_weight.push_back(weights[a]);
 }
 
 std::size_t NonsmoothContacts::Add(std::uint32_t i, std::int64_t j, const Array3& normal,
@@ -33,6 +41,7 @@ std::size_t NonsmoothContacts::Add(std::uint32_t i, std::int64_t j, const Array3
   arm_i.push_back(ai), arm_j.push_back(aj), wall_velocity.push_back(wv);
   w.push_back(Matrix3{}), shift.push_back(Array3{}), mu.push_back(0.0), gap.push_back(g);
   impulse.push_back(Array3{}), key.push_back(k), status.push_back(LocalStatus::kOpen);
+  node_begin.push_back(static_cast<std::uint32_t>(node_slot.size())), node_count.push_back(0);
   return body_i.size() - 1;
 }
 
@@ -40,10 +49,14 @@ Array3 ContactVelocity(const NonsmoothBodies& b, const NonsmoothContacts& c, std
   const std::uint32_t i = c.body_i[k];
   Array3 u = b.velocity[i] + Cross(b.angular_velocity[i], c.arm_i[k]);
   const std::int64_t j = c.body_j[k];
-  if (j >= 0)
+  if (j >= 0) {
     u -= b.velocity[j] + Cross(b.angular_velocity[j], c.arm_j[k]);
-  else
+  } else if (c.node_count[k] == 0) {
     u -= c.wall_velocity[k];
+  } else {
+    for (std::uint32_t a = c.node_begin[k], e = a + c.node_count[k]; a < e; ++a)
+      u -= c.node_weight[a] * b.node_velocity[c.node_slot[a]];
+  }
   return u;
 }
 
@@ -58,6 +71,9 @@ void BuildDelassusBlocks(const NonsmoothBodies& b, NonsmoothContacts& c) {
     Matrix3 w = block(c.body_i[k], c.arm_i[k]);
     const std::int64_t j = c.body_j[k];
     if (j >= 0) w = Add(w, block(static_cast<std::size_t>(j), c.arm_j[k]));
+    if (c.node_count[k] > 0)
+      w = Add(w, NodalBlock(&c.node_weight[c.node_begin[k]], &c.node_slot[c.node_begin[k]],
+                            c.node_count[k], b.node_inv_mass));
     c.w[k] = ToLocal(c.frame[k], w);
   }
 }
@@ -76,6 +92,12 @@ inline void Apply(NonsmoothBodies& b, const NonsmoothContacts& c, std::size_t k,
   if (j >= 0) {
     b.velocity[j] -= scale(b.inv_mass[j], dp);
     b.angular_velocity[j] += b.Turn(static_cast<std::size_t>(j), Cross(c.arm_j[k], -dp));
+  } else if (c.node_count[k] > 0) {
+    // Node a takes -N_a dp.
+    for (std::uint32_t a = c.node_begin[k], e = a + c.node_count[k]; a < e; ++a) {
+      const std::uint32_t s = c.node_slot[a];
+      b.node_velocity[s] -= c.node_weight[a] * scale(b.node_inv_mass[s], dp);
+    }
   }
 }
 

@@ -43,6 +43,10 @@ struct NonsmoothBodies {
   // instead of the diagonal inv_inertia.
   std::size_t first_tensor_body = static_cast<std::size_t>(-1);
   std::vector<Matrix3> inv_inertia_tensor;
+  // Nodes of deformable walls (FE nodes in the coupling application): no
+  // rotation, per-component inverse (lumped) mass, 0 where a component is
+  // fixed. Empty without deformable walls.
+  std::vector<Array3> node_velocity, node_inv_mass;
 
   // The change of body b's angular velocity for the angular impulse m.
   Array3 Turn(std::size_t b, const Array3& m) const {
@@ -68,8 +72,18 @@ struct NonsmoothContacts {
   std::vector<Array3> impulse;     // local P: in the warm start, out the solution
   std::vector<std::uint64_t> key;  // identity for the next step's warm start
   std::vector<LocalStatus> status;
+  // A contact on a deformable wall (j = -1): its side's velocity is
+  // sum_a N_a v_a over the nodes node_slot[node_begin[k] + a], a <
+  // node_count[k], with the weights node_weight (the face's shape functions
+  // at the contact point), instead of wall_velocity; node_count 0 otherwise.
+  std::vector<std::uint32_t> node_begin;
+  std::vector<std::uint8_t> node_count;
+  std::vector<std::uint32_t> node_slot;
+  std::vector<double> node_weight;
 
   std::size_t size() const { return body_i.size(); }
+  // Makes contact k (the last added) a deformable-wall contact.
+  void AddNodes(std::size_t k, const std::uint32_t* slots, const double* weights, int count);
   void clear();
   // Appends a row with the frame of `normal`; the caller fills w, shift, mu.
   std::size_t Add(std::uint32_t i, std::int64_t j, const Array3& normal, const Array3& arm_i,

@@ -162,9 +162,6 @@ class DEMSolver(PythonSolver):
         clusters = self.model.GetModelPart("ClusterPart")
         if clusters.NumberOfElements() > 0:
             self.strategy.SetClusterModelPart(clusters)
-        if self.parameters["BoundingBoxOption"].GetBool():
-            warnings.warn(f"{where}: BoundingBoxOption is true, but moreau_jean_strategy deletes no "
-                          "spheres or clusters outside the box", stacklevel=2)
         self.strategy.Initialize()
         self.strategy.WriteToNodes()
 

@@ -206,6 +206,9 @@ void ExplicitSolverStrategy::Initialize() {
   ComputeForces();
   if (settings_.scheme == TranslationalScheme::kGear) StartGear();
   CollectFreeWallLoads();
+  if (settings_.scheme == TranslationalScheme::kGear)
+    for (FreeRigidWall& body : free_walls_)
+      StartFreeWallGear(body, settings_.gravity, settings_.virtual_mass_coefficient);
   ShareRowsWithNodes();
   ReleaseFreedHeapMemory();  // the rows' own copies of shared columns
   dissipated_ = EnergyTotals{};
@@ -229,7 +232,9 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
     // Glued particles go with their walls (not integrated below).
     if (glued_.size() > 0)
       MoveGluedParticles(glued_, wall_motions_, time - settings_.delta_time, time, particles_);
-    if (settings_.scheme == TranslationalScheme::kVelocityVerlet) AdvanceFreeWalls(time);
+    if (settings_.scheme == TranslationalScheme::kVelocityVerlet ||
+        settings_.scheme == TranslationalScheme::kGear)
+      AdvanceFreeWalls(time);
     UpdateRigidFaces(*walls_, faces_);
   }
   // Kratos' cadence (see dem_strategy.h): its search operations run at the
@@ -249,7 +254,8 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
   };
   if (MovesBeforeForces(settings_.scheme)) {
     // The forces are evaluated after the drift (Gear: after the prediction,
-    // which KickAndDrift makes; no clusters or free walls, StartGear). Under
+    // which KickAndDrift makes, and AdvanceFreeWalls for free walls; no
+    // clusters, StartGear). Under
     // Velocity Verlet without clusters or a periodic box the drift may be done
     // inside the pair pass, after the search, so the decision bounds it
     // instead of waiting for it: on any thread count (the pass drifts only on
@@ -275,8 +281,13 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
     CollectFreeWallLoads();
     for (FreeRigidWall& body : free_walls_) {
       // Second half kick with the forces at the new positions; the nodes get
-      // the new velocities (their positions do not change).
-      KickFreeWall(body, settings_.gravity, VirtualMassKick(0.5 * settings_.delta_time), time);
+      // the new velocities (their positions do not change). Gear: the
+      // correction, which moves the centre too.
+      if (settings_.scheme == TranslationalScheme::kGear)
+        GearCorrectFreeWall(body, settings_.gravity, settings_.virtual_mass_coefficient,
+                            settings_.delta_time, time);
+      else
+        KickFreeWall(body, settings_.gravity, VirtualMassKick(0.5 * settings_.delta_time), time);
       PlaceFreeWallNodes(*walls_, body);
     }
   } else {

@@ -305,9 +305,11 @@ void ExplicitSolverStrategy::AdvanceFreeWalls(double time) {
         DriftFreeWall(body, dt, time);
         KickFreeWall(body, g, VirtualMassKick(dt), time);
         break;
+      case TranslationalScheme::kGear:  // predicted; corrected after the forces
+        GearPredictFreeWall(body, dt, settings_.virtual_mass_coefficient, time);
+        break;
       case TranslationalScheme::kTaylor:          // x += v dt + a dt²/2, v += a dt
       case TranslationalScheme::kVelocityVerlet:  // the second half kick follows the forces
-      case TranslationalScheme::kGear:            // (not reached: StartGear)
         KickFreeWall(body, g, VirtualMassKick(0.5 * dt), time);
         DriftFreeWall(body, dt, time);
         if (settings_.scheme == TranslationalScheme::kTaylor)
@@ -324,11 +326,6 @@ void ExplicitSolverStrategy::StartGear() {
         "TranslationalIntegrationScheme Gear_Predictor_Corrector moves spheres; the "
         "model has Cluster3D elements (element ",
         clusters_.element_id[0], "): choose Velocity_Verlet or Symplectic_Euler for clusters");
-  if (!free_walls_.empty())
-    TESSERA_ERROR(
-        "TranslationalIntegrationScheme Gear_Predictor_Corrector moves spheres; the "
-        "walls have free rigid bodies (sub model part ",
-        free_walls_[0].part, "): choose Velocity_Verlet or Symplectic_Euler for free walls");
   const std::size_t n = particles_.size();
   const bool angular =
       settings_.rotation && settings_.rotational_scheme == RotationalScheme::kDirect;

@@ -5,6 +5,7 @@
 #include <unordered_map>
 
 #include "applications/dem/dem_variables.h"
+#include "applications/dem/strategies/gear_scheme.h"
 #include "applications/dem/walls/rigid_face_storage.h"
 #include "kernel/core/error.h"
 #include "kernel/core/kernel_variables.h"
@@ -181,8 +182,9 @@ void KickFreeWall(FreeRigidWall& b, const Array3& gravity, double h, double time
   UpdateAngularVelocity(b, time);
 }
 
-void DriftFreeWall(FreeRigidWall& b, double dt, double time) {
-  b.centre += dt * b.velocity;
+namespace {
+// The rotational half of DriftFreeWall.
+void TurnFreeWall(FreeRigidWall& b, double dt, double time) {
   // The orientation turns with ω of the half-turned body (explicit midpoint,
   // second order; ω changes within the step when the inertia is anisotropic).
   const Matrix33 start = b.rotation;
@@ -190,6 +192,49 @@ void DriftFreeWall(FreeRigidWall& b, double dt, double time) {
   UpdateAngularVelocity(b, time);
   b.rotation = Turn(RotationMatrix(dt * b.angular_velocity), start);
   UpdateAngularVelocity(b, time);
+}
+
+// The rotational half of KickFreeWall: L += M h.
+void KickFreeWallRotation(FreeRigidWall& b, double h, double time) {
+  b.angular_momentum += h * (b.contact_moment + b.applied_moment);
+  UpdateAngularVelocity(b, time);
+}
+}  // namespace
+
+void DriftFreeWall(FreeRigidWall& b, double dt, double time) {
+  b.centre += dt * b.velocity;
+  TurnFreeWall(b, dt, time);
+}
+
+void StartFreeWallGear(FreeRigidWall& b, const Array3& gravity, double virtual_mass) {
+  const Array3 force = b.contact_force + b.applied_force + b.mass * gravity;
+  b.gear = {force * (virtual_mass / b.mass), Array3{}, Array3{}};
+}
+
+void GearPredictFreeWall(FreeRigidWall& b, double dt, double virtual_mass, double time) {
+  const bool imposed = ImposedNow(b, time);
+  for (int k = 0; k < 3; ++k) {
+    const bool held = imposed && b.imposed[k];
+    if (held) {
+      b.velocity[k] = b.imposed_value[k];
+      b.gear[0][k] = b.gear[1][k] = b.gear[2][k] = 0.0;
+    }
+    b.centre[k] += GearPredict(b.velocity[k], b.gear[0][k], b.gear[1][k], b.gear[2][k], dt, held);
+  }
+  KickFreeWallRotation(b, virtual_mass * 0.5 * dt, time);
+  TurnFreeWall(b, dt, time);
+}
+
+void GearCorrectFreeWall(FreeRigidWall& b, const Array3& gravity, double virtual_mass, double dt,
+                         double time) {
+  const Array3 force = b.contact_force + b.applied_force + b.mass * gravity;
+  const bool imposed = ImposedNow(b, time);
+  for (int k = 0; k < 3; ++k) {
+    const bool held = imposed && b.imposed[k];
+    b.centre[k] += GearCorrect(b.velocity[k], b.gear[0][k], b.gear[1][k], b.gear[2][k],
+                               force[k] * virtual_mass / b.mass, dt, held);
+  }
+  KickFreeWallRotation(b, virtual_mass * 0.5 * dt, time);
 }
 
 void PlaceFreeWallNodes(ModelPart& walls, const FreeRigidWall& b) {

@@ -57,6 +57,9 @@ struct FreeRigidWall {
   std::vector<IndexType> nodes;     // positions in the walls' root database
   std::vector<Array3> body_offset;  // X - c at the start (the body frame)
   Array3 initial_centre{};
+  // Gear_Predictor_Corrector only: the centre's acceleration and its first
+  // two rates (strategies/gear_scheme.h).
+  std::array<Array3, 3> gear{};
 };
 
 // The sub model parts of `walls` (any depth) with FREE_BODY_MOTION true, except
@@ -82,6 +85,16 @@ std::vector<int> FreeWallOfFaces(const std::vector<FreeRigidWall>& bodies,
 void KickFreeWall(FreeRigidWall& body, const Array3& gravity, double h, double time);
 // c += v dt, R <- exp([ω_mid dt]x) R, ω from L (imposed components kept).
 void DriftFreeWall(FreeRigidWall& body, double dt, double time);
+// Gear_Predictor_Corrector (strategies/gear_scheme.h) for the translation:
+// the centre and v predicted by their Taylor series from a, a', a'' before
+// the forces, corrected with a = (F + m g) c / m after them (c the
+// VirtualMassCoefficient); imposed components move at their value. The
+// rotation as under Velocity Verlet: a half kick of L and the turn with the
+// prediction, the other half kick with the correction.
+void StartFreeWallGear(FreeRigidWall& body, const Array3& gravity, double virtual_mass);
+void GearPredictFreeWall(FreeRigidWall& body, double dt, double virtual_mass, double time);
+void GearCorrectFreeWall(FreeRigidWall& body, const Array3& gravity, double virtual_mass, double dt,
+                         double time);
 // Node coordinates, DISPLACEMENT, VELOCITY and (when declared) ANGULAR_VELOCITY.
 void PlaceFreeWallNodes(ModelPart& walls, const FreeRigidWall& body);
 

@@ -198,25 +198,3 @@ def test_discs_resting_over_2d_skin_nodes_load_the_supports_with_their_weight(pr
     A DEM-only disc on two fixed segments meeting under it is exact."""
     reaction, weight = _discs_on_a_2d_slab(project, (-0.25, 0.25))
     assert reaction == pytest.approx(weight, rel=1e-4)
-
-
-def test_a_coupled_run_with_the_non_smooth_strategy_is_an_error_naming_the_limitation(project):
-    """The Moreau-Jean strategy has no FE nodes in its contact problem: a
-    coupled run that selects it stops at set-up, naming the file and the key
-    (before, the skin was taken as a rigid wall and no impulse reached the
-    structure)."""
-    import json
-    cells = (1, 1, 1)
-    nodes, elements = block_mesh((-0.2, -0.2, -0.4), (0.4, 0.4, 0.4), cells)
-    structure_files(project, "block", nodes, elements, "SmallDisplacementElement3D8N", young=1e7,
-                    poisson=0.3, density=1000.0, end_time=1e-3, time_step=1e-4,
-                    skin_faces=top_faces(cells))
-    dem_files(project, "block", [(0.0, 0.0, 0.11, 0.1, (0.0, 0.0, -1.0))], density=2000.0,
-              young=1e7, poisson=0.3, end_time=1e-3, time_step=1e-4)
-    path = project / "ProjectParametersDEM.json"
-    deck = json.loads(path.read_text())
-    deck["solver_settings"]["strategy"] = "moreau_jean_strategy"
-    path.write_text(json.dumps(deck))
-    with pytest.raises(tessera.Error, match=r"ProjectParametersDEM.json.*solver_settings.strategy "
-                                            r"\"moreau_jean_strategy\".*structure's nodes"):
-        _stage(project, {"echo_level": 0, "skin_model_parts": ["Skin"]})

@@ -72,6 +72,26 @@ py::dict ResultDict(const ImpactResult& r) {
   return d;
 }
 
+using Rows = py::array_t<double, py::array::c_style | py::array::forcecast>;
+
+std::vector<Array3> ToArrays(const Rows& a, const char* name) {
+  if (a.ndim() != 2 || a.shape(1) != 3)
+    throw py::value_error(std::string("MoreauJeanStrategy.SetDeformableNodeState: ") + name +
+                          " must be an n x 3 array");
+  std::vector<Array3> out(static_cast<std::size_t>(a.shape(0)));
+  const double* d = a.data();
+  for (std::size_t k = 0; k < out.size(); ++k) out[k] = {d[3 * k], d[3 * k + 1], d[3 * k + 2]};
+  return out;
+}
+
+py::array_t<double> FromArrays(const std::vector<Array3>& v) {
+  py::array_t<double> out({static_cast<py::ssize_t>(v.size()), py::ssize_t{3}});
+  double* d = out.mutable_data();
+  for (std::size_t k = 0; k < v.size(); ++k)
+    for (int c = 0; c < 3; ++c) d[3 * k + c] = v[k][c];
+  return out;
+}
+
 }  // namespace
 
 // The clusters as a list of dicts (python/dem_python_module.cpp).
@@ -113,6 +133,27 @@ void BindNonsmooth(py::module_& m) {
           "The rigid clusters as ExplicitSolverStrategy.Clusters gives them (force and torque: "
           "the last step's mean contact forces over the step, weight and applied loads)")
       .def("Initialize", &MoreauJeanStrategy::Initialize)
+      .def("SetDeformableNodes", &MoreauJeanStrategy::SetDeformableNodes,
+           py::arg("wall_node_positions"),
+           "The positions in the walls' root nodal database of the nodes of deformable walls "
+           "(the coupling's mirrors of the FE skin nodes), one slot each; after Initialize")
+      .def(
+          "SetDeformableNodeState",
+          [](MoreauJeanStrategy& st, const Rows& inv_mass, const Rows& free_velocity,
+             const Rows& start_velocity) {
+            st.SetDeformableNodeState(ToArrays(inv_mass, "inv_mass"),
+                                      ToArrays(free_velocity, "free_velocity"),
+                                      ToArrays(start_velocity, "start_velocity"));
+          },
+          py::arg("inv_mass"), py::arg("free_velocity"), py::arg("start_velocity"),
+          "Per deformable node (n x 3 arrays): inverse masses per component (0: fixed), the "
+          "velocities that move it over the step without contact, and its start-of-step "
+          "velocities (the impact law's U-); before each SolveSolutionStep")
+      .def(
+          "DeformableNodeImpulses",
+          [](const MoreauJeanStrategy& st) { return FromArrays(st.DeformableNodeImpulses()); },
+          "The last step's contact impulse on each deformable node (n x 3, N s)")
+      .def("NumberOfDeformableNodes", &MoreauJeanStrategy::NumberOfDeformableNodes)
       .def("SolveSolutionStep", &MoreauJeanStrategy::SolveSolutionStep, py::arg("time"))
       .def("ReadFromNodes", &MoreauJeanStrategy::ReadFromNodes)
       .def("WriteToNodes", &MoreauJeanStrategy::WriteToNodes)

@@ -5,14 +5,17 @@ Kratos' DEM_FEM_boundary mdpa; applications/dem/walls/free_rigid_wall.h).
 
 Sources and tolerances (analytic comparisons only):
 - Constant force: x = x0 + v0 t + F t²/(2M), v = v0 + F t / M. Velocity Verlet
-  integrates a constant force exactly, so rel 1e-12 (round-off); Symplectic
+  and Gear (its Taylor prediction with a constant a, no correction) integrate
+  a constant force exactly, so rel 1e-12 (round-off); Symplectic
   Euler gives exactly x_N = x0 + v0 N Δt + a Δt² N (N + 1)/2, same tolerance.
 - Constant moment about a principal axis: ω = M t / I, angle M t²/(2 I)
   (exact for Velocity Verlet: rel 1e-12); torque-free spin of an asymmetric
   body: angular momentum exactly constant (no torque enters the kicks; rel
   1e-12) and kinetic energy ½ ω·L constant to O(Δt²) (rel 1e-6 at Δt 1e-4).
 - Elastic central impact of a sphere (m, v0) on a free plate (M): linear
-  momentum constant (action = reaction in the same step: rel 1e-12), and after
+  momentum constant (action = reaction in the same step: rel 1e-12; under
+  Gear the predictor and corrector are linear in the accelerations, and
+  sum m a = sum m a' = sum m a'' = 0 is kept step by step), and after
   the impact v = (m - M)/(m + M) v0, V = 2 m/(m + M) v0 (rigid-body collision
   with e = 1, no damping; rel 1e-6 for the Hertz contact integrated with
   about 1200 steps per contact: measured 3e-8).
@@ -62,7 +65,7 @@ def Body(strategy):
     return body
 
 
-@pytest.mark.parametrize("scheme", ["Velocity_Verlet", "Symplectic_Euler"])
+@pytest.mark.parametrize("scheme", ["Velocity_Verlet", "Symplectic_Euler", "Gear_Predictor_Corrector"])
 def test_a_free_wall_under_a_constant_force_accelerates_at_f_over_m(scheme):
     mass, force, v0 = 4.0, np.array([2.0, -1.0, 3.0]), np.array([0.5, 0.0, -0.25])
     model, spheres, walls, plate = Setup(
@@ -75,7 +78,7 @@ def test_a_free_wall_under_a_constant_force_accelerates_at_f_over_m(scheme):
     strategy.Initialize()
     time = Run(strategy, steps, dt)
     a = force / mass
-    shift = v0 * time + (0.5 * a * time**2 if scheme == "Velocity_Verlet"
+    shift = v0 * time + (0.5 * a * time**2 if scheme != "Symplectic_Euler"
                          else a * dt**2 * steps * (steps + 1) / 2)
     body = Body(strategy)
     np.testing.assert_allclose(body["velocity"], v0 + a * time, rtol=1e-12)
@@ -129,7 +132,7 @@ def test_a_torque_free_asymmetric_wall_keeps_its_angular_momentum_and_energy():
     np.testing.assert_allclose(rotation @ rotation.T, np.eye(3), atol=1e-12)
 
 
-@pytest.mark.parametrize("scheme", ["Velocity_Verlet", "Symplectic_Euler"])
+@pytest.mark.parametrize("scheme", ["Velocity_Verlet", "Symplectic_Euler", "Gear_Predictor_Corrector"])
 def test_momentum_is_exchanged_between_a_sphere_and_a_free_plate(scheme):
     radius, v0, plate_mass = 0.05, 1.0, 3.0
     model, spheres, walls, plate = Setup(

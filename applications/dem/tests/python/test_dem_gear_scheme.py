@@ -348,3 +348,22 @@ def test_a_gear_run_with_an_inlet_continues_bitwise_from_a_checkpoint(tmp_path, 
     straight, first, continued = StraightAndContinued(str(tmp_path), parameters_file, 300, 245, DT)
     assert first.counts[1] > 0 and first.counts[2] > 0  # contacts at K
     AssertBitwiseEqual(straight, continued)
+
+
+def test_a_gear_run_on_a_free_floor_continues_bitwise_from_a_checkpoint(tmp_path, monkeypatch):
+    # test_dem_restart's free-floor inlet deck (the floor a FREE_BODY_MOTION
+    # body pushed along y) under Gear: N = 300 steps straight against
+    # K = 245 + a checkpoint + 55. The floor's Gear derivatives (a, a', a'' of
+    # its centre) are in the checkpoint: the continued run repeats the
+    # straight one bitwise, the floor moving.
+    from test_dem_free_walls import FREE_FLOOR_PART
+    from test_dem_restart import (DT, MOVING_FLOOR, AssertBitwiseEqual, StraightAndContinued,
+                                  WriteInletDeck)
+    monkeypatch.chdir(tmp_path)
+    walls = MOVING_FLOOR.split("Begin SubModelPart")[0] + FREE_FLOOR_PART
+    parameters_file = WriteInletDeck(tmp_path, walls=walls,
+                                     TranslationalIntegrationScheme="Gear_Predictor_Corrector")
+    straight, first, continued = StraightAndContinued(str(tmp_path), parameters_file, 300, 245, DT)
+    assert first.counts[2] > 0 and len(first.free_walls) == 1
+    assert np.linalg.norm(first.free_walls[0]["velocity"]) > 1e-3  # the floor moves
+    AssertBitwiseEqual(straight, continued)
