@@ -9,9 +9,9 @@
 // |d / (R_i + R_j) - 1| <= β (thesis 5.2, §5.1.4); otherwise when the gap is
 // at most twice the search tolerance (Kratos makes its bonds from the first
 // search's neighbours, each sphere searching with R + SearchTolerance, and
-// two spheres are neighbours where their search spheres meet). Spheres of different groups, or of group 0, only
-// touch (the discontinuum laws).
-// A bonded pair stays bonded for the whole run, broken or not: the search
+// two spheres are neighbours where their search spheres meet). Spheres of
+// different groups, or of group 0, only touch (the discontinuum laws). A
+// bonded pair stays bonded for the whole run, broken or not: the search
 // leaves it out of the contact candidates (DropBondedPairs) and the bond law
 // gives its force, as Kratos keeps a continuum particle's initial neighbours
 // under their continuum law.
