@@ -60,7 +60,10 @@ def MaterialV53():
     oscillator's formula); Tessera's linear law maps e to ξ through the impact
     with the force clamped at zero (contact_law.h), where 0.0015 would be an
     overdamped ξ ≈ 12.8 (and a critical step of 4e-9 s): the restitution
-    given is the one that map assigns to ξ = 0.90 (0.155)."""
+    given is the one that map assigns to ξ = 0.90 (0.155). The bonds, as
+    Kratos' DEM_Dempack, damp their normal motion with ξ = 1 - e (0.845) and
+    not their shear (the figures in docs/validation.md were measured when
+    they took the contacts' ξ = 0.90 in both)."""
     from tessera import _dem
     log = math.log(THESIS_RESTITUTION)
     xi = -log / math.sqrt(math.pi**2 + log**2)

@@ -191,7 +191,12 @@ BondConstants MakeBondConstants(const BondParameters& law, double area, double m
       law.rotational_moment_coefficient * law.shear * 2.0 * second_moment / rest_length;
   const double reduced_mass = mass_i * mass_j / (mass_i + mass_j);
   c.normal_damping = 2.0 * law.damping_ratio * std::sqrt(reduced_mass * c.normal_stiffness);
-  c.tangential_damping = 2.0 * law.damping_ratio * std::sqrt(reduced_mass * c.tangential_stiffness);
+  const bool shear_dashpot =
+      BondLaws::Visit(static_cast<ContactLaw>(law.law),
+                      []<class L>(std::type_identity<L>) { return L::kShearDashpot; });
+  c.tangential_damping =
+      shear_dashpot ? 2.0 * law.damping_ratio * std::sqrt(reduced_mass * c.tangential_stiffness)
+                    : 0.0;
   return c;
 }
 

@@ -76,7 +76,8 @@ BondPath EvaluateBondLawPath(const Properties& material, double area, double len
       if (intact) {
         const double trial = L::HistoryScale(state.data()) * stored + increment;
         const double scale =
-            L::ShearScale(law, c, normal, std::abs(trial), state.data(), failure, shear_criterion);
+            L::ShearScale(law, c, normal, std::abs(trial), std::abs(slip[k] - previous_slip),
+                          state.data(), failure, shear_criterion);
         shear = scale * trial;
       } else if (intact || delta > 0.0) {
         shear = stored + increment;

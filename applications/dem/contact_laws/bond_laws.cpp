@@ -85,6 +85,16 @@ void DempackBond::Read(const std::vector<const Properties*>& sources, BondParame
   }
   ReadValue(sources, YOUNG_MODULUS_PLASTIC, false, 0.0, 0.0, kHuge, where, "Pa");
   ReadValue(sources, PLASTIC_YIELD_STRESS, false, 0.0, 0.0, kHuge, where, "Pa");
+  // Kratos' DEM_Dempack damps the bond's normal motion with c_n = 2 (1 - e)
+  // sqrt(m* k_n), e the mean restitution of the materials (not the contact
+  // law's map), and its shear not at all (kShearDashpot).
+  if (AnyHas(sources, COEFFICIENT_OF_RESTITUTION)) {
+    const double restitution =
+        AverageOverProperties(sources, COEFFICIENT_OF_RESTITUTION, nullptr, 0.0);
+    if (!(restitution >= 0.0 && restitution <= 1.0))
+      TESSERA_ERROR(where, ": COEFFICIENT_OF_RESTITUTION must be in [0, 1], got ", restitution);
+    bond.damping_ratio = 1.0 - restitution;
+  }
 }
 
 std::string BondLawNames() {

@@ -110,8 +110,8 @@ BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParamete
   bool sliding = false;
   double friction_power = 0.0;
   if (intact) {
-    const double scale =
-        Law::ShearScale(law, c, normal, Norm(shear), law_state, state, shear_criterion);
+    const double scale = Law::ShearScale(law, c, normal, Norm(shear), Norm(Tangential(slip, n)),
+                                         law_state, state, shear_criterion);
     shear = scale * shear;
   } else if (loaded) {
     const double shear_norm = Norm(shear);
@@ -311,6 +311,8 @@ template <class Law, bool kPowers>
                     zero);
   const V3 tangential_velocity = Tangential(relative_velocity, n);
   const Vec shear_norm = Sqrt(Dot(shear, shear));
+  const V3 tangential_slip = Tangential(slip, n);
+  const Vec slip_norm = Sqrt(Dot(tangential_slip, tangential_slip));
 
   // The law's shear factor (intact) or the broken bond's slider, lane by lane.
   Vec scale = Splat(1.0);
@@ -321,8 +323,8 @@ template <class Law, bool kPowers>
     double* const law_state = bonds.law_state.data() + b * bonds.state_stride;
     std::uint8_t& state = bonds.state[b];
     if (intact[l]) {
-      scale[l] = Law::ShearScale(law, c[l], normal[l], shear_norm[l], law_state, state,
-                                 shear_criterion[l]);
+      scale[l] = Law::ShearScale(law, c[l], normal[l], shear_norm[l], slip_norm[l], law_state,
+                                 state, shear_criterion[l]);
     } else if (loaded[l]) {
       const double limit = law.friction * std::max(normal[l], 0.0);
       if (shear_norm[l] > limit) {

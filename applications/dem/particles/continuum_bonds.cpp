@@ -155,8 +155,11 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
   bool any_group = false;
   for (int group : cohesive_group) any_group = any_group || group != 0;
   if (!any_group) return;
-  // A sliver more than the gap catches spheres exactly at that distance; a
-  // bond range β reaches β (R_i + R_j).
+  // Kratos bonds the pairs its first search finds, each sphere's search radius
+  // R + SearchTolerance: gaps up to twice the tolerance. A sliver more than the
+  // gap catches spheres exactly at that distance; a bond range β reaches
+  // β (R_i + R_j).
+  largest_gap *= 2.0;
   double largest = 0.0, largest_range = 0.0;
   for (double r : rows.radius) largest = std::max(largest, r);
   for (std::size_t a = 0; a < table.size(); ++a)
@@ -269,8 +272,14 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
   std::size_t stride = 0;
   for (std::size_t b = 0; b < m; ++b) {
     const std::uint32_t i = bonds.first[b], j = bonds.second[b];
-    const double section = 0.5 * (weight[i] + weight[j]) * base[b];
     const BondParameters& law = table.Pair(rows.material[i], rows.material[j]);
+    // Kratos weights the sections of the laws that read the spheres' initial
+    // areas (DEM_KDEM); its DEM_Dempack takes π min(R)² as it is.
+    const bool weighted =
+        area.correction != BondAreaCorrection::kKratos ||
+        BondLaws::Visit(static_cast<ContactLaw>(law.law),
+                        []<class L>(std::type_identity<L>) { return L::kKratosAreaWeighting; });
+    const double section = weighted ? 0.5 * (weight[i] + weight[j]) * base[b] : base[b];
     bonds.constants[b] =
         MakeBondConstants(law, section, rows.mass[i], rows.mass[j], bonds.constants[b].rest_length,
                           rows.radius[i], rows.radius[j]);

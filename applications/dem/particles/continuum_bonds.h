@@ -7,10 +7,11 @@
 // a bond with d as its rest length (the initial gap δ_0 = d - R_i - R_j is
 // thus stored): where the relation gives BOND_RANGE_BETA β, when
 // |d / (R_i + R_j) - 1| <= β (thesis 5.2, §5.1.4); otherwise when the gap is
-// at most the search tolerance (Kratos makes its bonds from the first
-// search's neighbours). Spheres of different groups, or of group 0, only
-// touch (the discontinuum laws).
-// A bonded pair stays bonded for the whole run, broken or not: the search
+// at most twice the search tolerance (Kratos makes its bonds from the first
+// search's neighbours, each sphere searching with R + SearchTolerance, and
+// two spheres are neighbours where their search spheres meet). Spheres of
+// different groups, or of group 0, only touch (the discontinuum laws). A
+// bonded pair stays bonded for the whole run, broken or not: the search
 // leaves it out of the contact candidates (DropBondedPairs) and the bond law
 // gives its force, as Kratos keeps a continuum particle's initial neighbours
 // under their continuum law.
@@ -119,9 +120,11 @@ struct BondAreaSettings {
 
 // Makes the bonds of `rows` (see the file comment): `cohesive_group` per row,
 // `skin` per row (SKIN_SPHERE; empty: no sphere is on the skin), `largest_gap`
-// (>= 0) the search tolerance. Sections: the law's (BaseArea), corrected as
-// `area` says; Kratos' weighting (the default) applies to spheres with six
-// bonds or more (bond_law.h, PolyhedronAreaRatio). Two spheres to be bonded
+// (>= 0) the search tolerance (gaps up to twice it are bonded). Sections: the
+// law's (BaseArea), corrected as `area` says; Kratos' weighting (the default)
+// applies to spheres with six bonds or more (bond_law.h, PolyhedronAreaRatio)
+// and to the laws that Kratos weights (kKratosAreaWeighting: DEM_KDEM, not
+// DEM_Dempack). Two spheres to be bonded
 // whose materials have no continuum law are an error naming them.
 void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_group,
                  const std::vector<std::uint8_t>& skin, const BondTable& table, double largest_gap,

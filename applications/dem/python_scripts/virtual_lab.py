@@ -29,8 +29,10 @@ What a run does:
      Σ π R_i² of its spheres), then the platens as in UCS;
    - hydrostatic: the confinement on every surface sphere ramped to p, no
      platens moving;
-   - oedometric: the lateral surface held by a fixed rigid cylinder (a
-     triangulated wall), the platens as in UCS;
+   - oedometric: the lateral surface held radially (each lateral sphere's
+     distance from the axis kept at its initial value, its radial velocity
+     removed, before every step: a rigid, frictionless sleeve that touches
+     every lateral sphere from the start), the platens as in UCS;
    - BTS (Brazilian): a disc compressed across its diameter by the platens.
 4. Samples, every `sample_steps` steps: time, axial strain (of a cylinder:
    the approach of the mean heights of its two end layers of spheres over
@@ -145,6 +147,9 @@ def Settings(given=None, where="virtual_lab"):
         settings["specimen"]["shape"] = "disc"
         if "length" not in (given or {}).get("specimen", {}):
             settings["specimen"]["length"] = 0.5 * settings["specimen"]["diameter"]
+    if settings["test"] != "BTS" and settings["specimen"]["shape"] != "cylinder":
+        raise tessera.Error(f"{where}.specimen.shape: the {settings['test']} test needs a "
+                            f"'cylinder', got '{settings['specimen']['shape']}'")
     # The material's bond law parameters, checked as the materials file's are.
     from tessera import _dem
     properties = tessera.Properties(1)
@@ -240,9 +245,6 @@ class VirtualLaboratory:
                     "COEFFICIENT_OF_RESTITUTION 0.2\nEnd Properties\n")
             bottom_nodes, bottom_conditions = _Platen(f, n + 1, 1, 2, low, half, "bottom")
             top_nodes, top_conditions = _Platen(f, n + 5, 3, 2, high, half, "top")
-            extra = ""
-            if s["test"] == "oedometric":
-                extra = self._WriteSleeve(f, n + 9, 5, low, high)
             for part, nodes, conditions, v in (("bottom", bottom_nodes, bottom_conditions, velocity),
                                                ("top", top_nodes, top_conditions, -velocity)):
                 f.write(f"Begin SubModelPart {part}\n  Begin SubModelPartData\n"
@@ -254,40 +256,11 @@ class VirtualLaboratory:
                 f.write("  End SubModelPartNodes\n  Begin SubModelPartConditions\n")
                 f.write("".join(f"    {k}\n" for k in conditions))
                 f.write("  End SubModelPartConditions\nEnd SubModelPart\n")
-            f.write(extra)
 
     def _PlatenStart(self):
         """When the platens start moving: after the confinement ramp of a triaxial test."""
         s = self.settings
         return float(s["loading"]["confinement_time"]) if s["test"] == "triaxial" else 0.0
-
-    def _WriteSleeve(self, f, first_node, first_condition, low, high, segments=48, rings=12):
-        """The oedometer's rigid sleeve: a triangulated cylinder whose flat
-        facets circumscribe the specimen (vertices at R / cos(π / segments)),
-        so that no sphere starts inside a facet."""
-        sp = self.specimen
-        radius = 0.5 * sp.diameter / math.cos(math.pi / segments)
-        f.write("Begin Nodes\n")
-        ids = {}
-        k = first_node
-        for ring in range(rings + 1):
-            z = low - 0.05 * self.height + (1.1 * self.height) * ring / rings
-            for seg in range(segments):
-                a = 2.0 * math.pi * seg / segments
-                f.write(f"{k} {radius * math.cos(a)!r} {radius * math.sin(a)!r} {z!r}\n")
-                ids[ring, seg] = k
-                k += 1
-        f.write("End Nodes\nBegin Conditions RigidFace3D3N\n")
-        c = first_condition
-        for ring in range(rings):
-            for seg in range(segments):
-                a, b = ids[ring, seg], ids[ring, (seg + 1) % segments]
-                d, e = ids[ring + 1, seg], ids[ring + 1, (seg + 1) % segments]
-                # Normals inward: the spheres are inside.
-                f.write(f"{c} 2 {a} {d} {b}\n{c + 1} 2 {b} {d} {e}\n")
-                c += 2
-        f.write("End Conditions\n")
-        return ""
 
     def _Parameters(self):
         s = self.settings
@@ -433,7 +406,34 @@ class VirtualLaboratory:
         ramp = min(1.0, time / loading["confinement_time"])
         return ramp * loading["confinement_pressure"]
 
+    def _HoldLateral(self, stage):
+        """The oedometer's radial constraint: a sleeve built from wall facets
+        leaves gaps between its facets and the skin spheres of a coarse
+        specimen, which then widens freely until it reaches them (its modulus
+        came out as the UCS one). Instead each lateral sphere is put back at
+        its initial distance from the axis, at its current angle and height,
+        and its radial velocity removed, before every step: within a step it
+        moves radially by at most a_r Δt², so the sleeve is rigid to that
+        order; the spheres slide freely along it (no friction)."""
+        spheres = stage.spheres_model_part
+        ids = np.asarray(spheres.NodeIds())
+        held = self.skin[ids - 1] == 1
+        if not held.any():
+            return
+        x = spheres.NodalCoordinates()
+        v = spheres.NodalArray(tessera.VELOCITY)
+        rho0 = self.initial_rho[ids[held] - 1]
+        px, py = x[held, 0], x[held, 1]
+        rho = np.maximum(np.hypot(px, py), 1e-300)
+        ex, ey = px / rho, py / rho
+        x[held, 0], x[held, 1] = rho0 * ex, rho0 * ey
+        radial = v[held, 0] * ex + v[held, 1] * ey
+        v[held, 0] -= radial * ex
+        v[held, 1] -= radial * ey
+
     def _Confine(self, stage):
+        if self.settings["test"] == "oedometric":
+            self._HoldLateral(stage)
         if self.settings["test"] not in ("triaxial", "hydrostatic"):
             return
         spheres = stage.spheres_model_part

@@ -24,8 +24,11 @@
 //   DAMAGE_FACTOR 0: no softening, the bond breaks where F passes ℱ_nt.
 //   Shear: the incremental spring F_t (5.16) with the strength ℱ_t = τ^f A +
 //   μ_s max(F_n, 0) (5.21 with the compressive force; τ^f: CONTACT_TAU_ZERO,
-//   μ_s: CONTACT_INTERNAL_FRICC) and the same linear damage in u_t = |F_t^e| /
-//   k_t (F_t^e the undamaged spring) up to u_t^f = (1 + SHEAR_ENERGY_COEF) u_t^l.
+//   μ_s: CONTACT_INTERNAL_FRICC) and linear damage up to u_t^f = (1 +
+//   SHEAR_ENERGY_COEF) u_t^l, driven as Kratos' DEM_Dempack drives it: by the
+//   tangential path walked since the strength was passed (ShearScale), the
+//   force (1 - D) ℱ_t; on a monotonic path the closed form in u_t = |F_t^e| /
+//   k_t (F_t^e the undamaged spring).
 //   A broken bond is a frictional contact with the same stiffness
 //   (continuum_bonds.h). Failure Criterion State (5.44): max(F_s / ℱ_t,
 //   F_nt / ℱ_nt), or with damage max(F_s / ℱ_t, u_n / u_n^f); 1 once broken.
@@ -52,11 +55,16 @@ namespace tessera::dem {
 struct DempackBond {
   static constexpr const char* kName = "DEM_Dempack";
   // Per bond: the largest opening u_max and the tension damage D_n, the
-  // largest shortening δ_max, the largest shear displacement u_t,max, the
-  // shear damage D_t and the factor of the stored shear force over the
-  // undamaged spring's.
-  enum Slot { kOpening, kTensionDamage, kShortening, kSlip, kShearDamage, kShearScale };
-  static constexpr std::size_t kStateSize = 6;
+  // largest shortening δ_max, the tangential path walked since the shear
+  // strength was first passed, the shear damage D_t, the factor of the stored
+  // shear force over the undamaged spring's, and 1 once the strength was passed.
+  enum Slot { kOpening, kTensionDamage, kShortening, kSlip, kShearDamage, kShearScale, kShearFlag };
+  static constexpr std::size_t kStateSize = 7;
+  // Kratos' DEM_Dempack has no shear dashpot; its normal one has the damping
+  // ratio 1 - e (bond_laws.cpp, Read).
+  static constexpr bool kShearDashpot = false;
+  // Kratos' DEM_Dempack takes π min(R)² unweighted (BondAreaCorrection "kratos").
+  static constexpr bool kKratosAreaWeighting = false;
 
   static void Read(const std::vector<const Properties*>& sources, BondParameters& bond,
                    const std::string& where);
@@ -136,27 +144,46 @@ struct DempackBond {
 
   static double HistoryScale(const double* s) { return 1.0 / s[kShearScale]; }
 
+  // Shear damage as Kratos' DEM_Dempack drives it: once the trial force
+  // first passes the strength ℱ_t (at u_t^l = ℱ_t / k_t), every step's
+  // tangential slip |Δu_t| adds to the path walked (starting from the trial's
+  // excess over u_t^l, so that a monotonic path gives exactly the closed form
+  // D = (u_t - u_t^l) / (u_t^f - u_t^l)), D = path / (SHEAR_ENERGY_COEF u_t^l),
+  // irreversible, and the force is (1 - D) ℱ_t whatever the direction of the
+  // slip: vibrations damage a bond past its strength, and it does not unload.
   static double ShearScale(const BondParameters& law, const BondConstants& c, double normal,
-                           double trial, double* s, std::uint8_t& failure, double& criterion) {
+                           double trial, double slip, double* s, std::uint8_t& failure,
+                           double& criterion) {
     const double kt = c.tangential_stiffness;
     const double strength =
         law.shear_strength * c.area + law.internal_friction * std::max(normal, 0.0);
-    const double limit = strength / kt, ultimate = (1.0 + law.shear_energy_coef) * limit;
-    const double u = trial / kt;
+    const double limit = strength / kt;
     if (law.shear_energy_coef == 0.0 || law.unbreakable) {
       criterion = strength > 0.0 ? trial / strength : (trial > 0.0 ? 1.0 : 0.0);
       if (trial > strength && !law.unbreakable)
         failure = static_cast<std::uint8_t>(BondState::kShearFailure);  // acts this step still
       return 1.0;
     }
-    s[kSlip] = std::max(s[kSlip], u);
-    bool broken = false;
-    const double factor = Damage(s[kSlip], limit, ultimate, s[kShearDamage], broken);
-    criterion = strength > 0.0 ? factor * trial / strength : 1.0;
-    if (broken) {
+    if (s[kShearFlag] == 0.0) {
+      if (!(trial > strength)) {
+        criterion = strength > 0.0 ? trial / strength : 0.0;
+        s[kShearScale] = 1.0;
+        return 1.0;
+      }
+      s[kShearFlag] = 1.0;
+      s[kSlip] = trial / kt - limit;
+    } else {
+      s[kSlip] += slip;
+    }
+    const double reached = limit > 0.0 ? s[kSlip] / (law.shear_energy_coef * limit) : 1.0;
+    s[kShearDamage] = std::max(s[kShearDamage], std::min(reached, 1.0));
+    if (s[kShearDamage] >= 1.0) {
       failure = static_cast<std::uint8_t>(BondState::kShearFailure);
+      criterion = 1.0;
       return 0.0;
     }
+    const double factor = trial > 0.0 ? (1.0 - s[kShearDamage]) * strength / trial : 1.0;
+    criterion = 1.0 - s[kShearDamage];
     s[kShearScale] = factor;
     return factor;
   }

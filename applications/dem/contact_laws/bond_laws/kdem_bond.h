@@ -28,6 +28,12 @@ struct KdemBond {
                    const std::string& where);
   static void InitializeState(double*) {}
 
+  // Dashpots c = 2 ξ sqrt(m* k) on the normal and the shear motion.
+  static constexpr bool kShearDashpot = true;
+  // Kratos' DEM_KDEM reads the spheres' weighted initial areas
+  // (BondAreaCorrection "kratos").
+  static constexpr bool kKratosAreaWeighting = true;
+
   // The section before area correction: the circle of the mean radius.
   static double BaseArea(double ri, double rj) {
     const double mean_radius = 0.5 * (ri + rj);
@@ -57,7 +63,7 @@ struct KdemBond {
   // `failure` where the shear stress passes the strength (the force still acts
   // this step, as in Kratos) and `criterion` to F_s / ℱ_t.
   static double ShearScale(const BondParameters& law, const BondConstants& c, double normal,
-                           double trial, double* /*state*/, std::uint8_t& failure,
+                           double trial, double /*slip*/, double* /*state*/, std::uint8_t& failure,
                            double& criterion) {
     const double sigma = normal / c.area, tau = trial / c.area;
     const double strength =
