@@ -232,6 +232,10 @@ class DemStructuresCouplingAnalysis:
                          for name in ("SpheresPart", "RigidFacePart", "ClusterPart", "DEMInletPart")]
             self.skin = SkinWalls(self.structure, walls, faces, self.dimension, dem_roots,
                                   self.options["split_quadrilaterals"])
+            if self.scheme != "implicit_with_dem_substeps":
+                # The contacts' dashpots see the skin nodes' inertia (the
+                # structure is initialised: its lumped masses are known).
+                self.skin.SetWallMasses(self.NodalMasses())
         if self.adm:
             self.dem_stage.area_distributed_walls.append(self.skin.walls.FullName())
 

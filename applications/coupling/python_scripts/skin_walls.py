@@ -306,6 +306,24 @@ class SkinWalls:
                                 "relation")
         return self.material_choice
 
+    def SetWallMasses(self, masses):
+        """NODAL_MASS of each mirror = the lumped mass of its FE node
+        (`masses`, per position in the structure's root arrays), none where
+        the node's displacement is fixed in every direction (a rigid point):
+        the DEM sizes the dashpots of a contact on these walls with the
+        reduced mass of the sphere and the wall point (ContactDampingMass,
+        applications/dem/walls/rigid_face_storage.h). Before the DEM's
+        strategy is initialised (it reads the masses once)."""
+        fe = self.structure.GetRootModelPart()
+        components = (tessera.DISPLACEMENT_X, tessera.DISPLACEMENT_Y, tessera.DISPLACEMENT_Z)
+        fe_nodes = {node.Id: node for node in self.fe_skin.Nodes}
+        wall_nodes = {node.Id: node for node in self.walls.Nodes}
+        for k, node_id in enumerate(self.skin_ids.tolist()):
+            node = fe_nodes[node_id]
+            held = all(node.IsFixed(c) for c in components[:self.dimension])
+            mass = 0.0 if held else float(masses[self.fe_positions[k]])
+            wall_nodes[self.mirror_of[node_id]].SetValue(tessera.NODAL_MASS, mass)
+
     # ---- each step
     def MoveWallsWithStructure(self):
         """The mirrors take the FE skin nodes' current coordinates (initial

@@ -216,8 +216,12 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
           wall_velocity - (p.velocity[i] + Cross(p.angular_velocity[i], arm));
       const Array3 relative_displacement =
           wall_displacement - (p.delta_displacement[i] + Cross(p.delta_rotation[i], arm));
+      // The dashpots' mass: the sphere's, or against a face with nodal
+      // masses (a deformable skin) the reduced mass with the wall point.
+      const double damping_mass =
+          faces.massive[f] ? ContactDampingMass(faces, f, g.weights, p.mass[i]) : p.mass[i];
       ContactForce result =
-          ComputeContactForce(pair, overlap, p.radius[i], p.mass[i], normal, relative_velocity,
+          ComputeContactForce(pair, overlap, p.radius[i], damping_mass, normal, relative_velocity,
                               relative_displacement, history, dt, -1.0, extra);
       if (adm && total_area > 0.0 && face_area_distributed_[f]) {
         // B.1: the normal force scaled by the master's share of the area (the

@@ -232,6 +232,8 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
   faces.convex.resize(n);
   faces.warp.resize(n);
   faces.area.resize(n);
+  faces.inverse_mass.resize(n);
+  faces.massive.resize(n);
   const ProcessInfo& info = walls.GetProcessInfo();
   std::size_t row = 0;
   for (Condition& condition : walls.Conditions()) {
@@ -269,6 +271,22 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
     ++row;
   }
   ReadFaceVertices(walls, faces, /*every_face=*/true);
+  // The nodes' masses (deformable walls; RigidFaceStorage::inverse_mass).
+  NodalDatabase& db = walls.Nodal();
+  const bool has_masses = db.HasNonHistoricalColumn(NODAL_MASS);
+  for (std::size_t f = 0; f < n; ++f) {
+    faces.inverse_mass[f] = {};
+    faces.massive[f] = 0;
+    if (!has_masses) continue;
+    for (int k = 0; k < faces.vertex_count[f]; ++k) {
+      const IndexType node = faces.nodes[f][k];
+      if (!db.HasNonHistorical(NODAL_MASS, node)) continue;
+      const double mass = db.NonHistorical(NODAL_MASS, node);
+      if (!(mass > 0.0)) continue;
+      faces.inverse_mass[f][k] = 1.0 / mass;
+      faces.massive[f] = 1;
+    }
+  }
   for (std::size_t f = 0; f < n; ++f) {  // nothing moved yet
     faces.delta_displacement[f] = {};
     faces.still[f] = StandsStill(faces, f);

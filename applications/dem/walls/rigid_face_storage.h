@@ -64,9 +64,33 @@ struct RigidFaceStorage {
   // as its plane is: the walls' nodal area (DEM_NODAL_AREA) sums it every
   // step.
   std::vector<double> area;
+  // 1 / the mass of each vertex's node where the walls' nodes carry a
+  // NODAL_MASS (non-historical, > 0: the nodes of a deformable structure's
+  // skin, set by the DE-FE coupling), else 0 (a rigid wall, of infinite
+  // mass); `massive[f]` is 1 where some vertex of face f has a mass.
+  std::vector<std::array<double, 4>> inverse_mass;
+  std::vector<std::uint8_t> massive;
 
   std::size_t size() const { return material.size(); }
 };
+
+// The mass a contact's dashpots are sized with (c = 2 ξ sqrt(m k), thesis
+// 2.19) for a sphere of mass `sphere_mass` on face f at the point of weights
+// `w`: the sphere's own mass against a rigid face; against a face whose
+// nodes have masses M_k, the reduced mass of the sphere and the wall point,
+// m_s m_w / (m_s + m_w), where 1/m_w = Σ w_k² / M_k (a force F at the point
+// loads node k with w_k F, and the point's velocity is Σ w_k v_k, so the
+// point accelerates as a mass m_w would). The restitution coefficient is the
+// two bodies' (as for two spheres): a dashpot sized with the sphere's mass
+// alone, acting on a light FE node, exceeds that node's damping-reduced
+// explicit stability limit.
+inline double ContactDampingMass(const RigidFaceStorage& faces, std::size_t f,
+                                 const std::array<double, 4>& w, double sphere_mass) {
+  double compliance = 0.0;  // 1 / m_w
+  for (int k = 0; k < faces.vertex_count[f]; ++k)
+    compliance += w[k] * w[k] * faces.inverse_mass[f][k];
+  return sphere_mass / (1.0 + sphere_mass * compliance);
+}
 
 // Fills `faces` from the conditions of `walls`. A RigidFace3D3N/3D4N (3D runs)
 // or RigidEdge2D2N (`dimension` 2) passes its Check() (no degenerate face) and
