@@ -1,0 +1,56 @@
+// Python bindings of the distributed DEM (parallel/distributed_dem.h):
+// tessera._dem.DistributedDem, which DEMSolver builds for "parallel_type": "MPI".
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include "applications/dem/parallel/distributed_dem.h"
+#include "applications/dem/parallel/rcb_decomposition.h"
+#include "applications/dem/strategies/dem_strategy.h"
+#include "kernel/parallel/communicator.h"
+
+namespace py = pybind11;
+
+namespace tessera::dem {
+
+void BindDistributed(py::module_& m) {
+  py::class_<DistributedDemSettings>(m, "DistributedDemSettings",
+                                     "mpi_settings of a distributed DEM run")
+      .def(py::init<>())
+      .def_readwrite("rebalance_every", &DistributedDemSettings::rebalance_every)
+      .def_readwrite("imbalance_threshold", &DistributedDemSettings::imbalance_threshold);
+  py::class_<DistributedDem>(m, "DistributedDem",
+                             "The explicit DEM strategy over MPI ranks: owned spheres, ghosts, "
+                             "migration (distributed_dem.h)")
+      .def(py::init([](ExplicitSolverStrategy& strategy, std::shared_ptr<Communicator> comm,
+                       const DistributedDemSettings& settings) {
+             return std::make_unique<DistributedDem>(strategy, comm, settings);
+           }),
+           py::arg("strategy"), py::arg("communicator"), py::arg("settings"),
+           py::keep_alive<1, 2>(), py::keep_alive<1, 3>())
+      .def("Start", &DistributedDem::Start)
+      .def("RefreshGhosts", &DistributedDem::RefreshGhosts)
+      .def("OwnedElementIds", &DistributedDem::OwnedElementIds)
+      .def("OwnedNodeIds", &DistributedDem::OwnedNodeIds)
+      .def("NumberOfOwned", &DistributedDem::NumberOfOwned)
+      .def("NumberOfGhosts", &DistributedDem::NumberOfGhosts)
+      .def("GlobalKineticEnergy", &DistributedDem::GlobalKineticEnergy)
+      .def("GlobalNumberOfParticles", &DistributedDem::GlobalNumberOfParticles)
+      .def("GlobalNumberOfParticleContacts", &DistributedDem::GlobalNumberOfParticleContacts)
+      .def("GlobalMigrations", &DistributedDem::GlobalMigrations)
+      .def("Rebalances", &DistributedDem::Rebalances)
+      .def("GhostDoublesPerStep", &DistributedDem::GhostDoublesPerStep)
+      .def("MigrationDoubles", &DistributedDem::MigrationDoubles)
+      .def("GhostLayer", &DistributedDem::GhostLayer);
+  m.def(
+      "RecursiveCoordinateBisection",
+      [](const std::vector<Array3>& points, const std::vector<std::int64_t>& keys, int parts) {
+        std::vector<std::pair<Array3, Array3>> boxes;
+        for (const RcbBox& b : RecursiveCoordinateBisection(points, keys, parts))
+          boxes.emplace_back(b.low, b.high);
+        return boxes;
+      },
+      py::arg("points"), py::arg("keys"), py::arg("parts"),
+      "One (low, high) box per part: owner of x where low <= x < high");
+}
+
+}  // namespace tessera::dem
