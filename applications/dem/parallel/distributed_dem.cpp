@@ -131,6 +131,15 @@ void DistributedDem::Start() {
     searched.resize(out);
   }
   s_.RemoveParticles(keep);
+  // RemoveParticles leaves the lists' per-row indexes to the search that
+  // follows it elsewhere (bounding box); here the steps go on with the lists.
+  const std::size_t kept = s_.particles_.size();
+  s_.pairs_.Index(kept, st.tuning.force_block_rows);
+  auto& walls = s_.wall_contacts_;
+  walls.particle_start.assign(kept + 1, 0);
+  for (std::uint32_t row : walls.particle) ++walls.particle_start[row + 1];
+  for (std::size_t i = 0; i < kept; ++i) walls.particle_start[i + 1] += walls.particle_start[i];
+  s_.global_damping_power_.assign(st.global_damping > 0.0 ? kept : 0, 0.0);
   for (auto it = owner_.begin(); it != owner_.end();)
     it = s_.spheres_.HasElement(it->first) ? std::next(it) : owner_.erase(it);
   s_.ShareRowsWithNodes();

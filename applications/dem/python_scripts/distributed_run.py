@@ -83,8 +83,8 @@ def CheckSupported(solver):
                 "post_gid_option", "post_hdf5_option", "post_vtk_option"):
         if p[key].GetBool():
             refuse(key, "is true")
-    if p["TranslationalIntegrationScheme"].GetString() == "Gear":
-        refuse("TranslationalIntegrationScheme", "is \"Gear\"")
+    if p["TranslationalIntegrationScheme"].GetString() == "Gear_Predictor_Corrector":
+        refuse("TranslationalIntegrationScheme", "is \"Gear_Predictor_Corrector\"")
     if p["Dimension"].GetInt() != 3:
         refuse("Dimension", "is 2")
 

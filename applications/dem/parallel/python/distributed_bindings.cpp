@@ -3,6 +3,8 @@
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
+#include <array>
+
 #include "applications/dem/parallel/distributed_dem.h"
 #include "applications/dem/parallel/rcb_decomposition.h"
 #include "applications/dem/strategies/dem_strategy.h"
@@ -43,10 +45,13 @@ void BindDistributed(py::module_& m) {
       .def("GhostLayer", &DistributedDem::GhostLayer);
   m.def(
       "RecursiveCoordinateBisection",
-      [](const std::vector<Array3>& points, const std::vector<std::int64_t>& keys, int parts) {
-        std::vector<std::pair<Array3, Array3>> boxes;
-        for (const RcbBox& b : RecursiveCoordinateBisection(points, keys, parts))
-          boxes.emplace_back(b.low, b.high);
+      [](const std::vector<std::array<double, 3>>& points, const std::vector<std::int64_t>& keys,
+         int parts) {
+        std::vector<Array3> x;
+        for (const auto& p : points) x.push_back(Array3{p[0], p[1], p[2]});
+        std::vector<std::pair<std::array<double, 3>, std::array<double, 3>>> boxes;
+        for (const RcbBox& b : RecursiveCoordinateBisection(x, keys, parts))
+          boxes.push_back({{b.low[0], b.low[1], b.low[2]}, {b.high[0], b.high[1], b.high[2]}});
         return boxes;
       },
       py::arg("points"), py::arg("keys"), py::arg("parts"),
