@@ -149,16 +149,41 @@ def test_unknown_mpi_settings_key_is_named(tmp_path):
 
 
 @needs_mpi
-@pytest.mark.parametrize("key, value, named", [
-    ("post_vtk_option", True, "post_vtk_option"),
-    ("EnergyCalculationOption", True, "EnergyCalculationOption"),
-    ("TranslationalIntegrationScheme", "Gear_Predictor_Corrector", "TranslationalIntegrationScheme"),
+def test_vtk_output_of_a_distributed_dem_run_writes_each_sphere_once(tmp_path):
+    import re
+    WriteBed(tmp_path / "bed", steps=200, keys={"parallel_type": "MPI", "post_vtk_option": True,
+                                                "OutputTimeStep": 100 * 5e-5})
+    result = tessera_run(tmp_path / "bed", ranks=2)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "walls (RigidFacePart) are not written in distributed runs" in result.stderr
+    out = tmp_path / "bed" / "bed_Post_Files"
+    with open(out / "SpheresPart_owned.pvd") as f:
+        steps = [int(s) for s in re.findall(r'file="SpheresPart_owned_(\d+)\.pvtu"', f.read())]
+    assert steps[-2:] == [100, 200], steps
+    for step in steps:
+        with open(out / f"SpheresPart_owned_{step}.pvtu") as f:
+            pieces = re.findall(r'<Piece Source="([^"]+)"', f.read())
+        assert pieces == [f"SpheresPart_owned_0_{step}.vtu", f"SpheresPart_owned_1_{step}.vtu"]
+        points = []
+        for piece in pieces:
+            with open(out / piece, "rb") as f:
+                points.append(int(re.search(rb'NumberOfPoints="(\d+)"', f.read()).group(1)))
+        # each rank its owned spheres, no ghost: every sphere once
+        assert sum(points) == 294 and min(points) > 0, points
+
+
+@needs_mpi
+@pytest.mark.parametrize("key, value, message", [
+    ("post_gid_option", True, "gid_output_process does not write distributed"),
+    ("EnergyCalculationOption", True, "'EnergyCalculationOption' is true; it does not run distributed"),
+    ("TranslationalIntegrationScheme", "Gear_Predictor_Corrector",
+     "'TranslationalIntegrationScheme' is \"Gear_Predictor_Corrector\"; it does not run distributed"),
 ])
-def test_what_does_not_run_distributed_is_a_clear_error(tmp_path, key, value, named):
+def test_what_does_not_run_distributed_is_a_clear_error(tmp_path, key, value, message):
     WriteBed(tmp_path / "bed", steps=10, keys={key: value, "parallel_type": "MPI"})
     result = tessera_run(tmp_path / "bed", ranks=2, timeout=120)
     assert result.returncode != 0
-    assert named in result.stderr and "does not run distributed" in result.stderr, result.stderr
+    assert message in result.stderr and "on rank" in result.stderr, result.stderr
 
 
 @needs_mpi

@@ -653,6 +653,13 @@ class DEMAnalysisStage(AnalysisStage):
                 model_part = self.model.GetModelPart(name)
                 if model_part.NumberOfNodes() == 0:
                     continue
+                if walls and self.parallel_type == "MPI":
+                    # Every rank holds every wall, and the walls' nodal contact
+                    # results are per-rank partial sums: not merged yet.
+                    warnings.warn(f"{self.DEM_parameters.Origin()}: post_vtk_option: the walls "
+                                  "(RigidFacePart) are not written in distributed runs yet; the "
+                                  "spheres are", stacklevel=2)
+                    continue
                 settings = tessera.Parameters("{}")
                 settings.AddString("model_part_name", name)
                 settings.AddString("output_control_type", "time")
@@ -665,7 +672,12 @@ class DEMAnalysisStage(AnalysisStage):
                     settings["nodal_solution_step_data_variables"].Append(variable)
                 if not walls and self._GetSolver()._IsContinuum():
                     settings["nodal_solution_step_data_variables"].Append("DAMAGE_RATIO")
-                process = VtkOutputProcess(self.model, settings)
+                if not walls and self.parallel_type == "MPI":
+                    # each rank writes its owned spheres, not its ghosts
+                    process = distributed_run.OwnedSpheresVtkOutput(self.model, settings,
+                                                                    self._GetSolver())
+                else:
+                    process = VtkOutputProcess(self.model, settings)
                 self._list_of_output_processes.append(process)
                 self._list_of_processes.append(process)
 

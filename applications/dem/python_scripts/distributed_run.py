@@ -80,7 +80,7 @@ def CheckSupported(solver):
     if solver.model.GetModelPart("ClusterPart").NumberOfElements() > 0:
         refuse("ElementType", "gives rigid clusters (ClusterPart)")
     for key in ("EnergyCalculationOption", "PeriodicDomainOption", "CleanIndentationsOption",
-                "post_gid_option", "post_hdf5_option", "post_vtk_option"):
+                "post_gid_option", "post_hdf5_option"):
         if p[key].GetBool():
             refuse(key, "is true")
     if p["TranslationalIntegrationScheme"].GetString() == "Gear_Predictor_Corrector":
@@ -115,3 +115,27 @@ def GatherOwned(communicator, distributed, model_part, variables, root=0):
     if communicator.Rank() != root:
         return None, None
     return gathered_ids, result
+
+
+def OwnedSpheresVtkOutput(model, settings, solver):
+    """vtk_output_process for the spheres of a distributed run: at each output
+    each rank writes the spheres it owns (not its ghosts), gathered in the
+    sub model part SpheresPart.owned (made again at each output, as spheres
+    migrate), as the piece <prefix>SpheresPart_owned_<rank>_<step>.vtu; rank 0
+    writes SpheresPart_owned_<step>.pvtu naming all pieces of the step and
+    SpheresPart_owned.pvd over them (tessera.output.parallel_vtk)."""
+    from tessera.output.vtk_output_process import VtkOutputProcess
+
+    class Process(VtkOutputProcess):
+        def PrintOutput(self):
+            spheres = self.model_part  # the root: the schedule reads its time
+            self.writer = None
+            if spheres.HasSubModelPart("owned"):
+                spheres.RemoveSubModelPart("owned")
+            owned = spheres.CreateSubModelPart("owned")
+            owned.AddNodes([int(i) for i in solver.distributed.OwnedNodeIds()])
+            owned.AddElements([int(i) for i in solver.distributed.OwnedElementIds()])
+            self.writer = tessera.VtkOutput(owned, self.settings)
+            super().PrintOutput()
+
+    return Process(model, settings)
