@@ -87,8 +87,10 @@ def test_moving_wall_on_two_ranks_equals_serial_bitwise(tmp_path):
              keys={"TranslationalIntegrationScheme": "Symplectic_Euler"})
     serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
     distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", 2)
-    # The wall pushed spheres: some are beyond where the wall started's reach.
-    assert np.abs(serial["TOTAL_FORCES"]).max() > 0.0
+    # The wall pushed the spheres: at the end it stands at x = 0.154 - 0.5 *
+    # 0.02 = 0.144, so no centre lies beyond 0.144 - 0.009 (the smaller
+    # radius) + 1 mm of overlap; with the wall at rest they reach 0.145.
+    assert serial["x"][:, 0].max() < 0.136
     assert_bitwise(serial, distributed)
     assert owner_changes(distributed, 2) > 0
 
@@ -228,3 +230,48 @@ def test_recursive_coordinate_bisection_balances_counts_and_breaks_ties_by_key()
     a = _dem.RecursiveCoordinateBisection(tied, [5, 4, 3, 2, 1, 0], 2)
     b = _dem.RecursiveCoordinateBisection(tied[::-1], [0, 1, 2, 3, 4, 5], 2)
     assert a == b
+
+
+INLET_MDPA = """Begin Nodes
+  1 0.05 0.05 0.15
+  2 0.10 0.05 0.15
+End Nodes
+Begin SubModelPart Inlet_1
+  Begin SubModelPartData
+    RIGID_BODY_MOTION 0
+    IDENTIFIER Inlet_1
+    INJECTOR_ELEMENT_TYPE SphericParticle3D
+    ELEMENT_TYPE SphericParticle3D
+    CONTAINS_CLUSTERS 0
+    VELOCITY [3] (0.0, 0.0, -1.0)
+    MAX_RAND_DEVIATION_ANGLE 5.0
+    INLET_NUMBER_OF_PARTICLES 100.0
+    IMPOSED_MASS_FLOW_OPTION 0
+    INLET_START_TIME 0.0
+    INLET_STOP_TIME 0.01
+    RADIUS 0.005
+    PROBABILITY_DISTRIBUTION discrete
+    STANDARD_DEVIATION 0.0
+    DENSE_INLET 0
+  End SubModelPartData
+  Begin SubModelPartNodes
+    1
+    2
+  End SubModelPartNodes
+End SubModelPart
+"""
+
+
+@needs_mpi
+def test_inlets_under_mpi_are_a_clear_error(tmp_path):
+    # Spheres an inlet creates would need a global key and an owner at birth.
+    WriteBed(tmp_path / "bed", steps=10, keys={"parallel_type": "MPI", "dem_inlet_option": True})
+    (tmp_path / "bed" / "bedDEM_Inlet.mdpa").write_text(INLET_MDPA)
+    path = tmp_path / "bed" / "MaterialsDEM.json"
+    materials = json.loads(path.read_text())
+    materials["material_assignation_table"].append(["DEMInletPart.Inlet_1", "grains"])
+    path.write_text(json.dumps(materials))
+    result = tessera_run(tmp_path / "bed", ranks=2, timeout=120)
+    assert result.returncode != 0
+    assert "'dem_inlet_option' is true and the deck has inlets; it does not run distributed" \
+        in result.stderr, result.stderr
