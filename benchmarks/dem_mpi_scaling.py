@@ -8,7 +8,8 @@ its neighbours' ghosts, its ghosts, and the doubles of all migrations
 together. On a host shared with other jobs the times are noisy: run it
 several times (the communication counts are exact).
 
-    PYTHONPATH=build/python /usr/bin/python3 benchmarks/dem_mpi_scaling.py [--nx 20 --ny 20 --nz 8 --steps 1000]
+    PYTHONPATH=build/python /usr/bin/python3 benchmarks/dem_mpi_scaling.py
+        [--nx 20 --ny 20 --nz 8 --steps 1000]
 """
 import argparse
 import os
