@@ -65,19 +65,28 @@ DistributedDem::DistributedDem(ExplicitSolverStrategy& strategy,
   size_ = comm_->Size();
 }
 
-std::int64_t DistributedDem::KeyOfRow(std::size_t row) const {
-  return key_.at(s_.particles_.element_id[row]);
+std::int64_t DistributedDem::KeyOfRow(std::size_t row) const { return row_key_[row]; }
+
+bool DistributedDem::OwnedRow(std::size_t row) const { return row_owned_[row] != 0; }
+
+void DistributedDem::CacheRows() {
+  const ParticleStorage& p = s_.particles_;
+  // Rows the bounding box deleted since are gone from the maps first.
+  if (owner_.size() != p.size())
+    for (auto it = owner_.begin(); it != owner_.end();)
+      it = s_.spheres_.HasElement(it->first) ? std::next(it) : owner_.erase(it);
+  row_key_.resize(p.size());
+  row_owned_.resize(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    row_key_[i] = key_.at(p.element_id[i]);
+    row_owned_[i] = owner_.at(p.element_id[i]) == rank_ ? 1 : 0;
+  }
 }
 
-bool DistributedDem::OwnedRow(std::size_t row) const {
-  return owner_.at(s_.particles_.element_id[row]) == rank_;
-}
-
-std::vector<int> DistributedDem::GhostTargets(const Array3& x, int owner) const {
-  std::vector<int> targets;
+void DistributedDem::GhostTargets(const Array3& x, int owner, std::vector<int>& targets) const {
+  targets.clear();
   for (int r = 0; r < size_; ++r)
     if (r != owner && WithinLayer(boxes_[r], x, layer_)) targets.push_back(r);
-  return targets;
 }
 
 void DistributedDem::Start() {
@@ -143,6 +152,7 @@ void DistributedDem::Start() {
   for (auto it = owner_.begin(); it != owner_.end();)
     it = s_.spheres_.HasElement(it->first) ? std::next(it) : owner_.erase(it);
   s_.ShareRowsWithNodes();
+  CacheRows();
   BuildGhostLists();
   last_balance_step_ = s_.step_;
   SearchHooks hooks;
@@ -151,6 +161,7 @@ void DistributedDem::Start() {
   };
   hooks.before_search = [this] { Migrate(); };
   hooks.after_search = [this] {
+    CacheRows();
     InstallArrivedHistories();
     BuildGhostLists();
   };
@@ -159,17 +170,14 @@ void DistributedDem::Start() {
 
 void DistributedDem::BuildGhostLists() {
   const ParticleStorage& p = s_.particles_;
-  // Drop what the bounding box deleted.
-  for (auto it = owner_.begin(); it != owner_.end();)
-    it = s_.spheres_.HasElement(it->first) ? std::next(it) : owner_.erase(it);
   std::vector<std::vector<std::uint32_t>> send(size_), receive(size_);
+  std::vector<int> targets;
   for (std::size_t i = 0; i < p.size(); ++i) {
-    const int owner = owner_.at(p.element_id[i]);
-    if (owner == rank_) {
-      for (int r : GhostTargets(p.position[i], rank_))
-        send[r].push_back(static_cast<std::uint32_t>(i));
+    if (OwnedRow(i)) {
+      GhostTargets(p.position[i], rank_, targets);
+      for (int r : targets) send[r].push_back(static_cast<std::uint32_t>(i));
     } else {
-      receive[owner].push_back(static_cast<std::uint32_t>(i));
+      receive[owner_.at(p.element_id[i])].push_back(static_cast<std::uint32_t>(i));
     }
   }
   neighbours_.clear(), send_rows_.clear(), receive_rows_.clear();
@@ -253,22 +261,29 @@ void DistributedDem::Migrate() {
   const auto& walls = s_.wall_contacts_;
   const bool pair_extra = pairs.keeps_extra_history, wall_extra = walls.keeps_extra_history;
   // Contacts of each row (for the histories of leaving spheres).
-  std::vector<std::vector<std::uint32_t>> row_pairs(n), row_walls(n);
-  for (std::size_t c = 0; c < pairs.first.size(); ++c) {
-    row_pairs[pairs.first[c]].push_back(static_cast<std::uint32_t>(c));
-    row_pairs[pairs.second[c]].push_back(static_cast<std::uint32_t>(c));
+  // (as offsets into one array: a search must not allocate per row)
+  std::vector<std::uint32_t> pair_start(n + 1, 0), pair_of(2 * pairs.first.size());
+  for (std::size_t c = 0; c < pairs.first.size(); ++c)
+    ++pair_start[pairs.first[c] + 1], ++pair_start[pairs.second[c] + 1];
+  for (std::size_t i = 0; i < n; ++i) pair_start[i + 1] += pair_start[i];
+  {
+    std::vector<std::uint32_t> cursor(pair_start.begin(), pair_start.end() - 1);
+    for (std::size_t c = 0; c < pairs.first.size(); ++c) {
+      pair_of[cursor[pairs.first[c]]++] = static_cast<std::uint32_t>(c);
+      pair_of[cursor[pairs.second[c]]++] = static_cast<std::uint32_t>(c);
+    }
   }
-  for (std::size_t c = 0; c < walls.particle.size(); ++c)
-    row_walls[walls.particle[c]].push_back(static_cast<std::uint32_t>(c));
+  const std::vector<std::uint32_t>& wall_start = walls.particle_start;  // sorted by particle
 
   // Messages to every other rank: [rows, pair histories, wall histories].
   std::vector<std::vector<double>> rows_out(size_), pairs_out(size_), walls_out(size_);
   std::vector<std::uint8_t> keep(n, 0);
   std::unordered_map<IdType, int> new_owner;
+  std::vector<int> holders;
   for (std::size_t i = 0; i < n; ++i) {
     if (!OwnedRow(i)) continue;
     const int owner = RcbOwner(boxes_, p.position[i]);
-    std::vector<int> holders = GhostTargets(p.position[i], owner);
+    GhostTargets(p.position[i], owner, holders);
     holders.push_back(owner);
     const IdType element = p.element_id[i];
     const std::int64_t key = KeyOfRow(i);
@@ -288,7 +303,8 @@ void DistributedDem::Migrate() {
       Put(out, node.InitialCoordinates());
       if (r != owner) continue;
       // The new owner gets the histories of every contact of the sphere.
-      for (std::uint32_t c : row_pairs[i]) {
+      for (std::uint32_t k = pair_start[i]; k < pair_start[i + 1]; ++k) {
+        const std::uint32_t c = pair_of[k];
         std::vector<double>& h = pairs_out[r];
         const auto& record = pairs.history[c];
         h.insert(h.end(), {static_cast<double>(KeyOfRow(pairs.first[c])),
@@ -299,7 +315,7 @@ void DistributedDem::Migrate() {
         if (pair_extra)
           h.insert(h.end(), pairs.extra_history[c].begin(), pairs.extra_history[c].end());
       }
-      for (std::uint32_t c : row_walls[i]) {
+      for (std::uint32_t c = wall_start[i]; c < wall_start[i + 1]; ++c) {
         std::vector<double>& h = walls_out[r];
         h.insert(h.end(), {static_cast<double>(key), static_cast<double>(walls.face[c])});
         Put(h, walls.tangential_force[c]);
@@ -416,10 +432,13 @@ void DistributedDem::Migrate() {
   std::vector<std::uint32_t> order(q.size());
   std::iota(order.begin(), order.end(), 0u);
   std::vector<std::int64_t> keys(q.size());
-  for (std::size_t i = 0; i < q.size(); ++i) keys[i] = KeyOfRow(i);
-  std::sort(order.begin(), order.end(),
-            [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
-  if (!std::is_sorted(keys.begin(), keys.end())) s_.ReorderRows(order);
+  for (std::size_t i = 0; i < q.size(); ++i) keys[i] = key_.at(q.element_id[i]);
+  if (!std::is_sorted(keys.begin(), keys.end())) {
+    std::sort(order.begin(), order.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+    s_.ReorderRows(order);
+  }
+  CacheRows();
   // Inserted rows' increments are their owners' (carried): what the
   // serial run's next force evaluation reads.
   s_.increments_are_velocity_steps_ = velocity_steps;

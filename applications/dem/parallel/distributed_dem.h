@@ -89,7 +89,9 @@ class DistributedDem {
   std::int64_t KeyOfRow(std::size_t row) const;
   bool OwnedRow(std::size_t row) const;
   // The ranks other than `owner` whose ghost layer holds x.
-  std::vector<int> GhostTargets(const Array3& x, int owner) const;
+  void GhostTargets(const Array3& x, int owner, std::vector<int>& targets) const;
+  // row_key_ and row_owned_ from the maps (after the rows changed).
+  void CacheRows();
 
   ExplicitSolverStrategy& s_;
   std::shared_ptr<const Communicator> comm_;
@@ -100,6 +102,9 @@ class DistributedDem {
   // Per global element id (the run's ids are global): its key and owner.
   std::unordered_map<IdType, std::int64_t> key_;
   std::unordered_map<IdType, int> owner_;
+  // Per row, its key and whether this rank owns it (CacheRows).
+  std::vector<std::int64_t> row_key_;
+  std::vector<std::uint8_t> row_owned_;
   // Ghost refresh: per neighbour rank, the rows sent (owned, ascending key)
   // and the rows received (ghosts owned there, ascending key).
   std::vector<int> neighbours_;
