@@ -641,6 +641,8 @@ namespace tessera::dem {
 void BindNonsmooth(py::module_& m);
 // Restart checkpoints (io/python/checkpoint_bindings.cpp).
 void BindCheckpoint(py::module_& m);
+// Distributed runs (parallel/python/distributed_bindings.cpp).
+void BindDistributed(py::module_& m);
 }  // namespace tessera::dem
 
 PYBIND11_MODULE(_dem, m) {
@@ -655,4 +657,5 @@ PYBIND11_MODULE(_dem, m) {
   BindInlets(m);
   tessera::dem::BindNonsmooth(m);
   tessera::dem::BindCheckpoint(m);
+  tessera::dem::BindDistributed(m);
 }

@@ -52,6 +52,7 @@ from tessera.analysis_stage import AnalysisStage
 from tessera.python_solver import PythonSolver
 
 from . import dem_parameters
+from . import distributed_run
 from .inlet_settings import RadiusTables
 from .materials import AssignMaterials
 from .particle_creator_destructor import ParticleCreatorDestructor
@@ -98,6 +99,10 @@ class DEMSolver(PythonSolver):
     """Kratos' solver interface around the C++ strategy. The stage reads the
     model parts; the solver builds the strategy in Initialize."""
 
+    # "parallel_type": "MPI" runs the explicit sphere strategy distributed
+    # (distributed_run.py; what it refuses is an error naming the key).
+    SUPPORTS_MPI = True
+
     def __init__(self, model, stage):
         settings = stage.DEM_parameters["solver_settings"]
         super().__init__(model, tessera.Parameters("{}"))
@@ -110,6 +115,12 @@ class DEMSolver(PythonSolver):
         self.strategy = None
         self.imposed_velocities = []
         self.inlets = None
+        self.communicator = None
+        self.distributed = None  # _dem.DistributedDem of a distributed run
+
+    def SetCommunicator(self, communicator):
+        """The run's communicator (the stage calls this for "parallel_type": "MPI")."""
+        self.communicator = communicator
 
     def AddVariables(self):
         for name, variables in HISTORICAL.items():
@@ -305,6 +316,8 @@ class DEMSolver(PythonSolver):
         # Kratos' DEM stage keeps "Dimension" as the DOMAIN_SIZE of the model parts.
         for model_part in (spheres, walls):
             model_part.ProcessInfo[tessera.DOMAIN_SIZE] = self.parameters["Dimension"].GetInt()
+        if self.communicator is not None and self.communicator.IsDistributed():
+            distributed_run.CheckSupported(self)
         if self._IsMoreauJean():
             self._InitializeMoreauJean(spheres, walls)
             return
@@ -326,6 +339,10 @@ class DEMSolver(PythonSolver):
                 raise tessera.Error(f"{walls_file}: {error}") from None
             raise
         self._CheckTimeStep()
+        if self.communicator is not None and self.communicator.IsDistributed():
+            # Every rank initialised the whole set (the same first search and
+            # forces as the serial run); now each keeps its own and its ghosts.
+            self.distributed = distributed_run.Start(self, self.communicator)
         self.strategy.WriteToNodes()
 
     def _CreateInlets(self):
@@ -419,6 +436,8 @@ class DEMSolver(PythonSolver):
             self._ApplyImposedVelocities(time)
         self.strategy.ReadFromNodes()
         self.strategy.SolveSolutionStep(time)
+        if self.distributed is not None:
+            self.distributed.RefreshGhosts()
         if self.inlets is not None:
             self.inlets.Inject(time)
         self.strategy.WriteToNodes()
@@ -487,7 +506,9 @@ class DEMAnalysisStage(AnalysisStage):
         if not isinstance(project_parameters, tessera.Parameters):
             raise TypeError("DEMAnalysisStage needs the project parameters as tessera.Parameters, "
                             f"got {type(project_parameters).__name__}")
+        distributed_run.MoveParallelTypeToProblemData(project_parameters)
         dem_parameters.ValidateAndAssignDefaults(project_parameters)
+        distributed_run.Settings(project_parameters)  # mpi_settings checked in serial runs too
         self.DEM_parameters = project_parameters
         # The four roots exist from the start, as in Kratos, so that scripts
         # may add variables or build the model before Initialize.
@@ -629,6 +650,13 @@ class DEMAnalysisStage(AnalysisStage):
                 model_part = self.model.GetModelPart(name)
                 if model_part.NumberOfNodes() == 0:
                     continue
+                if walls and self.parallel_type == "MPI":
+                    # Every rank holds every wall, and the walls' nodal contact
+                    # results are per-rank partial sums: not merged yet.
+                    warnings.warn(f"{self.DEM_parameters.Origin()}: post_vtk_option: the walls "
+                                  "(RigidFacePart) are not written in distributed runs yet; the "
+                                  "spheres are", stacklevel=2)
+                    continue
                 settings = tessera.Parameters("{}")
                 settings.AddString("model_part_name", name)
                 settings.AddString("output_control_type", "time")
@@ -641,7 +669,12 @@ class DEMAnalysisStage(AnalysisStage):
                     settings["nodal_solution_step_data_variables"].Append(variable)
                 if not walls and self._GetSolver()._IsContinuum():
                     settings["nodal_solution_step_data_variables"].Append("DAMAGE_RATIO")
-                process = VtkOutputProcess(self.model, settings)
+                if not walls and self.parallel_type == "MPI":
+                    # each rank writes its owned spheres, not its ghosts
+                    process = distributed_run.OwnedSpheresVtkOutput(self.model, settings,
+                                                                    self._GetSolver())
+                else:
+                    process = VtkOutputProcess(self.model, settings)
                 self._list_of_output_processes.append(process)
                 self._list_of_processes.append(process)
 

@@ -319,7 +319,9 @@ def ValidateAndAssignDefaults(parameters):
                             "docs/user_guide.md) runs UCS, triaxial, hydrostatic, oedometric and "
                             "Brazilian tests on a specimen it generates")
     for key in parameters.keys():
-        if key.startswith("_") or key == "problem_data":
+        # problem_data is the kernel stage's; parallel_type and mpi_settings
+        # are read by distributed_run.py.
+        if key.startswith("_") or key in ("problem_data", "parallel_type", "mpi_settings"):
             continue
         if key not in defaults:
             raise tessera.Error(

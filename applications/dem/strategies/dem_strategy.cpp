@@ -248,9 +248,14 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
   const bool adaptive = !cadence && AdaptiveSearchArmed();
   bool early = false;
   // The check is timed with the search it decides on (GetTimings).
+  // In a distributed run every rank searches where any rank would (SearchHooks).
   const auto moved_too_far = [this](bool before_drift) {
-    const ScopedPhase phase(timings_.search_particles);
-    return CandidatesMayMissContacts(before_drift);
+    bool local = false;
+    {
+      const ScopedPhase phase(timings_.search_particles);
+      local = CandidatesMayMissContacts(before_drift);
+    }
+    return hooks_.vote ? hooks_.vote(local) : local;
   };
   if (MovesBeforeForces(settings_.scheme)) {
     // The forces are evaluated after the drift (Gear: after the prediction,
@@ -269,10 +274,12 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
     if (!drift_in_pass) KickAndDrift();
     if (settings_.periodic) WrapIntoPeriodicBox();
     if (adaptive && !predict) early = moved_too_far(/*before_drift=*/false);
+    if ((cadence || early) && hooks_.before_search) hooks_.before_search();
     if (cadence) RemoveOutsideBoundingBox(time);
     if (cadence || early) {
       early_searches_ += early ? 1 : 0;
       Search(time);
+      if (hooks_.after_search) hooks_.after_search();
     }
     ComputeForces(
         settings_.scheme == TranslationalScheme::kGear ? AfterGather::kCorrect : AfterGather::kKick,
@@ -293,10 +300,12 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
   } else {
     // The forces are evaluated where the rows are now.
     if (adaptive) early = moved_too_far(/*before_drift=*/false);
+    if ((cadence || early) && hooks_.before_search) hooks_.before_search();
     if (cadence) RemoveOutsideBoundingBox(time);
     if (cadence || early) {
       early_searches_ += early ? 1 : 0;
       Search(time);
+      if (hooks_.after_search) hooks_.after_search();
     }
     ComputeForces(AfterGather::kIntegrate);
     increments_are_velocity_steps_ = settings_.scheme == TranslationalScheme::kSymplecticEuler;

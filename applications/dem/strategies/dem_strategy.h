@@ -61,6 +61,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -245,6 +246,19 @@ struct NewParticle {
 };
 
 struct StrategyCheckpointAccess;  // io/dem_checkpoint.cpp
+class DistributedDem;             // parallel/distributed_dem.cpp
+
+// What a distributed run (parallel/distributed_dem.h) does inside a step:
+// `vote` turns this rank's adaptive-search decision into the run's (any rank's),
+// so that all ranks search at the same steps; `before_search` runs right
+// before a step's search (the particles migrate and the ghosts are rebuilt
+// there, where the positions are those the search sees); `after_search`
+// right after it (the histories that came with migrated particles are put
+// into the new lists). Unset: a serial run, nothing is called.
+struct SearchHooks {
+  std::function<bool(bool)> vote;
+  std::function<void()> before_search, after_search;
+};
 
 class ExplicitSolverStrategy {
  public:
@@ -344,10 +358,14 @@ class ExplicitSolverStrategy {
   const MaterialTable& Materials() const { return table_; }
   // Changes Δt (AutomaticTimestep); must be > 0.
   void SetDeltaTime(double dt);
+  // Hooks of a distributed run (SearchHooks); set once, before the first step.
+  void SetSearchHooks(SearchHooks hooks) { hooks_ = std::move(hooks); }
 
  private:
   // Saves and restores every member that carries state from step to step.
   friend struct StrategyCheckpointAccess;
+  // Moves rows and their histories between ranks (parallel/distributed_dem.cpp).
+  friend class DistributedDem;
   struct PairContacts {
     std::vector<std::uint32_t> first, second;  // i < j, sorted
     std::vector<PairHistory> history;
@@ -441,6 +459,9 @@ class ExplicitSolverStrategy {
   // contact lists, which stay sorted, glued particles, clusters); called at the
   // start of Search, whose merge then carries the histories to the new lists.
   void SortRows();
+  // Reorders the rows (row order[k] becomes row k) and renumbers everything
+  // that refers to rows, as SortRows does with its spatial order.
+  void ReorderRows(const std::vector<std::uint32_t>& order);
   // Reorders the spheres' nodes in their database as the rows (row k's node at
   // position k), so that the node synchronisation reads and writes both in
   // sequence.
@@ -621,6 +642,7 @@ class ExplicitSolverStrategy {
   bool sorted_once_ = false;
   bool initialized_ = false;
   PhaseTimings timings_;
+  SearchHooks hooks_;
 };
 
 }  // namespace tessera::dem

@@ -20,13 +20,17 @@ bool ExplicitSolverStrategy::MayLayOutNodes() const {
 
 void ExplicitSolverStrategy::SortRows() {
   ParticleStorage& p = particles_;
-  const std::size_t n = p.size();
   // Cells of about one sphere diameter: a cell's spheres are its neighbours.
   double largest = 0.0;
   for (double r : p.radius) largest = std::max(largest, r);
   const double cell = 2.0 * largest + settings_.search_tolerance;
   if (!(cell > 0.0)) return;
-  const std::vector<std::uint32_t> order = SpatialOrder(p.position, cell, p.cluster);
+  ReorderRows(SpatialOrder(p.position, cell, p.cluster));
+}
+
+void ExplicitSolverStrategy::ReorderRows(const std::vector<std::uint32_t>& order) {
+  ParticleStorage& p = particles_;
+  const std::size_t n = p.size();
   std::vector<std::uint32_t> new_index(n);
   for (std::size_t k = 0; k < n; ++k) new_index[order[k]] = static_cast<std::uint32_t>(k);
   // Shared columns are reordered with their nodes (LayOutNodesAsRows), the

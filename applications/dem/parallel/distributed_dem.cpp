@@ -1,0 +1,554 @@
+// DistributedDem (see distributed_dem.h): decomposition, migration with
+// histories, ghost refresh and the global measures of a distributed DEM run.
+#include "applications/dem/parallel/distributed_dem.h"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "applications/dem/dem_variables.h"
+#include "applications/dem/strategies/dem_strategy.h"
+#include "kernel/core/error.h"
+#include "kernel/model/model_part.h"
+#include "kernel/parallel/communicator.h"
+
+namespace tessera::dem {
+namespace {
+
+// A row's columns in a migration message, in this order.
+constexpr std::size_t kRowHead = 7;    // key, element id, node id, material, radius, fixed, owner
+constexpr std::size_t kRowState = 30;  // x v w disp ddisp drot angle force torque contact_force
+constexpr std::size_t kRowDoubles = kRowHead + kRowState + 3;  // + initial coordinates
+
+void Put(std::vector<double>& out, const Array3& a) { out.insert(out.end(), {a[0], a[1], a[2]}); }
+Array3 Take(const double*& in) {
+  const Array3 a{in[0], in[1], in[2]};
+  in += 3;
+  return a;
+}
+
+// The state columns of row i (what a ghost refresh carries).
+void PutState(std::vector<double>& out, const ParticleStorage& p, std::size_t i) {
+  Put(out, p.position[i]), Put(out, p.velocity[i]), Put(out, p.angular_velocity[i]);
+  Put(out, p.displacement[i]), Put(out, p.delta_displacement[i]), Put(out, p.delta_rotation[i]);
+  Put(out, p.rotation_angle[i]), Put(out, p.force[i]), Put(out, p.torque[i]);
+  Put(out, p.contact_force[i]);
+}
+void TakeState(const double*& in, ParticleStorage& p, std::size_t i) {
+  p.position[i] = Take(in), p.velocity[i] = Take(in), p.angular_velocity[i] = Take(in);
+  p.displacement[i] = Take(in), p.delta_displacement[i] = Take(in);
+  p.delta_rotation[i] = Take(in), p.rotation_angle[i] = Take(in), p.force[i] = Take(in);
+  p.torque[i] = Take(in), p.contact_force[i] = Take(in);
+}
+
+std::vector<int> OtherRanks(int rank, int size) {
+  std::vector<int> others;
+  for (int r = 0; r < size; ++r)
+    if (r != rank) others.push_back(r);
+  return others;
+}
+
+}  // namespace
+
+DistributedDem::DistributedDem(ExplicitSolverStrategy& strategy,
+                               std::shared_ptr<const Communicator> communicator,
+                               DistributedDemSettings settings)
+    : s_(strategy), comm_(std::move(communicator)), settings_(settings) {
+  if (!comm_) TESSERA_ERROR("DistributedDem: no communicator");
+  if (settings_.rebalance_every < 0)
+    TESSERA_ERROR("mpi_settings.rebalance_every must be >= 0 (0: never), got ",
+                  settings_.rebalance_every);
+  if (!(settings_.imbalance_threshold >= 1.0))
+    TESSERA_ERROR("mpi_settings.imbalance_threshold must be >= 1 (max / mean owned spheres), got ",
+                  settings_.imbalance_threshold);
+  rank_ = comm_->Rank();
+  size_ = comm_->Size();
+}
+
+std::int64_t DistributedDem::KeyOfRow(std::size_t row) const { return row_key_[row]; }
+
+bool DistributedDem::OwnedRow(std::size_t row) const { return row_owned_[row] != 0; }
+
+void DistributedDem::CacheRows() {
+  const ParticleStorage& p = s_.particles_;
+  // Rows the bounding box deleted since are gone from the maps first.
+  if (owner_.size() != p.size())
+    for (auto it = owner_.begin(); it != owner_.end();)
+      it = s_.spheres_.HasElement(it->first) ? std::next(it) : owner_.erase(it);
+  row_key_.resize(p.size());
+  row_owned_.resize(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    row_key_[i] = key_.at(p.element_id[i]);
+    row_owned_[i] = owner_.at(p.element_id[i]) == rank_ ? 1 : 0;
+  }
+}
+
+void DistributedDem::GhostTargets(const Array3& x, int owner, std::vector<int>& targets) const {
+  targets.clear();
+  for (int r = 0; r < size_; ++r)
+    if (r != owner && WithinLayer(boxes_[r], x, layer_)) targets.push_back(r);
+}
+
+void DistributedDem::Start() {
+  if (!s_.initialized_) TESSERA_ERROR("DistributedDem::Start: initialise the strategy first");
+  const DemSettings& st = s_.settings_;
+  const auto refuse = [](const char* what) {
+    TESSERA_ERROR("\"parallel_type\": \"MPI\": ", what,
+                  " does not run distributed yet (the DEM explicit strategy does without it)");
+  };
+  if (st.dimension != 3) refuse("a 2D run (\"Dimension\": 2)");
+  if (st.periodic) refuse("a periodic domain (\"PeriodicDomainOption\")");
+  if (st.continuum || !s_.bonds_.empty()) refuse("the continuum strategy (bonded specimens)");
+  if (!s_.clusters_.empty()) refuse("rigid clusters (ClusterPart)");
+  if (s_.glued_.size() > 0) refuse("sticky walls (glued particles)");
+  if (!s_.free_walls_.empty()) refuse("FREE_BODY_MOTION walls (their loads are not reduced yet)");
+  if (st.energy_calculation) refuse("\"EnergyCalculationOption\"");
+  if (st.scheme == TranslationalScheme::kGear) refuse("the Gear scheme");
+  if (!s_.registered_materials_.empty()) refuse("particle inlets");
+  if (st.clean_indentations) refuse("\"CleanIndentationsOption\"");
+
+  // The serial run's order is the key; spatial sorting would change it.
+  s_.settings_.tuning.sort_rows_frequency = 0;
+  ParticleStorage& p = s_.Particles();
+  const std::size_t n = p.size();
+  double largest = 0.0;
+  for (std::size_t i = 0; i < n; ++i) {
+    key_[p.element_id[i]] = static_cast<std::int64_t>(i);
+    largest = std::max(largest, p.radius[i]);
+  }
+  // Every rank holds every sphere here, so the reach is the same everywhere;
+  // 5 % on top covers rounding in the search's cell tests. Spheres bigger
+  // than any at start never arrive (no inlets).
+  layer_ = 1.05 * (2.0 * largest + st.search_tolerance);
+  std::vector<std::int64_t> keys(n);
+  for (std::size_t i = 0; i < n; ++i) keys[i] = static_cast<std::int64_t>(i);
+  boxes_ = RecursiveCoordinateBisection(std::vector<Array3>(p.position.begin(), p.position.end()),
+                                        keys, size_);
+  std::vector<std::uint8_t> keep(n, 0);
+  for (std::size_t i = 0; i < n; ++i) {
+    const int owner = RcbOwner(boxes_, p.position[i]);
+    owner_[p.element_id[i]] = owner;
+    keep[i] = owner == rank_ || WithinLayer(boxes_[rank_], p.position[i], layer_);
+  }
+  // The adaptive search measures from the positions of the last search:
+  // the kept rows keep theirs (RemoveParticles leaves that column alone).
+  std::vector<Array3>& searched = s_.search_position_;
+  if (searched.size() == n) {
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (keep[i]) searched[out++] = searched[i];
+    searched.resize(out);
+  }
+  s_.RemoveParticles(keep);
+  // RemoveParticles leaves the lists' per-row indexes to the search that
+  // follows it elsewhere (bounding box); here the steps go on with the lists.
+  const std::size_t kept = s_.particles_.size();
+  s_.pairs_.Index(kept, st.tuning.force_block_rows);
+  auto& walls = s_.wall_contacts_;
+  walls.particle_start.assign(kept + 1, 0);
+  for (std::uint32_t row : walls.particle) ++walls.particle_start[row + 1];
+  for (std::size_t i = 0; i < kept; ++i) walls.particle_start[i + 1] += walls.particle_start[i];
+  s_.global_damping_power_.assign(st.global_damping > 0.0 ? kept : 0, 0.0);
+  for (auto it = owner_.begin(); it != owner_.end();)
+    it = s_.spheres_.HasElement(it->first) ? std::next(it) : owner_.erase(it);
+  s_.ShareRowsWithNodes();
+  CacheRows();
+  BuildGhostLists();
+  last_balance_step_ = s_.step_;
+  SearchHooks hooks;
+  hooks.vote = [this](bool local) {
+    return comm_->MaxAll(static_cast<std::int64_t>(local ? 1 : 0)) != 0;
+  };
+  hooks.before_search = [this] { Migrate(); };
+  hooks.after_search = [this] {
+    CacheRows();
+    InstallArrivedHistories();
+    BuildGhostLists();
+  };
+  s_.SetSearchHooks(std::move(hooks));
+}
+
+void DistributedDem::BuildGhostLists() {
+  const ParticleStorage& p = s_.particles_;
+  std::vector<std::vector<std::uint32_t>> send(size_), receive(size_);
+  std::vector<int> targets;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (OwnedRow(i)) {
+      GhostTargets(p.position[i], rank_, targets);
+      for (int r : targets) send[r].push_back(static_cast<std::uint32_t>(i));
+    } else {
+      receive[owner_.at(p.element_id[i])].push_back(static_cast<std::uint32_t>(i));
+    }
+  }
+  neighbours_.clear(), send_rows_.clear(), receive_rows_.clear();
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_ || (send[r].empty() && receive[r].empty())) continue;
+    neighbours_.push_back(r);
+    send_rows_.push_back(std::move(send[r]));
+    receive_rows_.push_back(std::move(receive[r]));
+  }
+}
+
+void DistributedDem::RefreshGhosts() {
+  // Neighbour lists name each other: r sends here what it owns in this
+  // rank's layer (by the same boxes and positions), this rank receives it.
+  // A rank that neither sends nor receives still calls Exchange with no
+  // neighbour (nothing to wait for).
+  ParticleStorage& p = s_.Particles();
+  std::vector<std::vector<double>> out(neighbours_.size());
+  for (std::size_t k = 0; k < neighbours_.size(); ++k) {
+    out[k].reserve(send_rows_[k].size() * kRowState);
+    for (std::uint32_t row : send_rows_[k]) PutState(out[k], p, row);
+    ghost_doubles_ += static_cast<std::int64_t>(out[k].size());
+  }
+  const std::vector<std::vector<double>> in = comm_->Exchange(neighbours_, out);
+  for (std::size_t k = 0; k < neighbours_.size(); ++k) {
+    if (in[k].size() != receive_rows_[k].size() * kRowState)
+      TESSERA_ERROR("DistributedDem: rank ", rank_, " expected ", receive_rows_[k].size(),
+                    " ghost rows from rank ", neighbours_[k], ", got ", in[k].size() / kRowState);
+    const double* cursor = in[k].data();
+    for (std::uint32_t row : receive_rows_[k]) TakeState(cursor, p, row);
+  }
+  ++refreshes_;
+}
+
+void DistributedDem::Bisect() {
+  const ParticleStorage& p = s_.particles_;
+  std::vector<double> mine;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (!OwnedRow(i)) continue;
+    mine.push_back(static_cast<double>(KeyOfRow(i)));
+    Put(mine, p.position[i]);
+  }
+  const std::vector<std::vector<double>> all = comm_->Gather(mine, 0);
+  std::vector<double> cuts;
+  if (rank_ == 0) {
+    std::vector<Array3> points;
+    std::vector<std::int64_t> keys;
+    for (const std::vector<double>& part : all)
+      for (std::size_t k = 0; k + 3 < part.size() + 1; k += 4) {
+        keys.push_back(static_cast<std::int64_t>(part[k]));
+        points.push_back(Array3{part[k + 1], part[k + 2], part[k + 3]});
+      }
+    for (const RcbBox& b : RecursiveCoordinateBisection(points, keys, size_))
+      Put(cuts, b.low), Put(cuts, b.high);
+  }
+  comm_->Broadcast(cuts, 0);
+  boxes_.resize(size_);
+  const double* cursor = cuts.data();
+  for (RcbBox& b : boxes_) b.low = Take(cursor), b.high = Take(cursor);
+  ++rebalances_;
+}
+
+void DistributedDem::MaybeRebalance() {
+  if (settings_.rebalance_every == 0 || s_.step_ - last_balance_step_ < settings_.rebalance_every)
+    return;
+  last_balance_step_ = s_.step_;
+  const std::vector<std::int64_t> counts =
+      comm_->AllGather(static_cast<std::int64_t>(NumberOfOwned()));
+  const std::int64_t total = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
+  const std::int64_t most = *std::max_element(counts.begin(), counts.end());
+  if (total == 0) return;
+  const double mean = static_cast<double>(total) / size_;
+  if (static_cast<double>(most) > settings_.imbalance_threshold * mean) Bisect();
+}
+
+void DistributedDem::Migrate() {
+  MaybeRebalance();
+  ParticleStorage& p = s_.Particles();
+  const std::size_t n = p.size();
+  const auto& pairs = s_.pairs_;
+  const auto& walls = s_.wall_contacts_;
+  const bool pair_extra = pairs.keeps_extra_history, wall_extra = walls.keeps_extra_history;
+  // Contacts of each row (for the histories of leaving spheres).
+  // (as offsets into one array: a search must not allocate per row)
+  std::vector<std::uint32_t> pair_start(n + 1, 0), pair_of(2 * pairs.first.size());
+  for (std::size_t c = 0; c < pairs.first.size(); ++c)
+    ++pair_start[pairs.first[c] + 1], ++pair_start[pairs.second[c] + 1];
+  for (std::size_t i = 0; i < n; ++i) pair_start[i + 1] += pair_start[i];
+  {
+    std::vector<std::uint32_t> cursor(pair_start.begin(), pair_start.end() - 1);
+    for (std::size_t c = 0; c < pairs.first.size(); ++c) {
+      pair_of[cursor[pairs.first[c]]++] = static_cast<std::uint32_t>(c);
+      pair_of[cursor[pairs.second[c]]++] = static_cast<std::uint32_t>(c);
+    }
+  }
+  const std::vector<std::uint32_t>& wall_start = walls.particle_start;  // sorted by particle
+
+  // Messages to every other rank: [rows, pair histories, wall histories].
+  std::vector<std::vector<double>> rows_out(size_), pairs_out(size_), walls_out(size_);
+  std::vector<std::uint8_t> keep(n, 0);
+  std::unordered_map<IdType, int> new_owner;
+  std::vector<int> holders;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!OwnedRow(i)) continue;
+    const int owner = RcbOwner(boxes_, p.position[i]);
+    GhostTargets(p.position[i], owner, holders);
+    holders.push_back(owner);
+    const IdType element = p.element_id[i];
+    const std::int64_t key = KeyOfRow(i);
+    for (int r : holders) {
+      if (r == rank_) {
+        keep[i] = 1;
+        new_owner[element] = owner;
+        continue;
+      }
+      std::vector<double>& out = rows_out[r];
+      const Node node(&s_.spheres_.Nodal(), p.node[i]);
+      out.insert(out.end(),
+                 {static_cast<double>(key), static_cast<double>(element),
+                  static_cast<double>(node.Id()), static_cast<double>(p.material[i]), p.radius[i],
+                  static_cast<double>(p.fixed[i]), static_cast<double>(owner)});
+      PutState(out, p, i);
+      Put(out, node.InitialCoordinates());
+      if (r != owner) continue;
+      // The new owner gets the histories of every contact of the sphere.
+      for (std::uint32_t k = pair_start[i]; k < pair_start[i + 1]; ++k) {
+        const std::uint32_t c = pair_of[k];
+        std::vector<double>& h = pairs_out[r];
+        const auto& record = pairs.history[c];
+        h.insert(h.end(), {static_cast<double>(KeyOfRow(pairs.first[c])),
+                           static_cast<double>(KeyOfRow(pairs.second[c]))});
+        Put(h, record.tangential_force);
+        h.insert(h.end(), {record.tangential_stiffness, record.normal_elastic_force,
+                           static_cast<double>(pairs.state[c])});
+        if (pair_extra)
+          h.insert(h.end(), pairs.extra_history[c].begin(), pairs.extra_history[c].end());
+      }
+      for (std::uint32_t c = wall_start[i]; c < wall_start[i + 1]; ++c) {
+        std::vector<double>& h = walls_out[r];
+        h.insert(h.end(), {static_cast<double>(key), static_cast<double>(walls.face[c])});
+        Put(h, walls.tangential_force[c]);
+        h.insert(h.end(),
+                 {walls.tangential_stiffness[c], walls.normal_elastic_force[c],
+                  static_cast<double>(walls.sliding[c]), static_cast<double>(walls.active[c])});
+        Put(h, walls.point[c]);
+        if (wall_extra)
+          h.insert(h.end(), walls.extra_history[c].begin(), walls.extra_history[c].end());
+      }
+    }
+  }
+  const std::vector<int> others = OtherRanks(rank_, size_);
+  std::vector<std::vector<double>> out;
+  for (int r : others) {
+    std::vector<double> message{static_cast<double>(rows_out[r].size() / kRowDoubles),
+                                static_cast<double>(pairs_out[r].size()),
+                                static_cast<double>(walls_out[r].size())};
+    message.insert(message.end(), rows_out[r].begin(), rows_out[r].end());
+    message.insert(message.end(), pairs_out[r].begin(), pairs_out[r].end());
+    message.insert(message.end(), walls_out[r].begin(), walls_out[r].end());
+    migration_doubles_ += static_cast<std::int64_t>(message.size());
+    out.push_back(std::move(message));
+  }
+  const std::vector<std::vector<double>> in = comm_->Exchange(others, out);
+
+  // Spheres now owned here that were not before.
+  arrived_.clear(), arrived_pairs_.clear(), arrived_walls_.clear();
+  for (std::size_t i = 0; i < n; ++i)
+    if (keep[i] && new_owner[p.element_id[i]] == rank_ && !OwnedRow(i))
+      arrived_.insert(KeyOfRow(i));
+  // Rows present here already (a ghost before) are overwritten in place;
+  // the others are inserted.
+  std::unordered_map<IdType, std::size_t> row_of;
+  for (std::size_t i = 0; i < n; ++i) row_of[p.element_id[i]] = i;
+  struct Incoming {
+    const double* row;
+  };
+  std::vector<Incoming> inserted;
+  const std::size_t pair_width = 8 + (pair_extra ? kExtraHistoryDoubles : 0);
+  const std::size_t wall_width = 12 + (wall_extra ? kExtraHistoryDoubles : 0);
+  for (const std::vector<double>& message : in) {
+    const std::size_t rows = static_cast<std::size_t>(message[0]);
+    const std::size_t pair_doubles = static_cast<std::size_t>(message[1]);
+    const std::size_t wall_doubles = static_cast<std::size_t>(message[2]);
+    const double* cursor = message.data() + 3;
+    for (std::size_t k = 0; k < rows; ++k, cursor += kRowDoubles) {
+      const IdType element = static_cast<IdType>(cursor[1]);
+      const int owner = static_cast<int>(cursor[6]);
+      const bool was_owned = owner_.count(element) && owner_.at(element) == rank_;
+      new_owner[element] = owner;
+      key_[element] = static_cast<std::int64_t>(cursor[0]);
+      if (owner == rank_ && !was_owned) arrived_.insert(static_cast<std::int64_t>(cursor[0]));
+      auto found = row_of.find(element);
+      if (found != row_of.end()) {
+        keep[found->second] = 1;
+        const double* state = cursor + kRowHead;
+        TakeState(state, p, found->second);
+      } else {
+        inserted.push_back({cursor});
+      }
+    }
+    for (const double* h = cursor; h < cursor + pair_doubles; h += pair_width)
+      arrived_pairs_[{static_cast<std::int64_t>(h[0]), static_cast<std::int64_t>(h[1])}] =
+          std::vector<double>(h + 2, h + pair_width);
+    cursor += pair_doubles;
+    for (const double* h = cursor; h < cursor + wall_doubles; h += wall_width)
+      arrived_walls_[{static_cast<std::int64_t>(h[0]), static_cast<std::int64_t>(h[1])}] =
+          std::vector<double>(h + 2, h + wall_width);
+  }
+  // Rows that are neither owned nor a ghost here any more go.
+  for (std::size_t i = 0; i < n; ++i)
+    if (!keep[i]) new_owner.erase(p.element_id[i]);
+  const bool velocity_steps = s_.increments_are_velocity_steps_;
+  if (std::find(keep.begin(), keep.end(), 0) != keep.end()) s_.RemoveParticles(keep);
+  owner_ = std::move(new_owner);
+  if (!inserted.empty()) {
+    // New rows: a node and an element with their global ids, then every column.
+    const auto& materials = s_.material_index_.List();
+    static const std::string kSphere = "SphericParticle3D";
+    std::vector<NewParticle> news;
+    for (const Incoming& incoming : inserted) {
+      const double* r = incoming.row;
+      NewParticle np;
+      np.node_id = static_cast<IdType>(r[2]);
+      np.element_id = static_cast<IdType>(r[1]);
+      const Properties* material = materials.at(static_cast<std::size_t>(r[3]));
+      np.properties = s_.spheres_.GetProperties(material->Id());
+      np.radius = r[4];
+      np.position = Array3{r[kRowHead], r[kRowHead + 1], r[kRowHead + 2]};
+      np.velocity = Array3{r[kRowHead + 3], r[kRowHead + 4], r[kRowHead + 5]};
+      np.element_type = &kSphere;
+      news.push_back(np);
+    }
+    const std::size_t first = s_.particles_.size();
+    s_.InsertParticles(news);
+    ParticleStorage& q = s_.Particles();
+    for (std::size_t k = 0; k < inserted.size(); ++k) {
+      const double* r = inserted[k].row;
+      const std::size_t row = first + k;
+      if (q.element_id[row] != static_cast<IdType>(r[1]))
+        TESSERA_ERROR("DistributedDem: inserted row ", row, " is element ", q.element_id[row],
+                      ", expected ", static_cast<IdType>(r[1]));
+      q.fixed[row] = static_cast<std::uint8_t>(r[5]);
+      const double* state = r + kRowHead;
+      TakeState(state, q, row);
+      Node node(&s_.spheres_.Nodal(), q.node[row]);
+      const double* x0 = r + kRowHead + kRowState;
+      node.InitialCoordinates() = Array3{x0[0], x0[1], x0[2]};
+    }
+  }
+  // Rows in key order: the serial run's relative order of every pair.
+  ParticleStorage& q = s_.Particles();
+  std::vector<std::uint32_t> order(q.size());
+  std::iota(order.begin(), order.end(), 0u);
+  std::vector<std::int64_t> keys(q.size());
+  for (std::size_t i = 0; i < q.size(); ++i) keys[i] = key_.at(q.element_id[i]);
+  if (!std::is_sorted(keys.begin(), keys.end())) {
+    std::sort(order.begin(), order.end(),
+              [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+    s_.ReorderRows(order);
+  }
+  CacheRows();
+  // Inserted rows' increments are their owners' (carried): what the
+  // serial run's next force evaluation reads.
+  s_.increments_are_velocity_steps_ = velocity_steps;
+  migrations_ += static_cast<std::int64_t>(arrived_.size());
+}
+
+void DistributedDem::InstallArrivedHistories() {
+  if (arrived_.empty()) return;
+  auto& pairs = s_.pairs_;
+  auto& walls = s_.wall_contacts_;
+  for (std::size_t c = 0; c < pairs.first.size(); ++c) {
+    const std::int64_t a = KeyOfRow(pairs.first[c]), b = KeyOfRow(pairs.second[c]);
+    if (!arrived_.count(a) && !arrived_.count(b)) continue;
+    // The old owner's history where the serial run had the pair before this
+    // search, else a fresh contact (as the serial merge makes it).
+    auto found = arrived_pairs_.find({a, b});
+    PairHistory record{};
+    std::uint8_t state = 0;
+    if (found != arrived_pairs_.end()) {
+      const std::vector<double>& h = found->second;
+      record.tangential_force = Array3{h[0], h[1], h[2]};
+      record.tangential_stiffness = h[3];
+      record.normal_elastic_force = h[4];
+      state = static_cast<std::uint8_t>(h[5]);
+      if (pairs.keeps_extra_history)
+        std::copy(h.begin() + 6, h.end(), pairs.extra_history[c].begin());
+    } else if (pairs.keeps_extra_history) {
+      pairs.extra_history[c] = ExtraHistoryRow{};
+    }
+    pairs.history[c] = record;
+    pairs.state[c] = state;
+  }
+  for (std::size_t c = 0; c < walls.particle.size(); ++c) {
+    const std::int64_t a = KeyOfRow(walls.particle[c]);
+    if (!arrived_.count(a)) continue;
+    auto found = arrived_walls_.find({a, static_cast<std::int64_t>(walls.face[c])});
+    if (found != arrived_walls_.end()) {
+      const std::vector<double>& h = found->second;
+      walls.tangential_force[c] = Array3{h[0], h[1], h[2]};
+      walls.tangential_stiffness[c] = h[3];
+      walls.normal_elastic_force[c] = h[4];
+      walls.sliding[c] = static_cast<std::uint8_t>(h[5]);
+      walls.active[c] = static_cast<std::uint8_t>(h[6]);
+      walls.point[c] = Array3{h[7], h[8], h[9]};
+      if (walls.keeps_extra_history)
+        std::copy(h.begin() + 10, h.end(), walls.extra_history[c].begin());
+    } else {
+      walls.tangential_force[c] = Array3{};
+      walls.tangential_stiffness[c] = 0.0;
+      walls.normal_elastic_force[c] = 0.0;
+      walls.sliding[c] = 0;
+      walls.active[c] = 0;
+      walls.point[c] = Array3{};
+      if (walls.keeps_extra_history) walls.extra_history[c] = ExtraHistoryRow{};
+    }
+  }
+  arrived_pairs_.clear(), arrived_walls_.clear();
+}
+
+std::size_t DistributedDem::NumberOfOwned() const {
+  std::size_t owned = 0;
+  for (std::size_t i = 0; i < s_.particles_.size(); ++i) owned += OwnedRow(i) ? 1 : 0;
+  return owned;
+}
+
+std::size_t DistributedDem::NumberOfGhosts() const {
+  return s_.particles_.size() - NumberOfOwned();
+}
+
+std::vector<IdType> DistributedDem::OwnedElementIds() const {
+  std::vector<IdType> ids;
+  for (std::size_t i = 0; i < s_.particles_.size(); ++i)
+    if (OwnedRow(i)) ids.push_back(s_.particles_.element_id[i]);
+  return ids;
+}
+
+std::vector<IdType> DistributedDem::OwnedNodeIds() const {
+  std::vector<IdType> ids;
+  for (std::size_t i = 0; i < s_.particles_.size(); ++i)
+    if (OwnedRow(i)) ids.push_back(Node(&s_.spheres_.Nodal(), s_.particles_.node[i]).Id());
+  return ids;
+}
+
+double DistributedDem::GlobalKineticEnergy() const {
+  const ParticleStorage& p = s_.particles_;
+  double sum = 0.0;  // in row (key) order
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (OwnedRow(i))
+      sum += 0.5 * p.mass[i] * Dot(p.velocity[i], p.velocity[i]) +
+             0.5 * p.inertia[i] * Dot(p.angular_velocity[i], p.angular_velocity[i]);
+  return comm_->SumAll(sum);
+}
+
+std::int64_t DistributedDem::GlobalNumberOfParticles() const {
+  return comm_->SumAll(static_cast<std::int64_t>(NumberOfOwned()));
+}
+
+std::int64_t DistributedDem::GlobalNumberOfParticleContacts() const {
+  const auto& pairs = s_.pairs_;
+  std::int64_t count = 0;
+  for (std::size_t c = 0; c < pairs.first.size(); ++c)
+    if (pairs.state[c] != 0 && OwnedRow(pairs.first[c])) ++count;
+  return comm_->SumAll(count);
+}
+
+std::int64_t DistributedDem::GlobalMigrations() const { return comm_->SumAll(migrations_); }
+
+double DistributedDem::GhostDoublesPerStep() const {
+  return refreshes_ > 0 ? static_cast<double>(ghost_doubles_) / static_cast<double>(refreshes_)
+                        : 0.0;
+}
+
+}  // namespace tessera::dem

@@ -1,0 +1,122 @@
+// DistributedDem: the DEM explicit strategy over MPI ranks by spatial domain
+// decomposition (docs/architecture.md, "Distributed DEM").
+//
+// Every rank runs an ExplicitSolverStrategy on its *local* rows: the spheres
+// it owns (their centre in its box of a recursive coordinate bisection,
+// rcb_decomposition.h) and ghosts, copies of the spheres of other ranks within
+// one search reach (2 R_max + SearchTolerance) of its box. Each particle
+// carries a global key, its row in the serial run (the rows at Initialize),
+// and every rank keeps its rows in key order, so that a pair's first sphere,
+// the arithmetic of its force and the order in which a sphere sums its
+// contacts are those of the serial run: the owned spheres' results are the
+// serial run's bit for bit (see the conditions in docs/architecture.md).
+//
+// The local set changes only where the strategy searches (SearchHooks), all
+// ranks at the same steps: there particles migrate to the rank whose box holds
+// them, with every column and, for those changing owner, the histories of
+// their pair and wall contacts (keyed by the partners' keys), and the ghost
+// layer is rebuilt. Between searches the candidate lists do not change, and
+// after each step the ghosts' rows are overwritten by their owners' (state
+// and forces, so that a ghost's next kick and drift are its owner's).
+// Every `rebalance_every` steps, at the next search, the boxes are recomputed
+// from all owned spheres where the largest owned count exceeds
+// `imbalance_threshold` times the mean.
+#pragma once
+
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <unordered_map>
+#include <unordered_set>
+#include <utility>
+#include <vector>
+
+#include "applications/dem/parallel/rcb_decomposition.h"
+#include "kernel/core/types.h"
+
+namespace tessera {
+class Communicator;
+}
+
+namespace tessera::dem {
+
+class ExplicitSolverStrategy;
+
+struct DistributedDemSettings {
+  int rebalance_every = 1000;        // steps between imbalance checks (0: never)
+  double imbalance_threshold = 1.2;  // max / mean owned count that triggers a new bisection
+};
+
+class DistributedDem {
+ public:
+  DistributedDem(ExplicitSolverStrategy& strategy, std::shared_ptr<const Communicator> communicator,
+                 DistributedDemSettings settings);
+
+  // After strategy.Initialize() on every sphere (each rank holds the whole
+  // set then): the first bisection, each rank keeps its owned spheres and
+  // ghosts, and the strategy's search hooks are installed. Refuses what does
+  // not run distributed yet (an error naming the setting).
+  void Start();
+  // After each strategy step: the ghosts' rows from their owners.
+  void RefreshGhosts();
+
+  // ---- the owned spheres (results, reductions)
+  std::vector<IdType> OwnedElementIds() const;
+  std::vector<IdType> OwnedNodeIds() const;
+  std::size_t NumberOfOwned() const;
+  std::size_t NumberOfGhosts() const;
+  // Sums over all ranks (ascending rank order: the same bits on every rank).
+  double GlobalKineticEnergy() const;
+  std::int64_t GlobalNumberOfParticles() const;
+  // Touching sphere pairs, each counted once (by the owner of its first sphere).
+  std::int64_t GlobalNumberOfParticleContacts() const;
+  // Spheres that changed owner since Start, summed over the ranks; bisections made.
+  std::int64_t GlobalMigrations() const;
+  int Rebalances() const { return rebalances_; }
+  // Doubles sent by this rank per step in the ghost refresh (mean over steps)
+  // and in all migrations together.
+  double GhostDoublesPerStep() const;
+  std::int64_t MigrationDoubles() const { return migration_doubles_; }
+  const std::vector<RcbBox>& Boxes() const { return boxes_; }
+  double GhostLayer() const { return layer_; }
+
+ private:
+  void Bisect();  // boxes_ from every owned sphere
+  void MaybeRebalance();
+  void Migrate();                  // SearchHooks::before_search
+  void InstallArrivedHistories();  // SearchHooks::after_search
+  void BuildGhostLists();
+  std::int64_t KeyOfRow(std::size_t row) const;
+  bool OwnedRow(std::size_t row) const;
+  // The ranks other than `owner` whose ghost layer holds x.
+  void GhostTargets(const Array3& x, int owner, std::vector<int>& targets) const;
+  // row_key_ and row_owned_ from the maps (after the rows changed).
+  void CacheRows();
+
+  ExplicitSolverStrategy& s_;
+  std::shared_ptr<const Communicator> comm_;
+  DistributedDemSettings settings_;
+  int rank_ = 0, size_ = 1;
+  double layer_ = 0.0;
+  std::vector<RcbBox> boxes_;
+  // Per global element id (the run's ids are global): its key and owner.
+  std::unordered_map<IdType, std::int64_t> key_;
+  std::unordered_map<IdType, int> owner_;
+  // Per row, its key and whether this rank owns it (CacheRows).
+  std::vector<std::int64_t> row_key_;
+  std::vector<std::uint8_t> row_owned_;
+  // Ghost refresh: per neighbour rank, the rows sent (owned, ascending key)
+  // and the rows received (ghosts owned there, ascending key).
+  std::vector<int> neighbours_;
+  std::vector<std::vector<std::uint32_t>> send_rows_, receive_rows_;
+  // Histories that came with spheres now owned here, applied after the search.
+  std::unordered_set<std::int64_t> arrived_;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<double>> arrived_pairs_;
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<double>> arrived_walls_;
+  int last_balance_step_ = 0;
+  int rebalances_ = 0;
+  std::int64_t migrations_ = 0;
+  std::int64_t ghost_doubles_ = 0, refreshes_ = 0, migration_doubles_ = 0;
+};
+
+}  // namespace tessera::dem

@@ -1,0 +1,61 @@
+// Python bindings of the distributed DEM (parallel/distributed_dem.h):
+// tessera._dem.DistributedDem, which DEMSolver builds for "parallel_type": "MPI".
+#include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
+
+#include <array>
+
+#include "applications/dem/parallel/distributed_dem.h"
+#include "applications/dem/parallel/rcb_decomposition.h"
+#include "applications/dem/strategies/dem_strategy.h"
+#include "kernel/parallel/communicator.h"
+
+namespace py = pybind11;
+
+namespace tessera::dem {
+
+void BindDistributed(py::module_& m) {
+  py::class_<DistributedDemSettings>(m, "DistributedDemSettings",
+                                     "mpi_settings of a distributed DEM run")
+      .def(py::init<>())
+      .def_readwrite("rebalance_every", &DistributedDemSettings::rebalance_every)
+      .def_readwrite("imbalance_threshold", &DistributedDemSettings::imbalance_threshold);
+  py::class_<DistributedDem>(m, "DistributedDem",
+                             "The explicit DEM strategy over MPI ranks: owned spheres, ghosts, "
+                             "migration (distributed_dem.h)")
+      .def(py::init([](ExplicitSolverStrategy& strategy, std::shared_ptr<Communicator> comm,
+                       const DistributedDemSettings& settings) {
+             return std::make_unique<DistributedDem>(strategy, comm, settings);
+           }),
+           py::arg("strategy"), py::arg("communicator"), py::arg("settings"),
+           py::keep_alive<1, 2>(), py::keep_alive<1, 3>())
+      .def("Start", &DistributedDem::Start)
+      .def("RefreshGhosts", &DistributedDem::RefreshGhosts)
+      .def("OwnedElementIds", &DistributedDem::OwnedElementIds)
+      .def("OwnedNodeIds", &DistributedDem::OwnedNodeIds)
+      .def("NumberOfOwned", &DistributedDem::NumberOfOwned)
+      .def("NumberOfGhosts", &DistributedDem::NumberOfGhosts)
+      .def("GlobalKineticEnergy", &DistributedDem::GlobalKineticEnergy)
+      .def("GlobalNumberOfParticles", &DistributedDem::GlobalNumberOfParticles)
+      .def("GlobalNumberOfParticleContacts", &DistributedDem::GlobalNumberOfParticleContacts)
+      .def("GlobalMigrations", &DistributedDem::GlobalMigrations)
+      .def("Rebalances", &DistributedDem::Rebalances)
+      .def("GhostDoublesPerStep", &DistributedDem::GhostDoublesPerStep)
+      .def("MigrationDoubles", &DistributedDem::MigrationDoubles)
+      .def("GhostLayer", &DistributedDem::GhostLayer);
+  m.def(
+      "RecursiveCoordinateBisection",
+      [](const std::vector<std::array<double, 3>>& points, const std::vector<std::int64_t>& keys,
+         int parts) {
+        std::vector<Array3> x;
+        for (const auto& p : points) x.push_back(Array3{p[0], p[1], p[2]});
+        std::vector<std::pair<std::array<double, 3>, std::array<double, 3>>> boxes;
+        for (const RcbBox& b : RecursiveCoordinateBisection(x, keys, parts))
+          boxes.push_back({{b.low[0], b.low[1], b.low[2]}, {b.high[0], b.high[1], b.high[2]}});
+        return boxes;
+      },
+      py::arg("points"), py::arg("keys"), py::arg("parts"),
+      "One (low, high) box per part: owner of x where low <= x < high");
+}
+
+}  // namespace tessera::dem

@@ -1,0 +1,122 @@
+"""A small DEM bed for the distributed DEM tests (test_mpi_dem.py) and the
+weak-scaling benchmark: spheres of two radii on a jittered lattice in an open
+box of rigid quad walls (floor and four sides), thrown with random
+velocities so that they collide, cross the ranks' boxes and settle under
+gravity; optionally a side wall pushed inwards (imposed LINEAR_VELOCITY).
+
+    WriteBed(folder, nx, ny, nz, moving_wall=False, steps=400, ...)
+
+writes <folder>/bedDEM.mdpa, bedDEM_FEM_boundary.mdpa, MaterialsDEM.json and
+ProjectParametersDEM.json (the run's key overrides in `keys`).
+"""
+import json
+import os
+import random
+
+SPACING = 0.022  # lattice spacing: 2 mm gaps between the larger spheres
+RADII = (0.010, 0.009)
+DT = 5e-5
+
+
+def _box(nx, ny):
+    return nx * SPACING, ny * SPACING
+
+
+def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, seed=7, keys=None):
+    os.makedirs(folder, exist_ok=True)
+    rng = random.Random(seed)
+    lx, ly = _box(nx, ny)
+    nodes, radii, velocities = [], [], []
+    for k in range(nz):
+        for j in range(ny):
+            for i in range(nx):
+                x = (i + 0.5) * SPACING + rng.uniform(-0.0008, 0.0008)
+                y = (j + 0.5) * SPACING + rng.uniform(-0.0008, 0.0008)
+                z = (k + 0.6) * SPACING + rng.uniform(-0.0008, 0.0008)
+                nodes.append((x, y, z))
+                radii.append(RADII[(i + j + k) % 2])
+                velocities.append(tuple(rng.uniform(-speed, speed) for _ in range(3)))
+    lines = ["Begin ModelPartData", "End ModelPartData", "", "Begin Properties 1", "End Properties", "",
+             "Begin Nodes"]
+    lines += [f"  {n + 1} {x!r} {y!r} {z!r}" for n, (x, y, z) in enumerate(nodes)]
+    lines += ["End Nodes", "", "Begin Elements SphericParticle3D"]
+    lines += [f"  {n + 1} 1 {n + 1}" for n in range(len(nodes))]
+    lines += ["End Elements", "", "Begin NodalData RADIUS"]
+    lines += [f"  {n + 1} 0 {r!r}" for n, r in enumerate(radii)]
+    lines += ["End NodalData", ""]
+    for component, axis in (("VELOCITY_X", 0), ("VELOCITY_Y", 1), ("VELOCITY_Z", 2)):
+        lines += [f"Begin NodalData {component}"]
+        lines += [f"  {n + 1} 0 {v[axis]!r}" for n, v in enumerate(velocities)]
+        lines += ["End NodalData", ""]
+    with open(os.path.join(folder, "bedDEM.mdpa"), "w") as f:
+        f.write("\n".join(lines))
+
+    # Walls: floor z = 0, sides x = 0, x = lx, y = 0, y = ly (height h), one quad each.
+    h = (nz + 2) * SPACING
+    corners = {
+        "floor": [(0, 0, 0), (lx, 0, 0), (lx, ly, 0), (0, ly, 0)],
+        "xlow": [(0, 0, 0), (0, ly, 0), (0, ly, h), (0, 0, h)],
+        "xhigh": [(lx, 0, 0), (lx, 0, h), (lx, ly, h), (lx, ly, 0)],
+        "ylow": [(0, 0, 0), (0, 0, h), (lx, 0, h), (lx, 0, 0)],
+        "yhigh": [(0, ly, 0), (lx, ly, 0), (lx, ly, h), (0, ly, h)],
+    }
+    lines = ["Begin ModelPartData", "End ModelPartData", "", "Begin Properties 2", "End Properties", "",
+             "Begin Nodes"]
+    node_id, faces = 1, {}
+    for name, points in corners.items():
+        ids = []
+        for p in points:
+            lines.append(f"  {node_id} {p[0]!r} {p[1]!r} {p[2]!r}")
+            ids.append(node_id)
+            node_id += 1
+        faces[name] = ids
+    lines += ["End Nodes", "", "Begin Conditions RigidFace3D4N"]
+    for c, name in enumerate(corners, start=1):
+        lines.append(f"  {c} 2 " + " ".join(map(str, faces[name])))
+    lines += ["End Conditions", ""]
+    for c, name in enumerate(corners, start=1):
+        velocity = "(-0.5,0.0,0.0)" if moving_wall and name == "xhigh" else "(0.0,0.0,0.0)"
+        lines += [f"Begin SubModelPart {name}", "  Begin SubModelPartData",
+                  f"    LINEAR_VELOCITY [3] {velocity}", "    VELOCITY_PERIOD 0.0",
+                  "    VELOCITY_START_TIME 0.0", "    VELOCITY_STOP_TIME 100.0",
+                  "    ANGULAR_VELOCITY [3] (0.0,0.0,0.0)", "    ANGULAR_VELOCITY_PERIOD 0.0",
+                  "    ANGULAR_VELOCITY_START_TIME 0.0", "    ANGULAR_VELOCITY_STOP_TIME 100.0",
+                  "    FIXED_MESH_OPTION 0", "    RIGID_BODY_MOTION 1", "    FREE_BODY_MOTION 0",
+                  f"    IDENTIFIER {name}", "  End SubModelPartData", "  Begin SubModelPartNodes"]
+        lines += [f"    {n}" for n in faces[name]]
+        lines += ["  End SubModelPartNodes", "  Begin SubModelPartConditions", f"    {c}",
+                  "  End SubModelPartConditions", "End SubModelPart", ""]
+    with open(os.path.join(folder, "bedDEM_FEM_boundary.mdpa"), "w") as f:
+        f.write("\n".join(lines))
+
+    relation = {"COEFFICIENT_OF_RESTITUTION": 0.4, "STATIC_FRICTION": 0.4, "DYNAMIC_FRICTION": 0.4,
+                "FRICTION_DECAY": 500.0, "ROLLING_FRICTION": 0.0, "ROLLING_FRICTION_WITH_WALLS": 0.0,
+                "DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME": "DEM_D_Hertz_viscous_Coulomb"}
+    materials = {
+        "materials": [
+            {"material_name": "grains", "material_id": 1,
+             "Variables": {"PARTICLE_DENSITY": 2500.0, "YOUNG_MODULUS": 1e7, "POISSON_RATIO": 0.25}},
+            {"material_name": "steel", "material_id": 2,
+             "Variables": {"YOUNG_MODULUS": 1e9, "POISSON_RATIO": 0.25}}],
+        "material_relations": [
+            {"material_names_list": ["grains", "grains"], "material_ids_list": [1, 1],
+             "Variables": relation},
+            {"material_names_list": ["grains", "steel"], "material_ids_list": [1, 2],
+             "Variables": relation}],
+        "material_assignation_table": [["SpheresPart", "grains"]] +
+                                      [[f"RigidFacePart.{name}", "steel"] for name in corners]}
+    with open(os.path.join(folder, "MaterialsDEM.json"), "w") as f:
+        json.dump(materials, f, indent=1)
+    deck = {"problem_name": "bed", "Dimension": 3, "BoundingBoxOption": False,
+            "dem_inlet_option": False, "GravityX": 0.0, "GravityY": 0.0, "GravityZ": -9.81,
+            "RotationOption": True,
+            "solver_settings": {"strategy": "sphere_strategy",
+                                "material_import_settings": {"materials_filename": "MaterialsDEM.json"}},
+            "TranslationalIntegrationScheme": "Velocity_Verlet", "MaxTimeStep": DT,
+            "FinalTime": steps * DT, "NeighbourSearchFrequency": 20, "SearchTolerance": 0.001,
+            "search_tolerance_against_walls": 0.001, "OutputTimeStep": 1.0,
+            "post_vtk_option": False, "TimeStepCheck": "off"}
+    deck.update(keys or {})
+    with open(os.path.join(folder, "ProjectParametersDEM.json"), "w") as f:
+        json.dump(deck, f, indent=1)
+    return len(nodes)

@@ -1,0 +1,277 @@
+"""Distributed DEM ("parallel_type": "MPI", applications/dem/parallel/): a
+bed of 294 spheres thrown with random velocities in an open box of rigid
+walls (mpi_dem_case.py), 400 steps on 2 and 4 ranks under mpirun against the
+serial run. The owned spheres' positions, velocities, angular velocities,
+displacements and forces must be the serial run's bit for bit (the design:
+rows in the serial run's order on every rank, each pair computed with the
+serial arithmetic, each sphere's sum in the serial order, ghosts copied from
+their owners; docs/architecture.md "Distributed DEM"). Also: a side wall
+pushed in (imposed motion), spheres changing owner, rebalancing, and the
+clear errors for what does not run distributed. The mpirun tests skip where
+the build has no MPI or there is no mpirun."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import tessera
+from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mpi_dem_case import WriteBed  # noqa: E402
+
+RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_dem_run.py")
+needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
+COMPARED = ("x", "VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "TOTAL_FORCES")
+
+
+def run_case(folder, out, ranks=None):
+    command = [sys.executable, RUN_SCRIPT, str(folder), str(out), "MPI" if ranks else "OpenMP"]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    if ranks:
+        command, env = MpirunCommand(ranks, *command), MpirunEnvironment()
+    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+    assert result.returncode == 0, result.stdout + result.stderr
+    return np.load(out)
+
+
+def assert_bitwise(serial, distributed):
+    np.testing.assert_array_equal(distributed["ids"], serial["ids"])
+    for name in COMPARED:
+        np.testing.assert_array_equal(distributed[name], serial[name], err_msg=name)
+
+
+def owner_changes(result, ranks):
+    start = {int(i): r for r in range(ranks) for i in result[f"start_{r}"]}
+    end = {int(i): r for r in range(ranks) for i in result[f"end_{r}"]}
+    return sum(1 for i in start if i in end and start[i] != end[i])
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_bed_on_ranks_equals_serial_bitwise(tmp_path, ranks):
+    count = WriteBed(tmp_path / "bed")
+    serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
+    assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == 400
+    assert len(serial["ids"]) == count == 294
+    # The bed is alive: contacts, and spheres moved more than a radius.
+    assert int(serial["contacts"]) > 50
+    assert np.abs(serial["DISPLACEMENT"]).max() > 0.01
+    # The same searches (every rank searches where any would).
+    assert int(distributed["searches"]) == int(serial["searches"])
+    assert_bitwise(serial, distributed)
+    # Global reductions: the contact count is exact; the kinetic energy is a
+    # sum of the same per-sphere terms in another association (ranks in
+    # order), so equal to rounding (1e-12 relative).
+    assert int(distributed["contacts"]) == int(serial["contacts"])
+    assert float(distributed["kinetic"]) == pytest.approx(float(serial["kinetic"]), rel=1e-12)
+    # Spheres changed owner (migration happened), and ghosts exist on every rank.
+    changed = owner_changes(distributed, ranks)
+    print(f"{ranks} ranks: {changed} spheres changed owner, migrations {int(distributed['migrations'])}, "
+          f"ghosts per rank {distributed['ghosts'].reshape(-1, 3)[:, 0]}, ghost doubles sent per step "
+          f"{distributed['ghosts'].reshape(-1, 3)[:, 1]}")
+    assert changed > 0 and int(distributed["migrations"]) >= changed
+    assert (distributed["ghosts"].reshape(-1, 3)[:, 0] > 0).all()
+
+
+@needs_mpi
+def test_moving_wall_on_two_ranks_equals_serial_bitwise(tmp_path):
+    # The side wall x = L moves in at 0.5 m/s (10 mm over the run, half a
+    # sphere diameter): every rank moves its copy, each sphere's wall
+    # contacts are computed by the ranks that hold it.
+    WriteBed(tmp_path / "bed", moving_wall=True,
+             keys={"TranslationalIntegrationScheme": "Symplectic_Euler"})
+    serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", 2)
+    # The wall pushed the spheres: at the end it stands at x = 0.154 - 0.5 *
+    # 0.02 = 0.144, so no centre lies beyond 0.144 - 0.009 (the smaller
+    # radius) + 1 mm of overlap; with the wall at rest they reach 0.145.
+    assert serial["x"][:, 0].max() < 0.136
+    assert_bitwise(serial, distributed)
+    assert owner_changes(distributed, 2) > 0
+
+
+@needs_mpi
+def test_rebalancing_keeps_results_bitwise(tmp_path):
+    # A bisection every 50 steps whatever the balance (threshold 1): the boxes
+    # move, many spheres change owner at once, with their histories.
+    WriteBed(tmp_path / "bed", keys={"mpi_settings": {"rebalance_every": 50, "imbalance_threshold": 1.0}})
+    serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", 3)
+    assert_bitwise(serial, distributed)
+
+
+def write_deck_key(folder, key, value):
+    path = os.path.join(folder, "ProjectParametersDEM.json")
+    with open(path) as f:
+        deck = json.load(f)
+    deck[key] = value
+    with open(path, "w") as f:
+        json.dump(deck, f)
+
+
+def tessera_run(folder, ranks=None, timeout=300):
+    command = [sys.executable, "-m", "tessera", "run", str(folder)]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    if ranks:
+        command, env = MpirunCommand(ranks, *command), MpirunEnvironment()
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@needs_mpi
+def test_tessera_run_of_a_dem_folder_under_mpirun_reports_once(tmp_path):
+    WriteBed(tmp_path / "bed", steps=100)
+    write_deck_key(tmp_path / "bed", "parallel_type", "MPI")
+    result = tessera_run(tmp_path / "bed", ranks=2)
+    assert result.returncode == 0, result.stdout + result.stderr
+    # the summary line and the search summary, from rank 0 only
+    lines = result.stderr.splitlines()
+    assert sum("finished after 101 steps" in line for line in lines) == 1, result.stderr
+    assert sum("neighbour searches in 101 steps" in line for line in lines) == 1, result.stderr
+
+
+def test_mpi_dem_deck_in_a_serial_run_names_the_key(tmp_path):
+    WriteBed(tmp_path / "bed", steps=10)
+    write_deck_key(tmp_path / "bed", "parallel_type", "MPI")
+    result = tessera_run(tmp_path / "bed")
+    assert result.returncode != 0
+    assert "parallel_type" in result.stderr
+    assert ("mpirun" in result.stderr) if tessera.MPIBuilt() else ("no MPI" in result.stderr)
+
+
+def test_unknown_mpi_settings_key_is_named(tmp_path):
+    WriteBed(tmp_path / "bed", steps=10, keys={"mpi_settings": {"rebalance_evry": 10}})
+    result = tessera_run(tmp_path / "bed")
+    assert result.returncode != 0
+    assert "mpi_settings.rebalance_evry" in result.stderr, result.stderr
+
+
+@needs_mpi
+def test_vtk_output_of_a_distributed_dem_run_writes_each_sphere_once(tmp_path):
+    import re
+    WriteBed(tmp_path / "bed", steps=200, keys={"parallel_type": "MPI", "post_vtk_option": True,
+                                                "OutputTimeStep": 100 * 5e-5})
+    result = tessera_run(tmp_path / "bed", ranks=2)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "walls (RigidFacePart) are not written in distributed runs" in result.stderr
+    out = tmp_path / "bed" / "bed_Post_Files"
+    with open(out / "SpheresPart_owned.pvd") as f:
+        steps = [int(s) for s in re.findall(r'file="SpheresPart_owned_(\d+)\.pvtu"', f.read())]
+    assert steps[-2:] == [100, 200], steps
+    for step in steps:
+        with open(out / f"SpheresPart_owned_{step}.pvtu") as f:
+            pieces = re.findall(r'<Piece Source="([^"]+)"', f.read())
+        assert pieces == [f"SpheresPart_owned_0_{step}.vtu", f"SpheresPart_owned_1_{step}.vtu"]
+        points = []
+        for piece in pieces:
+            with open(out / piece, "rb") as f:
+                points.append(int(re.search(rb'NumberOfPoints="(\d+)"', f.read()).group(1)))
+        # each rank its owned spheres, no ghost: every sphere once
+        assert sum(points) == 294 and min(points) > 0, points
+
+
+@needs_mpi
+@pytest.mark.parametrize("key, value, message", [
+    ("post_gid_option", True, "gid_output_process does not write distributed"),
+    ("EnergyCalculationOption", True, "'EnergyCalculationOption' is true; it does not run distributed"),
+    ("TranslationalIntegrationScheme", "Gear_Predictor_Corrector",
+     "'TranslationalIntegrationScheme' is \"Gear_Predictor_Corrector\"; it does not run distributed"),
+])
+def test_what_does_not_run_distributed_is_a_clear_error(tmp_path, key, value, message):
+    WriteBed(tmp_path / "bed", steps=10, keys={key: value, "parallel_type": "MPI"})
+    result = tessera_run(tmp_path / "bed", ranks=2, timeout=120)
+    assert result.returncode != 0
+    assert message in result.stderr and "on rank" in result.stderr, result.stderr
+
+
+@needs_mpi
+def test_continuum_strategy_under_mpi_is_a_clear_error(tmp_path):
+    WriteBed(tmp_path / "bed", steps=10, keys={"parallel_type": "MPI"})
+    path = os.path.join(tmp_path / "bed", "ProjectParametersDEM.json")
+    with open(path) as f:
+        deck = json.load(f)
+    deck["solver_settings"]["strategy"] = "continuum_sphere_strategy"
+    deck.update({"PoissonEffectOption": False, "ShearStrainParallelToBondOption": False})
+    with open(path, "w") as f:
+        json.dump(deck, f)
+    result = tessera_run(tmp_path / "bed", ranks=2, timeout=120)
+    assert result.returncode != 0
+    assert "solver_settings.strategy" in result.stderr and "bonds" in result.stderr, result.stderr
+
+
+def test_recursive_coordinate_bisection_balances_counts_and_breaks_ties_by_key():
+    from tessera import _dem
+    rng = np.random.default_rng(3)
+    points = rng.uniform(0.0, 1.0, size=(1000, 3)) * [4.0, 1.0, 1.0]
+    keys = list(range(1000))
+    for parts in (1, 2, 3, 4, 7):
+        boxes = _dem.RecursiveCoordinateBisection(points.tolist(), keys, parts)
+        assert len(boxes) == parts
+
+        def owner(x):
+            inside = [r for r, (low, high) in enumerate(boxes)
+                      if all(low[k] <= x[k] < high[k] for k in range(3))]
+            assert len(inside) == 1  # the boxes tile space
+            return inside[0]
+        counts = np.bincount([owner(x) for x in points], minlength=parts)
+        # Each cut splits in proportion to the ranks on its sides (floor of
+        # n p_low / p): every part within one per level of the mean.
+        assert counts.sum() == 1000 and counts.max() - counts.min() <= 3, counts
+    # The first cut is across the longest extent (x, 4 units long).
+    low, high = _dem.RecursiveCoordinateBisection(points.tolist(), keys, 2)[0]
+    assert np.isfinite(high[0]) and not np.isfinite(high[1])
+    # Equal coordinates: the same boxes whatever the input order (sorted by
+    # coordinate, then by key), the same on every rank.
+    tied = [[0.5, 0.0, 0.0]] * 4 + [[0.1, 0.0, 0.0], [0.9, 0.0, 0.0]]
+    a = _dem.RecursiveCoordinateBisection(tied, [5, 4, 3, 2, 1, 0], 2)
+    b = _dem.RecursiveCoordinateBisection(tied[::-1], [0, 1, 2, 3, 4, 5], 2)
+    assert a == b
+
+
+INLET_MDPA = """Begin Nodes
+  1 0.05 0.05 0.15
+  2 0.10 0.05 0.15
+End Nodes
+Begin SubModelPart Inlet_1
+  Begin SubModelPartData
+    RIGID_BODY_MOTION 0
+    IDENTIFIER Inlet_1
+    INJECTOR_ELEMENT_TYPE SphericParticle3D
+    ELEMENT_TYPE SphericParticle3D
+    CONTAINS_CLUSTERS 0
+    VELOCITY [3] (0.0, 0.0, -1.0)
+    MAX_RAND_DEVIATION_ANGLE 5.0
+    INLET_NUMBER_OF_PARTICLES 100.0
+    IMPOSED_MASS_FLOW_OPTION 0
+    INLET_START_TIME 0.0
+    INLET_STOP_TIME 0.01
+    RADIUS 0.005
+    PROBABILITY_DISTRIBUTION discrete
+    STANDARD_DEVIATION 0.0
+    DENSE_INLET 0
+  End SubModelPartData
+  Begin SubModelPartNodes
+    1
+    2
+  End SubModelPartNodes
+End SubModelPart
+"""
+
+
+@needs_mpi
+def test_inlets_under_mpi_are_a_clear_error(tmp_path):
+    # Spheres an inlet creates would need a global key and an owner at birth.
+    WriteBed(tmp_path / "bed", steps=10, keys={"parallel_type": "MPI", "dem_inlet_option": True})
+    (tmp_path / "bed" / "bedDEM_Inlet.mdpa").write_text(INLET_MDPA)
+    path = tmp_path / "bed" / "MaterialsDEM.json"
+    materials = json.loads(path.read_text())
+    materials["material_assignation_table"].append(["DEMInletPart.Inlet_1", "grains"])
+    path.write_text(json.dumps(materials))
+    result = tessera_run(tmp_path / "bed", ranks=2, timeout=120)
+    assert result.returncode != 0
+    assert "'dem_inlet_option' is true and the deck has inlets; it does not run distributed" \
+        in result.stderr, result.stderr
