@@ -152,6 +152,59 @@ def test_v51_projected_bond_area_across_cuts_equals_the_section():
     assert abs(np.mean(errors)) <= 0.035
 
 
+def DenseCylinder(seed):
+    """The V5.1 cylinder (Ø80 × 100 mm, R 4 mm ± 25 %) packed with the
+    generator's densest settings (tessera.dem.specimen.DENSE)."""
+    from tessera.dem.specimen import DENSE, GenerateSpecimen
+    return GenerateSpecimen("cylinder", diameter=0.08, length=0.10, radius=0.004, spread=0.25,
+                            seed=seed, **DENSE)
+
+
+def test_the_dense_specimen_is_denser_and_its_overlaps_stay_within_the_tolerance():
+    """The generator's dense settings (solid fraction 0.60, overlaps relaxed
+    below 0.05 R, Verlet pair list) on the V5.1 cylinder, seed 1: porosity
+    0.395 and coordination 8.10 at β 0.15 (measured), against 0.447 and 7.23
+    of the default settings; checked by brute force over all pairs: no
+    overlap above 0.05 of the mean radius, every sphere inside the cylinder
+    (1e-12 m)."""
+    from tessera.dem.specimen import GenerateSpecimen
+    dense = DenseCylinder(1)
+    loose = GenerateSpecimen("cylinder", diameter=0.08, length=0.10, radius=0.004, spread=0.25,
+                             seed=1)
+    print("porosity, coordination: dense", dense.Porosity(), dense.CoordinationNumber(0.15),
+          "default", loose.Porosity(), loose.CoordinationNumber(0.15))
+    assert dense.Porosity() < 0.40 < loose.Porosity()
+    assert dense.CoordinationNumber(0.15) > loose.CoordinationNumber(0.15) + 0.5
+    p, r = dense.position, dense.radius
+    d = np.linalg.norm(p[:, None, :] - p[None, :, :], axis=2)
+    overlap = r[:, None] + r[None, :] - d
+    np.fill_diagonal(overlap, -np.inf)
+    assert overlap.max() < 0.05 * 0.004
+    assert np.all(np.hypot(p[:, 0], p[:, 1]) + r <= 0.04 + 1e-12)
+    assert np.all(p[:, 2] - r >= -1e-12) and np.all(p[:, 2] + r <= 0.10 + 1e-12)
+
+
+@pytest.mark.xfail(strict=True, raises=AssertionError,
+                   reason="V5.1 on every cut is not met: on the dense specimen "
+                   "(porosity 0.395) the cuts lie +2.6 to +10.2 % above the section "
+                   "(docs/validation.md)")
+def test_v51_every_cut_of_the_dense_specimen_within_3_5_percent():
+    """V5.1 as the digest states it (3.5 %) on each of the 21 cuts of the
+    dense specimen, seed 1 (VPAC, R̃ = R_i, skin uncorrected, as above).
+    Measured: mean +6.6 %, cuts +2.6 to +10.2 % (seeds 2 and 3: +0.9 to
+    +10.4 %, +0.0 to +9.3 %)."""
+    from tessera.dem.specimen import ProjectedBondArea, SkinFlags
+    specimen = DenseCylinder(1)
+    skin = (SkinFlags(specimen) > 0).astype(float)
+    strategy = Block(specimen.position, specimen.radius, BOND_RANGE_BETA=0.15, skin=skin)
+    bonds = strategy.BondArrays()
+    values = ProjectedBondArea(np.asarray(strategy.Particles.position), np.asarray(bonds["first"]),
+                               np.asarray(bonds["second"]), np.asarray(bonds["area"]), cuts=21)
+    errors = values / (math.pi * 0.04**2) - 1.0
+    print("V5.1 dense, per cut:", np.round(errors, 4))
+    assert np.all(np.abs(errors) <= 0.035)
+
+
 def test_particle_stress_tensor_and_failure_criterion_state_of_a_compressed_pair():
     """Two spheres (R, touching along x) squeezed together for a few steps:
     DEM_STRESS_TENSOR of each is (1/V) arm n ⊗ F (digest §3.6: σ̄ = (1/V_i)
