@@ -505,7 +505,8 @@ class DemStructuresCouplingAnalysis:
         F_a = P_a/h: a_n+1 += P_a/(h m), v_n+1 += P_a/(2 m) (the full-step
         velocity, the mean of v_n+1/2 and v_n+3/2, shows half of it until the
         next step), DEM_NODAL_FORCE = P_a/h, and on fixed components
-        REACTION -= P_a/h. The spheres' impulses and the nodes' sum to zero,
+        REACTION -= P_a/h, DEM_SURFACE_LOAD = P_a/h over the node's share of the
+        skin area (SkinWalls.SetLoadsFromNodalForces). The spheres' impulses and the nodes' sum to zero,
         so sum m v over spheres (v+) and nodes (v_n+3/2) is conserved to
         round-off."""
         clock, timings = time.perf_counter, self.timings
@@ -537,7 +538,7 @@ class DemStructuresCouplingAnalysis:
         fe.NodalArray(tessera.ACCELERATION)[f] = a + dv / h
         fe.NodalArray(tessera.VELOCITY)[f] = v + 0.5 * dv
         force = impulse / h
-        fe.NodalArray(tessera.DEM_NODAL_FORCE)[f] = force
+        self.skin.SetLoadsFromNodalForces(force)
         if np.any(fixed) and fe.HasNodalSolutionStepVariable(tessera.REACTION):
             reaction = fe.NodalArray(tessera.REACTION)
             reaction[f] = reaction[f] - np.where(fixed, force, 0.0)
