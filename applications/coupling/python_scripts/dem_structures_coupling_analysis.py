@@ -154,11 +154,10 @@ class DemStructuresCouplingAnalysis:
         # functions of the Delassus operator (transfer_method is not used).
         self.adm = self.options["transfer_method"] == "area_distributed" and not self.nonsmooth
         self.energy = None
-        if self.nonsmooth:
-            # The non-smooth contacts store no energy and the DEM strategy
-            # reports no dissipation terms: no coupled energy balance.
-            self.options["energy_output"] = False
-        if self.options["energy_output"] and self.scheme != "implicit_with_dem_substeps":
+        # Moreau-Jean: the contacts store no energy and what the impulses take
+        # is measured here (_SolveNonsmoothStep, coupled_energy.py).
+        if self.options["energy_output"] and self.scheme != "implicit_with_dem_substeps" \
+                and not self.nonsmooth:
             # The balance needs the DEM's dissipated energies.
             self.dem_stage.DEM_parameters["EnergyCalculationOption"].SetBool(True)
         self.time = self.structural_stage.time
@@ -529,12 +528,16 @@ class DemStructuresCouplingAnalysis:
         self.skin.walls_root.NodalArray(tessera.VELOCITY)[self.skin.wall_positions] = free
         dem_solver = self.dem_stage._GetSolver()
         dem_solver.strategy.SetDeformableNodeState(inv, free, start)
+        if self.energy is not None:
+            free_energy = self.energy.SpheresFreeKineticEnergy(h)
         t2 = clock()
         dem_solver.Predict()
         dem_solver.SolveSolutionStep()
         t3 = clock()
         impulse = dem_solver.strategy.DeformableNodeImpulses()
         dv = inv * impulse
+        if self.energy is not None:
+            self.energy.AddImpactLoss(free_energy, free, impulse, dv, inv > 0.0)
         fe.NodalArray(tessera.ACCELERATION)[f] = a + dv / h
         fe.NodalArray(tessera.VELOCITY)[f] = v + 0.5 * dv
         force = impulse / h

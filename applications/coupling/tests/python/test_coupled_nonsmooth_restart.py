@@ -3,7 +3,7 @@ the DEM side (coupled_checkpoint.py; the strategy's state in
 applications/dem/io/dem_checkpoint.cpp): continued from a checkpoint taken
 while spheres press on the skin, the run gives bitwise (numpy array_equal, no
 tolerance) the uninterrupted run's spheres, structure (the half-step impulse
-bookkeeping lives in its VELOCITY and ACCELERATION), skin loads, and every
+bookkeeping lives in its VELOCITY and ACCELERATION), skin loads, energy monitor, and every
 dataset of the two final checkpoints (the warm-start impulses among them)."""
 import json
 
@@ -27,7 +27,7 @@ def _Run(folder, steps, restart=None, checkpoint=None):
     stage = tessera.coupling.DemStructuresCouplingAnalysis(
         model, tessera.Parameters.FromFile(str(folder / "ProjectParameters.json")),
         tessera.Parameters.FromFile(str(folder / "ProjectParametersDEM.json")),
-        {"echo_level": 0, "skin_model_parts": ["Skin"]})
+        {"echo_level": 0, "skin_model_parts": ["Skin"], "energy_output": True})
     if restart is not None:
         stage.RestartFrom(str(restart))
     stage.Initialize()
