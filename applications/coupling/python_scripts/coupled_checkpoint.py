@@ -12,7 +12,7 @@ stage's checkpoint (docs/file_formats.md, "Restart checkpoints"):
   of its checkpointable objects (its solver, processes), as a single stage
   writes them;
 * /Objects/Coupling/State: the coupled loop's time and step count, and the
-  energy monitor's samples.
+  energy monitor's samples (and, under Moreau-Jean, the impact losses).
 
 The skin walls carry nothing between steps beyond the nodal values of both
 sides (the model parts); ADM's per-contact state is the DEM strategy's. The
@@ -57,6 +57,8 @@ def _CouplingState(stage):
     if stage.energy is not None:
         state["energy"] = {"rows": [list(row) for row in stage.energy.rows],
                            "damping_work": stage.energy.damping_work}
+        if stage.nonsmooth:  # what the impulses took (Moreau-Jean)
+            state["energy"]["impact_loss"] = stage.energy.impact_loss
     return state
 
 
@@ -101,3 +103,5 @@ def LoadCoupledCheckpoint(stage, path):
             raise tessera.Error(f"checkpoint {path} holds no energy monitor state (energy_output was off)")
         stage.energy.Restore([tuple(row) for row in coupling["energy"]["rows"]],
                              coupling["energy"]["damping_work"])
+        if stage.nonsmooth:
+            stage.energy.impact_loss = coupling["energy"]["impact_loss"]

@@ -19,6 +19,20 @@ give a constant), written to a graph file and plotted at the end.
   friction, rolling and background damping) from the DEM strategy's energy
   bookkeeping (its EnergyCalculationOption is switched on).
 
+Under moreau_jean_strategy (rigid spheres, impulses; no clusters) the DEM
+terms are the spheres' kinetic energy (translation and rotation), their
+potential -Σ m g·x, no stored contact energy, and as D_DE what the impulses
+took each step: the kinetic energy of the spheres and the skin nodes for
+their free velocities (v_n + Δt g, ω_n; the nodes' v_n+3/2,free with the
+masses of the Delassus operator, m (1 + α Δt/2)) minus that after the
+impulses (v⁺, ω⁺; v_n+3/2,free + P/m̃), over the free components. That is
+Σ_c -P_c·(U⁺_c + U_c,free)/2 over the contacts: zero for a single e = 1
+contact at rest, the impact losses otherwise (Newton's law on the start
+velocities: a step's gravity and the nodes' elastic acceleration make it
+differ slightly from zero for e = 1). The structure's kinetic energy is
+taken at the full-step v, as in the smooth balance (at v_n+3/2, the velocity
+of the contact law, E_T oscillated twice as much with the skin's vibration).
+
 With no other loads, E_T stays at its initial value up to the time
 discretisation error: a drift shows a time step too large (thesis §4.4.2).
 Point loads, pressures and imposed motions of the structure do work that is
@@ -44,6 +58,9 @@ class CoupledEnergyMonitor:
         self.samples = max(1, int(samples))
         self.rows = []
         self.damping_work = 0.0
+        # Moreau-Jean: the kinetic energy the impulses took (AddImpactLoss).
+        self.nonsmooth = stage.nonsmooth
+        self.impact_loss = 0.0
         self.interval = 1
         self._file = None
 
@@ -52,10 +69,37 @@ class CoupledEnergyMonitor:
         self.interval = max(1, steps // self.samples)
         # The explicit solver's mass damping (implicit runs: not counted).
         self.alpha = getattr(self.stage.structural_stage._GetSolver(), "mass_damping", 0.0)
+        if self.nonsmooth and len(self.stage.GetDEMStage().GetStrategy().Clusters()) > 0:
+            raise tessera.Error("coupling: energy_output with moreau_jean_strategy counts spheres (their "
+                                "potential from the rows); this DEM model has Cluster3D clusters")
         self._file = open(self.path, "w")
         self._file.write("# coupled DE-FE energy balance (J); E_T = the sum of the terms\n")
         self._file.write("# time " + " ".join(TERMS) + " E_T\n")
         self.Sample(force=True)
+
+    def SpheresFreeKineticEnergy(self, h):
+        """Moreau-Jean, before the DEM step: the spheres' kinetic energy for
+        their free velocities v_n + h g and ω_n (the strategy's
+        KineticEnergy, plus what gravity alone adds over the step)."""
+        strategy = self.stage.GetDEMStage().GetStrategy()
+        rows = strategy.Particles
+        m = np.asarray(rows.mass)
+        v = np.asarray(rows.velocity)
+        g = self._DemGravity()
+        gain = 0.5 * float(np.dot(m, np.einsum("ij,ij->i", v + h * g, v + h * g) - np.einsum("ij,ij->i", v, v)))
+        return strategy.KineticEnergy() + gain
+
+    def AddImpactLoss(self, spheres_free_energy, node_free, impulse, dv, free_components):
+        """Moreau-Jean, after the DEM step: adds the kinetic energy the
+        impulses took from the spheres and the skin nodes (module text);
+        ½ m̃ (|v_f + dv|² - |v_f|²) = P·v_f + ½ P·dv per free component."""
+        strategy = self.stage.GetDEMStage().GetStrategy()
+        nodes_gain = float(np.sum(np.where(free_components, impulse * (node_free + 0.5 * dv), 0.0)))
+        self.impact_loss += spheres_free_energy - strategy.KineticEnergy() - nodes_gain
+
+    def _DemGravity(self):
+        deck = self.stage.GetDEMStage().DEM_parameters
+        return np.array([deck[f"Gravity{a}"].GetDouble() for a in "XYZ"])
 
     def Restore(self, rows, damping_work):
         """A continued run (coupled_checkpoint.py): the samples and the
@@ -87,6 +131,8 @@ class CoupledEnergyMonitor:
         v = structure.NodalArray(tessera.VELOCITY)
         u = structure.NodalArray(tessera.DISPLACEMENT)
         g = structure.NodalArray(tessera.VOLUME_ACCELERATION)
+        if self.nonsmooth:
+            return self._NonsmoothTerms(masses, v, u, g)
         dem = stage.GetDEMStage().GetStrategy().GetEnergies()
         return {
             "fe_kinetic": 0.5 * float(np.dot(masses, np.einsum("ij,ij->i", v, v))),
@@ -98,6 +144,24 @@ class CoupledEnergyMonitor:
             "contact_elastic": dem["elastic_normal"] + dem["elastic_tangential"],
             "dem_dissipated": (dem["dissipated_damping"] + dem["dissipated_friction"]
                                + dem["dissipated_rolling"] + dem["dissipated_global_damping"]),
+        }
+
+    def _NonsmoothTerms(self, masses, v, u, g):
+        from tessera import _structural
+        stage = self.stage
+        strategy = stage.GetDEMStage().GetStrategy()
+        rows = strategy.Particles
+        m = np.asarray(rows.mass)
+        x = np.asarray(rows.position)
+        return {
+            "fe_kinetic": 0.5 * float(np.dot(masses, np.einsum("ij,ij->i", v, v))),
+            "fe_strain": _structural.ComputeStrainEnergy(stage.structure),
+            "fe_gravity": -float(np.dot(masses, np.einsum("ij,ij->i", g, u))),
+            "fe_damping": self.damping_work,
+            "dem_kinetic": strategy.KineticEnergy(),
+            "dem_gravity": -float(np.dot(m, x @ self._DemGravity())),
+            "contact_elastic": 0.0,
+            "dem_dissipated": self.impact_loss,
         }
 
     def Sample(self, force=False):

@@ -154,11 +154,10 @@ class DemStructuresCouplingAnalysis:
         # functions of the Delassus operator (transfer_method is not used).
         self.adm = self.options["transfer_method"] == "area_distributed" and not self.nonsmooth
         self.energy = None
-        if self.nonsmooth:
-            # The non-smooth contacts store no energy and the DEM strategy
-            # reports no dissipation terms: no coupled energy balance.
-            self.options["energy_output"] = False
-        if self.options["energy_output"] and self.scheme != "implicit_with_dem_substeps":
+        # Moreau-Jean: the contacts store no energy and what the impulses take
+        # is measured here (_SolveNonsmoothStep, coupled_energy.py).
+        if self.options["energy_output"] and self.scheme != "implicit_with_dem_substeps" \
+                and not self.nonsmooth:
             # The balance needs the DEM's dissipated energies.
             self.dem_stage.DEM_parameters["EnergyCalculationOption"].SetBool(True)
         self.time = self.structural_stage.time
@@ -509,7 +508,8 @@ class DemStructuresCouplingAnalysis:
         F_a = P_a/h: a_n+1 += P_a/(h m), v_n+1 += P_a/(2 m) (the full-step
         velocity, the mean of v_n+1/2 and v_n+3/2, shows half of it until the
         next step), DEM_NODAL_FORCE = P_a/h, and on fixed components
-        REACTION -= P_a/h. The spheres' impulses and the nodes' sum to zero,
+        REACTION -= P_a/h, DEM_SURFACE_LOAD = P_a/h over the node's share of the
+        skin area (SkinWalls.SetLoadsFromNodalForces). The spheres' impulses and the nodes' sum to zero,
         so sum m v over spheres (v+) and nodes (v_n+3/2) is conserved to
         round-off."""
         clock, timings = time.perf_counter, self.timings
@@ -532,16 +532,20 @@ class DemStructuresCouplingAnalysis:
         self.skin.walls_root.NodalArray(tessera.VELOCITY)[self.skin.wall_positions] = free
         dem_solver = self.dem_stage._GetSolver()
         dem_solver.strategy.SetDeformableNodeState(inv, free, start)
+        if self.energy is not None:
+            free_energy = self.energy.SpheresFreeKineticEnergy(h)
         t2 = clock()
         dem_solver.Predict()
         dem_solver.SolveSolutionStep()
         t3 = clock()
         impulse = dem_solver.strategy.DeformableNodeImpulses()
         dv = inv * impulse
+        if self.energy is not None:
+            self.energy.AddImpactLoss(free_energy, free, impulse, dv, inv > 0.0)
         fe.NodalArray(tessera.ACCELERATION)[f] = a + dv / h
         fe.NodalArray(tessera.VELOCITY)[f] = v + 0.5 * dv
         force = impulse / h
-        fe.NodalArray(tessera.DEM_NODAL_FORCE)[f] = force
+        self.skin.SetLoadsFromNodalForces(force)
         if np.any(fixed) and fe.HasNodalSolutionStepVariable(tessera.REACTION):
             reaction = fe.NodalArray(tessera.REACTION)
             reaction[f] = reaction[f] - np.where(fixed, force, 0.0)

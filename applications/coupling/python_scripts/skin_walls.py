@@ -380,6 +380,49 @@ class SkinWalls:
         x += u
         walls.NodalCoordinates()[w] = x
 
+    def SetLoadsFromNodalForces(self, force):
+        """DEM_NODAL_FORCE = `force` (rows aligned with the skin nodes) and
+        DEM_SURFACE_LOAD = force over the nodal skin area, that area computed
+        here (and written as the mirrors' DEM_NODAL_AREA) for strategies
+        whose WriteToNodes does not (Moreau-Jean)."""
+        fe = self.structure.GetRootModelPart()
+        fe.NodalArray(tessera.DEM_NODAL_FORCE)[self.fe_positions] = force
+        area = self.ComputeNodalAreas()
+        if self.walls_root.HasNodalSolutionStepVariable(tessera.DEM_NODAL_AREA):
+            self.walls_root.NodalArray(tessera.DEM_NODAL_AREA)[self.wall_positions] = area
+        traction = self._second_buffer
+        traction.fill(0.0)
+        np.divide(force, area[:, None], out=traction, where=(area > 0.0)[:, None])
+        fe.NodalArray(tessera.DEM_SURFACE_LOAD)[self.fe_positions] = traction
+
+    def ComputeNodalAreas(self):
+        """Each skin node's share of the skin area as the DEM's WriteToNodes
+        defines DEM_NODAL_AREA (node_sync.cpp): every wall face gives its
+        vertices equal shares of its area, half the cross product of its
+        edges (a triangle) or diagonals (a quadrilateral), a segment its
+        length (unit thickness), from the mirrors' current coordinates.
+        Returns self._area (rows aligned with the skin nodes)."""
+        if getattr(self, "_face_rows", None) is None:
+            row_of = {int(self.mirror_of[int(i)]): k for k, i in enumerate(self.skin_ids)}
+            groups = {}
+            for condition in self.walls.Conditions:
+                rows = [row_of[n.Id] for n in condition.GetGeometry()]
+                groups.setdefault(len(rows), []).append(rows)
+            self._face_rows = {count: np.asarray(rows, dtype=np.int64) for count, rows in groups.items()}
+        x = self.walls_root.NodalCoordinates()[self.wall_positions]
+        area = self._area
+        area.fill(0.0)
+        for count, rows in sorted(self._face_rows.items()):
+            v = x[rows]
+            if count == 2:
+                face = np.linalg.norm(v[:, 1] - v[:, 0], axis=1)
+            elif count == 3:
+                face = 0.5 * np.linalg.norm(np.cross(v[:, 1] - v[:, 0], v[:, 2] - v[:, 0]), axis=1)
+            else:
+                face = 0.5 * np.linalg.norm(np.cross(v[:, 2] - v[:, 0], v[:, 3] - v[:, 1]), axis=1)
+            np.add.at(area, rows.ravel(), np.repeat(face / count, count))
+        return area
+
     def StartAveraging(self):
         """Sub-steps: the contact forces are averaged over them from here."""
         self._average.fill(0.0)
