@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "kernel/solving/dof_set.h"
+#include "kernel/solving/free_dof_reduction.h"
 #include "kernel/solving/linear_solver.h"
 #include "kernel/solving/scheme.h"
 
@@ -37,6 +38,9 @@ class BuilderAndSolver {
       : solver_(std::move(linear_solver)) {
     TESSERA_CHECK(solver_ != nullptr, "BuilderAndSolver needs a linear solver");
   }
+  // A distributed builder (kernel/linear_solvers/distributed_builder_and_solver)
+  // adds the exchange of shared rows and the global numbering to these steps.
+  virtual ~BuilderAndSolver() = default;
 
   // Collects and numbers the dofs of the model part's active entities.
   void SetUpDofSet(ModelPart& model_part) {
@@ -46,7 +50,7 @@ class BuilderAndSolver {
 
   // Caches each entity's equation ids, colours the entities and builds the
   // sparsity of the free block. Call after SetUpDofSet (and after renumbering).
-  void SetUpSystem(ModelPart& model_part) {
+  virtual void SetUpSystem(ModelPart& model_part) {
     TESSERA_CHECK(dofs_.IsSetUp(), "BuilderAndSolver: SetUpDofSet must come before SetUpSystem");
     entities_ = DofSet::ActiveEntities(model_part);
     const std::size_t n_entities = entities_.size();
@@ -129,18 +133,18 @@ class BuilderAndSolver {
     b = Vector::Zero(static_cast<Eigen::Index>(dofs_.size()));
   }
 
-  void Build(Scheme& scheme, ModelPart& model_part, SparseMatrix& A, Vector& b) {
+  virtual void Build(Scheme& scheme, ModelPart& model_part, SparseMatrix& A, Vector& b) {
     Assemble(scheme, model_part, &A, &b);
   }
   void BuildLHS(Scheme& scheme, ModelPart& model_part, SparseMatrix& A) {
     Assemble(scheme, model_part, &A, nullptr);
   }
-  void BuildRHS(Scheme& scheme, ModelPart& model_part, Vector& b) {
+  virtual void BuildRHS(Scheme& scheme, ModelPart& model_part, Vector& b) {
     Assemble(scheme, model_part, nullptr, &b);
   }
 
   // Solves A dx = b over the free dofs (b's free rows).
-  void SystemSolve(const SparseMatrix& A, Vector& dx, const Vector& b) {
+  virtual void SystemSolve(const SparseMatrix& A, Vector& dx, const Vector& b) {
     const auto n = static_cast<Eigen::Index>(dofs_.NumberOfFreeDofs());
     rhs_free_ = b.head(n);
     if (dx.size() != n) dx = Vector::Zero(n);
@@ -161,13 +165,15 @@ class BuilderAndSolver {
   }
 
   const DofSet& GetDofSet() const { return dofs_; }
+  // The global sums of a distributed system (nullptr: serial, local sums).
+  virtual const FreeDofReduction* Reduction() const { return nullptr; }
   LinearSolver& GetLinearSolver() { return *solver_; }
   std::size_t NumberOfColours() const { return colours_.size(); }
   std::span<const int> EquationIds(std::size_t entity) const { return Ids(entity); }
   const std::vector<Entity*>& Entities() const { return entities_; }
   const SparseMatrix& Pattern() const { return pattern_; }
 
-  void Clear() {
+  virtual void Clear() {
     dofs_ = DofSet();
     entities_.clear();
     offsets_.clear();
@@ -179,7 +185,7 @@ class BuilderAndSolver {
     system_ready_ = false;
   }
 
- private:
+ protected:
   struct LocalSystem {
     Matrix lhs;
     Vector rhs;
