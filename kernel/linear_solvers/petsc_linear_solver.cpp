@@ -33,6 +33,9 @@ void PetscLinearSolver::SetDistribution(std::vector<std::int64_t>, std::vector<s
                                         std::int64_t, std::int64_t, std::int64_t) {}
 void PetscLinearSolver::Solve(const SparseMatrix&, Vector&, const Vector&) {}
 void PetscLinearSolver::Clear() {}
+bool PetscLinearSolver::AdditionalPhysicalDataIsNeeded() const { return false; }
+void PetscLinearSolver::ProvideAdditionalData(const std::vector<double>&, const std::vector<int>&) {
+}
 bool PetscLinearSolver::IsDirect() const { return false; }
 std::string PetscLinearSolver::Info() const { return "petsc (not built)"; }
 
@@ -95,6 +98,65 @@ struct PetscLinearSolver::Impl {
   std::vector<int> outer, inner;  // serial: the pattern the matrix was made for
   std::vector<PetscInt> columns;
   std::vector<PetscScalar> zeros;
+  // Per local equation: position (3) and vector component (-1: none), for
+  // the rigid-body modes; empty when not wanted.
+  std::vector<double> coordinates;
+  std::vector<int> components;
+
+  // The rigid-body modes over the owned rows (translations, then rotations
+  // about z, or x, y, z in 3D), orthonormalised, as the matrix' near null
+  // space (GAMG builds its coarse spaces from them). Collective.
+  void AttachRigidBodyModes() {
+    int dim_local = 0, dim = 0;
+    for (std::size_t i = 0; i < global.size(); ++i)
+      if (owned[i]) dim_local = std::max(dim_local, std::min(components[i], 2) + 1);
+    MPI_Allreduce(&dim_local, &dim, 1, MPI_INT, MPI_MAX, comm);
+    if (dim < 2) return;
+    const int n_modes = dim == 2 ? 3 : 6;
+    std::vector<Vec> modes;
+    for (int m = 0; m < n_modes; ++m) {
+      Vec mode = nullptr;
+      Check(VecDuplicate(x, &mode), "VecDuplicate");
+      PetscScalar* values = nullptr;
+      Check(VecGetArray(mode, &values), "VecGetArray");
+      for (std::size_t i = 0; i < global.size(); ++i) {
+        if (!owned[i]) continue;
+        const int c = components[i];
+        const double* p = &coordinates[3 * i];
+        double v = 0.0;
+        if (m < dim) {
+          v = c == m ? 1.0 : 0.0;
+        } else {
+          // rotation about axis a: u = e_a x p
+          const int axis = dim == 2 ? 2 : m - 3;
+          const int j = (axis + 1) % 3, k = (axis + 2) % 3;
+          v = c == j ? -p[k] : c == k ? p[j] : 0.0;
+        }
+        values[global[i] - first] = v;
+      }
+      Check(VecRestoreArray(mode, &values), "VecRestoreArray");
+      // modified Gram-Schmidt against the kept modes
+      for (Vec kept : modes) {
+        PetscScalar dot = 0.0;
+        Check(VecDot(mode, kept, &dot), "VecDot");
+        Check(VecAXPY(mode, -dot, kept), "VecAXPY");
+      }
+      PetscReal norm = 0.0;
+      Check(VecNormalize(mode, &norm), "VecNormalize");
+      if (norm > 1e-12) {
+        modes.push_back(mode);
+      } else {
+        VecDestroy(&mode);  // a mode the constraints remove (no such dof)
+      }
+    }
+    MatNullSpace space = nullptr;
+    Check(MatNullSpaceCreate(comm, PETSC_FALSE, static_cast<PetscInt>(modes.size()), modes.data(),
+                             &space),
+          "MatNullSpaceCreate");
+    Check(MatSetNearNullSpace(matrix, space), "MatSetNearNullSpace");
+    MatNullSpaceDestroy(&space);
+    for (Vec& mode : modes) VecDestroy(&mode);
+  }
 
   void DestroySystem() {
     if (!PetscAlive()) return;
@@ -153,6 +215,12 @@ struct PetscLinearSolver::Impl {
           "ISCreateGeneral");
     Check(VecScatterCreate(x, from, x_local, nullptr, &scatter), "VecScatterCreate");
     ISDestroy(&from);
+    if (!coordinates.empty()) {
+      TESSERA_CHECK(coordinates.size() == 3 * global.size() && components.size() == global.size(),
+                    "petsc: positions of ", components.size(), " equations for a system of ",
+                    global.size());
+      AttachRigidBodyModes();
+    }
     rebuild = false;
   }
 };
@@ -321,6 +389,17 @@ void PetscLinearSolver::Clear() {
   impl_->scatter = nullptr;
   impl_->outer.clear();
   impl_->inner.clear();
+  impl_->rebuild = true;
+}
+
+bool PetscLinearSolver::AdditionalPhysicalDataIsNeeded() const {
+  return settings_.pc_type == "gamg" && settings_.rigid_body_modes;
+}
+
+void PetscLinearSolver::ProvideAdditionalData(const std::vector<double>& coordinates,
+                                              const std::vector<int>& components) {
+  impl_->coordinates = coordinates;
+  impl_->components = components;
   impl_->rebuild = true;
 }
 

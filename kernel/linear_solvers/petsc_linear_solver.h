@@ -55,6 +55,10 @@ class PetscLinearSolver final : public LinearSolver {
   // equation. Collective when distributed.
   void Solve(const SparseMatrix& A, Vector& x, const Vector& b) override;
   void Clear() override;
+  // GAMG with rigid_body_modes: the equations' positions and components.
+  bool AdditionalPhysicalDataIsNeeded() const override;
+  void ProvideAdditionalData(const std::vector<double>& coordinates,
+                             const std::vector<int>& components) override;
   bool IsDirect() const override;
   std::string Info() const override;
 

@@ -31,7 +31,7 @@ const char* PetscSolverDefaults() {
   return R"({
       "solver_type": "petsc", "ksp_type": "cg", "pc_type": "gamg", "factor_package": "",
       "tolerance": 1e-9, "max_iteration": 1000, "gmres_restart": 30, "options": "",
-      "echo_level": 0
+      "echo_level": 0, "rigid_body_modes": true
   })";
 }
 
@@ -47,6 +47,7 @@ PetscSolverSettings ReadPetscSolverSettings(const Parameters& settings) {
   s.gmres_restart = copy.GetInt("gmres_restart");
   s.options = copy.GetString("options");
   s.echo_level = copy.GetInt("echo_level");
+  s.rigid_body_modes = copy.GetBool("rigid_body_modes");
   CheckChoice(settings, "ksp_type", s.ksp_type, {"cg", "gmres", "bcgs", "preonly"});
   CheckChoice(settings, "pc_type", s.pc_type,
               {"gamg", "hypre", "jacobi", "bjacobi", "ilu", "icc", "lu", "none"});

@@ -23,6 +23,9 @@ struct PetscSolverSettings {
   // to this solver only (its own options prefix).
   std::string options = "";
   int echo_level = 0;  // 1: iterations and residual of every solve
+  // GAMG: the rigid-body modes of the displacement dofs (from the nodes'
+  // positions) as its near null space, which elasticity's coarse levels need.
+  bool rigid_body_modes = true;
 };
 
 // The settings of a "linear_solver_settings" object whose solver_type is

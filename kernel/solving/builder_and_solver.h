@@ -114,6 +114,7 @@ class BuilderAndSolver {
       std::copy(row_columns[r].begin(), row_columns[r].end(), inner + start[r]);
       std::fill(values + start[r], values + start[r + 1], 0.0);
     });
+    if (solver_->AdditionalPhysicalDataIsNeeded()) ProvidePhysicalData();
     system_ready_ = true;
   }
 
@@ -198,6 +199,21 @@ class BuilderAndSolver {
     TESSERA_CHECK(system_ready_,
                   "BuilderAndSolver: the system is not set up (SetUpDofSet, "
                   "SetUpSystem)");
+  }
+
+  // Positions and components of the free equations, for the linear solver.
+  void ProvidePhysicalData() {
+    const std::size_t n_free = dofs_.NumberOfFreeDofs();
+    const NodalDatabase& db = dofs_.Database();
+    std::vector<double> coordinates(3 * n_free);
+    std::vector<int> components(n_free, -1);
+    for (std::size_t eq = 0; eq < n_free; ++eq) {
+      const Array3& x = db.InitialCoordinates(dofs_.Dofs()[eq].node);
+      for (int i = 0; i < 3; ++i) coordinates[3 * eq + i] = x[i];
+      const Variable<double>& v = dofs_.VariableOf(eq);
+      if (v.IsComponent()) components[eq] = v.ComponentIndex();
+    }
+    solver_->ProvideAdditionalData(coordinates, components);
   }
 
   // Greedy colouring in entity order: each entity takes the lowest colour none

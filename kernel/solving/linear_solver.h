@@ -47,6 +47,14 @@ class LinearSolver {
   virtual void Solve(const SparseMatrix& A, Vector& x, const Vector& b) = 0;
   // Forgets factorisations and symbolic analyses (the next Solve starts afresh).
   virtual void Clear() {}
+  // Kratos' AdditionalPhysicalDataIsNeeded / ProvideAdditionalData: a solver
+  // that wants each equation's node position and vector component (algebraic
+  // multigrid's rigid-body modes) gets them after every numbering.
+  // coordinates: 3 per equation (the node's initial position); components:
+  // the component of a vector variable (DISPLACEMENT_Y: 1), -1 for a scalar dof.
+  virtual bool AdditionalPhysicalDataIsNeeded() const { return false; }
+  virtual void ProvideAdditionalData(const std::vector<double>& /*coordinates*/,
+                                     const std::vector<int>& /*components*/) {}
   virtual bool IsDirect() const = 0;
   virtual std::string Info() const = 0;
 
