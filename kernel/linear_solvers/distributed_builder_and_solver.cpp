@@ -112,6 +112,11 @@ void DistributedBuilderAndSolver::BuildRHS(Scheme& scheme, ModelPart& model_part
   interface_.Sum(b);
 }
 
+bool DistributedBuilderAndSolver::FixityChanged() const {
+  const std::int64_t changed = BuilderAndSolver::FixityChanged() ? 1 : 0;
+  return communicator_->MaxAll(changed) > 0;
+}
+
 double DistributedBuilderAndSolver::SquaredNorm(const Vector& v) const {
   double sum = 0.0;
   for (std::size_t eq = 0; eq < owned_.size(); ++eq)

@@ -45,6 +45,9 @@ class DistributedBuilderAndSolver final : public BuilderAndSolver, public FreeDo
   void Build(Scheme& scheme, ModelPart& model_part, SparseMatrix& A, Vector& b) override;
   void BuildRHS(Scheme& scheme, ModelPart& model_part, Vector& b) override;
   const FreeDofReduction* Reduction() const override { return this; }
+  // Whether any rank's fixity changed: the renumbering that follows is
+  // collective, so every rank must take it (collective).
+  bool FixityChanged() const override;
 
   std::size_t GlobalFreeDofs() const override { return global_free_; }
   double SquaredNorm(const Vector& v) const override;

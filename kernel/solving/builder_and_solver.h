@@ -123,7 +123,7 @@ class BuilderAndSolver {
     dofs_.Number();
     SetUpSystem(model_part);
   }
-  bool FixityChanged() const { return dofs_.IsSetUp() && dofs_.FixityChanged(); }
+  virtual bool FixityChanged() const { return dofs_.IsSetUp() && dofs_.FixityChanged(); }
   bool IsSystemSetUp() const { return system_ready_; }
 
   // Gives A the sparsity (zero values), dx the free size and b the full size.
