@@ -18,6 +18,8 @@ packages=(
   python3-h5py                # reads the HDF5 results back in tests/python/test_hdf5_output.py
   clang libclang-rt-14-dev   # the libFuzzer target of the .mdpa parser
   libopenmpi-dev openmpi-bin  # distributed runs (TESSERA_WITH_MPI) and their mpirun tests
+  petsc-dev                   # distributed and algebraic-multigrid linear solvers (TESSERA_WITH_PETSC);
+                              # PETSc 3.18 with hypre, built on the same OpenMPI; ~80 packages
 )
 test_tools=(
   python3-paraview            # pvbatch: ParaView's own XDMF reader in test_hdf5_output.py

@@ -5,6 +5,7 @@
 // and the scripts then share one MPI initialisation and one library.
 #include <pybind11/stl.h>
 
+#include "kernel/linear_solvers/petsc_linear_solver.h"
 #include "kernel/model/model_part.h"
 #include "kernel/parallel/communicator.h"
 #include "kernel/parallel/distribute_model_part.h"
@@ -80,6 +81,9 @@ void AddParallelToPython(py::module_& m) {
       "DefaultCommunicator", []() { return std::const_pointer_cast<Comm>(DefaultCommunicator()); },
       "The run's communicator: MPI's under mpirun in a build with MPI, else the serial one");
   m.def("MPIBuilt", &MPIBuilt, "Whether this build of Tessera has MPI (TESSERA_WITH_MPI)");
+  m.def("PetscBuilt", &PetscBuilt,
+        "Whether this build of Tessera has PETSc (TESSERA_WITH_PETSC): the \"petsc\" linear "
+        "solver and the distributed implicit solvers");
   m.def("LaunchedByMPI", &LaunchedByMPI,
         "Whether this process was started by mpirun/mpiexec (its environment names a rank)");
 

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "kernel/solving/dof_set.h"
+#include "kernel/solving/free_dof_reduction.h"
 #include "kernel/solving/linear_solver.h"
 #include "kernel/solving/scheme.h"
 
@@ -37,6 +38,9 @@ class BuilderAndSolver {
       : solver_(std::move(linear_solver)) {
     TESSERA_CHECK(solver_ != nullptr, "BuilderAndSolver needs a linear solver");
   }
+  // A distributed builder (kernel/linear_solvers/distributed_builder_and_solver)
+  // adds the exchange of shared rows and the global numbering to these steps.
+  virtual ~BuilderAndSolver() = default;
 
   // Collects and numbers the dofs of the model part's active entities.
   void SetUpDofSet(ModelPart& model_part) {
@@ -46,7 +50,7 @@ class BuilderAndSolver {
 
   // Caches each entity's equation ids, colours the entities and builds the
   // sparsity of the free block. Call after SetUpDofSet (and after renumbering).
-  void SetUpSystem(ModelPart& model_part) {
+  virtual void SetUpSystem(ModelPart& model_part) {
     TESSERA_CHECK(dofs_.IsSetUp(), "BuilderAndSolver: SetUpDofSet must come before SetUpSystem");
     entities_ = DofSet::ActiveEntities(model_part);
     const std::size_t n_entities = entities_.size();
@@ -110,6 +114,7 @@ class BuilderAndSolver {
       std::copy(row_columns[r].begin(), row_columns[r].end(), inner + start[r]);
       std::fill(values + start[r], values + start[r + 1], 0.0);
     });
+    if (solver_->AdditionalPhysicalDataIsNeeded()) ProvidePhysicalData();
     system_ready_ = true;
   }
 
@@ -118,7 +123,7 @@ class BuilderAndSolver {
     dofs_.Number();
     SetUpSystem(model_part);
   }
-  bool FixityChanged() const { return dofs_.IsSetUp() && dofs_.FixityChanged(); }
+  virtual bool FixityChanged() const { return dofs_.IsSetUp() && dofs_.FixityChanged(); }
   bool IsSystemSetUp() const { return system_ready_; }
 
   // Gives A the sparsity (zero values), dx the free size and b the full size.
@@ -129,18 +134,18 @@ class BuilderAndSolver {
     b = Vector::Zero(static_cast<Eigen::Index>(dofs_.size()));
   }
 
-  void Build(Scheme& scheme, ModelPart& model_part, SparseMatrix& A, Vector& b) {
+  virtual void Build(Scheme& scheme, ModelPart& model_part, SparseMatrix& A, Vector& b) {
     Assemble(scheme, model_part, &A, &b);
   }
   void BuildLHS(Scheme& scheme, ModelPart& model_part, SparseMatrix& A) {
     Assemble(scheme, model_part, &A, nullptr);
   }
-  void BuildRHS(Scheme& scheme, ModelPart& model_part, Vector& b) {
+  virtual void BuildRHS(Scheme& scheme, ModelPart& model_part, Vector& b) {
     Assemble(scheme, model_part, nullptr, &b);
   }
 
   // Solves A dx = b over the free dofs (b's free rows).
-  void SystemSolve(const SparseMatrix& A, Vector& dx, const Vector& b) {
+  virtual void SystemSolve(const SparseMatrix& A, Vector& dx, const Vector& b) {
     const auto n = static_cast<Eigen::Index>(dofs_.NumberOfFreeDofs());
     rhs_free_ = b.head(n);
     if (dx.size() != n) dx = Vector::Zero(n);
@@ -161,13 +166,15 @@ class BuilderAndSolver {
   }
 
   const DofSet& GetDofSet() const { return dofs_; }
+  // The global sums of a distributed system (nullptr: serial, local sums).
+  virtual const FreeDofReduction* Reduction() const { return nullptr; }
   LinearSolver& GetLinearSolver() { return *solver_; }
   std::size_t NumberOfColours() const { return colours_.size(); }
   std::span<const int> EquationIds(std::size_t entity) const { return Ids(entity); }
   const std::vector<Entity*>& Entities() const { return entities_; }
   const SparseMatrix& Pattern() const { return pattern_; }
 
-  void Clear() {
+  virtual void Clear() {
     dofs_ = DofSet();
     entities_.clear();
     offsets_.clear();
@@ -179,7 +186,7 @@ class BuilderAndSolver {
     system_ready_ = false;
   }
 
- private:
+ protected:
   struct LocalSystem {
     Matrix lhs;
     Vector rhs;
@@ -192,6 +199,21 @@ class BuilderAndSolver {
     TESSERA_CHECK(system_ready_,
                   "BuilderAndSolver: the system is not set up (SetUpDofSet, "
                   "SetUpSystem)");
+  }
+
+  // Positions and components of the free equations, for the linear solver.
+  void ProvidePhysicalData() {
+    const std::size_t n_free = dofs_.NumberOfFreeDofs();
+    const NodalDatabase& db = dofs_.Database();
+    std::vector<double> coordinates(3 * n_free);
+    std::vector<int> components(n_free, -1);
+    for (std::size_t eq = 0; eq < n_free; ++eq) {
+      const Array3& x = db.InitialCoordinates(dofs_.Dofs()[eq].node);
+      for (int i = 0; i < 3; ++i) coordinates[3 * eq + i] = x[i];
+      const Variable<double>& v = dofs_.VariableOf(eq);
+      if (v.IsComponent()) components[eq] = v.ComponentIndex();
+    }
+    solver_->ProvideAdditionalData(coordinates, components);
   }
 
   // Greedy colouring in entity order: each entity takes the lowest colour none

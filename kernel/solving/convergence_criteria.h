@@ -8,6 +8,8 @@
 //                         the last increment and x the free dofs' values.
 // Each is converged when ratio <= relative tolerance OR absolute < absolute
 // tolerance. AndCriteria / OrCriteria combine two criteria.
+// In a distributed run (SetReduction) the norms and n are global: each free
+// dof counts once, on its owner (FreeDofReduction).
 #pragma once
 
 #include <cmath>
@@ -16,6 +18,7 @@
 
 #include "kernel/model/model_part.h"
 #include "kernel/solving/dof_set.h"
+#include "kernel/solving/free_dof_reduction.h"
 
 namespace tessera {
 
@@ -36,6 +39,8 @@ class ConvergenceCriteria {
                             const Vector& b) = 0;
   virtual void FinalizeSolutionStep(ModelPart&, const DofSet&) {}
 
+  // Global norms over the ranks of a distributed system (nullptr: serial).
+  virtual void SetReduction(const FreeDofReduction* reduction) { reduction_ = reduction; }
   void SetEchoLevel(int level) { echo_level_ = level; }
   int GetEchoLevel() const { return echo_level_; }
   // The ratio and absolute norm of the last check (for reports and tests).
@@ -43,6 +48,11 @@ class ConvergenceCriteria {
   double LastAbsoluteNorm() const { return last_absolute_; }
 
  protected:
+  // The number of free dofs: global in a distributed run.
+  std::size_t FreeDofs(const DofSet& dofs) const {
+    return reduction_ ? reduction_->GlobalFreeDofs() : dofs.NumberOfFreeDofs();
+  }
+  const FreeDofReduction* reduction_ = nullptr;
   int echo_level_ = 0;
   double last_ratio_ = 0.0;
   double last_absolute_ = 0.0;
@@ -60,7 +70,7 @@ class ResidualCriteria : public ConvergenceCriteria {
   }
 
   bool PostCriteria(ModelPart&, const DofSet& dofs, const Vector&, const Vector& b) override {
-    const std::size_t n = dofs.NumberOfFreeDofs();
+    const std::size_t n = FreeDofs(dofs);
     if (n == 0) return true;
     const double norm = FreeNorm(dofs, b);
     last_ratio_ = initial_norm_ == 0.0 ? 0.0 : norm / initial_norm_;
@@ -74,7 +84,8 @@ class ResidualCriteria : public ConvergenceCriteria {
   }
 
  private:
-  static double FreeNorm(const DofSet& dofs, const Vector& b) {
+  double FreeNorm(const DofSet& dofs, const Vector& b) const {
+    if (reduction_) return std::sqrt(reduction_->SquaredNorm(b));
     return b.head(static_cast<Eigen::Index>(dofs.NumberOfFreeDofs())).norm();
   }
   double relative_, absolute_;
@@ -87,12 +98,17 @@ class DisplacementCriteria : public ConvergenceCriteria {
       : relative_(relative_tolerance), absolute_(absolute_tolerance) {}
 
   bool PostCriteria(ModelPart&, const DofSet& dofs, const Vector& dx, const Vector&) override {
-    const std::size_t n = dofs.NumberOfFreeDofs();
+    const std::size_t n = FreeDofs(dofs);
     if (n == 0) return true;
-    const double correction = dx.norm();
-    double reference = 0.0;
-    for (std::size_t eq = 0; eq < n; ++eq) reference += dofs.Value(eq) * dofs.Value(eq);
-    reference = std::sqrt(reference);
+    double correction = 0.0, reference = 0.0;
+    if (reduction_) {
+      correction = std::sqrt(reduction_->SquaredNorm(dx));
+      reference = std::sqrt(reduction_->SquaredNormOfValues(dofs));
+    } else {
+      correction = dx.norm();
+      for (std::size_t eq = 0; eq < n; ++eq) reference += dofs.Value(eq) * dofs.Value(eq);
+      reference = std::sqrt(reference);
+    }
     // A zero solution with a zero correction has converged; a zero solution with a
     // nonzero correction is measured against the correction itself (ratio 1).
     if (reference == 0.0) reference = correction;
@@ -119,6 +135,11 @@ class CombinedCriteria : public ConvergenceCriteria {
 
   bool ActualizeRHSFlag() const override {
     return first_->ActualizeRHSFlag() || second_->ActualizeRHSFlag();
+  }
+  void SetReduction(const FreeDofReduction* reduction) override {
+    ConvergenceCriteria::SetReduction(reduction);
+    first_->SetReduction(reduction);
+    second_->SetReduction(reduction);
   }
   void InitializeSolutionStep(ModelPart& mp, const DofSet& dofs, const Vector& b) override {
     first_->InitializeSolutionStep(mp, dofs, b);

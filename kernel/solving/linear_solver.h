@@ -16,6 +16,11 @@
 // The iterative solvers use Eigen's relative residual ||b - Ax|| / ||b|| as
 // "tolerance" (Kratos' meaning) and throw when they do not reach it within
 // "max_iteration": an unconverged linear solve is never returned silently.
+//
+//   "petsc"      PETSc's Krylov methods and preconditioners (algebraic multigrid:
+//                "pc_type": "gamg" or "hypre"), in a build with PETSc
+//                (kernel/linear_solvers/petsc_linear_solver.h, its own keys in
+//                petsc_settings.h).
 #pragma once
 
 #include <Eigen/IterativeLinearSolvers>
@@ -42,6 +47,14 @@ class LinearSolver {
   virtual void Solve(const SparseMatrix& A, Vector& x, const Vector& b) = 0;
   // Forgets factorisations and symbolic analyses (the next Solve starts afresh).
   virtual void Clear() {}
+  // Kratos' AdditionalPhysicalDataIsNeeded / ProvideAdditionalData: a solver
+  // that wants each equation's node position and vector component (algebraic
+  // multigrid's rigid-body modes) gets them after every numbering.
+  // coordinates: 3 per equation (the node's initial position); components:
+  // the component of a vector variable (DISPLACEMENT_Y: 1), -1 for a scalar dof.
+  virtual bool AdditionalPhysicalDataIsNeeded() const { return false; }
+  virtual void ProvideAdditionalData(const std::vector<double>& /*coordinates*/,
+                                     const std::vector<int>& /*components*/) {}
   virtual bool IsDirect() const = 0;
   virtual std::string Info() const = 0;
 
@@ -53,6 +66,10 @@ class LinearSolver {
   int last_iterations_ = 0;
   double last_error_ = 0.0;
 };
+
+// The "petsc" solver (kernel/linear_solvers/petsc_linear_solver.cpp; an error
+// in a build without PETSc).
+LinearSolver::Pointer CreatePetscLinearSolver(const Parameters& settings);
 
 // ---------------------------------------------------------------------------
 // Direct: Eigen::SparseLU. The symbolic analysis (column ordering, elimination
@@ -200,14 +217,15 @@ inline LinearSolver::Pointer CreateLinearSolver(const Parameters& settings) {
   std::string name = requested;
   if (auto it = KratosSolverNames().find(requested); it != KratosSolverNames().end())
     name = it->second;
-  static const std::set<std::string> own = {"sparse_lu", "cg", "bicgstab", "amgcl"};
+  static const std::set<std::string> own = {"sparse_lu", "cg", "bicgstab", "amgcl", "petsc"};
   if (!own.count(name)) {
-    std::string known = "sparse_lu, cg, bicgstab";
+    std::string known = "sparse_lu, cg, bicgstab, petsc";
     for (const auto& [kratos, mapped] : KratosSolverNames()) known += ", " + kratos;
     TESSERA_ERROR(settings.Origin(), ": key '",
                   settings.Path().empty() ? "solver_type" : settings.Path() + ".solver_type",
                   "' is '", requested, "'; known linear solvers: ", known);
   }
+  if (name == "petsc") return CreatePetscLinearSolver(settings);
   // Keys Kratos' solvers accept. Those without a counterpart here (amgcl's
   // multigrid tuning, scaling, verbosity) are accepted so that decks run
   // unchanged; they tune an algorithm this build replaces, and say nothing about

@@ -169,6 +169,7 @@ class ResidualBasedNewtonRaphsonStrategy : public ImplicitSolvingStrategy {
         criteria_(std::move(criteria)) {
     TESSERA_CHECK(criteria_, "Newton-Raphson strategy needs a convergence criterion");
     TESSERA_CHECK(settings.max_iterations > 0, "Newton-Raphson: max_iteration must be positive");
+    criteria_->SetReduction(builder_->Reduction());
   }
 
   void InitializeSolutionStep() override {

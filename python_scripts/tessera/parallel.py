@@ -43,9 +43,8 @@ def CheckDistributedSolver(solver, origin="problem_data"):
     if not getattr(solver, "SUPPORTS_MPI", False):
         raise tessera.Error(f"{origin}: key 'problem_data.parallel_type' is \"MPI\", but "
                             f"{type(solver).__name__} does not run distributed; in this build the "
-                            "structural explicit solver (\"solver_type\": \"Dynamic\", "
-                            "\"time_integration_method\": \"explicit\") and the DEM sphere "
-                            "strategy do")
+                            "structural solvers (explicit; static and implicit dynamic with PETSc) "
+                            "and the DEM sphere strategy do")
 
 
 def GatherNodalArray(communicator, model_part, node_ids, values, root=0):

@@ -24,7 +24,11 @@ CCX_NPROC_STIFFNESS; tessera --threads).
       applications/structural/benchmarks/calculix_static_benchmark.py \\
       --elements 200 40 20 --threads 2 --workdir /tmp/ccx_bench   (519,183 dofs)
 
-prints a table and writes results.json in the work directory.
+prints a table and writes results.json in the work directory. --mpi N runs
+Tessera under `mpirun -np N` ("parallel_type": "MPI", one thread per rank,
+the tip displacement gathered by a driver instead of json_output_process,
+which distributed runs do not write); give it a PETSc solver, e.g.
+--tessera-solver '{"solver_type": "petsc", "ksp_type": "cg", "pc_type": "gamg", "tolerance": 1e-8}'.
 """
 import argparse
 import json
@@ -160,6 +164,36 @@ def calculix_tip(dat_file):
     sys.exit(f"no displacement table in {dat_file}")
 
 
+# Runs the deck distributed and writes tip.json as json_output_process would
+# (argv: folder, tip node id).
+MPI_DRIVER = """
+import json, sys
+import numpy as np
+import tessera, tessera.structural
+from tessera.parallel import GatherNodalArray
+from tessera.project import Project, WorkingDirectory
+folder, tip = sys.argv[1], int(sys.argv[2])
+project = Project(folder, "ProjectParameters.json",
+                  settings=['problem_data.parallel_type="MPI"', "processes.json_output_process=[]"])
+with WorkingDirectory(folder):
+    stage = project.CreateStage()
+    stage.Initialize()
+    stage.RunSolutionLoop()
+    stage.Finalize()
+mp = project.model.GetModelPart("Structure")
+ids = np.asarray(mp.NodeIds(), dtype=np.int64)
+mine = np.isin(ids, np.asarray(stage._GetSolver().local_mesh.owned_nodes, dtype=np.int64)) & (ids == tip)
+u = np.array(mp.NodalArray(tessera.DISPLACEMENT), dtype=float)[mine]
+_, values = GatherNodalArray(stage.communicator, mp, ids[mine], u)
+import resource
+peaks = stage.communicator.GatherDoubles([resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0], 0)
+if stage.communicator.Rank() == 0:
+    with open(folder + "/tip.json", "w") as f:
+        json.dump({f"NODE_{tip}": {"DISPLACEMENT_Z": [float(values[0][2])]},
+                   "peak_rss_mib_all_ranks": sum(p[0] for p in peaks)}, f)
+"""
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--elements", type=int, nargs=3, default=[200, 40, 20],
@@ -170,6 +204,8 @@ def main():
     parser.add_argument("--workdir", default="/tmp/tessera_ccx_static_benchmark")
     parser.add_argument("--tessera-solver",
                         default='{"solver_type": "cg", "tolerance": 1e-8, "max_iteration": 50000}')
+    parser.add_argument("--mpi", type=int, default=0, metavar="N",
+                        help="run Tessera on N MPI ranks (one thread each; needs a PETSc solver)")
     parser.add_argument("--ccx-solvers", nargs="*", default=["SPOOLES", "ITERATIVE CHOLESKY"])
     parser.add_argument("--tolerance", type=float, default=1e-4,
                         help="relative tip-displacement agreement required (default 1e-4)")
@@ -193,11 +229,20 @@ def main():
                                         env.get("PYTHONPATH", "").split(os.pathsep) if p)
     rows = []
     tessera = [sys.executable, "-m", "tessera", "run", deck, "--threads", str(args.threads), "--quiet"]
-    wall, rss, _ = timed(tessera, deck, env)
+    tessera_env = env
+    if args.mpi:
+        tessera = [shutil.which("mpirun"), "--oversubscribe", "--allow-run-as-root", "-np", str(args.mpi),
+                   sys.executable, "-c", MPI_DRIVER, deck, str(mesh[4])]
+        tessera_env = dict(env, OMP_NUM_THREADS="1", OMPI_ALLOW_RUN_AS_ROOT="1",
+                           OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1", OMPI_MCA_btl_vader_single_copy_mechanism="none")
+    wall, rss, _ = timed(tessera, deck, tessera_env)
     with open(os.path.join(deck, "tip.json")) as f:
         tip = json.load(f)
     uz = tip[f"NODE_{mesh[4]}"]["DISPLACEMENT_Z"][-1]
-    rows.append({"code": "tessera", "solver": json.loads(args.tessera_solver), "wall_s": wall,
+    # time -v gives the largest process' peak; a distributed run's memory is its ranks' sum
+    rss = tip.get("peak_rss_mib_all_ranks", rss)
+    rows.append({"code": "tessera", "solver": json.loads(args.tessera_solver), "ranks": max(args.mpi, 1),
+                 "wall_s": wall,
                  "peak_rss_mib": rss, "tip_uz": uz})
 
     for solver in args.ccx_solvers:

@@ -13,7 +13,9 @@
 
 #include "elements/strain_energy_provider.h"
 #include "kernel/core/error.h"
+#include "kernel/linear_solvers/distributed_builder_and_solver.h"
 #include "kernel/model/model.h"
+#include "kernel/parallel/distribute_model_part.h"
 #include "kernel/parameters/parameters.h"
 #include "kernel/registry/registry.h"
 #include "kernel/solving/bossak_scheme.h"
@@ -97,7 +99,24 @@ void AddSolvingStack(py::module_& m) {
       .def("NumberOfColours", &BuilderAndSolver::NumberOfColours)
       .def("NumberOfFreeDofs",
            [](const BuilderAndSolver& b) { return b.GetDofSet().NumberOfFreeDofs(); })
-      .def("NumberOfDofs", [](const BuilderAndSolver& b) { return b.GetDofSet().size(); });
+      .def("NumberOfDofs", [](const BuilderAndSolver& b) { return b.GetDofSet().size(); })
+      .def("GetLinearSolver", [](BuilderAndSolver& b) { return b.GetLinearSolver().Info(); });
+
+  py::class_<DistributedBuilderAndSolver, BuilderAndSolver,
+             std::shared_ptr<DistributedBuilderAndSolver>>(m, "DistributedBuilderAndSolver",
+                                                           py::module_local())
+      .def(py::init([](const std::shared_ptr<Communicator>& communicator, const LocalMesh& mesh,
+                       const Parameters& linear_solver_settings) {
+             return std::make_shared<DistributedBuilderAndSolver>(
+                 communicator, mesh.neighbours, mesh.shared_nodes, mesh.owned_nodes,
+                 ReadPetscSolverSettings(linear_solver_settings));
+           }),
+           py::arg("communicator"), py::arg("local_mesh"), py::arg("linear_solver_settings"),
+           "The builder of a distributed implicit solver: local assembly, global numbering, "
+           "PETSc's distributed matrix and KSP (settings of \"solver_type\": \"petsc\")")
+      .def("NumberOfGlobalFreeDofs", &DistributedBuilderAndSolver::GlobalFreeDofs)
+      .def("GlobalIds", &DistributedBuilderAndSolver::GlobalIds)
+      .def("Owned", &DistributedBuilderAndSolver::Owned);
 
   py::class_<ImplicitSolvingStrategy, std::shared_ptr<ImplicitSolvingStrategy>>(
       m, "ImplicitSolvingStrategy", py::module_local())

@@ -43,6 +43,7 @@ class ExplicitMechanicalSolver(DynamicMechanicalSolver):
     # Distributed: each rank integrates its elements; the shared nodes' masses
     # and forces are summed over the ranks (tessera.InterfaceSum).
     SUPPORTS_MPI = True
+    IMPLICIT = False
 
     def __init__(self, model, settings):
         super().__init__(model, settings)

@@ -32,6 +32,8 @@ KRATOS_IMPLICIT_SCHEMES = ("bossak", "newmark", "pseudo_static", "bdf1", "bdf2",
 
 
 class ImplicitMechanicalSolver(DynamicMechanicalSolver):
+    # Distributed with PETSc (DistributedBuilderAndSolver) under "parallel_type": "MPI".
+    SUPPORTS_MPI = True
     DYNAMIC_DEFAULTS = IMPLICIT_DEFAULTS
 
     def __init__(self, model, settings):

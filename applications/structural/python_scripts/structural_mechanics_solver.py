@@ -77,6 +77,38 @@ LOAD_VARIABLES = ("POSITIVE_FACE_PRESSURE", "NEGATIVE_FACE_PRESSURE", "POINT_LOA
 CRITERIA = ("residual_criterion", "displacement_criterion", "and_criterion", "or_criterion")
 
 
+# Distributed runs solve with PETSc. A deck's serial solver maps to its PETSc
+# counterpart: a direct solver to MUMPS' distributed LU, Kratos' amgcl to CG with
+# PETSc's algebraic multigrid (GAMG), cg and bicgstab to theirs with Jacobi;
+# tolerance and max_iteration carry over.
+DIRECT_SOLVERS = ("sparse_lu", "skyline_lu_factorization", "super_lu", "ExternalSolversApplication.super_lu",
+                  "LinearSolversApplication.sparse_lu", "LinearSolversApplication.sparse_qr",
+                  "LinearSolversApplication.pardiso_lu", "LinearSolversApplication.pardiso_ldlt", "pardiso_lu",
+                  "klu", "mumps", "amesos", "amesos2")
+KRYLOV_SOLVERS = {"amgcl": ("cg", "gamg"), "conjugate_gradient": ("cg", "jacobi"),
+                  "LinearSolversApplication.sparse_cg": ("cg", "jacobi"), "CGSolver": ("cg", "jacobi"),
+                  "cg": ("cg", "jacobi"), "bicgstab": ("bcgs", "jacobi"), "BICGSTABSolver": ("bcgs", "jacobi")}
+
+
+def DistributedSolverSettings(settings):
+    """The "petsc" settings a distributed run solves with, for a deck's
+    "linear_solver_settings" (see DIRECT_SOLVERS, KRYLOV_SOLVERS)."""
+    solver_type = settings["solver_type"].GetString() if settings.Has("solver_type") else "sparse_lu"
+    if solver_type == "petsc":
+        return settings
+    if solver_type in DIRECT_SOLVERS:
+        return tessera.Parameters('{"solver_type": "petsc", "ksp_type": "preonly", "pc_type": "lu"}')
+    if solver_type not in KRYLOV_SOLVERS:
+        raise tessera.Error(f"{_Key(settings, 'solver_type')} is '{solver_type}', which has no distributed "
+                            f"counterpart; use \"petsc\" or one of {', '.join(DIRECT_SOLVERS + tuple(KRYLOV_SOLVERS))}")
+    ksp, pc = KRYLOV_SOLVERS[solver_type]
+    mapped = tessera.Parameters(f'{{"solver_type": "petsc", "ksp_type": "{ksp}", "pc_type": "{pc}"}}')
+    for key in ("tolerance", "max_iteration"):
+        if settings.Has(key):
+            mapped.AddValue(key, settings[key])
+    return mapped
+
+
 def _Key(settings, key):
     path = settings.Path()
     return f"{settings.Origin()}: key '{path + '.' if path else ''}{key}'"
@@ -86,6 +118,8 @@ class MechanicalSolver(PythonSolver):
     # Whether this solver runs distributed ("parallel_type": "MPI"); those that
     # do keep only their rank's piece of the mesh (PrepareModelPart).
     SUPPORTS_MPI = False
+    # Implicit solvers assemble a global system (distributed: PETSc's).
+    IMPLICIT = True
 
     @classmethod
     def GetDefaultParameters(cls):
@@ -117,6 +151,10 @@ class MechanicalSolver(PythonSolver):
         """The run's communicator (the stage sets it for "parallel_type": "MPI")."""
         if communicator.IsDistributed() and not self.SUPPORTS_MPI:
             raise tessera.Error(f"{type(self).__name__} does not run distributed")
+        if communicator.IsDistributed() and self.IMPLICIT and not tessera.PetscBuilt():
+            raise tessera.Error(f"{_Key(self.settings, 'solver_type')}: the implicit structural solvers "
+                                "run distributed with PETSc, which this build of Tessera lacks (install "
+                                "petsc-dev and configure with -DTESSERA_WITH_PETSC=ON)")
         self.communicator = communicator
 
     def _MinimumBufferSize(self):
@@ -283,9 +321,15 @@ class MechanicalSolver(PythonSolver):
             return _structural.AndCriteria(residual, displacement)
         return _structural.OrCriteria(residual, displacement)
 
+    def _CreateBuilderAndSolver(self):
+        if self.local_mesh is None:
+            return _structural.ResidualBasedEliminationBuilderAndSolver(self._CreateLinearSolver())
+        return _structural.DistributedBuilderAndSolver(
+            self.communicator, self.local_mesh, DistributedSolverSettings(self.settings["linear_solver_settings"]))
+
     def _CreateSolutionStrategy(self):
         s = self.settings
-        builder = _structural.ResidualBasedEliminationBuilderAndSolver(self._CreateLinearSolver())
+        builder = self._CreateBuilderAndSolver()
         common = dict(compute_reactions=s["compute_reactions"].GetBool(),
                       reform_dof_set_at_each_step=s["reform_dofs_at_each_step"].GetBool(),
                       move_mesh_flag=s["move_mesh_flag"].GetBool())

@@ -9,6 +9,8 @@ from .structural_mechanics_solver import MechanicalSolver
 
 
 class StaticMechanicalSolver(MechanicalSolver):
+    # Distributed with PETSc (DistributedBuilderAndSolver) under "parallel_type": "MPI".
+    SUPPORTS_MPI = True
     def _CreateScheme(self):
         return _structural.ResidualBasedIncrementalUpdateStaticScheme()
 

@@ -1,0 +1,425 @@
+// PetscLinearSolver over PETSc's Mat, Vec and KSP; PETSc's start and end with
+// the process (after Tessera's MPI start, before its MPI end).
+#include "kernel/linear_solvers/petsc_linear_solver.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cstdlib>
+#include <iostream>
+#include <sstream>
+
+#ifdef TESSERA_WITH_PETSC
+#include <petscksp.h>
+
+#include "kernel/parallel/communicator.h"
+#endif
+
+namespace tessera {
+
+#ifndef TESSERA_WITH_PETSC
+
+bool PetscBuilt() { return false; }
+
+struct PetscLinearSolver::Impl {};
+
+PetscLinearSolver::PetscLinearSolver(PetscSolverSettings settings, bool distributed)
+    : settings_(std::move(settings)), distributed_(distributed) {
+  TESSERA_ERROR(
+      "linear solver \"petsc\": this build of Tessera has no PETSc (install petsc-dev and "
+      "configure with -DTESSERA_WITH_PETSC=ON); use \"sparse_lu\", \"cg\" or \"bicgstab\"");
+}
+PetscLinearSolver::~PetscLinearSolver() = default;
+void PetscLinearSolver::SetDistribution(std::vector<std::int64_t>, std::vector<std::uint8_t>,
+                                        std::int64_t, std::int64_t, std::int64_t) {}
+void PetscLinearSolver::Solve(const SparseMatrix&, Vector&, const Vector&) {}
+void PetscLinearSolver::Clear() {}
+bool PetscLinearSolver::AdditionalPhysicalDataIsNeeded() const { return false; }
+void PetscLinearSolver::ProvideAdditionalData(const std::vector<double>&, const std::vector<int>&) {
+}
+bool PetscLinearSolver::IsDirect() const { return false; }
+std::string PetscLinearSolver::Info() const { return "petsc (not built)"; }
+
+#else
+
+bool PetscBuilt() { return true; }
+
+namespace {
+
+void Check(PetscErrorCode code, const char* what) {
+  if (code == 0) return;
+  const char* text = nullptr;
+  PetscErrorMessage(code, &text, nullptr);
+  TESSERA_ERROR("PETSc: ", what, " failed: ", text ? text : "unknown error", " (error ", code, ")");
+}
+
+void FinalizePetsc() {
+  PetscBool finalized = PETSC_FALSE;
+  PetscFinalized(&finalized);
+  if (!finalized) PetscFinalize();
+}
+
+bool PetscAlive() {
+  PetscBool initialized = PETSC_FALSE, finalized = PETSC_FALSE;
+  PetscInitialized(&initialized);
+  PetscFinalized(&finalized);
+  return initialized && !finalized;
+}
+
+// PETSc starts once per process. In a run under mpirun Tessera's communicator
+// starts MPI first (and ends it at exit), so PETSc uses that MPI and leaves it
+// alone; PetscFinalize is registered after it and so runs before it. A serial
+// process lets PETSc start MPI itself (a singleton).
+void EnsurePetscInitialized() {
+  PetscBool initialized = PETSC_FALSE;
+  PetscInitialized(&initialized);
+  if (initialized) return;
+  if (MPIBuilt() && LaunchedByMPI()) DefaultCommunicator();
+  // Tessera reports errors itself: no PETSc signal handler, no error traces.
+  Check(PetscOptionsSetValue(nullptr, "-no_signal_handler", "true"), "PetscOptionsSetValue");
+  Check(PetscInitializeNoArguments(), "PetscInitialize");
+  PetscPushErrorHandler(PetscReturnErrorHandler, nullptr);
+  std::atexit(FinalizePetsc);
+}
+
+}  // namespace
+
+struct PetscLinearSolver::Impl {
+  MPI_Comm comm = MPI_COMM_SELF;
+  std::string prefix;
+  KSP ksp = nullptr;
+  Mat matrix = nullptr;
+  Vec x = nullptr, b = nullptr, x_local = nullptr;
+  VecScatter scatter = nullptr;
+  // Local equation -> global row, owned flags, and this rank's row range.
+  std::vector<PetscInt> global;
+  std::vector<std::uint8_t> owned;
+  PetscInt first = 0, owned_count = 0, global_count = 0;
+  bool rebuild = true;            // the matrix must be made for a new pattern or distribution
+  std::vector<int> outer, inner;  // serial: the pattern the matrix was made for
+  std::vector<PetscInt> columns;
+  std::vector<PetscScalar> zeros;
+  // Per local equation: position (3) and vector component (-1: none), for
+  // the rigid-body modes; empty when not wanted.
+  std::vector<double> coordinates;
+  std::vector<int> components;
+
+  // The rigid-body modes over the owned rows (translations, then rotations
+  // about z, or x, y, z in 3D), orthonormalised, as the matrix' near null
+  // space (GAMG builds its coarse spaces from them). Collective.
+  void AttachRigidBodyModes() {
+    int dim_local = 0, dim = 0;
+    for (std::size_t i = 0; i < global.size(); ++i)
+      if (owned[i]) dim_local = std::max(dim_local, std::min(components[i], 2) + 1);
+    MPI_Allreduce(&dim_local, &dim, 1, MPI_INT, MPI_MAX, comm);
+    if (dim < 2) return;
+    const int n_modes = dim == 2 ? 3 : 6;
+    std::vector<Vec> modes;
+    for (int m = 0; m < n_modes; ++m) {
+      Vec mode = nullptr;
+      Check(VecDuplicate(x, &mode), "VecDuplicate");
+      PetscScalar* values = nullptr;
+      Check(VecGetArray(mode, &values), "VecGetArray");
+      for (std::size_t i = 0; i < global.size(); ++i) {
+        if (!owned[i]) continue;
+        const int c = components[i];
+        const double* p = &coordinates[3 * i];
+        double v = 0.0;
+        if (m < dim) {
+          v = c == m ? 1.0 : 0.0;
+        } else {
+          // rotation about axis a: u = e_a x p
+          const int axis = dim == 2 ? 2 : m - 3;
+          const int j = (axis + 1) % 3, k = (axis + 2) % 3;
+          v = c == j ? -p[k] : c == k ? p[j] : 0.0;
+        }
+        values[global[i] - first] = v;
+      }
+      Check(VecRestoreArray(mode, &values), "VecRestoreArray");
+      // modified Gram-Schmidt against the kept modes
+      for (Vec kept : modes) {
+        PetscScalar dot = 0.0;
+        Check(VecDot(mode, kept, &dot), "VecDot");
+        Check(VecAXPY(mode, -dot, kept), "VecAXPY");
+      }
+      PetscReal norm = 0.0;
+      Check(VecNormalize(mode, &norm), "VecNormalize");
+      if (norm > 1e-12) {
+        modes.push_back(mode);
+      } else {
+        VecDestroy(&mode);  // a mode the constraints remove (no such dof)
+      }
+    }
+    MatNullSpace space = nullptr;
+    Check(MatNullSpaceCreate(comm, PETSC_FALSE, static_cast<PetscInt>(modes.size()), modes.data(),
+                             &space),
+          "MatNullSpaceCreate");
+    Check(MatSetNearNullSpace(matrix, space), "MatSetNearNullSpace");
+    MatNullSpaceDestroy(&space);
+    for (Vec& mode : modes) VecDestroy(&mode);
+  }
+
+  void DestroySystem() {
+    if (!PetscAlive()) return;
+    if (scatter) VecScatterDestroy(&scatter);
+    if (x_local) VecDestroy(&x_local);
+    if (x) VecDestroy(&x);
+    if (b) VecDestroy(&b);
+    if (matrix) MatDestroy(&matrix);
+  }
+  ~Impl() {
+    DestroySystem();
+    if (ksp && PetscAlive()) KSPDestroy(&ksp);
+  }
+
+  // Global columns of local row r of a matrix with the pattern of A.
+  void MapRow(const SparseMatrix& A, Eigen::Index r) {
+    const int* inner_ids = A.innerIndexPtr();
+    const int begin = A.outerIndexPtr()[r], end = A.outerIndexPtr()[r + 1];
+    columns.resize(static_cast<std::size_t>(end - begin));
+    for (int p = begin; p < end; ++p) columns[p - begin] = global[inner_ids[p]];
+  }
+
+  // The matrix, vectors and scatter for A's pattern and the distribution:
+  // preallocated from every rank's local pattern (collective).
+  void Build(const SparseMatrix& A) {
+    DestroySystem();
+    Mat preallocator = nullptr;
+    Check(MatCreate(comm, &preallocator), "MatCreate");
+    Check(MatSetSizes(preallocator, owned_count, owned_count, global_count, global_count),
+          "MatSetSizes");
+    Check(MatSetType(preallocator, MATPREALLOCATOR), "MatSetType(MATPREALLOCATOR)");
+    Check(MatSetUp(preallocator), "MatSetUp");
+    for (Eigen::Index r = 0; r < A.rows(); ++r) {
+      MapRow(A, r);
+      if (zeros.size() < columns.size()) zeros.resize(columns.size(), 0.0);
+      const PetscInt row = global[r];
+      Check(MatSetValues(preallocator, 1, &row, static_cast<PetscInt>(columns.size()),
+                         columns.data(), zeros.data(), INSERT_VALUES),
+            "MatSetValues (preallocation)");
+    }
+    Check(MatAssemblyBegin(preallocator, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
+    Check(MatAssemblyEnd(preallocator, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
+    Check(MatCreate(comm, &matrix), "MatCreate");
+    Check(MatSetSizes(matrix, owned_count, owned_count, global_count, global_count), "MatSetSizes");
+    Check(MatSetType(matrix, MATAIJ), "MatSetType(MATAIJ)");
+    Check(MatPreallocatorPreallocate(preallocator, PETSC_TRUE, matrix),
+          "MatPreallocatorPreallocate");
+    MatDestroy(&preallocator);
+    // The pattern is complete: a new entry would be a bug, not a reallocation.
+    Check(MatSetOption(matrix, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE), "MatSetOption");
+    Check(MatCreateVecs(matrix, &x, &b), "MatCreateVecs");
+    const auto n_local = static_cast<PetscInt>(global.size());
+    Check(VecCreateSeq(PETSC_COMM_SELF, n_local, &x_local), "VecCreateSeq");
+    IS from = nullptr;
+    Check(ISCreateGeneral(PETSC_COMM_SELF, n_local, global.data(), PETSC_COPY_VALUES, &from),
+          "ISCreateGeneral");
+    Check(VecScatterCreate(x, from, x_local, nullptr, &scatter), "VecScatterCreate");
+    ISDestroy(&from);
+    if (!coordinates.empty()) {
+      TESSERA_CHECK(coordinates.size() == 3 * global.size() && components.size() == global.size(),
+                    "petsc: positions of ", components.size(), " equations for a system of ",
+                    global.size());
+      AttachRigidBodyModes();
+    }
+    rebuild = false;
+  }
+};
+
+PetscLinearSolver::PetscLinearSolver(PetscSolverSettings settings, bool distributed)
+    : settings_(std::move(settings)), distributed_(distributed), impl_(std::make_unique<Impl>()) {
+  EnsurePetscInitialized();
+  static int instances = 0;
+  impl_->comm = distributed ? PETSC_COMM_WORLD : PETSC_COMM_SELF;
+  impl_->prefix = "tessera" + std::to_string(instances++) + "_";
+  KSP& ksp = impl_->ksp;
+  const PetscSolverSettings& s = settings_;
+  Check(KSPCreate(impl_->comm, &ksp), "KSPCreate");
+  Check(KSPSetOptionsPrefix(ksp, impl_->prefix.c_str()), "KSPSetOptionsPrefix");
+  Check(KSPSetType(ksp, s.ksp_type.c_str()), "KSPSetType");
+  PC pc = nullptr;
+  Check(KSPGetPC(ksp, &pc), "KSPGetPC");
+  Check(PCSetType(pc, s.pc_type.c_str()), "PCSetType");
+  if (s.pc_type == "hypre") Check(PCHYPRESetType(pc, "boomeramg"), "PCHYPRESetType");
+  if (s.pc_type == "lu") {
+    std::string package = s.factor_package;
+    if (package.empty() && distributed) package = "mumps";  // PETSc's own LU is serial
+    if (!package.empty())
+      Check(PCFactorSetMatSolverType(pc, package.c_str()), "PCFactorSetMatSolverType");
+  }
+  if (s.ksp_type == "gmres") Check(KSPGMRESSetRestart(ksp, s.gmres_restart), "KSPGMRESSetRestart");
+  // The tolerance is on the true residual ||b - Ax|| / ||b|| (Kratos' meaning):
+  // CG measures it with the preconditioner on the left, GMRES and BiCGStab on
+  // the right.
+  if (s.ksp_type == "preonly") {
+    Check(KSPSetNormType(ksp, KSP_NORM_NONE), "KSPSetNormType");
+  } else {
+    if (s.ksp_type != "cg") Check(KSPSetPCSide(ksp, PC_RIGHT), "KSPSetPCSide");
+    Check(KSPSetNormType(ksp, KSP_NORM_UNPRECONDITIONED), "KSPSetNormType");
+  }
+  Check(KSPSetTolerances(ksp, s.tolerance, PETSC_DEFAULT, PETSC_DEFAULT, s.max_iteration),
+        "KSPSetTolerances");
+  Check(KSPSetInitialGuessNonzero(ksp, PETSC_FALSE), "KSPSetInitialGuessNonzero");
+  if (!s.options.empty()) {
+    // Each option named for this solver only: "-pc_gamg_threshold" becomes
+    // "-tessera0_pc_gamg_threshold".
+    std::istringstream words(s.options);
+    std::string word, prefixed;
+    while (words >> word)
+      prefixed += (word.size() > 1 && word[0] == '-' && !std::isdigit(word[1]) && word[1] != '.'
+                       ? "-" + impl_->prefix + word.substr(1)
+                       : word) +
+                  " ";
+    Check(PetscOptionsInsertString(nullptr, prefixed.c_str()),
+          "reading \"options\" of the petsc linear solver");
+  }
+  Check(KSPSetFromOptions(ksp), "KSPSetFromOptions");
+}
+
+PetscLinearSolver::~PetscLinearSolver() = default;
+
+void PetscLinearSolver::SetDistribution(std::vector<std::int64_t> global_ids,
+                                        std::vector<std::uint8_t> owned, std::int64_t first_owned,
+                                        std::int64_t owned_count, std::int64_t global_count) {
+  TESSERA_CHECK(distributed_, "PetscLinearSolver::SetDistribution on a serial solver");
+  TESSERA_CHECK(global_ids.size() == owned.size(),
+                "PetscLinearSolver::SetDistribution: ", global_ids.size(), " global ids for ",
+                owned.size(), " owned flags");
+  TESSERA_CHECK(global_count < std::int64_t{PETSC_MAX_INT}, "PetscLinearSolver: ", global_count,
+                " equations exceed this PETSc's index range (32-bit PetscInt)");
+  impl_->global.assign(global_ids.begin(), global_ids.end());
+  impl_->owned = std::move(owned);
+  impl_->first = static_cast<PetscInt>(first_owned);
+  impl_->owned_count = static_cast<PetscInt>(owned_count);
+  impl_->global_count = static_cast<PetscInt>(global_count);
+  impl_->rebuild = true;
+}
+
+void PetscLinearSolver::Solve(const SparseMatrix& A, Vector& x, const Vector& b) {
+  Impl& p = *impl_;
+  TESSERA_CHECK(A.rows() == A.cols() && A.rows() == b.size() && A.isCompressed(),
+                "petsc: matrix is ", A.rows(), " x ", A.cols(), ", right-hand side has ", b.size(),
+                " entries");
+  if (distributed_) {
+    TESSERA_CHECK(static_cast<std::size_t>(A.rows()) == p.global.size(), "petsc: the matrix has ",
+                  A.rows(), " local rows, the distribution ", p.global.size(),
+                  " (SetDistribution after each numbering)");
+  } else {
+    // A new pattern (first solve, renumbering) makes a new matrix.
+    const bool same = static_cast<std::size_t>(A.rows() + 1) == p.outer.size() &&
+                      static_cast<std::size_t>(A.nonZeros()) == p.inner.size() &&
+                      std::equal(p.outer.begin(), p.outer.end(), A.outerIndexPtr()) &&
+                      std::equal(p.inner.begin(), p.inner.end(), A.innerIndexPtr());
+    if (!same) {
+      p.outer.assign(A.outerIndexPtr(), A.outerIndexPtr() + A.rows() + 1);
+      p.inner.assign(A.innerIndexPtr(), A.innerIndexPtr() + A.nonZeros());
+      const auto n = static_cast<PetscInt>(A.rows());
+      p.global.resize(static_cast<std::size_t>(n));
+      for (PetscInt i = 0; i < n; ++i) p.global[i] = i;
+      p.owned.assign(static_cast<std::size_t>(n), 1);
+      p.first = 0;
+      p.owned_count = p.global_count = n;
+      p.rebuild = true;
+    }
+    if (A.rows() == 0) {
+      x.resize(0);
+      return;
+    }
+  }
+  if (p.rebuild) p.Build(A);
+
+  Check(MatZeroEntries(p.matrix), "MatZeroEntries");
+  const double* values = A.valuePtr();
+  for (Eigen::Index r = 0; r < A.rows(); ++r) {
+    p.MapRow(A, r);
+    const PetscInt row = p.global[r];
+    Check(MatSetValues(p.matrix, 1, &row, static_cast<PetscInt>(p.columns.size()), p.columns.data(),
+                       values + A.outerIndexPtr()[r], ADD_VALUES),
+          "MatSetValues");
+  }
+  Check(MatAssemblyBegin(p.matrix, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
+  Check(MatAssemblyEnd(p.matrix, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
+
+  PetscScalar* rhs = nullptr;
+  Check(VecGetArray(p.b, &rhs), "VecGetArray");
+  for (std::size_t i = 0; i < p.global.size(); ++i)
+    if (p.owned[i]) rhs[p.global[i] - p.first] = b[static_cast<Eigen::Index>(i)];
+  Check(VecRestoreArray(p.b, &rhs), "VecRestoreArray");
+  PetscReal b_norm = 0.0;
+  Check(VecNorm(p.b, NORM_2, &b_norm), "VecNorm");
+
+  Check(KSPSetOperators(p.ksp, p.matrix, p.matrix), "KSPSetOperators");
+  Check(VecSet(p.x, 0.0), "VecSet");
+  Check(KSPSolve(p.ksp, p.b, p.x), "KSPSolve");
+  KSPConvergedReason reason;
+  PetscInt iterations = 0;
+  PetscReal r_norm = 0.0;
+  KSPGetConvergedReason(p.ksp, &reason);
+  KSPGetIterationNumber(p.ksp, &iterations);
+  KSPGetResidualNorm(p.ksp, &r_norm);
+  last_iterations_ = static_cast<int>(iterations);
+  last_error_ = settings_.ksp_type == "preonly" || b_norm == 0.0 ? 0.0 : r_norm / b_norm;
+  if (reason < 0)
+    TESSERA_ERROR("petsc (", settings_.ksp_type, ", ", settings_.pc_type, "): no convergence in ",
+                  iterations, " iterations (", KSPConvergedReasons[reason], ", relative residual ",
+                  last_error_, ", tolerance ", settings_.tolerance, ", ", p.global_count,
+                  " equations); raise max_iteration, try another pc_type, or use \"sparse_lu\"");
+  if (settings_.echo_level > 0) {
+    int rank = 0;
+    MPI_Comm_rank(p.comm, &rank);
+    if (rank == 0)
+      std::cout << "petsc (" << settings_.ksp_type << ", " << settings_.pc_type
+                << "): " << iterations << " iterations, relative residual " << last_error_ << " ("
+                << p.global_count << " equations)\n";
+  }
+
+  Check(VecScatterBegin(p.scatter, p.x, p.x_local, INSERT_VALUES, SCATTER_FORWARD),
+        "VecScatterBegin");
+  Check(VecScatterEnd(p.scatter, p.x, p.x_local, INSERT_VALUES, SCATTER_FORWARD), "VecScatterEnd");
+  x.resize(A.rows());
+  const PetscScalar* local = nullptr;
+  Check(VecGetArrayRead(p.x_local, &local), "VecGetArrayRead");
+  std::copy(local, local + A.rows(), x.data());
+  Check(VecRestoreArrayRead(p.x_local, &local), "VecRestoreArrayRead");
+}
+
+void PetscLinearSolver::Clear() {
+  impl_->DestroySystem();
+  impl_->matrix = nullptr;
+  impl_->x = impl_->b = impl_->x_local = nullptr;
+  impl_->scatter = nullptr;
+  impl_->outer.clear();
+  impl_->inner.clear();
+  impl_->rebuild = true;
+}
+
+bool PetscLinearSolver::AdditionalPhysicalDataIsNeeded() const {
+  return settings_.pc_type == "gamg" && settings_.rigid_body_modes;
+}
+
+void PetscLinearSolver::ProvideAdditionalData(const std::vector<double>& coordinates,
+                                              const std::vector<int>& components) {
+  impl_->coordinates = coordinates;
+  impl_->components = components;
+  impl_->rebuild = true;
+}
+
+bool PetscLinearSolver::IsDirect() const {
+  return settings_.ksp_type == "preonly" && settings_.pc_type == "lu";
+}
+
+std::string PetscLinearSolver::Info() const {
+  std::ostringstream text;
+  text << "petsc (" << settings_.ksp_type << ", " << settings_.pc_type;
+  if (settings_.ksp_type != "preonly")
+    text << ", tolerance " << settings_.tolerance << ", max_iteration " << settings_.max_iteration;
+  text << (distributed_ ? ", distributed)" : ")");
+  return text.str();
+}
+
+#endif
+
+LinearSolver::Pointer CreatePetscLinearSolver(const Parameters& settings) {
+  return std::make_shared<PetscLinearSolver>(ReadPetscSolverSettings(settings), false);
+}
+
+}  // namespace tessera
