@@ -15,6 +15,7 @@
 #include "applications/dem/particles/particle_storage.h"
 #include "applications/dem/utilities/parallel_rows.h"
 #include "kernel/core/error.h"
+#include "kernel/core/flags.h"
 #include "kernel/core/kernel_variables.h"
 #include "kernel/model/model_part.h"
 
@@ -57,6 +58,25 @@ void RigidClusters::ForEachColumn(F f) {
 
 void RigidClusters::Compact(const std::vector<std::uint8_t>& keep) {
   ForEachColumn([&keep](auto& column) { CompactVector(column, keep); });
+}
+
+void RemoveClusters(ModelPart& cluster_part, RigidClusters& clusters, ParticleStorage& particles,
+                    const std::vector<std::uint8_t>& keep_cluster) {
+  for (std::size_t k = 0; k < clusters.size(); ++k) {
+    if (keep_cluster[k]) continue;
+    cluster_part.GetElement(clusters.element_id[k]).Set(TO_ERASE, true);
+    Node(&cluster_part.Nodal(), clusters.node[k]).Set(TO_ERASE, true);
+  }
+  cluster_part.RemoveElementsFlagged(TO_ERASE);
+  cluster_part.RemoveNodesFlagged(TO_ERASE);
+  clusters.Compact(keep_cluster);
+  std::size_t k = 0;
+  for (Element& element : cluster_part.Elements()) {
+    clusters.node[k] = element.GetGeometry().NodeIndex(0);
+    for (std::uint32_t m = 0; m < clusters.row_count[k]; ++m)
+      particles.cluster[clusters.first_row[k] + m] = static_cast<std::uint32_t>(k + 1);
+    ++k;
+  }
 }
 
 Array3 ClusterAngularVelocity(const Quaternion& q, const Array3& inertia, const Array3& momentum) {

@@ -93,6 +93,13 @@ void CreateClusterSpheresAfterIds(ModelPart& clusters, ModelPart& spheres,
 // smallest principal moment.
 void AttachClusterRows(RigidClusters& clusters, ParticleStorage& particles);
 
+// Removes the clusters with keep_cluster[k] == 0 (their elements and centre
+// nodes from cluster_part, their rows), once their members' rows are gone and
+// the kept clusters' first_row renumbered; the kept clusters' node indices
+// and their members' cluster numbers follow the compaction.
+void RemoveClusters(ModelPart& cluster_part, RigidClusters& clusters, ParticleStorage& particles,
+                    const std::vector<std::uint8_t>& keep_cluster);
+
 // F and T of every cluster from its members' contact forces, applied loads and
 // torques of the last evaluation, plus M g. Deterministic: member order. In a
 // periodic domain the arms are taken to the nearest image of each member.

@@ -175,24 +175,7 @@ bool ExplicitSolverStrategy::RemoveOutsideBoundingBox(double time) {
   }
   if (!any) return false;
   RemoveParticles(keep);
-  if (any_cluster) {
-    // Out of the cluster model part, then the rows and the members' cluster numbers.
-    for (std::size_t k = 0; k < clusters_.size(); ++k) {
-      if (keep_cluster[k]) continue;
-      clusters_part_->GetElement(clusters_.element_id[k]).Set(TO_ERASE, true);
-      Node(&clusters_part_->Nodal(), clusters_.node[k]).Set(TO_ERASE, true);
-    }
-    clusters_part_->RemoveElementsFlagged(TO_ERASE);
-    clusters_part_->RemoveNodesFlagged(TO_ERASE);
-    clusters_.Compact(keep_cluster);
-    std::size_t k = 0;
-    for (Element& element : clusters_part_->Elements()) {
-      clusters_.node[k] = element.GetGeometry().NodeIndex(0);
-      for (std::uint32_t m = 0; m < clusters_.row_count[k]; ++m)
-        particles_.cluster[clusters_.first_row[k] + m] = static_cast<std::uint32_t>(k + 1);
-      ++k;
-    }
-  }
+  if (any_cluster) RemoveClusters(*clusters_part_, clusters_, particles_, keep_cluster);
   return true;
 }
 
