@@ -88,6 +88,25 @@ def MpirunCommand(ranks, *command):
     return [mpirun, "--oversubscribe", "--allow-run-as-root", "-np", str(ranks), *command]
 
 
+def RunPython(arguments, ranks=None, timeout=300):
+    """Runs `python3 *arguments` in a fresh process: on `ranks` ranks through
+    MpirunCommand and MpirunEnvironment, or alone with one OpenMP thread when
+    ranks is None. Raises tessera.Error with the process' output when it
+    fails; returns its standard output."""
+    import os
+    import subprocess
+    import sys
+
+    command = [sys.executable, *[str(a) for a in arguments]]
+    environment = dict(os.environ, OMP_NUM_THREADS="1")
+    if ranks:
+        command, environment = MpirunCommand(ranks, *command), MpirunEnvironment()
+    result = subprocess.run(command, env=environment, capture_output=True, text=True, timeout=timeout)
+    if result.returncode != 0:
+        raise tessera.Error(f"{' '.join(command)} failed ({result.returncode}):\n{result.stdout}{result.stderr}")
+    return result.stdout
+
+
 def MpiSkipReason():
     """Why MPI tests cannot run here (None when they can)."""
     import shutil

@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 import tessera
-from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment
+from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment, RunPython
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpi_dem_case import WriteBed  # noqa: E402
@@ -29,12 +29,7 @@ COMPARED = ("x", "VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "TOTAL_FORCES")
 
 
 def run_case(folder, out, ranks=None):
-    command = [sys.executable, RUN_SCRIPT, str(folder), str(out), "MPI" if ranks else "OpenMP"]
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    if ranks:
-        command, env = MpirunCommand(ranks, *command), MpirunEnvironment()
-    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
+    RunPython([RUN_SCRIPT, folder, out, "MPI" if ranks else "OpenMP"], ranks)
     return np.load(out)
 
 

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 import tessera
-from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment
+from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment, RunPython
 
 DECK = "explicit_tests/explicit_solid_beam_test_parameters.json"
 RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "distributed_explicit_run.py")
@@ -21,12 +21,7 @@ needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipRe
 
 
 def run_deck(folder, out, ranks=None, deck=DECK):
-    command = [sys.executable, RUN_SCRIPT, folder, str(out), "MPI" if ranks else "OpenMP", deck]
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    if ranks:
-        command, env = MpirunCommand(ranks, *command), MpirunEnvironment()
-    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
-    assert result.returncode == 0, result.stdout + result.stderr
+    RunPython([RUN_SCRIPT, folder, out, "MPI" if ranks else "OpenMP", deck], ranks)
     return np.load(out)
 
 

@@ -14,14 +14,13 @@ PETSc's CG with BoomerAMG. The runs skip where the build has no MPI or no
 PETSc, or there is no mpirun."""
 import json
 import os
-import subprocess
 import sys
 
 import numpy as np
 import pytest
 
 import tessera
-from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment
+from tessera.parallel import MpiSkipReason, RunPython
 
 RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "distributed_implicit_run.py")
 
@@ -39,12 +38,7 @@ PENDULUM = "pendulus_test/pendulus_TL_test_parameters.json"
 
 
 def run(folder, out, deck, ranks=None, *overrides):
-    command = [sys.executable, RUN_SCRIPT, folder, str(out), "MPI" if ranks else "OpenMP", deck, *overrides]
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    if ranks:
-        command, env = MpirunCommand(ranks, *command), MpirunEnvironment()
-    result = subprocess.run(command, env=env, capture_output=True, text=True, timeout=600)
-    assert result.returncode == 0, result.stdout + result.stderr
+    RunPython([RUN_SCRIPT, folder, out, "MPI" if ranks else "OpenMP", deck, *overrides], ranks, timeout=600)
     return np.load(out)
 
 
