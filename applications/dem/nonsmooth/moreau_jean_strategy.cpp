@@ -5,6 +5,7 @@
 #include <cmath>
 #include <numeric>
 
+#include "applications/dem/particles/row_removal.h"
 #include "kernel/core/error.h"
 #include "kernel/core/flags.h"
 #include "kernel/model/model_part.h"
@@ -290,44 +291,12 @@ void MoreauJeanStrategy::RemoveOutsideBoundingBox(double time) {
   if (!settings_.bounding_box || time < settings_.bounding_box_start_time ||
       time > settings_.bounding_box_stop_time)
     return;
-  const auto outside = [this](const Array3& x) {
-    for (int k = 0; k < 3; ++k)
-      if (!(x[k] >= settings_.bounding_box_min[k] && x[k] <= settings_.bounding_box_max[k]))
-        return true;
-    return false;
-  };
-  const std::size_t n = particles_.size();
-  std::vector<std::uint8_t> keep(n, 1), keep_cluster(clusters_.size(), 1);
-  bool any = false, any_cluster = false;
-  // Members go with their cluster, judged by its centre.
-  for (std::size_t i = 0; i < n; ++i)
-    if (particles_.cluster[i] == 0 && outside(particles_.position[i])) keep[i] = 0, any = true;
-  for (std::size_t k = 0; k < clusters_.size(); ++k) {
-    if (!outside(clusters_.centre[k])) continue;
-    keep_cluster[k] = 0, any = any_cluster = true;
-    for (std::uint32_t m = 0; m < clusters_.row_count[k]; ++m) keep[clusters_.first_row[k] + m] = 0;
-  }
-  if (!any) return;
-  constexpr std::uint32_t kGone = ~0u;
-  std::vector<std::uint32_t> new_index(n, kGone);
-  std::uint32_t next = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    if (keep[i]) new_index[i] = next++;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (keep[i]) continue;
-    spheres_.GetElement(particles_.element_id[i]).Set(TO_ERASE, true);
-    Node(&spheres_.Nodal(), particles_.node[i]).Set(TO_ERASE, true);
-  }
-  spheres_.RemoveElementsFlagged(TO_ERASE);
-  spheres_.RemoveNodesFlagged(TO_ERASE);
-  particles_.Compact(keep);
-  for (std::uint32_t& first : clusters_.first_row)
-    if (new_index[first] != kGone) first = new_index[first];
-  // The nodes' positions in the database moved with the removal.
-  for (std::size_t row = 0; row < particles_.size(); ++row)
-    particles_.node[row] =
-        spheres_.GetElement(particles_.element_id[row]).GetGeometry().NodeIndex(0);
-  if (any_cluster) RemoveClusters(*clusters_part_, clusters_, particles_, keep_cluster);
+  const RowsToKeep keep =
+      RowsOutsideBox(particles_, clusters_, settings_.bounding_box_min, settings_.bounding_box_max);
+  if (!keep.any_row) return;
+  const std::vector<std::uint32_t> new_index =
+      RemoveRows(spheres_, particles_, clusters_, keep.rows);
+  if (keep.any_cluster) RemoveClusters(*clusters_part_, clusters_, particles_, keep.clusters);
   // Warm-start keys name rows: renumber them, dropping the removed rows'
   // (the map is monotonic, so the keys stay sorted).
   std::size_t out = 0;
@@ -335,12 +304,12 @@ void MoreauJeanStrategy::RemoveOutsideBoundingBox(double time) {
     const std::uint64_t key = previous_keys_[c];
     const auto i = static_cast<std::uint32_t>(key >> 32);
     const auto low = static_cast<std::uint32_t>(key & 0xffffffffu);
-    if (new_index[i] == kGone) continue;
+    if (new_index[i] == kRemovedRow) continue;
     std::uint64_t renamed = (std::uint64_t{new_index[i]} << 32);
     if (low & kWallBit) {
       renamed |= low;
     } else {
-      if (new_index[low] == kGone) continue;
+      if (new_index[low] == kRemovedRow) continue;
       renamed |= new_index[low];
     }
     previous_keys_[out] = renamed;

@@ -4,10 +4,10 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <unordered_set>
 
 #include "applications/dem/dem_variables.h"
+#include "applications/dem/particles/row_removal.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "applications/dem/utilities/parallel_rows.h"
 #include "kernel/core/error.h"
@@ -86,30 +86,9 @@ void ExplicitSolverStrategy::AdoptElementsAddedToTheModelPart() {
 }
 
 void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& keep) {
-  const std::size_t n = particles_.size();
-  std::vector<std::uint32_t> new_index(n, std::numeric_limits<std::uint32_t>::max());
-  std::uint32_t next = 0;
-  for (std::size_t i = 0; i < n; ++i)
-    if (keep[i]) new_index[i] = next++;
-  // Out of the model part: elements and their nodes.
-  for (std::size_t i = 0; i < n; ++i) {
-    if (keep[i]) continue;
-    spheres_.GetElement(particles_.element_id[i]).Set(TO_ERASE, true);
-    Node(&spheres_.Nodal(), particles_.node[i]).Set(TO_ERASE, true);
-  }
-  spheres_.RemoveElementsFlagged(TO_ERASE);
-  spheres_.RemoveNodesFlagged(TO_ERASE);
-  particles_.Compact(keep);
+  const std::vector<std::uint32_t> new_index = RemoveRows(spheres_, particles_, clusters_, keep);
   glued_.Renumber(new_index);
   bonds_.Renumber(new_index);
-  // A cluster's rows go all or none: its first row is kept or it is being removed.
-  for (std::uint32_t& first : clusters_.first_row)
-    if (new_index[first] != std::numeric_limits<std::uint32_t>::max()) first = new_index[first];
-  // Node positions moved with the removal: take them from the elements again,
-  // found by id (the rows may be sorted in space, not in element order).
-  for (std::size_t row = 0; row < particles_.size(); ++row)
-    particles_.node[row] =
-        spheres_.GetElement(particles_.element_id[row]).GetGeometry().NodeIndex(0);
 
   // Contacts keep their histories under the new numbering (the map is monotonic,
   // so the lists stay sorted).
@@ -117,9 +96,7 @@ void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& ke
     std::size_t out = 0;
     for (std::size_t c = 0; c < p.first.size(); ++c) {
       const std::uint32_t a = new_index[p.first[c]], b = new_index[p.second[c]];
-      if (a == std::numeric_limits<std::uint32_t>::max() ||
-          b == std::numeric_limits<std::uint32_t>::max())
-        continue;
+      if (a == kRemovedRow || b == kRemovedRow) continue;
       p.first[out] = a;
       p.second[out] = b;
       p.history[out] = p.history[c];
@@ -134,7 +111,7 @@ void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& ke
   WallContacts& w = wall_contacts_;
   for (std::size_t c = 0; c < w.particle.size(); ++c) {
     const std::uint32_t a = new_index[w.particle[c]];
-    if (a == std::numeric_limits<std::uint32_t>::max()) continue;
+    if (a == kRemovedRow) continue;
     w.particle[out] = a;
     w.face[out] = w.face[c];
     w.tangential_force[out] = w.tangential_force[c];
@@ -154,28 +131,11 @@ bool ExplicitSolverStrategy::RemoveOutsideBoundingBox(double time) {
   if (!settings_.bounding_box || settings_.periodic || time < settings_.bounding_box_start_time ||
       time > settings_.bounding_box_stop_time)
     return false;
-  auto outside = [this](const Array3& x) {
-    for (int k = 0; k < 3; ++k)
-      if (!(x[k] >= settings_.bounding_box_min[k] && x[k] <= settings_.bounding_box_max[k]))
-        return true;
-    return false;
-  };
-  std::vector<std::uint8_t> keep(particles_.size(), 1);
-  bool any = false;
-  // Members of clusters are judged with their cluster, by its centre.
-  for (std::size_t i = 0; i < particles_.size(); ++i)
-    if (particles_.cluster[i] == 0 && outside(particles_.position[i])) keep[i] = 0, any = true;
-  std::vector<std::uint8_t> keep_cluster(clusters_.size(), 1);
-  bool any_cluster = false;
-  for (std::size_t k = 0; k < clusters_.size(); ++k) {
-    if (!outside(clusters_.centre[k])) continue;
-    keep_cluster[k] = 0;
-    any_cluster = any = true;
-    for (std::uint32_t m = 0; m < clusters_.row_count[k]; ++m) keep[clusters_.first_row[k] + m] = 0;
-  }
-  if (!any) return false;
-  RemoveParticles(keep);
-  if (any_cluster) RemoveClusters(*clusters_part_, clusters_, particles_, keep_cluster);
+  const RowsToKeep keep =
+      RowsOutsideBox(particles_, clusters_, settings_.bounding_box_min, settings_.bounding_box_max);
+  if (!keep.any_row) return false;
+  RemoveParticles(keep.rows);
+  if (keep.any_cluster) RemoveClusters(*clusters_part_, clusters_, particles_, keep.clusters);
   return true;
 }
 
