@@ -78,6 +78,12 @@ class DistributedDem {
   double GhostDoublesPerStep() const;
   std::int64_t MigrationDoubles() const { return migration_doubles_; }
   const std::vector<RcbBox>& Boxes() const { return boxes_; }
+  // For a coupled run (owned_wall_forces.cpp): per wall node index of
+  // `wall_nodes` (rows of the walls' root arrays), three doubles: what the
+  // strategy's WriteToNodes puts in CONTACT_FORCES, from the wall contacts
+  // of this rank's owned spheres only (a sum over the ranks counts each
+  // contact once).
+  std::vector<double> OwnedWallContactForces(const std::vector<std::int64_t>& wall_nodes) const;
   double GhostLayer() const { return layer_; }
 
  private:

@@ -42,7 +42,10 @@ void BindDistributed(py::module_& m) {
       .def("Rebalances", &DistributedDem::Rebalances)
       .def("GhostDoublesPerStep", &DistributedDem::GhostDoublesPerStep)
       .def("MigrationDoubles", &DistributedDem::MigrationDoubles)
-      .def("GhostLayer", &DistributedDem::GhostLayer);
+      .def("GhostLayer", &DistributedDem::GhostLayer)
+      .def("OwnedWallContactForces", &DistributedDem::OwnedWallContactForces, py::arg("wall_nodes"),
+           "Flat [fx, fy, fz, ...] per wall node index: CONTACT_FORCES from the owned "
+           "spheres' wall contacts only");
   m.def(
       "RecursiveCoordinateBisection",
       [](const std::vector<std::array<double, 3>>& points, const std::vector<std::int64_t>& keys,
