@@ -47,6 +47,7 @@ from .coupled_checkpoint import LoadCoupledCheckpoint, SaveCoupledCheckpoint
 from .coupled_collection import CollectionFiles, WriteCoupledCollection
 from .coupled_energy import CoupledEnergyMonitor
 from .coupling_parameters import CouplingOptions
+from .distributed_coupling import AlignParallelType, DistributedCoupling
 from .skin_walls import FindSkinFaces, SkinWalls
 
 
@@ -126,6 +127,7 @@ class DemStructuresCouplingAnalysis:
         # Scripts that build the spheres themselves (or none) set this before Initialize.
         self.allow_empty_dem = False
         self.structural_stage = _StructuralStageClass()(model, structural_parameters, self)
+        AlignParallelType(structural_parameters, dem_parameters)  # "MPI" for both, or for neither
         self.dem_stage = _DEMStageClass()(model, dem_parameters, self)
         strategy = self.dem_stage.DEM_parameters["solver_settings"]["strategy"].GetString()
         # Moreau-Jean on the DEM side: the skin's FE nodes join its contact
@@ -170,6 +172,9 @@ class DemStructuresCouplingAnalysis:
         self._restart_file = None
         self._checkpoint_schedule = None
         self.ResetTimings()
+        # "parallel_type": "MPI": the distributed skin, walls and loads (distributed_coupling.py).
+        self.distributed = DistributedCoupling(self) if self.structural_stage.communicator.IsDistributed() \
+            else None
 
     # ---- set-up
     def _ChooseScheme(self):
@@ -203,6 +208,8 @@ class DemStructuresCouplingAnalysis:
         from tessera import _structural
         solver = self.structural_stage._GetSolver()
         self.fe_critical_time_step = _structural.EstimateCriticalTimeStep(solver.GetComputingModelPart())
+        if self.distributed is not None:
+            self.fe_critical_time_step = self.distributed.CriticalTimeStep(self.fe_critical_time_step)
         fraction = self.options["fe_time_step_fraction"]
         self.fe_time_step_limit = fraction * self.fe_critical_time_step
         dem_time_step = self.dem_stage.DEM_parameters["MaxTimeStep"].GetDouble()
@@ -222,7 +229,11 @@ class DemStructuresCouplingAnalysis:
 
     def _CreateSkinWalls(self):
         walls = self.model.GetModelPart("RigidFacePart")
-        if self.options["wall_model_parts"]:
+        if self.distributed is not None:
+            dem_roots = [self.model.GetModelPart(name)
+                         for name in ("SpheresPart", "RigidFacePart", "ClusterPart", "DEMInletPart")]
+            self.skin = self.distributed.CreateSkinWalls(walls, dem_roots)
+        elif self.options["wall_model_parts"]:
             self.skin = SkinWalls.FromDemWalls(self.structure, walls, self.options["wall_model_parts"],
                                                self.dimension)
         else:
@@ -634,7 +645,8 @@ class DemStructuresCouplingAnalysis:
     def Finalize(self):
         self.structural_stage.Finalize()
         self.dem_stage.Finalize()
-        self._WriteCoupledCollection()
+        if self.distributed is None or self.distributed.rank == 0:
+            self._WriteCoupledCollection()
         if self.energy is not None:
             png = self.energy.Finish()
             if self.echo_level > 0:

@@ -149,9 +149,7 @@ class SkinWalls:
         self.walls = walls.CreateSubModelPart(self.walls_part_name)
         node_offset, _, condition_offset = _MaxIds(list(dem_roots) or [walls])
         self.mirror_of = {}
-        coordinates = {}
-        for node in self.fe_skin.Nodes:
-            coordinates[node.Id] = node.Coordinates()
+        coordinates = self._SkinNodeCoordinates()
         for k, node_id in enumerate(skin_ids):
             mirror = node_offset + 1 + k
             x = coordinates[node_id]
@@ -235,6 +233,10 @@ class SkinWalls:
         load_name = LOAD_CONDITIONS[self.dimension]
         for k, node_id in enumerate(skin_ids):
             self.fe_skin.CreateNewCondition(load_name, fe_conditions + 1 + k, [node_id], load_properties)
+
+    def _SkinNodeCoordinates(self):
+        """{FE skin node id: its coordinates}, where the mirrors start."""
+        return {node.Id: node.Coordinates() for node in self.fe_skin.Nodes}
 
     def _IndexNodes(self, skin_ids):
         """Positions of the FE skin nodes and of their mirrors in their roots'

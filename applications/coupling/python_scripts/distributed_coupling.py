@@ -1,0 +1,324 @@
+"""The coupled DE-FE stage under MPI ("parallel_type": "MPI"; docs/architecture.md
+"Distributed coupled DE-FE"): the structure distributed as the explicit
+structural run distributes it (METIS; owned and ghost nodes; interface sums of
+nodal masses and forces), the spheres as the distributed DEM decomposes them
+(recursive bisection, ghosts, migration), and the skin between them
+replicated:
+
+- Skin. Every rank finds the skin of the *whole* structure (its mesh is read
+  whole on every rank; the faces are taken before METIS keeps the rank's
+  piece), so every rank holds the same skin walls, in the serial run's order,
+  with the same ids: the DEM's walls are replicated anyway.
+- Walls moved with the structure. Each step the owners of the skin's FE nodes
+  send X + u, u and v of their nodes to rank 0, which broadcasts the whole
+  skin in global order; every rank's mirrors take these values (the serial
+  run's bits: ghosts' and owners' values are equal).
+- Forces returned. Each rank spreads the wall contacts of the spheres it owns
+  only (DistributedDem.OwnedWallContactForces: a ghost's contacts are its
+  owner's); rank 0 sums the ranks' nodal forces in ascending rank order and
+  broadcasts the total, so every rank holds the same bits; the owner of an FE
+  skin node carries its DemContactLoadCondition (so the structure's interface
+  sum counts the load once), and every rank holding the node shows the total
+  as DEM_NODAL_FORCE and DEM_SURFACE_LOAD.
+
+Cost per step: two gathers to rank 0 and two broadcasts of the whole skin
+(9 and 3 doubles per skin node), and every rank holds every skin face; a
+scalable version would send each rank only the skin faces within its DEM box
+plus the ghost layer, and return the forces to the owners point to point
+(docs/architecture.md).
+
+What does not run distributed yet is an error naming its key (CheckSupported).
+"""
+import numpy as np
+
+import tessera
+
+from .skin_walls import LOAD_CONDITIONS, FindSkinFaces, SkinFace, SkinWalls
+
+
+def AlignParallelType(structural_parameters, dem_parameters):
+    """The DEM deck takes the structure's problem_data.parallel_type where it
+    gives none (Kratos' DEM decks keep theirs at the top level); two different
+    values are an error naming both keys. Before the DEM stage is built."""
+    def value(parameters, *path):
+        for key in path[:-1]:
+            if not parameters.Has(key):
+                return None
+            parameters = parameters[key]
+        return parameters[path[-1]].GetString() if parameters.Has(path[-1]) else None
+
+    structure = value(structural_parameters, "problem_data", "parallel_type") or "OpenMP"
+    dem = value(dem_parameters, "parallel_type") or value(dem_parameters, "problem_data", "parallel_type")
+    if dem is None:
+        if structure == "MPI":
+            dem_parameters.AddString("parallel_type", "MPI")
+        return
+    if dem != structure:
+        raise tessera.Error(f"{dem_parameters.Origin()}: key 'parallel_type' is \"{dem}\", but "
+                            f"{structural_parameters.Origin()} has 'problem_data.parallel_type' "
+                            f"\"{structure}\"; a coupled run has one (set both, or only the structure's)")
+
+
+def CheckSupported(coupling):
+    """What the coupled stage does not run distributed yet: an error naming the key."""
+    options = "the coupling options (ProjectParametersCoupling.json)"
+    prefix = "\"parallel_type\": \"MPI\" runs the explicit coupled scheme (time_integration \"explicit\")"
+    if coupling.nonsmooth:
+        raise tessera.Error(f"{coupling.dem_stage.DEM_parameters.Origin()}: {prefix}, but key "
+                            "'solver_settings.strategy' is \"moreau_jean_strategy\"; it does not run "
+                            "distributed yet")
+    if coupling.scheme != "explicit":
+        raise tessera.Error(f"{options}: {prefix}, but key 'time_integration' is \"{coupling.scheme}\" "
+                            "(implicit structure with DEM sub-steps, or Kratos' DEM-first order); it does "
+                            "not run distributed yet")
+    if coupling.options["wall_model_parts"]:
+        raise tessera.Error(f"{options}: {prefix}, but key 'wall_model_parts' names walls of the DEM "
+                            "deck (CoSimulation decks, cables); only walls made from the skin run "
+                            "distributed yet")
+    if coupling.options["energy_output"]:
+        raise tessera.Error(f"{options}: {prefix}, but key 'energy_output' is true: the coupled energy "
+                            "balance needs the DEM's energy bookkeeping, which does not run distributed "
+                            "yet; set \"energy_output\": false")
+
+
+class DistributedCoupling:
+    """The coupled stage's distributed side (module text). Made in the stage's
+    constructor; it reads the whole structure's skin right after the mesh is
+    imported, before the structural solver keeps its piece."""
+
+    def __init__(self, coupling):
+        self.coupling = coupling
+        self.communicator = coupling.structural_stage.communicator
+        self.rank = self.communicator.Rank()
+        CheckSupported(coupling)
+        self._faces = None
+        solver = coupling.structural_stage._GetSolver()
+        import_model_part = solver.ImportModelPart
+
+        def ImportWholeSkin():
+            # The solver distributes the mesh in PrepareModelPart: the skin
+            # faces are those of the whole mesh, taken here on every rank.
+            import_model_part()
+            self._CaptureWholeSkin()
+
+        solver.ImportModelPart = ImportWholeSkin
+
+    def _CaptureWholeSkin(self):
+        coupling = self.coupling
+        structure = coupling.structure
+        names = coupling.options["skin_model_parts"]
+        faces = FindSkinFaces(structure, names, coupling.dimension)
+        # The structure's materials are read into its Properties later: keep
+        # their ids (a named skin's conditions: their own, resolved then).
+        if names:
+            ids = []
+            for name in names:
+                full = name if name.startswith(structure.Name + ".") else f"{structure.Name}.{name}"
+                ids += [None if c.GetProperties() is None else c.GetProperties().Id
+                        for c in structure.GetModel().GetModelPart(full).Conditions]
+        else:
+            ids = [None if face.properties is None else face.properties.Id for face in faces]
+        self._faces = [(face.node_ids, properties_id) for face, properties_id in zip(faces, ids)]
+        self._named_skin = bool(names)
+        first = next(iter(structure.Elements), None)
+        self._first_element_properties = None if first is None or first.GetProperties() is None \
+            else first.GetProperties().Id
+        skin = {i for ids, _ in self._faces for i in ids}
+        root = structure.GetRootModelPart()
+        self._coordinates = {node.Id: np.array(node.Coordinates(), dtype=float)
+                             for node in root.Nodes if node.Id in skin}
+        self._largest_condition_id = max((c.Id for c in root.Conditions), default=0)
+
+    def CriticalTimeStep(self, local_estimate):
+        """The least of the ranks' estimates (exact: a minimum), inf for a rank
+        without elements."""
+        return self.communicator.MinAll(local_estimate)
+
+    def CreateSkinWalls(self, walls, dem_roots):
+        coupling = self.coupling
+        if self._faces is None:
+            raise tessera.Error("coupling: the distributed skin is read when the structure's mesh is "
+                                "imported; the structural stage was initialised another way")
+        structure = coupling.structure
+        # As FindSkinFaces: a named skin's condition without YOUNG_MODULUS takes
+        # the first element's material (every rank reads the same materials).
+        default = None if self._first_element_properties is None \
+            else structure.GetProperties(self._first_element_properties)
+        properties = {}
+        faces = []
+        for node_ids, properties_id in self._faces:
+            if properties_id is not None and properties_id not in properties:
+                found = structure.GetProperties(properties_id)
+                if self._named_skin and not found.Has(tessera.YOUNG_MODULUS):
+                    found = default
+                properties[properties_id] = found
+            faces.append(SkinFace(node_ids, properties.get(properties_id, default if self._named_skin
+                                                           else None)))
+        skin = DistributedSkinWalls(self, structure, walls, faces, coupling.dimension, dem_roots,
+                                    coupling.options["split_quadrilaterals"])
+        skin.SetGlobalWallMasses(coupling.NodalMasses())
+        return skin
+
+    # ---- collectives over the whole skin, rows in global skin order
+    def GatherRows(self, rows_by_rank, local_rows_values, count, width):
+        """The (count, width) array whose rows rows_by_rank[r] came from rank r
+        (each row from one rank), on every rank."""
+        gathered = self.communicator.GatherDoubles(np.ascontiguousarray(local_rows_values).ravel().tolist(), 0)
+        if self.rank == 0:
+            full = np.zeros((count, width))
+            for rank, rows in enumerate(rows_by_rank):
+                full[rows] = np.asarray(gathered[rank], dtype=float).reshape(-1, width)
+            flat = full.ravel().tolist()
+        else:
+            flat = []
+        return np.asarray(self.communicator.BroadcastDoubles(flat, 0), dtype=float).reshape(count, width)
+
+    def SumOverRanks(self, local):
+        """Every rank's array summed in ascending rank order (from zero) on rank
+        0 and broadcast: the same bits on every rank and every run."""
+        local = np.ascontiguousarray(local, dtype=float)
+        gathered = self.communicator.GatherDoubles(local.ravel().tolist(), 0)
+        if self.rank == 0:
+            total = np.zeros(local.size)
+            for part in gathered:
+                total += np.asarray(part, dtype=float)
+            flat = total.tolist()
+        else:
+            flat = []
+        return np.asarray(self.communicator.BroadcastDoubles(flat, 0), dtype=float).reshape(local.shape)
+
+
+class DistributedSkinWalls(SkinWalls):
+    """SkinWalls of a distributed run: the whole skin's walls on every rank,
+    the load conditions on the skin nodes this rank owns, the walls moved and
+    the forces returned through DistributedCoupling's collectives (module
+    text). Row k of the skin arrays is skin node k in ascending id on every
+    rank; fe_positions/local_rows are this rank's local skin nodes."""
+
+    def __init__(self, distributed, structure, walls, faces, dimension, dem_roots, split_quadrilaterals):
+        self.distributed = distributed
+        super().__init__(structure, walls, faces, dimension, dem_roots, split_quadrilaterals)
+
+    def _SkinNodeCoordinates(self):
+        return self.distributed._coordinates
+
+    def _CreateLoadConditions(self, skin_ids):
+        """<structure>.DemCouplingSkin holds this rank's skin nodes (owned and
+        ghost, which show the loads); the load conditions are on the owned ones,
+        with the ids the serial run gives them (after the whole mesh's
+        largest condition id), so the interface sum adds each load once."""
+        structure = self.structure
+        name = "DemCouplingSkin"
+        if structure.HasSubModelPart(name):
+            raise tessera.Error(f"coupling: model part '{structure.Name}.{name}' exists already; the "
+                                "coupled stage creates it")
+        root = structure.GetRootModelPart()
+        local = set(int(i) for i in root.NodeIds())
+        owned = set(int(i) for i in self.distributed.coupling.structural_stage._GetSolver().local_mesh.owned_nodes)
+        self.fe_skin = structure.CreateSubModelPart(name)
+        self.fe_skin.AddNodes([i for i in skin_ids if i in local])
+        load_properties = structure.GetProperties(0)
+        load_name = LOAD_CONDITIONS[self.dimension]
+        first = self.distributed._largest_condition_id + 1
+        for k, node_id in enumerate(skin_ids):
+            if node_id in owned:
+                self.fe_skin.CreateNewCondition(load_name, first + k, [node_id], load_properties)
+        self._owned_ids = owned
+
+    def _IndexNodes(self, skin_ids):
+        wall_ids = np.asarray(self.walls.NodeIds(), dtype=np.int64)
+        wall_positions = np.asarray(self.walls.NodeIndices(), dtype=np.int64)
+        wall_by_id = dict(zip(wall_ids.tolist(), wall_positions.tolist()))
+        self.skin_ids = np.asarray(skin_ids, dtype=np.int64)
+        self.wall_positions = np.array([wall_by_id[self.mirror_of[i]] for i in skin_ids], dtype=np.int64)
+        fe_by_id = dict(zip(np.asarray(self.fe_skin.NodeIds(), dtype=np.int64).tolist(),
+                            np.asarray(self.fe_skin.NodeIndices(), dtype=np.int64).tolist()))
+        rows = [k for k, i in enumerate(skin_ids) if i in fe_by_id]
+        self.local_rows = np.asarray(rows, dtype=np.int64)
+        self.fe_positions = np.array([fe_by_id[skin_ids[k]] for k in rows], dtype=np.int64)
+        owned = [k for k, i in enumerate(skin_ids) if i in self._owned_ids]
+        self.owned_rows = np.asarray(owned, dtype=np.int64)
+        self.owned_fe_positions = np.array([fe_by_id[skin_ids[k]] for k in owned], dtype=np.int64)
+        # Which rows each rank owns (the same lists on every rank after this).
+        communicator = self.distributed.communicator
+        gathered = communicator.GatherDoubles([float(k) for k in owned], 0)
+        counts = [len(g) for g in gathered] if communicator.Rank() == 0 else []
+        counts = communicator.BroadcastDoubles([float(c) for c in counts], 0)
+        flat = communicator.BroadcastDoubles([float(k) for g in gathered for k in g]
+                                             if communicator.Rank() == 0 else [], 0)
+        self.rows_by_rank, start = [], 0
+        for count in counts:
+            self.rows_by_rank.append(np.asarray(flat[start:start + int(count)], dtype=np.int64))
+            start += int(count)
+        covered = np.sort(np.concatenate(self.rows_by_rank)) if self.rows_by_rank else np.array([])
+        if not np.array_equal(covered, np.arange(len(skin_ids))):
+            raise tessera.Error(f"coupling: the skin nodes of {self.structure.Name} are not each owned by "
+                                "exactly one rank")
+        n = len(skin_ids)
+        self._buffer, self._second_buffer, self._area = np.empty((n, 3)), np.empty((n, 3)), np.empty(n)
+        self._has_area = None
+        self._average = np.zeros((n, 3))
+
+    def SetGlobalWallMasses(self, local_masses):
+        """NODAL_MASS of each mirror: its FE node's lumped mass summed over the
+        ranks' elements (ascending rank order), none where the owner has the
+        node held in every direction (SkinWalls.SetWallMasses)."""
+        n = len(self.skin_ids)
+        components = (tessera.DISPLACEMENT_X, tessera.DISPLACEMENT_Y, tessera.DISPLACEMENT_Z)
+        local = np.zeros((n, 2))
+        local[self.local_rows, 0] = np.asarray(local_masses)[self.fe_positions]
+        root = self.structure.GetRootModelPart()
+        for k in self.owned_rows.tolist():
+            node = root.GetNode(int(self.skin_ids[k]))
+            local[k, 1] = 1.0 if all(node.IsFixed(c) for c in components[:self.dimension]) else 0.0
+        total = self.distributed.SumOverRanks(local)
+        wall_nodes = {node.Id: node for node in self.walls.Nodes}
+        for k, node_id in enumerate(self.skin_ids.tolist()):
+            mass = 0.0 if total[k, 1] > 0.0 else float(total[k, 0])
+            wall_nodes[self.mirror_of[node_id]].SetValue(tessera.NODAL_MASS, mass)
+
+    def SetWallMasses(self, masses):
+        raise tessera.Error("coupling: a distributed skin takes its masses with SetGlobalWallMasses")
+
+    def MoveWallsWithStructure(self):
+        """The mirrors take X + u, u and v of the FE skin nodes from their owners."""
+        fe, walls, w = self.structure.GetRootModelPart(), self.walls_root, self.wall_positions
+        f = self.owned_fe_positions
+        u = np.take(fe.NodalArray(tessera.DISPLACEMENT), f, axis=0)
+        x = np.take(fe.NodalInitialCoordinates(), f, axis=0)
+        x += u
+        v = np.take(fe.NodalArray(tessera.VELOCITY), f, axis=0)
+        full = self.distributed.GatherRows(self.rows_by_rank, np.hstack([x, u, v]), len(self.skin_ids), 9)
+        walls.NodalCoordinates()[w] = full[:, 0:3]
+        walls.NodalArray(tessera.DISPLACEMENT)[w] = full[:, 3:6]
+        walls.NodalArray(tessera.VELOCITY)[w] = full[:, 6:9]
+
+    def TransferLoadsToStructure(self):
+        """DEM_NODAL_FORCE of each local FE skin node = the sum over the ranks of
+        the owned spheres' wall contact forces on its mirror; DEM_SURFACE_LOAD =
+        that over the node's share of the skin area. The mirrors' CONTACT_FORCES
+        become the totals too."""
+        fe, walls, w = self.structure.GetRootModelPart(), self.walls_root, self.wall_positions
+        distributed_dem = self.distributed.coupling.dem_stage._GetSolver().distributed
+        local = np.asarray(distributed_dem.OwnedWallContactForces(w.tolist()), dtype=float)
+        force = self.distributed.SumOverRanks(local.reshape(-1, 3))
+        walls.NodalArray(tessera.CONTACT_FORCES)[w] = force
+        fe.NodalArray(tessera.DEM_NODAL_FORCE)[self.fe_positions] = force[self.local_rows]
+        area = np.take(walls.NodalArray(tessera.DEM_NODAL_AREA), w)
+        traction = np.zeros_like(force)
+        np.divide(force, area[:, None], out=traction, where=(area > 0.0)[:, None])
+        fe.NodalArray(tessera.DEM_SURFACE_LOAD)[self.fe_positions] = traction[self.local_rows]
+
+    def TotalForceOnStructure(self):
+        """Σ DEM_NODAL_FORCE over the whole skin (each node once, from its
+        owner; ranks added in order), on every rank."""
+        fe = self.structure.GetRootModelPart()
+        local = fe.NodalArray(tessera.DEM_NODAL_FORCE)[self.owned_fe_positions].sum(axis=0)
+        return self.distributed.SumOverRanks(local)
+
+    def _Refuse(self, *args, **kwargs):
+        raise tessera.Error("coupling: DEM sub-steps (implicit structure) and Moreau-Jean do not run "
+                            "distributed yet")
+
+    MoveWallsBetweenSteps = StartAveraging = AccumulateLoads = FinishAveraging = _Refuse
+    SetLoadsFromNodalForces = ComputeNodalAreas = _Refuse

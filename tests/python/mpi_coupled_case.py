@@ -1,0 +1,44 @@
+"""The coupled DE-FE case of the distributed coupling tests
+(test_mpi_coupled.py): an elastic plate (8 x 8 x 1 hexahedra, 1 m x 1 m x
+0.04 m, clamped at its edges) and 16 spheres (R 0.04 m) thrown down onto it
+from just above, some touching each other, under gravity; 300 steps of
+1e-4 s, so that every sphere strikes the plate, dents it and rebounds within
+the run. The skin is found automatically (the plate's whole surface)."""
+import os
+import sys
+
+import numpy as np
+
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, os.path.join(_HERE, "..", "..", "applications", "coupling", "tests", "python"))
+from coupled_decks import block_mesh, dem_files, structure_files  # noqa: E402
+
+CELLS = (8, 8, 1)
+STEPS, TIME_STEP = 300, 1e-4
+
+
+def WritePlateCase(folder, transfer_method="area_distributed"):
+    """Writes the case into `folder` (created); returns the number of spheres."""
+    os.makedirs(folder, exist_ok=True)
+    nodes, elements = block_mesh((-0.5, -0.5, -0.04), (1.0, 1.0, 0.04), CELLS)
+    clamped = [i for i, x in nodes.items() if abs(abs(x[0]) - 0.5) < 1e-9 or abs(abs(x[1]) - 0.5) < 1e-9]
+    end_time = (STEPS - 0.5) * TIME_STEP  # STEPS steps, whatever the rounding of the time
+    structure_files(folder, "plate", nodes, elements, "SmallDisplacementElement3D8N", young=5e6,
+                    poisson=0.3, density=1000.0, fixed_nodes=clamped, end_time=end_time,
+                    time_step=TIME_STEP, gravity=(0.0, 0.0, -9.81))
+    rng = np.random.default_rng(42)
+    spheres = []
+    for j in range(4):
+        for i in range(4):
+            x = -0.13 + 0.085 * i + rng.uniform(-0.004, 0.004)
+            y = -0.13 + 0.085 * j + rng.uniform(-0.004, 0.004)
+            z = 0.045 + 0.01 * rng.uniform()
+            v = (rng.uniform(-0.3, 0.3), rng.uniform(-0.3, 0.3), -2.0 + 0.5 * rng.uniform())
+            spheres.append((x, y, z, 0.04, v))
+    dem_files(folder, "plate", spheres, density=2500.0, young=1e7, poisson=0.25, restitution=0.5,
+              friction=0.3, end_time=end_time, time_step=TIME_STEP, gravity=(0.0, 0.0, -9.81))
+    import json
+    with open(os.path.join(folder, "ProjectParametersCoupling.json"), "w") as f:
+        json.dump({"transfer_method": transfer_method, "energy_output": False, "echo_level": 0}, f)
+    return len(spheres)
