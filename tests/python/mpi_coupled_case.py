@@ -1,9 +1,11 @@
 """The coupled DE-FE case of the distributed coupling tests
 (test_mpi_coupled.py): an elastic plate (8 x 8 x 1 hexahedra, 1 m x 1 m x
-0.04 m, clamped at its edges) and 16 spheres (R 0.04 m) thrown down onto it
-from just above, some touching each other, under gravity; 300 steps of
-1e-4 s, so that every sphere strikes the plate, dents it and rebounds within
-the run. The skin is found automatically (the plate's whole surface)."""
+0.04 m, clamped at its edges) and 16 spheres (R 0.04 m) thrown down and
+sideways (about 2.5 m/s along x and y) onto it from just above, some touching
+each other, under gravity; 300 steps of 1e-4 s: every sphere strikes the
+plate and dents it, and some roll across the cut between the ranks' boxes
+(they change owner with their wall contacts). The skin is found
+automatically (the plate's whole surface)."""
 import os
 import sys
 
@@ -34,7 +36,7 @@ def WritePlateCase(folder, transfer_method="area_distributed"):
             x = -0.13 + 0.085 * i + rng.uniform(-0.004, 0.004)
             y = -0.13 + 0.085 * j + rng.uniform(-0.004, 0.004)
             z = 0.045 + 0.01 * rng.uniform()
-            v = (rng.uniform(-0.3, 0.3), rng.uniform(-0.3, 0.3), -2.0 + 0.5 * rng.uniform())
+            v = (2.5 + rng.uniform(-0.3, 0.3), 2.5 + rng.uniform(-0.3, 0.3), -2.0 + 0.5 * rng.uniform())
             spheres.append((x, y, z, 0.04, v))
     dem_files(folder, "plate", spheres, density=2500.0, young=1e7, poisson=0.25, restitution=0.5,
               friction=0.3, end_time=end_time, time_step=TIME_STEP, gravity=(0.0, 0.0, -9.81))

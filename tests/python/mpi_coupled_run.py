@@ -54,12 +54,15 @@ def main(folder, out, parallel_type):
             on_structure.append(np.asarray(stage.skin.TotalForceOnStructure(), dtype=float))
             on_spheres.append(_SphereTotal(stage, communicator))
         steps = stage.step
+        distributed = stage.GetDEMStage()._GetSolver().distributed
+        # Ghost spheres (their wall contacts must not reach the skin twice) and owner changes.
+        ghosts = communicator.SumAllInt(int(distributed.NumberOfGhosts())) if distributed else 0
+        migrations = int(distributed.GlobalMigrations()) if distributed else 0
         stage.Finalize()
     spheres = model.GetModelPart("SpheresPart")
     structure = stage.structure.GetRootModelPart()
     sphere_ids = np.asarray(spheres.NodeIds(), dtype=np.int64)
     structure_ids = np.asarray(structure.NodeIds(), dtype=np.int64)
-    distributed = stage.GetDEMStage()._GetSolver().distributed
     if distributed is not None:
         owned_spheres = np.isin(sphere_ids, np.asarray(distributed.OwnedNodeIds(), dtype=np.int64))
         local_mesh = stage.GetStructuralStage()._GetSolver().local_mesh
@@ -83,7 +86,7 @@ def main(folder, out, parallel_type):
     if communicator.Rank() == 0:
         np.savez(out, ranks=communicator.Size(), steps=steps, on_structure=np.array(on_structure),
                  on_spheres=np.array(on_spheres), delta_time=stage.delta_time,
-                 skin_nodes=len(stage.skin.skin_ids), **result)
+                 skin_nodes=len(stage.skin.skin_ids), ghosts=ghosts, migrations=migrations, **result)
 
 
 if __name__ == "__main__":
