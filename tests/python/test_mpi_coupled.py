@@ -133,3 +133,40 @@ def test_parallel_types_of_the_two_decks_must_agree(tmp_path):
     with pytest.raises(tessera.Error, match="'parallel_type' is \"MPI\".*'problem_data.parallel_type'"):
         tessera.coupling.DemStructuresCouplingAnalysis(tessera.Model(), structural, dem,
                                                        {"energy_output": False})
+
+
+@needs_mpi
+def test_tessera_run_writes_one_collection_of_both_domains_from_all_ranks(tmp_path):
+    """`mpirun -np 2 python3 -m tessera run FOLDER` on the plate case with VTK
+    output on both sides, 50 steps: the structure's and the spheres' pieces
+    merged per output step (.pvtu naming both ranks' pieces, one .pvd each),
+    and <name>_coupled.pvd naming those two collections' data sets only (not
+    the per-rank .pvd files), every file it names present."""
+    import json
+    import xml.etree.ElementTree as ElementTree
+
+    folder = tmp_path / "plate"
+    WritePlateCase(folder)
+    structural = json.loads((folder / "ProjectParameters.json").read_text())
+    structural["problem_data"].update({"parallel_type": "MPI", "end_time": 0.00495})
+    structural["output_processes"] = {"vtk_output": [{
+        "python_module": "vtk_output_process", "kratos_module": "KratosMultiphysics",
+        "Parameters": {"model_part_name": "Structure", "output_control_type": "step",
+                       "output_interval": 10, "output_path": "VTK_Output",
+                       "nodal_solution_step_data_variables": ["DISPLACEMENT", "DEM_SURFACE_LOAD"]}}]}
+    (folder / "ProjectParameters.json").write_text(json.dumps(structural))
+    dem = json.loads((folder / "ProjectParametersDEM.json").read_text())
+    dem.update({"post_vtk_option": True, "OutputTimeStep": 0.001, "FinalTime": 0.00495})
+    (folder / "ProjectParametersDEM.json").write_text(json.dumps(dem))
+    RunPython(["-m", "tessera", "run", folder], 2, timeout=300)
+    structure_steps = sorted((folder / "VTK_Output").glob("Structure_*.pvtu"))
+    assert len(structure_steps) >= 5
+    pieces = [p.get("Source") for p in ElementTree.parse(structure_steps[-1]).getroot().iter("Piece")]
+    assert len(pieces) == 2 and all((folder / "VTK_Output" / p).is_file() for p in pieces)
+    collection = ElementTree.parse(folder / "plate_coupled.pvd").getroot()
+    datasets = list(collection.iter("DataSet"))
+    files = {d.get("file") for d in datasets}
+    assert {d.get("part") for d in datasets} == {"0", "1"}  # Structure.pvd, SpheresPart_owned.pvd
+    assert any(f.endswith(".pvtu") and "Structure" in f for f in files)
+    assert any(f.endswith(".pvtu") and "SpheresPart_owned" in f for f in files)
+    assert all((folder / f).is_file() for f in files)

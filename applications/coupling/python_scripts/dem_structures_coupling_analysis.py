@@ -47,7 +47,7 @@ from .coupled_checkpoint import LoadCoupledCheckpoint, SaveCoupledCheckpoint
 from .coupled_collection import CollectionFiles, WriteCoupledCollection
 from .coupled_energy import CoupledEnergyMonitor
 from .coupling_parameters import CouplingOptions
-from .distributed_coupling import AlignParallelType, DistributedCoupling
+from .distributed_coupling import AlignParallelType, DistributedCoupling, MergedCollections
 from .skin_walls import FindSkinFaces, SkinWalls
 
 
@@ -687,6 +687,8 @@ class DemStructuresCouplingAnalysis:
         """<name>_coupled.pvd: every VTK data set of both domains, one part
         per source collection (coupled_collection.py)."""
         collections = CollectionFiles(self._OutputFolders())
+        if self.distributed is not None:
+            collections = MergedCollections(collections, self.distributed.communicator.Size())
         if not collections:
             return
         name = self.structural_stage.project_parameters["problem_data"]["problem_name"].GetString() \

@@ -188,6 +188,23 @@ class DistributedCoupling:
         return np.asarray(self.communicator.BroadcastDoubles(flat, 0), dtype=float).reshape(local.shape)
 
 
+def MergedCollections(collections, ranks):
+    """The .pvd files of `collections` without the per-rank ones
+    (<name>_<rank>.pvd beside the merged <name>.pvd that rank 0 writes over
+    all pieces), so the coupled collection names each data set once."""
+    import os
+
+    names = set(collections)
+    kept = []
+    for path in collections:
+        stem, _ = os.path.splitext(path)
+        head, _, tail = stem.rpartition("_")
+        if head and tail.isdigit() and int(tail) < ranks and f"{head}.pvd" in names:
+            continue
+        kept.append(path)
+    return kept
+
+
 class DistributedSkinWalls(SkinWalls):
     """SkinWalls of a distributed run: the whole skin's walls on every rank,
     the load conditions on the skin nodes this rank owns, the walls moved and
