@@ -14,21 +14,25 @@ import numpy as np
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(_HERE, "..", "..", "applications", "coupling", "tests", "python"))
-from coupled_decks import block_mesh, dem_files, structure_files  # noqa: E402
+from coupled_decks import block_mesh, dem_files, structure_files, top_faces  # noqa: E402
 
 CELLS = (8, 8, 1)
 STEPS, TIME_STEP = 300, 1e-4
 
 
-def WritePlateCase(folder, transfer_method="area_distributed"):
-    """Writes the case into `folder` (created); returns the number of spheres."""
+def WritePlateCase(folder, transfer_method="area_distributed", named_skin=False):
+    """Writes the case into `folder` (created); returns the number of spheres.
+    `named_skin`: the skin is the plate's top, the quadrilateral conditions of
+    the sub model part Skin (option skin_model_parts), instead of the whole
+    surface found automatically."""
     os.makedirs(folder, exist_ok=True)
     nodes, elements = block_mesh((-0.5, -0.5, -0.04), (1.0, 1.0, 0.04), CELLS)
     clamped = [i for i, x in nodes.items() if abs(abs(x[0]) - 0.5) < 1e-9 or abs(abs(x[1]) - 0.5) < 1e-9]
     end_time = (STEPS - 0.5) * TIME_STEP  # STEPS steps, whatever the rounding of the time
     structure_files(folder, "plate", nodes, elements, "SmallDisplacementElement3D8N", young=5e6,
                     poisson=0.3, density=1000.0, fixed_nodes=clamped, end_time=end_time,
-                    time_step=TIME_STEP, gravity=(0.0, 0.0, -9.81))
+                    time_step=TIME_STEP, gravity=(0.0, 0.0, -9.81),
+                    skin_faces=top_faces(CELLS) if named_skin else ())
     rng = np.random.default_rng(42)
     spheres = []
     for j in range(4):
@@ -42,5 +46,6 @@ def WritePlateCase(folder, transfer_method="area_distributed"):
               friction=0.3, end_time=end_time, time_step=TIME_STEP, gravity=(0.0, 0.0, -9.81))
     import json
     with open(os.path.join(folder, "ProjectParametersCoupling.json"), "w") as f:
-        json.dump({"transfer_method": transfer_method, "energy_output": False, "echo_level": 0}, f)
+        json.dump({"transfer_method": transfer_method, "energy_output": False, "echo_level": 0,
+                   **({"skin_model_parts": ["Skin"]} if named_skin else {})}, f)
     return len(spheres)

@@ -163,7 +163,8 @@ class DistributedCoupling:
     def GatherRows(self, rows_by_rank, local_rows_values, count, width):
         """The (count, width) array whose rows rows_by_rank[r] came from rank r
         (each row from one rank), on every rank."""
-        gathered = self.communicator.GatherDoubles(np.ascontiguousarray(local_rows_values).ravel().tolist(), 0)
+        local = np.ascontiguousarray(local_rows_values).ravel().tolist()
+        gathered = self.communicator.GatherDoubles(local, 0)
         if self.rank == 0:
             full = np.zeros((count, width))
             for rank, rows in enumerate(rows_by_rank):
@@ -231,7 +232,8 @@ class DistributedSkinWalls(SkinWalls):
                                 "coupled stage creates it")
         root = structure.GetRootModelPart()
         local = set(int(i) for i in root.NodeIds())
-        owned = set(int(i) for i in self.distributed.coupling.structural_stage._GetSolver().local_mesh.owned_nodes)
+        local_mesh = self.distributed.coupling.structural_stage._GetSolver().local_mesh
+        owned = set(int(i) for i in local_mesh.owned_nodes)
         self.fe_skin = structure.CreateSubModelPart(name)
         self.fe_skin.AddNodes([i for i in skin_ids if i in local])
         load_properties = structure.GetProperties(0)
