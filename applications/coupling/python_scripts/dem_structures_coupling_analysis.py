@@ -413,6 +413,9 @@ class DemStructuresCouplingAnalysis:
     def RestartFrom(self, path):
         """Continue the run saved in `path`: call before Initialize(), which
         then ends by loading it."""
+        if self.distributed is not None:
+            raise tessera.Error(f"restart from '{path}': checkpoints of distributed (\"parallel_type\": "
+                                "\"MPI\") coupled runs are not provided yet")
         if not os.path.isfile(path):
             raise tessera.Error(f"restart file '{path}' does not exist")
         self._restart_file = os.path.abspath(path)
