@@ -71,4 +71,24 @@ PYBIND11_MODULE(_coupling, m) {
       "centroid, the bilinear weights N_i(xi, eta) at the centroid (inverse map; the\n"
       "sub-triangles' piecewise-linear weights if it did not converge), xi, eta,\n"
       "inverse_map_converged and the four sub_triangles' dicts.");
+  m.def(
+      "CircleQuadrilateralAreaShare",
+      [](const tessera::Array3& centre, double radius, const tessera::Array3& v1,
+         const tessera::Array3& v2, const tessera::Array3& v3,
+         const tessera::Array3& v4) -> py::object {
+        const auto r = tessera::dem::CircleQuadrilateralAreaShare(centre, radius, v1, v2, v3, v4);
+        if (!r.valid) return py::none();
+        py::dict d;
+        d["area"] = r.area;
+        d["weights"] = py::cast(r.weights);
+        d["sub_triangles_composed"] = r.sub_triangles_composed;
+        return d;
+      },
+      py::arg("centre"), py::arg("radius"), py::arg("v1"), py::arg("v2"), py::arg("v3"),
+      py::arg("v4"),
+      "The area and weights of CircleQuadrilateralIntersection as the Area Distributed Method\n"
+      "computes them: each sub-triangle whose circle lies wholly inside it or apart from it in\n"
+      "closed form, the others by App. C's composition (sub_triangles_composed counts them).\n"
+      "None where the composed area is zero or the inverse map fails (the full function's\n"
+      "fallbacks apply there).");
 }

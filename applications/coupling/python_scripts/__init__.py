@@ -8,7 +8,9 @@ DemStructuresCouplingAnalysis(model, structural_parameters, dem_parameters
 ProjectParameters.json and ProjectParametersDEM.json.
 CircleTriangleIntersection(centre, radius, v1, v2, v3) and
 CircleQuadrilateralIntersection(centre, radius, v1, v2, v3, v4) give the
-area and centroid of a sphere's circle on a face (thesis App. C).
+area and centroid of a sphere's circle on a face (thesis App. C);
+CircleQuadrilateralAreaShare the quadrilateral's area and weights as the
+Area Distributed Method computes them (closed forms where they apply).
 """
 import tessera
 from tessera import _coupling  # noqa: F401  (registers the application)
@@ -22,6 +24,7 @@ from .dem_structures_coupling_analysis import DemStructuresCouplingAnalysis  # n
 from .skin_walls import FindSkinFaces, SkinWalls  # noqa: E402,F401
 # Sphere-face intersection areas and centroids (thesis App. C, for the ADM).
 from tessera._coupling import (  # noqa: E402,F401
+    CircleQuadrilateralAreaShare,
     CircleQuadrilateralIntersection,
     CircleTriangleIntersection,
 )

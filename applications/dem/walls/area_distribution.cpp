@@ -31,7 +31,11 @@ bool CircleInsideFace(const RigidFaceStorage& faces, std::uint32_t f, const Arra
   const int n = faces.vertex_count[f];
   if (n < 3 || !faces.has_plane[f] || !faces.convex[f]) return false;
   const auto& v = faces.points[f];
-  // A warped quadrilateral is cut sub-triangle by sub-triangle (Fig. 4.12).
+  // A warped quadrilateral is cut sub-triangle by sub-triangle (Fig. 4.12),
+  // each in its own plane: its area is not the circle's in the face's mean
+  // plane. The bound is round-off of the vertices' coordinates (relative to
+  // the face's size √A): above it the sub-triangles' planes differ and
+  // CircleQuadrilateralAreaShare places the circle in each of them.
   if (faces.warp[f] > 1e-12 * std::sqrt(faces.area[f])) return false;
   const Array3& normal = faces.plane_normal[f];
   const double d = Dot(centre - faces.plane_origin[f], normal);
@@ -171,10 +175,20 @@ double DistributeByArea(const RigidFaceStorage& faces, const std::uint32_t* face
       share.area = r.area;
       share.weights = {r.weights[0], r.weights[1], r.weights[2], 0.0};
     } else if (!inside && faces.vertex_count[f] == 4) {
-      const CircleQuadrilateralIntersectionResult r =
-          CircleQuadrilateralIntersection(centre, radius, v[0], v[1], v[2], v[3]);
-      share.area = r.area;
-      share.weights = r.weights;
+      // Sub-triangles wholly inside or apart from their circles in closed
+      // form (a warped face under a sphere: three of the four apart, one
+      // holding the circle), the composition where it does not apply.
+      const CircleQuadrilateralShare quick =
+          CircleQuadrilateralAreaShare(centre, radius, v[0], v[1], v[2], v[3]);
+      if (quick.valid) {
+        share.area = quick.area;
+        share.weights = quick.weights;
+      } else {
+        const CircleQuadrilateralIntersectionResult r =
+            CircleQuadrilateralIntersection(centre, radius, v[0], v[1], v[2], v[3]);
+        share.area = r.area;
+        share.weights = r.weights;
+      }
     }  // a segment: no area
     master_area[share.master] += share.area;
     total += share.area;

@@ -428,4 +428,84 @@ CircleQuadrilateralIntersectionResult CircleQuadrilateralIntersection(
   return r;
 }
 
+namespace {
+
+// Where the circle the sphere cuts in the plane of the triangle (p0, p1, p2)
+// lies against it (CircleQuadrilateralAreaShare). For kInside, `area` and
+// `centroid` are what CircleTriangleIntersection computes for case (a), by
+// the same operations: its plane, C_π = C − d_π n and a, area (π a) a.
+enum class CirclePlacement { kApart, kInside, kCut };
+CirclePlacement PlaceCircle(const Array3& centre, double radius, const Array3& p0, const Array3& p1,
+                            const Array3& p2, double& area, Array3& centroid) {
+  const Array3 normal = tessera::Cross(p1 - p0, p2 - p0);
+  const double twice_area = Norm(normal);
+  if (!(twice_area > 0.0) || !std::isfinite(twice_area)) return CirclePlacement::kCut;
+  const Array3 n = normal / twice_area;
+  const double d_pi = tessera::Dot(centre - p0, n);
+  const double delta = radius - std::abs(d_pi);
+  if (!(delta > 0.0)) return CirclePlacement::kApart;  // the sphere short of the plane
+  const double a = std::sqrt(delta * (2.0 * radius - delta));
+  const Array3 c = centre - d_pi * n;
+  const std::array<const Array3*, 3> p{&p0, &p1, &p2};
+  bool inside = true;
+  double max_edge = 0.0;
+  for (int k = 0; k < 3; ++k) {
+    // n x edge points into the triangle (counter-clockwise about its own
+    // normal) and has the edge's length (the edge lies in the plane).
+    const Array3 edge = *p[(k + 1) % 3] - *p[k];
+    const double length = Norm(edge);
+    max_edge = std::max(max_edge, length);
+    const double s = tessera::Dot(c - *p[k], tessera::Cross(n, edge));  // s_k · length
+    if (s <= -a * length) return CirclePlacement::kApart;
+    inside = inside && s >= a * length;
+  }
+  // CircleTriangleIntersection's "too small to be represented": no area.
+  if (!(a > 1e-100 * max_edge)) return CirclePlacement::kApart;
+  if (!inside) return CirclePlacement::kCut;
+  area = std::numbers::pi * a * a;
+  centroid = c;
+  return CirclePlacement::kInside;
+}
+
+}  // namespace
+
+CircleQuadrilateralShare CircleQuadrilateralAreaShare(const Array3& centre, double radius,
+                                                      const Array3& v1, const Array3& v2,
+                                                      const Array3& v3, const Array3& v4) {
+  CircleQuadrilateralShare share;
+  const std::array<const Array3*, 4> v{&v1, &v2, &v3, &v4};
+  // The sums of CircleQuadrilateralIntersection in its order; a sub-triangle
+  // without area adds exact zeros there, and nothing here.
+  const Array3 x_cm = 0.25 * (v1 + v2 + v3 + v4);
+  double area = 0.0;
+  Array3 moment{};
+  for (int k = 0; k < 4; ++k) {
+    double sub_area = 0.0;
+    Array3 sub_centroid{};
+    switch (PlaceCircle(centre, radius, *v[k], *v[(k + 1) % 4], x_cm, sub_area, sub_centroid)) {
+      case CirclePlacement::kApart:
+        continue;
+      case CirclePlacement::kInside:
+        break;
+      case CirclePlacement::kCut: {
+        const CircleTriangleIntersectionResult r =
+            CircleTriangleIntersection(centre, radius, *v[k], *v[(k + 1) % 4], x_cm);
+        sub_area = r.area;
+        sub_centroid = r.centroid;
+        ++share.sub_triangles_composed;
+        break;
+      }
+    }
+    area += sub_area;
+    moment += sub_area * sub_centroid;
+  }
+  if (!(area > 0.0)) return share;
+  double xi = 0.0, eta = 0.0;
+  if (!InverseBilinearMap(moment / area, v1, v2, v3, v4, xi, eta)) return share;
+  share.valid = true;
+  share.area = area;
+  share.weights = Bilinear(xi, eta);
+  return share;
+}
+
 }  // namespace tessera::dem

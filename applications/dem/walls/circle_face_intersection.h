@@ -103,6 +103,35 @@ CircleQuadrilateralIntersectionResult CircleQuadrilateralIntersection(
     const Array3& centre, double radius, const Array3& v1, const Array3& v2, const Array3& v3,
     const Array3& v4);
 
+// The area and weights of CircleQuadrilateralIntersection at a fraction of
+// its cost, for the Area Distributed Method's warped skin faces (a deformed
+// structure's quadrilaterals; a flat face whose circle lies wholly inside it
+// has its own closed form, walls/area_distribution.cpp). Each sub-triangle
+// (v_i, v_{i+1}, x_cm) is first placed against the circle the sphere cuts in
+// its own plane (centre C_π, radius a), with the signed distances s_j of C_π
+// from its three edge lines (positive inside):
+//   - s_j ≥ a for all j: the circle is wholly inside (App. C's case (a)):
+//     area πa², centroid C_π, as the composition gives them;
+//   - s_j ≤ −a for some j, or the sphere short of the plane: no common area;
+//   - otherwise the circle crosses an edge line, and App. C's composition
+//     (CircleTriangleIntersection) is run for that sub-triangle only.
+// The sub-triangles are then composed with (C.1) and the centroid mapped to
+// (ξ, η) as in CircleQuadrilateralIntersection, so the area and weights
+// equal its to round-off (at an exact tangency the two may classify apart,
+// where the area either gives vanishes). `valid` is false where the composed
+// area is zero or the inverse map does not converge: then
+// CircleQuadrilateralIntersection's fallbacks (the nearest point, the
+// piecewise-linear weights) apply and the caller takes it.
+struct CircleQuadrilateralShare {
+  bool valid = false;
+  double area = 0.0;
+  std::array<double, 4> weights{};
+  int sub_triangles_composed = 0;  // how many needed App. C's composition
+};
+CircleQuadrilateralShare CircleQuadrilateralAreaShare(const Array3& centre, double radius,
+                                                      const Array3& v1, const Array3& v2,
+                                                      const Array3& v3, const Array3& v4);
+
 // The parent coordinates (ξ, η) of `point` in the 4-node face (v1..v4), by
 // Gauss–Newton on the closest-point equations (4.66–4.67); false where the
 // map is singular or does not converge (ξ, η then unchanged).
