@@ -1,8 +1,10 @@
 """Distributed DEM ("parallel_type": "MPI", applications/dem/parallel/): a
 bed of 294 spheres thrown with random velocities in an open box of rigid
-walls (mpi_dem_case.py), 400 steps on 2 and 4 ranks under mpirun against the
-serial run. The owned spheres' positions, velocities, angular velocities,
-displacements and forces must be the serial run's bit for bit (the design:
+walls (mpi_dem_case.py), 1,000 steps on 2 and 4 ranks under mpirun against
+the serial run; the bed with an inlet above it, and a small bonded specimen
+(the continuum strategy) crushed until bonds break, on 2 and 4 ranks. The
+owned spheres' positions, velocities, angular velocities, displacements and
+forces must be the serial run's bit for bit (the design:
 rows in the serial run's order on every rank, each pair computed with the
 serial arithmetic, each sphere's sum in the serial order, ghosts copied from
 their owners; docs/architecture.md "Distributed DEM"). Also: a side wall
@@ -25,7 +27,7 @@ from mpi_dem_case import AddInlet, WriteBed, WriteBondedSpecimen  # noqa: E402
 
 RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_dem_run.py")
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
-BONDED_STEPS = 1000
+BED_STEPS = BONDED_STEPS = 1000
 COMPARED = ("x", "VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "TOTAL_FORCES")
 
 
@@ -49,10 +51,12 @@ def owner_changes(result, ranks):
 @needs_mpi
 @pytest.mark.parametrize("ranks", [2, 4])
 def test_bed_on_ranks_equals_serial_bitwise(tmp_path, ranks):
-    count = WriteBed(tmp_path / "bed")
+    # The issue's horizon: 1,000 steps (0.05 s: the bed thrown, colliding,
+    # settling).
+    count = WriteBed(tmp_path / "bed", steps=BED_STEPS)
     serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
     distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
-    assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == 400
+    assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == BED_STEPS
     assert len(serial["ids"]) == count == 294
     # The bed is alive: contacts, and spheres moved more than a radius.
     assert int(serial["contacts"]) > 50
