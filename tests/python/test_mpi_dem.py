@@ -225,6 +225,39 @@ def test_bonded_specimen_on_ranks_equals_serial_bitwise(tmp_path, ranks):
     assert int(distributed["migrations"]) > 0
 
 
+@needs_mpi
+def test_broken_bond_stretched_beyond_the_ghost_layer_is_a_clear_error(tmp_path):
+    # Two bonded spheres (R 4 mm, touching) fly apart at 40 m/s: the bond
+    # breaks at once and, some 1,000 steps later (the break slowed them),
+    # the spheres are farther apart than the ghost layer (1.05 x 8 mm from
+    # the other rank's box). A rank would lose the broken bond (the serial
+    # run keeps it, so a later contact would differ): an error naming the
+    # sphere, not a silent change.
+    from tessera.dem.virtual_lab import DEFAULT_MATERIAL
+    folder = tmp_path / "pair"
+    folder.mkdir()
+    lines = ["Begin Properties 1"] + [f"{k} {v}" for k, v in DEFAULT_MATERIAL.items()] + \
+        ["End Properties", "Begin Nodes", "1 0.0 0.0 0.0", "2 0.008 0.0 0.0", "End Nodes",
+         "Begin Elements SphericContinuumParticle3D", "1 1 1", "2 1 2", "End Elements"]
+    for variable, values in (("RADIUS", (0.004, 0.004)), ("COHESIVE_GROUP", (1, 1)),
+                             ("VELOCITY_X", (-20.0, 20.0))):
+        lines += [f"Begin NodalData {variable}", f"1 0 {values[0]}", f"2 0 {values[1]}",
+                  "End NodalData"]
+    (folder / "pairDEM.mdpa").write_text("\n".join(lines) + "\n")
+    deck = {"problem_name": "pair", "Dimension": 3, "GravityX": 0.0, "GravityY": 0.0,
+            "GravityZ": 0.0, "RotationOption": True, "BoundingBoxOption": False,
+            "TranslationalIntegrationScheme": "Symplectic_Euler", "SearchTolerance": 0.0,
+            "NeighbourSearchFrequency": 20, "MaxTimeStep": 5e-7, "FinalTime": 2000 * 5e-7,
+            "OutputTimeStep": 1.0, "TimeStepCheck": "off", "PoissonEffectOption": False,
+            "ShearStrainParallelToBondOption": False, "parallel_type": "MPI",
+            "solver_settings": {"strategy": "continuum_sphere_strategy"}}
+    (folder / "ProjectParametersDEM.json").write_text(json.dumps(deck))
+    result = tessera_run(folder, ranks=2, timeout=120)
+    assert result.returncode != 0
+    assert "holds 0 of its 1 bonds" in result.stderr and "ghost layer" in result.stderr, \
+        result.stderr
+
+
 def test_recursive_coordinate_bisection_balances_counts_and_breaks_ties_by_key():
     from tessera import _dem
     rng = np.random.default_rng(3)

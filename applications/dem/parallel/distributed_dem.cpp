@@ -124,6 +124,11 @@ void DistributedDem::Start() {
   // 5 % on top covers rounding in the search's cell tests. Spheres bigger
   // than any at start or of the inlets never arrive.
   layer_ = 1.05 * (2.0 * largest + st.search_tolerance);
+  // A bond may be longer than a contact reach (BOND_RANGE_BETA, or gaps up
+  // to twice the search tolerance): the layer holds every bond's partner.
+  for (std::size_t b = 0; b < s_.bonds_.size(); ++b)
+    layer_ = std::max(
+        layer_, 1.05 * Norm(p.position[s_.bonds_.second[b]] - p.position[s_.bonds_.first[b]]));
   next_key_ = static_cast<std::int64_t>(n);
   std::vector<std::int64_t> keys(n);
   for (std::size_t i = 0; i < n; ++i) keys[i] = static_cast<std::int64_t>(i);
@@ -161,6 +166,7 @@ void DistributedDem::Start() {
     it = s_.spheres_.HasElement(it->first) ? std::next(it) : owner_.erase(it);
   s_.ShareRowsWithNodes();
   CacheRows();
+  if (!bond_count_.empty()) CheckOwnedBonds();
   BuildGhostLists();
   last_balance_step_ = s_.step_;
   SearchHooks hooks;
@@ -303,7 +309,13 @@ void DistributedDem::InstallBonds(const std::vector<std::vector<double>>& out) {
     std::iota(same.begin(), same.end(), 0u);
     bonds.Renumber(same);
   }
+  CheckOwnedBonds();
+}
+
+void DistributedDem::CheckOwnedBonds() const {
   // Every owned sphere must hold all its bonds (see the header).
+  const ContinuumBonds& bonds = s_.bonds_;
+  const std::size_t rows = s_.particles_.size();
   std::vector<std::uint32_t> count(rows, 0);
   for (std::size_t b = 0; b < bonds.size(); ++b) ++count[bonds.first[b]], ++count[bonds.second[b]];
   for (std::size_t i = 0; i < rows; ++i) {
@@ -314,8 +326,7 @@ void DistributedDem::InstallBonds(const std::vector<std::vector<double>>& out) {
       TESSERA_ERROR("\"parallel_type\": \"MPI\": bonded sphere (element ",
                     s_.particles_.element_id[i], ") holds ", count[i], " of its ", expected,
                     " bonds on rank ", rank_,
-                    ": a broken bond's spheres drifted farther apart than "
-                    "the ghost layer (",
+                    ": a broken bond's spheres drifted farther apart than the ghost layer (",
                     layer_, " m); such a run does not run distributed yet");
   }
 }

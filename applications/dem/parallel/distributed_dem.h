@@ -36,7 +36,8 @@
 // are its owner's) and so keep the same state (law state, damage, broken
 // flag) without exchanging it. At each search every sphere sent to a rank
 // takes all its bonds along (partner keys and every column); a rank adds
-// those whose two spheres it now holds and does not have yet. An owned
+// those whose two spheres it now holds and does not have yet. The ghost
+// layer is at least 1.05 times the longest bond at start. An owned
 // sphere must keep all its bonds: a broken bond whose spheres drift farther
 // apart than the ghost layer is an error (it would be lost).
 #pragma once
@@ -127,6 +128,7 @@ class DistributedDem {
   // this search (before Migrate); after it, exchanged and added where new.
   std::vector<std::vector<double>> PackBonds() const;
   void InstallBonds(const std::vector<std::vector<double>>& out);
+  void CheckOwnedBonds() const;  // an error where an owned sphere lacks a bond
 
   ExplicitSolverStrategy& s_;
   std::shared_ptr<const Communicator> comm_;
