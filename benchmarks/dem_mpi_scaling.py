@@ -1,18 +1,37 @@
 """Weak scaling of the distributed DEM (applications/dem/parallel/), 1 -> 2
-ranks: the bed of tests/python/mpi_dem_case.py with NX x NY x NZ spheres per
-rank (the 2-rank bed twice as long in x), thrown at ±1 m/s in a box of rigid
-walls, STEPS steps. Reported per run: seconds of the time loop (rank 0),
-µs per sphere-step, the weak-scaling efficiency T(1 rank, n) / T(2 ranks, 2n),
-and the communication: doubles (8 bytes) each rank sends per step to refresh
-its neighbours' ghosts, its ghosts, and the doubles of all migrations
-together. On a host shared with other jobs the times are noisy: run it
-several times (the communication counts are exact).
+ranks, side by side with LAMMPS: the bed of tests/python/mpi_dem_case.py with
+NX x NY x NZ spheres per rank (the 2-rank bed twice as long in x), thrown at
+±1 m/s in a box of rigid walls, STEPS steps.
+
+Reported per run: seconds of the time loop (rank 0; LAMMPS' "Loop time"),
+µs per sphere-step, each code's weak-scaling efficiency T(1 rank, n) /
+T(2 ranks, 2n), Tessera's time over LAMMPS' at 1 and at 2 ranks, and
+Tessera's communication: doubles (8 bytes) each rank sends per step to
+refresh its neighbours' ghosts, its ghosts, and the doubles of all
+migrations together. On a host shared with other jobs the times are noisy:
+the load average is printed before and after; run it several times (the
+communication counts are exact).
+
+LAMMPS (Debian's /usr/bin/lmp, OpenMPI, `mpirun -np 2 lmp`) runs the same
+spheres from the same state (centres, radii, velocities of BedState), the
+same Δt, walls at the same planes (fix wall/gran on the floor and the four
+sides), the same 1 mm neighbour skin (rebuilt when a sphere moved half of
+it; Tessera searches every 20 steps or earlier, adaptively) and the same
+physics to within the contact laws' forms: pair gran/hertz/history with
+k_n = 4/3 E*, k_t = 8 G* (Hertz–Mindlin, as DEM_D_Hertz_viscous_Coulomb's
+springs), μ 0.4, rolling free; the normal damping (LAMMPS: m* γ_n √(δR*),
+Tessera: 2 ξ √(m* k_n(δ)), ξ from the restitution 0.4) matched at an
+overlap of 1 % of R* for the mean sphere, γ_t = γ_n / 2 (LAMMPS' default).
+The comparison is of cost, not of trajectories.
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/dem_mpi_scaling.py
-        [--nx 20 --ny 20 --nz 8 --steps 1000]
+        [--nx 20 --ny 20 --nz 8 --steps 1000] [--no-lammps]
 """
 import argparse
+import math
 import os
+import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -23,8 +42,13 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.join(HERE, "..", "tests", "python")
 sys.path.insert(0, TESTS)
 
-from mpi_dem_case import WriteBed  # noqa: E402
+from mpi_dem_case import DT, BedState, WriteBed  # noqa: E402
 from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment  # noqa: E402
+
+# The bed's materials (mpi_dem_case.py): grains and steel walls, restitution and friction.
+GRAINS = dict(young=1e7, poisson=0.25, density=2500.0)
+STEEL = dict(young=1e9, poisson=0.25)
+RESTITUTION, FRICTION, GRAVITY, SKIN = 0.4, 0.4, 9.81, 0.001
 
 
 def run(folder, out, ranks):
@@ -39,15 +63,97 @@ def run(folder, out, ranks):
     return np.load(out)
 
 
+def HertzParameters(radius):
+    """k_n, k_t, γ_n, γ_t of LAMMPS' gran/hertz/history for sphere pairs and
+    sphere-wall pairs (see the module comment), with `radius` the mean radius."""
+    def effective(a, b):
+        young = 1.0 / ((1 - a["poisson"]**2) / a["young"] + (1 - b["poisson"]**2) / b["young"])
+        shear = 1.0 / (2 * (2 - a["poisson"]) * (1 + a["poisson"]) / a["young"]
+                       + 2 * (2 - b["poisson"]) * (1 + b["poisson"]) / b["young"])
+        return young, shear
+    mass = GRAINS["density"] * 4.0 / 3.0 * math.pi * radius**3
+    xi = -math.log(RESTITUTION) / math.sqrt(math.pi**2 + math.log(RESTITUTION)**2)
+    out = {}
+    for name, other, r_eff, m_eff in (("pair", GRAINS, radius / 2, mass / 2),
+                                      ("wall", STEEL, radius, mass)):
+        young, shear = effective(GRAINS, other)
+        overlap = 0.01 * r_eff
+        stiffness = 2.0 * young * math.sqrt(r_eff * overlap)  # dF/dδ of Hertz there
+        damping = 2.0 * xi * math.sqrt(m_eff * stiffness)
+        gamma_n = damping / (m_eff * math.sqrt(overlap * r_eff))
+        out[name] = dict(kn=4.0 / 3.0 * young, kt=8.0 * shear, gamma_n=gamma_n,
+                         gamma_t=0.5 * gamma_n, mu=FRICTION)
+    return out
+
+
+def WriteLammps(folder, nx, ny, nz, steps):
+    """The bed as a LAMMPS data file and input (in.bed) in `folder`."""
+    os.makedirs(folder, exist_ok=True)
+    nodes, radii, velocities, (lx, ly, h) = BedState(nx, ny, nz)
+    with open(os.path.join(folder, "bed.data"), "w") as f:
+        f.write(f"Tessera MPI bed (benchmarks/dem_mpi_scaling.py)\n\n{len(nodes)} atoms\n"
+                f"1 atom types\n\n{-0.01} {lx + 0.01} xlo xhi\n{-0.01} {ly + 0.01} ylo yhi\n"
+                f"{-0.01} {4.0 * h} zlo zhi\n\nAtoms\n\n")
+        for i, (x, r) in enumerate(zip(nodes, radii), start=1):
+            f.write(f"{i} 1 {2 * r!r} {GRAINS['density']!r} {x[0]!r} {x[1]!r} {x[2]!r}\n")
+        f.write("\nVelocities\n\n")
+        for i, v in enumerate(velocities, start=1):
+            f.write(f"{i} {v[0]!r} {v[1]!r} {v[2]!r} 0 0 0\n")
+    k = HertzParameters(float(np.mean(radii)))
+    p, w = k["pair"], k["wall"]
+    wall = f"wall/gran hertz/history {w['kn']!r} {w['kt']!r} {w['gamma_n']!r} " \
+           f"{w['gamma_t']!r} {w['mu']!r} 1"
+    with open(os.path.join(folder, "in.bed"), "w") as f:
+        f.write(f"""units si
+atom_style sphere
+atom_modify map array
+boundary f f f
+newton off
+comm_modify vel yes
+read_data bed.data
+neighbor {SKIN} bin
+neigh_modify delay 0 every 1 check yes
+pair_style gran/hertz/history {p['kn']!r} {p['kt']!r} {p['gamma_n']!r} {p['gamma_t']!r} {p['mu']!r} 1
+pair_coeff * *
+fix floor all {wall} zplane 0.0 NULL
+fix xwalls all {wall} xplane 0.0 {lx!r}
+fix ywalls all {wall} yplane 0.0 {ly!r}
+fix integrate all nve/sphere
+fix weight all gravity {GRAVITY} vector 0 0 -1
+timestep {DT}
+thermo_style custom step atoms ke
+thermo {steps}
+run {steps}
+""")
+    return len(nodes)
+
+
+def run_lammps(folder, ranks, steps):
+    command = ["lmp", "-in", "in.bed", "-log", "log.lammps", "-echo", "none"]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    if ranks > 1:
+        command, env = MpirunCommand(ranks, *command), MpirunEnvironment()
+    result = subprocess.run(command, cwd=folder, env=env, capture_output=True, text=True)
+    log = result.stdout + result.stderr
+    loop = re.search(rf"Loop time of ([0-9.eE+-]+) on {ranks} procs for {steps} steps", log)
+    if result.returncode != 0 or not loop:
+        sys.exit(f"lmp on {ranks} ranks failed (exit {result.returncode}):\n{log[-3000:]}")
+    builds = re.search(r"Neighbor list builds = (\d+)", log)
+    return float(loop.group(1)), int(builds.group(1)) if builds else -1
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--nx", type=int, default=20)
     parser.add_argument("--ny", type=int, default=20)
     parser.add_argument("--nz", type=int, default=8)
     parser.add_argument("--steps", type=int, default=1000)
+    parser.add_argument("--no-lammps", action="store_true", help="Tessera alone")
     args = parser.parse_args()
     if MpiSkipReason():
         sys.exit(MpiSkipReason())
+    lammps = not args.no_lammps and shutil.which("lmp") is not None
+    load_before = os.getloadavg()
     with tempfile.TemporaryDirectory() as tmp:
         one = os.path.join(tmp, "one")
         two = os.path.join(tmp, "two")
@@ -55,15 +161,36 @@ def main():
         n2 = WriteBed(two, 2 * args.nx, args.ny, args.nz, steps=args.steps)
         r1 = run(one, os.path.join(tmp, "one.npz"), 1)
         r2 = run(two, os.path.join(tmp, "two.npz"), 2)
+        if lammps:
+            WriteLammps(os.path.join(tmp, "lmp1"), args.nx, args.ny, args.nz, args.steps)
+            WriteLammps(os.path.join(tmp, "lmp2"), 2 * args.nx, args.ny, args.nz, args.steps)
+            l1, b1 = run_lammps(os.path.join(tmp, "lmp1"), 1, args.steps)
+            l2, b2 = run_lammps(os.path.join(tmp, "lmp2"), 2, args.steps)
+    load_after = os.getloadavg()
     t1, t2 = float(r1["seconds"]), float(r2["seconds"])
-    print(f"1 rank : {n1} spheres, {args.steps} steps, {t1:.3f} s, "
-          f"{1e6 * t1 / (n1 * args.steps):.3f} µs per sphere-step")
-    print(f"2 ranks: {n2} spheres, {args.steps} steps, {t2:.3f} s, "
-          f"{1e6 * t2 / (n2 / 2 * args.steps):.3f} µs per owned sphere-step")
-    print(f"weak-scaling efficiency T1/T2 = {t1 / t2:.2f}")
+    print(f"bed: {args.nx} x {args.ny} x {args.nz} spheres per rank, {args.steps} steps of {DT} s; "
+          f"load average {load_before[0]:.1f} before, {load_after[0]:.1f} after on "
+          f"{os.cpu_count()} cores (above the core count the times are a loaded host's)")
+    print(f"Tessera 1 rank : {n1} spheres, {t1:.3f} s, "
+          f"{1e6 * t1 / (n1 * args.steps):.3f} µs per sphere-step, "
+          f"{int(r1['searches'])} searches")
+    print(f"Tessera 2 ranks: {n2} spheres, {t2:.3f} s, "
+          f"{1e6 * t2 / (n2 / 2 * args.steps):.3f} µs per owned sphere-step, "
+          f"{int(r2['searches'])} searches")
+    print(f"Tessera weak-scaling efficiency T1/T2 = {t1 / t2:.2f}")
+    if lammps:
+        print(f"LAMMPS  1 rank : {n1} spheres, {l1:.3f} s, "
+              f"{1e6 * l1 / (n1 * args.steps):.3f} µs per sphere-step, {b1} list builds")
+        print(f"LAMMPS  2 ranks: {n2} spheres, {l2:.3f} s, "
+              f"{1e6 * l2 / (n2 / 2 * args.steps):.3f} µs per owned sphere-step, {b2} list builds")
+        print(f"LAMMPS  weak-scaling efficiency T1/T2 = {l1 / l2:.2f}")
+        print(f"Tessera / LAMMPS time: {t1 / l1:.2f} at 1 rank, {t2 / l2:.2f} at 2 ranks "
+              "(below 1: Tessera faster)")
+    else:
+        print("LAMMPS: not run (--no-lammps, or no lmp on PATH)")
     ghosts = r2["ghosts"].reshape(-1, 3)
     for rank, (count, per_step, migration) in enumerate(ghosts):
-        print(f"rank {rank}: {int(count)} ghosts, {per_step:.0f} doubles "
+        print(f"Tessera rank {rank}: {int(count)} ghosts, {per_step:.0f} doubles "
               f"({8 * per_step / 1024:.1f} KiB) sent per step to refresh ghosts, "
               f"{int(migration)} doubles in all migrations ({8 * migration / 1024:.1f} KiB over "
               f"{int(r2['searches'])} searches)")

@@ -8,6 +8,12 @@ gravity; optionally a side wall pushed inwards (imposed LINEAR_VELOCITY).
 
 writes <folder>/bedDEM.mdpa, bedDEM_FEM_boundary.mdpa, MaterialsDEM.json and
 ProjectParametersDEM.json (the run's key overrides in `keys`).
+
+    AddInlet(folder, ...)
+
+adds an inlet above the bed (bedDEM_Inlet.mdpa, "dem_inlet_option": true):
+a row of injection points across the box, spheres of a normal radius
+distribution shot downwards with a random deviation.
 """
 import json
 import os
@@ -22,8 +28,9 @@ def _box(nx, ny):
     return nx * SPACING, ny * SPACING
 
 
-def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, seed=7, keys=None):
-    os.makedirs(folder, exist_ok=True)
+def BedState(nx=7, ny=7, nz=6, speed=1.0, seed=7):
+    """The bed's spheres: centres, radii and velocities (lists of tuples and
+    floats), and the box (lx, ly, wall height)."""
     rng = random.Random(seed)
     lx, ly = _box(nx, ny)
     nodes, radii, velocities = [], [], []
@@ -36,6 +43,12 @@ def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, 
                 nodes.append((x, y, z))
                 radii.append(RADII[(i + j + k) % 2])
                 velocities.append(tuple(rng.uniform(-speed, speed) for _ in range(3)))
+    return nodes, radii, velocities, (lx, ly, (nz + 2) * SPACING)
+
+
+def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, seed=7, keys=None):
+    os.makedirs(folder, exist_ok=True)
+    nodes, radii, velocities, (lx, ly, _) = BedState(nx, ny, nz, speed, seed)
     lines = ["Begin ModelPartData", "End ModelPartData", "", "Begin Properties 1", "End Properties", "",
              "Begin Nodes"]
     lines += [f"  {n + 1} {x!r} {y!r} {z!r}" for n, (x, y, z) in enumerate(nodes)]
@@ -120,3 +133,77 @@ def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, 
     with open(os.path.join(folder, "ProjectParametersDEM.json"), "w") as f:
         json.dump(deck, f, indent=1)
     return len(nodes)
+
+
+def AddInlet(folder, nx=7, ny=7, nz=6, rate=6000.0, stop=0.02, radius=0.007, deviation=0.001):
+    """Injection points on a 4 x 3 grid at z = (nz + 1.2) SPACING (above the
+    bed, below the walls' top), VELOCITY (0, 0, -4) m/s within 10 degrees,
+    `rate` spheres per second from t = 0 to `stop`, radii normal (`radius`,
+    `deviation`) between 0.5 and 1.5 times `radius` (Kratos' default bounds).
+    The inlet uses the grains' material."""
+    lx, ly = _box(nx, ny)
+    z = (nz + 1.2) * SPACING
+    points = [(lx * (i + 0.5) / 4, ly * (j + 0.5) / 3, z) for j in range(3) for i in range(4)]
+    lines = ["Begin Nodes"]
+    lines += [f"  {k + 1} {x!r} {y!r} {z!r}" for k, (x, y, z) in enumerate(points)]
+    lines += ["End Nodes", "", "Begin SubModelPart Inlet_1", "  Begin SubModelPartData",
+              "    RIGID_BODY_MOTION 0", "    IDENTIFIER Inlet_1",
+              "    INJECTOR_ELEMENT_TYPE SphericParticle3D", "    ELEMENT_TYPE SphericParticle3D",
+              "    CONTAINS_CLUSTERS 0", "    VELOCITY [3] (0.0, 0.0, -4.0)",
+              "    MAX_RAND_DEVIATION_ANGLE 10.0", f"    INLET_NUMBER_OF_PARTICLES {rate!r}",
+              "    IMPOSED_MASS_FLOW_OPTION 0", "    INLET_START_TIME 0.0",
+              f"    INLET_STOP_TIME {stop!r}", f"    RADIUS {radius!r}",
+              "    PROBABILITY_DISTRIBUTION normal", f"    STANDARD_DEVIATION {deviation!r}",
+              "    DENSE_INLET 0", "  End SubModelPartData", "  Begin SubModelPartNodes"]
+    lines += [f"    {k + 1}" for k in range(len(points))]
+    lines += ["  End SubModelPartNodes", "End SubModelPart", ""]
+    with open(os.path.join(folder, "bedDEM_Inlet.mdpa"), "w") as f:
+        f.write("\n".join(lines))
+    path = os.path.join(folder, "MaterialsDEM.json")
+    with open(path) as f:
+        materials = json.load(f)
+    materials["material_assignation_table"].append(["DEMInletPart.Inlet_1", "grains"])
+    with open(path, "w") as f:
+        json.dump(materials, f, indent=1)
+    path = os.path.join(folder, "ProjectParametersDEM.json")
+    with open(path) as f:
+        deck = json.load(f)
+    deck["dem_inlet_option"] = True
+    with open(path, "w") as f:
+        json.dump(deck, f, indent=1)
+    return len(points)
+
+
+def WriteBondedSpecimen(folder, steps=1000, platen_velocity=0.5, dt=5e-7, drift=(8.0, 8.0, 0.0)):
+    """A small UCS specimen of the virtual laboratory (tessera.dem.virtual_lab),
+    a disc-like cylinder Ø60 x 30 mm of spheres of radius 4 mm ± 25 %, solid
+    fraction 0.5 (denser packings take the generator much longer), bonded by
+    the DEM_Dempack law of its default concrete (thesis Table 5.5), written as
+    a DEM deck: the continuum strategy, the platens (frictionless) approaching
+    at `platen_velocity` each, `steps` steps of `dt` (the bonds' critical step
+    is about 1e-6 s). Every sphere starts with the velocity `drift`, so the
+    specimen slides across the platens while it is crushed: wider than long,
+    the ranks' boxes cut it across x and y, and spheres cross the cuts with
+    their bonds. Returns the number of spheres."""
+    from tessera.dem.virtual_lab import VirtualLaboratory
+    lab = VirtualLaboratory({"test": "UCS",
+                             "specimen": {"diameter": 0.06, "length": 0.03, "radius": 0.004,
+                                          "solid_fraction": 0.5},
+                             "loading": {"platen_velocity": platen_velocity},
+                             "output": {"folder": os.path.basename(folder), "name": "ucs",
+                                        "plot": False}},
+                            folder=os.path.dirname(os.path.abspath(folder)))
+    lab._WriteDeck()
+    n = len(lab.specimen.radius)
+    with open(os.path.join(folder, "ucsDEM.mdpa"), "a") as f:
+        for axis, v in zip("XYZ", drift):
+            if v:
+                f.write(f"\nBegin NodalData VELOCITY_{axis}\n")
+                f.write("".join(f"{k + 1} 0 {float(v)!r}\n" for k in range(n)))
+                f.write("End NodalData\n")
+    deck = json.loads(lab._Parameters().WriteJsonString())
+    deck.update({"MaxTimeStep": dt, "FinalTime": steps * dt, "TimeStepCheck": "off",
+                 "OutputTimeStep": 1.0})
+    with open(os.path.join(folder, "ProjectParametersDEM.json"), "w") as f:
+        json.dump(deck, f, indent=1)
+    return n

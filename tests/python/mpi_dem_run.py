@@ -1,7 +1,7 @@
 """Runs the DEM deck of FOLDER (a copy) with the given parallel_type and
 writes, on rank 0, OUT.npz with the final positions and velocities of every
 sphere (node ids ascending, each from the rank that owns it), the global
-kinetic energy and contact count, and for a distributed run the migrations,
+kinetic energy, contact count and bond counts (all, intact), and for a distributed run the migrations,
 ghost and migration traffic, and per rank the owned node ids at the start and
 at the end (to show spheres changed owner).
 
@@ -46,6 +46,7 @@ def main(folder, out, parallel_type):
         ids = ids[order]
         kinetic = strategy.KineticEnergy()
         contacts = strategy.NumberOfParticleContacts()
+        bonds = (strategy.NumberOfBonds(), strategy.NumberOfIntactBonds())
     else:
         coordinates = np.array([[n.X, n.Y, n.Z] for n in spheres.Nodes])
         node_ids = np.asarray(spheres.NodeIds(), dtype=np.int64)
@@ -57,6 +58,7 @@ def main(folder, out, parallel_type):
             values["x"] = x
         kinetic = distributed.GlobalKineticEnergy()
         contacts = distributed.GlobalNumberOfParticleContacts()
+        bonds = (distributed.GlobalNumberOfBonds(), distributed.GlobalNumberOfIntactBonds())
         starts = communicator.GatherInts([int(i) for i in first_owned], 0)
         ends = communicator.GatherInts([int(i) for i in distributed.OwnedNodeIds()], 0)
         ghosts = communicator.GatherDoubles([float(distributed.NumberOfGhosts()),
@@ -68,7 +70,7 @@ def main(folder, out, parallel_type):
                      **{f"start_{r}": np.asarray(s, dtype=np.int64) for r, s in enumerate(starts)},
                      **{f"end_{r}": np.asarray(e, dtype=np.int64) for r, e in enumerate(ends)}}
     if communicator.Rank() == 0:
-        np.savez(out, ids=ids, kinetic=kinetic, contacts=contacts, ranks=communicator.Size(),
+        np.savez(out, ids=ids, kinetic=kinetic, contacts=contacts, bonds=np.array(bonds), ranks=communicator.Size(),
                  steps=strategy.StepCount(), searches=strategy.NumberOfSearches(),
                  early=strategy.NumberOfEarlySearches(), seconds=seconds,
                  **{name: value for name, value in values.items()}, **extra)

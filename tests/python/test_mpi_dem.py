@@ -1,8 +1,10 @@
 """Distributed DEM ("parallel_type": "MPI", applications/dem/parallel/): a
 bed of 294 spheres thrown with random velocities in an open box of rigid
-walls (mpi_dem_case.py), 400 steps on 2 and 4 ranks under mpirun against the
-serial run. The owned spheres' positions, velocities, angular velocities,
-displacements and forces must be the serial run's bit for bit (the design:
+walls (mpi_dem_case.py), 1,000 steps on 2 and 4 ranks under mpirun against
+the serial run; the bed with an inlet above it, and a small bonded specimen
+(the continuum strategy) crushed until bonds break, on 2 and 4 ranks. The
+owned spheres' positions, velocities, angular velocities, displacements and
+forces must be the serial run's bit for bit (the design:
 rows in the serial run's order on every rank, each pair computed with the
 serial arithmetic, each sphere's sum in the serial order, ghosts copied from
 their owners; docs/architecture.md "Distributed DEM"). Also: a side wall
@@ -21,10 +23,11 @@ import tessera
 from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment, RunPython
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_dem_case import WriteBed  # noqa: E402
+from mpi_dem_case import AddInlet, WriteBed, WriteBondedSpecimen  # noqa: E402
 
 RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_dem_run.py")
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
+BED_STEPS = BONDED_STEPS = 1000
 COMPARED = ("x", "VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "TOTAL_FORCES")
 
 
@@ -48,10 +51,12 @@ def owner_changes(result, ranks):
 @needs_mpi
 @pytest.mark.parametrize("ranks", [2, 4])
 def test_bed_on_ranks_equals_serial_bitwise(tmp_path, ranks):
-    count = WriteBed(tmp_path / "bed")
+    # The issue's horizon: 1,000 steps (0.05 s: the bed thrown, colliding,
+    # settling).
+    count = WriteBed(tmp_path / "bed", steps=BED_STEPS)
     serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
     distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
-    assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == 400
+    assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == BED_STEPS
     assert len(serial["ids"]) == count == 294
     # The bed is alive: contacts, and spheres moved more than a radius.
     assert int(serial["contacts"]) > 50
@@ -184,18 +189,73 @@ def test_what_does_not_run_distributed_is_a_clear_error(tmp_path, key, value, me
 
 
 @needs_mpi
-def test_continuum_strategy_under_mpi_is_a_clear_error(tmp_path):
+def test_non_smooth_strategy_under_mpi_is_a_clear_error(tmp_path):
     WriteBed(tmp_path / "bed", steps=10, keys={"parallel_type": "MPI"})
     path = os.path.join(tmp_path / "bed", "ProjectParametersDEM.json")
     with open(path) as f:
         deck = json.load(f)
-    deck["solver_settings"]["strategy"] = "continuum_sphere_strategy"
-    deck.update({"PoissonEffectOption": False, "ShearStrainParallelToBondOption": False})
+    deck["solver_settings"]["strategy"] = "moreau_jean_strategy"
     with open(path, "w") as f:
         json.dump(deck, f)
     result = tessera_run(tmp_path / "bed", ranks=2, timeout=120)
     assert result.returncode != 0
-    assert "solver_settings.strategy" in result.stderr and "bonds" in result.stderr, result.stderr
+    assert "solver_settings.strategy" in result.stderr and "non-smooth" in result.stderr, result.stderr
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_bonded_specimen_on_ranks_equals_serial_bitwise(tmp_path, ranks):
+    # A small UCS specimen of the virtual lab (Ø60 x 30 mm, 149 spheres,
+    # DEM_Dempack concrete), crushed by its platens at 0.5 m/s each (1.7 %
+    # strain in 1,000 steps of 5e-7 s, far past the peak) while sliding
+    # across them at 8 m/s in x and y: bonds cross the ranks' boxes (each
+    # evaluated by every rank that holds both its spheres, summed in the
+    # serial order) and bonded spheres change owner, taking their bonds.
+    count = WriteBondedSpecimen(tmp_path / "ucs", steps=BONDED_STEPS)
+    serial = run_case(tmp_path / "ucs", tmp_path / "serial.npz")
+    distributed = run_case(tmp_path / "ucs", tmp_path / "mpi.npz", ranks)
+    assert len(serial["ids"]) == count
+    bonds, intact = (int(v) for v in serial["bonds"])
+    # Bonds broke (damage and the broken flag went through the run).
+    assert bonds > 2 * count and 0 < intact < bonds, serial["bonds"]
+    print(f"{ranks} ranks: {count} spheres, {bonds} bonds, {bonds - intact} broken, "
+          f"{int(distributed['migrations'])} spheres changed owner")
+    assert_bitwise(serial, distributed)
+    np.testing.assert_array_equal(distributed["bonds"], serial["bonds"])
+    assert int(distributed["migrations"]) > 0
+
+
+@needs_mpi
+def test_broken_bond_stretched_beyond_the_ghost_layer_is_a_clear_error(tmp_path):
+    # Two bonded spheres (R 4 mm, touching) fly apart at 40 m/s: the bond
+    # breaks at once and, some 1,000 steps later (the break slowed them),
+    # the spheres are farther apart than the ghost layer (1.05 x 8 mm from
+    # the other rank's box). A rank would lose the broken bond (the serial
+    # run keeps it, so a later contact would differ): an error naming the
+    # sphere, not a silent change.
+    from tessera.dem.virtual_lab import DEFAULT_MATERIAL
+    folder = tmp_path / "pair"
+    folder.mkdir()
+    lines = ["Begin Properties 1"] + [f"{k} {v}" for k, v in DEFAULT_MATERIAL.items()] + \
+        ["End Properties", "Begin Nodes", "1 0.0 0.0 0.0", "2 0.008 0.0 0.0", "End Nodes",
+         "Begin Elements SphericContinuumParticle3D", "1 1 1", "2 1 2", "End Elements"]
+    for variable, values in (("RADIUS", (0.004, 0.004)), ("COHESIVE_GROUP", (1, 1)),
+                             ("VELOCITY_X", (-20.0, 20.0))):
+        lines += [f"Begin NodalData {variable}", f"1 0 {values[0]}", f"2 0 {values[1]}",
+                  "End NodalData"]
+    (folder / "pairDEM.mdpa").write_text("\n".join(lines) + "\n")
+    deck = {"problem_name": "pair", "Dimension": 3, "GravityX": 0.0, "GravityY": 0.0,
+            "GravityZ": 0.0, "RotationOption": True, "BoundingBoxOption": False,
+            "TranslationalIntegrationScheme": "Symplectic_Euler", "SearchTolerance": 0.0,
+            "NeighbourSearchFrequency": 20, "MaxTimeStep": 5e-7, "FinalTime": 2000 * 5e-7,
+            "OutputTimeStep": 1.0, "TimeStepCheck": "off", "PoissonEffectOption": False,
+            "ShearStrainParallelToBondOption": False, "parallel_type": "MPI",
+            "solver_settings": {"strategy": "continuum_sphere_strategy"}}
+    (folder / "ProjectParametersDEM.json").write_text(json.dumps(deck))
+    result = tessera_run(folder, ranks=2, timeout=120)
+    assert result.returncode != 0
+    assert "holds 0 of its 1 bonds" in result.stderr and "ghost layer" in result.stderr, \
+        result.stderr
 
 
 def test_recursive_coordinate_bisection_balances_counts_and_breaks_ties_by_key():
@@ -227,46 +287,28 @@ def test_recursive_coordinate_bisection_balances_counts_and_breaks_ties_by_key()
     assert a == b
 
 
-INLET_MDPA = """Begin Nodes
-  1 0.05 0.05 0.15
-  2 0.10 0.05 0.15
-End Nodes
-Begin SubModelPart Inlet_1
-  Begin SubModelPartData
-    RIGID_BODY_MOTION 0
-    IDENTIFIER Inlet_1
-    INJECTOR_ELEMENT_TYPE SphericParticle3D
-    ELEMENT_TYPE SphericParticle3D
-    CONTAINS_CLUSTERS 0
-    VELOCITY [3] (0.0, 0.0, -1.0)
-    MAX_RAND_DEVIATION_ANGLE 5.0
-    INLET_NUMBER_OF_PARTICLES 100.0
-    IMPOSED_MASS_FLOW_OPTION 0
-    INLET_START_TIME 0.0
-    INLET_STOP_TIME 0.01
-    RADIUS 0.005
-    PROBABILITY_DISTRIBUTION discrete
-    STANDARD_DEVIATION 0.0
-    DENSE_INLET 0
-  End SubModelPartData
-  Begin SubModelPartNodes
-    1
-    2
-  End SubModelPartNodes
-End SubModelPart
-"""
-
-
 @needs_mpi
-def test_inlets_under_mpi_are_a_clear_error(tmp_path):
-    # Spheres an inlet creates would need a global key and an owner at birth.
-    WriteBed(tmp_path / "bed", steps=10, keys={"parallel_type": "MPI", "dem_inlet_option": True})
-    (tmp_path / "bed" / "bedDEM_Inlet.mdpa").write_text(INLET_MDPA)
-    path = tmp_path / "bed" / "MaterialsDEM.json"
-    materials = json.loads(path.read_text())
-    materials["material_assignation_table"].append(["DEMInletPart.Inlet_1", "grains"])
-    path.write_text(json.dumps(materials))
-    result = tessera_run(tmp_path / "bed", ranks=2, timeout=120)
-    assert result.returncode != 0
-    assert "'dem_inlet_option' is true and the deck has inlets; it does not run distributed" \
-        in result.stderr, result.stderr
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_inlet_on_ranks_equals_serial_bitwise(tmp_path, ranks):
+    # An inlet above the bed injects over the whole run (8 points, 6000
+    # spheres/s, 600 steps of 5e-5 s: 180 due) while the bed's spheres fly up
+    # to it: every rank runs the same injection (overlap test against the
+    # spheres of all ranks) and keeps the new spheres it owns or holds as
+    # ghosts; the new spheres fall into the bed across the ranks' boxes.
+    count = WriteBed(tmp_path / "bed", steps=600)
+    AddInlet(tmp_path / "bed", stop=0.03)
+    serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
+    injected = len(serial["ids"]) - count
+    # Spheres were injected, and some points were occupied at some steps
+    # (fewer than the 180 due): the overlap test saw the other ranks' spheres.
+    assert 50 < injected < 180, injected
+    new = serial["ids"] > count  # node ids after the bed's (bed and walls)
+    assert serial["x"][new][:, 2].min() < 0.12  # injected at 0.158, fell into the bed
+    assert_bitwise(serial, distributed)
+    assert int(distributed["contacts"]) == int(serial["contacts"])
+    # Injected spheres changed owner or were born off rank 0.
+    assert owner_changes(distributed, ranks) > 0
+    born = {int(i) for r in range(ranks) for i in distributed[f"end_{r}"]} - \
+        {int(i) for r in range(ranks) for i in distributed[f"start_{r}"]}
+    assert len(born) == injected

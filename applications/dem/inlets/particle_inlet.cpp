@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <memory>
 #include <numbers>
 #include <unordered_map>
 
@@ -333,8 +334,7 @@ void ParticleInlets::Inject(double time) {
   if (due.empty()) return;
 
   // The particles near the due inlets' points, in a grid for the overlap test.
-  const ParticleStorage& particles = strategy_.Particles();
-  double largest_new = 0.0, largest_old = 0.0;
+  double largest_new = 0.0;
   Array3 low{1e300, 1e300, 1e300}, high{-1e300, -1e300, -1e300};
   for (const Inlet* inlet : due) {
     largest_new = std::max(largest_new, inlet->radius.Largest());
@@ -344,14 +344,30 @@ void ParticleInlets::Inject(double time) {
         high[k] = std::max(high[k], x[k]);
       }
   }
-  for (double r : particles.radius) largest_old = std::max(largest_old, r);
-  const double reach = largest_new + std::max(largest_old, largest_new);
-  OverlapGrid grid(reach);
-  for (std::size_t i = 0; i < particles.size(); ++i) {
-    const Array3& x = particles.position[i];
+  const auto near_box = [&](const Array3& x, double reach) {
     bool near = true;
     for (int k = 0; k < 3; ++k) near = near && x[k] >= low[k] - reach && x[k] <= high[k] + reach;
-    if (near) grid.Add(x, particles.radius[i]);
+    return near;
+  };
+  std::unique_ptr<OverlapGrid> grid;
+  if (hooks_.gather) {
+    // A distributed run: the spheres of every rank (the overlap test's
+    // answer depends only on the set, not on its order or the cell size).
+    std::vector<Array3> centres;
+    std::vector<double> radii;
+    const double reach = hooks_.gather(low, high, largest_new, centres, radii);
+    grid = std::make_unique<OverlapGrid>(reach);
+    for (std::size_t i = 0; i < centres.size(); ++i)
+      if (near_box(centres[i], reach)) grid->Add(centres[i], radii[i]);
+  } else {
+    const ParticleStorage& particles = strategy_.Particles();
+    double largest_old = 0.0;
+    for (double r : particles.radius) largest_old = std::max(largest_old, r);
+    const double reach = largest_new + std::max(largest_old, largest_new);
+    grid = std::make_unique<OverlapGrid>(reach);
+    for (std::size_t i = 0; i < particles.size(); ++i)
+      if (near_box(particles.position[i], reach))
+        grid->Add(particles.position[i], particles.radius[i]);
   }
 
   std::vector<NewParticle> fresh;
@@ -376,8 +392,8 @@ void ParticleInlets::Inject(double time) {
       if (inlet.pending_radius == 0.0) inlet.pending_radius = inlet.radius.Sample(inlet.sizes);
       const double r = inlet.pending_radius;
       const Array3& x = inlet.points[inlet.order[k]];
-      if (grid.Overlaps(x, r)) continue;
-      grid.Add(x, r);
+      if (grid->Overlaps(x, r)) continue;
+      grid->Add(x, r);
       NewParticle particle;
       particle.node_id = next_node_id_++;
       particle.element_id = next_element_id_++;
@@ -392,7 +408,23 @@ void ParticleInlets::Inject(double time) {
       inlet.injected_mass += SphereMass(inlet.density, r);
     }
   }
-  if (!fresh.empty()) strategy_.InsertParticles(fresh);
+  if (fresh.empty()) return;
+  if (hooks_.insert)
+    hooks_.insert(fresh);
+  else
+    strategy_.InsertParticles(fresh);
+}
+
+double ParticleInlets::LargestRadius() const {
+  double largest = 0.0;
+  for (const Inlet& inlet : inlets_) largest = std::max(largest, inlet.radius.Largest());
+  return largest;
+}
+
+std::vector<Properties::Pointer> ParticleInlets::Materials() const {
+  std::vector<Properties::Pointer> materials;
+  for (const Inlet& inlet : inlets_) materials.push_back(inlet.properties);
+  return materials;
 }
 
 }  // namespace tessera::dem

@@ -34,9 +34,15 @@
 //
 // Random numbers: one seed (ProjectParametersDEM "seed") gives each inlet its
 // own streams (inlet_random.h), so results are the same for any thread count.
+//
+// Distributed runs (parallel/distributed_dem.h): every rank runs the same
+// injection (same streams, same ids); InletHooks give the overlap test the
+// spheres of all ranks near the inlets and let each rank keep the new spheres
+// it owns or holds as ghosts.
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -63,6 +69,20 @@ struct InletRadiusTable {
   std::int64_t seed = 0;
 };
 
+struct NewParticle;
+
+// Set by a distributed run; unset (serial) Inject works on the strategy's rows.
+struct InletHooks {
+  // The spheres of every rank within `reach` of the box [low, high] of the
+  // due inlets' points, where reach = largest_new + max(largest radius of any
+  // sphere, largest_new); returns that reach. Collective: all ranks call it.
+  std::function<double(const Array3& low, const Array3& high, double largest_new,
+                       std::vector<Array3>& centres, std::vector<double>& radii)>
+      gather;
+  // Adds the spheres of one injection (all ranks get the same list).
+  std::function<void(const std::vector<NewParticle>&)> insert;
+};
+
 class ParticleInlets {
  public:
   // Reads and checks every sub model part of `inlets` (errors name the part
@@ -77,6 +97,11 @@ class ParticleInlets {
 
   // The largest injection speed, |VELOCITY| / cos(MAX_RAND_DEVIATION_ANGLE).
   double MaximumSpeed() const;
+  // The largest radius any inlet may inject (0 without inlets).
+  double LargestRadius() const;
+  // The inlets' materials, in inlet order.
+  std::vector<Properties::Pointer> Materials() const;
+  void SetHooks(InletHooks hooks) { hooks_ = std::move(hooks); }
   std::size_t size() const { return inlets_.size(); }
   const std::string& Name(std::size_t i) const { return inlets_[i].name; }
   std::size_t InjectedCount(std::size_t i) const { return inlets_[i].injected_count; }
@@ -113,6 +138,7 @@ class ParticleInlets {
   ExplicitSolverStrategy& strategy_;
   std::vector<Inlet> inlets_;
   IdType next_node_id_ = 1, next_element_id_ = 1;
+  InletHooks hooks_;
 };
 
 }  // namespace tessera::dem

@@ -5,8 +5,10 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <set>
 
 #include "applications/dem/dem_variables.h"
+#include "applications/dem/inlets/particle_inlet.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "kernel/core/error.h"
 #include "kernel/model/model_part.h"
@@ -98,13 +100,13 @@ void DistributedDem::Start() {
   };
   if (st.dimension != 3) refuse("a 2D run (\"Dimension\": 2)");
   if (st.periodic) refuse("a periodic domain (\"PeriodicDomainOption\")");
-  if (st.continuum || !s_.bonds_.empty()) refuse("the continuum strategy (bonded specimens)");
   if (!s_.clusters_.empty()) refuse("rigid clusters (ClusterPart)");
   if (s_.glued_.size() > 0) refuse("sticky walls (glued particles)");
   if (!s_.free_walls_.empty()) refuse("FREE_BODY_MOTION walls (their loads are not reduced yet)");
   if (st.energy_calculation) refuse("\"EnergyCalculationOption\"");
   if (st.scheme == TranslationalScheme::kGear) refuse("the Gear scheme");
-  if (!s_.registered_materials_.empty()) refuse("particle inlets");
+  if (!s_.registered_materials_.empty() && inlets_ == nullptr)
+    refuse("particle inlets not handed to DistributedDem::AdoptInlets");
   if (st.clean_indentations) refuse("\"CleanIndentationsOption\"");
 
   // The serial run's order is the key; spatial sorting would change it.
@@ -116,12 +118,23 @@ void DistributedDem::Start() {
     key_[p.element_id[i]] = static_cast<std::int64_t>(i);
     largest = std::max(largest, p.radius[i]);
   }
+  // Spheres an inlet makes may be bigger than any at start.
+  if (inlets_ != nullptr) largest = std::max(largest, inlets_->LargestRadius());
   // Every rank holds every sphere here, so the reach is the same everywhere;
   // 5 % on top covers rounding in the search's cell tests. Spheres bigger
-  // than any at start never arrive (no inlets).
+  // than any at start or of the inlets never arrive.
   layer_ = 1.05 * (2.0 * largest + st.search_tolerance);
+  // A bond may be longer than a contact reach (BOND_RANGE_BETA, or gaps up
+  // to twice the search tolerance): the layer holds every bond's partner.
+  for (std::size_t b = 0; b < s_.bonds_.size(); ++b)
+    layer_ = std::max(
+        layer_, 1.05 * Norm(p.position[s_.bonds_.second[b]] - p.position[s_.bonds_.first[b]]));
+  next_key_ = static_cast<std::int64_t>(n);
   std::vector<std::int64_t> keys(n);
   for (std::size_t i = 0; i < n; ++i) keys[i] = static_cast<std::int64_t>(i);
+  // Every bond is here now (the keys are the rows).
+  for (std::size_t b = 0; b < s_.bonds_.size(); ++b)
+    ++bond_count_[s_.bonds_.first[b]], ++bond_count_[s_.bonds_.second[b]];
   boxes_ = RecursiveCoordinateBisection(std::vector<Array3>(p.position.begin(), p.position.end()),
                                         keys, size_);
   std::vector<std::uint8_t> keep(n, 0);
@@ -153,19 +166,251 @@ void DistributedDem::Start() {
     it = s_.spheres_.HasElement(it->first) ? std::next(it) : owner_.erase(it);
   s_.ShareRowsWithNodes();
   CacheRows();
+  if (!bond_count_.empty()) CheckOwnedBonds();
   BuildGhostLists();
   last_balance_step_ = s_.step_;
   SearchHooks hooks;
   hooks.vote = [this](bool local) {
     return comm_->MaxAll(static_cast<std::int64_t>(local ? 1 : 0)) != 0;
   };
-  hooks.before_search = [this] { Migrate(); };
+  hooks.before_search = [this] {
+    if (bond_count_.empty()) return Migrate();
+    // The boxes of this search first (Migrate's own call then does nothing).
+    MaybeRebalance();
+    const std::vector<std::vector<double>> bonds = PackBonds();
+    Migrate();
+    InstallBonds(bonds);
+  };
   hooks.after_search = [this] {
     CacheRows();
     InstallArrivedHistories();
     BuildGhostLists();
   };
   s_.SetSearchHooks(std::move(hooks));
+  if (inlets_ != nullptr) {
+    // Spheres of the inlets' materials may arrive by migration on any rank:
+    // their Properties must be those of the spheres' model part everywhere.
+    for (const Properties::Pointer& material : inlets_->Materials())
+      if (!s_.spheres_.HasProperties(material->Id())) s_.spheres_.AddProperties(material);
+    InletHooks inlet_hooks;
+    inlet_hooks.gather = [this](const Array3& low, const Array3& high, double largest_new,
+                                std::vector<Array3>& centres, std::vector<double>& radii) {
+      return GatherNearInlets(low, high, largest_new, centres, radii);
+    };
+    inlet_hooks.insert = [this](const std::vector<NewParticle>& fresh) { InsertInjected(fresh); };
+    inlets_->SetHooks(std::move(inlet_hooks));
+  }
+}
+
+namespace {
+// A bond in a migration message: the keys of its spheres, law, state, the
+// constants, failure criterion, normal force, shear force, moment,
+// direction, then the law's state (state_stride doubles).
+constexpr std::size_t kBondHead = 2 + 2 + sizeof(BondConstants) / sizeof(double) + 1 + 1 + 9;
+static_assert(sizeof(BondConstants) % sizeof(double) == 0, "BondConstants holds doubles only");
+}  // namespace
+
+std::vector<std::vector<double>> DistributedDem::PackBonds() const {
+  const ContinuumBonds& bonds = s_.bonds_;
+  const ParticleStorage& p = s_.particles_;
+  const std::size_t n = p.size(), stride = bonds.state_stride;
+  // Each row's bonds (as the first or second sphere), as offsets into one array.
+  std::vector<std::uint32_t> start(n + 1, 0), of(2 * bonds.size());
+  for (std::size_t b = 0; b < bonds.size(); ++b)
+    ++start[bonds.first[b] + 1], ++start[bonds.second[b] + 1];
+  for (std::size_t i = 0; i < n; ++i) start[i + 1] += start[i];
+  {
+    std::vector<std::uint32_t> cursor(start.begin(), start.end() - 1);
+    for (std::size_t b = 0; b < bonds.size(); ++b) {
+      of[cursor[bonds.first[b]]++] = static_cast<std::uint32_t>(b);
+      of[cursor[bonds.second[b]]++] = static_cast<std::uint32_t>(b);
+    }
+  }
+  std::vector<std::vector<double>> out(size_);
+  std::vector<int> holders;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!OwnedRow(i) || start[i] == start[i + 1]) continue;
+    // Where Migrate sends the row: its owner and the ranks whose layer holds it.
+    const int owner = RcbOwner(boxes_, p.position[i]);
+    GhostTargets(p.position[i], owner, holders);
+    holders.push_back(owner);
+    for (int r : holders) {
+      if (r == rank_) continue;
+      std::vector<double>& h = out[r];
+      for (std::uint32_t k = start[i]; k < start[i + 1]; ++k) {
+        const std::uint32_t b = of[k];
+        h.insert(h.end(), {static_cast<double>(KeyOfRow(bonds.first[b])),
+                           static_cast<double>(KeyOfRow(bonds.second[b])),
+                           static_cast<double>(bonds.law[b]), static_cast<double>(bonds.state[b])});
+        const auto* constants = reinterpret_cast<const double*>(&bonds.constants[b]);
+        h.insert(h.end(), constants, constants + sizeof(BondConstants) / sizeof(double));
+        h.insert(h.end(), {bonds.failure_criterion.size() > b ? bonds.failure_criterion[b] : 0.0,
+                           bonds.normal_force[b]});
+        Put(h, bonds.shear_force[b]), Put(h, bonds.moment[b]), Put(h, bonds.direction[b]);
+        h.insert(h.end(), bonds.law_state.begin() + b * stride,
+                 bonds.law_state.begin() + (b + 1) * stride);
+      }
+    }
+  }
+  return out;
+}
+
+void DistributedDem::InstallBonds(const std::vector<std::vector<double>>& out) {
+  const std::vector<int> others = OtherRanks(rank_, size_);
+  std::vector<std::vector<double>> send;
+  for (int r : others) {
+    bond_doubles_ += static_cast<std::int64_t>(out[r].size());
+    send.push_back(out[r]);
+  }
+  const std::vector<std::vector<double>> in = comm_->Exchange(others, send);
+  ContinuumBonds& bonds = s_.bonds_;
+  const std::size_t stride = bonds.state_stride, width = kBondHead + stride;
+  const std::size_t rows = s_.particles_.size();
+  // Rows are in key order: a key's row by bisection.
+  const auto row_of = [&](std::int64_t key) -> std::int64_t {
+    const auto it = std::lower_bound(row_key_.begin(), row_key_.end(), key);
+    return it != row_key_.end() && *it == key ? it - row_key_.begin() : -1;
+  };
+  std::set<std::pair<std::uint32_t, std::uint32_t>> present;
+  for (std::size_t b = 0; b < bonds.size(); ++b) present.insert({bonds.first[b], bonds.second[b]});
+  bool added = false;
+  for (const std::vector<double>& message : in) {
+    if (message.size() % width != 0)
+      TESSERA_ERROR("DistributedDem: rank ", rank_, " got a bond message of ", message.size(),
+                    " doubles, not a multiple of ", width);
+    for (const double* h = message.data(); h < message.data() + message.size(); h += width) {
+      const std::int64_t a = row_of(static_cast<std::int64_t>(h[0]));
+      const std::int64_t b = row_of(static_cast<std::int64_t>(h[1]));
+      if (a < 0 || b < 0) continue;
+      const auto i = static_cast<std::uint32_t>(a), j = static_cast<std::uint32_t>(b);
+      if (!present.insert({i, j}).second) continue;
+      added = true;
+      bonds.first.push_back(i), bonds.second.push_back(j);
+      bonds.law.push_back(static_cast<std::uint32_t>(h[2]));
+      bonds.state.push_back(static_cast<std::uint8_t>(h[3]));
+      BondConstants constants;
+      std::copy(h + 4, h + 4 + sizeof(BondConstants) / sizeof(double),
+                reinterpret_cast<double*>(&constants));
+      bonds.constants.push_back(constants);
+      const double* cursor = h + 4 + sizeof(BondConstants) / sizeof(double);
+      bonds.failure_criterion.resize(bonds.first.size() - 1);
+      bonds.failure_criterion.push_back(cursor[0]);
+      bonds.normal_force.push_back(cursor[1]);
+      cursor += 2;
+      bonds.shear_force.push_back(Take(cursor));
+      bonds.moment.push_back(Take(cursor));
+      bonds.direction.push_back(Take(cursor));
+      bonds.law_state.insert(bonds.law_state.end(), cursor, cursor + stride);
+    }
+  }
+  if (added) {
+    // Sorted by (first, second) again (Renumber with every row in place).
+    std::vector<std::uint32_t> same(rows);
+    std::iota(same.begin(), same.end(), 0u);
+    bonds.Renumber(same);
+  }
+  CheckOwnedBonds();
+}
+
+void DistributedDem::CheckOwnedBonds() const {
+  // Every owned sphere must hold all its bonds (see the header).
+  const ContinuumBonds& bonds = s_.bonds_;
+  const std::size_t rows = s_.particles_.size();
+  std::vector<std::uint32_t> count(rows, 0);
+  for (std::size_t b = 0; b < bonds.size(); ++b) ++count[bonds.first[b]], ++count[bonds.second[b]];
+  for (std::size_t i = 0; i < rows; ++i) {
+    if (!OwnedRow(i)) continue;
+    const auto it = bond_count_.find(KeyOfRow(i));
+    const std::uint32_t expected = it == bond_count_.end() ? 0 : it->second;
+    if (count[i] != expected)
+      TESSERA_ERROR("\"parallel_type\": \"MPI\": bonded sphere (element ",
+                    s_.particles_.element_id[i], ") holds ", count[i], " of its ", expected,
+                    " bonds on rank ", rank_,
+                    ": a broken bond's spheres drifted farther apart than the ghost layer (",
+                    layer_, " m); such a run does not run distributed yet");
+  }
+}
+
+void DistributedDem::AdoptInlets(ParticleInlets& inlets) {
+  if (!boxes_.empty()) TESSERA_ERROR("DistributedDem::AdoptInlets: call it before Start()");
+  inlets_ = &inlets;
+}
+
+double DistributedDem::GatherNearInlets(const Array3& low, const Array3& high, double largest_new,
+                                        std::vector<Array3>& centres,
+                                        std::vector<double>& radii) const {
+  const ParticleStorage& p = s_.particles_;
+  double largest_old = 0.0;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (OwnedRow(i)) largest_old = std::max(largest_old, p.radius[i]);
+  largest_old = comm_->MaxAll(largest_old);
+  const double reach = largest_new + std::max(largest_old, largest_new);
+  std::vector<double> mine;
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (!OwnedRow(i)) continue;
+    const Array3& x = p.position[i];
+    bool near = true;
+    for (int k = 0; k < 3; ++k) near = near && x[k] >= low[k] - reach && x[k] <= high[k] + reach;
+    if (!near) continue;
+    Put(mine, x);
+    mine.push_back(p.radius[i]);
+  }
+  const std::vector<std::vector<double>> parts = comm_->Gather(mine, 0);
+  std::vector<double> all;
+  for (const std::vector<double>& part : parts) all.insert(all.end(), part.begin(), part.end());
+  comm_->Broadcast(all, 0);
+  centres.clear(), radii.clear();
+  for (std::size_t k = 0; k + 4 <= all.size(); k += 4) {
+    centres.push_back(Array3{all[k], all[k + 1], all[k + 2]});
+    radii.push_back(all[k + 3]);
+  }
+  return reach;
+}
+
+void DistributedDem::InsertInjected(const std::vector<NewParticle>& fresh) {
+  std::vector<NewParticle> kept;
+  for (const NewParticle& particle : fresh) {
+    const std::int64_t key = next_key_++;  // on every rank, kept or not
+    const int owner = RcbOwner(boxes_, particle.position);
+    if (owner != rank_ && !WithinLayer(boxes_[rank_], particle.position, layer_)) continue;
+    key_[particle.element_id] = key;
+    owner_[particle.element_id] = owner;
+    kept.push_back(particle);
+  }
+  // Every rank inserts, none kept or not: the insertion resets what the
+  // serial run's does for all rows (the increments' kind).
+  const std::size_t first = s_.particles_.size();
+  s_.InsertParticles(kept);
+  CacheRows();
+  AddRowsToGhostLists(first);
+}
+
+void DistributedDem::AddRowsToGhostLists(std::size_t first) {
+  // The new rows come last (their keys are the largest): appended to the
+  // lists they stay in ascending key order. Both sides decide by the same
+  // boxes and position, as BuildGhostLists does.
+  const ParticleStorage& p = s_.particles_;
+  std::vector<std::vector<std::uint32_t>> send(size_), receive(size_);
+  for (std::size_t k = 0; k < neighbours_.size(); ++k) {
+    send[neighbours_[k]] = std::move(send_rows_[k]);
+    receive[neighbours_[k]] = std::move(receive_rows_[k]);
+  }
+  std::vector<int> targets;
+  for (std::size_t i = first; i < p.size(); ++i) {
+    if (OwnedRow(i)) {
+      GhostTargets(p.position[i], rank_, targets);
+      for (int r : targets) send[r].push_back(static_cast<std::uint32_t>(i));
+    } else {
+      receive[owner_.at(p.element_id[i])].push_back(static_cast<std::uint32_t>(i));
+    }
+  }
+  neighbours_.clear(), send_rows_.clear(), receive_rows_.clear();
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_ || (send[r].empty() && receive[r].empty())) continue;
+    neighbours_.push_back(r);
+    send_rows_.push_back(std::move(send[r]));
+    receive_rows_.push_back(std::move(receive[r]));
+  }
 }
 
 void DistributedDem::BuildGhostLists() {
@@ -541,6 +786,22 @@ std::int64_t DistributedDem::GlobalNumberOfParticleContacts() const {
   std::int64_t count = 0;
   for (std::size_t c = 0; c < pairs.first.size(); ++c)
     if (pairs.state[c] != 0 && OwnedRow(pairs.first[c])) ++count;
+  return comm_->SumAll(count);
+}
+
+std::int64_t DistributedDem::GlobalNumberOfBonds() const {
+  const ContinuumBonds& bonds = s_.bonds_;
+  std::int64_t count = 0;
+  for (std::size_t b = 0; b < bonds.size(); ++b) count += OwnedRow(bonds.first[b]) ? 1 : 0;
+  return comm_->SumAll(count);
+}
+
+std::int64_t DistributedDem::GlobalNumberOfIntactBonds() const {
+  const ContinuumBonds& bonds = s_.bonds_;
+  std::int64_t count = 0;
+  for (std::size_t b = 0; b < bonds.size(); ++b)
+    if (OwnedRow(bonds.first[b]) && bonds.state[b] == static_cast<std::uint8_t>(BondState::kIntact))
+      ++count;
   return comm_->SumAll(count);
 }
 

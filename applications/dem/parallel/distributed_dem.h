@@ -21,6 +21,25 @@
 // Every `rebalance_every` steps, at the next search, the boxes are recomputed
 // from all owned spheres where the largest owned count exceeds
 // `imbalance_threshold` times the mean.
+//
+// Inlets (AdoptInlets): every rank runs the same injection, its overlap test
+// against the spheres of all ranks near the inlets (gathered), so every rank
+// draws the same random numbers and makes the same spheres with the same ids;
+// the new spheres take the next keys in injection order (the serial run
+// appends them as rows in that order) and each rank keeps those it owns or
+// holds in its ghost layer. The ghost layer counts the inlets' largest radius.
+//
+// Bonds (the continuum strategy): a rank holds the bonds both of whose
+// spheres are its rows (owned or ghosts), keyed by the spheres' keys, so
+// that its rows' bond lists are the serial run's in the serial order; both
+// ranks of a bond across a boundary evaluate it from the same rows (a ghost's
+// are its owner's) and so keep the same state (law state, damage, broken
+// flag) without exchanging it. At each search every sphere sent to a rank
+// takes all its bonds along (partner keys and every column); a rank adds
+// those whose two spheres it now holds and does not have yet. The ghost
+// layer is at least 1.05 times the longest bond at start. An owned
+// sphere must keep all its bonds: a broken bond whose spheres drift farther
+// apart than the ghost layer is an error (it would be lost).
 #pragma once
 
 #include <cstdint>
@@ -41,6 +60,8 @@ class Communicator;
 namespace tessera::dem {
 
 class ExplicitSolverStrategy;
+class ParticleInlets;
+struct NewParticle;
 
 struct DistributedDemSettings {
   int rebalance_every = 1000;        // steps between imbalance checks (0: never)
@@ -57,6 +78,8 @@ class DistributedDem {
   // ghosts, and the strategy's search hooks are installed. Refuses what does
   // not run distributed yet (an error naming the setting).
   void Start();
+  // Before Start: the run's inlets inject distributed (see above).
+  void AdoptInlets(ParticleInlets& inlets);
   // After each strategy step: the ghosts' rows from their owners.
   void RefreshGhosts();
 
@@ -70,13 +93,16 @@ class DistributedDem {
   std::int64_t GlobalNumberOfParticles() const;
   // Touching sphere pairs, each counted once (by the owner of its first sphere).
   std::int64_t GlobalNumberOfParticleContacts() const;
+  // Bonds, each counted once (by the owner of its first sphere): all, intact.
+  std::int64_t GlobalNumberOfBonds() const;
+  std::int64_t GlobalNumberOfIntactBonds() const;
   // Spheres that changed owner since Start, summed over the ranks; bisections made.
   std::int64_t GlobalMigrations() const;
   int Rebalances() const { return rebalances_; }
   // Doubles sent by this rank per step in the ghost refresh (mean over steps)
   // and in all migrations together.
   double GhostDoublesPerStep() const;
-  std::int64_t MigrationDoubles() const { return migration_doubles_; }
+  std::int64_t MigrationDoubles() const { return migration_doubles_ + bond_doubles_; }
   const std::vector<RcbBox>& Boxes() const { return boxes_; }
   // For a coupled run (owned_wall_forces.cpp): per wall node index of
   // `wall_nodes` (rows of the walls' root arrays), three doubles: what the
@@ -98,6 +124,17 @@ class DistributedDem {
   void GhostTargets(const Array3& x, int owner, std::vector<int>& targets) const;
   // row_key_ and row_owned_ from the maps (after the rows changed).
   void CacheRows();
+  // Inlets (InletHooks): the owned spheres of all ranks near the inlets, and
+  // the injected spheres this rank keeps, with their rows in the ghost lists.
+  double GatherNearInlets(const Array3& low, const Array3& high, double largest_new,
+                          std::vector<Array3>& centres, std::vector<double>& radii) const;
+  void InsertInjected(const std::vector<NewParticle>& fresh);
+  void AddRowsToGhostLists(std::size_t first);
+  // Bonds (see above): per other rank, the bonds of the spheres sent there at
+  // this search (before Migrate); after it, exchanged and added where new.
+  std::vector<std::vector<double>> PackBonds() const;
+  void InstallBonds(const std::vector<std::vector<double>>& out);
+  void CheckOwnedBonds() const;  // an error where an owned sphere lacks a bond
 
   ExplicitSolverStrategy& s_;
   std::shared_ptr<const Communicator> comm_;
@@ -119,6 +156,11 @@ class DistributedDem {
   std::unordered_set<std::int64_t> arrived_;
   std::map<std::pair<std::int64_t, std::int64_t>, std::vector<double>> arrived_pairs_;
   std::map<std::pair<std::int64_t, std::int64_t>, std::vector<double>> arrived_walls_;
+  ParticleInlets* inlets_ = nullptr;
+  // Bonds per sphere key in the whole run (constant: bonds are never removed).
+  std::unordered_map<std::int64_t, std::uint32_t> bond_count_;
+  std::int64_t bond_doubles_ = 0;
+  std::int64_t next_key_ = 0;  // the key of the next injected sphere
   int last_balance_step_ = 0;
   int rebalances_ = 0;
   std::int64_t migrations_ = 0;

@@ -72,11 +72,12 @@ def CheckSupported(solver):
         raise tessera.Error(f"{prefix}, but key '{key}' {why}; it does not run distributed yet")
 
     strategy = p["solver_settings"]["strategy"].GetString()
-    if strategy != "sphere_strategy":
-        refuse("solver_settings.strategy", f"is \"{strategy}\" (bonds, non-smooth contacts)")
-    if p["dem_inlet_option"].GetBool() and \
-            solver.model.GetModelPart("DEMInletPart").NumberOfSubModelParts() > 0:
-        refuse("dem_inlet_option", "is true and the deck has inlets")
+    if strategy not in ("sphere_strategy", "continuum_sphere_strategy"):
+        refuse("solver_settings.strategy", f"is \"{strategy}\" (non-smooth contacts)")
+    if strategy == "continuum_sphere_strategy" and p["post_vtk_option"].GetBool():
+        # The bonds' VTK file (bond_vtk_output.py) would hold each rank's
+        # bonds, ghosts' included.
+        refuse("post_vtk_option", "is true with the continuum strategy (the bonds' VTK output)")
     if solver.model.GetModelPart("ClusterPart").NumberOfElements() > 0:
         refuse("ElementType", "gives rigid clusters (ClusterPart)")
     for key in ("EnergyCalculationOption", "PeriodicDomainOption", "CleanIndentationsOption",
@@ -98,6 +99,8 @@ def CheckSupported(solver):
 def Start(solver, communicator):
     """After the strategy's Initialize on every sphere: the decomposition."""
     distributed = _dem.DistributedDem(solver.strategy, communicator, Settings(solver.parameters))
+    if solver.inlets is not None:
+        distributed.AdoptInlets(solver.inlets)
     distributed.Start()
     return distributed
 

@@ -5,6 +5,7 @@
 
 #include <array>
 
+#include "applications/dem/inlets/particle_inlet.h"
 #include "applications/dem/parallel/distributed_dem.h"
 #include "applications/dem/parallel/rcb_decomposition.h"
 #include "applications/dem/strategies/dem_strategy.h"
@@ -30,6 +31,9 @@ void BindDistributed(py::module_& m) {
            py::arg("strategy"), py::arg("communicator"), py::arg("settings"),
            py::keep_alive<1, 2>(), py::keep_alive<1, 3>())
       .def("Start", &DistributedDem::Start)
+      .def("AdoptInlets", &DistributedDem::AdoptInlets, py::arg("inlets"), py::keep_alive<1, 2>(),
+           "Before Start: the run's inlets inject distributed (every rank the same "
+           "injection, each keeping its own spheres and ghosts)")
       .def("RefreshGhosts", &DistributedDem::RefreshGhosts)
       .def("OwnedElementIds", &DistributedDem::OwnedElementIds)
       .def("OwnedNodeIds", &DistributedDem::OwnedNodeIds)
@@ -38,6 +42,8 @@ void BindDistributed(py::module_& m) {
       .def("GlobalKineticEnergy", &DistributedDem::GlobalKineticEnergy)
       .def("GlobalNumberOfParticles", &DistributedDem::GlobalNumberOfParticles)
       .def("GlobalNumberOfParticleContacts", &DistributedDem::GlobalNumberOfParticleContacts)
+      .def("GlobalNumberOfBonds", &DistributedDem::GlobalNumberOfBonds)
+      .def("GlobalNumberOfIntactBonds", &DistributedDem::GlobalNumberOfIntactBonds)
       .def("GlobalMigrations", &DistributedDem::GlobalMigrations)
       .def("Rebalances", &DistributedDem::Rebalances)
       .def("GhostDoublesPerStep", &DistributedDem::GhostDoublesPerStep)
