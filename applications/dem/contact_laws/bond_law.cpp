@@ -49,6 +49,18 @@ const char* BondAreaCorrectionName(BondAreaCorrection correction) {
   }
 }
 
+BondLeverArms BondLeverArmsFromName(const std::string& name, const std::string& where) {
+  if (name == "centres") return BondLeverArms::kCentres;
+  if (name == "kratos") return BondLeverArms::kKratos;
+  TESSERA_ERROR(where, ": unknown bond lever arms '", name,
+                "'; expected \"centres\" (the contact point on the line of centres) or "
+                "\"kratos\" (Kratos' continuum particle)");
+}
+
+const char* BondLeverArmsName(BondLeverArms arms) {
+  return arms == BondLeverArms::kKratos ? "kratos" : "centres";
+}
+
 const char* BondStiffnessName(BondStiffness stiffness) {
   return stiffness == BondStiffness::kKratos ? "kratos" : "thesis";
 }
@@ -126,7 +138,9 @@ void BondTable::Build(const std::vector<const Properties*>& materials,
       for (const Properties* p : sources)
         if (p->Has(IS_UNBREAKABLE) && p->GetValue(IS_UNBREAKABLE)) bond.unbreakable = true;
       ReadBondLaw(law, sources, bond, where);
+      bond.overlap_share = eb / (ea + eb);
       pairs_[a * n_ + b] = bond;
+      bond.overlap_share = ea / (ea + eb);
       pairs_[b * n_ + a] = bond;
     }
   }

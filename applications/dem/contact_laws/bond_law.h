@@ -70,6 +70,23 @@ enum class BondAreaCorrection {
 BondAreaCorrection BondAreaCorrectionFromName(const std::string& name, const std::string& where);
 const char* BondAreaCorrectionName(BondAreaCorrection correction);
 
+// Where a bond's shear force acts on its spheres (BondLeverArms in ProjectParametersDEM).
+enum class BondLeverArms {
+  // The contact point divides the line of centres as the radii do: the
+  // slip and the torques take the arms d R_i / (R_i + R_j) and d R_j / (R_i +
+  // R_j), which add up to d (the pair's angular momentum is kept).
+  kCentres,
+  // Kratos' SphericContinuumParticle: the slip takes the arms R_i - s_i δ
+  // (δ = R_i + R_j - d, the spheres' overlap, negative across a gap), the
+  // torques R_i - s_i δ_b (δ_b = L - d, the bond's shortening), s_i = E_j /
+  // (E_i + E_j). Across a gap g the torque arms add up to about R_i + R_j, not
+  // d: the torques miss g times the shear force (Kratos' DEM_Dempack and
+  // DEM_KDEM bonds as its code has them).
+  kKratos,
+};
+BondLeverArms BondLeverArmsFromName(const std::string& name, const std::string& where);
+const char* BondLeverArmsName(BondLeverArms arms);
+
 // Bond parameters of one pair of particle materials.
 struct BondParameters {
   bool defined = false;  // the pair's relation names a continuum law
@@ -100,6 +117,9 @@ struct BondParameters {
   double damage_factor = 0.0, shear_energy_coef = 0.0;
   double slope_limit[3] = {0.0, 0.0, 0.0};
   double slope_fraction[3] = {1.0, 1.0, 1.0};
+  // E_b / (E_a + E_b) for the pair (a, b): the share of an overlap that the
+  // sphere of material a takes (BondLeverArms::kKratos).
+  double overlap_share = 0.5;
 };
 
 // Per pair of particle materials: the bond law of their relation
@@ -150,6 +170,9 @@ struct BondConstants {
   double rest_length = 0.0, area = 0.0;
   // R_i / (R_i + R_j): the contact point divides the line of centres so.
   double first_share = 0.5;
+  // E_j / (E_i + E_j): the share of an overlap the first sphere takes
+  // (BondLeverArms::kKratos).
+  double overlap_share = 0.5;
   double normal_stiffness = 0.0, tangential_stiffness = 0.0;
   double bending_stiffness = 0.0, twisting_stiffness = 0.0;
   double normal_damping = 0.0, tangential_damping = 0.0;

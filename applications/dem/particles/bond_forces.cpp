@@ -56,9 +56,21 @@ BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParamete
   // Coincident centres have no direction (CheckFiniteState reports blow-ups).
   if (!(distance > 0.0)) return BondResult{};
   const Array3 n = (1.0 / distance) * d;
-  // The contact point divides the line of centres as the radii do.
-  const double arm_i = distance * c.first_share;
-  const double arm_j = distance - arm_i;
+  // The contact point divides the line of centres as the radii do; or
+  // Kratos' arms (bond_law.h, BondLeverArms): for the slip from the spheres'
+  // overlap, for the torques from the bond's shortening.
+  double arm_i = distance * c.first_share;
+  double arm_j = distance - arm_i;
+  double torque_arm_i = arm_i, torque_arm_j = arm_j;
+  if (bonds.lever_arms == BondLeverArms::kKratos) {
+    const double overlap = p.radius[i] + p.radius[j] - distance;
+    const double shortening = c.rest_length - distance;
+    const double share_j = 1.0 - c.overlap_share;
+    arm_i = p.radius[i] - c.overlap_share * overlap;
+    arm_j = p.radius[j] - share_j * overlap;
+    torque_arm_i = p.radius[i] - c.overlap_share * shortening;
+    torque_arm_j = p.radius[j] - share_j * shortening;
+  }
   const Array3 relative_velocity = (p.velocity[j] - Cross(p.angular_velocity[j], arm_j * n)) -
                                    (p.velocity[i] + Cross(p.angular_velocity[i], arm_i * n));
   Array3 slip, turn;
@@ -152,8 +164,8 @@ BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParamete
   const Array3 tangential = shear + Tangential(damping, n);
   BondResult result{elastic + damping,
                     elastic,
-                    Cross(arm_i * n, tangential) + moment,
-                    Cross(arm_j * n, tangential) - moment,
+                    Cross(torque_arm_i * n, tangential) + moment,
+                    Cross(torque_arm_j * n, tangential) - moment,
                     damping_power,
                     friction_power};
 
@@ -518,7 +530,8 @@ BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleS
   bonds.force.resize(m), bonds.elastic.resize(elastic ? m : 0), bonds.torque_second.resize(m);
   bonds.damping_power.resize(powers ? m : 0), bonds.friction_power.resize(powers ? m : 0);
   bonds.failure_criterion.resize(m);
-  lanes = lanes && BondLanesAvailable();
+  // The lanes take the arms on the line of centres; Kratos' go one by one.
+  lanes = lanes && BondLanesAvailable() && bonds.lever_arms == BondLeverArms::kCentres;
   // First pass: each block of rows evaluates the bonds whose first sphere it
   // holds (a contiguous run of the list) and adds them to those rows.
   const std::size_t blocks = (n + kBlockRows - 1) / kBlockRows;

@@ -67,6 +67,7 @@ void ContinuumBonds::Renumber(const std::vector<std::uint32_t>& new_index) {
       shear_force[b] = -shear_force[b];
       moment[b] = -moment[b];
       direction[b] = -direction[b];
+      constants[b].overlap_share = 1.0 - constants[b].overlap_share;
     }
     kept.push_back(static_cast<std::uint32_t>(b));
   }
@@ -284,6 +285,7 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
         MakeBondConstants(law, section, rows.mass[i], rows.mass[j], bonds.constants[b].rest_length,
                           rows.radius[i], rows.radius[j]);
     bonds.constants[b].first_share = rows.radius[i] / (rows.radius[i] + rows.radius[j]);
+    bonds.constants[b].overlap_share = law.overlap_share;
     stride = std::max(
         stride, BondLaws::Visit(static_cast<ContactLaw>(law.law),
                                 [&]<class L>(std::type_identity<L>) { return L::kStateSize; }));

@@ -69,6 +69,8 @@ struct ContinuumBonds {
   // (CSR: row_start, row_bonds); the law of every bond, or -1 where they differ.
   std::vector<std::uint32_t> first_start, row_start, row_bonds;
   std::int64_t uniform_law = -1;
+  // Where the shear force acts (bond_law.h; set by the strategy).
+  BondLeverArms lever_arms = BondLeverArms::kCentres;
 
   std::size_t size() const { return first.size(); }
   bool empty() const { return first.empty(); }

@@ -386,6 +386,10 @@ void BindStrategy(py::module_& m) {
                  BondAreaCorrectionFromName>(
       settings, "bond_area_correction",
       "\"kratos\" (default), \"vpac\" (thesis §5.3), \"global\" (α = 40 P / N_c) or \"none\"");
+  DefNamedChoice<&DemSettings::bond_lever_arms, BondLeverArmsName, BondLeverArmsFromName>(
+      settings, "bond_lever_arms",
+      "\"centres\" (default, the contact point on the line of centres) or \"kratos\" "
+      "(Kratos' continuum particle: torques about R - s (L - d))");
   settings.def_readwrite("bond_area_porosity", &DemSettings::bond_area_porosity,
                          "P of the global bond area correction (thesis 5.6)");
 

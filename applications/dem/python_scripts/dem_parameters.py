@@ -7,7 +7,7 @@ decks of the Kratos corpus use (shared/kratos_cases: dem3d_*, dem_benchmarks_201
 demstruct_ball_and_box) plus the few other Kratos keys with defaults
 (search_tolerance_against_walls, dem_inlets_settings, seed), plus Tessera's own
 TimeStepCheck, SortParticlesFrequency, HertzDampingMap, LinearContactStiffness,
-BondStiffness and GlobalDampingForm.
+BondStiffness, BondAreaCorrection, BondLeverArms and GlobalDampingForm.
 Defaults are Kratos' (its DEMApplication's dem_default_input_parameters.py).
 
 Keys fall in three groups, and a few values are checked:
@@ -137,6 +137,11 @@ DEFAULTS = {
     # BondAreaPorosity) or "none".
     "BondAreaCorrection": "kratos",
     "BondAreaPorosity": -1.0,
+    # Tessera: where a bond's shear force acts: "centres" (the contact point
+    # divides the line of centres as the radii do) or "kratos" (Kratos'
+    # continuum particle: torque arms R - s (L - d), which across a gap add up
+    # to less than the distance; contact_laws/bond_law.h).
+    "BondLeverArms": "centres",
     # Tessera: the form of GlobalDamping: "vector" (thesis 5.18, against the
     # velocity) or "per_component" (Kratos: each component of force and torque
     # on its own).
@@ -256,6 +261,7 @@ WALL_FORCE_TRANSFERS = ("direct", "area_distributed")
 LINEAR_CONTACT_STIFFNESSES = ("thesis", "kratos")
 BOND_STIFFNESSES = ("thesis", "kratos")
 BOND_AREA_CORRECTIONS = ("kratos", "vpac", "global", "none")
+BOND_LEVER_ARMS = ("centres", "kratos")
 GLOBAL_DAMPING_FORMS = ("vector", "per_component")
 # Spheres: Direct_Integration turns them with the translational scheme; Kratos'
 # Quaternion_Integration and Runge_Kutta reduce, for a sphere, to a symplectic
@@ -387,6 +393,7 @@ def ValidateAndAssignDefaults(parameters):
                          ("LinearContactStiffness", LINEAR_CONTACT_STIFFNESSES),
                          ("BondStiffness", BOND_STIFFNESSES),
                          ("BondAreaCorrection", BOND_AREA_CORRECTIONS),
+                         ("BondLeverArms", BOND_LEVER_ARMS),
                          ("GlobalDampingForm", GLOBAL_DAMPING_FORMS),
                          ("TimeStepCheck", TIME_STEP_CHECKS)):
         _CheckChoice(parameters, key, choices, where)

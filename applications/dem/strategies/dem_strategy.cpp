@@ -471,6 +471,7 @@ void ExplicitSolverStrategy::CreateContinuumBonds() {
   }
   CreateBonds(particles_, group, skin, bond_table_, settings_.search_tolerance, periodic_, bonds_,
               BondAreaSettings{settings_.bond_area_correction, settings_.bond_area_porosity});
+  bonds_.lever_arms = settings_.bond_lever_arms;
 }
 
 }  // namespace tessera::dem

@@ -166,6 +166,8 @@ struct DemSettings {
   // (BondAreaCorrection, BondAreaPorosity; contact_laws/bond_law.h).
   BondAreaCorrection bond_area_correction = BondAreaCorrection::kKratos;
   double bond_area_porosity = -1.0;
+  // Where the bonds' shear forces act (BondLeverArms; contact_laws/bond_law.h).
+  BondLeverArms bond_lever_arms = BondLeverArms::kCentres;
   bool energy_calculation = false;  // EnergyCalculationOption: accumulate dissipated energies
   int search_frequency = 50;
   // AdaptiveSearch: search before NeighbourSearchFrequency steps have passed

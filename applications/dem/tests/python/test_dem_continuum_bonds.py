@@ -26,6 +26,9 @@ Sources and tolerances:
 - Contact area weighting (thesis §5.3, Kratos' ContactAreaWeighting): the
   interior of a simple cubic lattice gets the cube face (2R)² per bond; rel
   1e-12 (1e-5 with Kratos' printed skin constant 1.40727).
+- Kratos' lever arms (BondLeverArms "kratos"): across a gap g the torques
+  take the arms R, not the contact point's R + g / 2: after one step from
+  rest the spins are 2R / (2R + g) of the centred arms' (rel 1e-9).
 - Failure (Kratos' KDEM, strengths in Pa): a bond breaks in tension once
   k_n |u| > σ_t A, σ_t = 2 τ_0 cos φ / (1 + sin φ) with φ = atan μ_i, and in
   shear once |F_t| > τ_0 A (no compression); the largest force carried before
@@ -286,6 +289,42 @@ def test_shear_breaks_the_bond_at_the_cohesion():
     # The step that breaks it still carries the force (Kratos' KDEM), the next does not pull.
     assert strength < shear[broke] <= strength + K_T * 0.1 * DT
     assert max(shear[:broke]) <= strength
+
+
+def GappedPairAfterOneStep(arms, gap):
+    """Two unbreakable KDEM-bonded spheres of radius R, `gap` apart, the first
+    sliding along y at 0.1 m/s, after one step with BondLeverArms `arms`:
+    the bond's shear force and the spheres' angular velocities."""
+    model, spheres, grain = BondedMaterial(1.0, LINEAR, IS_UNBREAKABLE=True)
+    half = R + 0.5 * gap
+    BondedSphere(spheres, 1, (-half, 0.0, 0.0), grain, velocity=(0.0, 0.1, 0.0))
+    BondedSphere(spheres, 2, (half, 0.0, 0.0), grain)
+    settings = Settings(DT, "Velocity_Verlet", tolerance=gap)
+    settings.continuum = True
+    settings.bond_lever_arms = arms
+    strategy = Started(spheres, settings)
+    Run(strategy, 1, DT)
+    (bond,) = strategy.Bonds()
+    spin = np.asarray(strategy.Particles.angular_velocity)
+    return np.asarray(bond["shear_force"]), spin[0], spin[1]
+
+
+def test_kratos_lever_arms_turn_the_spheres_about_their_radii():
+    # BondLeverArms (contact_laws/bond_law.h): for the torques Kratos' arm is
+    # R - (L - d) / 2 (equal materials), about R across a gap g, where the
+    # contact point on the line of centres is at d / 2 = R + g / 2; for the
+    # slip both take d / 2 here (equal spheres). After one step from rest the
+    # shear forces are the same and the spins stand in the ratio of the arms,
+    # 2R / (2R + g) (the bond lengthens by (v Δt)² / 2d, 1e-14 of R: rel 1e-9).
+    gap = 0.5 * R
+    force_c, first_c, second_c = GappedPairAfterOneStep("centres", gap)
+    force_k, first_k, second_k = GappedPairAfterOneStep("kratos", gap)
+    np.testing.assert_allclose(force_k, force_c, rtol=1e-12)
+    assert abs(first_c[2]) > 0.0
+    assert first_k[2] / first_c[2] == pytest.approx(2 * R / (2 * R + gap), rel=1e-9)
+    assert second_k[2] / second_c[2] == pytest.approx(2 * R / (2 * R + gap), rel=1e-9)
+    # Both spheres turn the same way, as the couple of the shear forces says.
+    assert first_c[2] == pytest.approx(second_c[2], rel=1e-12)
 
 
 def test_a_broken_bond_pushes_but_does_not_pull():
