@@ -67,6 +67,7 @@ void ContinuumBonds::Renumber(const std::vector<std::uint32_t>& new_index) {
       shear_force[b] = -shear_force[b];
       moment[b] = -moment[b];
       direction[b] = -direction[b];
+      constants[b].first_share = 1.0 - constants[b].first_share;
       constants[b].overlap_share = 1.0 - constants[b].overlap_share;
     }
     kept.push_back(static_cast<std::uint32_t>(b));

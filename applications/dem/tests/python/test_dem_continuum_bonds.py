@@ -91,9 +91,10 @@ def BondedMaterial(restitution, contact_law, friction=0.5, bond_law="DEM_KDEM", 
     return model, spheres, grain
 
 
-def BondedSphere(spheres, node, position, grain, group=1, **motion):
-    """A sphere of radius R in COHESIVE_GROUP `group` (velocity, angular_velocity)."""
-    Sphere(spheres, node, tuple(position), R, grain, **motion)
+def BondedSphere(spheres, node, position, grain, group=1, radius=R, **motion):
+    """A sphere (radius R unless given) in COHESIVE_GROUP `group` (velocity,
+    angular_velocity)."""
+    Sphere(spheres, node, tuple(position), radius, grain, **motion)
     spheres.GetNode(node).SetSolutionStepValue(tessera.COHESIVE_GROUP, group)
 
 
@@ -349,15 +350,22 @@ def test_only_spheres_of_one_cohesive_group_are_bonded():
     assert strategy.NumberOfParticleContacts() == 1
 
 
-def test_sorting_the_rows_keeps_the_bonds():
+@pytest.mark.parametrize("unequal", [False, True])
+def test_sorting_the_rows_keeps_the_bonds(unequal):
     """A bonded chain listed out of order, sorted in space every 5 steps, moves
-    as the unsorted one (the sums change order only: abs 1e-15 m)."""
+    as the unsorted one (the sums change order only: abs 1e-15 m). With
+    unequal radii a sort that swaps a bond's spheres must swap the contact
+    point's share R_i / (R_i + R_j) too, or the lever arms of the shear force
+    and the spins go wrong."""
+    radii = [R * (0.7 + 0.15 * k) if unequal else R for k in range(6)]
+    x = np.concatenate(([0.0], np.cumsum([radii[k] + radii[k + 1] for k in range(5)])))
+
     def Chain(sort):
         model, spheres, grain = BondedMaterial(0.8, HERTZ, ROTATIONAL_MOMENT_COEFFICIENT=0.5,
                                                IS_UNBREAKABLE=True)
         order = [4, 1, 5, 0, 3, 2]
         for node, k in enumerate(order, start=1):
-            BondedSphere(spheres, node, (2 * R * k, 0.001 * k * k, 0.0), grain,
+            BondedSphere(spheres, node, (x[k], 0.001 * k * k, 0.0), grain, radius=radii[k],
                          velocity=(0.0, 0.05 * (k - 2.5), 0.02 * k), angular_velocity=(k, 0.0, -k))
         settings = Settings(DT, "Velocity_Verlet", tolerance=0.005)
         settings.continuum = True
