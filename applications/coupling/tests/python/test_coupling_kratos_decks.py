@@ -151,11 +151,11 @@ def test_cable_net_cosimulation_deck_follows_kratos_reference(tmp_path, monkeypa
 def test_cable_net_deck_passes_kratos_own_check(tmp_path, monkeypatch):
     """The same deck as `tessera run` runs it, with its FromJsonCheckResultProcess
     (every 5e-4 s, Kratos' tolerance 1 cm; measured worst 0.82 cm at 0.0639 s,
-    sag peak at 0.0787 s, Kratos' at 0.0792 s). It passes since the wall
-    contacts split the Coulomb cap as Kratos does (the spring keeps its
-    elastic part when the dashpot fills part of the cap, LawContact::
-    elastic_slider); with the capped total kept in the spring the worst was
-    1.10 cm at 0.0716 s."""
+    sag peak at 0.0787 s, Kratos' at 0.0792 s). It passes with Kratos' wall
+    slider, which CoSimulation decks take (DEM "WallSlider": "kratos": the
+    spring keeps its elastic part when the dashpot fills part of the Coulomb
+    cap); with the thesis' slider (the capped total kept in the spring) the
+    worst is 1.10 cm at 0.0716 s."""
     from tessera.processes import CheckFailure
     from tessera.project import Project
     case = _cable_net(tmp_path, monkeypatch)
