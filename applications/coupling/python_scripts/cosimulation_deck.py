@@ -15,6 +15,9 @@ deck runs through it:
   with the DEM's "working_directory" (e.g. "dem_fem_cable_net/..."); here the
   case folder is the working directory, and every path of the decks that
   starts with that prefix is taken relative to it;
+* the DEM runs with Kratos' wall slider ("WallSlider": "kratos", unless
+  its deck says otherwise): the spring keeps its elastic part when the
+  dashpot fills part of the Coulomb cap;
 * the step is the CoSimulation's sequence on one common Δt (the coupled
   stage's "explicit_dem_first": the DEM step with the walls where the
   structure's last step left them, the contact forces to the structure, the
@@ -114,7 +117,11 @@ def CoSimulationStage(model, parameters):
         _RewritePaths(read, working_directory)
         return read
 
-    stage = DemStructuresCouplingAnalysis(model, deck(structure), deck(dem),
+    dem_deck = deck(dem)
+    # Kratos' DEM: its wall contacts split the Coulomb cap (DEM "WallSlider").
+    if not dem_deck.Has("WallSlider"):
+        dem_deck.AddString("WallSlider", "kratos")
+    stage = DemStructuresCouplingAnalysis(model, deck(structure), dem_deck,
                                           {"wall_model_parts": walls, "time_integration": "explicit_dem_first"})
     problem = parameters["problem_data"] if parameters.Has("problem_data") else None
     if problem is not None and problem.Has("end_time"):

@@ -122,6 +122,8 @@ inline double DecayedFriction(const PairParameters& p, double v2) {
 // `tangential_damping_factor`, when >= 0, is TangentialDampingFactor(p).
 // `extra_history`: the doubles a law keeps past the five of the record
 // (kHistoryDoubles - 5, LawExtraHistory), null for the laws that keep five or less.
+// `elastic_slider`: Kratos' split of the Coulomb cap between spring and
+// dashpot (LawContact::elastic_slider).
 // The arithmetic is the law's Force (laws/law_defaults.h) on doubles, the
 // source that the batch kernel runs on its lanes.
 // Always inlined: it is the body of the contact loops, and a call per contact
@@ -131,7 +133,8 @@ template <class Laws = ContactLaws>
 [[gnu::always_inline]] inline ContactForce ComputeContactForce(
     const PairParameters& p, double overlap, double radius, double mass, const Array3& normal,
     const Array3& relative_velocity, const Array3& relative_displacement, ContactHistoryRef history,
-    double dt, double tangential_damping_factor = -1.0, double* extra_history = nullptr) {
+    double dt, double tangential_damping_factor = -1.0, double* extra_history = nullptr,
+    bool elastic_slider = false) {
   const LawContact<double> c{overlap,
                              radius,
                              mass,
@@ -150,7 +153,8 @@ template <class Laws = ContactLaws>
                              tangential_damping_factor,
                              tangential_damping_factor >= 0.0,
                              dt,
-                             p.restitution};
+                             p.restitution,
+                             elastic_slider};
   // μ: FRICTION_DECAY's blend with the sliding speed, else static while
   // sticking and dynamic once it slid.
   auto friction = [&p](bool sliding, double tvx, double tvy, double tvz) {

@@ -348,6 +348,10 @@ void BindStrategy(py::module_& m) {
       .def_readwrite("clean_indentations", &DemSettings::clean_indentations)
       .def_readwrite("remove_embedded", &DemSettings::remove_embedded)
       .def_readwrite("remove_touching_walls", &DemSettings::remove_touching_walls)
+      .def_readwrite("kratos_wall_slider", &DemSettings::kratos_wall_slider,
+                     "wall contacts split the Coulomb cap as Kratos does (the spring keeps "
+                     "its elastic part, the dashpot fills the cap); default false: the "
+                     "force and the spring capped along their sum (thesis 2.37)")
       .def_readwrite("continuum", &DemSettings::continuum,
                      "Kratos' continuum_sphere_strategy: bonds (KDEM) between the spheres of one "
                      "COHESIVE_GROUP whose gap is at most search_tolerance at the start")

@@ -206,6 +206,7 @@ class DEMSolver(PythonSolver):
         settings.rolling_friction = p["RollingFrictionOption"].GetBool()
         settings.hertz_damping_map = p["HertzDampingMap"].GetString()
         settings.wall_force_transfer = p["WallForceTransfer"].GetString()
+        settings.kratos_wall_slider = p["WallSlider"].GetString() == "kratos"
         settings.linear_stiffness = p["LinearContactStiffness"].GetString()
         settings.bond_stiffness = p["BondStiffness"].GetString()
         settings.bond_area_correction = p["BondAreaCorrection"].GetString()

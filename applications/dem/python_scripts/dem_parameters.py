@@ -123,6 +123,11 @@ DEFAULTS = {
     # B, which also scales each contact's normal force by its faces' share of
     # the sphere's intersection area; the DE-FE coupling's default).
     "WallForceTransfer": "direct",
+    # Tessera: the slider of the wall contacts once spring and dashpot exceed
+    # μ F_n: "thesis" (force and spring capped along their sum, thesis 2.37)
+    # or "kratos" (Kratos' split: the spring keeps its elastic part, the
+    # dashpot fills the cap; Kratos' CoSimulation decks run with it).
+    "WallSlider": "thesis",
     # Tessera: the normal stiffness of DEM_D_Linear_viscous_Coulomb pairs:
     # "thesis" (k_n = 2 E* R) or "kratos" (Kratos' k_n = 1.432 pi 0.31225 E* R
     # between spheres, pi 0.31225 E* R against walls, to reproduce Kratos).
@@ -259,6 +264,7 @@ TIME_STEP_CHECKS = ("warning", "error", "off")
 HERTZ_DAMPING_MAPS = ("exact", "thornton_fit")
 WALL_FORCE_TRANSFERS = ("direct", "area_distributed")
 LINEAR_CONTACT_STIFFNESSES = ("thesis", "kratos")
+WALL_SLIDERS = ("thesis", "kratos")
 BOND_STIFFNESSES = ("thesis", "kratos")
 BOND_AREA_CORRECTIONS = ("kratos", "vpac", "global", "none")
 BOND_LEVER_ARMS = ("centres", "kratos")
@@ -390,6 +396,7 @@ def ValidateAndAssignDefaults(parameters):
                             f"'{input_type}' is not supported; the DEM stage reads \"mdpa\" files")
     for key, choices in (("HertzDampingMap", HERTZ_DAMPING_MAPS),
                          ("WallForceTransfer", WALL_FORCE_TRANSFERS),
+                         ("WallSlider", WALL_SLIDERS),
                          ("LinearContactStiffness", LINEAR_CONTACT_STIFFNESSES),
                          ("BondStiffness", BOND_STIFFNESSES),
                          ("BondAreaCorrection", BOND_AREA_CORRECTIONS),

@@ -203,6 +203,12 @@ struct DemSettings {
   // which also scales each contact's normal force by its faces' share of the
   // sphere's intersection area (the DE-FE coupling's default).
   WallForceTransfer wall_force_transfer = WallForceTransfer::kDirect;
+  // The slider of the wall contacts when spring plus dashpot exceed μ F_n:
+  // false, force and spring capped along their sum (thesis 2.37, as between
+  // spheres); true, Kratos' split (LawContact::elastic_slider: the spring
+  // keeps its elastic part, the dashpot fills the cap). ProjectParametersDEM
+  // "WallSlider" "thesis" / "kratos"; Kratos' CoSimulation decks take "kratos".
+  bool kratos_wall_slider = false;
   // Wall sub model parts (names below the walls' model part, or full names)
   // whose faces use the Area Distributed Method whatever wall_force_transfer
   // says: the DE-FE coupling's skin, so that the deck's own rigid walls keep

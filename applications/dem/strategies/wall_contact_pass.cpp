@@ -220,9 +220,10 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
       // masses (a deformable skin) the reduced mass with the wall point.
       const double damping_mass =
           faces.massive[f] ? ContactDampingMass(faces, f, g.weights, p.mass[i]) : p.mass[i];
-      ContactForce result =
-          ComputeContactForce(pair, overlap, p.radius[i], damping_mass, normal, relative_velocity,
-                              relative_displacement, history, dt, -1.0, extra);
+      // Kratos' slider where asked for (DemSettings::kratos_wall_slider).
+      ContactForce result = ComputeContactForce(pair, overlap, p.radius[i], damping_mass, normal,
+                                                relative_velocity, relative_displacement, history,
+                                                dt, -1.0, extra, settings_.kratos_wall_slider);
       if (adm && total_area > 0.0 && face_area_distributed_[f]) {
         // B.1: the normal force scaled by the master's share of the area (the
         // contact's history, and so its tangential law, is the unscaled one's).

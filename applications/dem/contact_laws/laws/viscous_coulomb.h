@@ -18,6 +18,7 @@
 
 #include <cmath>
 #include <cstddef>
+#include <type_traits>
 
 namespace tessera::dem {
 
@@ -49,6 +50,10 @@ struct LawContact {
   // itself dissipates (laws/linear_walton_braun.h: k_2 = k_1 / e²); no law
   // of the batch kernel reads it.
   T restitution;
+  // Kratos' split of the Coulomb cap (ViscousCoulombForce): the spring keeps
+  // its own elastic part when the dashpot fills part of the cap. Scalar path
+  // only; the batch kernel's sphere pairs leave it false.
+  bool elastic_slider = false;
 };
 
 // What a law's Force gives for one contact (one per lane), besides the
@@ -166,12 +171,47 @@ template <class T, class M, bool kPowers, class Friction>
       const Mask counts = slip & (kt > zero) & (c.dt > zero);
       out.friction_power = M::Select(counts, slider_work / (kt * c.dt), zero);
     }
-    tx = M::Select(slip, cx, tx);
-    ty = M::Select(slip, cy, ty);
-    tz = M::Select(slip, cz, tz);
-    fx = M::Select(slip, cx, fx);
-    fy = M::Select(slip, cy, fy);
-    fz = M::Select(slip, cz, fz);
+    bool split = false;
+    if constexpr (std::is_same_v<T, double>) {
+      if (c.elastic_slider) {
+        split = true;
+        // Kratos' split of the cap (DEM_D_Hertz_viscous_Coulomb): the spring
+        // F_e and the dashpot F_v share μ F_n. Spring and dashpot along
+        // each other: the spring first (capped alone if it exceeds μ F_n),
+        // the dashpot takes what is left; against each other: the dashpot,
+        // where it is the larger, grows to μ F_n + |F_e| so the sum is the
+        // cap, else the spring is capped and the dashpot dropped. The
+        // spring keeps its own part, not the capped total.
+        const double dx = tvx * ct, dy = tvy * ct, dz = tvz * ct;
+        const double spring = std::sqrt(fx * fx + fy * fy + fz * fz);
+        const double dashpot = std::sqrt(dx * dx + dy * dy + dz * dz);
+        const bool along = fx * dx + fy * dy + fz * dz >= 0.0;
+        const bool spring_only = along ? spring > limit : dashpot < spring;
+        const double spring_scale = spring_only ? limit / spring : 1.0;
+        const double dashpot_scale =
+            spring_only ? 0.0 : (along ? limit - spring : limit + spring) / dashpot;
+        const double ex = fx * spring_scale, ey = fy * spring_scale, ez = fz * spring_scale;
+        const double kx = ex + dx * dashpot_scale, ky = ey + dy * dashpot_scale,
+                     kz = ez + dz * dashpot_scale;
+        if constexpr (kPowers) {
+          // The slider dissipates the force it passes times the slip (the
+          // spring's lost stretch, (F_e - F_e') / k_t, over the step).
+          if (slip && kt > 0.0 && c.dt > 0.0)
+            out.friction_power = (kx * (fx - ex) + ky * (fy - ey) + kz * (fz - ez)) / (kt * c.dt);
+          // The dashpot's share of the cap dissipates as a dashpot does.
+          if (slip) out.damping_power += dashpot_scale * ct * (tvx * tvx + tvy * tvy + tvz * tvz);
+        }
+        if (slip) tx = kx, ty = ky, tz = kz, fx = ex, fy = ey, fz = ez;
+      }
+    }
+    if (!split) {
+      tx = M::Select(slip, cx, tx);
+      ty = M::Select(slip, cy, ty);
+      tz = M::Select(slip, cz, tz);
+      fx = M::Select(slip, cx, fx);
+      fy = M::Select(slip, cy, fy);
+      fz = M::Select(slip, cz, fz);
+    }
   }
   h[kSpringX] = fx;
   h[kSpringY] = fy;

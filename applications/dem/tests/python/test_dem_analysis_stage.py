@@ -276,6 +276,7 @@ def test_dem3d_contact_wall_results_near_kratos_with_the_exact_damping_map(in_co
     ("LinearContactStiffness", "hertz", "thesis, kratos"),
     ("BondStiffness", "hertz", "thesis, kratos"),
     ("GlobalDampingForm", "viscous", "vector, per_component"),
+    ("WallSlider", "capped", "thesis, kratos"),
 ])
 def test_an_unknown_kratos_compatibility_choice_is_an_error_naming_the_key(tmp_path, monkeypatch,
                                                                          key, value, choices):
