@@ -359,6 +359,9 @@ void BindStrategy(py::module_& m) {
                      "Tuning switches (DemTuning): reference paths for the equality tests")
       .def_readwrite("walls_moved_by_processes", &DemSettings::walls_moved_by_processes)
       .def_readwrite("area_distributed_walls", &DemSettings::area_distributed_walls)
+      .def_readwrite("adm_energy_gradient", &DemSettings::adm_energy_gradient,
+                     "ADM: the sphere's skin force as minus the gradient of the energy its "
+                     "contacts store (strategies/adm_energy_gradient.cpp)")
       .def_readwrite("dimension", &DemSettings::dimension,
                      "3: spheres; 2: discs in the x-y plane (CylinderParticle2D)");
   DefTuningAlias<bool, &DemTuning::batched_pair_contacts>(settings, "batched_pair_contacts");

@@ -240,6 +240,7 @@ class DEMSolver(PythonSolver):
         # FREE_BODY_MOTION walls that a process moves follow the process only.
         settings.walls_moved_by_processes = sorted(self.stage._WallsMovedByProcesses())
         settings.area_distributed_walls = list(self.stage.area_distributed_walls)
+        settings.adm_energy_gradient = self.stage.adm_energy_gradient
         return settings
 
     def _AutomaticBoundingBox(self, factor):
@@ -535,6 +536,9 @@ class DEMAnalysisStage(AnalysisStage):
         # whatever WallForceTransfer says (the DE-FE coupling's skin; set
         # before Initialize): DemSettings.area_distributed_walls.
         self.area_distributed_walls = []
+        # Under ADM, the sphere's force from those walls as minus the gradient
+        # of the energy its contacts store: DemSettings.adm_energy_gradient.
+        self.adm_energy_gradient = False
 
     def SetOutputDirectory(self, directory):
         """Writes the post files and graphs under `directory` (before Initialize)."""

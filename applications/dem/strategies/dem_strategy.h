@@ -216,6 +216,12 @@ struct DemSettings {
   // not given a share of one of them (ADM's A_m / A_T is meant for the faces
   // of one deforming surface).
   std::vector<std::string> area_distributed_walls;
+  // Under ADM, the sphere's force from the skin faces is minus the gradient,
+  // with respect to its centre, of the energy the contacts store
+  // (Σ_m A_m/A_T U(δ_m), strategies/adm_energy_gradient.cpp), instead of the sum
+  // of the masters' normal forces, which leaves out how the areas and the
+  // mean planes' weights change as the sphere moves.
+  bool adm_energy_gradient = false;
   // Full names of FREE_BODY_MOTION wall parts that a process moves instead
   // (apply_kinematic_constraints_to_walls_process): not integrated here.
   std::vector<std::string> walls_moved_by_processes;
@@ -554,6 +560,12 @@ class ExplicitSolverStrategy {
   void StartGearRows(std::size_t first);
   IntegrationConstants Integration() const;
   bool QuadRowUpdates() const;  // the setting, where the processor runs them
+  // ADM with adm_energy_gradient: the stored energy of particle i's skin
+  // contacts at a trial centre (adm_energy_gradient.cpp), and the correction
+  // of its masters' forces (rows begin..end of the wall contacts) so that
+  // their sum is minus that energy's gradient.
+  double AdmStoredEnergy(std::size_t i, const Array3& centre, std::vector<int>& structure);
+  void CorrectAdmForcesToEnergyGradient(std::size_t i, Array3& force, Array3& elastic);
   // features[c - first candidate]: this step's closest features of the particle's candidates.
   void CarryWallHistoryAcrossFaces(std::size_t particle, const FaceContactGeometry* features);
   // Free walls: the particles' contact force and moment on each body, summed

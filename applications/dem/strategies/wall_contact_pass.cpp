@@ -267,6 +267,9 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
   if (adm && total_area > 0.0)
     for (std::uint32_t c = begin; c < end; ++c)
       if (wc.adm_master[c] != kNoMaster) wc.weights[c] = shares[c - begin].weights;
+  // The sphere's force as the gradient of the energy it stores (adm_energy_gradient.cpp).
+  if (adm && total_area > 0.0 && settings_.adm_energy_gradient)
+    CorrectAdmForcesToEnergyGradient(i, force, elastic);
 }
 
 void ExplicitSolverStrategy::CarryWallHistoryAcrossFaces(std::size_t i,
