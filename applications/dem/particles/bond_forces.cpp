@@ -249,6 +249,12 @@ TESSERA_AVX2 V3 Turned(const V3& v, Vec cosine, const V3& axis, Vec axis_scale) 
   return (v * cosine + Cross(axis, v)) + axis * (Dot(axis, v) * axis_scale);
 }
 
+// What the first spheres of four bonds take (EvaluateFour); the powers go
+// to the bonds' slots at once.
+struct FourResults {
+  Array3 force[kLanes], elastic[kLanes], torque_first[kLanes];
+};
+
 // Bonds b0 .. b0 + 3 (intact, of law `law`) as EvaluateBond would evaluate
 // them one by one: what the first spheres take into `out`, what the second
 // spheres take into the bonds' slots; false, with nothing changed, where a
@@ -257,7 +263,7 @@ template <class Law, bool kPowers>
 [[gnu::target("avx2")]] bool EvaluateFour(std::uint32_t b0, ContinuumBonds& bonds,
                                           const BondParameters& law, const ParticleStorage& p,
                                           const PeriodicBox& periodic, double dt,
-                                          bool velocity_step, BondResult* out) {
+                                          bool velocity_step, FourResults& out) {
   const std::uint32_t* fi = bonds.first.data() + b0;
   const std::uint32_t* sj = bonds.second.data() + b0;
   V3 d;
@@ -459,16 +465,16 @@ template <class Law, bool kPowers>
                axial_power + tangential_damping * Dot(tangential_velocity, tangential_velocity)),
         Splat(0.0));
   }
-  for (int l = 0; l < kLanes; ++l) {
-    const std::uint32_t b = b0 + l;
-    out[l].force = Lane(force, l);
-    out[l].elastic = Lane(elastic, l);
-    out[l].torque_first = Lane(torque_first, l);
-    if constexpr (kPowers) {
-      out[l].damping_power = damping_power[l];
-      out[l].friction_power = friction_power[l];
-    }
-    if (springs[l] && !all_springs) bonds.moment[b] = Lane(moment, l);
+  StoreFour(out.force, force);
+  if (!bonds.elastic.empty()) StoreFour(out.elastic, elastic);
+  StoreFour(out.torque_first, torque_first);
+  if constexpr (kPowers) {
+    std::memcpy(bonds.damping_power.data() + b0, &damping_power, sizeof damping_power);
+    std::memcpy(bonds.friction_power.data() + b0, friction_power, sizeof friction_power);
+  }
+  if (any_springs && !all_springs) {
+    for (int l = 0; l < kLanes; ++l)
+      if (springs[l]) bonds.moment[b0 + l] = Lane(moment, l);
   }
   std::memcpy(bonds.normal_force.data() + b0, &normal, sizeof normal);
   StoreFour(bonds.shear_force.data() + b0, shear);
@@ -489,20 +495,17 @@ bool BondLanesAvailable() {
 // ---------------------------------------------------------------- the pass
 
 // Adds bond b's result to its first sphere's row and leaves the second's in
-// the bond's slots.
-// (`slots`: also the second sphere's slots, where EvaluateFour has not.)
-template <bool kPowers, bool kSlots = true>
+// the bond's slots (EvaluateFour does the same for four bonds).
+template <bool kPowers>
 inline void AddFirst(std::uint32_t b, const BondResult& r, ContinuumBonds& bonds,
                      ParticleStorage& p, bool elastic) {
   const std::uint32_t i = bonds.first[b];
   p.contact_force[i] += r.force;
   if (elastic) p.elastic_force[i] += r.elastic;
   p.torque[i] += r.torque_first;
-  if constexpr (kSlots) {
-    bonds.force[b] = r.force;
-    if (elastic) bonds.elastic[b] = r.elastic;
-    bonds.torque_second[b] = r.torque_second;
-  }
+  bonds.force[b] = r.force;
+  if (elastic) bonds.elastic[b] = r.elastic;
+  bonds.torque_second[b] = r.torque_second;
   if constexpr (kPowers) {
     bonds.damping_power[b] = r.damping_power;
     bonds.friction_power[b] = r.friction_power;
@@ -561,11 +564,15 @@ void EvaluateRun(std::uint32_t begin, std::uint32_t end, ContinuumBonds& bonds,
     const std::uint8_t* state = bonds.state.data();
     while (b + kLanes <= end) {
       PrefetchBonds(bonds, b + kPrefetchAhead, end);
-      BondResult four[kLanes];
+      FourResults four;
       if ((state[b] | state[b + 1] | state[b + 2] | state[b + 3]) == kIntact &&
           EvaluateFour<L, kPowers>(b, bonds, law, p, periodic, dt, velocity_step, four)) {
-        for (int l = 0; l < kLanes; ++l)
-          AddFirst<kPowers, false>(b + l, four[l], bonds, p, elastic);
+        for (int l = 0; l < kLanes; ++l) {
+          const std::uint32_t i = bonds.first[b + l];
+          p.contact_force[i] += four.force[l];
+          if (elastic) p.elastic_force[i] += four.elastic[l];
+          p.torque[i] += four.torque_first[l];
+        }
         b += kLanes;
         continue;
       }

@@ -105,13 +105,17 @@ struct DempackBond {
       // The branch starts at once where !(limit > force); k0 / 1 is k0 exactly.
       const Mask starts = Not<Mask>(limit > force);
       const T next_slope = law.slope_fraction[i] == 1.0 ? k0 : k0 / law.slope_fraction[i];
-      const T reach = at + (limit - force) / slope;
-      const Mask hit = Not<Mask>(done) & Not<Mask>(starts) & (shortening <= reach);
-      result = M::Select(hit, force + slope * (shortening - at), result);
-      done = done | hit;
-      const Mask advance = Not<Mask>(done) & Not<Mask>(starts);
-      at = M::Select(advance, reach, at);
-      force = M::Select(advance, limit, force);
+      // (Where the branch starts at once in every open lane, reach is not needed.)
+      const Mask open = Not<Mask>(done) & Not<Mask>(starts);
+      if (M::Any(open)) {
+        const T reach = at + (limit - force) / slope;
+        const Mask hit = open & (shortening <= reach);
+        result = M::Select(hit, force + slope * (shortening - at), result);
+        done = done | hit;
+        const Mask advance = open & Not<Mask>(hit);
+        at = M::Select(advance, reach, at);
+        force = M::Select(advance, limit, force);
+      }
       slope = M::Select(done, slope, next_slope);
     }
     return M::Select(done, result, force + slope * (shortening - at));
@@ -126,6 +130,10 @@ struct DempackBond {
     using Mask = typename M::Mask;
     const T one = T{} + 1.0;
     const Mask past = u_max > limit;
+    if (!M::Any(past)) {  // no lane past u^l: no new damage (the same as below)
+      broken = damage >= one;
+      return (one - damage) * one;
+    }
     const T reached = M::Select(ultimate > limit, (u_max - limit) / (ultimate - limit), one);
     damage = M::Select(past, Max<T, M>(damage, Min<T, M>(reached, one)), damage);
     broken = damage >= one;
@@ -205,7 +213,6 @@ struct DempackBond {
     using Mask = typename M::Mask;
     const T zero{}, one = T{} + 1.0;
     const T strength = law.shear_strength * area + law.internal_friction * Max<T, M>(normal, zero);
-    const T limit = strength / kt;
     const Mask positive = strength > zero;
     if (law.shear_energy_coef == 0.0 || law.unbreakable) {
       criterion = M::Select(positive, trial / strength, M::Select(trial > zero, one, zero));
@@ -220,6 +227,7 @@ struct DempackBond {
     s[kShearScale] = M::Select(below, one, s[kShearScale]);
     if (!M::Any(Not<Mask>(below))) return one;
     // Passed now (the path starts at the trial's excess) or before.
+    const T limit = strength / kt;
     const Mask damaging = Not<Mask>(below);
     const Mask starting = fresh & damaging;
     s[kSlip] =
