@@ -9,11 +9,13 @@
 // Where the processor has AVX2, runs of four intact bonds of one law are
 // evaluated together, one vector lane per bond (EvaluateFour): the geometry,
 // the turning of the stored springs, the dashpots, the moment and the
-// torques on the lanes, the law's Normal and ShearScale (branches and state)
-// lane by lane on doubles. The lanes repeat EvaluateBond operation for
-// operation, with selects where it branches; this file is compiled with
-// -ffp-contract=off, so that nothing is fused either way: a bond gets bitwise
-// the same results from both (test_dem_continuum_bonds.py).
+// torques on the lanes, and the law's Normal and ShearScale too where the law
+// writes them as templates over the number type (kLaneTemplates: DEM_Dempack,
+// its state loaded per slot), else lane by lane on doubles. The lanes repeat
+// EvaluateBond operation for operation, with selects where it branches; this
+// file is compiled with -ffp-contract=off, so that nothing is fused either
+// way: a bond gets bitwise the same results from both
+// (test_dem_bond_lanes.py).
 
 #include <algorithm>
 #include <cstdint>
