@@ -9,11 +9,13 @@
 // Where the processor has AVX2, runs of four intact bonds of one law are
 // evaluated together, one vector lane per bond (EvaluateFour): the geometry,
 // the turning of the stored springs, the dashpots, the moment and the
-// torques on the lanes, the law's Normal and ShearScale (branches and state)
-// lane by lane on doubles. The lanes repeat EvaluateBond operation for
-// operation, with selects where it branches; this file is compiled with
-// -ffp-contract=off, so that nothing is fused either way: a bond gets bitwise
-// the same results from both (test_dem_continuum_bonds.py).
+// torques on the lanes, and the law's Normal and ShearScale too where the law
+// writes them as templates over the number type (kLaneTemplates: DEM_Dempack,
+// its state loaded per slot), else lane by lane on doubles. The lanes repeat
+// EvaluateBond operation for operation, with selects where it branches; this
+// file is compiled with -ffp-contract=off, so that nothing is fused either
+// way: a bond gets bitwise the same results from both
+// (test_dem_bond_lanes.py).
 
 #include <algorithm>
 #include <cstdint>
@@ -186,6 +188,16 @@ using avx2::Splat;
 using avx2::Sqrt;
 using avx2::Vec;
 
+// The Math of a bond law's templates (DempackBond's NormalOf, ShearScaleOf)
+// on four lanes. Not always_inline: the law's templates have no target of
+// their own, so these calls are inlined once those are, into EvaluateFour.
+struct LaneMath {
+  using Mask = avx2::Mask;
+  [[gnu::target("avx2")]] static Vec Sqrt(Vec x) { return avx2::Sqrt(x); }
+  [[gnu::target("avx2")]] static Vec Select(Mask m, Vec a, Vec b) { return avx2::Select(m, a, b); }
+  [[gnu::target("avx2")]] static bool Any(Mask m) { return avx2::Any(m); }
+};
+
 // Three components on the lanes, with Array3's operations in its order.
 struct V3 {
   Vec x, y, z;
@@ -251,6 +263,12 @@ TESSERA_AVX2 V3 Turned(const V3& v, Vec cosine, const V3& axis, Vec axis_scale) 
   return (v * cosine + Cross(axis, v)) + axis * (Dot(axis, v) * axis_scale);
 }
 
+// What the first spheres of four bonds take (EvaluateFour); the powers go
+// to the bonds' slots at once.
+struct FourResults {
+  Array3 force[kLanes], elastic[kLanes], torque_first[kLanes];
+};
+
 // Bonds b0 .. b0 + 3 (intact, of law `law`) as EvaluateBond would evaluate
 // them one by one: what the first spheres take into `out`, what the second
 // spheres take into the bonds' slots; false, with nothing changed, where a
@@ -259,7 +277,7 @@ template <class Law, bool kPowers>
 [[gnu::target("avx2")]] bool EvaluateFour(std::uint32_t b0, ContinuumBonds& bonds,
                                           const BondParameters& law, const ParticleStorage& p,
                                           const PeriodicBox& periodic, double dt,
-                                          bool velocity_step, BondResult* out) {
+                                          bool velocity_step, FourResults& out) {
   const std::uint32_t* fi = bonds.first.data() + b0;
   const std::uint32_t* sj = bonds.second.data() + b0;
   V3 d;
@@ -299,54 +317,120 @@ template <class Law, bool kPowers>
   const Vec axis_scale =
       Select(cosine > Splat(-1.0), Splat(1.0) / (Splat(1.0) + cosine), Splat(0.0));
 
-  // The law's normal force, lane by lane.
   const Vec shortening = Constant(c, &BondConstants::rest_length) - distance;
-  double normal_criterion[kLanes] = {}, shear_criterion[kLanes] = {};
-  Vec normal{}, history{};
-  Mask intact{}, loaded{};
-  for (int l = 0; l < kLanes; ++l) {
-    const std::uint32_t b = b0 + l;
-    double* const law_state = bonds.law_state.data() + b * bonds.state_stride;
-    std::uint8_t& state = bonds.state[b];
-    normal[l] = Law::Normal(law, c[l], shortening[l], law_state, state, normal_criterion[l]);
-    const bool holds = state == kIntact;
-    intact[l] = holds ? -1 : 0;
-    loaded[l] = holds || shortening[l] > 0.0 ? -1 : 0;
-    history[l] = holds ? Law::HistoryScale(law_state) : 1.0;  // 1: the stored force as it is
-  }
-  const V3 stored = LoadFour(bonds.shear_force.data() + b0) * history;
-  const Vec tangential_stiffness = Constant(c, &BondConstants::tangential_stiffness);
   const V3 zero{Splat(0.0), Splat(0.0), Splat(0.0)};
-  V3 shear = Select(loaded,
-                    Tangential(Turned(stored, cosine, axis, axis_scale), n) +
-                        Tangential(slip, n) * tangential_stiffness,
-                    zero);
+  const Vec tangential_stiffness = Constant(c, &BondConstants::tangential_stiffness);
   const V3 tangential_velocity = Tangential(relative_velocity, n);
-  const Vec shear_norm = Sqrt(Dot(shear, shear));
   const V3 tangential_slip = Tangential(slip, n);
-  const Vec slip_norm = Sqrt(Dot(tangential_slip, tangential_slip));
-
-  // The law's shear factor (intact) or the broken bond's slider, lane by lane.
-  Vec scale = Splat(1.0);
-  Mask sliding = Splat(0.0) != Splat(0.0);
+  Vec normal{}, scale = Splat(1.0);
+  Mask intact{}, loaded{}, sliding = Splat(0.0) != Splat(0.0);
+  V3 shear;
   double friction_power[kLanes] = {};
-  for (int l = 0; l < kLanes; ++l) {
-    const std::uint32_t b = b0 + l;
-    double* const law_state = bonds.law_state.data() + b * bonds.state_stride;
-    std::uint8_t& state = bonds.state[b];
-    if (intact[l]) {
-      scale[l] = Law::ShearScale(law, c[l], normal[l], shear_norm[l], slip_norm[l], law_state,
-                                 state, shear_criterion[l]);
-    } else if (loaded[l]) {
-      const double limit = law.friction * std::max(normal[l], 0.0);
-      if (shear_norm[l] > limit) {
-        if (shear_norm[l] > 0.0) scale[l] = limit / shear_norm[l];
-        sliding[l] = -1;
-        if constexpr (kPowers) friction_power[l] = limit * Norm(Lane(tangential_velocity, l));
+  if constexpr (requires { Law::kLaneTemplates; }) {
+    // The law on the lanes (its templates), its state loaded per slot and
+    // stored back at the end.
+    constexpr std::size_t kSlots = Law::kStateSize;
+    const std::size_t stride = bonds.state_stride;
+    double* const state = bonds.law_state.data() + b0 * stride;
+    Vec s[kSlots];
+    for (std::size_t k = 0; k < kSlots; ++k)
+      s[k] = Vec{state[k], state[stride + k], state[2 * stride + k], state[3 * stride + k]};
+    const Vec k0 = Constant(c, &BondConstants::normal_stiffness);
+    const Vec area = Constant(c, &BondConstants::area);
+    Mask tension_failed, shear_failed;
+    Vec normal_criterion, shear_criterion;
+    normal = Law::template NormalOf<Vec, LaneMath>(law, k0, area, shortening, s, tension_failed,
+                                                   normal_criterion);
+    intact = tension_failed == Mask{};
+    loaded = intact | (shortening > Splat(0.0));
+    // 1 where broken: the stored force as it is.
+    const Vec history = Select(intact, Law::HistoryScaleOf(s), Splat(1.0));
+    const V3 stored = LoadFour(bonds.shear_force.data() + b0) * history;
+    shear = Select(loaded,
+                   Tangential(Turned(stored, cosine, axis, axis_scale), n) +
+                       tangential_slip * tangential_stiffness,
+                   zero);
+    const Vec shear_norm = Sqrt(Dot(shear, shear));
+    const Vec slip_norm = Sqrt(Dot(tangential_slip, tangential_slip));
+    // The law's shear factor where intact: the state of the lanes that broke
+    // in tension stays as Normal left it.
+    Vec updated[kSlots];
+    std::copy(s, s + kSlots, updated);
+    const Vec law_scale = Law::template ShearScaleOf<Vec, LaneMath>(
+        law, tangential_stiffness, area, normal, shear_norm, slip_norm, updated, shear_failed,
+        shear_criterion);
+    for (std::size_t k = 0; k < kSlots; ++k) s[k] = Select(intact, updated[k], s[k]);
+    shear_failed = shear_failed & intact;
+    scale = Select(intact, law_scale, scale);
+    // A bond that broke in tension this step slides as a broken one (rare: lane by lane).
+    if (!All(intact)) {
+      for (int l = 0; l < kLanes; ++l) {
+        if (intact[l] || !loaded[l]) continue;
+        const double limit = law.friction * std::max(normal[l], 0.0);
+        if (shear_norm[l] > limit) {
+          if (shear_norm[l] > 0.0) scale[l] = limit / shear_norm[l];
+          sliding[l] = -1;
+          if constexpr (kPowers) friction_power[l] = limit * Norm(Lane(tangential_velocity, l));
+        }
       }
     }
-    bonds.failure_criterion[b] =
-        state == kIntact ? std::max(normal_criterion[l], shear_criterion[l]) : 1.0;
+    // std::max(normal, shear criterion) while intact, 1 once broken.
+    const Mask holds = intact & (shear_failed == Mask{});
+    const Vec criterion =
+        Select(holds, Select(normal_criterion < shear_criterion, shear_criterion, normal_criterion),
+               Splat(1.0));
+    std::memcpy(bonds.failure_criterion.data() + b0, &criterion, sizeof criterion);
+    if (!All(holds)) {
+      for (int l = 0; l < kLanes; ++l) {
+        if (tension_failed[l])
+          bonds.state[b0 + l] = static_cast<std::uint8_t>(BondState::kTensionFailure);
+        else if (shear_failed[l])
+          bonds.state[b0 + l] = static_cast<std::uint8_t>(BondState::kShearFailure);
+      }
+    }
+    for (std::size_t k = 0; k < kSlots; ++k)
+      for (int l = 0; l < kLanes; ++l) state[l * stride + k] = s[k][l];
+  } else {
+    // The law's normal force, lane by lane.
+    double normal_criterion[kLanes] = {}, shear_criterion[kLanes] = {};
+    Vec history{};
+    for (int l = 0; l < kLanes; ++l) {
+      const std::uint32_t b = b0 + l;
+      double* const law_state = bonds.law_state.data() + b * bonds.state_stride;
+      std::uint8_t& state = bonds.state[b];
+      normal[l] = Law::Normal(law, c[l], shortening[l], law_state, state, normal_criterion[l]);
+      const bool holds = state == kIntact;
+      intact[l] = holds ? -1 : 0;
+      loaded[l] = holds || shortening[l] > 0.0 ? -1 : 0;
+      history[l] = holds ? Law::HistoryScale(law_state) : 1.0;  // 1: the stored force as it is
+    }
+    const V3 stored = LoadFour(bonds.shear_force.data() + b0) * history;
+    shear = Select(loaded,
+                   Tangential(Turned(stored, cosine, axis, axis_scale), n) +
+                       tangential_slip * tangential_stiffness,
+                   zero);
+    const Vec shear_norm = Sqrt(Dot(shear, shear));
+    const Vec slip_norm = Sqrt(Dot(tangential_slip, tangential_slip));
+
+    // The law's shear factor (intact) or the broken bond's slider, lane by lane.
+    for (int l = 0; l < kLanes; ++l) {
+      const std::uint32_t b = b0 + l;
+      double* const law_state = bonds.law_state.data() + b * bonds.state_stride;
+      std::uint8_t& state = bonds.state[b];
+      if (intact[l]) {
+        scale[l] = Law::ShearScale(law, c[l], normal[l], shear_norm[l], slip_norm[l], law_state,
+                                   state, shear_criterion[l]);
+      } else if (loaded[l]) {
+        const double limit = law.friction * std::max(normal[l], 0.0);
+        if (shear_norm[l] > limit) {
+          if (shear_norm[l] > 0.0) scale[l] = limit / shear_norm[l];
+          sliding[l] = -1;
+          if constexpr (kPowers) friction_power[l] = limit * Norm(Lane(tangential_velocity, l));
+        }
+      }
+      bonds.failure_criterion[b] =
+          state == kIntact ? std::max(normal_criterion[l], shear_criterion[l]) : 1.0;
+    }
   }
   shear = shear * scale;
 
@@ -395,16 +479,16 @@ template <class Law, bool kPowers>
                axial_power + tangential_damping * Dot(tangential_velocity, tangential_velocity)),
         Splat(0.0));
   }
-  for (int l = 0; l < kLanes; ++l) {
-    const std::uint32_t b = b0 + l;
-    out[l].force = Lane(force, l);
-    out[l].elastic = Lane(elastic, l);
-    out[l].torque_first = Lane(torque_first, l);
-    if constexpr (kPowers) {
-      out[l].damping_power = damping_power[l];
-      out[l].friction_power = friction_power[l];
-    }
-    if (springs[l] && !all_springs) bonds.moment[b] = Lane(moment, l);
+  StoreFour(out.force, force);
+  if (!bonds.elastic.empty()) StoreFour(out.elastic, elastic);
+  StoreFour(out.torque_first, torque_first);
+  if constexpr (kPowers) {
+    std::memcpy(bonds.damping_power.data() + b0, &damping_power, sizeof damping_power);
+    std::memcpy(bonds.friction_power.data() + b0, friction_power, sizeof friction_power);
+  }
+  if (any_springs && !all_springs) {
+    for (int l = 0; l < kLanes; ++l)
+      if (springs[l]) bonds.moment[b0 + l] = Lane(moment, l);
   }
   std::memcpy(bonds.normal_force.data() + b0, &normal, sizeof normal);
   StoreFour(bonds.shear_force.data() + b0, shear);
@@ -425,20 +509,17 @@ bool BondLanesAvailable() {
 // ---------------------------------------------------------------- the pass
 
 // Adds bond b's result to its first sphere's row and leaves the second's in
-// the bond's slots.
-// (`slots`: also the second sphere's slots, where EvaluateFour has not.)
-template <bool kPowers, bool kSlots = true>
+// the bond's slots (EvaluateFour does the same for four bonds).
+template <bool kPowers>
 inline void AddFirst(std::uint32_t b, const BondResult& r, ContinuumBonds& bonds,
                      ParticleStorage& p, bool elastic) {
   const std::uint32_t i = bonds.first[b];
   p.contact_force[i] += r.force;
   if (elastic) p.elastic_force[i] += r.elastic;
   p.torque[i] += r.torque_first;
-  if constexpr (kSlots) {
-    bonds.force[b] = r.force;
-    if (elastic) bonds.elastic[b] = r.elastic;
-    bonds.torque_second[b] = r.torque_second;
-  }
+  bonds.force[b] = r.force;
+  if (elastic) bonds.elastic[b] = r.elastic;
+  bonds.torque_second[b] = r.torque_second;
   if constexpr (kPowers) {
     bonds.damping_power[b] = r.damping_power;
     bonds.friction_power[b] = r.friction_power;
@@ -497,11 +578,15 @@ void EvaluateRun(std::uint32_t begin, std::uint32_t end, ContinuumBonds& bonds,
     const std::uint8_t* state = bonds.state.data();
     while (b + kLanes <= end) {
       PrefetchBonds(bonds, b + kPrefetchAhead, end);
-      BondResult four[kLanes];
+      FourResults four;
       if ((state[b] | state[b + 1] | state[b + 2] | state[b + 3]) == kIntact &&
           EvaluateFour<L, kPowers>(b, bonds, law, p, periodic, dt, velocity_step, four)) {
-        for (int l = 0; l < kLanes; ++l)
-          AddFirst<kPowers, false>(b + l, four[l], bonds, p, elastic);
+        for (int l = 0; l < kLanes; ++l) {
+          const std::uint32_t i = bonds.first[b + l];
+          p.contact_force[i] += four.force[l];
+          if (elastic) p.elastic_force[i] += four.elastic[l];
+          p.torque[i] += four.torque_first[l];
+        }
         b += kLanes;
         continue;
       }

@@ -45,6 +45,7 @@
 #include <vector>
 
 #include "applications/dem/contact_laws/bond_law.h"
+#include "applications/dem/contact_laws/laws/viscous_coulomb.h"  // ScalarMath
 
 namespace tessera {
 class Properties;
@@ -65,6 +66,9 @@ struct DempackBond {
   static constexpr bool kShearDashpot = false;
   // Kratos' DEM_Dempack takes π min(R)² unweighted (BondAreaCorrection "kratos").
   static constexpr bool kKratosAreaWeighting = false;
+  // Normal, HistoryScale and ShearScale are templates over the number type
+  // (NormalOf, HistoryScaleOf, ShearScaleOf): the bond pass runs them on lanes.
+  static constexpr bool kLaneTemplates = true;
 
   static void Read(const std::vector<const Properties*>& sources, BondParameters& bond,
                    const std::string& where);
@@ -78,71 +82,119 @@ struct DempackBond {
     return std::numbers::pi * r * r;
   }
 
-  // The compressive loading envelope F_env(δ) (δ >= 0).
-  static double Envelope(const BondParameters& law, const BondConstants& c, double shortening) {
-    const double k0 = c.normal_stiffness;
-    double force = 0.0, at = 0.0, slope = k0;  // the branch from (at, force) with `slope`
+  // The arithmetic is written once, as templates over the number type T with
+  // its Math M (contact_laws/laws/viscous_coulomb.h): double and ScalarMath
+  // for one bond (Normal, HistoryScale, ShearScale below), four AVX2 lanes of
+  // four bonds in the bond pass (particles/bond_forces.cpp). Every branch of
+  // one bond is a Select of values computed in all lanes (the rare work, the
+  // tension and shear damage, behind M::Any), so that one bond and one lane
+  // take the same operations in the same order: bitwise the same results.
+  // `s` is the bond's state (kStateSize values of T), read and written in place.
+
+  // The compressive loading envelope F_env(δ) (δ >= 0) at `shortening`, k0 =
+  // k_n0: the branch from (at, force) with `slope` that holds δ.
+  template <class T, class M>
+  [[gnu::always_inline]] static T EnvelopeOf(const BondParameters& law, const T& k0, const T& area,
+                                             const T& shortening) {
+    using Mask = typename M::Mask;
+    const T zero{};
+    T force = zero, at = zero, slope = k0, result = zero;
+    Mask done = zero != zero;
     for (int i = 0; i < 3; ++i) {
-      const double limit = law.slope_limit[i] * c.area;
-      if (!(limit > force)) {  // the branch starts at once
-        slope = k0 / law.slope_fraction[i];
-        continue;
+      const T limit = law.slope_limit[i] * area;
+      // The branch starts at once where !(limit > force); k0 / 1 is k0 exactly.
+      const Mask starts = Not<Mask>(limit > force);
+      const T next_slope = law.slope_fraction[i] == 1.0 ? k0 : k0 / law.slope_fraction[i];
+      // (Where the branch starts at once in every open lane, reach is not needed.)
+      const Mask open = Not<Mask>(done) & Not<Mask>(starts);
+      if (M::Any(open)) {
+        const T reach = at + (limit - force) / slope;
+        const Mask hit = open & (shortening <= reach);
+        result = M::Select(hit, force + slope * (shortening - at), result);
+        done = done | hit;
+        const Mask advance = open & Not<Mask>(hit);
+        at = M::Select(advance, reach, at);
+        force = M::Select(advance, limit, force);
       }
-      const double reach = at + (limit - force) / slope;
-      if (shortening <= reach) return force + slope * (shortening - at);
-      at = reach, force = limit, slope = k0 / law.slope_fraction[i];
+      slope = M::Select(done, slope, next_slope);
     }
-    return force + slope * (shortening - at);
+    return M::Select(done, result, force + slope * (shortening - at));
   }
 
   // The secant factor of the linear damage: (1 - D) min(1, u^l / u_max), with
-  // D = max(D_old, (u_max - u^l) / (u^f - u^l)); sets `broken` at D >= 1.
-  static double Damage(double u_max, double limit, double ultimate, double& damage, bool& broken) {
-    if (u_max > limit) {
-      const double reached = ultimate > limit ? (u_max - limit) / (ultimate - limit) : 1.0;
-      damage = std::max(damage, std::min(reached, 1.0));
+  // D = max(D_old, (u_max - u^l) / (u^f - u^l)) (`damage`, updated);
+  // `broken` where D >= 1.
+  template <class T, class M>
+  [[gnu::always_inline]] static T DamageOf(const T& u_max, const T& limit, const T& ultimate,
+                                           T& damage, typename M::Mask& broken) {
+    using Mask = typename M::Mask;
+    const T one = T{} + 1.0;
+    const Mask past = u_max > limit;
+    if (!M::Any(past)) {  // no lane past u^l: no new damage (the same as below)
+      broken = damage >= one;
+      return (one - damage) * one;
     }
-    broken = damage >= 1.0;
-    return (1.0 - damage) * (u_max > limit ? limit / u_max : 1.0);
+    const T reached = M::Select(ultimate > limit, (u_max - limit) / (ultimate - limit), one);
+    damage = M::Select(past, Max<T, M>(damage, Min<T, M>(reached, one)), damage);
+    broken = damage >= one;
+    return (one - damage) * M::Select(past, limit / u_max, one);
   }
 
-  static double Normal(const BondParameters& law, const BondConstants& c, double shortening,
-                       double* s, std::uint8_t& failure, double& criterion) {
-    const double k0 = c.normal_stiffness;
-    criterion = 0.0;
-    if (shortening > s[kShortening]) {  // loading the compression envelope
-      s[kShortening] = shortening;
-      return Envelope(law, c, shortening);
-    }
-    const double largest = s[kShortening];
-    const double top = largest > 0.0 ? Envelope(law, c, largest) : 0.0;
-    const double offset = largest - top / k0;  // δ_p
-    if (shortening >= offset) return k0 * (shortening - offset);
+  // The normal force of an intact bond (compression positive) at
+  // `shortening`; `failed` where it breaks in tension (force 0), `criterion`
+  // its part of the Failure Criterion State.
+  template <class T, class M>
+  [[gnu::always_inline]] static T NormalOf(const BondParameters& law, const T& k0, const T& area,
+                                           const T& shortening, T* s, typename M::Mask& failed,
+                                           T& criterion) {
+    using Mask = typename M::Mask;
+    const T zero{};
+    criterion = zero;
+    failed = zero != zero;
+    const T largest = s[kShortening];
+    // Loading the compression envelope: F_env(δ), δ_max = δ.
+    const Mask loading = shortening > largest;
+    s[kShortening] = M::Select(loading, shortening, largest);
+    const T envelope = EnvelopeOf<T, M>(law, k0, area, M::Select(loading, shortening, largest));
+    if (!M::Any(Not<Mask>(loading))) return envelope;
+    // Unloading or reloading with k0 from the plastic offset δ_p.
+    const T top = M::Select(largest > zero, envelope, zero);
+    const T offset = largest - top / k0;
+    const Mask tension = Not<Mask>(loading) & Not<Mask>(shortening >= offset);
+    T force = M::Select(loading, envelope, k0 * (shortening - offset));
+    if (!M::Any(tension)) return force;
     // Tension: opening u from the plastic offset.
-    const double u = offset - shortening;
-    const double strength = law.tension_strength * c.area;
-    const double limit = strength / k0, ultimate = (1.0 + law.damage_factor) * limit;
+    const T u = offset - shortening;
+    const T strength = law.tension_strength * area;
+    const T limit = strength / k0, ultimate = (1.0 + law.damage_factor) * limit;
+    T pull;
+    Mask broken;
     if (law.damage_factor == 0.0) {
-      criterion = u / limit;
-      if (u > limit && !law.unbreakable) {
-        failure = static_cast<std::uint8_t>(BondState::kTensionFailure);
-        return 0.0;
+      criterion = M::Select(tension, u / limit, zero);
+      broken = u > limit & (law.unbreakable ? zero != zero : zero == zero);
+      pull = -k0 * u;
+    } else {
+      s[kOpening] = M::Select(tension, Max<T, M>(s[kOpening], u), s[kOpening]);
+      criterion = M::Select(tension, u / ultimate, zero);
+      if (law.unbreakable) {
+        broken = zero != zero;
+        pull = -k0 * u;
+      } else {
+        T damage = s[kTensionDamage];
+        const T factor = DamageOf<T, M>(s[kOpening], limit, ultimate, damage, broken);
+        s[kTensionDamage] = M::Select(tension, damage, s[kTensionDamage]);
+        pull = -factor * k0 * u;
       }
-      return -k0 * u;
     }
-    s[kOpening] = std::max(s[kOpening], u);
-    criterion = u / ultimate;
-    if (law.unbreakable) return -k0 * u;
-    bool broken = false;
-    const double factor = Damage(s[kOpening], limit, ultimate, s[kTensionDamage], broken);
-    if (broken) {
-      failure = static_cast<std::uint8_t>(BondState::kTensionFailure);
-      return 0.0;
-    }
-    return -factor * k0 * u;
+    failed = tension & broken;
+    return M::Select(tension, M::Select(broken, zero, pull), force);
   }
 
-  static double HistoryScale(const double* s) { return 1.0 / s[kShearScale]; }
+  // The stored shear force over the undamaged spring's: 1 / the last factor.
+  template <class T>
+  [[gnu::always_inline]] static T HistoryScaleOf(const T* s) {
+    return 1.0 / s[kShearScale];
+  }
 
   // Shear damage as Kratos' DEM_Dempack drives it: once the trial force
   // first passes the strength ℱ_t (at u_t^l = ℱ_t / k_t), every step's
@@ -151,41 +203,84 @@ struct DempackBond {
   // D = (u_t - u_t^l) / (u_t^f - u_t^l)), D = path / (SHEAR_ENERGY_COEF u_t^l),
   // irreversible, and the force is (1 - D) ℱ_t whatever the direction of the
   // slip: vibrations damage a bond past its strength, and it does not unload.
+  // The factor on the trial force `trial`; `failed` where the bond breaks in
+  // shear, `criterion` its part of the Failure Criterion State.
+  template <class T, class M>
+  [[gnu::always_inline]] static T ShearScaleOf(const BondParameters& law, const T& kt,
+                                               const T& area, const T& normal, const T& trial,
+                                               const T& slip, T* s, typename M::Mask& failed,
+                                               T& criterion) {
+    using Mask = typename M::Mask;
+    const T zero{}, one = T{} + 1.0;
+    const T strength = law.shear_strength * area + law.internal_friction * Max<T, M>(normal, zero);
+    const Mask positive = strength > zero;
+    if (law.shear_energy_coef == 0.0 || law.unbreakable) {
+      criterion = M::Select(positive, trial / strength, M::Select(trial > zero, one, zero));
+      failed = trial > strength & (law.unbreakable ? zero != zero : zero == zero);
+      return one;  // a bond failing acts this step still
+    }
+    // Below the strength, never passed: no damage.
+    const Mask fresh = s[kShearFlag] == zero;
+    const Mask below = fresh & Not<Mask>(trial > strength);
+    criterion = M::Select(positive, trial / strength, zero);
+    failed = zero != zero;
+    s[kShearScale] = M::Select(below, one, s[kShearScale]);
+    if (!M::Any(Not<Mask>(below))) return one;
+    // Passed now (the path starts at the trial's excess) or before.
+    const T limit = strength / kt;
+    const Mask damaging = Not<Mask>(below);
+    const Mask starting = fresh & damaging;
+    s[kSlip] =
+        M::Select(starting, trial / kt - limit, M::Select(damaging, s[kSlip] + slip, s[kSlip]));
+    s[kShearFlag] = M::Select(starting, one, s[kShearFlag]);
+    const T reached = M::Select(limit > zero, s[kSlip] / (law.shear_energy_coef * limit), one);
+    s[kShearDamage] =
+        M::Select(damaging, Max<T, M>(s[kShearDamage], Min<T, M>(reached, one)), s[kShearDamage]);
+    const Mask broken = damaging & (s[kShearDamage] >= one);
+    const T factor = M::Select(trial > zero, (one - s[kShearDamage]) * strength / trial, one);
+    failed = broken;
+    criterion = M::Select(damaging, M::Select(broken, one, one - s[kShearDamage]), criterion);
+    s[kShearScale] = M::Select(damaging & Not<Mask>(broken), factor, s[kShearScale]);
+    return M::Select(below, one, M::Select(broken, zero, factor));
+  }
+
+  // One bond (EvaluateBond, BondLawPath).
+  static double Envelope(const BondParameters& law, const BondConstants& c, double shortening) {
+    return EnvelopeOf<double, ScalarMath>(law, c.normal_stiffness, c.area, shortening);
+  }
+  static double Normal(const BondParameters& law, const BondConstants& c, double shortening,
+                       double* s, std::uint8_t& failure, double& criterion) {
+    bool failed = false;
+    const double normal = NormalOf<double, ScalarMath>(law, c.normal_stiffness, c.area, shortening,
+                                                       s, failed, criterion);
+    if (failed) failure = static_cast<std::uint8_t>(BondState::kTensionFailure);
+    return normal;
+  }
+  static double HistoryScale(const double* s) { return HistoryScaleOf(s); }
   static double ShearScale(const BondParameters& law, const BondConstants& c, double normal,
                            double trial, double slip, double* s, std::uint8_t& failure,
                            double& criterion) {
-    const double kt = c.tangential_stiffness;
-    const double strength =
-        law.shear_strength * c.area + law.internal_friction * std::max(normal, 0.0);
-    const double limit = strength / kt;
-    if (law.shear_energy_coef == 0.0 || law.unbreakable) {
-      criterion = strength > 0.0 ? trial / strength : (trial > 0.0 ? 1.0 : 0.0);
-      if (trial > strength && !law.unbreakable)
-        failure = static_cast<std::uint8_t>(BondState::kShearFailure);  // acts this step still
-      return 1.0;
-    }
-    if (s[kShearFlag] == 0.0) {
-      if (!(trial > strength)) {
-        criterion = strength > 0.0 ? trial / strength : 0.0;
-        s[kShearScale] = 1.0;
-        return 1.0;
-      }
-      s[kShearFlag] = 1.0;
-      s[kSlip] = trial / kt - limit;
-    } else {
-      s[kSlip] += slip;
-    }
-    const double reached = limit > 0.0 ? s[kSlip] / (law.shear_energy_coef * limit) : 1.0;
-    s[kShearDamage] = std::max(s[kShearDamage], std::min(reached, 1.0));
-    if (s[kShearDamage] >= 1.0) {
-      failure = static_cast<std::uint8_t>(BondState::kShearFailure);
-      criterion = 1.0;
-      return 0.0;
-    }
-    const double factor = trial > 0.0 ? (1.0 - s[kShearDamage]) * strength / trial : 1.0;
-    criterion = 1.0 - s[kShearDamage];
-    s[kShearScale] = factor;
-    return factor;
+    bool failed = false;
+    const double scale = ShearScaleOf<double, ScalarMath>(
+        law, c.tangential_stiffness, c.area, normal, trial, slip, s, failed, criterion);
+    if (failed) failure = static_cast<std::uint8_t>(BondState::kShearFailure);
+    return scale;
+  }
+
+ private:
+  // std::max and std::min of each lane (the same operand on ties and NaN).
+  template <class T, class M>
+  [[gnu::always_inline]] static T Max(const T& a, const T& b) {
+    return M::Select(a < b, b, a);
+  }
+  template <class T, class M>
+  [[gnu::always_inline]] static T Min(const T& a, const T& b) {
+    return M::Select(b < a, b, a);
+  }
+  // The complement of a mask (bool or vector lanes).
+  template <class Mask>
+  [[gnu::always_inline]] static Mask Not(const Mask& m) {
+    return m == Mask{};
   }
 };
 
