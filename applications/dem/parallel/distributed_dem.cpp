@@ -388,7 +388,7 @@ void DistributedDem::InsertInjected(const std::vector<NewParticle>& fresh) {
 void DistributedDem::AddRowsToGhostLists(std::size_t first) {
   // The new rows come last (their keys are the largest): appended to the
   // lists they stay in ascending key order. Both sides decide by the same
-  // boxes and position, as BuildGhostLists does.
+  // boxes and position.
   const ParticleStorage& p = s_.particles_;
   std::vector<std::vector<std::uint32_t>> send(size_), receive(size_);
   for (std::size_t k = 0; k < neighbours_.size(); ++k) {
@@ -414,24 +414,9 @@ void DistributedDem::AddRowsToGhostLists(std::size_t first) {
 }
 
 void DistributedDem::BuildGhostLists() {
-  const ParticleStorage& p = s_.particles_;
-  std::vector<std::vector<std::uint32_t>> send(size_), receive(size_);
-  std::vector<int> targets;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    if (OwnedRow(i)) {
-      GhostTargets(p.position[i], rank_, targets);
-      for (int r : targets) send[r].push_back(static_cast<std::uint32_t>(i));
-    } else {
-      receive[owner_.at(p.element_id[i])].push_back(static_cast<std::uint32_t>(i));
-    }
-  }
+  // From empty lists, every row is a new row.
   neighbours_.clear(), send_rows_.clear(), receive_rows_.clear();
-  for (int r = 0; r < size_; ++r) {
-    if (r == rank_ || (send[r].empty() && receive[r].empty())) continue;
-    neighbours_.push_back(r);
-    send_rows_.push_back(std::move(send[r]));
-    receive_rows_.push_back(std::move(receive[r]));
-  }
+  AddRowsToGhostLists(0);
 }
 
 void DistributedDem::RefreshGhosts() {
