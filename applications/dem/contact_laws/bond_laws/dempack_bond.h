@@ -171,7 +171,7 @@ struct DempackBond {
     Mask broken;
     if (law.damage_factor == 0.0) {
       criterion = M::Select(tension, u / limit, zero);
-      broken = u > limit & (law.unbreakable ? zero != zero : zero == zero);
+      broken = (u > limit) & (law.unbreakable ? zero != zero : zero == zero);
       pull = -k0 * u;
     } else {
       s[kOpening] = M::Select(tension, Max<T, M>(s[kOpening], u), s[kOpening]);
@@ -216,7 +216,7 @@ struct DempackBond {
     const Mask positive = strength > zero;
     if (law.shear_energy_coef == 0.0 || law.unbreakable) {
       criterion = M::Select(positive, trial / strength, M::Select(trial > zero, one, zero));
-      failed = trial > strength & (law.unbreakable ? zero != zero : zero == zero);
+      failed = (trial > strength) & (law.unbreakable ? zero != zero : zero == zero);
       return one;  // a bond failing acts this step still
     }
     // Below the strength, never passed: no damage.
