@@ -326,6 +326,24 @@ template <class Law, bool kPowers>
   Mask intact{}, loaded{}, sliding = Splat(0.0) != Splat(0.0);
   V3 shear;
   double friction_power[kLanes] = {};
+  // The trial shear force: the stored one scaled by `history`, turned with
+  // the pair, plus this step's spring; zero where the bond is not loaded.
+  const auto trial_shear = [&](const Vec& history) __attribute__((target("avx2"))) {
+    const V3 stored = LoadFour(bonds.shear_force.data() + b0) * history;
+    return Select(loaded,
+                  Tangential(Turned(stored, cosine, axis, axis_scale), n) +
+                      tangential_slip * tangential_stiffness,
+                  zero);
+  };
+  // A broken bond under compression slides on its friction (lane l).
+  const auto slide_broken = [&](int l, double shear_norm) __attribute__((target("avx2"))) {
+    const double limit = law.friction * std::max(normal[l], 0.0);
+    if (shear_norm > limit) {
+      if (shear_norm > 0.0) scale[l] = limit / shear_norm;
+      sliding[l] = -1;
+      if constexpr (kPowers) friction_power[l] = limit * Norm(Lane(tangential_velocity, l));
+    }
+  };
   if constexpr (requires { Law::kLaneTemplates; }) {
     // The law on the lanes (its templates), its state loaded per slot and
     // stored back at the end.
@@ -344,12 +362,7 @@ template <class Law, bool kPowers>
     intact = tension_failed == Mask{};
     loaded = intact | (shortening > Splat(0.0));
     // 1 where broken: the stored force as it is.
-    const Vec history = Select(intact, Law::HistoryScaleOf(s), Splat(1.0));
-    const V3 stored = LoadFour(bonds.shear_force.data() + b0) * history;
-    shear = Select(loaded,
-                   Tangential(Turned(stored, cosine, axis, axis_scale), n) +
-                       tangential_slip * tangential_stiffness,
-                   zero);
+    shear = trial_shear(Select(intact, Law::HistoryScaleOf(s), Splat(1.0)));
     const Vec shear_norm = Sqrt(Dot(shear, shear));
     const Vec slip_norm = Sqrt(Dot(tangential_slip, tangential_slip));
     // The law's shear factor where intact: the state of the lanes that broke
@@ -364,15 +377,8 @@ template <class Law, bool kPowers>
     scale = Select(intact, law_scale, scale);
     // A bond that broke in tension this step slides as a broken one (rare: lane by lane).
     if (!All(intact)) {
-      for (int l = 0; l < kLanes; ++l) {
-        if (intact[l] || !loaded[l]) continue;
-        const double limit = law.friction * std::max(normal[l], 0.0);
-        if (shear_norm[l] > limit) {
-          if (shear_norm[l] > 0.0) scale[l] = limit / shear_norm[l];
-          sliding[l] = -1;
-          if constexpr (kPowers) friction_power[l] = limit * Norm(Lane(tangential_velocity, l));
-        }
-      }
+      for (int l = 0; l < kLanes; ++l)
+        if (!intact[l] && loaded[l]) slide_broken(l, shear_norm[l]);
     }
     // std::max(normal, shear criterion) while intact, 1 once broken.
     const Mask holds = intact & (shear_failed == Mask{});
@@ -404,11 +410,7 @@ template <class Law, bool kPowers>
       loaded[l] = holds || shortening[l] > 0.0 ? -1 : 0;
       history[l] = holds ? Law::HistoryScale(law_state) : 1.0;  // 1: the stored force as it is
     }
-    const V3 stored = LoadFour(bonds.shear_force.data() + b0) * history;
-    shear = Select(loaded,
-                   Tangential(Turned(stored, cosine, axis, axis_scale), n) +
-                       tangential_slip * tangential_stiffness,
-                   zero);
+    shear = trial_shear(history);
     const Vec shear_norm = Sqrt(Dot(shear, shear));
     const Vec slip_norm = Sqrt(Dot(tangential_slip, tangential_slip));
 
@@ -421,12 +423,7 @@ template <class Law, bool kPowers>
         scale[l] = Law::ShearScale(law, c[l], normal[l], shear_norm[l], slip_norm[l], law_state,
                                    state, shear_criterion[l]);
       } else if (loaded[l]) {
-        const double limit = law.friction * std::max(normal[l], 0.0);
-        if (shear_norm[l] > limit) {
-          if (shear_norm[l] > 0.0) scale[l] = limit / shear_norm[l];
-          sliding[l] = -1;
-          if constexpr (kPowers) friction_power[l] = limit * Norm(Lane(tangential_velocity, l));
-        }
+        slide_broken(l, shear_norm[l]);
       }
       bonds.failure_criterion[b] =
           state == kIntact ? std::max(normal_criterion[l], shear_criterion[l]) : 1.0;
