@@ -12,7 +12,7 @@ takes the chosen transfer.
     PYTHONPATH=build/python OMP_NUM_THREADS=1 /usr/bin/python3 \\
         applications/coupling/benchmarks/v4_4_prism_in_box.py [--end-time 0.5] \\
         [--transfer area_distributed|direct_interpolation] [--time-step 5e-5] \\
-        [--adm-sphere-force thesis|energy_gradient]
+        [--adm-force thesis|energy_gradient]
 
 prints E_T every 0.05 s and its drift (max |E_T - E_T(0)| over the largest
 term, coupled_energy.py), and writes prism_coupled_energy.dat/.png in a
@@ -81,8 +81,8 @@ def main():
     parser.add_argument("--time-step", type=float, default=5e-5,
                         help="the common step (the thesis: 5e-5 s); halving it tells the "
                         "time discretisation's share of the drift from the transfer's")
-    parser.add_argument("--adm-sphere-force", default="thesis", choices=("thesis", "energy_gradient"),
-                        help="ProjectParametersCoupling.json's adm_sphere_force")
+    parser.add_argument("--adm-force", default="thesis", choices=("thesis", "energy_gradient"),
+                        help="ProjectParametersCoupling.json's adm_force")
     args = parser.parse_args()
     folder = pathlib.Path(tempfile.mkdtemp(prefix="v4_4_prism_"))
     write_folder(folder, args.end_time, args.time_step)
@@ -91,7 +91,7 @@ def main():
         tessera.Model(), tessera.Parameters.FromFile("ProjectParameters.json"),
         tessera.Parameters.FromFile("ProjectParametersDEM.json"),
         {"echo_level": 0, "energy_samples": 1000, "transfer_method": args.transfer,
-         "adm_sphere_force": args.adm_sphere_force})
+         "adm_force": args.adm_force})
     stage.Initialize()
     report = 0.05
     while stage.KeepAdvancingSolutionLoop():

@@ -38,11 +38,13 @@
 * "split_quadrilaterals": the skin's quadrilaterals become two triangular
   walls each (along the shorter diagonal) instead of one quadrilateral wall
   (skin_walls._WallFaces says why one may want either).
-* "adm_sphere_force": under the Area Distributed Method, "thesis" (the
-  masters' normal forces, B.1) or "energy_gradient" (the sphere's force from
-  the skin as minus the gradient at its centre of the energy its contacts
-  store, DemSettings.adm_energy_gradient; the nodes take it by ADM's shares;
-  six extra area evaluations per sphere on the skin and step).
+* "adm_force": under the Area Distributed Method, "thesis" (the masters'
+  normal forces scaled by A_m/A_T, B.1, spread at the faces' intersection
+  centroids, B.2) or "energy_gradient" (the normal forces on the sphere and
+  on the faces' vertices as the gradients of one stored energy,
+  Σ_e (A_e/A_T) U(δ_e), by differences: DemSettings.adm_energy_gradient;
+  V4.4's energy within 1 %; 6 + 6 x (vertices of the faces cut) evaluations
+  of that energy per sphere on the skin and step).
 * "fe_time_step_fraction": α of Δt ≤ α min_e l_e / c_e, the structure's share
   of the common step (thesis 4.70: α in [0.8, 0.98]).
 * "energy_output": the coupled energy balance (coupled_energy.py) written to
@@ -62,7 +64,7 @@ DEFAULTS = {
     "skin_model_parts": [],
     "wall_model_parts": [],
     "split_quadrilaterals": False,
-    "adm_sphere_force": "thesis",
+    "adm_force": "thesis",
     "fe_time_step_fraction": 0.9,
     "energy_output": True,
     "energy_samples": 200,
@@ -96,8 +98,8 @@ def _Check(options, origin):
     if isinstance(fraction, bool) or not isinstance(fraction, (int, float)) or not 0.0 < fraction <= 1.0:
         raise tessera.Error(f"{origin}: key 'fe_time_step_fraction' is {fraction!r}; expected a number "
                             "in (0, 1]")
-    if options["adm_sphere_force"] not in ("thesis", "energy_gradient"):
-        raise tessera.Error(f"{origin}: key 'adm_sphere_force' is '{options['adm_sphere_force']}'; "
+    if options["adm_force"] not in ("thesis", "energy_gradient"):
+        raise tessera.Error(f"{origin}: key 'adm_force' is '{options['adm_force']}'; "
                             "expected \"thesis\" or \"energy_gradient\"")
     if not isinstance(options["split_quadrilaterals"], bool):
         raise tessera.Error(f"{origin}: key 'split_quadrilaterals' must be true or false")

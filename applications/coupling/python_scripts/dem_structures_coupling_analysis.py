@@ -248,7 +248,7 @@ class DemStructuresCouplingAnalysis:
                 self.skin.SetWallMasses(self.NodalMasses())
         if self.adm:
             self.dem_stage.area_distributed_walls.append(self.skin.walls.FullName())
-            self.dem_stage.adm_energy_gradient = self.options["adm_sphere_force"] == "energy_gradient"
+            self.dem_stage.adm_energy_gradient = self.options["adm_force"] == "energy_gradient"
 
     def _AssignSkinMaterials(self):
         """The skin's DEM material (skin_walls.SkinWalls.AssignMaterials): the

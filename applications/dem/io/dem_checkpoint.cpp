@@ -358,6 +358,8 @@ struct StrategyCheckpointAccess {
     a.Column("WallContacts/adm_master", wc.adm_master);
     a.Column("WallContacts/adm_fraction", wc.adm_fraction);
     a.Column("WallContacts/adm_distributed", wc.adm_distributed);
+    a.Column("WallContacts/adm_gradient_force", wc.adm_gradient_force);
+    a.Column("WallContacts/adm_vertex_force", wc.adm_vertex_force);
     a.Column("WallContacts/particle_start", wc.particle_start);
 
     a.Column("Energy/global_damping_power", s.global_damping_power_);

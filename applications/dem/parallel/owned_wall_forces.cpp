@@ -29,26 +29,16 @@ std::vector<double> DistributedDem::OwnedWallContactForces(
   // (node_sync.cpp: direct interpolation or the Area Distributed Method),
   // in the same contact order, restricted to owned rows.
   const auto& wc = s_.wall_contacts_;
-  const bool adm = s_.area_distribution_ && wc.adm_master.size() == wc.particle.size();
+  std::array<Array3, 4> on_wall, elastic_on_wall;
   for (std::size_t c = 0; c < wc.particle.size(); ++c) {
     if (!OwnedRow(wc.particle[c])) continue;
-    std::size_t source = c;
-    double share = 1.0;
-    if (adm && wc.adm_master[c] != ExplicitSolverStrategy::kNoMaster) {
-      source = wc.adm_master[c];
-      share = wc.adm_fraction[c];
-    } else if (!wc.active[c] || (adm && wc.adm_distributed[c])) {
-      continue;
-    }
+    if (!s_.WallRowVertexLoads(c, on_wall, elastic_on_wall)) continue;
     const std::uint32_t f = wc.face[c];
-    const Array3 on_wall = -share * wc.force[source];
-    const std::array<double, 4>& weights = wc.weights[c];
     for (int k = 0; k < s_.faces_.vertex_count[f]; ++k) {
       const std::size_t node = s_.faces_.nodes[f][k];
       if (node >= slot.size() || slot[node] < 0) continue;
       double* target = &out[3 * static_cast<std::size_t>(slot[node])];
-      const Array3 add = weights[k] * on_wall;
-      target[0] += add[0], target[1] += add[1], target[2] += add[2];
+      target[0] += on_wall[k][0], target[1] += on_wall[k][1], target[2] += on_wall[k][2];
     }
   }
   return out;

@@ -360,8 +360,8 @@ void BindStrategy(py::module_& m) {
       .def_readwrite("walls_moved_by_processes", &DemSettings::walls_moved_by_processes)
       .def_readwrite("area_distributed_walls", &DemSettings::area_distributed_walls)
       .def_readwrite("adm_energy_gradient", &DemSettings::adm_energy_gradient,
-                     "ADM: the sphere's skin force as minus the gradient of the energy its "
-                     "contacts store (strategies/adm_energy_gradient.cpp)")
+                     "ADM: the skin contacts' forces on the sphere and the faces' vertices as "
+                     "gradients of one stored energy (strategies/adm_energy_gradient.cpp)")
       .def_readwrite("dimension", &DemSettings::dimension,
                      "3: spheres; 2: discs in the x-y plane (CylinderParticle2D)");
   DefTuningAlias<bool, &DemTuning::batched_pair_contacts>(settings, "batched_pair_contacts");

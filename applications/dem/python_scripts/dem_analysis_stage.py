@@ -536,8 +536,8 @@ class DEMAnalysisStage(AnalysisStage):
         # whatever WallForceTransfer says (the DE-FE coupling's skin; set
         # before Initialize): DemSettings.area_distributed_walls.
         self.area_distributed_walls = []
-        # Under ADM, the sphere's force from those walls as minus the gradient
-        # of the energy its contacts store: DemSettings.adm_energy_gradient.
+        # Under ADM, the contact forces on the spheres and those walls' nodes
+        # as gradients of one stored energy: DemSettings.adm_energy_gradient.
         self.adm_energy_gradient = False
 
     def SetOutputDirectory(self, directory):

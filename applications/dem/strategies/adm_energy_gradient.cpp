@@ -1,28 +1,51 @@
-// The Area Distributed Method's sphere force as the gradient of the energy
-// its contacts store (DemSettings::adm_energy_gradient).
+// The Area Distributed Method with energy-consistent forces
+// (DemSettings::adm_energy_gradient): every force of a sphere's skin contacts
+// is the gradient of one stored energy.
 //
-// Under ADM (walls/area_distribution.h) a sphere on the skin stores
-//     U(x) = Σ_m (A_m/A_T) U_law(R - d̄_m),
-// with d̄_m the area-weighted mean distance of master m's faces (its mean
-// plane). The thesis' force, Σ_m (A_m/A_T) U_law'(δ_m) n̄_m, holds the areas
-// and the weights fixed: as the sphere moves over a deforming skin they
-// change (a face enters, a dent tilts the faces, the circle crosses an edge of
-// the body), and the force does work that U does not store. The sphere's
-// force here is -∂U/∂x at its centre, by central differences of the same
-// areas and distances (the skin's nodes held), one-sided where a contact
-// appears or vanishes within the difference step (the Distance Hierarchy
-// changes U's branches there), none where both sides change. The correction
-// -∂U/∂x - Σ_m F_m is shared among the masters in proportion to their normal
-// forces, so that each face's nodes take their share of it at their
-// intersection centroids (B.2) and the nodes' forces still sum to minus the
-// sphere's. A pure force through the centre: U does not depend on the
-// sphere's rotation.
+// The thesis' ADM (walls/area_distribution.h, B.1-B.2) scales each master's
+// force by A_m/A_T and gives its reaction to the faces at their
+// intersection centroids. On a denting skin that force field is not the
+// gradient of any energy: the masters the Distance Hierarchy keeps switch
+// from one step to the next where a sphere presses near an edge of the body
+// (a side face's contact is shadowed, then not), each switch moves the
+// master surfaces and the energy they store by tens of joules in V4.4, and
+// the coupled energy drifts (benchmarks/v4_4_prism_in_box.py).
+//
+// Here a sphere (centre x, radius R) stores, over the faces it cuts,
+//     U(x, X) = Σ_e (A_e/A_T) U_law(R - d_e),
+// with A_e the area of the circle it cuts in face e's plane inside the face
+// (App. C, the thesis' areas), A_T = Σ A_e, X the faces' vertices, and d_e
+// the face's plane distance where the face lies along the area-weighted mean
+// normal of the faces cut, its nearest point's distance where it is turned
+// from that normal by kSameSurfaceAngle or more (another side of the body:
+// over a convex edge its plane passes near the centre), blended in between
+// as the thesis' ADM blends faces into a master's surface. U depends on no
+// master or hierarchy: it is continuous as the sphere and the skin move. On
+// one flat face, or coplanar ones, it is the thesis' U_law(δ).
+//
+// The sphere's force is -∂U/∂x, the force on each vertex of each of its
+// faces -∂U/∂X_vertex (a node shared by faces sums its vertices'), by central
+// differences on a private copy of the sphere's candidate faces, one-sided
+// where a face begins or stops being cut within the difference step, none
+// where both sides change (the thesis' forces for that sphere and step).
+// U does not change when the sphere and its faces move together, so the
+// vertex forces sum to minus the sphere's (their differences' rounding is
+// removed, so that the nodes' loads sum to minus the spheres' forces to
+// round-off); nor does it depend on the sphere's rotation (a pure force
+// through the centre). The stored energy the contacts report is U. The
+// correction -∂U/∂x - Σ_m F_m of the thesis' normal forces is shared among
+// the masters in proportion to their normal forces (their tangential and
+// damping forces stay as they are, and reach the nodes by the shares).
+// Cost: 6 + 6 × (vertices of the faces cut) evaluations of U per sphere on
+// the skin and step.
+#include <algorithm>
 #include <cmath>
 #include <vector>
 
 #include "applications/dem/contact_laws/contact_force.h"
 #include "applications/dem/strategies/dem_strategy.h"
-#include "applications/dem/walls/distance_hierarchy.h"
+#include "applications/dem/walls/area_distribution.h"
+#include "applications/dem/walls/rigid_face_storage.h"
 
 namespace tessera::dem {
 
@@ -33,74 +56,118 @@ namespace {
 // the force).
 constexpr double kGradientStep = 1e-6;
 
+// The cosines of the blend of a face's distance (AdmStoredEnergy), as the
+// thesis' ADM blends its faces into a master's surface (area_distribution.h).
+const double kFullCosine = std::cos(kSameSurfaceAngle / 2.0);
+const double kNoneCosine = std::cos(kSameSurfaceAngle);
+
 }  // namespace
 
 double ExplicitSolverStrategy::AdmStoredEnergy(std::size_t i, const Array3& centre,
+                                               const RigidFaceStorage& faces,
                                                std::vector<int>& structure) {
   const WallContacts& wc = wall_contacts_;
   const ParticleStorage& p = particles_;
-  const RigidFaceStorage& faces = faces_;
-  const std::uint32_t begin = wc.particle_start[i], end = wc.particle_start[i + 1];
-  const std::size_t count = end - begin;
+  const std::uint32_t begin = wc.particle_start[i];
+  const std::size_t count = faces.size();
   thread_local std::vector<FaceContactGeometry> feature;
-  thread_local std::vector<std::uint8_t> reached;
-  thread_local std::vector<int> shadowed_by;
   thread_local std::vector<AreaShare> shares;
-  thread_local std::vector<double> master_area;
-  thread_local std::vector<MasterSurface> surface;
-  if (feature.size() < count) {
-    feature.resize(count), reached.resize(count), shadowed_by.resize(count);
-    shares.resize(count), master_area.resize(count), surface.resize(count);
-  }
-  structure.assign(count, -1);
+  if (feature.size() < count) feature.resize(count), shares.resize(count);
+  structure.assign(count, 0);
+  // The faces the sphere cuts, and the areas it cuts in them: no Distance
+  // Hierarchy and no masters (a face shadowed by another wall's contact
+  // counts as well).
   const int own_wall = static_cast<int>(p.glued[i]) - 1;
+  double total = 0.0;
   for (std::size_t k = 0; k < count; ++k) {
-    const std::uint32_t f = wc.face[begin + k];
-    if (own_wall >= 0 && face_sticky_[f] == own_wall)
-      feature[k].type = FaceContactType::kNone;
-    else
-      FaceContact(faces, f, centre, p.radius[i], feature[k]);
-    reached[k] = feature[k].type != FaceContactType::kNone && face_area_distributed_[f];
+    const std::uint32_t f = wc.face[begin + k];  // the row in faces_, for its flags
+    shares[k].area = 0.0;
+    if (!face_area_distributed_[f] || (own_wall >= 0 && face_sticky_[f] == own_wall)) continue;
+    FaceContact(faces, k, centre, p.radius[i], feature[k]);
+    if (feature[k].type == FaceContactType::kNone) continue;
+    CircleFaceAreaShare(faces, static_cast<std::uint32_t>(k), centre, p.radius[i], shares[k]);
+    total += shares[k].area;
+    // Where this changes, a face's area is 0 and U's branch changes
+    // (continuously, its derivative not quite).
+    structure[k] = shares[k].area > 0.0 ? 1 : 0;
   }
-  ApplyDistanceHierarchy(feature.data(), count, shadowed_by.data());
-  const double total =
-      DistributeByArea(faces, wc.face.data() + begin, count, centre, p.radius[i], reached.data(),
-                       shadowed_by.data(), feature.data(), shares.data(), master_area.data());
-  // Which contacts survive and which master each face with an area serves:
-  // where these change, U jumps.
-  for (std::size_t k = 0; k < count; ++k)
-    structure[k] = feature[k].type != FaceContactType::kNone ? -2
-                   : shares[k].area > 0.0                    ? shares[k].master
-                                                             : -1;
   if (!(total > 0.0)) return 0.0;
-  AverageMasterSurfaces(faces, wc.face.data() + begin, count, centre, shares.data(),
-                        master_area.data(), feature.data(), surface.data());
+  // The mean normal of the faces cut, from the centre towards them, weighted
+  // by area and by the plane's distance (relative to the radius): the
+  // surface the sphere presses on. A face whose plane the centre crosses
+  // turns its normal round; with its distance as weight it passes through 0
+  // there, and the mean stays continuous.
+  thread_local std::vector<Array3> towards;
+  thread_local std::vector<double> plane_distance;
+  if (towards.size() < count) towards.resize(count), plane_distance.resize(count);
+  Array3 mean_normal{};
+  for (std::size_t k = 0; k < count; ++k) {
+    if (!(shares[k].area > 0.0)) continue;
+    const double d = Dot(centre - faces.plane_origin[k], faces.plane_normal[k]);
+    plane_distance[k] = std::abs(d);
+    towards[k] = (d < 0.0 ? 1.0 : -1.0) * faces.plane_normal[k];
+    mean_normal += (shares[k].area * plane_distance[k] / p.radius[i]) * towards[k];
+  }
+  const double mean_length = Norm(mean_normal);
+  if (mean_length > 0.0) mean_normal = (1.0 / mean_length) * mean_normal;
   double energy = 0.0;
   for (std::size_t k = 0; k < count; ++k) {
-    const std::uint32_t f = wc.face[begin + k];
-    if (feature[k].type == FaceContactType::kNone || !face_area_distributed_[f] ||
-        !(master_area[k] > 0.0))
-      continue;
-    const double overlap = p.radius[i] - surface[k].distance;
+    if (!(shares[k].area > 0.0)) continue;
+    // A face along the mean surface presses with its plane's distance (the
+    // ADM's mean plane, App. B), a face turned from it by kSameSurfaceAngle
+    // or more (another side of the body: over a convex edge its plane
+    // passes near the centre) with its own nearest point's, blended
+    // linearly in the cosine from half that angle.
+    const double b = std::clamp(
+        (Dot(towards[k], mean_normal) - kNoneCosine) / (kFullCosine - kNoneCosine), 0.0, 1.0);
+    const double distance = b * plane_distance[k] + (1.0 - b) * feature[k].distance;
+    const double overlap = p.radius[i] - distance;
     if (!(overlap > 0.0)) continue;
-    const PairParameters& pair = table_.WallPair(p.material[i], faces.material[f]);
+    const PairParameters& pair = table_.WallPair(p.material[i], faces.material[k]);
     if (!pair.defined) continue;  // ComputeWallContacts reports it
     // The law's stored energy at this overlap, from a fresh history at rest.
     Array3 spring{};
     double stiffness = 0.0, normal_elastic = 0.0;
     std::uint8_t sliding = 0;
     const ContactForce at_rest = ComputeContactForce(
-        pair, overlap, p.radius[i], p.mass[i], surface[k].normal, Array3{}, Array3{},
+        pair, overlap, p.radius[i], p.mass[i], towards[k], Array3{}, Array3{},
         ContactHistoryRef{spring, stiffness, normal_elastic, sliding}, settings_.delta_time);
-    energy += master_area[k] / total * at_rest.elastic_energy;
+    energy += shares[k].area / total * at_rest.elastic_energy;
   }
   return energy;
 }
+
+namespace {
+
+// One component of U's gradient by differences of `energy(±h)` about
+// `at_centre` (the value and structure at the unperturbed state): central
+// where neither side changes U's structure, one-sided where one does.
+// False where both do.
+template <class Evaluate>
+bool DifferenceQuotient(Evaluate&& energy, double h, double at_centre,
+                        const std::vector<int>& structure, std::vector<int>& plus,
+                        std::vector<int>& minus, double& derivative) {
+  const double up = energy(h, plus);
+  const double down = energy(-h, minus);
+  const bool up_same = plus == structure, down_same = minus == structure;
+  if (up_same && down_same)
+    derivative = (up - down) / (2.0 * h);
+  else if (up_same)
+    derivative = (up - at_centre) / h;
+  else if (down_same)
+    derivative = (at_centre - down) / h;
+  else
+    return false;
+  return true;
+}
+
+}  // namespace
 
 void ExplicitSolverStrategy::CorrectAdmForcesToEnergyGradient(std::size_t i, Array3& force,
                                                               Array3& elastic) {
   WallContacts& wc = wall_contacts_;
   const std::uint32_t begin = wc.particle_start[i], end = wc.particle_start[i + 1];
+  const std::size_t count = end - begin;
   // The masters' normal elastic forces on the sphere, and their sum.
   Array3 thesis{};
   double weight_sum = 0.0;
@@ -111,33 +178,71 @@ void ExplicitSolverStrategy::CorrectAdmForcesToEnergyGradient(std::size_t i, Arr
     weight_sum += std::abs(normal);
   }
   if (!(weight_sum > 0.0)) return;
+  // A private copy of the candidate faces, whose vertices the differences move.
+  thread_local RigidFaceStorage local;
   thread_local std::vector<int> at_centre, plus, minus;
+  CopyFaceRows(faces_, wc.face.data() + begin, count, local);
   const Array3 x = particles_.position[i];
   const double h = kGradientStep * particles_.radius[i];
-  const double energy = AdmStoredEnergy(i, x, at_centre);
+  const double energy = AdmStoredEnergy(i, x, local, at_centre);
+  // The sphere's gradient, the faces held.
   Array3 gradient{};
   for (int d = 0; d < settings_.dimension; ++d) {
-    Array3 step{};
-    step[d] = h;
-    const double up = AdmStoredEnergy(i, x + step, plus);
-    const double down = AdmStoredEnergy(i, x - step, minus);
-    const bool up_same = plus == at_centre, down_same = minus == at_centre;
-    if (up_same && down_same)
-      gradient[d] = (up - down) / (2.0 * h);
-    else if (up_same)
-      gradient[d] = (up - energy) / h;
-    else if (down_same)
-      gradient[d] = (energy - down) / h;
-    else
-      return;  // a contact appears on both sides: keep the thesis' force this step
+    auto moved_centre = [&](double step, std::vector<int>& structure) {
+      Array3 y = x;
+      y[d] += step;
+      return AdmStoredEnergy(i, y, local, structure);
+    };
+    if (!DifferenceQuotient(moved_centre, h, energy, at_centre, plus, minus, gradient[d]))
+      return;  // a face enters on both sides: keep the thesis' forces this step
   }
+  // Each vertex's, the sphere held: only faces that take part in U (a face
+  // out of reach stays out within the step, or changes the structure).
+  thread_local std::vector<std::array<Array3, 4>> vertex_gradient;
+  vertex_gradient.assign(count, std::array<Array3, 4>{});
+  Array3 vertex_sum{};
+  int vertices = 0;
+  for (std::size_t k = 0; k < count; ++k) {
+    if (at_centre[k] == 0) continue;
+    for (int v = 0; v < local.vertex_count[k]; ++v) {
+      for (int d = 0; d < settings_.dimension; ++d) {
+        const double held = local.points[k][v][d];
+        auto moved_vertex = [&](double step, std::vector<int>& structure) {
+          local.points[k][v][d] = held + step;
+          UpdateFaceGeometry(local, k);
+          return AdmStoredEnergy(i, x, local, structure);
+        };
+        const bool ok = DifferenceQuotient(moved_vertex, h, energy, at_centre, plus, minus,
+                                           vertex_gradient[k][v][d]);
+        local.points[k][v][d] = held;
+        UpdateFaceGeometry(local, k);
+        if (!ok) return;  // as for the sphere: the thesis' forces this step
+      }
+      vertex_sum += vertex_gradient[k][v];
+      ++vertices;
+    }
+  }
+  // Σ_vertices ∂U/∂X = -∂U/∂x exactly; the differences leave their rounding,
+  // removed in equal parts.
+  if (vertices == 0) return;
+  const Array3 residual = (1.0 / vertices) * (vertex_sum + gradient);
+  for (std::size_t k = 0; k < count; ++k) {
+    if (at_centre[k] == 0) continue;
+    for (int v = 0; v < local.vertex_count[k]; ++v)
+      wc.adm_vertex_force[begin + k][v] = residual - vertex_gradient[k][v];
+  }
+  // The sphere: each master's normal elastic force and its share of the
+  // correction are its force's gradient part.
   const Array3 correction = -gradient - thesis;
   for (std::uint32_t c = begin; c < end; ++c) {
     if (!wc.active[c] || !wc.adm_distributed[c]) continue;
-    const Array3 share =
-        (std::abs(Dot(wc.elastic_force[c], wc.normal[c])) / weight_sum) * correction;
+    const double normal = Dot(wc.elastic_force[c], wc.normal[c]);
+    const Array3 share = (std::abs(normal) / weight_sum) * correction;
     wc.force[c] += share;
     wc.elastic_force[c] += share;
+    wc.adm_gradient_force[c] = normal * wc.normal[c] + share;
+    // The energy the contacts store is U, in the same shares.
+    wc.energy[c] = (std::abs(normal) / weight_sum) * energy;
   }
   force += correction;
   elastic += correction;

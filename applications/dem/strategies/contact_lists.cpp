@@ -95,7 +95,7 @@ std::size_t ExplicitSolverStrategy::WallContacts::HeldBytes() const {
   return VectorBytes(particle, face, tangential_force, tangential_stiffness, normal_elastic_force,
                      sliding, active, extra_history, force, elastic_force, rolling, energy,
                      dissipation, weights, normal, point, adm_master, adm_fraction, adm_distributed,
-                     particle_start);
+                     adm_gradient_force, adm_vertex_force, particle_start);
 }
 
 // ---------------------------------------------------------------- search

@@ -327,6 +327,10 @@ void ExplicitSolverStrategy::ComputeForces(AfterGather then, bool drift) {
     wall_contacts_.adm_master.resize(wall_contacts_.particle.size());
     wall_contacts_.adm_fraction.resize(wall_contacts_.particle.size());
     wall_contacts_.adm_distributed.resize(wall_contacts_.particle.size());
+    const std::size_t gradient_rows =
+        settings_.adm_energy_gradient ? wall_contacts_.particle.size() : 0;
+    wall_contacts_.adm_gradient_force.resize(gradient_rows);
+    wall_contacts_.adm_vertex_force.resize(gradient_rows);
   }
   ComputeParticleContacts(finish, then, drift);  // the wall contacts included, row by row
   if (!bonds_.empty()) {

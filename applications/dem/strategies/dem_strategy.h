@@ -216,11 +216,12 @@ struct DemSettings {
   // not given a share of one of them (ADM's A_m / A_T is meant for the faces
   // of one deforming surface).
   std::vector<std::string> area_distributed_walls;
-  // Under ADM, the sphere's force from the skin faces is minus the gradient,
-  // with respect to its centre, of the energy the contacts store
-  // (Σ_m A_m/A_T U(δ_m), strategies/adm_energy_gradient.cpp), instead of the sum
-  // of the masters' normal forces, which leaves out how the areas and the
-  // mean planes' weights change as the sphere moves.
+  // Under ADM, the normal elastic forces of a sphere's skin contacts, on the
+  // sphere and on the faces' vertices, are minus the gradients of one stored
+  // energy, Σ_e (A_e/A_T) U(δ_e) over the faces it cuts
+  // (strategies/adm_energy_gradient.cpp), instead of the thesis' masters'
+  // forces (B.1) spread at the intersection centroids (B.2), which do work
+  // that no energy stores on a denting skin.
   bool adm_energy_gradient = false;
   // Full names of FREE_BODY_MOTION wall parts that a process moves instead
   // (apply_kinematic_constraints_to_walls_process): not integrated here.
@@ -439,6 +440,13 @@ class ExplicitSolverStrategy {
     // 1 where a contact's force went out through its faces' shares (its
     // master area was positive), 0 where it keeps direct interpolation.
     std::vector<std::uint8_t> adm_distributed;
+    // ADM with DemSettings::adm_energy_gradient (adm_energy_gradient.cpp), of
+    // the last force evaluation, sized only in such runs: per candidate, the
+    // part of its force on the sphere that is the stored energy's gradient
+    // (its reaction reaches the nodes as adm_vertex_force, not by the
+    // shares), and the force on each vertex of its face, -∂U/∂x_vertex.
+    std::vector<Array3> adm_gradient_force;
+    std::vector<std::array<Array3, 4>> adm_vertex_force;
     std::vector<std::uint32_t> particle_start;  // candidates of each particle
     void Resize(std::size_t n);
     std::size_t HeldBytes() const;
@@ -561,11 +569,20 @@ class ExplicitSolverStrategy {
   IntegrationConstants Integration() const;
   bool QuadRowUpdates() const;  // the setting, where the processor runs them
   // ADM with adm_energy_gradient: the stored energy of particle i's skin
-  // contacts at a trial centre (adm_energy_gradient.cpp), and the correction
+  // contacts at a trial centre against `faces`, the rows of its candidate
+  // faces in candidate order (adm_energy_gradient.cpp), and the correction
   // of its masters' forces (rows begin..end of the wall contacts) so that
-  // their sum is minus that energy's gradient.
-  double AdmStoredEnergy(std::size_t i, const Array3& centre, std::vector<int>& structure);
+  // their sum is minus that energy's gradient, with the faces' vertex forces.
+  double AdmStoredEnergy(std::size_t i, const Array3& centre, const RigidFaceStorage& faces,
+                         std::vector<int>& structure);
   void CorrectAdmForcesToEnergyGradient(std::size_t i, Array3& force, Array3& elastic);
+  // Wall contact row c's forces on the vertices of its face (WriteToNodes,
+  // and the owned rows' loads under MPI): its share of its master's force
+  // under ADM or its own force, spread with the weights, plus, under
+  // adm_energy_gradient, the vertex forces of the stored energy. False where
+  // the row carries nothing.
+  bool WallRowVertexLoads(std::size_t c, std::array<Array3, 4>& total,
+                          std::array<Array3, 4>& elastic) const;
   // features[c - first candidate]: this step's closest features of the particle's candidates.
   void CarryWallHistoryAcrossFaces(std::size_t particle, const FaceContactGeometry* features);
   // Free walls: the particles' contact force and moment on each body, summed

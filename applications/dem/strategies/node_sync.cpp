@@ -116,31 +116,19 @@ void ExplicitSolverStrategy::WriteToNodes() {
   // intersection centroid (walls/area_distribution.h).
   face_normal_shares_.assign(faces_.size(), std::array<double, 4>{});
   const WallContacts& wc = wall_contacts_;
-  const bool adm = area_distribution_ && wc.adm_master.size() == wc.particle.size();
+  std::array<Array3, 4> on_wall, elastic_on_wall;
   for (std::size_t c = 0; c < wc.particle.size(); ++c) {
-    std::size_t source = c;  // the contact whose force this face takes
-    double share = 1.0;
-    if (adm && wc.adm_master[c] != kNoMaster) {
-      source = wc.adm_master[c];
-      share = wc.adm_fraction[c];
-    } else if (!wc.active[c] || (adm && wc.adm_distributed[c])) {
-      continue;  // no contact, or one whose force its faces' shares carry
-    }
+    if (!WallRowVertexLoads(c, on_wall, elastic_on_wall)) continue;
     const std::uint32_t f = wc.face[c];
-    const Array3 on_wall = -share * wc.force[source];
-    const Array3 elastic_on_wall = -share * wc.elastic_force[source];
     const Array3 n = faces_.has_plane[f] ? faces_.plane_normal[f] : wc.normal[c];
-    const double normal = Dot(on_wall, n);
-    const Array3 along_face = on_wall - normal * n;
-    const std::array<double, 4>& weights = wc.weights[c];
     std::array<double, 4>& shares = face_normal_shares_[f];
     for (int k = 0; k < faces_.vertex_count[f]; ++k) {
       const IndexType node = faces_.nodes[f][k];
-      const double w = weights[k];
-      contact[node] += w * on_wall;
-      elastic[node] += w * elastic_on_wall;
-      tangential[node] += w * along_face;
-      shares[k] += w * normal;
+      const double normal = Dot(on_wall[k], n);
+      contact[node] += on_wall[k];
+      elastic[node] += elastic_on_wall[k];
+      tangential[node] += on_wall[k] - normal * n;
+      shares[k] += normal;
     }
   }
   // Nodal area: each face gives its vertices equal shares of its area; and
@@ -167,6 +155,47 @@ void ExplicitSolverStrategy::WriteToNodes() {
     const double along2 = Dot(tangential[node], tangential[node]);
     if (along2 != 0.0) shear[node] = std::sqrt(along2) / a;
   }
+}
+
+bool ExplicitSolverStrategy::WallRowVertexLoads(std::size_t c, std::array<Array3, 4>& total,
+                                                std::array<Array3, 4>& elastic) const {
+  const WallContacts& wc = wall_contacts_;
+  const bool adm = area_distribution_ && wc.adm_master.size() == wc.particle.size();
+  const bool gradient = adm && wc.adm_vertex_force.size() == wc.particle.size();
+  const std::uint32_t f = wc.face[c];
+  const int count = faces_.vertex_count[f];
+  std::size_t source = c;  // the contact whose force this face takes
+  double share = 1.0;
+  bool carries = true;
+  if (adm && wc.adm_master[c] != kNoMaster) {
+    source = wc.adm_master[c];
+    share = wc.adm_fraction[c];
+  } else if (!wc.active[c] || (adm && wc.adm_distributed[c])) {
+    carries = false;  // no contact, or one whose force its faces' shares carry
+  }
+  if (!carries && !gradient) return false;
+  total = elastic = std::array<Array3, 4>{};
+  if (carries) {
+    // Under adm_energy_gradient the gradient's part of the force goes out
+    // through the vertex forces instead.
+    const Array3 replaced = gradient ? wc.adm_gradient_force[source] : Array3{};
+    const Array3 on_wall = -share * (wc.force[source] - replaced);
+    const Array3 elastic_on_wall = -share * (wc.elastic_force[source] - replaced);
+    for (int k = 0; k < count; ++k) {
+      total[k] = wc.weights[c][k] * on_wall;
+      elastic[k] = wc.weights[c][k] * elastic_on_wall;
+    }
+  }
+  bool any = carries;
+  if (gradient)
+    for (int k = 0; k < count; ++k) {
+      const Array3& v = wc.adm_vertex_force[c][k];
+      if (v[0] == 0.0 && v[1] == 0.0 && v[2] == 0.0) continue;
+      total[k] += v;
+      elastic[k] += v;
+      any = true;
+    }
+  return any;
 }
 
 }  // namespace tessera::dem

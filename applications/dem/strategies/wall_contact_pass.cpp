@@ -124,6 +124,11 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
   // Area Distributed Method (walls/area_distribution.h): the faces the sphere
   // reaches before the Distance Hierarchy, who shadowed whom, the areas.
   const bool adm = area_distribution_;
+  if (adm && settings_.adm_energy_gradient)
+    for (std::uint32_t c = begin; c < end; ++c) {
+      wc.adm_gradient_force[c] = Array3{};
+      wc.adm_vertex_force[c] = std::array<Array3, 4>{};
+    }
   thread_local std::vector<std::uint8_t> reached;
   thread_local std::vector<int> shadowed_by;
   thread_local std::vector<AreaShare> shares;

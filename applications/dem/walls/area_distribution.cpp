@@ -137,6 +137,35 @@ std::vector<std::uint8_t> AreaDistributedFaces(ModelPart& walls, const RigidFace
   return flagged;
 }
 
+void CircleFaceAreaShare(const RigidFaceStorage& faces, std::uint32_t f, const Array3& centre,
+                         double radius, AreaShare& share) {
+  share.area = 0.0;
+  share.weights = {};
+  const auto& v = faces.points[f];
+  if (CircleInsideFace(faces, f, centre, radius, share)) return;
+  if (faces.vertex_count[f] == 3) {
+    const CircleTriangleIntersectionResult r =
+        CircleTriangleIntersection(centre, radius, v[0], v[1], v[2]);
+    share.area = r.area;
+    share.weights = {r.weights[0], r.weights[1], r.weights[2], 0.0};
+  } else if (faces.vertex_count[f] == 4) {
+    // Sub-triangles wholly inside or apart from their circles in closed
+    // form (a warped face under a sphere: three of the four apart, one
+    // holding the circle), the composition where it does not apply.
+    const CircleQuadrilateralShare quick =
+        CircleQuadrilateralAreaShare(centre, radius, v[0], v[1], v[2], v[3]);
+    if (quick.valid) {
+      share.area = quick.area;
+      share.weights = quick.weights;
+    } else {
+      const CircleQuadrilateralIntersectionResult r =
+          CircleQuadrilateralIntersection(centre, radius, v[0], v[1], v[2], v[3]);
+      share.area = r.area;
+      share.weights = r.weights;
+    }
+  }  // a segment: no area
+}
+
 double DistributeByArea(const RigidFaceStorage& faces, const std::uint32_t* face_ids,
                         std::size_t count, const Array3& centre, double radius,
                         const std::uint8_t* reached, const int* shadowed_by,
@@ -166,30 +195,7 @@ double DistributeByArea(const RigidFaceStorage& faces, const std::uint32_t* face
       share.master = -1;
       continue;
     }
-    const std::uint32_t f = face_ids[c];
-    const auto& v = faces.points[f];
-    const bool inside = CircleInsideFace(faces, f, centre, radius, share);
-    if (!inside && faces.vertex_count[f] == 3) {
-      const CircleTriangleIntersectionResult r =
-          CircleTriangleIntersection(centre, radius, v[0], v[1], v[2]);
-      share.area = r.area;
-      share.weights = {r.weights[0], r.weights[1], r.weights[2], 0.0};
-    } else if (!inside && faces.vertex_count[f] == 4) {
-      // Sub-triangles wholly inside or apart from their circles in closed
-      // form (a warped face under a sphere: three of the four apart, one
-      // holding the circle), the composition where it does not apply.
-      const CircleQuadrilateralShare quick =
-          CircleQuadrilateralAreaShare(centre, radius, v[0], v[1], v[2], v[3]);
-      if (quick.valid) {
-        share.area = quick.area;
-        share.weights = quick.weights;
-      } else {
-        const CircleQuadrilateralIntersectionResult r =
-            CircleQuadrilateralIntersection(centre, radius, v[0], v[1], v[2], v[3]);
-        share.area = r.area;
-        share.weights = r.weights;
-      }
-    }  // a segment: no area
+    CircleFaceAreaShare(faces, face_ids[c], centre, radius, share);
     master_area[share.master] += share.area;
     total += share.area;
   }

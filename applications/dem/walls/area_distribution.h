@@ -92,6 +92,13 @@ std::vector<std::uint8_t> AreaDistributedFaces(ModelPart& walls, const RigidFace
                                                WallForceTransfer transfer,
                                                const std::vector<std::string>& parts);
 
+// A_e and the weights at x̄_e of face f for a sphere (centre, radius): the
+// circle it cuts in the face's plane, inside the face (App. C; a warped
+// quadrilateral sub-triangle by sub-triangle); 0 for a segment or a face
+// the sphere does not cut. Leaves share.master as it is.
+void CircleFaceAreaShare(const RigidFaceStorage& faces, std::uint32_t f, const Array3& centre,
+                         double radius, AreaShare& share);
+
 // ADM for the `count` candidate faces of one sphere (centre, radius):
 // `reached[c]` whether the sphere reaches face face_ids[c] (before the Distance
 // Hierarchy) and the face is under ADM, `shadowed_by` the hierarchy's eliminations

@@ -25,56 +25,6 @@ constexpr double kInsideTolerance = 1e-12;
 // far smaller than any overlap that matters (a relative 5e-10 of the radius).
 constexpr double kOffFaceMargin = 1e-9;
 
-// The box and the plane of face f from its vertices.
-void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
-  const auto& v = faces.points[f];
-  const int n = faces.vertex_count[f];
-  Array3 lo = v[0], hi = lo;
-  for (int k = 1; k < n; ++k)
-    for (int d = 0; d < 3; ++d) lo[d] = std::min(lo[d], v[k][d]), hi[d] = std::max(hi[d], v[k][d]);
-  faces.boxes.min[f] = lo;
-  faces.boxes.max[f] = hi;
-  // Plane (thesis 3.1-3.4): a quadrilateral may be slightly warped, so its
-  // normal is the diagonals' cross product and its plane passes through the
-  // vertex mean.
-  faces.has_plane[f] = faces.convex[f] = 0;
-  faces.plane_normal[f] = faces.plane_origin[f] = Array3{};
-  faces.warp[f] = 0.0;
-  if (n < 3) {  // a segment
-    faces.area[f] = Norm(v[1] - v[0]);
-    return;
-  }
-  Array3 normal, origin;
-  if (n == 3) {
-    normal = Cross(v[1] - v[0], v[2] - v[0]);
-    origin = v[0];
-  } else {
-    normal = Cross(v[2] - v[0], v[3] - v[1]);
-    origin = 0.25 * (v[0] + v[1] + v[2] + v[3]);
-  }
-  // Half the cross product of the edges (a triangle) or diagonals (a
-  // quadrilateral: exact for a planar one).
-  const double length = Norm(normal);
-  faces.area[f] = 0.5 * length;
-  if (!(length > 0.0)) return;
-  faces.plane_normal[f] = normal / length;
-  faces.plane_origin[f] = origin;
-  faces.has_plane[f] = 1;
-  for (int k = 0; k < n; ++k)
-    faces.warp[f] = std::max(faces.warp[f], std::abs(Dot(v[k] - origin, faces.plane_normal[f])));
-  // Convexity: a triangle that spans a plane is convex; a quadrilateral is if
-  // it turns the same way at every corner. The triple product of consecutive
-  // edges and the normal is the turn at a corner of the polygon projected on
-  // the plane (counter-clockwise about the normal the vertex order defines).
-  bool convex = true;
-  if (n == 4) {
-    const Array3 edges[4] = {v[1] - v[0], v[2] - v[1], v[3] - v[2], v[0] - v[3]};
-    for (int a = 0; a < 4; ++a)
-      convex = convex && Dot(Cross(edges[a], edges[(a + 1) & 3]), normal) > 0.0;
-  }
-  faces.convex[f] = convex ? 1 : 0;
-}
-
 // 1 where every vertex of face f has exactly zero velocity and last
 // displacement (RigidFaceStorage::still), else 0.
 std::uint8_t StandsStill(const RigidFaceStorage& faces, std::size_t f) {
@@ -211,6 +161,81 @@ void PolygonContact(const RigidFaceStorage& faces, std::size_t f, const Array3& 
 }
 
 }  // namespace
+
+void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
+  const auto& v = faces.points[f];
+  const int n = faces.vertex_count[f];
+  Array3 lo = v[0], hi = lo;
+  for (int k = 1; k < n; ++k)
+    for (int d = 0; d < 3; ++d) lo[d] = std::min(lo[d], v[k][d]), hi[d] = std::max(hi[d], v[k][d]);
+  faces.boxes.min[f] = lo;
+  faces.boxes.max[f] = hi;
+  // Plane (thesis 3.1-3.4): a quadrilateral may be slightly warped, so its
+  // normal is the diagonals' cross product and its plane passes through the
+  // vertex mean.
+  faces.has_plane[f] = faces.convex[f] = 0;
+  faces.plane_normal[f] = faces.plane_origin[f] = Array3{};
+  faces.warp[f] = 0.0;
+  if (n < 3) {  // a segment
+    faces.area[f] = Norm(v[1] - v[0]);
+    return;
+  }
+  Array3 normal, origin;
+  if (n == 3) {
+    normal = Cross(v[1] - v[0], v[2] - v[0]);
+    origin = v[0];
+  } else {
+    normal = Cross(v[2] - v[0], v[3] - v[1]);
+    origin = 0.25 * (v[0] + v[1] + v[2] + v[3]);
+  }
+  // Half the cross product of the edges (a triangle) or diagonals (a
+  // quadrilateral: exact for a planar one).
+  const double length = Norm(normal);
+  faces.area[f] = 0.5 * length;
+  if (!(length > 0.0)) return;
+  faces.plane_normal[f] = normal / length;
+  faces.plane_origin[f] = origin;
+  faces.has_plane[f] = 1;
+  for (int k = 0; k < n; ++k)
+    faces.warp[f] = std::max(faces.warp[f], std::abs(Dot(v[k] - origin, faces.plane_normal[f])));
+  // Convexity: a triangle that spans a plane is convex; a quadrilateral is if
+  // it turns the same way at every corner. The triple product of consecutive
+  // edges and the normal is the turn at a corner of the polygon projected on
+  // the plane (counter-clockwise about the normal the vertex order defines).
+  bool convex = true;
+  if (n == 4) {
+    const Array3 edges[4] = {v[1] - v[0], v[2] - v[1], v[3] - v[2], v[0] - v[3]};
+    for (int a = 0; a < 4; ++a)
+      convex = convex && Dot(Cross(edges[a], edges[(a + 1) & 3]), normal) > 0.0;
+  }
+  faces.convex[f] = convex ? 1 : 0;
+}
+
+void CopyFaceRows(const RigidFaceStorage& from, const std::uint32_t* rows, std::size_t count,
+                  RigidFaceStorage& to) {
+  auto take = [&](auto& column, const auto& source) {
+    column.resize(count);
+    for (std::size_t k = 0; k < count; ++k) column[k] = source[rows[k]];
+  };
+  take(to.points, from.points);
+  take(to.velocities, from.velocities);
+  take(to.delta_displacement, from.delta_displacement);
+  take(to.still, from.still);
+  take(to.nodes, from.nodes);
+  take(to.vertex_count, from.vertex_count);
+  take(to.material, from.material);
+  take(to.condition_id, from.condition_id);
+  take(to.boxes.min, from.boxes.min);
+  take(to.boxes.max, from.boxes.max);
+  take(to.plane_normal, from.plane_normal);
+  take(to.plane_origin, from.plane_origin);
+  take(to.has_plane, from.has_plane);
+  take(to.convex, from.convex);
+  take(to.warp, from.warp);
+  take(to.area, from.area);
+  take(to.inverse_mass, from.inverse_mass);
+  take(to.massive, from.massive);
+}
 
 void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage& faces,
                     int dimension) {

@@ -92,6 +92,16 @@ inline double ContactDampingMass(const RigidFaceStorage& faces, std::size_t f,
   return sphere_mass / (1.0 + sphere_mass * compliance);
 }
 
+// Recomputes face f's box, plane, warp, convexity and area from its vertices
+// (`points`): after a vertex of a row is moved in place.
+void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f);
+
+// `to` becomes the rows rows[0..count) of `from`, in that order: a small
+// private copy whose vertices can be moved (adm_energy_gradient.cpp
+// differentiates a sphere's stored energy with respect to them).
+void CopyFaceRows(const RigidFaceStorage& from, const std::uint32_t* rows, std::size_t count,
+                  RigidFaceStorage& to);
+
 // Fills `faces` from the conditions of `walls`. A RigidFace3D3N/3D4N (3D runs)
 // or RigidEdge2D2N (`dimension` 2) passes its Check() (no degenerate face) and
 // needs properties with YOUNG_MODULUS and POISSON_RATIO; so do RigidFace3D2N

@@ -25,16 +25,22 @@ def _total_momentum(model, stage):
     return p_spheres + p_structure
 
 
-@pytest.mark.parametrize("tetrahedra, automatic_skin",
-                         [(False, False), (True, False), (False, True), (True, True)])
-def test_a_sphere_striking_a_free_elastic_block_conserves_momentum(project, tetrahedra, automatic_skin):
+@pytest.mark.parametrize("tetrahedra, automatic_skin, adm_force",
+                         [(False, False, "thesis"), (True, False, "thesis"), (False, True, "thesis"),
+                          (True, True, "thesis"), (True, False, "energy_gradient"),
+                          (True, True, "energy_gradient")])
+def test_a_sphere_striking_a_free_elastic_block_conserves_momentum(project, tetrahedra, automatic_skin,
+                                                                  adm_force):
     """A sphere (R 0.1 m, 8.4 kg, 1 m/s) hits a free 0.4 m elastic block (64 kg),
     no gravity, frictionless Hertz contact: forces on both sides are equal and
     opposite at the same configuration over the same step, so the total
     momentum is conserved to round-off (1e-9 relative, issue's tolerance),
     through the whole impact; the sphere rebounds and the block moves off.
     The skin is the block's top (a named sub model part) or found
-    automatically (then the sphere strikes a side face, off its centre)."""
+    automatically (then the sphere strikes a side face, off its centre).
+    Under adm_force "energy_gradient" the nodes' forces are the stored
+    energy's derivatives by differences, and sum to minus the sphere's to
+    round-off all the same."""
     cells = (2, 2, 2)
     nodes, elements = block_mesh((-0.2, -0.2, -0.4), (0.4, 0.4, 0.4), cells, tetrahedra)
     element = "SmallDisplacementElement3D4N" if tetrahedra else "SmallDisplacementElement3D8N"
@@ -47,7 +53,7 @@ def test_a_sphere_striking_a_free_elastic_block_conserves_momentum(project, tetr
         sphere, axis = (0.03, -0.05, 0.11, 0.1, (0.0, 0.0, -1.0)), 2
     dem_files(project, "block", [sphere], density=2000.0, young=1e7, poisson=0.3, end_time=0.045,
               time_step=1e-4)
-    options = {"echo_level": 0}
+    options = {"echo_level": 0, "adm_force": adm_force}
     if not automatic_skin:
         options["skin_model_parts"] = ["Skin"]
     model, stage = _stage(project, options)
@@ -74,11 +80,14 @@ def test_a_sphere_striking_a_free_elastic_block_conserves_momentum(project, tetr
     assert stage.StructuralMomentum().sum(axis=0)[axis] < 0.5 * p0[axis]  # the block took most of it
 
 
-def test_the_force_on_the_structure_is_minus_the_force_on_the_spheres(project):
-    """Direct interpolation spreads each contact force with weights that sum
-    to one: at every step the DEM_NODAL_FORCE over the skin nodes is minus the
-    sum of the skin's forces on the spheres (here their total force, no
-    gravity and no other contact), to round-off."""
+@pytest.mark.parametrize("adm_force", ["thesis", "energy_gradient"])
+def test_the_force_on_the_structure_is_minus_the_force_on_the_spheres(project, adm_force):
+    """ADM spreads each contact force over its faces with shares and weights
+    that sum to one (the energy-consistent forces: vertex forces whose sum is
+    minus the sphere's): at every step the DEM_NODAL_FORCE over the skin
+    nodes is minus the sum of the skin's forces on the spheres (here their
+    total force, no gravity and no other contact; friction 0.3), to
+    round-off."""
     nodes, elements = block_mesh((-0.2, -0.2, -0.4), (0.4, 0.4, 0.4), (2, 2, 2))
     structure_files(project, "block", nodes, elements, "SmallDisplacementElement3D8N", young=1e7,
                     poisson=0.3, density=1000.0, end_time=0.03, time_step=1e-4,
@@ -86,7 +95,7 @@ def test_the_force_on_the_structure_is_minus_the_force_on_the_spheres(project):
     spheres = [(-0.1, -0.1, 0.102, 0.1, (0.0, 0.0, -1.0)), (0.1, 0.12, 0.102, 0.1, (0.5, 0.0, -2.0))]
     dem_files(project, "block", spheres, density=2000.0, young=1e7, poisson=0.3, end_time=0.03,
               time_step=1e-4, friction=0.3, wall_material=(1e7, 0.3))
-    model, stage = _stage(project, {"echo_level": 0, "skin_model_parts": ["Skin"]})
+    model, stage = _stage(project, {"echo_level": 0, "skin_model_parts": ["Skin"], "adm_force": adm_force})
     stage.Initialize()
     assert "MaterialsDEM.json" in stage.skin.material_choice
     checked = 0
@@ -104,8 +113,10 @@ def test_the_force_on_the_structure_is_minus_the_force_on_the_spheres(project):
     assert checked > 10
 
 
-@pytest.mark.parametrize("implicit", [False, True])
-def test_spheres_at_rest_on_a_clamped_plate_load_its_supports_with_their_weight(project, implicit):
+@pytest.mark.parametrize("implicit, adm_force",
+                         [(False, "thesis"), (True, "thesis"), (False, "energy_gradient")])
+def test_spheres_at_rest_on_a_clamped_plate_load_its_supports_with_their_weight(project, implicit,
+                                                                                adm_force):
     """Four spheres rest on an elastic slab clamped at its base, gravity on
     both: after settling (restitution 0.2; explicit: Rayleigh mass damping on
     the slab, common step 2e-4 s; implicit: Bossak, step 0.01 s, 50 DEM
@@ -126,7 +137,7 @@ def test_spheres_at_rest_on_a_clamped_plate_load_its_supports_with_their_weight(
     spheres = [(x, y, 0.1, 0.1, (0.0, 0.0, 0.0)) for x in (-0.2, 0.2) for y in (-0.2, 0.2)]
     dem_files(project, "plate", spheres, density=2000.0, young=1e7, poisson=0.3, restitution=0.2,
               friction=0.3, end_time=0.6, time_step=2e-4, gravity=(0.0, 0.0, -g))
-    model, stage = _stage(project, {"echo_level": 0, "skin_model_parts": ["Skin"]})
+    model, stage = _stage(project, {"echo_level": 0, "skin_model_parts": ["Skin"], "adm_force": adm_force})
     stage.Run()
     structure = model.GetModelPart("Structure")
     reaction = sum(structure.GetNode(i).GetSolutionStepValue(tessera.REACTION_Z) for i in base)
