@@ -3,6 +3,7 @@ structural step measured alone on the same model, in the same run.
 
     PYTHONPATH=build/python /usr/bin/python3 applications/coupling/benchmarks/coupled_step_benchmark.py \
         [--threads 1 2] [--steps 100] [--repeat 3] [--clock wall|cpu]
+        [--adm-force thesis|energy_gradient]
 
 The model: a plate 2 m x 2 m x 0.1 m of 50 x 50 x 4 hexahedra (10,000
 elements, 13,005 nodes; E 100 MPa, explicit), clamped at its base, and
@@ -101,7 +102,7 @@ def write_rigid_skin(folder):
         f.write("End Conditions\n")
 
 
-def worker(mode, folder, steps, warmup, clock_name="wall"):
+def worker(mode, folder, steps, warmup, clock_name="wall", adm_force="thesis"):
     import tessera
     import tessera.coupling
     import tessera.dem
@@ -111,8 +112,8 @@ def worker(mode, folder, steps, warmup, clock_name="wall"):
     structural = tessera.Parameters.FromFile("ProjectParameters.json")
     dem = tessera.Parameters.FromFile("ProjectParametersDEM.json")
     if mode == "coupled":
-        stage = tessera.coupling.DemStructuresCouplingAnalysis(model, structural, dem,
-                                                               {"echo_level": 0, "energy_output": False})
+        stage = tessera.coupling.DemStructuresCouplingAnalysis(
+            model, structural, dem, {"echo_level": 0, "energy_output": False, "adm_force": adm_force})
         stage.Initialize()
         dt = stage.delta_time
         loop = (stage.AdvanceInTime, stage.InitializeSolutionStep, stage.SolveSolutionStep,
@@ -155,10 +156,11 @@ def worker(mode, folder, steps, warmup, clock_name="wall"):
     print(json.dumps(result))
 
 
-def measure(mode, folder, threads, steps, warmup, clock_name):
+def measure(mode, folder, threads, steps, warmup, clock_name, adm_force):
     env = dict(os.environ, OMP_NUM_THREADS=str(threads))
     done = subprocess.run([sys.executable, os.path.abspath(__file__), "--worker", mode, "--folder", folder,
-                           "--steps", str(steps), "--warmup", str(warmup), "--clock", clock_name],
+                           "--steps", str(steps), "--warmup", str(warmup), "--clock", clock_name,
+                           "--adm-force", adm_force],
                           env=env, capture_output=True,
                           text=True, check=False)
     if done.returncode != 0:
@@ -174,11 +176,13 @@ def main():
     parser.add_argument("--repeat", type=int, default=3, help="rounds of the three runs; medians reported")
     parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
                         help="wall clock, or the process's CPU time (one thread, a busy host)")
+    parser.add_argument("--adm-force", choices=("thesis", "energy_gradient"), default="thesis",
+                        help="the coupled run's adm_force (ProjectParametersCoupling.json)")
     parser.add_argument("--worker", choices=("coupled", "dem", "fe"))
     parser.add_argument("--folder")
     args = parser.parse_args()
     if args.worker:
-        worker(args.worker, args.folder, args.steps, args.warmup, args.clock)
+        worker(args.worker, args.folder, args.steps, args.warmup, args.clock, args.adm_force)
         return
     base = tempfile.mkdtemp(prefix="coupled_benchmark_")
     folders = {}
@@ -192,7 +196,8 @@ def main():
         rounds = {mode: [] for mode in folders}
         for _ in range(args.repeat):  # the three alternate, so a busy spell of the host hits all
             for mode in ("coupled", "dem", "fe"):
-                rounds[mode].append(measure(mode, folders[mode], threads, args.steps, args.warmup, args.clock))
+                rounds[mode].append(measure(mode, folders[mode], threads, args.steps, args.warmup, args.clock,
+                                            args.adm_force))
         median = {mode: statistics.median(r["seconds_per_step"] for r in runs) for mode, runs in rounds.items()}
         ratios = [c["seconds_per_step"] / (d["seconds_per_step"] + f["seconds_per_step"])
                   for c, d, f in zip(rounds["coupled"], rounds["dem"], rounds["fe"])]

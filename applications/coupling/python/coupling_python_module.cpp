@@ -3,9 +3,12 @@
 // intersections of the Area Distributed Method (thesis App. C) as functions
 // returning dicts.
 #include <pybind11/pybind11.h>
+#include <pybind11/stl.h>
 
+#include "applications/coupling/skin/skin_mirror.h"
 #include "applications/dem/walls/circle_face_intersection.h"
 #include "coupling_application.h"
+#include "kernel/model/model_part.h"
 #include "kernel/python/casters.h"
 
 namespace py = pybind11;
@@ -33,6 +36,17 @@ PYBIND11_MODULE(_coupling, m) {
   tessera::coupling::RegisterCouplingApplication();
   m.doc() = "DE-FE coupling: particles loading and deforming FE structures";
 
+  py::class_<tessera::coupling::SkinMirror>(
+      m, "SkinMirror",
+      "The FE skin nodes and their mirrors in the DEM walls (skin/skin_mirror.h): MoveWalls()\n"
+      "puts the mirrors where the structure is, TakeLoads() makes the walls' CONTACT_FORCES\n"
+      "the structure's DEM_NODAL_FORCE and DEM_SURFACE_LOAD; rows in parallel.")
+      .def(py::init<tessera::ModelPart&, tessera::ModelPart&, const std::vector<std::int64_t>&,
+                    const std::vector<std::int64_t>&>(),
+           py::arg("structure"), py::arg("walls"), py::arg("fe_rows"), py::arg("wall_rows"),
+           py::keep_alive<1, 2>(), py::keep_alive<1, 3>())
+      .def("MoveWalls", &tessera::coupling::SkinMirror::MoveWalls)
+      .def("TakeLoads", &tessera::coupling::SkinMirror::TakeLoads);
   m.def(
       "CircleTriangleIntersection",
       [](const tessera::Array3& centre, double radius, const tessera::Array3& v1,

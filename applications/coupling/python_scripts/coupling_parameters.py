@@ -43,8 +43,8 @@
   centroids, B.2) or "energy_gradient" (the normal forces on the sphere and
   on the faces' vertices as the gradients of one stored energy,
   Σ_e (A_e/A_T) U(δ_e), by differences: DemSettings.adm_energy_gradient;
-  V4.4's energy within 1 %; 6 + 6 x (vertices of the faces cut) evaluations
-  of that energy per sphere on the skin and step).
+  V4.4's energy within 1 %; that energy at 7 centres and one face's terms
+  per moved vertex, per sphere on the skin and step).
 * "fe_time_step_fraction": α of Δt ≤ α min_e l_e / c_e, the structure's share
   of the common step (thesis 4.70: α in [0.8, 0.98]).
 * "energy_output": the coupled energy balance (coupled_energy.py) written to

@@ -254,6 +254,7 @@ class SkinWalls:
         self._buffer, self._second_buffer, self._area = np.empty((n, 3)), np.empty((n, 3)), np.empty(n)
         self._has_area = None
         self._average = np.zeros((n, 3))
+        self._mirror = None  # _coupling.SkinMirror, made at the first step (Mirror)
 
     # ---- materials
     def AssignMaterials(self, particle_properties, used_ids=()):
@@ -327,32 +328,25 @@ class SkinWalls:
             wall_nodes[self.mirror_of[node_id]].SetValue(tessera.NODAL_MASS, mass)
 
     # ---- each step
+    def Mirror(self):
+        """The C++ transfers between the skin nodes and their mirrors
+        (_coupling.SkinMirror: rows in parallel, nothing allocated per step),
+        made once both decks' variables are in place."""
+        if self._mirror is None:
+            self._mirror = _coupling.SkinMirror(self.structure.GetRootModelPart(), self.walls_root,
+                                                self.fe_positions.tolist(), self.wall_positions.tolist())
+        return self._mirror
+
     def MoveWallsWithStructure(self):
         """The mirrors take the FE skin nodes' current coordinates (initial
-        coordinates plus DISPLACEMENT), DISPLACEMENT and VELOCITY. Gathers
-        into preallocated buffers: no array is allocated per step."""
-        fe, walls = self.structure.GetRootModelPart(), self.walls_root
-        f, w = self.fe_positions, self.wall_positions
-        x, u = self._buffer, self._second_buffer
-        np.take(fe.NodalArray(tessera.DISPLACEMENT), f, axis=0, out=u)
-        np.take(fe.NodalInitialCoordinates(), f, axis=0, out=x)
-        x += u
-        walls.NodalCoordinates()[w] = x
-        walls.NodalArray(tessera.DISPLACEMENT)[w] = u
-        np.take(fe.NodalArray(tessera.VELOCITY), f, axis=0, out=u)
-        walls.NodalArray(tessera.VELOCITY)[w] = u
+        coordinates plus DISPLACEMENT), DISPLACEMENT and VELOCITY."""
+        self.Mirror().MoveWalls()
 
     def TransferLoadsToStructure(self):
         """DEM_NODAL_FORCE of each FE skin node = CONTACT_FORCES of its mirror
         (from the DEM step's WriteToNodes); DEM_SURFACE_LOAD = that over the
         node's share of the skin area (DEM_NODAL_AREA; zero where it is zero)."""
-        fe, walls = self.structure.GetRootModelPart(), self.walls_root
-        f, w = self.fe_positions, self.wall_positions
-        force = self._buffer
-        np.take(walls.NodalArray(tessera.CONTACT_FORCES), w, axis=0, out=force)
-        fe.NodalArray(tessera.DEM_NODAL_FORCE)[f] = force
-        np.take(walls.NodalArray(tessera.DEM_NODAL_AREA), w, out=self._area)
-        self._SetTraction(force)
+        self.Mirror().TakeLoads()
 
     def _SetTraction(self, force):
         """DEM_SURFACE_LOAD = force over the nodal skin area (self._area)."""

@@ -36,8 +36,9 @@
 // correction -∂U/∂x - Σ_m F_m of the thesis' normal forces is shared among
 // the masters in proportion to their normal forces (their tangential and
 // damping forces stay as they are, and reach the nodes by the shares).
-// Cost: 6 + 6 × (vertices of the faces cut) evaluations of U per sphere on
-// the skin and step.
+// Cost per sphere on the skin and step: U at 7 centres (every face's terms),
+// and one face's terms with U summed again for each of 6 × (vertices of the
+// faces cut) moved vertices (AdmFaceTerm, AdmEnergyOfTerms).
 #include <algorithm>
 #include <cmath>
 #include <vector>
@@ -63,64 +64,59 @@ const double kNoneCosine = std::cos(kSameSurfaceAngle);
 
 }  // namespace
 
-double ExplicitSolverStrategy::AdmStoredEnergy(std::size_t i, const Array3& centre,
-                                               const RigidFaceStorage& faces,
-                                               std::vector<int>& structure) {
-  const WallContacts& wc = wall_contacts_;
+void ExplicitSolverStrategy::AdmFaceTerm(std::size_t i, const Array3& centre,
+                                         const RigidFaceStorage& faces, std::size_t k,
+                                         AdmFaceTerms& terms) {
+  const std::uint32_t f = wall_contacts_.face[wall_contacts_.particle_start[i] + k];
   const ParticleStorage& p = particles_;
-  const std::uint32_t begin = wc.particle_start[i];
-  const std::size_t count = faces.size();
-  thread_local std::vector<FaceContactGeometry> feature;
-  thread_local std::vector<AreaShare> shares;
-  if (feature.size() < count) feature.resize(count), shares.resize(count);
-  structure.assign(count, 0);
-  // The faces the sphere cuts, and the areas it cuts in them: no Distance
-  // Hierarchy and no masters (a face shadowed by another wall's contact
-  // counts as well).
+  terms.area[k] = 0.0;
+  terms.cut[k] = 0;
+  // A face not under ADM, or of the particle's own sticky wall, takes no part.
   const int own_wall = static_cast<int>(p.glued[i]) - 1;
+  if (!face_area_distributed_[f] || (own_wall >= 0 && face_sticky_[f] == own_wall)) return;
+  FaceContactGeometry feature;
+  FaceContact(faces, k, centre, p.radius[i], feature);
+  if (feature.type == FaceContactType::kNone) return;
+  AreaShare share;
+  CircleFaceAreaShare(faces, static_cast<std::uint32_t>(k), centre, p.radius[i], share);
+  if (!(share.area > 0.0)) return;
+  const double d = Dot(centre - faces.plane_origin[k], faces.plane_normal[k]);
+  terms.area[k] = share.area;
+  terms.cut[k] = 1;
+  terms.plane_distance[k] = std::abs(d);
+  terms.nearest_distance[k] = feature.distance;
+  terms.towards[k] = (d < 0.0 ? 1.0 : -1.0) * faces.plane_normal[k];
+}
+
+double ExplicitSolverStrategy::AdmEnergyOfTerms(std::size_t i, const RigidFaceStorage& faces,
+                                                const AdmFaceTerms& terms) {
+  const ParticleStorage& p = particles_;
+  const std::size_t count = terms.area.size();
   double total = 0.0;
-  for (std::size_t k = 0; k < count; ++k) {
-    const std::uint32_t f = wc.face[begin + k];  // the row in faces_, for its flags
-    shares[k].area = 0.0;
-    if (!face_area_distributed_[f] || (own_wall >= 0 && face_sticky_[f] == own_wall)) continue;
-    FaceContact(faces, k, centre, p.radius[i], feature[k]);
-    if (feature[k].type == FaceContactType::kNone) continue;
-    CircleFaceAreaShare(faces, static_cast<std::uint32_t>(k), centre, p.radius[i], shares[k]);
-    total += shares[k].area;
-    // Where this changes, a face's area is 0 and U's branch changes
-    // (continuously, its derivative not quite).
-    structure[k] = shares[k].area > 0.0 ? 1 : 0;
-  }
+  for (std::size_t k = 0; k < count; ++k) total += terms.area[k];
   if (!(total > 0.0)) return 0.0;
   // The mean normal of the faces cut, from the centre towards them, weighted
   // by area and by the plane's distance (relative to the radius): the
   // surface the sphere presses on. A face whose plane the centre crosses
   // turns its normal round; with its distance as weight it passes through 0
   // there, and the mean stays continuous.
-  thread_local std::vector<Array3> towards;
-  thread_local std::vector<double> plane_distance;
-  if (towards.size() < count) towards.resize(count), plane_distance.resize(count);
   Array3 mean_normal{};
-  for (std::size_t k = 0; k < count; ++k) {
-    if (!(shares[k].area > 0.0)) continue;
-    const double d = Dot(centre - faces.plane_origin[k], faces.plane_normal[k]);
-    plane_distance[k] = std::abs(d);
-    towards[k] = (d < 0.0 ? 1.0 : -1.0) * faces.plane_normal[k];
-    mean_normal += (shares[k].area * plane_distance[k] / p.radius[i]) * towards[k];
-  }
+  for (std::size_t k = 0; k < count; ++k)
+    if (terms.cut[k])
+      mean_normal += (terms.area[k] * terms.plane_distance[k] / p.radius[i]) * terms.towards[k];
   const double mean_length = Norm(mean_normal);
   if (mean_length > 0.0) mean_normal = (1.0 / mean_length) * mean_normal;
   double energy = 0.0;
   for (std::size_t k = 0; k < count; ++k) {
-    if (!(shares[k].area > 0.0)) continue;
+    if (!terms.cut[k]) continue;
     // A face along the mean surface presses with its plane's distance (the
     // ADM's mean plane, App. B), a face turned from it by kSameSurfaceAngle
     // or more (another side of the body: over a convex edge its plane
     // passes near the centre) with its own nearest point's, blended
     // linearly in the cosine from half that angle.
     const double b = std::clamp(
-        (Dot(towards[k], mean_normal) - kNoneCosine) / (kFullCosine - kNoneCosine), 0.0, 1.0);
-    const double distance = b * plane_distance[k] + (1.0 - b) * feature[k].distance;
+        (Dot(terms.towards[k], mean_normal) - kNoneCosine) / (kFullCosine - kNoneCosine), 0.0, 1.0);
+    const double distance = b * terms.plane_distance[k] + (1.0 - b) * terms.nearest_distance[k];
     const double overlap = p.radius[i] - distance;
     if (!(overlap > 0.0)) continue;
     const PairParameters& pair = table_.WallPair(p.material[i], faces.material[k]);
@@ -130,26 +126,35 @@ double ExplicitSolverStrategy::AdmStoredEnergy(std::size_t i, const Array3& cent
     double stiffness = 0.0, normal_elastic = 0.0;
     std::uint8_t sliding = 0;
     const ContactForce at_rest = ComputeContactForce(
-        pair, overlap, p.radius[i], p.mass[i], towards[k], Array3{}, Array3{},
+        pair, overlap, p.radius[i], p.mass[i], terms.towards[k], Array3{}, Array3{},
         ContactHistoryRef{spring, stiffness, normal_elastic, sliding}, settings_.delta_time);
-    energy += shares[k].area / total * at_rest.elastic_energy;
+    energy += terms.area[k] / total * at_rest.elastic_energy;
   }
   return energy;
+}
+
+double ExplicitSolverStrategy::AdmStoredEnergy(std::size_t i, const Array3& centre,
+                                               const RigidFaceStorage& faces, AdmFaceTerms& terms) {
+  const std::size_t count = faces.size();
+  terms.Resize(count);
+  for (std::size_t k = 0; k < count; ++k) AdmFaceTerm(i, centre, faces, k, terms);
+  return AdmEnergyOfTerms(i, faces, terms);
 }
 
 namespace {
 
 // One component of U's gradient by differences of `energy(±h)` about
-// `at_centre` (the value and structure at the unperturbed state): central
-// where neither side changes U's structure, one-sided where one does.
-// False where both do.
+// `at_centre` (U at the unperturbed state, whose faces cut are `cut`):
+// central where neither side changes which faces the sphere cuts,
+// one-sided where one does. False where both do. `energy` writes the faces
+// cut at the moved state to its second argument.
 template <class Evaluate>
 bool DifferenceQuotient(Evaluate&& energy, double h, double at_centre,
-                        const std::vector<int>& structure, std::vector<int>& plus,
-                        std::vector<int>& minus, double& derivative) {
+                        const std::vector<std::uint8_t>& cut, std::vector<std::uint8_t>& plus,
+                        std::vector<std::uint8_t>& minus, double& derivative) {
   const double up = energy(h, plus);
   const double down = energy(-h, minus);
-  const bool up_same = plus == structure, down_same = minus == structure;
+  const bool up_same = plus == cut, down_same = minus == cut;
   if (up_same && down_same)
     derivative = (up - down) / (2.0 * h);
   else if (up_same)
@@ -180,42 +185,52 @@ void ExplicitSolverStrategy::CorrectAdmForcesToEnergyGradient(std::size_t i, Arr
   if (!(weight_sum > 0.0)) return;
   // A private copy of the candidate faces, whose vertices the differences move.
   thread_local RigidFaceStorage local;
-  thread_local std::vector<int> at_centre, plus, minus;
+  thread_local AdmFaceTerms at_centre, moved;
+  thread_local std::vector<std::uint8_t> plus, minus;
   CopyFaceRows(faces_, wc.face.data() + begin, count, local);
   const Array3 x = particles_.position[i];
   const double h = kGradientStep * particles_.radius[i];
   const double energy = AdmStoredEnergy(i, x, local, at_centre);
-  // The sphere's gradient, the faces held.
+  // The sphere's gradient, the faces held: every face's terms change.
   Array3 gradient{};
   for (int d = 0; d < settings_.dimension; ++d) {
-    auto moved_centre = [&](double step, std::vector<int>& structure) {
+    auto moved_centre = [&](double step, std::vector<std::uint8_t>& cut) {
       Array3 y = x;
       y[d] += step;
-      return AdmStoredEnergy(i, y, local, structure);
+      const double u = AdmStoredEnergy(i, y, local, moved);
+      cut = moved.cut;
+      return u;
     };
-    if (!DifferenceQuotient(moved_centre, h, energy, at_centre, plus, minus, gradient[d]))
+    if (!DifferenceQuotient(moved_centre, h, energy, at_centre.cut, plus, minus, gradient[d]))
       return;  // a face enters on both sides: keep the thesis' forces this step
   }
-  // Each vertex's, the sphere held: only faces that take part in U (a face
-  // out of reach stays out within the step, or changes the structure).
+  // Each vertex's, the sphere held: moving a vertex of face k changes face
+  // k's terms only (U then sums them again). Only faces the sphere cuts take
+  // part (a face out of reach stays out within the step, or changes which
+  // faces are cut).
   thread_local std::vector<std::array<Array3, 4>> vertex_gradient;
   vertex_gradient.assign(count, std::array<Array3, 4>{});
+  moved = at_centre;
   Array3 vertex_sum{};
   int vertices = 0;
   for (std::size_t k = 0; k < count; ++k) {
-    if (at_centre[k] == 0) continue;
+    if (!at_centre.cut[k]) continue;
     for (int v = 0; v < local.vertex_count[k]; ++v) {
       for (int d = 0; d < settings_.dimension; ++d) {
         const double held = local.points[k][v][d];
-        auto moved_vertex = [&](double step, std::vector<int>& structure) {
+        auto moved_vertex = [&](double step, std::vector<std::uint8_t>& cut) {
           local.points[k][v][d] = held + step;
           UpdateFaceGeometry(local, k);
-          return AdmStoredEnergy(i, x, local, structure);
+          AdmFaceTerm(i, x, local, k, moved);
+          const double u = AdmEnergyOfTerms(i, local, moved);
+          cut = moved.cut;
+          return u;
         };
-        const bool ok = DifferenceQuotient(moved_vertex, h, energy, at_centre, plus, minus,
+        const bool ok = DifferenceQuotient(moved_vertex, h, energy, at_centre.cut, plus, minus,
                                            vertex_gradient[k][v][d]);
         local.points[k][v][d] = held;
         UpdateFaceGeometry(local, k);
+        moved.CopyRow(at_centre, k);
         if (!ok) return;  // as for the sphere: the thesis' forces this step
       }
       vertex_sum += vertex_gradient[k][v];
@@ -227,7 +242,7 @@ void ExplicitSolverStrategy::CorrectAdmForcesToEnergyGradient(std::size_t i, Arr
   if (vertices == 0) return;
   const Array3 residual = (1.0 / vertices) * (vertex_sum + gradient);
   for (std::size_t k = 0; k < count; ++k) {
-    if (at_centre[k] == 0) continue;
+    if (!at_centre.cut[k]) continue;
     for (int v = 0; v < local.vertex_count[k]; ++v)
       wc.adm_vertex_force[begin + k][v] = residual - vertex_gradient[k][v];
   }

@@ -573,8 +573,28 @@ class ExplicitSolverStrategy {
   // faces in candidate order (adm_energy_gradient.cpp), and the correction
   // of its masters' forces (rows begin..end of the wall contacts) so that
   // their sum is minus that energy's gradient, with the faces' vertex forces.
+  // Per candidate face k of the sphere, what U takes from it: the area A_k it
+  // cuts (0: none), the unit normal from the centre towards its plane, the
+  // plane's distance and the face's nearest point's.
+  struct AdmFaceTerms {
+    std::vector<double> area, plane_distance, nearest_distance;
+    std::vector<Array3> towards;
+    std::vector<std::uint8_t> cut;
+    void Resize(std::size_t n) {
+      area.resize(n), plane_distance.resize(n), nearest_distance.resize(n);
+      towards.resize(n), cut.resize(n);
+    }
+    void CopyRow(const AdmFaceTerms& from, std::size_t k) {
+      area[k] = from.area[k], plane_distance[k] = from.plane_distance[k];
+      nearest_distance[k] = from.nearest_distance[k], towards[k] = from.towards[k];
+      cut[k] = from.cut[k];
+    }
+  };
+  void AdmFaceTerm(std::size_t i, const Array3& centre, const RigidFaceStorage& faces,
+                   std::size_t k, AdmFaceTerms& terms);
+  double AdmEnergyOfTerms(std::size_t i, const RigidFaceStorage& faces, const AdmFaceTerms& terms);
   double AdmStoredEnergy(std::size_t i, const Array3& centre, const RigidFaceStorage& faces,
-                         std::vector<int>& structure);
+                         AdmFaceTerms& terms);
   void CorrectAdmForcesToEnergyGradient(std::size_t i, Array3& force, Array3& elastic);
   // Wall contact row c's forces on the vertices of its face (WriteToNodes,
   // and the owned rows' loads under MPI): its share of its master's force
