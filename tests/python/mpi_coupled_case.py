@@ -20,7 +20,7 @@ CELLS = (8, 8, 1)
 STEPS, TIME_STEP = 300, 1e-4
 
 
-def WritePlateCase(folder, transfer_method="area_distributed", named_skin=False):
+def WritePlateCase(folder, transfer_method="area_distributed", named_skin=False, adm_force="thesis"):
     """Writes the case into `folder` (created); returns the number of spheres.
     `named_skin`: the skin is the plate's top, the quadrilateral conditions of
     the sub model part Skin (option skin_model_parts), instead of the whole
@@ -46,6 +46,6 @@ def WritePlateCase(folder, transfer_method="area_distributed", named_skin=False)
               friction=0.3, end_time=end_time, time_step=TIME_STEP, gravity=(0.0, 0.0, -9.81))
     import json
     with open(os.path.join(folder, "ProjectParametersCoupling.json"), "w") as f:
-        json.dump({"transfer_method": transfer_method, "energy_output": False, "echo_level": 0,
-                   **({"skin_model_parts": ["Skin"]} if named_skin else {})}, f)
+        json.dump({"transfer_method": transfer_method, "adm_force": adm_force, "energy_output": False,
+                   "echo_level": 0, **({"skin_model_parts": ["Skin"]} if named_skin else {})}, f)
     return len(spheres)
