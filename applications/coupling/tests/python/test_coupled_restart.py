@@ -70,13 +70,15 @@ def _BlockWithTwoSpheres(project):
               time_step=1e-4, friction=0.3, wall_material=(1e7, 0.3))
 
 
-def test_an_explicit_coupled_run_continues_bitwise(project):
+@pytest.mark.parametrize("adm_force", ["thesis", "energy_gradient"])
+def test_an_explicit_coupled_run_continues_bitwise(project, adm_force):
     """Two spheres strike the top of a free elastic block (the set-up of
     test_coupling_invariants' force balance), explicit structure on the common
     step, energy monitor on: N = 240 steps straight against K = 130 + 110,
-    the spheres in contact with the skin at K."""
+    the spheres in contact with the skin at K. With the energy-consistent ADM
+    forces the checkpoint keeps the contacts' vertex forces too."""
     _BlockWithTwoSpheres(project)
-    options = {"echo_level": 0, "skin_model_parts": ["Skin"], "energy_output": True}
+    options = {"echo_level": 0, "skin_model_parts": ["Skin"], "energy_output": True, "adm_force": adm_force}
     first, straight = _AssertContinuedBitwise(project, 240, 130, options)
     assert first["wall contacts"] > 0
     assert np.any(first["DEM_NODAL_FORCE"] != 0.0)  # the skin is loaded at K
