@@ -113,7 +113,9 @@ void ExplicitSolverStrategy::WriteToNodes() {
   // the traction they make does.
   // Under the Area Distributed Method each face the sphere reaches carries
   // its share (A_e / A_m) of its master contact's force, at the face's
-  // intersection centroid (walls/area_distribution.h).
+  // intersection centroid (walls/area_distribution.h); with
+  // adm_energy_gradient the normal elastic part goes to the vertices as the
+  // stored energy's derivatives instead (WallRowVertexLoads).
   face_normal_shares_.assign(faces_.size(), std::array<double, 4>{});
   const WallContacts& wc = wall_contacts_;
   std::array<Array3, 4> on_wall, elastic_on_wall;
