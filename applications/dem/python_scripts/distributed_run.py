@@ -80,7 +80,18 @@ def CheckSupported(solver):
         refuse("post_vtk_option", "is true with the continuum strategy (the bonds' VTK output)")
     if solver.model.GetModelPart("ClusterPart").NumberOfElements() > 0:
         refuse("ElementType", "gives rigid clusters (ClusterPart)")
-    for key in ("EnergyCalculationOption", "PeriodicDomainOption", "CleanIndentationsOption",
+    if strategy == "continuum_sphere_strategy" and p["EnergyCalculationOption"].GetBool():
+        # The bonds' energies are totals over each rank's bonds, which
+        # ranks share across their boundaries.
+        refuse("EnergyCalculationOption", "is true with the continuum strategy (the bonds' energies)")
+    from .dem_graphs_output import ForceIntegrationGroups
+    groups = ForceIntegrationGroups(solver.model.GetModelPart("RigidFacePart"))
+    if groups:
+        # The walls' CONTACT_FORCES are per-rank partial sums, ghosts'
+        # contacts included: a force graph would hold one rank's share.
+        refuse(f"RigidFacePart.{groups[0].Name}.FORCE_INTEGRATION_GROUP",
+               "is set (the wall force graphs)")
+    for key in ("PeriodicDomainOption", "CleanIndentationsOption",
                 "post_gid_option", "post_hdf5_option"):
         if p[key].GetBool():
             refuse(key, "is true")
