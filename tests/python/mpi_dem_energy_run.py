@@ -2,7 +2,8 @@
 EnergyCalculationOption, and writes, on rank 0, OUT.npz with the energies of
 the run (stage.GetEnergies(): in a distributed run the global sums) every
 EVERY steps from the start, one row per sample in the columns of
-dem_graphs_output.ENERGY_COLUMNS, and the step of each sample.
+dem_graphs_output.ENERGY_COLUMNS, the step of each sample, and for a
+distributed run the spheres that changed owner (GlobalMigrations).
 
     [mpirun -np N] python3 mpi_dem_energy_run.py FOLDER OUT.npz OpenMP|MPI EVERY
 """
@@ -42,9 +43,12 @@ def main(folder, out, parallel_type, every):
         stage.FinalizeSolutionStep = finalize_and_sample
         stage.RunSolutionLoop()
         stage.Finalize()
+    distributed = stage._GetSolver().distributed
+    migrations = distributed.GlobalMigrations() if distributed is not None else 0
     if stage.communicator.Rank() == 0:
         np.savez(out, energies=np.array(samples), steps=np.array(steps),
-                 ranks=stage.communicator.Size(), columns=np.array(ENERGY_COLUMNS))
+                 ranks=stage.communicator.Size(), columns=np.array(ENERGY_COLUMNS),
+                 migrations=migrations)
 
 
 if __name__ == "__main__":

@@ -1,8 +1,9 @@
 """The DEM energy balance under MPI ("EnergyCalculationOption" with
 "parallel_type": "MPI"): the bed of test_mpi_dem.py (294 spheres thrown into
 an open box of rigid walls, mpi_dem_case.py) with viscous damping (restitution
-0.4), Coulomb friction (0.4), rolling friction and global damping, 400 steps
-on 2 and 4 ranks under mpirun against the serial run. Every energy term
+0.4), Coulomb friction (0.4), rolling friction and global damping, 1,000
+steps on 2 and 4 ranks under mpirun against the serial run, and the same bed
+with a side wall pushed in on 2 ranks. Every energy term
 (kinetic, potential, elastic, dissipated by each mechanism; stage.GetEnergies(),
 the global sums of DistributedDem.GlobalEnergies) must equal the serial run's
 at every sample to 1e-12 of the largest term: each sphere, pair contact and
@@ -24,19 +25,19 @@ from mpi_dem_case import DT, WriteBed  # noqa: E402
 
 RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_dem_energy_run.py")
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
-STEPS, EVERY = 400, 10
+STEPS, EVERY = 1000, 20
 # The distributed sums group the same per-sphere and per-contact terms
 # otherwise (per rank, then the ranks in order; the dissipated energies are
-# per-rank running sums over the steps): equal to rounding, which over 400
+# per-rank running sums over the steps): equal to rounding, which over 1,000
 # steps stays far below the issue's bound of 1e-12 of the largest term.
 RELATIVE = 1e-12
 
 
-def write_case(folder, keys=None):
+def write_case(folder, keys=None, moving_wall=False):
     settings = {"EnergyCalculationOption": True, "GlobalDamping": 0.05,
                 "RollingFrictionOption": True, "GraphExportFreq": EVERY * DT}
     settings.update(keys or {})
-    WriteBed(folder, steps=STEPS, keys=settings)
+    WriteBed(folder, steps=STEPS, moving_wall=moving_wall, keys=settings)
     path = os.path.join(folder, "MaterialsDEM.json")
     with open(path) as f:
         materials = json.load(f)
@@ -90,6 +91,20 @@ def test_energies_on_ranks_equal_serial(serial_bed, tmp_path, ranks):
     distributed = run_energies(folder, tmp_path / f"mpi{ranks}.npz", ranks)
     assert int(distributed["ranks"]) == ranks and len(serial["steps"]) == STEPS // EVERY + 1
     assert_energies_equal(serial, distributed)
+    assert int(distributed["migrations"]) > 0  # spheres (and their contacts) changed rank
+
+
+@needs_mpi
+def test_energies_with_a_moving_wall_on_two_ranks_equal_serial(tmp_path):
+    # The side wall x = L pushed in at 0.5 m/s (imposed motion, whose work
+    # the balance does not count): the wall contacts' stored and dissipated
+    # energies on the ranks that own their spheres.
+    write_case(tmp_path / "bed", {"TranslationalIntegrationScheme": "Symplectic_Euler"},
+               moving_wall=True)
+    serial = run_energies(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = run_energies(tmp_path / "bed", tmp_path / "mpi.npz", 2)
+    assert_energies_equal(serial, distributed)
+    assert int(distributed["migrations"]) > 0  # spheres (and their contacts) changed rank
 
 
 @needs_mpi
