@@ -108,10 +108,6 @@ void DistributedDem::Start() {
   if (!s_.clusters_.empty()) refuse("rigid clusters (ClusterPart)");
   if (s_.glued_.size() > 0) refuse("sticky walls (glued particles)");
   if (!s_.free_walls_.empty()) refuse("FREE_BODY_MOTION walls (their loads are not reduced yet)");
-  // The bonds' elastic energy and dissipated power are totals over the
-  // rank's bonds, not counted per owned sphere yet.
-  if (st.energy_calculation && !s_.bonds_.empty())
-    refuse("\"EnergyCalculationOption\" with bonds (the continuum strategy)");
   if (st.scheme == TranslationalScheme::kGear) refuse("the Gear scheme");
   if (!s_.registered_materials_.empty() && inlets_ == nullptr)
     refuse("particle inlets not handed to DistributedDem::AdoptInlets");
@@ -174,8 +170,8 @@ void DistributedDem::Start() {
     it = s_.spheres_.HasElement(it->first) ? std::next(it) : owner_.erase(it);
   s_.ShareRowsWithNodes();
   CacheRows();
-  // Energies: each rank counts its owned rows and their contacts (a pair by
-  // its first sphere, the smaller key). What was dissipated before Start,
+  // Energies: each rank counts its owned rows and their contacts (a pair or
+  // a bond by its first sphere, the smaller key). What was dissipated before Start,
   // the same on every rank (each held every sphere), counts on rank 0.
   s_.counted_rows_ = &row_owned_;
   if (rank_ != 0) s_.dissipated_ = EnergyTotals{};

@@ -96,8 +96,8 @@ class DistributedDem {
   double GlobalKineticEnergy() const;
   // EnergyCalculationOption: every energy term of the run (the serial
   // run's Energies()), each rank counting its owned spheres, the pair
-  // contacts whose first sphere (smaller key) it owns and its owned spheres'
-  // wall contacts; the dissipated energies are per-rank running sums of
+  // contacts and bonds whose first sphere (smaller key) it owns and its
+  // owned spheres' wall contacts; the dissipated energies are per-rank running sums of
   // those contacts' and spheres' powers. Equal on every rank.
   EnergyTotals GlobalEnergies() const;
   std::int64_t GlobalNumberOfParticles() const;

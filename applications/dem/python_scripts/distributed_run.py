@@ -80,10 +80,6 @@ def CheckSupported(solver):
         refuse("post_vtk_option", "is true with the continuum strategy (the bonds' VTK output)")
     if solver.model.GetModelPart("ClusterPart").NumberOfElements() > 0:
         refuse("ElementType", "gives rigid clusters (ClusterPart)")
-    if strategy == "continuum_sphere_strategy" and p["EnergyCalculationOption"].GetBool():
-        # The bonds' energies are totals over each rank's bonds, which
-        # ranks share across their boundaries.
-        refuse("EnergyCalculationOption", "is true with the continuum strategy (the bonds' energies)")
     from .dem_graphs_output import ForceIntegrationGroups
     groups = ForceIntegrationGroups(solver.model.GetModelPart("RigidFacePart"))
     if groups:

@@ -49,8 +49,18 @@ void ExplicitSolverStrategy::AccumulateDissipation() {
   add(&DissipationPower::damping, &EnergyTotals::dissipated_damping);
   add(&DissipationPower::friction, &EnergyTotals::dissipated_friction);
   add(&DissipationPower::rolling, &EnergyTotals::dissipated_rolling);
-  dissipated_.dissipated_damping += dt * bond_power_.damping;
-  dissipated_.dissipated_friction += dt * bond_power_.friction;
+  if (!counted) {
+    dissipated_.dissipated_damping += dt * bond_power_.damping;
+    dissipated_.dissipated_friction += dt * bond_power_.friction;
+  } else if (!bonds_.empty()) {
+    // The bonds whose first sphere is counted, from their per-bond powers.
+    const ContinuumBonds& b = bonds_;
+    auto bond_sum = [&](const std::vector<double>& power) {
+      return SumRows(b.size(), [&](std::size_t k) { return counted[b.first[k]] ? power[k] : 0.0; });
+    };
+    dissipated_.dissipated_damping += dt * bond_sum(b.damping_power);
+    dissipated_.dissipated_friction += dt * bond_sum(b.friction_power);
+  }
   if (settings_.global_damping > 0.0)
     dissipated_.dissipated_global_damping +=
         dt * SumRows(particles_.size(), [&](std::size_t i) {
@@ -153,7 +163,7 @@ EnergyTotals ExplicitSolverStrategy::Energies() const {
                            return spring_energy(wc.active[c] != 0 && !skip(wc.particle[c]),
                                                 wc.tangential_force[c], wc.tangential_stiffness[c]);
                          });
-  const BondEnergy bonds = bonds_.ElasticEnergy();
+  const BondEnergy bonds = bonds_.ElasticEnergy(counted);
   e.elastic_normal += bonds.normal;
   e.elastic_tangential += bonds.tangential;
   return e;
