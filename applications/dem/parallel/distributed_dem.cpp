@@ -67,6 +67,11 @@ DistributedDem::DistributedDem(ExplicitSolverStrategy& strategy,
   size_ = comm_->Size();
 }
 
+DistributedDem::~DistributedDem() {
+  // The strategy may outlive this object: it counts every row again.
+  if (s_.counted_rows_ == &row_owned_) s_.counted_rows_ = nullptr;
+}
+
 std::int64_t DistributedDem::KeyOfRow(std::size_t row) const { return row_key_[row]; }
 
 bool DistributedDem::OwnedRow(std::size_t row) const { return row_owned_[row] != 0; }
@@ -103,7 +108,6 @@ void DistributedDem::Start() {
   if (!s_.clusters_.empty()) refuse("rigid clusters (ClusterPart)");
   if (s_.glued_.size() > 0) refuse("sticky walls (glued particles)");
   if (!s_.free_walls_.empty()) refuse("FREE_BODY_MOTION walls (their loads are not reduced yet)");
-  if (st.energy_calculation) refuse("\"EnergyCalculationOption\"");
   if (st.scheme == TranslationalScheme::kGear) refuse("the Gear scheme");
   if (!s_.registered_materials_.empty() && inlets_ == nullptr)
     refuse("particle inlets not handed to DistributedDem::AdoptInlets");
@@ -166,6 +170,11 @@ void DistributedDem::Start() {
     it = s_.spheres_.HasElement(it->first) ? std::next(it) : owner_.erase(it);
   s_.ShareRowsWithNodes();
   CacheRows();
+  // Energies: each rank counts its owned rows and their contacts (a pair or
+  // a bond by its first sphere, the smaller key). What was dissipated before Start,
+  // the same on every rank (each held every sphere), counts on rank 0.
+  s_.counted_rows_ = &row_owned_;
+  if (rank_ != 0) s_.dissipated_ = EnergyTotals{};
   if (!bond_count_.empty()) CheckOwnedBonds();
   BuildGhostLists();
   last_balance_step_ = s_.step_;
@@ -760,6 +769,16 @@ double DistributedDem::GlobalKineticEnergy() const {
       sum += 0.5 * p.mass[i] * Dot(p.velocity[i], p.velocity[i]) +
              0.5 * p.inertia[i] * Dot(p.angular_velocity[i], p.angular_velocity[i]);
   return comm_->SumAll(sum);
+}
+
+EnergyTotals DistributedDem::GlobalEnergies() const {
+  // Each rank's share (the strategy's Energies() over its owned rows, their
+  // pair contacts by first sphere and their wall contacts; the dissipated
+  // energies as this rank's running sums), summed term by term in rank order.
+  const EnergyTotals local = s_.Energies();
+  EnergyTotals global;
+  for (const auto& term : kEnergyTerms) global.*term.second = comm_->SumAll(local.*term.second);
+  return global;
 }
 
 std::int64_t DistributedDem::GlobalNumberOfParticles() const {

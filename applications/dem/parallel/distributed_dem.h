@@ -51,6 +51,7 @@
 #include <vector>
 
 #include "applications/dem/parallel/rcb_decomposition.h"
+#include "applications/dem/strategies/energy_bookkeeping.h"
 #include "kernel/core/types.h"
 
 namespace tessera {
@@ -72,6 +73,9 @@ class DistributedDem {
  public:
   DistributedDem(ExplicitSolverStrategy& strategy, std::shared_ptr<const Communicator> communicator,
                  DistributedDemSettings settings);
+  ~DistributedDem();
+  DistributedDem(const DistributedDem&) = delete;
+  DistributedDem& operator=(const DistributedDem&) = delete;
 
   // After strategy.Initialize() on every sphere (each rank holds the whole
   // set then): the first bisection, each rank keeps its owned spheres and
@@ -90,6 +94,12 @@ class DistributedDem {
   std::size_t NumberOfGhosts() const;
   // Sums over all ranks (ascending rank order: the same bits on every rank).
   double GlobalKineticEnergy() const;
+  // EnergyCalculationOption: every energy term of the run (the serial
+  // run's Energies()), each rank counting its owned spheres, the pair
+  // contacts and bonds whose first sphere (smaller key) it owns and its
+  // owned spheres' wall contacts; the dissipated energies are per-rank running sums of
+  // those contacts' and spheres' powers. Equal on every rank.
+  EnergyTotals GlobalEnergies() const;
   std::int64_t GlobalNumberOfParticles() const;
   // Touching sphere pairs, each counted once (by the owner of its first sphere).
   std::int64_t GlobalNumberOfParticleContacts() const;

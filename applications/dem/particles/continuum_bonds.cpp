@@ -95,9 +95,10 @@ void ContinuumBonds::DropBondedPairs(std::vector<std::uint32_t>& candidate_first
   candidate_second.resize(out);
 }
 
-BondEnergy ContinuumBonds::ElasticEnergy() const {
+BondEnergy ContinuumBonds::ElasticEnergy(const std::uint8_t* counted) const {
   BondEnergy energy;
   for (std::size_t b = 0; b < size(); ++b) {
+    if (counted && !counted[first[b]]) continue;
     const BondConstants& c = constants[b];
     const bool intact = state[b] == static_cast<std::uint8_t>(BondState::kIntact);
     if (!intact && normal_force[b] <= 0.0) continue;

@@ -103,7 +103,9 @@ struct ContinuumBonds {
   // Infinity without bonds.
   double CriticalTimeStep(const ParticleStorage& rows, double virtual_mass_coefficient) const;
   // Spring energy of the bonds that carry load: normal, and shear plus rotational.
-  BondEnergy ElasticEnergy() const;
+  // With `counted` (a distributed run: per row, 1 where the rank owns it),
+  // only the bonds whose first sphere is counted.
+  BondEnergy ElasticEnergy(const std::uint8_t* counted = nullptr) const;
   // Per row: the mean Failure Criterion State of its bonds (0 without bonds).
   std::vector<double> RowFailureCriterion(std::size_t rows) const;
   // Per row, the bonds' part of the particle stress tensor (1 / V_i) Σ sym(r ⊗ F)

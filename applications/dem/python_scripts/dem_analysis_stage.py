@@ -805,6 +805,15 @@ class DEMAnalysisStage(AnalysisStage):
         """The C++ strategy (tessera._dem.ExplicitSolverStrategy) after Initialize."""
         return self._GetSolver().strategy
 
+    def GetEnergies(self):
+        """EnergyCalculationOption: the run's energies (J, the keys of
+        strategy.GetEnergies()); in a distributed run summed over the ranks
+        (DistributedDem.GlobalEnergies, a collective call: every rank calls it)."""
+        solver = self._GetSolver()
+        if solver.distributed is not None:
+            return solver.distributed.GlobalEnergies()
+        return solver.strategy.GetEnergies()
+
     def GetInlets(self):
         """The particle inlets (tessera._dem.ParticleInlets) after Initialize, or None."""
         return self._GetSolver().inlets

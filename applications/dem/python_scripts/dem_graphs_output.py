@@ -10,6 +10,8 @@ plain text columns (docs/file_formats.md, "DEM graphs").
   part's ROTATION_CENTER (wall_resultants.WallForceAndMoment, the sums Kratos
   makes of the wall nodes' CONTACT_FORCES), Kratos' header and column order.
 Written every GraphExportFreq of simulated time (Kratos' key), after the step.
+In a distributed run every rank reduces the energies (stage.GetEnergies()) and
+rank 0 alone writes them.
 """
 import os
 
@@ -52,8 +54,14 @@ class DEMGraphsOutput(tessera.Process):
                                        f"{stage.DEM_parameters.Origin()}: GraphExportFreq")
         self.folder = stage.OutputPath(f"{stage.problem_name}_Graphs")
         self.files = {}
+        communicator = getattr(stage, "communicator", None)
+        self.writes = communicator is None or communicator.Rank() == 0
 
     def ExecuteBeforeSolutionLoop(self):
+        self.schedule.Restart()
+        if not self.writes:
+            self._Write()  # the collective reductions of the initial state
+            return
         os.makedirs(self.folder, exist_ok=True)
         if self.energy:
             self._Open("energy", f"{self.stage.problem_name}_energy.dat",
@@ -69,7 +77,6 @@ class DEMGraphsOutput(tessera.Process):
             # Kratos' header: right-aligned column names (time 12 wide, values 13).
             self._Open(part.Name, name, " ".join(
                 [FORCE_GRAPH_COLUMNS[0].rjust(12)] + [c.rjust(13) for c in FORCE_GRAPH_COLUMNS[1:]]))
-        self.schedule.Restart()
         self._Write()  # the initial state
 
     def _Open(self, key, name, header):
@@ -94,8 +101,11 @@ class DEMGraphsOutput(tessera.Process):
 
     def _Write(self):
         time = self.stage.spheres_model_part.ProcessInfo[tessera.TIME]
+        # Every rank reduces (collective); rank 0 writes.
+        energies = self.stage.GetEnergies() if self.energy else None
+        if not self.writes:
+            return
         if self.energy:
-            energies = self.stage.GetStrategy().GetEnergies()
             self.files["energy"].write(
                 f"{time:.9e} " + " ".join(f"{energies[k]:.12e}" for k in ENERGY_COLUMNS) + "\n")
         for part in self.force_groups:

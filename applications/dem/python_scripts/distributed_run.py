@@ -80,7 +80,14 @@ def CheckSupported(solver):
         refuse("post_vtk_option", "is true with the continuum strategy (the bonds' VTK output)")
     if solver.model.GetModelPart("ClusterPart").NumberOfElements() > 0:
         refuse("ElementType", "gives rigid clusters (ClusterPart)")
-    for key in ("EnergyCalculationOption", "PeriodicDomainOption", "CleanIndentationsOption",
+    from .dem_graphs_output import ForceIntegrationGroups
+    groups = ForceIntegrationGroups(solver.model.GetModelPart("RigidFacePart"))
+    if groups:
+        # The walls' CONTACT_FORCES are per-rank partial sums, ghosts'
+        # contacts included: a force graph would hold one rank's share.
+        refuse(f"RigidFacePart.{groups[0].Name}.FORCE_INTEGRATION_GROUP",
+               "is set (the wall force graphs)")
+    for key in ("PeriodicDomainOption", "CleanIndentationsOption",
                 "post_gid_option", "post_hdf5_option"):
         if p[key].GetBool():
             refuse(key, "is true")

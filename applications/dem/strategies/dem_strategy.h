@@ -329,7 +329,9 @@ class ExplicitSolverStrategy {
   double KineticEnergy() const;         // translational + rotational
   double ContactElasticEnergy() const;  // normal + tangential spring energy of the active contacts
   // Kinetic, potential, elastic and (with energy_calculation) the energies
-  // dissipated since Initialize() (see energy_bookkeeping.h).
+  // dissipated since Initialize() (see energy_bookkeeping.h). In a
+  // distributed run this rank's share (counted_rows_);
+  // DistributedDem::GlobalEnergies sums the ranks'.
   EnergyTotals Energies() const;
   std::size_t NumberOfParticleContacts() const;  // active
   // Whether the next pair-force evaluation takes a contact's relative
@@ -613,6 +615,8 @@ class ExplicitSolverStrategy {
   // first half kick and the drift for Velocity_Verlet (before the forces).
   void AdvanceFreeWalls(double time);
   void AccumulateDissipation();  // energy_calculation: power of the last evaluation × Δt
+  // counted_rows_ as a row mask (null: every row), checked against the rows.
+  const std::uint8_t* CountedRows() const;
   void ThrowPendingError();
   // Dimension 2: the set-up a planar run needs (one plane, in-plane motion, 2D laws).
   void CheckPlanarSetup() const;
@@ -670,6 +674,11 @@ class ExplicitSolverStrategy {
   // `first` (energy_calculation only), of the last evaluation.
   std::vector<DissipationPower> pair_dissipation_;
   EnergyTotals dissipated_;  // only the dissipated_* members are used
+  // A distributed run (DistributedDem) counts only the rows its rank owns in
+  // Energies() and the dissipated energies: per row 1 where counted, a pair
+  // contact by its first sphere, a wall contact by its sphere, so that a sum
+  // over the ranks counts each once. Null: every row (a serial run).
+  const std::vector<std::uint8_t>* counted_rows_ = nullptr;
   // What the searches fill (candidate pairs; after a search, the replaced
   // lists), the same for the particle-face candidates, and the map from new
   // to old contacts (or a sort's order). Kept with their capacity from one

@@ -10,6 +10,7 @@
 #include "applications/dem/dem_variables.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "applications/dem/utilities/parallel_rows.h"
+#include "kernel/core/error.h"
 
 namespace tessera::dem {
 
@@ -32,23 +33,47 @@ void ExplicitSolverStrategy::AccumulateDissipation() {
   // Deterministic sums (fixed order for any thread count): the pair contacts'
   // powers per particle (summed in contact order by ComputeParticleContacts),
   // the wall contacts' per contact, the background damping's per particle.
+  // In a distributed run only the counted (owned) rows and their contacts
+  // (counted_rows_); adding the others' zeros leaves the sums' bits alone.
+  const std::uint8_t* const counted = CountedRows();
   auto add = [&](double DissipationPower::*term, double EnergyTotals::*total) {
     const WallContacts& wc = wall_contacts_;
-    const double pairs =
-        SumRows(particles_.size(), [&](std::size_t i) { return pair_dissipation_[i].*term; });
+    const double pairs = SumRows(particles_.size(), [&](std::size_t i) {
+      return !counted || counted[i] ? pair_dissipation_[i].*term : 0.0;
+    });
     const double walls = SumRows(wc.particle.size(), [&](std::size_t c) {
-      return wc.active[c] ? wc.dissipation[c].*term : 0.0;
+      return wc.active[c] && (!counted || counted[wc.particle[c]]) ? wc.dissipation[c].*term : 0.0;
     });
     dissipated_.*total += dt * (pairs + walls);
   };
   add(&DissipationPower::damping, &EnergyTotals::dissipated_damping);
   add(&DissipationPower::friction, &EnergyTotals::dissipated_friction);
   add(&DissipationPower::rolling, &EnergyTotals::dissipated_rolling);
-  dissipated_.dissipated_damping += dt * bond_power_.damping;
-  dissipated_.dissipated_friction += dt * bond_power_.friction;
+  if (!counted) {
+    dissipated_.dissipated_damping += dt * bond_power_.damping;
+    dissipated_.dissipated_friction += dt * bond_power_.friction;
+  } else if (!bonds_.empty()) {
+    // The bonds whose first sphere is counted, from their per-bond powers.
+    const ContinuumBonds& b = bonds_;
+    auto bond_sum = [&](const std::vector<double>& power) {
+      return SumRows(b.size(), [&](std::size_t k) { return counted[b.first[k]] ? power[k] : 0.0; });
+    };
+    dissipated_.dissipated_damping += dt * bond_sum(b.damping_power);
+    dissipated_.dissipated_friction += dt * bond_sum(b.friction_power);
+  }
   if (settings_.global_damping > 0.0)
     dissipated_.dissipated_global_damping +=
-        dt * SumRows(particles_.size(), [&](std::size_t i) { return global_damping_power_[i]; });
+        dt * SumRows(particles_.size(), [&](std::size_t i) {
+          return !counted || counted[i] ? global_damping_power_[i] : 0.0;
+        });
+}
+
+const std::uint8_t* ExplicitSolverStrategy::CountedRows() const {
+  if (!counted_rows_) return nullptr;
+  if (counted_rows_->size() != particles_.size())
+    TESSERA_ERROR("ExplicitSolverStrategy: the counted rows (", counted_rows_->size(),
+                  ") of a distributed run do not match its ", particles_.size(), " rows");
+  return counted_rows_->data();
 }
 
 double ExplicitSolverStrategy::MaximumSpeed() const {
@@ -77,18 +102,21 @@ double ExplicitSolverStrategy::ContactElasticEnergy() const {
 EnergyTotals ExplicitSolverStrategy::Energies() const {
   EnergyTotals e = dissipated_;
   const ParticleStorage& p = particles_;
+  // A distributed run: this rank's rows and contacts only (counted_rows_).
+  const std::uint8_t* const counted = CountedRows();
+  const auto skip = [&](std::size_t row) { return counted && !counted[row]; };
   // Cluster members count with their cluster (below), not as spheres.
   e.kinetic_translational = SumRows(p.size(), [&](std::size_t i) {
-    return p.cluster[i] != 0 ? 0.0 : 0.5 * p.mass[i] * Dot(p.velocity[i], p.velocity[i]);
+    return p.cluster[i] != 0 || skip(i) ? 0.0 : 0.5 * p.mass[i] * Dot(p.velocity[i], p.velocity[i]);
   });
   e.kinetic_rotational = SumRows(p.size(), [&](std::size_t i) {
-    return p.cluster[i] != 0
+    return p.cluster[i] != 0 || skip(i)
                ? 0.0
                : 0.5 * p.inertia[i] * Dot(p.angular_velocity[i], p.angular_velocity[i]);
   });
   const Array3 g = settings_.gravity;
   e.gravitational_potential = SumRows(p.size(), [&](std::size_t i) {
-    return p.cluster[i] != 0 ? 0.0 : -p.mass[i] * Dot(g, p.position[i]);
+    return p.cluster[i] != 0 || skip(i) ? 0.0 : -p.mass[i] * Dot(g, p.position[i]);
   });
   const RigidClusters& c = clusters_;
   for (std::size_t k = 0; k < c.size(); ++k) {
@@ -102,15 +130,17 @@ EnergyTotals ExplicitSolverStrategy::Energies() const {
     e.kinetic_rotational += 0.5 * Dot(body.angular_velocity, body.angular_momentum);
     e.gravitational_potential -= body.mass * Dot(g, body.centre);
   }
-  auto stored = [](const auto& contacts, std::size_t n, const std::vector<double>& values) {
-    return SumRows(n, [&](std::size_t c) { return contacts.active[c] ? values[c] : 0.0; });
+  auto stored = [&](const auto& contacts, std::size_t n, const std::vector<double>& values) {
+    return SumRows(n, [&](std::size_t c) {
+      return contacts.active[c] && !skip(contacts.particle[c]) ? values[c] : 0.0;
+    });
   };
   // The sphere pairs' from their histories (NormalElasticEnergy), the wall
   // contacts' as stored at their last evaluation.
   const PairContacts& pc = pairs_;
   e.elastic_normal = SumRows(pc.first.size(),
                              [&](std::size_t c) {
-                               if (!pc.state[c]) return 0.0;
+                               if (!pc.state[c] || skip(pc.first[c])) return 0.0;
                                const PairParameters& pair =
                                    table_.Pair(p.material[pc.first[c]], p.material[pc.second[c]]);
                                return NormalElasticEnergy(pair, pc.history[c].normal_elastic_force,
@@ -123,16 +153,17 @@ EnergyTotals ExplicitSolverStrategy::Energies() const {
     return active && kt > 0.0 ? 0.5 * Dot(spring, spring) / kt : 0.0;
   };
   const WallContacts& wc = wall_contacts_;
-  e.elastic_tangential =
-      SumRows(pc.first.size(),
-              [&](std::size_t c) {
-                const PairHistory& h = pc.history[c];
-                return spring_energy(pc.state[c] != 0, h.tangential_force, h.tangential_stiffness);
-              }) +
-      SumRows(wc.particle.size(), [&](std::size_t c) {
-        return spring_energy(wc.active[c] != 0, wc.tangential_force[c], wc.tangential_stiffness[c]);
-      });
-  const BondEnergy bonds = bonds_.ElasticEnergy();
+  e.elastic_tangential = SumRows(pc.first.size(),
+                                 [&](std::size_t c) {
+                                   const PairHistory& h = pc.history[c];
+                                   return spring_energy(pc.state[c] != 0 && !skip(pc.first[c]),
+                                                        h.tangential_force, h.tangential_stiffness);
+                                 }) +
+                         SumRows(wc.particle.size(), [&](std::size_t c) {
+                           return spring_energy(wc.active[c] != 0 && !skip(wc.particle[c]),
+                                                wc.tangential_force[c], wc.tangential_stiffness[c]);
+                         });
+  const BondEnergy bonds = bonds_.ElasticEnergy(counted);
   e.elastic_normal += bonds.normal;
   e.elastic_tangential += bonds.tangential;
   return e;

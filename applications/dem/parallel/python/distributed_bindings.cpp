@@ -40,6 +40,17 @@ void BindDistributed(py::module_& m) {
       .def("NumberOfOwned", &DistributedDem::NumberOfOwned)
       .def("NumberOfGhosts", &DistributedDem::NumberOfGhosts)
       .def("GlobalKineticEnergy", &DistributedDem::GlobalKineticEnergy)
+      .def(
+          "GlobalEnergies",
+          [](const DistributedDem& d) {
+            const EnergyTotals e = d.GlobalEnergies();
+            py::dict out;
+            for (const auto& [name, member] : kEnergyTerms) out[name] = e.*member;
+            out["total"] = e.Total();
+            return out;
+          },
+          "EnergyCalculationOption: the run's energies (J) summed over the ranks, each "
+          "sphere and contact once; the keys of the strategy's GetEnergies()")
       .def("GlobalNumberOfParticles", &DistributedDem::GlobalNumberOfParticles)
       .def("GlobalNumberOfParticleContacts", &DistributedDem::GlobalNumberOfParticleContacts)
       .def("GlobalNumberOfBonds", &DistributedDem::GlobalNumberOfBonds)
