@@ -19,7 +19,7 @@ import pytest
 from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_dem_case import DT, WriteBed  # noqa: E402
+from mpi_dem_case import DT, AddInlet, WriteBed  # noqa: E402
 
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
 STEPS = 200
@@ -74,25 +74,31 @@ def hdf5_datasets(path):
     return out
 
 
-def run_bed(folder, multifile, ranks=None):
+def run_bed(folder, multifile, ranks=None, inlet=False):
     keys = dict(KEYS, Multifile=multifile)
     if ranks:
         keys["parallel_type"] = "MPI"
     WriteBed(folder, steps=STEPS, keys=keys)
+    if inlet:
+        AddInlet(folder, stop=STEPS * DT)
     tessera_run(folder, ranks)
     return folder / "bed_Post_Files"
 
 
 @needs_mpi
-@pytest.mark.parametrize("ranks, multifile", [(2, "multiple_files"), (4, "single_file")])
-def test_gid_and_hdf5_files_of_a_distributed_run_equal_the_serial_run(tmp_path, ranks, multifile):
-    serial = run_bed(tmp_path / "serial", multifile)
-    out = run_bed(tmp_path / "mpi", multifile, ranks)
+@pytest.mark.parametrize("ranks, multifile, inlet", [(2, "multiple_files", False),
+                                                     (4, "single_file", False),
+                                                     (2, "multiple_files", True)])
+def test_gid_and_hdf5_files_of_a_distributed_run_equal_the_serial_run(tmp_path, ranks, multifile,
+                                                                      inlet):
+    serial = run_bed(tmp_path / "serial", multifile, inlet=inlet)
+    out = run_bed(tmp_path / "mpi", multifile, ranks, inlet=inlet)
     # one set of files, named as the serial run's (not one per rank)
     names = sorted(os.listdir(serial))
     assert sorted(os.listdir(out)) == names
     outputs = STEPS // 50  # OutputTimeStep of 50 steps
     kinds = {".post.msh": 0, ".post.res": 0, ".h5": 0, ".xdmf": 0}
+    spheres = {}  # spheres written per output label
     for name in names:
         kind = next(k for k in kinds if name.endswith(k))
         kinds[kind] += 1
@@ -107,10 +113,10 @@ def test_gid_and_hdf5_files_of_a_distributed_run_equal_the_serial_run(tmp_path, 
             assert mine.keys() == reference.keys() and len(reference) > 0, name
             for key, values in reference.items():
                 assert mine[key] == values, (name, key)
-            if name.startswith("bed_DEM_") and not name.startswith("bed_DEM_FEM"):
+            if "FEM" not in name:  # the spheres' files
                 assert {v for v, _ in reference} == {"DISPLACEMENT", "VELOCITY", "RADIUS",
                                                      "ANGULAR_VELOCITY", "TOTAL_FORCES"}
-                assert all(len(values) == 294 for values in reference.values())
+                spheres.update({label: len(values) for (_, label), values in reference.items()})
         else:
             # every dataset (node ids, coordinates, connectivity, the nodal
             # results of each output) exactly equal
@@ -121,9 +127,13 @@ def test_gid_and_hdf5_files_of_a_distributed_run_equal_the_serial_run(tmp_path, 
     files_per_part = outputs if multifile == "multiple_files" else 1
     assert kinds == {".post.msh": 2 * files_per_part, ".post.res": 2 * files_per_part,
                      ".h5": 2, ".xdmf": 2}, kinds
-    spheres = next(n for n in names if n.endswith(".post.res") and "FEM" not in n)
-    labels = {label for _, label in gid_results(serial / spheres)}
-    assert len(labels) == (1 if multifile == "multiple_files" else outputs), labels
+    # every output written; the bed's 294 spheres, with the inlet more and more
+    counts = [spheres[label] for label in sorted(spheres, key=float)]
+    assert len(counts) == outputs, spheres
+    if inlet:
+        assert 294 < counts[0] < counts[-1], counts
+    else:
+        assert counts == [294] * outputs, counts
 
 
 @needs_mpi
