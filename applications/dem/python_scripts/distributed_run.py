@@ -2,8 +2,10 @@
 docs/user_guide.md "Running on many cores and machines"): the deck's keys
 ("parallel_type" at the top level of ProjectParametersDEM.json, as an alias
 of problem_data.parallel_type, and "mpi_settings"), what refuses to run
-distributed (an error naming the key), and the C++ DistributedDem
-(applications/dem/parallel/distributed_dem.h) around the explicit strategy.
+distributed (an error naming the key), the C++ DistributedDem
+(applications/dem/parallel/distributed_dem.h) around the explicit strategy,
+and the output of a distributed run: owned spheres' VTK pieces, GiD and HDF5
+files merged on rank 0 (MergedSpheresOutput) with the walls written once.
 """
 import tessera
 
