@@ -208,9 +208,9 @@ class MergedSpheresOutput(tessera.Process):
     rank 0 as the serial run writes it. At each output every rank sends its
     owned spheres (ids, current and initial coordinates, the written nodal
     variables, element id, node and properties id) to rank 0 (one gather of
-    doubles and one of ints per output: at N spheres and k written components
-    about 8 (6 + k) N bytes through rank 0, which holds the whole bed once
-    more, in its own model). Rank 0 copies them into a model part of its own
+    doubles and one of ints per output: (6 + k) doubles and 4 integers per
+    sphere for k written components, all through rank 0, which holds the
+    spheres' output data once more, in its own model). Rank 0 copies them into a model part of its own
     ("SpheresPart" of a private Model: nodes and elements in id order) and its
     serial writer writes that; the schedule is the run's own (every rank
     takes part in the gather at the same steps).
@@ -263,7 +263,8 @@ class MergedSpheresOutput(tessera.Process):
                    np.asarray(spheres.NodalInitialCoordinates())[owned]]
         for variable in self.variables:
             values = np.array(spheres.NodalArray(variable), dtype=float)
-            columns.append(values[owned].reshape(int(owned.sum()), -1))
+            width = values.shape[1] if values.ndim == 2 else 1  # kept by a rank without spheres
+            columns.append(values.reshape(len(values), width)[owned])
         ids, columns = _GatherColumns(self.communicator, spheres, all_ids[owned], columns)
         elements = []
         for element_id in distributed.OwnedElementIds():
