@@ -176,7 +176,6 @@ def test_vtk_output_of_a_distributed_dem_run_writes_each_sphere_once(tmp_path):
 
 @needs_mpi
 @pytest.mark.parametrize("key, value, message", [
-    ("post_gid_option", True, "gid_output_process does not write distributed"),
     ("CleanIndentationsOption", True, "'CleanIndentationsOption' is true; it does not run distributed"),
     ("TranslationalIntegrationScheme", "Gear_Predictor_Corrector",
      "'TranslationalIntegrationScheme' is \"Gear_Predictor_Corrector\"; it does not run distributed"),

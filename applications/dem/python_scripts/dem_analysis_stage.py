@@ -734,9 +734,12 @@ class DEMAnalysisStage(AnalysisStage):
                 "output_name": f"{self.problem_name}_{suffix}",
                 "output_path": self.OutputPath(f"{self.problem_name}_Post_Files"),
                 "postprocess_parameters": {"result_file_configuration": results}}))
-            process = GiDOutputProcess(self.model, settings)
-            self._list_of_output_processes.append(process)
-            self._list_of_processes.append(process)
+            process = self._SerialOrMergedOutput(
+                name, walls, lambda model, merged, settings=settings: GiDOutputProcess(
+                    model, settings, merged=merged), results["nodal_results"])
+            if process is not None:
+                self._list_of_output_processes.append(process)
+                self._list_of_processes.append(process)
 
     def _AddHdf5Output(self):
         """HDF5 results through the kernel's hdf5_output_process: one file for
@@ -762,9 +765,28 @@ class DEMAnalysisStage(AnalysisStage):
                 "file_name": f"{self.problem_name}_{suffix}",
                 "write_deformed_configuration": True,
                 "nodal_solution_step_data_variables": variables}))
-            process = Hdf5OutputProcess(self.model, settings)
-            self._list_of_output_processes.append(process)
-            self._list_of_processes.append(process)
+            process = self._SerialOrMergedOutput(
+                name, walls, lambda model, merged, settings=settings: Hdf5OutputProcess(
+                    model, settings, merged=merged), variables)
+            if process is not None:
+                self._list_of_output_processes.append(process)
+                self._list_of_processes.append(process)
+
+    def _SerialOrMergedOutput(self, name, walls, make, variables):
+        """make(model, merged) builds a serial GiD/HDF5 output process of model
+        part `name`. A distributed run writes one set of files as the serial
+        run does (distributed_run.py): the walls, alike on every rank, from
+        rank 0; the spheres merged from their owners on rank 0
+        (MergedSpheresOutput; `variables` the nodal results written). None
+        where this rank writes nothing."""
+        if self.communicator is None or not self.communicator.IsDistributed():
+            return make(self.model, False)
+        if walls:
+            return distributed_run.WallsOutputOnRoot(self.communicator,
+                                                     lambda: make(self.model, True))
+        return distributed_run.MergedSpheresOutput(
+            self._GetSolver(), self.communicator, self.model.GetModelPart(name), list(variables),
+            lambda model: make(model, True), self.DEM_parameters["OutputTimeStep"].GetDouble())
 
     def _AddGraphsOutput(self):
         """<problem_name>_Graphs (dem_graphs_output.py): energies with

@@ -2,8 +2,10 @@
 docs/user_guide.md "Running on many cores and machines"): the deck's keys
 ("parallel_type" at the top level of ProjectParametersDEM.json, as an alias
 of problem_data.parallel_type, and "mpi_settings"), what refuses to run
-distributed (an error naming the key), and the C++ DistributedDem
-(applications/dem/parallel/distributed_dem.h) around the explicit strategy.
+distributed (an error naming the key), the C++ DistributedDem
+(applications/dem/parallel/distributed_dem.h) around the explicit strategy,
+and the output of a distributed run: owned spheres' VTK pieces, GiD and HDF5
+files merged on rank 0 (MergedSpheresOutput) with the walls written once.
 """
 import tessera
 
@@ -87,10 +89,10 @@ def CheckSupported(solver):
         # contacts included: a force graph would hold one rank's share.
         refuse(f"RigidFacePart.{groups[0].Name}.FORCE_INTEGRATION_GROUP",
                "is set (the wall force graphs)")
-    for key in ("PeriodicDomainOption", "CleanIndentationsOption",
-                "post_gid_option", "post_hdf5_option"):
+    for key in ("PeriodicDomainOption", "CleanIndentationsOption"):
         if p[key].GetBool():
             refuse(key, "is true")
+    CheckMergedOutput(solver)
     if p["TranslationalIntegrationScheme"].GetString() == "Gear_Predictor_Corrector":
         refuse("TranslationalIntegrationScheme", "is \"Gear_Predictor_Corrector\"")
     if p["Dimension"].GetInt() != 3:
@@ -155,3 +157,177 @@ def OwnedSpheresVtkOutput(model, settings, solver):
             super().PrintOutput()
 
     return Process(model, settings)
+
+
+# Wall results that are sums over the contacts of each rank's spheres, ghosts'
+# included: per-rank partial sums in a distributed run, not merged yet.
+WALL_CONTACT_RESULTS = {"PostContactForces": "CONTACT_FORCES", "PostElasticForces": "ELASTIC_FORCES",
+                        "PostTangentialElasticForces": "TANGENTIAL_ELASTIC_FORCES",
+                        "PostPressure": "DEM_PRESSURE", "PostShearStress": "SHEAR_STRESS",
+                        "PostNodalArea": "DEM_NODAL_AREA"}
+
+
+def CheckMergedOutput(solver):
+    """GiD and HDF5 output of a distributed run (MergedSpheresOutput, walls
+    from rank 0): the walls' contact results would be rank 0's share only,
+    so the Post* flags that select them are an error naming the key while
+    RigidFacePart is written."""
+    p = solver.parameters
+    if not (p["post_gid_option"].GetBool() or p["post_hdf5_option"].GetBool()):
+        return
+    if solver.model.GetModelPart("RigidFacePart").NumberOfNodes() == 0:
+        return
+    option = "post_gid_option" if p["post_gid_option"].GetBool() else "post_hdf5_option"
+    for key, variable in WALL_CONTACT_RESULTS.items():
+        if p[key].GetBool():
+            raise tessera.Error(
+                f"{p.Origin()}: \"parallel_type\": \"MPI\" with '{option}' true writes the walls "
+                f"(RigidFacePart) from rank 0, but key '{key}' is true: the walls' {variable} are "
+                "each rank's partial sums and are not merged in distributed runs yet; set it to "
+                "false")
+
+
+def WallsOutputOnRoot(communicator, make_process):
+    """The walls' output process of a distributed run: every rank holds every
+    wall with the same motion, so rank 0 writes them (make_process() builds
+    the serial process); None on the other ranks."""
+    return make_process() if communicator.Rank() == 0 else None
+
+
+def _GatherColumns(communicator, model_part, ids, columns):
+    """GatherNodalArray of the nodes `ids` (rows of the model part's NodalArray
+    order selected by the caller) with `columns` ((n, k) arrays) side by side
+    in one message: (sorted ids, [(N, k) arrays]) on rank 0, (None, None) elsewhere."""
+    import numpy as np
+    from tessera.parallel import GatherNodalArray
+
+    widths = [c.shape[1] for c in columns]
+    packed = np.hstack(columns) if columns else np.zeros((len(ids), 0))
+    gathered_ids, values = GatherNodalArray(communicator, model_part, ids, packed, 0)
+    if gathered_ids is None:
+        return None, None
+    split = np.cumsum(widths)[:-1]
+    return gathered_ids, np.hsplit(values, split)
+
+
+class MergedSpheresOutput(tessera.Process):
+    """The spheres' GiD or HDF5 output of a distributed run, written once by
+    rank 0 as the serial run writes it. At each output every rank sends its
+    owned spheres (ids, current and initial coordinates, the written nodal
+    variables, element id, node and properties id) to rank 0 (one gather of
+    doubles and one of ints per output: (6 + k) doubles and 4 integers per
+    sphere for k written components, all through rank 0, which holds the
+    spheres' output data once more, in its own model). Rank 0 copies them into a model part of its own
+    ("SpheresPart" of a private Model: nodes and elements in id order) and its
+    serial writer writes that; the schedule is the run's own (every rank
+    takes part in the gather at the same steps).
+
+    make_process(model) builds the serial output process (GiDOutputProcess or
+    Hdf5OutputProcess, merged=True) on the model part "SpheresPart" of `model`;
+    variables: the nodal solution-step variables it writes."""
+
+    def __init__(self, solver, communicator, spheres, variables, make_process, interval):
+        super().__init__()
+        from tessera.output import OutputSchedule
+
+        self.solver = solver
+        self.communicator = communicator
+        self.spheres = spheres
+        self.variables = [tessera.GetVariable(name) for name in variables]
+        if "RADIUS" not in variables:  # GiD's Sphere elements take the nodal radius
+            self.variables.append(tessera.GetVariable("RADIUS"))
+        self.schedule = OutputSchedule(spheres, "time", interval, "MergedSpheresOutput")
+        self.process = None
+        self.node_ids = None
+        self.element_rows = None
+        if communicator.Rank() == 0:
+            self.mirror_model = tessera.Model()
+            self.mirror = self.mirror_model.CreateModelPart("SpheresPart")
+            for variable in self.variables:
+                self.mirror.AddNodalSolutionStepVariable(variable)
+            self.process = make_process(self.mirror_model)
+
+    def ExecuteBeforeSolutionLoop(self):
+        self.schedule.Restart()
+
+    def IsOutputStep(self):
+        return self.schedule.IsOutputStep()
+
+    def GetCheckpointState(self):
+        return {"next_output": self.schedule.next_output}
+
+    def SetCheckpointState(self, state):
+        self.schedule.next_output = state["next_output"]
+
+    def PrintOutput(self):
+        import numpy as np
+
+        spheres = self.spheres
+        distributed = self.solver.distributed
+        all_ids = np.asarray(spheres.NodeIds(), dtype=np.int64)
+        owned = np.isin(all_ids, np.asarray(distributed.OwnedNodeIds(), dtype=np.int64))
+        columns = [np.asarray(spheres.NodalCoordinates())[owned],
+                   np.asarray(spheres.NodalInitialCoordinates())[owned]]
+        for variable in self.variables:
+            values = np.array(spheres.NodalArray(variable), dtype=float)
+            width = values.shape[1] if values.ndim == 2 else 1  # kept by a rank without spheres
+            columns.append(values.reshape(len(values), width)[owned])
+        ids, columns = _GatherColumns(self.communicator, spheres, all_ids[owned], columns)
+        elements = []
+        for element_id in distributed.OwnedElementIds():
+            element = spheres.GetElement(int(element_id))
+            properties = element.GetProperties()
+            elements += [int(element_id), int(element.GetGeometry()[0].Id),
+                         int(properties.Id) if properties is not None else 0]
+        elements = self.communicator.GatherInts(elements, 0)
+        if self.communicator.Rank() == 0:
+            rows = np.concatenate([np.asarray(e, dtype=np.int64) for e in elements]).reshape(-1, 3)
+            self._Write(ids, columns, rows[np.argsort(rows[:, 0], kind="stable")])
+        self.schedule.ScheduleNext()
+
+    def _Write(self, ids, columns, elements):
+        """Rank 0: the merged spheres into the private model part, then the
+        serial writer."""
+        import numpy as np
+
+        mirror = self.mirror
+        if (self.node_ids is None or not np.array_equal(ids, self.node_ids)
+                or not np.array_equal(elements, self.element_rows)):
+            self._Rebuild(ids, columns[0], elements)
+        position = np.searchsorted(ids, np.asarray(mirror.NodeIds(), dtype=np.int64))
+        np.asarray(mirror.NodalCoordinates())[:] = columns[0][position]
+        np.asarray(mirror.NodalInitialCoordinates())[:] = columns[1][position]
+        for variable, values in zip(self.variables, columns[2:]):
+            target = mirror.NodalArray(variable)
+            target[:] = values[position].reshape(target.shape)
+        source, info = self.spheres.ProcessInfo, mirror.ProcessInfo
+        for name in ("TIME", "STEP", "DELTA_TIME"):
+            variable = tessera.GetVariable(name)
+            if source.Has(variable):
+                info[variable] = source[variable]
+        self.process.writer.PrintOutput()
+
+    def _Rebuild(self, ids, coordinates, elements):
+        """Rank 0: the private model part's nodes and elements made again (the
+        first output, and when spheres were added or removed)."""
+        mirror = self.mirror
+        if mirror.NumberOfNodes() > 0:
+            for element in mirror.Elements:
+                element.Set(tessera.TO_ERASE)
+            mirror.RemoveElementsFromAllLevels()
+            for node in mirror.Nodes:
+                node.Set(tessera.TO_ERASE)
+            mirror.RemoveNodesFromAllLevels()
+        for node_id, x in zip(ids, coordinates):
+            mirror.CreateNewNode(int(node_id), float(x[0]), float(x[1]), float(x[2]))
+        # The element type does not reach the files (GiD and HDF5 write the
+        # geometry: one-node spheres), so every sphere is a SphericParticle3D.
+        for element_id, node_id, properties_id in elements:
+            mirror.CreateNewElement("SphericParticle3D", int(element_id), [int(node_id)],
+                                    mirror.GetProperties(int(properties_id)))
+        self.node_ids = ids
+        self.element_rows = elements
+
+    def ExecuteFinalize(self):
+        if self.process is not None and hasattr(self.process, "ExecuteFinalize"):
+            self.process.ExecuteFinalize()

@@ -89,10 +89,14 @@ class GiDOutputProcess(ScheduledOutputProcess):
     """Kratos' output process protocol: the analysis asks IsOutputStep() after
     each solution step and calls PrintOutput() when it is."""
 
-    def __init__(self, model, settings):
+    def __init__(self, model, settings, merged=False):
+        """merged: the model part already holds the whole result of a
+        distributed run and only this rank writes it (the DEM stage's merged
+        spheres on rank 0, its walls that every rank holds alike)."""
         super().__init__()  # the C++ base must be initialised for the bindings
-        from tessera.parallel import RejectInDistributedRun
-        RejectInDistributedRun("gid_output_process")
+        if not merged:
+            from tessera.parallel import RejectInDistributedRun
+            RejectInDistributedRun("gid_output_process")
         settings.ValidateAndAssignDefaults(tessera.Parameters(_PROCESS_DEFAULTS))
         postprocess = settings["postprocess_parameters"]
         postprocess.ValidateAndAssignDefaults(tessera.Parameters(_POSTPROCESS_DEFAULTS))
