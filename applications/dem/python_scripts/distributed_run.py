@@ -10,6 +10,7 @@ files merged on rank 0 (MergedSpheresOutput) with the walls written once.
 import tessera
 
 from tessera import _dem
+from tessera.output import ScheduledOutputProcess
 
 MPI_SETTINGS_DEFAULTS = {"rebalance_every": 1000, "imbalance_threshold": 1.2}
 # Top-level keys of ProjectParametersDEM.json that this module reads (the
@@ -210,7 +211,7 @@ def _GatherColumns(communicator, model_part, ids, columns):
     return gathered_ids, np.hsplit(values, split)
 
 
-class MergedSpheresOutput(tessera.Process):
+class MergedSpheresOutput(ScheduledOutputProcess):
     """The spheres' GiD or HDF5 output of a distributed run, written once by
     rank 0 as the serial run writes it. At each output every rank sends its
     owned spheres (ids, current and initial coordinates, the written nodal
@@ -220,7 +221,8 @@ class MergedSpheresOutput(tessera.Process):
     spheres' output data once more, in its own model). Rank 0 copies them into a model part of its own
     ("SpheresPart" of a private Model: nodes and elements in id order) and its
     serial writer writes that; the schedule is the run's own (every rank
-    takes part in the gather at the same steps).
+    takes part in the gather at the same steps; ScheduledOutputProcess's
+    protocol).
 
     make_process(model) builds the serial output process (GiDOutputProcess or
     Hdf5OutputProcess, merged=True) on the model part "SpheresPart" of `model`;
@@ -246,18 +248,6 @@ class MergedSpheresOutput(tessera.Process):
             for variable in self.variables:
                 self.mirror.AddNodalSolutionStepVariable(variable)
             self.process = make_process(self.mirror_model)
-
-    def ExecuteBeforeSolutionLoop(self):
-        self.schedule.Restart()
-
-    def IsOutputStep(self):
-        return self.schedule.IsOutputStep()
-
-    def GetCheckpointState(self):
-        return {"next_output": self.schedule.next_output}
-
-    def SetCheckpointState(self, state):
-        self.schedule.next_output = state["next_output"]
 
     def PrintOutput(self):
         import numpy as np
