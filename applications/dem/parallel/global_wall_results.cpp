@@ -23,10 +23,13 @@
 namespace tessera::dem {
 
 void DistributedDem::WriteGlobalWallResults() {
-  if (!s_.walls_ || s_.faces_.size() == 0) return;
+  // Every rank takes part in the reduction, walls or not (a rank leaving it
+  // would hang the others); rank 0 checks that all sent the same sizes.
   const auto& faces = s_.faces_;
+  const bool has_walls = s_.walls_ != nullptr && faces.size() > 0;
   const std::vector<IndexType>& nodes = s_.face_vertex_nodes_;
-  const std::size_t n_nodes = nodes.size(), n_faces = faces.size();
+  const std::size_t n_nodes = has_walls ? nodes.size() : 0;
+  const std::size_t n_faces = has_walls ? faces.size() : 0;
   // Slot of each wall node in `nodes` (its three vectors in the buffer).
   std::size_t largest = 0;
   for (const IndexType node : nodes) largest = std::max<std::size_t>(largest, node);
@@ -39,7 +42,7 @@ void DistributedDem::WriteGlobalWallResults() {
   std::vector<double> local(shares_at + 4 * n_faces, 0.0);
   const auto& wc = s_.wall_contacts_;
   std::array<Array3, 4> on_wall, elastic_on_wall;
-  for (std::size_t c = 0; c < wc.particle.size(); ++c) {
+  for (std::size_t c = 0; has_walls && c < wc.particle.size(); ++c) {
     if (!OwnedRow(wc.particle[c])) continue;
     if (!s_.WallRowVertexLoads(c, on_wall, elastic_on_wall)) continue;
     const std::uint32_t f = wc.face[c];
@@ -72,6 +75,7 @@ void DistributedDem::WriteGlobalWallResults() {
     }
   }
   comm_->Broadcast(global, 0);
+  if (!has_walls) return;
 
   NodalDatabase& db = s_.walls_->Nodal();
   Array3* contact = db.HistoricalColumn(CONTACT_FORCES).Data();
