@@ -11,6 +11,8 @@ contacts one by one; the bound is 1e-12 of the largest value of the variable
 (the issue's bound for results that cannot be bitwise; the rounding of a few
 hundred additions is ~1e-14 of it). The GiD and HDF5 files of the walls with
 the Post* flags of those results equal the serial files to the same bound.
+Two spheres pressing the floor from either side, one per rank, check that
+DEM_PRESSURE takes each face's global normal shares before their magnitude.
 The mpirun tests skip where the build has no MPI or there is no mpirun."""
 import os
 import sys
@@ -35,8 +37,8 @@ WALL_POST_KEYS = {"PostContactForces": True, "PostElasticForces": True,
                   "PostShearStress": True, "PostNodalArea": True}
 
 
-def write_case(folder, keys=None):
-    WriteBed(folder, steps=STEPS, keys=dict({"GraphExportFreq": 25 * DT}, **(keys or {})))
+def write_case(folder, keys=None, **bed):
+    WriteBed(folder, steps=STEPS, keys=dict({"GraphExportFreq": 25 * DT}, **(keys or {})), **bed)
     path = os.path.join(folder, "bedDEM_FEM_boundary.mdpa")
     with open(path) as f:
         text = f.read()
@@ -126,3 +128,45 @@ def test_walls_gid_and_hdf5_results_of_a_distributed_run_equal_the_serial_files(
         else:
             with open(out / name) as f, open(serial / name) as g:
                 assert f.read() == g.read(), name
+
+
+def write_spheres_on_both_sides_of_the_floor(folder):
+    """Two spheres pressed against the floor quad (44 x 22 mm) from above
+    (R 10 mm, 0.8 mm overlap, x = 11 mm) and from below (R 9 mm, 1 mm overlap,
+    x = 33 mm), no gravity: the bisection (along x, the longest extent) puts
+    one on each rank, and every floor vertex gets normal shares of opposite
+    signs from the two ranks."""
+    write_case(folder, {"GravityZ": 0.0}, nx=2, ny=1, nz=1, speed=0.0)
+    path = os.path.join(folder, "bedDEM.mdpa")
+    with open(path) as f:
+        lines = f.read().splitlines()
+    start = lines.index("Begin Nodes")
+    lines[start + 1] = "  1 0.011 0.011 0.0092"
+    lines[start + 2] = "  2 0.033 0.011 -0.008"
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+
+
+@needs_mpi
+def test_pressure_takes_the_magnitude_of_each_faces_global_normal_share(tmp_path):
+    # DEM_PRESSURE sums over a node's faces |sum of the face's normal shares|
+    # (node_sync.cpp): the shares of the sphere above (pushing the floor down)
+    # and of the one below (pushing it up) partly cancel. Summing each rank's
+    # magnitudes instead would give (|s1| + |s2|) / A, not |s1 + s2| / A.
+    write_spheres_on_both_sides_of_the_floor(tmp_path / "serial")
+    write_spheres_on_both_sides_of_the_floor(tmp_path / "mpi")
+    RunPython([RUN_SCRIPT, tmp_path / "serial", tmp_path / "serial.npz", "OpenMP", EVERY])
+    RunPython([RUN_SCRIPT, tmp_path / "mpi", tmp_path / "mpi.npz", "MPI", EVERY], 2)
+    serial, distributed = np.load(tmp_path / "serial.npz"), np.load(tmp_path / "mpi.npz")
+    for name in VARIABLES:
+        a, b = serial[name], distributed[name]
+        np.testing.assert_allclose(b, a, rtol=0, atol=RELATIVE * np.abs(a).max(), err_msg=name)
+    # The floor's nodes are the walls' first four (ids 1-4, on the floor face
+    # only). At the start each gets bilinear shares of both spheres' forces
+    # (Hertz: the lower sphere's is about 1.3 times the upper's), so the
+    # net normal force points down at the x = 0 nodes and up at x = 44 mm:
+    # shares of opposite signs meet at every node.
+    fz = distributed["CONTACT_FORCES"][0, :4, 2]
+    assert fz.min() < 0 < fz.max(), fz
+    pressure_area = distributed["DEM_PRESSURE"][0, :4] * distributed["DEM_NODAL_AREA"][0, :4]
+    np.testing.assert_allclose(pressure_area, np.abs(fz), rtol=1e-12)
