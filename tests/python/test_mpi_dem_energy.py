@@ -157,22 +157,3 @@ def test_energies_of_a_bonded_specimen_on_ranks_equal_serial(tmp_path, ranks):
     assert_energies_equal(serial, distributed)
     assert int(distributed["migrations"]) > 0
 
-
-@needs_mpi
-def test_wall_force_graphs_under_mpi_are_a_clear_error(tmp_path):
-    # The graphs' wall forces would be one rank's share (the walls' nodal
-    # CONTACT_FORCES are per-rank partial sums): refused, naming the part.
-    import subprocess
-
-    WriteBed(tmp_path / "bed", steps=10, keys={"parallel_type": "MPI"})
-    path = os.path.join(tmp_path / "bed", "bedDEM_FEM_boundary.mdpa")
-    with open(path) as f:
-        text = f.read()
-    text = text.replace("    IDENTIFIER floor\n", "    IDENTIFIER floor\n    FORCE_INTEGRATION_GROUP 1\n")
-    with open(path, "w") as f:
-        f.write(text)
-    command = MpirunCommand(2, sys.executable, "-m", "tessera", "run", str(tmp_path / "bed"))
-    result = subprocess.run(command, env=MpirunEnvironment(), capture_output=True, text=True,
-                            timeout=120)
-    assert result.returncode != 0
-    assert "RigidFacePart.floor.FORCE_INTEGRATION_GROUP' is set" in result.stderr, result.stderr

@@ -135,13 +135,3 @@ def test_gid_and_hdf5_files_of_a_distributed_run_equal_the_serial_run(tmp_path, 
     else:
         assert counts == [294] * outputs, counts
 
-
-@needs_mpi
-def test_wall_contact_results_under_mpi_are_a_clear_error(tmp_path):
-    folder = tmp_path / "bed"
-    WriteBed(folder, steps=10, keys=dict(KEYS, parallel_type="MPI", PostContactForces=True))
-    command = MpirunCommand(2, sys.executable, "-m", "tessera", "run", str(folder))
-    result = subprocess.run(command, env=MpirunEnvironment(), capture_output=True, text=True,
-                            timeout=120)
-    assert result.returncode != 0
-    assert "key 'PostContactForces' is true: the walls' CONTACT_FORCES" in result.stderr, result.stderr

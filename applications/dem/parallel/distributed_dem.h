@@ -120,6 +120,12 @@ class DistributedDem {
   // of this rank's owned spheres only (a sum over the ranks counts each
   // contact once).
   std::vector<double> OwnedWallContactForces(const std::vector<std::int64_t>& wall_nodes) const;
+  // Collective, after the strategy's WriteToNodes (global_wall_results.cpp):
+  // the walls' CONTACT_FORCES, ELASTIC_FORCES, TANGENTIAL_ELASTIC_FORCES,
+  // DEM_PRESSURE and SHEAR_STRESS of the whole run on every rank, from each
+  // rank's owned spheres' wall contacts summed in ascending rank order (equal
+  // to the serial run's up to the rounding of the partial sums).
+  void WriteGlobalWallResults();
   double GhostLayer() const { return layer_; }
 
  private:

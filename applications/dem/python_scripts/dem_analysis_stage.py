@@ -117,6 +117,9 @@ class DEMSolver(PythonSolver):
         self.inlets = None
         self.communicator = None
         self.distributed = None  # _dem.DistributedDem of a distributed run
+        # The walls' nodal contact results summed over the ranks after every
+        # WriteToNodes (distributed_run.NeedsGlobalWallResults).
+        self.global_wall_results = False
 
     def SetCommunicator(self, communicator):
         """The run's communicator (the stage calls this for "parallel_type": "MPI")."""
@@ -346,7 +349,15 @@ class DEMSolver(PythonSolver):
             # Every rank initialised the whole set (the same first search and
             # forces as the serial run); now each keeps its own and its ghosts.
             self.distributed = distributed_run.Start(self, self.communicator)
+            self.global_wall_results = distributed_run.NeedsGlobalWallResults(self)
+        self._WriteToNodes()
+
+    def _WriteToNodes(self):
+        """The strategy's results to the nodes; in a distributed run that
+        needs them, the walls' contact results summed over the ranks."""
         self.strategy.WriteToNodes()
+        if self.global_wall_results:
+            self.distributed.WriteGlobalWallResults()
 
     def _CreateInlets(self):
         """The particle inlets of DEMInletPart, or None (no inlet, or "dem_inlet_option" false).
@@ -443,7 +454,7 @@ class DEMSolver(PythonSolver):
             self.distributed.RefreshGhosts()
         if self.inlets is not None:
             self.inlets.Inject(time)
-        self.strategy.WriteToNodes()
+        self._WriteToNodes()
         return True
 
     def Check(self):

@@ -5,7 +5,8 @@ of problem_data.parallel_type, and "mpi_settings"), what refuses to run
 distributed (an error naming the key), the C++ DistributedDem
 (applications/dem/parallel/distributed_dem.h) around the explicit strategy,
 and the output of a distributed run: owned spheres' VTK pieces, GiD and HDF5
-files merged on rank 0 (MergedSpheresOutput) with the walls written once.
+files merged on rank 0 (MergedSpheresOutput) with the walls written once, their
+contact results and force graphs from the global sums (NeedsGlobalWallResults).
 """
 import tessera
 
@@ -83,17 +84,9 @@ def CheckSupported(solver):
         refuse("post_vtk_option", "is true with the continuum strategy (the bonds' VTK output)")
     if solver.model.GetModelPart("ClusterPart").NumberOfElements() > 0:
         refuse("ElementType", "gives rigid clusters (ClusterPart)")
-    from .dem_graphs_output import ForceIntegrationGroups
-    groups = ForceIntegrationGroups(solver.model.GetModelPart("RigidFacePart"))
-    if groups:
-        # The walls' CONTACT_FORCES are per-rank partial sums, ghosts'
-        # contacts included: a force graph would hold one rank's share.
-        refuse(f"RigidFacePart.{groups[0].Name}.FORCE_INTEGRATION_GROUP",
-               "is set (the wall force graphs)")
     for key in ("PeriodicDomainOption", "CleanIndentationsOption"):
         if p[key].GetBool():
             refuse(key, "is true")
-    CheckMergedOutput(solver)
     if p["TranslationalIntegrationScheme"].GetString() == "Gear_Predictor_Corrector":
         refuse("TranslationalIntegrationScheme", "is \"Gear_Predictor_Corrector\"")
     if p["Dimension"].GetInt() != 3:
@@ -160,32 +153,33 @@ def OwnedSpheresVtkOutput(model, settings, solver):
     return Process(model, settings)
 
 
-# Wall results that are sums over the contacts of each rank's spheres, ghosts'
-# included: per-rank partial sums in a distributed run, not merged yet.
+# The walls' nodal contact results, written by rank 0 (GiD/HDF5) with the
+# global values of DistributedDem.WriteGlobalWallResults.
 WALL_CONTACT_RESULTS = {"PostContactForces": "CONTACT_FORCES", "PostElasticForces": "ELASTIC_FORCES",
                         "PostTangentialElasticForces": "TANGENTIAL_ELASTIC_FORCES",
                         "PostPressure": "DEM_PRESSURE", "PostShearStress": "SHEAR_STRESS",
                         "PostNodalArea": "DEM_NODAL_AREA"}
 
 
-def CheckMergedOutput(solver):
-    """GiD and HDF5 output of a distributed run (MergedSpheresOutput, walls
-    from rank 0): the walls' contact results would be rank 0's share only,
-    so the Post* flags that select them are an error naming the key while
-    RigidFacePart is written."""
+def NeedsGlobalWallResults(solver):
+    """Whether a distributed run needs the walls' nodal contact results of the
+    whole run (each rank's strategy writes the sums of its own rows' contacts,
+    ghosts' included): for the wall force graphs (FORCE_INTEGRATION_GROUP
+    parts) and for the walls' GiD/HDF5 results selected by the Post* flags of
+    WALL_CONTACT_RESULTS. The stage then calls
+    DistributedDem.WriteGlobalWallResults (collective) after every
+    WriteToNodes."""
+    from .dem_graphs_output import ForceIntegrationGroups
+
+    walls = solver.model.GetModelPart("RigidFacePart")
+    if walls.NumberOfConditions() == 0:
+        return False
+    if ForceIntegrationGroups(walls):
+        return True
     p = solver.parameters
     if not (p["post_gid_option"].GetBool() or p["post_hdf5_option"].GetBool()):
-        return
-    if solver.model.GetModelPart("RigidFacePart").NumberOfNodes() == 0:
-        return
-    option = "post_gid_option" if p["post_gid_option"].GetBool() else "post_hdf5_option"
-    for key, variable in WALL_CONTACT_RESULTS.items():
-        if p[key].GetBool():
-            raise tessera.Error(
-                f"{p.Origin()}: \"parallel_type\": \"MPI\" with '{option}' true writes the walls "
-                f"(RigidFacePart) from rank 0, but key '{key}' is true: the walls' {variable} are "
-                "each rank's partial sums and are not merged in distributed runs yet; set it to "
-                "false")
+        return False
+    return any(p[key].GetBool() for key in WALL_CONTACT_RESULTS)
 
 
 def WallsOutputOnRoot(communicator, make_process):

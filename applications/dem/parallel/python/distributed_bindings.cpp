@@ -62,7 +62,11 @@ void BindDistributed(py::module_& m) {
       .def("GhostLayer", &DistributedDem::GhostLayer)
       .def("OwnedWallContactForces", &DistributedDem::OwnedWallContactForces, py::arg("wall_nodes"),
            "Flat [fx, fy, fz, ...] per wall node index: CONTACT_FORCES from the owned "
-           "spheres' wall contacts only");
+           "spheres' wall contacts only")
+      .def("WriteGlobalWallResults", &DistributedDem::WriteGlobalWallResults,
+           "Collective: the walls' nodal contact results (CONTACT_FORCES, ELASTIC_FORCES, "
+           "TANGENTIAL_ELASTIC_FORCES, DEM_PRESSURE, SHEAR_STRESS) summed over the ranks' "
+           "owned spheres, on every rank");
   m.def(
       "RecursiveCoordinateBisection",
       [](const std::vector<std::array<double, 3>>& points, const std::vector<std::int64_t>& keys,
