@@ -14,6 +14,11 @@ ProjectParametersDEM.json (the run's key overrides in `keys`).
 adds an inlet above the bed (bedDEM_Inlet.mdpa, "dem_inlet_option": true):
 a row of injection points across the box, spheres of a normal radius
 distribution shot downwards with a random deviation.
+
+    RunSampled(stage, sample, every)
+
+runs an initialised stage's loop, calling sample() at the start and after
+every `every`-th step (the run scripts' samples).
 """
 import json
 import os
@@ -207,3 +212,21 @@ def WriteBondedSpecimen(folder, steps=1000, platen_velocity=0.5, dt=5e-7, drift=
     with open(os.path.join(folder, "ProjectParametersDEM.json"), "w") as f:
         json.dump(deck, f, indent=1)
     return n
+
+
+def RunSampled(stage, sample, every):
+    """Runs the initialised stage's solution loop and finalizes it, calling
+    sample() before the first step and after every step whose count is a
+    multiple of `every` (a distributed run's every rank alike)."""
+    strategy = stage.GetStrategy()
+    sample()
+    finalize = stage.FinalizeSolutionStep
+
+    def finalize_and_sample():
+        finalize()
+        if strategy.StepCount() % every == 0:
+            sample()
+
+    stage.FinalizeSolutionStep = finalize_and_sample
+    stage.RunSolutionLoop()
+    stage.Finalize()

@@ -15,6 +15,8 @@ import tessera.dem  # noqa: F401  (registers the DEM application)
 from tessera.dem.dem_graphs_output import ENERGY_COLUMNS
 from tessera.project import Project, WorkingDirectory
 
+from mpi_dem_case import RunSampled
+
 
 def main(folder, out, parallel_type, every):
     every = int(every)
@@ -32,17 +34,7 @@ def main(folder, out, parallel_type, every):
             samples.append([energies[k] for k in ENERGY_COLUMNS])
             steps.append(strategy.StepCount())
 
-        sample()
-        finalize = stage.FinalizeSolutionStep
-
-        def finalize_and_sample():
-            finalize()
-            if strategy.StepCount() % every == 0:
-                sample()
-
-        stage.FinalizeSolutionStep = finalize_and_sample
-        stage.RunSolutionLoop()
-        stage.Finalize()
+        RunSampled(stage, sample, every)
     distributed = stage._GetSolver().distributed
     migrations = distributed.GlobalMigrations() if distributed is not None else 0
     if stage.communicator.Rank() == 0:

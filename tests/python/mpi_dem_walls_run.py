@@ -16,6 +16,8 @@ import tessera
 import tessera.dem  # noqa: F401  (registers the DEM application)
 from tessera.project import Project, WorkingDirectory
 
+from mpi_dem_case import RunSampled
+
 WALL_VARIABLES = ("CONTACT_FORCES", "ELASTIC_FORCES", "TANGENTIAL_ELASTIC_FORCES", "DEM_PRESSURE",
                   "SHEAR_STRESS", "DEM_NODAL_AREA")
 
@@ -42,17 +44,7 @@ def main(folder, out, parallel_type, every):
                 samples[name].append(values[order])
             steps.append(strategy.StepCount())
 
-        sample()
-        finalize = stage.FinalizeSolutionStep
-
-        def finalize_and_sample():
-            finalize()
-            if strategy.StepCount() % every == 0:
-                sample()
-
-        stage.FinalizeSolutionStep = finalize_and_sample
-        stage.RunSolutionLoop()
-        stage.Finalize()
+        RunSampled(stage, sample, every)
     if stage.communicator.Rank() == 0:
         np.savez(out, steps=np.array(steps), ranks=stage.communicator.Size(),
                  **{name: np.array(values) for name, values in samples.items()})

@@ -15,6 +15,7 @@
 #include "applications/dem/dem_variables.h"
 #include "applications/dem/parallel/distributed_dem.h"
 #include "applications/dem/strategies/dem_strategy.h"
+#include "applications/dem/strategies/wall_nodal_stresses.h"
 #include "kernel/core/error.h"
 #include "kernel/core/kernel_variables.h"
 #include "kernel/model/model_part.h"
@@ -97,16 +98,7 @@ void DistributedDem::WriteGlobalWallResults() {
   for (std::size_t f = 0; f < n_faces; ++f)
     for (int k = 0; k < faces.vertex_count[f]; ++k)
       pressure[faces.nodes[f][k]] += std::abs(global[shares_at + 4 * f + k]);
-  for (const IndexType node : nodes) {
-    const double a = area[node];
-    if (!(a > 0.0)) {
-      pressure[node] = 0.0;
-      continue;
-    }
-    if (pressure[node] != 0.0) pressure[node] /= a;
-    const double along2 = Dot(tangential[node], tangential[node]);
-    if (along2 != 0.0) shear[node] = std::sqrt(along2) / a;
-  }
+  FinishWallNodalStresses(nodes, area, tangential, pressure, shear);
 }
 
 }  // namespace tessera::dem

@@ -6,6 +6,7 @@
 
 #include "applications/dem/dem_variables.h"
 #include "applications/dem/strategies/dem_strategy.h"
+#include "applications/dem/strategies/wall_nodal_stresses.h"
 #include "kernel/core/kernel_variables.h"
 #include "kernel/model/model_part.h"
 
@@ -146,17 +147,7 @@ void ExplicitSolverStrategy::WriteToNodes() {
   }
   // Divided by the area once per node (dividing per contact and vertex cost
   // an eighth of this output in the mixer).
-  // Most nodes carry no contact: they keep their zeros without a division.
-  for (const IndexType node : face_vertex_nodes_) {
-    const double a = area[node];
-    if (!(a > 0.0)) {
-      pressure[node] = 0.0;
-      continue;
-    }
-    if (pressure[node] != 0.0) pressure[node] /= a;
-    const double along2 = Dot(tangential[node], tangential[node]);
-    if (along2 != 0.0) shear[node] = std::sqrt(along2) / a;
-  }
+  FinishWallNodalStresses(face_vertex_nodes_, area, tangential, pressure, shear);
 }
 
 bool ExplicitSolverStrategy::WallRowVertexLoads(std::size_t c, std::array<Array3, 4>& total,
