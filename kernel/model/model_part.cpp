@@ -359,16 +359,21 @@ void ModelPart::RemoveNodesFlagged(const Flag& flag) {
   for (IndexType i = 0; i < db.Size(); ++i)
     if (db.Flags(i) & flag.Mask()) remove[i] = 1, any = true;
   if (!any) return;
-  auto check_users = [&](const Geometry& g, const std::string& who) {
+  // `who` names the user only for the error: a removal between steps (the
+  // DEM's ghosts, its bounding box) must not build a string per element.
+  auto check_users = [&](const Geometry& g, const auto& who) {
     for (std::size_t k = 0; k < g.size(); ++k)
       if (remove[g.NodeIndex(k)])
-        TESSERA_ERROR("cannot remove node ", db.Id(g.NodeIndex(k)), ": ", who,
+        TESSERA_ERROR("cannot remove node ", db.Id(g.NodeIndex(k)), ": ", who(),
                       " still uses it (remove it first)");
   };
-  for (const auto& e : root.all_elements_) check_users(e->GetGeometry(), e->Info());
-  for (const auto& c : root.all_conditions_) check_users(c->GetGeometry(), c->Info());
+  for (const auto& e : root.all_elements_)
+    check_users(e->GetGeometry(), [&e] { return e->Info(); });
+  for (const auto& c : root.all_conditions_)
+    check_users(c->GetGeometry(), [&c] { return c->Info(); });
   for (std::size_t g = 0; g < root.all_geometries_.size(); ++g)
-    check_users(root.all_geometries_[g], "geometry " + std::to_string(root.geometry_ids_[g]));
+    check_users(root.all_geometries_[g],
+                [&] { return "geometry " + std::to_string(root.geometry_ids_[g]); });
 
   const std::vector<IndexType> new_index = db.RemoveNodes(remove);
   RemapAll(&ModelPart::nodes_, new_index);

@@ -85,6 +85,20 @@ std::vector<std::vector<double>> SerialCommunicator::Exchange(
   return {};
 }
 
+void Communicator::ExchangeKnownSizes(const std::vector<int>& neighbours,
+                                      const std::vector<std::vector<double>>& send,
+                                      std::vector<std::vector<double>>& receive) const {
+  TESSERA_CHECK(receive.size() == neighbours.size(), "communicator: ExchangeKnownSizes with ",
+                neighbours.size(), " neighbours but ", receive.size(), " receive buffers");
+  std::vector<std::vector<double>> received = Exchange(neighbours, send);
+  for (std::size_t k = 0; k < neighbours.size(); ++k) {
+    TESSERA_CHECK(received[k].size() == receive[k].size(), "communicator: rank ", Rank(),
+                  " expected ", receive[k].size(), " doubles from rank ", neighbours[k], ", got ",
+                  received[k].size());
+    receive[k] = std::move(received[k]);
+  }
+}
+
 void SerialCommunicator::Abort(int code) const {
   std::cout.flush();
   std::cerr.flush();

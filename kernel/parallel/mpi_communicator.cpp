@@ -20,6 +20,7 @@ namespace {
 
 constexpr int kSizeTag = 4201;
 constexpr int kDataTag = 4202;
+constexpr int kKnownSizeTag = 4203;  // ExchangeKnownSizes
 
 void Check(int status, const char* what) {
   if (status == MPI_SUCCESS) return;
@@ -122,6 +123,36 @@ class MPICommunicator final : public Communicator {
     Check(MPI_Waitall(static_cast<int>(2 * n), requests.data(), MPI_STATUSES_IGNORE),
           "MPI_Waitall");
     return received;
+  }
+
+  void ExchangeKnownSizes(const std::vector<int>& neighbours,
+                          const std::vector<std::vector<double>>& send,
+                          std::vector<std::vector<double>>& receive) const override {
+    const std::size_t n = neighbours.size();
+    TESSERA_CHECK(send.size() == n && receive.size() == n,
+                  "MPI communicator: ExchangeKnownSizes with ", n, " neighbours but ", send.size(),
+                  " send and ", receive.size(), " receive buffers");
+    std::vector<MPI_Request> requests(2 * n);
+    for (std::size_t k = 0; k < n; ++k) {
+      const int q = neighbours[k];
+      TESSERA_CHECK(q >= 0 && q < size_ && q != rank_, "MPI communicator: rank ", rank_,
+                    " cannot exchange with rank ", q, " (size ", size_, ")");
+      Check(MPI_Irecv(receive[k].data(), static_cast<int>(receive[k].size()), MPI_DOUBLE, q,
+                      kKnownSizeTag, MPI_COMM_WORLD, &requests[k]),
+            "MPI_Irecv");
+      Check(MPI_Isend(send[k].data(), static_cast<int>(send[k].size()), MPI_DOUBLE, q,
+                      kKnownSizeTag, MPI_COMM_WORLD, &requests[n + k]),
+            "MPI_Isend");
+    }
+    std::vector<MPI_Status> statuses(2 * n);
+    Check(MPI_Waitall(static_cast<int>(2 * n), requests.data(), statuses.data()), "MPI_Waitall");
+    for (std::size_t k = 0; k < n; ++k) {
+      int count = 0;
+      Check(MPI_Get_count(&statuses[k], MPI_DOUBLE, &count), "MPI_Get_count");
+      TESSERA_CHECK(static_cast<std::size_t>(count) == receive[k].size(), "MPI communicator: rank ",
+                    rank_, " expected ", receive[k].size(), " doubles from rank ", neighbours[k],
+                    ", got ", count);
+    }
   }
 
   [[noreturn]] void Abort(int code) const override {

@@ -29,12 +29,15 @@ Array3 Take(const double*& in) {
   return a;
 }
 
-// The state columns of row i (what a ghost refresh carries).
+// The state columns of row i (what a ghost refresh carries), written in
+// place: the refresh packs every ghost row at every step.
 void PutState(std::vector<double>& out, const ParticleStorage& p, std::size_t i) {
-  Put(out, p.position[i]), Put(out, p.velocity[i]), Put(out, p.angular_velocity[i]);
-  Put(out, p.displacement[i]), Put(out, p.delta_displacement[i]), Put(out, p.delta_rotation[i]);
-  Put(out, p.rotation_angle[i]), Put(out, p.force[i]), Put(out, p.torque[i]);
-  Put(out, p.contact_force[i]);
+  std::size_t at = out.size();
+  out.resize(at + kRowState);
+  for (const Array3* a : {&p.position[i], &p.velocity[i], &p.angular_velocity[i],
+                          &p.displacement[i], &p.delta_displacement[i], &p.delta_rotation[i],
+                          &p.rotation_angle[i], &p.force[i], &p.torque[i], &p.contact_force[i]})
+    for (int k = 0; k < 3; ++k) out[at++] = (*a)[k];
 }
 void TakeState(const double*& in, ParticleStorage& p, std::size_t i) {
   p.position[i] = Take(in), p.velocity[i] = Take(in), p.angular_velocity[i] = Take(in);
@@ -439,22 +442,20 @@ void DistributedDem::BuildGhostLists() {
 
 void DistributedDem::RefreshGhosts() {
   // Neighbour lists name each other: r sends here what it owns in this
-  // rank's layer (by the same boxes and positions), this rank receives it.
-  // A rank that neither sends nor receives still calls Exchange with no
-  // neighbour (nothing to wait for).
+  // rank's layer (by the same boxes and positions), this rank receives it, so
+  // both sides know every length. The buffers live between steps.
   ParticleStorage& p = s_.Particles();
-  std::vector<std::vector<double>> out(neighbours_.size());
+  ghost_out_.resize(neighbours_.size());
+  ghost_in_.resize(neighbours_.size());
   for (std::size_t k = 0; k < neighbours_.size(); ++k) {
-    out[k].reserve(send_rows_[k].size() * kRowState);
-    for (std::uint32_t row : send_rows_[k]) PutState(out[k], p, row);
-    ghost_doubles_ += static_cast<std::int64_t>(out[k].size());
+    ghost_out_[k].clear();
+    for (std::uint32_t row : send_rows_[k]) PutState(ghost_out_[k], p, row);
+    ghost_in_[k].resize(receive_rows_[k].size() * kRowState);
+    ghost_doubles_ += static_cast<std::int64_t>(ghost_out_[k].size());
   }
-  const std::vector<std::vector<double>> in = comm_->Exchange(neighbours_, out);
+  comm_->ExchangeKnownSizes(neighbours_, ghost_out_, ghost_in_);
   for (std::size_t k = 0; k < neighbours_.size(); ++k) {
-    if (in[k].size() != receive_rows_[k].size() * kRowState)
-      TESSERA_ERROR("DistributedDem: rank ", rank_, " expected ", receive_rows_[k].size(),
-                    " ghost rows from rank ", neighbours_[k], ", got ", in[k].size() / kRowState);
-    const double* cursor = in[k].data();
+    const double* cursor = ghost_in_[k].data();
     for (std::uint32_t row : receive_rows_[k]) TakeState(cursor, p, row);
   }
   ++refreshes_;

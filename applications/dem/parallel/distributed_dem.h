@@ -173,6 +173,8 @@ class DistributedDem {
   // and the rows received (ghosts owned there, ascending key).
   std::vector<int> neighbours_;
   std::vector<std::vector<std::uint32_t>> send_rows_, receive_rows_;
+  // The ghost refresh's messages, per neighbour (kept: no allocation per step).
+  std::vector<std::vector<double>> ghost_out_, ghost_in_;
   // Histories that came with spheres now owned here, applied after the search.
   std::unordered_set<std::int64_t> arrived_;
   std::map<std::pair<std::int64_t, std::int64_t>, std::vector<double>> arrived_pairs_;
