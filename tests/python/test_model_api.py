@@ -135,6 +135,16 @@ def test_removal_from_all_levels(plate):
     assert mp.GetNode(3).GetSolutionStepValue(tessera.TEMPERATURE) == 3.0  # data moved with it
 
 
+def test_a_node_an_element_uses_cannot_be_removed(plate):
+    _, mp = plate
+    props = mp.CreateNewProperties(1)
+    mp.CreateNewElement("Element2D3N", 7, [1, 2, 3], props)
+    mp.GetNode(2).Set(tessera.TO_ERASE)
+    with pytest.raises(tessera.Error, match=r"cannot remove node 2: .*7.* still uses it"):
+        mp.RemoveNodesFromAllLevels(tessera.TO_ERASE)
+    assert mp.HasNode(2)
+
+
 def test_errors_are_tessera_errors_with_helpful_text(plate):
     _, mp = plate
     with pytest.raises(tessera.Error, match="not a historical"):
