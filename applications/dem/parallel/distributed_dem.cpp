@@ -29,15 +29,17 @@ Array3 Take(const double*& in) {
   return a;
 }
 
-// The state columns of row i (what a ghost refresh carries), written in
-// place: the refresh packs every ghost row at every step.
-void PutState(std::vector<double>& out, const ParticleStorage& p, std::size_t i) {
-  std::size_t at = out.size();
-  out.resize(at + kRowState);
+// The state columns of row i (what a ghost refresh carries) from `out` on.
+double* PutState(double* out, const ParticleStorage& p, std::size_t i) {
   for (const Array3* a : {&p.position[i], &p.velocity[i], &p.angular_velocity[i],
                           &p.displacement[i], &p.delta_displacement[i], &p.delta_rotation[i],
                           &p.rotation_angle[i], &p.force[i], &p.torque[i], &p.contact_force[i]})
-    for (int k = 0; k < 3; ++k) out[at++] = (*a)[k];
+    out = std::copy(a->begin(), a->end(), out);
+  return out;
+}
+void PutState(std::vector<double>& out, const ParticleStorage& p, std::size_t i) {
+  out.resize(out.size() + kRowState);
+  PutState(out.data() + out.size() - kRowState, p, i);
 }
 void TakeState(const double*& in, ParticleStorage& p, std::size_t i) {
   p.position[i] = Take(in), p.velocity[i] = Take(in), p.angular_velocity[i] = Take(in);
@@ -448,8 +450,9 @@ void DistributedDem::RefreshGhosts() {
   ghost_out_.resize(neighbours_.size());
   ghost_in_.resize(neighbours_.size());
   for (std::size_t k = 0; k < neighbours_.size(); ++k) {
-    ghost_out_[k].clear();
-    for (std::uint32_t row : send_rows_[k]) PutState(ghost_out_[k], p, row);
+    ghost_out_[k].resize(send_rows_[k].size() * kRowState);
+    double* out = ghost_out_[k].data();
+    for (std::uint32_t row : send_rows_[k]) out = PutState(out, p, row);
     ghost_in_[k].resize(receive_rows_[k].size() * kRowState);
     ghost_doubles_ += static_cast<std::int64_t>(ghost_out_[k].size());
   }
