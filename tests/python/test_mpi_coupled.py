@@ -121,7 +121,7 @@ def write_error_script(folder, options):
 
 @needs_mpi
 @pytest.mark.parametrize("options, key", [
-    ({"energy_output": True}, "'energy_output'"),
+    ({"energy_output": False, "wall_model_parts": ["Walls"]}, "'wall_model_parts'"),
     ({"energy_output": False, "time_integration": "explicit_dem_first"}, "'time_integration'"),
 ])
 def test_unsupported_coupled_option_under_mpi_names_its_key(tmp_path, options, key):
