@@ -177,7 +177,9 @@ def test_tessera_run_writes_one_collection_of_both_domains_from_all_ranks(tmp_pa
     collection = ElementTree.parse(folder / "plate_coupled.pvd").getroot()
     datasets = list(collection.iter("DataSet"))
     files = {d.get("file") for d in datasets}
-    assert {d.get("part") for d in datasets} == {"0", "1"}  # Structure.pvd, SpheresPart_owned.pvd
+    # Structure.pvd, RigidFacePart.pvd (the skin's walls, from rank 0), SpheresPart_owned.pvd
+    assert {d.get("part") for d in datasets} == {"0", "1", "2"}
     assert any(f.endswith(".pvtu") and "Structure" in f for f in files)
     assert any(f.endswith(".pvtu") and "SpheresPart_owned" in f for f in files)
+    assert any(f.endswith(".vtu") and "RigidFacePart" in f for f in files)
     assert all((folder / f).is_file() for f in files)

@@ -157,7 +157,6 @@ def test_vtk_output_of_a_distributed_dem_run_writes_each_sphere_once(tmp_path):
                                                 "OutputTimeStep": 100 * 5e-5})
     result = tessera_run(tmp_path / "bed", ranks=2)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "walls (RigidFacePart) are not written in distributed runs" in result.stderr
     out = tmp_path / "bed" / "bed_Post_Files"
     with open(out / "SpheresPart_owned.pvd") as f:
         steps = [int(s) for s in re.findall(r'file="SpheresPart_owned_(\d+)\.pvtu"', f.read())]
@@ -172,6 +171,53 @@ def test_vtk_output_of_a_distributed_dem_run_writes_each_sphere_once(tmp_path):
                 points.append(int(re.search(rb'NumberOfPoints="(\d+)"', f.read()).group(1)))
         # each rank its owned spheres, no ghost: every sphere once
         assert sum(points) == 294 and min(points) > 0, points
+
+
+@needs_mpi
+def test_vtk_walls_of_a_distributed_dem_run_are_the_serial_files(tmp_path):
+    """post_vtk_option with the walls' contact results (PostContactForces,
+    PostPressure): rank 0 writes the walls, which every rank holds alike, as
+    the serial run does (RigidFacePart_<step>.vtu in RigidFacePart.pvd), with
+    the whole run's contact results (DistributedDem.WriteGlobalWallResults);
+    the wall files are the serial run's: geometry, motion and time bit for
+    bit, the contact results to rounding (per-rank partial sums added in
+    rank order; 1e-12 of the largest value, the tolerance of the walls'
+    GiD/HDF5 results in test_mpi_dem_walls.py)."""
+    import re
+    from vtu_arrays import ReadVtuArrays
+    keys = {"post_vtk_option": True, "OutputTimeStep": 100 * 5e-5, "PostContactForces": True,
+            "PostPressure": True}
+    folders = {}
+    for name, ranks in (("serial", None), ("mpi", 2)):
+        WriteBed(tmp_path / name, steps=200, keys={**keys, "parallel_type": "MPI" if ranks else "OpenMP"})
+        result = tessera_run(tmp_path / name, ranks=ranks)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "not written" not in result.stderr, result.stderr
+        folders[name] = tmp_path / name / "bed_Post_Files"
+    walls = {name: sorted(p.name for p in folder.glob("RigidFacePart*")) for name, folder in folders.items()}
+    assert walls["mpi"] == walls["serial"] and "RigidFacePart.pvd" in walls["serial"], walls
+    # Besides the spheres' pieces (SpheresPart_owned*), the serial run's file set.
+    listed = {name: {p.name for p in folder.iterdir() if not p.name.startswith("SpheresPart")}
+              for name, folder in folders.items()}
+    assert listed["mpi"] == listed["serial"]
+    pvd = {name: (folder / "RigidFacePart.pvd").read_text() for name, folder in folders.items()}
+    assert pvd["mpi"] == pvd["serial"]
+    steps = re.findall(r'file="RigidFacePart_(\d+)\.vtu"', pvd["serial"])
+    assert steps == ["100", "200"], steps
+    loaded = False
+    for step in steps:
+        serial = ReadVtuArrays(folders["serial"] / f"RigidFacePart_{step}.vtu")
+        distributed = ReadVtuArrays(folders["mpi"] / f"RigidFacePart_{step}.vtu")
+        assert set(distributed) == set(serial) >= {"PointData/CONTACT_FORCES", "PointData/DEM_PRESSURE"}
+        for name, values in serial.items():
+            if name in ("PointData/CONTACT_FORCES", "PointData/DEM_PRESSURE"):
+                scale = np.max(np.abs(values))
+                loaded = loaded or scale > 0.0
+                np.testing.assert_allclose(distributed[name], values, rtol=0.0, atol=1e-12 * scale,
+                                           err_msg=name)
+            else:
+                np.testing.assert_array_equal(distributed[name], values, err_msg=name)
+    assert loaded  # the spheres pressed on the walls
 
 
 @needs_mpi

@@ -667,13 +667,6 @@ class DEMAnalysisStage(AnalysisStage):
                 model_part = self.model.GetModelPart(name)
                 if model_part.NumberOfNodes() == 0:
                     continue
-                if walls and self.parallel_type == "MPI":
-                    # Every rank holds every wall, and the walls' nodal contact
-                    # results are per-rank partial sums: not merged yet.
-                    warnings.warn(f"{self.DEM_parameters.Origin()}: post_vtk_option: the walls "
-                                  "(RigidFacePart) are not written in distributed runs yet; the "
-                                  "spheres are", stacklevel=2)
-                    continue
                 settings = tessera.Parameters("{}")
                 settings.AddString("model_part_name", name)
                 settings.AddString("output_control_type", "time")
@@ -690,6 +683,15 @@ class DEMAnalysisStage(AnalysisStage):
                     # each rank writes its owned spheres, not its ghosts
                     process = distributed_run.OwnedSpheresVtkOutput(self.model, settings,
                                                                     self._GetSolver())
+                elif walls and self.parallel_type == "MPI":
+                    # Every rank holds every wall alike (their contact results
+                    # the whole run's: NeedsGlobalWallResults): rank 0 writes
+                    # the serial run's files.
+                    process = distributed_run.WallsOutputOnRoot(
+                        self.communicator,
+                        lambda settings=settings: VtkOutputProcess(self.model, settings, pieces=False))
+                    if process is None:
+                        continue
                 else:
                     process = VtkOutputProcess(self.model, settings)
                 self._list_of_output_processes.append(process)
