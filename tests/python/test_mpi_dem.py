@@ -8,7 +8,9 @@ forces must be the serial run's bit for bit (the design:
 rows in the serial run's order on every rank, each pair computed with the
 serial arithmetic, each sphere's sum in the serial order, ghosts copied from
 their owners; docs/architecture.md "Distributed DEM"). Also: a side wall
-pushed in (imposed motion), spheres changing owner, rebalancing, and the
+pushed in (imposed motion), velocities imposed on sub model parts of the
+spheres (following them across ranks), spheres changing owner, rebalancing,
+the walls' VTK files (written once, the serial run's), and the
 clear errors for what does not run distributed. The mpirun tests skip where
 the build has no MPI or there is no mpirun."""
 import json
@@ -23,7 +25,7 @@ import tessera
 from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment, RunPython
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_dem_case import AddInlet, WriteBed, WriteBondedSpecimen  # noqa: E402
+from mpi_dem_case import AddImposedVelocities, AddInlet, WriteBed, WriteBondedSpecimen  # noqa: E402
 
 RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_dem_run.py")
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
@@ -93,6 +95,40 @@ def test_moving_wall_on_two_ranks_equals_serial_bitwise(tmp_path):
     assert serial["x"][:, 0].max() < 0.136
     assert_bitwise(serial, distributed)
     assert owner_changes(distributed, 2) > 0
+
+
+@needs_mpi
+def test_imposed_sphere_velocities_follow_migrated_spheres_bitwise(tmp_path):
+    # Two sub model parts of the bed's spheres impose velocity components
+    # (SubModelPartData): the spheres of the slab 0.04 < x < 0.077 are pushed
+    # along +x at 1 m/s from 5 ms to 30 ms (then free), and those above
+    # z = 0.09 keep VELOCITY_Z 0 the whole run. Spheres cross the ranks'
+    # boxes and join the new rank's root model part only: the imposition
+    # follows them by node id. 1,000 steps on 2 ranks, bitwise the serial run.
+    WriteBed(tmp_path / "bed", steps=BED_STEPS)
+    groups = AddImposedVelocities(tmp_path / "bed", [
+        ("PushX", lambda x: 0.04 < x[0] < 0.077,
+         {"IMPOSED_VELOCITY_X_VALUE": 1.0, "VELOCITY_START_TIME": 0.005, "VELOCITY_STOP_TIME": 0.03}),
+        ("HoldZ", lambda x: x[2] > 0.09, {"IMPOSED_VELOCITY_Z_VALUE": 0.0})])
+    assert len(groups["PushX"]) > 40 and len(groups["HoldZ"]) > 40
+    serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", 2)
+    ids = serial["ids"]
+    held = np.isin(ids, groups["HoldZ"])
+    pushed = np.isin(ids, groups["PushX"]) & ~held
+    # The impositions acted in the serial run: the held spheres never moved
+    # in z, the pushed ones went along +x (25 mm at 1 m/s while imposed,
+    # less what collisions took back after).
+    assert np.all(serial["VELOCITY"][held, 2] == 0.0) and np.all(serial["DISPLACEMENT"][held, 2] == 0.0)
+    assert np.mean(serial["DISPLACEMENT"][pushed, 0]) > 0.01
+    assert_bitwise(serial, distributed)
+    # Imposed spheres changed owner (the case tests what it should).
+    start = {int(i): r for r in range(2) for i in distributed[f"start_{r}"]}
+    end = {int(i): r for r in range(2) for i in distributed[f"end_{r}"]}
+    imposed = set(groups["PushX"]) | set(groups["HoldZ"])
+    moved = sum(1 for i in imposed if start[i] != end[i])
+    print(f"imposed velocities, 2 ranks: {moved} of {len(imposed)} imposed spheres changed owner")
+    assert moved > 0
 
 
 @needs_mpi

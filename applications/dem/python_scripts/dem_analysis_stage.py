@@ -286,7 +286,10 @@ class DEMSolver(PythonSolver):
         sub model part of the spheres whose data gives
         IMPOSED_VELOCITY_{X,Y,Z}_VALUE fixes that component of VELOCITY on its
         nodes to the value from VELOCITY_START_TIME (0 if not given) to
-        VELOCITY_STOP_TIME (never if not given), and frees it outside."""
+        VELOCITY_STOP_TIME (never if not given), and frees it outside. Each
+        entry keeps the sub model part's node ids: in a distributed run
+        spheres change rank and join the new rank's root model part only, so
+        the imposition follows them by id (_ApplyImposedVelocities)."""
         def sub_model_parts(model_part):
             for sub in model_part.SubModelParts:
                 yield sub
@@ -300,11 +303,20 @@ class DEMSolver(PythonSolver):
                 imposed = tessera.GetVariable(f"IMPOSED_VELOCITY_{axis}_VALUE")
                 if part.Has(imposed):
                     self.imposed_velocities.append(
-                        (list(part.Nodes), tessera.GetVariable(f"VELOCITY_{axis}"), part[imposed],
-                         start, stop))
+                        (list(part.Nodes), set(int(i) for i in part.NodeIds()),
+                         tessera.GetVariable(f"VELOCITY_{axis}"), part[imposed], start, stop))
 
     def _ApplyImposedVelocities(self, time):
-        for nodes, component, value, start, stop in self.imposed_velocities:
+        local = None
+        if self.distributed is not None:
+            # The rank's spheres now (owned and ghosts, a ghost alike so that
+            # its copy is its owner's): nodes are looked up by id each step,
+            # as spheres arrive and leave at the searches.
+            spheres = self.stage.spheres_model_part
+            local = [int(i) for i in spheres.NodeIds()]
+        for nodes, ids, component, value, start, stop in self.imposed_velocities:
+            if local is not None:
+                nodes = [spheres.GetNode(i) for i in local if i in ids]
             active = start <= time <= stop
             for node in nodes:
                 if active:

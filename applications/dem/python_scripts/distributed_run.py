@@ -92,12 +92,6 @@ def CheckSupported(solver):
         refuse("TranslationalIntegrationScheme", "is \"Gear_Predictor_Corrector\"")
     if p["Dimension"].GetInt() != 3:
         refuse("Dimension", "is 2")
-    if solver.imposed_velocities:
-        # Spheres that migrate join the root model part only, not the sub
-        # model parts whose nodes the velocities are imposed on.
-        raise tessera.Error(f"{prefix}, but sub model parts of SpheresPart impose velocities "
-                            "(SubModelPartData IMPOSED_VELOCITY_*_VALUE); imposed sphere "
-                            "velocities do not run distributed yet")
 
 
 def Start(solver, communicator):
