@@ -76,18 +76,33 @@ std::int64_t DistributedDem::KeyOfRow(std::size_t row) const { return row_key_[r
 
 bool DistributedDem::OwnedRow(std::size_t row) const { return row_owned_[row] != 0; }
 
-void DistributedDem::CacheRows() {
+std::int64_t DistributedDem::RowOfKey(std::int64_t key) const {
+  const auto it = std::lower_bound(row_key_.begin(), row_key_.end(), key);
+  return it != row_key_.end() && *it == key ? it - row_key_.begin() : -1;
+}
+
+void DistributedDem::FollowRows() {
   const ParticleStorage& p = s_.particles_;
-  // Rows the bounding box deleted since are gone from the maps first.
-  if (owner_.size() != p.size())
-    for (auto it = owner_.begin(); it != owner_.end();)
-      it = s_.spheres_.HasElement(it->first) ? std::next(it) : owner_.erase(it);
-  row_key_.resize(p.size());
-  row_owned_.resize(p.size());
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    row_key_[i] = key_.at(p.element_id[i]);
-    row_owned_[i] = owner_.at(p.element_id[i]) == rank_ ? 1 : 0;
+  const std::size_t n = p.size();
+  // The strategy only removes rows, keeping the order of the others: the
+  // rows left are a subsequence of the arrays' elements.
+  if (row_element_.size() != n ||
+      !std::equal(row_element_.begin(), row_element_.end(), p.element_id.begin())) {
+    std::size_t out = 0;
+    for (std::size_t j = 0; j < row_element_.size() && out < n; ++j) {
+      if (row_element_[j] != p.element_id[out]) continue;
+      row_key_[out] = row_key_[j], row_owner_[out] = row_owner_[j];
+      row_element_[out] = row_element_[j];
+      ++out;
+    }
+    if (out != n)
+      TESSERA_ERROR("DistributedDem: the strategy's rows changed other than by removal (row ", out,
+                    " of ", n, ", element ", p.element_id[out],
+                    "); particles cannot be added to a distributed run except by its inlets");
+    row_key_.resize(n), row_owner_.resize(n), row_element_.resize(n);
   }
+  row_owned_.resize(n);
+  for (std::size_t i = 0; i < n; ++i) row_owned_[i] = row_owner_[i] == rank_ ? 1 : 0;
 }
 
 void DistributedDem::GhostTargets(const Array3& x, int owner, std::vector<int>& targets) const {
@@ -118,10 +133,7 @@ void DistributedDem::Start() {
   ParticleStorage& p = s_.Particles();
   const std::size_t n = p.size();
   double largest = 0.0;
-  for (std::size_t i = 0; i < n; ++i) {
-    key_[p.element_id[i]] = static_cast<std::int64_t>(i);
-    largest = std::max(largest, p.radius[i]);
-  }
+  for (std::size_t i = 0; i < n; ++i) largest = std::max(largest, p.radius[i]);
   // Spheres an inlet makes may be bigger than any at start.
   if (inlets_ != nullptr) largest = std::max(largest, inlets_->LargestRadius());
   // Every rank holds every sphere here, so the reach is the same everywhere;
@@ -142,10 +154,12 @@ void DistributedDem::Start() {
   boxes_ = RecursiveCoordinateBisection(std::vector<Array3>(p.position.begin(), p.position.end()),
                                         keys, size_);
   std::vector<std::uint8_t> keep(n, 0);
+  row_key_ = keys;
+  row_owner_.resize(n);
+  row_element_.assign(p.element_id.begin(), p.element_id.end());
   for (std::size_t i = 0; i < n; ++i) {
-    const int owner = RcbOwner(boxes_, p.position[i]);
-    owner_[p.element_id[i]] = owner;
-    keep[i] = owner == rank_ || WithinLayer(boxes_[rank_], p.position[i], layer_);
+    row_owner_[i] = RcbOwner(boxes_, p.position[i]);
+    keep[i] = row_owner_[i] == rank_ || WithinLayer(boxes_[rank_], p.position[i], layer_);
   }
   // The adaptive search measures from the positions of the last search:
   // the kept rows keep theirs (RemoveParticles leaves that column alone).
@@ -166,10 +180,8 @@ void DistributedDem::Start() {
   for (std::uint32_t row : walls.particle) ++walls.particle_start[row + 1];
   for (std::size_t i = 0; i < kept; ++i) walls.particle_start[i + 1] += walls.particle_start[i];
   s_.global_damping_power_.assign(st.global_damping > 0.0 ? kept : 0, 0.0);
-  for (auto it = owner_.begin(); it != owner_.end();)
-    it = s_.spheres_.HasElement(it->first) ? std::next(it) : owner_.erase(it);
   s_.ShareRowsWithNodes();
-  CacheRows();
+  FollowRows();
   // Energies: each rank counts its owned rows and their contacts (a pair or
   // a bond by its first sphere, the smaller key). What was dissipated before Start,
   // the same on every rank (each held every sphere), counts on rank 0.
@@ -191,7 +203,7 @@ void DistributedDem::Start() {
     InstallBonds(bonds);
   };
   hooks.after_search = [this] {
-    CacheRows();
+    FollowRows();
     InstallArrivedHistories();
     BuildGhostLists();
   };
@@ -275,11 +287,6 @@ void DistributedDem::InstallBonds(const std::vector<std::vector<double>>& out) {
   ContinuumBonds& bonds = s_.bonds_;
   const std::size_t stride = bonds.state_stride, width = kBondHead + stride;
   const std::size_t rows = s_.particles_.size();
-  // Rows are in key order: a key's row by bisection.
-  const auto row_of = [&](std::int64_t key) -> std::int64_t {
-    const auto it = std::lower_bound(row_key_.begin(), row_key_.end(), key);
-    return it != row_key_.end() && *it == key ? it - row_key_.begin() : -1;
-  };
   std::set<std::pair<std::uint32_t, std::uint32_t>> present;
   for (std::size_t b = 0; b < bonds.size(); ++b) present.insert({bonds.first[b], bonds.second[b]});
   bool added = false;
@@ -288,8 +295,8 @@ void DistributedDem::InstallBonds(const std::vector<std::vector<double>>& out) {
       TESSERA_ERROR("DistributedDem: rank ", rank_, " got a bond message of ", message.size(),
                     " doubles, not a multiple of ", width);
     for (const double* h = message.data(); h < message.data() + message.size(); h += width) {
-      const std::int64_t a = row_of(static_cast<std::int64_t>(h[0]));
-      const std::int64_t b = row_of(static_cast<std::int64_t>(h[1]));
+      const std::int64_t a = RowOfKey(static_cast<std::int64_t>(h[0]));
+      const std::int64_t b = RowOfKey(static_cast<std::int64_t>(h[1]));
       if (a < 0 || b < 0) continue;
       const auto i = static_cast<std::uint32_t>(a), j = static_cast<std::uint32_t>(b);
       if (!present.insert({i, j}).second) continue;
@@ -377,20 +384,22 @@ double DistributedDem::GatherNearInlets(const Array3& low, const Array3& high, d
 }
 
 void DistributedDem::InsertInjected(const std::vector<NewParticle>& fresh) {
+  FollowRows();
   std::vector<NewParticle> kept;
   for (const NewParticle& particle : fresh) {
     const std::int64_t key = next_key_++;  // on every rank, kept or not
     const int owner = RcbOwner(boxes_, particle.position);
     if (owner != rank_ && !WithinLayer(boxes_[rank_], particle.position, layer_)) continue;
-    key_[particle.element_id] = key;
-    owner_[particle.element_id] = owner;
+    // Appended, the largest keys yet: the rows stay in key order.
+    row_key_.push_back(key), row_owner_.push_back(owner);
+    row_element_.push_back(particle.element_id);
     kept.push_back(particle);
   }
   // Every rank inserts, none kept or not: the insertion resets what the
   // serial run's does for all rows (the increments' kind).
   const std::size_t first = s_.particles_.size();
   s_.InsertParticles(kept);
-  CacheRows();
+  FollowRows();
   AddRowsToGhostLists(first);
 }
 
@@ -410,7 +419,7 @@ void DistributedDem::AddRowsToGhostLists(std::size_t first) {
       GhostTargets(p.position[i], rank_, targets);
       for (int r : targets) send[r].push_back(static_cast<std::uint32_t>(i));
     } else {
-      receive[owner_.at(p.element_id[i])].push_back(static_cast<std::uint32_t>(i));
+      receive[row_owner_[i]].push_back(static_cast<std::uint32_t>(i));
     }
   }
   neighbours_.clear(), send_rows_.clear(), receive_rows_.clear();
@@ -494,66 +503,49 @@ void DistributedDem::MaybeRebalance() {
 
 void DistributedDem::Migrate() {
   MaybeRebalance();
+  FollowRows();
   ParticleStorage& p = s_.Particles();
   const std::size_t n = p.size();
   const auto& pairs = s_.pairs_;
   const auto& walls = s_.wall_contacts_;
   const bool pair_extra = pairs.keeps_extra_history, wall_extra = walls.keeps_extra_history;
-  // Contacts of each row (for the histories of leaving spheres).
-  // (as offsets into one array: a search must not allocate per row)
-  std::vector<std::uint32_t> pair_start(n + 1, 0), pair_of(2 * pairs.first.size());
-  for (std::size_t c = 0; c < pairs.first.size(); ++c)
-    ++pair_start[pairs.first[c] + 1], ++pair_start[pairs.second[c] + 1];
-  for (std::size_t i = 0; i < n; ++i) pair_start[i + 1] += pair_start[i];
-  {
-    std::vector<std::uint32_t> cursor(pair_start.begin(), pair_start.end() - 1);
-    for (std::size_t c = 0; c < pairs.first.size(); ++c) {
-      pair_of[cursor[pairs.first[c]]++] = static_cast<std::uint32_t>(c);
-      pair_of[cursor[pairs.second[c]]++] = static_cast<std::uint32_t>(c);
-    }
-  }
+  const std::size_t pair_width = 8 + (pair_extra ? kExtraHistoryDoubles : 0);
+  const std::size_t wall_width = 12 + (wall_extra ? kExtraHistoryDoubles : 0);
   const std::vector<std::uint32_t>& wall_start = walls.particle_start;  // sorted by particle
 
   // Messages to every other rank: [rows, pair histories, wall histories].
   std::vector<std::vector<double>> rows_out(size_), pairs_out(size_), walls_out(size_);
+  // Per row: whether it stays here, its owner after this search, and for an
+  // owned sphere that changes owner, the new owner (-1: none).
   std::vector<std::uint8_t> keep(n, 0);
-  std::unordered_map<IdType, int> new_owner;
+  std::vector<int> next_owner(n, -1), leaves_to(n, -1);
+  bool any_leaves = false;
   std::vector<int> holders;
   for (std::size_t i = 0; i < n; ++i) {
     if (!OwnedRow(i)) continue;
     const int owner = RcbOwner(boxes_, p.position[i]);
     GhostTargets(p.position[i], owner, holders);
     holders.push_back(owner);
-    const IdType element = p.element_id[i];
     const std::int64_t key = KeyOfRow(i);
     for (int r : holders) {
       if (r == rank_) {
         keep[i] = 1;
-        new_owner[element] = owner;
+        next_owner[i] = owner;
         continue;
       }
       std::vector<double>& out = rows_out[r];
       const Node node(&s_.spheres_.Nodal(), p.node[i]);
       out.insert(out.end(),
-                 {static_cast<double>(key), static_cast<double>(element),
+                 {static_cast<double>(key), static_cast<double>(p.element_id[i]),
                   static_cast<double>(node.Id()), static_cast<double>(p.material[i]), p.radius[i],
                   static_cast<double>(p.fixed[i]), static_cast<double>(owner)});
       PutState(out, p, i);
       Put(out, node.InitialCoordinates());
       if (r != owner) continue;
-      // The new owner gets the histories of every contact of the sphere.
-      for (std::uint32_t k = pair_start[i]; k < pair_start[i + 1]; ++k) {
-        const std::uint32_t c = pair_of[k];
-        std::vector<double>& h = pairs_out[r];
-        const auto& record = pairs.history[c];
-        h.insert(h.end(), {static_cast<double>(KeyOfRow(pairs.first[c])),
-                           static_cast<double>(KeyOfRow(pairs.second[c]))});
-        Put(h, record.tangential_force);
-        h.insert(h.end(), {record.tangential_stiffness, record.normal_elastic_force,
-                           static_cast<double>(pairs.state[c])});
-        if (pair_extra)
-          h.insert(h.end(), pairs.extra_history[c].begin(), pairs.extra_history[c].end());
-      }
+      // The new owner gets the histories of every contact of the sphere
+      // (its pair contacts below, in one pass over the pairs).
+      leaves_to[i] = r;
+      any_leaves = true;
       for (std::uint32_t c = wall_start[i]; c < wall_start[i + 1]; ++c) {
         std::vector<double>& h = walls_out[r];
         h.insert(h.end(), {static_cast<double>(key), static_cast<double>(walls.face[c])});
@@ -567,12 +559,29 @@ void DistributedDem::Migrate() {
       }
     }
   }
+  const auto send_pair = [&](std::size_t c, int r) {
+    std::vector<double>& h = pairs_out[r];
+    const auto& record = pairs.history[c];
+    h.insert(h.end(), {static_cast<double>(KeyOfRow(pairs.first[c])),
+                       static_cast<double>(KeyOfRow(pairs.second[c]))});
+    Put(h, record.tangential_force);
+    h.insert(h.end(), {record.tangential_stiffness, record.normal_elastic_force,
+                       static_cast<double>(pairs.state[c])});
+    if (pair_extra) h.insert(h.end(), pairs.extra_history[c].begin(), pairs.extra_history[c].end());
+  };
+  if (any_leaves)
+    for (std::size_t c = 0; c < pairs.first.size(); ++c) {
+      const int a = leaves_to[pairs.first[c]], b = leaves_to[pairs.second[c]];
+      if (a >= 0) send_pair(c, a);
+      if (b >= 0 && b != a) send_pair(c, b);
+    }
   const std::vector<int> others = OtherRanks(rank_, size_);
   std::vector<std::vector<double>> out;
   for (int r : others) {
     std::vector<double> message{static_cast<double>(rows_out[r].size() / kRowDoubles),
                                 static_cast<double>(pairs_out[r].size()),
                                 static_cast<double>(walls_out[r].size())};
+    message.reserve(3 + rows_out[r].size() + pairs_out[r].size() + walls_out[r].size());
     message.insert(message.end(), rows_out[r].begin(), rows_out[r].end());
     message.insert(message.end(), pairs_out[r].begin(), pairs_out[r].end());
     message.insert(message.end(), walls_out[r].begin(), walls_out[r].end());
@@ -581,40 +590,28 @@ void DistributedDem::Migrate() {
   }
   const std::vector<std::vector<double>> in = comm_->Exchange(others, out);
 
-  // Spheres now owned here that were not before.
+  // Rows held here already (ghosts before) are overwritten in place; the
+  // others are inserted. A sphere whose owner is now this rank has arrived.
   arrived_.clear(), arrived_pairs_.clear(), arrived_walls_.clear();
-  for (std::size_t i = 0; i < n; ++i)
-    if (keep[i] && new_owner[p.element_id[i]] == rank_ && !OwnedRow(i))
-      arrived_.insert(KeyOfRow(i));
-  // Rows present here already (a ghost before) are overwritten in place;
-  // the others are inserted.
-  std::unordered_map<IdType, std::size_t> row_of;
-  for (std::size_t i = 0; i < n; ++i) row_of[p.element_id[i]] = i;
-  struct Incoming {
-    const double* row;
-  };
-  std::vector<Incoming> inserted;
-  const std::size_t pair_width = 8 + (pair_extra ? kExtraHistoryDoubles : 0);
-  const std::size_t wall_width = 12 + (wall_extra ? kExtraHistoryDoubles : 0);
+  std::vector<const double*> inserted;
   for (const std::vector<double>& message : in) {
     const std::size_t rows = static_cast<std::size_t>(message[0]);
     const std::size_t pair_doubles = static_cast<std::size_t>(message[1]);
     const std::size_t wall_doubles = static_cast<std::size_t>(message[2]);
     const double* cursor = message.data() + 3;
     for (std::size_t k = 0; k < rows; ++k, cursor += kRowDoubles) {
-      const IdType element = static_cast<IdType>(cursor[1]);
+      const auto key = static_cast<std::int64_t>(cursor[0]);
       const int owner = static_cast<int>(cursor[6]);
-      const bool was_owned = owner_.count(element) && owner_.at(element) == rank_;
-      new_owner[element] = owner;
-      key_[element] = static_cast<std::int64_t>(cursor[0]);
-      if (owner == rank_ && !was_owned) arrived_.insert(static_cast<std::int64_t>(cursor[0]));
-      auto found = row_of.find(element);
-      if (found != row_of.end()) {
-        keep[found->second] = 1;
+      // Its sender owns it: here it was a ghost or absent.
+      if (owner == rank_) arrived_.insert(key);
+      const std::int64_t row = RowOfKey(key);
+      if (row >= 0) {
+        keep[row] = 1;
+        next_owner[row] = owner;
         const double* state = cursor + kRowHead;
-        TakeState(state, p, found->second);
+        TakeState(state, p, static_cast<std::size_t>(row));
       } else {
-        inserted.push_back({cursor});
+        inserted.push_back(cursor);
       }
     }
     for (const double* h = cursor; h < cursor + pair_doubles; h += pair_width)
@@ -626,18 +623,25 @@ void DistributedDem::Migrate() {
           std::vector<double>(h + 2, h + wall_width);
   }
   // Rows that are neither owned nor a ghost here any more go.
-  for (std::size_t i = 0; i < n; ++i)
-    if (!keep[i]) new_owner.erase(p.element_id[i]);
   const bool velocity_steps = s_.increments_are_velocity_steps_;
-  if (std::find(keep.begin(), keep.end(), 0) != keep.end()) s_.RemoveParticles(keep);
-  owner_ = std::move(new_owner);
+  if (std::find(keep.begin(), keep.end(), 0) != keep.end()) {
+    s_.RemoveParticles(keep);
+    std::size_t out_row = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!keep[i]) continue;
+      row_key_[out_row] = row_key_[i], next_owner[out_row] = next_owner[i];
+      row_element_[out_row] = row_element_[i];
+      ++out_row;
+    }
+    row_key_.resize(out_row), next_owner.resize(out_row), row_element_.resize(out_row);
+  }
+  row_owner_ = std::move(next_owner);
   if (!inserted.empty()) {
     // New rows: a node and an element with their global ids, then every column.
     const auto& materials = s_.material_index_.List();
     static const std::string kSphere = "SphericParticle3D";
     std::vector<NewParticle> news;
-    for (const Incoming& incoming : inserted) {
-      const double* r = incoming.row;
+    for (const double* r : inserted) {
       NewParticle np;
       np.node_id = static_cast<IdType>(r[2]);
       np.element_id = static_cast<IdType>(r[1]);
@@ -648,12 +652,15 @@ void DistributedDem::Migrate() {
       np.velocity = Array3{r[kRowHead + 3], r[kRowHead + 4], r[kRowHead + 5]};
       np.element_type = &kSphere;
       news.push_back(np);
+      row_key_.push_back(static_cast<std::int64_t>(r[0]));
+      row_owner_.push_back(static_cast<int>(r[6]));
+      row_element_.push_back(np.element_id);
     }
     const std::size_t first = s_.particles_.size();
     s_.InsertParticles(news);
     ParticleStorage& q = s_.Particles();
     for (std::size_t k = 0; k < inserted.size(); ++k) {
-      const double* r = inserted[k].row;
+      const double* r = inserted[k];
       const std::size_t row = first + k;
       if (q.element_id[row] != static_cast<IdType>(r[1]))
         TESSERA_ERROR("DistributedDem: inserted row ", row, " is element ", q.element_id[row],
@@ -667,17 +674,19 @@ void DistributedDem::Migrate() {
     }
   }
   // Rows in key order: the serial run's relative order of every pair.
-  ParticleStorage& q = s_.Particles();
-  std::vector<std::uint32_t> order(q.size());
-  std::iota(order.begin(), order.end(), 0u);
-  std::vector<std::int64_t> keys(q.size());
-  for (std::size_t i = 0; i < q.size(); ++i) keys[i] = key_.at(q.element_id[i]);
-  if (!std::is_sorted(keys.begin(), keys.end())) {
+  if (!std::is_sorted(row_key_.begin(), row_key_.end())) {
+    std::vector<std::uint32_t> order(row_key_.size());
+    std::iota(order.begin(), order.end(), 0u);
     std::sort(order.begin(), order.end(),
-              [&](std::uint32_t a, std::uint32_t b) { return keys[a] < keys[b]; });
+              [&](std::uint32_t a, std::uint32_t b) { return row_key_[a] < row_key_[b]; });
     s_.ReorderRows(order);
+    const auto permute = [&order](auto& column) {
+      auto old = column;
+      for (std::size_t k = 0; k < order.size(); ++k) column[k] = old[order[k]];
+    };
+    permute(row_key_), permute(row_owner_), permute(row_element_);
   }
-  CacheRows();
+  FollowRows();
   // Inserted rows' increments are their owners' (carried): what the
   // serial run's next force evaluation reads.
   s_.increments_are_velocity_steps_ = velocity_steps;
@@ -688,9 +697,13 @@ void DistributedDem::InstallArrivedHistories() {
   if (arrived_.empty()) return;
   auto& pairs = s_.pairs_;
   auto& walls = s_.wall_contacts_;
+  // The arrived spheres' rows (the bounding box may have removed some).
+  std::vector<std::uint8_t> arrived(row_key_.size(), 0);
+  for (const std::int64_t key : arrived_)
+    if (const std::int64_t row = RowOfKey(key); row >= 0) arrived[row] = 1;
   for (std::size_t c = 0; c < pairs.first.size(); ++c) {
+    if (!arrived[pairs.first[c]] && !arrived[pairs.second[c]]) continue;
     const std::int64_t a = KeyOfRow(pairs.first[c]), b = KeyOfRow(pairs.second[c]);
-    if (!arrived_.count(a) && !arrived_.count(b)) continue;
     // The old owner's history where the serial run had the pair before this
     // search, else a fresh contact (as the serial merge makes it).
     auto found = arrived_pairs_.find({a, b});
@@ -711,8 +724,8 @@ void DistributedDem::InstallArrivedHistories() {
     pairs.state[c] = state;
   }
   for (std::size_t c = 0; c < walls.particle.size(); ++c) {
+    if (!arrived[walls.particle[c]]) continue;
     const std::int64_t a = KeyOfRow(walls.particle[c]);
-    if (!arrived_.count(a)) continue;
     auto found = arrived_walls_.find({a, static_cast<std::int64_t>(walls.face[c])});
     if (found != arrived_walls_.end()) {
       const std::vector<double>& h = found->second;

@@ -136,10 +136,14 @@ class DistributedDem {
   void BuildGhostLists();
   std::int64_t KeyOfRow(std::size_t row) const;
   bool OwnedRow(std::size_t row) const;
+  // The row of a key, or -1 where this rank does not hold it (the rows are in
+  // key order: a bisection).
+  std::int64_t RowOfKey(std::int64_t key) const;
   // The ranks other than `owner` whose ghost layer holds x.
   void GhostTargets(const Array3& x, int owner, std::vector<int>& targets) const;
-  // row_key_ and row_owned_ from the maps (after the rows changed).
-  void CacheRows();
+  // The per-row arrays after the strategy removed rows itself (the bounding
+  // box, between Migrate and the search), then row_owned_ from row_owner_.
+  void FollowRows();
   // Inlets (InletHooks): the owned spheres of all ranks near the inlets, and
   // the injected spheres this rank keeps, with their rows in the ghost lists.
   double GatherNearInlets(const Array3& low, const Array3& high, double largest_new,
@@ -158,11 +162,12 @@ class DistributedDem {
   int rank_ = 0, size_ = 1;
   double layer_ = 0.0;
   std::vector<RcbBox> boxes_;
-  // Per global element id (the run's ids are global): its key and owner.
-  std::unordered_map<IdType, std::int64_t> key_;
-  std::unordered_map<IdType, int> owner_;
-  // Per row, its key and whether this rank owns it (CacheRows).
+  // Per row (ascending keys): its key, owner rank and element id, and whether
+  // this rank owns it (the strategy's counted rows). Vectors, not maps keyed
+  // by id: a search then costs this object no allocation per row.
   std::vector<std::int64_t> row_key_;
+  std::vector<int> row_owner_;
+  std::vector<IdType> row_element_;
   std::vector<std::uint8_t> row_owned_;
   // Ghost refresh: per neighbour rank, the rows sent (owned, ascending key)
   // and the rows received (ghosts owned there, ascending key).
