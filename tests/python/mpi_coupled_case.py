@@ -20,11 +20,14 @@ CELLS = (8, 8, 1)
 STEPS, TIME_STEP = 300, 1e-4
 
 
-def WritePlateCase(folder, transfer_method="area_distributed", named_skin=False, adm_force="thesis"):
+def WritePlateCase(folder, transfer_method="area_distributed", named_skin=False, adm_force="thesis",
+                   energy_samples=None, rayleigh_alpha=0.0):
     """Writes the case into `folder` (created); returns the number of spheres.
     `named_skin`: the skin is the plate's top, the quadrilateral conditions of
     the sub model part Skin (option skin_model_parts), instead of the whole
-    surface found automatically."""
+    surface found automatically. `energy_samples`: the coupled energy
+    balance on (energy_output, about that many rows); `rayleigh_alpha`: the
+    structure's mass damping (explicit solver's rayleigh_alpha)."""
     os.makedirs(folder, exist_ok=True)
     nodes, elements = block_mesh((-0.5, -0.5, -0.04), (1.0, 1.0, 0.04), CELLS)
     clamped = [i for i, x in nodes.items() if abs(abs(x[0]) - 0.5) < 1e-9 or abs(abs(x[1]) - 0.5) < 1e-9]
@@ -44,8 +47,57 @@ def WritePlateCase(folder, transfer_method="area_distributed", named_skin=False,
             spheres.append((x, y, z, 0.04, v))
     dem_files(folder, "plate", spheres, density=2500.0, young=1e7, poisson=0.25, restitution=0.5,
               friction=0.3, end_time=end_time, time_step=TIME_STEP, gravity=(0.0, 0.0, -9.81))
-    import json
-    with open(os.path.join(folder, "ProjectParametersCoupling.json"), "w") as f:
-        json.dump({"transfer_method": transfer_method, "adm_force": adm_force, "energy_output": False,
-                   "echo_level": 0, **({"skin_model_parts": ["Skin"]} if named_skin else {})}, f)
+    if rayleigh_alpha:
+        _SetStructuralSolverKey(folder, "rayleigh_alpha", rayleigh_alpha)
+    WriteCouplingOptions(folder, {"transfer_method": transfer_method, "adm_force": adm_force,
+                                  **({"skin_model_parts": ["Skin"]} if named_skin else {})}, energy_samples)
     return len(spheres)
+
+
+def _SetStructuralSolverKey(folder, key, value):
+    import json
+    path = os.path.join(folder, "ProjectParameters.json")
+    with open(path) as f:
+        parameters = json.load(f)
+    parameters["solver_settings"][key] = value
+    with open(path, "w") as f:
+        json.dump(parameters, f)
+
+
+def WriteCouplingOptions(folder, options, energy_samples=None):
+    """ProjectParametersCoupling.json: `options`, echo_level 0, the energy
+    balance on with about `energy_samples` rows where given, else off."""
+    import json
+    energy = {"energy_output": True, "energy_samples": energy_samples} if energy_samples \
+        else {"energy_output": False}
+    with open(os.path.join(folder, "ProjectParametersCoupling.json"), "w") as f:
+        json.dump({**options, **energy, "echo_level": 0}, f)
+
+
+CUBE_TIME_STEP = 5e-5
+
+
+def WriteCubeCase(folder, steps, energy_samples):
+    """The thesis' V4.3 (Table 4.2) as the serial energy test runs it
+    (applications/coupling/tests/python/test_coupling_thesis_validation.py,
+    _sphere_on_cube): a frictionless sphere, R 0.3 m, 2000 kg/m³, E 5 MPa,
+    ν 0.2, e = 1, strikes a Neo-Hookean 1 m cube (1000 kg/m³, E 5 MPa, ν 0.2,
+    four bottom nodes fixed) at 1 m/s from 0.03 m above, no gravity, Δt
+    5e-5 s; here on six tetrahedra (so that METIS gives each of two ranks
+    elements) and for `steps` steps; ADM; the energy balance on."""
+    import json
+    os.makedirs(folder, exist_ok=True)
+    nodes, elements = block_mesh((-0.5, -0.5, -1.0), (1.0, 1.0, 1.0), (1, 1, 1), True)
+    bottom = [i for i, x in nodes.items() if x[2] == -1.0]
+    end_time = (steps - 0.5) * CUBE_TIME_STEP
+    structure_files(folder, "cube", nodes, elements, "TotalLagrangianElement3D4N", young=5e6, poisson=0.2,
+                    density=1000.0, fixed_nodes=bottom, end_time=end_time, time_step=CUBE_TIME_STEP)
+    path = os.path.join(folder, "StructuralMaterials.json")
+    with open(path) as f:
+        materials = json.load(f)
+    materials["properties"][0]["Material"]["constitutive_law"]["name"] = "HyperElastic3DLaw"
+    with open(path, "w") as f:
+        json.dump(materials, f)
+    dem_files(folder, "cube", [(0.0, 0.0, 0.33, 0.3, (0.0, 0.0, -1.0))], density=2000.0, young=5e6,
+              poisson=0.2, end_time=end_time, time_step=CUBE_TIME_STEP)
+    WriteCouplingOptions(folder, {"transfer_method": "area_distributed"}, energy_samples)

@@ -2,8 +2,9 @@
 writes, on rank 0, OUT.npz: every sphere's final position, velocity, angular
 velocity and displacement (node ids ascending, each from its owner), every
 structural node's displacement, velocity and DEM loads (each from its owner),
-and per step the total force on the structure (Σ DEM_NODAL_FORCE) and the
-total contact force on the spheres (Σ CONTACT_FORCES).
+per step the total force on the structure (Σ DEM_NODAL_FORCE) and the
+total contact force on the spheres (Σ CONTACT_FORCES), and where the
+coupled energy balance is on, its samples and which ranks wrote its file.
 
     [mpirun -np N] python3 mpi_coupled_run.py FOLDER OUT.npz OpenMP|MPI
 """
@@ -55,6 +56,14 @@ def main(folder, out, parallel_type):
             on_spheres.append(_SphereTotal(stage, communicator))
         steps = stage.step
         distributed = stage.GetDEMStage()._GetSolver().distributed
+        # The coupled energy balance (energy_output): every sample's terms,
+        # and which ranks wrote the file.
+        energy = {}
+        if stage.energy is not None:
+            writers = communicator.GatherInts([int(stage.energy.writes_file)], 0)
+            energy = {"energy_rows": np.asarray(stage.energy.rows, dtype=float),
+                      "energy_path": stage.energy.path,
+                      "energy_writers": np.asarray([w[0] for w in writers], dtype=np.int64)}
         # Ghost spheres (their wall contacts must not reach the skin twice) and owner changes.
         ghosts = communicator.SumAllInt(int(distributed.NumberOfGhosts())) if distributed else 0
         migrations = int(distributed.GlobalMigrations()) if distributed else 0
@@ -86,7 +95,8 @@ def main(folder, out, parallel_type):
     if communicator.Rank() == 0:
         np.savez(out, ranks=communicator.Size(), steps=steps, on_structure=np.array(on_structure),
                  on_spheres=np.array(on_spheres), delta_time=stage.delta_time,
-                 skin_nodes=len(stage.skin.skin_ids), ghosts=ghosts, migrations=migrations, **result)
+                 skin_nodes=len(stage.skin.skin_ids), ghosts=ghosts, migrations=migrations, **energy,
+                 **result)
 
 
 if __name__ == "__main__":

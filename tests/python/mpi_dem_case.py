@@ -15,6 +15,11 @@ adds an inlet above the bed (bedDEM_Inlet.mdpa, "dem_inlet_option": true):
 a row of injection points across the box, spheres of a normal radius
 distribution shot downwards with a random deviation.
 
+    AddImposedVelocities(folder, groups)
+
+adds sub model parts of the spheres that impose velocity components
+(SubModelPartData IMPOSED_VELOCITY_*_VALUE, Kratos' "DEM-VelocityBC").
+
     RunSampled(stage, sample, every)
 
 runs an initialised stage's loop, calling sample() at the start and after
@@ -230,3 +235,33 @@ def RunSampled(stage, sample, every):
     stage.FinalizeSolutionStep = finalize_and_sample
     stage.RunSolutionLoop()
     stage.Finalize()
+
+
+def AddImposedVelocities(folder, groups):
+    """Appends to <folder>/bedDEM.mdpa one sub model part of SpheresPart per
+    (name, select, data) of `groups`: the spheres whose centre x (a tuple)
+    satisfies select(x), with `data` ({variable: value}, e.g.
+    IMPOSED_VELOCITY_X_VALUE, VELOCITY_START_TIME) as SubModelPartData.
+    Returns {name: [node ids]} (node and element ids are equal in the bed)."""
+    path = os.path.join(folder, "bedDEM.mdpa")
+    with open(path) as f:
+        text = f.read()
+    block = text.split("Begin Nodes", 1)[1].split("End Nodes", 1)[0]
+    centres = {}
+    for line in block.strip().splitlines():
+        node_id, x, y, z = line.split()
+        centres[int(node_id)] = (float(x), float(y), float(z))
+    chosen, lines = {}, []
+    for name, select, data in groups:
+        ids = [i for i, x in centres.items() if select(x)]
+        chosen[name] = ids
+        lines += [f"Begin SubModelPart {name}", "  Begin SubModelPartData"]
+        lines += [f"    {key} {value!r}" for key, value in data.items()]
+        lines += ["  End SubModelPartData", "  Begin SubModelPartNodes"]
+        lines += [f"    {i}" for i in ids]
+        lines += ["  End SubModelPartNodes", "  Begin SubModelPartElements"]
+        lines += [f"    {i}" for i in ids]
+        lines += ["  End SubModelPartElements", "End SubModelPart", ""]
+    with open(path, "a") as f:
+        f.write("\n" + "\n".join(lines))
+    return chosen

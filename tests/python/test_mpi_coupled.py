@@ -121,7 +121,7 @@ def write_error_script(folder, options):
 
 @needs_mpi
 @pytest.mark.parametrize("options, key", [
-    ({"energy_output": True}, "'energy_output'"),
+    ({"energy_output": False, "wall_model_parts": ["Walls"]}, "'wall_model_parts'"),
     ({"energy_output": False, "time_integration": "explicit_dem_first"}, "'time_integration'"),
 ])
 def test_unsupported_coupled_option_under_mpi_names_its_key(tmp_path, options, key):
@@ -177,7 +177,9 @@ def test_tessera_run_writes_one_collection_of_both_domains_from_all_ranks(tmp_pa
     collection = ElementTree.parse(folder / "plate_coupled.pvd").getroot()
     datasets = list(collection.iter("DataSet"))
     files = {d.get("file") for d in datasets}
-    assert {d.get("part") for d in datasets} == {"0", "1"}  # Structure.pvd, SpheresPart_owned.pvd
+    # Structure.pvd, RigidFacePart.pvd (the skin's walls, from rank 0), SpheresPart_owned.pvd
+    assert {d.get("part") for d in datasets} == {"0", "1", "2"}
     assert any(f.endswith(".pvtu") and "Structure" in f for f in files)
     assert any(f.endswith(".pvtu") and "SpheresPart_owned" in f for f in files)
+    assert any(f.endswith(".vtu") and "RigidFacePart" in f for f in files)
     assert all((folder / f).is_file() for f in files)

@@ -8,7 +8,9 @@ forces must be the serial run's bit for bit (the design:
 rows in the serial run's order on every rank, each pair computed with the
 serial arithmetic, each sphere's sum in the serial order, ghosts copied from
 their owners; docs/architecture.md "Distributed DEM"). Also: a side wall
-pushed in (imposed motion), spheres changing owner, rebalancing, and the
+pushed in (imposed motion), velocities imposed on sub model parts of the
+spheres (following them across ranks), spheres changing owner, rebalancing,
+the walls' VTK files (written once, the serial run's), and the
 clear errors for what does not run distributed. The mpirun tests skip where
 the build has no MPI or there is no mpirun."""
 import json
@@ -23,7 +25,7 @@ import tessera
 from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment, RunPython
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_dem_case import AddInlet, WriteBed, WriteBondedSpecimen  # noqa: E402
+from mpi_dem_case import AddImposedVelocities, AddInlet, WriteBed, WriteBondedSpecimen  # noqa: E402
 
 RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_dem_run.py")
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
@@ -96,6 +98,40 @@ def test_moving_wall_on_two_ranks_equals_serial_bitwise(tmp_path):
 
 
 @needs_mpi
+def test_imposed_sphere_velocities_follow_migrated_spheres_bitwise(tmp_path):
+    # Two sub model parts of the bed's spheres impose velocity components
+    # (SubModelPartData): the spheres of the slab 0.04 < x < 0.077 are pushed
+    # along +x at 1 m/s from 5 ms to 30 ms (then free), and those above
+    # z = 0.09 keep VELOCITY_Z 0 the whole run. Spheres cross the ranks'
+    # boxes and join the new rank's root model part only: the imposition
+    # follows them by node id. 1,000 steps on 2 ranks, bitwise the serial run.
+    WriteBed(tmp_path / "bed", steps=BED_STEPS)
+    groups = AddImposedVelocities(tmp_path / "bed", [
+        ("PushX", lambda x: 0.04 < x[0] < 0.077,
+         {"IMPOSED_VELOCITY_X_VALUE": 1.0, "VELOCITY_START_TIME": 0.005, "VELOCITY_STOP_TIME": 0.03}),
+        ("HoldZ", lambda x: x[2] > 0.09, {"IMPOSED_VELOCITY_Z_VALUE": 0.0})])
+    assert len(groups["PushX"]) > 40 and len(groups["HoldZ"]) > 40
+    serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", 2)
+    ids = serial["ids"]
+    held = np.isin(ids, groups["HoldZ"])
+    pushed = np.isin(ids, groups["PushX"]) & ~held
+    # The impositions acted in the serial run: the held spheres never moved
+    # in z, the pushed ones went along +x (25 mm at 1 m/s while imposed,
+    # less what collisions took back after).
+    assert np.all(serial["VELOCITY"][held, 2] == 0.0) and np.all(serial["DISPLACEMENT"][held, 2] == 0.0)
+    assert np.mean(serial["DISPLACEMENT"][pushed, 0]) > 0.01
+    assert_bitwise(serial, distributed)
+    # Imposed spheres changed owner (the case tests what it should).
+    start = {int(i): r for r in range(2) for i in distributed[f"start_{r}"]}
+    end = {int(i): r for r in range(2) for i in distributed[f"end_{r}"]}
+    imposed = set(groups["PushX"]) | set(groups["HoldZ"])
+    moved = sum(1 for i in imposed if start[i] != end[i])
+    print(f"imposed velocities, 2 ranks: {moved} of {len(imposed)} imposed spheres changed owner")
+    assert moved > 0
+
+
+@needs_mpi
 def test_rebalancing_keeps_results_bitwise(tmp_path):
     # A bisection every 50 steps whatever the balance (threshold 1): the boxes
     # move, many spheres change owner at once, with their histories.
@@ -157,7 +193,6 @@ def test_vtk_output_of_a_distributed_dem_run_writes_each_sphere_once(tmp_path):
                                                 "OutputTimeStep": 100 * 5e-5})
     result = tessera_run(tmp_path / "bed", ranks=2)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "walls (RigidFacePart) are not written in distributed runs" in result.stderr
     out = tmp_path / "bed" / "bed_Post_Files"
     with open(out / "SpheresPart_owned.pvd") as f:
         steps = [int(s) for s in re.findall(r'file="SpheresPart_owned_(\d+)\.pvtu"', f.read())]
@@ -172,6 +207,53 @@ def test_vtk_output_of_a_distributed_dem_run_writes_each_sphere_once(tmp_path):
                 points.append(int(re.search(rb'NumberOfPoints="(\d+)"', f.read()).group(1)))
         # each rank its owned spheres, no ghost: every sphere once
         assert sum(points) == 294 and min(points) > 0, points
+
+
+@needs_mpi
+def test_vtk_walls_of_a_distributed_dem_run_are_the_serial_files(tmp_path):
+    """post_vtk_option with the walls' contact results (PostContactForces,
+    PostPressure): rank 0 writes the walls, which every rank holds alike, as
+    the serial run does (RigidFacePart_<step>.vtu in RigidFacePart.pvd), with
+    the whole run's contact results (DistributedDem.WriteGlobalWallResults);
+    the wall files are the serial run's: geometry, motion and time bit for
+    bit, the contact results to rounding (per-rank partial sums added in
+    rank order; 1e-12 of the largest value, the tolerance of the walls'
+    GiD/HDF5 results in test_mpi_dem_walls.py)."""
+    import re
+    from vtu_arrays import ReadVtuArrays
+    keys = {"post_vtk_option": True, "OutputTimeStep": 100 * 5e-5, "PostContactForces": True,
+            "PostPressure": True}
+    folders = {}
+    for name, ranks in (("serial", None), ("mpi", 2)):
+        WriteBed(tmp_path / name, steps=200, keys={**keys, "parallel_type": "MPI" if ranks else "OpenMP"})
+        result = tessera_run(tmp_path / name, ranks=ranks)
+        assert result.returncode == 0, result.stdout + result.stderr
+        assert "not written" not in result.stderr, result.stderr
+        folders[name] = tmp_path / name / "bed_Post_Files"
+    walls = {name: sorted(p.name for p in folder.glob("RigidFacePart*")) for name, folder in folders.items()}
+    assert walls["mpi"] == walls["serial"] and "RigidFacePart.pvd" in walls["serial"], walls
+    # Besides the spheres' pieces (SpheresPart_owned*), the serial run's file set.
+    listed = {name: {p.name for p in folder.iterdir() if not p.name.startswith("SpheresPart")}
+              for name, folder in folders.items()}
+    assert listed["mpi"] == listed["serial"]
+    pvd = {name: (folder / "RigidFacePart.pvd").read_text() for name, folder in folders.items()}
+    assert pvd["mpi"] == pvd["serial"]
+    steps = re.findall(r'file="RigidFacePart_(\d+)\.vtu"', pvd["serial"])
+    assert steps == ["100", "200"], steps
+    loaded = False
+    for step in steps:
+        serial = ReadVtuArrays(folders["serial"] / f"RigidFacePart_{step}.vtu")
+        distributed = ReadVtuArrays(folders["mpi"] / f"RigidFacePart_{step}.vtu")
+        assert set(distributed) == set(serial) >= {"PointData/CONTACT_FORCES", "PointData/DEM_PRESSURE"}
+        for name, values in serial.items():
+            if name in ("PointData/CONTACT_FORCES", "PointData/DEM_PRESSURE"):
+                scale = np.max(np.abs(values))
+                loaded = loaded or scale > 0.0
+                np.testing.assert_allclose(distributed[name], values, rtol=0.0, atol=1e-12 * scale,
+                                           err_msg=name)
+            else:
+                np.testing.assert_array_equal(distributed[name], values, err_msg=name)
+    assert loaded  # the spheres pressed on the walls
 
 
 @needs_mpi

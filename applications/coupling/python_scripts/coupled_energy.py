@@ -40,6 +40,19 @@ not counted.
 
 The file "<name>_coupled_energy.dat" has one row per sample (a header names
 the columns), "<name>_coupled_energy.png" plots them (matplotlib).
+
+Distributed runs ("parallel_type": "MPI", distributed_coupling.py): every
+rank takes each sample (the terms are collective). The structure's terms are
+sums over the rank's elements: the lumped masses of NodalMasses() are the
+rank's elements' shares (a shared node's mass split over the ranks that hold
+it, its velocity the same bits on each), so Σ over the rank's nodes of
+½ m_share |v|², -m_share g·u and α m_share |v|² counts every element's mass
+once over the run, and the strain energy is a sum over the rank's elements;
+the four are then added over the ranks in rank order (the same bits on every
+rank). The Rayleigh work is each rank's running sum, added at the samples.
+The DEM's terms are DistributedDem.GlobalEnergies (each sphere and contact
+once). Rank 0 alone writes the file and the plot. Equal to the serial terms
+to rounding (other associations of the same sums).
 """
 import os
 
@@ -63,6 +76,10 @@ class CoupledEnergyMonitor:
         self.impact_loss = 0.0
         self.interval = 1
         self._file = None
+        # A distributed run: the rank-ordered sums of DistributedCoupling; only
+        # rank 0 writes.
+        self.distributed = getattr(stage, "distributed", None)
+        self.writes_file = self.distributed is None or self.distributed.rank == 0
 
     def Start(self, end_time, delta_time, start_time):
         steps = max(1, int(round((end_time - start_time) / delta_time)))
@@ -72,9 +89,10 @@ class CoupledEnergyMonitor:
         if self.nonsmooth and len(self.stage.GetDEMStage().GetStrategy().Clusters()) > 0:
             raise tessera.Error("coupling: energy_output with moreau_jean_strategy counts spheres (their "
                                 "potential from the rows); this DEM model has Cluster3D clusters")
-        self._file = open(self.path, "w")
-        self._file.write("# coupled DE-FE energy balance (J); E_T = the sum of the terms\n")
-        self._file.write("# time " + " ".join(TERMS) + " E_T\n")
+        if self.writes_file:
+            self._file = open(self.path, "w")
+            self._file.write("# coupled DE-FE energy balance (J); E_T = the sum of the terms\n")
+            self._file.write("# time " + " ".join(TERMS) + " E_T\n")
         self.Sample(force=True)
 
     def SpheresFreeKineticEnergy(self, h):
@@ -133,12 +151,19 @@ class CoupledEnergyMonitor:
         g = structure.NodalArray(tessera.VOLUME_ACCELERATION)
         if self.nonsmooth:
             return self._NonsmoothTerms(masses, v, u, g)
-        dem = stage.GetDEMStage().GetStrategy().GetEnergies()
+        fe = np.array([0.5 * float(np.dot(masses, np.einsum("ij,ij->i", v, v))),
+                       _structural.ComputeStrainEnergy(structure),
+                       -float(np.dot(masses, np.einsum("ij,ij->i", g, u))),
+                       self.damping_work])
+        if self.distributed is not None:
+            fe = self.distributed.SumOverRanks(fe)  # collective (module text)
+        # Distributed: DistributedDem.GlobalEnergies, collective.
+        dem = stage.GetDEMStage().GetEnergies()
         return {
-            "fe_kinetic": 0.5 * float(np.dot(masses, np.einsum("ij,ij->i", v, v))),
-            "fe_strain": _structural.ComputeStrainEnergy(structure),
-            "fe_gravity": -float(np.dot(masses, np.einsum("ij,ij->i", g, u))),
-            "fe_damping": self.damping_work,
+            "fe_kinetic": float(fe[0]),
+            "fe_strain": float(fe[1]),
+            "fe_gravity": float(fe[2]),
+            "fe_damping": float(fe[3]),
             "dem_kinetic": dem["kinetic_translational"] + dem["kinetic_rotational"],
             "dem_gravity": dem["gravitational_potential"],
             "contact_elastic": dem["elastic_normal"] + dem["elastic_tangential"],
@@ -168,6 +193,8 @@ class CoupledEnergyMonitor:
         terms = self.Terms()
         total = sum(terms.values())
         self.rows.append((self.stage.time, *(terms[k] for k in TERMS), total))
+        if self._file is None:
+            return
         self._file.write(" ".join(f"{x:.12g}" for x in self.rows[-1]) + "\n")
         if force:
             self._file.flush()

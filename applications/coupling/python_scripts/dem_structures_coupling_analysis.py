@@ -652,8 +652,8 @@ class DemStructuresCouplingAnalysis:
         if self.distributed is None or self.distributed.rank == 0:
             self._WriteCoupledCollection()
         if self.energy is not None:
-            png = self.energy.Finish()
-            if self.echo_level > 0:
+            png = self.energy.Finish()  # rank 0 writes (coupled_energy.py)
+            if self.echo_level > 0 and self.energy.writes_file:
                 print(f"coupling: energy balance in {self.energy.path}"
                       + (f" and {png}" if png else "") + f"; E_T drift {100 * self.energy.Drift():.3g} % "
                       "of the largest term")

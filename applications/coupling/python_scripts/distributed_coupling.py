@@ -73,12 +73,8 @@ def CheckSupported(coupling):
                             "not run distributed yet")
     if coupling.options["wall_model_parts"]:
         raise tessera.Error(f"{options}: {prefix}, but key 'wall_model_parts' names walls of the DEM "
-                            "deck (CoSimulation decks, cables); only walls made from the skin run "
-                            "distributed yet")
-    if coupling.options["energy_output"]:
-        raise tessera.Error(f"{options}: {prefix}, but key 'energy_output' is true: the coupled energy "
-                            "balance needs the DEM's energy bookkeeping, which does not run distributed "
-                            "yet; set \"energy_output\": false")
+                            "deck (CoSimulation decks, cables): moving those with the structure does "
+                            "not run distributed yet; only walls made from the skin do")
 
 
 class DistributedCoupling:

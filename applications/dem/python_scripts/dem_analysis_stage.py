@@ -286,7 +286,10 @@ class DEMSolver(PythonSolver):
         sub model part of the spheres whose data gives
         IMPOSED_VELOCITY_{X,Y,Z}_VALUE fixes that component of VELOCITY on its
         nodes to the value from VELOCITY_START_TIME (0 if not given) to
-        VELOCITY_STOP_TIME (never if not given), and frees it outside."""
+        VELOCITY_STOP_TIME (never if not given), and frees it outside. Each
+        entry keeps the sub model part's node ids: in a distributed run
+        spheres change rank and join the new rank's root model part only, so
+        the imposition follows them by id (_ApplyImposedVelocities)."""
         def sub_model_parts(model_part):
             for sub in model_part.SubModelParts:
                 yield sub
@@ -300,11 +303,20 @@ class DEMSolver(PythonSolver):
                 imposed = tessera.GetVariable(f"IMPOSED_VELOCITY_{axis}_VALUE")
                 if part.Has(imposed):
                     self.imposed_velocities.append(
-                        (list(part.Nodes), tessera.GetVariable(f"VELOCITY_{axis}"), part[imposed],
-                         start, stop))
+                        (list(part.Nodes), set(int(i) for i in part.NodeIds()),
+                         tessera.GetVariable(f"VELOCITY_{axis}"), part[imposed], start, stop))
 
     def _ApplyImposedVelocities(self, time):
-        for nodes, component, value, start, stop in self.imposed_velocities:
+        local = None
+        if self.distributed is not None:
+            # The rank's spheres now (owned and ghosts, a ghost alike so that
+            # its copy is its owner's): nodes are looked up by id each step,
+            # as spheres arrive and leave at the searches.
+            spheres = self.stage.spheres_model_part
+            local = [int(i) for i in spheres.NodeIds()]
+        for nodes, ids, component, value, start, stop in self.imposed_velocities:
+            if local is not None:
+                nodes = [spheres.GetNode(i) for i in local if i in ids]
             active = start <= time <= stop
             for node in nodes:
                 if active:
@@ -667,13 +679,6 @@ class DEMAnalysisStage(AnalysisStage):
                 model_part = self.model.GetModelPart(name)
                 if model_part.NumberOfNodes() == 0:
                     continue
-                if walls and self.parallel_type == "MPI":
-                    # Every rank holds every wall, and the walls' nodal contact
-                    # results are per-rank partial sums: not merged yet.
-                    warnings.warn(f"{self.DEM_parameters.Origin()}: post_vtk_option: the walls "
-                                  "(RigidFacePart) are not written in distributed runs yet; the "
-                                  "spheres are", stacklevel=2)
-                    continue
                 settings = tessera.Parameters("{}")
                 settings.AddString("model_part_name", name)
                 settings.AddString("output_control_type", "time")
@@ -690,6 +695,15 @@ class DEMAnalysisStage(AnalysisStage):
                     # each rank writes its owned spheres, not its ghosts
                     process = distributed_run.OwnedSpheresVtkOutput(self.model, settings,
                                                                     self._GetSolver())
+                elif walls and self.parallel_type == "MPI":
+                    # Every rank holds every wall alike (their contact results
+                    # the whole run's: NeedsGlobalWallResults): rank 0 writes
+                    # the serial run's files.
+                    process = distributed_run.WallsOutputOnRoot(
+                        self.communicator,
+                        lambda settings=settings: VtkOutputProcess(self.model, settings, pieces=False))
+                    if process is None:
+                        continue
                 else:
                     process = VtkOutputProcess(self.model, settings)
                 self._list_of_output_processes.append(process)

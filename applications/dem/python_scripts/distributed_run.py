@@ -5,8 +5,9 @@ of problem_data.parallel_type, and "mpi_settings"), what refuses to run
 distributed (an error naming the key), the C++ DistributedDem
 (applications/dem/parallel/distributed_dem.h) around the explicit strategy,
 and the output of a distributed run: owned spheres' VTK pieces, GiD and HDF5
-files merged on rank 0 (MergedSpheresOutput) with the walls written once, their
-contact results and force graphs from the global sums (NeedsGlobalWallResults).
+files merged on rank 0 (MergedSpheresOutput), the walls written once by rank 0
+(GiD, HDF5 and VTK), their contact results and force graphs from the global
+sums (NeedsGlobalWallResults).
 """
 import tessera
 
@@ -91,12 +92,6 @@ def CheckSupported(solver):
         refuse("TranslationalIntegrationScheme", "is \"Gear_Predictor_Corrector\"")
     if p["Dimension"].GetInt() != 3:
         refuse("Dimension", "is 2")
-    if solver.imposed_velocities:
-        # Spheres that migrate join the root model part only, not the sub
-        # model parts whose nodes the velocities are imposed on.
-        raise tessera.Error(f"{prefix}, but sub model parts of SpheresPart impose velocities "
-                            "(SubModelPartData IMPOSED_VELOCITY_*_VALUE); imposed sphere "
-                            "velocities do not run distributed yet")
 
 
 def Start(solver, communicator):
@@ -165,8 +160,8 @@ def NeedsGlobalWallResults(solver):
     """Whether a distributed run needs the walls' nodal contact results of the
     whole run (each rank's strategy writes the sums of its own rows' contacts,
     ghosts' included): for the wall force graphs (FORCE_INTEGRATION_GROUP
-    parts) and for the walls' GiD/HDF5 results selected by the Post* flags of
-    WALL_CONTACT_RESULTS. The stage then calls
+    parts) and for the walls' GiD/HDF5/VTK results selected by the Post* flags
+    of WALL_CONTACT_RESULTS. The stage then calls
     DistributedDem.WriteGlobalWallResults (collective) after every
     WriteToNodes."""
     from .dem_graphs_output import ForceIntegrationGroups
@@ -177,7 +172,8 @@ def NeedsGlobalWallResults(solver):
     if ForceIntegrationGroups(walls):
         return True
     p = solver.parameters
-    if not (p["post_gid_option"].GetBool() or p["post_hdf5_option"].GetBool()):
+    if not (p["post_gid_option"].GetBool() or p["post_hdf5_option"].GetBool()
+            or p["post_vtk_option"].GetBool()):
         return False
     return any(p[key].GetBool() for key in WALL_CONTACT_RESULTS)
 

@@ -24,9 +24,11 @@ def Factory(settings, model):
 
 class VtkOutputProcess(ScheduledOutputProcess):
     """Kratos' output process protocol: the analysis asks IsOutputStep() after
-    each solution step and calls PrintOutput() when it is."""
+    each solution step and calls PrintOutput() when it is. `pieces` False: the
+    model part is written whole, as in a serial run, also under mpirun (a
+    model part every rank holds alike, written by one rank: the DEM's walls)."""
 
-    def __init__(self, model, settings):
+    def __init__(self, model, settings, pieces=True):
         super().__init__()  # the C++ base must be initialised for the bindings
         settings.ValidateAndAssignDefaults(tessera.VtkOutput.GetDefaultParameters())
         model_part_name = settings["model_part_name"].GetString()
@@ -41,7 +43,7 @@ class VtkOutputProcess(ScheduledOutputProcess):
         # A distributed run: each rank writes its piece as "<name>_<rank>_<step>.vtu",
         # rank 0 the .pvtu per step and the .pvd that merge them (parallel_vtk).
         self.communicator = None
-        if tessera.MPIBuilt() and tessera.LaunchedByMPI():
+        if pieces and tessera.MPIBuilt() and tessera.LaunchedByMPI():
             communicator = tessera.DefaultCommunicator()
             if communicator.Size() > 1:
                 self.communicator = communicator
