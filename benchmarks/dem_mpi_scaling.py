@@ -5,7 +5,8 @@ NX x NY x NZ spheres per rank (the 2-rank bed twice as long in x), thrown at
 
 Reported per run: seconds of the time loop (rank 0; LAMMPS' "Loop time"),
 µs per sphere-step, each code's weak-scaling efficiency T(1 rank, n) /
-T(2 ranks, 2n), Tessera's time over LAMMPS' at 1 and at 2 ranks, and
+T(2 ranks, 2n), the same ratio for two serial runs of n spheres at once
+(two processes, no MPI: what the shared cache and memory allow), Tessera's time over LAMMPS' at 1 and at 2 ranks, and
 Tessera's communication: doubles (8 bytes) each rank sends per step to
 refresh its neighbours' ghosts, its ghosts, and the doubles of all
 migrations together. On a host shared with other jobs the times are noisy:
@@ -61,6 +62,23 @@ def run(folder, out, ranks):
     if result.returncode != 0:
         sys.exit(result.stdout + result.stderr)
     return np.load(out)
+
+
+def run_pair(folder, tmp):
+    """Two serial runs of `folder` at once, each in its own process (no MPI):
+    the machine's own ceiling for the weak-scaling efficiency (two cores
+    sharing the L3 and the memory). Returns both loops' seconds."""
+    script = os.path.join(TESTS, "mpi_dem_run.py")
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    outs = [os.path.join(tmp, f"pair{k}.npz") for k in range(2)]
+    processes = [subprocess.Popen([sys.executable, script, folder, out, "OpenMP"], env=env,
+                                  stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+                 for out in outs]
+    for process in processes:
+        log, _ = process.communicate()
+        if process.returncode != 0:
+            sys.exit(log)
+    return [float(np.load(out)["seconds"]) for out in outs]
 
 
 def HertzParameters(radius):
@@ -161,6 +179,7 @@ def main():
         n2 = WriteBed(two, 2 * args.nx, args.ny, args.nz, steps=args.steps)
         r1 = run(one, os.path.join(tmp, "one.npz"), 1)
         r2 = run(two, os.path.join(tmp, "two.npz"), 2)
+        pair = run_pair(one, tmp)
         if lammps:
             WriteLammps(os.path.join(tmp, "lmp1"), args.nx, args.ny, args.nz, args.steps)
             WriteLammps(os.path.join(tmp, "lmp2"), 2 * args.nx, args.ny, args.nz, args.steps)
@@ -178,6 +197,8 @@ def main():
           f"{1e6 * t2 / (n2 / 2 * args.steps):.3f} µs per owned sphere-step, "
           f"{int(r2['searches'])} searches")
     print(f"Tessera weak-scaling efficiency T1/T2 = {t1 / t2:.2f}")
+    print(f"Tessera two serial runs at once (no MPI): {pair[0]:.3f} s and {pair[1]:.3f} s; "
+          f"the machine's ceiling T1/max = {t1 / max(pair):.2f}")
     if lammps:
         print(f"LAMMPS  1 rank : {n1} spheres, {l1:.3f} s, "
               f"{1e6 * l1 / (n1 * args.steps):.3f} µs per sphere-step, {b1} list builds")
