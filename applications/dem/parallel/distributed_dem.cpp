@@ -17,10 +17,19 @@
 namespace tessera::dem {
 namespace {
 
-// A row's columns in a migration message, in this order.
-constexpr std::size_t kRowHead = 7;    // key, element id, node id, material, radius, fixed, owner
-constexpr std::size_t kRowState = 30;  // x v w disp ddisp drot angle force torque contact_force
-constexpr std::size_t kRowDoubles = kRowHead + kRowState + 3;  // + initial coordinates
+// A row's columns in a migration message, in this order: the head, the
+// state (StateDoubles), the initial coordinates.
+constexpr std::size_t kRowHead = 7;  // key, element id, node id, material, radius, fixed, owner
+// x v w disp ddisp drot angle force torque contact_force
+constexpr std::size_t kRowBaseState = 30;
+
+// The doubles of a row's state: the base columns, then the Gear scheme's
+// acceleration and its two rates where the run has them (translation, and
+// rotation with its Direct_Integration): a ghost predicts from its owner's.
+std::size_t StateDoubles(const ParticleStorage& p) {
+  return kRowBaseState + (p.has_gear ? 9 : 0) + (p.has_gear_angular ? 9 : 0);
+}
+std::size_t RowDoubles(const ParticleStorage& p) { return kRowHead + StateDoubles(p) + 3; }
 
 void Put(std::vector<double>& out, const Array3& a) { out.insert(out.end(), {a[0], a[1], a[2]}); }
 Array3 Take(const double*& in) {
@@ -35,17 +44,27 @@ double* PutState(double* out, const ParticleStorage& p, std::size_t i) {
                           &p.displacement[i], &p.delta_displacement[i], &p.delta_rotation[i],
                           &p.rotation_angle[i], &p.force[i], &p.torque[i], &p.contact_force[i]})
     out = std::copy(a->begin(), a->end(), out);
+  if (p.has_gear)
+    for (const auto& column : p.gear) out = std::copy(column[i].begin(), column[i].end(), out);
+  if (p.has_gear_angular)
+    for (const auto& column : p.gear_angular)
+      out = std::copy(column[i].begin(), column[i].end(), out);
   return out;
 }
 void PutState(std::vector<double>& out, const ParticleStorage& p, std::size_t i) {
-  out.resize(out.size() + kRowState);
-  PutState(out.data() + out.size() - kRowState, p, i);
+  const std::size_t width = StateDoubles(p);
+  out.resize(out.size() + width);
+  PutState(out.data() + out.size() - width, p, i);
 }
 void TakeState(const double*& in, ParticleStorage& p, std::size_t i) {
   p.position[i] = Take(in), p.velocity[i] = Take(in), p.angular_velocity[i] = Take(in);
   p.displacement[i] = Take(in), p.delta_displacement[i] = Take(in);
   p.delta_rotation[i] = Take(in), p.rotation_angle[i] = Take(in), p.force[i] = Take(in);
   p.torque[i] = Take(in), p.contact_force[i] = Take(in);
+  if (p.has_gear)
+    for (auto& column : p.gear) column[i] = Take(in);
+  if (p.has_gear_angular)
+    for (auto& column : p.gear_angular) column[i] = Take(in);
 }
 
 std::vector<int> OtherRanks(int rank, int size) {
@@ -128,7 +147,6 @@ void DistributedDem::Start() {
   if (!s_.clusters_.empty()) refuse("rigid clusters (ClusterPart)");
   if (s_.glued_.size() > 0) refuse("sticky walls (glued particles)");
   if (!s_.free_walls_.empty()) refuse("FREE_BODY_MOTION walls (their loads are not reduced yet)");
-  if (st.scheme == TranslationalScheme::kGear) refuse("the Gear scheme");
   if (!s_.registered_materials_.empty() && inlets_ == nullptr)
     refuse("particle inlets not handed to DistributedDem::AdoptInlets");
   if (st.clean_indentations) refuse("\"CleanIndentationsOption\"");
@@ -450,10 +468,10 @@ void DistributedDem::RefreshGhosts() {
   ghost_out_.resize(neighbours_.size());
   ghost_in_.resize(neighbours_.size());
   for (std::size_t k = 0; k < neighbours_.size(); ++k) {
-    ghost_out_[k].resize(send_rows_[k].size() * kRowState);
+    ghost_out_[k].resize(send_rows_[k].size() * StateDoubles(p));
     double* out = ghost_out_[k].data();
     for (std::uint32_t row : send_rows_[k]) out = PutState(out, p, row);
-    ghost_in_[k].resize(receive_rows_[k].size() * kRowState);
+    ghost_in_[k].resize(receive_rows_[k].size() * StateDoubles(p));
     ghost_doubles_ += static_cast<std::int64_t>(ghost_out_[k].size());
   }
   comm_->ExchangeKnownSizes(neighbours_, ghost_out_, ghost_in_);
@@ -515,6 +533,7 @@ void DistributedDem::Migrate() {
   const bool pair_extra = pairs.keeps_extra_history, wall_extra = walls.keeps_extra_history;
   const std::size_t pair_width = 8 + (pair_extra ? kExtraHistoryDoubles : 0);
   const std::size_t wall_width = 12 + (wall_extra ? kExtraHistoryDoubles : 0);
+  const std::size_t row_doubles = RowDoubles(p);
   const std::vector<std::uint32_t>& wall_start = walls.particle_start;  // sorted by particle
 
   // Messages to every other rank: [rows, pair histories, wall histories].
@@ -582,7 +601,7 @@ void DistributedDem::Migrate() {
   const std::vector<int> others = OtherRanks(rank_, size_);
   std::vector<std::vector<double>> out;
   for (int r : others) {
-    std::vector<double> message{static_cast<double>(rows_out[r].size() / kRowDoubles),
+    std::vector<double> message{static_cast<double>(rows_out[r].size() / row_doubles),
                                 static_cast<double>(pairs_out[r].size()),
                                 static_cast<double>(walls_out[r].size())};
     message.reserve(3 + rows_out[r].size() + pairs_out[r].size() + walls_out[r].size());
@@ -603,7 +622,7 @@ void DistributedDem::Migrate() {
     const std::size_t pair_doubles = static_cast<std::size_t>(message[1]);
     const std::size_t wall_doubles = static_cast<std::size_t>(message[2]);
     const double* cursor = message.data() + 3;
-    for (std::size_t k = 0; k < rows; ++k, cursor += kRowDoubles) {
+    for (std::size_t k = 0; k < rows; ++k, cursor += row_doubles) {
       const auto key = static_cast<std::int64_t>(cursor[0]);
       const int owner = static_cast<int>(cursor[6]);
       // Its sender owns it: here it was a ghost or absent.
@@ -673,7 +692,7 @@ void DistributedDem::Migrate() {
       const double* state = r + kRowHead;
       TakeState(state, q, row);
       Node node(&s_.spheres_.Nodal(), q.node[row]);
-      const double* x0 = r + kRowHead + kRowState;
+      const double* x0 = r + kRowHead + StateDoubles(q);
       node.InitialCoordinates() = Array3{x0[0], x0[1], x0[2]};
     }
   }
