@@ -37,8 +37,11 @@ void TriangleAreaWithGradient(const Array3& centre, double radius, const Array3&
       if (Dot(Cross(x[(k + 1) % 3] - x[k], p - x[k]), n) < 0.0) return false;
     return true;
   };
-  // Where the circle crosses each edge (inside the edge), and Σ s_k L_k.
-  double angle[6];
+  // Where the circle crosses each edge (inside the edge): the angle and its
+  // cosine and sine; and Σ s_k L_k.
+  struct Crossing {
+    double angle, cosine, sine;
+  } crossing[6];
   int crossings = 0;
   double chords = 0.0;
   for (int k = 0; k < 3; ++k) {
@@ -58,33 +61,44 @@ void TriangleAreaWithGradient(const Array3& centre, double radius, const Array3&
     for (double tk : t)
       if (tk >= 0.0 && tk < 1.0) {
         const Array3 q = from + tk * edge;
-        angle[crossings++] = std::atan2(Dot(q, w), Dot(q, u));
+        const double qu = Dot(q, u), qw = Dot(q, w);
+        crossing[crossings++] = {std::atan2(qw, qu), qu / a, qw / a};
       }
   }
   // The arcs inside the triangle and their integrals (in u, w):
-  // Θ = ∫dθ, E = ∫e dθ, M = ∫e eᵀ dθ.
+  // Θ = ∫dθ, E = ∫e dθ, M = ∫e eᵀ dθ, from the ends' cosines and sines.
   double theta = 0.0, eu = 0.0, ew = 0.0, muu = 0.0, mww = 0.0, muw = 0.0;
-  auto arc = [&](double from, double to) {
-    const double s2 = std::sin(2.0 * to) - std::sin(2.0 * from);
-    const double sa = std::sin(from), sb = std::sin(to);
-    theta += to - from;
-    eu += sb - sa;
-    ew += std::cos(from) - std::cos(to);
-    muu += 0.5 * (to - from) + 0.25 * s2;
-    mww += 0.5 * (to - from) - 0.25 * s2;
-    muw += 0.5 * (sb * sb - sa * sa);
-  };
-  auto on_circle = [&](double t) { return cp + a * (std::cos(t) * u + std::sin(t) * w); };
   if (crossings == 0) {
-    // The whole circle inside the triangle, or none of it inside (the
-    // triangle inside the circle, or the two apart).
-    if (inside(on_circle(0.0))) arc(0.0, 2.0 * std::numbers::pi);
+    // The whole circle inside the triangle (Θ = 2π, E = 0, M = π I), or none
+    // of it (the triangle inside the circle, or the two apart).
+    if (inside(cp + a * u)) theta = 2.0 * std::numbers::pi, muu = mww = std::numbers::pi;
   } else {
-    std::sort(angle, angle + crossings);
+    std::sort(crossing, crossing + crossings,
+              [](const Crossing& l, const Crossing& r) { return l.angle < r.angle; });
     for (int k = 0; k < crossings; ++k) {
-      const double from = angle[k];
-      const double to = k + 1 < crossings ? angle[k + 1] : angle[0] + 2.0 * std::numbers::pi;
-      if (to > from && inside(on_circle(0.5 * (from + to)))) arc(from, to);
+      const Crossing& p = crossing[k];
+      const Crossing& q = crossing[k + 1 < crossings ? k + 1 : 0];
+      const double span =
+          k + 1 < crossings ? q.angle - p.angle : q.angle + 2.0 * std::numbers::pi - p.angle;
+      if (!(span > 0.0)) continue;
+      // The arc's middle: along the sum of its ends' directions (reversed
+      // past a half turn; a half turn itself: p's turned by 90°).
+      double mu = p.cosine + q.cosine, mw = p.sine + q.sine;
+      const double length = std::sqrt(mu * mu + mw * mw);
+      if (length > 1e-6) {
+        const double scale = (span > std::numbers::pi ? -a : a) / length;
+        mu *= scale, mw *= scale;
+      } else {
+        mu = -a * p.sine, mw = a * p.cosine;
+      }
+      if (!inside(cp + mu * u + mw * w)) continue;
+      const double sin2 = 2.0 * (q.sine * q.cosine - p.sine * p.cosine);
+      theta += span;
+      eu += q.sine - p.sine;
+      ew += p.cosine - q.cosine;
+      muu += 0.5 * span + 0.25 * sin2;
+      mww += 0.5 * span - 0.25 * sin2;
+      muw += 0.5 * (q.sine * q.sine - p.sine * p.sine);
     }
   }
   area = 0.5 * (a2 * theta + chords);
