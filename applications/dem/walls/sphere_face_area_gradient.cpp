@@ -37,6 +37,16 @@ void TriangleAreaWithGradient(const Array3& centre, double radius, const Array3&
       if (Dot(Cross(x[(k + 1) % 3] - x[k], p - x[k]), n) < 0.0) return false;
     return true;
   };
+  // C_π's distances from the edges' lines (inside > 0): the circle wholly
+  // beyond one of them leaves no area (nor any derivative), wholly inside
+  // all of them is whole (the common cases, without the crossings).
+  bool whole = true;
+  for (int k = 0; k < 3; ++k) {
+    const Array3 edge = x[(k + 1) % 3] - x[k];
+    const double s = Dot(Cross(n, edge), cp - x[k]) / Norm(edge);
+    if (s <= -a) return;
+    whole = whole && s >= a;
+  }
   // Where the circle crosses each edge (inside the edge): the angle and its
   // cosine and sine; and Σ s_k L_k.
   struct Crossing {
@@ -44,7 +54,7 @@ void TriangleAreaWithGradient(const Array3& centre, double radius, const Array3&
   } crossing[6];
   int crossings = 0;
   double chords = 0.0;
-  for (int k = 0; k < 3; ++k) {
+  for (int k = 0; k < 3 && !whole; ++k) {
     const Array3 edge = x[(k + 1) % 3] - x[k];
     const Array3 from = x[k] - cp;
     const double ee = Dot(edge, edge), fe = Dot(from, edge);
@@ -71,7 +81,7 @@ void TriangleAreaWithGradient(const Array3& centre, double radius, const Array3&
   if (crossings == 0) {
     // The whole circle inside the triangle (Θ = 2π, E = 0, M = π I), or none
     // of it (the triangle inside the circle, or the two apart).
-    if (inside(cp + a * u)) theta = 2.0 * std::numbers::pi, muu = mww = std::numbers::pi;
+    if (whole || inside(cp + a * u)) theta = 2.0 * std::numbers::pi, muu = mww = std::numbers::pi;
   } else {
     std::sort(crossing, crossing + crossings,
               [](const Crossing& l, const Crossing& r) { return l.angle < r.angle; });
