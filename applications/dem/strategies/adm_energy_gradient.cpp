@@ -14,9 +14,11 @@
 // Here a sphere (centre x, radius R) stores, over the faces it cuts,
 //     U(x, X) = Σ_e (A_e/A_T) U_law(R - d_e),
 // with A_e the area of the circle it cuts in face e's plane inside the face
-// (App. C, the thesis' areas), A_T = Σ A_e, X the faces' vertices, and d_e
-// the face's plane distance where the face lies along the area-weighted mean
-// normal of the faces cut, its nearest point's distance where it is turned
+// (App. C's, the thesis' areas: walls/sphere_face_area_gradient.h gives it
+// with its derivatives, equal to App. C's composition to round-off),
+// A_T = Σ A_e, X the faces' vertices, and d_e the face's plane distance
+// where the face lies along the area-weighted mean normal of the faces
+// cut, its nearest point's distance where it is turned
 // from that normal by kSameSurfaceAngle or more (another side of the body:
 // over a convex edge its plane passes near the centre), blended in between
 // as the thesis' ADM blends faces into a master's surface. U depends on no
