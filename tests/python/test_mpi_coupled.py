@@ -84,12 +84,10 @@ def test_coupled_plate_on_ranks_equals_serial(tmp_path, serial_runs, ranks, tran
     print(f"{ranks} ranks, {transfer}{', named skin' if named_skin else ''}, {adm_force}: "
           f"{int(distributed['ghosts'])} ghosts, "
           f"{int(distributed['migrations'])} owner changes; largest relative differences {differences}")
-    # The tolerance, 1e-10. ADM's energy-consistent forces are
-    # central differences of the stored energy (step 1e-6 R), which turn the
-    # distributed run's round-off differences (1e-16 of the positions) into
-    # ~1e-10 of a nodal force: measured 4.1e-10 on the nodal forces, 5e-11 on
-    # the velocities; 1e-9 for them.
-    tolerance = 1e-10 if adm_force == "thesis" else 1e-9
+    # The tolerance, 1e-10, for ADM's energy-consistent forces too
+    # (exact derivatives of the stored energy: measured 2.1e-14 on the nodal
+    # forces, 1.1e-15 on the sphere velocities).
+    tolerance = 1e-10
     for name, difference in differences.items():
         assert difference <= tolerance, name
     # Action and reaction at every step: Σ DEM_NODAL_FORCE over the skin =

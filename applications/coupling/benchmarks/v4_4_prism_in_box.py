@@ -16,8 +16,8 @@ takes the chosen transfer.
 
 prints E_T every 0.05 s and its drift (max |E_T - E_T(0)| over the largest
 term, coupled_energy.py), and writes prism_coupled_energy.dat/.png in a
-temporary folder (its path is printed). About 12 s per 0.5 s on one core (21 s
-with --adm-force energy_gradient).
+temporary folder (its path is printed). About 12.5 s of CPU per 0.5 s on one
+core (13 s with --adm-force energy_gradient).
 """
 import argparse
 import json

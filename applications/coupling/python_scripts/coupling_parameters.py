@@ -42,9 +42,8 @@
   normal forces scaled by A_m/A_T, B.1, spread at the faces' intersection
   centroids, B.2) or "energy_gradient" (the normal forces on the sphere and
   on the faces' vertices as the gradients of one stored energy,
-  Σ_e (A_e/A_T) U(δ_e), by differences: DemSettings.adm_energy_gradient;
-  V4.4's energy within 1 %; that energy at 7 centres and one face's terms
-  per moved vertex, per sphere on the skin and step).
+  Σ_e (A_e/A_T) U(δ_e), exact derivatives: DemSettings.adm_energy_gradient;
+  V4.4's energy within 1 %).
 * "fe_time_step_fraction": α of Δt ≤ α min_e l_e / c_e, the structure's share
   of the common step (thesis 4.70: α in [0.8, 0.98]).
 * "energy_output": the coupled energy balance (coupled_energy.py) written to

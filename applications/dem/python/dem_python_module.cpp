@@ -2,6 +2,10 @@
 // registered when the library loaded; this adds its elements and conditions),
 // and binds the DEM strategy, its settings, the particle rows and the contact
 // law helpers that the Python stage (tessera.dem.DEMAnalysisStage) and tests use.
+#include <algorithm>
+#include <array>
+#include <vector>
+
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
@@ -16,6 +20,8 @@
 #include "applications/dem/particles/particle_storage.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "applications/dem/utilities/spatial_order.h"
+#include "applications/dem/walls/sphere_face_area_gradient.h"
+#include "kernel/core/error.h"
 #include "kernel/model/model_part.h"
 #include "kernel/python/casters.h"
 
@@ -236,6 +242,27 @@ void BindContactLaws(py::module_& m) {
         "Thesis Table 5.1 ratio of the polyhedron of n faces, linear in n, clamped to [4, 20]");
   m.def("ContactLawNames", &ContactLawNames,
         "The DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME values this build provides");
+  m.def(
+      "SphereFaceAreaWithGradient",
+      [](const Array3& centre, double radius, const std::vector<Array3>& vertices) {
+        if (vertices.size() != 3 && vertices.size() != 4)
+          TESSERA_ERROR("SphereFaceAreaWithGradient: expected 3 or 4 vertices, got ",
+                        vertices.size());
+        std::array<Array3, 4> points{};
+        std::copy(vertices.begin(), vertices.end(), points.begin());
+        SphereFaceAreaGradient g;
+        SphereFaceAreaWithGradient(centre, radius, points, static_cast<int>(vertices.size()), g);
+        py::dict d;
+        d["area"] = g.area;
+        d["centre"] = py::cast(g.centre);
+        d["vertices"] =
+            py::cast(std::vector<Array3>(g.vertex.begin(), g.vertex.begin() + vertices.size()));
+        return d;
+      },
+      py::arg("centre"), py::arg("radius"), py::arg("vertices"),
+      "The area the sphere cuts in the face (3 or 4 vertices; App. C's A_e) and its derivatives "
+      "with respect to the centre and each vertex (walls/sphere_face_area_gradient.h): a dict "
+      "with area, centre, vertices");
   m.def("ThorntonDampingRatio", &ThorntonDampingRatio, py::arg("restitution"),
         "The Hertz damping ratio of Kratos' fitted map (HertzDampingMap \"thornton_fit\")");
   m.attr("MINIMUM_RESTITUTION") = kMinimumRestitution;

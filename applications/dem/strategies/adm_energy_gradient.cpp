@@ -14,9 +14,11 @@
 // Here a sphere (centre x, radius R) stores, over the faces it cuts,
 //     U(x, X) = Σ_e (A_e/A_T) U_law(R - d_e),
 // with A_e the area of the circle it cuts in face e's plane inside the face
-// (App. C, the thesis' areas), A_T = Σ A_e, X the faces' vertices, and d_e
-// the face's plane distance where the face lies along the area-weighted mean
-// normal of the faces cut, its nearest point's distance where it is turned
+// (App. C's, the thesis' areas: walls/sphere_face_area_gradient.h gives it
+// with its derivatives, equal to App. C's composition to round-off),
+// A_T = Σ A_e, X the faces' vertices, and d_e the face's plane distance
+// where the face lies along the area-weighted mean normal of the faces
+// cut, its nearest point's distance where it is turned
 // from that normal by kSameSurfaceAngle or more (another side of the body:
 // over a convex edge its plane passes near the centre), blended in between
 // as the thesis' ADM blends faces into a master's surface. U depends on no
@@ -24,76 +26,118 @@
 // one flat face, or coplanar ones, it is the thesis' U_law(δ).
 //
 // The sphere's force is -∂U/∂x, the force on each vertex of each of its
-// faces -∂U/∂X_vertex (a node shared by faces sums its vertices'), by central
-// differences on a private copy of the sphere's candidate faces, one-sided
-// where a face begins or stops being cut within the difference step, none
-// where both sides change (the thesis' forces for that sphere and step).
+// faces -∂U/∂X_vertex (a node shared by faces sums its vertices'), both
+// exact, of the current configuration's U, by the chain rule in two passes:
+//   - per face cut, its terms and their derivatives with respect to x and
+//     the face's own vertices: A_e's in closed form
+//     (walls/sphere_face_area_gradient.h), the plane distance's through the
+//     face's normal and origin (UpdateFaceGeometry's: a triangle's edges, a
+//     quadrilateral's diagonals and vertex mean), the nearest point's by the
+//     envelope theorem (the point is the closest of its edge, vertex or
+//     facet: only the explicit dependence counts, the centre's along the
+//     normal, each vertex's with its weight at the point);
+//   - U's derivatives with respect to the terms, backwards through the
+//     blend, the mean normal and the area weights (AdmEnergyOfTerms), with
+//     U_law's slope dU_law/dδ (the law's EnergySlope).
 // U does not change when the sphere and its faces move together, so the
-// vertex forces sum to minus the sphere's (their differences' rounding is
+// vertex forces sum to minus the sphere's (the rounding of the sums is
 // removed, so that the nodes' loads sum to minus the spheres' forces to
 // round-off); nor does it depend on the sphere's rotation (a pure force
 // through the centre). The stored energy the contacts report is U. The
 // correction -∂U/∂x - Σ_m F_m of the thesis' normal forces is shared among
 // the masters in proportion to their normal forces (their tangential and
 // damping forces stay as they are, and reach the nodes by the shares).
-// Cost per sphere on the skin and step: U at 7 centres (every face's terms),
-// and one face's terms with U summed again for each of 6 × (vertices of the
-// faces cut) moved vertices (AdmFaceTerm, AdmEnergyOfTerms).
+// Cost per sphere on the skin and step: one pass over its candidate faces
+// (the closest feature, and the area with its derivatives, of each face in
+// reach) and one over the faces cut.
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <type_traits>
 #include <vector>
 
 #include "applications/dem/contact_laws/contact_force.h"
+#include "applications/dem/contact_laws/contact_laws.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "applications/dem/walls/area_distribution.h"
 #include "applications/dem/walls/rigid_face_storage.h"
+#include "applications/dem/walls/sphere_face_area_gradient.h"
 
 namespace tessera::dem {
 
 namespace {
 
-// The difference step, relative to the radius: the areas and distances are
-// smooth on this scale (rounding of U ~1e-16 U over 1e-6 R leaves ~1e-10 of
-// the force).
-constexpr double kGradientStep = 1e-6;
-
-// The cosines of the blend of a face's distance (AdmStoredEnergy), as the
+// The cosines of the blend of a face's distance (AdmEnergyOfTerms), as the
 // thesis' ADM blends its faces into a master's surface (area_distribution.h).
 const double kFullCosine = std::cos(kSameSurfaceAngle / 2.0);
 const double kNoneCosine = std::cos(kSameSurfaceAngle);
 
+// Adds to the vertices' derivatives those of a function of face f's plane
+// (UpdateFaceGeometry's unit normal n and origin o) with derivatives
+// `d_normal` and `d_origin`: n = c / |c| with c a triangle's edges' or a
+// quadrilateral's diagonals' cross product, o a triangle's first vertex or a
+// quadrilateral's vertex mean.
+void AddPlaneDerivatives(const RigidFaceStorage& faces, std::uint32_t f, const Array3& d_normal,
+                         const Array3& d_origin, std::array<Array3, 4>& d_vertex) {
+  const auto& v = faces.points[f];
+  const Array3& n = faces.plane_normal[f];
+  if (faces.vertex_count[f] == 3) {
+    const Array3 e1 = v[1] - v[0], e2 = v[2] - v[0];
+    const Array3 dc = (d_normal - Dot(n, d_normal) * n) / Norm(Cross(e1, e2));
+    // δ(e1 × e2)·dc = δe1·(e2 × dc) + δe2·(dc × e1).
+    const Array3 d1 = Cross(e2, dc), d2 = Cross(dc, e1);
+    d_vertex[0] += d_origin - d1 - d2;
+    d_vertex[1] += d1;
+    d_vertex[2] += d2;
+  } else {
+    const Array3 g1 = v[2] - v[0], g2 = v[3] - v[1];
+    const Array3 dc = (d_normal - Dot(n, d_normal) * n) / Norm(Cross(g1, g2));
+    const Array3 d1 = Cross(g2, dc), d2 = Cross(dc, g1);
+    const Array3 mean = 0.25 * d_origin;
+    d_vertex[0] += mean - d1;
+    d_vertex[1] += mean - d2;
+    d_vertex[2] += mean + d1;
+    d_vertex[3] += mean + d2;
+  }
+}
+
 }  // namespace
 
-void ExplicitSolverStrategy::AdmFaceTerm(std::size_t i, const Array3& centre,
-                                         const RigidFaceStorage& faces, std::size_t k,
-                                         AdmFaceTerms& terms) {
+void ExplicitSolverStrategy::AdmFaceTerm(std::size_t i, std::size_t k, AdmFaceTerms& terms) {
   const std::uint32_t f = wall_contacts_.face[wall_contacts_.particle_start[i] + k];
   const ParticleStorage& p = particles_;
+  const Array3& centre = p.position[i];
   terms.area[k] = 0.0;
   terms.cut[k] = 0;
   // A face not under ADM, or of the particle's own sticky wall, takes no part.
   const int own_wall = static_cast<int>(p.glued[i]) - 1;
   if (!face_area_distributed_[f] || (own_wall >= 0 && face_sticky_[f] == own_wall)) return;
-  FaceContactGeometry feature;
-  FaceContact(faces, k, centre, p.radius[i], feature);
+  FaceContactGeometry& feature = terms.nearest[k];
+  FaceContact(faces_, f, centre, p.radius[i], feature);
   if (feature.type == FaceContactType::kNone) return;
-  AreaShare share;
-  CircleFaceAreaShare(faces, static_cast<std::uint32_t>(k), centre, p.radius[i], share);
-  if (!(share.area > 0.0)) return;
-  const double d = Dot(centre - faces.plane_origin[k], faces.plane_normal[k]);
-  terms.area[k] = share.area;
+  SphereFaceAreaGradient& area = terms.area_gradient[k];
+  SphereFaceAreaWithGradient(centre, p.radius[i], faces_.points[f], faces_.vertex_count[f], area);
+  if (!(area.area > 0.0)) return;
+  const double d = Dot(centre - faces_.plane_origin[f], faces_.plane_normal[f]);
+  terms.area[k] = area.area;
   terms.cut[k] = 1;
+  terms.side[k] = d < 0.0 ? -1.0 : 1.0;
   terms.plane_distance[k] = std::abs(d);
   terms.nearest_distance[k] = feature.distance;
-  terms.towards[k] = (d < 0.0 ? 1.0 : -1.0) * faces.plane_normal[k];
+  terms.towards[k] = -terms.side[k] * faces_.plane_normal[f];
 }
 
-double ExplicitSolverStrategy::AdmEnergyOfTerms(std::size_t i, const RigidFaceStorage& faces,
-                                                const AdmFaceTerms& terms) {
+double ExplicitSolverStrategy::AdmEnergyOfTerms(std::size_t i, AdmFaceTerms& terms) {
   const ParticleStorage& p = particles_;
+  const std::uint32_t* const face = wall_contacts_.face.data() + wall_contacts_.particle_start[i];
+  const double radius = p.radius[i];
   const std::size_t count = terms.area.size();
   double total = 0.0;
-  for (std::size_t k = 0; k < count; ++k) total += terms.area[k];
+  for (std::size_t k = 0; k < count; ++k) {
+    total += terms.area[k];
+    terms.d_area[k] = terms.d_plane_distance[k] = terms.d_nearest_distance[k] = 0.0;
+    terms.d_towards[k] = Array3{};
+  }
   if (!(total > 0.0)) return 0.0;
   // The mean normal of the faces cut, from the centre towards them, weighted
   // by area and by the plane's distance (relative to the radius): the
@@ -103,9 +147,15 @@ double ExplicitSolverStrategy::AdmEnergyOfTerms(std::size_t i, const RigidFaceSt
   Array3 mean_normal{};
   for (std::size_t k = 0; k < count; ++k)
     if (terms.cut[k])
-      mean_normal += (terms.area[k] * terms.plane_distance[k] / p.radius[i]) * terms.towards[k];
+      mean_normal += (terms.area[k] * terms.plane_distance[k] / radius) * terms.towards[k];
   const double mean_length = Norm(mean_normal);
   if (mean_length > 0.0) mean_normal = (1.0 / mean_length) * mean_normal;
+  // Per face: its law's energy U_k and slope, its blend b_k and whether the
+  // blend is between its clamps (then it varies with the cosine).
+  thread_local std::vector<double> law_energy, law_slope, blend;
+  thread_local std::vector<std::uint8_t> blending;
+  law_energy.assign(count, 0.0), law_slope.assign(count, 0.0), blend.assign(count, 0.0);
+  blending.assign(count, 0);
   double energy = 0.0;
   for (std::size_t k = 0; k < count; ++k) {
     if (!terms.cut[k]) continue;
@@ -114,59 +164,60 @@ double ExplicitSolverStrategy::AdmEnergyOfTerms(std::size_t i, const RigidFaceSt
     // or more (another side of the body: over a convex edge its plane
     // passes near the centre) with its own nearest point's, blended
     // linearly in the cosine from half that angle.
-    const double b = std::clamp(
-        (Dot(terms.towards[k], mean_normal) - kNoneCosine) / (kFullCosine - kNoneCosine), 0.0, 1.0);
+    const double s =
+        (Dot(terms.towards[k], mean_normal) - kNoneCosine) / (kFullCosine - kNoneCosine);
+    const double b = std::clamp(s, 0.0, 1.0);
+    blend[k] = b;
+    blending[k] = s > 0.0 && s < 1.0;
     const double distance = b * terms.plane_distance[k] + (1.0 - b) * terms.nearest_distance[k];
-    const double overlap = p.radius[i] - distance;
+    const double overlap = radius - distance;
     if (!(overlap > 0.0)) continue;
-    const PairParameters& pair = table_.WallPair(p.material[i], faces.material[k]);
+    const PairParameters& pair = table_.WallPair(p.material[i], faces_.material[face[k]]);
     if (!pair.defined) continue;  // ComputeWallContacts reports it
     // The law's stored energy at this overlap, from a fresh history at rest.
     Array3 spring{};
     double stiffness = 0.0, normal_elastic = 0.0;
     std::uint8_t sliding = 0;
     const ContactForce at_rest = ComputeContactForce(
-        pair, overlap, p.radius[i], p.mass[i], terms.towards[k], Array3{}, Array3{},
+        pair, overlap, radius, p.mass[i], terms.towards[k], Array3{}, Array3{},
         ContactHistoryRef{spring, stiffness, normal_elastic, sliding}, settings_.delta_time);
+    law_energy[k] = at_rest.elastic_energy;
+    law_slope[k] = ContactLaws::Visit(pair.law, [&]<class L>(std::type_identity<L>) {
+      return L::EnergySlope(pair, normal_elastic);
+    });
     energy += terms.area[k] / total * at_rest.elastic_energy;
+  }
+  // Backwards: U's derivatives with respect to each face's terms, through
+  // U = Σ_k (A_k / A_T) U_k(R - d_k), d_k = b_k d_plane + (1 - b_k) d_nearest,
+  // b_k of the cosine of towards_k with the mean normal, and the mean
+  // normal of the areas, plane distances and normals.
+  Array3 d_mean{};  // ∂U/∂(unit mean normal)
+  const double per_cosine = 1.0 / (kFullCosine - kNoneCosine);
+  for (std::size_t k = 0; k < count; ++k) {
+    if (!terms.cut[k]) continue;
+    terms.d_area[k] = (law_energy[k] - energy) / total;
+    const double d_distance = -terms.area[k] / total * law_slope[k];
+    terms.d_plane_distance[k] = d_distance * blend[k];
+    terms.d_nearest_distance[k] = d_distance * (1.0 - blend[k]);
+    if (!blending[k]) continue;
+    const double d_cosine =
+        d_distance * (terms.plane_distance[k] - terms.nearest_distance[k]) * per_cosine;
+    terms.d_towards[k] += d_cosine * mean_normal;
+    d_mean += d_cosine * terms.towards[k];
+  }
+  if (mean_length > 0.0) {
+    // Through the normalisation, then the weighted sum.
+    const Array3 d_sum = (d_mean - Dot(mean_normal, d_mean) * mean_normal) / mean_length;
+    for (std::size_t k = 0; k < count; ++k) {
+      if (!terms.cut[k]) continue;
+      const double along = Dot(terms.towards[k], d_sum) / radius;
+      terms.d_area[k] += terms.plane_distance[k] * along;
+      terms.d_plane_distance[k] += terms.area[k] * along;
+      terms.d_towards[k] += (terms.area[k] * terms.plane_distance[k] / radius) * d_sum;
+    }
   }
   return energy;
 }
-
-double ExplicitSolverStrategy::AdmStoredEnergy(std::size_t i, const Array3& centre,
-                                               const RigidFaceStorage& faces, AdmFaceTerms& terms) {
-  const std::size_t count = faces.size();
-  terms.Resize(count);
-  for (std::size_t k = 0; k < count; ++k) AdmFaceTerm(i, centre, faces, k, terms);
-  return AdmEnergyOfTerms(i, faces, terms);
-}
-
-namespace {
-
-// One component of U's gradient by differences of `energy(±h)` about
-// `at_centre` (U at the unperturbed state, whose faces cut are `cut`):
-// central where neither side changes which faces the sphere cuts,
-// one-sided where one does. False where both do. `energy` writes the faces
-// cut at the moved state to its second argument.
-template <class Evaluate>
-bool DifferenceQuotient(Evaluate&& energy, double h, double at_centre,
-                        const std::vector<std::uint8_t>& cut, std::vector<std::uint8_t>& plus,
-                        std::vector<std::uint8_t>& minus, double& derivative) {
-  const double up = energy(h, plus);
-  const double down = energy(-h, minus);
-  const bool up_same = plus == cut, down_same = minus == cut;
-  if (up_same && down_same)
-    derivative = (up - down) / (2.0 * h);
-  else if (up_same)
-    derivative = (up - at_centre) / h;
-  else if (down_same)
-    derivative = (at_centre - down) / h;
-  else
-    return false;
-  return true;
-}
-
-}  // namespace
 
 void ExplicitSolverStrategy::CorrectAdmForcesToEnergyGradient(std::size_t i, Array3& force,
                                                               Array3& elastic) {
@@ -183,67 +234,55 @@ void ExplicitSolverStrategy::CorrectAdmForcesToEnergyGradient(std::size_t i, Arr
     weight_sum += std::abs(normal);
   }
   if (!(weight_sum > 0.0)) return;
-  // A private copy of the candidate faces, whose vertices the differences move.
-  thread_local RigidFaceStorage local;
-  thread_local AdmFaceTerms at_centre, moved;
-  thread_local std::vector<std::uint8_t> plus, minus;
-  CopyFaceRows(faces_, wc.face.data() + begin, count, local);
-  const Array3 x = particles_.position[i];
-  const double h = kGradientStep * particles_.radius[i];
-  const double energy = AdmStoredEnergy(i, x, local, at_centre);
-  // The sphere's gradient, the faces held: every face's terms change.
+  thread_local AdmFaceTerms terms;
+  terms.Resize(count);
+  for (std::size_t k = 0; k < count; ++k) AdmFaceTerm(i, k, terms);
+  const double energy = AdmEnergyOfTerms(i, terms);
+  // The chain rule from the terms to the centre and each face's vertices.
+  const Array3& x = particles_.position[i];
   Array3 gradient{};
-  for (int d = 0; d < settings_.dimension; ++d) {
-    auto moved_centre = [&](double step, std::vector<std::uint8_t>& cut) {
-      Array3 y = x;
-      y[d] += step;
-      const double u = AdmStoredEnergy(i, y, local, moved);
-      cut = moved.cut;
-      return u;
-    };
-    if (!DifferenceQuotient(moved_centre, h, energy, at_centre.cut, plus, minus, gradient[d]))
-      return;  // a face enters on both sides: keep the thesis' forces this step
-  }
-  // Each vertex's, the sphere held: moving a vertex of face k changes face
-  // k's terms only (U then sums them again). Only faces the sphere cuts take
-  // part (a face out of reach stays out within the step, or changes which
-  // faces are cut).
   thread_local std::vector<std::array<Array3, 4>> vertex_gradient;
   vertex_gradient.assign(count, std::array<Array3, 4>{});
-  moved = at_centre;
   Array3 vertex_sum{};
   int vertices = 0;
   for (std::size_t k = 0; k < count; ++k) {
-    if (!at_centre.cut[k]) continue;
-    for (int v = 0; v < local.vertex_count[k]; ++v) {
-      for (int d = 0; d < settings_.dimension; ++d) {
-        const double held = local.points[k][v][d];
-        auto moved_vertex = [&](double step, std::vector<std::uint8_t>& cut) {
-          local.points[k][v][d] = held + step;
-          UpdateFaceGeometry(local, k);
-          AdmFaceTerm(i, x, local, k, moved);
-          const double u = AdmEnergyOfTerms(i, local, moved);
-          cut = moved.cut;
-          return u;
-        };
-        const bool ok = DifferenceQuotient(moved_vertex, h, energy, at_centre.cut, plus, minus,
-                                           vertex_gradient[k][v][d]);
-        local.points[k][v][d] = held;
-        UpdateFaceGeometry(local, k);
-        moved.CopyRow(at_centre, k);
-        if (!ok) return;  // as for the sphere: the thesis' forces this step
-      }
-      vertex_sum += vertex_gradient[k][v];
-      ++vertices;
+    if (!terms.cut[k]) continue;
+    const std::uint32_t f = wc.face[begin + k];
+    const int n_vertices = faces_.vertex_count[f];
+    std::array<Array3, 4>& d_vertex = vertex_gradient[k];
+    // The area.
+    const SphereFaceAreaGradient& area = terms.area_gradient[k];
+    gradient += terms.d_area[k] * area.centre;
+    for (int v = 0; v < n_vertices; ++v) d_vertex[v] += terms.d_area[k] * area.vertex[v];
+    // The nearest point's distance: on the facet it is the plane's; on an
+    // edge or at a vertex |P - x|, P = Σ w_v X_v held at its weights.
+    double d_plane = terms.d_plane_distance[k];
+    const FaceContactGeometry& nearest = terms.nearest[k];
+    if (nearest.type == FaceContactType::kFacet) {
+      d_plane += terms.d_nearest_distance[k];
+    } else {
+      gradient -= terms.d_nearest_distance[k] * nearest.normal;
+      for (int v = 0; v < n_vertices; ++v)
+        d_vertex[v] += (terms.d_nearest_distance[k] * nearest.weights[v]) * nearest.normal;
     }
+    // The plane's distance s (x - o)·n and the normal towards it, -s n.
+    const double side = terms.side[k];
+    const Array3& n = faces_.plane_normal[f];
+    gradient += (d_plane * side) * n;
+    AddPlaneDerivatives(faces_, f,
+                        side * (d_plane * (x - faces_.plane_origin[f]) - terms.d_towards[k]),
+                        (-side * d_plane) * n, d_vertex);
+    for (int v = 0; v < n_vertices; ++v) vertex_sum += d_vertex[v];
+    vertices += n_vertices;
   }
-  // Σ_vertices ∂U/∂X = -∂U/∂x exactly; the differences leave their rounding,
+  // Σ_vertices ∂U/∂X = -∂U/∂x exactly; the sums leave their rounding,
   // removed in equal parts.
   if (vertices == 0) return;
   const Array3 residual = (1.0 / vertices) * (vertex_sum + gradient);
   for (std::size_t k = 0; k < count; ++k) {
-    if (!at_centre.cut[k]) continue;
-    for (int v = 0; v < local.vertex_count[k]; ++v)
+    if (!terms.cut[k]) continue;
+    const std::uint32_t f = wc.face[begin + k];
+    for (int v = 0; v < faces_.vertex_count[f]; ++v)
       wc.adm_vertex_force[begin + k][v] = residual - vertex_gradient[k][v];
   }
   // The sphere: each master's normal elastic force and its share of the

@@ -85,6 +85,7 @@
 #include "applications/dem/walls/glued_particles.h"
 #include "applications/dem/walls/imposed_wall_motion.h"
 #include "applications/dem/walls/rigid_face_storage.h"
+#include "applications/dem/walls/sphere_face_area_gradient.h"
 #include "kernel/model/properties.h"
 
 namespace tessera {
@@ -570,33 +571,34 @@ class ExplicitSolverStrategy {
   void StartGearRows(std::size_t first);
   IntegrationConstants Integration() const;
   bool QuadRowUpdates() const;  // the setting, where the processor runs them
-  // ADM with adm_energy_gradient: the stored energy of particle i's skin
-  // contacts at a trial centre against `faces`, the rows of its candidate
-  // faces in candidate order (adm_energy_gradient.cpp), and the correction
-  // of its masters' forces (rows begin..end of the wall contacts) so that
-  // their sum is minus that energy's gradient, with the faces' vertex forces.
+  // ADM with adm_energy_gradient (adm_energy_gradient.cpp): the energy U
+  // particle i's skin contacts store and the correction of its masters'
+  // forces (rows begin..end of the wall contacts) so that their sum is
+  // minus U's gradient, with the faces' vertex forces.
   // Per candidate face k of the sphere, what U takes from it: the area A_k it
-  // cuts (0: none), the unit normal from the centre towards its plane, the
-  // plane's distance and the face's nearest point's.
+  // cuts (0: none) with its derivatives, the unit normal from the centre
+  // towards its plane (the side of the plane the centre is on: -1 or 1),
+  // the plane's distance and the face's nearest point's (its closest
+  // feature); and U's derivatives with respect to each of them.
   struct AdmFaceTerms {
-    std::vector<double> area, plane_distance, nearest_distance;
+    std::vector<double> area, plane_distance, nearest_distance, side;
     std::vector<Array3> towards;
     std::vector<std::uint8_t> cut;
+    std::vector<SphereFaceAreaGradient> area_gradient;
+    std::vector<FaceContactGeometry> nearest;
+    std::vector<double> d_area, d_plane_distance, d_nearest_distance;
+    std::vector<Array3> d_towards;
     void Resize(std::size_t n) {
-      area.resize(n), plane_distance.resize(n), nearest_distance.resize(n);
-      towards.resize(n), cut.resize(n);
-    }
-    void CopyRow(const AdmFaceTerms& from, std::size_t k) {
-      area[k] = from.area[k], plane_distance[k] = from.plane_distance[k];
-      nearest_distance[k] = from.nearest_distance[k], towards[k] = from.towards[k];
-      cut[k] = from.cut[k];
+      area.resize(n), plane_distance.resize(n), nearest_distance.resize(n), side.resize(n);
+      towards.resize(n), cut.resize(n), area_gradient.resize(n), nearest.resize(n);
+      d_area.resize(n), d_plane_distance.resize(n), d_nearest_distance.resize(n);
+      d_towards.resize(n);
     }
   };
-  void AdmFaceTerm(std::size_t i, const Array3& centre, const RigidFaceStorage& faces,
-                   std::size_t k, AdmFaceTerms& terms);
-  double AdmEnergyOfTerms(std::size_t i, const RigidFaceStorage& faces, const AdmFaceTerms& terms);
-  double AdmStoredEnergy(std::size_t i, const Array3& centre, const RigidFaceStorage& faces,
-                         AdmFaceTerms& terms);
+  // Candidate k's terms at the particle's position.
+  void AdmFaceTerm(std::size_t i, std::size_t k, AdmFaceTerms& terms);
+  // U from the terms, and its derivatives with respect to them (the d_ columns).
+  double AdmEnergyOfTerms(std::size_t i, AdmFaceTerms& terms);
   void CorrectAdmForcesToEnergyGradient(std::size_t i, Array3& force, Array3& elastic);
   // Wall contact row c's forces on the vertices of its face (WriteToNodes,
   // and the owned rows' loads under MPI): its share of its master's force

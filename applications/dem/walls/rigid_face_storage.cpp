@@ -211,32 +211,6 @@ void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
   faces.convex[f] = convex ? 1 : 0;
 }
 
-void CopyFaceRows(const RigidFaceStorage& from, const std::uint32_t* rows, std::size_t count,
-                  RigidFaceStorage& to) {
-  auto take = [&](auto& column, const auto& source) {
-    column.resize(count);
-    for (std::size_t k = 0; k < count; ++k) column[k] = source[rows[k]];
-  };
-  take(to.points, from.points);
-  take(to.velocities, from.velocities);
-  take(to.delta_displacement, from.delta_displacement);
-  take(to.still, from.still);
-  take(to.nodes, from.nodes);
-  take(to.vertex_count, from.vertex_count);
-  take(to.material, from.material);
-  take(to.condition_id, from.condition_id);
-  take(to.boxes.min, from.boxes.min);
-  take(to.boxes.max, from.boxes.max);
-  take(to.plane_normal, from.plane_normal);
-  take(to.plane_origin, from.plane_origin);
-  take(to.has_plane, from.has_plane);
-  take(to.convex, from.convex);
-  take(to.warp, from.warp);
-  take(to.area, from.area);
-  take(to.inverse_mass, from.inverse_mass);
-  take(to.massive, from.massive);
-}
-
 void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage& faces,
                     int dimension) {
   const std::size_t n = walls.NumberOfConditions();

@@ -96,12 +96,6 @@ inline double ContactDampingMass(const RigidFaceStorage& faces, std::size_t f,
 // (`points`): after a vertex of a row is moved in place.
 void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f);
 
-// `to` becomes the rows rows[0..count) of `from`, in that order: a small
-// private copy whose vertices can be moved (adm_energy_gradient.cpp
-// differentiates a sphere's stored energy with respect to them).
-void CopyFaceRows(const RigidFaceStorage& from, const std::uint32_t* rows, std::size_t count,
-                  RigidFaceStorage& to);
-
 // Fills `faces` from the conditions of `walls`. A RigidFace3D3N/3D4N (3D runs)
 // or RigidEdge2D2N (`dimension` 2) passes its Check() (no degenerate face) and
 // needs properties with YOUNG_MODULUS and POISSON_RATIO; so do RigidFace3D2N

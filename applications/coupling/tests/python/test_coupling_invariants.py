@@ -39,8 +39,8 @@ def test_a_sphere_striking_a_free_elastic_block_conserves_momentum(project, tetr
     The skin is the block's top (a named sub model part) or found
     automatically (then the sphere strikes a side face, off its centre).
     Under adm_force "energy_gradient" the nodes' forces are the stored
-    energy's derivatives by differences, and sum to minus the sphere's to
-    round-off all the same."""
+    energy's derivatives, and sum to minus the sphere's to round-off all
+    the same."""
     cells = (2, 2, 2)
     nodes, elements = block_mesh((-0.2, -0.2, -0.4), (0.4, 0.4, 0.4), cells, tetrahedra)
     element = "SmallDisplacementElement3D4N" if tetrahedra else "SmallDisplacementElement3D8N"

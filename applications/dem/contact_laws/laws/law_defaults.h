@@ -24,6 +24,9 @@
 //                    equal by construction
 //   Energy           the normal elastic energy at F_ne, δ
 //   StoredEnergy     the same from the history (F_ne², k_t): NormalElasticEnergy
+//   EnergySlope      dE/dδ along a first loading from rest, at F_ne: F_ne for
+//                    an elastic law (its Energy is the integral of F_ne); the
+//                    energy-consistent ADM forces (adm_energy_gradient.cpp)
 //   ContactTime      k_n and the contact time of an impact, for the time step
 //   kHistoryDoubles  the doubles of history a contact keeps, its first five
 //                    laid out as the viscous Coulomb force's (spring, k_t, F_ne;
@@ -102,6 +105,7 @@ struct LinearLawDefaults {
     ViscousCoulombElasticForce(c, h, ex, ey, ez);
   }
   static double Energy(double fne, double overlap) { return 0.5 * fne * overlap; }
+  static double EnergySlope(const PairParameters& /*p*/, double fne) { return fne; }
   // δ = F_ne / k_n with k_n = k_t E* / (4 G*): E = 2 F_ne² G* / (E* k_t).
   static double StoredEnergy(const PairParameters& p, double f2, double tangential_stiffness) {
     if (!(tangential_stiffness > 0.0)) return 0.0;

@@ -89,6 +89,10 @@ struct LinearWaltonBraun : LinearLawDefaults {
     const T k2 = 2.0 * c.young * c.radius / (c.restitution * c.restitution);
     return h[kNormalElasticForce] * h[kNormalElasticForce] / (2.0 * k2);
   }
+  // Along a first loading F_ne = k_1 δ, so d(F_ne² / (2 k_2))/dδ = F_ne k_1 / k_2.
+  static double EnergySlope(const PairParameters& p, double fne) {
+    return fne * p.restitution * p.restitution;
+  }
   // The same from F_ne² and k_t: k_2 = k_t E* / (4 G* e²).
   static double StoredEnergy(const PairParameters& p, double f2, double tangential_stiffness) {
     return LinearLawDefaults::StoredEnergy(p, f2, tangential_stiffness) * p.restitution *
