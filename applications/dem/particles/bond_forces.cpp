@@ -3,15 +3,20 @@
 // updated.
 //
 // Bonds are visited row by row of their first sphere (the list is sorted by
-// it), in blocks of rows in parallel; a row adds its bonds as the first
-// sphere as they are evaluated, in list order, and what the second spheres
-// take waits in per-bond slots, which every row then adds, in list order.
+// it), in blocks of rows, each thread a contiguous range of blocks in order;
+// a row adds its bonds as the first sphere as they are evaluated, in list
+// order, and what the second spheres take waits in slots (SecondSlots: a
+// ring in cache, or the bonds' columns), which every row then adds, in list
+// order: a block right after its own first pass where all the bonds of its
+// second spheres are its thread's, the others after all first passes.
 // Where the processor has AVX2, runs of four intact bonds of one law are
 // evaluated together, one vector lane per bond (EvaluateFour): the geometry,
 // the turning of the stored springs, the dashpots, the moment and the
 // torques on the lanes, and the law's Normal and ShearScale too where the law
 // writes them as templates over the number type (kLaneTemplates: DEM_Dempack,
-// its state loaded per slot), else lane by lane on doubles. The lanes repeat
+// its state loaded slot by slot where the law reads it: LaneState), else
+// lane by lane on doubles. The lanes take their constants from the table of
+// the distinct ones (ContinuumBonds::constant_table). The lanes repeat
 // EvaluateBond operation for operation, with selects where it branches; this
 // file is compiled with -ffp-contract=off, so that nothing is fused either
 // way: a bond gets bitwise the same results from both
@@ -783,17 +788,14 @@ BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleS
       const std::size_t from = blocks * t / count, to = blocks * (t + 1) / count;
       for (std::size_t block = from; block < to; ++block)
         waiting[block] = earliest_first(block) < from * kBlockRows ? 1 : 0;
-      // This thread's ring (kept between steps).
+      // This thread's ring (kept between steps); none where the force
+      // column is read after the pass (ContinuumBonds::keep_force).
       static thread_local std::vector<Array3> ring;
       ring.resize(3 * std::size_t{kRing});
-      const SecondSlots slots{&bonds,
-                              elastic,
-                              ring.data(),
-                              ring.data() + kRing,
-                              ring.data() + 2 * kRing,
-                              waiting.data(),
-                              to,
-                              n};
+      Array3* const at = bonds.keep_force ? nullptr : ring.data();
+      const SecondSlots slots{
+          &bonds,         elastic, at, at ? at + kRing : nullptr, at ? at + 2 * kRing : nullptr,
+          waiting.data(), to,      n};
       for (std::size_t block = from; block < to; ++block) {
         evaluate_block(block, with_powers, slots);
         if (!waiting[block]) add_second(block, slots);

@@ -17,9 +17,10 @@
 // under their continuum law.
 //
 // The bonds are evaluated row by row of their first sphere (the list is
-// sorted by it), in parallel over rows: each row adds its bonds as the first
-// sphere at once and leaves what the second spheres take in per-bond slots;
-// then every row adds those of its bonds as the second sphere. Each row sums
+// sorted by it), in parallel over blocks of rows: each row adds its bonds as
+// the first sphere at once and leaves what the second spheres take in slots;
+// then every row adds those of its bonds as the second sphere (bond_forces.cpp).
+// Each row sums
 // in a fixed order (its bonds as the first sphere, then as the second, each
 // in list order) into its contact, elastic and torque columns: the same sums
 // in the same order for any number of threads.
@@ -69,9 +70,13 @@ struct ContinuumBonds {
   // ---- what the last evaluation gives each bond's second sphere (AddBondForces
   // sums them per row): the force and its elastic part (where the rows sum
   // elastic forces) on the first sphere (the second takes minus), the torque
-  // on the second; the powers where asked.
+  // on the second -- for the bonds whose part did not wait in a thread's ring
+  // in cache (bond_forces.cpp, SecondSlots); the powers where asked.
   std::vector<Array3> force, elastic, torque_second;
   std::vector<double> damping_power, friction_power;
+  // Every bond's force kept in `force` (no ring): where it is read after the
+  // pass (AddStressMoments, for DEM_STRESS_TENSOR; set by the strategy).
+  bool keep_force = false;
   // Built by Index: per row, the range of its bonds as the first sphere
   // (first_start, rows + 1), and its bonds as the second sphere in list order
   // (CSR: row_start, row_bonds); the law of every bond, or -1 where they differ.
@@ -126,7 +131,7 @@ struct ContinuumBonds {
   // Per row, the bonds' part of the particle stress tensor (1 / V_i) Σ sym(r ⊗ F)
   // (r from the centre to the contact point, F the bond's force on the
   // sphere), row-major 3x3, summed into `stress` (9 per row), before the
-  // division by the volume.
+  // division by the volume. Reads `force`: with keep_force only.
   void AddStressMoments(std::vector<double>& stress) const;
 };
 
