@@ -316,6 +316,8 @@ struct StrategyCheckpointAccess {
     a.Column("Bonds/first_start", b.first_start);
     a.Column("Bonds/row_start", b.row_start);
     a.Column("Bonds/row_bonds", b.row_bonds);
+    a.Column("Bonds/constant_table", b.constant_table);
+    a.Column("Bonds/constant_index", b.constant_index);
     a.Value("Bonds/uniform_law", b.uniform_law);
     a.Value("Bonds/power", s.bond_power_);
 

@@ -291,8 +291,7 @@ std::vector<std::vector<double>> DistributedDem::PackBonds() const {
         h.insert(h.end(), {bonds.failure_criterion.size() > b ? bonds.failure_criterion[b] : 0.0,
                            bonds.normal_force[b]});
         Put(h, bonds.shear_force[b]), Put(h, bonds.moment[b]), Put(h, bonds.direction[b]);
-        h.insert(h.end(), bonds.law_state.begin() + b * stride,
-                 bonds.law_state.begin() + (b + 1) * stride);
+        for (std::size_t k = 0; k < stride; ++k) h.push_back(bonds.LawState(b, k));
       }
     }
   }
@@ -313,6 +312,9 @@ void DistributedDem::InstallBonds(const std::vector<std::vector<double>>& out) {
   std::set<std::pair<std::uint32_t, std::uint32_t>> present;
   for (std::size_t b = 0; b < bonds.size(); ++b) present.insert({bonds.first[b], bonds.second[b]});
   bool added = false;
+  // The new bonds' law states, bond by bond (law_state is slot by slot).
+  const std::size_t before = bonds.size();
+  std::vector<double> added_state;
   for (const std::vector<double>& message : in) {
     if (message.size() % width != 0)
       TESSERA_ERROR("DistributedDem: rank ", rank_, " got a bond message of ", message.size(),
@@ -339,10 +341,18 @@ void DistributedDem::InstallBonds(const std::vector<std::vector<double>>& out) {
       bonds.shear_force.push_back(Take(cursor));
       bonds.moment.push_back(Take(cursor));
       bonds.direction.push_back(Take(cursor));
-      bonds.law_state.insert(bonds.law_state.end(), cursor, cursor + stride);
+      added_state.insert(added_state.end(), cursor, cursor + stride);
     }
   }
   if (added) {
+    const std::size_t after = bonds.size();
+    std::vector<double> slots(after * stride);
+    for (std::size_t k = 0; k < stride; ++k) {
+      std::copy_n(bonds.law_state.begin() + k * before, before, slots.begin() + k * after);
+      for (std::size_t q = 0; q < after - before; ++q)
+        slots[k * after + before + q] = added_state[q * stride + k];
+    }
+    bonds.law_state.swap(slots);
     // Sorted by (first, second) again (Renumber with every row in place).
     std::vector<std::uint32_t> same(rows);
     std::iota(same.begin(), same.end(), 0u);

@@ -3,24 +3,32 @@
 // updated.
 //
 // Bonds are visited row by row of their first sphere (the list is sorted by
-// it), in blocks of rows in parallel; a row adds its bonds as the first
-// sphere as they are evaluated, in list order, and what the second spheres
-// take waits in per-bond slots, which every row then adds, in list order.
+// it), in blocks of rows, each thread a contiguous range of blocks in order;
+// a row adds its bonds as the first sphere as they are evaluated, in list
+// order, and what the second spheres take waits in slots (SecondSlots: a
+// ring in cache, or the bonds' columns), which every row then adds, in list
+// order: a block right after its own first pass where all the bonds of its
+// second spheres are its thread's, the others after all first passes.
 // Where the processor has AVX2, runs of four intact bonds of one law are
 // evaluated together, one vector lane per bond (EvaluateFour): the geometry,
 // the turning of the stored springs, the dashpots, the moment and the
 // torques on the lanes, and the law's Normal and ShearScale too where the law
 // writes them as templates over the number type (kLaneTemplates: DEM_Dempack,
-// its state loaded per slot), else lane by lane on doubles. The lanes repeat
+// its state loaded slot by slot where the law reads it: LaneState), else
+// lane by lane on doubles. The lanes take their constants from the table of
+// the distinct ones (ContinuumBonds::constant_table). The lanes repeat
 // EvaluateBond operation for operation, with selects where it branches; this
 // file is compiled with -ffp-contract=off, so that nothing is fused either
 // way: a bond gets bitwise the same results from both
 // (test_dem_bond_lanes.py).
 
+#include <omp.h>
+
 #include <algorithm>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
+#include <vector>
 
 #include "applications/dem/contact_laws/bond_laws.h"
 #include "applications/dem/particles/continuum_bonds.h"
@@ -51,7 +59,9 @@ BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParamete
                         bool velocity_step) {
   const std::uint32_t i = bonds.first[b], j = bonds.second[b];
   const BondConstants& c = bonds.constants[b];
-  double* const law_state = bonds.law_state.data() + b * bonds.state_stride;
+  // The law's state, copied out of its slots and back (at the end).
+  double law_state[kMaxBondStateSize];
+  bonds.GetLawState(b, law_state);
   Array3 d = p.position[j] - p.position[i];
   if (periodic.active) d = periodic.Nearest(d);
   const double distance = Norm(d);
@@ -175,6 +185,7 @@ BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParamete
   bonds.shear_force[b] = shear;
   if (rotational) bonds.moment[b] = moment;
   bonds.direction[b] = n;
+  bonds.SetLawState(b, law_state);
   return result;
 }
 
@@ -253,9 +264,9 @@ TESSERA_AVX2 void StoreFour(Array3* rows, const V3& v) {
   _mm256_storeu_pd(p + 4, _mm256_permute2f128_pd(u2, u0, 0x30));
   _mm256_storeu_pd(p + 8, _mm256_permute2f128_pd(u1, u2, 0x31));
 }
-// A constant of the four bonds c[0..3].
-TESSERA_AVX2 Vec Constant(const BondConstants* c, double BondConstants::*member) {
-  return Vec{c[0].*member, c[1].*member, c[2].*member, c[3].*member};
+// A constant of the four bonds c[0..3] (pointers into the constant table).
+TESSERA_AVX2 Vec Constant(const BondConstants* const* c, double BondConstants::*member) {
+  return Vec{c[0]->*member, c[1]->*member, c[2]->*member, c[3]->*member};
 }
 // v turned with the bond from its last direction m to n (EvaluateBond's
 // `turned`): cos v + a x v + (a.v) a / (1 + cos), a = m x n.
@@ -264,9 +275,42 @@ TESSERA_AVX2 V3 Turned(const V3& v, Vec cosine, const V3& axis, Vec axis_scale) 
 }
 
 // What the first spheres of four bonds take (EvaluateFour); the powers go
-// to the bonds' slots at once.
+// to the bonds' slots at once. `slots`: the law-state slots the lanes read
+// (bit k for slot k), which the pass prefetches for the bonds ahead.
+// On the lanes as they are (no transpose, nothing initialised).
 struct FourResults {
-  Array3 force[kLanes], elastic[kLanes], torque_first[kLanes];
+  V3 force, elastic, torque_first, torque_second;
+  unsigned slots;
+};
+
+// The law state of bonds b0 .. b0 + 3 on the lanes, as the law's templates
+// index it (s[slot]): a slot is loaded (one 32-byte load from the
+// slot-major column) where the law first reads it, so that the slots of the
+// rare branches (damage) stay in memory while no lane takes them; `Store`
+// writes back the slots that changed.
+template <std::size_t kSlots>
+struct LaneState {
+  double* column;     // ContinuumBonds::law_state
+  std::size_t bonds;  // its bonds: slot k of bond b at column[k * bonds + b]
+  std::uint32_t b0;
+  unsigned loaded = 0;
+  Vec value[kSlots], original[kSlots];  // valid where loaded
+  LaneState(double* column_, std::size_t bonds_, std::uint32_t b0_)
+      : column(column_), bonds(bonds_), b0(b0_) {}
+  [[gnu::always_inline]] Vec& operator[](std::size_t k) {
+    if (!(loaded >> k & 1u)) {
+      std::memcpy(&value[k], column + k * bonds + b0, sizeof(Vec));
+      original[k] = value[k];
+      loaded |= 1u << k;
+    }
+    return value[k];
+  }
+  [[gnu::always_inline]] bool Loaded(std::size_t k) const { return loaded >> k & 1u; }
+  // Slot k's value written back where any lane differs bitwise from what was loaded.
+  [[gnu::always_inline]] void Store(std::size_t k, const Vec& v) {
+    if (std::memcmp(&v, &original[k], sizeof(Vec)) != 0)
+      std::memcpy(column + k * bonds + b0, &v, sizeof(Vec));
+  }
 };
 
 // Bonds b0 .. b0 + 3 (intact, of law `law`) as EvaluateBond would evaluate
@@ -291,7 +335,11 @@ template <class Law, bool kPowers>
   }
   const Vec distance = Sqrt(Dot(d, d));
   if (!All(distance > Splat(0.0))) return false;
-  const BondConstants* c = bonds.constants.data() + b0;
+  // The four bonds' constants from the table (Index): bonds that share them
+  // read one entry, in cache.
+  const BondConstants* c[kLanes];
+  for (int l = 0; l < kLanes; ++l)
+    c[l] = bonds.constant_table.data() + bonds.constant_index[b0 + l];
   const V3 n = d * (Splat(1.0) / distance);
   const Vec arm_i = distance * Constant(c, &BondConstants::first_share);
   const Vec arm_j = distance - arm_i;
@@ -345,14 +393,10 @@ template <class Law, bool kPowers>
     }
   };
   if constexpr (requires { Law::kLaneTemplates; }) {
-    // The law on the lanes (its templates), its state loaded per slot and
-    // stored back at the end.
+    // The law on the lanes (its templates), its state loaded slot by slot
+    // as the law reads it and the changed slots stored back at the end.
     constexpr std::size_t kSlots = Law::kStateSize;
-    const std::size_t stride = bonds.state_stride;
-    double* const state = bonds.law_state.data() + b0 * stride;
-    Vec s[kSlots];
-    for (std::size_t k = 0; k < kSlots; ++k)
-      s[k] = Vec{state[k], state[stride + k], state[2 * stride + k], state[3 * stride + k]};
+    LaneState<kSlots> s{bonds.law_state.data(), bonds.size(), b0};
     const Vec k0 = Constant(c, &BondConstants::normal_stiffness);
     const Vec area = Constant(c, &BondConstants::area);
     Mask tension_failed, shear_failed;
@@ -366,13 +410,14 @@ template <class Law, bool kPowers>
     const Vec shear_norm = Sqrt(Dot(shear, shear));
     const Vec slip_norm = Sqrt(Dot(tangential_slip, tangential_slip));
     // The law's shear factor where intact: the state of the lanes that broke
-    // in tension stays as Normal left it.
-    Vec updated[kSlots];
-    std::copy(s, s + kSlots, updated);
+    // in tension stays as Normal left it (`normal_state`).
+    const unsigned normal_slots = s.loaded;
+    Vec normal_state[kSlots];
+    for (std::size_t k = 0; k < kSlots; ++k)
+      if (s.Loaded(k)) normal_state[k] = s.value[k];
     const Vec law_scale = Law::template ShearScaleOf<Vec, LaneMath>(
-        law, tangential_stiffness, area, normal, shear_norm, slip_norm, updated, shear_failed,
+        law, tangential_stiffness, area, normal, shear_norm, slip_norm, s, shear_failed,
         shear_criterion);
-    for (std::size_t k = 0; k < kSlots; ++k) s[k] = Select(intact, updated[k], s[k]);
     shear_failed = shear_failed & intact;
     scale = Select(intact, law_scale, scale);
     // A bond that broke in tension this step slides as a broken one (rare: lane by lane).
@@ -394,17 +439,24 @@ template <class Law, bool kPowers>
           bonds.state[b0 + l] = static_cast<std::uint8_t>(BondState::kShearFailure);
       }
     }
-    for (std::size_t k = 0; k < kSlots; ++k)
-      for (int l = 0; l < kLanes; ++l) state[l * stride + k] = s[k][l];
+    for (std::size_t k = 0; k < kSlots; ++k) {
+      if (!s.Loaded(k)) continue;  // neither read nor written
+      const Vec before = normal_slots >> k & 1u ? normal_state[k] : s.original[k];
+      s.Store(k, Select(intact, s.value[k], before));
+    }
+    out.slots = s.loaded;
   } else {
     // The law's normal force, lane by lane.
     double normal_criterion[kLanes] = {}, shear_criterion[kLanes] = {};
     Vec history{};
+    // The lanes' law states, copied out of their slots and back at the end.
+    double law_states[kLanes][kMaxBondStateSize];
     for (int l = 0; l < kLanes; ++l) {
       const std::uint32_t b = b0 + l;
-      double* const law_state = bonds.law_state.data() + b * bonds.state_stride;
+      double* const law_state = law_states[l];
+      bonds.GetLawState(b, law_state);
       std::uint8_t& state = bonds.state[b];
-      normal[l] = Law::Normal(law, c[l], shortening[l], law_state, state, normal_criterion[l]);
+      normal[l] = Law::Normal(law, *c[l], shortening[l], law_state, state, normal_criterion[l]);
       const bool holds = state == kIntact;
       intact[l] = holds ? -1 : 0;
       loaded[l] = holds || shortening[l] > 0.0 ? -1 : 0;
@@ -417,16 +469,17 @@ template <class Law, bool kPowers>
     // The law's shear factor (intact) or the broken bond's slider, lane by lane.
     for (int l = 0; l < kLanes; ++l) {
       const std::uint32_t b = b0 + l;
-      double* const law_state = bonds.law_state.data() + b * bonds.state_stride;
+      double* const law_state = law_states[l];
       std::uint8_t& state = bonds.state[b];
       if (intact[l]) {
-        scale[l] = Law::ShearScale(law, c[l], normal[l], shear_norm[l], slip_norm[l], law_state,
+        scale[l] = Law::ShearScale(law, *c[l], normal[l], shear_norm[l], slip_norm[l], law_state,
                                    state, shear_criterion[l]);
       } else if (loaded[l]) {
         slide_broken(l, shear_norm[l]);
       }
       bonds.failure_criterion[b] =
           state == kIntact ? std::max(normal_criterion[l], shear_criterion[l]) : 1.0;
+      bonds.SetLawState(b, law_state);
     }
   }
   shear = shear * scale;
@@ -476,9 +529,8 @@ template <class Law, bool kPowers>
                axial_power + tangential_damping * Dot(tangential_velocity, tangential_velocity)),
         Splat(0.0));
   }
-  StoreFour(out.force, force);
-  if (!bonds.elastic.empty()) StoreFour(out.elastic, elastic);
-  StoreFour(out.torque_first, torque_first);
+  out.force = force, out.elastic = elastic, out.torque_first = torque_first;
+  out.torque_second = torque_second;
   if constexpr (kPowers) {
     std::memcpy(bonds.damping_power.data() + b0, &damping_power, sizeof damping_power);
     std::memcpy(bonds.friction_power.data() + b0, friction_power, sizeof friction_power);
@@ -491,10 +543,6 @@ template <class Law, bool kPowers>
   StoreFour(bonds.shear_force.data() + b0, shear);
   if (all_springs) StoreFour(bonds.moment.data() + b0, moment);
   StoreFour(bonds.direction.data() + b0, n);
-  // The second spheres' slots (AddBondForces sizes `elastic` where the rows sum it).
-  StoreFour(bonds.force.data() + b0, force);
-  if (!bonds.elastic.empty()) StoreFour(bonds.elastic.data() + b0, elastic);
-  StoreFour(bonds.torque_second.data() + b0, torque_second);
   return true;
 }
 
@@ -505,18 +553,62 @@ bool BondLanesAvailable() {
 
 // ---------------------------------------------------------------- the pass
 
+// Rows per block of the first pass.
+constexpr std::size_t kBlockRows = 256;
+// Bonds per thread in the ring of the second spheres' parts (SecondSlots):
+// 192 KiB, in the core's cache; a simple cubic specimen 32 cells across
+// takes them about 3,200 bonds after it gives them.
+constexpr std::uint32_t kRing = 4096;
+
+// Where what the second spheres take (the force on the first sphere, its
+// elastic part, the torque on the second) waits for their rows to add it:
+// where the row adds it within kRing bonds, in this thread's ring, which
+// stays in cache; else in the bonds' columns (force, elastic, torque_second).
+// The ring saves the columns' traffic to memory, a fifth of a bonded step's.
+// Without a ring (ring_force null), the columns.
+struct SecondSlots {
+  ContinuumBonds* bonds;
+  bool elastic;
+  Array3 *ring_force = nullptr, *ring_elastic = nullptr, *ring_torque = nullptr;
+  // Per block: 1 where its rows add their parts after all first passes.
+  const std::uint8_t* waiting = nullptr;
+  std::size_t to_block = 0, rows = 0;  // this thread's blocks end at to_block
+
+  // The first bond after the bonds whose second spheres are in `block` (the
+  // block's rows add their parts once the bonds before it are evaluated).
+  std::uint32_t After(std::size_t block) const {
+    return bonds->first_start[std::min(rows, (block + 1) * kBlockRows)];
+  }
+  bool InRing(std::uint32_t b) const {
+    if (ring_force == nullptr) return false;
+    const std::size_t block = bonds->second[b] / kBlockRows;
+    return block < to_block && !waiting[block] && b + kRing >= After(block);
+  }
+  void Put(std::uint32_t b, const Array3& force, const Array3& elastic_part,
+           const Array3& torque) const {
+    if (InRing(b)) {
+      const std::uint32_t r = b & (kRing - 1);
+      ring_force[r] = force;
+      if (elastic) ring_elastic[r] = elastic_part;
+      ring_torque[r] = torque;
+    } else {
+      bonds->force[b] = force;
+      if (elastic) bonds->elastic[b] = elastic_part;
+      bonds->torque_second[b] = torque;
+    }
+  }
+};
+
 // Adds bond b's result to its first sphere's row and leaves the second's in
-// the bond's slots (EvaluateFour does the same for four bonds).
+// its slot (EvaluateRun does the same for four bonds).
 template <bool kPowers>
 inline void AddFirst(std::uint32_t b, const BondResult& r, ContinuumBonds& bonds,
-                     ParticleStorage& p, bool elastic) {
+                     ParticleStorage& p, bool elastic, const SecondSlots& slots) {
   const std::uint32_t i = bonds.first[b];
   p.contact_force[i] += r.force;
   if (elastic) p.elastic_force[i] += r.elastic;
   p.torque[i] += r.torque_first;
-  bonds.force[b] = r.force;
-  if (elastic) bonds.elastic[b] = r.elastic;
-  bonds.torque_second[b] = r.torque_second;
+  slots.Put(b, r.force, r.elastic, r.torque_second);
   if constexpr (kPowers) {
     bonds.damping_power[b] = r.damping_power;
     bonds.friction_power[b] = r.friction_power;
@@ -544,24 +636,19 @@ inline void PrefetchColumn(const T* column, std::uint32_t b, bool write) {
   else
     __builtin_prefetch(to, 0, 3);
 }
-inline void PrefetchBonds(const ContinuumBonds& bonds, std::uint32_t b, std::uint32_t end) {
+// `slots`: the law-state slots to fetch (bit k for slot k).
+inline void PrefetchBonds(const ContinuumBonds& bonds, std::uint32_t b, std::uint32_t end,
+                          unsigned slots) {
   if (b + kLanes > end) return;
   PrefetchColumn(bonds.first.data(), b, false);
   PrefetchColumn(bonds.second.data(), b, false);
-  PrefetchColumn(bonds.constants.data(), b, false);
+  PrefetchColumn(bonds.constant_index.data(), b, false);
   PrefetchColumn(bonds.shear_force.data(), b, true);
   PrefetchColumn(bonds.direction.data(), b, true);
   PrefetchColumn(bonds.normal_force.data(), b, true);
   PrefetchColumn(bonds.failure_criterion.data(), b, true);
-  PrefetchColumn(bonds.force.data(), b, true);
-  PrefetchColumn(bonds.torque_second.data(), b, true);
-  if (bonds.state_stride > 0) {
-    const double* state = bonds.law_state.data() + b * bonds.state_stride;
-    const char* to = reinterpret_cast<const char*>(state + kLanes * bonds.state_stride) - 1;
-    for (const char* line = reinterpret_cast<const char*>(state); line <= to; line += 64)
-      __builtin_prefetch(line, 1, 3);
-    __builtin_prefetch(to, 1, 3);
-  }
+  for (std::size_t k = 0; slots >> k != 0; ++k)
+    if (slots >> k & 1u) PrefetchColumn(bonds.law_state.data() + k * bonds.size(), b, true);
 }
 
 // Bonds [begin, end) of law L, in list order: four at a time where they are
@@ -569,36 +656,43 @@ inline void PrefetchBonds(const ContinuumBonds& bonds, std::uint32_t b, std::uin
 template <class L, bool kPowers>
 void EvaluateRun(std::uint32_t begin, std::uint32_t end, ContinuumBonds& bonds,
                  const BondParameters& law, ParticleStorage& p, const PeriodicBox& periodic,
-                 double dt, bool velocity_step, bool elastic, bool lanes) {
+                 double dt, bool velocity_step, bool elastic, bool lanes,
+                 const SecondSlots& slots) {
   std::uint32_t b = begin;
   if (lanes) {
     const std::uint8_t* state = bonds.state.data();
+    // The law-state slots the last four bonds read: those the next will read.
+    unsigned state_slots = 0;
     while (b + kLanes <= end) {
-      PrefetchBonds(bonds, b + kPrefetchAhead, end);
+      PrefetchBonds(bonds, b + kPrefetchAhead, end, state_slots);
       FourResults four;
       if ((state[b] | state[b + 1] | state[b + 2] | state[b + 3]) == kIntact &&
           EvaluateFour<L, kPowers>(b, bonds, law, p, periodic, dt, velocity_step, four)) {
+        state_slots = four.slots;
         for (int l = 0; l < kLanes; ++l) {
           const std::uint32_t i = bonds.first[b + l];
-          p.contact_force[i] += four.force[l];
-          if (elastic) p.elastic_force[i] += four.elastic[l];
-          p.torque[i] += four.torque_first[l];
+          p.contact_force[i] += Array3{four.force.x[l], four.force.y[l], four.force.z[l]};
+          if (elastic)
+            p.elastic_force[i] += Array3{four.elastic.x[l], four.elastic.y[l], four.elastic.z[l]};
+          p.torque[i] +=
+              Array3{four.torque_first.x[l], four.torque_first.y[l], four.torque_first.z[l]};
+          slots.Put(
+              b + l, Array3{four.force.x[l], four.force.y[l], four.force.z[l]},
+              Array3{four.elastic.x[l], four.elastic.y[l], four.elastic.z[l]},
+              Array3{four.torque_second.x[l], four.torque_second.y[l], four.torque_second.z[l]});
         }
         b += kLanes;
         continue;
       }
       AddFirst<kPowers>(b, EvaluateBond<L>(b, bonds, law, p, periodic, dt, velocity_step), bonds, p,
-                        elastic);
+                        elastic, slots);
       ++b;
     }
   }
   for (; b < end; ++b)
     AddFirst<kPowers>(b, EvaluateBond<L>(b, bonds, law, p, periodic, dt, velocity_step), bonds, p,
-                      elastic);
+                      elastic, slots);
 }
-
-// Rows per block of the first pass.
-constexpr std::size_t kBlockRows = 256;
 
 }  // namespace
 
@@ -606,7 +700,8 @@ BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleS
                         const PeriodicBox& periodic, double dt, bool velocity_step, bool powers,
                         bool lanes) {
   const std::size_t m = bonds.size(), n = p.size();
-  if (bonds.row_start.size() != n + 1) bonds.Index(n);  // rows were added (inlets)
+  // Rows were added (inlets), or the bonds renumbered, made or restored.
+  if (bonds.row_start.size() != n + 1 || bonds.constant_index.size() != m) bonds.Index(n);
   // The elastic parts only where the rows sum them (ELASTIC_FORCES declared).
   const bool elastic = !p.elastic_force.empty();
   bonds.force.resize(m), bonds.elastic.resize(elastic ? m : 0), bonds.torque_second.resize(m);
@@ -617,43 +712,103 @@ BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleS
   // First pass: each block of rows evaluates the bonds whose first sphere it
   // holds (a contiguous run of the list) and adds them to those rows.
   const std::size_t blocks = (n + kBlockRows - 1) / kBlockRows;
-  auto first_pass = [&]<bool kPowers>(std::bool_constant<kPowers>) {
-    ParallelBlocks(n, blocks, [&](std::size_t block) {
-      const std::uint32_t begin = bonds.first_start[block * kBlockRows];
-      const std::uint32_t end = bonds.first_start[std::min(n, (block + 1) * kBlockRows)];
-      if (bonds.uniform_law >= 0) {
-        const BondParameters& law = table.Parameters(bonds.law[begin < end ? begin : 0]);
-        BondLaws::Visit(static_cast<ContactLaw>(law.law), [&]<class L>(std::type_identity<L>) {
-          EvaluateRun<L, kPowers>(begin, end, bonds, law, p, periodic, dt, velocity_step, elastic,
-                                  lanes);
-        });
-        return;
+  auto evaluate_block = [&]<bool kPowers>(std::size_t block, std::bool_constant<kPowers>,
+                                          const SecondSlots& slots) {
+    const std::uint32_t begin = bonds.first_start[block * kBlockRows];
+    const std::uint32_t end = bonds.first_start[std::min(n, (block + 1) * kBlockRows)];
+    if (bonds.uniform_law >= 0) {
+      const BondParameters& law = table.Parameters(bonds.law[begin < end ? begin : 0]);
+      BondLaws::Visit(static_cast<ContactLaw>(law.law), [&]<class L>(std::type_identity<L>) {
+        EvaluateRun<L, kPowers>(begin, end, bonds, law, p, periodic, dt, velocity_step, elastic,
+                                lanes, slots);
+      });
+      return;
+    }
+    // Runs of bonds of one material pair.
+    for (std::uint32_t b = begin; b < end;) {
+      std::uint32_t run_end = b + 1;
+      while (run_end < end && bonds.law[run_end] == bonds.law[b]) ++run_end;
+      const BondParameters& law = table.Parameters(bonds.law[b]);
+      BondLaws::Visit(static_cast<ContactLaw>(law.law), [&]<class L>(std::type_identity<L>) {
+        EvaluateRun<L, kPowers>(b, run_end, bonds, law, p, periodic, dt, velocity_step, elastic,
+                                lanes, slots);
+      });
+      b = run_end;
+    }
+  };
+  // Second pass: every row adds its bonds as the second sphere (their slots).
+  const auto add_second = [&](std::size_t block, const SecondSlots& slots) {
+    // The block's bonds from `in_ring` on wait in the ring (SecondSlots::InRing).
+    const std::uint32_t after = slots.After(block);
+    const std::uint32_t in_ring = slots.ring_force == nullptr ? std::uint32_t(-1)
+                                  : after > kRing             ? after - kRing
+                                                              : 0;
+    for (std::size_t i = block * kBlockRows; i < std::min(n, (block + 1) * kBlockRows); ++i) {
+      for (std::uint32_t k = bonds.row_start[i]; k < bonds.row_start[i + 1]; ++k) {
+        const std::uint32_t b = bonds.row_bonds[k];
+        if (b >= in_ring) {
+          const std::uint32_t r = b & (kRing - 1);
+          p.contact_force[i] -= slots.ring_force[r];
+          if (elastic) p.elastic_force[i] -= slots.ring_elastic[r];
+          p.torque[i] += slots.ring_torque[r];
+        } else {
+          p.contact_force[i] -= bonds.force[b];
+          if (elastic) p.elastic_force[i] -= bonds.elastic[b];
+          p.torque[i] += bonds.torque_second[b];
+        }
       }
-      // Runs of bonds of one material pair.
-      for (std::uint32_t b = begin; b < end;) {
-        std::uint32_t run_end = b + 1;
-        while (run_end < end && bonds.law[run_end] == bonds.law[b]) ++run_end;
-        const BondParameters& law = table.Parameters(bonds.law[b]);
-        BondLaws::Visit(static_cast<ContactLaw>(law.law), [&]<class L>(std::type_identity<L>) {
-          EvaluateRun<L, kPowers>(b, run_end, bonds, law, p, periodic, dt, velocity_step, elastic,
-                                  lanes);
-        });
-        b = run_end;
+    }
+  };
+  // The smallest first sphere of the bonds whose second sphere is in `block`
+  // (a row's bonds as the second sphere are in list order, so sorted by first
+  // sphere); the block's first row where there are none.
+  const auto earliest_first = [&](std::size_t block) {
+    std::size_t earliest = block * kBlockRows;
+    for (std::size_t i = block * kBlockRows; i < std::min(n, (block + 1) * kBlockRows); ++i)
+      if (bonds.row_start[i] < bonds.row_start[i + 1])
+        earliest =
+            std::min<std::size_t>(earliest, bonds.first[bonds.row_bonds[bonds.row_start[i]]]);
+    return earliest;
+  };
+  // Each thread takes a contiguous range of blocks, in order, and adds a
+  // block's second spheres right after its first pass where all their bonds
+  // are its own (first spheres in its range, evaluated by then): their slots
+  // are still in cache. The blocks whose second spheres have bonds from
+  // another thread's range wait for all first passes. (A first pass writes
+  // only its block's rows and its bonds' slots, and each row sums in the same
+  // order either way: the same results for any number of threads.)
+  const int threads =
+      n < kMinimumParallelRows || ParallelThreads() == 1 || blocks < 2 ? 1 : ParallelThreads();
+  std::vector<std::uint8_t> waiting(blocks, 0);
+  auto first_pass = [&]<bool kPowers>(std::bool_constant<kPowers> with_powers) {
+#pragma omp parallel num_threads(threads) if (threads > 1)
+    {
+      const auto t = static_cast<std::size_t>(omp_get_thread_num());
+      const auto count = static_cast<std::size_t>(omp_get_num_threads());
+      const std::size_t from = blocks * t / count, to = blocks * (t + 1) / count;
+      for (std::size_t block = from; block < to; ++block)
+        waiting[block] = earliest_first(block) < from * kBlockRows ? 1 : 0;
+      // This thread's ring (kept between steps); none where the force
+      // column is read after the pass (ContinuumBonds::keep_force).
+      static thread_local std::vector<Array3> ring;
+      ring.resize(3 * std::size_t{kRing});
+      Array3* const at = bonds.keep_force ? nullptr : ring.data();
+      const SecondSlots slots{
+          &bonds,         elastic, at, at ? at + kRing : nullptr, at ? at + 2 * kRing : nullptr,
+          waiting.data(), to,      n};
+      for (std::size_t block = from; block < to; ++block) {
+        evaluate_block(block, with_powers, slots);
+        if (!waiting[block]) add_second(block, slots);
       }
-    });
+    }
   };
   if (powers)
     first_pass(std::true_type{});
   else
     first_pass(std::false_type{});
-  // Second pass: every row adds its bonds as the second sphere.
-  ParallelRows(n, [&](std::size_t i) {
-    for (std::uint32_t k = bonds.row_start[i]; k < bonds.row_start[i + 1]; ++k) {
-      const std::uint32_t b = bonds.row_bonds[k];
-      p.contact_force[i] -= bonds.force[b];
-      if (elastic) p.elastic_force[i] -= bonds.elastic[b];
-      p.torque[i] += bonds.torque_second[b];
-    }
+  const SecondSlots columns{&bonds, elastic};
+  ParallelBlocks(n, blocks, [&](std::size_t block) {
+    if (waiting[block]) add_second(block, columns);
   });
   BondPower power;
   if (!powers) return power;

@@ -3,11 +3,14 @@
 #include "applications/dem/particles/continuum_bonds.h"
 
 #include <algorithm>
+#include <array>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <numbers>
 #include <numeric>
 #include <tuple>
+#include <unordered_map>
 #include <utility>
 
 #include "applications/dem/contact_laws/bond_laws.h"
@@ -26,16 +29,25 @@ void Permute(std::vector<T>& column, const std::vector<std::uint32_t>& order) {
   column.swap(sorted);
 }
 
-// Permute for a column of `stride` values per bond.
-void PermuteStrided(std::vector<double>& column, std::size_t stride,
-                    const std::vector<std::uint32_t>& order) {
-  std::vector<double> sorted(order.size() * stride);
-  for (std::size_t k = 0; k < order.size(); ++k)
-    std::copy_n(column.begin() + order[k] * stride, stride, sorted.begin() + k * stride);
+// Permute for a column of `slots` slots of `size` bonds, slot by slot.
+void PermuteSlots(std::vector<double>& column, std::size_t slots, std::size_t size,
+                  const std::vector<std::uint32_t>& order) {
+  std::vector<double> sorted(order.size() * slots);
+  for (std::size_t k = 0; k < slots; ++k)
+    for (std::size_t q = 0; q < order.size(); ++q)
+      sorted[k * order.size() + q] = column[k * size + order[q]];
   column.swap(sorted);
 }
 
 }  // namespace
+
+void ContinuumBonds::GetLawState(std::size_t b, double* out) const {
+  for (std::size_t k = 0; k < state_stride; ++k) out[k] = LawState(b, k);
+}
+
+void ContinuumBonds::SetLawState(std::size_t b, const double* in) {
+  for (std::size_t k = 0; k < state_stride; ++k) LawState(b, k) = in[k];
+}
 
 std::size_t ContinuumBonds::NumberIntact() const {
   return static_cast<std::size_t>(
@@ -75,10 +87,10 @@ void ContinuumBonds::Renumber(const std::vector<std::uint32_t>& new_index) {
   std::stable_sort(kept.begin(), kept.end(), [&](std::uint32_t a, std::uint32_t b) {
     return first[a] != first[b] ? first[a] < first[b] : second[a] < second[b];
   });
+  PermuteSlots(law_state, state_stride, size(), kept);  // by the old size: before `first`
   Permute(first, kept), Permute(second, kept), Permute(constants, kept), Permute(law, kept);
   Permute(state, kept), Permute(normal_force, kept), Permute(shear_force, kept);
   Permute(moment, kept), Permute(direction, kept), Permute(failure_criterion, kept);
-  PermuteStrided(law_state, state_stride, kept);
   row_start.clear();  // AddBondForces indexes the new numbering
 }
 
@@ -297,7 +309,11 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
   for (std::size_t b = 0; b < m; ++b) {
     const BondParameters& law = table.Parameters(bonds.law[b]);
     BondLaws::Visit(static_cast<ContactLaw>(law.law), [&]<class L>(std::type_identity<L>) {
-      if constexpr (L::kStateSize > 0) L::InitializeState(bonds.law_state.data() + b * stride);
+      if constexpr (L::kStateSize > 0) {
+        double initial[kMaxBondStateSize] = {};
+        L::InitializeState(initial);
+        bonds.SetLawState(b, initial);
+      }
     });
   }
   bonds.failure_criterion.assign(m, 0.0);
@@ -305,6 +321,7 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
   bonds.normal_force.assign(m, 0.0);
   bonds.shear_force.assign(m, Array3{});
   bonds.moment.assign(m, Array3{});
+  bonds.row_start.clear();  // AddBondForces indexes the new bonds
 }
 
 void ContinuumBonds::Index(std::size_t rows) {
@@ -324,6 +341,27 @@ void ContinuumBonds::Index(std::size_t rows) {
   uniform_law = size() > 0 ? static_cast<std::int64_t>(law[0]) : -1;
   for (std::size_t b = 1; b < size() && uniform_law >= 0; ++b)
     if (law[b] != law[0]) uniform_law = -1;
+  // The distinct constants, keyed by their bits (so that the table gives
+  // every bond exactly its own: -0 and 0 differ, as any NaN from a number).
+  using Bits = std::array<std::uint64_t, sizeof(BondConstants) / sizeof(std::uint64_t)>;
+  struct Hash {
+    std::size_t operator()(const Bits& bits) const {
+      std::uint64_t h = 1469598103934665603ull;
+      for (const std::uint64_t word : bits) h = (h ^ word) * 1099511628211ull + (h >> 29);
+      return static_cast<std::size_t>(h);
+    }
+  };
+  std::unordered_map<Bits, std::uint32_t, Hash> position;
+  constant_table.clear();
+  constant_index.resize(size());
+  for (std::size_t b = 0; b < size(); ++b) {
+    Bits bits;
+    std::memcpy(bits.data(), &constants[b], sizeof(BondConstants));
+    const auto [it, added] =
+        position.try_emplace(bits, static_cast<std::uint32_t>(constant_table.size()));
+    if (added) constant_table.push_back(constants[b]);
+    constant_index[b] = it->second;
+  }
 }
 
 }  // namespace tessera::dem

@@ -17,9 +17,10 @@
 // under their continuum law.
 //
 // The bonds are evaluated row by row of their first sphere (the list is
-// sorted by it), in parallel over rows: each row adds its bonds as the first
-// sphere at once and leaves what the second spheres take in per-bond slots;
-// then every row adds those of its bonds as the second sphere. Each row sums
+// sorted by it), in parallel over blocks of rows: each row adds its bonds as
+// the first sphere at once and leaves what the second spheres take in slots;
+// then every row adds those of its bonds as the second sphere (bond_forces.cpp).
+// Each row sums
 // in a fixed order (its bonds as the first sphere, then as the second, each
 // in list order) into its contact, elastic and torque columns: the same sums
 // in the same order for any number of threads.
@@ -46,10 +47,18 @@ struct ContinuumBonds {
   std::vector<std::uint32_t> law;  // the material pair's BondTable::Index
   // ---- history
   std::vector<std::uint8_t> state;  // BondState
-  // Each bond's law state (bond_laws.h: kStateSize doubles of its law), at
-  // state_stride doubles per bond (the largest state of the laws in use).
+  // Each bond's law state (bond_laws.h: kStateSize doubles of its law), in
+  // state_stride slots (the largest state of the laws in use), slot by slot:
+  // slot k of bond b at law_state[k * size() + b]. The bond pass loads a slot
+  // of four bonds at once and touches only the slots the law reads (an
+  // elastic DEM_Dempack bond: none of its damage slots).
   std::size_t state_stride = 0;
   std::vector<double> law_state;
+  double& LawState(std::size_t b, std::size_t k) { return law_state[k * size() + b]; }
+  double LawState(std::size_t b, std::size_t k) const { return law_state[k * size() + b]; }
+  // Bond b's state copied out (state_stride values) and back.
+  void GetLawState(std::size_t b, double* out) const;
+  void SetLawState(std::size_t b, const double* in);
   // Failure Criterion State of the last evaluation (thesis 5.44; 1 when broken).
   std::vector<double> failure_criterion;
   // Elastic forces and moment on the first sphere: the normal force (compression
@@ -61,14 +70,24 @@ struct ContinuumBonds {
   // ---- what the last evaluation gives each bond's second sphere (AddBondForces
   // sums them per row): the force and its elastic part (where the rows sum
   // elastic forces) on the first sphere (the second takes minus), the torque
-  // on the second; the powers where asked.
+  // on the second -- for the bonds whose part did not wait in a thread's ring
+  // in cache (bond_forces.cpp, SecondSlots); the powers where asked.
   std::vector<Array3> force, elastic, torque_second;
   std::vector<double> damping_power, friction_power;
+  // Every bond's force kept in `force` (no ring): where it is read after the
+  // pass (AddStressMoments, for DEM_STRESS_TENSOR; set by the strategy).
+  bool keep_force = false;
   // Built by Index: per row, the range of its bonds as the first sphere
   // (first_start, rows + 1), and its bonds as the second sphere in list order
   // (CSR: row_start, row_bonds); the law of every bond, or -1 where they differ.
   std::vector<std::uint32_t> first_start, row_start, row_bonds;
   std::int64_t uniform_law = -1;
+  // Also built by Index, from `constants` (which stays the record): the
+  // distinct constants of the bonds (bitwise) and each bond's position among
+  // them. The four-lane pass reads the 4-byte position instead of the 80-byte
+  // constants: bonds of one material pair between equal spheres share theirs.
+  std::vector<BondConstants> constant_table;
+  std::vector<std::uint32_t> constant_index;
   // Where the shear force acts (bond_law.h; set by the strategy).
   BondLeverArms lever_arms = BondLeverArms::kCentres;
 
@@ -82,7 +101,8 @@ struct ContinuumBonds {
   // Per row of `rows` rows: the share of its bonds that broke; 1 for a row
   // without bonds (Kratos' DAMAGE_RATIO).
   std::vector<double> BrokenShare(std::size_t rows) const;
-  // first_start, row_start / row_bonds and uniform_law for `rows` particle rows.
+  // first_start, row_start / row_bonds, uniform_law and the constant table for
+  // `rows` particle rows.
   void Index(std::size_t rows);
   // Rows renumbered by new_index (old row -> new row; std::uint32_t max for a
   // removed row, whose bonds go). A pair whose spheres change places turns its
@@ -111,7 +131,7 @@ struct ContinuumBonds {
   // Per row, the bonds' part of the particle stress tensor (1 / V_i) Σ sym(r ⊗ F)
   // (r from the centre to the contact point, F the bond's force on the
   // sphere), row-major 3x3, summed into `stress` (9 per row), before the
-  // division by the volume.
+  // division by the volume. Reads `force`: with keep_force only.
   void AddStressMoments(std::vector<double>& stress) const;
 };
 

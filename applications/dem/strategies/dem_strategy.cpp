@@ -476,6 +476,8 @@ void ExplicitSolverStrategy::CreateContinuumBonds() {
   CreateBonds(particles_, group, skin, bond_table_, settings_.search_tolerance, periodic_, bonds_,
               BondAreaSettings{settings_.bond_area_correction, settings_.bond_area_porosity});
   bonds_.lever_arms = settings_.bond_lever_arms;
+  // WriteBondResultsToNodes reads every bond's force for DEM_STRESS_TENSOR.
+  bonds_.keep_force = db.HasHistoricalVariable(DEM_STRESS_TENSOR);
 }
 
 }  // namespace tessera::dem

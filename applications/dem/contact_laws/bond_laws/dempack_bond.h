@@ -89,7 +89,9 @@ struct DempackBond {
   // one bond is a Select of values computed in all lanes (the rare work, the
   // tension and shear damage, behind M::Any), so that one bond and one lane
   // take the same operations in the same order: bitwise the same results.
-  // `s` is the bond's state (kStateSize values of T), read and written in place.
+  // `s` is the bond's state (kStateSize values of T), read and written in
+  // place as s[slot]: a pointer, or the bond pass' lanes, which load a slot
+  // where it is first read (the damage slots stay in memory while elastic).
 
   // The compressive loading envelope F_env(δ) (δ >= 0) at `shortening`, k0 =
   // k_n0: the branch from (at, force) with `slope` that holds δ.
@@ -143,9 +145,9 @@ struct DempackBond {
   // The normal force of an intact bond (compression positive) at
   // `shortening`; `failed` where it breaks in tension (force 0), `criterion`
   // its part of the Failure Criterion State.
-  template <class T, class M>
+  template <class T, class M, class State>
   [[gnu::always_inline]] static T NormalOf(const BondParameters& law, const T& k0, const T& area,
-                                           const T& shortening, T* s, typename M::Mask& failed,
+                                           const T& shortening, State&& s, typename M::Mask& failed,
                                            T& criterion) {
     using Mask = typename M::Mask;
     const T zero{};
@@ -191,8 +193,8 @@ struct DempackBond {
   }
 
   // The stored shear force over the undamaged spring's: 1 / the last factor.
-  template <class T>
-  [[gnu::always_inline]] static T HistoryScaleOf(const T* s) {
+  template <class State>
+  [[gnu::always_inline]] static auto HistoryScaleOf(State&& s) {
     return 1.0 / s[kShearScale];
   }
 
@@ -205,10 +207,10 @@ struct DempackBond {
   // slip: vibrations damage a bond past its strength, and it does not unload.
   // The factor on the trial force `trial`; `failed` where the bond breaks in
   // shear, `criterion` its part of the Failure Criterion State.
-  template <class T, class M>
+  template <class T, class M, class State>
   [[gnu::always_inline]] static T ShearScaleOf(const BondParameters& law, const T& kt,
                                                const T& area, const T& normal, const T& trial,
-                                               const T& slip, T* s, typename M::Mask& failed,
+                                               const T& slip, State&& s, typename M::Mask& failed,
                                                T& criterion) {
     using Mask = typename M::Mask;
     const T zero{}, one = T{} + 1.0;
