@@ -145,6 +145,79 @@ def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, 
     return len(nodes)
 
 
+def WriteDiscBed(folder, nx=12, ny=10, steps=1000, seed=7):
+    """A 2D bed ("Dimension": 2): nx x ny CylinderParticle2D discs (unit
+    thickness, radii 9-11 mm) on a square grid of SPACING in the x-y plane,
+    thrown at up to 1 m/s in random directions under gravity -y, in a box of
+    four RigidEdge2D2N walls; DEM_D_Linear_viscous_Coulomb2D. Returns the
+    number of discs."""
+    os.makedirs(folder, exist_ok=True)
+    rng = random.Random(seed)
+    lx, ly = (nx + 1) * SPACING, (ny + 3) * SPACING
+    lines = ["Begin ModelPartData", "End ModelPartData", "", "Begin Properties 1", "End Properties", "",
+             "Begin Nodes"]
+    count = nx * ny
+    for k in range(count):
+        i, j = k % nx, k // nx
+        lines.append(f"  {k + 1} {(i + 1) * SPACING!r} {(j + 1) * SPACING!r} 0.0")
+    lines += ["End Nodes", "", "Begin Elements CylinderParticle2D"]
+    lines += [f"  {k + 1} 1 {k + 1}" for k in range(count)]
+    lines += ["End Elements", "", "Begin NodalData RADIUS"]
+    lines += [f"  {k + 1} 0 {rng.uniform(0.009, 0.011)!r}" for k in range(count)]
+    lines += ["End NodalData", ""]
+    velocities = [(rng.uniform(-1.0, 1.0), rng.uniform(-1.0, 1.0)) for _ in range(count)]
+    for component, axis in (("VELOCITY_X", 0), ("VELOCITY_Y", 1)):
+        lines += [f"Begin NodalData {component}"]
+        lines += [f"  {k + 1} 0 {v[axis]!r}" for k, v in enumerate(velocities)]
+        lines += ["End NodalData", ""]
+    with open(os.path.join(folder, "discsDEM.mdpa"), "w") as f:
+        f.write("\n".join(lines))
+    corners = [(0.0, 0.0), (lx, 0.0), (lx, ly), (0.0, ly)]
+    lines = ["Begin ModelPartData", "End ModelPartData", "", "Begin Properties 2", "End Properties", "",
+             "Begin Nodes"]
+    lines += [f"  {k + 1} {x!r} {y!r} 0.0" for k, (x, y) in enumerate(corners)]
+    lines += ["End Nodes", "", "Begin Conditions RigidEdge2D2N"]
+    lines += [f"  {k + 1} 2 {k + 1} {(k + 1) % 4 + 1}" for k in range(4)]
+    lines += ["End Conditions", "", "Begin SubModelPart box", "  Begin SubModelPartData",
+              "    RIGID_BODY_MOTION 0", "    FREE_BODY_MOTION 0", "    IDENTIFIER box",
+              "  End SubModelPartData", "  Begin SubModelPartNodes"]
+    lines += [f"    {k + 1}" for k in range(4)]
+    lines += ["  End SubModelPartNodes", "  Begin SubModelPartConditions"]
+    lines += [f"    {k + 1}" for k in range(4)]
+    lines += ["  End SubModelPartConditions", "End SubModelPart", ""]
+    with open(os.path.join(folder, "discsDEM_FEM_boundary.mdpa"), "w") as f:
+        f.write("\n".join(lines))
+    relation = {"COEFFICIENT_OF_RESTITUTION": 0.4, "STATIC_FRICTION": 0.4, "DYNAMIC_FRICTION": 0.4,
+                "FRICTION_DECAY": 500.0, "ROLLING_FRICTION": 0.0, "ROLLING_FRICTION_WITH_WALLS": 0.0,
+                "DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME": "DEM_D_Linear_viscous_Coulomb2D"}
+    materials = {
+        "materials": [
+            {"material_name": "grains", "material_id": 1,
+             "Variables": {"PARTICLE_DENSITY": 2500.0, "YOUNG_MODULUS": 1e7, "POISSON_RATIO": 0.25}},
+            {"material_name": "steel", "material_id": 2,
+             "Variables": {"YOUNG_MODULUS": 1e9, "POISSON_RATIO": 0.25}}],
+        "material_relations": [
+            {"material_names_list": ["grains", "grains"], "material_ids_list": [1, 1],
+             "Variables": relation},
+            {"material_names_list": ["grains", "steel"], "material_ids_list": [1, 2],
+             "Variables": relation}],
+        "material_assignation_table": [["SpheresPart", "grains"], ["RigidFacePart.box", "steel"]]}
+    with open(os.path.join(folder, "MaterialsDEM.json"), "w") as f:
+        json.dump(materials, f, indent=1)
+    deck = {"problem_name": "discs", "Dimension": 2, "BoundingBoxOption": False,
+            "dem_inlet_option": False, "GravityX": 0.0, "GravityY": -9.81, "GravityZ": 0.0,
+            "RotationOption": True,
+            "solver_settings": {"strategy": "sphere_strategy",
+                                "material_import_settings": {"materials_filename": "MaterialsDEM.json"}},
+            "TranslationalIntegrationScheme": "Velocity_Verlet", "MaxTimeStep": DT,
+            "FinalTime": steps * DT, "NeighbourSearchFrequency": 20, "SearchTolerance": 0.001,
+            "search_tolerance_against_walls": 0.001, "OutputTimeStep": 1.0,
+            "post_vtk_option": False, "TimeStepCheck": "off"}
+    with open(os.path.join(folder, "ProjectParametersDEM.json"), "w") as f:
+        json.dump(deck, f, indent=1)
+    return count
+
+
 def AddInlet(folder, nx=7, ny=7, nz=6, rate=6000.0, stop=0.02, radius=0.007, deviation=0.001):
     """Injection points on a 4 x 3 grid at z = (nz + 1.2) SPACING (above the
     bed, below the walls' top), VELOCITY (0, 0, -4) m/s within 10 degrees,

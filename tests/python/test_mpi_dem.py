@@ -25,7 +25,8 @@ import tessera
 from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment, RunPython
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_dem_case import AddImposedVelocities, AddInlet, WriteBed, WriteBondedSpecimen  # noqa: E402
+from mpi_dem_case import (AddImposedVelocities, AddInlet, WriteBed, WriteBondedSpecimen,  # noqa: E402
+                          WriteDiscBed)
 
 RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_dem_run.py")
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
@@ -143,6 +144,22 @@ def test_gear_scheme_on_two_ranks_equals_serial_bitwise(tmp_path):
     distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", 2)
     assert int(serial["contacts"]) > 50 and np.abs(serial["DISPLACEMENT"]).max() > 0.01
     assert np.abs(serial["ANGULAR_VELOCITY"]).max() > 1.0  # the rotational Gear columns matter
+    assert_bitwise(serial, distributed)
+    assert owner_changes(distributed, 2) > 0
+
+
+@needs_mpi
+def test_2d_discs_on_two_ranks_equal_serial_bitwise(tmp_path):
+    # "Dimension": 2: CylinderParticle2D discs and RigidEdge2D2N walls; a
+    # disc that changes owner is inserted as a disc (its mass and inertia
+    # per unit thickness).
+    count = WriteDiscBed(tmp_path / "discs", steps=BED_STEPS)
+    serial = run_case(tmp_path / "discs", tmp_path / "serial.npz")
+    distributed = run_case(tmp_path / "discs", tmp_path / "mpi.npz", 2)
+    assert len(serial["ids"]) == count == 120
+    # The discs moved (thrown at up to 1 m/s) and touch at the end.
+    assert int(serial["contacts"]) > 0 and np.abs(serial["DISPLACEMENT"]).max() > 0.01
+    assert np.abs(serial["x"][:, 2]).max() == 0.0  # in the plane
     assert_bitwise(serial, distributed)
     assert owner_changes(distributed, 2) > 0
 

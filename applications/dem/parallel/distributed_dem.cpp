@@ -142,7 +142,6 @@ void DistributedDem::Start() {
     TESSERA_ERROR("\"parallel_type\": \"MPI\": ", what,
                   " does not run distributed yet (the DEM explicit strategy does without it)");
   };
-  if (st.dimension != 3) refuse("a 2D run (\"Dimension\": 2)");
   if (st.periodic) refuse("a periodic domain (\"PeriodicDomainOption\")");
   if (!s_.clusters_.empty()) refuse("rigid clusters (ClusterPart)");
   if (s_.glued_.size() > 0) refuse("sticky walls (glued particles)");
@@ -672,7 +671,8 @@ void DistributedDem::Migrate() {
   if (!inserted.empty()) {
     // New rows: a node and an element with their global ids, then every column.
     const auto& materials = s_.material_index_.List();
-    static const std::string kSphere = "SphericParticle3D";
+    // Its element as FillParticles takes it: a sphere, or a disc in 2D.
+    static const std::string kSphere = "SphericParticle3D", kDisc = "CylinderParticle2D";
     std::vector<NewParticle> news;
     for (const double* r : inserted) {
       NewParticle np;
@@ -683,7 +683,7 @@ void DistributedDem::Migrate() {
       np.radius = r[4];
       np.position = Array3{r[kRowHead], r[kRowHead + 1], r[kRowHead + 2]};
       np.velocity = Array3{r[kRowHead + 3], r[kRowHead + 4], r[kRowHead + 5]};
-      np.element_type = &kSphere;
+      np.element_type = s_.settings_.dimension == 2 ? &kDisc : &kSphere;
       news.push_back(np);
       row_key_.push_back(static_cast<std::int64_t>(r[0]));
       row_owner_.push_back(static_cast<int>(r[6]));

@@ -88,8 +88,6 @@ def CheckSupported(solver):
     for key in ("PeriodicDomainOption", "CleanIndentationsOption"):
         if p[key].GetBool():
             refuse(key, "is true")
-    if p["Dimension"].GetInt() != 3:
-        refuse("Dimension", "is 2")
 
 
 def Start(solver, communicator):
