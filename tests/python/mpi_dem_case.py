@@ -112,9 +112,21 @@ def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, 
     with open(os.path.join(folder, "bedDEM_FEM_boundary.mdpa"), "w") as f:
         f.write("\n".join(lines))
 
+    WriteMaterialsAndDeck(folder, "bed", "DEM_D_Hertz_viscous_Coulomb",
+                          [f"RigidFacePart.{name}" for name in corners], steps, dimension=3,
+                          gravity=(0.0, 0.0, -9.81), keys=keys)
+    return len(nodes)
+
+
+def WriteMaterialsAndDeck(folder, name, law, wall_parts, steps, dimension, gravity, keys=None):
+    """MaterialsDEM.json and ProjectParametersDEM.json of the beds: grains
+    (ρ 2500, E 1e7, ν 0.25) against themselves and steel walls (E 1e9) with
+    `law`, restitution and friction 0.4; the sphere strategy, Velocity Verlet,
+    Δt DT for `steps` steps, searches every 20 steps with a 1 mm tolerance, no
+    output; `keys` override the deck's."""
     relation = {"COEFFICIENT_OF_RESTITUTION": 0.4, "STATIC_FRICTION": 0.4, "DYNAMIC_FRICTION": 0.4,
                 "FRICTION_DECAY": 500.0, "ROLLING_FRICTION": 0.0, "ROLLING_FRICTION_WITH_WALLS": 0.0,
-                "DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME": "DEM_D_Hertz_viscous_Coulomb"}
+                "DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME": law}
     materials = {
         "materials": [
             {"material_name": "grains", "material_id": 1,
@@ -127,12 +139,12 @@ def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, 
             {"material_names_list": ["grains", "steel"], "material_ids_list": [1, 2],
              "Variables": relation}],
         "material_assignation_table": [["SpheresPart", "grains"]] +
-                                      [[f"RigidFacePart.{name}", "steel"] for name in corners]}
+                                      [[part, "steel"] for part in wall_parts]}
     with open(os.path.join(folder, "MaterialsDEM.json"), "w") as f:
         json.dump(materials, f, indent=1)
-    deck = {"problem_name": "bed", "Dimension": 3, "BoundingBoxOption": False,
-            "dem_inlet_option": False, "GravityX": 0.0, "GravityY": 0.0, "GravityZ": -9.81,
-            "RotationOption": True,
+    deck = {"problem_name": name, "Dimension": dimension, "BoundingBoxOption": False,
+            "dem_inlet_option": False, "GravityX": gravity[0], "GravityY": gravity[1],
+            "GravityZ": gravity[2], "RotationOption": True,
             "solver_settings": {"strategy": "sphere_strategy",
                                 "material_import_settings": {"materials_filename": "MaterialsDEM.json"}},
             "TranslationalIntegrationScheme": "Velocity_Verlet", "MaxTimeStep": DT,
@@ -142,7 +154,6 @@ def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, 
     deck.update(keys or {})
     with open(os.path.join(folder, "ProjectParametersDEM.json"), "w") as f:
         json.dump(deck, f, indent=1)
-    return len(nodes)
 
 
 def WriteDiscBed(folder, nx=12, ny=10, steps=1000, seed=7):
@@ -187,34 +198,8 @@ def WriteDiscBed(folder, nx=12, ny=10, steps=1000, seed=7):
     lines += ["  End SubModelPartConditions", "End SubModelPart", ""]
     with open(os.path.join(folder, "discsDEM_FEM_boundary.mdpa"), "w") as f:
         f.write("\n".join(lines))
-    relation = {"COEFFICIENT_OF_RESTITUTION": 0.4, "STATIC_FRICTION": 0.4, "DYNAMIC_FRICTION": 0.4,
-                "FRICTION_DECAY": 500.0, "ROLLING_FRICTION": 0.0, "ROLLING_FRICTION_WITH_WALLS": 0.0,
-                "DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME": "DEM_D_Linear_viscous_Coulomb2D"}
-    materials = {
-        "materials": [
-            {"material_name": "grains", "material_id": 1,
-             "Variables": {"PARTICLE_DENSITY": 2500.0, "YOUNG_MODULUS": 1e7, "POISSON_RATIO": 0.25}},
-            {"material_name": "steel", "material_id": 2,
-             "Variables": {"YOUNG_MODULUS": 1e9, "POISSON_RATIO": 0.25}}],
-        "material_relations": [
-            {"material_names_list": ["grains", "grains"], "material_ids_list": [1, 1],
-             "Variables": relation},
-            {"material_names_list": ["grains", "steel"], "material_ids_list": [1, 2],
-             "Variables": relation}],
-        "material_assignation_table": [["SpheresPart", "grains"], ["RigidFacePart.box", "steel"]]}
-    with open(os.path.join(folder, "MaterialsDEM.json"), "w") as f:
-        json.dump(materials, f, indent=1)
-    deck = {"problem_name": "discs", "Dimension": 2, "BoundingBoxOption": False,
-            "dem_inlet_option": False, "GravityX": 0.0, "GravityY": -9.81, "GravityZ": 0.0,
-            "RotationOption": True,
-            "solver_settings": {"strategy": "sphere_strategy",
-                                "material_import_settings": {"materials_filename": "MaterialsDEM.json"}},
-            "TranslationalIntegrationScheme": "Velocity_Verlet", "MaxTimeStep": DT,
-            "FinalTime": steps * DT, "NeighbourSearchFrequency": 20, "SearchTolerance": 0.001,
-            "search_tolerance_against_walls": 0.001, "OutputTimeStep": 1.0,
-            "post_vtk_option": False, "TimeStepCheck": "off"}
-    with open(os.path.join(folder, "ProjectParametersDEM.json"), "w") as f:
-        json.dump(deck, f, indent=1)
+    WriteMaterialsAndDeck(folder, "discs", "DEM_D_Linear_viscous_Coulomb2D", ["RigidFacePart.box"],
+                          steps, dimension=2, gravity=(0.0, -9.81, 0.0))
     return count
 
 

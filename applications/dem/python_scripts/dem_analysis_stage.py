@@ -296,6 +296,7 @@ class DEMSolver(PythonSolver):
                 yield from sub_model_parts(sub)
 
         self.imposed_velocities = []
+        self._imposed_rows, self._imposed_nodes = None, []
         for part in sub_model_parts(self.model.GetModelPart("SpheresPart")):
             start = part[tessera.VELOCITY_START_TIME] if part.Has(tessera.VELOCITY_START_TIME) else 0.0
             stop = part[tessera.VELOCITY_STOP_TIME] if part.Has(tessera.VELOCITY_STOP_TIME) else math.inf
@@ -306,17 +307,26 @@ class DEMSolver(PythonSolver):
                         (list(part.Nodes), set(int(i) for i in part.NodeIds()),
                          tessera.GetVariable(f"VELOCITY_{axis}"), part[imposed], start, stop))
 
-    def _ApplyImposedVelocities(self, time):
-        local = None
-        if self.distributed is not None:
-            # The rank's spheres now (owned and ghosts, a ghost alike so that
-            # its copy is its owner's): nodes are looked up by id each step,
-            # as spheres arrive and leave at the searches.
-            spheres = self.stage.spheres_model_part
+    def _LocalImposedNodes(self):
+        """A distributed run's nodes of each imposition among the rank's
+        spheres (owned and ghosts, a ghost alike so that its copy is its
+        owner's), found by id. The rows change only at a search (spheres
+        arrive, leave and are reordered) or when an inlet adds spheres, so the
+        lists are found again only then, not at every step."""
+        spheres = self.stage.spheres_model_part
+        rows = (self.strategy.NumberOfSearches(), spheres.NumberOfNodes())
+        if rows != self._imposed_rows:
             local = [int(i) for i in spheres.NodeIds()]
-        for nodes, ids, component, value, start, stop in self.imposed_velocities:
+            self._imposed_nodes = [[spheres.GetNode(i) for i in local if i in ids]
+                                   for _, ids, *_ in self.imposed_velocities]
+            self._imposed_rows = rows
+        return self._imposed_nodes
+
+    def _ApplyImposedVelocities(self, time):
+        local = self._LocalImposedNodes() if self.distributed is not None else None
+        for k, (nodes, ids, component, value, start, stop) in enumerate(self.imposed_velocities):
             if local is not None:
-                nodes = [spheres.GetNode(i) for i in local if i in ids]
+                nodes = local[k]
             active = start <= time <= stop
             for node in nodes:
                 if active:

@@ -61,6 +61,20 @@ def Sphere(model_part, node_id, position, radius, properties, velocity=(0.0, 0.0
     return model_part.CreateNewElement("SphericParticle3D", node_id, [node_id], properties)
 
 
+def SphereAndWalls(centre, radius, velocity=(0.0, 0.0, 0.0)):
+    """A model with one sphere (E 1e7, ρ 2000) of `radius` at `centre` and an
+    empty RigidFacePart whose material (E 1e9) relates to the sphere's (e 0.5,
+    μ 0.3): the spheres' and walls' model parts and the wall material."""
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    walls = model.CreateModelPart("RigidFacePart")
+    grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
+    wall = Material(walls, 2, young=1e9, poisson=0.25)
+    Relate(grain, wall, restitution=0.5, static_friction=0.3)
+    Sphere(spheres, 1, centre, radius, grain, velocity=velocity)
+    return spheres, walls, wall
+
+
 def SpheresPart(model, name="SpheresPart", elastic_forces=False):
     """A spheres model part with the strategy's variables (ELASTIC_FORCES, which
     the strategy sums only where declared, with `elastic_forces`)."""

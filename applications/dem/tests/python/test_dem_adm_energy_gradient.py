@@ -11,7 +11,7 @@ import pytest
 
 import tessera
 
-from dem_test_utilities import Material, Relate, Settings, Sphere, SpheresPart
+from dem_test_utilities import Settings, SphereAndWalls
 
 RADIUS = 0.1
 # The difference step h = 1e-6 m: the central difference's truncation,
@@ -30,13 +30,7 @@ def Evaluate(centre, points, faces):
     energy-consistent forces: U, the force on the sphere and the elastic
     load on each node."""
     from tessera import _dem
-    model = tessera.Model()
-    spheres = SpheresPart(model)
-    walls = model.CreateModelPart("RigidFacePart")
-    grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
-    wall = Material(walls, 2, young=1e9, poisson=0.25)
-    Relate(grain, wall, restitution=0.5, static_friction=0.3)
-    Sphere(spheres, 1, centre, RADIUS, grain)
+    spheres, walls, wall = SphereAndWalls(centre, RADIUS)
     for k, xyz in enumerate(points):
         walls.CreateNewNode(k + 1, *xyz)
     for k, face in enumerate(faces):

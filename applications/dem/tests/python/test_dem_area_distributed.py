@@ -11,30 +11,18 @@ import pytest
 
 import tessera
 
-from dem_test_utilities import Material, Relate, Settings, Sphere, SpheresPart
+from dem_test_utilities import Settings, SphereAndWalls, SpheresPart
 
 CORNERS = [(-1.0, -1.0, 0.0), (1.0, -1.0, 0.0), (1.0, 1.0, 0.0), (-1.0, 1.0, 0.0)]
 TRIANGLES = ([1, 2, 3], [1, 3, 4])  # the diagonal (-1, -1) - (1, 1) is shared
 CENTRE, RADIUS = (0.008, -0.002, 0.1 - 2e-3), 0.1  # 0.0071 from the diagonal; a = 0.0199
 
 
-def SphereAndWalls(centre, velocity=(0.0, 0.0, 0.0)):
-    """A model with one sphere (R = RADIUS, E 1e7) at `centre` and an empty
-    RigidFacePart whose material (E 1e9) relates to the sphere's (e 0.5,
-    μ 0.3): the spheres' and walls' model parts and the wall material."""
-    model = tessera.Model()
-    spheres = SpheresPart(model)
-    walls = model.CreateModelPart("RigidFacePart")
-    grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
-    wall = Material(walls, 2, young=1e9, poisson=0.25)
-    Relate(grain, wall, restitution=0.5, static_friction=0.3)
-    Sphere(spheres, 1, centre, RADIUS, grain, velocity=velocity)
-    return spheres, walls, wall
 
 
 def Pressed(transfer):
     from tessera import _dem
-    spheres, walls, wall = SphereAndWalls(CENTRE, velocity=(0.3, 0.1, -0.2))
+    spheres, walls, wall = SphereAndWalls(CENTRE, RADIUS, velocity=(0.3, 0.1, -0.2))
     for k, xyz in enumerate(CORNERS):
         walls.CreateNewNode(k + 1, *xyz)
     for k, nodes in enumerate(TRIANGLES):
@@ -93,7 +81,7 @@ def test_a_circle_inside_one_face_takes_the_short_cut_to_the_same_shares(quad):
     from tessera import _dem
     corners = [(-1.0, -0.8, 0.0), (1.2, -1.0, 0.0), (0.9, 1.1, 0.0)] + ([(-1.1, 0.9, 0.0)] if quad else [])
     centre = (0.1, 0.05, 0.1 - 2e-3)
-    spheres, walls, wall = SphereAndWalls(centre)
+    spheres, walls, wall = SphereAndWalls(centre, RADIUS)
     for k, xyz in enumerate(corners):
         walls.CreateNewNode(k + 1, *xyz)
     walls.CreateNewCondition("RigidFace3D4N" if quad else "RigidFace3D3N", 1,
@@ -120,7 +108,7 @@ def Cornered(transfer, area_distributed_walls):
     from tessera import _dem
 
     def build(parts, adm_parts):
-        spheres, walls, wall = SphereAndWalls((RADIUS - 1e-3, 0.3, RADIUS - 2e-3))
+        spheres, walls, wall = SphereAndWalls((RADIUS - 1e-3, 0.3, RADIUS - 2e-3), RADIUS)
         squares = {"Floor": [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)],
                    "Side": [(0, 0, 0), (0, 1, 0), (0, 1, 1), (0, 0, 1)]}
         for k, name in enumerate(parts):
@@ -191,7 +179,7 @@ def test_a_masters_overlap_is_its_faces_area_weighted_mean_plane():
     centre = np.array([5e-4, 0.0, RADIUS - 2e-3])
 
     def pressed(points, faces, transfer):
-        spheres, walls, wall = SphereAndWalls(tuple(centre))
+        spheres, walls, wall = SphereAndWalls(tuple(centre), RADIUS)
         for k, xyz in enumerate(points):
             walls.CreateNewNode(k + 1, *xyz)
         for k, nodes in enumerate(faces):

@@ -15,9 +15,8 @@ import math
 import numpy as np
 import pytest
 
-import tessera
 
-from dem_test_utilities import Material, Relate, Settings, Sphere, SpheresPart
+from dem_test_utilities import Settings, SphereAndWalls
 
 SIGNS = np.array([(-1.0, -1.0), (1.0, -1.0), (1.0, 1.0), (-1.0, 1.0)])
 
@@ -115,13 +114,7 @@ def test_a_sphere_on_a_warped_face_takes_the_short_cut_to_the_same_nodal_forces(
     for xy, cases in (((0.45, -0.05), ["apart", "a", "apart", "apart"]),
                       ((0.27, 0.355), ["apart", "b", "b", "apart"])):
         centre = (xy[0], xy[1], radius - 2e-3)
-        model = tessera.Model()
-        spheres = SpheresPart(model)
-        walls = model.CreateModelPart("RigidFacePart")
-        grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
-        wall = Material(walls, 2, young=1e9, poisson=0.25)
-        Relate(grain, wall, restitution=0.5, static_friction=0.3)
-        Sphere(spheres, 1, centre, radius, grain)
+        spheres, walls, wall = SphereAndWalls(centre, radius)
         for k, xyz in enumerate(corners):
             walls.CreateNewNode(k + 1, *xyz)
         walls.CreateNewCondition("RigidFace3D4N", 1, [1, 2, 3, 4], wall)
