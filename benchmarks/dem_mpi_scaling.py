@@ -9,9 +9,12 @@ T(2 ranks, 2n), the same ratio for two serial runs of n spheres at once
 (two processes, no MPI: what the shared cache and memory allow), Tessera's time over LAMMPS' at 1 and at 2 ranks, and
 Tessera's communication: doubles (8 bytes) each rank sends per step to
 refresh its neighbours' ghosts, its ghosts, and the doubles of all
-migrations together. On a host shared with other jobs the times are noisy:
-the load average is printed before and after; run it several times (the
-communication counts are exact).
+migrations together; and per rank, where its loop goes (the strategy's
+phases, then DistributedDem.GetTimings(): the search vote, the ghost
+refresh, the migrations, waits for the other rank included). On a host
+shared with other jobs the times are noisy: the load average is printed
+before and after; run it several times (the communication counts are
+exact).
 
 LAMMPS (Debian's /usr/bin/lmp, OpenMPI, `mpirun -np 2 lmp`) runs the same
 spheres from the same state (centres, radii, velocities of BedState), the
@@ -50,6 +53,9 @@ from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment  # 
 GRAINS = dict(young=1e7, poisson=0.25, density=2500.0)
 STEEL = dict(young=1e9, poisson=0.25)
 RESTITUTION, FRICTION, GRAVITY, SKIN = 0.4, 0.4, 9.81, 0.001
+# The phases of the strategy's GetTimings() (a serial run's step).
+STRATEGY_PHASES = ("wall_motion", "search_particles", "search_walls", "forces", "integration",
+                   "energy", "node_sync")
 
 
 def run(folder, out, ranks):
@@ -216,6 +222,17 @@ def main():
               f"{int(migration)} doubles in all migrations ({8 * migration / 1024:.1f} KiB over "
               f"{int(r2['searches'])} searches)")
     print(f"spheres that changed owner (migrations): {int(r2['migrations'])}")
+    # Where each rank's loop goes: the strategy's own phases (as a serial
+    # run's) and the distributed work, waits for the other rank included.
+    names = [str(name) for name in r2["timing_names"]]
+    for rank, row in enumerate(r2["timings"].reshape(-1, len(names))):
+        t = dict(zip(names, row))
+        own = sum(t[name] for name in names[1:] if name in STRATEGY_PHASES)
+        print(f"Tessera rank {rank}: loop {t['loop']:.3f} s = strategy {own:.3f} s + vote "
+              f"{t['vote']:.3f} + ghost refresh {t['ghost_refresh']:.3f} + migrate "
+              f"{t['migrate']:.3f} (rows removed {t['remove_rows']:.3f}, reordered "
+              f"{t['reorder_rows']:.3f}) + after search {t['after_search']:.3f} + rest "
+              f"{t['loop'] - own - t['vote'] - t['ghost_refresh'] - t['migrate'] - t['after_search']:.3f}")
 
 
 if __name__ == "__main__":

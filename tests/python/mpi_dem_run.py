@@ -65,8 +65,13 @@ def main(folder, out, parallel_type):
                                              distributed.GhostDoublesPerStep(),
                                              float(distributed.MigrationDoubles())], 0)
         migrations = distributed.GlobalMigrations()
+        # Per rank: the loop's seconds, the strategy's phases, then the
+        # distributed work's (benchmarks/dem_mpi_scaling.py prints them).
+        phases = {**strategy.GetTimings(), **distributed.GetTimings()}
+        timings = communicator.GatherDoubles([seconds, *phases.values()], 0)
         if communicator.Rank() == 0:
             extra = {"migrations": migrations, "ghosts": np.array(ghosts),
+                     "timings": np.array(timings), "timing_names": np.array(["loop", *phases]),
                      **{f"start_{r}": np.asarray(s, dtype=np.int64) for r, s in enumerate(starts)},
                      **{f"end_{r}": np.asarray(e, dtype=np.int64) for r, e in enumerate(ends)}}
     if communicator.Rank() == 0:

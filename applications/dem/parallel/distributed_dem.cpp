@@ -10,6 +10,7 @@
 #include "applications/dem/dem_variables.h"
 #include "applications/dem/inlets/particle_inlet.h"
 #include "applications/dem/strategies/dem_strategy.h"
+#include "applications/dem/strategies/phase_timings.h"
 #include "kernel/core/error.h"
 #include "kernel/model/model_part.h"
 #include "kernel/parallel/communicator.h"
@@ -214,9 +215,11 @@ void DistributedDem::Start() {
   last_balance_step_ = s_.step_;
   SearchHooks hooks;
   hooks.vote = [this](bool local) {
+    const ScopedPhase phase(timings_.vote);
     return comm_->MaxAll(static_cast<std::int64_t>(local ? 1 : 0)) != 0;
   };
   hooks.before_search = [this] {
+    const ScopedPhase phase(timings_.migrate);
     if (bond_count_.empty()) return Migrate();
     // The boxes of this search first (Migrate's own call then does nothing).
     MaybeRebalance();
@@ -225,6 +228,7 @@ void DistributedDem::Start() {
     InstallBonds(bonds);
   };
   hooks.after_search = [this] {
+    const ScopedPhase phase(timings_.after_search);
     FollowRows();
     InstallArrivedHistories();
     BuildGhostLists();
@@ -446,8 +450,11 @@ void DistributedDem::AddRowsToGhostLists(std::size_t first) {
     receive[neighbours_[k]] = std::move(receive_rows_[k]);
   }
   std::vector<int> targets;
+  const RcbBox& own = boxes_[static_cast<std::size_t>(rank_)];
   for (std::size_t i = first; i < p.size(); ++i) {
     if (OwnedRow(i)) {
+      // As in Migrate: a layer inside this rank's box, no other rank's ghost.
+      if (WithinLayer(own, p.position[i], -layer_)) continue;
       GhostTargets(p.position[i], rank_, targets);
       for (int r : targets) send[r].push_back(static_cast<std::uint32_t>(i));
     } else {
@@ -473,6 +480,7 @@ void DistributedDem::RefreshGhosts() {
   // Neighbour lists name each other: r sends here what it owns in this
   // rank's layer (by the same boxes and positions), this rank receives it, so
   // both sides know every length. The buffers live between steps.
+  const ScopedPhase phase(timings_.ghost_refresh);
   ParticleStorage& p = s_.Particles();
   ghost_out_.resize(neighbours_.size());
   ghost_in_.resize(neighbours_.size());
@@ -553,8 +561,17 @@ void DistributedDem::Migrate() {
   std::vector<int> next_owner(n, -1), leaves_to(n, -1);
   bool any_leaves = false;
   std::vector<int> holders;
+  // A sphere at least one layer inside this rank's box stays here and is no
+  // other rank's ghost: the boxes tile space, so every other box lies beyond
+  // that layer (the comparisons round the same way as WithinLayer's).
+  const RcbBox& own = boxes_[static_cast<std::size_t>(rank_)];
   for (std::size_t i = 0; i < n; ++i) {
     if (!OwnedRow(i)) continue;
+    if (WithinLayer(own, p.position[i], -layer_)) {
+      keep[i] = 1;
+      next_owner[i] = rank_;
+      continue;
+    }
     const int owner = RcbOwner(boxes_, p.position[i]);
     GhostTargets(p.position[i], owner, holders);
     holders.push_back(owner);
@@ -657,6 +674,7 @@ void DistributedDem::Migrate() {
   // Rows that are neither owned nor a ghost here any more go.
   const bool velocity_steps = s_.increments_are_velocity_steps_;
   if (std::find(keep.begin(), keep.end(), 0) != keep.end()) {
+    const ScopedPhase phase(timings_.remove_rows);
     s_.RemoveParticles(keep);
     std::size_t out_row = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -708,6 +726,7 @@ void DistributedDem::Migrate() {
   }
   // Rows in key order: the serial run's relative order of every pair.
   if (!std::is_sorted(row_key_.begin(), row_key_.end())) {
+    const ScopedPhase phase(timings_.reorder_rows);
     std::vector<std::uint32_t> order(row_key_.size());
     std::iota(order.begin(), order.end(), 0u);
     std::sort(order.begin(), order.end(),

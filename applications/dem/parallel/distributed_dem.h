@@ -42,6 +42,7 @@
 // apart than the ghost layer is an error (it would be lost).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <map>
 #include <memory>
@@ -63,6 +64,34 @@ namespace tessera::dem {
 class ExplicitSolverStrategy;
 class ParticleInlets;
 struct NewParticle;
+
+// Wall-clock seconds of this rank's distributed work since Start (GetTimings;
+// waits for the other ranks included, as they are part of the step):
+//   vote          the adaptive search's decision taken by all ranks (MaxAll)
+//   ghost_refresh packing, exchanging and unpacking the ghosts' rows
+//   migrate       SearchHooks::before_search: the exchange of rows and
+//                 histories, of which
+//   remove_rows   the rows that left this rank's set, and
+//   reorder_rows  the rows put back in key order after arrivals
+//   after_search  arrived histories installed, ghost lists rebuilt
+struct DistributedTimings {
+  double vote = 0.0;
+  double ghost_refresh = 0.0;
+  double migrate = 0.0;
+  double remove_rows = 0.0;
+  double reorder_rows = 0.0;
+  double after_search = 0.0;
+};
+
+inline constexpr std::array<std::pair<const char*, double DistributedTimings::*>, 6>
+    kDistributedTerms{{
+        {"vote", &DistributedTimings::vote},
+        {"ghost_refresh", &DistributedTimings::ghost_refresh},
+        {"migrate", &DistributedTimings::migrate},
+        {"remove_rows", &DistributedTimings::remove_rows},
+        {"reorder_rows", &DistributedTimings::reorder_rows},
+        {"after_search", &DistributedTimings::after_search},
+    }};
 
 struct DistributedDemSettings {
   int rebalance_every = 1000;        // steps between imbalance checks (0: never)
@@ -127,6 +156,7 @@ class DistributedDem {
   // to the serial run's up to the rounding of the partial sums).
   void WriteGlobalWallResults();
   double GhostLayer() const { return layer_; }
+  const DistributedTimings& Timings() const { return timings_; }
 
  private:
   void Bisect();  // boxes_ from every owned sphere
@@ -188,6 +218,7 @@ class DistributedDem {
   int rebalances_ = 0;
   std::int64_t migrations_ = 0;
   std::int64_t ghost_doubles_ = 0, refreshes_ = 0, migration_doubles_ = 0;
+  DistributedTimings timings_;
 };
 
 }  // namespace tessera::dem

@@ -60,6 +60,15 @@ void BindDistributed(py::module_& m) {
       .def("GhostDoublesPerStep", &DistributedDem::GhostDoublesPerStep)
       .def("MigrationDoubles", &DistributedDem::MigrationDoubles)
       .def("GhostLayer", &DistributedDem::GhostLayer)
+      .def(
+          "GetTimings",
+          [](const DistributedDem& d) {
+            py::dict out;
+            for (const auto& [name, member] : kDistributedTerms) out[name] = d.Timings().*member;
+            return out;
+          },
+          "Wall-clock seconds of this rank's distributed work since Start, waits included: "
+          "vote, ghost_refresh, migrate (of which remove_rows and reorder_rows), after_search")
       .def("OwnedWallContactForces", &DistributedDem::OwnedWallContactForces, py::arg("wall_nodes"),
            "Flat [fx, fy, fz, ...] per wall node index: CONTACT_FORCES from the owned "
            "spheres' wall contacts only")
