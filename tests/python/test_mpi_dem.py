@@ -79,6 +79,15 @@ def test_bed_on_ranks_equals_serial_bitwise(tmp_path, ranks):
           f"{distributed['ghosts'].reshape(-1, 3)[:, 1]}")
     assert changed > 0 and int(distributed["migrations"]) >= changed
     assert (distributed["ghosts"].reshape(-1, 3)[:, 0] > 0).all()
+    # Each rank's timings (DistributedDem.GetTimings): the parts lie within
+    # their wholes (the migrations within the loop, the removals and
+    # reorders within the migrations), and the ghosts were refreshed.
+    names = [str(name) for name in distributed["timing_names"]]
+    for row in distributed["timings"].reshape(ranks, len(names)):
+        t = dict(zip(names, row))
+        assert min(t.values()) >= 0.0 and t["ghost_refresh"] > 0.0 and t["migrate"] > 0.0
+        assert t["remove_rows"] + t["reorder_rows"] <= t["migrate"]
+        assert t["vote"] + t["ghost_refresh"] + t["migrate"] + t["after_search"] <= t["loop"]
 
 
 @needs_mpi
