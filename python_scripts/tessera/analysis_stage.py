@@ -69,11 +69,6 @@ class AnalysisStage:
             project_parameters["restart_options"] if project_parameters.Has("restart_options") else None,
             problem_data["problem_name"].GetString(), project_parameters.Origin())
         self._checkpoint_schedule = None
-        if self.parallel_type == "MPI" and self._restart_options.save:
-            # every rank would write its piece to the same checkpoint file
-            raise tessera.Error(f"{project_parameters.Origin()}: key 'restart_options.SaveRestart' is "
-                                "true, but checkpoints of distributed (\"parallel_type\": \"MPI\") runs "
-                                "are not provided yet; set it to false")
         # As Kratos: the solver exists, and the variables are declared, right
         # after construction, so scripts can add their own before Initialize.
         solver = self._GetSolver()
@@ -204,12 +199,41 @@ class AnalysisStage:
     def RestartFrom(self, path):
         """Continue the run saved in the checkpoint `path`: call before
         Initialize(), which then ends by loading it."""
-        if not os.path.isfile(path):
-            raise tessera.Error(f"restart file '{path}' does not exist")
-        if self.parallel_type == "MPI":
-            raise tessera.Error(f"restart from '{path}': checkpoints of distributed (\"parallel_type\": "
-                                "\"MPI\") runs are not provided yet")
-        self._restart_file = os.path.abspath(path)
+        self._restart_file = os.path.abspath(self._CheckpointFileToLoad(path))
+
+    def _Ranks(self):
+        """(rank, ranks) of a distributed run, (0, 1) otherwise: a distributed
+        run writes one checkpoint file per rank (tessera.checkpoint)."""
+        communicator = self.communicator
+        if self.parallel_type == "MPI" and communicator.IsDistributed() and communicator.Size() > 1:
+            return communicator.Rank(), communicator.Size()
+        return 0, 1
+
+    def _CheckpointFileToWrite(self, path):
+        rank, ranks = self._Ranks()
+        return _checkpoint.RankFile(path, rank, ranks) if ranks > 1 else path
+
+    def _CheckpointFileToLoad(self, path):
+        """This rank's file of the checkpoint `path`; an error naming both
+        rank counts where another number of ranks wrote it."""
+        rank, ranks = self._Ranks()
+        named = _checkpoint.RanksOfFile(path)
+        if ranks == 1 and named is None:
+            if not os.path.isfile(path):
+                raise tessera.Error(f"restart file '{path}' does not exist")
+            return path
+        return _checkpoint.RankFileToLoad(path, rank, ranks)
+
+    def _CheckSavedRanks(self, reader, path):
+        rank, ranks = self._Ranks()
+        saved = reader.IntAttribute("ranks") if reader.HasAttribute("ranks") else 1
+        saved_rank = reader.IntAttribute("rank") if reader.HasAttribute("rank") else 0
+        if saved != ranks:
+            raise tessera.Error(f"checkpoint {path} was written by a run on {saved} rank(s); this run "
+                                f"has {ranks} rank(s): a run continues on as many ranks as it was "
+                                "saved from")
+        if saved_rank != rank:
+            raise tessera.Error(f"checkpoint {path} holds rank {saved_rank}'s part; this is rank {rank}")
 
     def AddCheckpointable(self, name, obj):
         """A plugin's object whose state the checkpoints keep (see tessera.checkpoint)."""
@@ -239,10 +263,16 @@ class AnalysisStage:
 
     def SaveCheckpoint(self, path):
         """Writes the run's complete state to `path` (a temporary file renamed
-        over it, so an existing checkpoint survives a crash during the write)."""
+        over it, so an existing checkpoint survives a crash during the write);
+        each rank of a distributed run its own state to its own file
+        (tessera.checkpoint.RankFile). Returns the path written."""
+        path = self._CheckpointFileToWrite(path)
         writer = tessera.CheckpointWriter(path)
         info = self._GetSolver().GetComputingModelPart().ProcessInfo
         writer.SetAttribute("stage", type(self).__name__)
+        rank, ranks = self._Ranks()
+        writer.SetAttribute("rank", rank)
+        writer.SetAttribute("ranks", ranks)
         writer.SetAttribute("time", float(self.time))
         writer.SetAttribute("step", int(info[tessera.STEP]))
         writer.WriteString("/Deck/ProjectParameters", self._CheckpointDeckJson())
@@ -258,6 +288,7 @@ class AnalysisStage:
         """Replaces the state of the initialized stage by the one saved in `path`."""
         reader = tessera.CheckpointReader(path)
         _checkpoint.CheckSavedStage(reader, path, type(self).__name__)
+        self._CheckSavedRanks(reader, path)
         _checkpoint.CheckSavedDeck(reader, path, "/Deck/ProjectParameters", self._CheckpointDeckJson())
         current_parts = _checkpoint.CheckSavedModelParts(reader, path, self.model)
         objects = reader.List("/Objects")
@@ -286,7 +317,7 @@ class AnalysisStage:
         if self._checkpoint_schedule is None:
             start_time = self.project_parameters["problem_data"]["start_time"].GetDouble()
             self._checkpoint_schedule = _checkpoint.CheckpointSchedule(
-                self._restart_options, start_time, self.time)
+                self._restart_options, start_time, self.time, *self._Ranks())
         self._checkpoint_schedule.InstallSignalHandlers()
 
     def _StopCheckpointSchedule(self):
@@ -307,6 +338,7 @@ class AnalysisStage:
         if schedule.IsDue(step, self.time):
             schedule.Remember(self.SaveCheckpoint(schedule.FileFor(step)))
             schedule.Advance(self.time)
+        schedule.AgreeOnSignal(self.communicator)
         if schedule.pending_signal is not None:
             path = schedule.FileFor(step)
             if path not in schedule.written:

@@ -26,10 +26,19 @@ Loading happens at the end of the stage's Initialize(): the deck is read and
 everything built as for a fresh run, then the saved state replaces it. A run
 continued so gives bitwise the results of the uninterrupted run (tested per
 application).
+
+A distributed run ("parallel_type": "MPI") writes one file per rank, each the
+rank's model parts and objects as a serial run writes them:
+checkpoint_<STEP>.h5 becomes checkpoint_<STEP>.rank<R>of<N>.h5 (RankFile).
+It continues on as many ranks as wrote it, each rank loading its own file
+(RankFileToLoad: the name given may be the step's serial name or any rank's
+file); another rank count is an error naming both.
 """
+import glob
 import json
 import math
 import os
+import re
 import signal
 
 import tessera
@@ -49,6 +58,44 @@ RESTART_OPTIONS_DEFAULTS = """{
 # write. Any other difference makes the checkpoint another deck's.
 DECK_KEYS_FREE_ON_RESTART = ("problem_data.end_time", "FinalTime", "restart_options",
                              "output_processes", "problem_data.problem_name")
+
+
+_RANK_SUFFIX = re.compile(r"\.rank(\d+)of(\d+)\.h5$")
+
+
+def RankFile(path, rank, ranks):
+    """The file of rank `rank` of `ranks` for the checkpoint `path`
+    (checkpoint_<STEP>.h5 -> checkpoint_<STEP>.rank<R>of<N>.h5)."""
+    base = _RANK_SUFFIX.sub(".h5", path)
+    stem = base[:-3] if base.endswith(".h5") else base
+    return f"{stem}.rank{rank}of{ranks}.h5"
+
+
+def RanksOfFile(path):
+    """(rank, ranks) a file's name says it holds, or None for a serial name."""
+    match = _RANK_SUFFIX.search(path)
+    return (int(match.group(1)), int(match.group(2))) if match else None
+
+
+def RankFileToLoad(path, rank, ranks):
+    """The file that rank `rank` of a run on `ranks` ranks loads to continue
+    the checkpoint `path` (a step's serial name or any rank's file); an error
+    naming both rank counts where the checkpoint was written by another
+    number of ranks (a serial run counts one)."""
+    own = RankFile(path, rank, ranks) if ranks > 1 else _RANK_SUFFIX.sub(".h5", path)
+    if os.path.isfile(own):
+        return own
+    stem = _RANK_SUFFIX.sub(".h5", path)[:-3]
+    written = sorted({RanksOfFile(f)[1] for f in glob.glob(glob.escape(stem) + ".rank*of*.h5")})
+    if not written and os.path.isfile(stem + ".h5"):
+        written = [1]
+    if written and ranks not in written:
+        counts = " or ".join(str(n) for n in written)
+        raise tessera.Error(f"checkpoint {path} was written by a run on {counts} rank(s); this run "
+                            f"has {ranks} rank(s): a run continues on as many ranks as it was saved "
+                            f"from (mpirun -np {written[0]})")
+    raise tessera.Error(f"restart file '{own}' does not exist (checkpoint {path}, rank {rank} of "
+                        f"{ranks})")
 
 
 def CheckpointableState(obj, writer, group):
@@ -188,8 +235,9 @@ class CheckpointSchedule:
     steps that are multiples of RestartFrequency, with "time" control the
     first step at or past each start_time + k RestartFrequency."""
 
-    def __init__(self, options, start_time, current_time):
+    def __init__(self, options, start_time, current_time, rank=0, ranks=1):
         self.options = options
+        self.rank, self.ranks = rank, ranks
         self.start_time = start_time
         self.written = []
         self.pending_signal = None
@@ -215,7 +263,17 @@ class CheckpointSchedule:
         self.next_time = self.start_time + k * f
 
     def FileFor(self, step):
-        return os.path.join(self.options.folder, f"checkpoint_{step:09d}.h5")
+        """This rank's file of the step (one per rank in a distributed run)."""
+        path = os.path.join(self.options.folder, f"checkpoint_{step:09d}.h5")
+        return RankFile(path, self.rank, self.ranks) if self.ranks > 1 else path
+
+    def AgreeOnSignal(self, communicator):
+        """A distributed run: the signal may reach some ranks only (a batch
+        system's SIGTERM to one process); the ranks take the largest signal
+        number any received, so that all write and stop at the same step."""
+        if self.ranks > 1 and self.options.save and self.options.on_signal:
+            signum = int(communicator.MaxAll(float(self.pending_signal or 0)))
+            self.pending_signal = signum if signum > 0 else None
 
     def Remember(self, path):
         if path in self.written:

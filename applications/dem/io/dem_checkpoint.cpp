@@ -461,11 +461,40 @@ void StrategyCheckpointAccess::Prepare(ExplicitSolverStrategy& s, const Particle
     }
   }
 
-  // Spheres created since the start (inlets), in the saved order.
+  // The elements in the saved order (LoadModelPart reads them by position):
+  // those a serial run kept come first, in that order, and the ones made
+  // since follow. A rank of a distributed run also holds spheres that
+  // arrived between others (rows in key order): the elements from the first
+  // one out of place on are taken out, each kept as a copy of its own class,
+  // and put back in the saved order below.
+  std::size_t in_place = 0;
+  {
+    const auto elements = spheres.Elements();
+    for (auto it = elements.begin(); it != elements.end() && in_place < saved_elements.size();
+         ++it, ++in_place)
+      if ((*it).Id() != static_cast<IdType>(saved_elements[in_place])) break;
+  }
+  std::unordered_map<IdType, Element::Pointer> taken_out;
+  if (in_place < spheres.NumberOfElements()) {
+    std::size_t k = 0;
+    for (Element& element : spheres.Elements())
+      if (k++ >= in_place) {
+        taken_out[element.Id()] =
+            element.Create(element.Id(), element.GetGeometry(), element.GetPropertiesPointer());
+        element.Set(TO_ERASE, true);
+      }
+    spheres.RemoveElementsFlagged(TO_ERASE);
+  }
+
+  // Spheres created since the start (inlets, arrivals), in the saved order.
   const std::string default_type =
       s.settings_.dimension == 2 ? "CylinderParticle2D" : "SphericParticle3D";
   for (std::size_t k = 0; k < saved_elements.size(); ++k) {
     const IdType id = static_cast<IdType>(saved_elements[k]);
+    if (const auto copy = taken_out.find(id); copy != taken_out.end()) {
+      spheres.AddElement(std::move(copy->second));
+      continue;
+    }
     if (spheres.HasElement(id)) continue;
     const auto node = node_of_element.find(id);
     if (node == node_of_element.end())

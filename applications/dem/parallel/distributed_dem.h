@@ -46,6 +46,7 @@
 #include <cstdint>
 #include <map>
 #include <memory>
+#include <string>
 #include <unordered_map>
 #include <unordered_set>
 #include <utility>
@@ -56,8 +57,10 @@
 #include "kernel/core/types.h"
 
 namespace tessera {
+class CheckpointReader;
+class CheckpointWriter;
 class Communicator;
-}
+}  // namespace tessera
 
 namespace tessera::dem {
 
@@ -157,6 +160,14 @@ class DistributedDem {
   void WriteGlobalWallResults();
   double GhostLayer() const { return layer_; }
   const DistributedTimings& Timings() const { return timings_; }
+
+  // Checkpoints (distributed_checkpoint.cpp): this rank's distributed state
+  // (rows' keys, owners and element ids, boxes, ghost lists, bond counts,
+  // counters) under `group`. LoadState after Start and after the strategy's
+  // state of the same file was loaded; a file of another rank count or
+  // another rank is an error naming both.
+  void SaveState(CheckpointWriter& writer, const std::string& group) const;
+  void LoadState(const CheckpointReader& reader, const std::string& group);
 
  private:
   void Bisect();  // boxes_ from every owned sphere

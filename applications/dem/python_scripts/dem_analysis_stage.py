@@ -484,7 +484,9 @@ class DEMSolver(PythonSolver):
 
     # ---- checkpoints (tessera.checkpoint; the layout in docs/file_formats.md):
     # the strategy's and the inlets' state (applications/dem/io/dem_checkpoint.h)
-    # under <group>/Strategy and <group>/Inlets, Δt in the JSON state. Loading
+    # under <group>/Strategy and <group>/Inlets, a distributed run's rank state
+    # (applications/dem/parallel/distributed_checkpoint.cpp) under
+    # <group>/Distributed, Δt in the JSON state. Loading
     # runs in two parts: the spheres' model part first gets the spheres the
     # checkpoint holds (inlets made some during the run), then, after the
     # kernel has loaded the model parts, the strategy's state.
@@ -498,6 +500,8 @@ class DEMSolver(PythonSolver):
             _dem.SaveStrategyCheckpoint(self.strategy, writer, group + "/Strategy")
         if self.inlets is not None:
             _dem.SaveInletCheckpoint(self.inlets, writer, group + "/Inlets")
+        if self.distributed is not None:
+            self.distributed.SaveCheckpoint(writer, group + "/Distributed")
 
     def _CheckSavedSolver(self, reader, group):
         if not reader.Has(group + "/Type"):
@@ -505,7 +509,8 @@ class DEMSolver(PythonSolver):
         saved = reader.ReadString(group + "/Type")
         if saved != type(self).__name__:
             raise tessera.Error(f"checkpoint {reader.path} was written by a {saved}, not a {type(self).__name__}")
-        for part, present in (("Strategy", True), ("Inlets", self.inlets is not None)):
+        for part, present in (("Strategy", True), ("Inlets", self.inlets is not None),
+                              ("Distributed", self.distributed is not None)):
             if reader.Has(f"{group}/{part}") != present:
                 raise tessera.Error(
                     f"checkpoint {reader.path} {'has no' if present else 'has a'} {group}/{part} "
@@ -527,6 +532,11 @@ class DEMSolver(PythonSolver):
         _dem.LoadStrategyCheckpoint(self.strategy, reader, group + "/Strategy")
         if self.inlets is not None:
             _dem.LoadInletCheckpoint(self.inlets, reader, group + "/Inlets")
+        if self.distributed is not None:
+            # After the strategy's rows: the keys, owners and ghost lists of
+            # this rank's rows; the imposed velocities' nodes found again.
+            self.distributed.LoadCheckpoint(reader, group + "/Distributed")
+            self._imposed_rows = None
 
     def GetCheckpointState(self):
         return {"dt": self.dt}

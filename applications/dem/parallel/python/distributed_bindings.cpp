@@ -9,6 +9,7 @@
 #include "applications/dem/parallel/distributed_dem.h"
 #include "applications/dem/parallel/rcb_decomposition.h"
 #include "applications/dem/strategies/dem_strategy.h"
+#include "kernel/io/checkpoint_file.h"
 #include "kernel/parallel/communicator.h"
 
 namespace py = pybind11;
@@ -72,6 +73,11 @@ void BindDistributed(py::module_& m) {
       .def("OwnedWallContactForces", &DistributedDem::OwnedWallContactForces, py::arg("wall_nodes"),
            "Flat [fx, fy, fz, ...] per wall node index: CONTACT_FORCES from the owned "
            "spheres' wall contacts only")
+      .def("SaveCheckpoint", &DistributedDem::SaveState, py::arg("writer"), py::arg("group"),
+           "This rank's distributed state (rows' keys, owners, element ids, boxes, ghost lists, "
+           "bond counts, counters) under `group` (distributed_checkpoint.cpp)")
+      .def("LoadCheckpoint", &DistributedDem::LoadState, py::arg("reader"), py::arg("group"),
+           "After Start and the strategy's state: this rank's distributed state as saved")
       .def("WriteGlobalWallResults", &DistributedDem::WriteGlobalWallResults,
            "Collective: the walls' nodal contact results (CONTACT_FORCES, ELASTIC_FORCES, "
            "TANGENTIAL_ELASTIC_FORCES, DEM_PRESSURE, SHEAR_STRESS) summed over the ranks' "

@@ -1,0 +1,102 @@
+"""Checkpoints of distributed runs ("parallel_type": "MPI"; tessera.checkpoint,
+applications/dem/parallel/distributed_checkpoint.cpp): each rank writes its
+own file (checkpoint_<STEP>.rank<R>of<N>.h5), and a run continued from them
+on as many ranks gives bitwise the results of the uninterrupted run (no
+tolerance: numpy array_equal), which are bitwise the serial run's. The step
+of the checkpoint lies between two searches, with contacts (and bonds)
+carrying histories and spheres having changed owner since the start, so a
+continued run that lost a contact history, a ghost list, a row's key or
+owner would differ. Another rank count is a clear error naming both. The
+mpirun tests skip where the build has no MPI or there is no mpirun."""
+import json
+import os
+import sys
+
+import numpy as np
+import pytest
+
+import tessera
+from tessera.checkpoint import DifferingDatasets
+from tessera.parallel import MpiSkipReason, RunPython
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mpi_dem_case import WriteBed, WriteBondedSpecimen  # noqa: E402
+
+RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_checkpoint_run.py")
+needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
+STEPS = 1000
+# Checkpoints every 490 steps: at 490 (between the searches at 480 and 500,
+# every 20 steps) and 980.
+EVERY = 490
+COMPARED = ("x", "VELOCITY", "ANGULAR_VELOCITY")
+
+
+def restart_options(folder):
+    return "restart_options=" + json.dumps({"SaveRestart": True, "RestartFrequency": EVERY,
+                                            "checkpoint_folder": folder})
+
+
+def run(folder, out, ranks, restart="-", settings=()):
+    RunPython([RUN_SCRIPT, folder, out, "MPI" if ranks else "OpenMP", restart, *settings], ranks)
+    return np.load(out)
+
+
+def assert_bitwise(expected, result):
+    np.testing.assert_array_equal(result["ids"], expected["ids"])
+    for name in COMPARED:
+        np.testing.assert_array_equal(result[name], expected[name], err_msg=name)
+
+
+def write_case(case, folder):
+    if case == "bed":
+        WriteBed(folder, steps=STEPS)
+    else:
+        WriteBondedSpecimen(folder, steps=STEPS)
+
+
+@needs_mpi
+@pytest.mark.parametrize("case", ["bed", "bonded"])
+def test_distributed_run_continued_from_checkpoint_is_bitwise_the_uninterrupted_run(tmp_path, case):
+    folder = tmp_path / case
+    write_case(case, folder)
+    serial = run(folder, tmp_path / "serial.npz", None)
+    whole = run(folder, tmp_path / "whole.npz", 2, settings=[restart_options("first")])
+    assert int(whole["steps"]) == STEPS
+    # One file per rank and checkpoint step; each rank lists its own.
+    names = sorted(os.listdir(folder / "first"))
+    assert names == [f"checkpoint_{step:09d}.rank{r}of2.h5" for step in (490, 980) for r in (0, 1)]
+    assert [os.path.basename(f) for f in whole["files"]] == \
+        ["checkpoint_000000490.rank0of2.h5", "checkpoint_000000980.rank0of2.h5"]
+    # Continued from step 490 (the name without the rank: each rank takes its own file).
+    continued = run(folder, tmp_path / "continued.npz", 2, str(folder / "first" / "checkpoint_000000490.h5"),
+                    settings=[restart_options("second")])
+    assert int(continued["steps"]) == STEPS
+    assert_bitwise(whole, continued)
+    assert_bitwise(serial, whole)
+    # The state at step 980 of both runs, every rank, dataset by dataset:
+    # the model parts and the objects (strategy, DistributedDem) alike.
+    for r in (0, 1):
+        name = f"checkpoint_000000980.rank{r}of2.h5"
+        for group in ("/ModelParts", "/Objects"):
+            assert DifferingDatasets(str(folder / "first" / name), str(folder / "second" / name),
+                                     group) == []
+    # What the file of a rank holds beyond a serial checkpoint.
+    reader = tessera.CheckpointReader(str(folder / "first" / "checkpoint_000000490.rank1of2.h5"))
+    assert reader.IntAttribute("ranks") == 2 and reader.IntAttribute("rank") == 1
+    assert reader.Has("/Objects/Solver/Distributed/row_key")
+
+
+@needs_mpi
+def test_restart_on_another_rank_count_is_an_error_naming_both(tmp_path):
+    folder = tmp_path / "bed"
+    WriteBed(folder, steps=60)
+    run(folder, tmp_path / "whole.npz", 2,
+        settings=["restart_options=" + json.dumps({"SaveRestart": True, "RestartFrequency": 30,
+                                                   "checkpoint_folder": "first"})])
+    checkpoint = str(folder / "first" / "checkpoint_000000030.rank0of2.h5")
+    for ranks in (3, None):
+        with pytest.raises(tessera.Error) as error:
+            run(folder, tmp_path / "other.npz", ranks, checkpoint)
+        message = str(error.value)
+        assert "written by a run on 2 rank(s); this run has " \
+            f"{ranks or 1} rank(s)" in message, message
