@@ -235,13 +235,28 @@ def test_gid_output_in_a_distributed_run_is_a_clear_error(case_copy):
 
 
 @needs_mpi
-def test_checkpoints_in_a_distributed_run_are_a_clear_error(case_copy):
+def test_checkpoints_of_a_distributed_run_one_file_per_rank_and_restart(case_copy):
+    # `tessera run` under mpirun with SaveRestart: each rank writes its own
+    # file (tessera.checkpoint.RankFile); `--restart` with the step's name
+    # continues on 2 ranks (each loading its file) and refuses 3, naming
+    # both counts (tests/python/test_mpi_checkpoint.py compares the results).
     folder = case_copy("sm_explicit_solid_beam")
     set_key(folder, ["problem_data", "parallel_type"], "MPI")
-    set_key(folder, ["restart_options"], {"SaveRestart": True})
+    set_key(folder, ["restart_options"], {"SaveRestart": True, "RestartFrequency": 250,
+                                          "checkpoint_folder": "ckpt"})
     result = tessera_run(folder, ranks=2)
-    assert result.returncode != 0
-    assert "restart_options.SaveRestart" in result.stderr and "on rank" in result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert sorted(os.listdir(os.path.join(folder, "ckpt"))) == \
+        [f"checkpoint_{step:09d}.rank{r}of2.h5" for step in (250, 500) for r in (0, 1)]
+    restart = os.path.join(folder, "ckpt", "checkpoint_000000250.h5")
+    command = [sys.executable, "-m", "tessera", "run", folder, "--parameters", DECK, "--restart", restart]
+    resumed = subprocess.run(MpirunCommand(2, *command), env=MpirunEnvironment(), capture_output=True,
+                             text=True, timeout=300)
+    assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+    refused = subprocess.run(MpirunCommand(3, *command), env=MpirunEnvironment(), capture_output=True,
+                             text=True, timeout=300)
+    assert refused.returncode != 0
+    assert "written by a run on 2 rank(s); this run has 3 rank(s)" in refused.stdout + refused.stderr
 
 
 HEXA_DECK = "patch_test/total_lagrangian/patch_test_3D_tension_hexa_parameters.json"
