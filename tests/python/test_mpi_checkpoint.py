@@ -143,3 +143,37 @@ def test_distributed_explicit_structure_continued_from_checkpoint_is_bitwise_the
     for r in (0, 1):
         name = f"checkpoint_000000490.rank{r}of2.h5"
         assert DifferingDatasets(str(folder / "first" / name), str(folder / "second" / name)) == []
+
+
+# ---------------------------------------------------------------- the coupled explicit run
+COUPLED_RUN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_coupled_checkpoint_run.py")
+
+
+@needs_mpi
+def test_distributed_coupled_run_continued_from_checkpoint_is_bitwise_the_uninterrupted_run(tmp_path):
+    # The plate struck by 16 spheres (mpi_coupled_case.py: explicit
+    # structure, ADM skin, 300 steps) on 2 ranks, checkpoints at 140 and
+    # 280: the spheres are on the plate (contacts with the skin, histories)
+    # at step 140.
+    from mpi_coupled_case import STEPS, WritePlateCase
+    folder = tmp_path / "plate"
+    WritePlateCase(folder, "area_distributed", False, "thesis")
+
+    def run_plate(out, where, restart="-"):
+        options = json.dumps({"SaveRestart": True, "RestartFrequency": 140, "checkpoint_folder": where})
+        RunPython([COUPLED_RUN, folder, tmp_path / out, "MPI", options, restart], 2)
+        return np.load(tmp_path / out)
+
+    whole = run_plate("whole.npz", "first")
+    assert int(whole["steps"]) == STEPS
+    assert sorted(os.listdir(folder / "first")) == \
+        [f"checkpoint_{step:09d}.rank{r}of2.h5" for step in (140, 280) for r in (0, 1)]
+    continued = run_plate("continued.npz", "second", str(folder / "first" / "checkpoint_000000140.h5"))
+    assert int(continued["steps"]) == STEPS
+    assert np.abs(whole["structure_DISPLACEMENT"][:, 2]).max() > 1e-4  # the plate was struck
+    for name in ("sphere_ids", "sphere_x", "sphere_VELOCITY", "sphere_ANGULAR_VELOCITY",
+                 "structure_ids", "structure_DISPLACEMENT", "structure_VELOCITY"):
+        np.testing.assert_array_equal(continued[name], whole[name], err_msg=name)
+    for r in (0, 1):
+        name = f"checkpoint_000000280.rank{r}of2.h5"
+        assert DifferingDatasets(str(folder / "first" / name), str(folder / "second" / name)) == []

@@ -17,7 +17,12 @@ stage's checkpoint (docs/file_formats.md, "Restart checkpoints"):
 The skin walls carry nothing between steps beyond the nodal values of both
 sides (the model parts); ADM's per-contact state is the DEM strategy's. The
 sub-step count and the common time step come from the decks, as in the
-uninterrupted run (checked against the saved ones)."""
+uninterrupted run (checked against the saved ones).
+
+Under MPI each rank writes its own file (checkpoint_<STEP>.rank<R>of<N>.h5,
+tessera.checkpoint.RankFile) with its pieces of both sides: the structure's
+METIS piece and the DEM's rows with the DistributedDem state; the replicated
+skin is rebuilt from the decks as at a fresh start."""
 import json
 
 import tessera
@@ -37,6 +42,9 @@ def SaveCoupledCheckpoint(stage, path):
     writer.SetAttribute("stage", type(stage).__name__)
     writer.SetAttribute("time", float(stage.time))
     writer.SetAttribute("step", int(stage.step))
+    rank, ranks = stage.structural_stage._Ranks()  # one file per rank under MPI
+    writer.SetAttribute("rank", rank)
+    writer.SetAttribute("ranks", ranks)
     for name, text in _DeckJsons(stage).items():
         writer.WriteString(name, text)
     for name in _checkpoint.RootModelPartNames(stage.model):
@@ -66,6 +74,7 @@ def LoadCoupledCheckpoint(stage, path):
     """Replaces the state of the initialized coupled stage by the saved one."""
     reader = tessera.CheckpointReader(path)
     _checkpoint.CheckSavedStage(reader, path, type(stage).__name__)
+    stage.structural_stage._CheckSavedRanks(reader, path)
     for name, text in _DeckJsons(stage).items():
         if not reader.Has(name):
             raise tessera.Error(f"checkpoint {path} has no {name}: it is not a coupled DE-FE checkpoint")

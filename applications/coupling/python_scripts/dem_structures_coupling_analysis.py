@@ -408,18 +408,16 @@ class DemStructuresCouplingAnalysis:
     # ---- checkpoints (coupled_checkpoint.py): written periodically and on
     # SIGTERM/SIGINT as the structural deck's restart_options say
     def SaveCheckpoint(self, path):
-        """Both sides' and the coupling's state, between steps."""
-        return SaveCoupledCheckpoint(self, path)
+        """Both sides' and the coupling's state, between steps; under MPI each
+        rank its own in its own file (tessera.checkpoint.RankFile), as the
+        structure's stage names it. Returns the path written."""
+        return SaveCoupledCheckpoint(self, self.structural_stage._CheckpointFileToWrite(path))
 
     def RestartFrom(self, path):
-        """Continue the run saved in `path`: call before Initialize(), which
+        """Continue the run saved in `path` (under MPI: the step's file name or
+        any rank's; each rank loads its own): call before Initialize(), which
         then ends by loading it."""
-        if self.distributed is not None:
-            raise tessera.Error(f"restart from '{path}': checkpoints of distributed (\"parallel_type\": "
-                                "\"MPI\") coupled runs are not provided yet")
-        if not os.path.isfile(path):
-            raise tessera.Error(f"restart file '{path}' does not exist")
-        self._restart_file = os.path.abspath(path)
+        self._restart_file = os.path.abspath(self.structural_stage._CheckpointFileToLoad(path))
 
     def LoadCheckpoint(self, path):
         LoadCoupledCheckpoint(self, path)
@@ -435,7 +433,8 @@ class DemStructuresCouplingAnalysis:
             return
         if self._checkpoint_schedule is None:
             start = self.structural_stage.project_parameters["problem_data"]["start_time"].GetDouble()
-            self._checkpoint_schedule = CheckpointSchedule(options, start, self.time)
+            self._checkpoint_schedule = CheckpointSchedule(options, start, self.time,
+                                                           *self.structural_stage._Ranks())
         self._checkpoint_schedule.InstallSignalHandlers()
 
     def _StopCheckpointSchedule(self):
@@ -449,6 +448,7 @@ class DemStructuresCouplingAnalysis:
         if schedule.IsDue(self.step, self.time):
             schedule.Remember(self.SaveCheckpoint(schedule.FileFor(self.step)))
             schedule.Advance(self.time)
+        schedule.AgreeOnSignal(self.structural_stage.communicator)
         if schedule.pending_signal is not None:
             path = schedule.FileFor(self.step)
             if path not in schedule.written:
