@@ -2,10 +2,13 @@
 the checkpoint RESTART when one is given ("-": a fresh run), with the
 command-line settings that follow, and writes, on rank 0, OUT.npz with the
 final positions, velocities and angular velocities of every sphere (node ids
-ascending, each from the rank that owns it) and the step count.
+ascending, each from the rank that owns it) and the step count. With
+MPI_CHECKPOINT_MARKER set in the environment, each rank writes its process
+id to <MARKER>.<rank> after step MARK_STEP (a test then signals one rank).
 
     [mpirun -np N] python3 mpi_checkpoint_run.py FOLDER OUT.npz OpenMP|MPI RESTART [KEY=VALUE ...]
 """
+import os
 import sys
 
 import numpy as np
@@ -17,13 +20,34 @@ from tessera.parallel import GatherNodalArray
 from tessera.project import Project, WorkingDirectory
 
 VARIABLES = ("VELOCITY", "ANGULAR_VELOCITY")
+MARK_STEP = 20
 
 
 def main(folder, out, parallel_type, restart, *settings):
     project = Project(folder, "ProjectParametersDEM.json",
                       settings=[f'parallel_type="{parallel_type}"', *settings])
     with WorkingDirectory(folder):
-        stage = project.Run(restart=None if restart == "-" else restart)
+        stage = project.CreateStage()
+        if restart != "-":
+            stage.RestartFrom(restart)
+        stage.Initialize()
+        marker = os.environ.get("MPI_CHECKPOINT_MARKER")
+        if marker:
+            # A test's cue: after step MARK_STEP this rank writes its pid to
+            # MARKER.<rank> (the signal handlers are in place by then).
+            finalize = stage.FinalizeSolutionStep
+
+            def finalize_and_mark():
+                finalize()
+                if stage._GetSolver().strategy.StepCount() == MARK_STEP:
+                    path = f"{marker}.{stage.communicator.Rank()}"
+                    with open(path + ".tmp", "w") as f:
+                        f.write(str(os.getpid()))
+                    os.replace(path + ".tmp", path)
+
+            stage.FinalizeSolutionStep = finalize_and_mark
+        stage.RunSolutionLoop()
+        stage.Finalize()
     solver = stage._GetSolver()
     spheres = project.model.GetModelPart("SpheresPart")
     communicator = stage.communicator

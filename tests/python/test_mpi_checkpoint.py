@@ -177,3 +177,50 @@ def test_distributed_coupled_run_continued_from_checkpoint_is_bitwise_the_uninte
     for r in (0, 1):
         name = f"checkpoint_000000280.rank{r}of2.h5"
         assert DifferingDatasets(str(folder / "first" / name), str(folder / "second" / name)) == []
+
+
+@needs_mpi
+def test_sigterm_to_one_rank_checkpoints_every_rank_at_the_same_step(tmp_path):
+    # A batch system's time limit may signal one process only: SIGTERM to
+    # rank 1 alone after step 20; both ranks write their file of the same
+    # step and stop (exit code 128 + 15), and the run continued from it is
+    # bitwise the uninterrupted run.
+    import signal
+    import subprocess
+    import time
+    from tessera.parallel import MpirunCommand, MpirunEnvironment
+
+    folder = tmp_path / "bed"
+    WriteBed(folder, steps=STEPS)
+    whole = run(folder, tmp_path / "whole.npz", 2)
+    marker = str(tmp_path / "pid")
+    environment = dict(MpirunEnvironment(), MPI_CHECKPOINT_MARKER=marker)
+    options = "restart_options=" + json.dumps({"SaveRestart": True, "checkpoint_folder": "signal"})
+    command = MpirunCommand(2, sys.executable, RUN_SCRIPT, str(folder), str(tmp_path / "stopped.npz"),
+                            "MPI", "-", options)
+    process = subprocess.Popen(command, env=environment, stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                               text=True)
+    try:
+        deadline = time.monotonic() + 120
+        while not os.path.exists(marker + ".1"):
+            assert process.poll() is None and time.monotonic() < deadline, "the run ended before step 20"
+            time.sleep(0.02)
+        with open(marker + ".1") as f:
+            os.kill(int(f.read()), signal.SIGTERM)
+        output, _ = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode != 0, output
+    assert not os.path.exists(tmp_path / "stopped.npz")  # it stopped before the end
+    files = sorted(os.listdir(folder / "signal"))
+    assert len(files) == 2, (files, output)
+    step = int(files[0].split("_")[1].split(".")[0])
+    assert files == [f"checkpoint_{step:09d}.rank{r}of2.h5" for r in (0, 1)]
+    assert 20 <= step < STEPS
+    # Both ranks stopped on the signal (rank 0 never received it).
+    assert output.count("signal 15 received") == 2, output
+    continued = run(folder, tmp_path / "continued.npz", 2, str(folder / "signal" / files[0]))
+    assert int(continued["steps"]) == STEPS
+    assert_bitwise(whole, continued)
+    print(f"SIGTERM to rank 1 after step 20: both ranks wrote step {step}")
