@@ -20,7 +20,7 @@ from tessera.checkpoint import DifferingDatasets
 from tessera.parallel import MpiSkipReason, RunPython
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_dem_case import WriteBed, WriteBondedSpecimen  # noqa: E402
+from mpi_dem_case import AddInlet, WriteBed, WriteBondedSpecimen  # noqa: E402
 
 RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_checkpoint_run.py")
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
@@ -48,20 +48,28 @@ def assert_bitwise(expected, result):
 
 
 def write_case(case, folder):
-    if case == "bed":
-        WriteBed(folder, steps=STEPS)
-    else:
-        WriteBondedSpecimen(folder, steps=STEPS)
+    """The bed of 294 spheres thrown in a box (mpi_dem_case.py); the bed with
+    an inlet above it injecting until 0.03 s (step 600: on both sides of the
+    checkpoint, new spheres take keys and ids on every rank); the bonded
+    specimen crushed while it slides across the ranks' cut. Returns the
+    number of spheres at the start."""
+    if case == "bonded":
+        return WriteBondedSpecimen(folder, steps=STEPS)
+    count = WriteBed(folder, steps=STEPS)
+    if case == "inlet":
+        AddInlet(folder, stop=0.03)
+    return count
 
 
 @needs_mpi
-@pytest.mark.parametrize("case", ["bed", "bonded"])
+@pytest.mark.parametrize("case", ["bed", "inlet", "bonded"])
 def test_distributed_run_continued_from_checkpoint_is_bitwise_the_uninterrupted_run(tmp_path, case):
     folder = tmp_path / case
-    write_case(case, folder)
+    count = write_case(case, folder)
     serial = run(folder, tmp_path / "serial.npz", None)
     whole = run(folder, tmp_path / "whole.npz", 2, settings=[restart_options("first")])
     assert int(whole["steps"]) == STEPS
+    assert (len(whole["ids"]) > count + 50) if case == "inlet" else (len(whole["ids"]) == count)
     # One file per rank and checkpoint step; each rank lists its own.
     names = sorted(os.listdir(folder / "first"))
     assert names == [f"checkpoint_{step:09d}.rank{r}of2.h5" for step in (490, 980) for r in (0, 1)]
