@@ -5,7 +5,10 @@ sideways (about 2.5 m/s along x and y) onto it from just above, some touching
 each other, under gravity; 300 steps of 1e-4 s: every sphere strikes the
 plate and dents it, and some roll across the cut between the ranks' boxes
 (they change owner with their wall contacts). The skin is found
-automatically (the plate's whole surface)."""
+automatically (the plate's whole surface). WriteImplicitPlateCase: the same
+plate and spheres with an implicit structure (Bossak, linear) on steps of
+IMPLICIT_SUBSTEPS DEM steps (test_mpi_coupled_implicit.py); WriteCubeCase:
+the thesis' V4.3 on tetrahedra (test_mpi_coupled_energy.py)."""
 import os
 import sys
 
@@ -52,6 +55,38 @@ def WritePlateCase(folder, transfer_method="area_distributed", named_skin=False,
     WriteCouplingOptions(folder, {"transfer_method": transfer_method, "adm_force": adm_force,
                                   **({"skin_model_parts": ["Skin"]} if named_skin else {})}, energy_samples)
     return len(spheres)
+
+
+IMPLICIT_STEPS, IMPLICIT_SUBSTEPS = 30, 10
+
+
+def WriteImplicitPlateCase(folder, transfer_method="area_distributed", structural_solver=None):
+    """WritePlateCase's plate and 16 spheres with the structure implicit
+    (Bossak, linear analysis, its default linear solver: sparse LU serially,
+    MUMPS' LU under MPI; `structural_solver` replaces linear_solver_settings)
+    on IMPLICIT_STEPS steps of IMPLICIT_SUBSTEPS x 1e-4 s, the DEM taking
+    IMPLICIT_SUBSTEPS sub-steps of 1e-4 s in each (time_integration
+    "implicit_with_dem_substeps"). Returns the number of spheres."""
+    count = WritePlateCase(folder, transfer_method)
+    import json
+    fe_step = IMPLICIT_SUBSTEPS * TIME_STEP
+    end_time = (IMPLICIT_STEPS - 0.5) * fe_step
+    nodes, elements = block_mesh((-0.5, -0.5, -0.04), (1.0, 1.0, 0.04), CELLS)
+    clamped = [i for i, x in nodes.items() if abs(abs(x[0]) - 0.5) < 1e-9 or abs(abs(x[1]) - 0.5) < 1e-9]
+    structure_files(folder, "plate", nodes, elements, "SmallDisplacementElement3D8N", young=5e6,
+                    poisson=0.3, density=1000.0, fixed_nodes=clamped, end_time=end_time,
+                    time_step=fe_step, gravity=(0.0, 0.0, -9.81), implicit=True)
+    if structural_solver is not None:
+        _SetStructuralSolverKey(folder, "linear_solver_settings", structural_solver)
+    path = os.path.join(folder, "ProjectParametersDEM.json")
+    with open(path) as f:
+        dem = json.load(f)
+    dem["FinalTime"] = end_time
+    with open(path, "w") as f:
+        json.dump(dem, f)
+    WriteCouplingOptions(folder, {"transfer_method": transfer_method,
+                                  "time_integration": "implicit_with_dem_substeps"})
+    return count
 
 
 def _SetStructuralSolverKey(folder, key, value):

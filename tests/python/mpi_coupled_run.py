@@ -3,10 +3,14 @@ writes, on rank 0, OUT.npz: every sphere's final position, velocity, angular
 velocity and displacement (node ids ascending, each from its owner), every
 structural node's displacement, velocity and DEM loads (each from its owner),
 per step the total force on the structure (Σ DEM_NODAL_FORCE) and the
-total contact force on the spheres (Σ CONTACT_FORCES), and where the
-coupled energy balance is on, its samples and which ranks wrote its file.
+total contact force on the spheres (Σ CONTACT_FORCES; with an implicit
+structure, its average over the step's DEM sub-steps, weighted as the skin's
+loads are), and where the coupled energy balance is on, its samples and
+which ranks wrote its file. With REACTION_PART (a sub model part of the
+structure), per step Σ REACTION over its nodes (each from its owner, ranks
+added in order) and the number of spheres.
 
-    [mpirun -np N] python3 mpi_coupled_run.py FOLDER OUT.npz OpenMP|MPI
+    [mpirun -np N] python3 mpi_coupled_run.py FOLDER OUT.npz OpenMP|MPI [REACTION_PART]
 """
 import json
 import sys
@@ -34,7 +38,36 @@ def _SphereTotal(stage, communicator):
     return np.array([communicator.SumAll(float(c)) for c in local])
 
 
-def main(folder, out, parallel_type):
+def _NodalSum(part, variable, owned, communicator):
+    """Σ `variable` over the nodes of `part` that this rank owns (`owned`: ids,
+    None for all), summed over the ranks."""
+    ids = np.asarray(part.NodeIds(), dtype=np.int64)
+    rows = np.asarray(part.NodeIndices(), dtype=np.int64)
+    values = np.array(part.GetRootModelPart().NodalArray(variable), dtype=float)[rows]
+    if owned is not None:
+        values = values[np.isin(ids, owned)]
+    local = values.sum(axis=0)
+    return np.array([communicator.SumAll(float(c)) for c in local])
+
+
+def _AverageSphereForcesOverSubsteps(stage, communicator):
+    """Wraps the skin's AccumulateLoads so that Σ CONTACT_FORCES over the
+    spheres is averaged with the same weights after each DEM sub-step;
+    returns the running sum and the last sub-step's total ((2, 3): the caller
+    reads them and zeroes the sum)."""
+    average = np.zeros((2, 3))
+    accumulate = stage.skin.AccumulateLoads
+
+    def AccumulateLoads(weight):
+        accumulate(weight)
+        average[1] = _SphereTotal(stage, communicator)
+        average[0] += weight * average[1]
+
+    stage.skin.AccumulateLoads = AccumulateLoads
+    return average
+
+
+def main(folder, out, parallel_type, reaction_part=None):
     with WorkingDirectory(folder):
         structural = tessera.Parameters.FromFile("ProjectParameters.json")
         structural["problem_data"]["parallel_type"].SetString(parallel_type)
@@ -45,6 +78,13 @@ def main(folder, out, parallel_type):
         stage = tessera.coupling.DemStructuresCouplingAnalysis(model, structural, dem, options)
         communicator = stage.GetStructuralStage().communicator
         stage.Initialize()
+        implicit = stage.scheme == "implicit_with_dem_substeps"
+        average = _AverageSphereForcesOverSubsteps(stage, communicator) if implicit else None
+        owned_fe = None
+        if stage.distributed is not None:
+            owned_fe = np.asarray(stage.GetStructuralStage()._GetSolver().local_mesh.owned_nodes,
+                                  dtype=np.int64)
+        reactions, sphere_counts, times, last_substep = [], [], [], []
         on_structure, on_spheres = [], []
         while stage.KeepAdvancingSolutionLoop():
             stage.AdvanceInTime()
@@ -52,8 +92,21 @@ def main(folder, out, parallel_type):
             stage.SolveSolutionStep()
             stage.FinalizeSolutionStep()
             stage.OutputSolutionStep()
+            times.append(stage.time)
             on_structure.append(np.asarray(stage.skin.TotalForceOnStructure(), dtype=float))
-            on_spheres.append(_SphereTotal(stage, communicator))
+            if implicit:
+                on_spheres.append(average[0].copy())
+                last_substep.append(average[1].copy())
+                average[0] = 0.0
+            else:
+                on_spheres.append(_SphereTotal(stage, communicator))
+            if reaction_part is not None:
+                part = model.GetModelPart(f"{stage.structure.Name}.{reaction_part}")
+                reactions.append(_NodalSum(part, tessera.REACTION, owned_fe, communicator))
+                spheres = model.GetModelPart("SpheresPart")
+                distributed_dem = stage.GetDEMStage()._GetSolver().distributed
+                local = len(distributed_dem.OwnedNodeIds()) if distributed_dem else spheres.NumberOfNodes()
+                sphere_counts.append(communicator.SumAllInt(int(local)))
         steps = stage.step
         distributed = stage.GetDEMStage()._GetSolver().distributed
         # The coupled energy balance (energy_output): every sample's terms,
@@ -95,9 +148,10 @@ def main(folder, out, parallel_type):
     if communicator.Rank() == 0:
         np.savez(out, ranks=communicator.Size(), steps=steps, on_structure=np.array(on_structure),
                  on_spheres=np.array(on_spheres), delta_time=stage.delta_time,
-                 skin_nodes=len(stage.skin.skin_ids), ghosts=ghosts, migrations=migrations, **energy,
-                 **result)
+                 skin_nodes=len(stage.skin.skin_ids), ghosts=ghosts, migrations=migrations,
+                 substeps=stage.substeps, reactions=np.array(reactions), sphere_counts=np.array(sphere_counts),
+                 times=np.array(times), on_spheres_last_substep=np.array(last_substep), **energy, **result)
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:5])

@@ -3,7 +3,11 @@ writes, on rank 0, OUT.npz with the final positions and velocities of every
 sphere (node ids ascending, each from the rank that owns it), the global
 kinetic energy, contact count and bond counts (all, intact), and for a distributed run the migrations,
 ghost and migration traffic, and per rank the owned node ids at the start and
-at the end (to show spheres changed owner).
+at the end (to show spheres changed owner). With FREE_BODY_MOTION walls,
+each rank's walls (centre, velocity, angular velocity, rotation, contact force
+and moment per wall) as walls_<rank>; with sticky walls, the element ids of
+the glued spheres of all ranks (owned) as glued, and per rank those it owns at
+the start as glued_start_<rank>.
 
     [mpirun -np N] python3 mpi_dem_run.py FOLDER OUT.npz OpenMP|MPI
 """
@@ -30,6 +34,7 @@ def main(folder, out, parallel_type):
         distributed = solver.distributed
         communicator = stage.communicator
         first_owned = list(distributed.OwnedNodeIds()) if distributed else []
+        first_glued = OwnedGlued(solver.strategy, distributed)
         start = clock.perf_counter()
         stage.RunSolutionLoop()
         seconds = clock.perf_counter() - start
@@ -74,11 +79,38 @@ def main(folder, out, parallel_type):
                      "timings": np.array(timings), "timing_names": np.array(["loop", *phases]),
                      **{f"start_{r}": np.asarray(s, dtype=np.int64) for r, s in enumerate(starts)},
                      **{f"end_{r}": np.asarray(e, dtype=np.int64) for r, e in enumerate(ends)}}
+    bodies = communicator.GatherDoubles(FreeWallState(strategy), 0)
+    glued = communicator.GatherInts(OwnedGlued(strategy, distributed), 0)
+    glued_start = communicator.GatherInts(first_glued, 0)
     if communicator.Rank() == 0:
+        extra.update({f"walls_{r}": np.asarray(b, dtype=float) for r, b in enumerate(bodies)})
+        extra.update({f"glued_start_{r}": np.asarray(g, dtype=np.int64)
+                      for r, g in enumerate(glued_start)})
+        extra["glued"] = np.sort(np.concatenate([np.asarray(g, dtype=np.int64) for g in glued]))
         np.savez(out, ids=ids, kinetic=kinetic, contacts=contacts, bonds=np.array(bonds), ranks=communicator.Size(),
                  steps=strategy.StepCount(), searches=strategy.NumberOfSearches(),
                  early=strategy.NumberOfEarlySearches(), seconds=seconds,
                  **{name: value for name, value in values.items()}, **extra)
+
+
+def FreeWallState(strategy):
+    """Per FREE_BODY_MOTION wall: centre, velocity, angular velocity, rotation
+    (9), contact force and moment, one list of doubles."""
+    state = []
+    for body in strategy.FreeWalls():
+        for key in ("centre", "velocity", "angular_velocity", "rotation", "contact_force",
+                    "contact_moment"):
+            state += [float(v) for v in np.asarray(body[key], dtype=float).ravel()]
+    return state
+
+
+def OwnedGlued(strategy, distributed):
+    """Element ids of the glued spheres this rank owns (all in a serial run)."""
+    ids = [int(g["element_id"]) for g in strategy.GluedParticles()]
+    if distributed is None:
+        return ids
+    owned = set(int(i) for i in distributed.OwnedElementIds())
+    return [i for i in ids if i in owned]
 
 
 if __name__ == "__main__":

@@ -99,7 +99,7 @@ def test_coupled_plate_on_ranks_equals_serial(tmp_path, serial_runs, ranks, tran
                                    atol=1e-12 * scale)
 
 
-def write_error_script(folder, options):
+def write_error_script(folder, options, dem_strategy=None):
     path = folder / "refused.py"
     path.write_text(
         "import json, sys\n"
@@ -109,6 +109,7 @@ def write_error_script(folder, options):
         "    s = tessera.Parameters.FromFile('ProjectParameters.json')\n"
         "    s['problem_data']['parallel_type'].SetString('MPI')\n"
         "    d = tessera.Parameters.FromFile('ProjectParametersDEM.json')\n"
+        + (f"    d['solver_settings']['strategy'].SetString({dem_strategy!r})\n" if dem_strategy else "") +
         "    try:\n"
         f"        tessera.coupling.DemStructuresCouplingAnalysis(tessera.Model(), s, d, {options!r})\n"
         "    except tessera.Error as error:\n"
@@ -118,13 +119,15 @@ def write_error_script(folder, options):
 
 
 @needs_mpi
-@pytest.mark.parametrize("options, key", [
-    ({"energy_output": False, "wall_model_parts": ["Walls"]}, "'wall_model_parts'"),
-    ({"energy_output": False, "time_integration": "explicit_dem_first"}, "'time_integration'"),
+@pytest.mark.parametrize("options, dem_strategy, key", [
+    ({"energy_output": False, "wall_model_parts": ["Walls"]}, None, "'wall_model_parts'"),
+    # Every time_integration runs distributed (test_mpi_coupled_implicit.py);
+    # Moreau-Jean DEM does not.
+    ({"energy_output": False}, "moreau_jean_strategy", "'solver_settings.strategy'"),
 ])
-def test_unsupported_coupled_option_under_mpi_names_its_key(tmp_path, options, key):
+def test_unsupported_coupled_option_under_mpi_names_its_key(tmp_path, options, dem_strategy, key):
     WritePlateCase(tmp_path / "plate")
-    RunPython([write_error_script(tmp_path, options)], 2, timeout=120)
+    RunPython([write_error_script(tmp_path, options, dem_strategy)], 2, timeout=120)
     for rank in range(2):  # each rank stops with the error (a file per rank: no interleaved output)
         message = (tmp_path / f"error_{rank}.txt").read_text()
         assert key in message and "does not run distributed yet" in message, message

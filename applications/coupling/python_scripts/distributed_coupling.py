@@ -1,9 +1,10 @@
 """The coupled DE-FE stage under MPI ("parallel_type": "MPI"; docs/architecture.md
-"Distributed coupled DE-FE"): the structure distributed as the explicit
-structural run distributes it (METIS; owned and ghost nodes; interface sums of
-nodal masses and forces), the spheres as the distributed DEM decomposes them
-(recursive bisection, ghosts, migration), and the skin between them
-replicated:
+"Distributed coupled DE-FE"): the structure distributed as the structural
+run distributes it (METIS; owned and ghost nodes; interface sums of nodal
+masses and forces, or the implicit solvers' PETSc system), the spheres as the
+distributed DEM decomposes them (recursive bisection, ghosts, migration), and
+the skin between them replicated. The explicit scheme, Kratos' DEM-first
+order and the implicit structure with DEM sub-steps run so:
 
 - Skin. Every rank finds the skin of the *whole* structure (its mesh is read
   whole on every rank; the faces are taken before METIS keeps the rank's
@@ -21,8 +22,18 @@ replicated:
   sum counts the load once), and every rank holding the node shows the total
   as DEM_NODAL_FORCE and DEM_SURFACE_LOAD.
 
+- Implicit structure with DEM sub-steps. After the structure's solve the
+  owners send u_n, u_n+1 and X of their skin nodes to rank 0, which
+  broadcasts the whole skin once per structural step; every rank moves its
+  mirrors at each sub-step with the serial run's arithmetic on those values
+  (MoveWallsBetweenSteps). Each rank averages the nodal wall forces of its
+  owned spheres over the sub-steps; at the end of the structural step rank 0
+  adds the ranks' averages in ascending rank order and broadcasts them, so
+  the owners' load conditions carry them into the next solve.
+
 Cost per step: two gathers to rank 0 and two broadcasts of the whole skin
-(9 and 3 doubles per skin node), and every rank holds every skin face; a
+(9 and 3 doubles per skin node; implicit: once per structural step, none per
+sub-step), and every rank holds every skin face; a
 scalable version would send each rank only the skin faces within its DEM box
 plus the ghost layer, and return the forces to the owners point to point
 (docs/architecture.md).
@@ -62,15 +73,12 @@ def AlignParallelType(structural_parameters, dem_parameters):
 def CheckSupported(coupling):
     """What the coupled stage does not run distributed yet: an error naming the key."""
     options = "the coupling options (ProjectParametersCoupling.json)"
-    prefix = "\"parallel_type\": \"MPI\" runs the explicit coupled scheme (time_integration \"explicit\")"
+    prefix = ("\"parallel_type\": \"MPI\" runs the coupled schemes with skin walls (time_integration "
+              "\"explicit\", \"explicit_dem_first\" or \"implicit_with_dem_substeps\")")
     if coupling.nonsmooth:
         raise tessera.Error(f"{coupling.dem_stage.DEM_parameters.Origin()}: {prefix}, but key "
                             "'solver_settings.strategy' is \"moreau_jean_strategy\"; it does not run "
                             "distributed yet")
-    if coupling.scheme != "explicit":
-        raise tessera.Error(f"{options}: {prefix}, but key 'time_integration' is \"{coupling.scheme}\" "
-                            "(implicit structure with DEM sub-steps, or Kratos' DEM-first order); it does "
-                            "not run distributed yet")
     if coupling.options["wall_model_parts"]:
         raise tessera.Error(f"{options}: {prefix}, but key 'wall_model_parts' names walls of the DEM "
                             "deck (CoSimulation decks, cables): moving those with the structure does "
@@ -104,26 +112,47 @@ class DistributedCoupling:
         structure = coupling.structure
         names = coupling.options["skin_model_parts"]
         faces = FindSkinFaces(structure, names, coupling.dimension)
-        # The structure's materials are read into its Properties later: keep
-        # their ids (a named skin's conditions: their own, resolved then).
+        # The structure's materials are read into its Properties later, and
+        # may give the elements other Properties than the mesh file does
+        # (Kratos' decks: "Properties 0" in the .mdpa, properties_id 1 in the
+        # materials file): a face found automatically keeps the id of the
+        # element it bounds, whose Properties are looked up then
+        # (_ResolveElementProperties); a named skin's conditions keep their
+        # own Properties ids.
         if names:
             ids = []
             for name in names:
                 full = name if name.startswith(structure.Name + ".") else f"{structure.Name}.{name}"
                 ids += [None if c.GetProperties() is None else c.GetProperties().Id
                         for c in structure.GetModel().GetModelPart(full).Conditions]
+            self._faces = [(face.node_ids, properties_id) for face, properties_id in zip(faces, ids)]
         else:
-            ids = [None if face.properties is None else face.properties.Id for face in faces]
-        self._faces = [(face.node_ids, properties_id) for face, properties_id in zip(faces, ids)]
+            self._faces = [(face.node_ids, face.parent) for face in faces]
         self._named_skin = bool(names)
         first = next(iter(structure.Elements), None)
-        self._first_element_properties = None if first is None or first.GetProperties() is None \
-            else first.GetProperties().Id
+        self._first_element = None if first is None else first.Id
         skin = {i for ids, _ in self._faces for i in ids}
         root = structure.GetRootModelPart()
         self._coordinates = {node.Id: np.array(node.Coordinates(), dtype=float)
                              for node in root.Nodes if node.Id in skin}
         self._largest_condition_id = max((c.Id for c in root.Conditions), default=0)
+
+    def _ResolveElementProperties(self, element_ids):
+        """{element id: its Properties id (None: none)} for elements of the
+        whole mesh, after the materials are read: each rank gives those of its
+        own elements, rank 0 takes the largest per element (an element kept
+        on several ranks has the same everywhere) and broadcasts them."""
+        structure = self.coupling.structure
+        local = []
+        for element_id in element_ids:
+            properties = structure.GetElement(element_id).GetProperties() \
+                if structure.HasElement(element_id) else None
+            local.append(-1.0 if properties is None else float(properties.Id))
+        gathered = self.communicator.GatherDoubles(local, 0)
+        found = np.max(np.asarray(gathered, dtype=float), axis=0).tolist() if self.rank == 0 else []
+        found = self.communicator.BroadcastDoubles(found, 0)
+        return {element_id: (None if value < 0.0 else int(value))
+                for element_id, value in zip(element_ids, found)}
 
     def CriticalTimeStep(self, local_estimate):
         """The least of the ranks' estimates (exact: a minimum), inf for a rank
@@ -136,13 +165,19 @@ class DistributedCoupling:
             raise tessera.Error("coupling: the distributed skin is read when the structure's mesh is "
                                 "imported; the structural stage was initialised another way")
         structure = coupling.structure
+        parents = sorted({parent for _, parent in self._faces if parent is not None}) \
+            if not self._named_skin else []
+        if self._first_element is not None:
+            parents = sorted(set(parents) | {self._first_element})
+        of_element = self._ResolveElementProperties(parents)
         # As FindSkinFaces: a named skin's condition without YOUNG_MODULUS takes
         # the first element's material (every rank reads the same materials).
-        default = None if self._first_element_properties is None \
-            else structure.GetProperties(self._first_element_properties)
+        first_id = of_element.get(self._first_element)
+        default = None if first_id is None else structure.GetProperties(first_id)
         properties = {}
         faces = []
-        for node_ids, properties_id in self._faces:
+        for node_ids, key in self._faces:
+            properties_id = key if self._named_skin or key is None else of_element[key]
             if properties_id is not None and properties_id not in properties:
                 found = structure.GetProperties(properties_id)
                 if self._named_skin and not found.Has(tessera.YOUNG_MODULUS):
@@ -152,7 +187,11 @@ class DistributedCoupling:
                                                            else None)))
         skin = DistributedSkinWalls(self, structure, walls, faces, coupling.dimension, dem_roots,
                                     coupling.options["split_quadrilaterals"])
-        skin.SetGlobalWallMasses(coupling.NodalMasses())
+        if coupling.scheme != "implicit_with_dem_substeps":
+            # As the serial stage: the mirrors carry lumped masses for the
+            # common step's dashpots only (an implicit structure's walls keep
+            # the sphere's mass).
+            skin.SetGlobalWallMasses(coupling.NodalMasses())
         return skin
 
     # ---- collectives over the whole skin, rows in global skin order
@@ -331,9 +370,68 @@ class DistributedSkinWalls(SkinWalls):
         local = fe.NodalArray(tessera.DEM_NODAL_FORCE)[self.owned_fe_positions].sum(axis=0)
         return self.distributed.SumOverRanks(local)
 
-    def _Refuse(self, *args, **kwargs):
-        raise tessera.Error("coupling: DEM sub-steps (implicit structure) and Moreau-Jean do not run "
-                            "distributed yet")
+    # ---- implicit structure with DEM sub-steps (serial: SkinWalls' methods of the same names)
+    def StartAveraging(self):
+        """The structure has solved its step: the whole skin's u_n, u_n+1 and
+        X from the owners of its FE nodes (one gather and one broadcast per
+        structural step, 9 doubles per skin node), kept for the sub-steps'
+        interpolation; the ranks' averaged forces start from zero."""
+        fe, f = self.structure.GetRootModelPart(), self.owned_fe_positions
+        start = np.take(fe.NodalArray(tessera.DISPLACEMENT, 1), f, axis=0)  # u_n
+        end = np.take(fe.NodalArray(tessera.DISPLACEMENT), f, axis=0)  # u_n+1
+        initial = np.take(fe.NodalInitialCoordinates(), f, axis=0)
+        full = self.distributed.GatherRows(self.rows_by_rank, np.hstack([start, end, initial]),
+                                           len(self.skin_ids), 9)
+        self._step_start = np.ascontiguousarray(full[:, 0:3])
+        self._step_end = np.ascontiguousarray(full[:, 3:6])
+        self._initial = np.ascontiguousarray(full[:, 6:9])
+        if getattr(self, "_wall_list", None) is None:
+            self._wall_list = self.wall_positions.tolist()
+        self._average.fill(0.0)
 
-    MoveWallsBetweenSteps = StartAveraging = AccumulateLoads = FinishAveraging = _Refuse
+    def MoveWallsBetweenSteps(self, fraction, step):
+        """The mirrors at X + u_n + fraction (u_n+1 - u_n) with the mean
+        velocity (u_n+1 - u_n) / step, from the states StartAveraging
+        gathered: the serial run's arithmetic on the same values, so the
+        serial bits wherever the structure's are."""
+        walls, w = self.walls_root, self.wall_positions
+        x, u = self._buffer, self._second_buffer
+        np.copyto(x, self._step_start)
+        np.copyto(u, self._step_end)
+        u -= x
+        x += fraction * u
+        walls.NodalArray(tessera.DISPLACEMENT)[w] = x
+        u *= 1.0 / step
+        walls.NodalArray(tessera.VELOCITY)[w] = u
+        x += self._initial
+        walls.NodalCoordinates()[w] = x
+
+    def AccumulateLoads(self, weight):
+        """Adds weight x the nodal wall forces of the spheres this rank owns
+        (DistributedDem.OwnedWallContactForces) to this rank's average; the
+        ranks' averages are added in FinishAveraging."""
+        distributed_dem = self.distributed.coupling.dem_stage._GetSolver().distributed
+        local = np.asarray(distributed_dem.OwnedWallContactForces(self._wall_list), dtype=float)
+        local = local.reshape(-1, 3)
+        local *= weight
+        self._average += local
+
+    def FinishAveraging(self):
+        """DEM_NODAL_FORCE of each local FE skin node = the ranks' averaged
+        forces added in ascending rank order (the same bits on every rank;
+        the owner's load condition carries it into the structure's next
+        solve), DEM_SURFACE_LOAD = that over the node's share of the skin
+        area."""
+        fe, walls, w = self.structure.GetRootModelPart(), self.walls_root, self.wall_positions
+        force = self.distributed.SumOverRanks(self._average)
+        fe.NodalArray(tessera.DEM_NODAL_FORCE)[self.fe_positions] = force[self.local_rows]
+        area = np.take(walls.NodalArray(tessera.DEM_NODAL_AREA), w)
+        traction = np.zeros_like(force)
+        np.divide(force, area[:, None], out=traction, where=(area > 0.0)[:, None])
+        fe.NodalArray(tessera.DEM_SURFACE_LOAD)[self.fe_positions] = traction[self.local_rows]
+
+    def _Refuse(self, *args, **kwargs):
+        raise tessera.Error("coupling: Moreau-Jean (solver_settings.strategy \"moreau_jean_strategy\") does "
+                            "not run distributed yet")
+
     SetLoadsFromNodalForces = ComputeNodalAreas = _Refuse

@@ -46,13 +46,16 @@ def _MaxIds(model_parts):
 
 
 class SkinFace:
-    """A face of the skin: its FE node ids (outward order where known) and the
-    Properties of the structure's material behind it."""
-    __slots__ = ("node_ids", "properties")
+    """A face of the skin: its FE node ids (outward order where known), the
+    Properties of the structure's material behind it and, for a face found
+    automatically, the id of the element it bounds (None for a named skin's
+    condition)."""
+    __slots__ = ("node_ids", "properties", "parent")
 
-    def __init__(self, node_ids, properties):
+    def __init__(self, node_ids, properties, parent=None):
         self.node_ids = tuple(int(i) for i in node_ids)
         self.properties = properties
+        self.parent = parent
 
 
 def FindSkinFaces(structure, skin_model_parts=(), dimension=3):
@@ -88,7 +91,7 @@ def FindSkinFaces(structure, skin_model_parts=(), dimension=3):
         parent = int(parent)
         if parent not in properties_of:
             properties_of[parent] = structure.GetElement(parent).GetProperties()
-        faces.append(SkinFace(node_ids[:count], properties_of[parent]))
+        faces.append(SkinFace(node_ids[:count], properties_of[parent], parent))
     if not faces:
         raise tessera.Error(f"coupling: the structure '{structure.Name}' has no skin (no elements with "
                             "faces); name the skin's sub model parts in 'skin_model_parts'")

@@ -32,6 +32,35 @@ std::size_t StateDoubles(const ParticleStorage& p) {
 }
 std::size_t RowDoubles(const ParticleStorage& p) { return kRowHead + StateDoubles(p) + 3; }
 
+// Sticky walls: a row's glued wall (ParticleStorage::glued: 0 or wall + 1)
+// and its reference centre (zero where not glued), after the row's columns.
+constexpr std::size_t kRowGlued = 4;
+void PutGlued(std::vector<double>& out, const GluedParticles& glued, const ParticleStorage& p,
+              std::size_t i) {
+  out.push_back(static_cast<double>(p.glued[i]));
+  if (p.glued[i] == 0) {
+    out.insert(out.end(), {0.0, 0.0, 0.0});
+    return;
+  }
+  const auto it = std::lower_bound(glued.row.begin(), glued.row.end(), i);
+  if (it == glued.row.end() || *it != i)
+    TESSERA_ERROR("DistributedDem: row ", i, " (element ", p.element_id[i],
+                  ") is glued to a sticky wall but not in the glued list");
+  const Array3& x = glued.reference[static_cast<std::size_t>(it - glued.row.begin())];
+  out.insert(out.end(), {x[0], x[1], x[2]});
+}
+// An inserted row (the last so far) glued as its sender had it.
+void TakeGlued(const double* in, GluedParticles& glued, ParticleStorage& p, std::size_t row) {
+  const auto wall = static_cast<std::uint32_t>(in[0]);
+  p.glued[row] = wall;
+  if (wall == 0) return;
+  if (wall > glued.walls.size())
+    TESSERA_ERROR("DistributedDem: element ", p.element_id[row], " arrived glued to sticky wall ",
+                  wall - 1, " of ", glued.walls.size(), " (the walls must be alike on every rank)");
+  glued.row.push_back(static_cast<std::uint32_t>(row));
+  glued.reference.push_back(Array3{in[1], in[2], in[3]});
+}
+
 void Put(std::vector<double>& out, const Array3& a) { out.insert(out.end(), {a[0], a[1], a[2]}); }
 Array3 Take(const double*& in) {
   const Array3 a{in[0], in[1], in[2]};
@@ -95,6 +124,7 @@ DistributedDem::DistributedDem(ExplicitSolverStrategy& strategy,
 DistributedDem::~DistributedDem() {
   // The strategy may outlive this object: it counts every row again.
   if (s_.counted_rows_ == &row_owned_) s_.counted_rows_ = nullptr;
+  s_.counts_free_walls_ = true, s_.glued_in_run_ = false;
 }
 
 std::int64_t DistributedDem::KeyOfRow(std::size_t row) const { return row_key_[row]; }
@@ -145,8 +175,6 @@ void DistributedDem::Start() {
   };
   if (st.periodic) refuse("a periodic domain (\"PeriodicDomainOption\")");
   if (!s_.clusters_.empty()) refuse("rigid clusters (ClusterPart)");
-  if (s_.glued_.size() > 0) refuse("sticky walls (glued particles)");
-  if (!s_.free_walls_.empty()) refuse("FREE_BODY_MOTION walls (their loads are not reduced yet)");
   if (!s_.registered_materials_.empty() && inlets_ == nullptr)
     refuse("particle inlets not handed to DistributedDem::AdoptInlets");
   if (st.clean_indentations) refuse("\"CleanIndentationsOption\"");
@@ -232,7 +260,13 @@ void DistributedDem::Start() {
     FollowRows();
     InstallArrivedHistories();
     BuildGhostLists();
+    if (!s_.glued_.walls.empty()) CountGluedInRun();
   };
+  // Free walls: the loads of every rank's spheres (free_wall_loads.cpp), the
+  // energies of the walls (alike everywhere) on rank 0.
+  if (!s_.free_walls_.empty()) hooks.free_wall_loads = [this] { ReduceFreeWallLoads(); };
+  if (!s_.glued_.walls.empty()) CountGluedInRun();
+  s_.counts_free_walls_ = rank_ == 0;
   s_.SetSearchHooks(std::move(hooks));
   if (inlets_ != nullptr) {
     // Spheres of the inlets' materials may arrive by migration on any rank:
@@ -550,7 +584,10 @@ void DistributedDem::Migrate() {
   const bool pair_extra = pairs.keeps_extra_history, wall_extra = walls.keeps_extra_history;
   const std::size_t pair_width = 8 + (pair_extra ? kExtraHistoryDoubles : 0);
   const std::size_t wall_width = 12 + (wall_extra ? kExtraHistoryDoubles : 0);
-  const std::size_t row_doubles = RowDoubles(p);
+  // With sticky walls a row carries its wall (ParticleStorage::glued) and
+  // its reference centre (GluedParticles) as well.
+  const bool sticky = !s_.glued_.walls.empty();
+  const std::size_t row_doubles = RowDoubles(p) + (sticky ? kRowGlued : 0);
   const std::vector<std::uint32_t>& wall_start = walls.particle_start;  // sorted by particle
 
   // Messages to every other rank: [rows, pair histories, wall histories].
@@ -590,6 +627,7 @@ void DistributedDem::Migrate() {
                   static_cast<double>(p.fixed[i]), static_cast<double>(owner)});
       PutState(out, p, i);
       Put(out, node.InitialCoordinates());
+      if (sticky) PutGlued(out, s_.glued_, p, i);
       if (r != owner) continue;
       // The new owner gets the histories of every contact of the sphere
       // (its pair contacts below, in one pass over the pairs).
@@ -692,6 +730,7 @@ void DistributedDem::Migrate() {
     // Its element as FillParticles takes it: a sphere, or a disc in 2D.
     static const std::string kSphere = "SphericParticle3D", kDisc = "CylinderParticle2D";
     std::vector<NewParticle> news;
+    const std::size_t glued_at = RowDoubles(p);  // a row's glued columns, where sticky
     for (const double* r : inserted) {
       NewParticle np;
       np.node_id = static_cast<IdType>(r[2]);
@@ -722,6 +761,8 @@ void DistributedDem::Migrate() {
       Node node(&s_.spheres_.Nodal(), q.node[row]);
       const double* x0 = r + kRowHead + StateDoubles(q);
       node.InitialCoordinates() = Array3{x0[0], x0[1], x0[2]};
+      // Appended rows: the glued list stays in row order.
+      if (sticky) TakeGlued(r + glued_at, s_.glued_, q, row);
     }
   }
   // Rows in key order: the serial run's relative order of every pair.
@@ -800,6 +841,14 @@ void DistributedDem::InstallArrivedHistories() {
     }
   }
   arrived_pairs_.clear(), arrived_walls_.clear();
+}
+
+void DistributedDem::CountGluedInRun() {
+  // The bounding box may have removed glued spheres (as in the serial run);
+  // a sphere is never glued later.
+  std::int64_t owned = 0;
+  for (const std::uint32_t row : s_.glued_.row) owned += OwnedRow(row) ? 1 : 0;
+  s_.glued_in_run_ = comm_->SumAll(owned) > 0;
 }
 
 std::size_t DistributedDem::NumberOfOwned() const {

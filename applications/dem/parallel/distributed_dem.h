@@ -29,6 +29,19 @@
 // appends them as rows in that order) and each rank keeps those it owns or
 // holds in its ghost layer. The ghost layer counts the inlets' largest radius.
 //
+// FREE_BODY_MOTION walls: every rank holds every wall and integrates it; its
+// contact force and moment are the sums over the wall contacts of all ranks'
+// owned spheres, added in the serial run's contact order (by key) on rank 0
+// and broadcast, so that every rank moves the walls with the serial run's
+// bits (free_wall_loads.cpp). Their energies count on rank 0.
+//
+// Sticky walls: a glued sphere is owned, and migrates, like any other; every
+// row sent carries its glued wall and reference centre, so that a rank
+// moves its glued rows (ghosts too) with their walls as the serial run does.
+// Whether the run has glued spheres (the strategy's choice of the
+// relative-displacement form under Symplectic_Euler) is the run's, not the
+// rank's.
+//
 // Bonds (the continuum strategy): a rank holds the bonds both of whose
 // spheres are its rows (owned or ghosts), keyed by the spheres' keys, so
 // that its rows' bond lists are the serial run's in the serial order; both
@@ -196,6 +209,12 @@ class DistributedDem {
   std::vector<std::vector<double>> PackBonds() const;
   void InstallBonds(const std::vector<std::vector<double>>& out);
   void CheckOwnedBonds() const;  // an error where an owned sphere lacks a bond
+  // FREE_BODY_MOTION walls (free_wall_loads.cpp, SearchHooks::free_wall_loads):
+  // their contact loads from every rank's owned spheres, in the serial order.
+  void ReduceFreeWallLoads();
+  // Sticky walls: whether any rank owns a glued sphere (the strategy's
+  // glued_in_run_), at Start and after each search.
+  void CountGluedInRun();
 
   ExplicitSolverStrategy& s_;
   std::shared_ptr<const Communicator> comm_;

@@ -270,10 +270,13 @@ class DistributedDem;             // parallel/distributed_dem.cpp
 // before a step's search (the particles migrate and the ghosts are rebuilt
 // there, where the positions are those the search sees); `after_search`
 // right after it (the histories that came with migrated particles are put
-// into the new lists). Unset: a serial run, nothing is called.
+// into the new lists); `free_wall_loads` replaces CollectFreeWallLoads' sum
+// over this rank's contacts by the run's (every rank's owned spheres, in the
+// serial order). Unset: a serial run, nothing is called.
 struct SearchHooks {
   std::function<bool(bool)> vote;
   std::function<void()> before_search, after_search;
+  std::function<void()> free_wall_loads;
 };
 
 class ExplicitSolverStrategy {
@@ -681,6 +684,12 @@ class ExplicitSolverStrategy {
   // contact by its first sphere, a wall contact by its sphere, so that a sum
   // over the ranks counts each once. Null: every row (a serial run).
   const std::vector<std::uint8_t>* counted_rows_ = nullptr;
+  // Whether Energies() counts the free walls (alike on every rank of a
+  // distributed run, so counted by one rank only).
+  bool counts_free_walls_ = true;
+  // A distributed run: whether some rank holds a glued particle (the
+  // run's glued_.size() > 0 where this rank's list may be empty).
+  bool glued_in_run_ = false;
   // What the searches fill (candidate pairs; after a search, the replaced
   // lists), the same for the particle-face candidates, and the map from new
   // to old contacts (or a sort's order). Kept with their capacity from one

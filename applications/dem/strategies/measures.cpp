@@ -125,7 +125,9 @@ EnergyTotals ExplicitSolverStrategy::Energies() const {
     e.gravitational_potential -= c.mass[k] * Dot(g, c.centre[k]);
   }
   // Free walls are bodies of the system like the particles.
-  for (const FreeRigidWall& body : free_walls_) {
+  // (A distributed run counts them on one rank: counts_free_walls_.)
+  for (std::size_t k = 0; counts_free_walls_ && k < free_walls_.size(); ++k) {
+    const FreeRigidWall& body = free_walls_[k];
     e.kinetic_translational += 0.5 * body.mass * Dot(body.velocity, body.velocity);
     e.kinetic_rotational += 0.5 * Dot(body.angular_velocity, body.angular_momentum);
     e.gravitational_potential -= body.mass * Dot(g, body.centre);

@@ -339,6 +339,8 @@ void ExplicitSolverStrategy::CarryWallHistoryAcrossFaces(std::size_t i,
 
 void ExplicitSolverStrategy::CollectFreeWallLoads() {
   if (free_walls_.empty()) return;
+  // A distributed run: the sum over the contacts of all ranks (DistributedDem).
+  if (hooks_.free_wall_loads) return hooks_.free_wall_loads();
   for (FreeRigidWall& body : free_walls_) body.contact_force = body.contact_moment = Array3{};
   // Serial, in list order: the same sums for any number of threads. The
   // reaction of a contact acts on the wall at the contact point; the rolling
