@@ -20,6 +20,7 @@ from tessera.checkpoint import DifferingDatasets
 from tessera.parallel import MpiSkipReason, RunPython
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mpi_dem_bodies_case import AddFreeLid, MakeFloorSticky  # noqa: E402
 from mpi_dem_case import AddInlet, WriteBed, WriteBondedSpecimen  # noqa: E402
 
 RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_checkpoint_run.py")
@@ -51,18 +52,26 @@ def write_case(case, folder):
     """The bed of 294 spheres thrown in a box (mpi_dem_case.py); the bed with
     an inlet above it injecting until 0.03 s (step 600: on both sides of the
     checkpoint, new spheres take keys and ids on every rank); the bonded
-    specimen crushed while it slides across the ranks' cut. Returns the
-    number of spheres at the start."""
+    specimen crushed while it slides across the ranks' cut; the bed under a
+    FREE_BODY_MOTION lid thrown onto it (mpi_dem_bodies_case.py: its motion
+    from every rank's loads); the bed on a sticky floor that turns and
+    slides, carrying its glued spheres across the cut. Returns the number of
+    spheres at the start."""
     if case == "bonded":
         return WriteBondedSpecimen(folder, steps=STEPS)
-    count = WriteBed(folder, steps=STEPS)
+    scheme = "Symplectic_Euler" if case == "sticky" else "Velocity_Verlet"
+    count = WriteBed(folder, steps=STEPS, keys={"TranslationalIntegrationScheme": scheme})
     if case == "inlet":
         AddInlet(folder, stop=0.03)
+    elif case == "lid":
+        AddFreeLid(folder)
+    elif case == "sticky":
+        MakeFloorSticky(folder, angular_velocity=2.0, linear_velocity=(0.6, 0.6, 0.0))
     return count
 
 
 @needs_mpi
-@pytest.mark.parametrize("case", ["bed", "inlet", "bonded"])
+@pytest.mark.parametrize("case", ["bed", "inlet", "bonded", "lid", "sticky"])
 def test_distributed_run_continued_from_checkpoint_is_bitwise_the_uninterrupted_run(tmp_path, case):
     folder = tmp_path / case
     count = write_case(case, folder)
