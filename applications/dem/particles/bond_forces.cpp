@@ -306,10 +306,15 @@ struct LaneState {
     return value[k];
   }
   [[gnu::always_inline]] bool Loaded(std::size_t k) const { return loaded >> k & 1u; }
-  // Slot k's value written back where any lane differs bitwise from what was loaded.
-  [[gnu::always_inline]] void Store(std::size_t k, const Vec& v) {
-    if (std::memcmp(&v, &original[k], sizeof(Vec)) != 0)
-      std::memcpy(column + k * bonds + b0, &v, sizeof(Vec));
+  // Slot k's value written back in the lanes that differ bitwise from what
+  // was loaded, by one masked store: no branch on the data (whether a slot
+  // changed differs from bond to bond), and a cache line where no lane
+  // changed stays clean (no write-back to memory).
+  [[gnu::always_inline, gnu::target("avx2")]] void Store(std::size_t k, const Vec& v) {
+    using Bits = long long __attribute__((vector_size(32)));
+    const Bits changed = reinterpret_cast<Bits>(v) != reinterpret_cast<Bits>(original[k]);
+    _mm256_maskstore_pd(column + k * bonds + b0, reinterpret_cast<__m256i>(changed),
+                        reinterpret_cast<__m256d>(v));
   }
 };
 
@@ -410,18 +415,22 @@ template <class Law, bool kPowers>
     const Vec shear_norm = Sqrt(Dot(shear, shear));
     const Vec slip_norm = Sqrt(Dot(tangential_slip, tangential_slip));
     // The law's shear factor where intact: the state of the lanes that broke
-    // in tension stays as Normal left it (`normal_state`).
+    // in tension stays as Normal left it (`normal_state`, kept only where a
+    // lane broke: rare).
+    const bool all_intact = All(intact);
     const unsigned normal_slots = s.loaded;
     Vec normal_state[kSlots];
-    for (std::size_t k = 0; k < kSlots; ++k)
-      if (s.Loaded(k)) normal_state[k] = s.value[k];
+    if (!all_intact) {
+      for (std::size_t k = 0; k < kSlots; ++k)
+        if (s.Loaded(k)) normal_state[k] = s.value[k];
+    }
     const Vec law_scale = Law::template ShearScaleOf<Vec, LaneMath>(
         law, tangential_stiffness, area, normal, shear_norm, slip_norm, s, shear_failed,
         shear_criterion);
     shear_failed = shear_failed & intact;
     scale = Select(intact, law_scale, scale);
     // A bond that broke in tension this step slides as a broken one (rare: lane by lane).
-    if (!All(intact)) {
+    if (!all_intact) {
       for (int l = 0; l < kLanes; ++l)
         if (!intact[l] && loaded[l]) slide_broken(l, shear_norm[l]);
     }
@@ -441,8 +450,12 @@ template <class Law, bool kPowers>
     }
     for (std::size_t k = 0; k < kSlots; ++k) {
       if (!s.Loaded(k)) continue;  // neither read nor written
-      const Vec before = normal_slots >> k & 1u ? normal_state[k] : s.original[k];
-      s.Store(k, Select(intact, s.value[k], before));
+      if (all_intact) {
+        s.Store(k, s.value[k]);
+      } else {
+        const Vec before = normal_slots >> k & 1u ? normal_state[k] : s.original[k];
+        s.Store(k, Select(intact, s.value[k], before));
+      }
     }
     out.slots = s.loaded;
   } else {
@@ -647,7 +660,8 @@ inline void PrefetchBonds(const ContinuumBonds& bonds, std::uint32_t b, std::uin
   PrefetchColumn(bonds.direction.data(), b, true);
   PrefetchColumn(bonds.normal_force.data(), b, true);
   PrefetchColumn(bonds.failure_criterion.data(), b, true);
-  for (std::size_t k = 0; slots >> k != 0; ++k)
+#pragma GCC unroll 8
+  for (std::size_t k = 0; k < kMaxBondStateSize; ++k)
     if (slots >> k & 1u) PrefetchColumn(bonds.law_state.data() + k * bonds.size(), b, true);
 }
 
@@ -661,14 +675,16 @@ void EvaluateRun(std::uint32_t begin, std::uint32_t end, ContinuumBonds& bonds,
   std::uint32_t b = begin;
   if (lanes) {
     const std::uint8_t* state = bonds.state.data();
-    // The law-state slots the last four bonds read: those the next will read.
+    // The law-state slots the bonds so far read (all of them: the same set
+    // from group to group, where the last group's would change with the data).
     unsigned state_slots = 0;
     while (b + kLanes <= end) {
       PrefetchBonds(bonds, b + kPrefetchAhead, end, state_slots);
       FourResults four;
       if ((state[b] | state[b + 1] | state[b + 2] | state[b + 3]) == kIntact &&
           EvaluateFour<L, kPowers>(b, bonds, law, p, periodic, dt, velocity_step, four)) {
-        state_slots = four.slots;
+        state_slots |= four.slots;
+#pragma GCC unroll 4
         for (int l = 0; l < kLanes; ++l) {
           const std::uint32_t i = bonds.first[b + l];
           p.contact_force[i] += Array3{four.force.x[l], four.force.y[l], four.force.z[l]};
