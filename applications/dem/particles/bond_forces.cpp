@@ -192,6 +192,7 @@ BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParamete
 // ---------------------------------------------------------------- four lanes
 
 using avx2::All;
+using avx2::Any;
 using avx2::kLanes;
 using avx2::Mask;
 using avx2::Select;
@@ -510,16 +511,13 @@ template <class Law, bool kPowers>
   // Rotational springs, intact bonds only.
   const Vec bending = Constant(c, &BondConstants::bending_stiffness);
   const Vec twisting = Constant(c, &BondConstants::twisting_stiffness);
-  bool springs[kLanes], any_springs = false, all_springs = true;
-  Mask rotational{};
-  for (int l = 0; l < kLanes; ++l) {
-    springs[l] = bending[l] > 0.0 || twisting[l] > 0.0;
-    any_springs = any_springs || springs[l];
-    all_springs = all_springs && springs[l];
-    rotational[l] = bonds.state[b0 + l] == kIntact && springs[l] ? -1 : 0;
-  }
+  const Mask springs = (bending > Splat(0.0)) | (twisting > Splat(0.0));
+  const bool any_springs = Any(springs), all_springs = All(springs);
   V3 moment = zero;
   if (any_springs) {
+    Mask rotational{};
+    for (int l = 0; l < kLanes; ++l)
+      rotational[l] = bonds.state[b0 + l] == kIntact && springs[l] ? -1 : 0;
     const Vec relative_twist = Dot(turn, n);
     moment = Select(rotational,
                     (Turned(LoadFour(bonds.moment.data() + b0), cosine, axis, axis_scale) +
@@ -634,15 +632,19 @@ constexpr std::uint32_t kPrefetchAhead = 32;
 // The cache lines of bonds b .. b + 3 in the arrays the evaluation streams
 // through: the rows of a large specimen's bonds do not fit the cache, and a
 // dozen arrays at once are more streams than the hardware prefetcher follows.
+// The groups go four bonds after four, so the line of a group's first byte
+// is the last one of the group before (or starts at it, where the line
+// before is that group's last): fetched are the line of the last byte and,
+// where four values span more than a line (Array3: 96 bytes), the line
+// before it.
 template <class T>
 inline void PrefetchColumn(const T* column, std::uint32_t b, bool write) {
-  const char* from = reinterpret_cast<const char*>(column + b);
   const char* to = reinterpret_cast<const char*>(column + b + kLanes) - 1;
-  for (const char* line = from; line <= to; line += 64) {
+  if constexpr (sizeof(T) * kLanes > 64) {
     if (write)
-      __builtin_prefetch(line, 1, 3);
+      __builtin_prefetch(to - 64, 1, 3);
     else
-      __builtin_prefetch(line, 0, 3);
+      __builtin_prefetch(to - 64, 0, 3);
   }
   if (write)
     __builtin_prefetch(to, 1, 3);
