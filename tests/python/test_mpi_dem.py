@@ -142,6 +142,29 @@ def test_imposed_sphere_velocities_follow_migrated_spheres_bitwise(tmp_path):
 
 
 @needs_mpi
+def test_symplectic_euler_with_imposed_velocities_on_one_side_equals_serial_bitwise(tmp_path):
+    # Under Symplectic_Euler a fixed velocity dof anywhere makes every contact
+    # take its increments from the motion made rather than from the
+    # velocities. Only spheres of the slab y < 0.05 (one rank's side at
+    # first) are pushed along +x from 5 to 30 ms: the ranks without a fixed
+    # row must still take the serial run's form (a run-wide decision).
+    WriteBed(tmp_path / "bed", steps=BED_STEPS,
+             keys={"TranslationalIntegrationScheme": "Symplectic_Euler"})
+    groups = AddImposedVelocities(tmp_path / "bed", [
+        ("PushX", lambda x: x[1] < 0.05,
+         {"IMPOSED_VELOCITY_X_VALUE": 1.0, "VELOCITY_START_TIME": 0.005, "VELOCITY_STOP_TIME": 0.03})])
+    assert len(groups["PushX"]) > 40
+    serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", 2)
+    pushed = np.isin(serial["ids"], groups["PushX"])
+    assert np.mean(serial["DISPLACEMENT"][pushed, 0]) > 0.01  # the imposition acted
+    # The pushed spheres started on one rank only.
+    owners = {r for r in range(2) if np.isin(groups["PushX"], distributed[f"start_{r}"]).any()}
+    assert len(owners) == 1
+    assert_bitwise(serial, distributed)
+
+
+@needs_mpi
 def test_gear_scheme_on_two_ranks_equals_serial_bitwise(tmp_path):
     # Gear_Predictor_Corrector with the default Direct_Integration rotation:
     # a ghost predicts from its owner's acceleration and rates (carried by

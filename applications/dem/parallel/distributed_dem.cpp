@@ -124,7 +124,7 @@ DistributedDem::DistributedDem(ExplicitSolverStrategy& strategy,
 DistributedDem::~DistributedDem() {
   // The strategy may outlive this object: it counts every row again.
   if (s_.counted_rows_ == &row_owned_) s_.counted_rows_ = nullptr;
-  s_.counts_free_walls_ = true, s_.glued_in_run_ = false;
+  s_.counts_free_walls_ = true;
 }
 
 std::int64_t DistributedDem::KeyOfRow(std::size_t row) const { return row_key_[row]; }
@@ -246,6 +246,7 @@ void DistributedDem::Start() {
     const ScopedPhase phase(timings_.vote);
     return comm_->MaxAll(static_cast<std::int64_t>(local ? 1 : 0)) != 0;
   };
+  hooks.any_rank = hooks.vote;
   hooks.before_search = [this] {
     const ScopedPhase phase(timings_.migrate);
     if (bond_count_.empty()) return Migrate();
@@ -260,12 +261,10 @@ void DistributedDem::Start() {
     FollowRows();
     InstallArrivedHistories();
     BuildGhostLists();
-    if (!s_.glued_.walls.empty()) CountGluedInRun();
   };
   // Free walls: the loads of every rank's spheres (free_wall_loads.cpp), the
   // energies of the walls (alike everywhere) on rank 0.
   if (!s_.free_walls_.empty()) hooks.free_wall_loads = [this] { ReduceFreeWallLoads(); };
-  if (!s_.glued_.walls.empty()) CountGluedInRun();
   s_.counts_free_walls_ = rank_ == 0;
   s_.SetSearchHooks(std::move(hooks));
   if (inlets_ != nullptr) {
@@ -841,14 +840,6 @@ void DistributedDem::InstallArrivedHistories() {
     }
   }
   arrived_pairs_.clear(), arrived_walls_.clear();
-}
-
-void DistributedDem::CountGluedInRun() {
-  // The bounding box may have removed glued spheres (as in the serial run);
-  // a sphere is never glued later.
-  std::int64_t owned = 0;
-  for (const std::uint32_t row : s_.glued_.row) owned += OwnedRow(row) ? 1 : 0;
-  s_.glued_in_run_ = comm_->SumAll(owned) > 0;
 }
 
 std::size_t DistributedDem::NumberOfOwned() const {

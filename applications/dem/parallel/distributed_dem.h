@@ -83,7 +83,8 @@ struct NewParticle;
 
 // Wall-clock seconds of this rank's distributed work since Start (GetTimings;
 // waits for the other ranks included, as they are part of the step):
-//   vote          the adaptive search's decision taken by all ranks (MaxAll)
+//   vote          decisions taken by all ranks alike (MaxAll): the adaptive
+//                 search's, and Symplectic Euler's form of the increments
 //   ghost_refresh packing, exchanging and unpacking the ghosts' rows
 //   migrate       SearchHooks::before_search: the exchange of rows and
 //                 histories, of which
@@ -212,9 +213,6 @@ class DistributedDem {
   // FREE_BODY_MOTION walls (free_wall_loads.cpp, SearchHooks::free_wall_loads):
   // their contact loads from every rank's owned spheres, in the serial order.
   void ReduceFreeWallLoads();
-  // Sticky walls: whether any rank owns a glued sphere (the strategy's
-  // glued_in_run_), at Start and after each search.
-  void CountGluedInRun();
 
   ExplicitSolverStrategy& s_;
   std::shared_ptr<const Communicator> comm_;

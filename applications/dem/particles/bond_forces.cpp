@@ -192,6 +192,7 @@ BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParamete
 // ---------------------------------------------------------------- four lanes
 
 using avx2::All;
+using avx2::Any;
 using avx2::kLanes;
 using avx2::Mask;
 using avx2::Select;
@@ -306,10 +307,15 @@ struct LaneState {
     return value[k];
   }
   [[gnu::always_inline]] bool Loaded(std::size_t k) const { return loaded >> k & 1u; }
-  // Slot k's value written back where any lane differs bitwise from what was loaded.
-  [[gnu::always_inline]] void Store(std::size_t k, const Vec& v) {
-    if (std::memcmp(&v, &original[k], sizeof(Vec)) != 0)
-      std::memcpy(column + k * bonds + b0, &v, sizeof(Vec));
+  // Slot k's value written back in the lanes that differ bitwise from what
+  // was loaded, by one masked store: no branch on the data (whether a slot
+  // changed differs from bond to bond), and a cache line where no lane
+  // changed stays clean (no write-back to memory).
+  [[gnu::always_inline, gnu::target("avx2")]] void Store(std::size_t k, const Vec& v) {
+    using Bits = long long __attribute__((vector_size(32)));
+    const Bits changed = reinterpret_cast<Bits>(v) != reinterpret_cast<Bits>(original[k]);
+    _mm256_maskstore_pd(column + k * bonds + b0, reinterpret_cast<__m256i>(changed),
+                        reinterpret_cast<__m256d>(v));
   }
 };
 
@@ -410,18 +416,22 @@ template <class Law, bool kPowers>
     const Vec shear_norm = Sqrt(Dot(shear, shear));
     const Vec slip_norm = Sqrt(Dot(tangential_slip, tangential_slip));
     // The law's shear factor where intact: the state of the lanes that broke
-    // in tension stays as Normal left it (`normal_state`).
+    // in tension stays as Normal left it (`normal_state`, kept only where a
+    // lane broke: rare).
+    const bool all_intact = All(intact);
     const unsigned normal_slots = s.loaded;
     Vec normal_state[kSlots];
-    for (std::size_t k = 0; k < kSlots; ++k)
-      if (s.Loaded(k)) normal_state[k] = s.value[k];
+    if (!all_intact) {
+      for (std::size_t k = 0; k < kSlots; ++k)
+        if (s.Loaded(k)) normal_state[k] = s.value[k];
+    }
     const Vec law_scale = Law::template ShearScaleOf<Vec, LaneMath>(
         law, tangential_stiffness, area, normal, shear_norm, slip_norm, s, shear_failed,
         shear_criterion);
     shear_failed = shear_failed & intact;
     scale = Select(intact, law_scale, scale);
     // A bond that broke in tension this step slides as a broken one (rare: lane by lane).
-    if (!All(intact)) {
+    if (!all_intact) {
       for (int l = 0; l < kLanes; ++l)
         if (!intact[l] && loaded[l]) slide_broken(l, shear_norm[l]);
     }
@@ -441,8 +451,12 @@ template <class Law, bool kPowers>
     }
     for (std::size_t k = 0; k < kSlots; ++k) {
       if (!s.Loaded(k)) continue;  // neither read nor written
-      const Vec before = normal_slots >> k & 1u ? normal_state[k] : s.original[k];
-      s.Store(k, Select(intact, s.value[k], before));
+      if (all_intact) {
+        s.Store(k, s.value[k]);
+      } else {
+        const Vec before = normal_slots >> k & 1u ? normal_state[k] : s.original[k];
+        s.Store(k, Select(intact, s.value[k], before));
+      }
     }
     out.slots = s.loaded;
   } else {
@@ -497,16 +511,13 @@ template <class Law, bool kPowers>
   // Rotational springs, intact bonds only.
   const Vec bending = Constant(c, &BondConstants::bending_stiffness);
   const Vec twisting = Constant(c, &BondConstants::twisting_stiffness);
-  bool springs[kLanes], any_springs = false, all_springs = true;
-  Mask rotational{};
-  for (int l = 0; l < kLanes; ++l) {
-    springs[l] = bending[l] > 0.0 || twisting[l] > 0.0;
-    any_springs = any_springs || springs[l];
-    all_springs = all_springs && springs[l];
-    rotational[l] = bonds.state[b0 + l] == kIntact && springs[l] ? -1 : 0;
-  }
+  const Mask springs = (bending > Splat(0.0)) | (twisting > Splat(0.0));
+  const bool any_springs = Any(springs), all_springs = All(springs);
   V3 moment = zero;
   if (any_springs) {
+    Mask rotational{};
+    for (int l = 0; l < kLanes; ++l)
+      rotational[l] = bonds.state[b0 + l] == kIntact && springs[l] ? -1 : 0;
     const Vec relative_twist = Dot(turn, n);
     moment = Select(rotational,
                     (Turned(LoadFour(bonds.moment.data() + b0), cosine, axis, axis_scale) +
@@ -621,15 +632,19 @@ constexpr std::uint32_t kPrefetchAhead = 32;
 // The cache lines of bonds b .. b + 3 in the arrays the evaluation streams
 // through: the rows of a large specimen's bonds do not fit the cache, and a
 // dozen arrays at once are more streams than the hardware prefetcher follows.
+// The groups go four bonds after four, so the line of a group's first byte
+// is the last one of the group before (or starts at it, where the line
+// before is that group's last): fetched are the line of the last byte and,
+// where four values span more than a line (Array3: 96 bytes), the line
+// before it.
 template <class T>
 inline void PrefetchColumn(const T* column, std::uint32_t b, bool write) {
-  const char* from = reinterpret_cast<const char*>(column + b);
   const char* to = reinterpret_cast<const char*>(column + b + kLanes) - 1;
-  for (const char* line = from; line <= to; line += 64) {
+  if constexpr (sizeof(T) * kLanes > 64) {
     if (write)
-      __builtin_prefetch(line, 1, 3);
+      __builtin_prefetch(to - 64, 1, 3);
     else
-      __builtin_prefetch(line, 0, 3);
+      __builtin_prefetch(to - 64, 0, 3);
   }
   if (write)
     __builtin_prefetch(to, 1, 3);
@@ -647,48 +662,63 @@ inline void PrefetchBonds(const ContinuumBonds& bonds, std::uint32_t b, std::uin
   PrefetchColumn(bonds.direction.data(), b, true);
   PrefetchColumn(bonds.normal_force.data(), b, true);
   PrefetchColumn(bonds.failure_criterion.data(), b, true);
-  for (std::size_t k = 0; slots >> k != 0; ++k)
+#pragma GCC unroll 8
+  for (std::size_t k = 0; k < kMaxBondStateSize; ++k)
     if (slots >> k & 1u) PrefetchColumn(bonds.law_state.data() + k * bonds.size(), b, true);
 }
 
+// Bonds from `begin` of law L, in list order, four at a time where they are
+// intact, else one by one, up to the last four before `end`; returns the
+// first bond left. Its own function on the avx2 target, so that EvaluateFour
+// is inlined and its results stay in registers.
+template <class L, bool kPowers>
+[[gnu::target("avx2")]] std::uint32_t EvaluateLanes(std::uint32_t begin, std::uint32_t end,
+                                                    ContinuumBonds& bonds,
+                                                    const BondParameters& law, ParticleStorage& p,
+                                                    const PeriodicBox& periodic, double dt,
+                                                    bool velocity_step, bool elastic,
+                                                    const SecondSlots& slots) {
+  std::uint32_t b = begin;
+  const std::uint8_t* state = bonds.state.data();
+  // The law-state slots the bonds so far read (all of them: the same set
+  // from group to group, where the last group's would change with the data).
+  unsigned state_slots = 0;
+  while (b + kLanes <= end) {
+    PrefetchBonds(bonds, b + kPrefetchAhead, end, state_slots);
+    FourResults four;
+    if ((state[b] | state[b + 1] | state[b + 2] | state[b + 3]) == kIntact &&
+        EvaluateFour<L, kPowers>(b, bonds, law, p, periodic, dt, velocity_step, four)) {
+      state_slots |= four.slots;
+#pragma GCC unroll 4
+      for (int l = 0; l < kLanes; ++l) {
+        const std::uint32_t i = bonds.first[b + l];
+        const Array3 force = Lane(four.force, l), elastic_part = Lane(four.elastic, l);
+        p.contact_force[i] += force;
+        if (elastic) p.elastic_force[i] += elastic_part;
+        p.torque[i] += Lane(four.torque_first, l);
+        slots.Put(b + l, force, elastic_part, Lane(four.torque_second, l));
+      }
+      b += kLanes;
+      continue;
+    }
+    AddFirst<kPowers>(b, EvaluateBond<L>(b, bonds, law, p, periodic, dt, velocity_step), bonds, p,
+                      elastic, slots);
+    ++b;
+  }
+  return b;
+}
+
 // Bonds [begin, end) of law L, in list order: four at a time where they are
-// intact and `lanes`, else one by one.
+// intact and `lanes` (EvaluateLanes), else one by one.
 template <class L, bool kPowers>
 void EvaluateRun(std::uint32_t begin, std::uint32_t end, ContinuumBonds& bonds,
                  const BondParameters& law, ParticleStorage& p, const PeriodicBox& periodic,
                  double dt, bool velocity_step, bool elastic, bool lanes,
                  const SecondSlots& slots) {
   std::uint32_t b = begin;
-  if (lanes) {
-    const std::uint8_t* state = bonds.state.data();
-    // The law-state slots the last four bonds read: those the next will read.
-    unsigned state_slots = 0;
-    while (b + kLanes <= end) {
-      PrefetchBonds(bonds, b + kPrefetchAhead, end, state_slots);
-      FourResults four;
-      if ((state[b] | state[b + 1] | state[b + 2] | state[b + 3]) == kIntact &&
-          EvaluateFour<L, kPowers>(b, bonds, law, p, periodic, dt, velocity_step, four)) {
-        state_slots = four.slots;
-        for (int l = 0; l < kLanes; ++l) {
-          const std::uint32_t i = bonds.first[b + l];
-          p.contact_force[i] += Array3{four.force.x[l], four.force.y[l], four.force.z[l]};
-          if (elastic)
-            p.elastic_force[i] += Array3{four.elastic.x[l], four.elastic.y[l], four.elastic.z[l]};
-          p.torque[i] +=
-              Array3{four.torque_first.x[l], four.torque_first.y[l], four.torque_first.z[l]};
-          slots.Put(
-              b + l, Array3{four.force.x[l], four.force.y[l], four.force.z[l]},
-              Array3{four.elastic.x[l], four.elastic.y[l], four.elastic.z[l]},
-              Array3{four.torque_second.x[l], four.torque_second.y[l], four.torque_second.z[l]});
-        }
-        b += kLanes;
-        continue;
-      }
-      AddFirst<kPowers>(b, EvaluateBond<L>(b, bonds, law, p, periodic, dt, velocity_step), bonds, p,
-                        elastic, slots);
-      ++b;
-    }
-  }
+  if (lanes)
+    b = EvaluateLanes<L, kPowers>(begin, end, bonds, law, p, periodic, dt, velocity_step, elastic,
+                                  slots);
   for (; b < end; ++b)
     AddFirst<kPowers>(b, EvaluateBond<L>(b, bonds, law, p, periodic, dt, velocity_step), bonds, p,
                       elastic, slots);

@@ -272,9 +272,12 @@ class DistributedDem;             // parallel/distributed_dem.cpp
 // right after it (the histories that came with migrated particles are put
 // into the new lists); `free_wall_loads` replaces CollectFreeWallLoads' sum
 // over this rank's contacts by the run's (every rank's owned spheres, in the
-// serial order). Unset: a serial run, nothing is called.
+// serial order); `any_rank` turns a rank's condition into the run's (true
+// where it holds on any rank), for the decisions every rank must take alike.
+// Unset: a serial run, nothing is called.
 struct SearchHooks {
   std::function<bool(bool)> vote;
+  std::function<bool(bool)> any_rank;
   std::function<void()> before_search, after_search;
   std::function<void()> free_wall_loads;
 };
@@ -687,9 +690,6 @@ class ExplicitSolverStrategy {
   // Whether Energies() counts the free walls (alike on every rank of a
   // distributed run, so counted by one rank only).
   bool counts_free_walls_ = true;
-  // A distributed run: whether some rank holds a glued particle (the
-  // run's glued_.size() > 0 where this rank's list may be empty).
-  bool glued_in_run_ = false;
   // What the searches fill (candidate pairs; after a search, the replaced
   // lists), the same for the particle-face candidates, and the map from new
   // to old contacts (or a sort's order). Kept with their capacity from one

@@ -164,8 +164,7 @@ bool ExplicitSolverStrategy::RelativeDisplacementIsVelocityStep() const {
   // velocity that a script sets on a free node between steps enters the next
   // tangential increment as v Δt rather than as the motion already made: the
   // two differ by O(Δt) in that one step, as the schemes themselves do.)
-  return increments_are_velocity_steps_ && glued_.size() == 0 && !glued_in_run_ &&
-         clusters_.empty() &&
+  return increments_are_velocity_steps_ && glued_.size() == 0 && clusters_.empty() &&
          std::none_of(particles_.fixed.begin(), particles_.fixed.end(),
                       [](std::uint8_t bits) { return bits != 0; });
 }
@@ -208,7 +207,14 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
   // Where the increments are the velocities times Δt, the relative
   // displacement at the contact is the relative velocity times Δt: no
   // gathering of the increments (RelativeDisplacementIsVelocityStep).
-  const bool displacement_is_velocity_step = RelativeDisplacementIsVelocityStep();
+  bool displacement_is_velocity_step = RelativeDisplacementIsVelocityStep();
+  // Every rank of a distributed run takes the serial run's form: the
+  // increments wherever a row of any rank moved otherwise (its own rows may
+  // have no fixed dof, glued sphere or newcomer). Velocity Verlet's form
+  // does not depend on the rows.
+  if (hooks_.any_rank && settings_.rotation && step_ != 0 &&
+      settings_.scheme != TranslationalScheme::kVelocityVerlet)
+    displacement_is_velocity_step = !hooks_.any_rank(!displacement_is_velocity_step);
   const double dt = settings_.delta_time;
   const bool batched =
       settings_.tuning.batched_pair_contacts && batch_law_valid_ && PairContactBatchAvailable();

@@ -92,11 +92,16 @@ class GiDOutputProcess(ScheduledOutputProcess):
     def __init__(self, model, settings, merged=False):
         """merged: the model part already holds the whole result of a
         distributed run and only this rank writes it (the DEM stage's merged
-        spheres on rank 0, its walls that every rank holds alike)."""
+        spheres on rank 0, its walls that every rank holds alike). Otherwise,
+        in a distributed run, each rank writes its own piece (its elements
+        and conditions, with their nodes) as <output_name>_<rank>.post.*,
+        Kratos' naming for distributed GiD output: GiD opens the pieces
+        together and merges the nodes they share by id."""
         super().__init__()  # the C++ base must be initialised for the bindings
-        if not merged:
-            from tessera.parallel import RejectInDistributedRun
-            RejectInDistributedRun("gid_output_process")
+        rank = None
+        if not merged and tessera.MPIBuilt() and tessera.LaunchedByMPI() \
+                and tessera.DefaultCommunicator().Size() > 1:
+            rank = tessera.DefaultCommunicator().Rank()
         settings.ValidateAndAssignDefaults(tessera.Parameters(_PROCESS_DEFAULTS))
         postprocess = settings["postprocess_parameters"]
         postprocess.ValidateAndAssignDefaults(tessera.Parameters(_POSTPROCESS_DEFAULTS))
@@ -126,6 +131,8 @@ class GiDOutputProcess(ScheduledOutputProcess):
         # "results/plate" -> folder "results", files "plate.post.*".
         output_name = settings["output_name"].GetString() or model_part_name.replace(".", "_")
         folder, name = os.path.split(output_name)
+        if rank is not None:
+            name = f"{name}_{rank}"
         folder = os.path.join(settings["output_path"].GetString(), folder) or "."
 
         flags = results["gidpost_flags"]

@@ -222,16 +222,55 @@ def test_openmp_deck_on_several_ranks_is_a_clear_error(case_copy):
     assert "problem_data.parallel_type" in result.stderr and "mpirun started 2 ranks" in result.stderr
 
 
+def gid_blocks(path, begin, end):
+    """{id: the rest of the line's words} of every line between `begin` and
+    `end` in a GiD ASCII file (a mesh's Elements, the last result's Values)."""
+    rows, inside = {}, False
+    with open(path) as f:
+        for line in f:
+            if line.startswith(begin):
+                inside, rows = True, {}
+            elif line.startswith(end):
+                inside = False
+            elif inside and line.split() and line.split()[0].isdigit():
+                words = line.split()
+                rows[int(words[0])] = [float(w) for w in words[1:]]
+    return rows
+
+
 @needs_mpi
-def test_gid_output_in_a_distributed_run_is_a_clear_error(case_copy):
+def test_gid_output_of_a_distributed_run_writes_one_piece_per_rank(case_copy):
+    # As Kratos' distributed GiD output: each rank writes its elements (and
+    # their nodes) to <output_name>_<rank>.post.*; the pieces' elements
+    # partition the serial mesh's, and the nodes' last displacements are the
+    # serial run's to rounding (1e-12 of the largest: the explicit run sums
+    # the cut's nodal forces per rank, see the beam test above).
     folder = case_copy("sm_explicit_solid_beam")
-    set_key(folder, ["problem_data", "parallel_type"], "MPI")
     gid = {"python_module": "gid_output_process", "kratos_module": "KratosMultiphysics",
-           "Parameters": {"model_part_name": "Structure", "output_name": "beam"}}
+           "Parameters": {"model_part_name": "Structure", "output_name": "beam",
+                          "postprocess_parameters": {"result_file_configuration": {
+                              "output_control_type": "step", "output_interval": 250,
+                              "nodal_results": ["DISPLACEMENT"]}}}}
     set_key(folder, ["output_processes"], {"gid_output": [gid]})
+    serial = tessera_run(folder)
+    assert serial.returncode == 0, serial.stderr
+    serial_elements = gid_blocks(os.path.join(folder, "beam.post.msh"), "Elements", "End Elements")
+    serial_u = gid_blocks(os.path.join(folder, "beam.post.res"), "Values", "End Values")
+    set_key(folder, ["problem_data", "parallel_type"], "MPI")
     result = tessera_run(folder, ranks=2)
-    assert result.returncode != 0
-    assert "gid_output_process does not write distributed" in result.stderr
+    assert result.returncode == 0, result.stderr
+    elements, u = {}, {}
+    for rank in range(2):
+        piece = gid_blocks(os.path.join(folder, f"beam_{rank}.post.msh"), "Elements", "End Elements")
+        assert piece and not set(piece) & set(elements)  # each element in one piece
+        elements.update(piece)
+        u.update(gid_blocks(os.path.join(folder, f"beam_{rank}.post.res"), "Values", "End Values"))
+    assert elements == serial_elements
+    assert set(u) == set(serial_u)
+    largest = max(np.abs(v).max() for v in serial_u.values())
+    assert largest > 0.0
+    for node, value in serial_u.items():
+        np.testing.assert_allclose(u[node], value, rtol=0, atol=1e-12 * largest)
 
 
 @needs_mpi
