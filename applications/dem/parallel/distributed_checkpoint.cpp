@@ -14,7 +14,6 @@
 
 #include "applications/dem/parallel/distributed_dem.h"
 #include "applications/dem/strategies/dem_strategy.h"
-#include "applications/dem/walls/glued_particles.h"
 #include "kernel/core/error.h"
 #include "kernel/io/checkpoint_file.h"
 #include "kernel/parallel/communicator.h"
@@ -182,10 +181,6 @@ void DistributedDem::LoadState(const CheckpointReader& reader, const std::string
                       row, " of ", n, " (damaged file)");
   FollowRows();
   s_.counted_rows_ = &row_owned_;
-  // Sticky walls: whether any rank still owns a glued sphere (Start counted
-  // the deck's; the bounding box may have removed some since). Collective,
-  // as every rank loads its file at the same point.
-  if (!s_.glued_.walls.empty()) CountGluedInRun();
 }
 
 }  // namespace tessera::dem
