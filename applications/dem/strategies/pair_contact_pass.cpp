@@ -173,6 +173,15 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
   PairContacts& pc = pairs_;
   ParticleStorage& p = particles_;
   const std::size_t n = p.size();
+  // Every rank of a distributed run takes the serial run's form of the
+  // increments: the motion made wherever a row of any rank moved otherwise
+  // (its own rows may have no fixed dof, glued sphere or newcomer, or none
+  // at all: decided before the return below). Velocity Verlet's form does
+  // not depend on the rows.
+  bool velocity_step_in_run = RelativeDisplacementIsVelocityStep();
+  if (hooks_.any_rank && settings_.rotation && step_ != 0 &&
+      settings_.scheme != TranslationalScheme::kVelocityVerlet)
+    velocity_step_in_run = !hooks_.any_rank(!velocity_step_in_run);
   const std::size_t block_rows = settings_.tuning.force_block_rows;
   const std::size_t blocks = (n + block_rows - 1) / block_rows;
   block_finished_.assign(blocks, 0);
@@ -207,14 +216,7 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
   // Where the increments are the velocities times Δt, the relative
   // displacement at the contact is the relative velocity times Δt: no
   // gathering of the increments (RelativeDisplacementIsVelocityStep).
-  bool displacement_is_velocity_step = RelativeDisplacementIsVelocityStep();
-  // Every rank of a distributed run takes the serial run's form: the
-  // increments wherever a row of any rank moved otherwise (its own rows may
-  // have no fixed dof, glued sphere or newcomer). Velocity Verlet's form
-  // does not depend on the rows.
-  if (hooks_.any_rank && settings_.rotation && step_ != 0 &&
-      settings_.scheme != TranslationalScheme::kVelocityVerlet)
-    displacement_is_velocity_step = !hooks_.any_rank(!displacement_is_velocity_step);
+  const bool displacement_is_velocity_step = velocity_step_in_run;
   const double dt = settings_.delta_time;
   const bool batched =
       settings_.tuning.batched_pair_contacts && batch_law_valid_ && PairContactBatchAvailable();
