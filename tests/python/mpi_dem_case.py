@@ -24,6 +24,13 @@ adds sub model parts of the spheres that impose velocity components
 
 runs an initialised stage's loop, calling sample() at the start and after
 every `every`-th step (the run scripts' samples).
+
+    RunBed(folder, out, ranks=None)
+    AssertSpheresBitwise(expected, result, names=SPHERE_RESULTS)
+
+run a bed's deck through mpi_dem_run.py (serially, or under mpirun on
+`ranks` ranks) and load its results; and compare two runs' sphere results
+bit for bit, node by node.
 """
 import json
 import os
@@ -323,3 +330,27 @@ def AddImposedVelocities(folder, groups):
     with open(path, "a") as f:
         f.write("\n" + "\n".join(lines))
     return chosen
+
+
+# The spheres' results mpi_dem_run.py saves, in node id order.
+SPHERE_RESULTS = ("x", "VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "TOTAL_FORCES")
+
+
+def RunBed(folder, out, ranks=None):
+    """Runs the deck in `folder` through mpi_dem_run.py, serially or on
+    `ranks` ranks, and returns its saved results (numpy's npz)."""
+    import numpy as np
+    from tessera.parallel import RunPython
+
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_dem_run.py")
+    RunPython([script, str(folder), str(out), "MPI" if ranks else "OpenMP"], ranks)
+    return np.load(out)
+
+
+def AssertSpheresBitwise(expected, result, names=SPHERE_RESULTS):
+    """The same node ids and, for each name, the same bits at every node."""
+    import numpy as np
+
+    np.testing.assert_array_equal(result["ids"], expected["ids"])
+    for name in names:
+        np.testing.assert_array_equal(result[name], expected[name], err_msg=name)

@@ -21,7 +21,7 @@ from tessera.parallel import MpiSkipReason, RunPython
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpi_dem_bodies_case import AddFreeLid, MakeFloorSticky  # noqa: E402
-from mpi_dem_case import AddInlet, WriteBed, WriteBondedSpecimen  # noqa: E402
+from mpi_dem_case import AddInlet, AssertSpheresBitwise, WriteBed, WriteBondedSpecimen  # noqa: E402
 
 RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_checkpoint_run.py")
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
@@ -40,12 +40,6 @@ def restart_options(folder):
 def run(folder, out, ranks, restart="-", settings=()):
     RunPython([RUN_SCRIPT, folder, out, "MPI" if ranks else "OpenMP", restart, *settings], ranks)
     return np.load(out)
-
-
-def assert_bitwise(expected, result):
-    np.testing.assert_array_equal(result["ids"], expected["ids"])
-    for name in COMPARED:
-        np.testing.assert_array_equal(result[name], expected[name], err_msg=name)
 
 
 def write_case(case, folder):
@@ -88,8 +82,8 @@ def test_distributed_run_continued_from_checkpoint_is_bitwise_the_uninterrupted_
     continued = run(folder, tmp_path / "continued.npz", 2, str(folder / "first" / "checkpoint_000000490.h5"),
                     settings=[restart_options("second")])
     assert int(continued["steps"]) == STEPS
-    assert_bitwise(whole, continued)
-    assert_bitwise(serial, whole)
+    AssertSpheresBitwise(whole, continued, COMPARED)
+    AssertSpheresBitwise(serial, whole, COMPARED)
     # The state at step 980 of both runs, every rank, dataset by dataset:
     # the model parts and the objects (strategy, DistributedDem) alike.
     for r in (0, 1):
@@ -239,5 +233,5 @@ def test_sigterm_to_one_rank_checkpoints_every_rank_at_the_same_step(tmp_path):
     assert output.count("signal 15 received") == 2, output
     continued = run(folder, tmp_path / "continued.npz", 2, str(folder / "signal" / files[0]))
     assert int(continued["steps"]) == STEPS
-    assert_bitwise(whole, continued)
+    AssertSpheresBitwise(whole, continued, COMPARED)
     print(f"SIGTERM to rank 1 after step 20: both ranks wrote step {step}")

@@ -22,27 +22,14 @@ import numpy as np
 import pytest
 
 import tessera
-from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment, RunPython
+from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_dem_case import (AddImposedVelocities, AddInlet, WriteBed, WriteBondedSpecimen,  # noqa: E402
-                          WriteDiscBed)
+from mpi_dem_case import (AddImposedVelocities, AddInlet, AssertSpheresBitwise, RunBed,  # noqa: E402
+                          WriteBed, WriteBondedSpecimen, WriteDiscBed)
 
-RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_dem_run.py")
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
 BED_STEPS = BONDED_STEPS = 1000
-COMPARED = ("x", "VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "TOTAL_FORCES")
-
-
-def run_case(folder, out, ranks=None):
-    RunPython([RUN_SCRIPT, folder, out, "MPI" if ranks else "OpenMP"], ranks)
-    return np.load(out)
-
-
-def assert_bitwise(serial, distributed):
-    np.testing.assert_array_equal(distributed["ids"], serial["ids"])
-    for name in COMPARED:
-        np.testing.assert_array_equal(distributed[name], serial[name], err_msg=name)
 
 
 def owner_changes(result, ranks):
@@ -57,8 +44,8 @@ def test_bed_on_ranks_equals_serial_bitwise(tmp_path, ranks):
     # The issue's horizon: 1,000 steps (0.05 s: the bed thrown, colliding,
     # settling).
     count = WriteBed(tmp_path / "bed", steps=BED_STEPS)
-    serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
-    distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
     assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == BED_STEPS
     assert len(serial["ids"]) == count == 294
     # The bed is alive: contacts, and spheres moved more than a radius.
@@ -66,7 +53,7 @@ def test_bed_on_ranks_equals_serial_bitwise(tmp_path, ranks):
     assert np.abs(serial["DISPLACEMENT"]).max() > 0.01
     # The same searches (every rank searches where any would).
     assert int(distributed["searches"]) == int(serial["searches"])
-    assert_bitwise(serial, distributed)
+    AssertSpheresBitwise(serial, distributed)
     # Global reductions: the contact count is exact; the kinetic energy is a
     # sum of the same per-sphere terms in another association (ranks in
     # order), so equal to rounding (1e-12 relative).
@@ -97,13 +84,13 @@ def test_moving_wall_on_two_ranks_equals_serial_bitwise(tmp_path):
     # contacts are computed by the ranks that hold it.
     WriteBed(tmp_path / "bed", moving_wall=True,
              keys={"TranslationalIntegrationScheme": "Symplectic_Euler"})
-    serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
-    distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", 2)
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", 2)
     # The wall pushed the spheres: at the end it stands at x = 0.154 - 0.5 *
     # 0.02 = 0.144, so no centre lies beyond 0.144 - 0.009 (the smaller
     # radius) + 1 mm of overlap; with the wall at rest they reach 0.145.
     assert serial["x"][:, 0].max() < 0.136
-    assert_bitwise(serial, distributed)
+    AssertSpheresBitwise(serial, distributed)
     assert owner_changes(distributed, 2) > 0
 
 
@@ -121,8 +108,8 @@ def test_imposed_sphere_velocities_follow_migrated_spheres_bitwise(tmp_path):
          {"IMPOSED_VELOCITY_X_VALUE": 1.0, "VELOCITY_START_TIME": 0.005, "VELOCITY_STOP_TIME": 0.03}),
         ("HoldZ", lambda x: x[2] > 0.09, {"IMPOSED_VELOCITY_Z_VALUE": 0.0})])
     assert len(groups["PushX"]) > 40 and len(groups["HoldZ"]) > 40
-    serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
-    distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", 2)
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", 2)
     ids = serial["ids"]
     held = np.isin(ids, groups["HoldZ"])
     pushed = np.isin(ids, groups["PushX"]) & ~held
@@ -131,7 +118,7 @@ def test_imposed_sphere_velocities_follow_migrated_spheres_bitwise(tmp_path):
     # less what collisions took back after).
     assert np.all(serial["VELOCITY"][held, 2] == 0.0) and np.all(serial["DISPLACEMENT"][held, 2] == 0.0)
     assert np.mean(serial["DISPLACEMENT"][pushed, 0]) > 0.01
-    assert_bitwise(serial, distributed)
+    AssertSpheresBitwise(serial, distributed)
     # Imposed spheres changed owner (the case tests what it should).
     start = {int(i): r for r in range(2) for i in distributed[f"start_{r}"]}
     end = {int(i): r for r in range(2) for i in distributed[f"end_{r}"]}
@@ -154,14 +141,14 @@ def test_symplectic_euler_with_imposed_velocities_on_one_side_equals_serial_bitw
         ("PushX", lambda x: x[1] < 0.05,
          {"IMPOSED_VELOCITY_X_VALUE": 1.0, "VELOCITY_START_TIME": 0.005, "VELOCITY_STOP_TIME": 0.03})])
     assert len(groups["PushX"]) > 40
-    serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
-    distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", 2)
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", 2)
     pushed = np.isin(serial["ids"], groups["PushX"])
     assert np.mean(serial["DISPLACEMENT"][pushed, 0]) > 0.01  # the imposition acted
     # The pushed spheres started on one rank only.
     owners = {r for r in range(2) if np.isin(groups["PushX"], distributed[f"start_{r}"]).any()}
     assert len(owners) == 1
-    assert_bitwise(serial, distributed)
+    AssertSpheresBitwise(serial, distributed)
 
 
 @needs_mpi
@@ -172,11 +159,11 @@ def test_gear_scheme_on_two_ranks_equals_serial_bitwise(tmp_path):
     # run's bit for bit.
     WriteBed(tmp_path / "bed", steps=BED_STEPS,
              keys={"TranslationalIntegrationScheme": "Gear_Predictor_Corrector"})
-    serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
-    distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", 2)
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", 2)
     assert int(serial["contacts"]) > 50 and np.abs(serial["DISPLACEMENT"]).max() > 0.01
     assert np.abs(serial["ANGULAR_VELOCITY"]).max() > 1.0  # the rotational Gear columns matter
-    assert_bitwise(serial, distributed)
+    AssertSpheresBitwise(serial, distributed)
     assert owner_changes(distributed, 2) > 0
 
 
@@ -186,13 +173,13 @@ def test_2d_discs_on_two_ranks_equal_serial_bitwise(tmp_path):
     # disc that changes owner is inserted as a disc (its mass and inertia
     # per unit thickness).
     count = WriteDiscBed(tmp_path / "discs", steps=BED_STEPS)
-    serial = run_case(tmp_path / "discs", tmp_path / "serial.npz")
-    distributed = run_case(tmp_path / "discs", tmp_path / "mpi.npz", 2)
+    serial = RunBed(tmp_path / "discs", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "discs", tmp_path / "mpi.npz", 2)
     assert len(serial["ids"]) == count == 120
     # The discs moved (thrown at up to 1 m/s) and touch at the end.
     assert int(serial["contacts"]) > 0 and np.abs(serial["DISPLACEMENT"]).max() > 0.01
     assert np.abs(serial["x"][:, 2]).max() == 0.0  # in the plane
-    assert_bitwise(serial, distributed)
+    AssertSpheresBitwise(serial, distributed)
     assert owner_changes(distributed, 2) > 0
 
 
@@ -201,9 +188,9 @@ def test_rebalancing_keeps_results_bitwise(tmp_path):
     # A bisection every 50 steps whatever the balance (threshold 1): the boxes
     # move, many spheres change owner at once, with their histories.
     WriteBed(tmp_path / "bed", keys={"mpi_settings": {"rebalance_every": 50, "imbalance_threshold": 1.0}})
-    serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
-    distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", 3)
-    assert_bitwise(serial, distributed)
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", 3)
+    AssertSpheresBitwise(serial, distributed)
 
 
 def write_deck_key(folder, key, value):
@@ -357,15 +344,15 @@ def test_bonded_specimen_on_ranks_equals_serial_bitwise(tmp_path, ranks):
     # evaluated by every rank that holds both its spheres, summed in the
     # serial order) and bonded spheres change owner, taking their bonds.
     count = WriteBondedSpecimen(tmp_path / "ucs", steps=BONDED_STEPS)
-    serial = run_case(tmp_path / "ucs", tmp_path / "serial.npz")
-    distributed = run_case(tmp_path / "ucs", tmp_path / "mpi.npz", ranks)
+    serial = RunBed(tmp_path / "ucs", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "ucs", tmp_path / "mpi.npz", ranks)
     assert len(serial["ids"]) == count
     bonds, intact = (int(v) for v in serial["bonds"])
     # Bonds broke (damage and the broken flag went through the run).
     assert bonds > 2 * count and 0 < intact < bonds, serial["bonds"]
     print(f"{ranks} ranks: {count} spheres, {bonds} bonds, {bonds - intact} broken, "
           f"{int(distributed['migrations'])} spheres changed owner")
-    assert_bitwise(serial, distributed)
+    AssertSpheresBitwise(serial, distributed)
     np.testing.assert_array_equal(distributed["bonds"], serial["bonds"])
     assert int(distributed["migrations"]) > 0
 
@@ -442,15 +429,15 @@ def test_inlet_on_ranks_equals_serial_bitwise(tmp_path, ranks):
     # ghosts; the new spheres fall into the bed across the ranks' boxes.
     count = WriteBed(tmp_path / "bed", steps=600)
     AddInlet(tmp_path / "bed", stop=0.03)
-    serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
-    distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
     injected = len(serial["ids"]) - count
     # Spheres were injected, and some points were occupied at some steps
     # (fewer than the 180 due): the overlap test saw the other ranks' spheres.
     assert 50 < injected < 180, injected
     new = serial["ids"] > count  # node ids after the bed's (bed and walls)
     assert serial["x"][new][:, 2].min() < 0.12  # injected at 0.158, fell into the bed
-    assert_bitwise(serial, distributed)
+    AssertSpheresBitwise(serial, distributed)
     assert int(distributed["contacts"]) == int(serial["contacts"])
     # Injected spheres changed owner or were born off rank 0.
     assert owner_changes(distributed, ranks) > 0

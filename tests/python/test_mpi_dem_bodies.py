@@ -31,25 +31,12 @@ from tessera.parallel import MpiSkipReason, RunPython
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpi_dem_bodies_case import AddFreeLid, MakeFloorSticky  # noqa: E402
-from mpi_dem_case import DT, SPACING, WriteBed  # noqa: E402
+from mpi_dem_case import DT, SPACING, AssertSpheresBitwise, RunBed, WriteBed  # noqa: E402
 
-RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_dem_run.py")
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
-COMPARED = ("x", "VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "TOTAL_FORCES")
 # Per free wall (mpi_dem_run.FreeWallState): centre, velocity, angular
 # velocity, rotation (9), contact force, contact moment.
 WALL_DOUBLES = 3 + 3 + 3 + 9 + 3 + 3
-
-
-def run_case(folder, out, ranks=None):
-    RunPython([RUN_SCRIPT, folder, out, "MPI" if ranks else "OpenMP"], ranks)
-    return np.load(out)
-
-
-def assert_spheres_bitwise(serial, distributed):
-    np.testing.assert_array_equal(distributed["ids"], serial["ids"])
-    for name in COMPARED:
-        np.testing.assert_array_equal(distributed[name], serial[name], err_msg=name)
 
 
 def owners(result, ranks, which):
@@ -75,8 +62,8 @@ def test_free_lid_on_ranks_equals_serial_bitwise(tmp_path, ranks, scheme):
     steps = 600
     WriteBed(tmp_path / "bed", steps=steps, keys={"TranslationalIntegrationScheme": scheme})
     AddFreeLid(tmp_path / "bed")
-    serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
-    distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
     assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == steps
     lid = serial["walls_0"]
     assert lid.shape == (WALL_DOUBLES,)
@@ -87,7 +74,7 @@ def test_free_lid_on_ranks_equals_serial_bitwise(tmp_path, ranks, scheme):
     print(f"{scheme}: serial lid centre {centre}, velocity {velocity}, angular velocity {spin}")
     assert centre[2] > 0.1246 + 0.002 and velocity[2] > -0.45
     assert np.abs(spin).max() > 0.05
-    assert_spheres_bitwise(serial, distributed)
+    AssertSpheresBitwise(serial, distributed)
     # Every rank's lid is the serial lid, bit for bit (its state and its last loads).
     for r in range(ranks):
         np.testing.assert_array_equal(distributed[f"walls_{r}"], lid, err_msg=f"rank {r}")
@@ -108,12 +95,12 @@ def test_sticky_floor_carries_glued_spheres_across_ranks_bitwise(tmp_path, ranks
     WriteBed(tmp_path / "bed", steps=steps,
              keys={"TranslationalIntegrationScheme": "Symplectic_Euler"})
     MakeFloorSticky(tmp_path / "bed", angular_velocity=omega, linear_velocity=tuple(slide))
-    serial = run_case(tmp_path / "bed", tmp_path / "serial.npz")
-    distributed = run_case(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
     glued = serial["glued"]
     assert len(glued) == 49, glued
     np.testing.assert_array_equal(distributed["glued"], glued)
-    assert_spheres_bitwise(serial, distributed)
+    AssertSpheresBitwise(serial, distributed)
     # The glued spheres rode the floor: each sits where the floor's rigid
     # motion takes its start centre x0 (imposed_wall_motion.h),
     #   x = c0 + V t + Rz(ω t) (x0 - c0),  t = 1,000 Δt = 0.05 s,
