@@ -15,10 +15,9 @@ vertical through the box's centre while the whole box slides: the glued
 spheres move with the floor across the ranks' boxes, farther than the ghost
 layer.
 """
-import json
 import os
 
-from mpi_dem_case import SPACING
+from mpi_dem_case import SPACING, AssignMaterial
 
 
 def _box(folder):
@@ -55,12 +54,7 @@ def AddFreeLid(folder, z0=0.140, mass=0.2, inertias=(4e-4, 4e-4, 8e-4), velocity
                        "  End SubModelPartConditions", "End SubModelPart", ""])
     with open(path, "w") as f:
         f.write(text)
-    path = os.path.join(folder, "MaterialsDEM.json")
-    with open(path) as f:
-        materials = json.load(f)
-    materials["material_assignation_table"].append(["RigidFacePart.lid", "steel"])
-    with open(path, "w") as f:
-        json.dump(materials, f, indent=1)
+    AssignMaterial(folder, "RigidFacePart.lid", "steel")
 
 
 def MakeFloorSticky(folder, z0=0.6 * SPACING - 0.0045, angular_velocity=2.0,

@@ -234,12 +234,7 @@ def AddInlet(folder, nx=7, ny=7, nz=6, rate=6000.0, stop=0.02, radius=0.007, dev
     lines += ["  End SubModelPartNodes", "End SubModelPart", ""]
     with open(os.path.join(folder, "bedDEM_Inlet.mdpa"), "w") as f:
         f.write("\n".join(lines))
-    path = os.path.join(folder, "MaterialsDEM.json")
-    with open(path) as f:
-        materials = json.load(f)
-    materials["material_assignation_table"].append(["DEMInletPart.Inlet_1", "grains"])
-    with open(path, "w") as f:
-        json.dump(materials, f, indent=1)
+    AssignMaterial(folder, "DEMInletPart.Inlet_1", "grains")
     path = os.path.join(folder, "ProjectParametersDEM.json")
     with open(path) as f:
         deck = json.load(f)
@@ -331,6 +326,16 @@ def AddImposedVelocities(folder, groups):
         f.write("\n" + "\n".join(lines))
     return chosen
 
+
+
+def AssignMaterial(folder, part, material):
+    """Adds [part, material] to <folder>/MaterialsDEM.json's material_assignation_table."""
+    path = os.path.join(folder, "MaterialsDEM.json")
+    with open(path) as f:
+        materials = json.load(f)
+    materials["material_assignation_table"].append([part, material])
+    with open(path, "w") as f:
+        json.dump(materials, f, indent=1)
 
 # The spheres' results mpi_dem_run.py saves, in node id order.
 SPHERE_RESULTS = ("x", "VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "TOTAL_FORCES")

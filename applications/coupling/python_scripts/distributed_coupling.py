@@ -394,17 +394,9 @@ class DistributedSkinWalls(SkinWalls):
         velocity (u_n+1 - u_n) / step, from the states StartAveraging
         gathered: the serial run's arithmetic on the same values, so the
         serial bits wherever the structure's are."""
-        walls, w = self.walls_root, self.wall_positions
-        x, u = self._buffer, self._second_buffer
-        np.copyto(x, self._step_start)
-        np.copyto(u, self._step_end)
-        u -= x
-        x += fraction * u
-        walls.NodalArray(tessera.DISPLACEMENT)[w] = x
-        u *= 1.0 / step
-        walls.NodalArray(tessera.VELOCITY)[w] = u
-        x += self._initial
-        walls.NodalCoordinates()[w] = x
+        np.copyto(self._buffer, self._step_start)
+        np.copyto(self._second_buffer, self._step_end)
+        self._PlaceMirrorsBetweenSteps(fraction, step, self._initial)
 
     def AccumulateLoads(self, weight):
         """Adds weight x the nodal wall forces of the spheres this rank owns

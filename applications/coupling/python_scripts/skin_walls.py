@@ -365,18 +365,24 @@ class SkinWalls:
         X + u_n + fraction (u_n+1 - u_n), with the mean velocity
         (u_n+1 - u_n) / step (u_n+1 is DISPLACEMENT's current value, u_n its
         previous step's)."""
-        fe, walls = self.structure.GetRootModelPart(), self.walls_root
-        f, w = self.fe_positions, self.wall_positions
+        fe, f = self.structure.GetRootModelPart(), self.fe_positions
+        np.take(fe.NodalArray(tessera.DISPLACEMENT, 1), f, axis=0, out=self._buffer)  # u_n
+        np.take(fe.NodalArray(tessera.DISPLACEMENT), f, axis=0, out=self._second_buffer)  # u_n+1
+        self._PlaceMirrorsBetweenSteps(fraction, step, np.take(fe.NodalInitialCoordinates(), f, axis=0))
+
+    def _PlaceMirrorsBetweenSteps(self, fraction, step, initial):
+        """The mirrors' displacement, velocity and coordinates at the sub-step,
+        from u_n in self._buffer and u_n+1 in self._second_buffer (both
+        overwritten) and the skin nodes' initial coordinates: the one
+        arithmetic of the serial and the distributed runs."""
+        walls, w = self.walls_root, self.wall_positions
         x, u = self._buffer, self._second_buffer
-        np.take(fe.NodalArray(tessera.DISPLACEMENT, 1), f, axis=0, out=x)  # u_n
-        np.take(fe.NodalArray(tessera.DISPLACEMENT), f, axis=0, out=u)  # u_n+1
         u -= x  # the step's increment
         x += fraction * u  # u at the sub-step
         walls.NodalArray(tessera.DISPLACEMENT)[w] = x
         u *= 1.0 / step
         walls.NodalArray(tessera.VELOCITY)[w] = u
-        np.take(fe.NodalInitialCoordinates(), f, axis=0, out=u)
-        x += u
+        x += initial
         walls.NodalCoordinates()[w] = x
 
     def SetLoadsFromNodalForces(self, force):

@@ -34,9 +34,9 @@ void DistributedDem::ReduceFreeWallLoads() {
     const int b = s_.face_free_wall_[wc.face[c]];
     if (b < 0) continue;
     const FreeRigidWall& body = bodies[static_cast<std::size_t>(b)];
-    // The serial loop's expressions: -force and its moment less the rolling torque.
+    // The serial loop's terms: -force and its moment less the rolling torque.
     const Array3 force = -wc.force[c];
-    const Array3 moment = Cross(wc.point[c] - body.centre, -wc.force[c]) - wc.rolling[c];
+    const Array3 moment = ContactMomentOnWall(body, wc.point[c], wc.force[c], wc.rolling[c]);
     local.insert(local.end(),
                  {static_cast<double>(KeyOfRow(wc.particle[c])), static_cast<double>(b), force[0],
                   force[1], force[2], moment[0], moment[1], moment[2]});

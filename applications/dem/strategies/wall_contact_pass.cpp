@@ -352,7 +352,7 @@ void ExplicitSolverStrategy::CollectFreeWallLoads() {
     if (b < 0) continue;
     FreeRigidWall& body = free_walls_[static_cast<std::size_t>(b)];
     body.contact_force -= wc.force[c];
-    body.contact_moment += Cross(wc.point[c] - body.centre, -wc.force[c]) - wc.rolling[c];
+    body.contact_moment += ContactMomentOnWall(body, wc.point[c], wc.force[c], wc.rolling[c]);
   }
 }
 

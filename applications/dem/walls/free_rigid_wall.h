@@ -62,6 +62,15 @@ struct FreeRigidWall {
   std::array<Array3, 3> gear{};
 };
 
+// The moment about the body's centre of a contact whose force on the
+// particle is `force`, at `point`, with rolling resistance torque `rolling`
+// on the particle: what a contact adds to contact_moment (the serial sum and
+// the distributed run's, written once so both have the same bits).
+inline Array3 ContactMomentOnWall(const FreeRigidWall& body, const Array3& point,
+                                  const Array3& force, const Array3& rolling) {
+  return Cross(point - body.centre, -force) - rolling;
+}
+
 // The sub model parts of `walls` (any depth) with FREE_BODY_MOTION true, except
 // those named in `excluded` (full names; walls that a process moves). Errors
 // name the part and the key: RIGID_BODY_MASS or an inertia missing or <= 0, a
