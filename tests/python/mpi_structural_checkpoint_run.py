@@ -1,11 +1,11 @@
-"""Runs Kratos' explicit solid beam deck (a copy in FOLDER) with the given
-parallel_type, continuing from the checkpoint RESTART when one is given ("-":
+"""Runs a Kratos structural deck (DECK, relative to its copy in FOLDER) with
+the given parallel_type, continuing from the checkpoint RESTART when one is given ("-":
 a fresh run), with the command-line settings that follow, and writes, on
 rank 0, OUT.npz with the final DISPLACEMENT and VELOCITY of every node (ids
 ascending, each from the rank that owns it), the time and the checkpoint
 files rank 0 wrote.
 
-    [mpirun -np N] python3 mpi_structural_checkpoint_run.py FOLDER OUT.npz OpenMP|MPI RESTART [KEY=VALUE ...]
+    [mpirun -np N] python3 mpi_structural_checkpoint_run.py FOLDER DECK OUT.npz OpenMP|MPI RESTART [KEY=VALUE ...]
 """
 import sys
 
@@ -16,11 +16,8 @@ import tessera.structural  # noqa: F401  (registers the structural application)
 from tessera.parallel import GatherNodalArray
 from tessera.project import Project, WorkingDirectory
 
-DECK = "explicit_tests/explicit_solid_beam_test_parameters.json"
-
-
-def main(folder, out, parallel_type, restart, *settings):
-    project = Project(folder, DECK, settings=[f'problem_data.parallel_type="{parallel_type}"',
+def main(folder, deck, out, parallel_type, restart, *settings):
+    project = Project(folder, deck, settings=[f'problem_data.parallel_type="{parallel_type}"',
                                               *settings])
     with WorkingDirectory(folder):
         stage = project.Run(restart=None if restart == "-" else restart)

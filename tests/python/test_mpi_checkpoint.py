@@ -6,8 +6,10 @@ tolerance: numpy array_equal), which are bitwise the serial run's. The step
 of the checkpoint lies between two searches, with contacts (and bonds)
 carrying histories and spheres having changed owner since the start, so a
 continued run that lost a contact history, a ghost list, a row's key or
-owner would differ. Another rank count is a clear error naming both. The
-mpirun tests skip where the build has no MPI or there is no mpirun."""
+owner would differ. The explicit and implicit structures and coupled runs
+likewise (the implicit ones with a deterministic linear solver, below).
+Another rank count is a clear error naming both. The mpirun tests skip
+where the build has no MPI or there is no mpirun."""
 import json
 import os
 import sys
@@ -25,6 +27,8 @@ from mpi_dem_case import AddInlet, AssertSpheresBitwise, WriteBed, WriteBondedSp
 
 RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_checkpoint_run.py")
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
+needs_petsc = pytest.mark.skipif(not tessera.PetscBuilt(), reason="this build of Tessera has no PETSc "
+                                 "(TESSERA_WITH_PETSC is OFF: petsc-dev missing)")
 STEPS = 1000
 # Checkpoints every 490 steps: at 490 (between the searches at 480 and 500,
 # every 20 steps) and 980.
@@ -113,7 +117,14 @@ def test_restart_on_another_rank_count_is_an_error_naming_both(tmp_path):
             f"{ranks or 1} rank(s)" in message, message
 
 
-# ---------------------------------------------------------------- the explicit structure
+# ---------------------------------------------------------------- the structure
+# The implicit runs below solve with PETSc's CG and Jacobi: MUMPS' distributed
+# LU (the decks' direct solver under MPI) schedules its factorization
+# dynamically, and two uninterrupted runs of the same deck on 2 ranks differ
+# by rounding (1e-13 of the pendulum's displacement over 60 steps), so no
+# run, continued or not, could equal another bit for bit with it.
+DETERMINISTIC_SOLVER = json.dumps({"solver_type": "petsc", "ksp_type": "cg", "pc_type": "jacobi",
+                                   "tolerance": 1e-12})
 STRUCTURAL_RUN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_structural_checkpoint_run.py")
 KRATOS_CASES = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..",
                                              "shared", "kratos_cases"))
@@ -127,33 +138,60 @@ def case_copy(tmp_path, name):
     return shutil.copytree(source, tmp_path / name)
 
 
+def run_structure(folder, deck, out, every, where, restart="-", settings=()):
+    options = "restart_options=" + json.dumps({"SaveRestart": True, "RestartFrequency": every,
+                                               "checkpoint_folder": where})
+    RunPython([STRUCTURAL_RUN, folder, deck, out, "MPI", restart, options, *settings], 2, timeout=600)
+    return np.load(out)
+
+
+def assert_structure_continued_bitwise(folder, tmp_path, deck, every, settings=()):
+    """The run on 2 ranks with checkpoints every EVERY steps, and the run
+    continued from the first one: the same final state, bit for bit, and
+    the same files at the second checkpoint."""
+    whole = run_structure(folder, deck, tmp_path / "whole.npz", every, "first", settings=settings)
+    assert sorted(os.listdir(folder / "first")) == \
+        [f"checkpoint_{step:09d}.rank{r}of2.h5" for step in (every, 2 * every) for r in (0, 1)]
+    continued = run_structure(folder, deck, tmp_path / "continued.npz", every, "second",
+                              str(folder / "first" / f"checkpoint_{every:09d}.rank1of2.h5"), settings)
+    assert float(continued["time"]) == float(whole["time"])
+    # The continued run began after the first checkpoint: it wrote the second only.
+    assert sorted(os.listdir(folder / "second")) == \
+        [f"checkpoint_{2 * every:09d}.rank{r}of2.h5" for r in (0, 1)]
+    assert np.abs(whole["u"]).max() > 1e-6  # the structure moved
+    np.testing.assert_array_equal(continued["ids"], whole["ids"])
+    np.testing.assert_array_equal(continued["u"], whole["u"])
+    np.testing.assert_array_equal(continued["v"], whole["v"])
+    for r in (0, 1):
+        name = f"checkpoint_{2 * every:09d}.rank{r}of2.h5"
+        assert DifferingDatasets(str(folder / "first" / name), str(folder / "second" / name)) == []
+    return whole
+
+
 @needs_mpi
 def test_distributed_explicit_structure_continued_from_checkpoint_is_bitwise_the_uninterrupted_run(tmp_path):
     # Kratos' explicit solid beam (78 triangles, 500 central-difference
     # steps), METIS pieces on 2 ranks: checkpoints at steps 245 and 490.
     folder = case_copy(tmp_path, "sm_explicit_solid_beam")
+    whole = assert_structure_continued_bitwise(folder, tmp_path, "explicit_tests/explicit_solid_beam_test_parameters.json",
+                                               245)
+    assert float(whole["time"]) == pytest.approx(5e-4, rel=1e-9)
 
-    def options(where):
-        return "restart_options=" + json.dumps({"SaveRestart": True, "RestartFrequency": 245,
-                                                "checkpoint_folder": where})
 
-    def run_beam(out, restart="-", settings=()):
-        RunPython([STRUCTURAL_RUN, folder, tmp_path / out, "MPI", restart, *settings], 2)
-        return np.load(tmp_path / out)
-
-    whole = run_beam("whole.npz", settings=[options("first")])
-    assert sorted(os.listdir(folder / "first")) == \
-        [f"checkpoint_{step:09d}.rank{r}of2.h5" for step in (245, 490) for r in (0, 1)]
-    continued = run_beam("continued.npz", str(folder / "first" / "checkpoint_000000245.rank1of2.h5"),
-                         [options("second")])
-    assert float(continued["time"]) == float(whole["time"]) == pytest.approx(5e-4, rel=1e-9)
-    assert np.abs(whole["u"]).max() > 1e-6  # the beam moved
-    np.testing.assert_array_equal(continued["ids"], whole["ids"])
-    np.testing.assert_array_equal(continued["u"], whole["u"])
-    np.testing.assert_array_equal(continued["v"], whole["v"])
-    for r in (0, 1):
-        name = f"checkpoint_000000490.rank{r}of2.h5"
-        assert DifferingDatasets(str(folder / "first" / name), str(folder / "second" / name)) == []
+@needs_mpi
+@needs_petsc
+def test_distributed_implicit_structure_continued_from_checkpoint_is_bitwise_the_uninterrupted_run(tmp_path):
+    # Kratos' hyperelastic pendulum (total Lagrangian, Newton with Bossak,
+    # CG and Jacobi through PETSc) on 2 ranks, 20 steps of 0.05 s,
+    # checkpoints at 10 and 20: the continued run needs the Bossak state
+    # (accelerations, the previous step's values) of every rank's piece.
+    folder = case_copy(tmp_path, "sm_pendulus_hyperelastic_TL")
+    whole = assert_structure_continued_bitwise(folder, tmp_path, "pendulus_test/pendulus_TL_test_parameters.json",
+                                               10, ["problem_data.end_time=1.0",
+                                                        "processes.json_check_process=[]",
+                                                        "solver_settings.linear_solver_settings=" +
+                                                        DETERMINISTIC_SOLVER])
+    assert float(whole["time"]) == pytest.approx(1.0, rel=1e-9)
 
 
 # ---------------------------------------------------------------- the coupled explicit run
@@ -161,32 +199,42 @@ COUPLED_RUN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_coup
 
 
 @needs_mpi
-def test_distributed_coupled_run_continued_from_checkpoint_is_bitwise_the_uninterrupted_run(tmp_path):
-    # The plate struck by 16 spheres (mpi_coupled_case.py: explicit
-    # structure, ADM skin, 300 steps) on 2 ranks, checkpoints at 140 and
-    # 280: the spheres are on the plate (contacts with the skin, histories)
-    # at step 140.
-    from mpi_coupled_case import STEPS, WritePlateCase
+@pytest.mark.parametrize("scheme", ["explicit", pytest.param("implicit", marks=needs_petsc)])
+def test_distributed_coupled_run_continued_from_checkpoint_is_bitwise_the_uninterrupted_run(tmp_path, scheme):
+    # The plate struck by 16 spheres (mpi_coupled_case.py) on 2 ranks.
+    # Explicit: ADM skin, 300 steps, checkpoints at 140 and 280: the spheres
+    # are on the plate (contacts with the skin, histories) at step 140.
+    # Implicit: the Bossak plate (CG and Jacobi), 30 structural steps of 10 DEM
+    # sub-steps, checkpoints at 14 and 28: the continued run needs the
+    # Bossak state and the sub-steps' averaged loads of every rank.
+    from mpi_coupled_case import IMPLICIT_STEPS, STEPS, WriteImplicitPlateCase, WritePlateCase
     folder = tmp_path / "plate"
-    WritePlateCase(folder, "area_distributed", False, "thesis")
+    if scheme == "explicit":
+        WritePlateCase(folder, "area_distributed", False, "thesis")
+        steps, every = STEPS, 140
+    else:
+        WriteImplicitPlateCase(folder, structural_solver=json.loads(DETERMINISTIC_SOLVER))
+        steps, every = IMPLICIT_STEPS, 14
 
     def run_plate(out, where, restart="-"):
-        options = json.dumps({"SaveRestart": True, "RestartFrequency": 140, "checkpoint_folder": where})
-        RunPython([COUPLED_RUN, folder, tmp_path / out, "MPI", options, restart], 2)
+        options = json.dumps({"SaveRestart": True, "RestartFrequency": every, "checkpoint_folder": where})
+        RunPython([COUPLED_RUN, folder, tmp_path / out, "MPI", options, restart], 2, timeout=600)
         return np.load(tmp_path / out)
 
     whole = run_plate("whole.npz", "first")
-    assert int(whole["steps"]) == STEPS
+    assert int(whole["steps"]) == steps
     assert sorted(os.listdir(folder / "first")) == \
-        [f"checkpoint_{step:09d}.rank{r}of2.h5" for step in (140, 280) for r in (0, 1)]
-    continued = run_plate("continued.npz", "second", str(folder / "first" / "checkpoint_000000140.h5"))
-    assert int(continued["steps"]) == STEPS
+        [f"checkpoint_{step:09d}.rank{r}of2.h5" for step in (every, 2 * every) for r in (0, 1)]
+    continued = run_plate("continued.npz", "second", str(folder / "first" / f"checkpoint_{every:09d}.h5"))
+    assert int(continued["steps"]) == steps
+    # The continued run began after the first checkpoint: it wrote the second only.
+    assert sorted(os.listdir(folder / "second")) == [f"checkpoint_{2 * every:09d}.rank{r}of2.h5" for r in (0, 1)]
     assert np.abs(whole["structure_DISPLACEMENT"][:, 2]).max() > 1e-4  # the plate was struck
     for name in ("sphere_ids", "sphere_x", "sphere_VELOCITY", "sphere_ANGULAR_VELOCITY",
                  "structure_ids", "structure_DISPLACEMENT", "structure_VELOCITY"):
         np.testing.assert_array_equal(continued[name], whole[name], err_msg=name)
     for r in (0, 1):
-        name = f"checkpoint_000000280.rank{r}of2.h5"
+        name = f"checkpoint_{2 * every:09d}.rank{r}of2.h5"
         assert DifferingDatasets(str(folder / "first" / name), str(folder / "second" / name)) == []
 
 
