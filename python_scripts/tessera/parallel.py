@@ -76,6 +76,48 @@ def GatherNodalArray(communicator, model_part, node_ids, values, root=0):
     return ids[order], data[order]
 
 
+# Which nodes this rank owns, per root model part of a distributed run: the
+# solver that splits a model part declares it (the structure its METIS piece's
+# owned nodes, the DEM its owned spheres), and the processes that write one
+# result for the whole run (json_output_process) gather each node from its
+# owner only. Keyed by the root model part's name: one distributed run per
+# process.
+_NODE_OWNERSHIP = {}
+
+
+def SetNodeOwnership(model_part, owned_node_ids):
+    """Declares the nodes of `model_part`'s root that this rank owns:
+    `owned_node_ids()` returns their ids, called at each use (spheres change
+    owner between steps)."""
+    _NODE_OWNERSHIP[model_part.GetRootModelPart().Name] = owned_node_ids
+
+
+def DistributedCommunicator():
+    """The run's communicator when this process is one of several MPI ranks,
+    else None (a serial run, or one rank)."""
+    if tessera.MPIBuilt() and tessera.LaunchedByMPI():
+        communicator = tessera.DefaultCommunicator()
+        if communicator.Size() > 1:
+            return communicator
+    return None
+
+
+def OwnedNodeIds(model_part, what):
+    """The ids of the nodes of `model_part` this rank owns in a distributed
+    run; an error naming `what` (the process asking) when no solver declared
+    the ownership of its root model part."""
+    root = model_part.GetRootModelPart().Name
+    provider = _NODE_OWNERSHIP.get(root)
+    if provider is None:
+        raise tessera.Error(f"{what}: model part '{model_part.FullName()}' of a distributed "
+                            "(\"parallel_type\": \"MPI\") run has no declared owner per node (the "
+                            "structure's and the DEM spheres' model parts have); write its results "
+                            "with vtk_output_process")
+    import numpy as np
+    ids = np.asarray(model_part.NodeIds(), dtype=np.int64)
+    return ids[np.isin(ids, np.asarray(provider(), dtype=np.int64))]
+
+
 def MpirunCommand(ranks, *command):
     """The argument list that starts `command` on `ranks` ranks with Debian's
     OpenMPI mpirun, allowing more ranks than cores (--oversubscribe) and a

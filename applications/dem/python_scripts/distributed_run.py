@@ -96,6 +96,8 @@ def Start(solver, communicator):
     if solver.inlets is not None:
         distributed.AdoptInlets(solver.inlets)
     distributed.Start()
+    from tessera.parallel import SetNodeOwnership
+    SetNodeOwnership(solver.model.GetModelPart("SpheresPart"), distributed.OwnedNodeIds)
     return distributed
 
 

@@ -25,6 +25,7 @@ import tessera
 
 from tessera import _structural
 from tessera.python_solver import PythonSolver
+from tessera.parallel import SetNodeOwnership
 
 DEFAULTS = """{
     "solver_type": "Static",
@@ -218,6 +219,8 @@ class MechanicalSolver(PythonSolver):
             # Every rank read the whole mesh; METIS splits it the same way on
             # each, and each keeps its piece before the processes see it.
             self.local_mesh = tessera.DistributeModelPart(self.main_model_part, self.communicator)
+            local_mesh = self.local_mesh
+            SetNodeOwnership(self.main_model_part, lambda: local_mesh.owned_nodes)
 
     def _CreateComputingDomain(self):
         """The sub model part "computing_model_part_name" (computing_domain)

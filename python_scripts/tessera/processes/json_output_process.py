@@ -89,8 +89,10 @@ def RejectUnsupported(settings):
 class JsonOutputProcess(tessera.Process):
     def __init__(self, model, settings):
         super().__init__()
-        from tessera.parallel import RejectInDistributedRun
-        RejectInDistributedRun("json_output_process")
+        from tessera.parallel import DistributedCommunicator
+        # In a distributed run rank 0 writes the file, each node's values
+        # gathered from the rank that owns it.
+        self.communicator = DistributedCommunicator()
         ValidateSettings(settings, DEFAULTS)
         RejectUnsupported(settings)
         self.label = ProcessLabel(settings, type(self).__name__)
@@ -111,11 +113,25 @@ class JsonOutputProcess(tessera.Process):
             return np.asarray(self.nodes.Get(variable), dtype=float)
         return np.array([node.GetValue(variable) for node in self.model_part.Nodes], dtype=float)
 
+    def _Record(self):
+        """(node ids, values: one column per output column) of the nodes to
+        record; in a distributed run the owned nodes of every rank, on rank 0
+        in ascending id order, and (None, None) on the other ranks."""
+        ids = np.asarray(self.nodes.Ids(), dtype=np.int64)
+        values = np.column_stack([self._Values(variable) for _, variable in self.columns]) \
+            if self.columns else np.zeros((len(ids), 0))
+        if self.communicator is None:
+            return ids, values
+        from tessera.parallel import GatherNodalArray, OwnedNodeIds
+        owned = np.isin(ids, OwnedNodeIds(self.model_part, self.label))
+        return GatherNodalArray(self.communicator, self.model_part, ids[owned], values[owned])
+
     def ExecuteBeforeSolutionLoop(self):
         self.data = {"TIME": []}
         if self.resultant:
             self.data["RESULTANT"] = {name: [] for name, _ in self.columns}
-        else:
+        elif self.communicator is None:
+            # (distributed: each node's record is made at its first sample)
             for node_id in self.nodes.Ids():
                 self.data[f"NODE_{int(node_id)}"] = {name: [] for name, _ in self.columns}
 
@@ -136,14 +152,16 @@ class JsonOutputProcess(tessera.Process):
         self.time_counter = 0.0
         if self.data is None:
             self.ExecuteBeforeSolutionLoop()
+        ids, values = self._Record()
+        if ids is None:
+            return  # not rank 0 of a distributed run
         self.data["TIME"].append(float(info[tessera.TIME]))
-        ids = [int(i) for i in self.nodes.Ids()]
-        for name, variable in self.columns:
-            values = self._Values(variable)
+        ids = [int(i) for i in ids]
+        for column, (name, _) in enumerate(self.columns):
             if self.resultant:
-                self.data["RESULTANT"][name].append(float(values.sum()))
+                self.data["RESULTANT"][name].append(float(np.ascontiguousarray(values[:, column]).sum()))
                 continue
-            for node_id, value in zip(ids, values):
+            for node_id, value in zip(ids, values[:, column]):
                 # nodes added after the start get their own (shorter) record
                 self.data.setdefault(f"NODE_{node_id}", {}).setdefault(name, []).append(float(value))
         self._Write()

@@ -326,3 +326,42 @@ def test_distributed_explicit_hexa_with_a_surface_load_equals_serial(case_copy, 
     difference = np.abs(distributed["u"] - serial["u"]).max() / scale
     print(f"hexa, {ranks} ranks: max |u_mpi - u_serial| / max |u_serial| = {difference:.3e}")
     assert difference <= 1e-12  # rounding only (see the beam test)
+
+
+@needs_mpi
+@pytest.mark.parametrize("resultant", [False, True], ids=["nodes", "resultant"])
+def test_json_output_of_a_distributed_run_is_the_serial_runs_file(case_copy, resultant):
+    # Kratos' json_output_process on the whole beam: rank 0 writes one file,
+    # each node's values from the rank that owns it (shared nodes once), the
+    # same nodes, times and values as the serial run's file; the values
+    # within the distributed explicit run's 1e-12 of the largest (above).
+    files = {}
+    folder = case_copy("sm_explicit_solid_beam")
+    for ranks in (None, 3):
+        set_key(folder, ["problem_data", "parallel_type"], "MPI" if ranks else "OpenMP")
+        set_key(folder, ["processes", "list_other_processes"], [{
+            "python_module": "json_output_process", "kratos_module": "KratosMultiphysics",
+            "process_name": "JsonOutputProcess",
+            "Parameters": {"model_part_name": "Structure", "output_variables": ["DISPLACEMENT", "VELOCITY_Y"],
+                           "output_file_name": "beam_results.json", "time_frequency": 1e-4,
+                           "resultant_solution": resultant}}])
+        result = tessera_run(folder, ranks=ranks)
+        assert result.returncode == 0, result.stdout + result.stderr
+        with open(os.path.join(folder, "beam_results.json")) as f:
+            files[ranks] = json.load(f)
+    serial, distributed = files[None], files[3]
+    assert distributed.keys() == serial.keys()
+    assert len(serial["TIME"]) >= 4 and distributed["TIME"] == serial["TIME"]
+    if not resultant:
+        assert len(serial) == 1 + 62  # TIME and every node of the beam
+    records = [key for key in serial if key != "TIME"]
+    # each variable's largest value over the run (the 2D beam's DISPLACEMENT_Z
+    # is 0: compared exactly)
+    scale = {name: max(np.abs(serial[key][name]).max() for key in records)
+             for name in serial[records[0]]}
+    assert scale["DISPLACEMENT_Y"] > 1e-7 and scale["VELOCITY_Y"] > 0.0  # the beam moved
+    for key in records:
+        assert distributed[key].keys() == serial[key].keys(), key
+        for name, values in serial[key].items():
+            np.testing.assert_allclose(distributed[key][name], values, rtol=0.0, atol=1e-12 * scale[name],
+                                       err_msg=f"{key} {name}")
