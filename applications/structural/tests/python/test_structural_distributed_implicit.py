@@ -104,11 +104,10 @@ def test_distributed_calculix_benchmark_block_equals_serial(tmp_path, ranks, sol
     folder = str(tmp_path / "block")
     write_kratos_deck(folder, block_mesh(40, 8, 4, (10.0, 2.0, 1.0)), json.dumps({"solver_type": "sparse_lu"}))
     deck = "ProjectParameters.json"
-    # json_output_process does not write distributed runs; the driver gathers instead
-    overrides = ["processes.json_output_process=[]"]
+    overrides = []
     if solver:
         overrides.append("solver_settings.linear_solver_settings=" + json.dumps(solver))
-    serial = run(folder, tmp_path / "serial.npz", deck, None, "processes.json_output_process=[]")
+    serial = run(folder, tmp_path / "serial.npz", deck, None)
     distributed = run(folder, tmp_path / "mpi.npz", deck, ranks, *overrides)
     # cond(K) ~ 1e5 here: 1e-12 on the residual leaves <= ~1e-7, in practice ~1e-12
     compare(serial, distributed, ranks, f"block 40x8x4 {solver['pc_type'] if solver else 'mumps'}")
