@@ -21,7 +21,7 @@ import tessera.dem  # noqa: F401  (registers the DEM application)
 from tessera.dem import distributed_run
 from tessera.project import Project, WorkingDirectory
 
-VARIABLES = ("VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "TOTAL_FORCES")
+VARIABLES = ("VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "TOTAL_FORCES", "RADIUS")
 
 
 def main(folder, out, parallel_type):
@@ -47,7 +47,9 @@ def main(folder, out, parallel_type):
         order = np.argsort(ids)
         values = {"x": np.array([[n.X, n.Y, n.Z] for n in spheres.Nodes])[order]}
         for name in VARIABLES:
-            values[name] = np.array(spheres.NodalArray(tessera.GetVariable(name)), dtype=float)[order]
+            # (n, k) as the gathered arrays: RADIUS (n, 1)
+            values[name] = np.array(spheres.NodalArray(tessera.GetVariable(name)), dtype=float)[order] \
+                .reshape(len(ids), -1)
         ids = ids[order]
         kinetic = strategy.KineticEnergy()
         contacts = strategy.NumberOfParticleContacts()

@@ -177,7 +177,6 @@ void DistributedDem::Start() {
   if (!s_.clusters_.empty()) refuse("rigid clusters (ClusterPart)");
   if (!s_.registered_materials_.empty() && inlets_ == nullptr)
     refuse("particle inlets not handed to DistributedDem::AdoptInlets");
-  if (st.clean_indentations) refuse("\"CleanIndentationsOption\"");
 
   // The serial run's order is the key; spatial sorting would change it.
   s_.settings_.tuning.sort_rows_frequency = 0;
