@@ -135,14 +135,14 @@ class AnalysisStage:
             process.ExecuteBeforeSolutionLoop()
         if self._restart_file is not None:
             self.LoadCheckpoint(self._restart_file)
-        if self.echo_level > 0:
+        if self._Echoes():
             print(f"{self._GetSimulationName()}: analysis start, time {self.time:g} to {self.end_time:g}")
 
     def Finalize(self):
         for process in self._GetListOfProcesses():
             process.ExecuteFinalize()
         self._GetSolver().Finalize()
-        if self.echo_level > 0:
+        if self._Echoes():
             print(f"{self._GetSimulationName()}: analysis end")
 
     # ---- one step
@@ -190,8 +190,13 @@ class AnalysisStage:
         for process in self._GetListOfProcesses():
             process.Check()
 
+    def _Echoes(self):
+        """Whether this process prints the stage's progress: echo_level > 0,
+        and rank 0 of a distributed run (progress printed once)."""
+        return self.echo_level > 0 and self._Ranks()[0] == 0
+
     def PrintAnalysisStageProgressInformation(self):
-        if self.echo_level > 0:
+        if self._Echoes():
             step = self._GetSolver().GetComputingModelPart().ProcessInfo[tessera.STEP]
             print(f"{self._GetSimulationName()}: STEP {step} TIME {self.time:.9g}")
 
