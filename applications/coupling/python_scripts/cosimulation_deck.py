@@ -72,6 +72,27 @@ def _RewritePaths(parameters, prefix):
                 _RewritePaths(item, prefix)
 
 
+def _TakeParallelType(parameters, structure_deck):
+    """The driver's problem_data.parallel_type is the run's, as Kratos'
+    CoSimulation gives its solvers the driver's communicator: "MPI" there
+    distributes the structure (and with it the DEM) whatever the solvers'
+    decks say."""
+    problem = parameters["problem_data"] if parameters.Has("problem_data") else None
+    if problem is None or not problem.Has("parallel_type"):
+        return
+    if not problem["parallel_type"].IsString():
+        raise tessera.Error(f"{_Key(parameters, 'problem_data.parallel_type')} must be a string (\"OpenMP\" "
+                            "or \"MPI\")")
+    value = problem["parallel_type"].GetString()
+    if not structure_deck.Has("problem_data"):
+        structure_deck.AddValue("problem_data", tessera.Parameters("{}"))
+    target = structure_deck["problem_data"]
+    if target.Has("parallel_type"):
+        target["parallel_type"].SetString(value)
+    else:
+        target.AddString("parallel_type", value)
+
+
 def CoSimulationStage(model, parameters):
     """The coupled stage of the CoSimulation deck `parameters`, to run with the
     case folder as working directory."""
@@ -121,7 +142,9 @@ def CoSimulationStage(model, parameters):
     # Kratos' DEM: its wall contacts split the Coulomb cap (DEM "WallSlider").
     if not dem_deck.Has("WallSlider"):
         dem_deck.AddString("WallSlider", "kratos")
-    stage = DemStructuresCouplingAnalysis(model, deck(structure), dem_deck,
+    structure_deck = deck(structure)
+    _TakeParallelType(parameters, structure_deck)
+    stage = DemStructuresCouplingAnalysis(model, structure_deck, dem_deck,
                                           {"wall_model_parts": walls, "time_integration": "explicit_dem_first"})
     problem = parameters["problem_data"] if parameters.Has("problem_data") else None
     if problem is not None and problem.Has("end_time"):

@@ -9,7 +9,9 @@ order and the implicit structure with DEM sub-steps run so:
 - Skin. Every rank finds the skin of the *whole* structure (its mesh is read
   whole on every rank; the faces are taken before METIS keeps the rank's
   piece), so every rank holds the same skin walls, in the serial run's order,
-  with the same ids: the DEM's walls are replicated anyway.
+  with the same ids: the DEM's walls are replicated anyway. With
+  "wall_model_parts" the DEM deck's own walls follow the nodes of the whole
+  mesh they lie on, mapped alike on every rank.
 - Walls moved with the structure. Each step the owners of the skin's FE nodes
   send X + u, u and v of their nodes to rank 0, which broadcasts the whole
   skin in global order; every rank's mirrors take these values (the serial
@@ -79,10 +81,6 @@ def CheckSupported(coupling):
         raise tessera.Error(f"{coupling.dem_stage.DEM_parameters.Origin()}: {prefix}, but key "
                             "'solver_settings.strategy' is \"moreau_jean_strategy\"; it does not run "
                             "distributed yet")
-    if coupling.options["wall_model_parts"]:
-        raise tessera.Error(f"{options}: {prefix}, but key 'wall_model_parts' names walls of the DEM "
-                            "deck (CoSimulation decks, cables): moving those with the structure does "
-                            "not run distributed yet; only walls made from the skin do")
 
 
 class DistributedCoupling:
@@ -110,6 +108,14 @@ class DistributedCoupling:
     def _CaptureWholeSkin(self):
         coupling = self.coupling
         structure = coupling.structure
+        root = structure.GetRootModelPart()
+        self._largest_condition_id = max((c.Id for c in root.Conditions), default=0)
+        if coupling.options["wall_model_parts"]:
+            # The DEM deck's own walls follow the structure's nodes they lie
+            # on (SkinWalls.FromDemWalls): any node of the whole mesh.
+            self._coordinates = {node.Id: np.array(node.Coordinates(), dtype=float) for node in structure.Nodes}
+            self._faces = []
+            return
         names = coupling.options["skin_model_parts"]
         faces = FindSkinFaces(structure, names, coupling.dimension)
         # The structure's materials are read into its Properties later, and
@@ -132,10 +138,8 @@ class DistributedCoupling:
         first = next(iter(structure.Elements), None)
         self._first_element = None if first is None else first.Id
         skin = {i for ids, _ in self._faces for i in ids}
-        root = structure.GetRootModelPart()
         self._coordinates = {node.Id: np.array(node.Coordinates(), dtype=float)
                              for node in root.Nodes if node.Id in skin}
-        self._largest_condition_id = max((c.Id for c in root.Conditions), default=0)
 
     def _ResolveElementProperties(self, element_ids):
         """{element id: its Properties id (None: none)} for elements of the
@@ -165,6 +169,11 @@ class DistributedCoupling:
             raise tessera.Error("coupling: the distributed skin is read when the structure's mesh is "
                                 "imported; the structural stage was initialised another way")
         structure = coupling.structure
+        if coupling.options["wall_model_parts"]:
+            # As the serial stage: the DEM deck's walls keep their materials
+            # and no masses.
+            return DistributedSkinWalls.FromDemWalls(self, structure, walls, coupling.options["wall_model_parts"],
+                                                     coupling.dimension)
         parents = sorted({parent for _, parent in self._faces if parent is not None}) \
             if not self._named_skin else []
         if self._first_element is not None:
@@ -251,6 +260,20 @@ class DistributedSkinWalls(SkinWalls):
     def __init__(self, distributed, structure, walls, faces, dimension, dem_roots, split_quadrilaterals):
         self.distributed = distributed
         super().__init__(structure, walls, faces, dimension, dem_roots, split_quadrilaterals)
+
+    @classmethod
+    def FromDemWalls(cls, distributed, structure, walls, wall_parts, dimension=3):
+        """SkinWalls.FromDemWalls on every rank alike: the wall nodes mapped to
+        the whole mesh's nodes (read before METIS kept this rank's piece)."""
+        self = cls.__new__(cls)
+        self.distributed = distributed
+        self._FollowDemWalls(structure, walls, wall_parts, dimension)
+        return self
+
+    def _StructureNodes(self):
+        coordinates = self.distributed._coordinates  # in the structure's node order
+        ids = list(coordinates)
+        return ids, np.array([coordinates[i] for i in ids]).reshape(-1, 3)
 
     def _SkinNodeCoordinates(self):
         return self.distributed._coordinates

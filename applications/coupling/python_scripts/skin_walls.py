@@ -182,6 +182,17 @@ class SkinWalls:
         coincident meshes); a wall node without an FE node there is an
         error."""
         self = cls.__new__(cls)
+        self._FollowDemWalls(structure, walls, wall_parts, dimension)
+        return self
+
+    def _StructureNodes(self):
+        """(ids, (n, 3) coordinates) of the structure's nodes a DEM wall node
+        may lie on."""
+        fe_nodes = list(self.structure.Nodes)
+        return [n.Id for n in fe_nodes], np.array([n.Coordinates() for n in fe_nodes]).reshape(-1, 3)
+
+    def _FollowDemWalls(self, structure, walls, wall_parts, dimension):
+        """FromDemWalls' work on a new instance."""
         self.structure, self.walls_root, self.dimension = structure, walls, dimension
         self.pending_properties = tessera.Properties(PENDING_MATERIAL_ID)
         self.face_properties = []
@@ -194,11 +205,10 @@ class SkinWalls:
                                 f"RigidFacePart: {', '.join(walls.GetSubModelPartNames()) or 'none'})")
         self.walls = walls.GetModel().GetModelPart(full)
         self.walls_part_name = self.walls.Name
-        fe_nodes = list(structure.Nodes)
-        fe_x = np.array([n.Coordinates() for n in fe_nodes])
-        size = float(np.max(np.ptp(fe_x, axis=0))) if len(fe_nodes) else 1.0
+        fe_ids, fe_x = self._StructureNodes()
+        size = float(np.max(np.ptp(fe_x, axis=0))) if len(fe_ids) else 1.0
         tolerance = 1e-9 * max(size, 1e-300)
-        key = {tuple(np.round(x / tolerance).astype(np.int64)): n.Id for x, n in zip(fe_x, fe_nodes)}
+        key = {tuple(np.round(x / tolerance).astype(np.int64)): i for x, i in zip(fe_x, fe_ids)}
         self.mirror_of = {}
         for node in self.walls.Nodes:
             x = np.asarray(node.Coordinates())
@@ -208,9 +218,9 @@ class SkinWalls:
                 nearest = int(np.argmin(distance))
                 if distance[nearest] > 2.0 * tolerance:
                     raise tessera.Error(f"coupling: wall node {node.Id} of {full} at {x.tolist()} has no node of "
-                                        f"{structure.Name} there (the nearest, {fe_nodes[nearest].Id}, is "
+                                        f"{structure.Name} there (the nearest, {fe_ids[nearest]}, is "
                                         f"{distance[nearest]:.3g} away); the walls must lie on the structure's nodes")
-                fe_id = fe_nodes[nearest].Id
+                fe_id = fe_ids[nearest]
             if fe_id in self.mirror_of:
                 raise tessera.Error(f"coupling: wall nodes {self.mirror_of[fe_id]} and {node.Id} of {full} lie on "
                                     f"the same node {fe_id} of {structure.Name}")
@@ -219,7 +229,6 @@ class SkinWalls:
         self._CreateLoadConditions(skin_ids)
         self._IndexNodes(skin_ids)
         self.material_choice = f"the walls of {full} keep the DEM deck's materials"
-        return self
 
     def _CreateLoadConditions(self, skin_ids):
         """Structure side: the skin nodes in <structure>.DemCouplingSkin and a
