@@ -173,15 +173,6 @@ def MpirunEnvironment():
     return environment
 
 
-def RejectInDistributedRun(what):
-    """An error for a process that would write one file from every rank of a
-    distributed run (the same name, overwritten by each): `what` names it."""
-    if tessera.MPIBuilt() and tessera.LaunchedByMPI() and tessera.DefaultCommunicator().Size() > 1:
-        raise tessera.Error(f"{what} does not write distributed (\"parallel_type\": \"MPI\") runs yet: "
-                            "every rank would write the same files; use vtk_output_process, whose "
-                            "pieces rank 0 merges per step")
-
-
 def InstallAbortOnError(communicator):
     """In a run of several ranks, an exception that nothing catches prints its
     traceback with the rank and ends every rank (MPI_Abort): the other ranks

@@ -333,6 +333,11 @@ def test_clean_indentations_on_two_ranks_equals_serial_bitwise(tmp_path):
 @needs_mpi
 @pytest.mark.parametrize("key, value, message", [
     ("PeriodicDomainOption", True, "'PeriodicDomainOption' is true; it does not run distributed"),
+    # A deck's own output process on the spheres would write each rank's
+    # ghosts again: the DEM's post options merge them instead.
+    ("processes", {"output": [{"python_module": "hdf5_output_process", "kratos_module": "KratosMultiphysics",
+                               "Parameters": {"model_part_name": "SpheresPart"}}]},
+     "Hdf5OutputProcess of 'SpheresPart' in a distributed"),
 ])
 def test_what_does_not_run_distributed_is_a_clear_error(tmp_path, key, value, message):
     WriteBed(tmp_path / "bed", steps=10, keys={key: value, "parallel_type": "MPI"})

@@ -683,6 +683,8 @@ class DEMAnalysisStage(AnalysisStage):
     # ---- processes and output
     def _CreateListOfProcesses(self):
         super()._CreateListOfProcesses()
+        if self.parallel_type == "MPI":
+            distributed_run.RejectPiecewiseOutput(self._list_of_processes)
         vtk = self.DEM_parameters["post_vtk_option"].GetBool()
         bonds_written = (vtk and self.DEM_parameters["ContactMeshOption"].GetBool()
                          and self._GetSolver()._IsContinuum())

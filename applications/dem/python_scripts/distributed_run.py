@@ -91,6 +91,25 @@ def CheckSupported(solver):
         refuse("PeriodicDomainOption", "is true")
 
 
+def RejectPiecewiseOutput(processes):
+    """The output processes of a deck's lists write each rank's piece of their
+    model part; a DEM root's piece holds the rank's ghosts (spheres) or every
+    wall, so the pieces would repeat them: an error naming the process, with
+    the DEM's own output keys, which write each sphere once."""
+    from tessera.output.gid_output_process import GiDOutputProcess
+    from tessera.output.hdf5_output_process import Hdf5OutputProcess
+    from tessera.output.vtk_output_process import VtkOutputProcess
+
+    for process in processes:
+        if isinstance(process, (VtkOutputProcess, GiDOutputProcess, Hdf5OutputProcess)):
+            root = process.model_part.GetRootModelPart().Name
+            if root in ("SpheresPart", "RigidFacePart", "ClusterPart", "DEMInletPart"):
+                raise tessera.Error(f"{type(process).__name__} of '{process.model_part.FullName()}' in a "
+                                    "distributed (\"parallel_type\": \"MPI\") DEM run would write every "
+                                    "rank's ghosts or walls again; use the DEM deck's post_vtk_option, "
+                                    "post_gid_option or post_hdf5_option, which write each sphere once")
+
+
 def Start(solver, communicator):
     """After the strategy's Initialize on every sphere: the decomposition."""
     distributed = _dem.DistributedDem(solver.strategy, communicator, Settings(solver.parameters))

@@ -365,3 +365,59 @@ def test_json_output_of_a_distributed_run_is_the_serial_runs_file(case_copy, res
         for name, values in serial[key].items():
             np.testing.assert_allclose(distributed[key][name], values, rtol=0.0, atol=1e-12 * scale[name],
                                        err_msg=f"{key} {name}")
+
+
+@needs_mpi
+def test_hdf5_output_of_a_distributed_run_is_pieces_and_one_xdmf_series(case_copy):
+    # hdf5_output_process on the beam, 3 ranks: each rank writes its METIS
+    # piece (Structure_<rank>.h5, .xdmf), rank 0 one Structure.xdmf whose
+    # every step is the spatial collection of the three pieces. Over the
+    # pieces every element once, every node with the serial run's values
+    # (1e-12 of the largest, the distributed explicit run's tolerance above).
+    import xml.etree.ElementTree as ElementTree
+    h5py = pytest.importorskip("h5py")
+    folder = case_copy("sm_explicit_solid_beam")
+    files = {}
+    for ranks in (None, 3):
+        set_key(folder, ["problem_data", "parallel_type"], "MPI" if ranks else "OpenMP")
+        set_key(folder, ["output_processes"], {"hdf5": [{
+            "python_module": "hdf5_output_process", "kratos_module": "KratosMultiphysics",
+            "Parameters": {"model_part_name": "Structure", "output_path": f"h5_{ranks or 1}",
+                           "output_interval": 100, "nodal_solution_step_data_variables": ["DISPLACEMENT"]}}]})
+        result = tessera_run(folder, ranks=ranks)
+        assert result.returncode == 0, result.stdout + result.stderr
+        files[ranks] = os.path.join(folder, f"h5_{ranks or 1}")
+    assert sorted(os.listdir(files[3])) == sorted([f"Structure_{r}.{e}" for r in range(3) for e in ("h5", "xdmf")]
+                                                  + ["Structure.xdmf"])
+    series = ElementTree.parse(os.path.join(files[3], "Structure.xdmf")).getroot().find("Domain/Grid")
+    steps = series.findall("Grid")
+    assert len(steps) == 5 and all(s.get("CollectionType") == "Spatial" for s in steps)
+    for k, step in enumerate(steps):
+        assert float(step.find("Time").get("Value")) == pytest.approx((k + 1) * 100 * 1e-6, rel=1e-9)
+        grids = step.findall("Grid")
+        assert len(grids) == 3
+        for rank, grid in enumerate(grids):
+            assert all(item.text.startswith(f"Structure_{rank}.h5:") for item in grid.iter("DataItem"))
+
+    def read(path):
+        with h5py.File(path, "r") as f:
+            ids = f["ModelData/Nodes/Local/Ids"][()]
+            elements = np.concatenate([g["Ids"][()] for g in f["ModelData/Elements"].values()
+                                       if isinstance(g, h5py.Group) and "Ids" in g])
+            results = {label: f[f"ResultsData/{label}/NodalSolutionStepData/DISPLACEMENT"][()]
+                       for label in f["ResultsData"]}
+        return ids, elements, results
+
+    serial_ids, serial_elements, serial_results = read(os.path.join(files[None], "Structure.h5"))
+    pieces = [read(os.path.join(files[3], f"Structure_{r}.h5")) for r in range(3)]
+    elements = np.concatenate([p[1] for p in pieces])
+    assert sorted(elements.tolist()) == sorted(serial_elements.tolist())  # each element once
+    assert set(np.concatenate([p[0] for p in pieces]).tolist()) == set(serial_ids.tolist())
+    scale = max(np.abs(values).max() for values in serial_results.values())
+    assert scale > 1e-7  # the beam moved
+    row = {int(i): k for k, i in enumerate(serial_ids)}
+    for ids, _, results in pieces:
+        assert results.keys() == serial_results.keys()
+        for label, values in results.items():
+            expected = serial_results[label][[row[int(i)] for i in ids]]
+            np.testing.assert_allclose(values, expected, rtol=0.0, atol=1e-12 * scale, err_msg=label)
