@@ -15,18 +15,9 @@ import numpy as np
 
 import tessera
 import tessera.coupling
-from tessera.parallel import GatherNodalArray
 from tessera.project import WorkingDirectory
 
-
-def _Gathered(communicator, model_part, owned_ids, names):
-    ids = np.asarray(model_part.NodeIds(), dtype=np.int64)
-    owned = np.isin(ids, np.asarray(owned_ids, dtype=np.int64)) if owned_ids is not None \
-        else np.ones(len(ids), dtype=bool)
-    values = np.hstack([np.array(model_part.NodalArray(tessera.GetVariable(name)), dtype=float)
-                        if name != "x" else np.array([[n.X, n.Y, n.Z] for n in model_part.Nodes]).reshape(-1, 3)
-                        for name in names])
-    return GatherNodalArray(communicator, model_part, ids[owned], values[owned])
+from mpi_coupled_checkpoint_run import GatherOwnedValues  # (this script's folder)
 
 
 def main(folder, out, parallel_type, end_time):
@@ -55,15 +46,14 @@ def main(folder, out, parallel_type, end_time):
         checks = [p.checks_done for p in stage.GetStructuralStage()._list_of_processes
                   if type(p).__name__ == "FromJsonCheckResultProcess"]
     distributed = stage.GetDEMStage()._GetSolver().distributed
-    spheres = _Gathered(communicator, model.GetModelPart("SpheresPart"),
-                        distributed.OwnedNodeIds() if distributed else None, ("x", "VELOCITY"))
-    structure = _Gathered(communicator, net, local_mesh.owned_nodes if local_mesh else None,
-                          ("DISPLACEMENT", "VELOCITY"))
+    spheres = GatherOwnedValues(communicator, model.GetModelPart("SpheresPart"),
+                     distributed.OwnedNodeIds() if distributed else None, ("x", "VELOCITY"))
+    structure = GatherOwnedValues(communicator, net, local_mesh.owned_nodes if local_mesh else None,
+                       ("DISPLACEMENT", "VELOCITY"))
     if communicator.Rank() == 0:
         np.savez(out, ranks=communicator.Size(), centre=np.asarray(centre), checks=np.asarray(checks),
-                 sphere_ids=spheres[0], sphere_x=spheres[1][:, 0:3], sphere_VELOCITY=spheres[1][:, 3:6],
-                 structure_ids=structure[0], structure_DISPLACEMENT=structure[1][:, 0:3],
-                 structure_VELOCITY=structure[1][:, 3:6])
+                 **{f"sphere_{k}": v for k, v in spheres.items()},
+                 **{f"structure_{k}": v for k, v in structure.items()})
 
 
 if __name__ == "__main__":

@@ -19,7 +19,7 @@ from tessera.parallel import GatherNodalArray
 from tessera.project import WorkingDirectory
 
 
-def _Owned(communicator, model_part, owned_ids, names):
+def GatherOwnedValues(communicator, model_part, owned_ids, names):
     ids = np.asarray(model_part.NodeIds(), dtype=np.int64)
     owned = np.isin(ids, np.asarray(owned_ids, dtype=np.int64)) if owned_ids is not None \
         else np.ones(len(ids), dtype=bool)
@@ -52,10 +52,10 @@ def main(folder, out, parallel_type, options, restart):
     communicator = stage.GetStructuralStage().communicator
     distributed = stage.GetDEMStage()._GetSolver().distributed
     local_mesh = stage.GetStructuralStage()._GetSolver().local_mesh
-    spheres = _Owned(communicator, model.GetModelPart("SpheresPart"),
+    spheres = GatherOwnedValues(communicator, model.GetModelPart("SpheresPart"),
                      distributed.OwnedNodeIds() if distributed else None,
                      ("x", "VELOCITY", "ANGULAR_VELOCITY"))
-    structure = _Owned(communicator, stage.structure.GetRootModelPart(),
+    structure = GatherOwnedValues(communicator, stage.structure.GetRootModelPart(),
                        local_mesh.owned_nodes if local_mesh else None, ("DISPLACEMENT", "VELOCITY"))
     if communicator.Rank() == 0:
         np.savez(out, steps=stage.step, files=np.array(stage.GetCheckpointFiles()),
