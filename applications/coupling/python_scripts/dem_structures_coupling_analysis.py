@@ -127,6 +127,8 @@ class DemStructuresCouplingAnalysis:
         # Scripts that build the spheres themselves (or none) set this before Initialize.
         self.allow_empty_dem = False
         self.structural_stage = _StructuralStageClass()(model, structural_parameters, self)
+        if self.structural_stage._Ranks()[0] != 0:
+            self.echo_level = 0  # a distributed run's messages come from rank 0 only
         AlignParallelType(structural_parameters, dem_parameters)  # "MPI" for both, or for neither
         self.dem_stage = _DEMStageClass()(model, dem_parameters, self)
         strategy = self.dem_stage.DEM_parameters["solver_settings"]["strategy"].GetString()

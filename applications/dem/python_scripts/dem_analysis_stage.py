@@ -856,7 +856,7 @@ class DEMAnalysisStage(AnalysisStage):
         if isinstance(reporter, (progress.SummaryLine, progress.ProgressBar)):
             reporter.stream.write(line + "\n")
             reporter.stream.flush()
-        elif self.echo_level > 0:
+        elif self._Echoes():
             print(line)
         super().Finalize()
 
