@@ -7,7 +7,10 @@ at the end (to show spheres changed owner). With FREE_BODY_MOTION walls,
 each rank's walls (centre, velocity, angular velocity, rotation, contact force
 and moment per wall) as walls_<rank>; with sticky walls, the element ids of
 the glued spheres of all ranks (owned) as glued, and per rank those it owns at
-the start as glued_start_<rank>.
+the start as glued_start_<rank>. With rigid clusters, the state of every
+cluster (ClusterState, element ids ascending, each from its owner) as
+clusters, and per rank the element ids of the clusters it owns at the start
+and at the end as cluster_start_<rank> and cluster_end_<rank>.
 
     [mpirun -np N] python3 mpi_dem_run.py FOLDER OUT.npz OpenMP|MPI
 """
@@ -35,6 +38,7 @@ def main(folder, out, parallel_type):
         communicator = stage.communicator
         first_owned = list(distributed.OwnedNodeIds()) if distributed else []
         first_glued = OwnedGlued(solver.strategy, distributed)
+        first_clusters = OwnedClusterIds(solver.strategy, distributed)
         start = clock.perf_counter()
         stage.RunSolutionLoop()
         seconds = clock.perf_counter() - start
@@ -84,11 +88,23 @@ def main(folder, out, parallel_type):
     bodies = communicator.GatherDoubles(FreeWallState(strategy), 0)
     glued = communicator.GatherInts(OwnedGlued(strategy, distributed), 0)
     glued_start = communicator.GatherInts(first_glued, 0)
+    cluster_ids = OwnedClusterIds(strategy, distributed)
+    cluster_states = communicator.GatherDoubles(ClusterState(strategy, cluster_ids), 0)
+    cluster_start = communicator.GatherInts(first_clusters, 0)
+    cluster_end = communicator.GatherInts(cluster_ids, 0)
     if communicator.Rank() == 0:
         extra.update({f"walls_{r}": np.asarray(b, dtype=float) for r, b in enumerate(bodies)})
         extra.update({f"glued_start_{r}": np.asarray(g, dtype=np.int64)
                       for r, g in enumerate(glued_start)})
         extra["glued"] = np.sort(np.concatenate([np.asarray(g, dtype=np.int64) for g in glued]))
+        if len(strategy.Clusters()) > 0 or any(len(c) for c in cluster_states):
+            table = np.concatenate([np.asarray(c, dtype=float) for c in cluster_states])
+            table = table.reshape(-1, CLUSTER_DOUBLES)
+            extra["clusters"] = table[np.argsort(table[:, 0], kind="stable")]
+            extra.update({f"cluster_start_{r}": np.asarray(c, dtype=np.int64)
+                          for r, c in enumerate(cluster_start)})
+            extra.update({f"cluster_end_{r}": np.asarray(c, dtype=np.int64)
+                          for r, c in enumerate(cluster_end)})
         np.savez(out, ids=ids, kinetic=kinetic, contacts=contacts, bonds=np.array(bonds), ranks=communicator.Size(),
                  steps=strategy.StepCount(), searches=strategy.NumberOfSearches(),
                  early=strategy.NumberOfEarlySearches(), seconds=seconds,
@@ -103,6 +119,32 @@ def FreeWallState(strategy):
         for key in ("centre", "velocity", "angular_velocity", "rotation", "contact_force",
                     "contact_moment"):
             state += [float(v) for v in np.asarray(body[key], dtype=float).ravel()]
+    return state
+
+
+# Per cluster (ClusterState): element id, centre, velocity, angular velocity,
+# angular momentum, orientation (w, x, y, z), displacement, force, torque.
+CLUSTER_COLUMNS = ("element_id", "centre", "velocity", "angular_velocity", "angular_momentum",
+                   "orientation", "displacement", "force", "torque")
+CLUSTER_DOUBLES = 1 + 3 * 4 + 4 + 3 * 3
+
+
+def OwnedClusterIds(strategy, distributed):
+    """Element ids of the rigid clusters this rank owns (all in a serial run)."""
+    if distributed is None:
+        return [int(c["element_id"]) for c in strategy.Clusters()]
+    return [int(i) for i in distributed.OwnedClusterIds()]
+
+
+def ClusterState(strategy, ids):
+    """The clusters `ids` of the strategy, CLUSTER_COLUMNS each, one list of doubles."""
+    wanted = set(ids)
+    state = []
+    for cluster in strategy.Clusters():
+        if int(cluster["element_id"]) not in wanted:
+            continue
+        for key in CLUSTER_COLUMNS:
+            state += [float(v) for v in np.asarray(cluster[key], dtype=float).ravel()]
     return state
 
 

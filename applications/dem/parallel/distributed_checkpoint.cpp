@@ -94,6 +94,12 @@ void TakeNested(const CheckpointReader& r, const std::string& name,
 }  // namespace
 
 void DistributedDem::SaveState(CheckpointWriter& writer, const std::string& group) const {
+  // A rank's clusters are not in its file (nor their elements in its
+  // ClusterPart): refused rather than continued without them.
+  if (clusters_in_run_)
+    TESSERA_ERROR("checkpoint ", writer.Path(),
+                  ": a distributed run with rigid clusters (ClusterPart) does not write "
+                  "checkpoints yet (restart_options.SaveRestart, checkpoint_on_signal)");
   const auto name = [&group](const char* n) { return Join(group, n); };
   PutValue(writer, name("rank"), static_cast<std::int64_t>(rank_));
   PutValue(writer, name("ranks"), static_cast<std::int64_t>(size_));

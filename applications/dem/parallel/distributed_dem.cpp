@@ -125,6 +125,7 @@ DistributedDem::~DistributedDem() {
   // The strategy may outlive this object: it counts every row again.
   if (s_.counted_rows_ == &row_owned_) s_.counted_rows_ = nullptr;
   s_.counts_free_walls_ = true;
+  s_.clusters_on_any_rank_ = false;
 }
 
 std::int64_t DistributedDem::KeyOfRow(std::size_t row) const { return row_key_[row]; }
@@ -174,7 +175,10 @@ void DistributedDem::Start() {
                   " does not run distributed yet (the DEM explicit strategy does without it)");
   };
   if (st.periodic) refuse("a periodic domain (\"PeriodicDomainOption\")");
-  if (!s_.clusters_.empty()) refuse("rigid clusters (ClusterPart)");
+  if (!s_.clusters_.empty() && !s_.bonds_.empty())
+    refuse("rigid clusters (ClusterPart) with bonded spheres");
+  if (!s_.clusters_.empty() && inlets_ != nullptr)
+    refuse("rigid clusters (ClusterPart) with particle inlets");
   if (!s_.registered_materials_.empty() && inlets_ == nullptr)
     refuse("particle inlets not handed to DistributedDem::AdoptInlets");
 
@@ -189,7 +193,11 @@ void DistributedDem::Start() {
   // Every rank holds every sphere here, so the reach is the same everywhere;
   // 5 % on top covers rounding in the search's cell tests. Spheres bigger
   // than any at start or of the inlets never arrive.
-  layer_ = 1.05 * (2.0 * largest + st.search_tolerance);
+  // A cluster member lies up to D from its cluster's centre, by which it is
+  // owned and sent: 2 D more (see the header).
+  clusters_in_run_ = !s_.clusters_.empty();
+  s_.clusters_on_any_rank_ = clusters_in_run_;
+  layer_ = 1.05 * (2.0 * largest + st.search_tolerance + 2.0 * ClusterReach());
   // A bond may be longer than a contact reach (BOND_RANGE_BETA, or gaps up
   // to twice the search tolerance): the layer holds every bond's partner.
   for (std::size_t b = 0; b < s_.bonds_.size(); ++b)
@@ -208,8 +216,9 @@ void DistributedDem::Start() {
   row_owner_.resize(n);
   row_element_.assign(p.element_id.begin(), p.element_id.end());
   for (std::size_t i = 0; i < n; ++i) {
-    row_owner_[i] = RcbOwner(boxes_, p.position[i]);
-    keep[i] = row_owner_[i] == rank_ || WithinLayer(boxes_[rank_], p.position[i], layer_);
+    const Array3 site = Site(i);
+    row_owner_[i] = RcbOwner(boxes_, site);
+    keep[i] = row_owner_[i] == rank_ || WithinLayer(boxes_[rank_], site, layer_);
   }
   // The adaptive search measures from the positions of the last search:
   // the kept rows keep theirs (RemoveParticles leaves that column alone).
@@ -220,7 +229,7 @@ void DistributedDem::Start() {
       if (keep[i]) searched[out++] = searched[i];
     searched.resize(out);
   }
-  s_.RemoveParticles(keep);
+  RemoveRows(keep);
   // RemoveParticles leaves the lists' per-row indexes to the search that
   // follows it elsewhere (bounding box); here the steps go on with the lists.
   const std::size_t kept = s_.particles_.size();
@@ -248,18 +257,22 @@ void DistributedDem::Start() {
   hooks.any_rank = hooks.vote;
   hooks.before_search = [this] {
     const ScopedPhase phase(timings_.migrate);
-    if (bond_count_.empty()) return Migrate();
+    if (bond_count_.empty() && !clusters_in_run_) return Migrate();
     // The boxes of this search first (Migrate's own call then does nothing).
     MaybeRebalance();
-    const std::vector<std::vector<double>> bonds = PackBonds();
+    std::vector<std::vector<double>> bonds, clusters;
+    if (!bond_count_.empty()) bonds = PackBonds();
+    if (clusters_in_run_) clusters = PackClusters();
     Migrate();
-    InstallBonds(bonds);
+    if (!bond_count_.empty()) InstallBonds(bonds);
+    if (clusters_in_run_) InstallClusters(clusters);
   };
   hooks.after_search = [this] {
     const ScopedPhase phase(timings_.after_search);
     FollowRows();
     InstallArrivedHistories();
     BuildGhostLists();
+    if (clusters_in_run_) VoteClusters();
   };
   // Free walls: the loads of every rank's spheres (free_wall_loads.cpp), the
   // energies of the walls (alike everywhere) on rank 0.
@@ -486,8 +499,9 @@ void DistributedDem::AddRowsToGhostLists(std::size_t first) {
   for (std::size_t i = first; i < p.size(); ++i) {
     if (OwnedRow(i)) {
       // As in Migrate: a layer inside this rank's box, no other rank's ghost.
-      if (WithinLayer(own, p.position[i], -layer_)) continue;
-      GhostTargets(p.position[i], rank_, targets);
+      const Array3 site = Site(i);
+      if (WithinLayer(own, site, -layer_)) continue;
+      GhostTargets(site, rank_, targets);
       for (int r : targets) send[r].push_back(static_cast<std::uint32_t>(i));
     } else {
       receive[row_owner_[i]].push_back(static_cast<std::uint32_t>(i));
@@ -528,6 +542,7 @@ void DistributedDem::RefreshGhosts() {
     const double* cursor = ghost_in_[k].data();
     for (std::uint32_t row : receive_rows_[k]) TakeState(cursor, p, row);
   }
+  if (clusters_in_run_) RefreshGhostClusters();
   ++refreshes_;
 }
 
@@ -602,13 +617,14 @@ void DistributedDem::Migrate() {
   const RcbBox& own = boxes_[static_cast<std::size_t>(rank_)];
   for (std::size_t i = 0; i < n; ++i) {
     if (!OwnedRow(i)) continue;
-    if (WithinLayer(own, p.position[i], -layer_)) {
+    const Array3 site = Site(i);  // a cluster member's: its cluster's centre
+    if (WithinLayer(own, site, -layer_)) {
       keep[i] = 1;
       next_owner[i] = rank_;
       continue;
     }
-    const int owner = RcbOwner(boxes_, p.position[i]);
-    GhostTargets(p.position[i], owner, holders);
+    const int owner = RcbOwner(boxes_, site);
+    GhostTargets(site, owner, holders);
     holders.push_back(owner);
     const std::int64_t key = KeyOfRow(i);
     for (int r : holders) {
@@ -711,7 +727,7 @@ void DistributedDem::Migrate() {
   const bool velocity_steps = s_.increments_are_velocity_steps_;
   if (std::find(keep.begin(), keep.end(), 0) != keep.end()) {
     const ScopedPhase phase(timings_.remove_rows);
-    s_.RemoveParticles(keep);
+    RemoveRows(keep);  // with the clusters whose members go
     std::size_t out_row = 0;
     for (std::size_t i = 0; i < n; ++i) {
       if (!keep[i]) continue;
@@ -866,6 +882,11 @@ std::vector<IdType> DistributedDem::OwnedNodeIds() const {
 }
 
 double DistributedDem::GlobalKineticEnergy() const {
+  if (clusters_in_run_) {
+    // Members count with their cluster (the strategy's Energies(), owned rows).
+    const EnergyTotals global = GlobalEnergies();
+    return global.kinetic_translational + global.kinetic_rotational;
+  }
   const ParticleStorage& p = s_.particles_;
   double sum = 0.0;  // in row (key) order
   for (std::size_t i = 0; i < p.size(); ++i)

@@ -53,6 +53,24 @@
 // layer is at least 1.05 times the longest bond at start. An owned
 // sphere must keep all its bonds: a broken bond whose spheres drift farther
 // apart than the ghost layer is an error (it would be lost).
+//
+// Rigid clusters (distributed_clusters.cpp): a cluster is owned by the rank
+// whose box holds its centre, and its member spheres with it (every decision
+// on a member row, owner and ghost targets, is taken on its cluster's
+// centre, Site), so a rank holds a cluster whole or not at all, as owner or
+// ghost. The owner sums its members' loads as the serial run does
+// (GatherClusterLoads over the members in row order, each member's contact
+// force its serial sum, as for any owned sphere): no reduction between
+// ranks. A member lies up to D (the largest member offset) from its centre,
+// so the ghost layer grows by 2 D: the partners of an owned member, within
+// one contact reach of it, have their centre within reach + 2 D of the box.
+// Each migration carries, with the members, the cluster's element, node and
+// state (centre, velocities, angular momentum, orientation, displacement,
+// last loads and rotation vector: what the serial integrator keeps), and
+// after each step the ghost clusters' state is their owner's
+// (RefreshGhostClusters), so that a ghost cluster's next kick and drift
+// place its members as the owner does. Whether the run has clusters is the
+// run's (ExplicitSolverStrategy::ClustersInRun, voted at each search).
 #pragma once
 
 #include <array>
@@ -173,6 +191,8 @@ class DistributedDem {
   // to the serial run's up to the rounding of the partial sums).
   void WriteGlobalWallResults();
   double GhostLayer() const { return layer_; }
+  // Element ids of the rigid clusters this rank owns (distributed_clusters.cpp).
+  std::vector<IdType> OwnedClusterIds() const;
   const DistributedTimings& Timings() const { return timings_; }
 
   // Checkpoints (distributed_checkpoint.cpp): this rank's distributed state
@@ -213,6 +233,19 @@ class DistributedDem {
   // FREE_BODY_MOTION walls (free_wall_loads.cpp, SearchHooks::free_wall_loads):
   // their contact loads from every rank's owned spheres, in the serial order.
   void ReduceFreeWallLoads();
+  // Rigid clusters (distributed_clusters.cpp, see above): where a row's
+  // owner and ghost targets are decided (its cluster's centre for a member);
+  // the largest member offset; the strategy's RemoveParticles with the
+  // clusters whose members go; per other rank the clusters sent at this
+  // search (before Migrate), exchanged and installed after it; the ghost
+  // clusters' state after each step; the run's vote on having clusters.
+  Array3 Site(std::size_t row) const;
+  double ClusterReach() const;
+  void RemoveRows(const std::vector<std::uint8_t>& keep);
+  std::vector<std::vector<double>> PackClusters() const;
+  void InstallClusters(const std::vector<std::vector<double>>& out);
+  void RefreshGhostClusters();
+  void VoteClusters();
 
   ExplicitSolverStrategy& s_;
   std::shared_ptr<const Communicator> comm_;
@@ -246,6 +279,10 @@ class DistributedDem {
   int rebalances_ = 0;
   std::int64_t migrations_ = 0;
   std::int64_t ghost_doubles_ = 0, refreshes_ = 0, migration_doubles_ = 0;
+  // Whether the run had rigid clusters at Start (every rank alike), and the
+  // ghost clusters' refresh messages per neighbour (kept between steps).
+  bool clusters_in_run_ = false;
+  std::vector<std::vector<double>> cluster_out_, cluster_in_;
   DistributedTimings timings_;
 };
 

@@ -266,7 +266,7 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
     // instead of waiting for it: on any thread count (the pass drifts only on
     // one thread), so that the same steps search whatever the threads.
     const bool predict = settings_.scheme == TranslationalScheme::kVelocityVerlet &&
-                         !settings_.periodic && clusters_.empty();
+                         !settings_.periodic && !ClustersInRun();
     if (adaptive && predict) early = moved_too_far(/*before_drift=*/true);
     // Where it may, the pair pass kicks and drifts each block just before it
     // reads it: one pass over the rows fewer.

@@ -690,6 +690,15 @@ class ExplicitSolverStrategy {
   // Whether Energies() counts the free walls (alike on every rank of a
   // distributed run, so counted by one rank only).
   bool counts_free_walls_ = true;
+  // A distributed run (DistributedDem): whether some rank holds clusters
+  // (voted at each search), so that the choices the serial run makes by
+  // whether it has clusters are the run's on every rank (ClustersInRun).
+  bool clusters_on_any_rank_ = false;
+  // Whether the run has rigid clusters: this rank's, or any rank's in a
+  // distributed run. What decides the form of a step (drift in the pair
+  // pass, the search's bound, the relative displacement) asks this, not
+  // clusters_.empty(), so every rank steps as the serial run does.
+  bool ClustersInRun() const { return !clusters_.empty() || clusters_on_any_rank_; }
   // What the searches fill (candidate pairs; after a search, the replaced
   // lists), the same for the particle-face candidates, and the map from new
   // to old contacts (or a sort's order). Kept with their capacity from one

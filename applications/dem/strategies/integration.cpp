@@ -66,7 +66,7 @@ bool ExplicitSolverStrategy::DriftInPairPass(bool search) const {
   // wrap, clusters). The last block drifts every row left, so all rows are
   // drifted when the pass ends, before bonds or GatherForces read them.
   return settings_.scheme == TranslationalScheme::kVelocityVerlet && !search &&
-         !settings_.periodic && clusters_.empty() &&
+         !settings_.periodic && !ClustersInRun() &&
          (ParallelThreads() == 1 || particles_.size() < kMinimumParallelRows);
 }
 

@@ -120,6 +120,7 @@ EnergyTotals ExplicitSolverStrategy::Energies() const {
   });
   const RigidClusters& c = clusters_;
   for (std::size_t k = 0; k < c.size(); ++k) {
+    if (skip(c.first_row[k])) continue;  // a ghost cluster: its owner counts it
     e.kinetic_translational += 0.5 * c.mass[k] * Dot(c.velocity[k], c.velocity[k]);
     e.kinetic_rotational += 0.5 * Dot(c.angular_velocity[k], c.angular_momentum[k]);
     e.gravitational_potential -= c.mass[k] * Dot(g, c.centre[k]);

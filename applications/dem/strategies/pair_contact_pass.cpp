@@ -164,7 +164,7 @@ bool ExplicitSolverStrategy::RelativeDisplacementIsVelocityStep() const {
   // velocity that a script sets on a free node between steps enters the next
   // tangential increment as v Δt rather than as the motion already made: the
   // two differ by O(Δt) in that one step, as the schemes themselves do.)
-  return increments_are_velocity_steps_ && glued_.size() == 0 && clusters_.empty() &&
+  return increments_are_velocity_steps_ && glued_.size() == 0 && !ClustersInRun() &&
          std::none_of(particles_.fixed.begin(), particles_.fixed.end(),
                       [](std::uint8_t bits) { return bits != 0; });
 }

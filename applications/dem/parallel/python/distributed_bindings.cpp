@@ -61,6 +61,8 @@ void BindDistributed(py::module_& m) {
       .def("GhostDoublesPerStep", &DistributedDem::GhostDoublesPerStep)
       .def("MigrationDoubles", &DistributedDem::MigrationDoubles)
       .def("GhostLayer", &DistributedDem::GhostLayer)
+      .def("OwnedClusterIds", &DistributedDem::OwnedClusterIds,
+           "Element ids of the rigid clusters (Cluster3D) this rank owns")
       .def(
           "GetTimings",
           [](const DistributedDem& d) {

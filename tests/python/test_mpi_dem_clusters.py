@@ -1,0 +1,136 @@
+"""Distributed DEM runs ("parallel_type": "MPI") with rigid clusters
+(Cluster3D) against the serial run, bit for bit: the box of
+mpi_dem_clusters_case.py, three-sphere clusters (48 or 75) thrown at up to
+1 m/s and 30 rad/s above a floor bed of 128 spheres, hitting each other,
+the spheres and the walls, for 1,000 steps, on 2 and 4 ranks; once with a
+new bisection every 20 steps.
+
+Bitwise because the design is (docs/architecture.md, "Distributed DEM"):
+a cluster and its members are owned by the rank whose box holds the
+cluster's centre, so the owner sums the members' loads as the serial run
+does (each member's contact force its serial sum over its contacts, ghosts'
+included, in the serial order; the members in row order); the ghost layer
+holds every partner of an owned member (2 D wider, D the largest member
+offset); the cluster's state travels with its members at each migration
+and reaches its ghosts after each step. Each part is needed by some case
+here (measured by breaking it, docs/validation.md): without the ghost
+clusters' refresh (a ghost cluster then moves by the loads of its members'
+local contacts) the dense box on 4 ranks differs; without the 2 D in the
+layer the packed box on 4 ranks differs; a cluster arriving without its
+state (with a new bisection, a rank becomes the owner of a cluster it did
+not hold) breaks the rebalanced run.
+The mpirun tests skip where the build has no MPI or there is no mpirun."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tessera.parallel import MpirunCommand, MpirunEnvironment, MpiSkipReason
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mpi_dem_case import AssertSpheresBitwise, RunBed  # noqa: E402
+from mpi_dem_clusters_case import WriteClusterBox  # noqa: E402
+
+needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
+STEPS = 1000
+
+
+def cluster_owner_changes(result, ranks):
+    start = {int(i): r for r in range(ranks) for i in result[f"cluster_start_{r}"]}
+    end = {int(i): r for r in range(ranks) for i in result[f"cluster_end_{r}"]}
+    return [i for i in start if i in end and start[i] != end[i]]
+
+
+# The boxes (WriteClusterBox's lattice of clusters: n x n x layers at
+# `spacing`, jittered, random orientations, velocities and spins).
+BOXES = {"dense": dict(n=4, layers=3, spacing=0.038, seed=11),   # 48 clusters
+         "packed": dict(n=5, layers=3, spacing=0.034, seed=5)}  # 75 clusters
+REBALANCED = {"mpi_settings": {"rebalance_every": 20, "imbalance_threshold": 1.0}}
+
+
+def run_box(tmp_path, ranks, scheme, box, keys=None):
+    spheres, clusters = WriteClusterBox(tmp_path / "box", steps=STEPS, **BOXES[box],
+                                        keys={"TranslationalIntegrationScheme": scheme,
+                                              **(keys or {})})
+    serial = RunBed(tmp_path / "box", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "box", tmp_path / "mpi.npz", ranks)
+    assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == STEPS
+    # Every sphere, the clusters' members included (node ids), bit for bit.
+    assert len(serial["ids"]) == spheres + 3 * clusters
+    AssertSpheresBitwise(serial, distributed)
+    # Every cluster's state (centre, velocity, angular velocity, angular
+    # momentum, orientation, displacement, last force and torque), each from
+    # its owner, bit for bit.
+    table = serial["clusters"]
+    assert table.shape == (clusters, 26)
+    np.testing.assert_array_equal(distributed["clusters"], table)
+    # The run did what the test needs: the clusters moved and turned, stayed
+    # unit quaternions and in the box, and some changed owner.
+    centre, orientation = table[:, 1:4], table[:, 13:17]
+    np.testing.assert_allclose(np.linalg.norm(orientation, axis=1), 1.0, rtol=0, atol=1e-14)
+    moved = np.linalg.norm(table[:, 17:20], axis=1)  # displacement
+    crossed = cluster_owner_changes(distributed, ranks)
+    print(f"{box}, {ranks} ranks, {scheme}: {len(crossed)} of {clusters} clusters changed owner; "
+          f"largest cluster displacement {moved.max():.4f} m; {int(distributed['migrations'])} "
+          f"spheres arrived at a new owner")
+    assert len(crossed) > 0
+    assert moved.max() > 0.02
+    # Inside the box (walls at 0 and 8 x 0.022 m, floor at 0).
+    assert (centre[:, :2] > 0.0).all() and (centre[:, :2] < 8 * 0.022).all()
+    assert (centre[:, 2] > 0.0).all()
+    return distributed
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks, scheme, box", [(2, "Velocity_Verlet", "dense"),
+                                                (4, "Velocity_Verlet", "dense"),
+                                                (4, "Velocity_Verlet", "packed"),
+                                                (2, "Symplectic_Euler", "dense")])
+def test_clusters_on_ranks_equal_serial_bitwise(tmp_path, ranks, scheme, box):
+    run_box(tmp_path, ranks, scheme, box)
+
+
+@needs_mpi
+def test_clusters_with_new_bisections_every_20_steps_equal_serial_bitwise(tmp_path):
+    # imbalance_threshold 1: a new bisection at every check where the counts
+    # differ at all; the boxes move under the clusters, so ranks become the
+    # owners of clusters they did not hold even as ghosts (the cluster's
+    # whole state arrives with it).
+    distributed = run_box(tmp_path, 2, "Velocity_Verlet", "dense", keys=REBALANCED)
+    assert int(distributed["migrations"]) > 100
+
+
+def _deck(folder):
+    path = os.path.join(folder, "ProjectParametersDEM.json")
+    with open(path) as f:
+        return path, json.load(f)
+
+
+def _tessera_run(folder, ranks, timeout=120):
+    command = [sys.executable, "-m", "tessera", "run", str(folder)]
+    command, env = MpirunCommand(ranks, *command), MpirunEnvironment()
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=timeout)
+
+
+@needs_mpi
+@pytest.mark.parametrize("edit, key", [
+    (lambda deck: (deck["solver_settings"].update(strategy="continuum_sphere_strategy"),
+                   # (the continuum strategy's own refusals come first)
+                   deck.update(PoissonEffectOption=False,
+                               ShearStrainParallelToBondOption=False)),
+     "'solver_settings.strategy'"),
+    (lambda deck: deck.update(restart_options={"SaveRestart": True, "RestartFrequency": 5}),
+     "'restart_options.SaveRestart'"),
+])
+def test_what_clusters_do_not_run_distributed_with_is_an_error_naming_the_key(tmp_path, edit, key):
+    WriteClusterBox(tmp_path / "box", steps=10, keys={"parallel_type": "MPI"})
+    path, deck = _deck(tmp_path / "box")
+    edit(deck)
+    with open(path, "w") as f:
+        json.dump(deck, f)
+    result = _tessera_run(tmp_path / "box", ranks=2)
+    assert result.returncode != 0
+    assert key in result.stderr and "rigid clusters (ClusterPart)" in result.stderr, result.stderr
