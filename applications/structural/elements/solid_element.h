@@ -48,8 +48,9 @@ class SolidElement : public Element, public StrainEnergyProvider {
   // The shape function values depend on the point's local coordinates only:
   // one table per geometry type and integration order, shared by all the
   // elements (SharedShapeValues), so that each element's per-point data is the
-  // reference gradients and the weight (208 bytes a point instead of 272; the
-  // explicit step streams them from memory for every element each step).
+  // reference gradients and the weight (a hexahedron: 208 bytes a point
+  // instead of 272; the explicit step streams them from memory for every
+  // element each step).
   struct GaussPoint {
     Gradients dN_dX;           // reference configuration
     double weight;             // integration weight x det J0 (thickness applied at use)
