@@ -15,6 +15,15 @@
 // the thread count, and the assembled system is bitwise the same for 1 or N
 // threads. Entities beyond 64 colours (not met by finite-element meshes) are
 // assembled serially at the end, in order.
+//
+// A right-hand side alone (BuildRHS: the explicit step's residual, the mass)
+// is built in two passes that add the same terms in the same order: the
+// entities' local vectors, in entity order, into one buffer; then each
+// equation sums its terms from the buffer in the coloured order (colour by
+// colour, the serial entities last, an entity's own repeated ids in local
+// order), from zero. The entities are thus visited in model part order, whose
+// neighbours share nodes and lie near each other in memory, instead of once
+// per colour across the whole mesh; the result is bitwise the coloured one.
 #pragma once
 
 #include <algorithm>
@@ -77,6 +86,7 @@ class BuilderAndSolver {
     });
 
     Colour(n_total);
+    GatherOrder(n_total);
 
     // Rows -> entities touching them (counting sort, in entity order).
     std::vector<std::size_t> row_start(n_free + 1, 0);
@@ -181,6 +191,9 @@ class BuilderAndSolver {
     equation_ids_.clear();
     colours_.clear();
     serial_.clear();
+    gather_start_.clear();
+    gather_positions_.clear();
+    local_rhs_.clear();
     pattern_ = SparseMatrix();
     solver_->Clear();
     system_ready_ = false;
@@ -236,10 +249,59 @@ class BuilderAndSolver {
     }
   }
 
+  // For every equation, the positions of its terms in equation_ids_ (and in the
+  // buffer of local right-hand sides), in the order the coloured assembly adds
+  // them.
+  void GatherOrder(std::size_t n_total) {
+    gather_start_.assign(n_total + 1, 0);
+    for (int id : equation_ids_) ++gather_start_[static_cast<std::size_t>(id) + 1];
+    for (std::size_t eq = 0; eq < n_total; ++eq) gather_start_[eq + 1] += gather_start_[eq];
+    gather_positions_.resize(equation_ids_.size());
+    std::vector<std::size_t> fill(gather_start_.begin(), gather_start_.end() - 1);
+    auto add = [&](std::uint32_t k) {
+      for (std::size_t p = offsets_[k]; p < offsets_[k + 1]; ++p)
+        gather_positions_[fill[static_cast<std::size_t>(equation_ids_[p])]++] =
+            static_cast<std::uint32_t>(p);
+    };
+    for (const std::vector<std::uint32_t>& colour : colours_)
+      for (std::uint32_t k : colour) add(k);
+    for (std::uint32_t k : serial_) add(k);
+  }
+
+  // The right-hand side alone, in the two passes of the file's comment.
+  void AssembleRHS(Scheme& scheme, const ProcessInfo& info, Vector& b) {
+    TESSERA_CHECK(equation_ids_.size() < std::numeric_limits<std::uint32_t>::max(),
+                  "BuilderAndSolver: ", equation_ids_.size(),
+                  " local terms exceed 32-bit positions");
+    local_rhs_.resize(equation_ids_.size());
+    ParallelForChecked(entities_.size(), [&](std::size_t k) {
+      Vector& rhs = locals_[static_cast<std::size_t>(omp_get_thread_num())].rhs;
+      Entity& entity = *entities_[k];
+      scheme.CalculateRHSContribution(entity, rhs, info);
+      const std::size_t n = offsets_[k + 1] - offsets_[k];
+      if (static_cast<std::size_t>(rhs.size()) != n)
+        TESSERA_ERROR(entity.Info(), ": local right-hand side has ", rhs.size(), " entries for ", n,
+                      " equation ids");
+      std::copy(rhs.data(), rhs.data() + n, local_rhs_.begin() + offsets_[k]);
+    });
+    b.resize(static_cast<Eigen::Index>(dofs_.size()));
+    ParallelFor(dofs_.size(), [&](std::size_t eq) {
+      double sum = 0.0;
+      for (std::size_t p = gather_start_[eq]; p < gather_start_[eq + 1]; ++p)
+        sum += local_rhs_[gather_positions_[p]];
+      b[static_cast<Eigen::Index>(eq)] = sum;
+    });
+  }
+
   void Assemble(Scheme& scheme, ModelPart& model_part, SparseMatrix* A, Vector* b) {
     CheckReady();
     const ProcessInfo& info = model_part.GetProcessInfo();
     const std::size_t n_free = dofs_.NumberOfFreeDofs();
+    if (!A && b) {
+      locals_.resize(static_cast<std::size_t>(ParallelThreads()));
+      AssembleRHS(scheme, info, *b);
+      return;
+    }
     if (A) {
       if (A->rows() != pattern_.rows() || A->nonZeros() != pattern_.nonZeros() ||
           !A->isCompressed())
@@ -300,6 +362,9 @@ class BuilderAndSolver {
   std::vector<int> equation_ids_;
   std::vector<std::vector<std::uint32_t>> colours_;
   std::vector<std::uint32_t> serial_;
+  std::vector<std::size_t> gather_start_;        // per equation, into gather_positions_
+  std::vector<std::uint32_t> gather_positions_;  // terms in coloured order (GatherOrder)
+  std::vector<double> local_rhs_;                // the entities' local right-hand sides
   SparseMatrix pattern_;
   std::vector<LocalSystem> locals_;  // per-thread local systems, reused across builds
   Vector rhs_free_;

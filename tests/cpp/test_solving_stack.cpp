@@ -265,6 +265,13 @@ TEST(SolvingBuilder, AssemblyIsBitwiseIndependentOfThreadCount) {
     Vector dx, b;
     builder.InitializeSystem(A, dx, b);
     builder.Build(*scheme, mp, A, b);
+    // The right-hand side alone (entity order, then each equation's terms in
+    // the coloured order) is bitwise the coloured assembly's.
+    Vector b_alone;
+    builder.BuildRHS(*scheme, mp, b_alone);
+    ASSERT_EQ(b_alone.size(), b.size());
+    EXPECT_EQ(std::memcmp(b_alone.data(), b.data(), sizeof(double) * b.size()), 0)
+        << threads << " threads";
     if (threads == 1) {
       reference_A = A;
       reference_b = b;

@@ -2,7 +2,10 @@
 // the explicit instantiations for the four geometries (Triangle2D3,
 // Quadrilateral2D4, Tetrahedra3D4, Hexahedra3D8) of both formulations.
 #include <cmath>
+#include <map>
+#include <mutex>
 #include <span>
+#include <utility>
 
 #include "constitutive/isotropic_hardening.h"
 #include "elements/properties_law.h"
@@ -40,6 +43,26 @@ Eigen::Matrix<double, TDim, TDim> StressTensor(const S& s) {
     t(0, 1) = t(1, 0) = s[2];
   }
   return t;
+}
+
+// The shape function values at the integration points of `order` on `type`:
+// one table per (type, order) and number of nodes, built on first use and kept
+// for the run (a handful of tables), so the elements share it. Initialize runs
+// in parallel: the look-up is locked; the tables never move once built.
+template <int TNodes>
+const Eigen::Matrix<double, TNodes, 1>* SharedShapeValues(const GeometryType& type, int order) {
+  using ShapeValues = Eigen::Matrix<double, TNodes, 1>;
+  static std::mutex mutex;
+  static std::map<std::pair<const GeometryType*, int>, std::vector<ShapeValues>> tables;
+  const std::lock_guard<std::mutex> lock(mutex);
+  auto [it, inserted] = tables.try_emplace({&type, order});
+  if (inserted) {  // filled once, never resized: the rows' addresses stay valid
+    const auto& points = type.IntegrationPoints(order);
+    it->second.resize(points.size());
+    for (std::size_t p = 0; p < points.size(); ++p)
+      type.ShapeFunctionsValues(points[p].local, it->second[p].data());
+  }
+  return it->second.data();
 }
 
 }  // namespace
@@ -110,10 +133,11 @@ void SolidElement<TDerived, TDim, TNodes>::Initialize(const ProcessInfo&) {
   const std::span<const Array3> X_span(X.data(), X.size());
   Matrix dN_dX;
   gauss_points_.resize(points.size());
+  const ShapeValues* shape = SharedShapeValues<TNodes>(type, order);
   for (std::size_t p = 0; p < points.size(); ++p) {
     GaussPoint& gp = gauss_points_[p];
     double det_j = 0.0;
-    type.ShapeFunctionsValues(points[p].local, gp.N.data());
+    gp.shape = &shape[p];
     type.ShapeFunctionsGradients(X_span, points[p].local, dN_dX, det_j);
     if (!(det_j > 0.0))
       TESSERA_ERROR(Info(), ": det J = ", det_j, " at Gauss point ", p,
@@ -135,7 +159,7 @@ void SolidElement<TDerived, TDim, TNodes>::Initialize(const ProcessInfo&) {
       continue;
     }
     laws_[p] = prototype->Clone();
-    N = gauss_points_[p].N;
+    N = gauss_points_[p].N();
     laws_[p]->InitializeMaterial(properties, g, N);
     finalize_laws_ = finalize_laws_ || laws_[p]->RequiresFinalizeMaterialResponse();
   }
@@ -226,7 +250,7 @@ void SolidElement<TDerived, TDim, TNodes>::ForEachLawPoint(const ProcessInfo& in
     if (!(k.det_F > 0.0))
       TESSERA_ERROR(Info(), ": det F = ", k.det_F, " at Gauss point ", p,
                     " (the element is inverted by the current displacements)");
-    cl.shape_functions = gp.N.data();
+    cl.shape_functions = gp.N().data();
     cl.shape_functions_derivatives = gp.dN_dX.data();
     cl.strain_vector = k.strain;
     cl.deformation_gradient = k.F;
@@ -351,9 +375,9 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateAll(Matrix* lhs, Vector* rhs
             r.template segment<TDim>(a * TDim) -= forces.row(a).transpose();
           if (body_force) {
             Eigen::Matrix<double, TDim, 1> b = g_properties;
-            if (nodal_gravity) b += g_nodes.transpose() * gp.N;
+            if (nodal_gravity) b += g_nodes.transpose() * gp.N();
             b *= density * w;
-            for (int a = 0; a < TNodes; ++a) r.template segment<TDim>(a * TDim) += gp.N[a] * b;
+            for (int a = 0; a < TNodes; ++a) r.template segment<TDim>(a * TDim) += gp.N()[a] * b;
           }
         }
       });
@@ -394,7 +418,7 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateMassMatrix(Matrix& mass,
   } else {
     // Bilinear/trilinear: the default 2^d Gauss rule integrates N_a N_b det J0 exactly.
     for (const GaussPoint& gp : gauss_points_)
-      m.noalias() += (rho * gp.weight) * gp.N * gp.N.transpose();
+      m.noalias() += (rho * gp.weight) * gp.N() * gp.N().transpose();
   }
   const bool lumped =
       info.Has(COMPUTE_LUMPED_MASS_MATRIX) && info.GetValue(COMPUTE_LUMPED_MASS_MATRIX);
@@ -442,7 +466,7 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateLumpedMassVector(Vector& mas
   if (gauss_points_.empty()) TESSERA_ERROR(Info(), ": CalculateLumpedMassVector before Initialize");
   for (const GaussPoint& gp : gauss_points_)
     for (int a = 0; a < TNodes; ++a)
-      for (int i = 0; i < TDim; ++i) mass[a * TDim + i] += rho * gp.weight * gp.N[a];
+      for (int i = 0; i < TDim; ++i) mass[a * TDim + i] += rho * gp.weight * gp.N()[a];
 }
 
 // ---------------------------------------------------------------------------- results
