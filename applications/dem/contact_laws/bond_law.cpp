@@ -61,6 +61,18 @@ const char* BondLeverArmsName(BondLeverArms arms) {
   return arms == BondLeverArms::kKratos ? "kratos" : "centres";
 }
 
+BrokenBonds BrokenBondsFromName(const std::string& name, const std::string& where) {
+  if (name == "frictional") return BrokenBonds::kFrictional;
+  if (name == "kratos") return BrokenBonds::kKratos;
+  TESSERA_ERROR(where, ": unknown broken bonds '", name,
+                "'; expected \"frictional\" (a frictional contact with the bond's stiffness) or "
+                "\"kratos\" (Kratos' DEM_Dempack: the shear force kept after a tension failure)");
+}
+
+const char* BrokenBondsName(BrokenBonds broken) {
+  return broken == BrokenBonds::kKratos ? "kratos" : "frictional";
+}
+
 const char* BondStiffnessName(BondStiffness stiffness) {
   return stiffness == BondStiffness::kKratos ? "kratos" : "thesis";
 }

@@ -30,7 +30,8 @@
 // A broken bond (IS_UNBREAKABLE false) keeps its pair: the spheres push each
 // other with k_n where they come closer than L, and the shear spring slides at
 // μ F_n (μ the relation's STATIC_FRICTION); dashpots act only in compression
-// then, and the rotational springs are gone.
+// then, and the rotational springs are gone. (BrokenBonds "kratos" keeps the
+// shear force as Kratos' DEM_Dempack does instead; see BrokenBonds.)
 #pragma once
 
 #include <cstdint>
@@ -86,6 +87,24 @@ enum class BondLeverArms {
 };
 BondLeverArms BondLeverArmsFromName(const std::string& name, const std::string& where);
 const char* BondLeverArmsName(BondLeverArms arms);
+
+// What a broken bond carries (BrokenBonds in ProjectParametersDEM).
+enum class BrokenBonds {
+  // The model: a frictional contact with the bond's stiffness (the
+  // spheres push with k_n where closer than L, the shear spring slides at
+  // μ max(F_n, 0)).
+  kFrictional,
+  // Kratos' DEM_Dempack: the normal branch runs first and may break the bond;
+  // a bond broken in tension keeps the shear force it had, turned with the
+  // pair every step, with no increment and no friction limit, while the
+  // spheres stay neighbours in Kratos' search (gap d - R_i - R_j at most
+  // twice the search tolerance; beyond, the force is dropped for good); a
+  // bond broken in shear carries no shear force from the step it breaks.
+  // The normal force is the frictional model's (k_n in compression).
+  kKratos,
+};
+BrokenBonds BrokenBondsFromName(const std::string& name, const std::string& where);
+const char* BrokenBondsName(BrokenBonds broken);
 
 // Bond parameters of one pair of particle materials.
 struct BondParameters {

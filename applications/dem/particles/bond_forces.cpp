@@ -119,13 +119,23 @@ BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParamete
   }
   const bool intact = state == kIntact;
   const bool loaded = intact || shortening > 0.0;
+  // BrokenBonds "kratos": Kratos' DEM_Dempack leaves a broken bond's shear
+  // force to the bond's state (below), not to a friction slider.
+  const bool kratos_broken = !intact && bonds.broken_bonds == BrokenBonds::kKratos;
 
   // Shear spring (force on the first sphere): turned with the bond (and kept
   // in its tangent plane against round-off), then dragged along by the slip of
   // the second sphere's contact point. An intact bond's law may hold it
   // damaged: the stored force is then its share of the undamaged spring's.
   Array3 shear{};
-  if (loaded) {
+  if (kratos_broken) {
+    // Broken in tension (now, by the normal branch, or before): the force it
+    // had, turned with the pair, no increment, while the spheres are
+    // neighbours in Kratos' search; after a shear failure none.
+    const double gap = distance - p.radius[i] - p.radius[j];
+    if (state == static_cast<std::uint8_t>(BondState::kTensionFailure) && gap <= bonds.broken_reach)
+      shear = Tangential(turned(bonds.shear_force[b]), n);
+  } else if (loaded) {
     const Array3 stored =
         intact ? Law::HistoryScale(law_state) * bonds.shear_force[b] : bonds.shear_force[b];
     shear = Tangential(turned(stored), n) + c.tangential_stiffness * Tangential(slip, n);
@@ -137,7 +147,13 @@ BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParamete
     const double scale = Law::ShearScale(law, c, normal, Norm(shear), Norm(Tangential(slip, n)),
                                          law_state, state, shear_criterion);
     shear = scale * shear;
-  } else if (loaded) {
+    // Kratos' DEM_Dempack: the step a bond breaks in shear leaves it (1 - D)
+    // of the strength with D = 1, nothing (the frictional model keeps this
+    // step's force where the law has no shear damage).
+    if (bonds.broken_bonds == BrokenBonds::kKratos &&
+        state == static_cast<std::uint8_t>(BondState::kShearFailure))
+      shear = Array3{};
+  } else if (loaded && !kratos_broken) {
     const double shear_norm = Norm(shear);
     const double limit = law.friction * std::max(normal, 0.0);
     if (shear_norm > limit) {
@@ -737,8 +753,10 @@ BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleS
   bonds.force.resize(m), bonds.elastic.resize(elastic ? m : 0), bonds.torque_second.resize(m);
   bonds.damping_power.resize(powers ? m : 0), bonds.friction_power.resize(powers ? m : 0);
   bonds.failure_criterion.resize(m);
-  // The lanes take the arms on the line of centres; Kratos' go one by one.
-  lanes = lanes && BondLanesAvailable() && bonds.lever_arms == BondLeverArms::kCentres;
+  // The lanes take the arms on the line of centres and frictional broken
+  // bonds; Kratos' arms and broken bonds go one by one.
+  lanes = lanes && BondLanesAvailable() && bonds.lever_arms == BondLeverArms::kCentres &&
+          bonds.broken_bonds == BrokenBonds::kFrictional;
   // First pass: each block of rows evaluates the bonds whose first sphere it
   // holds (a contiguous run of the list) and adds them to those rows.
   const std::size_t blocks = (n + kBlockRows - 1) / kBlockRows;

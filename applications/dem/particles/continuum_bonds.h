@@ -14,7 +14,8 @@
 // bonded pair stays bonded for the whole run, broken or not: the search
 // leaves it out of the contact candidates (DropBondedPairs) and the bond law
 // gives its force, as Kratos keeps a continuum particle's initial neighbours
-// under their continuum law.
+// under their continuum law; a broken bond is a frictional contact, or
+// carries what Kratos' DEM_Dempack leaves it (BrokenBonds, bond_law.h).
 //
 // The bonds are evaluated row by row of their first sphere (the list is
 // sorted by it), in parallel over blocks of rows: each row adds its bonds as
@@ -90,6 +91,12 @@ struct ContinuumBonds {
   std::vector<std::uint32_t> constant_index;
   // Where the shear force acts (bond_law.h; set by the strategy).
   BondLeverArms lever_arms = BondLeverArms::kCentres;
+  // What a broken bond carries (bond_law.h, BrokenBonds; set by the
+  // strategy), and for "kratos" the largest gap d - R_i - R_j at which a bond
+  // broken in tension keeps its shear force (twice the search tolerance: the
+  // spheres are neighbours in Kratos' search). "kratos" runs bond by bond.
+  BrokenBonds broken_bonds = BrokenBonds::kFrictional;
+  double broken_reach = 0.0;
 
   std::size_t size() const { return first.size(); }
   bool empty() const { return first.empty(); }

@@ -424,6 +424,10 @@ void BindStrategy(py::module_& m) {
       settings, "bond_lever_arms",
       "\"centres\" (default, the contact point on the line of centres) or \"kratos\" "
       "(Kratos' continuum particle: torques about R - s (L - d))");
+  DefNamedChoice<&DemSettings::broken_bonds, BrokenBondsName, BrokenBondsFromName>(
+      settings, "broken_bonds",
+      "\"frictional\" (default, a frictional contact with the bond's stiffness) or \"kratos\" "
+      "(Kratos' DEM_Dempack: the shear force kept, turned, after a tension failure)");
   settings.def_readwrite("bond_area_porosity", &DemSettings::bond_area_porosity,
                          "P of the global bond area correction (thesis 5.6)");
 

@@ -7,7 +7,7 @@ decks of the Kratos corpus use (shared/kratos_cases: dem3d_*, dem_benchmarks_201
 demstruct_ball_and_box) plus the few other Kratos keys with defaults
 (search_tolerance_against_walls, dem_inlets_settings, seed), plus Tessera's own
 TimeStepCheck, SortParticlesFrequency, HertzDampingMap, LinearContactStiffness,
-BondStiffness, BondAreaCorrection, BondLeverArms and GlobalDampingForm.
+BondStiffness, BondAreaCorrection, BondLeverArms, BrokenBonds and GlobalDampingForm.
 Defaults are Kratos' (its DEMApplication's dem_default_input_parameters.py).
 
 Keys fall in three groups, and a few values are checked:
@@ -147,6 +147,11 @@ DEFAULTS = {
     # continuum particle: torque arms R - s (L - d), which across a gap add up
     # to less than the distance; contact_laws/bond_law.h).
     "BondLeverArms": "centres",
+    # Tessera: what a broken bond carries: "frictional" (a frictional contact
+    # with the bond's stiffness) or "kratos" (Kratos' DEM_Dempack: a bond
+    # broken in tension keeps its last shear force, turned with the pair, no
+    # increment, no friction; after a shear failure none; contact_laws/bond_law.h).
+    "BrokenBonds": "frictional",
     # Tessera: the form of GlobalDamping: "vector" (thesis 5.18, against the
     # velocity) or "per_component" (Kratos: each component of force and torque
     # on its own).
@@ -268,6 +273,7 @@ WALL_SLIDERS = ("thesis", "kratos")
 BOND_STIFFNESSES = ("thesis", "kratos")
 BOND_AREA_CORRECTIONS = ("kratos", "vpac", "global", "none")
 BOND_LEVER_ARMS = ("centres", "kratos")
+BROKEN_BONDS = ("frictional", "kratos")
 GLOBAL_DAMPING_FORMS = ("vector", "per_component")
 # Spheres: Direct_Integration turns them with the translational scheme; Kratos'
 # Quaternion_Integration and Runge_Kutta reduce, for a sphere, to a symplectic
@@ -401,6 +407,7 @@ def ValidateAndAssignDefaults(parameters):
                          ("BondStiffness", BOND_STIFFNESSES),
                          ("BondAreaCorrection", BOND_AREA_CORRECTIONS),
                          ("BondLeverArms", BOND_LEVER_ARMS),
+                         ("BrokenBonds", BROKEN_BONDS),
                          ("GlobalDampingForm", GLOBAL_DAMPING_FORMS),
                          ("TimeStepCheck", TIME_STEP_CHECKS)):
         _CheckChoice(parameters, key, choices, where)

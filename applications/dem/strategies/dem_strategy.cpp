@@ -476,6 +476,10 @@ void ExplicitSolverStrategy::CreateContinuumBonds() {
   CreateBonds(particles_, group, skin, bond_table_, settings_.search_tolerance, periodic_, bonds_,
               BondAreaSettings{settings_.bond_area_correction, settings_.bond_area_porosity});
   bonds_.lever_arms = settings_.bond_lever_arms;
+  bonds_.broken_bonds = settings_.broken_bonds;
+  // Kratos' search makes two spheres neighbours while their spheres of
+  // radius R + SearchTolerance meet.
+  bonds_.broken_reach = 2.0 * settings_.search_tolerance;
   // WriteBondResultsToNodes reads every bond's force for DEM_STRESS_TENSOR.
   bonds_.keep_force = db.HasHistoricalVariable(DEM_STRESS_TENSOR);
 }

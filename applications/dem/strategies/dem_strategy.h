@@ -169,6 +169,8 @@ struct DemSettings {
   double bond_area_porosity = -1.0;
   // Where the bonds' shear forces act (BondLeverArms; contact_laws/bond_law.h).
   BondLeverArms bond_lever_arms = BondLeverArms::kCentres;
+  // What a broken bond carries (BrokenBonds; contact_laws/bond_law.h).
+  BrokenBonds broken_bonds = BrokenBonds::kFrictional;
   bool energy_calculation = false;  // EnergyCalculationOption: accumulate dissipated energies
   int search_frequency = 50;
   // AdaptiveSearch: search before NeighbourSearchFrequency steps have passed

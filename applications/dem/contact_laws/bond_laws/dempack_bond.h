@@ -30,7 +30,8 @@
 //   force (1 - D) ℱ_t; on a monotonic path the closed form in u_t = |F_t^e| /
 //   k_t (F_t^e the undamaged spring).
 //   A broken bond is a frictional contact with the same stiffness
-//   (continuum_bonds.h). Failure Criterion State (5.44): max(F_s / ℱ_t,
+//   (continuum_bonds.h), or keeps its shear force as Kratos leaves it
+//   (BrokenBonds "kratos", bond_law.h). Failure Criterion State (5.44): max(F_s / ℱ_t,
 //   F_nt / ℱ_nt), or with damage max(F_s / ℱ_t, u_n / u_n^f); 1 once broken.
 // Kratos' YOUNG_MODULUS_PLASTIC and PLASTIC_YIELD_STRESS are read and checked
 // (>= 0) but take no part: the thesis' compression model is the branches above.

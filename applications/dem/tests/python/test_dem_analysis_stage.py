@@ -275,6 +275,7 @@ def test_dem3d_contact_wall_results_near_kratos_with_the_exact_damping_map(in_co
     ("HertzDampingMap", "kratos", "exact, thornton_fit"),
     ("LinearContactStiffness", "hertz", "thesis, kratos"),
     ("BondStiffness", "hertz", "thesis, kratos"),
+    ("BrokenBonds", "sticky", "frictional, kratos"),
     ("GlobalDampingForm", "viscous", "vector, per_component"),
     ("WallSlider", "capped", "thesis, kratos"),
 ])
@@ -744,3 +745,14 @@ def test_sort_particles_frequency_reaches_the_strategy(tmp_path, monkeypatch):
     _, stage = Stage(SmallDeck(tmp_path, SortParticlesFrequency=0))
     stage.Initialize()
     assert stage.GetStrategy().GetSettings().sort_rows_frequency == 0
+
+
+def test_broken_bonds_reaches_the_strategy(tmp_path, monkeypatch):
+    # Tessera's own key (contact_laws/bond_law.h): "frictional" unless given.
+    monkeypatch.chdir(tmp_path)
+    _, stage = Stage(SmallDeck(tmp_path))
+    stage.Initialize()
+    assert stage.GetStrategy().GetSettings().broken_bonds == "frictional"
+    _, stage = Stage(SmallDeck(tmp_path, BrokenBonds="kratos"))
+    stage.Initialize()
+    assert stage.GetStrategy().GetSettings().broken_bonds == "kratos"

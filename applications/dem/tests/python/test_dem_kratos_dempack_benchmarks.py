@@ -23,7 +23,9 @@ their decks unchanged (../shared/kratos_cases; README of each case):
   normalised L1 error of the platen force below 5 % (DEM_benchmarks_class.py,
   ApplyErrorTolerance) over the run to 0.035 s, and, as the case's README
   recommends, the peak within 5 % at 0.0295 s to one graph interval, then
-  the brittle drop.
+  the brittle drop. The same checks with Kratos' broken bonds (BrokenBonds
+  "kratos") over Kratos' whole series to 0.05 s are not met (expected to
+  fail, strict: docs/validation.md).
 """
 import os
 
@@ -82,12 +84,28 @@ def test_kratos_benchmarks_20_and_22_two_dempack_spheres_follow_the_closed_form(
 
 
 @needs_cases
-def test_kratos_benchmark_27_ucs_of_52_dempack_spheres(in_copy):
+@pytest.mark.parametrize("broken", [
+    "frictional",
+    # Kratos' broken bonds as its DEM_Dempack source has them (the shear force
+    # kept, turned with the pair, in tension too while the spheres stay
+    # neighbours): the specimen fails late, peak 377,926 N at 0.032 s, L1
+    # 31.4 % over the whole series (docs/validation.md): Kratos' gate is not
+    # met. Strict: the test reports when it passes.
+    pytest.param("kratos", marks=pytest.mark.xfail(
+        strict=True, raises=AssertionError, reason="BrokenBonds kratos: L1 31 % over Kratos' series, the failure late")),
+])
+def test_kratos_benchmark_27_ucs_of_52_dempack_spheres(in_copy, broken):
     from tessera.dem import DEMAnalysisStage
     in_copy("benchmark27_ucs_dempack_52spheres")
     parameters = tessera.Parameters.FromFile("ProjectParametersUCS.json")
     parameters["problem_name"].SetString("benchmark27")
-    parameters["FinalTime"].SetDouble(0.035)
+    # Kratos' series runs to 0.05 s. With the frictional broken bonds the
+    # debris still carries load after 0.032 s, where Kratos' force is 0: that
+    # run is gated to 0.035 s (docs/validation.md); with Kratos' broken bonds
+    # over the whole series, as DEM_benchmarks_class.py gates it.
+    final_time = 0.035 if broken == "frictional" else 0.05
+    parameters["FinalTime"].SetDouble(final_time)
+    parameters.AddString("BrokenBonds", broken)
     # The deck leaves PoissonEffectOption and ShearStrainParallelToBondOption
     # at Kratos' default true; Tessera refuses them for the continuum strategy
     # (docs/user_guide.md). Switching them off changes nothing here: in Kratos
@@ -101,12 +119,14 @@ def test_kratos_benchmark_27_ucs_of_52_dempack_spheres(in_copy):
     # centres the specimen failed 3 ms late, 18 % high (L1 35.7 %).
     parameters.AddString("BondLeverArms", "kratos")
     reference = np.loadtxt("reference_rigid_graph_benchmark27.dat")
-    samples = []
+    samples, made = [], []
 
     class Stage(DEMAnalysisStage):
         def FinalizeSolutionStep(self):
             super().FinalizeSolutionStep()
             step = self.GetStrategy().StepCount()
+            if step == 1:  # the bonds made (the bounding box may remove debris later)
+                made.append(self.GetStrategy().NumberOfBonds())
             if step % 1000 == 0:  # every 5e-4 s, the runner's graph interval
                 top = self.rigid_face_model_part.GetSubModelPart("1")
                 force = sum(node.GetSolutionStepValue(tessera.ELASTIC_FORCES_Y) for node in top.Nodes)
@@ -117,17 +137,18 @@ def test_kratos_benchmark_27_ucs_of_52_dempack_spheres(in_copy):
     samples = np.array(samples)
     np.savetxt("tessera_rigid_graph_benchmark27.dat", samples)
     count = len(samples)
+    assert count == (70 if broken == "frictional" else len(reference))  # to final_time
     np.testing.assert_allclose(samples[:, 0], reference[:count, 0], rtol=1e-6)
     force, ref = np.abs(samples[:, 1]), np.abs(reference[:count, 1])
     peak = int(np.argmax(force))
     l1 = np.sum(np.abs(force - ref)) / np.sum(ref)
     elastic = (samples[:, 0] > 0.0172) & (samples[:, 0] < 0.0292)
     worst = np.max(np.abs(force[elastic] / ref[elastic] - 1.0))
-    print("bonds", stage.GetStrategy().NumberOfBonds(), "peak", force[peak], "at", samples[peak, 0],
+    print("bonds", made[0], "peak", force[peak], "at", samples[peak, 0],
           "L1", l1, "elastic", worst)
     # Kratos bonds the 203 pairs whose gaps are below 2 SearchTolerance
     # (190 below one tolerance: the slope was 8 % low).
-    assert stage.GetStrategy().NumberOfBonds() == 203
+    assert made == [203]
     touch = samples[np.nonzero(force > 0.0)[0][0], 0]
     assert touch == pytest.approx(0.0095, abs=1e-9)
     # The elastic curve from 0.0175 s (after the touch's transient) to 0.029 s
@@ -144,8 +165,8 @@ def test_kratos_benchmark_27_ucs_of_52_dempack_spheres(in_copy):
     assert abs(samples[peak, 0] - 0.0295) <= 5e-4 + 1e-9
     after = (samples[:, 0] > samples[peak, 0]) & (samples[:, 0] <= samples[peak, 0] + 2.5e-3 + 1e-9)
     assert force[after].min() < 0.1 * force[peak]
-    # Kratos' gate (DEM_benchmarks_class.py): L1 below 5 %, here over the
-    # 70 samples to 0.035 s (measured 4.7 %; Kratos' series runs to 0.05 s,
-    # over which the debris' force left between the platens gives more:
-    # docs/validation.md).
+    # Kratos' gate (DEM_benchmarks_class.py): L1 below 5 %, with the
+    # frictional broken bonds over the 70 samples to 0.035 s (measured 4.7 %;
+    # over Kratos' series to 0.05 s the debris' force left between the
+    # platens gives 7.6 %: docs/validation.md), with Kratos' over all 100.
     assert l1 < 0.05
