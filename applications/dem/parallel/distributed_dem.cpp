@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 #include <set>
+#include <type_traits>
 
 #include "applications/dem/dem_variables.h"
 #include "applications/dem/inlets/particle_inlet.h"
@@ -708,20 +709,10 @@ void DistributedDem::Migrate() {
       arrived_walls_[{static_cast<std::int64_t>(h[0]), static_cast<std::int64_t>(h[1])}] =
           std::vector<double>(h + 2, h + wall_width);
   }
-  // Rows that are neither owned nor a ghost here any more go.
+  // New rows are appended (the departed ones still there), then one pass
+  // removes the rows that are neither owned nor a ghost here any more and
+  // puts the others in key order (ExplicitSolverStrategy::ReorderRows).
   const bool velocity_steps = s_.increments_are_velocity_steps_;
-  if (std::find(keep.begin(), keep.end(), 0) != keep.end()) {
-    const ScopedPhase phase(timings_.remove_rows);
-    s_.RemoveParticles(keep);
-    std::size_t out_row = 0;
-    for (std::size_t i = 0; i < n; ++i) {
-      if (!keep[i]) continue;
-      row_key_[out_row] = row_key_[i], next_owner[out_row] = next_owner[i];
-      row_element_[out_row] = row_element_[i];
-      ++out_row;
-    }
-    row_key_.resize(out_row), next_owner.resize(out_row), row_element_.resize(out_row);
-  }
   row_owner_ = std::move(next_owner);
   if (!inserted.empty()) {
     // New rows: a node and an element with their global ids, then every column.
@@ -730,6 +721,9 @@ void DistributedDem::Migrate() {
     static const std::string kSphere = "SphericParticle3D", kDisc = "CylinderParticle2D";
     std::vector<NewParticle> news;
     const std::size_t glued_at = RowDoubles(p);  // a row's glued columns, where sticky
+    // In key order among themselves (from every sender), for the merge below.
+    std::sort(inserted.begin(), inserted.end(),
+              [](const double* a, const double* b) { return a[0] < b[0]; });
     for (const double* r : inserted) {
       NewParticle np;
       np.node_id = static_cast<IdType>(r[2]);
@@ -746,7 +740,8 @@ void DistributedDem::Migrate() {
       row_element_.push_back(np.element_id);
     }
     const std::size_t first = s_.particles_.size();
-    s_.InsertParticles(news);
+    // The search follows this hook: it finds the new rows' candidates.
+    s_.InsertParticles(news, /*search_follows=*/true);
     ParticleStorage& q = s_.Particles();
     for (std::size_t k = 0; k < inserted.size(); ++k) {
       const double* r = inserted[k];
@@ -764,19 +759,40 @@ void DistributedDem::Migrate() {
       if (sticky) TakeGlued(r + glued_at, s_.glued_, q, row);
     }
   }
-  // Rows in key order: the serial run's relative order of every pair.
-  if (!std::is_sorted(row_key_.begin(), row_key_.end())) {
-    const ScopedPhase phase(timings_.reorder_rows);
-    std::vector<std::uint32_t> order(row_key_.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::sort(order.begin(), order.end(),
-              [&](std::uint32_t a, std::uint32_t b) { return row_key_[a] < row_key_[b]; });
-    s_.ReorderRows(order);
-    const auto permute = [&order](auto& column) {
-      auto old = column;
-      for (std::size_t k = 0; k < order.size(); ++k) column[k] = old[order[k]];
+  // The rows kept in key order (the serial run's relative order of every
+  // pair): the old rows are in key order, the new ones too, so a merge.
+  const std::size_t rows = row_key_.size();
+  std::vector<std::uint32_t> order;
+  order.reserve(rows);
+  {
+    std::size_t i = 0, j = n;
+    const auto next_old = [&] {
+      while (i < n && !keep[i]) ++i;
     };
-    permute(row_key_), permute(row_owner_), permute(row_element_);
+    next_old();
+    while (i < n || j < rows) {
+      if (j == rows || (i < n && row_key_[i] < row_key_[j])) {
+        order.push_back(static_cast<std::uint32_t>(i++));
+        next_old();
+      } else {
+        order.push_back(static_cast<std::uint32_t>(j++));
+      }
+    }
+  }
+  const auto by_key = [&](std::uint32_t a, std::uint32_t b) { return row_key_[a] < row_key_[b]; };
+  if (!std::is_sorted(order.begin(), order.end(), by_key))
+    std::sort(order.begin(), order.end(), by_key);
+  bool same = order.size() == rows;
+  for (std::size_t k = 0; k < order.size() && same; ++k) same = order[k] == k;
+  if (!same) {
+    const ScopedPhase phase(inserted.empty() ? timings_.remove_rows : timings_.reorder_rows);
+    s_.ReorderRows(order);
+    const auto gather = [&order](auto& column) {
+      std::remove_reference_t<decltype(column)> kept(order.size());
+      for (std::size_t k = 0; k < order.size(); ++k) kept[k] = column[order[k]];
+      column.swap(kept);
+    };
+    gather(row_key_), gather(row_owner_), gather(row_element_);
   }
   FollowRows();
   // Inserted rows' increments are their owners' (carried): what the
