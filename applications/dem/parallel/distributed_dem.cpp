@@ -761,30 +761,27 @@ void DistributedDem::Migrate() {
   }
   // The rows kept in key order (the serial run's relative order of every
   // pair): the old rows are in key order, the new ones too, so a merge.
+  // (At most searches no row leaves or arrives: nothing to do.)
   const std::size_t rows = row_key_.size();
-  std::vector<std::uint32_t> order;
-  order.reserve(rows);
-  {
+  const std::size_t kept =
+      static_cast<std::size_t>(std::count(keep.begin(), keep.end(), 1)) + (rows - n);
+  const bool appended_in_order =
+      kept == rows && (rows == n || n == 0 || row_key_[n - 1] < row_key_[n]);
+  if (!appended_in_order) {
+    std::vector<std::uint32_t> order(kept);
     std::size_t i = 0, j = n;
-    const auto next_old = [&] {
-      while (i < n && !keep[i]) ++i;
-    };
-    next_old();
-    while (i < n || j < rows) {
+    while (i < n && !keep[i]) ++i;
+    for (std::size_t k = 0; k < kept; ++k) {
       if (j == rows || (i < n && row_key_[i] < row_key_[j])) {
-        order.push_back(static_cast<std::uint32_t>(i++));
-        next_old();
+        order[k] = static_cast<std::uint32_t>(i++);
+        while (i < n && !keep[i]) ++i;
       } else {
-        order.push_back(static_cast<std::uint32_t>(j++));
+        order[k] = static_cast<std::uint32_t>(j++);
       }
     }
-  }
-  const auto by_key = [&](std::uint32_t a, std::uint32_t b) { return row_key_[a] < row_key_[b]; };
-  if (!std::is_sorted(order.begin(), order.end(), by_key))
-    std::sort(order.begin(), order.end(), by_key);
-  bool same = order.size() == rows;
-  for (std::size_t k = 0; k < order.size() && same; ++k) same = order[k] == k;
-  if (!same) {
+    const auto by_key = [&](std::uint32_t a, std::uint32_t b) { return row_key_[a] < row_key_[b]; };
+    if (!std::is_sorted(order.begin(), order.end(), by_key))
+      std::sort(order.begin(), order.end(), by_key);
     const ScopedPhase phase(inserted.empty() ? timings_.remove_rows : timings_.reorder_rows);
     s_.ReorderRows(order);
     const auto gather = [&order](auto& column) {
