@@ -351,14 +351,9 @@ void ModelPart::RemapGeometryNodes(const std::vector<IndexType>& new_index) {
   for (auto& g : root.all_geometries_) remap(g);
 }
 
-void ModelPart::RemoveNodesFlagged(const Flag& flag) {
-  ModelPart& root = *root_;
-  NodalDatabase& db = *root.nodal_;
-  std::vector<std::uint8_t> remove(db.Size(), 0);
-  bool any = false;
-  for (IndexType i = 0; i < db.Size(); ++i)
-    if (db.Flags(i) & flag.Mask()) remove[i] = 1, any = true;
-  if (!any) return;
+void ModelPart::CheckNoUsers(const std::vector<std::uint8_t>& remove) const {
+  const ModelPart& root = *root_;
+  const NodalDatabase& db = *root.nodal_;
   // `who` names the user only for the error: a removal between steps (the
   // DEM's ghosts, its bounding box) must not build a string per element.
   auto check_users = [&](const Geometry& g, const auto& who) {
@@ -374,10 +369,10 @@ void ModelPart::RemoveNodesFlagged(const Flag& flag) {
   for (std::size_t g = 0; g < root.all_geometries_.size(); ++g)
     check_users(root.all_geometries_[g],
                 [&] { return "geometry " + std::to_string(root.geometry_ids_[g]); });
+}
 
-  const std::vector<IndexType> new_index = db.RemoveNodes(remove);
-  RemapAll(&ModelPart::nodes_, new_index);
-  RemapGeometryNodes(new_index);
+void ModelPart::RemapConstraintsAfterRemoval(const std::vector<IndexType>& new_index) {
+  ModelPart& root = *root_;
   std::erase_if(root.all_constraints_, [&](const MasterSlaveConstraint& c) {
     if (new_index[c.slave] == kInvalidIndex) return true;
     return std::any_of(c.masters.begin(), c.masters.end(),
@@ -395,6 +390,38 @@ void ModelPart::RemoveNodesFlagged(const Flag& flag) {
     root.constraint_index_.Insert(c.id, k);
   }
   RemapAll(&ModelPart::constraints_, constraint_new);
+}
+
+void ModelPart::RemoveNodesFlagged(const Flag& flag) {
+  ModelPart& root = *root_;
+  NodalDatabase& db = *root.nodal_;
+  std::vector<std::uint8_t> remove(db.Size(), 0);
+  bool any = false;
+  for (IndexType i = 0; i < db.Size(); ++i)
+    if (db.Flags(i) & flag.Mask()) remove[i] = 1, any = true;
+  if (!any) return;
+  CheckNoUsers(remove);
+  const std::vector<IndexType> new_index = db.RemoveNodes(remove);
+  RemapAll(&ModelPart::nodes_, new_index);
+  RemapGeometryNodes(new_index);
+  RemapConstraintsAfterRemoval(new_index);
+}
+
+void ModelPart::KeepNodesInOrder(const std::vector<IndexType>& order) {
+  ModelPart& root = *root_;
+  NodalDatabase& db = *root.nodal_;
+  if (order.size() == db.Size()) return ReorderNodes(order);
+  std::vector<std::uint8_t> remove(db.Size(), 1);
+  for (IndexType i : order)
+    if (i < remove.size()) remove[i] = 0;  // (KeepNodesInOrder names a bad order)
+  CheckNoUsers(remove);
+  const std::vector<IndexType> new_index = db.KeepNodesInOrder(order);
+  root.ForEachInTree([&](ModelPart& part) {
+    Remap(part.nodes_, new_index);
+    std::sort(part.nodes_.begin(), part.nodes_.end());
+  });
+  RemapGeometryNodes(new_index);
+  RemapConstraintsAfterRemoval(new_index);
 }
 
 void ModelPart::ReorderNodes(const std::vector<IndexType>& order) {

@@ -8,6 +8,7 @@
 // ancestors, so a parent always contains its children.
 #pragma once
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <span>
@@ -183,6 +184,12 @@ class ModelPart {
   // their node again (node.h). For locality: a strategy that reads nodes in
   // its own order lays them out in that order.
   void ReorderNodes(const std::vector<IndexType>& order);
+  // As ReorderNodes, but the nodes absent from `order` are removed (as by
+  // RemoveNodesFlagged: no element, condition or geometry may use them, and
+  // constraints that use them go): one pass over the nodal columns instead
+  // of a removal and a reordering (the distributed DEM's rows, which leave
+  // and arrive at each search and are kept in key order).
+  void KeepNodesInOrder(const std::vector<IndexType>& order);
 
   // ---- properties (shared objects owned by the root)
   Properties::Pointer CreateNewProperties(IdType id);  // returns the existing one if present
@@ -233,6 +240,11 @@ class ModelPart {
   // The node positions of every element, condition and mesh geometry of the
   // root through new_index (after a removal or a reordering of the nodes).
   void RemapGeometryNodes(const std::vector<IndexType>& new_index);
+  // An error where an element, condition or geometry of the root uses a node
+  // with remove[i] set.
+  void CheckNoUsers(const std::vector<std::uint8_t>& remove) const;
+  // The constraints through new_index after a removal: those that lost a node go.
+  void RemapConstraintsAfterRemoval(const std::vector<IndexType>& new_index);
   IndexType ElementIndexOf(IdType id) const;
   IndexType ConditionIndexOf(IdType id) const;
 

@@ -108,6 +108,19 @@ std::vector<IndexType> NodalDatabase::PermuteNodes(const std::vector<IndexType>&
   return new_index;
 }
 
+std::vector<IndexType> NodalDatabase::KeepNodesInOrder(const std::vector<IndexType>& order) {
+  const std::size_t n = ids_.size();
+  std::vector<IndexType> new_index(n, kInvalidIndex);
+  for (IndexType k = 0; k < order.size(); ++k) {
+    if (order[k] >= n || new_index[order[k]] != kInvalidIndex)
+      TESSERA_ERROR("KeepNodesInOrder: position ", order[k], " at ", k, " of ", n,
+                    " nodes is out of range or listed twice");
+    new_index[order[k]] = k;
+  }
+  GatherRows(order);
+  return new_index;
+}
+
 void NodalDatabase::GatherRows(const std::vector<IndexType>& kept) {
   auto gather = [&kept](auto& values) {
     std::remove_reference_t<decltype(values)> out;

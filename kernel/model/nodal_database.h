@@ -58,6 +58,11 @@ class NodalDatabase {
   // Reorders the nodes: the node at position order[k] moves to position k
   // (order must be a permutation of 0..Size()-1); returns old -> new positions.
   std::vector<IndexType> PermuteNodes(const std::vector<IndexType>& order);
+  // Keeps the nodes at positions order[k] (each at most once), moved to
+  // position k, and removes the others: a removal and a reordering in one
+  // pass over the columns. Returns old -> new positions (kInvalidIndex for
+  // removed nodes).
+  std::vector<IndexType> KeepNodesInOrder(const std::vector<IndexType>& order);
   // Counts the changes of positions of existing nodes (removal, reordering):
   // Node handles compare it to find out that their position moved.
   std::uint64_t Layout() const { return layout_; }

@@ -193,6 +193,37 @@ TEST(ModelPart, ReorderNodesMovesEveryReferenceAndKeepsHandlesValid) {
   EXPECT_THROW(gone.X(), Error);
 }
 
+TEST(ModelPart, KeepNodesInOrderRemovesTheOthersAndReordersTheRestInOnePass) {
+  Model model;
+  ModelPart& root = model.CreateModelPart("Main");
+  root.AddNodalSolutionStepVariable(TEMPERATURE);
+  ModelPart& sub = root.CreateSubModelPart("Sub");
+  for (int i = 1; i <= 6; ++i) root.CreateNewNode(i, i, 0, 0).GetSolutionStepValue(TEMPERATURE) = i;
+  sub.AddNodesByIndex({0, 2, 4});  // nodes 1, 3 and 5
+  auto props = root.CreateNewProperties(0);
+  const IdType line[] = {3, 6};
+  Element& e = root.CreateNewElement("Element2D2N", 1, line, props);
+  const Node kept = root.GetNode(6);
+
+  // An element still uses node 3 (position 2): it cannot go.
+  EXPECT_THROW(root.KeepNodesInOrder({5, 3}), Error);
+  EXPECT_THROW(root.KeepNodesInOrder({5, 2, 5}), Error);  // listed twice
+  EXPECT_EQ(root.NumberOfNodes(), 6u);                    // nothing changed
+
+  root.KeepNodesInOrder({5, 2, 0});  // nodes 6, 3, 1 kept in that order; 2, 4, 5 go
+  EXPECT_EQ(root.NumberOfNodes(), 3u);
+  EXPECT_EQ(kept.Index(), 0u);
+  EXPECT_EQ(kept.GetSolutionStepValue(TEMPERATURE), 6.0);
+  EXPECT_EQ(root.GetNode(3).Index(), 1u);
+  EXPECT_EQ(root.GetNode(1).X(), 1.0);
+  EXPECT_FALSE(root.HasNode(5));
+  EXPECT_EQ(e.GetGeometry()[0].Id(), 3u);  // elements follow their nodes
+  EXPECT_EQ(e.GetGeometry()[1].Id(), 6u);
+  std::vector<IdType> sub_ids;
+  for (Node node : sub.Nodes()) sub_ids.push_back(node.Id());
+  EXPECT_EQ(sub_ids, (std::vector<IdType>{3, 1}));  // node 5 gone, in position order
+}
+
 TEST(Table, InterpolatesAndExtrapolatesAsKratos) {
   Table t("TIME", "VALUE");
   t.AddRow(0.0, 0.0);

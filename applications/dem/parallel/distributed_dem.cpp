@@ -6,6 +6,7 @@
 #include <cmath>
 #include <numeric>
 #include <set>
+#include <type_traits>
 
 #include "applications/dem/dem_variables.h"
 #include "applications/dem/inlets/particle_inlet.h"
@@ -723,11 +724,16 @@ void DistributedDem::Migrate() {
       arrived_walls_[{static_cast<std::int64_t>(h[0]), static_cast<std::int64_t>(h[1])}] =
           std::vector<double>(h + 2, h + wall_width);
   }
-  // Rows that are neither owned nor a ghost here any more go.
+  // New rows are appended (the departed ones still there), then one pass
+  // removes the rows that are neither owned nor a ghost here any more and
+  // puts the others in key order (ExplicitSolverStrategy::ReorderRows).
   const bool velocity_steps = s_.increments_are_velocity_steps_;
-  if (std::find(keep.begin(), keep.end(), 0) != keep.end()) {
+  // Rigid clusters: a cluster's rows and its state go together (RemoveRows)
+  // before the new rows come; the one pass below then keeps every old row.
+  std::size_t old_rows = n;
+  if (clusters_in_run_ && std::find(keep.begin(), keep.end(), 0) != keep.end()) {
     const ScopedPhase phase(timings_.remove_rows);
-    RemoveRows(keep);  // with the clusters whose members go
+    RemoveRows(keep);
     std::size_t out_row = 0;
     for (std::size_t i = 0; i < n; ++i) {
       if (!keep[i]) continue;
@@ -736,6 +742,8 @@ void DistributedDem::Migrate() {
       ++out_row;
     }
     row_key_.resize(out_row), next_owner.resize(out_row), row_element_.resize(out_row);
+    old_rows = out_row;
+    keep.assign(old_rows, 1);
   }
   row_owner_ = std::move(next_owner);
   if (!inserted.empty()) {
@@ -745,6 +753,9 @@ void DistributedDem::Migrate() {
     static const std::string kSphere = "SphericParticle3D", kDisc = "CylinderParticle2D";
     std::vector<NewParticle> news;
     const std::size_t glued_at = RowDoubles(p);  // a row's glued columns, where sticky
+    // In key order among themselves (from every sender), for the merge below.
+    std::sort(inserted.begin(), inserted.end(),
+              [](const double* a, const double* b) { return a[0] < b[0]; });
     for (const double* r : inserted) {
       NewParticle np;
       np.node_id = static_cast<IdType>(r[2]);
@@ -761,7 +772,8 @@ void DistributedDem::Migrate() {
       row_element_.push_back(np.element_id);
     }
     const std::size_t first = s_.particles_.size();
-    s_.InsertParticles(news);
+    // The search follows this hook: it finds the new rows' candidates.
+    s_.InsertParticles(news, /*search_follows=*/true);
     ParticleStorage& q = s_.Particles();
     for (std::size_t k = 0; k < inserted.size(); ++k) {
       const double* r = inserted[k];
@@ -779,19 +791,37 @@ void DistributedDem::Migrate() {
       if (sticky) TakeGlued(r + glued_at, s_.glued_, q, row);
     }
   }
-  // Rows in key order: the serial run's relative order of every pair.
-  if (!std::is_sorted(row_key_.begin(), row_key_.end())) {
-    const ScopedPhase phase(timings_.reorder_rows);
-    std::vector<std::uint32_t> order(row_key_.size());
-    std::iota(order.begin(), order.end(), 0u);
-    std::sort(order.begin(), order.end(),
-              [&](std::uint32_t a, std::uint32_t b) { return row_key_[a] < row_key_[b]; });
+  // The rows kept in key order (the serial run's relative order of every
+  // pair): the old rows are in key order, the new ones too, so a merge.
+  // (At most searches no row leaves or arrives: nothing to do.)
+  const std::size_t rows = row_key_.size();
+  const std::size_t kept =
+      static_cast<std::size_t>(std::count(keep.begin(), keep.end(), 1)) + (rows - old_rows);
+  const bool appended_in_order = kept == rows && (rows == old_rows || old_rows == 0 ||
+                                                  row_key_[old_rows - 1] < row_key_[old_rows]);
+  if (!appended_in_order) {
+    std::vector<std::uint32_t> order(kept);
+    std::size_t i = 0, j = old_rows;
+    while (i < old_rows && !keep[i]) ++i;
+    for (std::size_t k = 0; k < kept; ++k) {
+      if (j == rows || (i < old_rows && row_key_[i] < row_key_[j])) {
+        order[k] = static_cast<std::uint32_t>(i++);
+        while (i < old_rows && !keep[i]) ++i;
+      } else {
+        order[k] = static_cast<std::uint32_t>(j++);
+      }
+    }
+    const auto by_key = [&](std::uint32_t a, std::uint32_t b) { return row_key_[a] < row_key_[b]; };
+    if (!std::is_sorted(order.begin(), order.end(), by_key))
+      std::sort(order.begin(), order.end(), by_key);
+    const ScopedPhase phase(inserted.empty() ? timings_.remove_rows : timings_.reorder_rows);
     s_.ReorderRows(order);
-    const auto permute = [&order](auto& column) {
-      auto old = column;
-      for (std::size_t k = 0; k < order.size(); ++k) column[k] = old[order[k]];
+    const auto gather = [&order](auto& column) {
+      std::remove_reference_t<decltype(column)> kept(order.size());
+      for (std::size_t k = 0; k < order.size(); ++k) kept[k] = column[order[k]];
+      column.swap(kept);
     };
-    permute(row_key_), permute(row_owner_), permute(row_element_);
+    gather(row_key_), gather(row_owner_), gather(row_element_);
   }
   FollowRows();
   // Inserted rows' increments are their owners' (carried): what the

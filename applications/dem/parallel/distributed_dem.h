@@ -106,8 +106,10 @@ struct NewParticle;
 //   ghost_refresh packing, exchanging and unpacking the ghosts' rows
 //   migrate       SearchHooks::before_search: the exchange of rows and
 //                 histories, of which
-//   remove_rows   the rows that left this rank's set, and
-//   reorder_rows  the rows put back in key order after arrivals
+//   remove_rows   the rows that left this rank's set removed, where none
+//                 arrived, or
+//   reorder_rows  where rows arrived: the one pass that removes the departed
+//                 rows and puts the others in key order (ReorderRows)
 //   after_search  arrived histories installed, ghost lists rebuilt
 struct DistributedTimings {
   double vote = 0.0;

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <array>
 #include <numbers>
+#include <type_traits>
 
 #include "applications/dem/dem_variables.h"
 #include "applications/dem/elements/spheric_particle.h"
@@ -83,11 +84,11 @@ void ParticleStorage::Compact(const std::vector<std::uint8_t>& keep) {
 }
 
 void ParticleStorage::Permute(const std::vector<std::uint32_t>& order) {
-  if (order.size() != size())
+  if (order.size() > size())
     TESSERA_ERROR("ParticleStorage::Permute: ", order.size(), " rows in the order, ", size(),
                   " in the storage");
   ForEachColumn(*this, [&order](auto& column) {
-    auto permuted = column;
+    std::remove_reference_t<decltype(column)> permuted(order.size());
     for (std::size_t k = 0; k < order.size(); ++k) permuted[k] = column[order[k]];
     column.swap(permuted);
   });

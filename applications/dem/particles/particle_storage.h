@@ -112,7 +112,8 @@ struct ParticleStorage {
   void AppendRow();
   // Keeps the rows with keep[i] != 0, in order.
   void Compact(const std::vector<std::uint8_t>& keep);
-  // Reorders the rows: row order[k] becomes row k (order is a permutation).
+  // Reorders the rows: row order[k] becomes row k (each row listed at most
+  // once); the rows absent from `order` are dropped.
   void Permute(const std::vector<std::uint32_t>& order);
   // Bytes the owned columns hold (their capacity), for the memory report.
   std::size_t HeldBytes() const;

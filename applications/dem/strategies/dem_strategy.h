@@ -307,7 +307,9 @@ class ExplicitSolverStrategy {
   // keep every existing contact as it is (histories, the forces and energies of
   // the last evaluation): no full search. They must not overlap anything (the
   // caller checks): their force until the next evaluation is their weight.
-  void InsertParticles(const std::vector<NewParticle>& particles);
+  // With `search_follows` (a search comes before the next force evaluation:
+  // the distributed run's migration) their candidates are left to it.
+  void InsertParticles(const std::vector<NewParticle>& particles, bool search_follows = false);
   // Spheres a script creates in the spheres' model part between steps (a node
   // with RADIUS and VELOCITY, an element of a particle material known at
   // Initialize) join the run at the next ReadFromNodes or SolveSolutionStep,
@@ -493,12 +495,15 @@ class ExplicitSolverStrategy {
   // start of Search, whose merge then carries the histories to the new lists.
   void SortRows();
   // Reorders the rows (row order[k] becomes row k) and renumbers everything
-  // that refers to rows, as SortRows does with its spatial order.
+  // that refers to rows, as SortRows does with its spatial order. Rows absent
+  // from `order` are removed (their elements, nodes and contacts, as by
+  // RemoveParticles) in the same pass: one gather of every column and of the
+  // nodal database instead of two (the distributed run's rows at a search).
   void ReorderRows(const std::vector<std::uint32_t>& order);
   // Reorders the spheres' nodes in their database as the rows (row k's node at
   // position k), so that the node synchronisation reads and writes both in
-  // sequence.
-  void LayOutNodesAsRows();
+  // sequence; the nodes with drop[i] set (rows removed) are removed with it.
+  void LayOutNodesAsRows(const std::vector<std::uint8_t>& drop = {});
   // Deletes the spheres, and the clusters with all their members, outside the
   // bounding box when it is active at `time`; true when anything was deleted.
   bool RemoveOutsideBoundingBox(double time);
@@ -520,8 +525,9 @@ class ExplicitSolverStrategy {
   // Candidates of rows first_new.. (just appended) merged into the contact lists.
   void AddCandidatesOfNewRows(std::size_t first_new);
   // Rows first_new.. just appended: weight as their force, wrapped into a
-  // periodic box, their candidates merged, the columns shared again.
-  void StartNewRows(std::size_t first_new);
+  // periodic box, their candidates merged (unless a search follows), the
+  // columns shared again.
+  void StartNewRows(std::size_t first_new, bool search_follows = false);
   void RemoveParticles(const std::vector<std::uint8_t>& keep);
   // Continuum strategy: the bond table and the bonds of the rows as they are now.
   void CreateContinuumBonds();

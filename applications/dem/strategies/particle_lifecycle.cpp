@@ -26,7 +26,8 @@ void ExplicitSolverStrategy::RegisterParticleMaterial(const Properties* properti
   registered_materials_.emplace_back(properties, smallest_radius);
 }
 
-void ExplicitSolverStrategy::InsertParticles(const std::vector<NewParticle>& particles) {
+void ExplicitSolverStrategy::InsertParticles(const std::vector<NewParticle>& particles,
+                                             bool search_follows) {
   if (!initialized_) TESSERA_ERROR("InsertParticles: call Initialize() first");
   const std::size_t first_new = particles_.size();
   for (const NewParticle& p : particles) {
@@ -41,21 +42,23 @@ void ExplicitSolverStrategy::InsertParticles(const std::vector<NewParticle>& par
         p.element_type ? *p.element_type : "SphericParticle3D", p.element_id, ids, p.properties);
     AppendParticle(spheres_, element, material_index_, particles_, settings_.dimension);
   }
-  StartNewRows(first_new);
+  StartNewRows(first_new, search_follows);
 }
 
-void ExplicitSolverStrategy::StartNewRows(std::size_t first_new) {
+void ExplicitSolverStrategy::StartNewRows(std::size_t first_new, bool search_follows) {
   increments_are_velocity_steps_ = false;  // the newcomers have made no increment
   // Their force until the next evaluation is their weight.
   for (std::size_t row = first_new; row < particles_.size(); ++row)
     particles_.force[row] = particles_.mass[row] * settings_.gravity;
   StartGearRows(first_new);  // Gear: a = that weight's acceleration
   if (settings_.periodic) WrapIntoPeriodicBox(first_new);
-  AddCandidatesOfNewRows(first_new);
+  // The search that follows finds them as new contacts, as this would.
+  if (!search_follows) AddCandidatesOfNewRows(first_new);
   ShareRowsWithNodes();
   // Their candidates were found where they are now: the adaptive search
-  // measures their displacement from there.
-  if (AdaptiveSearchArmed() && search_position_.size() == first_new)
+  // measures their displacement from there (the search that follows
+  // remembers every row's).
+  if (!search_follows && AdaptiveSearchArmed() && search_position_.size() == first_new)
     for (std::size_t row = first_new; row < particles_.size(); ++row)
       search_position_.push_back(particles_.position[row]);
 }
