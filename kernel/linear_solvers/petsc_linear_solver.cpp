@@ -94,8 +94,7 @@ struct PetscLinearSolver::Impl {
   std::vector<PetscInt> global;
   std::vector<std::uint8_t> owned;
   PetscInt first = 0, owned_count = 0, global_count = 0;
-  bool rebuild = true;            // the matrix must be made for a new pattern or distribution
-  std::vector<int> outer, inner;  // serial: the pattern the matrix was made for
+  bool rebuild = true;  // the matrix (serial: the vectors) must be made anew
   std::vector<PetscInt> columns;
   std::vector<PetscScalar> zeros;
   // Per local equation: position (3) and vector component (-1: none), for
@@ -205,6 +204,11 @@ struct PetscLinearSolver::Impl {
     Check(MatPreallocatorPreallocate(preallocator, PETSC_TRUE, matrix),
           "MatPreallocatorPreallocate");
     MatDestroy(&preallocator);
+    // Block size 3 (set once preallocated, as AIJ allows) where every rank's
+    // owned rows are whole (x, y, z) node triples, numbered consecutively.
+    int triples = OwnedTriples() ? 1 : 0, all_triples = 0;
+    MPI_Allreduce(&triples, &all_triples, 1, MPI_INT, MPI_MIN, comm);
+    if (all_triples) Check(MatSetBlockSize(matrix, 3), "MatSetBlockSize");
     // The pattern is complete: a new entry would be a bug, not a reallocation.
     Check(MatSetOption(matrix, MAT_NEW_NONZERO_LOCATION_ERR, PETSC_TRUE), "MatSetOption");
     Check(MatCreateVecs(matrix, &x, &b), "MatCreateVecs");
@@ -222,6 +226,59 @@ struct PetscLinearSolver::Impl {
       AttachRigidBodyModes();
     }
     rebuild = false;
+  }
+
+  // Serial: a SeqAIJ matrix over A's own arrays (Eigen's row-major CSR with
+  // int indices is AIJ's layout), so the system is stored once. Remade at
+  // every solve: it costs no copy, and A may have been reallocated since.
+  // Block size 3 where the equations come in (x, y, z) triples of one node:
+  // GAMG then aggregates nodes, not single equations.
+  void WrapSerial(const SparseMatrix& A) {
+    static_assert(sizeof(PetscInt) == sizeof(int) && sizeof(PetscScalar) == sizeof(double),
+                  "PETSc with 32-bit indices and real doubles is expected");
+    const auto n = static_cast<PetscInt>(A.rows());
+    if (matrix) MatDestroy(&matrix);
+    Check(MatCreateSeqAIJWithArrays(PETSC_COMM_SELF, n, n, const_cast<int*>(A.outerIndexPtr()),
+                                    const_cast<int*>(A.innerIndexPtr()),
+                                    const_cast<double*>(A.valuePtr()), &matrix),
+          "MatCreateSeqAIJWithArrays");
+    if (NodalTriples()) Check(MatSetBlockSize(matrix, 3), "MatSetBlockSize");
+    if (rebuild) {
+      if (x) VecDestroy(&x);
+      if (b) VecDestroy(&b);
+      Check(MatCreateVecs(matrix, &x, &b), "MatCreateVecs");
+      rebuild = false;
+    }
+    if (!coordinates.empty()) {
+      TESSERA_CHECK(coordinates.size() == 3 * global.size() && components.size() == global.size(),
+                    "petsc: positions of ", components.size(), " equations for a system of ",
+                    global.size());
+      AttachRigidBodyModes();
+    }
+  }
+
+  // Distributed: whether the owned equations are node triples (NodalTriples)
+  // with consecutive global rows starting at a multiple of 3.
+  bool OwnedTriples() const {
+    if (!NodalTriples() || first % 3 != 0 || owned_count % 3 != 0) return false;
+    for (std::size_t i = 0; i < global.size(); i += 3)
+      for (std::size_t c = 1; c < 3; ++c)
+        if (owned[i + c] != owned[i] || global[i + c] != global[i] + static_cast<PetscInt>(c) ||
+            global[i] % 3 != 0)
+          return false;
+    return true;
+  }
+
+  // Whether equations 3k, 3k+1, 3k+2 are the x, y, z components at one point.
+  bool NodalTriples() const {
+    if (coordinates.empty() || components.size() % 3 != 0 || components.empty()) return false;
+    for (std::size_t i = 0; i < components.size(); ++i) {
+      if (components[i] != static_cast<int>(i % 3)) return false;
+      const std::size_t first = i - i % 3;
+      for (int d = 0; d < 3; ++d)
+        if (coordinates[3 * i + d] != coordinates[3 * first + d]) return false;
+    }
+    return true;
   }
 };
 
@@ -304,15 +361,10 @@ void PetscLinearSolver::Solve(const SparseMatrix& A, Vector& x, const Vector& b)
                   A.rows(), " local rows, the distribution ", p.global.size(),
                   " (SetDistribution after each numbering)");
   } else {
-    // A new pattern (first solve, renumbering) makes a new matrix.
-    const bool same = static_cast<std::size_t>(A.rows() + 1) == p.outer.size() &&
-                      static_cast<std::size_t>(A.nonZeros()) == p.inner.size() &&
-                      std::equal(p.outer.begin(), p.outer.end(), A.outerIndexPtr()) &&
-                      std::equal(p.inner.begin(), p.inner.end(), A.innerIndexPtr());
-    if (!same) {
-      p.outer.assign(A.outerIndexPtr(), A.outerIndexPtr() + A.rows() + 1);
-      p.inner.assign(A.innerIndexPtr(), A.innerIndexPtr() + A.nonZeros());
-      const auto n = static_cast<PetscInt>(A.rows());
+    // A new size (first solve, renumbering) makes new vectors; the matrix
+    // is A itself.
+    const auto n = static_cast<PetscInt>(A.rows());
+    if (static_cast<std::size_t>(n) != p.global.size() || p.x == nullptr) {
       p.global.resize(static_cast<std::size_t>(n));
       for (PetscInt i = 0; i < n; ++i) p.global[i] = i;
       p.owned.assign(static_cast<std::size_t>(n), 1);
@@ -325,19 +377,22 @@ void PetscLinearSolver::Solve(const SparseMatrix& A, Vector& x, const Vector& b)
       return;
     }
   }
-  if (p.rebuild) p.Build(A);
-
-  Check(MatZeroEntries(p.matrix), "MatZeroEntries");
-  const double* values = A.valuePtr();
-  for (Eigen::Index r = 0; r < A.rows(); ++r) {
-    p.MapRow(A, r);
-    const PetscInt row = p.global[r];
-    Check(MatSetValues(p.matrix, 1, &row, static_cast<PetscInt>(p.columns.size()), p.columns.data(),
-                       values + A.outerIndexPtr()[r], ADD_VALUES),
-          "MatSetValues");
+  if (distributed_) {
+    if (p.rebuild) p.Build(A);
+    Check(MatZeroEntries(p.matrix), "MatZeroEntries");
+    const double* values = A.valuePtr();
+    for (Eigen::Index r = 0; r < A.rows(); ++r) {
+      p.MapRow(A, r);
+      const PetscInt row = p.global[r];
+      Check(MatSetValues(p.matrix, 1, &row, static_cast<PetscInt>(p.columns.size()),
+                         p.columns.data(), values + A.outerIndexPtr()[r], ADD_VALUES),
+            "MatSetValues");
+    }
+    Check(MatAssemblyBegin(p.matrix, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
+    Check(MatAssemblyEnd(p.matrix, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
+  } else {
+    p.WrapSerial(A);
   }
-  Check(MatAssemblyBegin(p.matrix, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
-  Check(MatAssemblyEnd(p.matrix, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
 
   PetscScalar* rhs = nullptr;
   Check(VecGetArray(p.b, &rhs), "VecGetArray");
@@ -372,14 +427,21 @@ void PetscLinearSolver::Solve(const SparseMatrix& A, Vector& x, const Vector& b)
                 << p.global_count << " equations)\n";
   }
 
-  Check(VecScatterBegin(p.scatter, p.x, p.x_local, INSERT_VALUES, SCATTER_FORWARD),
-        "VecScatterBegin");
-  Check(VecScatterEnd(p.scatter, p.x, p.x_local, INSERT_VALUES, SCATTER_FORWARD), "VecScatterEnd");
+  // Serial: x is the solution itself; distributed: its owned part, scattered
+  // to every local equation.
+  Vec solution = p.x;
+  if (distributed_) {
+    Check(VecScatterBegin(p.scatter, p.x, p.x_local, INSERT_VALUES, SCATTER_FORWARD),
+          "VecScatterBegin");
+    Check(VecScatterEnd(p.scatter, p.x, p.x_local, INSERT_VALUES, SCATTER_FORWARD),
+          "VecScatterEnd");
+    solution = p.x_local;
+  }
   x.resize(A.rows());
   const PetscScalar* local = nullptr;
-  Check(VecGetArrayRead(p.x_local, &local), "VecGetArrayRead");
+  Check(VecGetArrayRead(solution, &local), "VecGetArrayRead");
   std::copy(local, local + A.rows(), x.data());
-  Check(VecRestoreArrayRead(p.x_local, &local), "VecRestoreArrayRead");
+  Check(VecRestoreArrayRead(solution, &local), "VecRestoreArrayRead");
 }
 
 void PetscLinearSolver::Clear() {
@@ -387,8 +449,7 @@ void PetscLinearSolver::Clear() {
   impl_->matrix = nullptr;
   impl_->x = impl_->b = impl_->x_local = nullptr;
   impl_->scatter = nullptr;
-  impl_->outer.clear();
-  impl_->inner.clear();
+  impl_->global.clear();
   impl_->rebuild = true;
 }
 

@@ -103,26 +103,30 @@ class BuilderAndSolver {
             row_entities[fill[id]++] = static_cast<std::uint32_t>(k);
     }
     // Columns of each row: the union of the free ids of its entities, sorted.
-    std::vector<std::vector<int>> row_columns(n_free);
-    ParallelFor(n_free, [&](std::size_t r) {
-      std::vector<int>& columns = row_columns[r];
+    // Two passes over the rows (count, then write straight into the CSR
+    // indices) with one scratch list per thread: no per-row allocation, so
+    // the pattern never exists twice. It is kept as indices only; the values
+    // live in the system matrix alone (InitializeSystem).
+    std::vector<std::vector<int>> scratch(static_cast<std::size_t>(ParallelThreads()));
+    auto row_columns = [&](std::size_t r) -> std::vector<int>& {
+      std::vector<int>& columns = scratch[static_cast<std::size_t>(omp_get_thread_num())];
+      columns.clear();
       for (std::size_t p = row_start[r]; p < row_start[r + 1]; ++p)
         for (int id : Ids(row_entities[p]))
           if (static_cast<std::size_t>(id) < n_free) columns.push_back(id);
       std::sort(columns.begin(), columns.end());
       columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
-    });
-    pattern_ = SparseMatrix(static_cast<Eigen::Index>(n_free), static_cast<Eigen::Index>(n_free));
-    std::vector<std::size_t> start(n_free + 1, 0);
-    for (std::size_t r = 0; r < n_free; ++r) start[r + 1] = start[r] + row_columns[r].size();
-    pattern_.resizeNonZeros(static_cast<Eigen::Index>(start.back()));
-    int* outer = pattern_.outerIndexPtr();
-    int* inner = pattern_.innerIndexPtr();
-    double* values = pattern_.valuePtr();
-    for (std::size_t r = 0; r <= n_free; ++r) outer[r] = static_cast<int>(start[r]);
+      return columns;
+    };
+    pattern_outer_.assign(n_free + 1, 0);
     ParallelFor(n_free, [&](std::size_t r) {
-      std::copy(row_columns[r].begin(), row_columns[r].end(), inner + start[r]);
-      std::fill(values + start[r], values + start[r + 1], 0.0);
+      pattern_outer_[r + 1] = static_cast<int>(row_columns(r).size());
+    });
+    for (std::size_t r = 0; r < n_free; ++r) pattern_outer_[r + 1] += pattern_outer_[r];
+    pattern_inner_.resize(static_cast<std::size_t>(pattern_outer_.back()));
+    ParallelFor(n_free, [&](std::size_t r) {
+      const std::vector<int>& columns = row_columns(r);
+      std::copy(columns.begin(), columns.end(), pattern_inner_.begin() + pattern_outer_[r]);
     });
     if (solver_->AdditionalPhysicalDataIsNeeded()) ProvidePhysicalData();
     system_ready_ = true;
@@ -139,7 +143,10 @@ class BuilderAndSolver {
   // Gives A the sparsity (zero values), dx the free size and b the full size.
   void InitializeSystem(SparseMatrix& A, Vector& dx, Vector& b) const {
     CheckReady();
-    A = pattern_;
+    if (HasPattern(A))
+      std::fill(A.valuePtr(), A.valuePtr() + A.nonZeros(), 0.0);
+    else
+      MakeMatrix(A);
     dx = Vector::Zero(static_cast<Eigen::Index>(dofs_.NumberOfFreeDofs()));
     b = Vector::Zero(static_cast<Eigen::Index>(dofs_.size()));
   }
@@ -182,7 +189,12 @@ class BuilderAndSolver {
   std::size_t NumberOfColours() const { return colours_.size(); }
   std::span<const int> EquationIds(std::size_t entity) const { return Ids(entity); }
   const std::vector<Entity*>& Entities() const { return entities_; }
-  const SparseMatrix& Pattern() const { return pattern_; }
+  // The sparsity of the free block, as a matrix of zeros.
+  SparseMatrix Pattern() const {
+    SparseMatrix pattern;
+    MakeMatrix(pattern);
+    return pattern;
+  }
 
   virtual void Clear() {
     dofs_ = DofSet();
@@ -194,7 +206,8 @@ class BuilderAndSolver {
     gather_start_.clear();
     gather_positions_.clear();
     local_rhs_.clear();
-    pattern_ = SparseMatrix();
+    pattern_outer_.clear();
+    pattern_inner_.clear();
     solver_->Clear();
     system_ready_ = false;
   }
@@ -212,6 +225,26 @@ class BuilderAndSolver {
     TESSERA_CHECK(system_ready_,
                   "BuilderAndSolver: the system is not set up (SetUpDofSet, "
                   "SetUpSystem)");
+  }
+
+  // A becomes the free block's sparsity with zero values.
+  void MakeMatrix(SparseMatrix& A) const {
+    const auto n =
+        static_cast<Eigen::Index>(pattern_outer_.empty() ? 0 : pattern_outer_.size() - 1);
+    A = SparseMatrix(n, n);
+    A.resizeNonZeros(static_cast<Eigen::Index>(pattern_inner_.size()));
+    std::copy(pattern_outer_.begin(), pattern_outer_.end(), A.outerIndexPtr());
+    std::copy(pattern_inner_.begin(), pattern_inner_.end(), A.innerIndexPtr());
+    std::fill(A.valuePtr(), A.valuePtr() + A.nonZeros(), 0.0);
+  }
+  // Whether A has the free block's sparsity (then only its values change).
+  bool HasPattern(const SparseMatrix& A) const {
+    return A.isCompressed() && !pattern_outer_.empty() &&
+           static_cast<std::size_t>(A.rows()) + 1 == pattern_outer_.size() &&
+           A.cols() == A.rows() &&
+           static_cast<std::size_t>(A.nonZeros()) == pattern_inner_.size() &&
+           std::equal(pattern_outer_.begin(), pattern_outer_.end(), A.outerIndexPtr()) &&
+           std::equal(pattern_inner_.begin(), pattern_inner_.end(), A.innerIndexPtr());
   }
 
   // Positions and components of the free equations, for the linear solver.
@@ -303,10 +336,11 @@ class BuilderAndSolver {
       return;
     }
     if (A) {
-      if (A->rows() != pattern_.rows() || A->nonZeros() != pattern_.nonZeros() ||
-          !A->isCompressed())
-        *A = pattern_;
-      std::fill(A->valuePtr(), A->valuePtr() + A->nonZeros(), 0.0);
+      if (static_cast<std::size_t>(A->rows()) + 1 != pattern_outer_.size() ||
+          static_cast<std::size_t>(A->nonZeros()) != pattern_inner_.size() || !A->isCompressed())
+        MakeMatrix(*A);
+      else
+        std::fill(A->valuePtr(), A->valuePtr() + A->nonZeros(), 0.0);
     }
     if (b) b->setZero(static_cast<Eigen::Index>(dofs_.size()));
     locals_.resize(static_cast<std::size_t>(ParallelThreads()));
@@ -362,10 +396,10 @@ class BuilderAndSolver {
   std::vector<int> equation_ids_;
   std::vector<std::vector<std::uint32_t>> colours_;
   std::vector<std::uint32_t> serial_;
-  std::vector<std::size_t> gather_start_;        // per equation, into gather_positions_
-  std::vector<std::uint32_t> gather_positions_;  // terms in coloured order (GatherOrder)
-  std::vector<double> local_rhs_;                // the entities' local right-hand sides
-  SparseMatrix pattern_;
+  std::vector<std::size_t> gather_start_;           // per equation, into gather_positions_
+  std::vector<std::uint32_t> gather_positions_;     // terms in coloured order (GatherOrder)
+  std::vector<double> local_rhs_;                   // the entities' local right-hand sides
+  std::vector<int> pattern_outer_, pattern_inner_;  // the free block's CSR sparsity
   std::vector<LocalSystem> locals_;  // per-thread local systems, reused across builds
   Vector rhs_free_;
 };
