@@ -2,7 +2,9 @@
 applications/coupling/python_scripts/distributed_coupling.py): the plate
 struck by 16 spheres of mpi_coupled_case.py, 300 steps, on 2 and 4 ranks
 against the serial run (ADM and direct interpolation; the skin found
-automatically or named; ADM's forces as the thesis' or energy-consistent).
+automatically or named; ADM's forces as the thesis' or energy-consistent),
+and Kratos' CoSimulation cable net (the DEM deck's own walls following the
+net: "wall_model_parts").
 The issue asks for the serial coupled run's results
 within 1e-10; they are not bitwise by design: a shared structural node's
 force is a sum of per-rank partial sums (the structure's interface sum) and a
