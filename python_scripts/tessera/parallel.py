@@ -112,7 +112,8 @@ def OwnedNodeIds(model_part, what):
         raise tessera.Error(f"{what}: model part '{model_part.FullName()}' of a distributed "
                             "(\"parallel_type\": \"MPI\") run has no declared owner per node (the "
                             "structure's and the DEM spheres' model parts have); write its results "
-                            "with vtk_output_process")
+                            "piece by piece (vtk_output_process, hdf5_output_process) or, for the "
+                            "DEM's walls, with the DEM deck's post options")
     import numpy as np
     ids = np.asarray(model_part.NodeIds(), dtype=np.int64)
     return ids[np.isin(ids, np.asarray(provider(), dtype=np.int64))]
