@@ -94,18 +94,10 @@ std::vector<IndexType> NodalDatabase::RemoveNodes(const std::vector<std::uint8_t
 }
 
 std::vector<IndexType> NodalDatabase::PermuteNodes(const std::vector<IndexType>& order) {
-  const std::size_t n = ids_.size();
-  if (order.size() != n)
-    TESSERA_ERROR("PermuteNodes: an order of ", order.size(), " positions for ", n, " nodes");
-  std::vector<IndexType> new_index(n, kInvalidIndex);
-  for (IndexType k = 0; k < n; ++k) {
-    if (order[k] >= n || new_index[order[k]] != kInvalidIndex)
-      TESSERA_ERROR("PermuteNodes: the order is not a permutation (position ", order[k], " at ", k,
-                    ")");
-    new_index[order[k]] = k;
-  }
-  GatherRows(order);
-  return new_index;
+  if (order.size() != ids_.size())
+    TESSERA_ERROR("PermuteNodes: an order of ", order.size(), " positions for ", ids_.size(),
+                  " nodes");
+  return KeepNodesInOrder(order);  // every node kept: a permutation
 }
 
 std::vector<IndexType> NodalDatabase::KeepNodesInOrder(const std::vector<IndexType>& order) {
@@ -114,7 +106,7 @@ std::vector<IndexType> NodalDatabase::KeepNodesInOrder(const std::vector<IndexTy
   for (IndexType k = 0; k < order.size(); ++k) {
     if (order[k] >= n || new_index[order[k]] != kInvalidIndex)
       TESSERA_ERROR("KeepNodesInOrder: position ", order[k], " at ", k, " of ", n,
-                    " nodes is out of range or listed twice");
+                    " nodes is out of range or listed twice (not a permutation of a subset)");
     new_index[order[k]] = k;
   }
   GatherRows(order);

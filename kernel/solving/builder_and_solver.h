@@ -86,7 +86,7 @@ class BuilderAndSolver {
     });
 
     Colour(n_total);
-    GatherOrder(n_total);
+    gather_start_.clear();  // the right-hand side's order, made at its first use (AssembleRHS)
 
     // Rows -> entities touching them (counting sort, in entity order).
     std::vector<std::size_t> row_start(n_free + 1, 0);
@@ -306,6 +306,9 @@ class BuilderAndSolver {
     TESSERA_CHECK(equation_ids_.size() < std::numeric_limits<std::uint32_t>::max(),
                   "BuilderAndSolver: ", equation_ids_.size(),
                   " local terms exceed 32-bit positions");
+    // Built here, not in SetUpSystem: an implicit solve never assembles a
+    // right-hand side alone and need not hold the order.
+    if (gather_start_.empty()) GatherOrder(dofs_.size());
     local_rhs_.resize(equation_ids_.size());
     ParallelForChecked(entities_.size(), [&](std::size_t k) {
       Vector& rhs = locals_[static_cast<std::size_t>(omp_get_thread_num())].rhs;
