@@ -11,7 +11,10 @@ order and the implicit structure with DEM sub-steps run so:
   piece), so every rank holds the same skin walls, in the serial run's order,
   with the same ids: the DEM's walls are replicated anyway. With
   "wall_model_parts" the DEM deck's own walls follow the nodes of the whole
-  mesh they lie on, mapped alike on every rank.
+  mesh they lie on, mapped alike on every rank. Each rank's wall search sees
+  only the skin faces near its DEM box (the stage's
+  walls_searched_near_domain: DistributedDem.SearchWallsNearDomain), which
+  hold every candidate of the spheres it owns.
 - Walls moved with the structure. Each step the owners of the skin's FE nodes
   send X + u, u and v of their nodes to rank 0, which broadcasts the whole
   skin in global order; every rank's mirrors take these values (the serial
@@ -35,10 +38,10 @@ order and the implicit structure with DEM sub-steps run so:
 
 Cost per step: two gathers to rank 0 and two broadcasts of the whole skin
 (9 and 3 doubles per skin node; implicit: once per structural step, none per
-sub-step), and every rank holds every skin face; a
-scalable version would send each rank only the skin faces within its DEM box
-plus the ghost layer, and return the forces to the owners point to point
-(docs/architecture.md).
+sub-step), and every rank holds and moves every skin face (its wall search
+only those near its box); a scalable version would send each rank only the
+states of the skin nodes its faces use, and return the forces to the owners
+point to point (docs/architecture.md).
 
 What does not run distributed yet is an error naming its key (CheckSupported).
 """
