@@ -10,7 +10,8 @@ which ranks wrote its file. With REACTION_PART (a sub model part of the
 structure), per step Σ REACTION over its nodes (each from its owner, ranks
 added in order) and the number of spheres. Also the skin's wall faces and,
 per rank, the wall faces its last wall search saw (a distributed run
-searches the skin near each rank's box only); --whole-skin: every rank
+searches the skin near each rank's box only), and per rank the doubles it
+sent returning the skin's forces and the number of returns; --whole-skin: every rank
 searches the whole skin (the selection off, for comparison).
 
     [mpirun -np N] python3 mpi_coupled_run.py FOLDER OUT.npz OpenMP|MPI [REACTION_PART] [--whole-skin]
@@ -141,6 +142,10 @@ def main(folder, out, parallel_type, reaction_part=None, whole_skin=False):
         searched = distributed.NumberOfSearchedFaces() if distributed else walls.NumberOfConditions()
         searched_faces = [g[0] for g in communicator.GatherInts([int(searched)], 0)]
         skin_faces = stage.skin.walls.NumberOfConditions()
+        # Doubles each rank sent returning the skin's forces, and how many returns.
+        sent = [getattr(stage.skin, "force_doubles_sent", 0), getattr(stage.skin, "force_returns", 0)]
+        force_messages = np.asarray([g for g in communicator.GatherInts([int(v) for v in sent], 0)],
+                                    dtype=np.int64).reshape(-1, 2)
         stage.Finalize()
     spheres = model.GetModelPart("SpheresPart")
     structure = stage.structure.GetRootModelPart()
@@ -171,7 +176,7 @@ def main(folder, out, parallel_type, reaction_part=None, whole_skin=False):
                  on_spheres=np.array(on_spheres), delta_time=stage.delta_time,
                  skin_nodes=len(stage.skin.skin_ids), ghosts=ghosts, migrations=migrations,
                  skin_faces=skin_faces, wall_faces=walls.NumberOfConditions(),
-                 searched_faces=np.asarray(searched_faces, dtype=np.int64),
+                 searched_faces=np.asarray(searched_faces, dtype=np.int64), force_messages=force_messages,
                  substeps=stage.substeps, reactions=np.array(reactions), sphere_counts=np.array(sphere_counts),
                  times=np.array(times), on_spheres_last_substep=np.array(last_substep), **energy, **result)
 
