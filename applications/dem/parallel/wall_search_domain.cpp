@@ -13,8 +13,6 @@
 // margin. A ghost may miss a face beyond the region, but its results are
 // its owner's after each step (RefreshGhosts), and a sphere changing owner
 // brings its wall histories with it.
-#include <algorithm>
-#include <limits>
 #include <unordered_map>
 #include <vector>
 
