@@ -8,9 +8,13 @@ structure, its average over the step's DEM sub-steps, weighted as the skin's
 loads are), and where the coupled energy balance is on, its samples and
 which ranks wrote its file. With REACTION_PART (a sub model part of the
 structure), per step Σ REACTION over its nodes (each from its owner, ranks
-added in order) and the number of spheres.
+added in order) and the number of spheres. Also the skin's wall faces and,
+per rank, the wall faces its last wall search saw (a distributed run
+searches the skin near each rank's box only), and per rank the doubles it
+sent returning the skin's forces and the number of returns; --whole-skin: every rank
+searches the whole skin (the selection off, for comparison).
 
-    [mpirun -np N] python3 mpi_coupled_run.py FOLDER OUT.npz OpenMP|MPI [REACTION_PART]
+    [mpirun -np N] python3 mpi_coupled_run.py FOLDER OUT.npz OpenMP|MPI [REACTION_PART] [--whole-skin]
 """
 import json
 import sys
@@ -67,7 +71,19 @@ def _AverageSphereForcesOverSubsteps(stage, communicator):
     return average
 
 
-def main(folder, out, parallel_type, reaction_part=None):
+def _SearchWholeSkin(stage):
+    """Every rank's wall search sees the whole skin (as before the
+    selection near each rank's box)."""
+    create = stage._CreateSkinWalls
+
+    def CreateSkinWalls():
+        create()
+        stage.GetDEMStage().walls_searched_near_domain.clear()
+
+    stage._CreateSkinWalls = CreateSkinWalls
+
+
+def main(folder, out, parallel_type, reaction_part=None, whole_skin=False):
     with WorkingDirectory(folder):
         structural = tessera.Parameters.FromFile("ProjectParameters.json")
         structural["problem_data"]["parallel_type"].SetString(parallel_type)
@@ -77,6 +93,8 @@ def main(folder, out, parallel_type, reaction_part=None):
         model = tessera.Model()
         stage = tessera.coupling.DemStructuresCouplingAnalysis(model, structural, dem, options)
         communicator = stage.GetStructuralStage().communicator
+        if whole_skin:
+            _SearchWholeSkin(stage)
         stage.Initialize()
         implicit = stage.scheme == "implicit_with_dem_substeps"
         average = _AverageSphereForcesOverSubsteps(stage, communicator) if implicit else None
@@ -120,6 +138,14 @@ def main(folder, out, parallel_type, reaction_part=None):
         # Ghost spheres (their wall contacts must not reach the skin twice) and owner changes.
         ghosts = communicator.SumAllInt(int(distributed.NumberOfGhosts())) if distributed else 0
         migrations = int(distributed.GlobalMigrations()) if distributed else 0
+        walls = model.GetModelPart("RigidFacePart")
+        searched = distributed.NumberOfSearchedFaces() if distributed else walls.NumberOfConditions()
+        searched_faces = [g[0] for g in communicator.GatherInts([int(searched)], 0)]
+        skin_faces = stage.skin.walls.NumberOfConditions()
+        # Doubles each rank sent returning the skin's forces, and how many returns.
+        sent = [getattr(stage.skin, "force_doubles_sent", 0), getattr(stage.skin, "force_returns", 0)]
+        force_messages = np.asarray([g for g in communicator.GatherInts([int(v) for v in sent], 0)],
+                                    dtype=np.int64).reshape(-1, 2)
         stage.Finalize()
     spheres = model.GetModelPart("SpheresPart")
     structure = stage.structure.GetRootModelPart()
@@ -149,9 +175,12 @@ def main(folder, out, parallel_type, reaction_part=None):
         np.savez(out, ranks=communicator.Size(), steps=steps, on_structure=np.array(on_structure),
                  on_spheres=np.array(on_spheres), delta_time=stage.delta_time,
                  skin_nodes=len(stage.skin.skin_ids), ghosts=ghosts, migrations=migrations,
+                 skin_faces=skin_faces, wall_faces=walls.NumberOfConditions(),
+                 searched_faces=np.asarray(searched_faces, dtype=np.int64), force_messages=force_messages,
                  substeps=stage.substeps, reactions=np.array(reactions), sphere_counts=np.array(sphere_counts),
                  times=np.array(times), on_spheres_last_substep=np.array(last_substep), **energy, **result)
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:5])
+    arguments = [a for a in sys.argv[1:] if a != "--whole-skin"]
+    main(*arguments[:4], whole_skin=len(arguments) < len(sys.argv) - 1)

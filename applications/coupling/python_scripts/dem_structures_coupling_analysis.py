@@ -235,6 +235,8 @@ class DemStructuresCouplingAnalysis:
             dem_roots = [self.model.GetModelPart(name)
                          for name in ("SpheresPart", "RigidFacePart", "ClusterPart", "DEMInletPart")]
             self.skin = self.distributed.CreateSkinWalls(walls, dem_roots)
+            # Each rank's wall search sees the skin faces near its DEM box only.
+            self.dem_stage.walls_searched_near_domain.append(self.skin.walls.FullName())
         elif self.options["wall_model_parts"]:
             self.skin = SkinWalls.FromDemWalls(self.structure, walls, self.options["wall_model_parts"],
                                                self.dimension)

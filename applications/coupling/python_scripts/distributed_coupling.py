@@ -11,34 +11,38 @@ order and the implicit structure with DEM sub-steps run so:
   piece), so every rank holds the same skin walls, in the serial run's order,
   with the same ids: the DEM's walls are replicated anyway. With
   "wall_model_parts" the DEM deck's own walls follow the nodes of the whole
-  mesh they lie on, mapped alike on every rank.
+  mesh they lie on, mapped alike on every rank. Each rank's wall search sees
+  only the skin faces near its DEM box (the stage's
+  walls_searched_near_domain: DistributedDem.SearchWallsNearDomain), which
+  hold every candidate of the spheres it owns.
 - Walls moved with the structure. Each step the owners of the skin's FE nodes
   send X + u, u and v of their nodes to rank 0, which broadcasts the whole
   skin in global order; every rank's mirrors take these values (the serial
   run's bits: ghosts' and owners' values are equal).
 - Forces returned. Each rank spreads the wall contacts of the spheres it owns
   only (DistributedDem.OwnedWallContactForces: a ghost's contacts are its
-  owner's); rank 0 sums the ranks' nodal forces in ascending rank order and
-  broadcasts the total, so every rank holds the same bits; the owner of an FE
-  skin node carries its DemContactLoadCondition (so the structure's interface
-  sum counts the load once), and every rank holding the node shows the total
-  as DEM_NODAL_FORCE and DEM_SURFACE_LOAD.
+  owner's) and sends its loaded rows point to point to the ranks holding
+  those FE nodes (DistributedSkinWalls.ReturnForces), which add the ranks'
+  parts in ascending rank order, so every holder has the same bits; the
+  owner of an FE skin node carries its DemContactLoadCondition (so the
+  structure's interface sum counts the load once), and every rank holding
+  the node shows the total as DEM_NODAL_FORCE and DEM_SURFACE_LOAD.
 
 - Implicit structure with DEM sub-steps. After the structure's solve the
   owners send u_n, u_n+1 and X of their skin nodes to rank 0, which
   broadcasts the whole skin once per structural step; every rank moves its
   mirrors at each sub-step with the serial run's arithmetic on those values
   (MoveWallsBetweenSteps). Each rank averages the nodal wall forces of its
-  owned spheres over the sub-steps; at the end of the structural step rank 0
-  adds the ranks' averages in ascending rank order and broadcasts them, so
-  the owners' load conditions carry them into the next solve.
+  owned spheres over the sub-steps; at the end of the structural step the
+  averages return as the explicit forces do (ReturnForces), so the owners'
+  load conditions carry them into the next solve.
 
-Cost per step: two gathers to rank 0 and two broadcasts of the whole skin
-(9 and 3 doubles per skin node; implicit: once per structural step, none per
-sub-step), and every rank holds every skin face; a
-scalable version would send each rank only the skin faces within its DEM box
-plus the ghost layer, and return the forces to the owners point to point
-(docs/architecture.md).
+Cost per step: a gather to rank 0 and a broadcast of the whole skin's states
+(9 doubles per skin node; implicit: once per structural step, none per
+sub-step) and the forces' point-to-point return (4 doubles per loaded row
+and holder), and every rank holds and moves every skin face (its wall
+search only those near its box); a scalable version would also send each
+rank only the states of the skin nodes its faces use (docs/architecture.md).
 
 What does not run distributed yet is an error naming its key (CheckSupported).
 """
@@ -252,9 +256,9 @@ def MergedCollections(collections, ranks):
 
 class DistributedSkinWalls(SkinWalls):
     """SkinWalls of a distributed run: the whole skin's walls on every rank,
-    the load conditions on the skin nodes this rank owns, the walls moved and
-    the forces returned through DistributedCoupling's collectives (module
-    text). Row k of the skin arrays is skin node k in ascending id on every
+    the load conditions on the skin nodes this rank owns, the walls moved
+    through DistributedCoupling's collectives and the forces returned point
+    to point (ReturnForces; module text). Row k of the skin arrays is skin node k in ascending id on every
     rank; fe_positions/local_rows are this rank's local skin nodes."""
 
     def __init__(self, distributed, structure, walls, faces, dimension, dem_roots, split_quadrilaterals):
@@ -332,6 +336,24 @@ class DistributedSkinWalls(SkinWalls):
             raise tessera.Error(f"coupling: the skin nodes of {self.structure.Name} are not each owned by "
                                 "exactly one rank")
         n = len(skin_ids)
+        # Which rows each rank holds (owned and ghost FE nodes: those whose
+        # DEM_NODAL_FORCE it shows), for the forces' point-to-point return.
+        held = communicator.GatherDoubles([float(k) for k in rows], 0)
+        counts = communicator.BroadcastDoubles([float(len(g)) for g in held]
+                                               if communicator.Rank() == 0 else [], 0)
+        flat = communicator.BroadcastDoubles([float(k) for g in held for k in g]
+                                             if communicator.Rank() == 0 else [], 0)
+        self._held_by_rank, start = [], 0
+        for count in counts:
+            mask = np.zeros(n, dtype=bool)
+            mask[np.asarray(flat[start:start + int(count)], dtype=np.int64)] = True
+            self._held_by_rank.append(mask)
+            start += int(count)
+        self._slot = np.full(n, -1, dtype=np.int64)  # row -> position among this rank's local rows
+        self._slot[self.local_rows] = np.arange(len(self.local_rows))
+        self._others = [r for r in range(communicator.Size()) if r != communicator.Rank()]
+        self.force_doubles_sent = 0  # this rank's doubles sent in the forces' return (ReturnForces)
+        self.force_returns = 0
         self._buffer, self._second_buffer, self._area = np.empty((n, 3)), np.empty((n, 3)), np.empty(n)
         self._has_area = None
         self._average = np.zeros((n, 3))
@@ -370,21 +392,59 @@ class DistributedSkinWalls(SkinWalls):
         walls.NodalArray(tessera.DISPLACEMENT)[w] = full[:, 3:6]
         walls.NodalArray(tessera.VELOCITY)[w] = full[:, 6:9]
 
+    def ReturnForces(self, local):
+        """The totals over the ranks of `local` ((skin rows, 3): this rank's
+        partial nodal forces) for this rank's local FE skin rows, rows in
+        local_rows order. Point to point: each rank sends every other rank the
+        rows that rank holds (owned or ghost FE node) where its partial force is
+        not zero, as (row, fx, fy, fz); each rank adds the parts of its rows
+        in ascending rank order from zero, as SumOverRanks does, so every
+        holder of a node gets the same bits, and the bits of SumOverRanks (a
+        part left out is an exact zero, and a sum started from +0 is never -0,
+        so adding it would change nothing)."""
+        local = np.ascontiguousarray(local, dtype=float).reshape(-1, 3)
+        loaded = np.any(local != 0.0, axis=1)
+        sends = []
+        for rank in self._others:
+            rows = np.nonzero(loaded & self._held_by_rank[rank])[0]
+            sends.append(np.hstack([rows[:, None].astype(float), local[rows]]).ravel().tolist())
+        self.force_doubles_sent += sum(len(message) for message in sends)
+        self.force_returns += 1
+        received = self.distributed.communicator.Exchange(self._others, sends) if self._others else []
+        parts = dict(zip(self._others, received))
+        me = self.distributed.rank
+        total = np.zeros((len(self.local_rows), 3))
+        for rank in range(len(self._held_by_rank)):
+            if rank == me:
+                rows = np.nonzero(loaded & self._held_by_rank[me])[0]
+                values = local[rows]
+            else:
+                message = np.asarray(parts[rank], dtype=float).reshape(-1, 4)
+                rows, values = message[:, 0].astype(np.int64), message[:, 1:]
+            total[self._slot[rows]] += values
+        return total
+
     def TransferLoadsToStructure(self):
         """DEM_NODAL_FORCE of each local FE skin node = the sum over the ranks of
-        the owned spheres' wall contact forces on its mirror; DEM_SURFACE_LOAD =
-        that over the node's share of the skin area. The mirrors' CONTACT_FORCES
-        become the totals too."""
+        the owned spheres' wall contact forces on its mirror (ReturnForces);
+        DEM_SURFACE_LOAD = that over the node's share of the skin area. The
+        mirrors keep the CONTACT_FORCES the distributed DEM gives its walls
+        (the rank's own contacts', or the whole run's where the DEM deck's
+        output asks for them)."""
         fe, walls, w = self.structure.GetRootModelPart(), self.walls_root, self.wall_positions
         distributed_dem = self.distributed.coupling.dem_stage._GetSolver().distributed
         local = np.asarray(distributed_dem.OwnedWallContactForces(w.tolist()), dtype=float)
-        force = self.distributed.SumOverRanks(local.reshape(-1, 3))
-        walls.NodalArray(tessera.CONTACT_FORCES)[w] = force
-        fe.NodalArray(tessera.DEM_NODAL_FORCE)[self.fe_positions] = force[self.local_rows]
-        area = np.take(walls.NodalArray(tessera.DEM_NODAL_AREA), w)
+        self._SetLocalLoads(self.ReturnForces(local))
+
+    def _SetLocalLoads(self, force):
+        """DEM_NODAL_FORCE = `force` (local_rows order) on the local FE skin
+        nodes, DEM_SURFACE_LOAD = that over the mirrors' DEM_NODAL_AREA."""
+        fe, walls = self.structure.GetRootModelPart(), self.walls_root
+        fe.NodalArray(tessera.DEM_NODAL_FORCE)[self.fe_positions] = force
+        area = np.take(walls.NodalArray(tessera.DEM_NODAL_AREA), self.wall_positions[self.local_rows])
         traction = np.zeros_like(force)
         np.divide(force, area[:, None], out=traction, where=(area > 0.0)[:, None])
-        fe.NodalArray(tessera.DEM_SURFACE_LOAD)[self.fe_positions] = traction[self.local_rows]
+        fe.NodalArray(tessera.DEM_SURFACE_LOAD)[self.fe_positions] = traction
 
     def TotalForceOnStructure(self):
         """Σ DEM_NODAL_FORCE over the whole skin (each node once, from its
@@ -433,17 +493,11 @@ class DistributedSkinWalls(SkinWalls):
 
     def FinishAveraging(self):
         """DEM_NODAL_FORCE of each local FE skin node = the ranks' averaged
-        forces added in ascending rank order (the same bits on every rank;
-        the owner's load condition carries it into the structure's next
-        solve), DEM_SURFACE_LOAD = that over the node's share of the skin
-        area."""
-        fe, walls, w = self.structure.GetRootModelPart(), self.walls_root, self.wall_positions
-        force = self.distributed.SumOverRanks(self._average)
-        fe.NodalArray(tessera.DEM_NODAL_FORCE)[self.fe_positions] = force[self.local_rows]
-        area = np.take(walls.NodalArray(tessera.DEM_NODAL_AREA), w)
-        traction = np.zeros_like(force)
-        np.divide(force, area[:, None], out=traction, where=(area > 0.0)[:, None])
-        fe.NodalArray(tessera.DEM_SURFACE_LOAD)[self.fe_positions] = traction[self.local_rows]
+        forces added in ascending rank order (ReturnForces: the same bits on
+        every rank holding the node; the owner's load condition carries it
+        into the structure's next solve), DEM_SURFACE_LOAD = that over the
+        node's share of the skin area."""
+        self._SetLocalLoads(self.ReturnForces(self._average))
 
     def _Refuse(self, *args, **kwargs):
         raise tessera.Error("coupling: Moreau-Jean (solver_settings.strategy \"moreau_jean_strategy\") does "

@@ -258,7 +258,10 @@ void DistributedDem::Start() {
   hooks.any_rank = hooks.vote;
   hooks.before_search = [this] {
     const ScopedPhase phase(timings_.migrate);
-    if (bond_count_.empty() && !clusters_in_run_) return Migrate();
+    if (bond_count_.empty() && !clusters_in_run_) {
+      Migrate();
+      return UpdateWallRegion();  // the boxes of this search
+    }
     // The boxes of this search first (Migrate's own call then does nothing).
     MaybeRebalance();
     std::vector<std::vector<double>> bonds, clusters;
@@ -267,6 +270,7 @@ void DistributedDem::Start() {
     Migrate();
     if (!bond_count_.empty()) InstallBonds(bonds);
     if (clusters_in_run_) InstallClusters(clusters);
+    UpdateWallRegion();
   };
   hooks.after_search = [this] {
     const ScopedPhase phase(timings_.after_search);

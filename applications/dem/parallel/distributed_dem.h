@@ -186,6 +186,17 @@ class DistributedDem {
   // of this rank's owned spheres only (a sum over the ranks counts each
   // contact once).
   std::vector<double> OwnedWallContactForces(const std::vector<std::int64_t>& wall_nodes) const;
+  // For a coupled run (wall_search_domain.cpp): the wall faces of these
+  // conditions (a structure's skin) enter this rank's wall searches only
+  // where their box lies within the ghost layer plus the wall search
+  // tolerance of this rank's box, which holds every candidate face of the
+  // spheres it owns (their results stay the serial run's bits); the other
+  // walls are searched whole as before. The region follows the boxes
+  // (rebalancing, checkpoints). After Start; an id that is no face is an error.
+  void SearchWallsNearDomain(const std::vector<IdType>& condition_ids);
+  // Wall faces this rank's last wall search saw (all faces without
+  // SearchWallsNearDomain).
+  std::size_t NumberOfSearchedFaces() const;
   // Collective, after the strategy's WriteToNodes (global_wall_results.cpp):
   // the walls' CONTACT_FORCES, ELASTIC_FORCES, TANGENTIAL_ELASTIC_FORCES,
   // DEM_PRESSURE and SHEAR_STRESS of the whole run on every rank, from each
@@ -235,6 +246,8 @@ class DistributedDem {
   // FREE_BODY_MOTION walls (free_wall_loads.cpp, SearchHooks::free_wall_loads):
   // their contact loads from every rank's owned spheres, in the serial order.
   void ReduceFreeWallLoads();
+  // SearchWallsNearDomain's region from this rank's box (after the boxes change).
+  void UpdateWallRegion();
   // Rigid clusters (distributed_clusters.cpp, see above): where a row's
   // owner and ghost targets are decided (its cluster's centre for a member);
   // the largest member offset; the strategy's RemoveParticles with the

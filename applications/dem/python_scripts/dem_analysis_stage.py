@@ -583,6 +583,10 @@ class DEMAnalysisStage(AnalysisStage):
         # Under ADM, the contact forces on the spheres and those walls' nodes
         # as gradients of one stored energy: DemSettings.adm_energy_gradient.
         self.adm_energy_gradient = False
+        # Wall sub model parts (full names) whose faces each rank of a
+        # distributed run searches only near its own box (a coupled
+        # structure's skin; set before Initialize): distributed_run.Start.
+        self.walls_searched_near_domain = []
 
     def SetOutputDirectory(self, directory):
         """Writes the post files and graphs under `directory` (before Initialize)."""

@@ -129,6 +129,12 @@ def Start(solver, communicator):
     if solver.inlets is not None:
         distributed.AdoptInlets(solver.inlets)
     distributed.Start()
+    near_domain = getattr(solver.stage, "walls_searched_near_domain", [])
+    if near_domain:
+        # A coupled structure's skin: each rank searches the faces near its box only.
+        walls = solver.model.GetModelPart("RigidFacePart")
+        ids = [c.Id for name in near_domain for c in walls.GetModel().GetModelPart(name).Conditions]
+        distributed.SearchWallsNearDomain(ids)
     from tessera.parallel import SetNodeOwnership
     SetNodeOwnership(solver.model.GetModelPart("SpheresPart"), distributed.OwnedNodeIds)
     return distributed

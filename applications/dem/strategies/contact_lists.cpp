@@ -174,9 +174,10 @@ void ExplicitSolverStrategy::Search(double time) {
     std::vector<std::uint32_t>& face = wall_scratch_face_;
     if (faces_.size() > 0) {
       // On the pair search's grid: the particles have not moved since.
-      search_.FindWallCandidates(particles_.position, particles_.radius, faces_.boxes,
-                                 settings_.wall_search_tolerance, particle, face,
-                                 /*positions_unchanged=*/true);
+      search_.FindWallCandidates(particles_.position, particles_.radius,
+                                 wall_region_.Select(faces_.boxes), settings_.wall_search_tolerance,
+                                 particle, face, /*positions_unchanged=*/true);
+      wall_region_.ToFaceRows(face);
       KeepFacesInReach(faces_, particles_.position, particles_.radius,
                        settings_.wall_search_tolerance, particle, face);
     } else {
@@ -305,9 +306,10 @@ void ExplicitSolverStrategy::AddCandidatesOfNewRows(std::size_t first_new) {
                     particles_.position.end());
     radius.assign(particles_.radius.begin() + static_cast<std::ptrdiff_t>(first_new),
                   particles_.radius.end());
-    insertion_search_.FindWallCandidates(position, radius, faces_.boxes,
+    insertion_search_.FindWallCandidates(position, radius, wall_region_.Select(faces_.boxes),
                                          settings_.wall_search_tolerance, scratch_first_,
                                          scratch_second_);
+    wall_region_.ToFaceRows(scratch_second_);
     KeepFacesInReach(faces_, position, radius, settings_.wall_search_tolerance, scratch_first_,
                      scratch_second_);
     WallContacts& w = wall_contacts_;

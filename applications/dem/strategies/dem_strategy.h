@@ -86,6 +86,7 @@
 #include "applications/dem/walls/imposed_wall_motion.h"
 #include "applications/dem/walls/rigid_face_storage.h"
 #include "applications/dem/walls/sphere_face_area_gradient.h"
+#include "applications/dem/walls/wall_search_region.h"
 #include "kernel/model/properties.h"
 
 namespace tessera {
@@ -642,6 +643,9 @@ class ExplicitSolverStrategy {
   DemSettings settings_;
   ParticleStorage particles_;
   RigidFaceStorage faces_;
+  // The faces this rank's wall searches see (a distributed run's skin walls:
+  // DistributedDem::SearchWallsNearDomain); inactive, every face.
+  WallSearchRegion wall_region_;
   std::vector<ImposedWallMotion> wall_motions_;
   std::vector<FreeRigidWall> free_walls_;
   std::vector<int> face_free_wall_;  // per face row, its free wall or -1

@@ -75,6 +75,12 @@ void BindDistributed(py::module_& m) {
       .def("OwnedWallContactForces", &DistributedDem::OwnedWallContactForces, py::arg("wall_nodes"),
            "Flat [fx, fy, fz, ...] per wall node index: CONTACT_FORCES from the owned "
            "spheres' wall contacts only")
+      .def("SearchWallsNearDomain", &DistributedDem::SearchWallsNearDomain,
+           py::arg("condition_ids"),
+           "The wall faces of these conditions (a coupled structure's skin) enter this rank's "
+           "wall searches only near its box (ghost layer + wall search tolerance)")
+      .def("NumberOfSearchedFaces", &DistributedDem::NumberOfSearchedFaces,
+           "Wall faces this rank's last wall search saw")
       .def("SaveCheckpoint", &DistributedDem::SaveState, py::arg("writer"), py::arg("group"),
            "This rank's distributed state (rows' keys, owners, element ids, boxes, ghost lists, "
            "bond counts, counters) under `group` (distributed_checkpoint.cpp)")
