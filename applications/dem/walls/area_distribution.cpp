@@ -152,8 +152,14 @@ void CircleFaceAreaShare(const RigidFaceStorage& faces, std::uint32_t f, const A
     // Sub-triangles wholly inside or apart from their circles in closed
     // form (a warped face under a sphere: three of the four apart, one
     // holding the circle), the composition where it does not apply.
+    // The face's sub-triangles as the walls keep them where they are
+    // current (RigidFaceStorage::sub_triangles), else computed here: the
+    // same bits either way.
+    const bool kept = f < faces.sub_triangles.size() && faces.sub_triangles[f].computed;
     const CircleQuadrilateralShare quick =
-        CircleQuadrilateralAreaShare(centre, radius, v[0], v[1], v[2], v[3]);
+        kept ? CircleQuadrilateralAreaShare(centre, radius, v[0], v[1], v[2], v[3],
+                                            faces.sub_triangles[f])
+             : CircleQuadrilateralAreaShare(centre, radius, v[0], v[1], v[2], v[3]);
     if (quick.valid) {
       share.area = quick.area;
       share.weights = quick.weights;

@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "applications/dem/utilities/neighbour_search.h"
+#include "applications/dem/walls/circle_face_intersection.h"
 #include "kernel/core/array3.h"
 #include "kernel/core/types.h"
 
@@ -70,6 +71,11 @@ struct RigidFaceStorage {
   // mass); `massive[f]` is 1 where some vertex of face f has a mass.
   std::vector<std::array<double, 4>> inverse_mass;
   std::vector<std::uint8_t> massive;
+  // A quadrilateral's four sub-triangles (x_cm, their normals and edge
+  // lengths: QuadSubTriangles), with its plane: what the Area Distributed
+  // Method's areas on a warped face need of the face alone, computed once per
+  // move rather than per sphere (`computed` 0 for the other faces).
+  std::vector<QuadSubTriangles> sub_triangles;
 
   std::size_t size() const { return material.size(); }
 };
