@@ -59,7 +59,10 @@ bool CircleInsideFace(const RigidFaceStorage& faces, std::uint32_t f, const Arra
     return true;
   }
   double xi = 0.0, eta = 0.0;
-  if (!InverseBilinearMap(c, v[0], v[1], v[2], v[3], xi, eta)) return false;
+  const bool kept = f < faces.sub_triangles.size() && faces.sub_triangles[f].computed;
+  const double diagonals =
+      kept ? faces.sub_triangles[f].diagonals : Norm(v[2] - v[0]) + Norm(v[3] - v[1]);
+  if (!InverseBilinearMap(c, v[0], v[1], v[2], v[3], diagonals, xi, eta)) return false;
   share.weights = BilinearShapeFunctions(xi, eta);
   return true;
 }

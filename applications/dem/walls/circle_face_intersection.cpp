@@ -348,10 +348,15 @@ std::array<double, 4> Bilinear(double xi, double eta) {
 
 bool InverseBilinearMap(const Array3& point, const Array3& v1, const Array3& v2, const Array3& v3,
                         const Array3& v4, double& xi, double& eta) {
+  return InverseBilinearMap(point, v1, v2, v3, v4, Norm(v3 - v1) + Norm(v4 - v2), xi, eta);
+}
+
+bool InverseBilinearMap(const Array3& point, const Array3& v1, const Array3& v2, const Array3& v3,
+                        const Array3& v4, double diagonals, double& xi, double& eta) {
   // Gauss–Newton on min |x(ξ, η) − x̄|², i.e. the closest-point conditions
   // (x̄ − x)·x_ξ = (x̄ − x)·x_η = 0 (thesis 4.66–4.67).
   const std::array<const Array3*, 4> v{&v1, &v2, &v3, &v4};
-  const double scale = Norm(v3 - v1) + Norm(v4 - v2);
+  const double scale = diagonals;
   double s = 0.0, t = 0.0;
   for (int it = 0; it < 50; ++it) {
     Array3 x{}, x_xi{}, x_eta{};
@@ -485,6 +490,7 @@ QuadSubTriangles QuadSubTrianglesOf(const Array3& v1, const Array3& v2, const Ar
     planes.normal[k] = normal / twice_area;
     planes.spans_plane |= static_cast<std::uint8_t>(1u << k);
   }
+  planes.diagonals = Norm(v3 - v1) + Norm(v4 - v2);
   planes.computed = 1;
   return planes;
 }
@@ -538,7 +544,7 @@ CircleQuadrilateralShare CircleQuadrilateralAreaShare(const Array3& centre, doub
   }
   if (!(area > 0.0)) return share;
   double xi = 0.0, eta = 0.0;
-  if (!InverseBilinearMap(moment / area, v1, v2, v3, v4, xi, eta)) return share;
+  if (!InverseBilinearMap(moment / area, v1, v2, v3, v4, planes.diagonals, xi, eta)) return share;
   share.valid = true;
   share.area = area;
   share.weights = Bilinear(xi, eta);

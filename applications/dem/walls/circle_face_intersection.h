@@ -145,6 +145,7 @@ struct QuadSubTriangles {
   std::array<Array3, 4> normal{};  // of (v_k, v_k+1, x_cm), unit where it spans a plane
   std::array<double, 4> rim{};     // |v_k+1 − v_k|
   std::array<double, 4> spoke{};   // |x_cm − v_k|
+  double diagonals = 0.0;          // |v3 − v1| + |v4 − v2|, InverseBilinearMap's scale
   std::uint8_t spans_plane = 0;    // bit k: sub-triangle k has a finite, non-zero area
   std::uint8_t computed = 0;       // 1 once filled from the face's current vertices
 };
@@ -162,6 +163,10 @@ CircleQuadrilateralShare CircleQuadrilateralAreaShare(const Array3& centre, doub
 // map is singular or does not converge (ξ, η then unchanged).
 bool InverseBilinearMap(const Array3& point, const Array3& v1, const Array3& v2, const Array3& v3,
                         const Array3& v4, double& xi, double& eta);
+// The same with the face's |v3 − v1| + |v4 − v2| given (QuadSubTriangles::
+// diagonals), which scales the test for a singular map.
+bool InverseBilinearMap(const Array3& point, const Array3& v1, const Array3& v2, const Array3& v3,
+                        const Array3& v4, double diagonals, double& xi, double& eta);
 // N_i(ξ, η) of the 4-node face, nodes at (−1, −1), (1, −1), (1, 1), (−1, 1).
 std::array<double, 4> BilinearShapeFunctions(double xi, double eta);
 

@@ -186,8 +186,9 @@ void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
   faces.plane_normal[f] = faces.plane_origin[f] = Array3{};
   faces.warp[f] = 0.0;
   if (f < faces.sub_triangles.size())
-    faces.sub_triangles[f] =
-        n == 4 ? QuadSubTrianglesOf(v[0], v[1], v[2], v[3]) : QuadSubTriangles{};
+    faces.sub_triangles[f] = n == 4 && faces.keeps_sub_triangles[f]
+                                 ? QuadSubTrianglesOf(v[0], v[1], v[2], v[3])
+                                 : QuadSubTriangles{};
   if (n < 3) {  // a segment
     faces.area[f] = Norm(v[1] - v[0]);
     return;
@@ -223,6 +224,20 @@ void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
   faces.convex[f] = convex ? 1 : 0;
 }
 
+void KeepSubTrianglesOf(RigidFaceStorage& faces, const std::vector<std::uint32_t>& candidate_faces,
+                        const std::vector<std::uint8_t>& area_distributed) {
+  if (faces.sub_triangles.size() != faces.size()) return;  // rows not from FillRigidFaces
+  std::fill(faces.keeps_sub_triangles.begin(), faces.keeps_sub_triangles.end(), 0);
+  if (area_distributed.size() != faces.size()) return;
+  for (const std::uint32_t f : candidate_faces)
+    if (faces.vertex_count[f] == 4 && area_distributed[f]) faces.keeps_sub_triangles[f] = 1;
+  for (std::size_t f = 0; f < faces.size(); ++f) {
+    if (!faces.keeps_sub_triangles[f] || faces.sub_triangles[f].computed) continue;
+    const auto& v = faces.points[f];
+    faces.sub_triangles[f] = QuadSubTrianglesOf(v[0], v[1], v[2], v[3]);
+  }
+}
+
 void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage& faces,
                     int dimension) {
   const std::size_t n = walls.NumberOfConditions();
@@ -246,6 +261,7 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
   faces.inverse_mass.resize(n);
   faces.massive.resize(n);
   faces.sub_triangles.resize(n);
+  faces.keeps_sub_triangles.resize(n);
   const ProcessInfo& info = walls.GetProcessInfo();
   std::size_t row = 0;
   for (Condition& condition : walls.Conditions()) {
