@@ -186,6 +186,8 @@ void ExplicitSolverStrategy::Search(double time) {
     MatchSortedPairs(w.particle, w.face, particle, face, scratch_cursor_);
     w.particle.swap(particle);
     w.face.swap(face);
+    // The faces in reach keep their sub-triangles until the next search.
+    KeepSubTrianglesOf(faces_, w.face, face_area_distributed_);
     // With the last contact point, for the hand-over of histories between faces.
     CarryHistories(w, scratch_cursor_, w.point);
     // What the force evaluation writes starts at zero, as in a new list.
@@ -319,6 +321,7 @@ void ExplicitSolverStrategy::AddCandidatesOfNewRows(std::size_t first_new) {
       w.particle[old_count + c] = static_cast<std::uint32_t>(first_new + scratch_first_[c]);
       w.face[old_count + c] = scratch_second_[c];
     }
+    if (!scratch_first_.empty()) KeepSubTrianglesOf(faces_, w.face, face_area_distributed_);
   }
   WallContacts& w = wall_contacts_;
   w.particle_start.assign(n + 1, 0);

@@ -59,7 +59,10 @@ bool CircleInsideFace(const RigidFaceStorage& faces, std::uint32_t f, const Arra
     return true;
   }
   double xi = 0.0, eta = 0.0;
-  if (!InverseBilinearMap(c, v[0], v[1], v[2], v[3], xi, eta)) return false;
+  const bool kept = f < faces.sub_triangles.size() && faces.sub_triangles[f].computed;
+  const double diagonals =
+      kept ? faces.sub_triangles[f].diagonals : Norm(v[2] - v[0]) + Norm(v[3] - v[1]);
+  if (!InverseBilinearMap(c, v[0], v[1], v[2], v[3], diagonals, xi, eta)) return false;
   share.weights = BilinearShapeFunctions(xi, eta);
   return true;
 }
@@ -152,8 +155,14 @@ void CircleFaceAreaShare(const RigidFaceStorage& faces, std::uint32_t f, const A
     // Sub-triangles wholly inside or apart from their circles in closed
     // form (a warped face under a sphere: three of the four apart, one
     // holding the circle), the composition where it does not apply.
+    // The face's sub-triangles as the walls keep them where they are
+    // current (RigidFaceStorage::sub_triangles), else computed here: the
+    // same bits either way.
+    const bool kept = f < faces.sub_triangles.size() && faces.sub_triangles[f].computed;
     const CircleQuadrilateralShare quick =
-        CircleQuadrilateralAreaShare(centre, radius, v[0], v[1], v[2], v[3]);
+        kept ? CircleQuadrilateralAreaShare(centre, radius, v[0], v[1], v[2], v[3],
+                                            faces.sub_triangles[f])
+             : CircleQuadrilateralAreaShare(centre, radius, v[0], v[1], v[2], v[3]);
     if (quick.valid) {
       share.area = quick.area;
       share.weights = quick.weights;

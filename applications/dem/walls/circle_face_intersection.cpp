@@ -348,10 +348,15 @@ std::array<double, 4> Bilinear(double xi, double eta) {
 
 bool InverseBilinearMap(const Array3& point, const Array3& v1, const Array3& v2, const Array3& v3,
                         const Array3& v4, double& xi, double& eta) {
+  return InverseBilinearMap(point, v1, v2, v3, v4, Norm(v3 - v1) + Norm(v4 - v2), xi, eta);
+}
+
+bool InverseBilinearMap(const Array3& point, const Array3& v1, const Array3& v2, const Array3& v3,
+                        const Array3& v4, double diagonals, double& xi, double& eta) {
   // Gauss–Newton on min |x(ξ, η) − x̄|², i.e. the closest-point conditions
   // (x̄ − x)·x_ξ = (x̄ − x)·x_η = 0 (thesis 4.66–4.67).
   const std::array<const Array3*, 4> v{&v1, &v2, &v3, &v4};
-  const double scale = Norm(v3 - v1) + Norm(v4 - v2);
+  const double scale = diagonals;
   double s = 0.0, t = 0.0;
   for (int it = 0; it < 50; ++it) {
     Array3 x{}, x_xi{}, x_eta{};
@@ -431,16 +436,15 @@ CircleQuadrilateralIntersectionResult CircleQuadrilateralIntersection(
 namespace {
 
 // Where the circle the sphere cuts in the plane of the triangle (p0, p1, p2)
-// lies against it (CircleQuadrilateralAreaShare). For kInside, `area` and
-// `centroid` are what CircleTriangleIntersection computes for case (a), by
-// the same operations: its plane, C_π = C − d_π n and a, area (π a) a.
+// lies against it (CircleQuadrilateralAreaShare), given the triangle's unit
+// normal `n` and its edges' lengths |p1 − p0|, |p2 − p1|, |p0 − p2|
+// (QuadSubTrianglesOf). For kInside, `area` and `centroid` are what
+// CircleTriangleIntersection computes for case (a), by the same operations:
+// its plane, C_π = C − d_π n and a, area (π a) a.
 enum class CirclePlacement { kApart, kInside, kCut };
 CirclePlacement PlaceCircle(const Array3& centre, double radius, const Array3& p0, const Array3& p1,
-                            const Array3& p2, double& area, Array3& centroid) {
-  const Array3 normal = tessera::Cross(p1 - p0, p2 - p0);
-  const double twice_area = Norm(normal);
-  if (!(twice_area > 0.0) || !std::isfinite(twice_area)) return CirclePlacement::kCut;
-  const Array3 n = normal / twice_area;
+                            const Array3& p2, const Array3& n, const double (&lengths)[3],
+                            double& area, Array3& centroid) {
   const double d_pi = tessera::Dot(centre - p0, n);
   const double delta = radius - std::abs(d_pi);
   if (!(delta > 0.0)) return CirclePlacement::kApart;  // the sphere short of the plane
@@ -453,7 +457,7 @@ CirclePlacement PlaceCircle(const Array3& centre, double radius, const Array3& p
     // n x edge points into the triangle (counter-clockwise about its own
     // normal) and has the edge's length (the edge lies in the plane).
     const Array3 edge = *p[(k + 1) % 3] - *p[k];
-    const double length = Norm(edge);
+    const double length = lengths[k];
     max_edge = std::max(max_edge, length);
     const double s = tessera::Dot(c - *p[k], tessera::Cross(n, edge));  // s_k · length
     if (s <= -a * length) return CirclePlacement::kApart;
@@ -469,27 +473,66 @@ CirclePlacement PlaceCircle(const Array3& centre, double radius, const Array3& p
 
 }  // namespace
 
+QuadSubTriangles QuadSubTrianglesOf(const Array3& v1, const Array3& v2, const Array3& v3,
+                                    const Array3& v4) {
+  QuadSubTriangles planes;
+  const std::array<const Array3*, 4> v{&v1, &v2, &v3, &v4};
+  planes.centroid = 0.25 * (v1 + v2 + v3 + v4);
+  const Array3& x_cm = planes.centroid;
+  for (int k = 0; k < 4; ++k) {
+    const Array3& p0 = *v[k];
+    const Array3& p1 = *v[(k + 1) % 4];
+    planes.rim[k] = Norm(p1 - p0);
+    planes.spoke[k] = Norm(x_cm - p0);  // the bits of |p0 − x_cm|: a difference negated
+    const Array3 normal = tessera::Cross(p1 - p0, x_cm - p0);
+    const double twice_area = Norm(normal);
+    if (!(twice_area > 0.0) || !std::isfinite(twice_area)) continue;  // composed instead
+    planes.normal[k] = normal / twice_area;
+    planes.spans_plane |= static_cast<std::uint8_t>(1u << k);
+  }
+  planes.diagonals = Norm(v3 - v1) + Norm(v4 - v2);
+  planes.computed = 1;
+  return planes;
+}
+
 CircleQuadrilateralShare CircleQuadrilateralAreaShare(const Array3& centre, double radius,
                                                       const Array3& v1, const Array3& v2,
                                                       const Array3& v3, const Array3& v4) {
+  return CircleQuadrilateralAreaShare(centre, radius, v1, v2, v3, v4,
+                                      QuadSubTrianglesOf(v1, v2, v3, v4));
+}
+
+CircleQuadrilateralShare CircleQuadrilateralAreaShare(const Array3& centre, double radius,
+                                                      const Array3& v1, const Array3& v2,
+                                                      const Array3& v3, const Array3& v4,
+                                                      const QuadSubTriangles& planes) {
   CircleQuadrilateralShare share;
   const std::array<const Array3*, 4> v{&v1, &v2, &v3, &v4};
   // The sums of CircleQuadrilateralIntersection in its order; a sub-triangle
   // without area adds exact zeros there, and nothing here.
-  const Array3 x_cm = 0.25 * (v1 + v2 + v3 + v4);
+  const Array3& x_cm = planes.centroid;
   double area = 0.0;
   Array3 moment{};
   for (int k = 0; k < 4; ++k) {
+    const Array3& p0 = *v[k];
+    const Array3& p1 = *v[(k + 1) % 4];
     double sub_area = 0.0;
     Array3 sub_centroid{};
-    switch (PlaceCircle(centre, radius, *v[k], *v[(k + 1) % 4], x_cm, sub_area, sub_centroid)) {
+    // A sub-triangle without a plane is composed (its area there is none).
+    CirclePlacement placement = CirclePlacement::kCut;
+    if (planes.spans_plane & (1u << k)) {
+      const double lengths[3] = {planes.rim[k], planes.spoke[(k + 1) % 4], planes.spoke[k]};
+      placement = PlaceCircle(centre, radius, p0, p1, x_cm, planes.normal[k], lengths, sub_area,
+                              sub_centroid);
+    }
+    switch (placement) {
       case CirclePlacement::kApart:
         continue;
       case CirclePlacement::kInside:
         break;
       case CirclePlacement::kCut: {
         const CircleTriangleIntersectionResult r =
-            CircleTriangleIntersection(centre, radius, *v[k], *v[(k + 1) % 4], x_cm);
+            CircleTriangleIntersection(centre, radius, p0, p1, x_cm);
         sub_area = r.area;
         sub_centroid = r.centroid;
         ++share.sub_triangles_composed;
@@ -501,7 +544,7 @@ CircleQuadrilateralShare CircleQuadrilateralAreaShare(const Array3& centre, doub
   }
   if (!(area > 0.0)) return share;
   double xi = 0.0, eta = 0.0;
-  if (!InverseBilinearMap(moment / area, v1, v2, v3, v4, xi, eta)) return share;
+  if (!InverseBilinearMap(moment / area, v1, v2, v3, v4, planes.diagonals, xi, eta)) return share;
   share.valid = true;
   share.area = area;
   share.weights = Bilinear(xi, eta);

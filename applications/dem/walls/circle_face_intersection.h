@@ -36,6 +36,7 @@
 #pragma once
 
 #include <array>
+#include <cstdint>
 
 #include "kernel/core/array3.h"
 
@@ -132,11 +133,40 @@ CircleQuadrilateralShare CircleQuadrilateralAreaShare(const Array3& centre, doub
                                                       const Array3& v1, const Array3& v2,
                                                       const Array3& v3, const Array3& v4);
 
+// What CircleQuadrilateralAreaShare needs of the quadrilateral alone: x_cm,
+// each sub-triangle's unit normal and its edges' lengths. A deformed skin's
+// face lies under several spheres and is reached by each every step, so the
+// walls keep these per face, recomputed where the face moved
+// (RigidFaceStorage::sub_triangles): the per-sphere placement then costs one
+// square root per sub-triangle instead of five and a division. The same
+// operations as the per-sphere computation, so the same bits.
+struct QuadSubTriangles {
+  Array3 centroid{};               // x_cm = (v1 + v2 + v3 + v4) / 4
+  std::array<Array3, 4> normal{};  // of (v_k, v_k+1, x_cm), unit where it spans a plane
+  std::array<double, 4> rim{};     // |v_k+1 − v_k|
+  std::array<double, 4> spoke{};   // |x_cm − v_k|
+  double diagonals = 0.0;          // |v3 − v1| + |v4 − v2|, InverseBilinearMap's scale
+  std::uint8_t spans_plane = 0;    // bit k: sub-triangle k has a finite, non-zero area
+  std::uint8_t computed = 0;       // 1 once filled from the face's current vertices
+};
+QuadSubTriangles QuadSubTrianglesOf(const Array3& v1, const Array3& v2, const Array3& v3,
+                                    const Array3& v4);
+// CircleQuadrilateralAreaShare with the quadrilateral's `planes`
+// (QuadSubTrianglesOf of the same vertices): the same result, bit for bit.
+CircleQuadrilateralShare CircleQuadrilateralAreaShare(const Array3& centre, double radius,
+                                                      const Array3& v1, const Array3& v2,
+                                                      const Array3& v3, const Array3& v4,
+                                                      const QuadSubTriangles& planes);
+
 // The parent coordinates (ξ, η) of `point` in the 4-node face (v1..v4), by
 // Gauss–Newton on the closest-point equations (4.66–4.67); false where the
 // map is singular or does not converge (ξ, η then unchanged).
 bool InverseBilinearMap(const Array3& point, const Array3& v1, const Array3& v2, const Array3& v3,
                         const Array3& v4, double& xi, double& eta);
+// The same with the face's |v3 − v1| + |v4 − v2| given (QuadSubTriangles::
+// diagonals), which scales the test for a singular map.
+bool InverseBilinearMap(const Array3& point, const Array3& v1, const Array3& v2, const Array3& v3,
+                        const Array3& v4, double diagonals, double& xi, double& eta);
 // N_i(ξ, η) of the 4-node face, nodes at (−1, −1), (1, −1), (1, 1), (−1, 1).
 std::array<double, 4> BilinearShapeFunctions(double xi, double eta);
 

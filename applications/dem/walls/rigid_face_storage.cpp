@@ -25,6 +25,10 @@ constexpr double kInsideTolerance = 1e-12;
 // far smaller than any overlap that matters (a relative 5e-10 of the radius).
 constexpr double kOffFaceMargin = 1e-9;
 
+// Fewer faces than this are read on one thread (a few walls' faces take less
+// than the start of a parallel loop).
+constexpr std::ptrdiff_t kMinimumParallelFaces = 1024;
+
 // 1 where every vertex of face f has exactly zero velocity and last
 // displacement (RigidFaceStorage::still), else 0.
 std::uint8_t StandsStill(const RigidFaceStorage& faces, std::size_t f) {
@@ -42,7 +46,12 @@ void ReadFaceVertices(ModelPart& walls, RigidFaceStorage& faces, bool every_face
   NodalDatabase& db = walls.Nodal();
   const Array3* velocity =
       db.HasHistoricalVariable(VELOCITY) ? db.HistoricalColumn(VELOCITY).Data() : nullptr;
-  for (std::size_t f = 0; f < faces.size(); ++f) {
+  // Each face writes its own row only, so the rows in parallel are the same
+  // bits: a deformable skin (DE-FE coupling) moves every face every step.
+  const auto count = static_cast<std::ptrdiff_t>(faces.size());
+#pragma omp parallel for schedule(static) if (count >= kMinimumParallelFaces)
+  for (std::ptrdiff_t row = 0; row < count; ++row) {
+    const auto f = static_cast<std::size_t>(row);
     bool moved = every_face;
     for (int k = 0; k < faces.vertex_count[f]; ++k) {
       const IndexType node = faces.nodes[f][k];
@@ -176,6 +185,10 @@ void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
   faces.has_plane[f] = faces.convex[f] = 0;
   faces.plane_normal[f] = faces.plane_origin[f] = Array3{};
   faces.warp[f] = 0.0;
+  if (f < faces.sub_triangles.size())
+    faces.sub_triangles[f] = n == 4 && faces.keeps_sub_triangles[f]
+                                 ? QuadSubTrianglesOf(v[0], v[1], v[2], v[3])
+                                 : QuadSubTriangles{};
   if (n < 3) {  // a segment
     faces.area[f] = Norm(v[1] - v[0]);
     return;
@@ -211,6 +224,20 @@ void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f) {
   faces.convex[f] = convex ? 1 : 0;
 }
 
+void KeepSubTrianglesOf(RigidFaceStorage& faces, const std::vector<std::uint32_t>& candidate_faces,
+                        const std::vector<std::uint8_t>& area_distributed) {
+  if (faces.sub_triangles.size() != faces.size()) return;  // rows not from FillRigidFaces
+  std::fill(faces.keeps_sub_triangles.begin(), faces.keeps_sub_triangles.end(), 0);
+  if (area_distributed.size() != faces.size()) return;
+  for (const std::uint32_t f : candidate_faces)
+    if (faces.vertex_count[f] == 4 && area_distributed[f]) faces.keeps_sub_triangles[f] = 1;
+  for (std::size_t f = 0; f < faces.size(); ++f) {
+    if (!faces.keeps_sub_triangles[f] || faces.sub_triangles[f].computed) continue;
+    const auto& v = faces.points[f];
+    faces.sub_triangles[f] = QuadSubTrianglesOf(v[0], v[1], v[2], v[3]);
+  }
+}
+
 void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage& faces,
                     int dimension) {
   const std::size_t n = walls.NumberOfConditions();
@@ -233,6 +260,8 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
   faces.area.resize(n);
   faces.inverse_mass.resize(n);
   faces.massive.resize(n);
+  faces.sub_triangles.resize(n);
+  faces.keeps_sub_triangles.resize(n);
   const ProcessInfo& info = walls.GetProcessInfo();
   std::size_t row = 0;
   for (Condition& condition : walls.Conditions()) {

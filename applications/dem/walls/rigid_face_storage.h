@@ -18,6 +18,7 @@
 #include <vector>
 
 #include "applications/dem/utilities/neighbour_search.h"
+#include "applications/dem/walls/circle_face_intersection.h"
 #include "kernel/core/array3.h"
 #include "kernel/core/types.h"
 
@@ -70,6 +71,16 @@ struct RigidFaceStorage {
   // mass); `massive[f]` is 1 where some vertex of face f has a mass.
   std::vector<std::array<double, 4>> inverse_mass;
   std::vector<std::uint8_t> massive;
+  // A quadrilateral's four sub-triangles (x_cm, their normals and edge
+  // lengths: QuadSubTriangles): what the Area Distributed Method's areas on
+  // a warped face need of the face alone, computed once per move rather than
+  // per sphere, for the faces `keeps_sub_triangles` marks (`computed` 0 for
+  // the others, whose areas compute them per sphere: the same bits).
+  std::vector<QuadSubTriangles> sub_triangles;
+  // 1 for an area-distributed quadrilateral that some sphere has among its
+  // wall candidates (KeepSubTrianglesOf, at each search): a skin's faces
+  // away from the spheres move without the sub-triangles.
+  std::vector<std::uint8_t> keeps_sub_triangles;
 
   std::size_t size() const { return material.size(); }
 };
@@ -95,6 +106,13 @@ inline double ContactDampingMass(const RigidFaceStorage& faces, std::size_t f,
 // Recomputes face f's box, plane, warp, convexity and area from its vertices
 // (`points`): after a vertex of a row is moved in place.
 void UpdateFaceGeometry(RigidFaceStorage& faces, std::size_t f);
+
+// Marks the faces that keep their sub-triangles (RigidFaceStorage::
+// keeps_sub_triangles): the quadrilaterals among `candidate_faces` (the wall
+// candidates' faces) flagged in `area_distributed` (none if it is empty);
+// computes those of the newly marked.
+void KeepSubTrianglesOf(RigidFaceStorage& faces, const std::vector<std::uint32_t>& candidate_faces,
+                        const std::vector<std::uint8_t>& area_distributed);
 
 // Fills `faces` from the conditions of `walls`. A RigidFace3D3N/3D4N (3D runs)
 // or RigidEdge2D2N (`dimension` 2) passes its Check() (no degenerate face) and

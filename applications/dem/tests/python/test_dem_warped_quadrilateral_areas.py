@@ -131,3 +131,42 @@ def test_a_sphere_on_a_warped_face_takes_the_short_cut_to_the_same_nodal_forces(
         assert [s["case"] for s in composed["sub_triangles"]] == cases
         expected = np.outer(composed["weights"], -force)
         assert np.allclose(nodal, expected, rtol=0.0, atol=1e-12 * np.linalg.norm(force))
+
+
+def test_a_face_moved_between_searches_is_cut_where_it_now_is():
+    """The walls keep a quadrilateral's sub-triangles (RigidFaceStorage::
+    sub_triangles) for the faces in some sphere's reach, from the search on,
+    and recompute them where the face moves: a face moved after the search
+    (its nodes shifted in its plane by 0.01-0.02 and their warp reversed by a
+    script, no search in between) gives the nodal forces of the composition
+    at its new corners (1e-12 of the force, as above), for a circle inside a
+    sub-triangle and one across a diagonal; sub-triangles kept from before the
+    move would place the circle against the old centre node and planes."""
+    import tessera.coupling
+    from tessera import _dem
+    corners = [(-1.0, -0.8, 1e-4), (1.2, -1.0, -1e-4), (0.9, 1.1, 1e-4), (-1.1, 0.9, -1e-4)]
+    moved = [(x + 0.01, y - 0.02, -z) for x, y, z in corners]
+    radius, dt = 0.1, 1e-6
+    for xy in ((0.45, -0.05), (0.27, 0.355)):
+        centre = (xy[0], xy[1], radius - 2e-3)
+        spheres, walls, wall = SphereAndWalls(centre, radius)
+        for k, xyz in enumerate(corners):
+            walls.CreateNewNode(k + 1, *xyz)
+        walls.CreateNewCondition("RigidFace3D4N", 1, [1, 2, 3, 4], wall)
+        settings = Settings(dt, search_frequency=1000, tolerance=1e-3)
+        settings.wall_force_transfer = "area_distributed"
+        strategy = _dem.ExplicitSolverStrategy(spheres, walls, settings)
+        strategy.Initialize()
+        for k, xyz in enumerate(moved):
+            node = walls.GetNode(k + 1)
+            node.X, node.Y, node.Z = xyz
+        strategy.SolveSolutionStep(dt)
+        strategy.WriteToNodes()
+        force = np.array(strategy.Particles.force[0])
+        position = tuple(strategy.Particles.position[0])
+        assert np.linalg.norm(force) > 0.0
+        nodal = np.array([walls.GetNode(k + 1).GetSolutionStepValue(tessera.CONTACT_FORCES)
+                          for k in range(4)])
+        composed = tessera.coupling.CircleQuadrilateralIntersection(position, radius, *moved)
+        expected = np.outer(composed["weights"], -force)
+        assert np.allclose(nodal, expected, rtol=0.0, atol=1e-12 * np.linalg.norm(force))
