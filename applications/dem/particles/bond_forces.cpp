@@ -3,13 +3,12 @@
 // updated.
 //
 // Bonds are visited row by row of their first sphere (the list is sorted by
-// it), in blocks of rows, in chunks of contiguous blocks that the threads
-// take in order as they become free; a row adds its bonds as the first sphere
-// as they are evaluated, in list order, and what the second spheres take
-// waits in slots (SecondSlots: a ring in cache, or the bonds' columns), which
-// every row then adds, in list order: a block right after its own first pass
-// where all the bonds of its second spheres are its chunk's, the others after
-// all first passes.
+// it), in blocks of rows, each thread a contiguous range of blocks in order;
+// a row adds its bonds as the first sphere as they are evaluated, in list
+// order, and what the second spheres take waits in slots (SecondSlots: a
+// ring in cache, or the bonds' columns), which every row then adds, in list
+// order: a block right after its own first pass where all the bonds of its
+// second spheres are its thread's, the others after all first passes.
 // Where the processor has AVX2, runs of four intact bonds of one law are
 // evaluated together, one vector lane per bond (EvaluateFour): the geometry,
 // the turning of the stored springs, the dashpots, the moment and the
@@ -23,8 +22,9 @@
 // way: a bond gets bitwise the same results from both
 // (test_dem_bond_lanes.py).
 
+#include <omp.h>
+
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -586,12 +586,6 @@ constexpr std::size_t kBlockRows = 256;
 // 192 KiB, in the core's cache; a simple cubic specimen 32 cells across
 // takes them about 3,200 bonds after it gives them.
 constexpr std::uint32_t kRing = 4096;
-// The fewest blocks in a chunk of the first pass (AddBondForces): a chunk's
-// first blocks wait (their second spheres' parts go through the columns, not
-// the ring, and are added after all first passes), about one layer of a
-// lattice specimen (3 blocks, 32 cells across), so that a chunk of 12 blocks
-// or more keeps most in the ring.
-constexpr std::size_t kChunkBlocks = 12;
 
 // Where what the second spheres take (the force on the first sphere, its
 // elastic part, the torque on the second) waits for their rows to add it:
@@ -605,7 +599,7 @@ struct SecondSlots {
   Array3 *ring_force = nullptr, *ring_elastic = nullptr, *ring_torque = nullptr;
   // Per block: 1 where its rows add their parts after all first passes.
   const std::uint8_t* waiting = nullptr;
-  std::size_t to_block = 0, rows = 0;  // the chunk's blocks end at to_block
+  std::size_t to_block = 0, rows = 0;  // this thread's blocks end at to_block
 
   // The first bond after the bonds whose second spheres are in `block` (the
   // block's rows add their parts once the bonds before it are evaluated).
@@ -824,53 +818,35 @@ BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleS
             std::min<std::size_t>(earliest, bonds.first[bonds.row_bonds[bonds.row_start[i]]]);
     return earliest;
   };
-  // The blocks go in chunks of contiguous blocks, handed out in order to the
-  // threads as they become free, each a share of the blocks left (a thread on
-  // a slower core takes fewer: with a fixed range per thread, the step waited
-  // for the thread whose core the host's other work slowed, on the 2-core VM
-  // one core 1.6x slower than the other for a while). A chunk adds a block's
-  // second spheres right after its first pass where all their bonds are the
-  // chunk's own (first spheres in the chunk, evaluated by then): their slots
-  // are still in cache. The blocks whose second spheres have bonds from an
-  // earlier chunk wait for all first passes. (A first pass writes only its
-  // block's rows and its bonds' slots, and each row sums in the same order
-  // either way: the same results for any number of threads and any hand-out.)
+  // Each thread takes a contiguous range of blocks, in order, and adds a
+  // block's second spheres right after its first pass where all their bonds
+  // are its own (first spheres in its range, evaluated by then): their slots
+  // are still in cache. The blocks whose second spheres have bonds from
+  // another thread's range wait for all first passes. (A first pass writes
+  // only its block's rows and its bonds' slots, and each row sums in the same
+  // order either way: the same results for any number of threads.)
   const int threads =
       n < kMinimumParallelRows || ParallelThreads() == 1 || blocks < 2 ? 1 : ParallelThreads();
   std::vector<std::uint8_t> waiting(blocks, 0);
-  std::atomic<std::size_t> next_block{0};
-  // The next chunk [from, to): the blocks left over twice the threads (the
-  // first chunks large, the last ones small, so that the threads end
-  // together), at least kChunkBlocks; all blocks on one thread. False once
-  // none is left.
-  const auto take_chunk = [&](std::size_t& from, std::size_t& to) {
-    from = next_block.load(std::memory_order_relaxed);
-    do {
-      if (from >= blocks) return false;
-      const std::size_t left = blocks - from;
-      to = threads == 1 ? blocks
-                        : from + std::min(left, std::max(kChunkBlocks, left / (2 * threads)));
-    } while (!next_block.compare_exchange_weak(from, to, std::memory_order_relaxed));
-    return true;
-  };
   auto first_pass = [&]<bool kPowers>(std::bool_constant<kPowers> with_powers) {
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
+      const auto t = static_cast<std::size_t>(omp_get_thread_num());
+      const auto count = static_cast<std::size_t>(omp_get_num_threads());
+      const std::size_t from = blocks * t / count, to = blocks * (t + 1) / count;
+      for (std::size_t block = from; block < to; ++block)
+        waiting[block] = earliest_first(block) < from * kBlockRows ? 1 : 0;
       // This thread's ring (kept between steps); none where the force
       // column is read after the pass (ContinuumBonds::keep_force).
       static thread_local std::vector<Array3> ring;
       ring.resize(3 * std::size_t{kRing});
       Array3* const at = bonds.keep_force ? nullptr : ring.data();
-      for (std::size_t from, to; take_chunk(from, to);) {
-        for (std::size_t block = from; block < to; ++block)
-          waiting[block] = earliest_first(block) < from * kBlockRows ? 1 : 0;
-        const SecondSlots slots{
-            &bonds,         elastic, at, at ? at + kRing : nullptr, at ? at + 2 * kRing : nullptr,
-            waiting.data(), to,      n};
-        for (std::size_t block = from; block < to; ++block) {
-          evaluate_block(block, with_powers, slots);
-          if (!waiting[block]) add_second(block, slots);
-        }
+      const SecondSlots slots{
+          &bonds,         elastic, at, at ? at + kRing : nullptr, at ? at + 2 * kRing : nullptr,
+          waiting.data(), to,      n};
+      for (std::size_t block = from; block < to; ++block) {
+        evaluate_block(block, with_powers, slots);
+        if (!waiting[block]) add_second(block, slots);
       }
     }
   };

@@ -554,9 +554,10 @@ def test_one_and_two_threads_give_bitwise_the_same_bonded_block():
 
 
 def test_one_and_two_threads_give_bitwise_the_same_large_bonded_block():
-    """8,000 spheres: 32 blocks of 256 rows in the bond pass, which two
-    threads take in chunks (12, 12 and 8 blocks, bond_forces.cpp), the first
-    blocks of each chunk after the first waiting for all first passes."""
+    """8,000 spheres: 32 blocks of 256 rows in the bond pass, 16 per thread
+    on two (bond_forces.cpp): the second thread's first blocks (a layer of
+    the block) wait for all first passes, its later ones are added from its
+    ring (the small block above: one block per thread)."""
     one, states = BondedBlock(1, side=20, steps=30)
     two, states_two = BondedBlock(2, side=20, steps=30)
     assert len(states) == 3 * 20 * 20 * 19  # every lattice neighbour pair
