@@ -25,7 +25,6 @@
 #include <omp.h>
 
 #include <algorithm>
-#include <atomic>
 #include <cstdint>
 #include <cstring>
 #include <type_traits>
@@ -587,12 +586,6 @@ constexpr std::size_t kBlockRows = 256;
 // 192 KiB, in the core's cache; a simple cubic specimen 32 cells across
 // takes them about 3,200 bonds after it gives them.
 constexpr std::uint32_t kRing = 4096;
-// The fewest unclaimed blocks of another thread's range that a thread done
-// with its own takes half of (AddBondForces): the taken range's first blocks
-// wait for all first passes, about a layer of a lattice specimen (3 blocks,
-// 32 cells across), so that threads of equal speed, which end within a few
-// blocks of each other, take none.
-constexpr std::size_t kStealBlocks = 16;
 
 // Where what the second spheres take (the force on the first sphere, its
 // elastic part, the torque on the second) waits for their rows to add it:
@@ -835,75 +828,25 @@ BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleS
   const int threads =
       n < kMinimumParallelRows || ParallelThreads() == 1 || blocks < 2 ? 1 : ParallelThreads();
   std::vector<std::uint8_t> waiting(blocks, 0);
-  // Per thread: the blocks of its range it has not claimed, [claimed, back),
-  // in one word (claimed << 32 | back). The owner claims from the front, before
-  // it evaluates a block, up to the block after that block's furthest second
-  // sphere, so that whether a part goes to its ring or the columns is settled
-  // before any of it is put (SecondSlots::InRing); a thread that is done takes
-  // the back half of another's unclaimed blocks as a range of its own, whose
-  // first blocks wait (a slower core ends with fewer blocks).
-  std::vector<std::atomic<std::uint64_t>> ranges(static_cast<std::size_t>(threads));
-  constexpr std::uint64_t kLow = 0xffffffffu;
-  const auto furthest = [&](std::size_t block) {
-    const std::uint32_t begin = bonds.first_start[block * kBlockRows];
-    const std::uint32_t end = bonds.first_start[std::min(n, (block + 1) * kBlockRows)];
-    std::uint32_t far = 0;
-    for (std::uint32_t b = begin; b < end; ++b) far = std::max(far, bonds.second[b]);
-    return std::max<std::size_t>(block + 1, begin < end ? far / kBlockRows + 1 : 0);
-  };
   auto first_pass = [&]<bool kPowers>(std::bool_constant<kPowers> with_powers) {
 #pragma omp parallel num_threads(threads) if (threads > 1)
     {
       const auto t = static_cast<std::size_t>(omp_get_thread_num());
       const auto count = static_cast<std::size_t>(omp_get_num_threads());
+      const std::size_t from = blocks * t / count, to = blocks * (t + 1) / count;
+      for (std::size_t block = from; block < to; ++block)
+        waiting[block] = earliest_first(block) < from * kBlockRows ? 1 : 0;
       // This thread's ring (kept between steps); none where the force
       // column is read after the pass (ContinuumBonds::keep_force).
       static thread_local std::vector<Array3> ring;
       ring.resize(3 * std::size_t{kRing});
       Array3* const at = bonds.keep_force ? nullptr : ring.data();
-      std::atomic<std::uint64_t>& mine = ranges[t];
-      const auto run = [&](std::size_t from, std::size_t to) {
-        for (std::size_t block = from; block < to; ++block)
-          waiting[block] = earliest_first(block) < from * kBlockRows ? 1 : 0;
-        mine.store(std::uint64_t{from} << 32 | to, std::memory_order_release);
-        SecondSlots slots{
-            &bonds,         elastic, at, at ? at + kRing : nullptr, at ? at + 2 * kRing : nullptr,
-            waiting.data(), from,    n};
-        for (std::size_t block = from;; ++block) {
-          const std::size_t need = furthest(block);
-          std::uint64_t word = mine.load(std::memory_order_acquire);
-          for (;;) {
-            const std::size_t claimed = word >> 32, back = word & kLow;
-            const std::size_t next = std::max(claimed, std::min(back, need));
-            if (next == claimed ||
-                mine.compare_exchange_weak(word, std::uint64_t{next} << 32 | back,
-                                           std::memory_order_acq_rel)) {
-              slots.to_block = next;
-              break;
-            }
-          }
-          if (block >= slots.to_block) return;  // the range's end (or the rest taken)
-          evaluate_block(block, with_powers, slots);
-          if (!waiting[block]) add_second(block, slots);
-        }
-      };
-      run(blocks * t / count, blocks * (t + 1) / count);
-      for (;;) {
-        // The other range with the most unclaimed blocks: its back half.
-        std::size_t victim = count, most = 0;
-        for (std::size_t u = 0; u < count; ++u) {
-          const std::uint64_t word = ranges[u].load(std::memory_order_acquire);
-          const std::size_t claimed = word >> 32, back = word & kLow;
-          if (u != t && back > claimed && back - claimed > most) victim = u, most = back - claimed;
-        }
-        if (victim == count || most < kStealBlocks) break;
-        std::uint64_t word = ranges[victim].load(std::memory_order_acquire);
-        const std::size_t claimed = word >> 32, back = word & kLow;
-        if (back < claimed + kStealBlocks) continue;
-        const std::size_t start = back - (back - claimed) / 2;
-        if (ranges[victim].compare_exchange_strong(word, std::uint64_t{claimed} << 32 | start,
-                                                   std::memory_order_acq_rel))
-          run(start, back);
+      const SecondSlots slots{
+          &bonds,         elastic, at, at ? at + kRing : nullptr, at ? at + 2 * kRing : nullptr,
+          waiting.data(), to,      n};
+      for (std::size_t block = from; block < to; ++block) {
+        evaluate_block(block, with_powers, slots);
+        if (!waiting[block]) add_second(block, slots);
       }
     }
   };
