@@ -553,6 +553,19 @@ def test_one_and_two_threads_give_bitwise_the_same_bonded_block():
     np.testing.assert_array_equal(one, two)
 
 
+def test_one_and_two_threads_give_bitwise_the_same_large_bonded_block():
+    """8,000 spheres: 32 blocks of 256 rows in the bond pass, 16 per thread
+    on two (bond_forces.cpp): the second thread's first blocks (a layer of
+    the block) wait for all first passes, its later ones are added from its
+    ring (the small block above: one block per thread)."""
+    one, states = BondedBlock(1, side=20, steps=30)
+    two, states_two = BondedBlock(2, side=20, steps=30)
+    assert len(states) == 3 * 20 * 20 * 19  # every lattice neighbour pair
+    assert 0 < states.count(0) < len(states)  # some bonds broke, some hold
+    assert states == states_two
+    np.testing.assert_array_equal(one, two)
+
+
 @pytest.mark.parametrize("law, message", [
     ("DEM_Unknown", "'DEM_Unknown' is not supported; this build provides DEM_KDEM, DEM_Dempack"),
     (None, "names no DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME"),
