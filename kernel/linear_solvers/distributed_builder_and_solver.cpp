@@ -112,6 +112,11 @@ void DistributedBuilderAndSolver::BuildRHS(Scheme& scheme, ModelPart& model_part
   interface_.Sum(b);
 }
 
+void DistributedBuilderAndSolver::FinishRHS(Scheme& scheme, ModelPart& model_part, Vector& b) {
+  BuilderAndSolver::FinishRHS(scheme, model_part, b);
+  interface_.Sum(b);
+}
+
 bool DistributedBuilderAndSolver::FixityChanged() const {
   const std::int64_t changed = BuilderAndSolver::FixityChanged() ? 1 : 0;
   return communicator_->MaxAll(changed) > 0;

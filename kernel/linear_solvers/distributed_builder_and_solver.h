@@ -44,6 +44,7 @@ class DistributedBuilderAndSolver final : public BuilderAndSolver, public FreeDo
   void SetUpSystem(ModelPart& model_part) override;
   void Build(Scheme& scheme, ModelPart& model_part, SparseMatrix& A, Vector& b) override;
   void BuildRHS(Scheme& scheme, ModelPart& model_part, Vector& b) override;
+  void FinishRHS(Scheme& scheme, ModelPart& model_part, Vector& b) override;
   const FreeDofReduction* Reduction() const override { return this; }
   // Whether any rank's fixity changed: the renumbering that follows is
   // collective, so every rank must take it (collective).

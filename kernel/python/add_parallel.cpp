@@ -1,12 +1,14 @@
 // Bindings of the distributed-run layer (kernel/parallel): the run's
 // Communicator (tessera.DefaultCommunicator()), DistributeModelPart (partition
-// with METIS and keep this rank's piece) and InterfaceSum (the halo exchange
-// an explicit strategy is given). Python uses these, not mpi4py: the kernel
+// with METIS and keep this rank's piece), InterfaceSum (the halo exchange
+// an explicit strategy is given) and BackgroundWorker (a thread that runs
+// one solver's half of a step while another's runs). Python uses these, not mpi4py: the kernel
 // and the scripts then share one MPI initialisation and one library.
 #include <pybind11/stl.h>
 
 #include "kernel/linear_solvers/petsc_linear_solver.h"
 #include "kernel/model/model_part.h"
+#include "kernel/parallel/background_worker.h"
 #include "kernel/parallel/communicator.h"
 #include "kernel/parallel/distribute_model_part.h"
 #include "kernel/parallel/interface_sum.h"
@@ -17,6 +19,18 @@ namespace py = pybind11;
 namespace tessera::python {
 
 void AddParallelToPython(py::module_& m) {
+  // Tasks are C++ callables that applications bind (e.g. the explicit
+  // strategy's BeginKickOn); Python only waits.
+  py::class_<BackgroundWorker, std::shared_ptr<BackgroundWorker>>(
+      m, "BackgroundWorker",
+      "A persistent thread that runs one task at a time with its own OpenMP thread count")
+      .def(py::init<>())
+      .def("Wait", &BackgroundWorker::Wait, py::call_guard<py::gil_scoped_release>(),
+           "Blocks until the task started last has ended; raises what it raised")
+      .def("Busy", &BackgroundWorker::Busy)
+      .def("LastTaskSeconds", &BackgroundWorker::LastTaskSeconds,
+           "Wall-clock seconds the task started last took");
+
   using Comm = Communicator;
   py::class_<Comm, std::shared_ptr<Comm>>(m, "Communicator",
                                           "The ranks of a run (serial: one rank; MPI: mpirun's)")

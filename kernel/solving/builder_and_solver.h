@@ -24,6 +24,9 @@
 // order), from zero. The entities are thus visited in model part order, whose
 // neighbours share nodes and lie near each other in memory, instead of once
 // per colour across the whole mesh; the result is bitwise the coloured one.
+// The first pass can be split (BeginRHS, FinishRHS): entities whose loads
+// another solver computes in the same step (DeferEntities) are evaluated
+// after it, the others meanwhile; the sums are unchanged.
 #pragma once
 
 #include <algorithm>
@@ -86,6 +89,7 @@ class BuilderAndSolver {
     });
 
     Colour(n_total);
+    MarkDeferred();
     gather_start_.clear();  // the right-hand side's order, made at its first use (AssembleRHS)
 
     // Rows -> entities touching them (counting sort, in entity order).
@@ -161,6 +165,33 @@ class BuilderAndSolver {
     Assemble(scheme, model_part, nullptr, &b);
   }
 
+  // Entities whose right-hand side waits for another solver's step of the
+  // same time step (a partitioned coupling's load conditions). BeginRHS
+  // leaves them out; FinishRHS adds them. Kept across renumberings.
+  void DeferEntities(std::vector<const Entity*> entities) {
+    std::sort(entities.begin(), entities.end());
+    deferred_entities_ = std::move(entities);
+    MarkDeferred();
+  }
+  // The right-hand side in two calls, bitwise what BuildRHS gives. BeginRHS
+  // computes the local vectors of every entity not deferred and writes
+  // nothing but this builder's buffers, so it may run on some threads while
+  // the other solver works on others; FinishRHS computes the deferred
+  // entities' and sums each equation's terms.
+  void BeginRHS(Scheme& scheme, ModelPart& model_part) {
+    CheckReady();
+    locals_.resize(static_cast<std::size_t>(ParallelThreads()));
+    ComputeLocalRHS(scheme, model_part.GetProcessInfo(), Part::immediate);
+    rhs_begun_ = true;
+  }
+  virtual void FinishRHS(Scheme& scheme, ModelPart& model_part, Vector& b) {
+    TESSERA_CHECK(rhs_begun_, "BuilderAndSolver: FinishRHS without BeginRHS");
+    rhs_begun_ = false;
+    locals_.resize(static_cast<std::size_t>(ParallelThreads()));
+    ComputeLocalRHS(scheme, model_part.GetProcessInfo(), Part::deferred);
+    GatherRHS(b);
+  }
+
   // Solves A dx = b over the free dofs (b's free rows).
   virtual void SystemSolve(const SparseMatrix& A, Vector& dx, const Vector& b) {
     const auto n = static_cast<Eigen::Index>(dofs_.NumberOfFreeDofs());
@@ -206,6 +237,9 @@ class BuilderAndSolver {
     gather_start_.clear();
     gather_positions_.clear();
     local_rhs_.clear();
+    is_deferred_.clear();
+    deferred_.clear();
+    rhs_begun_ = false;
     pattern_outer_.clear();
     pattern_inner_.clear();
     solver_->Clear();
@@ -282,6 +316,20 @@ class BuilderAndSolver {
     }
   }
 
+  // is_deferred_ and deferred_ (entity positions, in entity order) from the
+  // deferred entities that are active entities of the system.
+  void MarkDeferred() {
+    is_deferred_.assign(entities_.size(), 0);
+    deferred_.clear();
+    if (deferred_entities_.empty()) return;
+    for (std::size_t k = 0; k < entities_.size(); ++k)
+      if (std::binary_search(deferred_entities_.begin(), deferred_entities_.end(),
+                             static_cast<const Entity*>(entities_[k]))) {
+        is_deferred_[k] = 1;
+        deferred_.push_back(static_cast<std::uint32_t>(k));
+      }
+  }
+
   // For every equation, the positions of its terms in equation_ids_ (and in the
   // buffer of local right-hand sides), in the order the coloured assembly adds
   // them.
@@ -303,6 +351,14 @@ class BuilderAndSolver {
 
   // The right-hand side alone, in the two passes of the file's comment.
   void AssembleRHS(Scheme& scheme, const ProcessInfo& info, Vector& b) {
+    rhs_begun_ = false;
+    ComputeLocalRHS(scheme, info, Part::all);
+    GatherRHS(b);
+  }
+
+  // The first pass for all entities, those not deferred or the deferred ones.
+  enum class Part { all, immediate, deferred };
+  void ComputeLocalRHS(Scheme& scheme, const ProcessInfo& info, Part part) {
     TESSERA_CHECK(equation_ids_.size() < std::numeric_limits<std::uint32_t>::max(),
                   "BuilderAndSolver: ", equation_ids_.size(),
                   " local terms exceed 32-bit positions");
@@ -310,7 +366,7 @@ class BuilderAndSolver {
     // right-hand side alone and need not hold the order.
     if (gather_start_.empty()) GatherOrder(dofs_.size());
     local_rhs_.resize(equation_ids_.size());
-    ParallelForChecked(entities_.size(), [&](std::size_t k) {
+    auto compute = [&](std::size_t k) {
       Vector& rhs = locals_[static_cast<std::size_t>(omp_get_thread_num())].rhs;
       Entity& entity = *entities_[k];
       scheme.CalculateRHSContribution(entity, rhs, info);
@@ -319,7 +375,19 @@ class BuilderAndSolver {
         TESSERA_ERROR(entity.Info(), ": local right-hand side has ", rhs.size(), " entries for ", n,
                       " equation ids");
       std::copy(rhs.data(), rhs.data() + n, local_rhs_.begin() + offsets_[k]);
-    });
+    };
+    if (part == Part::deferred)
+      ParallelForChecked(deferred_.size(), [&](std::size_t i) { compute(deferred_[i]); });
+    else if (part == Part::immediate && !deferred_.empty())
+      ParallelForChecked(entities_.size(), [&](std::size_t k) {
+        if (!is_deferred_[k]) compute(k);
+      });
+    else
+      ParallelForChecked(entities_.size(), compute);
+  }
+
+  // The second pass: each equation's terms summed in the coloured order.
+  void GatherRHS(Vector& b) {
     b.resize(static_cast<Eigen::Index>(dofs_.size()));
     ParallelFor(dofs_.size(), [&](std::size_t eq) {
       double sum = 0.0;
@@ -402,6 +470,10 @@ class BuilderAndSolver {
   std::vector<std::size_t> gather_start_;           // per equation, into gather_positions_
   std::vector<std::uint32_t> gather_positions_;     // terms in coloured order (GatherOrder)
   std::vector<double> local_rhs_;                   // the entities' local right-hand sides
+  std::vector<const Entity*> deferred_entities_;    // sorted (DeferEntities)
+  std::vector<char> is_deferred_;                   // per entity
+  std::vector<std::uint32_t> deferred_;             // their positions in entities_
+  bool rhs_begun_ = false;                          // BeginRHS called, FinishRHS not yet
   std::vector<int> pattern_outer_, pattern_inner_;  // the free block's CSR sparsity
   std::vector<LocalSystem> locals_;  // per-thread local systems, reused across builds
   Vector rhs_free_;

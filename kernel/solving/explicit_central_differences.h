@@ -117,6 +117,7 @@ class ExplicitCentralDifferencesStrategy {
   // (fixed ones keep what their processes prescribe); the mesh moves with
   // them where move_mesh is set.
   void Drift() {
+    kick_begun_ = false;
     const double dt = TimeStep();
     const DofSet& dofs = builder_->GetDofSet();
     NodalDatabase& db = model_part_.Nodal();
@@ -132,6 +133,25 @@ class ExplicitCentralDifferencesStrategy {
     if (settings_.move_mesh) MoveMesh();
   }
 
+  // The conditions of `part` carry loads that another solver computes at
+  // u_n+1 within the step (a DEM's contact forces on the structure's skin):
+  // BeginKick leaves them to Kick. Before the first step.
+  void DeferConditionsOf(ModelPart& part) {
+    std::vector<const Entity*> deferred;
+    for (Condition& c : part.Conditions()) deferred.push_back(&c);
+    builder_->DeferEntities(std::move(deferred));
+  }
+
+  // The part of Kick that needs no deferred load: every other entity's local
+  // right-hand side at u_n+1, after Drift. It writes only the builder's
+  // buffers, so a coupling may run it on some threads while the other solver
+  // steps on the others; the residual Kick then sums is bitwise the same.
+  void BeginKick() {
+    TimeStep();
+    builder_->BeginRHS(*scheme_, model_part_);
+    kick_begun_ = true;
+  }
+
   // The residual at u_n+1, a_n+1 from it, v_n+1 = v_n+1/2 + dt/2 a_n+1 on the
   // free dofs; the fixed dofs' v and a by differences; the reactions.
   void Kick() {
@@ -141,7 +161,11 @@ class ExplicitCentralDifferencesStrategy {
     auto [u, v, a, u_n, v_n, a_n] = SecondOrderColumns(db, displacement_, velocity_, acceleration_);
     const std::size_t n_free = dofs.NumberOfFreeDofs();
     const double alpha = settings_.mass_damping;
-    builder_->BuildRHS(*scheme_, model_part_, b_);
+    if (kick_begun_)
+      builder_->FinishRHS(*scheme_, model_part_, b_);
+    else
+      builder_->BuildRHS(*scheme_, model_part_, b_);
+    kick_begun_ = false;
     if (interface_sum_) interface_sum_->Sum(b_);
     ParallelFor(dofs.size(), [&](std::size_t eq) {
       const auto [n, i] = NodeAndComponent(dofs, eq);
@@ -258,6 +282,7 @@ class ExplicitCentralDifferencesStrategy {
   const Variable<Array3>& displacement_;
   const Variable<Array3>& velocity_;
   const Variable<Array3>& acceleration_;
+  bool kick_begun_ = false;  // BeginKick since the last Drift
   Vector mass_, b_;
   bool initialized_ = false;
   bool continued_ = false;                       // ContinueFromCheckpoint()

@@ -11,6 +11,7 @@
 #include "kernel/core/kernel_variables.h"
 #include "kernel/geometries/geometry_types.h"
 #include "kernel/model/model.h"
+#include "kernel/parallel/background_worker.h"
 #include "kernel/solving/solving_strategy.h"
 
 using namespace tessera;
@@ -272,6 +273,22 @@ TEST(SolvingBuilder, AssemblyIsBitwiseIndependentOfThreadCount) {
     ASSERT_EQ(b_alone.size(), b.size());
     EXPECT_EQ(std::memcmp(b_alone.data(), b.data(), sizeof(double) * b.size()), 0)
         << threads << " threads";
+    // In two parts, every third spring deferred to FinishRHS and the others
+    // computed on a worker's thread meanwhile (a coupled step's overlap):
+    // bitwise the same.
+    std::vector<const Entity*> deferred;
+    for (Element& e : mp.Elements())
+      if (e.Id() % 3 == 0) deferred.push_back(&e);
+    builder.DeferEntities(deferred);
+    BackgroundWorker worker;
+    worker.Start([&] { builder.BeginRHS(*scheme, mp); }, threads);
+    worker.Wait();
+    Vector b_split;
+    builder.FinishRHS(*scheme, mp, b_split);
+    EXPECT_EQ(std::memcmp(b_split.data(), b.data(), sizeof(double) * b.size()), 0)
+        << threads << " threads";
+    EXPECT_THROW(builder.FinishRHS(*scheme, mp, b_split), Error);  // no BeginRHS before
+    builder.DeferEntities({});
     if (threads == 1) {
       reference_A = A;
       reference_b = b;

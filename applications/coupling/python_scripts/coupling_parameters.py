@@ -4,9 +4,10 @@
         "time_integration": "auto",
         "transfer_method": "area_distributed",
         "skin_model_parts": [],
-    "wall_model_parts": [],
-    "split_quadrilaterals": False,
+        "wall_model_parts": [],
+        "split_quadrilaterals": false,
         "fe_time_step_fraction": 0.9,
+        "overlap_structure_and_dem": true,
         "echo_level": 1
     }
 
@@ -44,6 +45,10 @@
   on the faces' vertices as the gradients of one stored energy,
   Σ_e (A_e/A_T) U(δ_e), exact derivatives: DemSettings.adm_energy_gradient;
   V4.4's energy within 1 %).
+* "overlap_structure_and_dem": on two or more threads, the explicit
+  scheme's structure assembles its internal forces on some of the threads
+  while the DEM steps on the others (step_overlap.py; bitwise the
+  sequential step); false runs the two one after the other on all threads.
 * "fe_time_step_fraction": α of Δt ≤ α min_e l_e / c_e, the structure's share
   of the common step (thesis 4.70: α in [0.8, 0.98]).
 * "energy_output": the coupled energy balance (coupled_energy.py) written to
@@ -65,6 +70,7 @@ DEFAULTS = {
     "split_quadrilaterals": False,
     "adm_force": "thesis",
     "fe_time_step_fraction": 0.9,
+    "overlap_structure_and_dem": True,
     "energy_output": True,
     "energy_samples": 200,
     "echo_level": 1,
@@ -102,8 +108,9 @@ def _Check(options, origin):
                             "expected \"thesis\" or \"energy_gradient\"")
     if not isinstance(options["split_quadrilaterals"], bool):
         raise tessera.Error(f"{origin}: key 'split_quadrilaterals' must be true or false")
-    if not isinstance(options["energy_output"], bool):
-        raise tessera.Error(f"{origin}: key 'energy_output' must be true or false")
+    for key in ("energy_output", "overlap_structure_and_dem"):
+        if not isinstance(options[key], bool):
+            raise tessera.Error(f"{origin}: key '{key}' must be true or false")
     samples = options["energy_samples"]
     if isinstance(samples, bool) or not isinstance(samples, int) or samples < 1:
         raise tessera.Error(f"{origin}: key 'energy_samples' is {samples!r}; expected a positive integer")

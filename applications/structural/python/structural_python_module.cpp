@@ -15,6 +15,7 @@
 #include "kernel/core/error.h"
 #include "kernel/linear_solvers/distributed_builder_and_solver.h"
 #include "kernel/model/model.h"
+#include "kernel/parallel/background_worker.h"
 #include "kernel/parallel/distribute_model_part.h"
 #include "kernel/parameters/parameters.h"
 #include "kernel/registry/registry.h"
@@ -200,6 +201,19 @@ void AddSolvingStack(py::module_& m) {
            "the first half of SolveSolutionStep: half kick and drift to u_n+1")
       .def("Kick", &Explicit::Kick, Release(),
            "the second half of SolveSolutionStep: residual at u_n+1, accelerations, half kick")
+      .def("DeferConditionsOf", &Explicit::DeferConditionsOf, py::arg("model_part"),
+           "the conditions of model_part carry loads another solver computes within the step: "
+           "BeginKick leaves them to Kick")
+      .def("BeginKick", &Explicit::BeginKick, Release(),
+           "the part of Kick that needs no deferred load (the other entities' right-hand sides)")
+      .def(
+          "BeginKickOn",
+          [](Explicit& strategy, BackgroundWorker& worker, int threads) {
+            worker.Start([&strategy] { strategy.BeginKick(); }, threads);
+          },
+          py::arg("worker"), py::arg("threads"),
+          "BeginKick on the worker's thread with `threads` OpenMP threads; returns at once "
+          "(worker.Wait() before Kick)")
       .def("FinalizeSolutionStep", &Explicit::FinalizeSolutionStep, Release())
       .def("Solve", &Explicit::Solve, Release())
       .def("Check", &Explicit::Check)

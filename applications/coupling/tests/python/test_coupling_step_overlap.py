@@ -1,0 +1,85 @@
+"""The explicit coupled step with the structure's internal forces assembled
+while the DEM steps (step_overlap.py): the results must be bitwise those of
+the sequential step, whatever the thread count and the split."""
+import hashlib
+
+import numpy as np
+
+import tessera
+
+from coupled_decks import block_mesh, dem_files, structure_files
+
+CELLS, SIZE, RADIUS, ROWS = (8, 8, 2), (0.4, 0.4, 0.05), 0.01, 19
+
+
+def _write_plate_with_spheres(folder):
+    """A clamped plate with two layers of spheres pressed onto it and into
+    each other (contacts from the first step), under gravity."""
+    nodes, elements = block_mesh((-SIZE[0] / 2, -SIZE[1] / 2, -SIZE[2]), SIZE, CELLS)
+    base = [i for i, x in nodes.items() if x[2] == -SIZE[2]]
+    structure_files(folder, "plate", nodes, elements, "SmallDisplacementElement3D8N", young=1e8,
+                    poisson=0.3, density=1000.0, fixed_nodes=base, end_time=1.0, time_step=2e-5,
+                    gravity=(0.0, 0.0, -9.81))
+    spacing = 2 * RADIUS * 0.999
+    spheres = [((i - (ROWS - 1) / 2) * spacing, (j - (ROWS - 1) / 2) * spacing, 0.5 * spacing + k * spacing,
+                RADIUS, (0.01 * (i % 3 - 1), 0.0, -0.05 * (j % 2))) for k in range(2) for j in range(ROWS)
+               for i in range(ROWS)]
+    dem_files(folder, "plate", spheres, density=2500.0, young=1e7, poisson=0.25, restitution=0.5,
+              friction=0.3, end_time=1.0, time_step=2e-5, gravity=(0.0, 0.0, -9.81),
+              wall_material=(1e8, 0.3), search_frequency=10)
+
+
+def _run(folder, threads, overlap, steps):
+    """The state after `steps` coupled steps on `threads` threads, hashed, and
+    the stage's overlap (None where the step ran sequentially)."""
+    import tessera.coupling
+    saved = tessera.GetParallelThreads()
+    tessera.SetParallelThreads(threads)
+    try:
+        model = tessera.Model()
+        stage = tessera.coupling.DemStructuresCouplingAnalysis(
+            model, tessera.Parameters.FromFile(str(folder / "ProjectParameters.json")),
+            tessera.Parameters.FromFile(str(folder / "ProjectParametersDEM.json")),
+            {"echo_level": 0, "energy_output": False, "time_integration": "explicit",
+             "overlap_structure_and_dem": overlap})
+        stage.Initialize()
+        for _ in range(steps):
+            stage.AdvanceInTime()
+            stage.InitializeSolutionStep()
+            stage.SolveSolutionStep()
+            stage.FinalizeSolutionStep()
+        particles = stage.GetDEMStage().GetStrategy().Particles
+        digest = hashlib.sha256()
+        for array in (particles.position, particles.velocity, particles.angular_velocity):
+            digest.update(np.ascontiguousarray(np.asarray(array)).tobytes())
+        for variable in (tessera.DISPLACEMENT, tessera.VELOCITY, tessera.ACCELERATION,
+                         tessera.DEM_NODAL_FORCE):
+            digest.update(np.ascontiguousarray(stage.structure.NodalArray(variable)).tobytes())
+        loaded = float(np.abs(stage.structure.NodalArray(tessera.DEM_NODAL_FORCE)).sum())
+        return digest.hexdigest(), stage._overlap, loaded
+    finally:
+        tessera.SetParallelThreads(saved)
+
+
+def test_the_overlapped_step_is_bitwise_the_sequential_one(project):
+    """1 thread (sequential), 2 threads with and without the overlap, and 3
+    threads over more steps than StepOverlap.REBALANCE_STEPS (so the split
+    is chosen again from the measured halves, 1 + 2 or 2 + 1): the spheres'
+    and the structure's states are bitwise equal (each solver's results do
+    not depend on its thread count, and Kick sums the same terms in the same
+    order)."""
+    from tessera.coupling.step_overlap import StepOverlap
+    steps = StepOverlap.REBALANCE_STEPS + 10
+    _write_plate_with_spheres(project)
+    reference, none, loaded = _run(project, 1, True, steps)
+    assert none is None  # one thread: sequential
+    assert loaded > 0.0  # the spheres load the plate: the deferred conditions matter
+    state, overlap, _ = _run(project, 2, True, steps)
+    assert overlap is not None and (overlap.structure_threads, overlap.dem_threads) == (1, 1)
+    assert overlap.worker.LastTaskSeconds() > 0.0
+    assert state == reference
+    state, none, _ = _run(project, 2, False, steps)
+    assert none is None and state == reference
+    state, overlap, _ = _run(project, 3, True, steps)
+    assert overlap is not None and overlap.structure_threads + overlap.dem_threads == 3
+    assert state == reference
