@@ -318,7 +318,8 @@ class DemStructuresCouplingAnalysis:
         if dem_dt != self.delta_time:  # AutomaticTimestep chose a smaller one
             self.delta_time = dem_dt
             self._SetStructuralTimeStep(dem_dt)
-        if self.scheme == "explicit" and not self.nonsmooth and self.options["overlap_structure_and_dem"]:
+        if self.scheme in ("explicit", "explicit_dem_first") and not self.nonsmooth \
+                and self.options["overlap_structure_and_dem"]:
             strategy = self.structural_stage._GetSolver().GetSolutionStrategy()
             self._overlap = StepOverlap.Create(strategy, self.skin.fe_skin)
         if self.echo_level > 0:
@@ -599,18 +600,28 @@ class DemStructuresCouplingAnalysis:
         DEM step with the walls where the structure's last step left them,
         its contact forces to the structure, the structure's whole step, and
         the walls moved to its new state for the next DEM step."""
-        clock, timings = time.perf_counter, self.timings
+        clock, timings, overlap = time.perf_counter, self.timings, self._overlap
         structural_solver = self.structural_stage._GetSolver()
         strategy = structural_solver.GetSolutionStrategy()
         t0 = clock()
-        dem_solver = self.dem_stage._GetSolver()
-        dem_solver.Predict()
-        dem_solver.SolveSolutionStep()
-        t1 = clock()
-        self.skin.TransferLoadsToStructure()
-        t2 = clock()
         structural_solver.Predict()
-        strategy.Drift()
+        dem_solver = self.dem_stage._GetSolver()
+        if overlap is not None:  # the structure's drift and internal forces meanwhile
+            overlap.Start(drift=True)
+        try:
+            dem_solver.Predict()
+            dem_solver.SolveSolutionStep()
+            t1 = clock()
+            self.skin.TransferLoadsToStructure()
+            t2 = clock()
+        except BaseException:
+            if overlap is not None:
+                overlap.Abandon()
+            raise
+        if overlap is not None:
+            overlap.Finish(t2 - t0)
+        else:
+            strategy.Drift()
         strategy.Kick()
         t3 = clock()
         self.skin.MoveWallsWithStructure()

@@ -7,7 +7,9 @@ structure's drift and the walls' move, the structure's other right-hand sides
 (its elements' internal forces: most of its step) are assembled on a
 background worker's threads (ExplicitCentralDifferences BeginKick, the skin's
 load conditions deferred to Kick) while the DEM steps on the remaining
-threads; Kick then adds the skin loads and sums. Each solver's results do not
+threads; Kick then adds the skin loads and sums. In the DEM-first order
+("explicit_dem_first") the DEM step uses the walls of the last step, so the
+worker takes the structure's drift as well. Each solver's results do not
 depend on its thread count and the sums are taken in the same order, so the
 results are bitwise those of the sequential step.
 
@@ -50,9 +52,10 @@ class StepOverlap:
         threads = tessera.GetParallelThreads()
         return cls(strategy, deferred_part, threads) if threads >= 2 else None
 
-    def Start(self):
-        """The structure's half on the worker."""
-        self._strategy.BeginKickOn(self.worker, self.structure_threads)
+    def Start(self, drift=False):
+        """The structure's half on the worker (its drift first with `drift`:
+        the DEM-first order, whose DEM step uses the walls of the last step)."""
+        self._strategy.BeginKickOn(self.worker, self.structure_threads, drift)
 
     def Finish(self, dem_seconds):
         """Waits for the structure's half (raising what it raised);

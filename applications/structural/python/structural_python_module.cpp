@@ -208,12 +208,17 @@ void AddSolvingStack(py::module_& m) {
            "the part of Kick that needs no deferred load (the other entities' right-hand sides)")
       .def(
           "BeginKickOn",
-          [](Explicit& strategy, BackgroundWorker& worker, int threads) {
-            worker.Start([&strategy] { strategy.BeginKick(); }, threads);
+          [](Explicit& strategy, BackgroundWorker& worker, int threads, bool drift) {
+            worker.Start(
+                [&strategy, drift] {
+                  if (drift) strategy.Drift();
+                  strategy.BeginKick();
+                },
+                threads);
           },
-          py::arg("worker"), py::arg("threads"),
-          "BeginKick on the worker's thread with `threads` OpenMP threads; returns at once "
-          "(worker.Wait() before Kick)")
+          py::arg("worker"), py::arg("threads"), py::arg("drift") = false,
+          "BeginKick (after Drift with drift=True) on the worker's thread with `threads` OpenMP "
+          "threads; returns at once (worker.Wait() before Kick)")
       .def("FinalizeSolutionStep", &Explicit::FinalizeSolutionStep, Release())
       .def("Solve", &Explicit::Solve, Release())
       .def("Check", &Explicit::Check)

@@ -29,7 +29,7 @@ def _write_plate_with_spheres(folder):
               wall_material=(1e8, 0.3), search_frequency=10)
 
 
-def _run(folder, threads, overlap, steps):
+def _run(folder, threads, overlap, steps, scheme="explicit"):
     """The state after `steps` coupled steps on `threads` threads, hashed, and
     the stage's overlap (None where the step ran sequentially)."""
     import tessera.coupling
@@ -40,7 +40,7 @@ def _run(folder, threads, overlap, steps):
         stage = tessera.coupling.DemStructuresCouplingAnalysis(
             model, tessera.Parameters.FromFile(str(folder / "ProjectParameters.json")),
             tessera.Parameters.FromFile(str(folder / "ProjectParametersDEM.json")),
-            {"echo_level": 0, "energy_output": False, "time_integration": "explicit",
+            {"echo_level": 0, "energy_output": False, "time_integration": scheme,
              "overlap_structure_and_dem": overlap})
         stage.Initialize()
         for _ in range(steps):
@@ -82,4 +82,16 @@ def test_the_overlapped_step_is_bitwise_the_sequential_one(project):
     assert none is None and state == reference
     state, overlap, _ = _run(project, 3, True, steps)
     assert overlap is not None and overlap.structure_threads + overlap.dem_threads == 3
+    assert state == reference
+
+
+def test_the_overlapped_dem_first_step_is_bitwise_the_sequential_one(project):
+    """Kratos' DEM-first order: the worker takes the structure's drift too,
+    while the DEM steps with the walls of the last step; 1 thread against 2
+    threads with the overlap, bitwise."""
+    _write_plate_with_spheres(project)
+    reference, none, loaded = _run(project, 1, True, 30, "explicit_dem_first")
+    assert none is None and loaded > 0.0
+    state, overlap, _ = _run(project, 2, True, 30, "explicit_dem_first")
+    assert overlap is not None and overlap.worker.LastTaskSeconds() > 0.0
     assert state == reference
