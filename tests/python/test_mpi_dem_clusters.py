@@ -122,8 +122,6 @@ def _tessera_run(folder, ranks, timeout=120):
                    deck.update(PoissonEffectOption=False,
                                ShearStrainParallelToBondOption=False)),
      "'solver_settings.strategy'"),
-    (lambda deck: deck.update(restart_options={"SaveRestart": True, "RestartFrequency": 5}),
-     "'restart_options.SaveRestart'"),
 ])
 def test_what_clusters_do_not_run_distributed_with_is_an_error_naming_the_key(tmp_path, edit, key):
     WriteClusterBox(tmp_path / "box", steps=10, keys={"parallel_type": "MPI"})
