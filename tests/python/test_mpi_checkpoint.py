@@ -58,14 +58,16 @@ def write_case(case, folder):
     thrown above a floor bed (mpi_dem_clusters_case.py) with a new bisection
     every 20 steps, so that ranks own, at the checkpoint, clusters they did
     not hold at the start (each cluster's state in its owner's file, its
-    element and centre node made again on continuing). Returns the number of
-    spheres at the start."""
+    element and centre node made again on continuing); the same under the
+    bed's inlet. Returns the number of spheres at the start."""
     if case == "bonded":
         return WriteBondedSpecimen(folder, steps=STEPS)
-    if case == "clusters":
+    if case.startswith("clusters"):
         spheres, clusters = WriteClusterBox(
             folder, steps=STEPS, n=4, layers=3, spacing=0.038, seed=11,
             keys={"mpi_settings": {"rebalance_every": 20, "imbalance_threshold": 1.0}})
+        if case == "clusters_inlet":
+            AddInlet(folder, nx=8, ny=8, nz=8, stop=0.03)
         return spheres + 3 * clusters
     scheme = "Symplectic_Euler" if case == "sticky" else "Velocity_Verlet"
     count = WriteBed(folder, steps=STEPS, keys={"TranslationalIntegrationScheme": scheme})
@@ -79,14 +81,16 @@ def write_case(case, folder):
 
 
 @needs_mpi
-@pytest.mark.parametrize("case", ["bed", "inlet", "bonded", "lid", "sticky", "clusters"])
+@pytest.mark.parametrize("case", ["bed", "inlet", "bonded", "lid", "sticky", "clusters",
+                                  "clusters_inlet"])
 def test_distributed_run_continued_from_checkpoint_is_bitwise_the_uninterrupted_run(tmp_path, case):
     folder = tmp_path / case
     count = write_case(case, folder)
     serial = run(folder, tmp_path / "serial.npz", None)
     whole = run(folder, tmp_path / "whole.npz", 2, settings=[restart_options("first")])
     assert int(whole["steps"]) == STEPS
-    assert (len(whole["ids"]) > count + 50) if case == "inlet" else (len(whole["ids"]) == count)
+    injects = case in ("inlet", "clusters_inlet")
+    assert (len(whole["ids"]) > count + 50) if injects else (len(whole["ids"]) == count)
     # One file per rank and checkpoint step; each rank lists its own.
     names = sorted(os.listdir(folder / "first"))
     assert names == [f"checkpoint_{step:09d}.rank{r}of2.h5" for step in (490, 980) for r in (0, 1)]
@@ -109,7 +113,7 @@ def test_distributed_run_continued_from_checkpoint_is_bitwise_the_uninterrupted_
     reader = tessera.CheckpointReader(str(folder / "first" / "checkpoint_000000490.rank1of2.h5"))
     assert reader.IntAttribute("ranks") == 2 and reader.IntAttribute("rank") == 1
     assert reader.Has("/Objects/Solver/Distributed/row_key")
-    if case == "clusters":
+    if case.startswith("clusters"):
         # Every cluster's state (centre, velocities, angular momentum,
         # orientation, displacement, last loads), each from its owner.
         assert whole["clusters"].shape == (48, 26)

@@ -31,7 +31,7 @@ import pytest
 from tessera.parallel import MpirunCommand, MpirunEnvironment, MpiSkipReason
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_dem_case import AssertSpheresBitwise, RunBed  # noqa: E402
+from mpi_dem_case import AddInlet, AssertSpheresBitwise, RunBed  # noqa: E402
 from mpi_dem_clusters_case import WriteClusterBox  # noqa: E402
 
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
@@ -101,6 +101,54 @@ def test_clusters_with_new_bisections_every_20_steps_equal_serial_bitwise(tmp_pa
     # whole state arrives with it).
     distributed = run_box(tmp_path, 2, "Velocity_Verlet", "dense", keys=REBALANCED)
     assert int(distributed["migrations"]) > 100
+
+
+def test_a_serial_run_with_clusters_and_an_inlet_gives_injected_spheres_free_ids(tmp_path):
+    # The reference of the test below, serial (no MPI needed): the members
+    # the strategy makes at Initialize take ids after every id read, the
+    # inlet numbered from after the spheres' and its own file's, so an
+    # injected sphere met a member's node id ("node 212 is defined twice")
+    # until the inlet skipped them (SkipIdsOfInitialSpheres).
+    spheres, clusters = WriteClusterBox(tmp_path / "box", steps=STEPS, **BOXES["dense"])
+    AddInlet(tmp_path / "box", nx=8, ny=8, nz=8, stop=0.03)
+    serial = RunBed(tmp_path / "box", tmp_path / "serial.npz")
+    ids = serial["ids"]
+    injected = len(ids) - spheres - 3 * clusters
+    assert 50 < injected < 180, injected
+    assert len(np.unique(ids)) == len(ids)
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_clusters_with_an_inlet_on_ranks_equal_serial_bitwise(tmp_path, ranks):
+    # The dense box under the bed's inlet (12 points at 9.2 SPACING, 6000
+    # spheres/s until 0.03 s: 180 due), rebalanced every 20 steps: every
+    # rank runs the same injection, its overlap test against the spheres
+    # of all ranks, the clusters' members included, and keeps the new
+    # spheres it owns or holds as ghosts; they fall among the clusters.
+    # The injected spheres skip the ids of the members the strategy made
+    # at Initialize (ParticleInlets::SkipIdsOfInitialSpheres; without it
+    # the serial run defines a node twice).
+    spheres, clusters = WriteClusterBox(tmp_path / "box", steps=STEPS, **BOXES["dense"],
+                                        keys=REBALANCED)
+    AddInlet(tmp_path / "box", nx=8, ny=8, nz=8, stop=0.03)
+    serial = RunBed(tmp_path / "box", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "box", tmp_path / "mpi.npz", ranks)
+    count = spheres + 3 * clusters
+    injected = len(serial["ids"]) - count
+    # Some points were occupied at some steps (fewer than the 180 due).
+    assert 50 < injected < 180, injected
+    AssertSpheresBitwise(serial, distributed)
+    np.testing.assert_array_equal(distributed["clusters"], serial["clusters"])
+    assert int(distributed["contacts"]) == int(serial["contacts"])
+    born = {int(i) for r in range(ranks) for i in distributed[f"end_{r}"]} - \
+        {int(i) for r in range(ranks) for i in distributed[f"start_{r}"]}
+    assert len(born) == injected
+    # The new spheres fell from 0.2 m among the clusters (centres from 0.073 m).
+    new = np.isin(serial["ids"], sorted(born))
+    assert serial["x"][new][:, 2].min() < 0.12
+    print(f"{ranks} ranks: {injected} spheres injected among {clusters} clusters; "
+          f"{len(cluster_owner_changes(distributed, ranks))} clusters changed owner")
 
 
 def _deck(folder):
