@@ -3,7 +3,8 @@
 mpi_dem_clusters_case.py, three-sphere clusters (48 or 75) thrown at up to
 1 m/s and 30 rad/s above a floor bed of 128 spheres, hitting each other,
 the spheres and the walls, for 1,000 steps, on 2 and 4 ranks; once with a
-new bisection every 20 steps.
+new bisection every 20 steps; with the bed's inlet injecting spheres among
+the clusters (and that serial run alone).
 
 Bitwise because the design is (docs/architecture.md, "Distributed DEM"):
 a cluster and its members are owned by the rank whose box holds the
