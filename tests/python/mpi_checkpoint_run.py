@@ -2,7 +2,10 @@
 the checkpoint RESTART when one is given ("-": a fresh run), with the
 command-line settings that follow, and writes, on rank 0, OUT.npz with the
 final positions, velocities and angular velocities of every sphere (node ids
-ascending, each from the rank that owns it) and the step count. With
+ascending, each from the rank that owns it) and the step count; with rigid
+clusters, the state of every cluster (mpi_dem_run.ClusterState, element ids
+ascending, each from its owner) as clusters, and per rank the element ids of
+the clusters its ClusterPart holds after Initialize as cluster_held_<rank>. With
 MPI_CHECKPOINT_MARKER set in the environment, each rank writes its process
 id to <MARKER>.<rank> after step MARK_STEP (a test then signals one rank).
 
@@ -31,6 +34,7 @@ def main(folder, out, parallel_type, restart, *settings):
         if restart != "-":
             stage.RestartFrom(restart)
         stage.Initialize()
+        held = [int(e.Id) for e in project.model.GetModelPart("ClusterPart").Elements]
         marker = os.environ.get("MPI_CHECKPOINT_MARKER")
         if marker:
             # A test's cue: after step MARK_STEP this rank writes its pid to
@@ -64,9 +68,21 @@ def main(folder, out, parallel_type, restart, *settings):
         _, values = distributed_run.GatherOwned(communicator, solver.distributed, spheres, VARIABLES)
         if values is not None:
             values["x"] = x
+    extra = {}
+    if held:
+        from mpi_dem_run import CLUSTER_DOUBLES, ClusterState, OwnedClusterIds
+        states = communicator.GatherDoubles(
+            ClusterState(solver.strategy, OwnedClusterIds(solver.strategy, solver.distributed)), 0)
+        helds = communicator.GatherInts(held, 0)
+        if communicator.Rank() == 0:
+            table = np.concatenate([np.asarray(c, dtype=float) for c in states])
+            table = table.reshape(-1, CLUSTER_DOUBLES)
+            extra["clusters"] = table[np.argsort(table[:, 0], kind="stable")]
+            extra.update({f"cluster_held_{r}": np.asarray(h, dtype=np.int64)
+                          for r, h in enumerate(helds)})
     if communicator.Rank() == 0:
         np.savez(out, ids=ids, steps=solver.strategy.StepCount(), ranks=communicator.Size(),
-                 files=np.array(stage.GetCheckpointFiles()), **values)
+                 files=np.array(stage.GetCheckpointFiles()), **values, **extra)
 
 
 if __name__ == "__main__":

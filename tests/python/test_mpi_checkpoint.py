@@ -24,6 +24,7 @@ from tessera.parallel import MpiSkipReason, RunPython
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpi_dem_bodies_case import AddFreeLid, MakeFloorSticky  # noqa: E402
 from mpi_dem_case import AddInlet, AssertSpheresBitwise, WriteBed, WriteBondedSpecimen  # noqa: E402
+from mpi_dem_clusters_case import WriteClusterBox  # noqa: E402
 
 RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_checkpoint_run.py")
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
@@ -53,10 +54,21 @@ def write_case(case, folder):
     specimen crushed while it slides across the ranks' cut; the bed under a
     FREE_BODY_MOTION lid thrown onto it (mpi_dem_bodies_case.py: its motion
     from every rank's loads); the bed on a sticky floor that turns and
-    slides, carrying its glued spheres across the cut. Returns the number of
-    spheres at the start."""
+    slides, carrying its glued spheres across the cut; 48 rigid clusters
+    thrown above a floor bed (mpi_dem_clusters_case.py) with a new bisection
+    every 20 steps, so that ranks own, at the checkpoint, clusters they did
+    not hold at the start (each cluster's state in its owner's file, its
+    element and centre node made again on continuing); the same under the
+    bed's inlet. Returns the number of spheres at the start."""
     if case == "bonded":
         return WriteBondedSpecimen(folder, steps=STEPS)
+    if case.startswith("clusters"):
+        spheres, clusters = WriteClusterBox(
+            folder, steps=STEPS, n=4, layers=3, spacing=0.038, seed=11,
+            keys={"mpi_settings": {"rebalance_every": 20, "imbalance_threshold": 1.0}})
+        if case == "clusters_inlet":
+            AddInlet(folder, nx=8, ny=8, nz=8, stop=0.03)
+        return spheres + 3 * clusters
     scheme = "Symplectic_Euler" if case == "sticky" else "Velocity_Verlet"
     count = WriteBed(folder, steps=STEPS, keys={"TranslationalIntegrationScheme": scheme})
     if case == "inlet":
@@ -69,14 +81,16 @@ def write_case(case, folder):
 
 
 @needs_mpi
-@pytest.mark.parametrize("case", ["bed", "inlet", "bonded", "lid", "sticky"])
+@pytest.mark.parametrize("case", ["bed", "inlet", "bonded", "lid", "sticky", "clusters",
+                                  "clusters_inlet"])
 def test_distributed_run_continued_from_checkpoint_is_bitwise_the_uninterrupted_run(tmp_path, case):
     folder = tmp_path / case
     count = write_case(case, folder)
     serial = run(folder, tmp_path / "serial.npz", None)
     whole = run(folder, tmp_path / "whole.npz", 2, settings=[restart_options("first")])
     assert int(whole["steps"]) == STEPS
-    assert (len(whole["ids"]) > count + 50) if case == "inlet" else (len(whole["ids"]) == count)
+    injects = case in ("inlet", "clusters_inlet")
+    assert (len(whole["ids"]) > count + 50) if injects else (len(whole["ids"]) == count)
     # One file per rank and checkpoint step; each rank lists its own.
     names = sorted(os.listdir(folder / "first"))
     assert names == [f"checkpoint_{step:09d}.rank{r}of2.h5" for step in (490, 980) for r in (0, 1)]
@@ -99,6 +113,22 @@ def test_distributed_run_continued_from_checkpoint_is_bitwise_the_uninterrupted_
     reader = tessera.CheckpointReader(str(folder / "first" / "checkpoint_000000490.rank1of2.h5"))
     assert reader.IntAttribute("ranks") == 2 and reader.IntAttribute("rank") == 1
     assert reader.Has("/Objects/Solver/Distributed/row_key")
+    if case.startswith("clusters"):
+        # Every cluster's state (centre, velocities, angular momentum,
+        # orientation, displacement, last loads), each from its owner.
+        assert whole["clusters"].shape == (48, 26)
+        np.testing.assert_array_equal(continued["clusters"], whole["clusters"])
+        np.testing.assert_array_equal(whole["clusters"], serial["clusters"])
+        # The continued run made again clusters that arrived at a rank
+        # after the start: its files at step 490 hold some cluster its
+        # ClusterPart did not hold after Initialize.
+        arrived = []
+        for r in (0, 1):
+            saved = tessera.CheckpointReader(str(folder / "first" / f"checkpoint_000000490.rank{r}of2.h5"))
+            ids = saved.ReadInt64("/ModelParts/ClusterPart/Elements/Ids")
+            arrived += sorted(set(ids) - set(whole[f"cluster_held_{r}"].tolist()))
+        print(f"clusters arrived at a rank not holding them at the start, by step 490: {len(arrived)}")
+        assert arrived
 
 
 @needs_mpi
@@ -239,18 +269,19 @@ def test_distributed_coupled_run_continued_from_checkpoint_is_bitwise_the_uninte
 
 
 @needs_mpi
-def test_sigterm_to_one_rank_checkpoints_every_rank_at_the_same_step(tmp_path):
+@pytest.mark.parametrize("case", ["bed", "clusters"])
+def test_sigterm_to_one_rank_checkpoints_every_rank_at_the_same_step(tmp_path, case):
     # A batch system's time limit may signal one process only: SIGTERM to
     # rank 1 alone after step 20; both ranks write their file of the same
     # step and stop (exit code 128 + 15), and the run continued from it is
-    # bitwise the uninterrupted run.
+    # bitwise the uninterrupted run (with rigid clusters: theirs too).
     import signal
     import subprocess
     import time
     from tessera.parallel import MpirunCommand, MpirunEnvironment
 
-    folder = tmp_path / "bed"
-    WriteBed(folder, steps=STEPS)
+    folder = tmp_path / case
+    write_case(case, folder)
     whole = run(folder, tmp_path / "whole.npz", 2)
     marker = str(tmp_path / "pid")
     environment = dict(MpirunEnvironment(), MPI_CHECKPOINT_MARKER=marker)
@@ -282,4 +313,25 @@ def test_sigterm_to_one_rank_checkpoints_every_rank_at_the_same_step(tmp_path):
     continued = run(folder, tmp_path / "continued.npz", 2, str(folder / "signal" / files[0]))
     assert int(continued["steps"]) == STEPS
     AssertSpheresBitwise(whole, continued, COMPARED)
+    if case == "clusters":
+        np.testing.assert_array_equal(continued["clusters"], whole["clusters"])
     print(f"SIGTERM to rank 1 after step 20: both ranks wrote step {step}")
+
+
+@needs_mpi
+def test_clusters_on_4_ranks_continued_from_checkpoint_are_bitwise_the_uninterrupted_run(tmp_path):
+    # The clusters' case of write_case on 4 ranks (a rank's neighbours on
+    # several sides, clusters arriving from each), continued from step 490.
+    folder = tmp_path / "clusters"
+    write_case("clusters", folder)
+    whole = run(folder, tmp_path / "whole.npz", 4, settings=[restart_options("first")])
+    continued = run(folder, tmp_path / "continued.npz", 4,
+                    str(folder / "first" / "checkpoint_000000490.h5"), settings=[restart_options("second")])
+    assert int(continued["steps"]) == STEPS
+    AssertSpheresBitwise(whole, continued, COMPARED)
+    np.testing.assert_array_equal(continued["clusters"], whole["clusters"])
+    for r in range(4):
+        name = f"checkpoint_000000980.rank{r}of4.h5"
+        for group in ("/ModelParts", "/Objects"):
+            assert DifferingDatasets(str(folder / "first" / name), str(folder / "second" / name),
+                                     group) == []

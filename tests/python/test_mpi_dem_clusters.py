@@ -3,7 +3,8 @@
 mpi_dem_clusters_case.py, three-sphere clusters (48 or 75) thrown at up to
 1 m/s and 30 rad/s above a floor bed of 128 spheres, hitting each other,
 the spheres and the walls, for 1,000 steps, on 2 and 4 ranks; once with a
-new bisection every 20 steps.
+new bisection every 20 steps; with the bed's inlet injecting spheres among
+the clusters (and that serial run alone).
 
 Bitwise because the design is (docs/architecture.md, "Distributed DEM"):
 a cluster and its members are owned by the rank whose box holds the
@@ -31,7 +32,7 @@ import pytest
 from tessera.parallel import MpirunCommand, MpirunEnvironment, MpiSkipReason
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_dem_case import AssertSpheresBitwise, RunBed  # noqa: E402
+from mpi_dem_case import AddInlet, AssertSpheresBitwise, RunBed  # noqa: E402
 from mpi_dem_clusters_case import WriteClusterBox  # noqa: E402
 
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
@@ -103,6 +104,54 @@ def test_clusters_with_new_bisections_every_20_steps_equal_serial_bitwise(tmp_pa
     assert int(distributed["migrations"]) > 100
 
 
+def test_a_serial_run_with_clusters_and_an_inlet_gives_injected_spheres_free_ids(tmp_path):
+    # The reference of the test below, serial (no MPI needed): the members
+    # the strategy makes at Initialize take ids after every id read, the
+    # inlet numbered from after the spheres' and its own file's, so an
+    # injected sphere met a member's node id ("node 212 is defined twice")
+    # until the inlet skipped them (SkipIdsOfInitialSpheres).
+    spheres, clusters = WriteClusterBox(tmp_path / "box", steps=STEPS, **BOXES["dense"])
+    AddInlet(tmp_path / "box", nx=8, ny=8, nz=8, stop=0.03)
+    serial = RunBed(tmp_path / "box", tmp_path / "serial.npz")
+    ids = serial["ids"]
+    injected = len(ids) - spheres - 3 * clusters
+    assert 50 < injected < 180, injected
+    assert len(np.unique(ids)) == len(ids)
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_clusters_with_an_inlet_on_ranks_equal_serial_bitwise(tmp_path, ranks):
+    # The dense box under the bed's inlet (12 points at 9.2 SPACING, 6000
+    # spheres/s until 0.03 s: 180 due), rebalanced every 20 steps: every
+    # rank runs the same injection, its overlap test against the spheres
+    # of all ranks, the clusters' members included, and keeps the new
+    # spheres it owns or holds as ghosts; they fall among the clusters.
+    # The injected spheres skip the ids of the members the strategy made
+    # at Initialize (ParticleInlets::SkipIdsOfInitialSpheres; without it
+    # the serial run defines a node twice).
+    spheres, clusters = WriteClusterBox(tmp_path / "box", steps=STEPS, **BOXES["dense"],
+                                        keys=REBALANCED)
+    AddInlet(tmp_path / "box", nx=8, ny=8, nz=8, stop=0.03)
+    serial = RunBed(tmp_path / "box", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "box", tmp_path / "mpi.npz", ranks)
+    count = spheres + 3 * clusters
+    injected = len(serial["ids"]) - count
+    # Some points were occupied at some steps (fewer than the 180 due).
+    assert 50 < injected < 180, injected
+    AssertSpheresBitwise(serial, distributed)
+    np.testing.assert_array_equal(distributed["clusters"], serial["clusters"])
+    assert int(distributed["contacts"]) == int(serial["contacts"])
+    born = {int(i) for r in range(ranks) for i in distributed[f"end_{r}"]} - \
+        {int(i) for r in range(ranks) for i in distributed[f"start_{r}"]}
+    assert len(born) == injected
+    # The new spheres fell from 0.2 m among the clusters (centres from 0.073 m).
+    new = np.isin(serial["ids"], sorted(born))
+    assert serial["x"][new][:, 2].min() < 0.12
+    print(f"{ranks} ranks: {injected} spheres injected among {clusters} clusters; "
+          f"{len(cluster_owner_changes(distributed, ranks))} clusters changed owner")
+
+
 def _deck(folder):
     path = os.path.join(folder, "ProjectParametersDEM.json")
     with open(path) as f:
@@ -122,8 +171,6 @@ def _tessera_run(folder, ranks, timeout=120):
                    deck.update(PoissonEffectOption=False,
                                ShearStrainParallelToBondOption=False)),
      "'solver_settings.strategy'"),
-    (lambda deck: deck.update(restart_options={"SaveRestart": True, "RestartFrequency": 5}),
-     "'restart_options.SaveRestart'"),
 ])
 def test_what_clusters_do_not_run_distributed_with_is_an_error_naming_the_key(tmp_path, edit, key):
     WriteClusterBox(tmp_path / "box", steps=10, keys={"parallel_type": "MPI"})

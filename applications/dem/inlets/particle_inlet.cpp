@@ -17,6 +17,12 @@
 namespace tessera::dem {
 namespace {
 
+// `next`, then past it, skipping the ids of `taken` (ascending).
+IdType NextFreeId(IdType& next, const std::vector<IdType>& taken) {
+  while (std::binary_search(taken.begin(), taken.end(), next)) ++next;
+  return next++;
+}
+
 // The largest deviation angle Kratos accepts (degrees): beyond it the
 // perpendicular component, |v| tan(angle), grows without bound.
 constexpr double kMaximumDeviationDegrees = 89.5;
@@ -141,6 +147,17 @@ ParticleInlets::ParticleInlets(ModelPart& inlets, ExplicitSolverStrategy& strate
     for (const Element& e : part->Elements())
       next_element_id_ = std::max(next_element_id_, e.Id() + 1);
   }
+}
+
+void ParticleInlets::SkipIdsOfInitialSpheres() {
+  ModelPart& spheres = strategy_.SpheresModelPart();
+  taken_node_ids_.clear(), taken_element_ids_.clear();
+  for (Node node : spheres.Nodes())
+    if (node.Id() >= next_node_id_) taken_node_ids_.push_back(node.Id());
+  for (const Element& e : spheres.Elements())
+    if (e.Id() >= next_element_id_) taken_element_ids_.push_back(e.Id());
+  std::sort(taken_node_ids_.begin(), taken_node_ids_.end());
+  std::sort(taken_element_ids_.begin(), taken_element_ids_.end());
 }
 
 ParticleInlets::Inlet ParticleInlets::ReadInlet(
@@ -395,8 +412,8 @@ void ParticleInlets::Inject(double time) {
       if (grid->Overlaps(x, r)) continue;
       grid->Add(x, r);
       NewParticle particle;
-      particle.node_id = next_node_id_++;
-      particle.element_id = next_element_id_++;
+      particle.node_id = NextFreeId(next_node_id_, taken_node_ids_);
+      particle.element_id = NextFreeId(next_element_id_, taken_element_ids_);
       particle.position = x;
       particle.velocity = DeviatedVelocity(inlet);
       particle.radius = r;

@@ -92,6 +92,12 @@ class ParticleInlets {
   ParticleInlets(ModelPart& inlets, ExplicitSolverStrategy& strategy, std::uint64_t seed,
                  const std::map<std::string, InletRadiusTable>& tables = {});
 
+  // After strategy.Initialize(), which makes the rigid clusters' member
+  // spheres with ids after every id read (rigid_clusters.h): the injected
+  // spheres skip the node and element ids the spheres' model part holds then
+  // from the first injected id on (those would be defined twice). Without
+  // clusters it holds none there, and the ids stay those of the constructor.
+  void SkipIdsOfInitialSpheres();
   // Injects what is due after the step that ended at `time` (see above).
   void Inject(double time);
 
@@ -138,6 +144,9 @@ class ParticleInlets {
   ExplicitSolverStrategy& strategy_;
   std::vector<Inlet> inlets_;
   IdType next_node_id_ = 1, next_element_id_ = 1;
+  // Ids not to inject (SkipIdsOfInitialSpheres), ascending; the same on every
+  // rank of a distributed run (taken before Start, where each holds every sphere).
+  std::vector<IdType> taken_node_ids_, taken_element_ids_;
   InletHooks hooks_;
 };
 

@@ -8,6 +8,7 @@
 #include "applications/dem/io/dem_checkpoint.h"
 
 #include <cstring>
+#include <functional>
 #include <type_traits>
 #include <unordered_map>
 #include <unordered_set>
@@ -140,6 +141,43 @@ void RemoveEntitiesNotSaved(ModelPart& part, const std::vector<std::int64_t>& sa
   if (any) {
     part.RemoveElementsFlagged(TO_ERASE);
     part.RemoveNodesFlagged(TO_ERASE);
+  }
+}
+
+// Puts the elements of `part` (a root) in the order `saved` (LoadModelPart
+// reads them by position): those a run kept since its start come first, in
+// that order, and the ones made since follow. A rank of a distributed run
+// also holds elements that arrived between others (rows in key order, and
+// their clusters after them): the elements from the first one out of place
+// on are taken out, each kept as a copy of its own class, and put back in
+// the saved order; create(k) makes the saved element k the part lacks.
+void PutElementsInSavedOrder(ModelPart& part, const std::vector<std::int64_t>& saved,
+                             const std::function<void(std::size_t)>& create) {
+  std::size_t in_place = 0;
+  {
+    const auto elements = part.Elements();
+    for (auto it = elements.begin(); it != elements.end() && in_place < saved.size();
+         ++it, ++in_place)
+      if ((*it).Id() != static_cast<IdType>(saved[in_place])) break;
+  }
+  std::unordered_map<IdType, Element::Pointer> taken_out;
+  if (in_place < part.NumberOfElements()) {
+    std::size_t k = 0;
+    for (Element& element : part.Elements())
+      if (k++ >= in_place) {
+        taken_out[element.Id()] =
+            element.Create(element.Id(), element.GetGeometry(), element.GetPropertiesPointer());
+        element.Set(TO_ERASE, true);
+      }
+    part.RemoveElementsFlagged(TO_ERASE);
+  }
+  for (std::size_t k = 0; k < saved.size(); ++k) {
+    const IdType id = static_cast<IdType>(saved[k]);
+    if (const auto copy = taken_out.find(id); copy != taken_out.end()) {
+      part.AddElement(std::move(copy->second));
+      continue;
+    }
+    if (!part.HasElement(id)) create(k);
   }
 }
 
@@ -451,51 +489,60 @@ void StrategyCheckpointAccess::Prepare(ExplicitSolverStrategy& s, const Particle
   // Spheres deleted since the start (bounding box): elements and nodes.
   RemoveEntitiesNotSaved(spheres, saved_nodes, saved_elements);
 
-  // Clusters deleted since the start (bounding box): their elements and centre nodes.
+  // Clusters deleted since the start (bounding box): their elements and centre
+  // nodes. A rank of a distributed run also holds clusters that arrived
+  // since (distributed_clusters.cpp): made again, centre node and element, in
+  // the saved order; their values come with LoadModelPart.
   if (s.clusters_part_ != nullptr) {
+    ModelPart& clusters = *s.clusters_part_;
     const std::string clusters_group =
-        spheres_group.substr(0, spheres_group.rfind('/') + 1) + s.clusters_part_->Name();
+        spheres_group.substr(0, spheres_group.rfind('/') + 1) + clusters.Name();
     if (reader.Has(Join(clusters_group, "Elements/Ids"))) {
-      RemoveEntitiesNotSaved(*s.clusters_part_, reader.ReadInt64(Join(clusters_group, "Nodes/Ids")),
-                             reader.ReadInt64(Join(clusters_group, "Elements/Ids")));
+      const std::vector<std::int64_t> cluster_nodes =
+          reader.ReadInt64(Join(clusters_group, "Nodes/Ids"));
+      const std::vector<std::int64_t> cluster_elements =
+          reader.ReadInt64(Join(clusters_group, "Elements/Ids"));
+      const std::vector<std::int64_t> cluster_properties =
+          reader.ReadInt64(Join(clusters_group, "Elements/PropertiesIds"));
+      TESSERA_CHECK(cluster_properties.size() == cluster_elements.size(), "checkpoint ",
+                    reader.Path(), ": ", clusters_group,
+                    "/Elements disagree in length (damaged file)");
+      RemoveEntitiesNotSaved(clusters, cluster_nodes, cluster_elements);
+      // Each saved cluster's centre node: its position in the saved nodes.
+      std::vector<IdType> row_clusters;
+      std::vector<IndexType> row_cluster_nodes;
+      Loader(reader, group).Column("Clusters/element_id", row_clusters);
+      Loader(reader, group).Column("Clusters/node", row_cluster_nodes);
+      TESSERA_CHECK(row_clusters.size() == row_cluster_nodes.size(), "checkpoint ", reader.Path(),
+                    ": ", group, "/Clusters element ids and nodes disagree in length");
+      std::unordered_map<IdType, IndexType> node_of_cluster;
+      for (std::size_t k = 0; k < row_clusters.size(); ++k)
+        node_of_cluster[row_clusters[k]] = row_cluster_nodes[k];
+      NodalDatabase& cluster_db = clusters.Nodal();
+      PutElementsInSavedOrder(clusters, cluster_elements, [&](std::size_t k) {
+        const IdType id = static_cast<IdType>(cluster_elements[k]);
+        const auto node = node_of_cluster.find(id);
+        if (node == node_of_cluster.end() || node->second >= cluster_nodes.size())
+          TESSERA_ERROR("checkpoint ", reader.Path(), ": element ", id, " of ", clusters_group,
+                        " is no rigid cluster of ", group, " (damaged file?)");
+        const IdType property_id = static_cast<IdType>(cluster_properties[k]);
+        if (!clusters.HasProperties(property_id))
+          TESSERA_ERROR("checkpoint ", reader.Path(), ": cluster element ", id, " has properties ",
+                        property_id, ", which the clusters' model part of this deck has not",
+                        " (another deck?)");
+        const IdType node_id = static_cast<IdType>(cluster_nodes[node->second]);
+        if (!cluster_db.HasNode(node_id)) clusters.CreateNewNode(node_id, 0.0, 0.0, 0.0);
+        const IdType node_ids[1] = {node_id};
+        clusters.CreateNewElement("Cluster3D", id, node_ids, clusters.GetProperties(property_id));
+      });
     }
-  }
-
-  // The elements in the saved order (LoadModelPart reads them by position):
-  // those a serial run kept come first, in that order, and the ones made
-  // since follow. A rank of a distributed run also holds spheres that
-  // arrived between others (rows in key order): the elements from the first
-  // one out of place on are taken out, each kept as a copy of its own class,
-  // and put back in the saved order below.
-  std::size_t in_place = 0;
-  {
-    const auto elements = spheres.Elements();
-    for (auto it = elements.begin(); it != elements.end() && in_place < saved_elements.size();
-         ++it, ++in_place)
-      if ((*it).Id() != static_cast<IdType>(saved_elements[in_place])) break;
-  }
-  std::unordered_map<IdType, Element::Pointer> taken_out;
-  if (in_place < spheres.NumberOfElements()) {
-    std::size_t k = 0;
-    for (Element& element : spheres.Elements())
-      if (k++ >= in_place) {
-        taken_out[element.Id()] =
-            element.Create(element.Id(), element.GetGeometry(), element.GetPropertiesPointer());
-        element.Set(TO_ERASE, true);
-      }
-    spheres.RemoveElementsFlagged(TO_ERASE);
   }
 
   // Spheres created since the start (inlets, arrivals), in the saved order.
   const std::string default_type =
       s.settings_.dimension == 2 ? "CylinderParticle2D" : "SphericParticle3D";
-  for (std::size_t k = 0; k < saved_elements.size(); ++k) {
+  PutElementsInSavedOrder(spheres, saved_elements, [&](std::size_t k) {
     const IdType id = static_cast<IdType>(saved_elements[k]);
-    if (const auto copy = taken_out.find(id); copy != taken_out.end()) {
-      spheres.AddElement(std::move(copy->second));
-      continue;
-    }
-    if (spheres.HasElement(id)) continue;
     const auto node = node_of_element.find(id);
     if (node == node_of_element.end())
       TESSERA_ERROR("checkpoint ", reader.Path(), ": element ", id, " of ", spheres_group,
@@ -518,7 +565,7 @@ void StrategyCheckpointAccess::Prepare(ExplicitSolverStrategy& s, const Particle
     if (!db.HasNode(node->second)) spheres.CreateNewNode(node->second, 0.0, 0.0, 0.0);
     const IdType node_ids[1] = {node->second};
     spheres.CreateNewElement(type, id, node_ids, properties);
-  }
+  });
 }
 
 // Friend of nonsmooth::MoreauJeanStrategy: its members that live across

@@ -38,7 +38,9 @@ void SaveStrategyState(const ExplicitSolverStrategy& strategy, CheckpointWriter&
 // Before the model parts are loaded: deletes the spheres (elements and their
 // nodes) the checkpoint does not hold and creates those it holds that are
 // missing (inlet spheres), in the saved order, with the saved properties
-// (those of the deck, or of an inlet); their values come with LoadModelPart.
+// (those of the deck, or of an inlet); likewise the rigid clusters' elements
+// and centre nodes (a rank of a distributed run holds clusters that arrived
+// since the start); their values come with LoadModelPart.
 // `inlets` may be null (no inlets).
 void PrepareSpheresForCheckpoint(ExplicitSolverStrategy& strategy, const ParticleInlets* inlets,
                                  const CheckpointReader& reader, const std::string& group,

@@ -6,7 +6,9 @@
 // boxes, the ghost layer, the ghost lists as they were built at the last
 // search (rebuilt from the present positions they would differ from the other
 // ranks' lists, which were decided by the positions of that search), the bond
-// counts per key and the counters. Every value is written as its bytes, so a
+// counts per key, the counters and the run's vote on having rigid clusters
+// (a rank's clusters are the strategy's columns and its ClusterPart, saved as
+// in a serial run). Every value is written as its bytes, so a
 // continued run goes on bitwise as the uninterrupted one.
 #include <algorithm>
 #include <cstring>
@@ -94,12 +96,6 @@ void TakeNested(const CheckpointReader& r, const std::string& name,
 }  // namespace
 
 void DistributedDem::SaveState(CheckpointWriter& writer, const std::string& group) const {
-  // A rank's clusters are not in its file (nor their elements in its
-  // ClusterPart): refused rather than continued without them.
-  if (clusters_in_run_)
-    TESSERA_ERROR("checkpoint ", writer.Path(),
-                  ": a distributed run with rigid clusters (ClusterPart) does not write "
-                  "checkpoints yet (restart_options.SaveRestart, checkpoint_on_signal)");
   const auto name = [&group](const char* n) { return Join(group, n); };
   PutValue(writer, name("rank"), static_cast<std::int64_t>(rank_));
   PutValue(writer, name("ranks"), static_cast<std::int64_t>(size_));
@@ -127,6 +123,10 @@ void DistributedDem::SaveState(CheckpointWriter& writer, const std::string& grou
   PutValue(writer, name("ghost_doubles"), ghost_doubles_);
   PutValue(writer, name("refreshes"), refreshes_);
   PutValue(writer, name("migration_doubles"), migration_doubles_);
+  // The run's vote on having clusters at the last search (a rank's clusters
+  // are the strategy's rows and columns, and its ClusterPart, of the file).
+  PutValue(writer, name("clusters_on_any_rank"),
+           static_cast<std::uint8_t>(s_.clusters_on_any_rank_ ? 1 : 0));
 }
 
 void DistributedDem::LoadState(const CheckpointReader& reader, const std::string& group) {
@@ -168,6 +168,11 @@ void DistributedDem::LoadState(const CheckpointReader& reader, const std::string
   TakeValue(reader, name("ghost_doubles"), ghost_doubles_);
   TakeValue(reader, name("refreshes"), refreshes_);
   TakeValue(reader, name("migration_doubles"), migration_doubles_);
+  // (Files of runs without clusters written before it was saved lack it.)
+  std::uint8_t clusters_on_any_rank = clusters_in_run_ ? 1 : 0;
+  if (reader.Has(name("clusters_on_any_rank")))
+    TakeValue(reader, name("clusters_on_any_rank"), clusters_on_any_rank);
+  s_.clusters_on_any_rank_ = clusters_on_any_rank != 0;
   arrived_.clear(), arrived_pairs_.clear(), arrived_walls_.clear();
 
   // The strategy's rows (loaded before) are the saved ones, row for row.

@@ -178,8 +178,6 @@ void DistributedDem::Start() {
   if (st.periodic) refuse("a periodic domain (\"PeriodicDomainOption\")");
   if (!s_.clusters_.empty() && !s_.bonds_.empty())
     refuse("rigid clusters (ClusterPart) with bonded spheres");
-  if (!s_.clusters_.empty() && inlets_ != nullptr)
-    refuse("rigid clusters (ClusterPart) with particle inlets");
   if (!s_.registered_materials_.empty() && inlets_ == nullptr)
     refuse("particle inlets not handed to DistributedDem::AdoptInlets");
 

@@ -667,6 +667,9 @@ void BindInlets(py::module_& m) {
            py::arg("tables") = std::map<std::string, InletRadiusTable>{}, py::keep_alive<1, 2>(),
            py::keep_alive<1, 3>(),
            "Reads the inlets (before strategy.Initialize(): it registers their materials)")
+      .def("SkipIdsOfInitialSpheres", &ParticleInlets::SkipIdsOfInitialSpheres,
+           "After strategy.Initialize(): the injected spheres skip the ids of the spheres "
+           "it made (the rigid clusters' members)")
       .def("Inject", &ParticleInlets::Inject, py::arg("time"),
            "Injects what is due after the step that ended at `time`")
       .def("MaximumSpeed", &ParticleInlets::MaximumSpeed)

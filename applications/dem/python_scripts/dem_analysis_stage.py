@@ -367,6 +367,9 @@ class DEMSolver(PythonSolver):
             if str(error).startswith("wall sub model part") and os.path.isfile(walls_file):
                 raise tessera.Error(f"{walls_file}: {error}") from None
             raise
+        if self.inlets is not None:
+            # (The clusters' member spheres were made with ids after every id read.)
+            self.inlets.SkipIdsOfInitialSpheres()
         self._CheckTimeStep()
         if self.communicator is not None and self.communicator.IsDistributed():
             # Every rank initialised the whole set (the same first search and

@@ -85,19 +85,12 @@ def CheckSupported(solver):
         refuse("post_vtk_option", "is true with the continuum strategy (the bonds' VTK output)")
     if solver.model.GetModelPart("ClusterPart").NumberOfElements() > 0:
         # Rigid clusters run distributed with the sphere strategy
-        # (distributed_clusters.cpp); not with bonds, inlets or checkpoints.
+        # (distributed_clusters.cpp), with checkpoints and sphere inlets; not
+        # with bonds.
         if strategy != "sphere_strategy":
             refuse("solver_settings.strategy",
                    f"is \"{strategy}\" with rigid clusters (ClusterPart): clusters run "
                    "distributed with \"sphere_strategy\" only")
-        if (p["dem_inlet_option"].GetBool()
-                and solver.model.GetModelPart("DEMInletPart").NumberOfSubModelParts() > 0):
-            refuse("dem_inlet_option", "is true with rigid clusters (ClusterPart)")
-        if (p.Has("restart_options") and p["restart_options"].Has("SaveRestart")
-                and p["restart_options"]["SaveRestart"].GetBool()):
-            refuse("restart_options.SaveRestart",
-                   "is true with rigid clusters (ClusterPart): checkpoints of distributed runs "
-                   "with clusters are not written")
     # (CleanIndentationsOption runs: every rank shrinks every sphere at the
     # start, before the decomposition, as the serial run does.)
     if p["PeriodicDomainOption"].GetBool():
