@@ -318,10 +318,10 @@ class DemStructuresCouplingAnalysis:
         if dem_dt != self.delta_time:  # AutomaticTimestep chose a smaller one
             self.delta_time = dem_dt
             self._SetStructuralTimeStep(dem_dt)
-        if self.scheme in ("explicit", "explicit_dem_first") and not self.nonsmooth \
-                and self.options["overlap_structure_and_dem"]:
+        if self.scheme in ("explicit", "explicit_dem_first") and not self.nonsmooth:
             strategy = self.structural_stage._GetSolver().GetSolutionStrategy()
-            self._overlap = StepOverlap.Create(strategy, self.skin.fe_skin)
+            self._overlap = StepOverlap.Create(strategy, self.skin.fe_skin,
+                                               self.options["overlap_structure_and_dem"])
         if self.echo_level > 0:
             order = " (DEM step, then structure step)" if self.scheme == "explicit_dem_first" else ""
             print(f"coupling: explicit{order}, common time step {self.delta_time:.6g} s (structure's limit "
@@ -500,7 +500,8 @@ class DemStructuresCouplingAnalysis:
         module text); with the overlap, the structure's internal forces are
         assembled meanwhile (step_overlap.py) and its timing counts only
         what the DEM's half did not hide (the wait for it)."""
-        clock, timings, overlap = time.perf_counter, self.timings, self._overlap
+        clock, timings = time.perf_counter, self.timings
+        overlap = self._overlap if self._overlap is not None and self._overlap.BeginStep() else None
         structural_solver = self.structural_stage._GetSolver()
         strategy = structural_solver.GetSolutionStrategy()
         t0 = clock()
@@ -600,7 +601,8 @@ class DemStructuresCouplingAnalysis:
         DEM step with the walls where the structure's last step left them,
         its contact forces to the structure, the structure's whole step, and
         the walls moved to its new state for the next DEM step."""
-        clock, timings, overlap = time.perf_counter, self.timings, self._overlap
+        clock, timings = time.perf_counter, self.timings
+        overlap = self._overlap if self._overlap is not None and self._overlap.BeginStep() else None
         structural_solver = self.structural_stage._GetSolver()
         strategy = structural_solver.GetSolutionStrategy()
         t0 = clock()

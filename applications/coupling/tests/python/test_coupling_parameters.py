@@ -24,6 +24,7 @@ def test_adm_force_takes_the_energy_consistent_forces():
     ({"transfer_method": "mortar"}, r"key 'transfer_method' is 'mortar'"),
     ({"fe_time_step_fraction": 1.5}, r"key 'fe_time_step_fraction' is 1.5; expected a number in \(0, 1\]"),
     ({"energy_samples": 0}, r"key 'energy_samples' is 0; expected a positive integer"),
+    ({"overlap_structure_and_dem": 1}, r"key 'overlap_structure_and_dem' is 1; expected true, false or \"auto\""),
 ])
 def test_a_bad_key_or_value_names_the_file_and_the_key(tmp_path, given, message):
     path = tmp_path / "ProjectParametersCoupling.json"

@@ -29,11 +29,15 @@ def _write_plate_with_spheres(folder):
               wall_material=(1e8, 0.3), search_frequency=10)
 
 
-def _run(folder, threads, overlap, steps, scheme="explicit"):
+def _run(folder, threads, overlap, steps, scheme="explicit", probe=None):
     """The state after `steps` coupled steps on `threads` threads, hashed, and
     the stage's overlap (None where the step ran sequentially)."""
     import tessera.coupling
+    from tessera.coupling.step_overlap import StepOverlap
     saved = tessera.GetParallelThreads()
+    saved_probe = (StepOverlap.WARM_STEPS, StepOverlap.PROBE_STEPS, StepOverlap.PROBE_CYCLE)
+    if probe is not None:
+        StepOverlap.WARM_STEPS, StepOverlap.PROBE_STEPS, StepOverlap.PROBE_CYCLE = probe
     tessera.SetParallelThreads(threads)
     try:
         model = tessera.Model()
@@ -59,6 +63,7 @@ def _run(folder, threads, overlap, steps, scheme="explicit"):
         return digest.hexdigest(), stage._overlap, loaded
     finally:
         tessera.SetParallelThreads(saved)
+        StepOverlap.WARM_STEPS, StepOverlap.PROBE_STEPS, StepOverlap.PROBE_CYCLE = saved_probe
 
 
 def test_the_overlapped_step_is_bitwise_the_sequential_one(project):
@@ -76,7 +81,7 @@ def test_the_overlapped_step_is_bitwise_the_sequential_one(project):
     assert loaded > 0.0  # the spheres load the plate: the deferred conditions matter
     state, overlap, _ = _run(project, 2, True, steps)
     assert overlap is not None and (overlap.structure_threads, overlap.dem_threads) == (1, 1)
-    assert overlap.worker.LastTaskSeconds() > 0.0
+    assert overlap.worker.LastTaskSeconds() > 0.0 and overlap.overlapped_steps == steps
     assert state == reference
     state, none, _ = _run(project, 2, False, steps)
     assert none is None and state == reference
@@ -95,3 +100,16 @@ def test_the_overlapped_dem_first_step_is_bitwise_the_sequential_one(project):
     state, overlap, _ = _run(project, 2, True, 30, "explicit_dem_first")
     assert overlap is not None and overlap.worker.LastTaskSeconds() > 0.0
     assert state == reference
+
+
+def test_the_automatic_choice_switches_between_the_two_with_the_same_bits(project):
+    """"auto" with a probe cycle of 9 steps (1 untimed and 2 timed steps of
+    each mode, then the faster for 3): over 40 steps the stage runs both
+    ways several times, and the state is bitwise the one-thread run's."""
+    _write_plate_with_spheres(project)
+    reference, _, _ = _run(project, 1, True, 40)
+    state, overlap, _ = _run(project, 2, "auto", 40, probe=(1, 2, 9))
+    assert overlap.overlapped_steps >= 8 and overlap.sequential_steps >= 8
+    assert state == reference
+    none = _run(project, 2, False, 1)[1]
+    assert none is None
