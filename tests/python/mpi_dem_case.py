@@ -9,6 +9,11 @@ gravity; optionally a side wall pushed inwards (imposed LINEAR_VELOCITY).
 writes <folder>/bedDEM.mdpa, bedDEM_FEM_boundary.mdpa, MaterialsDEM.json and
 ProjectParametersDEM.json (the run's key overrides in `keys`).
 
+    WritePeriodicBed(folder, nx, ny, nz, steps=1000, ...)
+
+writes the bed's spheres without walls or gravity in a periodic box
+(periodicDEM.mdpa, PeriodicDomainOption).
+
     AddInlet(folder, ...)
 
 adds an inlet above the bed (bedDEM_Inlet.mdpa, "dem_inlet_option": true):
@@ -63,9 +68,7 @@ def BedState(nx=7, ny=7, nz=6, speed=1.0, seed=7):
     return nodes, radii, velocities, (lx, ly, (nz + 2) * SPACING)
 
 
-def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, seed=7, keys=None):
-    os.makedirs(folder, exist_ok=True)
-    nodes, radii, velocities, (lx, ly, _) = BedState(nx, ny, nz, speed, seed)
+def _WriteSpheres(path, nodes, radii, velocities):
     lines = ["Begin ModelPartData", "End ModelPartData", "", "Begin Properties 1", "End Properties", "",
              "Begin Nodes"]
     lines += [f"  {n + 1} {x!r} {y!r} {z!r}" for n, (x, y, z) in enumerate(nodes)]
@@ -78,8 +81,14 @@ def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, 
         lines += [f"Begin NodalData {component}"]
         lines += [f"  {n + 1} 0 {v[axis]!r}" for n, v in enumerate(velocities)]
         lines += ["End NodalData", ""]
-    with open(os.path.join(folder, "bedDEM.mdpa"), "w") as f:
+    with open(path, "w") as f:
         f.write("\n".join(lines))
+
+
+def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, seed=7, keys=None):
+    os.makedirs(folder, exist_ok=True)
+    nodes, radii, velocities, (lx, ly, _) = BedState(nx, ny, nz, speed, seed)
+    _WriteSpheres(os.path.join(folder, "bedDEM.mdpa"), nodes, radii, velocities)
 
     # Walls: floor z = 0, sides x = 0, x = lx, y = 0, y = ly (height h), one quad each.
     h = (nz + 2) * SPACING
@@ -123,6 +132,26 @@ def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, 
                           [f"RigidFacePart.{name}" for name in corners], steps, dimension=3,
                           gravity=(0.0, 0.0, -9.81), keys=keys)
     return len(nodes)
+
+
+def WritePeriodicBed(folder, nx=7, ny=7, nz=6, steps=1000, speed=1.0, seed=7, keys=None):
+    """The bed's spheres (BedState) without walls or gravity in the periodic
+    box [0, nx SPACING] x [0, ny SPACING] x [0, nz SPACING]
+    (PeriodicDomainOption): thrown at up to `speed` per component, they
+    collide with each other across the faces too. Returns the spheres'
+    initial centres."""
+    os.makedirs(folder, exist_ok=True)
+    nodes, radii, velocities, (lx, ly, _) = BedState(nx, ny, nz, speed, seed)
+    _WriteSpheres(os.path.join(folder, "periodicDEM.mdpa"), nodes, radii, velocities)
+    with open(os.path.join(folder, "periodicDEM_FEM_boundary.mdpa"), "w") as f:
+        f.write("Begin ModelPartData\nEnd ModelPartData\n")
+    box = {"PeriodicDomainOption": True, "BoundingBoxOption": True}
+    for axis, high in zip("XYZ", (lx, ly, nz * SPACING)):
+        box[f"BoundingBoxMin{axis}"], box[f"BoundingBoxMax{axis}"] = 0.0, high
+    box.update(keys or {})
+    WriteMaterialsAndDeck(folder, "periodic", "DEM_D_Hertz_viscous_Coulomb", [], steps, dimension=3,
+                          gravity=(0.0, 0.0, 0.0), keys=box)
+    return nodes
 
 
 def WriteMaterialsAndDeck(folder, name, law, wall_parts, steps, dimension, gravity, keys=None):

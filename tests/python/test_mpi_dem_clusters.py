@@ -124,6 +124,8 @@ def _tessera_run(folder, ranks, timeout=120):
      "'solver_settings.strategy'"),
     (lambda deck: deck.update(restart_options={"SaveRestart": True, "RestartFrequency": 5}),
      "'restart_options.SaveRestart'"),
+    (lambda deck: deck.update(PeriodicDomainOption=True, BoundingBoxOption=True),
+     "'PeriodicDomainOption'"),
 ])
 def test_what_clusters_do_not_run_distributed_with_is_an_error_naming_the_key(tmp_path, edit, key):
     WriteClusterBox(tmp_path / "box", steps=10, keys={"parallel_type": "MPI"})
