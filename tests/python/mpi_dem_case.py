@@ -273,7 +273,8 @@ def AddInlet(folder, nx=7, ny=7, nz=6, rate=6000.0, stop=0.02, radius=0.007, dev
     return len(points)
 
 
-def WriteBondedSpecimen(folder, steps=1000, platen_velocity=0.5, dt=5e-7, drift=(8.0, 8.0, 0.0)):
+def WriteBondedSpecimen(folder, steps=1000, platen_velocity=0.5, dt=5e-7, drift=(8.0, 8.0, 0.0),
+                        periodic=False):
     """A small UCS specimen of the virtual laboratory (tessera.dem.virtual_lab),
     a disc-like cylinder Ø60 x 30 mm of spheres of radius 4 mm ± 25 %, solid
     fraction 0.5 (denser packings take the generator much longer), bonded by
@@ -283,7 +284,11 @@ def WriteBondedSpecimen(folder, steps=1000, platen_velocity=0.5, dt=5e-7, drift=
     is about 1e-6 s). Every sphere starts with the velocity `drift`, so the
     specimen slides across the platens while it is crushed: wider than long,
     the ranks' boxes cut it across x and y, and spheres cross the cuts with
-    their bonds. Returns the number of spheres."""
+    their bonds. With `periodic`, the box [-10, 80] x [-10, 80] x [-15, 45] mm
+    is periodic (PeriodicDomainOption): its faces x = -10 and y = -10 mm cut
+    the specimen, whose spheres beyond them are wrapped 90 mm away, bonded
+    across the faces; the platens are widened to ±200 mm to carry them.
+    Returns the number of spheres."""
     from tessera.dem.virtual_lab import VirtualLaboratory
     lab = VirtualLaboratory({"test": "UCS",
                              "specimen": {"diameter": 0.06, "length": 0.03, "radius": 0.004,
@@ -303,6 +308,15 @@ def WriteBondedSpecimen(folder, steps=1000, platen_velocity=0.5, dt=5e-7, drift=
     deck = json.loads(lab._Parameters().WriteJsonString())
     deck.update({"MaxTimeStep": dt, "FinalTime": steps * dt, "TimeStepCheck": "off",
                  "OutputTimeStep": 1.0})
+    if periodic:
+        path = os.path.join(folder, "ucsDEM_FEM_boundary.mdpa")
+        with open(path) as f:
+            text = f.read()
+        with open(path, "w") as f:
+            f.write(text.replace("0.045", "0.2"))
+        deck.update({"PeriodicDomainOption": True, "BoundingBoxOption": True})
+        for axis, (low, high) in zip("XYZ", ((-0.01, 0.08), (-0.01, 0.08), (-0.015, 0.045))):
+            deck[f"BoundingBoxMin{axis}"], deck[f"BoundingBoxMax{axis}"] = low, high
     with open(os.path.join(folder, "ProjectParametersDEM.json"), "w") as f:
         json.dump(deck, f, indent=1)
     return n

@@ -79,8 +79,13 @@ def test_bed_on_ranks_equals_serial_bitwise(tmp_path, ranks):
 
 
 @needs_mpi
-@pytest.mark.parametrize("ranks", [2, 4])
-def test_periodic_bed_on_ranks_equals_serial_bitwise(tmp_path, ranks):
+@pytest.mark.parametrize("ranks, keys", [
+    (2, {}), (4, {}),
+    # A new bisection of the wrapped centres every 20 steps; the other
+    # branch of the step (the wrap after the integration).
+    (4, {"TranslationalIntegrationScheme": "Symplectic_Euler",
+         "mpi_settings": {"rebalance_every": 20, "imbalance_threshold": 1.0}})])
+def test_periodic_bed_on_ranks_equals_serial_bitwise(tmp_path, ranks, keys):
     # The bed's 294 spheres thrown at up to 1 m/s per component without
     # walls or gravity in the periodic box 154 x 154 x 132 mm
     # (PeriodicDomainOption), 1,000 steps: spheres leave through the faces
@@ -91,7 +96,7 @@ def test_periodic_bed_on_ranks_equals_serial_bitwise(tmp_path, ranks):
     # box spans the period (one row per key and rank; a duplicate ghost
     # would add a contact twice). Ghosts are their owners' wrapped rows, the
     # contacts the serial minimum image of the same coordinates: bitwise.
-    nodes = WritePeriodicBed(tmp_path / "bed", steps=BED_STEPS)
+    nodes = WritePeriodicBed(tmp_path / "bed", steps=BED_STEPS, keys=keys)
     serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
     distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
     assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == BED_STEPS
@@ -107,6 +112,26 @@ def test_periodic_bed_on_ranks_equals_serial_bitwise(tmp_path, ranks):
     assert jumped.any(axis=1).sum() > 20
     assert owner_changes(distributed, ranks) > 0
     assert (distributed["ghosts"].reshape(-1, 3)[:, 0] > 0).all()
+
+
+@needs_mpi
+def test_periodic_bonded_specimen_on_four_ranks_equals_serial_bitwise(tmp_path):
+    # The bonded specimen (continuum strategy) in a periodic box whose faces
+    # x = -10 mm and y = -10 mm cut it: its spheres beyond them sit 90 mm
+    # away, bonded across the faces (bonds and contacts at the nearest
+    # image); crushed and sliding as in the test above, on 4 ranks.
+    count = WriteBondedSpecimen(tmp_path / "ucs", steps=BONDED_STEPS, periodic=True)
+    serial = RunBed(tmp_path / "ucs", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "ucs", tmp_path / "mpi.npz", 4)
+    assert len(serial["ids"]) == count
+    # The specimen straddles the faces: spheres on both sides of each.
+    for axis in (0, 1):
+        assert (serial["x"][:, axis] < 0.0).any() and (serial["x"][:, axis] > 0.05).any()
+    bonds, intact = (int(v) for v in serial["bonds"])
+    assert bonds > 2 * count and 0 < intact < bonds, serial["bonds"]
+    AssertSpheresBitwise(serial, distributed)
+    assert tuple(int(v) for v in distributed["bonds"]) == (bonds, intact)
+    assert int(distributed["migrations"]) > 0
 
 
 @needs_mpi
