@@ -109,8 +109,11 @@ def test_periodic_bed_on_ranks_equals_serial_bitwise(tmp_path, ranks, keys):
     # period away from start + DISPLACEMENT (which stays continuous).
     period = np.array([7, 7, 6]) * SPACING
     jumped = np.abs(serial["x"] - (np.array(nodes) + serial["DISPLACEMENT"])) > period / 2
+    changed = owner_changes(distributed, ranks)
+    print(f"{ranks} ranks {keys}: {jumped.any(axis=1).sum()} spheres crossed a face, {changed} changed "
+          f"owner, migrations {int(distributed['migrations'])}, contacts {int(serial['contacts'])}")
     assert jumped.any(axis=1).sum() > 20
-    assert owner_changes(distributed, ranks) > 0
+    assert changed > 0
     assert (distributed["ghosts"].reshape(-1, 3)[:, 0] > 0).all()
 
 
@@ -131,6 +134,8 @@ def test_periodic_bonded_specimen_on_four_ranks_equals_serial_bitwise(tmp_path):
     assert bonds > 2 * count and 0 < intact < bonds, serial["bonds"]
     AssertSpheresBitwise(serial, distributed)
     assert tuple(int(v) for v in distributed["bonds"]) == (bonds, intact)
+    print(f"periodic specimen: {count} spheres, {bonds} bonds, {bonds - intact} broken, "
+          f"migrations {int(distributed['migrations'])}")
     assert int(distributed["migrations"]) > 0
 
 
