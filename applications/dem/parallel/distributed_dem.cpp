@@ -180,6 +180,10 @@ void DistributedDem::Start() {
     refuse("rigid clusters (ClusterPart) with bonded spheres");
   if (!s_.clusters_.empty() && inlets_ != nullptr)
     refuse("rigid clusters (ClusterPart) with particle inlets");
+  // Periodic domains run distributed with spheres and bonds (periodic_layer.h);
+  // clusters across the periodic faces are not tested distributed.
+  if (!s_.clusters_.empty() && st.periodic)
+    refuse("rigid clusters (ClusterPart) in a periodic domain (\"PeriodicDomainOption\")");
   if (!s_.registered_materials_.empty() && inlets_ == nullptr)
     refuse("particle inlets not handed to DistributedDem::AdoptInlets");
 
