@@ -9,6 +9,11 @@ gravity; optionally a side wall pushed inwards (imposed LINEAR_VELOCITY).
 writes <folder>/bedDEM.mdpa, bedDEM_FEM_boundary.mdpa, MaterialsDEM.json and
 ProjectParametersDEM.json (the run's key overrides in `keys`).
 
+    WritePeriodicBed(folder, nx, ny, nz, steps=1000, ...)
+
+writes the bed's spheres without walls or gravity in a periodic box
+(periodicDEM.mdpa, PeriodicDomainOption).
+
     AddInlet(folder, ...)
 
 adds an inlet above the bed (bedDEM_Inlet.mdpa, "dem_inlet_option": true):
@@ -63,9 +68,7 @@ def BedState(nx=7, ny=7, nz=6, speed=1.0, seed=7):
     return nodes, radii, velocities, (lx, ly, (nz + 2) * SPACING)
 
 
-def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, seed=7, keys=None):
-    os.makedirs(folder, exist_ok=True)
-    nodes, radii, velocities, (lx, ly, _) = BedState(nx, ny, nz, speed, seed)
+def _WriteSpheres(path, nodes, radii, velocities):
     lines = ["Begin ModelPartData", "End ModelPartData", "", "Begin Properties 1", "End Properties", "",
              "Begin Nodes"]
     lines += [f"  {n + 1} {x!r} {y!r} {z!r}" for n, (x, y, z) in enumerate(nodes)]
@@ -78,8 +81,14 @@ def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, 
         lines += [f"Begin NodalData {component}"]
         lines += [f"  {n + 1} 0 {v[axis]!r}" for n, v in enumerate(velocities)]
         lines += ["End NodalData", ""]
-    with open(os.path.join(folder, "bedDEM.mdpa"), "w") as f:
+    with open(path, "w") as f:
         f.write("\n".join(lines))
+
+
+def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, seed=7, keys=None):
+    os.makedirs(folder, exist_ok=True)
+    nodes, radii, velocities, (lx, ly, _) = BedState(nx, ny, nz, speed, seed)
+    _WriteSpheres(os.path.join(folder, "bedDEM.mdpa"), nodes, radii, velocities)
 
     # Walls: floor z = 0, sides x = 0, x = lx, y = 0, y = ly (height h), one quad each.
     h = (nz + 2) * SPACING
@@ -123,6 +132,26 @@ def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, 
                           [f"RigidFacePart.{name}" for name in corners], steps, dimension=3,
                           gravity=(0.0, 0.0, -9.81), keys=keys)
     return len(nodes)
+
+
+def WritePeriodicBed(folder, nx=7, ny=7, nz=6, steps=1000, speed=1.0, seed=7, keys=None):
+    """The bed's spheres (BedState) without walls or gravity in the periodic
+    box [0, nx SPACING] x [0, ny SPACING] x [0, nz SPACING]
+    (PeriodicDomainOption): thrown at up to `speed` per component, they
+    collide with each other across the faces too. Returns the spheres'
+    initial centres."""
+    os.makedirs(folder, exist_ok=True)
+    nodes, radii, velocities, (lx, ly, _) = BedState(nx, ny, nz, speed, seed)
+    _WriteSpheres(os.path.join(folder, "periodicDEM.mdpa"), nodes, radii, velocities)
+    with open(os.path.join(folder, "periodicDEM_FEM_boundary.mdpa"), "w") as f:
+        f.write("Begin ModelPartData\nEnd ModelPartData\n")
+    box = {"PeriodicDomainOption": True, "BoundingBoxOption": True}
+    for axis, high in zip("XYZ", (lx, ly, nz * SPACING)):
+        box[f"BoundingBoxMin{axis}"], box[f"BoundingBoxMax{axis}"] = 0.0, high
+    box.update(keys or {})
+    WriteMaterialsAndDeck(folder, "periodic", "DEM_D_Hertz_viscous_Coulomb", [], steps, dimension=3,
+                          gravity=(0.0, 0.0, 0.0), keys=box)
+    return nodes
 
 
 def WriteMaterialsAndDeck(folder, name, law, wall_parts, steps, dimension, gravity, keys=None):
@@ -244,7 +273,8 @@ def AddInlet(folder, nx=7, ny=7, nz=6, rate=6000.0, stop=0.02, radius=0.007, dev
     return len(points)
 
 
-def WriteBondedSpecimen(folder, steps=1000, platen_velocity=0.5, dt=5e-7, drift=(8.0, 8.0, 0.0)):
+def WriteBondedSpecimen(folder, steps=1000, platen_velocity=0.5, dt=5e-7, drift=(8.0, 8.0, 0.0),
+                        periodic=False):
     """A small UCS specimen of the virtual laboratory (tessera.dem.virtual_lab),
     a disc-like cylinder Ø60 x 30 mm of spheres of radius 4 mm ± 25 %, solid
     fraction 0.5 (denser packings take the generator much longer), bonded by
@@ -254,7 +284,11 @@ def WriteBondedSpecimen(folder, steps=1000, platen_velocity=0.5, dt=5e-7, drift=
     is about 1e-6 s). Every sphere starts with the velocity `drift`, so the
     specimen slides across the platens while it is crushed: wider than long,
     the ranks' boxes cut it across x and y, and spheres cross the cuts with
-    their bonds. Returns the number of spheres."""
+    their bonds. With `periodic`, the box [-10, 80] x [-10, 80] x [-15, 45] mm
+    is periodic (PeriodicDomainOption): its faces x = -10 and y = -10 mm cut
+    the specimen, whose spheres beyond them are wrapped 90 mm away, bonded
+    across the faces; the platens are widened to ±200 mm to carry them.
+    Returns the number of spheres."""
     from tessera.dem.virtual_lab import VirtualLaboratory
     lab = VirtualLaboratory({"test": "UCS",
                              "specimen": {"diameter": 0.06, "length": 0.03, "radius": 0.004,
@@ -274,6 +308,15 @@ def WriteBondedSpecimen(folder, steps=1000, platen_velocity=0.5, dt=5e-7, drift=
     deck = json.loads(lab._Parameters().WriteJsonString())
     deck.update({"MaxTimeStep": dt, "FinalTime": steps * dt, "TimeStepCheck": "off",
                  "OutputTimeStep": 1.0})
+    if periodic:
+        path = os.path.join(folder, "ucsDEM_FEM_boundary.mdpa")
+        with open(path) as f:
+            text = f.read()
+        with open(path, "w") as f:
+            f.write(text.replace("0.045", "0.2"))
+        deck.update({"PeriodicDomainOption": True, "BoundingBoxOption": True})
+        for axis, (low, high) in zip("XYZ", ((-0.01, 0.08), (-0.01, 0.08), (-0.015, 0.045))):
+            deck[f"BoundingBoxMin{axis}"], deck[f"BoundingBoxMax{axis}"] = low, high
     with open(os.path.join(folder, "ProjectParametersDEM.json"), "w") as f:
         json.dump(deck, f, indent=1)
     return n

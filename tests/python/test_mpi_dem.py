@@ -25,8 +25,9 @@ import tessera
 from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_dem_case import (SPHERE_RESULTS, AddImposedVelocities, AddInlet, AssertSpheresBitwise, RunBed,  # noqa: E402
-                          WriteBed, WriteBondedSpecimen, WriteDiscBed)
+from mpi_dem_case import (SPACING, SPHERE_RESULTS, AddImposedVelocities, AddInlet,  # noqa: E402
+                          AssertSpheresBitwise, RunBed, WriteBed, WriteBondedSpecimen, WriteDiscBed,
+                          WritePeriodicBed)
 
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
 BED_STEPS = BONDED_STEPS = 1000
@@ -75,6 +76,67 @@ def test_bed_on_ranks_equals_serial_bitwise(tmp_path, ranks):
         assert min(t.values()) >= 0.0 and t["ghost_refresh"] > 0.0 and t["migrate"] > 0.0
         assert t["remove_rows"] + t["reorder_rows"] <= t["migrate"]
         assert t["vote"] + t["ghost_refresh"] + t["migrate"] + t["after_search"] <= t["loop"]
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks, keys", [
+    (2, {}), (4, {}),
+    # A new bisection of the wrapped centres every 20 steps; the other
+    # branch of the step (the wrap after the integration).
+    (4, {"TranslationalIntegrationScheme": "Symplectic_Euler",
+         "mpi_settings": {"rebalance_every": 20, "imbalance_threshold": 1.0}})])
+def test_periodic_bed_on_ranks_equals_serial_bitwise(tmp_path, ranks, keys):
+    # The bed's 294 spheres thrown at up to 1 m/s per component without
+    # walls or gravity in the periodic box 154 x 154 x 132 mm
+    # (PeriodicDomainOption), 1,000 steps: spheres leave through the faces
+    # and come back through the opposite ones, change owner, and touch
+    # across the faces. On 2 ranks (one cut) each box spans the period in
+    # two directions, on 4 (2 x 2) in z: the rank across a cut is across the
+    # periodic face too, and a rank holds its own spheres' images where its
+    # box spans the period (one row per key and rank; a duplicate ghost
+    # would add a contact twice). Ghosts are their owners' wrapped rows, the
+    # contacts the serial minimum image of the same coordinates: bitwise.
+    nodes = WritePeriodicBed(tmp_path / "bed", steps=BED_STEPS, keys=keys)
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
+    assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == BED_STEPS
+    AssertSpheresBitwise(serial, distributed)
+    assert int(distributed["searches"]) == int(serial["searches"])
+    assert int(distributed["contacts"]) == int(serial["contacts"]) > 20
+    # A sum of the same per-sphere terms in another association: 1e-12 relative.
+    assert float(distributed["kinetic"]) == pytest.approx(float(serial["kinetic"]), rel=1e-12)
+    # Spheres crossed the periodic faces: their coordinates jumped by a
+    # period away from start + DISPLACEMENT (which stays continuous).
+    period = np.array([7, 7, 6]) * SPACING
+    jumped = np.abs(serial["x"] - (np.array(nodes) + serial["DISPLACEMENT"])) > period / 2
+    changed = owner_changes(distributed, ranks)
+    print(f"{ranks} ranks {keys}: {jumped.any(axis=1).sum()} spheres crossed a face, {changed} changed "
+          f"owner, migrations {int(distributed['migrations'])}, contacts {int(serial['contacts'])}")
+    assert jumped.any(axis=1).sum() > 20
+    assert changed > 0
+    assert (distributed["ghosts"].reshape(-1, 3)[:, 0] > 0).all()
+
+
+@needs_mpi
+def test_periodic_bonded_specimen_on_four_ranks_equals_serial_bitwise(tmp_path):
+    # The bonded specimen (continuum strategy) in a periodic box whose faces
+    # x = -10 mm and y = -10 mm cut it: its spheres beyond them sit 90 mm
+    # away, bonded across the faces (bonds and contacts at the nearest
+    # image); crushed and sliding as in the test above, on 4 ranks.
+    count = WriteBondedSpecimen(tmp_path / "ucs", steps=BONDED_STEPS, periodic=True)
+    serial = RunBed(tmp_path / "ucs", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "ucs", tmp_path / "mpi.npz", 4)
+    assert len(serial["ids"]) == count
+    # The specimen straddles the faces: spheres on both sides of each.
+    for axis in (0, 1):
+        assert (serial["x"][:, axis] < 0.0).any() and (serial["x"][:, axis] > 0.05).any()
+    bonds, intact = (int(v) for v in serial["bonds"])
+    assert bonds > 2 * count and 0 < intact < bonds, serial["bonds"]
+    AssertSpheresBitwise(serial, distributed)
+    assert tuple(int(v) for v in distributed["bonds"]) == (bonds, intact)
+    print(f"periodic specimen: {count} spheres, {bonds} bonds, {bonds - intact} broken, "
+          f"migrations {int(distributed['migrations'])}")
+    assert int(distributed["migrations"]) > 0
 
 
 @needs_mpi
@@ -332,7 +394,6 @@ def test_clean_indentations_on_two_ranks_equals_serial_bitwise(tmp_path):
 
 @needs_mpi
 @pytest.mark.parametrize("key, value, message", [
-    ("PeriodicDomainOption", True, "'PeriodicDomainOption' is true; it does not run distributed"),
     # A deck's own output process on the spheres would write each rank's
     # ghosts again: the DEM's post options merge them instead.
     ("processes", {"output": [{"python_module": "hdf5_output_process", "kratos_module": "KratosMultiphysics",

@@ -171,6 +171,8 @@ def _tessera_run(folder, ranks, timeout=120):
                    deck.update(PoissonEffectOption=False,
                                ShearStrainParallelToBondOption=False)),
      "'solver_settings.strategy'"),
+    (lambda deck: deck.update(PeriodicDomainOption=True, BoundingBoxOption=True),
+     "'PeriodicDomainOption'"),
 ])
 def test_what_clusters_do_not_run_distributed_with_is_an_error_naming_the_key(tmp_path, edit, key):
     WriteClusterBox(tmp_path / "box", steps=10, keys={"parallel_type": "MPI"})

@@ -14,6 +14,7 @@
 
 #include "applications/dem/dem_variables.h"
 #include "applications/dem/parallel/distributed_dem.h"
+#include "applications/dem/parallel/periodic_layer.h"
 #include "applications/dem/particles/rigid_clusters.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "kernel/core/error.h"
@@ -106,7 +107,7 @@ std::vector<std::vector<double>> DistributedDem::PackClusters() const {
   std::vector<int> holders;
   for (std::size_t k = 0; k < c.size(); ++k) {
     const std::uint32_t row = c.first_row[k];
-    if (!OwnedRow(row) || WithinLayer(own, c.centre[k], -layer_)) continue;
+    if (!OwnedRow(row) || DeepInsidePeriodic(own, c.centre[k], layer_, s_.periodic_)) continue;
     const int owner = RcbOwner(boxes_, c.centre[k]);
     GhostTargets(c.centre[k], owner, holders);
     holders.push_back(owner);

@@ -10,6 +10,7 @@
 
 #include "applications/dem/dem_variables.h"
 #include "applications/dem/inlets/particle_inlet.h"
+#include "applications/dem/parallel/periodic_layer.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "applications/dem/strategies/phase_timings.h"
 #include "kernel/core/error.h"
@@ -165,7 +166,7 @@ void DistributedDem::FollowRows() {
 void DistributedDem::GhostTargets(const Array3& x, int owner, std::vector<int>& targets) const {
   targets.clear();
   for (int r = 0; r < size_; ++r)
-    if (r != owner && WithinLayer(boxes_[r], x, layer_)) targets.push_back(r);
+    if (r != owner && WithinPeriodicLayer(boxes_[r], x, layer_, s_.periodic_)) targets.push_back(r);
 }
 
 void DistributedDem::Start() {
@@ -175,9 +176,12 @@ void DistributedDem::Start() {
     TESSERA_ERROR("\"parallel_type\": \"MPI\": ", what,
                   " does not run distributed yet (the DEM explicit strategy does without it)");
   };
-  if (st.periodic) refuse("a periodic domain (\"PeriodicDomainOption\")");
   if (!s_.clusters_.empty() && !s_.bonds_.empty())
     refuse("rigid clusters (ClusterPart) with bonded spheres");
+  // Periodic domains run distributed with spheres and bonds (periodic_layer.h);
+  // clusters across the periodic faces are not tested distributed.
+  if (!s_.clusters_.empty() && st.periodic)
+    refuse("rigid clusters (ClusterPart) in a periodic domain (\"PeriodicDomainOption\")");
   if (!s_.registered_materials_.empty() && inlets_ == nullptr)
     refuse("particle inlets not handed to DistributedDem::AdoptInlets");
 
@@ -200,8 +204,7 @@ void DistributedDem::Start() {
   // A bond may be longer than a contact reach (BOND_RANGE_BETA, or gaps up
   // to twice the search tolerance): the layer holds every bond's partner.
   for (std::size_t b = 0; b < s_.bonds_.size(); ++b)
-    layer_ = std::max(
-        layer_, 1.05 * Norm(p.position[s_.bonds_.second[b]] - p.position[s_.bonds_.first[b]]));
+    layer_ = std::max(layer_, 1.05 * Norm(s_.Separation(s_.bonds_.first[b], s_.bonds_.second[b])));
   next_key_ = static_cast<std::int64_t>(n);
   std::vector<std::int64_t> keys(n);
   for (std::size_t i = 0; i < n; ++i) keys[i] = static_cast<std::int64_t>(i);
@@ -217,7 +220,8 @@ void DistributedDem::Start() {
   for (std::size_t i = 0; i < n; ++i) {
     const Array3 site = Site(i);
     row_owner_[i] = RcbOwner(boxes_, site);
-    keep[i] = row_owner_[i] == rank_ || WithinLayer(boxes_[rank_], site, layer_);
+    keep[i] =
+        row_owner_[i] == rank_ || WithinPeriodicLayer(boxes_[rank_], site, layer_, s_.periodic_);
   }
   // The adaptive search measures from the positions of the last search:
   // the kept rows keep theirs (RemoveParticles leaves that column alone).
@@ -472,8 +476,11 @@ void DistributedDem::InsertInjected(const std::vector<NewParticle>& fresh) {
   std::vector<NewParticle> kept;
   for (const NewParticle& particle : fresh) {
     const std::int64_t key = next_key_++;  // on every rank, kept or not
-    const int owner = RcbOwner(boxes_, particle.position);
-    if (owner != rank_ && !WithinLayer(boxes_[rank_], particle.position, layer_)) continue;
+    // Decided where the row will be: InsertParticles wraps it into a periodic box.
+    const Array3 x =
+        s_.settings_.periodic ? s_.periodic_.Wrap(particle.position) : particle.position;
+    const int owner = RcbOwner(boxes_, x);
+    if (owner != rank_ && !WithinPeriodicLayer(boxes_[rank_], x, layer_, s_.periodic_)) continue;
     // Appended, the largest keys yet: the rows stay in key order.
     row_key_.push_back(key), row_owner_.push_back(owner);
     row_element_.push_back(particle.element_id);
@@ -503,7 +510,7 @@ void DistributedDem::AddRowsToGhostLists(std::size_t first) {
     if (OwnedRow(i)) {
       // As in Migrate: a layer inside this rank's box, no other rank's ghost.
       const Array3 site = Site(i);
-      if (WithinLayer(own, site, -layer_)) continue;
+      if (DeepInsidePeriodic(own, site, layer_, s_.periodic_)) continue;
       GhostTargets(site, rank_, targets);
       for (int r : targets) send[r].push_back(static_cast<std::uint32_t>(i));
     } else {
@@ -616,12 +623,13 @@ void DistributedDem::Migrate() {
   std::vector<int> holders;
   // A sphere at least one layer inside this rank's box stays here and is no
   // other rank's ghost: the boxes tile space, so every other box lies beyond
-  // that layer (the comparisons round the same way as WithinLayer's).
+  // that layer (the comparisons round the same way as WithinLayer's; in a
+  // periodic box at every image, periodic_layer.h).
   const RcbBox& own = boxes_[static_cast<std::size_t>(rank_)];
   for (std::size_t i = 0; i < n; ++i) {
     if (!OwnedRow(i)) continue;
     const Array3 site = Site(i);  // a cluster member's: its cluster's centre
-    if (WithinLayer(own, site, -layer_)) {
+    if (DeepInsidePeriodic(own, site, layer_, s_.periodic_)) {
       keep[i] = 1;
       next_owner[i] = rank_;
       continue;

@@ -54,6 +54,20 @@
 // sphere must keep all its bonds: a broken bond whose spheres drift farther
 // apart than the ghost layer is an error (it would be lost).
 //
+// Periodic domains (PeriodicDomainOption): the bisection cuts the wrapped
+// centres, and a sphere is a ghost of every rank whose box it lies within a
+// layer of at its nearest periodic image (periodic_layer.h): a sphere near
+// one face of the periodic box is a ghost of the ranks across the opposite
+// face. A ghost is stored at its owner's wrapped position, not shifted by
+// a period: the rank's search and contacts then take the nearest image of
+// the same coordinates as the serial run, with the same arithmetic
+// (Nearest(x_j - x_i)), where a shifted copy would give x_j + L - x_i,
+// rounded otherwise. So each rank holds one row per key, a sphere whose
+// images are near several faces of a rank's box included, and a rank whose
+// box spans the period in a direction holds its own spheres' images there
+// as the serial run does. Migration follows the wrap (the strategy wraps
+// before the search hooks).
+//
 // Rigid clusters (distributed_clusters.cpp): a cluster is owned by the rank
 // whose box holds its centre, and its member spheres with it (every decision
 // on a member row, owner and ghost targets, is taken on its cluster's
