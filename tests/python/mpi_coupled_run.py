@@ -12,7 +12,11 @@ added in order) and the number of spheres. Also the skin's wall faces and,
 per rank, the wall faces its last wall search saw (a distributed run
 searches the skin near each rank's box only), and per rank the doubles it
 sent returning the skin's forces and the number of returns; --whole-skin: every rank
-searches the whole skin (the selection off, for comparison).
+searches the whole skin (the selection off, for comparison), and takes the
+whole skin's states at every step. OUT_states.npz (beside OUT): per rank the
+skin's state doubles sent and received, the moves of the skin (whole and
+point to point), the most doubles one point-to-point move brought, the row
+requests' doubles; and the DEM's searches.
 
     [mpirun -np N] python3 mpi_coupled_run.py FOLDER OUT.npz OpenMP|MPI [REACTION_PART] [--whole-skin]
 """
@@ -146,6 +150,12 @@ def main(folder, out, parallel_type, reaction_part=None, whole_skin=False):
         sent = [getattr(stage.skin, "force_doubles_sent", 0), getattr(stage.skin, "force_returns", 0)]
         force_messages = np.asarray([g for g in communicator.GatherInts([int(v) for v in sent], 0)],
                                     dtype=np.int64).reshape(-1, 2)
+        # The skin's states, per rank (distributed_coupling.py's counters).
+        state_names = ("state_doubles_sent", "state_doubles_received", "state_moves", "whole_placements",
+                       "partial_placements", "largest_partial_received", "request_doubles_sent")
+        state = [int(getattr(stage.skin, name, 0)) for name in state_names]
+        state_messages = np.asarray(communicator.GatherInts(state, 0), dtype=np.int64).reshape(-1, len(state))
+        searches = int(stage.GetDEMStage()._GetSolver().strategy.NumberOfSearches())
         stage.Finalize()
     spheres = model.GetModelPart("SpheresPart")
     structure = stage.structure.GetRootModelPart()
@@ -179,6 +189,10 @@ def main(folder, out, parallel_type, reaction_part=None, whole_skin=False):
                  searched_faces=np.asarray(searched_faces, dtype=np.int64), force_messages=force_messages,
                  substeps=stage.substeps, reactions=np.array(reactions), sphere_counts=np.array(sphere_counts),
                  times=np.array(times), on_spheres_last_substep=np.array(last_substep), **energy, **result)
+        # Beside OUT (OUT_states.npz), so that OUT compares whole between runs
+        # that move the skin differently (--whole-skin).
+        np.savez(str(out)[:-4] + "_states.npz" if str(out).endswith(".npz") else f"{out}_states.npz",
+                 names=np.asarray(state_names), per_rank=state_messages, searches=searches)
 
 
 if __name__ == "__main__":

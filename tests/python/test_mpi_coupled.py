@@ -22,7 +22,7 @@ import pytest
 from tessera.parallel import MpiSkipReason, RunPython
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_coupled_case import STEPS, WritePlateCase  # noqa: E402
+from mpi_coupled_case import STEPS, SetDemSearch, WriteCouplingOptions, WritePlateCase  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUN_SCRIPT = os.path.join(HERE, "mpi_coupled_run.py")
@@ -138,6 +138,72 @@ def test_each_rank_searches_only_the_skin_near_its_box(tmp_path, serial_runs, ra
     print(f"{ranks} ranks: {sent / returns:.1f} doubles per force return against {replicated} gathered "
           "and broadcast")
     assert 0 < sent < 0.2 * replicated * returns
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks, scheme, walls_output", [
+    (2, "explicit", False), (4, "explicit", False), (2, "explicit_dem_first", True)])
+def test_skin_states_go_point_to_point_between_searches(tmp_path, ranks, scheme, walls_output):
+    """The plate case with the DEM searching every 10 steps at most (search
+    tolerances 5 mm; the adaptive search searches earlier where spheres or
+    the skin moved that far): between searches each rank takes, point to
+    point from their owners, only the states of the skin nodes its searched
+    faces and its own nodes' faces use, fewer doubles than the whole skin's
+    9 per node on every rank; at the searches the whole skin through rank 0.
+    Every result is bitwise that of the same ranks taking the whole skin at
+    every step (--whole-skin), the searches are the serial run's steps, and
+    the results the serial run's within the issue's 1e-10. With the walls'
+    VTK output (written by rank 0), rank 0 takes the whole skin at the output
+    steps and writes the same files."""
+    import shutil
+
+    WritePlateCase(tmp_path / "plate")
+    SetDemSearch(tmp_path / "plate", 10, 0.005)
+    WriteCouplingOptions(tmp_path / "plate", {"transfer_method": "area_distributed", "time_integration": scheme})
+    if walls_output:
+        import json
+        path = tmp_path / "plate" / "ProjectParametersDEM.json"
+        dem = json.loads(path.read_text())
+        dem.update({"post_vtk_option": True, "OutputTimeStep": 25 * 1e-4 * (1.0 - 1e-9)})
+        path.write_text(json.dumps(dem))
+    runs = {}
+    for name, arguments in (("serial", ["OpenMP"]), ("near", ["MPI"]), ("whole", ["MPI", "--whole-skin"])):
+        folder = tmp_path / name
+        shutil.copytree(tmp_path / "plate", folder)
+        RunPython([RUN_SCRIPT, folder, tmp_path / f"{name}.npz", *arguments],
+                  None if name == "serial" else ranks, timeout=300)
+        runs[name] = np.load(tmp_path / f"{name}.npz"), np.load(tmp_path / f"{name}_states.npz")
+    (serial, serial_states), (near, states), (whole, whole_states) = runs["serial"], runs["near"], runs["whole"]
+    for name in whole.files:
+        if name != "searched_faces":
+            np.testing.assert_array_equal(near[name], whole[name], err_msg=name)
+    for name in SPHERE_FIELDS + STRUCTURE_FIELDS:
+        assert relative_difference(serial, near, name) <= 1e-10, name
+    searches = int(states["searches"])
+    assert searches == int(serial_states["searches"]) == int(whole_states["searches"])
+    assert 0.05 * STEPS < searches < 0.5 * STEPS  # searches, and steps between them
+    row = {str(name): k for k, name in enumerate(states["names"])}
+    per_rank, before = states["per_rank"], whole_states["per_rank"]
+    skin = 9 * int(near["skin_nodes"])
+    # Every DEM step places the skin the structure moved (DEM-first: none before the first).
+    moves = STEPS - (scheme == "explicit_dem_first")
+    assert all(per_rank[:, row["whole_placements"]] + per_rank[:, row["partial_placements"]] == moves)
+    assert all(per_rank[:, row["partial_placements"]] > 0.5 * STEPS)
+    largest = per_rank[:, row["largest_partial_received"]]
+    assert all(0 < largest) and all(largest < skin), largest
+    sent = per_rank[:, row["state_doubles_sent"]].sum() / STEPS
+    replicated = before[:, row["state_doubles_sent"]].sum() / STEPS
+    print(f"{ranks} ranks, {scheme}: {searches} searches in {STEPS} steps; skin states sent per step "
+          f"{sent:.0f} doubles (whole skin every step: {replicated:.0f}); most doubles a rank took "
+          f"between searches {largest.tolist()} of {skin}")
+    assert sent < 0.6 * replicated
+    if walls_output:
+        written = sorted(p.name for p in (tmp_path / "near").rglob("*RigidFacePart*"))
+        assert len(written) >= STEPS // 25
+        for name in written:
+            found = list((tmp_path / "near").rglob(name))[0]
+            twin = tmp_path / "whole" / found.relative_to(tmp_path / "near")
+            assert found.read_bytes() == twin.read_bytes(), name
 
 
 def write_error_script(folder, options, dem_strategy=None):
