@@ -150,22 +150,31 @@ def test_skin_states_go_point_to_point_between_searches(tmp_path, ranks, scheme,
     point from their owners, only the states of the skin nodes its searched
     faces and its own nodes' faces use, fewer doubles than the whole skin's
     9 per node on every rank; at the searches the whole skin through rank 0.
-    Every result is bitwise that of the same ranks taking the whole skin at
-    every step (--whole-skin), the searches are the serial run's steps, and
-    the results the serial run's within the issue's 1e-10. With the walls'
-    VTK output (written by rank 0), rank 0 takes the whole skin at the output
-    steps and writes the same files."""
+    The boxes are bisected anew during the run, so faces a rank did not
+    search enter its search. Every result is bitwise that of the same ranks
+    taking the whole skin at every step (--whole-skin; checked to fail
+    where a face entering a rank's search takes its step displacement from
+    its older vertices), the searches are the serial run's steps, the
+    adaptive search's wall motion is that run's on every rank at every
+    step (checked to fail without the owners' measure), and the results the
+    serial run's within the issue's 1e-10. With
+    the walls' VTK output (written by rank 0), rank 0 takes the whole skin
+    at the output steps and writes the same files."""
+    import json
     import shutil
 
     WritePlateCase(tmp_path / "plate")
     SetDemSearch(tmp_path / "plate", 10, 0.005)
     WriteCouplingOptions(tmp_path / "plate", {"transfer_method": "area_distributed", "time_integration": scheme})
+    # A new bisection at the first search 10 steps after the last one where
+    # the counts differ at all: faces a rank did not search before enter its
+    # search (their step displacement must be the serial run's).
+    path = tmp_path / "plate" / "ProjectParametersDEM.json"
+    dem = json.loads(path.read_text())
+    dem["mpi_settings"] = {"rebalance_every": 10, "imbalance_threshold": 1.0}
     if walls_output:
-        import json
-        path = tmp_path / "plate" / "ProjectParametersDEM.json"
-        dem = json.loads(path.read_text())
         dem.update({"post_vtk_option": True, "OutputTimeStep": 25 * 1e-4 * (1.0 - 1e-9)})
-        path.write_text(json.dumps(dem))
+    path.write_text(json.dumps(dem))
     runs = {}
     for name, arguments in (("serial", ["OpenMP"]), ("near", ["MPI"]), ("whole", ["MPI", "--whole-skin"])):
         folder = tmp_path / name
@@ -181,7 +190,19 @@ def test_skin_states_go_point_to_point_between_searches(tmp_path, ranks, scheme,
         assert relative_difference(serial, near, name) <= 1e-10, name
     searches = int(states["searches"])
     assert searches == int(serial_states["searches"]) == int(whole_states["searches"])
+    # The adaptive search's wall motion since the last search (a maximum
+    # over every skin vertex) is on every rank at every step bitwise that of
+    # the ranks holding every face current, though a rank's faces it does
+    # not search hold older vertices; the serial run's to rounding (the
+    # structure's interface sums).
+    motion, reference = states["wall_motion"], whole_states["wall_motion"]
+    assert motion.shape == reference.shape == (ranks, STEPS) and np.max(reference) > 0.0
+    for rank in range(ranks):
+        np.testing.assert_array_equal(motion[rank], reference[rank], err_msg=f"rank {rank}")
+        np.testing.assert_allclose(motion[rank], serial_states["wall_motion"][0], rtol=0.0,
+                                   atol=1e-10 * np.max(reference))
     assert 0.05 * STEPS < searches < 0.5 * STEPS  # searches, and steps between them
+    assert int(states["rebalances"]) > 0
     row = {str(name): k for k, name in enumerate(states["names"])}
     per_rank, before = states["per_rank"], whole_states["per_rank"]
     skin = 9 * int(near["skin_nodes"])

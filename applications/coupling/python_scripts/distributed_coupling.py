@@ -452,7 +452,7 @@ class DistributedSkinWalls(SkinWalls):
         row_of_mirror = {int(self.mirror_of[int(i)]): k for k, i in enumerate(self.skin_ids.tolist())}
         ids, rows = [], []
         for condition in self.walls.Conditions:
-            face = [row_of_mirror[n.Id] for n in condition.GetGeometry()]
+            face = [row_of_mirror[node.Id] for node in condition.GetGeometry()]
             ids.append(condition.Id)
             rows.append(face + [face[0]] * (4 - len(face)))  # padded with a vertex of its own
         order = np.argsort(np.asarray(ids, dtype=np.int64))

@@ -369,6 +369,9 @@ class ExplicitSolverStrategy {
   // step made early because spheres or walls had moved too far (adaptive search).
   std::size_t NumberOfSearches() const { return searches_; }
   std::size_t NumberOfEarlySearches() const { return early_searches_; }
+  // The adaptive search's largest wall vertex displacement since the last
+  // search, as far as the steps since have measured it (0 after a search).
+  double WallDisplacementSinceSearch() const { return wall_displacement_; }
   // Wall-clock seconds per phase since Initialize() or ResetTimings() (phase_timings.h).
   const PhaseTimings& Timings() const { return timings_; }
   void ResetTimings() { timings_ = PhaseTimings{}; }
