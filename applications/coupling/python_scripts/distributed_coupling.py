@@ -38,10 +38,11 @@ order and the implicit structure with DEM sub-steps run so:
   the node shows the total as DEM_NODAL_FORCE and DEM_SURFACE_LOAD.
 
 - Implicit structure with DEM sub-steps. After the structure's solve the
-  owners send u_n, u_n+1 and X of their skin nodes to rank 0, which
-  broadcasts the whole skin once per structural step; every rank moves its
-  mirrors at each sub-step with the serial run's arithmetic on those values
-  (MoveWallsBetweenSteps). Each rank averages the nodal wall forces of its
+  owners send u_n+1 of their skin nodes to rank 0, which broadcasts the
+  whole skin once per structural step (X once; u_n is the last step's
+  u_n+1, sent again only where an owner's differs: StartAveraging); every
+  rank moves its mirrors at each sub-step with the serial run's arithmetic
+  on those values (MoveWallsBetweenSteps). Each rank averages the nodal wall forces of its
   owned spheres over the sub-steps; at the end of the structural step the
   averages return as the explicit forces do (ReturnForces), so the owners'
   load conditions carry them into the next solve.
@@ -50,10 +51,11 @@ Cost per step: at a wall search a gather to rank 0 and a broadcast of the
 whole skin's states (9 doubles per skin node, 12 after point-to-point
 steps), between searches 9 doubles per skin node a rank needs and does not
 hold, point to point, with one MaxAll (the adaptive search's skin motion)
-and, after each search, the rows' requests (implicit: the whole skin once
-per structural step, none per sub-step); the forces' point-to-point return
-(4 doubles per loaded row and holder); and every rank holds every skin face
-and reads each one every step (its wall search only those near its box).
+and, after each search, the rows' requests (implicit: the whole skin's
+u_n+1 once per structural step, 3 doubles per node, none per sub-step);
+the forces' point-to-point return (4 doubles per loaded row and holder);
+and every rank holds every skin face and reads each one every step (its
+wall search only those near its box).
 On the tests' plate searching every 10 steps at most: 821 / 3,106 doubles
 of states per step on 2 / 4 ranks, against 2,106 / 5,382 for the whole
 skin every step (docs/architecture.md).
@@ -393,6 +395,7 @@ class DistributedSkinWalls(SkinWalls):
         self.largest_partial_received = 0
         self.request_doubles_sent = 0
         self._dem = None
+        self._sent_end = None  # the owned rows' u_n+1 StartAveraging sent last
         self._buffer, self._second_buffer, self._area = np.empty((n, 3)), np.empty((n, 3)), np.empty(n)
         self._has_area = None
         self._average = np.zeros((n, 3))
@@ -485,7 +488,9 @@ class DistributedSkinWalls(SkinWalls):
     def AfterCheckpointLoad(self):
         """A continued run: the selection the saved searches made is not at
         hand, and the skin's last move happened before the save: the whole
-        skin at each step until the next search."""
+        skin at each step until the next search; an implicit structure's
+        next step sends u_n and X again."""
+        self._sent_end = None
         if self._dem is not None:
             self._moved = True
             self._whole_until_search = True
@@ -706,17 +711,32 @@ class DistributedSkinWalls(SkinWalls):
     def StartAveraging(self):
         """The structure has solved its step: the whole skin's u_n, u_n+1 and
         X from the owners of its FE nodes (one gather and one broadcast per
-        structural step, 9 doubles per skin node), kept for the sub-steps'
-        interpolation; the ranks' averaged forces start from zero."""
+        structural step), kept for the sub-steps' interpolation; the ranks'
+        averaged forces start from zero. X goes once (it does not change),
+        and u_n only where some owner's differs in a bit from the u_n+1 it
+        sent at the last step (one MaxAll decides): 3 doubles per skin node
+        a step instead of 9, the same values."""
         fe, f = self.structure.GetRootModelPart(), self.owned_fe_positions
         start = np.take(fe.NodalArray(tessera.DISPLACEMENT, 1), f, axis=0)  # u_n
         end = np.take(fe.NodalArray(tessera.DISPLACEMENT), f, axis=0)  # u_n+1
-        initial = np.take(fe.NodalInitialCoordinates(), f, axis=0)
-        full = self.distributed.GatherRows(self.rows_by_rank, np.hstack([start, end, initial]),
-                                           len(self.skin_ids), 9)
+        n = len(self.skin_ids)
+        if self._sent_end is None:  # the first step (or the first after a checkpoint)
+            initial = np.take(fe.NodalInitialCoordinates(), f, axis=0)
+            states = np.hstack([start, end, initial])
+            full = self.distributed.GatherRows(self.rows_by_rank, states, n, 9)
+            self._initial = np.ascontiguousarray(full[:, 6:9])
+        else:
+            changed = not np.array_equal(start.view(np.int64), self._sent_end.view(np.int64))
+            if self.distributed.communicator.MaxAll(1.0 if changed else 0.0) > 0.0:
+                states = np.hstack([start, end])
+                full = self.distributed.GatherRows(self.rows_by_rank, states, n, 6)
+            else:
+                states = end
+                full = np.hstack([self._step_end, self.distributed.GatherRows(self.rows_by_rank, end, n, 3)])
+        self._CountWhole(states.size, states.shape[1])
+        self._sent_end = end
         self._step_start = np.ascontiguousarray(full[:, 0:3])
         self._step_end = np.ascontiguousarray(full[:, 3:6])
-        self._initial = np.ascontiguousarray(full[:, 6:9])
         if getattr(self, "_wall_list", None) is None:
             self._wall_list = self.wall_positions.tolist()
         self._average.fill(0.0)
