@@ -89,6 +89,21 @@ def WriteImplicitPlateCase(folder, transfer_method="area_distributed", structura
     return count
 
 
+def SetDemSearch(folder, frequency, tolerance):
+    """The DEM deck's search every `frequency` steps at most, with
+    SearchTolerance and search_tolerance_against_walls `tolerance` (the
+    adaptive search then searches earlier where spheres or walls moved that
+    far since the last search; the case's own deck searches every step)."""
+    import json
+    path = os.path.join(folder, "ProjectParametersDEM.json")
+    with open(path) as f:
+        parameters = json.load(f)
+    parameters["NeighbourSearchFrequency"] = frequency
+    parameters["SearchTolerance"] = parameters["search_tolerance_against_walls"] = tolerance
+    with open(path, "w") as f:
+        json.dump(parameters, f)
+
+
 def _SetStructuralSolverKey(folder, key, value):
     import json
     path = os.path.join(folder, "ProjectParameters.json")

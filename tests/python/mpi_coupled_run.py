@@ -12,7 +12,12 @@ added in order) and the number of spheres. Also the skin's wall faces and,
 per rank, the wall faces its last wall search saw (a distributed run
 searches the skin near each rank's box only), and per rank the doubles it
 sent returning the skin's forces and the number of returns; --whole-skin: every rank
-searches the whole skin (the selection off, for comparison).
+searches the whole skin (the selection off, for comparison), and takes the
+whole skin's states at every step. OUT_states.npz (beside OUT): per rank the
+skin's state doubles sent and received, the moves of the skin (whole and
+point to point), the most doubles one point-to-point move brought, the row
+requests' doubles; the DEM's searches and new bisections, and per rank and step the adaptive
+search's wall motion since the last search.
 
     [mpirun -np N] python3 mpi_coupled_run.py FOLDER OUT.npz OpenMP|MPI [REACTION_PART] [--whole-skin]
 """
@@ -102,7 +107,18 @@ def main(folder, out, parallel_type, reaction_part=None, whole_skin=False):
         if stage.distributed is not None:
             owned_fe = np.asarray(stage.GetStructuralStage()._GetSolver().local_mesh.owned_nodes,
                                   dtype=np.int64)
-        reactions, sphere_counts, times, last_substep = [], [], [], []
+        reactions, sphere_counts, times, last_substep, wall_motion = [], [], [], [], []
+        dem_solver = stage.GetDEMStage()._GetSolver()
+        dem_strategy, solve_dem = dem_solver.strategy, dem_solver.SolveSolutionStep
+
+        def SolveDemAndRecord():
+            # The adaptive search's wall motion since the last search, as this
+            # rank measured it in the DEM step.
+            result = solve_dem()
+            wall_motion.append(float(getattr(dem_strategy, "WallDisplacementSinceSearch", lambda: 0.0)()))
+            return result
+
+        dem_solver.SolveSolutionStep = SolveDemAndRecord
         on_structure, on_spheres = [], []
         while stage.KeepAdvancingSolutionLoop():
             stage.AdvanceInTime()
@@ -146,6 +162,14 @@ def main(folder, out, parallel_type, reaction_part=None, whole_skin=False):
         sent = [getattr(stage.skin, "force_doubles_sent", 0), getattr(stage.skin, "force_returns", 0)]
         force_messages = np.asarray([g for g in communicator.GatherInts([int(v) for v in sent], 0)],
                                     dtype=np.int64).reshape(-1, 2)
+        # The skin's states, per rank (distributed_coupling.py's counters).
+        state_names = ("state_doubles_sent", "state_doubles_received", "state_moves", "whole_placements",
+                       "partial_placements", "largest_partial_received", "request_doubles_sent")
+        state = [int(getattr(stage.skin, name, 0)) for name in state_names]
+        state_messages = np.asarray(communicator.GatherInts(state, 0), dtype=np.int64).reshape(-1, len(state))
+        searches = int(dem_strategy.NumberOfSearches())
+        rebalances = int(distributed.Rebalances()) if distributed else 0
+        wall_motion = np.asarray(communicator.GatherDoubles(wall_motion, 0), dtype=float)
         stage.Finalize()
     spheres = model.GetModelPart("SpheresPart")
     structure = stage.structure.GetRootModelPart()
@@ -179,6 +203,11 @@ def main(folder, out, parallel_type, reaction_part=None, whole_skin=False):
                  searched_faces=np.asarray(searched_faces, dtype=np.int64), force_messages=force_messages,
                  substeps=stage.substeps, reactions=np.array(reactions), sphere_counts=np.array(sphere_counts),
                  times=np.array(times), on_spheres_last_substep=np.array(last_substep), **energy, **result)
+        # Beside OUT (OUT_states.npz), so that OUT compares whole between runs
+        # that move the skin differently (--whole-skin).
+        np.savez(str(out)[:-4] + "_states.npz" if str(out).endswith(".npz") else f"{out}_states.npz",
+                 names=np.asarray(state_names), per_rank=state_messages, searches=searches,
+                 wall_motion=wall_motion, rebalances=rebalances)
 
 
 if __name__ == "__main__":

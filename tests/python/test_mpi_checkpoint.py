@@ -229,18 +229,27 @@ COUPLED_RUN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_coup
 
 
 @needs_mpi
-@pytest.mark.parametrize("scheme", ["explicit", pytest.param("implicit", marks=needs_petsc)])
+@pytest.mark.parametrize("scheme", ["explicit", "explicit_searching", pytest.param("implicit", marks=needs_petsc)])
 def test_distributed_coupled_run_continued_from_checkpoint_is_bitwise_the_uninterrupted_run(tmp_path, scheme):
     # The plate struck by 16 spheres (mpi_coupled_case.py) on 2 ranks.
     # Explicit: ADM skin, 300 steps, checkpoints at 140 and 280: the spheres
     # are on the plate (contacts with the skin, histories) at step 140.
+    # Searching: the same with the DEM searching every 10 steps at most, so
+    # the skin's states go point to point between searches (the continued
+    # run takes the whole skin until its first search), and bisecting anew.
     # Implicit: the Bossak plate (CG and Jacobi), 30 structural steps of 10 DEM
     # sub-steps, checkpoints at 14 and 28: the continued run needs the
     # Bossak state and the sub-steps' averaged loads of every rank.
-    from mpi_coupled_case import IMPLICIT_STEPS, STEPS, WriteImplicitPlateCase, WritePlateCase
+    from mpi_coupled_case import IMPLICIT_STEPS, STEPS, SetDemSearch, WriteImplicitPlateCase, WritePlateCase
     folder = tmp_path / "plate"
-    if scheme == "explicit":
+    if scheme.startswith("explicit"):
         WritePlateCase(folder, "area_distributed", False, "thesis")
+        if scheme == "explicit_searching":
+            SetDemSearch(folder, 10, 0.005)
+            path = folder / "ProjectParametersDEM.json"
+            dem = json.loads(path.read_text())
+            dem["mpi_settings"] = {"rebalance_every": 10, "imbalance_threshold": 1.0}
+            path.write_text(json.dumps(dem))
         steps, every = STEPS, 140
     else:
         WriteImplicitPlateCase(folder, structural_solver=json.loads(DETERMINISTIC_SOLVER))

@@ -22,7 +22,7 @@ import pytest
 from tessera.parallel import MpiSkipReason, RunPython
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_coupled_case import STEPS, WritePlateCase  # noqa: E402
+from mpi_coupled_case import STEPS, SetDemSearch, WriteCouplingOptions, WritePlateCase  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUN_SCRIPT = os.path.join(HERE, "mpi_coupled_run.py")
@@ -138,6 +138,93 @@ def test_each_rank_searches_only_the_skin_near_its_box(tmp_path, serial_runs, ra
     print(f"{ranks} ranks: {sent / returns:.1f} doubles per force return against {replicated} gathered "
           "and broadcast")
     assert 0 < sent < 0.2 * replicated * returns
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks, scheme, walls_output", [
+    (2, "explicit", False), (4, "explicit", False), (2, "explicit_dem_first", True)])
+def test_skin_states_go_point_to_point_between_searches(tmp_path, ranks, scheme, walls_output):
+    """The plate case with the DEM searching every 10 steps at most (search
+    tolerances 5 mm; the adaptive search searches earlier where spheres or
+    the skin moved that far): between searches each rank takes, point to
+    point from their owners, only the states of the skin nodes its searched
+    faces and its own nodes' faces use, fewer doubles than the whole skin's
+    9 per node on every rank; at the searches the whole skin through rank 0.
+    The boxes are bisected anew during the run, so faces a rank did not
+    search enter its search. Every result is bitwise that of the same ranks
+    taking the whole skin at every step (--whole-skin; checked to fail
+    where a face entering a rank's search takes its step displacement from
+    its older vertices), the searches are the serial run's steps, the
+    adaptive search's wall motion is that run's on every rank at every
+    step (checked to fail without the owners' measure), and the results the
+    serial run's within the issue's 1e-10. With
+    the walls' VTK output (written by rank 0), rank 0 takes the whole skin
+    at the output steps and writes the same files."""
+    import json
+    import shutil
+
+    WritePlateCase(tmp_path / "plate")
+    SetDemSearch(tmp_path / "plate", 10, 0.005)
+    WriteCouplingOptions(tmp_path / "plate", {"transfer_method": "area_distributed", "time_integration": scheme})
+    # A new bisection at the first search 10 steps after the last one where
+    # the counts differ at all: faces a rank did not search before enter its
+    # search (their step displacement must be the serial run's).
+    path = tmp_path / "plate" / "ProjectParametersDEM.json"
+    dem = json.loads(path.read_text())
+    dem["mpi_settings"] = {"rebalance_every": 10, "imbalance_threshold": 1.0}
+    if walls_output:
+        dem.update({"post_vtk_option": True, "OutputTimeStep": 25 * 1e-4 * (1.0 - 1e-9)})
+    path.write_text(json.dumps(dem))
+    runs = {}
+    for name, arguments in (("serial", ["OpenMP"]), ("near", ["MPI"]), ("whole", ["MPI", "--whole-skin"])):
+        folder = tmp_path / name
+        shutil.copytree(tmp_path / "plate", folder)
+        RunPython([RUN_SCRIPT, folder, tmp_path / f"{name}.npz", *arguments],
+                  None if name == "serial" else ranks, timeout=300)
+        runs[name] = np.load(tmp_path / f"{name}.npz"), np.load(tmp_path / f"{name}_states.npz")
+    (serial, serial_states), (near, states), (whole, whole_states) = runs["serial"], runs["near"], runs["whole"]
+    for name in whole.files:
+        if name != "searched_faces":
+            np.testing.assert_array_equal(near[name], whole[name], err_msg=name)
+    for name in SPHERE_FIELDS + STRUCTURE_FIELDS:
+        assert relative_difference(serial, near, name) <= 1e-10, name
+    searches = int(states["searches"])
+    assert searches == int(serial_states["searches"]) == int(whole_states["searches"])
+    # The adaptive search's wall motion since the last search (a maximum
+    # over every skin vertex) is on every rank at every step bitwise that of
+    # the ranks holding every face current, though a rank's faces it does
+    # not search hold older vertices; the serial run's to rounding (the
+    # structure's interface sums).
+    motion, reference = states["wall_motion"], whole_states["wall_motion"]
+    assert motion.shape == reference.shape == (ranks, STEPS) and np.max(reference) > 0.0
+    for rank in range(ranks):
+        np.testing.assert_array_equal(motion[rank], reference[rank], err_msg=f"rank {rank}")
+        np.testing.assert_allclose(motion[rank], serial_states["wall_motion"][0], rtol=0.0,
+                                   atol=1e-10 * np.max(reference))
+    assert 0.05 * STEPS < searches < 0.5 * STEPS  # searches, and steps between them
+    assert int(states["rebalances"]) > 0
+    row = {str(name): k for k, name in enumerate(states["names"])}
+    per_rank, before = states["per_rank"], whole_states["per_rank"]
+    skin = 9 * int(near["skin_nodes"])
+    # Every DEM step places the skin the structure moved (DEM-first: none before the first).
+    moves = STEPS - (scheme == "explicit_dem_first")
+    assert all(per_rank[:, row["whole_placements"]] + per_rank[:, row["partial_placements"]] == moves)
+    assert all(per_rank[:, row["partial_placements"]] > 0.5 * STEPS)
+    largest = per_rank[:, row["largest_partial_received"]]
+    assert all(0 < largest) and all(largest < skin), largest
+    sent = per_rank[:, row["state_doubles_sent"]].sum() / STEPS
+    replicated = before[:, row["state_doubles_sent"]].sum() / STEPS
+    print(f"{ranks} ranks, {scheme}: {searches} searches in {STEPS} steps; skin states sent per step "
+          f"{sent:.0f} doubles (whole skin every step: {replicated:.0f}); most doubles a rank took "
+          f"between searches {largest.tolist()} of {skin}")
+    assert sent < 0.6 * replicated
+    if walls_output:
+        written = sorted(p.name for p in (tmp_path / "near").rglob("*RigidFacePart*"))
+        assert len(written) >= STEPS // 25
+        for name in written:
+            found = list((tmp_path / "near").rglob(name))[0]
+            twin = tmp_path / "whole" / found.relative_to(tmp_path / "near")
+            assert found.read_bytes() == twin.read_bytes(), name
 
 
 def write_error_script(folder, options, dem_strategy=None):

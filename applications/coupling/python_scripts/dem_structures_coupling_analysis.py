@@ -301,6 +301,8 @@ class DemStructuresCouplingAnalysis:
             self._InitializeExplicit()
         if self.nonsmooth:
             self._InitializeNonsmooth()
+        if self.distributed is not None:
+            self.distributed.StartSkinPlacement()
         # The first forces of the DEM (its Initialize) load the structure's first step.
         self.skin.TransferLoadsToStructure()
         self.dem_stage.time = self.time
@@ -434,6 +436,8 @@ class DemStructuresCouplingAnalysis:
 
     def LoadCheckpoint(self, path):
         LoadCoupledCheckpoint(self, path)
+        if self.distributed is not None:
+            self.skin.AfterCheckpointLoad()
         if self.echo_level > 0:
             print(f"coupling: continued from {path} at time {self.time:g}")
 

@@ -89,6 +89,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -211,6 +212,26 @@ class DistributedDem {
   // Wall faces this rank's last wall search saw (all faces without
   // SearchWallsNearDomain).
   std::size_t NumberOfSearchedFaces() const;
+  // The condition ids of those faces (only near-domain faces' selection
+  // counts: the others are searched whole); empty without SearchWallsNearDomain.
+  std::vector<IdType> SearchedFaceIds() const;
+  // For a coupled run whose ranks hold older states of the skin faces they
+  // do not search (skin_placement.cpp), after SearchWallsNearDomain: the skin's
+  // faces are read from their nodes only by ReadSkinFaces, which `place`
+  // calls in each step once the step knows whether it searches (its
+  // argument), before the search and the forces.
+  void PlaceSkinInStep(std::function<void(bool)> place);
+  void ReadSkinFaces();
+  // The points the skin faces hold (as last read) at these wall node
+  // indices, three doubles per node.
+  std::vector<double> SkinFacePoints(const std::vector<std::int64_t>& wall_nodes) const;
+  // Collective, before a step whose skin moved: the largest displacement of
+  // these skin nodes (the rank's owned ones; `positions` where they are
+  // placed next, three per node) since the last search, over all ranks,
+  // raises the adaptive search's wall displacement (the serial run's
+  // measure over every vertex). Nothing where no wall tolerance arms it.
+  void NoteSkinDisplacement(const std::vector<std::int64_t>& wall_nodes,
+                            const std::vector<double>& positions);
   // Collective, after the strategy's WriteToNodes (global_wall_results.cpp):
   // the walls' CONTACT_FORCES, ELASTIC_FORCES, TANGENTIAL_ELASTIC_FORCES,
   // DEM_PRESSURE and SHEAR_STRESS of the whole run on every rank, from each
@@ -262,6 +283,9 @@ class DistributedDem {
   void ReduceFreeWallLoads();
   // SearchWallsNearDomain's region from this rank's box (after the boxes change).
   void UpdateWallRegion();
+  // The slot 4 f + k of the first skin face vertex at wall node index `node`
+  // (PlaceSkinInStep's table); an error where it is none.
+  std::int64_t SkinVertex(std::int64_t node) const;
   // Rigid clusters (distributed_clusters.cpp, see above): where a row's
   // owner and ghost targets are decided (its cluster's centre for a member);
   // the largest member offset; the strategy's RemoveParticles with the
@@ -313,6 +337,8 @@ class DistributedDem {
   bool clusters_in_run_ = false;
   std::vector<std::vector<double>> cluster_out_, cluster_in_;
   DistributedTimings timings_;
+  // Per wall node index, its SkinVertex slot or -1 (PlaceSkinInStep).
+  std::vector<std::int64_t> skin_vertex_;
 };
 
 }  // namespace tessera::dem

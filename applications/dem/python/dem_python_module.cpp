@@ -562,6 +562,8 @@ void BindStrategy(py::module_& m) {
       .def("NumberOfParticlePairCandidates",
            &ExplicitSolverStrategy::NumberOfParticlePairCandidates)
       .def("StepCount", &ExplicitSolverStrategy::StepCount)
+      .def("WallDisplacementSinceSearch", &ExplicitSolverStrategy::WallDisplacementSinceSearch,
+           "The adaptive search's largest wall vertex displacement since the last search")
       .def("NumberOfSearches", &ExplicitSolverStrategy::NumberOfSearches,
            "Neighbour searches since Initialize(), its own included")
       .def("NumberOfEarlySearches", &ExplicitSolverStrategy::NumberOfEarlySearches,

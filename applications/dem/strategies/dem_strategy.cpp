@@ -235,7 +235,12 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
     if (settings_.scheme == TranslationalScheme::kVelocityVerlet ||
         settings_.scheme == TranslationalScheme::kGear)
       AdvanceFreeWalls(time);
-    UpdateRigidFaces(*walls_, faces_);
+    // Faces a distributed coupled run places inside the step (deferred_faces_)
+    // are read by SearchHooks::place_walls, after the search decision.
+    if (deferred_faces_.empty())
+      UpdateRigidFaces(*walls_, faces_);
+    else
+      UpdateRigidFacesWhere(*walls_, faces_, deferred_faces_, 0);
   }
   // Kratos' cadence (see dem_strategy.h): its search operations run at the
   // steps with (step + 1) % NeighbourSearchFrequency == 0, and the bounding box
@@ -274,6 +279,7 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
     if (!drift_in_pass) KickAndDrift();
     if (settings_.periodic) WrapIntoPeriodicBox();
     if (adaptive && !predict) early = moved_too_far(/*before_drift=*/false);
+    if (hooks_.place_walls) hooks_.place_walls(cadence || early);
     if ((cadence || early) && hooks_.before_search) hooks_.before_search();
     if (cadence) RemoveOutsideBoundingBox(time);
     if (cadence || early) {
@@ -300,6 +306,7 @@ void ExplicitSolverStrategy::SolveSolutionStep(double time) {
   } else {
     // The forces are evaluated where the rows are now.
     if (adaptive) early = moved_too_far(/*before_drift=*/false);
+    if (hooks_.place_walls) hooks_.place_walls(cadence || early);
     if ((cadence || early) && hooks_.before_search) hooks_.before_search();
     if (cadence) RemoveOutsideBoundingBox(time);
     if (cadence || early) {

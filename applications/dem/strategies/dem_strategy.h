@@ -277,12 +277,16 @@ class DistributedDem;             // parallel/distributed_dem.cpp
 // over this rank's contacts by the run's (every rank's owned spheres, in the
 // serial order); `any_rank` turns a rank's condition into the run's (true
 // where it holds on any rank), for the decisions every rank must take alike.
+// `place_walls` runs in each step once the step knows whether it searches
+// (its argument), before the search and the forces: a coupled run places its
+// skin's faces there (deferred_faces_, parallel/skin_placement.cpp).
 // Unset: a serial run, nothing is called.
 struct SearchHooks {
   std::function<bool(bool)> vote;
   std::function<bool(bool)> any_rank;
   std::function<void()> before_search, after_search;
   std::function<void()> free_wall_loads;
+  std::function<void(bool)> place_walls;
 };
 
 class ExplicitSolverStrategy {
@@ -365,6 +369,9 @@ class ExplicitSolverStrategy {
   // step made early because spheres or walls had moved too far (adaptive search).
   std::size_t NumberOfSearches() const { return searches_; }
   std::size_t NumberOfEarlySearches() const { return early_searches_; }
+  // The adaptive search's largest wall vertex displacement since the last
+  // search, as far as the steps since have measured it (0 after a search).
+  double WallDisplacementSinceSearch() const { return wall_displacement_; }
   // Wall-clock seconds per phase since Initialize() or ResetTimings() (phase_timings.h).
   const PhaseTimings& Timings() const { return timings_; }
   void ResetTimings() { timings_ = PhaseTimings{}; }
@@ -646,6 +653,10 @@ class ExplicitSolverStrategy {
   // The faces this rank's wall searches see (a distributed run's skin walls:
   // DistributedDem::SearchWallsNearDomain); inactive, every face.
   WallSearchRegion wall_region_;
+  // Per face row, 1 where the face is read from its nodes by
+  // SearchHooks::place_walls instead of at the step's start (a distributed
+  // coupled run's skin, DistributedDem::PlaceSkinInStep); empty: none.
+  std::vector<std::uint8_t> deferred_faces_;
   std::vector<ImposedWallMotion> wall_motions_;
   std::vector<FreeRigidWall> free_walls_;
   std::vector<int> face_free_wall_;  // per face row, its free wall or -1

@@ -42,7 +42,9 @@ std::uint8_t StandsStill(const RigidFaceStorage& faces, std::size_t f) {
 // and the step's displacement. The box and plane of a face are recomputed
 // where a vertex has moved, or of all faces if `every_face`: most walls stand
 // still, and their geometry from the same coordinates would be the same bits.
-void ReadFaceVertices(ModelPart& walls, RigidFaceStorage& faces, bool every_face) {
+// With `mask`, only the faces f with mask[f] == which.
+void ReadFaceVertices(ModelPart& walls, RigidFaceStorage& faces, bool every_face,
+                      const std::uint8_t* mask = nullptr, std::uint8_t which = 0) {
   NodalDatabase& db = walls.Nodal();
   const Array3* velocity =
       db.HasHistoricalVariable(VELOCITY) ? db.HistoricalColumn(VELOCITY).Data() : nullptr;
@@ -52,6 +54,7 @@ void ReadFaceVertices(ModelPart& walls, RigidFaceStorage& faces, bool every_face
 #pragma omp parallel for schedule(static) if (count >= kMinimumParallelFaces)
   for (std::ptrdiff_t row = 0; row < count; ++row) {
     const auto f = static_cast<std::size_t>(row);
+    if (mask != nullptr && mask[f] != which) continue;
     bool moved = every_face;
     for (int k = 0; k < faces.vertex_count[f]; ++k) {
       const IndexType node = faces.nodes[f][k];
@@ -323,6 +326,14 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
 
 void UpdateRigidFaces(ModelPart& walls, RigidFaceStorage& faces) {
   ReadFaceVertices(walls, faces, /*every_face=*/false);
+}
+
+void UpdateRigidFacesWhere(ModelPart& walls, RigidFaceStorage& faces,
+                           const std::vector<std::uint8_t>& mask, std::uint8_t which) {
+  if (mask.size() != faces.size())
+    TESSERA_ERROR("UpdateRigidFacesWhere: ", mask.size(), " mask entries for ", faces.size(),
+                  " faces");
+  ReadFaceVertices(walls, faces, /*every_face=*/false, mask.data(), which);
 }
 
 void FaceContact(const RigidFaceStorage& faces, std::size_t f, const Array3& centre, double radius,

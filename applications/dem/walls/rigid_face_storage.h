@@ -125,6 +125,10 @@ void FillRigidFaces(ModelPart& walls, MaterialIndex& materials, RigidFaceStorage
 // Re-reads vertex coordinates and velocities from the nodes; the displacement
 // since the previous read becomes delta_displacement. Updates the boxes.
 void UpdateRigidFaces(ModelPart& walls, RigidFaceStorage& faces);
+// UpdateRigidFaces for the faces f with mask[f] == which only (the others
+// keep their vertices, velocities and displacements as they are).
+void UpdateRigidFacesWhere(ModelPart& walls, RigidFaceStorage& faces,
+                           const std::vector<std::uint8_t>& mask, std::uint8_t which);
 
 // The closest feature of face f to a sphere (centre, radius), written to `g`:
 // the facet when the centre projects inside the face (boundary included), else

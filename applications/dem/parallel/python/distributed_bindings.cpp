@@ -1,5 +1,6 @@
 // Python bindings of the distributed DEM (parallel/distributed_dem.h):
 // tessera._dem.DistributedDem, which DEMSolver builds for "parallel_type": "MPI".
+#include <pybind11/functional.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
 
@@ -81,6 +82,18 @@ void BindDistributed(py::module_& m) {
            "wall searches only near its box (ghost layer + wall search tolerance)")
       .def("NumberOfSearchedFaces", &DistributedDem::NumberOfSearchedFaces,
            "Wall faces this rank's last wall search saw")
+      .def("SearchedFaceIds", &DistributedDem::SearchedFaceIds,
+           "Condition ids of the near-domain faces this rank's last wall search saw")
+      .def("PlaceSkinInStep", &DistributedDem::PlaceSkinInStep, py::arg("place"),
+           "place(search) runs in each step once it knows whether it searches; the skin's "
+           "faces are read from their nodes only by ReadSkinFaces (skin_placement.cpp)")
+      .def("ReadSkinFaces", &DistributedDem::ReadSkinFaces)
+      .def("SkinFacePoints", &DistributedDem::SkinFacePoints, py::arg("wall_nodes"),
+           "The skin faces' points (as last read) at these wall node indices, 3 per node")
+      .def("NoteSkinDisplacement", &DistributedDem::NoteSkinDisplacement, py::arg("wall_nodes"),
+           py::arg("positions"),
+           "Collective: the run's largest skin displacement since the last search raises the "
+           "adaptive search's wall displacement")
       .def("SaveCheckpoint", &DistributedDem::SaveState, py::arg("writer"), py::arg("group"),
            "This rank's distributed state (rows' keys, owners, element ids, boxes, ghost lists, "
            "bond counts, counters) under `group` (distributed_checkpoint.cpp)")
