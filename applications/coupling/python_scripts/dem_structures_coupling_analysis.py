@@ -514,28 +514,36 @@ class DemStructuresCouplingAnalysis:
         t1 = clock()
         self.skin.MoveWallsWithStructure()
         t2 = clock()
-        dem_solver = self.dem_stage._GetSolver()
+        t3, t4 = self._DemStepAndLoads(overlap)
+        strategy.Kick()
+        t5 = clock()
+        timings["structure"] += (t1 - t0) + (t5 - t4)
+        timings["skin"] += (t2 - t1) + (t4 - t3)
+        timings["dem"] += t3 - t2
+        return True
+
+    def _DemStepAndLoads(self, overlap, drift=False):
+        """The DEM step and its contact loads to the FE nodes; with `overlap`
+        the structure's half of Kick (after its Drift with `drift`) runs on
+        the overlap's worker meanwhile and is waited for. Returns the clock
+        after the DEM step and after the loads."""
+        clock, dem_solver = time.perf_counter, self.dem_stage._GetSolver()
+        start = clock()
         if overlap is not None:
-            overlap.Start()
+            overlap.Start(drift)
         try:
             dem_solver.Predict()
             dem_solver.SolveSolutionStep()
-            t3 = clock()
+            stepped = clock()
             self.skin.TransferLoadsToStructure()
-            t4 = clock()
+            loaded = clock()
         except BaseException:
             if overlap is not None:
                 overlap.Abandon()
             raise
         if overlap is not None:
-            overlap.Finish(t4 - t2)
-        t5 = clock()
-        strategy.Kick()
-        t6 = clock()
-        timings["structure"] += (t1 - t0) + (t6 - t4)
-        timings["skin"] += (t2 - t1) + (t4 - t3)
-        timings["dem"] += t3 - t2
-        return True
+            overlap.Finish(loaded - start)
+        return stepped, loaded
 
     def _SolveNonsmoothStep(self):
         """Explicit structure and Moreau-Jean DEM on the common step h.
@@ -611,22 +619,8 @@ class DemStructuresCouplingAnalysis:
         strategy = structural_solver.GetSolutionStrategy()
         t0 = clock()
         structural_solver.Predict()
-        dem_solver = self.dem_stage._GetSolver()
-        if overlap is not None:  # the structure's drift and internal forces meanwhile
-            overlap.Start(drift=True)
-        try:
-            dem_solver.Predict()
-            dem_solver.SolveSolutionStep()
-            t1 = clock()
-            self.skin.TransferLoadsToStructure()
-            t2 = clock()
-        except BaseException:
-            if overlap is not None:
-                overlap.Abandon()
-            raise
-        if overlap is not None:
-            overlap.Finish(t2 - t0)
-        else:
+        t1, t2 = self._DemStepAndLoads(overlap, drift=True)
+        if overlap is None:
             strategy.Drift()
         strategy.Kick()
         t3 = clock()
