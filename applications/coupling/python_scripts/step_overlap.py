@@ -29,11 +29,14 @@ Whether to overlap ("overlap_structure_and_dem" of
 ProjectParametersCoupling.json): true always (on two or more threads), false
 never, "auto" by measurement: every PROBE_CYCLE steps the stage times whole
 step cycles sequentially on all T threads and then overlapped (WARM_STEPS
-untimed, PROBE_STEPS timed each) and keeps the faster until the next probe.
+untimed, PROBE_STEPS timed each) and keeps the one of the smaller median
+step (a step that writes output or searches is an outlier a median ignores)
+until the next probe.
 With two threads the overlap gives each solver one thread: it pays where the
 two halves are of similar size and loses where one dominates (a large bed on
 a small structure), which only a measurement on the host can tell.
 """
+import statistics
 import time
 
 import tessera
@@ -58,7 +61,7 @@ class StepOverlap:
         self._work = [0.0, 0.0]  # structure, DEM: seconds x threads since the last split
         self._work_steps = 0
         self._cycle_step = 0
-        self._probe = {True: 0.0, False: 0.0}  # timed seconds of each mode in this probe
+        self._probe = {True: [], False: []}  # timed step cycles of each mode in this probe
         self._choice = True
         self._last_start = None
         strategy.DeferConditionsOf(deferred_part)
@@ -135,10 +138,10 @@ class StepOverlap:
         window = self.WARM_STEPS + self.PROBE_STEPS
         step = (self._cycle_step - 1) % self.PROBE_CYCLE
         if step < 2 * window and step % window >= self.WARM_STEPS:
-            self._probe[step >= window] += seconds
+            self._probe[step >= window].append(seconds)
         if step == 2 * window - 1:
-            self._choice = self._probe[True] <= self._probe[False]
-            self._probe = {True: 0.0, False: 0.0}
+            self._choice = statistics.median(self._probe[True]) <= statistics.median(self._probe[False])
+            self._probe = {True: [], False: []}
 
     def _Rebalance(self):
         structure, dem = self._work

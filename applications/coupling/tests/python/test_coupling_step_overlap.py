@@ -113,3 +113,38 @@ def test_the_automatic_choice_switches_between_the_two_with_the_same_bits(projec
     assert state == reference
     none = _run(project, 2, False, 1)[1]
     assert none is None
+
+
+def test_the_probe_keeps_the_mode_of_the_smaller_median_step(monkeypatch):
+    """StepOverlap's "auto" choice on a scripted clock: with overlapped step
+    cycles of 1 s and sequential ones of 2 s it keeps overlapping after the
+    probe; with the costs swapped it keeps the sequential step, although
+    one sequential step took 30 s (an output step: a sum of the probe's
+    steps would have chosen the overlap)."""
+    import types
+
+    from tessera.coupling import step_overlap
+
+    class Strategy:
+        def DeferConditionsOf(self, part):
+            pass
+
+    for overlapped_cost, sequential_cost, expected in ((1.0, 2.0, True), (2.0, 1.0, False)):
+        clock = {"now": 0.0}
+        monkeypatch.setattr(step_overlap, "time", types.SimpleNamespace(perf_counter=lambda: clock["now"]))
+        saved = tessera.GetParallelThreads()
+        try:
+            overlap = step_overlap.StepOverlap(Strategy(), None, 2, "auto")
+            window = overlap.WARM_STEPS + overlap.PROBE_STEPS
+            modes = []
+            for step in range(2 * window + 5):
+                modes.append(overlap.BeginStep())
+                cost = overlapped_cost if modes[-1] else sequential_cost
+                if step == overlap.WARM_STEPS:
+                    cost = 30.0  # an outlier among the sequential timed steps
+                clock["now"] += cost
+        finally:
+            tessera.SetParallelThreads(saved)
+        assert modes[:window] == [False] * window  # the sequential probe first
+        assert modes[window:2 * window] == [True] * window
+        assert modes[2 * window:] == [expected] * 5
