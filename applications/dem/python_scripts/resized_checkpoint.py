@@ -141,9 +141,9 @@ def _Refuse(readers, path, ranks):
     n = len(readers)
     template = readers[0]
     checks = (
-        (STRATEGY + "/Clusters/element_id", "rigid clusters (ClusterPart)"),
-        (STRATEGY + "/Bonds/first", "bonded spheres (continuum bonds)"),
-        (STRATEGY + "/Glued/row", "sticky walls (spheres glued to a wall)"),
+        (STRATEGY + "/Clusters/element_id", "rigid clusters"),
+        (STRATEGY + "/Bonds/first", "bonded spheres"),
+        (STRATEGY + "/Glued/row", "spheres glued to sticky walls"),
     )
     for name, what in checks:
         if any(reader.Has(name) and len(reader.ReadRawBytes(name)) > 0 for reader in readers):
