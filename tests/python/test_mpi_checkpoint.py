@@ -8,9 +8,9 @@ carrying histories and spheres having changed owner since the start, so a
 continued run that lost a contact history, a ghost list, a row's key or
 owner would differ. The explicit and implicit structures and coupled runs
 likewise (the implicit ones with a deterministic linear solver, below).
-A DEM run of spheres continues on another rank count (or serially) too,
-bitwise; what does not yet (bonds, clusters, inlets, sticky and free walls,
-the structure) is a clear error naming both counts. The mpirun tests skip
+A DEM run of spheres (with inlets, sticky or free walls) continues on
+another rank count (or serially) too, bitwise; what does not yet (bonds,
+rigid clusters, the structure) is a clear error naming both counts. The mpirun tests skip
 where the build has no MPI or there is no mpirun."""
 import json
 import os
@@ -167,9 +167,28 @@ def test_bed_continued_on_another_rank_count_is_bitwise_the_uninterrupted_run(tm
 
 
 @needs_mpi
+@pytest.mark.parametrize("case", ["inlet", "sticky", "lid"])
+def test_bodies_continued_on_another_rank_count_are_bitwise_the_uninterrupted_run(tmp_path, case):
+    """The bed with an inlet injecting on both sides of the checkpoint (the
+    inlets' state alike on every rank; new spheres take keys after every
+    merged one), on a sticky floor (the glued spheres and their reference
+    centres from their owners), under a FREE_BODY_MOTION lid (its state alike
+    on every rank): written on 2 ranks, continued on 4 and serially, bitwise
+    the uninterrupted run."""
+    folder = tmp_path / case
+    write_case(case, folder)
+    whole = run(folder, tmp_path / "whole.npz", 2, settings=[restart_options("first")])
+    checkpoint = str(folder / "first" / f"checkpoint_{EVERY:09d}.h5")
+    for ranks in (4, None):
+        continued = run(folder, tmp_path / f"on_{ranks}.npz", ranks, checkpoint)
+        assert int(continued["steps"]) == STEPS
+        AssertSpheresBitwise(whole, continued, COMPARED)
+
+
+@needs_mpi
 def test_restart_on_another_rank_count_is_an_error_naming_both_where_unsupported(tmp_path):
     """What continues only on as many ranks as wrote it (bonded spheres here;
-    rigid clusters, inlets, sticky and free walls alike, and the structure):
+    rigid clusters alike, and the structure):
     an error naming the key and both rank counts."""
     folder = tmp_path / "bonded"
     WriteBondedSpecimen(folder, steps=60)

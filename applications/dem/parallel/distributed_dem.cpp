@@ -180,10 +180,9 @@ void DistributedDem::Start(bool restored) {
     refuse("rigid clusters (ClusterPart) with bonded spheres");
   if (!s_.registered_materials_.empty() && inlets_ == nullptr)
     refuse("particle inlets not handed to DistributedDem::AdoptInlets");
-  if (restored && (!s_.clusters_.empty() || !s_.bonds_.empty() || inlets_ != nullptr))
-    TESSERA_ERROR(
-        "DistributedDem::Start: a run continued on another number of ranks has "
-        "spheres only (no rigid clusters, bonds or inlets)");
+  if (restored && (!s_.clusters_.empty() || !s_.bonds_.empty()))
+    TESSERA_ERROR("DistributedDem::Start: a run continued on another number of ranks has "
+                  "no rigid clusters or bonds");
 
   // The serial run's order is the key; spatial sorting would change it.
   s_.settings_.tuning.sort_rows_frequency = 0;

@@ -28,9 +28,15 @@ What the merge takes (docs/file_formats.md, "Restart checkpoints"):
   run had it, else the last (a rank > 0 of a distributed run has the
   processes of ranks > 0).
 
-Only spheres: rigid clusters, bonds, inlets, sticky walls and free
-(FREE_BODY_MOTION) walls are refused with an error naming the key and both
-rank counts."""
+* spheres glued to sticky walls: each glued row and its reference centre
+  from the sphere's owner; the inlets' state (their random generators and
+  counters) and free (FREE_BODY_MOTION) walls' state, alike on every rank,
+  from the template file; new spheres of the inlets take keys after every
+  merged one, as in the uninterrupted run.
+
+Rigid clusters and bonds are refused with an error naming the key and both
+rank counts (their state is per cluster and per bond, with the bonds'
+constants tabled per rank: not merged yet)."""
 import os
 import shutil
 import struct
@@ -143,19 +149,11 @@ def _Refuse(readers, path, ranks):
     checks = (
         (STRATEGY + "/Clusters/element_id", "rigid clusters"),
         (STRATEGY + "/Bonds/first", "bonded spheres"),
-        (STRATEGY + "/Glued/row", "spheres glued to sticky walls"),
     )
     for name, what in checks:
         if any(reader.Has(name) and len(reader.ReadRawBytes(name)) > 0 for reader in readers):
             raise tessera.Error(f"checkpoint {path}: {what} ({name}) continue only on as many ranks "
                                 f"as wrote them: written on {n} rank(s), this run has {ranks}")
-    if template.Has(SOLVER + "/Inlets"):
-        raise tessera.Error(f"checkpoint {path}: particle inlets ({SOLVER}/Inlets) continue only on as "
-                            f"many ranks as wrote them: written on {n} rank(s), this run has {ranks}")
-    name = STRATEGY + "/FreeWalls/Count"
-    if template.Has(name) and int(np.frombuffer(template.ReadRawBytes(name), np.uint64)[0]) > 0:
-        raise tessera.Error(f"checkpoint {path}: FREE_BODY_MOTION walls ({name}) continue only on as "
-                            f"many ranks as wrote them: written on {n} rank(s), this run has {ranks}")
     for reader in readers:
         for group in ("/ModelParts/SpheresPart/Conditions/Ids",):
             if reader.Has(group) and len(reader.ReadInt64(group)) > 0:
@@ -277,6 +275,22 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
             Put(name, np.zeros(0, np.uint8))
             continue
         Put(name, _Gather(readers, name, w_counts, w_rank, w_index))
+
+    # ---- spheres glued to sticky walls: the glued rows from their owners,
+    # in row order, with their reference centres
+    g_rows, g_rank, g_index, g_counts = [], [], [], []
+    for r, reader in enumerate(readers):
+        glued = np.frombuffer(reader.ReadRawBytes(STRATEGY + "/Glued/row"), np.uint32)
+        g_counts.append(len(glued))
+        mine = np.flatnonzero(owners[r][glued] == r) if len(glued) else np.zeros(0, np.int64)
+        g_rows.append(Global(r, glued[mine]))
+        g_rank.append(np.full(len(mine), r))
+        g_index.append(mine)
+    g_rows, g_rank, g_index = np.concatenate(g_rows), np.concatenate(g_rank), np.concatenate(g_index)
+    order = np.argsort(g_rows, kind="stable")
+    Put(STRATEGY + "/Glued/row", g_rows[order].astype(np.uint32).view(np.uint8))
+    Put(STRATEGY + "/Glued/reference", _Gather(readers, STRATEGY + "/Glued/reference", g_counts,
+                                               g_rank[order], g_index[order]))
 
     # ---- the dissipated energies: the ranks' running sums, in rank order
     name = STRATEGY + "/Energy/dissipated"
