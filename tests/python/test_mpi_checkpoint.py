@@ -8,9 +8,9 @@ carrying histories and spheres having changed owner since the start, so a
 continued run that lost a contact history, a ghost list, a row's key or
 owner would differ. The explicit and implicit structures and coupled runs
 likewise (the implicit ones with a deterministic linear solver, below).
-A DEM run of spheres (with inlets, sticky or free walls) continues on
-another rank count (or serially) too, bitwise; what does not yet (bonds,
-rigid clusters, the structure) is a clear error naming both counts. The mpirun tests skip
+A DEM run of spheres (with inlets, bonds, sticky or free walls) continues
+on another rank count (or serially) too, bitwise; what does not yet (rigid
+clusters, the structure) is a clear error naming both counts. The mpirun tests skip
 where the build has no MPI or there is no mpirun."""
 import json
 import os
@@ -167,14 +167,15 @@ def test_bed_continued_on_another_rank_count_is_bitwise_the_uninterrupted_run(tm
 
 
 @needs_mpi
-@pytest.mark.parametrize("case", ["inlet", "sticky", "lid"])
+@pytest.mark.parametrize("case", ["inlet", "bonded", "sticky", "lid"])
 def test_bodies_continued_on_another_rank_count_are_bitwise_the_uninterrupted_run(tmp_path, case):
     """The bed with an inlet injecting on both sides of the checkpoint (the
     inlets' state alike on every rank; new spheres take keys after every
-    merged one), on a sticky floor (the glued spheres and their reference
-    centres from their owners), under a FREE_BODY_MOTION lid (its state alike
-    on every rank): written on 2 ranks, continued on 4 and serially, bitwise
-    the uninterrupted run."""
+    merged one), the bonded specimen sliding across the cut (each bond from
+    the owner of its first sphere, its law state slot by slot), on a sticky
+    floor (the glued spheres and their reference centres from their owners),
+    under a FREE_BODY_MOTION lid (its state alike on every rank): written on
+    2 ranks, continued on 4 and serially, bitwise the uninterrupted run."""
     folder = tmp_path / case
     write_case(case, folder)
     whole = run(folder, tmp_path / "whole.npz", 2, settings=[restart_options("first")])
@@ -187,11 +188,11 @@ def test_bodies_continued_on_another_rank_count_are_bitwise_the_uninterrupted_ru
 
 @needs_mpi
 def test_restart_on_another_rank_count_is_an_error_naming_both_where_unsupported(tmp_path):
-    """What continues only on as many ranks as wrote it (bonded spheres here;
-    rigid clusters alike, and the structure):
-    an error naming the key and both rank counts."""
-    folder = tmp_path / "bonded"
-    WriteBondedSpecimen(folder, steps=60)
+    """What continues only on as many ranks as wrote it (rigid clusters; the
+    structure and the coupled run alike): an error naming the key and both
+    rank counts."""
+    folder = tmp_path / "clusters"
+    WriteClusterBox(folder, steps=60, n=4, layers=3, spacing=0.038, seed=11)
     run(folder, tmp_path / "whole.npz", 2,
         settings=["restart_options=" + json.dumps({"SaveRestart": True, "RestartFrequency": 30,
                                                    "checkpoint_folder": "first"})])
@@ -200,8 +201,8 @@ def test_restart_on_another_rank_count_is_an_error_naming_both_where_unsupported
         with pytest.raises(tessera.Error) as error:
             run(folder, tmp_path / "other.npz", ranks, checkpoint)
         message = str(error.value)
-        assert "bonded spheres (/Objects/Solver/Strategy/Bonds/first) continue only on as many " \
-            f"ranks as wrote them: written on 2 rank(s), this run has {ranks or 1}" in message, message
+        assert "rigid clusters (/Objects/Solver/Strategy/Clusters/element_id) continue only on as " \
+            f"many ranks as wrote them: written on 2 rank(s), this run has {ranks or 1}" in message, message
 
 
 # ---------------------------------------------------------------- the structure

@@ -180,9 +180,10 @@ void DistributedDem::Start(bool restored) {
     refuse("rigid clusters (ClusterPart) with bonded spheres");
   if (!s_.registered_materials_.empty() && inlets_ == nullptr)
     refuse("particle inlets not handed to DistributedDem::AdoptInlets");
-  if (restored && (!s_.clusters_.empty() || !s_.bonds_.empty()))
-    TESSERA_ERROR("DistributedDem::Start: a run continued on another number of ranks has "
-                  "no rigid clusters or bonds");
+  if (restored && !s_.clusters_.empty())
+    TESSERA_ERROR(
+        "DistributedDem::Start: a run continued on another number of ranks has no "
+        "rigid clusters");
 
   // The serial run's order is the key; spatial sorting would change it.
   s_.settings_.tuning.sort_rows_frequency = 0;
@@ -236,6 +237,16 @@ void DistributedDem::Start(bool restored) {
       if (owners[a] == owners[b]) continue;
       holders[a].push_back(owners[b]), holders[b].push_back(owners[a]);
     }
+    // A bond's spheres likewise (a broken bond's may lie beyond the layer).
+    const ContinuumBonds& bonds = s_.bonds_;
+    for (std::size_t c = 0; c < bonds.size(); ++c) {
+      const std::uint32_t a = bonds.first[c], b = bonds.second[c];
+      if (owners[a] == owners[b]) continue;
+      holders[a].push_back(owners[b]), holders[b].push_back(owners[a]);
+    }
+    // The bonds' power of the last force evaluation (dissipated at the next
+    // step) is the merged total: counted once, on rank 0.
+    if (rank_ != 0) s_.bond_power_ = BondPower{};
     for (std::size_t i = 0; i < n; ++i) {
       std::vector<int>& h = holders[i];
       std::sort(h.begin(), h.end());
@@ -355,6 +366,8 @@ void DistributedDem::IndexContacts(ExplicitSolverStrategy& s) {
   walls.particle_start.assign(rows + 1, 0);
   for (std::uint32_t row : walls.particle) ++walls.particle_start[row + 1];
   for (std::size_t i = 0; i < rows; ++i) walls.particle_start[i + 1] += walls.particle_start[i];
+  // Merged bonds come without their index (a fresh start's are indexed).
+  if (s.bonds_.constant_index.size() != s.bonds_.size()) s.bonds_.Index(rows);
 }
 
 namespace {

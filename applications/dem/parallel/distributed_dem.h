@@ -153,8 +153,9 @@ class DistributedDem {
   // too (they may have left the layer since), and the ghost lists say so.
   void Start(bool restored = false);
   // The strategy's contact indexes (first_start, force-block cross slots,
-  // wall candidates per row) for its present lists and rows: after a load
-  // of merged lists, which hold none (resized_checkpoint.py).
+  // wall candidates per row; the bonds' where they have none) for its
+  // present lists and rows: after a load of merged lists, which hold none
+  // (resized_checkpoint.py).
   static void IndexContacts(ExplicitSolverStrategy& strategy);
   // Before Start: the run's inlets inject distributed (see above).
   void AdoptInlets(ParticleInlets& inlets);

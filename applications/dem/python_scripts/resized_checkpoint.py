@@ -34,9 +34,13 @@ What the merge takes (docs/file_formats.md, "Restart checkpoints"):
   from the template file; new spheres of the inlets take keys after every
   merged one, as in the uninterrupted run.
 
-Rigid clusters and bonds are refused with an error naming the key and both
-rank counts (their state is per cluster and per bond, with the bonds'
-constants tabled per rank: not merged yet)."""
+* bonds: each from the owner of its first sphere, sorted as the serial
+  list, the law states slot by slot; the index and the constants' table
+  rebuilt on loading; the bonds' power of the last force evaluation summed
+  (counted on rank 0 of the continued run).
+
+Rigid clusters are refused with an error naming the key and both rank
+counts (not merged yet)."""
 import os
 import shutil
 import struct
@@ -148,7 +152,6 @@ def _Refuse(readers, path, ranks):
     template = readers[0]
     checks = (
         (STRATEGY + "/Clusters/element_id", "rigid clusters"),
-        (STRATEGY + "/Bonds/first", "bonded spheres"),
     )
     for name, what in checks:
         if any(reader.Has(name) and len(reader.ReadRawBytes(name)) > 0 for reader in readers):
@@ -291,6 +294,45 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
     Put(STRATEGY + "/Glued/row", g_rows[order].astype(np.uint32).view(np.uint8))
     Put(STRATEGY + "/Glued/reference", _Gather(readers, STRATEGY + "/Glued/reference", g_counts,
                                                g_rank[order], g_index[order]))
+
+    # ---- bonds: from the owner of the first sphere, sorted as the serial
+    # list; the law states slot by slot; the index rebuilt on loading
+    bonds = STRATEGY + "/Bonds"
+    b_first, b_second, b_rank, b_index, b_counts = [], [], [], [], []
+    for r, reader in enumerate(readers):
+        first = np.frombuffer(reader.ReadRawBytes(bonds + "/first"), np.uint32)
+        second = np.frombuffer(reader.ReadRawBytes(bonds + "/second"), np.uint32)
+        b_counts.append(len(first))
+        mine = np.flatnonzero(owners[r][first] == r) if len(first) else np.zeros(0, np.int64)
+        b_first.append(Global(r, first[mine]))
+        b_second.append(Global(r, second[mine]))
+        b_rank.append(np.full(len(mine), r))
+        b_index.append(mine)
+    b_first, b_second = np.concatenate(b_first), np.concatenate(b_second)
+    b_rank, b_index = np.concatenate(b_rank), np.concatenate(b_index)
+    order = np.lexsort((b_second, b_first))
+    b_first, b_second, b_rank, b_index = (b_first[order], b_second[order], b_rank[order],
+                                          b_index[order])
+    if template.Has(bonds + "/first"):
+        Put(bonds + "/first", b_first.astype(np.uint32).view(np.uint8))
+        Put(bonds + "/second", b_second.astype(np.uint32).view(np.uint8))
+        stride_bytes = template.ReadRawBytes(bonds + "/state_stride")
+        stride = int(np.frombuffer(stride_bytes, np.uint64 if len(stride_bytes) == 8 else np.uint32)[0])
+        parts = [np.frombuffer(rd.ReadRawBytes(bonds + "/law_state"), np.float64) for rd in readers]
+        law_state = np.empty((stride, len(b_first)))
+        for r, part in enumerate(parts):
+            mask = b_rank == r
+            if mask.any():
+                law_state[:, mask] = part.reshape(stride, b_counts[r])[:, b_index[mask]]
+        Put(bonds + "/law_state", law_state.ravel().view(np.uint8))
+        total = sum(np.frombuffer(rd.ReadRawBytes(bonds + "/power"), np.float64) for rd in readers)
+        Put(bonds + "/power", np.asarray(total, np.float64).view(np.uint8))
+        for member in ("first_start", "row_start", "row_bonds", "constant_table", "constant_index"):
+            Put(f"{bonds}/{member}", np.zeros(0, np.uint8))
+        for name in template.ListDatasets(bonds):
+            if name in done or name.endswith("/state_stride") or name.endswith("/uniform_law"):
+                continue
+            Put(name, _Gather(readers, name, b_counts, b_rank, b_index))
 
     # ---- the dissipated energies: the ranks' running sums, in rank order
     name = STRATEGY + "/Energy/dissipated"
