@@ -144,7 +144,8 @@ def test_bed_continued_on_another_rank_count_is_bitwise_the_uninterrupted_run(tm
     pair candidates with their histories), which each rank decomposes as a
     start does; the run goes on as the serial run would from that state."""
     folder = tmp_path / "bed"
-    WriteBed(folder, steps=STEPS, keys={"TranslationalIntegrationScheme": "Velocity_Verlet"})
+    WriteBed(folder, steps=STEPS, keys={"TranslationalIntegrationScheme": "Velocity_Verlet",
+                                        "EnergyCalculationOption": True})
     serial = run(folder, tmp_path / "serial.npz", None, settings=[restart_options("serial")])
     two = run(folder, tmp_path / "two.npz", 2, settings=[restart_options("two")])
     four = run(folder, tmp_path / "four.npz", 4, settings=[restart_options("four")])
@@ -159,6 +160,17 @@ def test_bed_continued_on_another_rank_count_is_bitwise_the_uninterrupted_run(tm
                         settings=[restart_options(where)])
         assert int(continued["steps"]) == STEPS, where
         AssertSpheresBitwise(serial, continued, COMPARED)
+        # The energies are sums over the ranks' owned spheres and their own
+        # running sums of dissipation (the merged ones on rank 0): another
+        # partition adds them in another order, so they agree to rounding
+        # (measured 1.7e-15 relative; 1e-13 leaves room for the order of
+        # ~300 terms, far below any physical difference).
+        np.testing.assert_allclose(continued["energies"], two["energies"], rtol=1e-13, atol=0,
+                                   err_msg=where)
+    # Dissipation before the checkpoint that the merge carried over.
+    names = list(two["energy_names"])
+    assert two["energies"][names.index("dissipated_damping")] > 0
+    assert two["energies"][names.index("dissipated_friction")] > 0
     # The serial run continued from the 2 ranks' files holds at step 980 the
     # rows of the uninterrupted serial run, every column, bit for bit.
     final = f"checkpoint_{2 * EVERY:09d}.h5"

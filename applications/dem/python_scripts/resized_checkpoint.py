@@ -20,9 +20,11 @@ What the merge takes (docs/file_formats.md, "Restart checkpoints"):
 * the spheres' model part: each node and element from the rank owning it,
   in the merged row order; the ProcessInfo, properties and the other model
   parts from the template file;
-* the dissipated energies: the ranks' running sums added in rank order
-  (a distributed run's totals are those sums: the continued run's totals
-  equal the uninterrupted run's to rounding, its spheres bitwise);
+* the dissipated energies: the ranks' running sums added in rank order,
+  counted on rank 0 of the continued run (a distributed run's totals are
+  sums over the ranks: the continued run's equal the uninterrupted run's to
+  rounding, its spheres bitwise); the per-row powers (global damping, pair
+  dissipation) with the rows;
 * everything else (walls, search counters, deck, processes' states, stage
   state) from the template file: the rank of the same number where the old
   run had it, else the last (a rank > 0 of a distributed run has the
@@ -58,9 +60,8 @@ SPHERES = "/ModelParts/SpheresPart"
 
 # Strategy members that are one entry per row, per pair candidate, per wall
 # candidate; the lists' indexes, rebuilt on loading.
-_ROW_MEMBERS = ("Search/search_position", "Energy/global_damping_power")
-_PAIR_MEMBERS = ("PairContacts/history", "PairContacts/extra_history", "PairContacts/state",
-                 "Energy/pair_dissipation")
+_ROW_MEMBERS = ("Search/search_position", "Energy/global_damping_power", "Energy/pair_dissipation")
+_PAIR_MEMBERS = ("PairContacts/history", "PairContacts/extra_history", "PairContacts/state")
 _PAIR_INDEXES = ("first_start", "cross_block_start", "cross_row_start", "cross_row_slot",
                  "cross_force", "cross_elastic", "cross_torque", "earliest_source_block",
                  "latest_target_block")
