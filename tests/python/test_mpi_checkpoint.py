@@ -8,9 +8,9 @@ carrying histories and spheres having changed owner since the start, so a
 continued run that lost a contact history, a ghost list, a row's key or
 owner would differ. The explicit and implicit structures and coupled runs
 likewise (the implicit ones with a deterministic linear solver, below).
-A DEM run of spheres (with inlets, bonds, sticky or free walls) continues
-on another rank count (or serially) too, bitwise; what does not yet (rigid
-clusters, the structure) is a clear error naming both counts. The mpirun tests skip
+A DEM run (with inlets, bonds, sticky or free walls, rigid clusters)
+continues on another rank count (or serially) too, bitwise; the structure
+and the coupled run do not: a clear error naming both counts. The mpirun tests skip
 where the build has no MPI or there is no mpirun."""
 import json
 import os
@@ -179,15 +179,19 @@ def test_bed_continued_on_another_rank_count_is_bitwise_the_uninterrupted_run(tm
 
 
 @needs_mpi
-@pytest.mark.parametrize("case", ["inlet", "bonded", "sticky", "lid"])
+@pytest.mark.parametrize("case", ["inlet", "bonded", "sticky", "lid", "clusters", "clusters_inlet"])
 def test_bodies_continued_on_another_rank_count_are_bitwise_the_uninterrupted_run(tmp_path, case):
     """The bed with an inlet injecting on both sides of the checkpoint (the
     inlets' state alike on every rank; new spheres take keys after every
     merged one), the bonded specimen sliding across the cut (each bond from
     the owner of its first sphere, its law state slot by slot), on a sticky
     floor (the glued spheres and their reference centres from their owners),
-    under a FREE_BODY_MOTION lid (its state alike on every rank): written on
-    2 ranks, continued on 4 and serially, bitwise the uninterrupted run."""
+    under a FREE_BODY_MOTION lid (its state alike on every rank), the rigid
+    clusters rebalanced every 20 steps, without and with the inlet (each
+    cluster, its element and centre node from its owner, its members'
+    cluster numbers renumbered; a new rank holds a cluster's members
+    together): written on 2 ranks, continued on 4 and serially, bitwise the
+    uninterrupted run, spheres and clusters."""
     folder = tmp_path / case
     write_case(case, folder)
     whole = run(folder, tmp_path / "whole.npz", 2, settings=[restart_options("first")])
@@ -196,25 +200,9 @@ def test_bodies_continued_on_another_rank_count_are_bitwise_the_uninterrupted_ru
         continued = run(folder, tmp_path / f"on_{ranks}.npz", ranks, checkpoint)
         assert int(continued["steps"]) == STEPS
         AssertSpheresBitwise(whole, continued, COMPARED)
-
-
-@needs_mpi
-def test_restart_on_another_rank_count_is_an_error_naming_both_where_unsupported(tmp_path):
-    """What continues only on as many ranks as wrote it (rigid clusters; the
-    structure and the coupled run alike): an error naming the key and both
-    rank counts."""
-    folder = tmp_path / "clusters"
-    WriteClusterBox(folder, steps=60, n=4, layers=3, spacing=0.038, seed=11)
-    run(folder, tmp_path / "whole.npz", 2,
-        settings=["restart_options=" + json.dumps({"SaveRestart": True, "RestartFrequency": 30,
-                                                   "checkpoint_folder": "first"})])
-    checkpoint = str(folder / "first" / "checkpoint_000000030.rank0of2.h5")
-    for ranks in (3, None):
-        with pytest.raises(tessera.Error) as error:
-            run(folder, tmp_path / "other.npz", ranks, checkpoint)
-        message = str(error.value)
-        assert "rigid clusters (/Objects/Solver/Strategy/Clusters/element_id) continue only on as " \
-            f"many ranks as wrote them: written on 2 rank(s), this run has {ranks or 1}" in message, message
+        if case.startswith("clusters"):
+            assert whole["clusters"].shape == (48, 26)
+            np.testing.assert_array_equal(continued["clusters"], whole["clusters"])
 
 
 # ---------------------------------------------------------------- the structure
@@ -276,6 +264,21 @@ def test_distributed_explicit_structure_continued_from_checkpoint_is_bitwise_the
     whole = assert_structure_continued_bitwise(folder, tmp_path, "explicit_tests/explicit_solid_beam_test_parameters.json",
                                                245)
     assert float(whole["time"]) == pytest.approx(5e-4, rel=1e-9)
+
+
+@needs_mpi
+def test_structure_on_another_rank_count_is_an_error_naming_both(tmp_path):
+    """The structure (METIS pieces of the mesh) continues only on as many
+    ranks as wrote it (the DEM on any number, above): another rank count is
+    an error naming both."""
+    folder = case_copy(tmp_path, "sm_explicit_solid_beam")
+    deck = "explicit_tests/explicit_solid_beam_test_parameters.json"
+    run_structure(folder, deck, tmp_path / "whole.npz", 245, "first")
+    options = "restart_options=" + json.dumps({"SaveRestart": False})
+    with pytest.raises(tessera.Error) as error:
+        RunPython([STRUCTURAL_RUN, folder, deck, tmp_path / "other.npz", "MPI",
+                   str(folder / "first" / "checkpoint_000000245.rank0of2.h5"), options], 3, timeout=600)
+    assert "written by a run on 2 rank(s); this run has 3 rank(s)" in str(error.value), str(error.value)
 
 
 @needs_mpi

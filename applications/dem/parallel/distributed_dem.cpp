@@ -180,10 +180,6 @@ void DistributedDem::Start(bool restored) {
     refuse("rigid clusters (ClusterPart) with bonded spheres");
   if (!s_.registered_materials_.empty() && inlets_ == nullptr)
     refuse("particle inlets not handed to DistributedDem::AdoptInlets");
-  if (restored && !s_.clusters_.empty())
-    TESSERA_ERROR(
-        "DistributedDem::Start: a run continued on another number of ranks has no "
-        "rigid clusters");
 
   // The serial run's order is the key; spatial sorting would change it.
   s_.settings_.tuning.sort_rows_frequency = 0;
@@ -243,6 +239,18 @@ void DistributedDem::Start(bool restored) {
       const std::uint32_t a = bonds.first[c], b = bonds.second[c];
       if (owners[a] == owners[b]) continue;
       holders[a].push_back(owners[b]), holders[b].push_back(owners[a]);
+    }
+    // A cluster's members go together (RemoveRows): each holds the union.
+    const RigidClusters& clusters = s_.clusters_;
+    for (std::size_t k = 0; k < clusters.size(); ++k) {
+      const std::uint32_t first = clusters.first_row[k], count = clusters.row_count[k];
+      for (std::uint32_t m = 1; m < count; ++m)
+        holders[first].insert(holders[first].end(), holders[first + m].begin(),
+                              holders[first + m].end());
+      std::sort(holders[first].begin(), holders[first].end());
+      holders[first].erase(std::unique(holders[first].begin(), holders[first].end()),
+                           holders[first].end());
+      for (std::uint32_t m = 1; m < count; ++m) holders[first + m] = holders[first];
     }
     // The bonds' power of the last force evaluation (dissipated at the next
     // step) is the merged total: counted once, on rank 0.

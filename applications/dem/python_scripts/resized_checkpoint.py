@@ -10,39 +10,38 @@ What the merge takes (docs/file_formats.md, "Restart checkpoints"):
 * the rows of the strategy: each sphere from the rank that owned it (ghosts
   dropped), in global key order, which is the serial run's row order (the
   distributed run keeps its rows in key order; the keys are those of the
-  serial rows at the start);
+  serial rows at the start, an inlet's spheres taking the next);
 * the pair contacts (the last search's candidates with their histories):
   each from the rank owning its first sphere, renumbered to the merged rows,
   sorted by (first, second) as the serial list is; the wall contacts from
   the rank owning the sphere; the indexes over them (first_start, the force
   blocks' cross slots) are left empty and rebuilt on loading
   (DistributedDem.IndexContacts);
-* the spheres' model part: each node and element from the rank owning it,
-  in the merged row order; the ProcessInfo, properties and the other model
-  parts from the template file;
+* bonds likewise from the owner of the first sphere, the law states slot by
+  slot; their index and constants' table rebuilt on loading; the bonds'
+  power of the last force evaluation summed (counted on rank 0 after);
+* spheres glued to sticky walls: each glued row and its reference centre
+  from the sphere's owner;
+* rigid clusters: each from the owner of its members (rows of consecutive
+  keys), in the order of their first rows, the members' cluster numbers and
+  the centres' nodes renumbered;
+* the spheres' and the clusters' model parts: each node and element from
+  its owner, in the merged order;
 * the dissipated energies: the ranks' running sums added in rank order,
   counted on rank 0 of the continued run (a distributed run's totals are
   sums over the ranks: the continued run's equal the uninterrupted run's to
   rounding, its spheres bitwise); the per-row powers (global damping, pair
   dissipation) with the rows;
-* everything else (walls, search counters, deck, processes' states, stage
-  state) from the template file: the rank of the same number where the old
-  run had it, else the last (a rank > 0 of a distributed run has the
-  processes of ranks > 0).
+* everything else from the template file: the walls, the inlets' state
+  (random generators, counters) and the free (FREE_BODY_MOTION) walls',
+  alike on every rank, search counters, deck, ProcessInfo, properties,
+  processes' and stage state; the template is the rank of the same number
+  where the old run had it, else the last (a rank > 0 of a distributed run
+  has the processes of ranks > 0).
 
-* spheres glued to sticky walls: each glued row and its reference centre
-  from the sphere's owner; the inlets' state (their random generators and
-  counters) and free (FREE_BODY_MOTION) walls' state, alike on every rank,
-  from the template file; new spheres of the inlets take keys after every
-  merged one, as in the uninterrupted run.
-
-* bonds: each from the owner of its first sphere, sorted as the serial
-  list, the law states slot by slot; the index and the constants' table
-  rebuilt on loading; the bonds' power of the last force evaluation summed
-  (counted on rank 0 of the continued run).
-
-Rigid clusters are refused with an error naming the key and both rank
-counts (not merged yet)."""
+A model part of rows or clusters that holds other entities (conditions, or
+nodes and elements that are no row or cluster) is refused with an error
+naming it."""
 import os
 import shutil
 import struct
@@ -151,13 +150,6 @@ def _Refuse(readers, path, ranks):
     naming the key and both counts."""
     n = len(readers)
     template = readers[0]
-    checks = (
-        (STRATEGY + "/Clusters/element_id", "rigid clusters"),
-    )
-    for name, what in checks:
-        if any(reader.Has(name) and len(reader.ReadRawBytes(name)) > 0 for reader in readers):
-            raise tessera.Error(f"checkpoint {path}: {what} ({name}) continue only on as many ranks "
-                                f"as wrote them: written on {n} rank(s), this run has {ranks}")
     for reader in readers:
         for group in ("/ModelParts/SpheresPart/Conditions/Ids",):
             if reader.Has(group) and len(reader.ReadInt64(group)) > 0:
@@ -222,7 +214,8 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
     particles = [d for d in template.ListDatasets(STRATEGY + "/Particles")]
     for name in particles:
         member = name[len(STRATEGY) + 1:]
-        if member in ("Particles/has_gear", "Particles/has_gear_angular", "Particles/node"):
+        if member in ("Particles/has_gear", "Particles/has_gear_angular", "Particles/node",
+                      "Particles/cluster"):
             continue
         Put(name, _Gather(readers, name, counts, src_rank, src_row))
     for member in _ROW_MEMBERS:
@@ -342,76 +335,128 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
         total = total + np.frombuffer(reader.ReadRawBytes(name), np.float64)
     Put(name, total.view(np.uint8))
 
-    # ---- the spheres' model part: nodes and elements from their owners
-    row_node_ids = [reader.ReadInt64(STRATEGY + "/Particles/node_id") for reader in readers]
-    row_elements = [np.frombuffer(rd.ReadRawBytes(STRATEGY + "/Particles/element_id"), np.int64)
-                    for rd in readers]
-    node_ids = [reader.ReadInt64(SPHERES + "/Nodes/Ids") for reader in readers]
-    element_ids = [reader.ReadInt64(SPHERES + "/Elements/Ids") for reader in readers]
-
-    def Positions(ids, wanted, what, r):
+    # ---- the model parts of the rows (spheres) and of the clusters: each
+    # node and element from the owner, in the merged order
+    def Positions(ids, wanted, what, r, group):
         index = {int(i): k for k, i in enumerate(ids)}
         try:
             return np.array([index[int(i)] for i in wanted], dtype=np.int64)
         except KeyError as missing:
-            raise tessera.Error(f"checkpoint {readers[r].path}: {what} {missing} of a row is not in "
-                                f"{SPHERES} (damaged file?)") from None
+            raise tessera.Error(f"checkpoint {readers[r].path}: {what} {missing} is not in "
+                                f"{group} (damaged file?)") from None
 
-    n_src = np.zeros(n, np.int64)
-    e_src = np.zeros(n, np.int64)
-    for r in range(n_ranks):
-        mask = src_rank == r
-        n_src[mask] = Positions(node_ids[r], row_node_ids[r][src_row[mask]], "node", r)
-        e_src[mask] = Positions(element_ids[r], row_elements[r][src_row[mask]], "element", r)
-    merged_nodes = np.empty(n, np.int64)
-    merged_elements = np.empty(n, np.int64)
-    for r in range(n_ranks):
-        mask = src_rank == r
-        merged_nodes[mask] = row_node_ids[r][src_row[mask]]
-        merged_elements[mask] = row_elements[r][src_row[mask]]
-    if any(len(i) != c or len(e) != c for i, e, c in zip(node_ids, element_ids, counts)):
-        raise tessera.Error(f"checkpoint {files[0]}: {SPHERES} holds nodes or elements that are no "
-                            "DEM row (only spheres continue on another number of ranks)")
+    def MergePart(group, src, node_of, element_of, count_of, what):
+        """The model part `group`, whose entities are `count_of[r]` nodes and
+        as many elements per rank, one per merged entry (from rank src[k]):
+        node_of[r] and element_of[r] the ids of rank r's entries."""
+        node_ids = [reader.ReadInt64(group + "/Nodes/Ids") for reader in readers]
+        element_ids = [reader.ReadInt64(group + "/Elements/Ids") for reader in readers]
+        if any(len(i) != c or len(e) != c for i, e, c in zip(node_ids, element_ids, count_of)):
+            raise tessera.Error(f"checkpoint {files[0]}: {group} holds nodes or elements that are "
+                                f"no {what} (the merge onto another number of ranks knows "
+                                f"{what}s only)")
+        n_src, e_src = src[1].copy(), src[1].copy()
+        merged_nodes = np.empty(len(src[0]), np.int64)
+        merged_elements = np.empty(len(src[0]), np.int64)
+        for r in range(n_ranks):
+            mask = src[0] == r
+            wanted_nodes, wanted_elements = node_of[r][src[1][mask]], element_of[r][src[1][mask]]
+            n_src[mask] = Positions(node_ids[r], wanted_nodes, "node", r, group)
+            e_src[mask] = Positions(element_ids[r], wanted_elements, "element", r, group)
+            merged_nodes[mask], merged_elements[mask] = wanted_nodes, wanted_elements
+        strings = ("HistoricalVariables", "NonHistoricalVariables", "DofVariables", "DofReactions")
+        for name in template.ListDatasets(group + "/Nodes"):
+            if name.rsplit("/", 1)[-1] not in strings:
+                Put(name, _Gather(readers, name, count_of, src[0], n_src))
+        for member in ("Ids", "PropertiesIds", "Flags", "DefinedFlags"):
+            name = f"{group}/Elements/{member}"
+            if template.Has(name):
+                Put(name, _Gather(readers, name, count_of, src[0], e_src))
+        name = group + "/Elements/Data"
+        if template.Has(name):
+            containers = [_SplitContainers(reader.ReadRawBytes(name), count_of[r],
+                                           f"checkpoint {reader.path}: {name}")
+                          for r, reader in enumerate(readers)]
+            blob = b"".join(containers[r][k] for r, k in zip(src[0], e_src))
+            Put(name, np.frombuffer(blob, np.uint8))
+        if template.Has(group + "/Elements/StateOffsets"):
+            offsets_of = [rd.ReadUInt64(group + "/Elements/StateOffsets") for rd in readers]
+            states_of = [rd.ReadDoubles(group + "/Elements/State") for rd in readers]
+            states, offsets = [np.zeros(0)], [0]
+            for r, k in zip(src[0], e_src):
+                o = offsets_of[r]
+                states.append(states_of[r][o[k]:o[k + 1]])
+                offsets.append(offsets[-1] + int(o[k + 1] - o[k]))
+            Put(group + "/Elements/State", np.concatenate(states), np.float64)
+            Put(group + "/Elements/StateOffsets", np.asarray(offsets, np.uint64), np.uint64)
+        # Sub model parts: their members present on any rank, in the merged order.
+        for name in template.ListDatasets(group + "/SubModelParts"):
+            if name.endswith("/ConditionIds"):
+                continue
+            members = set()
+            for reader in readers:
+                members.update(int(i) for i in reader.ReadInt64(name))
+            pool = merged_nodes if name.endswith("/NodeIds") else merged_elements
+            Put(name, np.array([i for i in pool if int(i) in members], np.int64), np.int64)
+
+    row_node_ids = [reader.ReadInt64(STRATEGY + "/Particles/node_id") for reader in readers]
+    row_elements = [np.frombuffer(rd.ReadRawBytes(STRATEGY + "/Particles/element_id"), np.int64)
+                    for rd in readers]
+    MergePart(SPHERES, (src_rank, src_row), row_node_ids, row_elements, counts, "DEM row")
     # Each row's node is its position in the merged nodes (in row order).
     node_width = len(template.ReadRawBytes(STRATEGY + "/Particles/node")) // max(counts[template_rank], 1)
-    Put(STRATEGY + "/Particles/node",
-        np.arange(n, dtype=np.uint32 if node_width == 4 else np.uint64).view(np.uint8))
-    node_counts = [len(ids) for ids in node_ids]
-    element_counts = [len(ids) for ids in element_ids]
-    strings = ("HistoricalVariables", "NonHistoricalVariables", "DofVariables", "DofReactions")
-    for name in template.ListDatasets(SPHERES + "/Nodes"):
-        if name.rsplit("/", 1)[-1] in strings:
-            continue
-        Put(name, _Gather(readers, name, node_counts, src_rank, n_src))
-    for member in ("Ids", "PropertiesIds", "Flags", "DefinedFlags"):
-        name = f"{SPHERES}/Elements/{member}"
-        if template.Has(name):
-            Put(name, _Gather(readers, name, element_counts, src_rank, e_src))
-    name = SPHERES + "/Elements/Data"
-    if template.Has(name):
-        containers = [_SplitContainers(reader.ReadRawBytes(name), element_counts[r],
-                                       f"checkpoint {reader.path}: {name}")
-                      for r, reader in enumerate(readers)]
-        blob = b"".join(containers[r][k] for r, k in zip(src_rank, e_src))
-        Put(name, np.frombuffer(blob, np.uint8))
-    if template.Has(SPHERES + "/Elements/StateOffsets"):
-        states, offsets = [], [0]
-        for r, k in zip(src_rank, e_src):
-            o = readers[r].ReadUInt64(SPHERES + "/Elements/StateOffsets")
-            s = readers[r].ReadDoubles(SPHERES + "/Elements/State")
-            states.append(s[o[k]:o[k + 1]])
-            offsets.append(offsets[-1] + int(o[k + 1] - o[k]))
-        Put(SPHERES + "/Elements/State", np.concatenate(states + [np.zeros(0)]), np.float64)
-        Put(SPHERES + "/Elements/StateOffsets", np.asarray(offsets, np.uint64), np.uint64)
-    # Sub model parts: their members present on any rank, in the merged order.
-    for name in template.ListDatasets(SPHERES + "/SubModelParts"):
-        members = set()
-        for reader in readers:
-            members.update(int(i) for i in reader.ReadInt64(name))
-        pool = merged_nodes if name.endswith("/NodeIds") else merged_elements
-        if name.endswith("/ConditionIds"):
-            continue
-        Put(name, np.array([i for i in pool if int(i) in members], np.int64), np.int64)
+    index_type = np.uint32 if node_width == 4 else np.uint64
+    Put(STRATEGY + "/Particles/node", np.arange(n, dtype=index_type).view(np.uint8))
+
+    # ---- rigid clusters: each from the owner of its members (rows of
+    # consecutive keys), in the order of their first rows; the members'
+    # cluster numbers and the centres' nodes renumbered
+    clusters = STRATEGY + "/Clusters"
+    first_rows = [np.frombuffer(rd.ReadRawBytes(clusters + "/first_row"), np.uint32) for rd in readers]
+    c_counts = [len(f) for f in first_rows]
+    c_first, c_rank, c_index = [], [], []
+    for r in range(n_ranks):
+        mine = np.flatnonzero(owners[r][first_rows[r]] == r) if c_counts[r] else np.zeros(0, np.int64)
+        c_first.append(Global(r, first_rows[r][mine]))
+        c_rank.append(np.full(len(mine), r))
+        c_index.append(mine)
+    c_first, c_rank, c_index = np.concatenate(c_first), np.concatenate(c_rank), np.concatenate(c_index)
+    order = np.argsort(c_first, kind="stable")
+    c_first, c_rank, c_index = c_first[order], c_rank[order], c_index[order]
+    # Particles/cluster (k + 1 of the rank's clusters, 0: a free sphere) renumbered.
+    cluster_name = STRATEGY + "/Particles/cluster"
+    row_cluster = np.frombuffer(_Gather(readers, cluster_name, counts, src_rank, src_row).tobytes(),
+                                np.uint32).copy()
+    renumber = [np.zeros(c + 1, np.uint32) for c in c_counts]
+    for k, (r, j) in enumerate(zip(c_rank, c_index)):
+        renumber[r][j + 1] = k + 1
+    for r in range(n_ranks):
+        mask = src_rank == r
+        row_cluster[mask] = renumber[r][row_cluster[mask]]
+    Put(cluster_name, row_cluster.view(np.uint8))
+    if template.Has(clusters + "/mass"):
+        Put(clusters + "/first_row", c_first.astype(np.uint32).view(np.uint8))
+        Put(clusters + "/node", np.arange(len(c_first), dtype=index_type).view(np.uint8))
+        lengths = [np.frombuffer(rd.ReadRawBytes(clusters + "/member_offset/Lengths"), np.uint64)
+                   for rd in readers]
+        values = [np.frombuffer(rd.ReadRawBytes(clusters + "/member_offset/Values"), np.uint8)
+                  .reshape(-1, 24) for rd in readers]
+        starts = [np.concatenate([[0], np.cumsum(length)]).astype(np.int64) for length in lengths]
+        Put(clusters + "/member_offset/Lengths",
+            np.array([lengths[r][j] for r, j in zip(c_rank, c_index)], np.uint64).view(np.uint8))
+        Put(clusters + "/member_offset/Values",
+            np.concatenate([np.zeros((0, 24), np.uint8)] +
+                           [values[r][starts[r][j]:starts[r][j + 1]] for r, j in zip(c_rank, c_index)])
+            .ravel())
+        for name in template.ListDatasets(clusters):
+            if name not in done and "/member_offset/" not in name:
+                Put(name, _Gather(readers, name, c_counts, c_rank, c_index))
+        cluster_ids = [np.frombuffer(rd.ReadRawBytes(clusters + "/element_id"), np.int64)
+                       for rd in readers]
+        part = "/ModelParts/ClusterPart"
+        centre_ids = [rd.ReadInt64(part + "/Nodes/Ids")[np.frombuffer(
+            rd.ReadRawBytes(clusters + "/node"), index_type).astype(np.int64)] for rd in readers]
+        MergePart(part, (c_rank, c_index), centre_ids, cluster_ids, c_counts, "rigid cluster")
 
     # ---- everything else from the template file (no distributed state)
     for name in template.ListDatasets("/"):
