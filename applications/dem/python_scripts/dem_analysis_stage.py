@@ -372,7 +372,7 @@ class DEMSolver(PythonSolver):
             self.inlets.SkipIdsOfInitialSpheres()
         self._CheckTimeStep()
         if self.communicator is not None and self.communicator.IsDistributed():
-            if self.stage._resized_from is not None:
+            if getattr(self.stage, "_resized_from", None) is not None:
                 # Continuing a checkpoint of another rank count: the whole
                 # state merged from its files replaces this one first, then
                 # the decomposition (LoadCheckpoint).
@@ -547,7 +547,7 @@ class DEMSolver(PythonSolver):
             # this rank's rows; the imposed velocities' nodes found again.
             self.distributed.LoadCheckpoint(reader, group + "/Distributed")
             self._imposed_rows = None
-        elif self.stage._resized_from is not None:
+        elif getattr(self.stage, "_resized_from", None) is not None:
             # The state merged from another rank count's files
             # (resized_checkpoint.py): its contact indexes, then, distributed,
             # the decomposition a start makes, from this state.
