@@ -146,15 +146,15 @@ def _SplitContainers(blob, count, what):
 
 
 def _Refuse(readers, path, ranks):
-    """What does not continue on another number of ranks yet: an error
-    naming the key and both counts."""
-    n = len(readers)
-    template = readers[0]
+    """What the merge does not know: conditions in the spheres' or the
+    clusters' model part (an error naming the dataset and both counts)."""
     for reader in readers:
-        for group in ("/ModelParts/SpheresPart/Conditions/Ids",):
+        for group in ("/ModelParts/SpheresPart/Conditions/Ids",
+                      "/ModelParts/ClusterPart/Conditions/Ids"):
             if reader.Has(group) and len(reader.ReadInt64(group)) > 0:
-                raise tessera.Error(f"checkpoint {reader.path}: {group} is not empty; the merge "
-                                    "onto another number of ranks knows sphere elements only")
+                raise tessera.Error(f"checkpoint {path}: {group} is not empty in {reader.path}; the "
+                                    f"merge of its {len(readers)} rank files for a run on {ranks} "
+                                    "rank(s) knows sphere and cluster elements only")
 
 
 def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
