@@ -481,7 +481,11 @@ def ResizedCheckpointForRank(path, written, rank, ranks):
                                 f"on {written} ranks; a run on {ranks} rank(s) reads all their files)")
     folder = tempfile.mkdtemp(prefix="tessera_resized_")
     out = os.path.join(folder, f"merged.rank{rank}.h5")
-    MergeRankFiles(files, out, template_rank=min(rank, written - 1), ranks=ranks)
+    try:
+        MergeRankFiles(files, out, template_rank=min(rank, written - 1), ranks=ranks)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
     return out
 
 
