@@ -64,6 +64,7 @@ class AnalysisStage:
         self._list_of_output_processes = []
         self._warned_about_solve_return = False
         self._restart_file = None
+        self._resized_from = None  # the rank count of a checkpoint merged to continue (see below)
         self._extra_checkpointables = []
         self._restart_options = _checkpoint.RestartOptions(
             project_parameters["restart_options"] if project_parameters.Has("restart_options") else None,
@@ -223,16 +224,30 @@ class AnalysisStage:
         rank counts where another number of ranks wrote it."""
         rank, ranks = self._Ranks()
         named = _checkpoint.RanksOfFile(path)
-        if ranks == 1 and named is None:
-            if not os.path.isfile(path):
-                raise tessera.Error(f"restart file '{path}' does not exist")
+        if ranks == 1 and named is None and os.path.isfile(path):
             return path
+        written = _checkpoint.WrittenRankCounts(path)
+        if written and ranks not in written:
+            resized = self._ResizedCheckpoint(path, written[0], rank, ranks)
+            if resized is not None:
+                self._resized_from = written[0]
+                return resized
+        if ranks == 1 and named is None:
+            raise tessera.Error(f"restart file '{path}' does not exist")
         return _checkpoint.RankFileToLoad(path, rank, ranks)
+
+    def _ResizedCheckpoint(self, path, written, rank, ranks):
+        """A stage that continues a checkpoint written on `written` ranks on
+        another number returns the (serial, merged) file this rank loads;
+        None: it cannot (an error naming both counts follows)."""
+        return None
 
     def _CheckSavedRanks(self, reader, path):
         rank, ranks = self._Ranks()
         saved = reader.IntAttribute("ranks") if reader.HasAttribute("ranks") else 1
         saved_rank = reader.IntAttribute("rank") if reader.HasAttribute("rank") else 0
+        if getattr(self, "_resized_from", None) is not None and saved == 1:
+            return  # merged from another rank count's files (_ResizedCheckpoint): every rank loads it
         if saved != ranks:
             raise tessera.Error(f"checkpoint {path} was written by a run on {saved} rank(s); this run "
                                 f"has {ranks} rank(s): a run continues on as many ranks as it was "
@@ -294,7 +309,11 @@ class AnalysisStage:
         reader = tessera.CheckpointReader(path)
         _checkpoint.CheckSavedStage(reader, path, type(self).__name__)
         self._CheckSavedRanks(reader, path)
-        _checkpoint.CheckSavedDeck(reader, path, "/Deck/ProjectParameters", self._CheckpointDeckJson())
+        # A checkpoint continued on another rank count (_ResizedCheckpoint)
+        # may go from a distributed run to a serial one or back.
+        resized = ("parallel_type", "problem_data.parallel_type") if self._resized_from else ()
+        _checkpoint.CheckSavedDeck(reader, path, "/Deck/ProjectParameters", self._CheckpointDeckJson(),
+                                   also_free=resized)
         current_parts = _checkpoint.CheckSavedModelParts(reader, path, self.model)
         objects = reader.List("/Objects")
         checkpointables = self._GetCheckpointables()

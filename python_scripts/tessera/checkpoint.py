@@ -32,7 +32,9 @@ rank's model parts and objects as a serial run writes them:
 checkpoint_<STEP>.h5 becomes checkpoint_<STEP>.rank<R>of<N>.h5 (RankFile).
 It continues on as many ranks as wrote it, each rank loading its own file
 (RankFileToLoad: the name given may be the step's serial name or any rank's
-file); another rank count is an error naming both.
+file); another rank count is an error naming both, except for a stage that
+merges the rank files (AnalysisStage._ResizedCheckpoint: the DEM's spheres,
+resized_checkpoint.py).
 """
 import glob
 import json
@@ -77,18 +79,26 @@ def RanksOfFile(path):
     return (int(match.group(1)), int(match.group(2))) if match else None
 
 
-def RankFileToLoad(path, rank, ranks):
-    """The file that rank `rank` of a run on `ranks` ranks loads to continue
-    the checkpoint `path` (a step's serial name or any rank's file); an error
-    naming both rank counts where the checkpoint was written by another
-    number of ranks (a serial run counts one)."""
-    own = RankFile(path, rank, ranks) if ranks > 1 else _RANK_SUFFIX.sub(".h5", path)
-    if os.path.isfile(own):
-        return own
+def WrittenRankCounts(path):
+    """The rank counts whose files of the checkpoint `path` (a step's serial
+    name or any rank's file) exist, ascending; [1] for a serial file only."""
     stem = _RANK_SUFFIX.sub(".h5", path)[:-3]
     written = sorted({RanksOfFile(f)[1] for f in glob.glob(glob.escape(stem) + ".rank*of*.h5")})
     if not written and os.path.isfile(stem + ".h5"):
         written = [1]
+    return written
+
+
+def RankFileToLoad(path, rank, ranks):
+    """The file that rank `rank` of a run on `ranks` ranks loads to continue
+    the checkpoint `path` (a step's serial name or any rank's file); an error
+    naming both rank counts where the checkpoint was written by another
+    number of ranks (a serial run counts one) and the stage cannot continue
+    it on another (AnalysisStage._ResizedCheckpoint)."""
+    own = RankFile(path, rank, ranks) if ranks > 1 else _RANK_SUFFIX.sub(".h5", path)
+    if os.path.isfile(own):
+        return own
+    written = WrittenRankCounts(path)
     if written and ranks not in written:
         counts = " or ".join(str(n) for n in written)
         raise tessera.Error(f"checkpoint {path} was written by a run on {counts} rank(s); this run "
@@ -129,18 +139,19 @@ def _Flatten(value, prefix, out):
         out[prefix] = value
 
 
-def _Free(path):
-    return any(path == free or path.startswith(free + ".") for free in DECK_KEYS_FREE_ON_RESTART)
+def _Free(path, also=()):
+    return any(path == free or path.startswith(free + ".")
+               for free in DECK_KEYS_FREE_ON_RESTART + tuple(also))
 
 
-def CompareDecks(saved_json, current_json):
+def CompareDecks(saved_json, current_json, also_free=()):
     """The first key (dotted path) where the two decks differ, ignoring the
-    keys a continued run may change; None when they agree."""
+    keys a continued run may change (and `also_free`); None when they agree."""
     saved, current = {}, {}
     _Flatten(json.loads(saved_json), "", saved)
     _Flatten(json.loads(current_json), "", current)
     for key in sorted(set(saved) | set(current)):
-        if _Free(key):
+        if _Free(key, also_free):
             continue
         if saved.get(key, "<absent>") != current.get(key, "<absent>"):
             return key, saved.get(key, "<absent>"), current.get(key, "<absent>")
@@ -160,10 +171,11 @@ def CheckSavedStage(reader, path, stage_name):
         raise tessera.Error(f"checkpoint {path} was written by a {saved}, not a {stage_name}")
 
 
-def CheckSavedDeck(reader, path, dataset, current_json, which="another deck", of=""):
+def CheckSavedDeck(reader, path, dataset, current_json, which="another deck", of="", also_free=()):
     """The deck saved under `dataset` against this run's (`of`: the file it
-    is, named in the message where a checkpoint holds several)."""
-    difference = CompareDecks(reader.ReadString(dataset), current_json)
+    is, named in the message where a checkpoint holds several; `also_free`:
+    keys that may differ besides DECK_KEYS_FREE_ON_RESTART)."""
+    difference = CompareDecks(reader.ReadString(dataset), current_json, also_free)
     if difference is not None:
         key, saved, current = difference
         raise tessera.Error(f"checkpoint {path} belongs to {which}: key '{key}'{of} is {saved!r} "

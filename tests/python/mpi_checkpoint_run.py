@@ -2,7 +2,8 @@
 the checkpoint RESTART when one is given ("-": a fresh run), with the
 command-line settings that follow, and writes, on rank 0, OUT.npz with the
 final positions, velocities and angular velocities of every sphere (node ids
-ascending, each from the rank that owns it) and the step count; with rigid
+ascending, each from the rank that owns it), the step count and the run's
+energies (energies, by energy_names); with rigid
 clusters, the state of every cluster (mpi_dem_run.ClusterState, element ids
 ascending, each from its owner) as clusters, and per rank the element ids of
 the clusters its ClusterPart holds after Initialize as cluster_held_<rank>. With
@@ -80,6 +81,12 @@ def main(folder, out, parallel_type, restart, *settings):
             extra["clusters"] = table[np.argsort(table[:, 0], kind="stable")]
             extra.update({f"cluster_held_{r}": np.asarray(h, dtype=np.int64)
                           for r, h in enumerate(helds)})
+    # The run's energies (EnergyCalculationOption: dissipated ones too), in
+    # the order of their names (collective in a distributed run).
+    energies = (solver.strategy.GetEnergies() if solver.distributed is None
+                else solver.distributed.GlobalEnergies())
+    extra["energies"] = np.array([energies[name] for name in sorted(energies)])
+    extra["energy_names"] = np.array(sorted(energies))
     if communicator.Rank() == 0:
         np.savez(out, ids=ids, steps=solver.strategy.StepCount(), ranks=communicator.Size(),
                  files=np.array(stage.GetCheckpointFiles()), **values, **extra)

@@ -8,7 +8,9 @@ carrying histories and spheres having changed owner since the start, so a
 continued run that lost a contact history, a ghost list, a row's key or
 owner would differ. The explicit and implicit structures and coupled runs
 likewise (the implicit ones with a deterministic linear solver, below).
-Another rank count is a clear error naming both. The mpirun tests skip
+A DEM run (with inlets, bonds, sticky or free walls, rigid clusters)
+continues on another rank count (or serially) too, bitwise; the structure
+and the coupled run do not: a clear error naming both counts. The mpirun tests skip
 where the build has no MPI or there is no mpirun."""
 import json
 import os
@@ -132,19 +134,75 @@ def test_distributed_run_continued_from_checkpoint_is_bitwise_the_uninterrupted_
 
 
 @needs_mpi
-def test_restart_on_another_rank_count_is_an_error_naming_both(tmp_path):
+def test_bed_continued_on_another_rank_count_is_bitwise_the_uninterrupted_run(tmp_path):
+    """The bed's checkpoint at step 490 (between two searches, spheres having
+    changed owner, contacts with histories) written on 2 ranks continued on
+    4 and on 1 (a serial run), written on 4 continued on 2, and the serial
+    run's continued on 2: each bitwise the uninterrupted run (no tolerance).
+    The rank files are merged into the serial state (resized_checkpoint.py:
+    the rows in key order, which is the serial row order, the last search's
+    pair candidates with their histories), which each rank decomposes as a
+    start does; the run goes on as the serial run would from that state."""
     folder = tmp_path / "bed"
-    WriteBed(folder, steps=60)
-    run(folder, tmp_path / "whole.npz", 2,
-        settings=["restart_options=" + json.dumps({"SaveRestart": True, "RestartFrequency": 30,
-                                                   "checkpoint_folder": "first"})])
-    checkpoint = str(folder / "first" / "checkpoint_000000030.rank0of2.h5")
-    for ranks in (3, None):
-        with pytest.raises(tessera.Error) as error:
-            run(folder, tmp_path / "other.npz", ranks, checkpoint)
-        message = str(error.value)
-        assert "written by a run on 2 rank(s); this run has " \
-            f"{ranks or 1} rank(s)" in message, message
+    WriteBed(folder, steps=STEPS, keys={"TranslationalIntegrationScheme": "Velocity_Verlet",
+                                        "EnergyCalculationOption": True})
+    serial = run(folder, tmp_path / "serial.npz", None, settings=[restart_options("serial")])
+    two = run(folder, tmp_path / "two.npz", 2, settings=[restart_options("two")])
+    four = run(folder, tmp_path / "four.npz", 4, settings=[restart_options("four")])
+    AssertSpheresBitwise(serial, two, COMPARED)
+    AssertSpheresBitwise(serial, four, COMPARED)
+    step = f"checkpoint_{EVERY:09d}"
+    for source, ranks, where in (("two", 4, "two_on_4"), ("two", None, "two_on_1"),
+                                 ("four", 2, "four_on_2"), ("serial", 2, "serial_on_2")):
+        # Any rank's file, or the step's name without the rank part.
+        name = f"{step}.rank1of2.h5" if source == "two" and ranks else f"{step}.h5"
+        continued = run(folder, tmp_path / f"{where}.npz", ranks, str(folder / source / name),
+                        settings=[restart_options(where)])
+        assert int(continued["steps"]) == STEPS, where
+        AssertSpheresBitwise(serial, continued, COMPARED)
+        # The energies are sums over the ranks' owned spheres and their own
+        # running sums of dissipation (the merged ones on rank 0): another
+        # partition adds them in another order, so they agree to rounding
+        # (measured 1.7e-15 relative; 1e-13 leaves room for the order of
+        # ~300 terms, far below any physical difference).
+        np.testing.assert_allclose(continued["energies"], two["energies"], rtol=1e-13, atol=0,
+                                   err_msg=where)
+    # Dissipation before the checkpoint that the merge carried over.
+    names = list(two["energy_names"])
+    assert two["energies"][names.index("dissipated_damping")] > 0
+    assert two["energies"][names.index("dissipated_friction")] > 0
+    # The serial run continued from the 2 ranks' files holds at step 980 the
+    # rows of the uninterrupted serial run, every column, bit for bit.
+    final = f"checkpoint_{2 * EVERY:09d}.h5"
+    assert DifferingDatasets(str(folder / "serial" / final), str(folder / "two_on_1" / final),
+                             "/Objects/Solver/Strategy/Particles") == []
+
+
+@needs_mpi
+@pytest.mark.parametrize("case", ["inlet", "bonded", "sticky", "lid", "clusters", "clusters_inlet"])
+def test_bodies_continued_on_another_rank_count_are_bitwise_the_uninterrupted_run(tmp_path, case):
+    """The bed with an inlet injecting on both sides of the checkpoint (the
+    inlets' state alike on every rank; new spheres take keys after every
+    merged one), the bonded specimen sliding across the cut (each bond from
+    the owner of its first sphere, its law state slot by slot), on a sticky
+    floor (the glued spheres and their reference centres from their owners),
+    under a FREE_BODY_MOTION lid (its state alike on every rank), the rigid
+    clusters rebalanced every 20 steps, without and with the inlet (each
+    cluster, its element and centre node from its owner, its members'
+    cluster numbers renumbered; a new rank holds a cluster's members
+    together): written on 2 ranks, continued on 4 and serially, bitwise the
+    uninterrupted run, spheres and clusters."""
+    folder = tmp_path / case
+    write_case(case, folder)
+    whole = run(folder, tmp_path / "whole.npz", 2, settings=[restart_options("first")])
+    checkpoint = str(folder / "first" / f"checkpoint_{EVERY:09d}.h5")
+    for ranks in (4, None):
+        continued = run(folder, tmp_path / f"on_{ranks}.npz", ranks, checkpoint)
+        assert int(continued["steps"]) == STEPS
+        AssertSpheresBitwise(whole, continued, COMPARED)
+        if case.startswith("clusters"):
+            assert whole["clusters"].shape == (48, 26)
+            np.testing.assert_array_equal(continued["clusters"], whole["clusters"])
 
 
 # ---------------------------------------------------------------- the structure
@@ -206,6 +264,21 @@ def test_distributed_explicit_structure_continued_from_checkpoint_is_bitwise_the
     whole = assert_structure_continued_bitwise(folder, tmp_path, "explicit_tests/explicit_solid_beam_test_parameters.json",
                                                245)
     assert float(whole["time"]) == pytest.approx(5e-4, rel=1e-9)
+
+
+@needs_mpi
+def test_structure_on_another_rank_count_is_an_error_naming_both(tmp_path):
+    """The structure (METIS pieces of the mesh) continues only on as many
+    ranks as wrote it (the DEM on any number, above): another rank count is
+    an error naming both."""
+    folder = case_copy(tmp_path, "sm_explicit_solid_beam")
+    deck = "explicit_tests/explicit_solid_beam_test_parameters.json"
+    run_structure(folder, deck, tmp_path / "whole.npz", 245, "first")
+    options = "restart_options=" + json.dumps({"SaveRestart": False})
+    with pytest.raises(tessera.Error) as error:
+        RunPython([STRUCTURAL_RUN, folder, deck, tmp_path / "other.npz", "MPI",
+                   str(folder / "first" / "checkpoint_000000245.rank0of2.h5"), options], 3, timeout=600)
+    assert "written by a run on 2 rank(s); this run has 3 rank(s)" in str(error.value), str(error.value)
 
 
 @needs_mpi

@@ -169,7 +169,7 @@ void DistributedDem::GhostTargets(const Array3& x, int owner, std::vector<int>& 
     if (r != owner && WithinPeriodicLayer(boxes_[r], x, layer_, s_.periodic_)) targets.push_back(r);
 }
 
-void DistributedDem::Start() {
+void DistributedDem::Start(bool restored) {
   if (!s_.initialized_) TESSERA_ERROR("DistributedDem::Start: initialise the strategy first");
   const DemSettings& st = s_.settings_;
   const auto refuse = [](const char* what) {
@@ -223,6 +223,49 @@ void DistributedDem::Start() {
     keep[i] =
         row_owner_[i] == rank_ || WithinPeriodicLayer(boxes_[rank_], site, layer_, s_.periodic_);
   }
+  // Restored: the ranks other than its owner that hold each row as a ghost
+  // (the layer's, and the owners of its pair partners), sorted; every rank
+  // decides them alike from the whole state, so the lists match.
+  std::vector<std::vector<int>> holders;
+  const std::vector<int> owners = row_owner_;
+  if (restored) {
+    holders.assign(n, {});
+    for (std::size_t i = 0; i < n; ++i) GhostTargets(Site(i), owners[i], holders[i]);
+    const auto& pairs = s_.pairs_;
+    for (std::size_t c = 0; c < pairs.first.size(); ++c) {
+      const std::uint32_t a = pairs.first[c], b = pairs.second[c];
+      if (owners[a] == owners[b]) continue;
+      holders[a].push_back(owners[b]), holders[b].push_back(owners[a]);
+    }
+    // A bond's spheres likewise (a broken bond's may lie beyond the layer).
+    const ContinuumBonds& bonds = s_.bonds_;
+    for (std::size_t c = 0; c < bonds.size(); ++c) {
+      const std::uint32_t a = bonds.first[c], b = bonds.second[c];
+      if (owners[a] == owners[b]) continue;
+      holders[a].push_back(owners[b]), holders[b].push_back(owners[a]);
+    }
+    // A cluster's members go together (RemoveRows): each holds the union.
+    const RigidClusters& clusters = s_.clusters_;
+    for (std::size_t k = 0; k < clusters.size(); ++k) {
+      const std::uint32_t first = clusters.first_row[k], count = clusters.row_count[k];
+      for (std::uint32_t m = 1; m < count; ++m)
+        holders[first].insert(holders[first].end(), holders[first + m].begin(),
+                              holders[first + m].end());
+      std::sort(holders[first].begin(), holders[first].end());
+      holders[first].erase(std::unique(holders[first].begin(), holders[first].end()),
+                           holders[first].end());
+      for (std::uint32_t m = 1; m < count; ++m) holders[first + m] = holders[first];
+    }
+    // The bonds' power of the last force evaluation (dissipated at the next
+    // step) is the merged total: counted once, on rank 0.
+    if (rank_ != 0) s_.bond_power_ = BondPower{};
+    for (std::size_t i = 0; i < n; ++i) {
+      std::vector<int>& h = holders[i];
+      std::sort(h.begin(), h.end());
+      h.erase(std::unique(h.begin(), h.end()), h.end());
+      keep[i] = owners[i] == rank_ || std::binary_search(h.begin(), h.end(), rank_);
+    }
+  }
   // The adaptive search measures from the positions of the last search:
   // the kept rows keep theirs (RemoveParticles leaves that column alone).
   std::vector<Array3>& searched = s_.search_position_;
@@ -232,16 +275,19 @@ void DistributedDem::Start() {
       if (keep[i]) searched[out++] = searched[i];
     searched.resize(out);
   }
+  // A restored state's global damping powers are the saved ones (a fresh
+  // start has none yet).
+  std::vector<double>& damping = s_.global_damping_power_;
+  if (restored && damping.size() == n) {
+    std::size_t out = 0;
+    for (std::size_t i = 0; i < n; ++i)
+      if (keep[i]) damping[out++] = damping[i];
+    damping.resize(out);
+  }
   RemoveRows(keep);
-  // RemoveParticles leaves the lists' per-row indexes to the search that
-  // follows it elsewhere (bounding box); here the steps go on with the lists.
   const std::size_t kept = s_.particles_.size();
-  s_.pairs_.Index(kept, st.tuning.force_block_rows);
-  auto& walls = s_.wall_contacts_;
-  walls.particle_start.assign(kept + 1, 0);
-  for (std::uint32_t row : walls.particle) ++walls.particle_start[row + 1];
-  for (std::size_t i = 0; i < kept; ++i) walls.particle_start[i + 1] += walls.particle_start[i];
-  s_.global_damping_power_.assign(st.global_damping > 0.0 ? kept : 0, 0.0);
+  IndexContacts(s_);
+  if (!restored) s_.global_damping_power_.assign(st.global_damping > 0.0 ? kept : 0, 0.0);
   s_.ShareRowsWithNodes();
   FollowRows();
   // Energies: each rank counts its owned rows and their contacts (a pair or
@@ -250,7 +296,29 @@ void DistributedDem::Start() {
   s_.counted_rows_ = &row_owned_;
   if (rank_ != 0) s_.dissipated_ = EnergyTotals{};
   if (!bond_count_.empty()) CheckOwnedBonds();
-  BuildGhostLists();
+  if (!restored) {
+    BuildGhostLists();
+  } else {
+    // The kept rows in order: an owned row goes to its holders, a ghost
+    // comes from its owner; both sides list them in key order.
+    std::vector<std::vector<std::uint32_t>> send(size_), receive(size_);
+    std::uint32_t row = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+      if (!keep[i]) continue;
+      if (owners[i] == rank_)
+        for (int r : holders[i]) send[r].push_back(row);
+      else
+        receive[owners[i]].push_back(row);
+      ++row;
+    }
+    neighbours_.clear(), send_rows_.clear(), receive_rows_.clear();
+    for (int r = 0; r < size_; ++r) {
+      if (r == rank_ || (send[r].empty() && receive[r].empty())) continue;
+      neighbours_.push_back(r);
+      send_rows_.push_back(std::move(send[r]));
+      receive_rows_.push_back(std::move(receive[r]));
+    }
+  }
   last_balance_step_ = s_.step_;
   SearchHooks hooks;
   hooks.vote = [this](bool local) {
@@ -299,6 +367,19 @@ void DistributedDem::Start() {
     inlet_hooks.insert = [this](const std::vector<NewParticle>& fresh) { InsertInjected(fresh); };
     inlets_->SetHooks(std::move(inlet_hooks));
   }
+}
+
+void DistributedDem::IndexContacts(ExplicitSolverStrategy& s) {
+  // RemoveParticles leaves the lists' per-row indexes to the search that
+  // follows it elsewhere (bounding box); here the steps go on with the lists.
+  const std::size_t rows = s.particles_.size();
+  s.pairs_.Index(rows, s.settings_.tuning.force_block_rows);
+  auto& walls = s.wall_contacts_;
+  walls.particle_start.assign(rows + 1, 0);
+  for (std::uint32_t row : walls.particle) ++walls.particle_start[row + 1];
+  for (std::size_t i = 0; i < rows; ++i) walls.particle_start[i + 1] += walls.particle_start[i];
+  // Merged bonds come without their index (a fresh start's are indexed).
+  if (s.bonds_.constant_index.size() != s.bonds_.size()) s.bonds_.Index(rows);
 }
 
 namespace {

@@ -161,8 +161,17 @@ class DistributedDem {
   // After strategy.Initialize() on every sphere (each rank holds the whole
   // set then): the first bisection, each rank keeps its owned spheres and
   // ghosts, and the strategy's search hooks are installed. Refuses what does
-  // not run distributed yet (an error naming the setting).
-  void Start();
+  // not run distributed yet (an error naming the setting). `restored`: the
+  // strategy holds the whole state merged from a checkpoint written on
+  // another number of ranks (resized_checkpoint.py): its pair list is the
+  // last search's, so each owned sphere's pair partners are kept as ghosts
+  // too (they may have left the layer since), and the ghost lists say so.
+  void Start(bool restored = false);
+  // The strategy's contact indexes (first_start, force-block cross slots,
+  // wall candidates per row; the bonds' where they have none) for its
+  // present lists and rows: after a load of merged lists, which hold none
+  // (resized_checkpoint.py).
+  static void IndexContacts(ExplicitSolverStrategy& strategy);
   // Before Start: the run's inlets inject distributed (see above).
   void AdoptInlets(ParticleInlets& inlets);
   // After each strategy step: the ghosts' rows from their owners.

@@ -372,6 +372,12 @@ class DEMSolver(PythonSolver):
             self.inlets.SkipIdsOfInitialSpheres()
         self._CheckTimeStep()
         if self.communicator is not None and self.communicator.IsDistributed():
+            if getattr(self.stage, "_resized_from", None) is not None:
+                # Continuing a checkpoint of another rank count: the whole
+                # state merged from its files replaces this one first, then
+                # the decomposition (LoadCheckpoint).
+                self.strategy.WriteToNodes()
+                return
             # Every rank initialised the whole set (the same first search and
             # forces as the serial run); now each keeps its own and its ghosts.
             self.distributed = distributed_run.Start(self, self.communicator)
@@ -540,6 +546,15 @@ class DEMSolver(PythonSolver):
             # After the strategy's rows: the keys, owners and ghost lists of
             # this rank's rows; the imposed velocities' nodes found again.
             self.distributed.LoadCheckpoint(reader, group + "/Distributed")
+            self._imposed_rows = None
+        elif getattr(self.stage, "_resized_from", None) is not None:
+            # The state merged from another rank count's files
+            # (resized_checkpoint.py): its contact indexes, then, distributed,
+            # the decomposition a start makes, from this state.
+            _dem.DistributedDem.IndexContacts(self.strategy)
+            if self.communicator is not None and self.communicator.IsDistributed():
+                self.distributed = distributed_run.Start(self, self.communicator, restored=True)
+                self.global_wall_results = distributed_run.NeedsGlobalWallResults(self)
             self._imposed_rows = None
 
     def GetCheckpointState(self):
@@ -855,6 +870,21 @@ class DEMAnalysisStage(AnalysisStage):
                                   self.DEM_parameters["GraphExportFreq"].GetDouble())
         self._list_of_output_processes.append(process)
         self._list_of_processes.append(process)
+
+    # ---- a distributed checkpoint continued on another number of ranks
+    # (resized_checkpoint.py): every rank loads the serial state merged from
+    # the checkpoint's rank files, then decomposes it (DEMSolver.LoadCheckpoint).
+    def _ResizedCheckpoint(self, path, written, rank, ranks):
+        from . import resized_checkpoint
+        return resized_checkpoint.ResizedCheckpointForRank(path, written, rank, ranks)
+
+    def LoadCheckpoint(self, path):
+        try:
+            super().LoadCheckpoint(path)
+        finally:
+            if self._resized_from is not None:
+                from . import resized_checkpoint
+                resized_checkpoint.RemoveResized(path)
 
     def Finalize(self):
         # The run's summary: with echo_level > 0, and under `tessera run`

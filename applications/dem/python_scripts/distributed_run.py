@@ -119,12 +119,14 @@ def RejectPiecewiseOutput(processes):
                                     "post_gid_option or post_hdf5_option, which write each sphere once")
 
 
-def Start(solver, communicator):
-    """After the strategy's Initialize on every sphere: the decomposition."""
+def Start(solver, communicator, restored=False):
+    """After the strategy's Initialize on every sphere: the decomposition
+    (restored: after loading the whole state merged from a checkpoint of
+    another rank count, resized_checkpoint.py)."""
     distributed = _dem.DistributedDem(solver.strategy, communicator, Settings(solver.parameters))
     if solver.inlets is not None:
         distributed.AdoptInlets(solver.inlets)
-    distributed.Start()
+    distributed.Start(restored)
     near_domain = getattr(solver.stage, "walls_searched_near_domain", [])
     if near_domain:
         # A coupled structure's skin: each rank searches the faces near its box only.

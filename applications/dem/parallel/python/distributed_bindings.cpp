@@ -32,7 +32,11 @@ void BindDistributed(py::module_& m) {
            }),
            py::arg("strategy"), py::arg("communicator"), py::arg("settings"),
            py::keep_alive<1, 2>(), py::keep_alive<1, 3>())
-      .def("Start", &DistributedDem::Start)
+      .def("Start", &DistributedDem::Start, py::arg("restored") = false,
+           "After the strategy's Initialize on every sphere; restored: after a load of the "
+           "whole state merged from a checkpoint of another rank count")
+      .def_static("IndexContacts", &DistributedDem::IndexContacts, py::arg("strategy"),
+                  "The strategy's contact indexes for its present lists (after a merged load)")
       .def("AdoptInlets", &DistributedDem::AdoptInlets, py::arg("inlets"), py::keep_alive<1, 2>(),
            "Before Start: the run's inlets inject distributed (every rank the same "
            "injection, each keeping its own spheres and ghosts)")
