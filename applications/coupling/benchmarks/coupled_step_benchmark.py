@@ -25,8 +25,8 @@ warm-up steps. On two or more threads the coupled step may overlap the
 structure's internal forces with the DEM step (step_overlap.py: the DEM on
 some threads, the structure on the others; the "dem" share then covers
 both, the "structure" share what the DEM did not hide): --overlap auto (the
-stage's default: it probes both in its first 20 steps, the warm-up here, and
-keeps the faster), on or off. Reported: seconds per step, the ratio coupled / (DEM + FE)
+stage's default: it probes both in 20 steps every 250, the first 20 the
+warm-up here, and keeps the faster), on or off. Reported: seconds per step, the ratio coupled / (DEM + FE)
 (the issue's target: at most 1.15), the coupled step's shares (structure,
 DEM, skin: walls moved and loads transferred), the DEM share of the coupled
 step against the DEM deck alone (the moving skin's cost inside the DEM), and the peak resident memory

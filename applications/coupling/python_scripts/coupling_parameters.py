@@ -49,7 +49,7 @@
   schemes' structure assembles its internal forces on some of the threads
   while the DEM steps on the others (step_overlap.py; bitwise the
   sequential step): true always, false never (the two one after the other
-  on all threads), "auto" where a probe of both every 1,000 steps finds it
+  on all threads), "auto" where a probe of both every 250 steps finds it
   faster.
 * "fe_time_step_fraction": α of Δt ≤ α min_e l_e / c_e, the structure's share
   of the common step (thesis 4.70: α in [0.8, 0.98]).

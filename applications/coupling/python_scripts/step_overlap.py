@@ -46,7 +46,7 @@ class StepOverlap:
     REBALANCE_STEPS = 50  # overlapped steps between two choices of the split
     WARM_STEPS = 2  # steps of each probe left untimed (the change of mode)
     PROBE_STEPS = 8  # steps timed per mode in a probe
-    PROBE_CYCLE = 1000  # steps from one probe to the next
+    PROBE_CYCLE = 250  # steps from one probe to the next (a busy host changes within minutes)
 
     def __init__(self, strategy, deferred_part, threads, mode):
         self.threads = threads
