@@ -1,5 +1,5 @@
 """A distributed structural checkpoint continued on another number of ranks
-(explicit central differences): the N rank files
+(explicit or implicit): the N rank files
 (checkpoint_<STEP>.rank<R>of<N>.h5, each the METIS piece of one rank: its
 elements and conditions, its owned and ghost nodes) merged into the
 checkpoint of the whole structure a serial run would have written at that
@@ -23,10 +23,11 @@ What the merge takes (docs/file_formats.md, "Restart checkpoints"):
   state; the template is the rank of the same number where the old run had
   it, else the last (as for the DEM's merge).
 
-The explicit strategy keeps no state beyond the nodes (its a_n is the nodal
-ACCELERATION; the lumped mass and the dof numbering are built again at the
-first step, for the new pieces). Equation ids are the written run's and are
-renumbered there too."""
+The strategies keep no state beyond the model part (central differences'
+a_n and Bossak's previous values are the nodal buffer's); what belongs to
+the pieces (the lumped mass, the dof numbering, the distributed system) is
+built again at the first step, the equation ids the file holds renumbered
+there."""
 import os
 import shutil
 import struct

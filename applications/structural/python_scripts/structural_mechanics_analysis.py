@@ -41,11 +41,8 @@ class StructuralMechanicsAnalysis(AnalysisStage):
     # ---- a distributed checkpoint continued on another number of ranks
     # (resized_checkpoint.py): the rank files merged into the whole
     # structure's state, of which each rank loads the piece it holds after
-    # partitioning the deck's mesh as a fresh start does. The explicit
-    # solver only: an implicit one keeps the error naming both counts.
+    # partitioning the deck's mesh as a fresh start does.
     def _ResizedCheckpoint(self, path, written, rank, ranks):
-        if self._GetSolver().IMPLICIT:
-            return None
         from . import resized_checkpoint
         return resized_checkpoint.ResizedCheckpointForRank(path, written, rank, ranks)
 
