@@ -30,92 +30,16 @@ built again at the first step, the equation ids the file holds renumbered
 there."""
 import os
 import shutil
-import struct
 import tempfile
 
 import numpy as np
 
 import tessera
 from tessera import checkpoint as _checkpoint
+from tessera.checkpoint_merge import DatasetType, Gather, RawBytes, SplitContainers
 
 OWNED = "/Objects/Solver/OwnedNodes"
 _STRINGS = ("HistoricalVariables", "NonHistoricalVariables", "DofVariables", "DofReactions")
-_READS = (("ReadDoubles", np.float64), ("ReadInt64", np.int64), ("ReadUInt64", np.uint64),
-          ("ReadUInt32", np.uint32), ("ReadBytes", np.uint8))
-
-
-def _Dtype(reader, name):
-    """The element type of a dataset (the writer must write the same)."""
-    for method, dtype in _READS:
-        try:
-            getattr(reader, method)(name)
-            return dtype
-        except Exception:  # another element type: try the next
-            continue
-    raise tessera.Error(f"checkpoint {reader.path}: dataset {name} has an element type the merge of "
-                        "rank files does not know")
-
-
-def _Raw(reader, name):
-    return np.frombuffer(reader.ReadRawBytes(name), dtype=np.uint8)
-
-
-def _Take(readers, name, counts, src_rank, src_index):
-    """The bytes of the fixed-width dataset `name` (`counts[r]` entries in
-    readers[r]) for the entries (src_rank[k], src_index[k])."""
-    parts = [_Raw(reader, name) for reader in readers]
-    width = None
-    for r, part in enumerate(parts):
-        if counts[r] == 0 and part.size == 0:
-            continue
-        if counts[r] == 0 or part.size % counts[r] != 0 or \
-                (width is not None and part.size // counts[r] != width):
-            raise tessera.Error(f"checkpoint {readers[r].path}: {name} holds {part.size} bytes for "
-                                f"{counts[r]} entries (values of variable size, a Vector or Matrix "
-                                "variable: such a column cannot be moved onto another number of "
-                                "ranks yet)")
-        width = part.size // counts[r]
-    if width is None:
-        return np.zeros(0, np.uint8)
-    out = np.empty((len(src_rank), width), dtype=np.uint8)
-    for r, part in enumerate(parts):
-        mask = src_rank == r
-        if mask.any():
-            out[mask] = part.reshape(counts[r], width)[src_index[mask]]
-    return out.ravel()
-
-
-def _SplitContainers(blob, count, what):
-    """The data containers of `count` entities, one after the other
-    (kernel/io/value_bytes.h), as one bytes object each."""
-    fixed = {0: 8, 1: 4, 2: 1, 3: 24, 7: 32}
-    out, pos = [], 0
-    for _ in range(count):
-        start = pos
-        (entries,) = struct.unpack_from("<Q", blob, pos)
-        pos += 8
-        for _ in range(entries):
-            (length,) = struct.unpack_from("<Q", blob, pos)
-            pos += 8 + length
-            kind = blob[pos]
-            pos += 1
-            if kind in fixed:
-                pos += fixed[kind]
-            elif kind == 6:
-                (length,) = struct.unpack_from("<Q", blob, pos)
-                pos += 8 + length
-            elif kind == 4:
-                (size,) = struct.unpack_from("<Q", blob, pos)
-                pos += 8 + 8 * size
-            elif kind == 5:
-                rows, cols = struct.unpack_from("<QQ", blob, pos)
-                pos += 16 + 8 * rows * cols
-            else:
-                raise tessera.Error(f"{what}: unknown value kind {kind} (damaged file?)")
-        out.append(bytes(blob[start:pos]))
-    if pos != len(blob):
-        raise tessera.Error(f"{what}: {len(blob) - pos} bytes after the {count} containers")
-    return out
 
 
 class _Copier:
@@ -126,7 +50,7 @@ class _Copier:
         self.writer, self.template, self.done = writer, template, set()
 
     def Put(self, name, raw, dtype=None):
-        dtype = dtype if dtype is not None else _Dtype(self.template, name)
+        dtype = dtype if dtype is not None else DatasetType(self.template, name)
         self.writer.Write(name, np.frombuffer(np.ascontiguousarray(raw).tobytes(), dtype=dtype))
         self.done.add(name)
 
@@ -141,7 +65,7 @@ class _Copier:
         """Everything not written yet from the template, but `skip`."""
         for name in self.template.ListDatasets("/"):
             if name not in self.done and name not in skip:
-                self.Put(name, _Raw(self.template, name))
+                self.Put(name, RawBytes(self.template, name))
 
 
 def _Positions(ids, wanted, what):
@@ -158,8 +82,8 @@ def _CopyEntities(copy, readers, group, src_rank, src_index, counts):
     (src_rank[k], src_index[k]): ids, properties, flags, data container,
     internal state."""
     for member in ("Ids", "PropertiesIds", "Flags", "DefinedFlags"):
-        copy.Put(f"{group}/{member}", _Take(readers, f"{group}/{member}", counts, src_rank, src_index))
-    containers = [_SplitContainers(reader.ReadRawBytes(group + "/Data"), counts[r],
+        copy.Put(f"{group}/{member}", Gather(readers, f"{group}/{member}", counts, src_rank, src_index))
+    containers = [SplitContainers(reader.ReadRawBytes(group + "/Data"), counts[r],
                                    f"checkpoint {reader.path}: {group}/Data")
                   for r, reader in enumerate(readers)]
     blob = b"".join(containers[r][k] for r, k in zip(src_rank, src_index))
@@ -182,7 +106,7 @@ def _CopyModelPart(copy, readers, group, node_src, node_counts, entity_src, subp
     member ids of the sub model part dataset `name`."""
     for name in copy.template.ListDatasets(group + "/Nodes"):
         if name.rsplit("/", 1)[-1] not in _STRINGS:
-            copy.Put(name, _Take(readers, name, node_counts, *node_src))
+            copy.Put(name, Gather(readers, name, node_counts, *node_src))
     for kind, (src_rank, src_index, counts) in entity_src.items():
         _CopyEntities(copy, readers, f"{group}/{kind}", src_rank, src_index, counts)
     for name in copy.template.ListDatasets(group + "/SubModelParts"):
