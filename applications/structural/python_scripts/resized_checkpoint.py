@@ -54,12 +54,13 @@ class _Copier:
         self.writer.Write(name, np.frombuffer(np.ascontiguousarray(raw).tobytes(), dtype=dtype))
         self.done.add(name)
 
-    def Header(self, template, rank, ranks):
-        self.writer.SetAttribute("stage", template.StringAttribute("stage"))
-        self.writer.SetAttribute("rank", rank)
-        self.writer.SetAttribute("ranks", ranks)
-        self.writer.SetAttribute("time", template.DoubleAttribute("time"))
-        self.writer.SetAttribute("step", template.IntAttribute("step"))
+    def SerialHeader(self):
+        """The template's stage, time and step; rank 0 of 1 (a serial file)."""
+        self.writer.SetAttribute("stage", self.template.StringAttribute("stage"))
+        self.writer.SetAttribute("rank", 0)
+        self.writer.SetAttribute("ranks", 1)
+        self.writer.SetAttribute("time", self.template.DoubleAttribute("time"))
+        self.writer.SetAttribute("step", self.template.IntAttribute("step"))
 
     def Rest(self, skip=()):
         """Everything not written yet from the template, but `skip`."""
@@ -132,7 +133,7 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
     owned = [reader.ReadInt64(OWNED) for reader in readers]
     writer = tessera.CheckpointWriter(out_path)
     copy = _Copier(writer, template)
-    copy.Header(template, 0, 1)
+    copy.SerialHeader()
     for part in template.List("/ModelParts"):
         group = f"/ModelParts/{part}"
         # Nodes: each from its owner.
@@ -182,7 +183,7 @@ def PieceOfModel(path, out_path, model):
     reader = tessera.CheckpointReader(path)
     writer = tessera.CheckpointWriter(out_path)
     copy = _Copier(writer, reader)
-    copy.Header(reader, 0, 1)
+    copy.SerialHeader()
     for part in reader.List("/ModelParts"):
         group = f"/ModelParts/{part}"
         mp = model[part]
