@@ -69,6 +69,9 @@ class _CoupledSide:
         raise tessera.Error(f"{path}: a coupled run's checkpoint holds both sides; write it with "
                             "DemStructuresCouplingAnalysis.SaveCheckpoint")
 
+    def _ResizedCheckpoint(self, path, written, rank, ranks):
+        return None  # a coupled run continues on as many ranks as wrote it (an error naming both)
+
     def RestartFrom(self, path):
         raise tessera.Error(f"{path}: a coupled run continues with "
                             "DemStructuresCouplingAnalysis.RestartFrom")

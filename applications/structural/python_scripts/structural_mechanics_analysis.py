@@ -38,6 +38,20 @@ class StructuralMechanicsAnalysis(AnalysisStage):
         return {"analysis_stage", "problem_data", "solver_settings", "processes", "output_processes",
                 "modelers", "restart_options"}
 
+    # ---- a distributed checkpoint continued on another number of ranks
+    # (resized_checkpoint.py): the rank files merged into the whole
+    # structure's state, of which each rank loads the piece it holds after
+    # partitioning the deck's mesh as a fresh start does.
+    def _ResizedCheckpoint(self, path, written, rank, ranks):
+        from . import resized_checkpoint
+        return resized_checkpoint.ResizedCheckpointForRank(path, written, rank, ranks)
+
+    def LoadCheckpoint(self, path):
+        if self._resized_from is None:
+            return super().LoadCheckpoint(path)
+        from . import resized_checkpoint
+        resized_checkpoint.LoadPiece(self, path, super().LoadCheckpoint)
+
 
 def CreateAnalysisStage(model, project_parameters):
     return StructuralMechanicsAnalysis(model, project_parameters)

@@ -21,6 +21,8 @@ Settings this build cannot honour (rotation dofs, line search, volumetric
 strain or pressure dofs, displacement control, arc length) are errors naming
 the key, never silently ignored.
 """
+import numpy as np
+
 import tessera
 
 from tessera import _structural
@@ -284,6 +286,10 @@ class MechanicalSolver(PythonSolver):
     # explicit strategy must keep the restored accelerations at its first step.
     def SaveCheckpoint(self, writer, group):
         writer.WriteString(group + "/Type", type(self).__name__)
+        if self.local_mesh is not None:
+            # The nodes this rank owns: a merge of the rank files takes each
+            # node from its owner (resized_checkpoint.py).
+            writer.Write(group + "/OwnedNodes", np.asarray(self.local_mesh.owned_nodes, np.int64))
 
     def LoadCheckpoint(self, reader, group):
         saved = reader.ReadString(group + "/Type")

@@ -1,0 +1,88 @@
+"""The dataset-level tools that merge the rank files of a distributed
+checkpoint into one (the DEM's and the structure's resized_checkpoint.py):
+a dataset's element type and raw bytes, the entries of fixed-width
+datasets taken from several files, and the data containers of entities
+(kernel/io/value_bytes.h) split one per entity."""
+import struct
+
+import numpy as np
+
+import tessera
+
+_READS = (("ReadDoubles", np.float64), ("ReadInt64", np.int64), ("ReadUInt64", np.uint64),
+          ("ReadUInt32", np.uint32), ("ReadBytes", np.uint8))
+
+
+def DatasetType(reader, name):
+    """The element type of a dataset (the writer must write the same)."""
+    for method, dtype in _READS:
+        try:
+            getattr(reader, method)(name)
+            return dtype
+        except Exception:  # another element type: try the next
+            continue
+    raise tessera.Error(f"checkpoint {reader.path}: dataset {name} has an element type the merge of "
+                        "rank files does not know")
+
+
+def RawBytes(reader, name):
+    return np.frombuffer(reader.ReadRawBytes(name), dtype=np.uint8)
+
+
+def Gather(readers, name, counts, src_rank, src_index):
+    """The bytes of dataset `name`, `counts[r]` entries of one width in
+    readers[r], for the merged entries taken from (src_rank[k],
+    src_index[k]); an error naming the file where the entries are not of
+    one width (values of variable size: a Vector or Matrix column)."""
+    parts = [RawBytes(reader, name) for reader in readers]
+    if all(part.size == 0 for part in parts):
+        return parts[0]
+    width = None
+    for r, part in enumerate(parts):
+        if counts[r] == 0 and part.size == 0:
+            continue
+        if counts[r] == 0 or part.size % counts[r] != 0 or \
+                (width is not None and part.size // counts[r] != width):
+            raise tessera.Error(f"checkpoint {readers[r].path}: {name} holds {part.size} bytes for "
+                                f"{counts[r]} entries (not a fixed width per entry: such a column "
+                                "cannot be merged onto another number of ranks)")
+        width = part.size // counts[r]
+    out = np.empty((len(src_rank), width), dtype=np.uint8)
+    for r, part in enumerate(parts):
+        mask = src_rank == r
+        if mask.any():
+            out[mask] = part.reshape(counts[r], width)[src_index[mask]]
+    return out.ravel()
+
+
+def SplitContainers(blob, count, what):
+    """The data containers of `count` entities, one after the other
+    (kernel/io/value_bytes.h), as one bytes object each."""
+    fixed = {0: 8, 1: 4, 2: 1, 3: 24, 7: 32}
+    out, pos = [], 0
+    for _ in range(count):
+        start = pos
+        (entries,) = struct.unpack_from("<Q", blob, pos)
+        pos += 8
+        for _ in range(entries):
+            (length,) = struct.unpack_from("<Q", blob, pos)
+            pos += 8 + length
+            kind = blob[pos]
+            pos += 1
+            if kind in fixed:
+                pos += fixed[kind]
+            elif kind == 6:
+                (length,) = struct.unpack_from("<Q", blob, pos)
+                pos += 8 + length
+            elif kind == 4:
+                (size,) = struct.unpack_from("<Q", blob, pos)
+                pos += 8 + 8 * size
+            elif kind == 5:
+                rows, cols = struct.unpack_from("<QQ", blob, pos)
+                pos += 16 + 8 * rows * cols
+            else:
+                raise tessera.Error(f"{what}: unknown value kind {kind} (damaged file?)")
+        out.append(bytes(blob[start:pos]))
+    if pos != len(blob):
+        raise tessera.Error(f"{what}: {len(blob) - pos} bytes after the {count} containers")
+    return out
