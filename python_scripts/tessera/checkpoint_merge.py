@@ -2,12 +2,17 @@
 checkpoint into one (the DEM's and the structure's resized_checkpoint.py):
 a dataset's element type and raw bytes, the entries of fixed-width
 datasets taken from several files, and the data containers of entities
-(kernel/io/value_bytes.h) split one per entity."""
+(kernel/io/value_bytes.h) split one per entity; and the driver both use:
+the merged file a rank of the continued run loads, in a temporary folder."""
+import os
+import shutil
 import struct
+import tempfile
 
 import numpy as np
 
 import tessera
+from tessera import checkpoint as _checkpoint
 
 _READS = (("ReadDoubles", np.float64), ("ReadInt64", np.int64), ("ReadUInt64", np.uint64),
           ("ReadUInt32", np.uint32), ("ReadBytes", np.uint8))
@@ -86,3 +91,34 @@ def SplitContainers(blob, count, what):
     if pos != len(blob):
         raise tessera.Error(f"{what}: {len(blob) - pos} bytes after the {count} containers")
     return out
+
+
+def ResizedCheckpointForRank(path, written, rank, ranks, merge):
+    """The checkpoint that rank `rank` of a run on `ranks` ranks loads to
+    continue the checkpoint `path` written on `written` ranks: the rank
+    files merged by merge(files, out_path, template_rank=, ranks=) into a
+    temporary folder (RemoveResized removes it once loaded); a serial
+    checkpoint (written 1) is its own."""
+    if written == 1:
+        serial = _checkpoint.RankFile(path, 0, 1)[: -len(".rank0of1.h5")] + ".h5"
+        return serial if os.path.isfile(serial) else path
+    files = [_checkpoint.RankFile(path, r, written) for r in range(written)]
+    for f in files:
+        if not os.path.isfile(f):
+            raise tessera.Error(f"restart file '{f}' does not exist (checkpoint {path} was written "
+                                f"on {written} ranks; a run on {ranks} rank(s) reads all their files)")
+    folder = tempfile.mkdtemp(prefix="tessera_resized_")
+    out = os.path.join(folder, f"merged.rank{rank}.h5")
+    try:
+        merge(files, out, template_rank=min(rank, written - 1), ranks=ranks)
+    except BaseException:
+        shutil.rmtree(folder, ignore_errors=True)
+        raise
+    return out
+
+
+def RemoveResized(path):
+    """The temporary folder of a merged checkpoint (ResizedCheckpointForRank)."""
+    folder = os.path.dirname(path)
+    if os.path.basename(folder).startswith("tessera_resized_"):
+        shutil.rmtree(folder, ignore_errors=True)

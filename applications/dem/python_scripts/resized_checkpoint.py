@@ -42,17 +42,15 @@ What the merge takes (docs/file_formats.md, "Restart checkpoints"):
 A model part of rows or clusters that holds other entities (conditions, or
 nodes and elements that are no row or cluster) is refused with an error
 naming it."""
-import os
-import shutil
-import tempfile
 
 import numpy as np
 
 import tessera
-from tessera import checkpoint as _checkpoint
 from tessera.checkpoint_merge import DatasetType as _Dtype
 from tessera.checkpoint_merge import Gather as _Gather
 from tessera.checkpoint_merge import RawBytes as _Raw
+from tessera.checkpoint_merge import RemoveResized  # noqa: F401 (the stages call it here)
+from tessera.checkpoint_merge import ResizedCheckpointForRank as _ResizedCheckpointForRank
 from tessera.checkpoint_merge import SplitContainers as _SplitContainers
 
 SOLVER = "/Objects/Solver"
@@ -395,30 +393,6 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
 
 
 def ResizedCheckpointForRank(path, written, rank, ranks):
-    """The serial checkpoint that rank `rank` of a run on `ranks` ranks loads
-    to continue the checkpoint `path` written on `written` ranks: merged into
-    a temporary folder (RemoveResized removes it once loaded); a serial
-    checkpoint (written 1) is its own."""
-    if written == 1:
-        serial = _checkpoint.RankFile(path, 0, 1)[: -len(".rank0of1.h5")] + ".h5"
-        return serial if os.path.isfile(serial) else path
-    files = [_checkpoint.RankFile(path, r, written) for r in range(written)]
-    for f in files:
-        if not os.path.isfile(f):
-            raise tessera.Error(f"restart file '{f}' does not exist (checkpoint {path} was written "
-                                f"on {written} ranks; a run on {ranks} rank(s) reads all their files)")
-    folder = tempfile.mkdtemp(prefix="tessera_resized_")
-    out = os.path.join(folder, f"merged.rank{rank}.h5")
-    try:
-        MergeRankFiles(files, out, template_rank=min(rank, written - 1), ranks=ranks)
-    except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
-    return out
-
-
-def RemoveResized(path):
-    """The temporary folder of a merged checkpoint (ResizedCheckpointForRank)."""
-    folder = os.path.dirname(path)
-    if os.path.basename(folder).startswith("tessera_resized_"):
-        shutil.rmtree(folder, ignore_errors=True)
+    """The merged serial checkpoint a rank of the continued DEM run loads
+    (checkpoint_merge.ResizedCheckpointForRank)."""
+    return _ResizedCheckpointForRank(path, written, rank, ranks, MergeRankFiles)

@@ -35,8 +35,9 @@ import tempfile
 import numpy as np
 
 import tessera
-from tessera import checkpoint as _checkpoint
 from tessera.checkpoint_merge import DatasetType, Gather, RawBytes, SplitContainers
+from tessera.checkpoint_merge import RemoveResized  # noqa: F401 (the stages call it here)
+from tessera.checkpoint_merge import ResizedCheckpointForRank as _ResizedCheckpointForRank
 
 OWNED = "/Objects/Solver/OwnedNodes"
 _STRINGS = ("HistoricalVariables", "NonHistoricalVariables", "DofVariables", "DofReactions")
@@ -211,26 +212,9 @@ def PieceOfModel(path, out_path, model):
 
 
 def ResizedCheckpointForRank(path, written, rank, ranks):
-    """The checkpoint of the whole structure that rank `rank` of a run on
-    `ranks` ranks continues from, for the checkpoint `path` written on
-    `written` ranks: merged into a temporary folder (RemoveResized removes
-    it once loaded); a serial checkpoint (written 1) is its own."""
-    if written == 1:
-        serial = _checkpoint.RankFile(path, 0, 1)[: -len(".rank0of1.h5")] + ".h5"
-        return serial if os.path.isfile(serial) else path
-    files = [_checkpoint.RankFile(path, r, written) for r in range(written)]
-    for f in files:
-        if not os.path.isfile(f):
-            raise tessera.Error(f"restart file '{f}' does not exist (checkpoint {path} was written "
-                                f"on {written} ranks; a run on {ranks} rank(s) reads all their files)")
-    folder = tempfile.mkdtemp(prefix="tessera_resized_")
-    out = os.path.join(folder, f"merged.rank{rank}.h5")
-    try:
-        MergeRankFiles(files, out, template_rank=min(rank, written - 1), ranks=ranks)
-    except BaseException:
-        shutil.rmtree(folder, ignore_errors=True)
-        raise
-    return out
+    """The merged checkpoint of the whole structure that a rank of the
+    continued run cuts its piece from (checkpoint_merge.ResizedCheckpointForRank)."""
+    return _ResizedCheckpointForRank(path, written, rank, ranks, MergeRankFiles)
 
 
 def LoadPiece(stage, path, load):
@@ -245,10 +229,3 @@ def LoadPiece(stage, path, load):
     finally:
         shutil.rmtree(folder, ignore_errors=True)
         RemoveResized(path)
-
-
-def RemoveResized(path):
-    """The temporary folder of a merged checkpoint (ResizedCheckpointForRank)."""
-    folder = os.path.dirname(path)
-    if os.path.basename(folder).startswith("tessera_resized_"):
-        shutil.rmtree(folder, ignore_errors=True)
