@@ -311,13 +311,7 @@ void DistributedDem::Start(bool restored) {
         receive[owners[i]].push_back(row);
       ++row;
     }
-    neighbours_.clear(), send_rows_.clear(), receive_rows_.clear();
-    for (int r = 0; r < size_; ++r) {
-      if (r == rank_ || (send[r].empty() && receive[r].empty())) continue;
-      neighbours_.push_back(r);
-      send_rows_.push_back(std::move(send[r]));
-      receive_rows_.push_back(std::move(receive[r]));
-    }
+    KeepGhostLists(send, receive);
   }
   last_balance_step_ = s_.step_;
   SearchHooks hooks;
@@ -598,6 +592,12 @@ void DistributedDem::AddRowsToGhostLists(std::size_t first) {
       receive[row_owner_[i]].push_back(static_cast<std::uint32_t>(i));
     }
   }
+  KeepGhostLists(send, receive);
+}
+
+void DistributedDem::KeepGhostLists(std::vector<std::vector<std::uint32_t>>& send,
+                                    std::vector<std::vector<std::uint32_t>>& receive) {
+  // The ranks with rows to send or receive, in ascending rank order.
   neighbours_.clear(), send_rows_.clear(), receive_rows_.clear();
   for (int r = 0; r < size_; ++r) {
     if (r == rank_ || (send[r].empty() && receive[r].empty())) continue;

@@ -266,6 +266,9 @@ class DistributedDem {
   void Migrate();                  // SearchHooks::before_search
   void InstallArrivedHistories();  // SearchHooks::after_search
   void BuildGhostLists();
+  // neighbours_, send_rows_, receive_rows_ from per-rank lists (moved from).
+  void KeepGhostLists(std::vector<std::vector<std::uint32_t>>& send,
+                      std::vector<std::vector<std::uint32_t>>& receive);
   std::int64_t KeyOfRow(std::size_t row) const;
   bool OwnedRow(std::size_t row) const;
   // The row of a key, or -1 where this rank does not hold it (the rows are in
