@@ -123,6 +123,26 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
             raise tessera.Error(f"checkpoint {readers[r].path}: a ghost's key is owned by no rank")
         return at
 
+    def OwnedPairs(group):
+        """The pairs of `group` (first, second rows) that the owner of the
+        first sphere holds, as global rows sorted by (first, second) as the
+        serial list is, with each one's rank and index there, and the
+        ranks' counts."""
+        firsts, seconds, ranks_of, indexes, counts = [], [], [], [], []
+        for r, reader in enumerate(readers):
+            first = np.frombuffer(reader.ReadRawBytes(group + "/first"), np.uint32)
+            second = np.frombuffer(reader.ReadRawBytes(group + "/second"), np.uint32)
+            counts.append(len(first))
+            mine = np.flatnonzero(owners[r][first] == r) if len(first) else np.zeros(0, np.int64)
+            firsts.append(Global(r, first[mine]))
+            seconds.append(Global(r, second[mine]))
+            ranks_of.append(np.full(len(mine), r))
+            indexes.append(mine)
+        first, second = np.concatenate(firsts), np.concatenate(seconds)
+        ranks_of, indexes = np.concatenate(ranks_of), np.concatenate(indexes)
+        order = np.lexsort((second, first))
+        return first[order], second[order], ranks_of[order], indexes[order], counts
+
     writer = tessera.CheckpointWriter(out_path)
     for attribute in ("stage",):
         writer.SetAttribute(attribute, template.StringAttribute(attribute))
@@ -149,20 +169,7 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
                                              src_row))
 
     # ---- pair candidates: from the owner of the first sphere
-    firsts, seconds, p_rank, p_index, p_counts = [], [], [], [], []
-    for r, reader in enumerate(readers):
-        first = np.frombuffer(reader.ReadRawBytes(STRATEGY + "/PairContacts/first"), np.uint32)
-        second = np.frombuffer(reader.ReadRawBytes(STRATEGY + "/PairContacts/second"), np.uint32)
-        p_counts.append(len(first))
-        mine = np.flatnonzero(owners[r][first] == r) if len(first) else np.zeros(0, np.int64)
-        firsts.append(Global(r, first[mine]))
-        seconds.append(Global(r, second[mine]))
-        p_rank.append(np.full(len(mine), r))
-        p_index.append(mine)
-    first, second = np.concatenate(firsts), np.concatenate(seconds)
-    p_rank, p_index = np.concatenate(p_rank), np.concatenate(p_index)
-    order = np.lexsort((second, first))
-    first, second, p_rank, p_index = first[order], second[order], p_rank[order], p_index[order]
+    first, second, p_rank, p_index, p_counts = OwnedPairs(STRATEGY + "/PairContacts")
     if np.any(first >= second):
         raise tessera.Error(f"checkpoint {files[0]}: a pair candidate's first sphere is not the one "
                             "of the smaller key")
@@ -218,21 +225,7 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
     # ---- bonds: from the owner of the first sphere, sorted as the serial
     # list; the law states slot by slot; the index rebuilt on loading
     bonds = STRATEGY + "/Bonds"
-    b_first, b_second, b_rank, b_index, b_counts = [], [], [], [], []
-    for r, reader in enumerate(readers):
-        first = np.frombuffer(reader.ReadRawBytes(bonds + "/first"), np.uint32)
-        second = np.frombuffer(reader.ReadRawBytes(bonds + "/second"), np.uint32)
-        b_counts.append(len(first))
-        mine = np.flatnonzero(owners[r][first] == r) if len(first) else np.zeros(0, np.int64)
-        b_first.append(Global(r, first[mine]))
-        b_second.append(Global(r, second[mine]))
-        b_rank.append(np.full(len(mine), r))
-        b_index.append(mine)
-    b_first, b_second = np.concatenate(b_first), np.concatenate(b_second)
-    b_rank, b_index = np.concatenate(b_rank), np.concatenate(b_index)
-    order = np.lexsort((b_second, b_first))
-    b_first, b_second, b_rank, b_index = (b_first[order], b_second[order], b_rank[order],
-                                          b_index[order])
+    b_first, b_second, b_rank, b_index, b_counts = OwnedPairs(bonds)
     if template.Has(bonds + "/first"):
         Put(bonds + "/first", b_first.astype(np.uint32).view(np.uint8))
         Put(bonds + "/second", b_second.astype(np.uint32).view(np.uint8))
