@@ -235,6 +235,22 @@ def run_structure(folder, deck, out, every, where, restart="-", settings=()):
     return np.load(out)
 
 
+def continue_on_3_ranks_and_serially(folder, deck, tmp_path, checkpoint, whole, settings):
+    """The checkpoint written on 2 ranks (folder/first) continued on 3 ranks
+    and serially: the same time and nodes as the uninterrupted run `whole`,
+    u and v within 1e-12 of its largest value."""
+    options = "restart_options=" + json.dumps({"SaveRestart": False})
+    for ranks in (3, None):
+        out = tmp_path / f"on_{ranks}.npz"
+        RunPython([STRUCTURAL_RUN, folder, deck, out, "MPI" if ranks else "OpenMP",
+                   str(folder / "first" / checkpoint), options, *settings], ranks, timeout=600)
+        continued = np.load(out)
+        assert float(continued["time"]) == float(whole["time"])
+        np.testing.assert_array_equal(continued["ids"], whole["ids"])
+        for k in ("u", "v"):
+            assert relative_difference(continued[k], whole[k]) < 1e-12, (ranks, k)
+
+
 def assert_structure_continued_bitwise(folder, tmp_path, deck, every, settings=()):
     """The run on 2 ranks with checkpoints every EVERY steps, and the run
     continued from the first one: the same final state, bit for bit, and
@@ -347,17 +363,7 @@ def test_explicit_hexa_with_a_surface_load_continued_on_another_rank_count(tmp_p
                 .ReadInt64("/ModelParts/Structure/Conditions/Ids")) for r in (0, 1)]
     assert sorted(held) == [0, 1]  # the load condition on one rank
     assert np.abs(whole["u"]).max() > 1e-6  # the load moved the block
-    options = "restart_options=" + json.dumps({"SaveRestart": False})
-    for ranks in (3, None):
-        out = tmp_path / f"on_{ranks}.npz"
-        RunPython([STRUCTURAL_RUN, folder, deck, out, "MPI" if ranks else "OpenMP",
-                   str(folder / "first" / "checkpoint_000000150.h5"), options, *settings], ranks,
-                  timeout=600)
-        continued = np.load(out)
-        assert float(continued["time"]) == float(whole["time"])
-        np.testing.assert_array_equal(continued["ids"], whole["ids"])
-        for k in ("u", "v"):
-            assert relative_difference(continued[k], whole[k]) < 1e-12, (ranks, k)
+    continue_on_3_ranks_and_serially(folder, deck, tmp_path, "checkpoint_000000150.h5", whole, settings)
 
 
 @needs_mpi
@@ -379,17 +385,7 @@ def test_implicit_structure_continued_on_another_rank_count_equals_the_uninterru
                 "solver_settings.linear_solver_settings=" + DETERMINISTIC_SOLVER]
     whole = run_structure(folder, deck, tmp_path / "whole.npz", 10, "first", settings=settings)
     assert np.abs(whole["u"]).max() > 1e-2  # the pendulum swung
-    options = "restart_options=" + json.dumps({"SaveRestart": False})
-    for ranks in (3, None):
-        out = tmp_path / f"on_{ranks}.npz"
-        RunPython([STRUCTURAL_RUN, folder, deck, out, "MPI" if ranks else "OpenMP",
-                   str(folder / "first" / "checkpoint_000000010.h5"), options, *settings], ranks,
-                  timeout=600)
-        continued = np.load(out)
-        assert float(continued["time"]) == float(whole["time"])
-        np.testing.assert_array_equal(continued["ids"], whole["ids"])
-        for k in ("u", "v"):
-            assert relative_difference(continued[k], whole[k]) < 1e-12, (ranks, k)
+    continue_on_3_ranks_and_serially(folder, deck, tmp_path, "checkpoint_000000010.h5", whole, settings)
 
 
 @needs_mpi

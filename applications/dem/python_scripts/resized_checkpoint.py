@@ -123,19 +123,19 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
             raise tessera.Error(f"checkpoint {readers[r].path}: a ghost's key is owned by no rank")
         return at
 
-    def OwnedPairs(group):
-        """The pairs of `group` (first, second rows) that the owner of the
-        first sphere holds, as global rows sorted by (first, second) as the
-        serial list is, with each one's rank and index there, and the
-        ranks' counts."""
+    def OwnedPairs(group, first_name="first", second_name="second", second_is_row=True):
+        """The entries of `group` (a sphere's row, and a second row or a
+        wall face) that the owner of the first sphere holds, the rows made
+        global, sorted by (first, second) as the serial list is, with each
+        one's rank and index there, and the ranks' counts."""
         firsts, seconds, ranks_of, indexes, counts = [], [], [], [], []
         for r, reader in enumerate(readers):
-            first = np.frombuffer(reader.ReadRawBytes(group + "/first"), np.uint32)
-            second = np.frombuffer(reader.ReadRawBytes(group + "/second"), np.uint32)
+            first = np.frombuffer(reader.ReadRawBytes(f"{group}/{first_name}"), np.uint32)
+            second = np.frombuffer(reader.ReadRawBytes(f"{group}/{second_name}"), np.uint32)
             counts.append(len(first))
             mine = np.flatnonzero(owners[r][first] == r) if len(first) else np.zeros(0, np.int64)
             firsts.append(Global(r, first[mine]))
-            seconds.append(Global(r, second[mine]))
+            seconds.append(Global(r, second[mine]) if second_is_row else second[mine])
             ranks_of.append(np.full(len(mine), r))
             indexes.append(mine)
         first, second = np.concatenate(firsts), np.concatenate(seconds)
@@ -182,20 +182,8 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
         Put(f"{STRATEGY}/PairContacts/{member}", np.zeros(0, np.uint8))
 
     # ---- wall candidates: from the owner of the sphere
-    parts, faces, w_rank, w_index, w_counts = [], [], [], [], []
-    for r, reader in enumerate(readers):
-        particle = np.frombuffer(reader.ReadRawBytes(STRATEGY + "/WallContacts/particle"), np.uint32)
-        face = np.frombuffer(reader.ReadRawBytes(STRATEGY + "/WallContacts/face"), np.uint32)
-        w_counts.append(len(particle))
-        mine = np.flatnonzero(owners[r][particle] == r) if len(particle) else np.zeros(0, np.int64)
-        parts.append(Global(r, particle[mine]))
-        faces.append(face[mine])
-        w_rank.append(np.full(len(mine), r))
-        w_index.append(mine)
-    particle, face = np.concatenate(parts), np.concatenate(faces)
-    w_rank, w_index = np.concatenate(w_rank), np.concatenate(w_index)
-    order = np.lexsort((face, particle))
-    particle, face, w_rank, w_index = particle[order], face[order], w_rank[order], w_index[order]
+    particle, face, w_rank, w_index, w_counts = OwnedPairs(STRATEGY + "/WallContacts", "particle", "face",
+                                                            second_is_row=False)
     Put(STRATEGY + "/WallContacts/particle", particle.astype(np.uint32).view(np.uint8))
     Put(STRATEGY + "/WallContacts/face", face.astype(np.uint32).view(np.uint8))
     for name in template.ListDatasets(STRATEGY + "/WallContacts"):
