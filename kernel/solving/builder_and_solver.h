@@ -180,14 +180,14 @@ class BuilderAndSolver {
   // entities' and sums each equation's terms.
   void BeginRHS(Scheme& scheme, ModelPart& model_part) {
     CheckReady();
-    locals_.resize(static_cast<std::size_t>(ParallelThreads()));
+    GrowLocals();
     ComputeLocalRHS(scheme, model_part.GetProcessInfo(), Part::immediate);
     rhs_begun_ = true;
   }
   virtual void FinishRHS(Scheme& scheme, ModelPart& model_part, Vector& b) {
     TESSERA_CHECK(rhs_begun_, "BuilderAndSolver: FinishRHS without BeginRHS");
     rhs_begun_ = false;
-    locals_.resize(static_cast<std::size_t>(ParallelThreads()));
+    GrowLocals();
     ComputeLocalRHS(scheme, model_part.GetProcessInfo(), Part::deferred);
     GatherRHS(b);
   }
@@ -354,6 +354,14 @@ class BuilderAndSolver {
     rhs_begun_ = false;
     ComputeLocalRHS(scheme, info, Part::all);
     GatherRHS(b);
+  }
+
+  // One local system per thread of the calling thread's team; grown only,
+  // since the two parts of a split right-hand side run with different
+  // thread counts and would otherwise rebuild them every step.
+  void GrowLocals() {
+    const auto n = static_cast<std::size_t>(ParallelThreads());
+    if (locals_.size() < n) locals_.resize(n);
   }
 
   // The first pass for all entities, those not deferred or the deferred ones.
