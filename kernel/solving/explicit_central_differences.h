@@ -147,7 +147,6 @@ class ExplicitCentralDifferencesStrategy {
   // buffers, so a coupling may run it on some threads while the other solver
   // steps on the others; the residual Kick then sums is bitwise the same.
   void BeginKick() {
-    TimeStep();
     builder_->BeginRHS(*scheme_, model_part_);
     kick_begun_ = true;
   }
