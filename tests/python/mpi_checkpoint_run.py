@@ -14,6 +14,7 @@ id to <MARKER>.<rank> after step MARK_STEP (a test then signals one rank).
 """
 import os
 import sys
+import time
 
 import numpy as np
 
@@ -39,7 +40,10 @@ def main(folder, out, parallel_type, restart, *settings):
         marker = os.environ.get("MPI_CHECKPOINT_MARKER")
         if marker:
             # A test's cue: after step MARK_STEP this rank writes its pid to
-            # MARKER.<rank> (the signal handlers are in place by then).
+            # MARKER.<rank> (the signal handlers are in place by then) and
+            # waits a second, so that the test's signal arrives while the run
+            # still has steps to take (on an idle host the remaining steps
+            # could otherwise end before the test has read the marker).
             finalize = stage.FinalizeSolutionStep
 
             def finalize_and_mark():
@@ -49,6 +53,7 @@ def main(folder, out, parallel_type, restart, *settings):
                     with open(path + ".tmp", "w") as f:
                         f.write(str(os.getpid()))
                     os.replace(path + ".tmp", path)
+                    time.sleep(1.0)
 
             stage.FinalizeSolutionStep = finalize_and_mark
         stage.RunSolutionLoop()
