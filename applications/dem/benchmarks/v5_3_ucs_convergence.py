@@ -1,5 +1,5 @@
 """Thesis V5.3 (§5.4.4) and §5.5 with the virtual laboratory: the Table 5.5
-concrete (Sfer et al.) on a cylinder of about 13,000 bonded spheres; the
+concrete (Sfer et al.) on a cylinder of about 12,400 bonded spheres; the
 time step's stability; the UCS peak against the laboratory's f_c; triaxial
 peaks rising with the confinement.
 
@@ -24,9 +24,10 @@ damping (restitution 0.0015 read as ξ = 0.90: MaterialV53) and no damage law
 (DAMAGE_FACTOR and SHEAR_ENERGY_COEF 0), global damping 0.2, bond range
 β 0.15, VPAC sections.
 
-Full run (the default): Ø150 × 300 mm, R 3.65 mm ± 25 % (about 13,500
-spheres, the thesis' 13k mesh has 13,500 of mean R 3.86 mm at a denser
-packing). It is long: the platens must close by about 0.3 % of 300 mm at
+Full run (the default): Ø150 × 300 mm, R 3.86 mm ± 25 % as the thesis' 13k
+mesh (13,500 spheres, coordination 9.55), packed dense (solid fraction 0.60:
+12,427 spheres, porosity 0.40, coordination 8.4, the packing on which V5.1
+holds on every cut). It is long: the platens must close by about 0.3 % of 300 mm at
 0.004 m/s, some 0.25 s or 2.5 million steps per test; the script prints its
 measured cost per step and the projection after the first samples. --quick:
 Ø50 × 100 mm with the same sphere size (a few hundred spheres), platens at
@@ -79,7 +80,10 @@ def Settings(test, args, confinement=0.0, delta_time=STABLE_DT, name=None):
     else:
         specimen = {"diameter": 0.15, "length": 0.30}
         velocity, strain = 0.002, 0.006
-    specimen.update({"shape": "cylinder", "radius": 0.00365, "spread": 0.25, "seed": 1})
+    if args.platen_velocity is not None:
+        velocity = args.platen_velocity
+    specimen.update({"shape": "cylinder", "radius": 0.00386, "spread": 0.25, "seed": 1,
+                     "solid_fraction": 0.60, "tolerance": 0.05, "verlet_list": True})
     return {"test": test, "specimen": specimen, "material": MaterialV53(),
             "loading": {"platen_velocity": velocity, "final_axial_strain": strain,
                         "confinement_pressure": confinement, "confinement_time": 2e-3,
@@ -135,6 +139,8 @@ def main():
                         help="Ø50 × 100 mm, platens at 0.05 m/s, two confinements (minutes)")
     parser.add_argument("--folder", default="v5_3_results")
     parser.add_argument("--skip-triaxial", action="store_true")
+    parser.add_argument("--platen-velocity", type=float, default=None,
+                        help="m/s, each platen (default: the thesis' 0.002; --quick 0.05)")
     args = parser.parse_args()
     import tessera.dem  # noqa: F401
     results = {"quick": args.quick}

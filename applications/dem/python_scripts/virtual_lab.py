@@ -101,7 +101,8 @@ DEFAULT_MATERIAL = {
 DEFAULTS = {
     "test": "UCS",
     "specimen": {"shape": "cylinder", "diameter": 0.15, "length": 0.30, "radius": 0.0075,
-                 "spread": 0.25, "solid_fraction": 0.55, "seed": 1},
+                 "spread": 0.25, "solid_fraction": 0.55, "tolerance": 0.02, "verlet_list": False,
+                 "seed": 1},
     "material": DEFAULT_MATERIAL,
     "loading": {
         "platen_velocity": 0.05,        # m/s, each platen
@@ -151,6 +152,11 @@ def Settings(given=None, where="virtual_lab"):
     if settings["test"] in ("triaxial", "hydrostatic") and not loading["confinement_pressure"] > 0.0:
         raise tessera.Error(f"{where}.loading.confinement_pressure must be > 0 for a "
                             f"{settings['test']} test")
+    for key in ("verlet_list", "plot"):
+        block = "specimen" if key == "verlet_list" else "output"
+        if not isinstance(settings[block][key], bool):
+            raise tessera.Error(f"{where}.{block}.{key} must be true or false, got "
+                                f"{settings[block][key]!r}")
     if settings["test"] == "BTS" and settings["specimen"]["shape"] != "disc":
         settings["specimen"]["shape"] = "disc"
         if "length" not in (given or {}).get("specimen", {}):
@@ -210,7 +216,9 @@ class VirtualLaboratory:
         spec = s["specimen"]
         self.specimen = GenerateSpecimen(spec["shape"], spec["diameter"], spec["length"],
                                          spec["radius"], spec["spread"], spec["solid_fraction"],
-                                         spec["seed"], where=f"{self.where}.specimen")
+                                         spec["seed"], tolerance=spec["tolerance"],
+                                         verlet_list=spec["verlet_list"],
+                                         where=f"{self.where}.specimen")
         sp = self.specimen
         beta = float(s["material"].get("BOND_RANGE_BETA", 0.15))
         self.porosity = sp.Porosity()

@@ -187,6 +187,7 @@ def test_the_lab_refuses_an_unstable_time_step_before_any_step(tmp_path):
     ({"material": {"DAMAGE_FACTOR": -1.0}}, r"virtual_lab.material: DAMAGE_FACTOR .* must be >= 0"),
     ({"material": {"CONTACT_SIGMA_MIN": -1.0}}, r"virtual_lab.material: CONTACT_SIGMA_MIN .* must lie in"),
     ({"test": "triaxial"}, r"confinement_pressure must be > 0 for a triaxial test"),
+    ({"specimen": {"verlet_list": "yes"}}, r"virtual_lab.specimen.verlet_list must be true or false"),
 ])
 def test_bad_virtual_lab_settings_name_the_key(given, message):
     from tessera.dem.virtual_lab import Settings
