@@ -33,8 +33,9 @@ checkpoint_<STEP>.h5 becomes checkpoint_<STEP>.rank<R>of<N>.h5 (RankFile).
 It continues on as many ranks as wrote it, each rank loading its own file
 (RankFileToLoad: the name given may be the step's serial name or any rank's
 file); another rank count is an error naming both, except for a stage that
-merges the rank files (AnalysisStage._ResizedCheckpoint: the DEM and the
-structure, each application's resized_checkpoint.py, with checkpoint_merge.py).
+merges the rank files (AnalysisStage._ResizedCheckpoint: the DEM, the
+structure and the explicit coupled run, each application's
+resized_checkpoint.py, with checkpoint_merge.py).
 """
 import glob
 import json

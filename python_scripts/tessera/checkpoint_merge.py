@@ -2,8 +2,10 @@
 checkpoint into one (the DEM's and the structure's resized_checkpoint.py):
 a dataset's element type and raw bytes, the entries of fixed-width
 datasets taken from several files, and the data containers of entities
-(kernel/io/value_bytes.h) split one per entity; and the driver both use:
-the merged file a rank of the continued run loads, in a temporary folder."""
+(kernel/io/value_bytes.h) split one per entity; the Copier that writes the
+merged datasets (the coupled stage's merge passes one Copier to both sides'
+merges, each writing its part of the file); and the driver all use: the
+merged file a rank of the continued run loads, in a temporary folder."""
 import os
 import shutil
 import struct
@@ -91,6 +93,44 @@ def SplitContainers(blob, count, what):
     if pos != len(blob):
         raise tessera.Error(f"{what}: {len(blob) - pos} bytes after the {count} containers")
     return out
+
+
+class Copier:
+    """Writes datasets to `writer` with the element types of `template`,
+    remembering which it wrote."""
+
+    def __init__(self, writer, template):
+        self.writer, self.template, self.done = writer, template, set()
+
+    def Put(self, name, raw, dtype=None):
+        dtype = dtype if dtype is not None else DatasetType(self.template, name)
+        self.writer.Write(name, np.frombuffer(np.ascontiguousarray(raw).tobytes(), dtype=dtype))
+        self.done.add(name)
+
+    def SerialHeader(self):
+        """The template's stage, time and step; rank 0 of 1 (a serial file)."""
+        self.writer.SetAttribute("stage", self.template.StringAttribute("stage"))
+        self.writer.SetAttribute("rank", 0)
+        self.writer.SetAttribute("ranks", 1)
+        self.writer.SetAttribute("time", self.template.DoubleAttribute("time"))
+        self.writer.SetAttribute("step", self.template.IntAttribute("step"))
+
+    def Rest(self, skip=(), skip_under=()):
+        """Everything not written yet from the template, but `skip` and the
+        datasets under the groups `skip_under`."""
+        for name in self.template.ListDatasets("/"):
+            if name in self.done or name in skip or any(name.startswith(g + "/") for g in skip_under):
+                continue
+            self.Put(name, RawBytes(self.template, name))
+
+
+def CheckRankFiles(readers):
+    """Each file says it is rank r of len(readers) (files of one run, in order)."""
+    n_ranks = len(readers)
+    for r, reader in enumerate(readers):
+        if reader.IntAttribute("ranks") != n_ranks or reader.IntAttribute("rank") != r:
+            raise tessera.Error(f"checkpoint {reader.path} says rank {reader.IntAttribute('rank')} of "
+                                f"{reader.IntAttribute('ranks')}; expected rank {r} of {n_ranks}")
 
 
 def ResizedCheckpointForRank(path, written, rank, ranks, merge):

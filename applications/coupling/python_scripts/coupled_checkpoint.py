@@ -75,10 +75,14 @@ def LoadCoupledCheckpoint(stage, path):
     reader = tessera.CheckpointReader(path)
     _checkpoint.CheckSavedStage(reader, path, type(stage).__name__)
     stage.structural_stage._CheckSavedRanks(reader, path)
+    # Merged from another rank count's files (resized_checkpoint.py): the
+    # run may go from distributed to serial or back.
+    resized_from = stage.structural_stage._resized_from
+    resized = ("parallel_type", "problem_data.parallel_type") if resized_from is not None else ()
     for name, text in _DeckJsons(stage).items():
         if not reader.Has(name):
             raise tessera.Error(f"checkpoint {path} has no {name}: it is not a coupled DE-FE checkpoint")
-        _checkpoint.CheckSavedDeck(reader, path, name, text, "other decks", f" of {name}")
+        _checkpoint.CheckSavedDeck(reader, path, name, text, "other decks", f" of {name}", resized)
     current_parts = _checkpoint.CheckSavedModelParts(reader, path, stage.model, "other decks")
     objects = []
     for label, attribute in STAGES:
@@ -110,7 +114,9 @@ def LoadCoupledCheckpoint(stage, path):
     if stage.energy is not None:
         if "energy" not in coupling:
             raise tessera.Error(f"checkpoint {path} holds no energy monitor state (energy_output was off)")
-        stage.energy.Restore([tuple(row) for row in coupling["energy"]["rows"]],
-                             coupling["energy"]["damping_work"])
+        damping_work = coupling["energy"]["damping_work"]
+        if resized_from is not None and stage.structural_stage._Ranks()[0] > 0:
+            damping_work = 0.0  # the ranks' sum, counted on rank 0 (resized_checkpoint.py)
+        stage.energy.Restore([tuple(row) for row in coupling["energy"]["rows"]], damping_work)
         if stage.nonsmooth:
             stage.energy.impact_loss = coupling["energy"]["impact_loss"]

@@ -81,7 +81,9 @@ class CoupledEnergyMonitor:
         self.distributed = getattr(stage, "distributed", None)
         self.writes_file = self.distributed is None or self.distributed.rank == 0
 
-    def Start(self, end_time, delta_time, start_time):
+    def Start(self, end_time, delta_time, start_time, sample=True):
+        """The file and the first sample (`sample` False: a continued run
+        whose checkpoint brings the samples, Restore)."""
         steps = max(1, int(round((end_time - start_time) / delta_time)))
         self.interval = max(1, steps // self.samples)
         # The explicit solver's mass damping (implicit runs: not counted).
@@ -93,7 +95,8 @@ class CoupledEnergyMonitor:
             self._file = open(self.path, "w")
             self._file.write("# coupled DE-FE energy balance (J); E_T = the sum of the terms\n")
             self._file.write("# time " + " ".join(TERMS) + " E_T\n")
-        self.Sample(force=True)
+        if sample:
+            self.Sample(force=True)
 
     def SpheresFreeKineticEnergy(self, h):
         """Moreau-Jean, before the DEM step: the spheres' kinetic energy for
@@ -124,6 +127,8 @@ class CoupledEnergyMonitor:
         damping work of the saved run; the file is written again with them."""
         self.rows = list(rows)
         self.damping_work = damping_work
+        if self._file is None:  # a distributed run's rank > 0 writes no file
+            return
         self._file.seek(0)
         self._file.truncate()
         self._file.write("# coupled DE-FE energy balance (J); E_T = the sum of the terms\n")

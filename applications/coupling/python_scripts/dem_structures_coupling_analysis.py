@@ -70,7 +70,8 @@ class _CoupledSide:
                             "DemStructuresCouplingAnalysis.SaveCheckpoint")
 
     def _ResizedCheckpoint(self, path, written, rank, ranks):
-        return None  # a coupled run continues on as many ranks as wrote it (an error naming both)
+        # The coupled stage merges both sides' files (resized_checkpoint.py).
+        return self._coupling._ResizedCheckpoint(path, written, rank, ranks)
 
     def RestartFrom(self, path):
         raise tessera.Error(f"{path}: a coupled run continues with "
@@ -304,17 +305,23 @@ class DemStructuresCouplingAnalysis:
             self._InitializeExplicit()
         if self.nonsmooth:
             self._InitializeNonsmooth()
-        if self.distributed is not None:
+        # A distributed run continuing a checkpoint of another rank count
+        # decomposes the DEM when it loads it (resized_checkpoint.py): the
+        # skin's placement, and the first loads and energy sample (which the
+        # checkpoint replaces), wait for that.
+        resized = self.distributed is not None and self.structural_stage._resized_from is not None
+        if self.distributed is not None and not resized:
             self.distributed.StartSkinPlacement()
-        # The first forces of the DEM (its Initialize) load the structure's first step.
-        self.skin.TransferLoadsToStructure()
+        if not resized:
+            # The first forces of the DEM (its Initialize) load the structure's first step.
+            self.skin.TransferLoadsToStructure()
         self.dem_stage.time = self.time
         if self.options["energy_output"] and self.scheme != "implicit_with_dem_substeps":
             name = self.structural_stage.project_parameters["problem_data"]["problem_name"].GetString() \
                 or "coupled"
             path = os.path.join(self.dem_stage.output_directory or ".", f"{name}_coupled_energy.dat")
             self.energy = CoupledEnergyMonitor(self, path, self.options["energy_samples"])
-            self.energy.Start(self.end_time, self.delta_time, self.time)
+            self.energy.Start(self.end_time, self.delta_time, self.time, sample=not resized)
         if self._restart_file is not None:
             self.LoadCheckpoint(self._restart_file)
 
@@ -437,8 +444,30 @@ class DemStructuresCouplingAnalysis:
         then ends by loading it."""
         self._restart_file = os.path.abspath(self.structural_stage._CheckpointFileToLoad(path))
 
+    def _ResizedCheckpoint(self, path, written, rank, ranks):
+        """A distributed checkpoint continued on another number of ranks
+        (resized_checkpoint.py; RestartFrom, before Initialize): the merged
+        serial file this rank loads. The implicit scheme, and a skin that
+        follows the DEM deck's walls (wall_model_parts: its mirrors are not
+        numbered after the skin nodes): None (an error naming both counts
+        follows)."""
+        if self.scheme == "implicit_with_dem_substeps" or self.options["wall_model_parts"]:
+            return None
+        from . import resized_checkpoint
+        merged = resized_checkpoint.ResizedCheckpointForRank(path, written, rank, ranks)
+        # The DEM's Initialize then keeps every sphere for the load, which
+        # decomposes them (DEMSolver.LoadCheckpoint).
+        self.dem_stage._resized_from = written
+        return merged
+
     def LoadCheckpoint(self, path):
-        LoadCoupledCheckpoint(self, path)
+        if self.structural_stage._resized_from is not None:
+            from . import resized_checkpoint
+            resized_checkpoint.LoadPiece(self, path, lambda piece: LoadCoupledCheckpoint(self, piece))
+            if self.distributed is not None:
+                self.distributed.StartSkinPlacement()  # after the DEM's decomposition (Initialize)
+        else:
+            LoadCoupledCheckpoint(self, path)
         if self.distributed is not None:
             self.skin.AfterCheckpointLoad()
         if self.echo_level > 0:

@@ -46,9 +46,8 @@ naming it."""
 import numpy as np
 
 import tessera
-from tessera.checkpoint_merge import DatasetType as _Dtype
+from tessera.checkpoint_merge import CheckRankFiles, Copier
 from tessera.checkpoint_merge import Gather as _Gather
-from tessera.checkpoint_merge import RawBytes as _Raw
 from tessera.checkpoint_merge import RemoveResized  # noqa: F401 (the stages call it here)
 from tessera.checkpoint_merge import ResizedCheckpointForRank as _ResizedCheckpointForRank
 from tessera.checkpoint_merge import SplitContainers as _SplitContainers
@@ -65,10 +64,6 @@ _PAIR_MEMBERS = ("PairContacts/history", "PairContacts/extra_history", "PairCont
 _PAIR_INDEXES = ("first_start", "cross_block_start", "cross_row_start", "cross_row_slot",
                  "cross_force", "cross_elastic", "cross_torque", "earliest_source_block",
                  "latest_target_block")
-
-
-def _Write(writer, name, raw, dtype):
-    writer.Write(name, np.frombuffer(np.ascontiguousarray(raw).tobytes(), dtype=dtype))
 
 
 def _Refuse(readers, path, ranks):
@@ -89,21 +84,36 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
     processes' states, from files[template_rank]. `ranks`: the rank count of
     the run that will continue (named in errors)."""
     readers = [tessera.CheckpointReader(f) for f in files]
+    writer = tessera.CheckpointWriter(out_path)
+    copy = Copier(writer, readers[template_rank])
+    copy.SerialHeader()
+    MergeDem(copy, readers, template_rank, ranks, SOLVER)
+    # ---- everything else from the template file (no distributed state)
+    copy.Rest(skip_under=(DISTRIBUTED,))
+    writer.Commit()
+
+
+def MergeDem(copy, readers, template_rank, ranks, solver=SOLVER):
+    """Writes with `copy` the DEM's part of the serial checkpoint merged from
+    the rank files `readers`: the strategy's state under `solver`/Strategy
+    and the model parts of the rows and of the clusters (module text); the
+    rest (walls, inlets, processes) is the caller's, from the template."""
+    strategy, distributed = solver + "/Strategy", solver + "/Distributed"
     n_ranks = len(readers)
-    for r, reader in enumerate(readers):
-        if not reader.Has(DISTRIBUTED + "/row_key"):
-            raise tessera.Error(f"checkpoint {reader.path} has no {DISTRIBUTED}: it holds no "
+    for reader in readers:
+        if not reader.Has(distributed + "/row_key"):
+            raise tessera.Error(f"checkpoint {reader.path} has no {distributed}: it holds no "
                                 "distributed DEM state (only a DEM run continues on another number "
                                 "of ranks)")
-        if reader.IntAttribute("ranks") != n_ranks or reader.IntAttribute("rank") != r:
-            raise tessera.Error(f"checkpoint {reader.path} says rank {reader.IntAttribute('rank')} of "
-                                f"{reader.IntAttribute('ranks')}; expected rank {r} of {n_ranks}")
+    CheckRankFiles(readers)
+    files = [reader.path for reader in readers]
     _Refuse(readers, files[0], ranks)
     template = readers[template_rank]
+    Put, done = copy.Put, copy.done  # noqa: N806
 
     # ---- rows: the owned ones of every rank, in key order
-    keys = [np.frombuffer(rd.ReadRawBytes(DISTRIBUTED + "/row_key"), np.int64) for rd in readers]
-    owners = [np.frombuffer(rd.ReadRawBytes(DISTRIBUTED + "/row_owner"), np.int32) for rd in readers]
+    keys = [np.frombuffer(rd.ReadRawBytes(distributed + "/row_key"), np.int64) for rd in readers]
+    owners = [np.frombuffer(rd.ReadRawBytes(distributed + "/row_owner"), np.int32) for rd in readers]
     counts = [len(k) for k in keys]
     src_rank = np.concatenate([np.full(int((o == r).sum()), r) for r, o in enumerate(owners)])
     src_row = np.concatenate([np.flatnonzero(o == r) for r, o in enumerate(owners)])
@@ -143,50 +153,37 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
         order = np.lexsort((second, first))
         return first[order], second[order], ranks_of[order], indexes[order], counts
 
-    writer = tessera.CheckpointWriter(out_path)
-    for attribute in ("stage",):
-        writer.SetAttribute(attribute, template.StringAttribute(attribute))
-    writer.SetAttribute("rank", 0)
-    writer.SetAttribute("ranks", 1)
-    writer.SetAttribute("time", template.DoubleAttribute("time"))
-    writer.SetAttribute("step", template.IntAttribute("step"))
-    done = set()
-
-    def Put(name, raw, dtype=None):
-        _Write(writer, name, raw, dtype if dtype is not None else _Dtype(template, name))
-        done.add(name)
-
     # ---- the strategy's per-row columns
-    particles = [d for d in template.ListDatasets(STRATEGY + "/Particles")]
+    particles = [d for d in template.ListDatasets(strategy + "/Particles")]
     for name in particles:
-        member = name[len(STRATEGY) + 1:]
+        member = name[len(strategy) + 1:]
         if member in ("Particles/has_gear", "Particles/has_gear_angular", "Particles/node",
                       "Particles/cluster"):
             continue
         Put(name, _Gather(readers, name, counts, src_rank, src_row))
     for member in _ROW_MEMBERS:
-        Put(STRATEGY + "/" + member, _Gather(readers, STRATEGY + "/" + member, counts, src_rank,
+        Put(strategy + "/" + member, _Gather(readers, strategy + "/" + member, counts, src_rank,
                                              src_row))
 
     # ---- pair candidates: from the owner of the first sphere
-    first, second, p_rank, p_index, p_counts = OwnedPairs(STRATEGY + "/PairContacts")
+    first, second, p_rank, p_index, p_counts = OwnedPairs(strategy + "/PairContacts")
     if np.any(first >= second):
         raise tessera.Error(f"checkpoint {files[0]}: a pair candidate's first sphere is not the one "
                             "of the smaller key")
-    Put(STRATEGY + "/PairContacts/first", first.astype(np.uint32).view(np.uint8))
-    Put(STRATEGY + "/PairContacts/second", second.astype(np.uint32).view(np.uint8))
+    Put(strategy + "/PairContacts/first", first.astype(np.uint32).view(np.uint8))
+    Put(strategy + "/PairContacts/second", second.astype(np.uint32).view(np.uint8))
     for member in _PAIR_MEMBERS:
-        Put(STRATEGY + "/" + member, _Gather(readers, STRATEGY + "/" + member, p_counts, p_rank,
+        Put(strategy + "/" + member, _Gather(readers, strategy + "/" + member, p_counts, p_rank,
                                              p_index))
     for member in _PAIR_INDEXES:
-        Put(f"{STRATEGY}/PairContacts/{member}", np.zeros(0, np.uint8))
+        Put(f"{strategy}/PairContacts/{member}", np.zeros(0, np.uint8))
 
     # ---- wall candidates: from the owner of the sphere
-    particle, face, w_rank, w_index, w_counts = OwnedPairs(STRATEGY + "/WallContacts", "particle", "face",
+    particle, face, w_rank, w_index, w_counts = OwnedPairs(strategy + "/WallContacts", "particle", "face",
                                                             second_is_row=False)
-    Put(STRATEGY + "/WallContacts/particle", particle.astype(np.uint32).view(np.uint8))
-    Put(STRATEGY + "/WallContacts/face", face.astype(np.uint32).view(np.uint8))
-    for name in template.ListDatasets(STRATEGY + "/WallContacts"):
+    Put(strategy + "/WallContacts/particle", particle.astype(np.uint32).view(np.uint8))
+    Put(strategy + "/WallContacts/face", face.astype(np.uint32).view(np.uint8))
+    for name in template.ListDatasets(strategy + "/WallContacts"):
         if name in done:
             continue
         if name.endswith("/particle_start"):
@@ -198,7 +195,7 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
     # in row order, with their reference centres
     g_rows, g_rank, g_index, g_counts = [], [], [], []
     for r, reader in enumerate(readers):
-        glued = np.frombuffer(reader.ReadRawBytes(STRATEGY + "/Glued/row"), np.uint32)
+        glued = np.frombuffer(reader.ReadRawBytes(strategy + "/Glued/row"), np.uint32)
         g_counts.append(len(glued))
         mine = np.flatnonzero(owners[r][glued] == r) if len(glued) else np.zeros(0, np.int64)
         g_rows.append(Global(r, glued[mine]))
@@ -206,13 +203,13 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
         g_index.append(mine)
     g_rows, g_rank, g_index = np.concatenate(g_rows), np.concatenate(g_rank), np.concatenate(g_index)
     order = np.argsort(g_rows, kind="stable")
-    Put(STRATEGY + "/Glued/row", g_rows[order].astype(np.uint32).view(np.uint8))
-    Put(STRATEGY + "/Glued/reference", _Gather(readers, STRATEGY + "/Glued/reference", g_counts,
+    Put(strategy + "/Glued/row", g_rows[order].astype(np.uint32).view(np.uint8))
+    Put(strategy + "/Glued/reference", _Gather(readers, strategy + "/Glued/reference", g_counts,
                                                g_rank[order], g_index[order]))
 
     # ---- bonds: from the owner of the first sphere, sorted as the serial
     # list; the law states slot by slot; the index rebuilt on loading
-    bonds = STRATEGY + "/Bonds"
+    bonds = strategy + "/Bonds"
     b_first, b_second, b_rank, b_index, b_counts = OwnedPairs(bonds)
     if template.Has(bonds + "/first"):
         Put(bonds + "/first", b_first.astype(np.uint32).view(np.uint8))
@@ -236,7 +233,7 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
             Put(name, _Gather(readers, name, b_counts, b_rank, b_index))
 
     # ---- the dissipated energies: the ranks' running sums, in rank order
-    name = STRATEGY + "/Energy/dissipated"
+    name = strategy + "/Energy/dissipated"
     total = np.frombuffer(readers[0].ReadRawBytes(name), np.float64).copy()
     for reader in readers[1:]:
         total = total + np.frombuffer(reader.ReadRawBytes(name), np.float64)
@@ -306,19 +303,19 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
             pool = merged_nodes if name.endswith("/NodeIds") else merged_elements
             Put(name, np.array([i for i in pool if int(i) in members], np.int64), np.int64)
 
-    row_node_ids = [reader.ReadInt64(STRATEGY + "/Particles/node_id") for reader in readers]
-    row_elements = [np.frombuffer(rd.ReadRawBytes(STRATEGY + "/Particles/element_id"), np.int64)
+    row_node_ids = [reader.ReadInt64(strategy + "/Particles/node_id") for reader in readers]
+    row_elements = [np.frombuffer(rd.ReadRawBytes(strategy + "/Particles/element_id"), np.int64)
                     for rd in readers]
     MergePart(SPHERES, (src_rank, src_row), row_node_ids, row_elements, counts, "DEM row")
     # Each row's node is its position in the merged nodes (in row order).
-    node_width = len(template.ReadRawBytes(STRATEGY + "/Particles/node")) // max(counts[template_rank], 1)
+    node_width = len(template.ReadRawBytes(strategy + "/Particles/node")) // max(counts[template_rank], 1)
     index_type = np.uint32 if node_width == 4 else np.uint64
-    Put(STRATEGY + "/Particles/node", np.arange(n, dtype=index_type).view(np.uint8))
+    Put(strategy + "/Particles/node", np.arange(n, dtype=index_type).view(np.uint8))
 
     # ---- rigid clusters: each from the owner of its members (rows of
     # consecutive keys), in the order of their first rows; the members'
     # cluster numbers and the centres' nodes renumbered
-    clusters = STRATEGY + "/Clusters"
+    clusters = strategy + "/Clusters"
     first_rows = [np.frombuffer(rd.ReadRawBytes(clusters + "/first_row"), np.uint32) for rd in readers]
     c_counts = [len(f) for f in first_rows]
     c_first, c_rank, c_index = [], [], []
@@ -331,7 +328,7 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
     order = np.argsort(c_first, kind="stable")
     c_first, c_rank, c_index = c_first[order], c_rank[order], c_index[order]
     # Particles/cluster (k + 1 of the rank's clusters, 0: a free sphere) renumbered.
-    cluster_name = STRATEGY + "/Particles/cluster"
+    cluster_name = strategy + "/Particles/cluster"
     row_cluster = np.frombuffer(_Gather(readers, cluster_name, counts, src_rank, src_row).tobytes(),
                                 np.uint32).copy()
     renumber = [np.zeros(c + 1, np.uint32) for c in c_counts]
@@ -364,13 +361,6 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
         centre_ids = [rd.ReadInt64(part + "/Nodes/Ids")[np.frombuffer(
             rd.ReadRawBytes(clusters + "/node"), index_type).astype(np.int64)] for rd in readers]
         MergePart(part, (c_rank, c_index), centre_ids, cluster_ids, c_counts, "rigid cluster")
-
-    # ---- everything else from the template file (no distributed state)
-    for name in template.ListDatasets("/"):
-        if name in done or name.startswith(DISTRIBUTED + "/"):
-            continue
-        Put(name, _Raw(template, name))
-    writer.Commit()
 
 
 def ResizedCheckpointForRank(path, written, rank, ranks):

@@ -35,39 +35,12 @@ import tempfile
 import numpy as np
 
 import tessera
-from tessera.checkpoint_merge import DatasetType, Gather, RawBytes, SplitContainers
+from tessera.checkpoint_merge import CheckRankFiles, Copier, Gather, SplitContainers
 from tessera.checkpoint_merge import RemoveResized  # noqa: F401 (the stages call it here)
 from tessera.checkpoint_merge import ResizedCheckpointForRank as _ResizedCheckpointForRank
 
 OWNED = "/Objects/Solver/OwnedNodes"
 _STRINGS = ("HistoricalVariables", "NonHistoricalVariables", "DofVariables", "DofReactions")
-
-
-class _Copier:
-    """Writes datasets to `writer` with the element types of `template`,
-    remembering which it wrote."""
-
-    def __init__(self, writer, template):
-        self.writer, self.template, self.done = writer, template, set()
-
-    def Put(self, name, raw, dtype=None):
-        dtype = dtype if dtype is not None else DatasetType(self.template, name)
-        self.writer.Write(name, np.frombuffer(np.ascontiguousarray(raw).tobytes(), dtype=dtype))
-        self.done.add(name)
-
-    def SerialHeader(self):
-        """The template's stage, time and step; rank 0 of 1 (a serial file)."""
-        self.writer.SetAttribute("stage", self.template.StringAttribute("stage"))
-        self.writer.SetAttribute("rank", 0)
-        self.writer.SetAttribute("ranks", 1)
-        self.writer.SetAttribute("time", self.template.DoubleAttribute("time"))
-        self.writer.SetAttribute("step", self.template.IntAttribute("step"))
-
-    def Rest(self, skip=()):
-        """Everything not written yet from the template, but `skip`."""
-        for name in self.template.ListDatasets("/"):
-            if name not in self.done and name not in skip:
-                self.Put(name, RawBytes(self.template, name))
 
 
 def _Positions(ids, wanted, what):
@@ -121,21 +94,29 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
     conditions in ascending ids. `ranks`: the rank count of the run that
     will continue (named in errors)."""
     readers = [tessera.CheckpointReader(f) for f in files]
+    CheckRankFiles(readers)
+    writer = tessera.CheckpointWriter(out_path)
+    copy = Copier(writer, readers[template_rank])
+    copy.SerialHeader()
+    MergeModelParts(copy, readers, readers[template_rank].List("/ModelParts"), OWNED, ranks)
+    copy.Rest(skip=(OWNED,))
+    writer.Commit()
+
+
+def MergeModelParts(copy, readers, parts, owned_name, ranks):
+    """Writes with `copy` the root model parts `parts` of the structure
+    merged from the rank files `readers`: each node from the rank owning it
+    (the ids in dataset `owned_name` of each file), each element and
+    condition from the rank holding it, the sub model parts' members their
+    union over the ranks. `ranks`: the continuing run's count (in errors)."""
     n_ranks = len(readers)
-    for r, reader in enumerate(readers):
-        if not reader.Has(OWNED):
-            raise tessera.Error(f"checkpoint {reader.path} has no {OWNED} (written by a version "
+    for reader in readers:
+        if not reader.Has(owned_name):
+            raise tessera.Error(f"checkpoint {reader.path} has no {owned_name} (written by a version "
                                 "that did not keep the nodes' owners): it continues on "
                                 f"{n_ranks} rank(s) only, not on {ranks}")
-        if reader.IntAttribute("ranks") != n_ranks or reader.IntAttribute("rank") != r:
-            raise tessera.Error(f"checkpoint {reader.path} says rank {reader.IntAttribute('rank')} of "
-                                f"{reader.IntAttribute('ranks')}; expected rank {r} of {n_ranks}")
-    template = readers[template_rank]
-    owned = [reader.ReadInt64(OWNED) for reader in readers]
-    writer = tessera.CheckpointWriter(out_path)
-    copy = _Copier(writer, template)
-    copy.SerialHeader()
-    for part in template.List("/ModelParts"):
+    owned = [reader.ReadInt64(owned_name) for reader in readers]
+    for part in parts:
         group = f"/ModelParts/{part}"
         # Nodes: each from its owner.
         node_ids = [reader.ReadInt64(group + "/Nodes/Ids") for reader in readers]
@@ -143,7 +124,7 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
         order = np.argsort(merged, kind="stable")
         merged = merged[order]
         if np.any(np.diff(merged) == 0):
-            raise tessera.Error(f"checkpoint {files[0]}: a node is owned by two ranks (files of "
+            raise tessera.Error(f"checkpoint {readers[0].path}: a node is owned by two ranks (files of "
                                 "different runs?)")
         src_rank = np.concatenate([np.full(len(o), r) for r, o in enumerate(owned)])[order]
         src_index = np.concatenate([
@@ -159,7 +140,7 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
             all_ids = np.concatenate(ids)
             e_order = np.argsort(all_ids, kind="stable")
             if np.any(np.diff(all_ids[e_order]) == 0):
-                raise tessera.Error(f"checkpoint {files[0]}: {group}/{kind}: an id is held by two "
+                raise tessera.Error(f"checkpoint {readers[0].path}: {group}/{kind}: an id is held by two "
                                     "ranks (files of different runs?)")
             e_rank = np.concatenate([np.full(len(i), r) for r, i in enumerate(ids)])[e_order]
             e_index = np.concatenate([np.arange(len(i)) for i in ids])[e_order]
@@ -173,19 +154,18 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
 
         _CopyModelPart(copy, readers, group, (src_rank, src_index), [len(i) for i in node_ids],
                        entities, Members)
-    copy.Rest(skip=(OWNED,))
-    writer.Commit()
 
 
-def PieceOfModel(path, out_path, model):
+def PieceOfModel(path, out_path, model, parts=None):
     """Writes to `out_path` the checkpoint `path` (of the whole structure)
     cut to the nodes, elements and conditions this rank's `model` holds, in
-    their order there (a run on M ranks: its METIS piece; a serial run: all)."""
+    their order there (a run on M ranks: its METIS piece; a serial run: all):
+    the root model parts `parts` (None: all), the rest as it is."""
     reader = tessera.CheckpointReader(path)
     writer = tessera.CheckpointWriter(out_path)
-    copy = _Copier(writer, reader)
+    copy = Copier(writer, reader)
     copy.SerialHeader()
-    for part in reader.List("/ModelParts"):
+    for part in reader.List("/ModelParts") if parts is None else parts:
         group = f"/ModelParts/{part}"
         mp = model[part]
         saved_nodes = reader.ReadInt64(group + "/Nodes/Ids")
@@ -217,14 +197,15 @@ def ResizedCheckpointForRank(path, written, rank, ranks):
     return _ResizedCheckpointForRank(path, written, rank, ranks, MergeRankFiles)
 
 
-def LoadPiece(stage, path, load):
+def LoadPiece(stage, path, load, parts=None):
     """Calls load(file) with the checkpoint `path` of the whole structure
-    cut to this rank's piece of stage.model (a temporary file), then removes
-    the temporary folders (the piece's, and the merged file's)."""
+    cut to this rank's piece of stage.model (its root model parts `parts`,
+    None: all; a temporary file), then removes the temporary folders (the
+    piece's, and the merged file's)."""
     folder = tempfile.mkdtemp(prefix="tessera_resized_")
     try:
         piece = os.path.join(folder, "piece.h5")
-        PieceOfModel(path, piece, stage.model)
+        PieceOfModel(path, piece, stage.model, parts)
         load(piece)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
