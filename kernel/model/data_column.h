@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "kernel/core/value.h"
+#include "kernel/model/row_gather.h"
 
 namespace tessera {
 
@@ -29,8 +30,9 @@ class DataColumn {
   const VariableBase& GetVariable() const { return *variable_; }
   virtual std::size_t Size() const = 0;
   virtual void Resize(std::size_t n) = 0;  // new rows hold the variable's zero
-  // Keeps rows kept[0], kept[1], ... in that order (node removal).
-  virtual void Compact(std::span<const IndexType> kept) = 0;
+  // Keeps rows kept[0], kept[1], ... in that order (node removal,
+  // reordering), the rows of `kept` (RowGather).
+  virtual void Compact(const RowGather& kept) = 0;
   virtual void CopyFrom(const DataColumn& other) = 0;  // same variable, same size
   virtual std::unique_ptr<DataColumn> CloneEmpty() const = 0;
   virtual Value Get(IndexType row) const = 0;
@@ -58,17 +60,8 @@ class TypedDataColumn final : public DataColumn {
 
   std::size_t Size() const override { return values_.size(); }
   void Resize(std::size_t n) override { values_.resize(n, Stored(zero_)); }
-  void Compact(std::span<const IndexType> kept) override {
-    std::vector<StorageOf<T>> compacted;
-    compacted.reserve(kept.size());
-    for (IndexType row : kept) compacted.push_back(values_[row]);
-    // A reordering (as many rows kept as there are) stays in this storage, so
-    // that numpy views of the column remain valid.
-    if (compacted.size() == values_.size())
-      std::copy(compacted.begin(), compacted.end(), values_.begin());
-    else
-      values_.swap(compacted);
-  }
+  // A reordering stays in this storage: numpy views remain valid.
+  void Compact(const RowGather& kept) override { kept.Apply(values_); }
   void CopyFrom(const DataColumn& other) override {
     values_ = static_cast<const TypedDataColumn&>(other).values_;
   }

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "kernel/core/error.h"
+#include "kernel/model/row_gather.h"
 
 namespace tessera {
 
@@ -114,33 +115,32 @@ std::vector<IndexType> NodalDatabase::KeepNodesInOrder(const std::vector<IndexTy
 }
 
 void NodalDatabase::GatherRows(const std::vector<IndexType>& kept) {
-  auto gather = [&kept](auto& values) {
-    std::remove_reference_t<decltype(values)> out;
-    out.reserve(kept.size());
-    for (IndexType i : kept) out.push_back(values[i]);
-    // A reordering stays in the same storage: numpy views remain valid.
-    if (out.size() == values.size())
-      std::copy(out.begin(), out.end(), values.begin());
-    else
-      values.swap(out);
-  };
-  gather(ids_);
-  gather(coordinates_);
-  gather(initial_coordinates_);
-  gather(flags_);
+  // One description of the gather for every column (runs of rows moved by
+  // block copies, row_gather.h). A reordering stays in the same storage:
+  // numpy views remain valid.
+  const RowGather gather(kept);
+  if (gather.Identity(ids_.size())) {  // nothing moves
+    ++layout_;
+    return;
+  }
+  gather.Apply(ids_);
+  gather.Apply(coordinates_);
+  gather.Apply(initial_coordinates_);
+  gather.Apply(flags_);
   for (auto& steps : historical_)
-    for (auto& column : steps) column->Compact(kept);
+    for (auto& column : steps) column->Compact(gather);
   for (auto& [id, entry] : non_historical_) {
-    entry.column->Compact(kept);
-    gather(entry.is_set);
+    entry.column->Compact(gather);
+    gather.Apply(entry.is_set);
   }
   for (DofColumn& dofs : dofs_) {
-    gather(dofs.present);
-    gather(dofs.fixed);
-    gather(dofs.equation_id);
+    gather.Apply(dofs.present);
+    gather.Apply(dofs.fixed);
+    gather.Apply(dofs.equation_id);
   }
   if (index_of_id_.Size() == ids_.size()) {  // a reordering: the same ids, new positions
-    for (IndexType i = 0; i < ids_.size(); ++i) index_of_id_.Set(ids_[i], i);
+    for (IndexType i = 0; i < ids_.size(); ++i)
+      if (kept[i] != i) index_of_id_.Set(ids_[i], i);
   } else {
     index_of_id_.Clear();
     index_of_id_.Reserve(ids_.size());

@@ -70,17 +70,24 @@ Array3 Take(const double*& in) {
   return a;
 }
 
+// Three doubles from `out` on (element by element: a std::copy of three
+// doubles is a call to memmove, most of a ghost refresh's packing).
+double* Put3(double* out, const Array3& a) {
+  out[0] = a[0], out[1] = a[1], out[2] = a[2];
+  return out + 3;
+}
+
 // The state columns of row i (what a ghost refresh carries) from `out` on.
 double* PutState(double* out, const ParticleStorage& p, std::size_t i) {
-  for (const Array3* a : {&p.position[i], &p.velocity[i], &p.angular_velocity[i],
-                          &p.displacement[i], &p.delta_displacement[i], &p.delta_rotation[i],
-                          &p.rotation_angle[i], &p.force[i], &p.torque[i], &p.contact_force[i]})
-    out = std::copy(a->begin(), a->end(), out);
+  out = Put3(out, p.position[i]), out = Put3(out, p.velocity[i]);
+  out = Put3(out, p.angular_velocity[i]), out = Put3(out, p.displacement[i]);
+  out = Put3(out, p.delta_displacement[i]), out = Put3(out, p.delta_rotation[i]);
+  out = Put3(out, p.rotation_angle[i]), out = Put3(out, p.force[i]);
+  out = Put3(out, p.torque[i]), out = Put3(out, p.contact_force[i]);
   if (p.has_gear)
-    for (const auto& column : p.gear) out = std::copy(column[i].begin(), column[i].end(), out);
+    for (const auto& column : p.gear) out = Put3(out, column[i]);
   if (p.has_gear_angular)
-    for (const auto& column : p.gear_angular)
-      out = std::copy(column[i].begin(), column[i].end(), out);
+    for (const auto& column : p.gear_angular) out = Put3(out, column[i]);
   return out;
 }
 void PutState(std::vector<double>& out, const ParticleStorage& p, std::size_t i) {
@@ -580,19 +587,44 @@ void DistributedDem::AddRowsToGhostLists(std::size_t first) {
     receive[neighbours_[k]] = std::move(receive_rows_[k]);
   }
   std::vector<int> targets;
-  const RcbBox& own = boxes_[static_cast<std::size_t>(rank_)];
+  std::vector<std::uint8_t> interior;
+  MarkInterior(first, interior);
   for (std::size_t i = first; i < p.size(); ++i) {
     if (OwnedRow(i)) {
       // As in Migrate: a layer inside this rank's box, no other rank's ghost.
-      const Array3 site = Site(i);
-      if (DeepInsidePeriodic(own, site, layer_, s_.periodic_)) continue;
-      GhostTargets(site, rank_, targets);
+      if (interior[i - first]) continue;
+      GhostTargets(Site(i), rank_, targets);
       for (int r : targets) send[r].push_back(static_cast<std::uint32_t>(i));
     } else {
       receive[row_owner_[i]].push_back(static_cast<std::uint32_t>(i));
     }
   }
   KeepGhostLists(send, receive);
+}
+
+void DistributedDem::MarkInterior(std::size_t first, std::vector<std::uint8_t>& interior) const {
+  const ParticleStorage& p = s_.particles_;
+  const std::size_t n = p.size();
+  interior.assign(n > first ? n - first : 0, 0);
+  const RcbBox& own = boxes_[static_cast<std::size_t>(rank_)];
+  if (!s_.clusters_.empty() || s_.periodic_.active) {
+    for (std::size_t i = first; i < n; ++i)
+      interior[i - first] = OwnedRow(i) && DeepInsidePeriodic(own, Site(i), layer_, s_.periodic_);
+    return;
+  }
+  // Without clusters (a row's site is its centre) or a periodic box, the
+  // test of DeepInsidePeriodic (WithinLayer(own, x, -layer), the same
+  // roundings: low - (-layer) is low + layer) inline, every row of a
+  // rank at each search.
+  const Array3 low{own.low[0] + layer_, own.low[1] + layer_, own.low[2] + layer_};
+  const Array3 high{own.high[0] - layer_, own.high[1] - layer_, own.high[2] - layer_};
+  const Array3* x = p.position.data();
+  for (std::size_t i = first; i < n; ++i) {
+    const Array3& c = x[i];
+    const bool inside = !(c[0] < low[0] || c[0] >= high[0]) &&
+                        !(c[1] < low[1] || c[1] >= high[1]) && !(c[2] < low[2] || c[2] >= high[2]);
+    interior[i - first] = row_owned_[i] != 0 && inside;
+  }
 }
 
 void DistributedDem::KeepGhostLists(std::vector<std::vector<std::uint32_t>>& send,
@@ -706,15 +738,16 @@ void DistributedDem::Migrate() {
   // other rank's ghost: the boxes tile space, so every other box lies beyond
   // that layer (the comparisons round the same way as WithinLayer's; in a
   // periodic box at every image, periodic_layer.h).
-  const RcbBox& own = boxes_[static_cast<std::size_t>(rank_)];
+  std::vector<std::uint8_t> interior;
+  MarkInterior(0, interior);
   for (std::size_t i = 0; i < n; ++i) {
     if (!OwnedRow(i)) continue;
-    const Array3 site = Site(i);  // a cluster member's: its cluster's centre
-    if (DeepInsidePeriodic(own, site, layer_, s_.periodic_)) {
+    if (interior[i]) {
       keep[i] = 1;
       next_owner[i] = rank_;
       continue;
     }
+    const Array3 site = Site(i);  // a cluster member's: its cluster's centre
     const int owner = RcbOwner(boxes_, site);
     GhostTargets(site, owner, holders);
     holders.push_back(owner);

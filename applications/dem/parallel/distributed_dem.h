@@ -274,6 +274,10 @@ class DistributedDem {
   // The row of a key, or -1 where this rank does not hold it (the rows are in
   // key order: a bisection).
   std::int64_t RowOfKey(std::int64_t key) const;
+  // Per row from `first` on: whether this rank owns it and its site lies a
+  // layer inside this rank's box (DeepInsidePeriodic): such a row stays here
+  // and is no other rank's ghost.
+  void MarkInterior(std::size_t first, std::vector<std::uint8_t>& interior) const;
   // The ranks other than `owner` whose ghost layer holds x.
   void GhostTargets(const Array3& x, int owner, std::vector<int>& targets) const;
   // The per-row arrays after the strategy removed rows itself (the bounding

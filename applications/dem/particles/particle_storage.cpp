@@ -12,6 +12,7 @@
 #include "kernel/core/error.h"
 #include "kernel/core/kernel_variables.h"
 #include "kernel/model/model_part.h"
+#include "kernel/model/row_gather.h"
 
 namespace tessera::dem {
 namespace {
@@ -87,11 +88,9 @@ void ParticleStorage::Permute(const std::vector<std::uint32_t>& order) {
   if (order.size() > size())
     TESSERA_ERROR("ParticleStorage::Permute: ", order.size(), " rows in the order, ", size(),
                   " in the storage");
-  ForEachColumn(*this, [&order](auto& column) {
-    std::remove_reference_t<decltype(column)> permuted(order.size());
-    for (std::size_t k = 0; k < order.size(); ++k) permuted[k] = column[order[k]];
-    column.swap(permuted);
-  });
+  // Runs of rows moved by block copies where the order keeps them (row_gather.h).
+  const RowGather gather(order);
+  ForEachColumn(*this, [&gather](auto& column) { gather.ApplyAnew(column); });
 }
 
 std::size_t ParticleStorage::HeldBytes() const {
