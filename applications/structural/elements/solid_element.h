@@ -49,13 +49,16 @@ class SolidElement : public Element, public StrainEnergyProvider {
   // The shape functions and their local gradients depend on the point's local
   // coordinates only: one table per geometry type and integration order,
   // shared by all the elements (SharedReferencePoints). Each element keeps per
-  // point only J^-1 of the reference configuration and the weight (a
-  // hexahedron: 80 bytes a point, against 208 for the reference gradients dN/dX
-  // kept before), and rebuilds dN/dX = dN/dxi J^-1 at each use by
-  // GeometryType::GlobalGradients, the arithmetic of the geometry's own
-  // ShapeFunctionsGradients: bitwise the gradients kept before, for a
-  // footprint of 2.6x less (the model of a 160,000-hexahedron block is the
-  // largest part of a static solve's peak memory).
+  // point J^-1 of the reference configuration and the weight (a hexahedron: 80
+  // bytes a point) and rebuilds dN/dX = dN/dxi J^-1 at each use, by the
+  // arithmetic of GeometryType::GlobalGradients (that of the geometry's
+  // ShapeFunctionsGradients): the same bits either way. An element evaluated
+  // more than kRebuildsBeforeKeeping times (explicit steps, Newton
+  // iterations) keeps the rebuilt points (208 bytes a point more), since the
+  // rebuild costs ~12 % of an explicit hexahedron step's instructions; a
+  // linear static solve (the system, the reactions, one output) never does,
+  // so its model is 1 kB a hexahedron smaller.
+  static constexpr int kRebuildsBeforeKeeping = 3;
   struct ReferencePoint {
     ShapeValues N;     // N_a
     Gradients dN_dxi;  // dN_a / dxi_j
@@ -64,7 +67,8 @@ class SolidElement : public Element, public StrainEnergyProvider {
     Tensor J_inv;   // dxi / dX, reference configuration
     double weight;  // integration weight x det J0 (thickness applied at use)
   };
-  // A point as the formulations use it, rebuilt from the above (Point(p)).
+  // A point as the formulations use it, rebuilt from the above (Point(p)),
+  // or kept (kept_).
   struct GaussPoint {
     Gradients dN_dX;           // reference configuration
     double weight;             // integration weight x det J0 (thickness applied at use)
@@ -166,7 +170,15 @@ class SolidElement : public Element, public StrainEnergyProvider {
 
   GaussPoint Point(std::size_t p) const {
     GaussPoint gp;
-    GeometryType::GlobalGradients(TNodes, TDim, reference_[p].dN_dxi, points_[p].J_inv, gp.dN_dX);
+    // GeometryType::GlobalGradients by columns: the same sum per entry,
+    // (0 + dN_a/dxi_0 J^-1_0i) + ..., vectorised over the nodes.
+    const Gradients& dN_dxi = reference_[p].dN_dxi;
+    const Tensor& J_inv = points_[p].J_inv;
+    for (int i = 0; i < TDim; ++i) {
+      auto column = gp.dN_dX.col(i);
+      column = ShapeValues::Zero() + dN_dxi.col(0) * J_inv(0, i);
+      for (int j = 1; j < TDim; ++j) column += dN_dxi.col(j) * J_inv(j, i);
+    }
     gp.weight = points_[p].weight;
     gp.shape = &reference_[p].N;
     return gp;
@@ -175,6 +187,8 @@ class SolidElement : public Element, public StrainEnergyProvider {
   ConstitutiveLaw& LawAt(std::size_t p) const { return shared_law_ ? *shared_law_ : *laws_[p]; }
 
   std::vector<StoredPoint> points_;
+  std::vector<GaussPoint> kept_;                // every point rebuilt, once evaluated repeatedly
+  int rebuilds_ = 0;                            // evaluations that rebuilt the points
   const ReferencePoint* reference_ = nullptr;   // the shared table's rows, one per point
   std::vector<ConstitutiveLaw::Pointer> laws_;  // one per Gauss point; none when stateless
   ConstitutiveLaw::Pointer shared_law_;         // the properties' law, when stateless

@@ -137,6 +137,8 @@ void SolidElement<TDerived, TDim, TNodes>::Initialize(const ProcessInfo&) {
   const std::span<const Array3> X_span(X.data(), X.size());
   points_.resize(points.size());
   points_.shrink_to_fit();  // a change of order must not keep the larger capacity
+  std::vector<GaussPoint>().swap(kept_);
+  rebuilds_ = 0;
   reference_ = SharedReferencePoints<ReferencePoint, TNodes, TDim>(type, order);
   for (std::size_t p = 0; p < points.size(); ++p) {
     StoredPoint& sp = points_[p];
@@ -249,8 +251,14 @@ void SolidElement<TDerived, TDim, TNodes>::ForEachLawPoint(const ProcessInfo& in
   cl.number_of_nodes = TNodes;
   cl.dimension = TDim;
   Kinematics k;
+  if (kept_.empty() && ++rebuilds_ > kRebuildsBeforeKeeping) {
+    kept_.resize(points_.size());
+    for (std::size_t p = 0; p < points_.size(); ++p) kept_[p] = Point(p);
+  }
+  GaussPoint rebuilt;
   for (std::size_t p = 0; p < points_.size(); ++p) {
-    const GaussPoint gp = Point(p);
+    if (kept_.empty()) rebuilt = Point(p);
+    const GaussPoint& gp = kept_.empty() ? rebuilt : kept_[p];
     TDerived::ComputeKinematics(gp, u, k, /*with_b=*/tangent);
     if (!(k.det_F > 0.0))
       TESSERA_ERROR(Info(), ": det F = ", k.det_F, " at Gauss point ", p,
