@@ -31,7 +31,7 @@ const char* PetscSolverDefaults() {
   return R"({
       "solver_type": "petsc", "ksp_type": "cg", "pc_type": "gamg", "factor_package": "",
       "tolerance": 1e-9, "max_iteration": 1000, "gmres_restart": 30, "options": "",
-      "echo_level": 0, "rigid_body_modes": true, "gamg_threshold": 0.01
+      "echo_level": 0, "rigid_body_modes": true, "gamg_threshold": 0.0
   })";
 }
 
