@@ -182,29 +182,33 @@ double GeometryType::DeterminantOfJacobian(std::span<const Array3> points,
   return Norm(Cross(t0, t1));
 }
 
-void GeometryType::ShapeFunctionsGradients(std::span<const Array3> points, const Array3& local,
-                                           Matrix& dN_dX, double& detJ) const {
-  const int L = LocalDimension(), W = WorkingSpaceDimension(), n = PointsNumber();
+double GeometryType::InverseJacobian(std::span<const Array3> points, const Array3& local,
+                                     double J_inv[3][3]) const {
+  const int L = LocalDimension(), W = WorkingSpaceDimension();
   TESSERA_CHECK(L == W, Name(),
                 ": global shape function gradients need a cell that fills its working space "
                 "(local dimension ",
                 L, ", working space dimension ", W, ")");
-  double J[3][3], Jinv[3][3], dN[kMaxPointsNumber * 3];
+  double J[3][3];
   FixedJacobian(points, local, J);
-  detJ = DetN(L, J);
+  const double detJ = DetN(L, J);
   TESSERA_CHECK(!IsSingular(L, J, detJ), Name(), ": degenerate cell, det J = ", detJ,
                 " at local point ", local);
-  InverseN(L, J, detJ, Jinv);
+  InverseN(L, J, detJ, J_inv);
+  return detJ;
+}
+
+void GeometryType::ShapeFunctionsGradients(std::span<const Array3> points, const Array3& local,
+                                           Matrix& dN_dX, double& detJ) const {
+  const int L = LocalDimension(), W = WorkingSpaceDimension(), n = PointsNumber();
+  double Jinv[3][3], dN[kMaxPointsNumber * 3];
+  detJ = InverseJacobian(points, local, Jinv);
   LocalGradients(local, dN);
   dN_dX.resize(n, W);
   // dN/dx_i = sum_j dN/dxi_j dxi_j/dx_i, with dxi/dx = J^-1.
-  for (int a = 0; a < n; ++a) {
-    for (int i = 0; i < W; ++i) {
-      double s = 0.0;
-      for (int j = 0; j < L; ++j) s += dN[a * L + j] * Jinv[j][i];
-      dN_dX(a, i) = s;
-    }
-  }
+  GlobalGradients(
+      n, W, [&](int a, int j) { return dN[a * L + j]; }, [&](int j, int i) { return Jinv[j][i]; },
+      dN_dX);
 }
 
 double GeometryType::DomainSize(std::span<const Array3> points) const {

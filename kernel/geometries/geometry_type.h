@@ -88,6 +88,25 @@ class GeometryType {
   // Only for cells that fill their working space (LocalDimension == WorkingSpaceDimension).
   void ShapeFunctionsGradients(std::span<const Array3> points, const Array3& local, Matrix& dN_dX,
                                double& detJ) const;
+  // J^-1 into the top-left LocalDimension() square of J_inv; returns det J.
+  // Same cells and checks as ShapeFunctionsGradients, whose gradients are
+  // GlobalGradients(dN/dxi, J^-1): a caller may keep J^-1 (d^2 numbers a
+  // point) instead of dN_dX (d per node) and rebuild the same gradients, bitwise.
+  double InverseJacobian(std::span<const Array3> points, const Array3& local,
+                         double J_inv[3][3]) const;
+  // dN_dX(a, i) = sum_j dN_dxi(a, j) J_inv(j, i), each sum from zero in the
+  // order of j: the one arithmetic of ShapeFunctionsGradients and of the
+  // callers that rebuild gradients from a kept J^-1. Any types indexed (r, c).
+  template <class TLocal, class TInverse, class TGlobal>
+  static void GlobalGradients(int nodes, int dim, const TLocal& dN_dxi, const TInverse& J_inv,
+                              TGlobal& dN_dX) {
+    for (int a = 0; a < nodes; ++a)
+      for (int i = 0; i < dim; ++i) {
+        double s = 0.0;
+        for (int j = 0; j < dim; ++j) s += dN_dxi(a, j) * J_inv(j, i);
+        dN_dX(a, i) = s;
+      }
+  }
 
   // Length, area or volume: the integral of DeterminantOfJacobian over the
   // reference cell, so signed for cells that fill their working space (negative

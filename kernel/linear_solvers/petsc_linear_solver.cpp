@@ -297,6 +297,10 @@ PetscLinearSolver::PetscLinearSolver(PetscSolverSettings settings, bool distribu
   Check(KSPGetPC(ksp, &pc), "KSPGetPC");
   Check(PCSetType(pc, s.pc_type.c_str()), "PCSetType");
   if (s.pc_type == "hypre") Check(PCHYPRESetType(pc, "boomeramg"), "PCHYPRESetType");
+  if (s.pc_type == "gamg") {
+    PetscReal threshold = s.gamg_threshold;
+    Check(PCGAMGSetThreshold(pc, &threshold, 1), "PCGAMGSetThreshold");  // all levels
+  }
   if (s.pc_type == "lu") {
     std::string package = s.factor_package;
     if (package.empty() && distributed) package = "mumps";  // PETSc's own LU is serial

@@ -31,7 +31,7 @@ const char* PetscSolverDefaults() {
   return R"({
       "solver_type": "petsc", "ksp_type": "cg", "pc_type": "gamg", "factor_package": "",
       "tolerance": 1e-9, "max_iteration": 1000, "gmres_restart": 30, "options": "",
-      "echo_level": 0, "rigid_body_modes": true
+      "echo_level": 0, "rigid_body_modes": true, "gamg_threshold": 0.0
   })";
 }
 
@@ -48,6 +48,7 @@ PetscSolverSettings ReadPetscSolverSettings(const Parameters& settings) {
   s.options = copy.GetString("options");
   s.echo_level = copy.GetInt("echo_level");
   s.rigid_body_modes = copy.GetBool("rigid_body_modes");
+  s.gamg_threshold = copy.GetDouble("gamg_threshold");
   CheckChoice(settings, "ksp_type", s.ksp_type, {"cg", "gmres", "bcgs", "preonly"});
   CheckChoice(settings, "pc_type", s.pc_type,
               {"gamg", "hypre", "jacobi", "bjacobi", "ilu", "icc", "lu", "none"});
@@ -59,6 +60,9 @@ PetscSolverSettings ReadPetscSolverSettings(const Parameters& settings) {
                 "' is ", s.max_iteration, "; expected a positive number of iterations");
   TESSERA_CHECK(s.gmres_restart > 0, settings.Origin(), ": key '", KeyOf(settings, "gmres_restart"),
                 "' is ", s.gmres_restart, "; expected a positive Krylov space dimension");
+  TESSERA_CHECK(s.gamg_threshold >= -1.0 && s.gamg_threshold < 1.0, settings.Origin(), ": key '",
+                KeyOf(settings, "gamg_threshold"), "' is ", s.gamg_threshold,
+                "; expected a relative edge weight in [0, 1) (negative: keep every edge)");
   TESSERA_CHECK(s.ksp_type != "preonly" || s.pc_type == "lu", settings.Origin(), ": key '",
                 KeyOf(settings, "ksp_type"),
                 "' is \"preonly\" (one application of the preconditioner), which solves only "

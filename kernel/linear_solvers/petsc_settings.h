@@ -26,6 +26,12 @@ struct PetscSolverSettings {
   // GAMG: the rigid-body modes of the displacement dofs (from the nodes'
   // positions) as its near null space, which elasticity's coarse levels need.
   bool rigid_body_modes = true;
+  // GAMG: graph edges weaker than this (relative, PCGAMGSetThreshold) are
+  // dropped before aggregation; 0 (PETSc's default) drops only zeros. 0.01:
+  // 22 CG iterations instead of 33 on the 519,183-dof Hex8 cantilever, the
+  // multigrid setup's time not clearly changed on a loaded host
+  // (docs/performance.md). A "-pc_gamg_threshold" in `options` overrides it.
+  double gamg_threshold = 0.0;
 };
 
 // The settings of a "linear_solver_settings" object whose solver_type is

@@ -31,6 +31,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <cstdint>
 #include <memory>
 #include <span>
 #include <vector>
@@ -67,7 +68,6 @@ class BuilderAndSolver {
     entities_ = DofSet::ActiveEntities(model_part);
     const std::size_t n_entities = entities_.size();
     const std::size_t n_total = dofs_.size();
-    const std::size_t n_free = dofs_.NumberOfFreeDofs();
     TESSERA_CHECK(n_total < static_cast<std::size_t>(std::numeric_limits<int>::max()),
                   "BuilderAndSolver: ", n_total, " equations exceed the 32-bit index range");
     const ProcessInfo& info = model_part.GetProcessInfo();
@@ -92,46 +92,9 @@ class BuilderAndSolver {
     MarkDeferred();
     gather_start_.clear();  // the right-hand side's order, made at its first use (AssembleRHS)
 
-    // Rows -> entities touching them (counting sort, in entity order).
-    std::vector<std::size_t> row_start(n_free + 1, 0);
-    for (std::size_t k = 0; k < n_entities; ++k)
-      for (int id : Ids(k))
-        if (static_cast<std::size_t>(id) < n_free) ++row_start[id + 1];
-    for (std::size_t r = 0; r < n_free; ++r) row_start[r + 1] += row_start[r];
-    std::vector<std::uint32_t> row_entities(row_start.back());
-    {
-      std::vector<std::size_t> fill(row_start.begin(), row_start.end() - 1);
-      for (std::size_t k = 0; k < n_entities; ++k)
-        for (int id : Ids(k))
-          if (static_cast<std::size_t>(id) < n_free)
-            row_entities[fill[id]++] = static_cast<std::uint32_t>(k);
-    }
-    // Columns of each row: the union of the free ids of its entities, sorted.
-    // Two passes over the rows (count, then write straight into the CSR
-    // indices) with one scratch list per thread: no per-row allocation, so
-    // the pattern never exists twice. It is kept as indices only; the values
-    // live in the system matrix alone (InitializeSystem).
-    std::vector<std::vector<int>> scratch(static_cast<std::size_t>(ParallelThreads()));
-    auto row_columns = [&](std::size_t r) -> std::vector<int>& {
-      std::vector<int>& columns = scratch[static_cast<std::size_t>(omp_get_thread_num())];
-      columns.clear();
-      for (std::size_t p = row_start[r]; p < row_start[r + 1]; ++p)
-        for (int id : Ids(row_entities[p]))
-          if (static_cast<std::size_t>(id) < n_free) columns.push_back(id);
-      std::sort(columns.begin(), columns.end());
-      columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
-      return columns;
-    };
-    pattern_outer_.assign(n_free + 1, 0);
-    ParallelFor(n_free, [&](std::size_t r) {
-      pattern_outer_[r + 1] = static_cast<int>(row_columns(r).size());
-    });
-    for (std::size_t r = 0; r < n_free; ++r) pattern_outer_[r + 1] += pattern_outer_[r];
-    pattern_inner_.resize(static_cast<std::size_t>(pattern_outer_.back()));
-    ParallelFor(n_free, [&](std::size_t r) {
-      const std::vector<int>& columns = row_columns(r);
-      std::copy(columns.begin(), columns.end(), pattern_inner_.begin() + pattern_outer_[r]);
-    });
+    // Kept as indices only until the system matrix takes them (MakeMatrix);
+    // the values live in that matrix alone.
+    ComputePattern(pattern_outer_, pattern_inner_);
     if (solver_->AdditionalPhysicalDataIsNeeded()) ProvidePhysicalData();
     system_ready_ = true;
   }
@@ -145,7 +108,7 @@ class BuilderAndSolver {
   bool IsSystemSetUp() const { return system_ready_; }
 
   // Gives A the sparsity (zero values), dx the free size and b the full size.
-  void InitializeSystem(SparseMatrix& A, Vector& dx, Vector& b) const {
+  void InitializeSystem(SparseMatrix& A, Vector& dx, Vector& b) {
     CheckReady();
     if (HasPattern(A))
       std::fill(A.valuePtr(), A.valuePtr() + A.nonZeros(), 0.0);
@@ -222,9 +185,11 @@ class BuilderAndSolver {
   const std::vector<Entity*>& Entities() const { return entities_; }
   // The sparsity of the free block, as a matrix of zeros.
   SparseMatrix Pattern() const {
-    SparseMatrix pattern;
-    MakeMatrix(pattern);
-    return pattern;
+    CheckReady();
+    if (!pattern_outer_.empty()) return PatternMatrix(pattern_outer_, pattern_inner_);
+    std::vector<int> outer, inner;  // handed to a system matrix: computed again
+    ComputePattern(outer, inner);
+    return PatternMatrix(outer, inner);
   }
 
   virtual void Clear() {
@@ -242,6 +207,8 @@ class BuilderAndSolver {
     rhs_begun_ = false;
     pattern_outer_.clear();
     pattern_inner_.clear();
+    pattern_hash_ = 0;
+    pattern_nonzeros_ = 0;
     solver_->Clear();
     system_ready_ = false;
   }
@@ -261,24 +228,120 @@ class BuilderAndSolver {
                   "SetUpSystem)");
   }
 
-  // A becomes the free block's sparsity with zero values.
-  void MakeMatrix(SparseMatrix& A) const {
-    const auto n =
-        static_cast<Eigen::Index>(pattern_outer_.empty() ? 0 : pattern_outer_.size() - 1);
+  // The sparsity of the free block (CSR, free x free): the union of each
+  // row's entities' free ids, sorted. Two passes over the rows (count, then
+  // write straight into the CSR indices) with one scratch list per thread: no
+  // per-row allocation, so the pattern never exists twice.
+  void ComputePattern(std::vector<int>& outer, std::vector<int>& inner) const {
+    const std::size_t n_entities = entities_.size();
+    const std::size_t n_free = dofs_.NumberOfFreeDofs();
+    // Rows -> entities touching them (counting sort, in entity order).
+    std::vector<std::size_t> row_start(n_free + 1, 0);
+    for (std::size_t k = 0; k < n_entities; ++k)
+      for (int id : Ids(k))
+        if (static_cast<std::size_t>(id) < n_free) ++row_start[id + 1];
+    for (std::size_t r = 0; r < n_free; ++r) row_start[r + 1] += row_start[r];
+    std::vector<std::uint32_t> row_entities(row_start.back());
+    {
+      std::vector<std::size_t> fill(row_start.begin(), row_start.end() - 1);
+      for (std::size_t k = 0; k < n_entities; ++k)
+        for (int id : Ids(k))
+          if (static_cast<std::size_t>(id) < n_free)
+            row_entities[fill[id]++] = static_cast<std::uint32_t>(k);
+    }
+    std::vector<std::vector<int>> scratch(static_cast<std::size_t>(ParallelThreads()));
+    auto row_columns = [&](std::size_t r) -> std::vector<int>& {
+      std::vector<int>& columns = scratch[static_cast<std::size_t>(omp_get_thread_num())];
+      columns.clear();
+      for (std::size_t p = row_start[r]; p < row_start[r + 1]; ++p)
+        for (int id : Ids(row_entities[p]))
+          if (static_cast<std::size_t>(id) < n_free) columns.push_back(id);
+      std::sort(columns.begin(), columns.end());
+      columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
+      return columns;
+    };
+    outer.assign(n_free + 1, 0);
+    ParallelFor(n_free,
+                [&](std::size_t r) { outer[r + 1] = static_cast<int>(row_columns(r).size()); });
+    for (std::size_t r = 0; r < n_free; ++r) outer[r + 1] += outer[r];
+    inner.resize(static_cast<std::size_t>(outer.back()));
+    ParallelFor(n_free, [&](std::size_t r) {
+      const std::vector<int>& columns = row_columns(r);
+      std::copy(columns.begin(), columns.end(), inner.begin() + outer[r]);
+    });
+  }
+  static void FillPatternMatrix(const std::vector<int>& outer, const std::vector<int>& inner,
+                                SparseMatrix& A) {
+    const auto n = static_cast<Eigen::Index>(outer.empty() ? 0 : outer.size() - 1);
     A = SparseMatrix(n, n);
-    A.resizeNonZeros(static_cast<Eigen::Index>(pattern_inner_.size()));
-    std::copy(pattern_outer_.begin(), pattern_outer_.end(), A.outerIndexPtr());
-    std::copy(pattern_inner_.begin(), pattern_inner_.end(), A.innerIndexPtr());
+    A.resizeNonZeros(static_cast<Eigen::Index>(inner.size()));
+    std::copy(outer.begin(), outer.end(), A.outerIndexPtr());
+    std::copy(inner.begin(), inner.end(), A.innerIndexPtr());
     std::fill(A.valuePtr(), A.valuePtr() + A.nonZeros(), 0.0);
+  }
+  static SparseMatrix PatternMatrix(const std::vector<int>& outer, const std::vector<int>& inner) {
+    SparseMatrix A;
+    FillPatternMatrix(outer, inner, A);
+    return A;
+  }
+  // A 64-bit digest of a CSR pattern: how the builder recognises the system
+  // matrix it handed its pattern to. Four interleaved FNV-1a lanes over the
+  // indices (independent multiplications, ~1 cycle an index), mixed at the
+  // end by a splitmix64 step; a match by chance between two patterns of the
+  // same size is ~2^-64.
+  static std::uint64_t PatternHash(const int* outer, std::size_t rows, const int* inner,
+                                   std::size_t nonzeros) {
+    constexpr std::uint64_t kPrime = 0x100000001b3ULL;
+    std::uint64_t lane[4] = {0xcbf29ce484222325ULL, 0x84222325cbf29ce4ULL, rows, nonzeros};
+    auto add = [&](const int* values, std::size_t n) {
+      std::size_t i = 0;
+      for (; i + 4 <= n; i += 4)
+        for (int l = 0; l < 4; ++l)
+          lane[l] = (lane[l] ^ static_cast<std::uint32_t>(values[i + l])) * kPrime;
+      for (; i < n; ++i) lane[0] = (lane[0] ^ static_cast<std::uint32_t>(values[i])) * kPrime;
+    };
+    add(outer, rows + 1);
+    add(inner, nonzeros);
+    std::uint64_t h = 0;
+    for (std::uint64_t v : lane) {
+      h += v + 0x9e3779b97f4a7c15ULL;
+      h = (h ^ (h >> 30)) * 0xbf58476d1ce4e5b9ULL;
+      h = (h ^ (h >> 27)) * 0x94d049bb133111ebULL;
+      h ^= h >> 31;
+    }
+    return h;
+  }
+  // The pattern's number of entries, held or handed over.
+  std::size_t PatternNonZeros() const {
+    return pattern_outer_.empty() ? pattern_nonzeros_ : pattern_inner_.size();
+  }
+  std::size_t PatternRows() const { return dofs_.NumberOfFreeDofs(); }
+
+  // A becomes the free block's sparsity with zero values. The builder's own
+  // copy of the pattern then goes (the matrix holds the same indices: 154 MiB
+  // at 40 M entries); it keeps the pattern's digest and size to recognise A
+  // (HasPattern), and computes the pattern again should another matrix need it.
+  void MakeMatrix(SparseMatrix& A) {
+    if (pattern_outer_.empty()) ComputePattern(pattern_outer_, pattern_inner_);
+    FillPatternMatrix(pattern_outer_, pattern_inner_, A);
+    pattern_nonzeros_ = pattern_inner_.size();
+    pattern_hash_ =
+        PatternHash(A.outerIndexPtr(), PatternRows(), A.innerIndexPtr(), pattern_nonzeros_);
+    std::vector<int>().swap(pattern_outer_);
+    std::vector<int>().swap(pattern_inner_);
   }
   // Whether A has the free block's sparsity (then only its values change).
   bool HasPattern(const SparseMatrix& A) const {
-    return A.isCompressed() && !pattern_outer_.empty() &&
-           static_cast<std::size_t>(A.rows()) + 1 == pattern_outer_.size() &&
-           A.cols() == A.rows() &&
-           static_cast<std::size_t>(A.nonZeros()) == pattern_inner_.size() &&
-           std::equal(pattern_outer_.begin(), pattern_outer_.end(), A.outerIndexPtr()) &&
-           std::equal(pattern_inner_.begin(), pattern_inner_.end(), A.innerIndexPtr());
+    if (!A.isCompressed() || static_cast<std::size_t>(A.rows()) != PatternRows() ||
+        A.cols() != A.rows())
+      return false;
+    if (!pattern_outer_.empty())  // not handed to a matrix yet
+      return static_cast<std::size_t>(A.nonZeros()) == pattern_inner_.size() &&
+             std::equal(pattern_outer_.begin(), pattern_outer_.end(), A.outerIndexPtr()) &&
+             std::equal(pattern_inner_.begin(), pattern_inner_.end(), A.innerIndexPtr());
+    return static_cast<std::size_t>(A.nonZeros()) == pattern_nonzeros_ &&
+           PatternHash(A.outerIndexPtr(), PatternRows(), A.innerIndexPtr(), pattern_nonzeros_) ==
+               pattern_hash_;
   }
 
   // Positions and components of the free equations, for the linear solver.
@@ -415,8 +478,9 @@ class BuilderAndSolver {
       return;
     }
     if (A) {
-      if (static_cast<std::size_t>(A->rows()) + 1 != pattern_outer_.size() ||
-          static_cast<std::size_t>(A->nonZeros()) != pattern_inner_.size() || !A->isCompressed())
+      // Sizes only, as every build: InitializeSystem gave A the pattern.
+      if (static_cast<std::size_t>(A->rows()) != PatternRows() ||
+          static_cast<std::size_t>(A->nonZeros()) != PatternNonZeros() || !A->isCompressed())
         MakeMatrix(*A);
       else
         std::fill(A->valuePtr(), A->valuePtr() + A->nonZeros(), 0.0);
@@ -475,14 +539,18 @@ class BuilderAndSolver {
   std::vector<int> equation_ids_;
   std::vector<std::vector<std::uint32_t>> colours_;
   std::vector<std::uint32_t> serial_;
-  std::vector<std::size_t> gather_start_;           // per equation, into gather_positions_
-  std::vector<std::uint32_t> gather_positions_;     // terms in coloured order (GatherOrder)
-  std::vector<double> local_rhs_;                   // the entities' local right-hand sides
-  std::vector<const Entity*> deferred_entities_;    // sorted (DeferEntities)
-  std::vector<char> is_deferred_;                   // per entity
-  std::vector<std::uint32_t> deferred_;             // their positions in entities_
-  bool rhs_begun_ = false;                          // BeginRHS called, FinishRHS not yet
-  std::vector<int> pattern_outer_, pattern_inner_;  // the free block's CSR sparsity
+  std::vector<std::size_t> gather_start_;         // per equation, into gather_positions_
+  std::vector<std::uint32_t> gather_positions_;   // terms in coloured order (GatherOrder)
+  std::vector<double> local_rhs_;                 // the entities' local right-hand sides
+  std::vector<const Entity*> deferred_entities_;  // sorted (DeferEntities)
+  std::vector<char> is_deferred_;                 // per entity
+  std::vector<std::uint32_t> deferred_;           // their positions in entities_
+  bool rhs_begun_ = false;                        // BeginRHS called, FinishRHS not yet
+  // The free block's CSR sparsity, from SetUpSystem until a matrix takes it
+  // (MakeMatrix); then that matrix's digest and number of entries.
+  std::vector<int> pattern_outer_, pattern_inner_;
+  std::uint64_t pattern_hash_ = 0;
+  std::size_t pattern_nonzeros_ = 0;
   std::vector<LocalSystem> locals_;  // per-thread local systems, reused across builds
   Vector rhs_free_;
 };

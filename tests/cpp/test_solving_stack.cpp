@@ -219,6 +219,56 @@ TEST(SolvingBuilder, ChainSparsityIsTridiagonal) {
   EXPECT_EQ(builder.NumberOfColours(), 2u);
 }
 
+// The system matrix takes the builder's pattern (the builder keeps no copy):
+// the builder still recognises that matrix, and any other holding the same
+// pattern, by its indices, remakes one that does not, and computes the
+// pattern again when asked for it.
+TEST(SolvingBuilder, SystemMatrixTakesThePattern) {
+  Model model;
+  ModelPart& mp = SpringChain(model, 6, 1.0);
+  BuilderAndSolver builder(std::make_shared<SparseLUSolver>());
+  builder.SetUpDofSet(mp);
+  builder.SetUpSystem(mp);
+  const SparseMatrix expected = builder.Pattern();
+  auto same_pattern = [&](const SparseMatrix& A) {
+    return A.isCompressed() && A.rows() == expected.rows() && A.nonZeros() == expected.nonZeros() &&
+           std::equal(A.outerIndexPtr(), A.outerIndexPtr() + A.rows() + 1,
+                      expected.outerIndexPtr()) &&
+           std::equal(A.innerIndexPtr(), A.innerIndexPtr() + A.nonZeros(),
+                      expected.innerIndexPtr());
+  };
+  SparseMatrix A;
+  Vector dx, b;
+  builder.InitializeSystem(A, dx, b);
+  ASSERT_TRUE(same_pattern(A));
+  EXPECT_TRUE(same_pattern(builder.Pattern()));  // computed again: the builder let it go
+  // recognised: the values are zeroed in place, the indices not reallocated
+  std::fill(A.valuePtr(), A.valuePtr() + A.nonZeros(), 1.0);
+  const int* indices = A.innerIndexPtr();
+  builder.InitializeSystem(A, dx, b);
+  EXPECT_EQ(A.innerIndexPtr(), indices);
+  EXPECT_EQ(Eigen::VectorXd(Eigen::Map<const Eigen::VectorXd>(A.valuePtr(), A.nonZeros())),
+            Eigen::VectorXd::Zero(A.nonZeros()));
+  // a copy holds the same pattern and is recognised too
+  SparseMatrix copy = A;
+  copy.coeffs().setOnes();
+  const int* copy_indices = copy.innerIndexPtr();
+  builder.InitializeSystem(copy, dx, b);
+  EXPECT_EQ(copy.innerIndexPtr(), copy_indices);
+  EXPECT_EQ(copy.coeffs().cwiseAbs().maxCoeff(), 0.0);
+  // the same sizes and another pattern: remade with the builder's
+  SparseMatrix other = A;
+  other.innerIndexPtr()[1] = other.innerIndexPtr()[1] == 2 ? 3 : 2;
+  builder.InitializeSystem(other, dx, b);
+  EXPECT_TRUE(same_pattern(other));
+  // the original matrix still assembles and solves the chain
+  auto scheme = std::make_shared<ResidualBasedIncrementalUpdateStaticScheme>();
+  scheme->Initialize(mp);
+  builder.Build(*scheme, mp, A, b);
+  EXPECT_TRUE(same_pattern(A));
+  EXPECT_GT(A.coeffs().cwiseAbs().maxCoeff(), 0.0);
+}
+
 // A 2D lattice of springs (squares with both diagonals) in scrambled element
 // order, stiffnesses with inexact binary fractions: the assembled tangent and
 // residual must be bitwise identical for 1, 2 and 7 threads.

@@ -7,8 +7,8 @@
 // the B matrix (d strain / d nodal displacements).
 //
 // Sizes are compile-time (TDim, TNodes), so every per-Gauss-point quantity is a
-// fixed-size Eigen object on the stack; the reference gradients dN/dX, shape
-// functions and weights w det J0 are computed once (Initialize) and reused. The
+// fixed-size Eigen object on the stack; J^-1 and the weights w det J0 are
+// computed once (Initialize), the reference gradients rebuilt from them. The
 // law's input and output buffers are thread_local and keep their size between
 // calls, so an assembly allocates nothing per Gauss point.
 //
@@ -22,6 +22,7 @@
 
 #include "elements/law_state.h"
 #include "elements/strain_energy_provider.h"
+#include "kernel/geometries/geometry_type.h"
 #include "kernel/model/constitutive_law.h"
 #include "kernel/model/element.h"
 
@@ -45,12 +46,29 @@ class SolidElement : public Element, public StrainEnergyProvider {
   using LocalMatrix = Eigen::Matrix<double, kDofs, kDofs>;
   using LocalVector = Eigen::Matrix<double, kDofs, 1>;
 
-  // The shape function values depend on the point's local coordinates only:
-  // one table per geometry type and integration order, shared by all the
-  // elements (SharedShapeValues), so that each element's per-point data is the
-  // reference gradients and the weight (a hexahedron: 208 bytes a point
-  // instead of 272; the explicit step streams them from memory for every
-  // element each step).
+  // The shape functions and their local gradients depend on the point's local
+  // coordinates only: one table per geometry type and integration order,
+  // shared by all the elements (SharedReferencePoints). Each element keeps per
+  // point J^-1 of the reference configuration and the weight (a hexahedron: 80
+  // bytes a point) and rebuilds dN/dX = dN/dxi J^-1 at each use, by the
+  // arithmetic of GeometryType::GlobalGradients (that of the geometry's
+  // ShapeFunctionsGradients): the same bits either way. An element evaluated
+  // more than kRebuildsBeforeKeeping times (explicit steps, Newton
+  // iterations) keeps the rebuilt points (208 bytes a point more), since the
+  // rebuild costs ~12 % of an explicit hexahedron step's instructions; a
+  // linear static solve (the system, the reactions, one output) never does,
+  // so its model is 1 kB a hexahedron smaller.
+  static constexpr int kRebuildsBeforeKeeping = 3;
+  struct ReferencePoint {
+    ShapeValues N;     // N_a
+    Gradients dN_dxi;  // dN_a / dxi_j
+  };
+  struct StoredPoint {
+    Tensor J_inv;   // dxi / dX, reference configuration
+    double weight;  // integration weight x det J0 (thickness applied at use)
+  };
+  // A point as the formulations use it, rebuilt from the above (Point(p)),
+  // or kept (kept_).
   struct GaussPoint {
     Gradients dN_dX;           // reference configuration
     double weight;             // integration weight x det J0 (thickness applied at use)
@@ -118,16 +136,14 @@ class SolidElement : public Element, public StrainEnergyProvider {
     return std::string(TDerived::Name()) + " #" + std::to_string(Id());
   }
 
-  std::size_t NumberOfGaussPoints() const { return gauss_points_.size(); }
+  std::size_t NumberOfGaussPoints() const { return points_.size(); }
 
-  // Checkpoint: the laws' internal variables (none for a shared stateless law).
-  void SaveState(std::vector<double>& out) const override {
-    SaveLawStates(stateless_law_ ? std::vector<ConstitutiveLaw::Pointer>{} : laws_, out);
-  }
+  // Checkpoint: the laws' internal variables (none for a shared stateless law,
+  // whose elements keep no per-point laws).
+  void SaveState(std::vector<double>& out) const override { SaveLawStates(laws_, out); }
   void LoadState(std::span<const double>& state, const ProcessInfo& info) override {
     EnsureInitialized(info);
-    std::vector<ConstitutiveLaw::Pointer> none;
-    LoadLawStates(stateless_law_ ? none : laws_, state, Info());
+    LoadLawStates(laws_, state, Info());
   }
 
  protected:
@@ -152,9 +168,30 @@ class SolidElement : public Element, public StrainEnergyProvider {
   template <class Fn>
   void ForEachStrainEnergyDensity(const ProcessInfo& info, Fn&& fn);
 
-  std::vector<GaussPoint> gauss_points_;
-  std::vector<ConstitutiveLaw::Pointer> laws_;  // one per Gauss point
-  ConstitutiveLaw* stateless_law_ = nullptr;    // the shared law, when stateless
+  GaussPoint Point(std::size_t p) const {
+    GaussPoint gp;
+    // GeometryType::GlobalGradients by columns: the same sum per entry,
+    // (0 + dN_a/dxi_0 J^-1_0i) + ..., vectorised over the nodes.
+    const Gradients& dN_dxi = reference_[p].dN_dxi;
+    const Tensor& J_inv = points_[p].J_inv;
+    for (int i = 0; i < TDim; ++i) {
+      auto column = gp.dN_dX.col(i);
+      column = ShapeValues::Zero() + dN_dxi.col(0) * J_inv(0, i);
+      for (int j = 1; j < TDim; ++j) column += dN_dxi.col(j) * J_inv(j, i);
+    }
+    gp.weight = points_[p].weight;
+    gp.shape = &reference_[p].N;
+    return gp;
+  }
+  // The law at point p: the shared one, or the point's own.
+  ConstitutiveLaw& LawAt(std::size_t p) const { return shared_law_ ? *shared_law_ : *laws_[p]; }
+
+  std::vector<StoredPoint> points_;
+  std::vector<GaussPoint> kept_;                // every point rebuilt, once evaluated repeatedly
+  int rebuilds_ = 0;                            // evaluations that rebuilt the points
+  const ReferencePoint* reference_ = nullptr;   // the shared table's rows, one per point
+  std::vector<ConstitutiveLaw::Pointer> laws_;  // one per Gauss point; none when stateless
+  ConstitutiveLaw::Pointer shared_law_;         // the properties' law, when stateless
   const Properties* initialized_for_ = nullptr;
   bool finalize_laws_ = true;  // some law has internal variables to commit
 };

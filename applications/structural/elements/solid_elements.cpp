@@ -45,22 +45,26 @@ Eigen::Matrix<double, TDim, TDim> StressTensor(const S& s) {
   return t;
 }
 
-// The shape function values at the integration points of `order` on `type`:
-// one table per (type, order) and number of nodes, built on first use and kept
-// for the run (a handful of tables), so the elements share it. Initialize runs
-// in parallel: the look-up is locked; the tables never move once built.
-template <int TNodes>
-const Eigen::Matrix<double, TNodes, 1>* SharedShapeValues(const GeometryType& type, int order) {
-  using ShapeValues = Eigen::Matrix<double, TNodes, 1>;
+// The shape function values and local gradients at the integration points of
+// `order` on `type`: one table per (type, order) and element size, built on
+// first use and kept for the run (a handful of tables), so the elements share
+// it. Initialize runs in parallel: the look-up is locked; the tables never
+// move once built.
+template <class TReferencePoint, int TNodes, int TDim>
+const TReferencePoint* SharedReferencePoints(const GeometryType& type, int order) {
   static std::mutex mutex;
-  static std::map<std::pair<const GeometryType*, int>, std::vector<ShapeValues>> tables;
+  static std::map<std::pair<const GeometryType*, int>, std::vector<TReferencePoint>> tables;
   const std::lock_guard<std::mutex> lock(mutex);
   auto [it, inserted] = tables.try_emplace({&type, order});
   if (inserted) {  // filled once, never resized: the rows' addresses stay valid
     const auto& points = type.IntegrationPoints(order);
     it->second.resize(points.size());
-    for (std::size_t p = 0; p < points.size(); ++p)
-      type.ShapeFunctionsValues(points[p].local, it->second[p].data());
+    Matrix dN_dxi;
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      type.ShapeFunctionsValues(points[p].local, it->second[p].N.data());
+      type.ShapeFunctionsLocalGradients(points[p].local, dN_dxi);
+      it->second[p].dN_dxi = dN_dxi.topLeftCorner<TNodes, TDim>();
+    }
   }
   return it->second.data();
 }
@@ -131,45 +135,48 @@ void SolidElement<TDerived, TDim, TNodes>::Initialize(const ProcessInfo&) {
   const auto& points = type.IntegrationPoints(order);
   const auto X = g.InitialPoints();
   const std::span<const Array3> X_span(X.data(), X.size());
-  Matrix dN_dX;
-  gauss_points_.resize(points.size());
-  const ShapeValues* shape = SharedShapeValues<TNodes>(type, order);
+  points_.resize(points.size());
+  points_.shrink_to_fit();  // a change of order must not keep the larger capacity
+  std::vector<GaussPoint>().swap(kept_);
+  rebuilds_ = 0;
+  reference_ = SharedReferencePoints<ReferencePoint, TNodes, TDim>(type, order);
   for (std::size_t p = 0; p < points.size(); ++p) {
-    GaussPoint& gp = gauss_points_[p];
-    double det_j = 0.0;
-    gp.shape = &shape[p];
-    type.ShapeFunctionsGradients(X_span, points[p].local, dN_dX, det_j);
+    StoredPoint& sp = points_[p];
+    double J_inv[3][3];
+    const double det_j = type.InverseJacobian(X_span, points[p].local, J_inv);
     if (!(det_j > 0.0))
       TESSERA_ERROR(Info(), ": det J = ", det_j, " at Gauss point ", p,
                     " of the reference configuration; the nodes are ordered clockwise or the "
                     "element is degenerate");
-    gp.dN_dX = dN_dX.topLeftCorner<TNodes, TDim>();
-    gp.weight = points[p].weight * det_j;
+    for (int j = 0; j < TDim; ++j)
+      for (int i = 0; i < TDim; ++i) sp.J_inv(j, i) = J_inv[j][i];
+    sp.weight = points[p].weight * det_j;
   }
   const ConstitutiveLaw::Pointer& prototype = PropertiesLaw(*this);
-  laws_.resize(points.size());
   // A stateless law is shared, not cloned: the per-point clones were scattered
-  // over the heap and loading each one's vtable cost ~10 % of an explicit step.
-  stateless_law_ = prototype->IsStateless() ? prototype.get() : nullptr;
-  Vector N(TNodes);
+  // over the heap and loading each one's vtable cost ~10 % of an explicit step;
+  // the element then keeps no per-point law at all.
+  shared_law_ = prototype->IsStateless() ? prototype : nullptr;
+  laws_.clear();
   finalize_laws_ = false;
-  for (std::size_t p = 0; p < points.size(); ++p) {
-    if (stateless_law_) {
-      laws_[p] = prototype;
-      continue;
+  if (!shared_law_) {
+    laws_.resize(points.size());
+    Vector N(TNodes);
+    for (std::size_t p = 0; p < points.size(); ++p) {
+      laws_[p] = prototype->Clone();
+      N = reference_[p].N;
+      laws_[p]->InitializeMaterial(properties, g, N);
+      finalize_laws_ = finalize_laws_ || laws_[p]->RequiresFinalizeMaterialResponse();
     }
-    laws_[p] = prototype->Clone();
-    N = gauss_points_[p].N();
-    laws_[p]->InitializeMaterial(properties, g, N);
-    finalize_laws_ = finalize_laws_ || laws_[p]->RequiresFinalizeMaterialResponse();
   }
+  laws_.shrink_to_fit();
   initialized_for_ = &properties;
 }
 
 template <class TDerived, int TDim, int TNodes>
 void SolidElement<TDerived, TDim, TNodes>::EnsureInitialized(const ProcessInfo& info) {
   // A script may compute before Initialize, or swap the properties afterwards.
-  if (laws_.empty() || initialized_for_ != &GetProperties()) Initialize(info);
+  if (points_.empty() || initialized_for_ != &GetProperties()) Initialize(info);
 }
 
 template <class TDerived, int TDim, int TNodes>
@@ -244,8 +251,14 @@ void SolidElement<TDerived, TDim, TNodes>::ForEachLawPoint(const ProcessInfo& in
   cl.number_of_nodes = TNodes;
   cl.dimension = TDim;
   Kinematics k;
-  for (std::size_t p = 0; p < gauss_points_.size(); ++p) {
-    const GaussPoint& gp = gauss_points_[p];
+  if (kept_.empty() && ++rebuilds_ > kRebuildsBeforeKeeping) {
+    kept_.resize(points_.size());
+    for (std::size_t p = 0; p < points_.size(); ++p) kept_[p] = Point(p);
+  }
+  GaussPoint rebuilt;
+  for (std::size_t p = 0; p < points_.size(); ++p) {
+    if (kept_.empty()) rebuilt = Point(p);
+    const GaussPoint& gp = kept_.empty() ? rebuilt : kept_[p];
     TDerived::ComputeKinematics(gp, u, k, /*with_b=*/tangent);
     if (!(k.det_F > 0.0))
       TESSERA_ERROR(Info(), ": det F = ", k.det_F, " at Gauss point ", p,
@@ -255,7 +268,7 @@ void SolidElement<TDerived, TDim, TNodes>::ForEachLawPoint(const ProcessInfo& in
     cl.strain_vector = k.strain;
     cl.deformation_gradient = k.F;
     cl.determinant_f = k.det_F;
-    fn(p, gp, k, cl, stateless_law_ ? *stateless_law_ : *laws_[p]);
+    fn(p, gp, k, cl, LawAt(p));
   }
 }
 
@@ -412,13 +425,13 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateMassMatrix(Matrix& mass,
     // Linear simplex: int N_a N_b dV = V (1 + delta_ab) / ((d + 1)(d + 2)), which a
     // one-point rule (the stiffness default) would get wrong.
     double volume = 0.0;
-    for (const GaussPoint& gp : gauss_points_) volume += gp.weight;
+    for (const StoredPoint& sp : points_) volume += sp.weight;
     m.setConstant(rho * volume / ((TDim + 1) * (TDim + 2)));
     m.diagonal() *= 2.0;
   } else {
     // Bilinear/trilinear: the default 2^d Gauss rule integrates N_a N_b det J0 exactly.
-    for (const GaussPoint& gp : gauss_points_)
-      m.noalias() += (rho * gp.weight) * gp.N() * gp.N().transpose();
+    for (std::size_t p = 0; p < points_.size(); ++p)
+      m.noalias() += (rho * points_[p].weight) * reference_[p].N * reference_[p].N.transpose();
   }
   const bool lumped =
       info.Has(COMPUTE_LUMPED_MASS_MATRIX) && info.GetValue(COMPUTE_LUMPED_MASS_MATRIX);
@@ -463,10 +476,11 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateLumpedMassVector(Vector& mas
   const Properties& properties = GetProperties();
   const double rho = (properties.Has(DENSITY) ? properties.GetValue(DENSITY) : 0.0) * Thickness();
   mass.setZero(kDofs);
-  if (gauss_points_.empty()) TESSERA_ERROR(Info(), ": CalculateLumpedMassVector before Initialize");
-  for (const GaussPoint& gp : gauss_points_)
+  if (points_.empty()) TESSERA_ERROR(Info(), ": CalculateLumpedMassVector before Initialize");
+  for (std::size_t p = 0; p < points_.size(); ++p)
     for (int a = 0; a < TNodes; ++a)
-      for (int i = 0; i < TDim; ++i) mass[a * TDim + i] += rho * gp.weight * gp.N()[a];
+      for (int i = 0; i < TDim; ++i)
+        mass[a * TDim + i] += rho * points_[p].weight * reference_[p].N[a];
 }
 
 // ---------------------------------------------------------------------------- results
@@ -523,8 +537,8 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateOnIntegrationPoints(
   if (&variable == &EQUIVALENT_PLASTIC_STRAIN) {
     // The committed value of plastic laws; empty for laws without plasticity.
     EnsureInitialized(info);
-    for (const ConstitutiveLaw::Pointer& law : laws_)
-      if (const auto* plastic = dynamic_cast<const PlasticInternalVariables*>(law.get()))
+    for (std::size_t p = 0; p < points_.size(); ++p)
+      if (const auto* plastic = dynamic_cast<const PlasticInternalVariables*>(&LawAt(p)))
         out.push_back(plastic->EquivalentPlasticStrain());
     return;
   }
@@ -545,8 +559,8 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateOnIntegrationPoints(
   out.clear();
   if (&variable == &PLASTIC_STRAIN_TENSOR) {
     EnsureInitialized(info);
-    for (const ConstitutiveLaw::Pointer& law : laws_)
-      if (const auto* plastic = dynamic_cast<const PlasticInternalVariables*>(law.get()))
+    for (std::size_t p = 0; p < points_.size(); ++p)
+      if (const auto* plastic = dynamic_cast<const PlasticInternalVariables*>(&LawAt(p)))
         out.push_back(plastic->PlasticStrainTensor());
   } else if (&variable == &CONSTITUTIVE_MATRIX) {
     ForEachMaterialPoint(info, true,

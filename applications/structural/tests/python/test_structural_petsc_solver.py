@@ -78,6 +78,13 @@ def test_petsc_preonly_needs_lu():
         _structural.CreateLinearSolver(settings)
 
 
+def test_petsc_gamg_threshold_out_of_range_names_the_key():
+    settings = tessera.Parameters('{"solver_type": "petsc", "gamg_threshold": 1.5}')
+    with pytest.raises(tessera.Error) as error:
+        _structural.CreateLinearSolver(settings)
+    assert "'gamg_threshold'" in str(error.value) and "1.5" in str(error.value)
+
+
 @pytest.mark.skipif(tessera.PetscBuilt(), reason="the build has PETSc")
 def test_petsc_in_a_build_without_it_says_so():
     with pytest.raises(tessera.Error, match="no PETSc"):
