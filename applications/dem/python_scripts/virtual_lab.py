@@ -152,8 +152,7 @@ def Settings(given=None, where="virtual_lab"):
     if settings["test"] in ("triaxial", "hydrostatic") and not loading["confinement_pressure"] > 0.0:
         raise tessera.Error(f"{where}.loading.confinement_pressure must be > 0 for a "
                             f"{settings['test']} test")
-    for key in ("verlet_list", "plot"):
-        block = "specimen" if key == "verlet_list" else "output"
+    for block, key in (("specimen", "verlet_list"), ("output", "plot")):
         if not isinstance(settings[block][key], bool):
             raise tessera.Error(f"{where}.{block}.{key} must be true or false, got "
                                 f"{settings[block][key]!r}")
