@@ -96,16 +96,17 @@ class GeometryType {
                          double J_inv[3][3]) const;
   // dN_dX(a, i) = sum_j dN_dxi(a, j) J_inv(j, i), each sum from zero in the
   // order of j: the one arithmetic of ShapeFunctionsGradients and of the
-  // callers that rebuild gradients from a kept J^-1. Any types indexed (r, c).
+  // callers that rebuild gradients from a kept J^-1 (SolidElement). Any types
+  // indexed (r, c); the node loop innermost, so that it vectorises where
+  // dN_dX holds a column's nodes contiguously (column-major Eigen).
   template <class TLocal, class TInverse, class TGlobal>
   static void GlobalGradients(int nodes, int dim, const TLocal& dN_dxi, const TInverse& J_inv,
                               TGlobal& dN_dX) {
-    for (int a = 0; a < nodes; ++a)
-      for (int i = 0; i < dim; ++i) {
-        double s = 0.0;
-        for (int j = 0; j < dim; ++j) s += dN_dxi(a, j) * J_inv(j, i);
-        dN_dX(a, i) = s;
-      }
+    for (int i = 0; i < dim; ++i) {
+      for (int a = 0; a < nodes; ++a) dN_dX(a, i) = 0.0;
+      for (int j = 0; j < dim; ++j)
+        for (int a = 0; a < nodes; ++a) dN_dX(a, i) += dN_dxi(a, j) * J_inv(j, i);
+    }
   }
 
   // Length, area or volume: the integral of DeterminantOfJacobian over the

@@ -170,15 +170,7 @@ class SolidElement : public Element, public StrainEnergyProvider {
 
   GaussPoint Point(std::size_t p) const {
     GaussPoint gp;
-    // GeometryType::GlobalGradients by columns: the same sum per entry,
-    // (0 + dN_a/dxi_0 J^-1_0i) + ..., vectorised over the nodes.
-    const Gradients& dN_dxi = reference_[p].dN_dxi;
-    const Tensor& J_inv = points_[p].J_inv;
-    for (int i = 0; i < TDim; ++i) {
-      auto column = gp.dN_dX.col(i);
-      column = ShapeValues::Zero() + dN_dxi.col(0) * J_inv(0, i);
-      for (int j = 1; j < TDim; ++j) column += dN_dxi.col(j) * J_inv(j, i);
-    }
+    GeometryType::GlobalGradients(TNodes, TDim, reference_[p].dN_dxi, points_[p].J_inv, gp.dN_dX);
     gp.weight = points_[p].weight;
     gp.shape = &reference_[p].N;
     return gp;
