@@ -1,5 +1,5 @@
-"""A distributed coupled DE-FE checkpoint (explicit schemes) continued on
-another number of ranks: the N rank files (checkpoint_<STEP>.rank<R>of<N>.h5,
+"""A distributed coupled DE-FE checkpoint (explicit schemes, or the implicit
+structure with DEM sub-steps) continued on another number of ranks: the N rank files (checkpoint_<STEP>.rank<R>of<N>.h5,
 coupled_checkpoint.py) merged into the checkpoint a serial coupled run would
 have written at that step (MergeRankFiles), each side by its own merge on
 its part of the file:
@@ -33,12 +33,19 @@ its part of the file:
   the next step computes again), the decks, the stages' and processes'
   states.
 
+The implicit scheme holds nothing more between structural steps: Bossak's
+previous values are the nodal buffer, and the loads the sub-steps averaged
+(DEM_NODAL_FORCE and DEM_SURFACE_LOAD of the skin nodes, which the owners'
+load conditions carry into the next solve) nodal values, both from each
+node's owner; the mirrors stand at X + u_n+1 on every rank after the
+sub-steps, and the distributed linear system is built again at the first
+step, as the states the sub-steps' interpolation gathers (u_n, u_n+1, X).
+
 The replicated skin (its walls, mirrors, load conditions and which rank owns
 which skin node) is built from the decks at the continued run's start as at
-a fresh one. The implicit scheme (DEM sub-steps) stays an error naming both
-rank counts (AnalysisStage._CheckSavedRanks), and so does a skin that
-follows the DEM deck's own walls (wall_model_parts: its mirrors are not
-numbered after the skin nodes)."""
+a fresh one. A skin that follows the DEM deck's own walls (wall_model_parts:
+its mirrors are not numbered after the skin nodes) stays an error naming
+both rank counts (AnalysisStage._CheckSavedRanks)."""
 import json
 
 import numpy as np
