@@ -1,8 +1,8 @@
 """A distributed coupled DE-FE checkpoint (explicit schemes, or the implicit
-structure with DEM sub-steps) continued on another number of ranks: the N rank files (checkpoint_<STEP>.rank<R>of<N>.h5,
-coupled_checkpoint.py) merged into the checkpoint a serial coupled run would
-have written at that step (MergeRankFiles), each side by its own merge on
-its part of the file:
+structure with DEM sub-steps) continued on another number of ranks: the N
+rank files (checkpoint_<STEP>.rank<R>of<N>.h5, coupled_checkpoint.py)
+merged into the checkpoint a serial coupled run would have written at that
+step (MergeRankFiles), each side by its own merge on its part of the file:
 
 * the structure's root model part (its METIS pieces, with the skin's load
   conditions on the owners of the skin nodes): the structure's merge
@@ -49,9 +49,9 @@ The replicated skin (its walls, mirrors, load conditions and which rank owns
 which skin node) is built from the decks at the continued run's start as at
 a fresh one.
 
-Measured (tests/python/test_mpi_checkpoint.py, the coupled cases): the
-continued runs equal the uninterrupted ones as closely as the 2-rank and
-serial runs equal each other (up to 5e-14 of the plate's velocity)."""
+The continued runs equal the uninterrupted ones as closely as the 2-rank
+and serial runs equal each other (tests/python/test_mpi_checkpoint.py, the
+coupled cases; docs/validation.md)."""
 import json
 
 import numpy as np
