@@ -91,7 +91,7 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
     copy.SerialHeader()
     structure.MergeModelParts(copy, readers, StructureParts(template), STRUCTURE_OWNED, ranks)
     dem.MergeDem(copy, readers, template_rank, ranks, DEM_SOLVER)
-    _MergeSkin(copy, readers, template_rank, ranks)
+    _MergeSkin(copy, readers, template_rank)
     state = json.loads(template.ReadString(STATE))
     if "energy" in state:
         total = 0.0
@@ -104,7 +104,7 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
     writer.Commit()
 
 
-def _MergeSkin(copy, readers, template_rank, ranks):
+def _MergeSkin(copy, readers, template_rank):
     """The skin walls' mirror nodes (every dataset of the node) from the rank
     owning their FE node, which placed them at the last step (a rank moves
     only the mirrors of the FE nodes it holds, and between searches reads
