@@ -7,8 +7,10 @@ plate and dents it, and some roll across the cut between the ranks' boxes
 (they change owner with their wall contacts). The skin is found
 automatically (the plate's whole surface). WriteImplicitPlateCase: the same
 plate and spheres with an implicit structure (Bossak, linear) on steps of
-IMPLICIT_SUBSTEPS DEM steps (test_mpi_coupled_implicit.py); WriteCubeCase:
-the thesis' V4.3 on tetrahedra (test_mpi_coupled_energy.py)."""
+IMPLICIT_SUBSTEPS DEM steps (test_mpi_coupled_implicit.py); UseDeckWalls:
+the plate's top as the DEM deck's own walls ("wall_model_parts";
+test_mpi_checkpoint.py); WriteCubeCase: the thesis' V4.3 on tetrahedra
+(test_mpi_coupled_energy.py)."""
 import os
 import sys
 
@@ -102,6 +104,50 @@ def SetDemSearch(folder, frequency, tolerance):
     parameters["SearchTolerance"] = parameters["search_tolerance_against_walls"] = tolerance
     with open(path, "w") as f:
         json.dump(parameters, f)
+
+
+def UseDeckWalls(folder):
+    """The plate's top as the DEM deck's own walls instead of the skin:
+    plateDEM_FEM_boundary.mdpa with a RigidFace3D4N on each top face (nodes
+    on the plate's, ids from 1001), in RigidFacePart.PlateWalls with the
+    spheres' contact law and a wall material (E 1e7, nu 0.25), and the
+    coupling option wall_model_parts ["PlateWalls"] (the walls follow the
+    plate's nodes they lie on)."""
+    import json
+    nodes, _ = block_mesh((-0.5, -0.5, -0.04), (1.0, 1.0, 0.04), CELLS)
+    faces = top_faces(CELLS)
+    top = sorted({i for face in faces for i in face})
+    wall_id = {i: 1000 + k + 1 for k, i in enumerate(top)}
+    with open(os.path.join(folder, "plateDEM_FEM_boundary.mdpa"), "w") as f:
+        f.write("Begin ModelPartData\nEnd ModelPartData\n\nBegin Properties 0\nEnd Properties\n\n")
+        f.write("Begin Nodes\n")
+        for i in top:
+            f.write(f"  {wall_id[i]} {nodes[i][0]!r} {nodes[i][1]!r} {nodes[i][2]!r}\n")
+        f.write("End Nodes\n\nBegin Conditions RigidFace3D4N\n")
+        for k, face in enumerate(faces):
+            f.write(f"  {k + 1} 0 " + " ".join(str(wall_id[i]) for i in face) + "\n")
+        f.write("End Conditions\n\nBegin SubModelPart PlateWalls\n  Begin SubModelPartNodes\n")
+        f.write("".join(f"    {wall_id[i]}\n" for i in top))
+        f.write("  End SubModelPartNodes\n  Begin SubModelPartConditions\n")
+        f.write("".join(f"    {k + 1}\n" for k in range(len(faces))))
+        f.write("  End SubModelPartConditions\nEnd SubModelPart\n")
+    path = os.path.join(folder, "MaterialsDEM.json")
+    with open(path) as f:
+        materials = json.load(f)
+    materials["materials"].append({"material_name": "walls", "material_id": 2,
+                                   "Variables": {"YOUNG_MODULUS": 1e7, "POISSON_RATIO": 0.25}})
+    relation = dict(materials["material_relations"][0]["Variables"])
+    materials["material_relations"].append({"material_names_list": ["balls", "walls"],
+                                            "material_ids_list": [1, 2], "Variables": relation})
+    materials["material_assignation_table"].append(["RigidFacePart.PlateWalls", "walls"])
+    with open(path, "w") as f:
+        json.dump(materials, f)
+    path = os.path.join(folder, "ProjectParametersCoupling.json")
+    with open(path) as f:
+        options = json.load(f)
+    options["wall_model_parts"] = ["PlateWalls"]
+    with open(path, "w") as f:
+        json.dump(options, f)
 
 
 def _SetStructuralSolverKey(folder, key, value):

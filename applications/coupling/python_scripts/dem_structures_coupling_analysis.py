@@ -447,12 +447,7 @@ class DemStructuresCouplingAnalysis:
     def _ResizedCheckpoint(self, path, written, rank, ranks):
         """A distributed checkpoint continued on another number of ranks
         (resized_checkpoint.py; RestartFrom, before Initialize): the merged
-        serial file this rank loads. The implicit scheme, and a skin that
-        follows the DEM deck's walls (wall_model_parts: its mirrors are not
-        numbered after the skin nodes): None (an error naming both counts
-        follows)."""
-        if self.scheme == "implicit_with_dem_substeps" or self.options["wall_model_parts"]:
-            return None
+        serial file this rank loads."""
         from . import resized_checkpoint
         merged = resized_checkpoint.ResizedCheckpointForRank(path, written, rank, ranks)
         # The DEM's Initialize then keeps every sphere for the load, which

@@ -1,8 +1,8 @@
-"""A distributed coupled DE-FE checkpoint (explicit schemes) continued on
-another number of ranks: the N rank files (checkpoint_<STEP>.rank<R>of<N>.h5,
-coupled_checkpoint.py) merged into the checkpoint a serial coupled run would
-have written at that step (MergeRankFiles), each side by its own merge on
-its part of the file:
+"""A distributed coupled DE-FE checkpoint (explicit schemes, or the implicit
+structure with DEM sub-steps) continued on another number of ranks: the N
+rank files (checkpoint_<STEP>.rank<R>of<N>.h5, coupled_checkpoint.py)
+merged into the checkpoint a serial coupled run would have written at that
+step (MergeRankFiles), each side by its own merge on its part of the file:
 
 * the structure's root model part (its METIS pieces, with the skin's load
   conditions on the owners of the skin nodes): the structure's merge
@@ -26,19 +26,32 @@ its part of the file:
   DEM searches a rank moves only its own FE nodes' mirrors and reads only
   the faces it needs), and the DEM faces' points from those nodes
   (_MergeSkin); the faces' other columns are computed again when the next
-  step reads them;
+  step reads them. The skin's mirror k is skin node k in ascending ids;
+  where the DEM deck's own walls follow the structure instead
+  (wall_model_parts), each wall node follows the FE node it lies on,
+  mapped from the saved initial coordinates as the run mapped them
+  (skin_walls.FollowedNodes; _DeckWallMirrors);
 * everything else from the template file, as the two merges take it: the
-  DEM deck's walls (alike on every rank; the wall results, CONTACT_FORCES,
+  DEM deck's other walls (alike on every rank; the wall results, CONTACT_FORCES,
   DEM_PRESSURE and the faces' normal shares, are one rank's part, outputs
   the next step computes again), the decks, the stages' and processes'
   states.
 
+The implicit scheme holds nothing more between structural steps: Bossak's
+previous values are the nodal buffer, and the loads the sub-steps averaged
+(DEM_NODAL_FORCE and DEM_SURFACE_LOAD of the skin nodes, which the owners'
+load conditions carry into the next solve) nodal values, both from each
+node's owner; the mirrors stand at X + u_n+1 on every rank after the
+sub-steps, and the distributed linear system is built again at the first
+step, as the states the sub-steps' interpolation gathers (u_n, u_n+1, X).
+
 The replicated skin (its walls, mirrors, load conditions and which rank owns
 which skin node) is built from the decks at the continued run's start as at
-a fresh one. The implicit scheme (DEM sub-steps) stays an error naming both
-rank counts (AnalysisStage._CheckSavedRanks), and so does a skin that
-follows the DEM deck's own walls (wall_model_parts: its mirrors are not
-numbered after the skin nodes)."""
+a fresh one.
+
+The continued runs equal the uninterrupted ones as closely as the 2-rank
+and serial runs equal each other (tests/python/test_mpi_checkpoint.py, the
+coupled cases; docs/validation.md)."""
 import json
 
 import numpy as np
@@ -78,7 +91,7 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
     copy.SerialHeader()
     structure.MergeModelParts(copy, readers, StructureParts(template), STRUCTURE_OWNED, ranks)
     dem.MergeDem(copy, readers, template_rank, ranks, DEM_SOLVER)
-    _MergeSkin(copy, readers, template_rank, ranks)
+    _MergeSkin(copy, readers, template_rank)
     state = json.loads(template.ReadString(STATE))
     if "energy" in state:
         total = 0.0
@@ -91,7 +104,7 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
     writer.Commit()
 
 
-def _MergeSkin(copy, readers, template_rank, ranks):
+def _MergeSkin(copy, readers, template_rank):
     """The skin walls' mirror nodes (every dataset of the node) from the rank
     owning their FE node, which placed them at the last step (a rank moves
     only the mirrors of the FE nodes it holds, and between searches reads
@@ -103,17 +116,15 @@ def _MergeSkin(copy, readers, template_rank, ranks):
     template = readers[template_rank]
     (structure,) = StructureParts(template)
     walls = "/ModelParts/RigidFacePart"
-    mirrors_name = f"{walls}/SubModelParts/{structure}Skin/NodeIds"
-    if not template.Has(mirrors_name):
-        raise tessera.Error(f"checkpoint {template.path} has no {mirrors_name}: the skin follows the DEM "
-                            "deck's own walls (wall_model_parts), whose merge of its "
-                            f"{len(readers)} rank files for a run on {ranks} rank(s) is not done; it "
-                            f"continues on {len(readers)} rank(s)")
-    # Mirror k is skin node k in ascending ids (skin_walls.SkinWalls: ids
-    # after the DEM's largest, in the skin nodes' order).
-    mirrors = np.sort(template.ReadInt64(mirrors_name))
     fe_name = f"/ModelParts/{structure}/SubModelParts/DemCouplingSkin/NodeIds"
     fe_ids = np.unique(np.concatenate([reader.ReadInt64(fe_name) for reader in readers]))
+    wall_parts = json.loads(template.ReadString("/Deck/CouplingParameters")).get("wall_model_parts") or []
+    if wall_parts:
+        mirrors, fe_ids = _DeckWallMirrors(readers, template, structure, walls, wall_parts[0], fe_ids)
+    else:
+        # Mirror k is skin node k in ascending ids (skin_walls.SkinWalls:
+        # ids after the DEM's largest, in the skin nodes' order).
+        mirrors = np.sort(template.ReadInt64(f"{walls}/SubModelParts/{structure}Skin/NodeIds"))
     if len(fe_ids) != len(mirrors):
         raise tessera.Error(f"checkpoint {template.path}: {len(mirrors)} skin mirrors for {len(fe_ids)} skin "
                             "nodes (damaged file?)")
@@ -143,6 +154,38 @@ def _MergeSkin(copy, readers, template_rank, ranks):
     used = np.arange(4)[None, :] < count[:, None]
     points[used] = coordinates[vertices[used]]
     copy.Put(faces + "/points", points.view(np.uint8).ravel())
+
+
+def _Points(reader, name):
+    """The (n, 3) doubles of the coordinates dataset `name` (raw bytes)."""
+    return np.frombuffer(reader.ReadRawBytes(name), np.float64).reshape(-1, 3)
+
+
+def _DeckWallMirrors(readers, template, structure, walls, wall_part, fe_ids):
+    """(wall node ids, FE node ids), aligned: the DEM deck's walls that
+    follow the structure (wall_model_parts) and the FE node each lies on,
+    mapped from the initial coordinates as the run mapped them
+    (skin_walls.FollowedNodes on the whole structure's nodes: each rank's,
+    the ghosts' copies alike)."""
+    from .skin_walls import FollowedNodes
+
+    name = wall_part[len("RigidFacePart."):] if wall_part.startswith("RigidFacePart.") else wall_part
+    part = walls + "".join(f"/SubModelParts/{piece}" for piece in name.split("."))
+    wall_ids = template.ReadInt64(part + "/NodeIds")
+    ids = template.ReadInt64(walls + "/Nodes/Ids")
+    x0 = _Points(template, walls + "/Nodes/InitialCoordinates")
+    position = {int(i): k for k, i in enumerate(ids)}
+    wall_x = x0[[position[int(i)] for i in wall_ids]]
+    nodes = f"/ModelParts/{structure}/Nodes"
+    all_ids = np.concatenate([reader.ReadInt64(nodes + "/Ids") for reader in readers])
+    all_x = np.concatenate([_Points(reader, nodes + "/InitialCoordinates") for reader in readers])
+    structure_ids, first = np.unique(all_ids, return_index=True)
+    mirror_of = FollowedNodes(structure_ids, all_x[first], wall_ids, wall_x, f"of RigidFacePart.{name}",
+                              structure)
+    if not np.array_equal(np.asarray(sorted(mirror_of), np.int64), fe_ids):
+        raise tessera.Error(f"checkpoint {template.path}: the walls of RigidFacePart.{name} lie on other "
+                            f"nodes of {structure} than its DemCouplingSkin holds (other decks?)")
+    return np.asarray([mirror_of[int(i)] for i in fe_ids], np.int64), fe_ids
 
 
 def ResizedCheckpointForRank(path, written, rank, ranks):

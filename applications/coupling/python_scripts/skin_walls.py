@@ -132,6 +132,34 @@ def _FirstElementProperties(structure):
     return None
 
 
+def FollowedNodes(fe_ids, fe_x, wall_ids, wall_x, walls_name, structure_name):
+    """{FE node id: wall node id}: each wall node (ids, (n, 3) coordinates)
+    on the FE node at its coordinates, within 1e-9 of the structure's size
+    (SkinWalls.FromDemWalls; the coupled resize merges its mirrors with the
+    same map). A wall node off the structure's nodes, or two on one node,
+    is an error naming `walls_name` and `structure_name`."""
+    fe_x = np.asarray(fe_x, dtype=float).reshape(-1, 3)
+    size = float(np.max(np.ptp(fe_x, axis=0))) if len(fe_ids) else 1.0
+    tolerance = 1e-9 * max(size, 1e-300)
+    key = {tuple(np.round(x / tolerance).astype(np.int64)): int(i) for x, i in zip(fe_x, fe_ids)}
+    mirror_of = {}
+    for wall_id, x in zip(wall_ids, np.asarray(wall_x, dtype=float).reshape(-1, 3)):
+        fe_id = key.get(tuple(np.round(x / tolerance).astype(np.int64)))
+        if fe_id is None:  # rounding can split a pair: the nearest, within the tolerance
+            distance = np.linalg.norm(fe_x - x, axis=1)
+            nearest = int(np.argmin(distance))
+            if distance[nearest] > 2.0 * tolerance:
+                raise tessera.Error(f"coupling: wall node {wall_id} {walls_name} at {x.tolist()} has no node of "
+                                    f"{structure_name} there (the nearest, {fe_ids[nearest]}, is "
+                                    f"{distance[nearest]:.3g} away); the walls must lie on the structure's nodes")
+            fe_id = int(fe_ids[nearest])
+        if fe_id in mirror_of:
+            raise tessera.Error(f"coupling: wall nodes {mirror_of[fe_id]} and {wall_id} {walls_name} lie on "
+                                f"the same node {fe_id} of {structure_name}")
+        mirror_of[fe_id] = int(wall_id)
+    return mirror_of
+
+
 class SkinWalls:
     """The mirror of the structure's skin in the DEM walls (see the module text)."""
 
@@ -206,25 +234,10 @@ class SkinWalls:
         self.walls = walls.GetModel().GetModelPart(full)
         self.walls_part_name = self.walls.Name
         fe_ids, fe_x = self._StructureNodes()
-        size = float(np.max(np.ptp(fe_x, axis=0))) if len(fe_ids) else 1.0
-        tolerance = 1e-9 * max(size, 1e-300)
-        key = {tuple(np.round(x / tolerance).astype(np.int64)): i for x, i in zip(fe_x, fe_ids)}
-        self.mirror_of = {}
-        for node in self.walls.Nodes:
-            x = np.asarray(node.Coordinates())
-            fe_id = key.get(tuple(np.round(x / tolerance).astype(np.int64)))
-            if fe_id is None:  # rounding can split a pair: the nearest, within the tolerance
-                distance = np.linalg.norm(fe_x - x, axis=1)
-                nearest = int(np.argmin(distance))
-                if distance[nearest] > 2.0 * tolerance:
-                    raise tessera.Error(f"coupling: wall node {node.Id} of {full} at {x.tolist()} has no node of "
-                                        f"{structure.Name} there (the nearest, {fe_ids[nearest]}, is "
-                                        f"{distance[nearest]:.3g} away); the walls must lie on the structure's nodes")
-                fe_id = fe_ids[nearest]
-            if fe_id in self.mirror_of:
-                raise tessera.Error(f"coupling: wall nodes {self.mirror_of[fe_id]} and {node.Id} of {full} lie on "
-                                    f"the same node {fe_id} of {structure.Name}")
-            self.mirror_of[fe_id] = node.Id
+        wall_nodes = list(self.walls.Nodes)
+        self.mirror_of = FollowedNodes(fe_ids, fe_x, [node.Id for node in wall_nodes],
+                                       np.array([node.Coordinates() for node in wall_nodes]).reshape(-1, 3),
+                                       f"of {full}", structure.Name)
         skin_ids = sorted(self.mirror_of)
         self._CreateLoadConditions(skin_ids)
         self._IndexNodes(skin_ids)
