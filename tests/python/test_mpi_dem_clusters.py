@@ -4,7 +4,8 @@ mpi_dem_clusters_case.py, three-sphere clusters (48 or 75) thrown at up to
 1 m/s and 30 rad/s above a floor bed of 128 spheres, hitting each other,
 the spheres and the walls, for 1,000 steps, on 2 and 4 ranks; once with a
 new bisection every 20 steps; with the bed's inlet injecting spheres among
-the clusters (and that serial run alone).
+the clusters (and that serial run alone); in a periodic box without walls,
+clusters crossing its faces.
 
 Bitwise because the design is (docs/architecture.md, "Distributed DEM"):
 a cluster and its members are owned by the rank whose box holds the
@@ -33,7 +34,8 @@ from tessera.parallel import MpirunCommand, MpirunEnvironment, MpiSkipReason
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpi_dem_case import AddInlet, AssertSpheresBitwise, RunBed  # noqa: E402
-from mpi_dem_clusters_case import WriteClusterBox  # noqa: E402
+from mpi_dem_clusters_case import (NX, PERIODIC_HEIGHT, WriteClusterBox,  # noqa: E402
+                                   WritePeriodicClusterBox)
 
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
 STEPS = 1000
@@ -104,6 +106,41 @@ def test_clusters_with_new_bisections_every_20_steps_equal_serial_bitwise(tmp_pa
     assert int(distributed["migrations"]) > 100
 
 
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_periodic_clusters_on_ranks_equal_serial_bitwise(tmp_path, ranks):
+    # The dense box's 48 clusters and the floor bed's 128 spheres without
+    # walls or gravity in the periodic box 176 x 176 x 190 mm
+    # (PeriodicDomainOption), thrown at up to 2 m/s: clusters leave through
+    # the faces and come back through the opposite ones, their members
+    # wrapped one by one and their centres on their own (a cluster across a
+    # face has members on both sides), touch across the faces and cross the
+    # ranks' cuts. A cluster is owned, sent and held as a ghost by its
+    # centre's periodic layer tests (2 D wider), as without a periodic box.
+    spheres, centres = WritePeriodicClusterBox(tmp_path / "box", steps=STEPS)
+    clusters = len(centres)
+    serial = RunBed(tmp_path / "box", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "box", tmp_path / "mpi.npz", ranks)
+    assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == STEPS
+    assert len(serial["ids"]) == spheres + 3 * clusters
+    AssertSpheresBitwise(serial, distributed)
+    table = serial["clusters"]
+    np.testing.assert_array_equal(distributed["clusters"], table)
+    assert int(distributed["contacts"]) == int(serial["contacts"]) > 10
+    # Clusters crossed the faces: a centre lies a period away from its start
+    # plus its displacement (which stays continuous).
+    period = np.array([NX * 0.022, NX * 0.022, PERIODIC_HEIGHT])
+    centre, displacement = table[:, 1:4], table[:, 17:20]
+    wrapped = np.abs(centre - (np.array(centres) + displacement)) > period / 2
+    crossed = cluster_owner_changes(distributed, ranks)
+    print(f"periodic clusters, {ranks} ranks: {int(wrapped.any(axis=1).sum())} of {clusters} "
+          f"centres wrapped, {len(crossed)} clusters changed owner, "
+          f"{int(distributed['migrations'])} spheres arrived at a new owner")
+    assert wrapped.any(axis=1).sum() > 5
+    assert len(crossed) > 0
+    assert (centre >= 0.0).all() and (centre < period).all()
+
+
 def test_a_serial_run_with_clusters_and_an_inlet_gives_injected_spheres_free_ids(tmp_path):
     # The reference of the test below, serial (no MPI needed): the members
     # the strategy makes at Initialize take ids after every id read, the
@@ -171,8 +208,6 @@ def _tessera_run(folder, ranks, timeout=120):
                    deck.update(PoissonEffectOption=False,
                                ShearStrainParallelToBondOption=False)),
      "'solver_settings.strategy'"),
-    (lambda deck: deck.update(PeriodicDomainOption=True, BoundingBoxOption=True),
-     "'PeriodicDomainOption'"),
 ])
 def test_what_clusters_do_not_run_distributed_with_is_an_error_naming_the_key(tmp_path, edit, key):
     WriteClusterBox(tmp_path / "box", steps=10, keys={"parallel_type": "MPI"})

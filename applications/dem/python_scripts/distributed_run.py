@@ -89,11 +89,6 @@ def CheckSupported(solver):
                    "distributed with \"sphere_strategy\" only")
     # (CleanIndentationsOption runs: every rank shrinks every sphere at the
     # start, before the decomposition, as the serial run does.)
-    if p["PeriodicDomainOption"].GetBool():
-        # Periodic domains run distributed with spheres (periodic_layer.h);
-        # with rigid clusters they are not tested distributed.
-        if solver.model.GetModelPart("ClusterPart").NumberOfElements() > 0:
-            refuse("PeriodicDomainOption", "is true with rigid clusters (ClusterPart)")
 
 
 def RejectPiecewiseOutput(processes):
