@@ -24,6 +24,14 @@ box [0, 8 SPACING]² x [0, PERIODIC_HEIGHT] (PeriodicDomainOption, problem
 come back through the opposite ones and touch across them (the top layer
 of clusters the floor spheres across z = 0). Returns (spheres, the
 clusters' initial centres in element order).
+
+    BondFloor(folder)
+
+makes the box's floor bed a bonded slab at rest: the continuum strategy, the floor
+spheres in COHESIVE_GROUP 1 without their velocities, SearchTolerance 2 mm (the lattice's gaps, up
+to 4.6 mm, bond where at most twice that), the grains' relation with the
+KDEM bond law (breakable). Cluster members are never bonded (clusters are
+rigid already). Returns the deck's problem name.
 """
 import json
 import math
@@ -168,3 +176,36 @@ def WritePeriodicClusterBox(folder, n=4, layers=3, steps=1000, speed=2.0, spin=3
                           dimension=3, gravity=(0.0, 0.0, 0.0), keys=box)
     centres = _WriteClusters(folder, "periodic", lx, n, layers, spacing, speed, spin, seed)
     return count, centres
+
+
+def BondFloor(folder, problem="bed"):
+    path = os.path.join(folder, f"{problem}DEM.mdpa")
+    with open(path) as f:
+        text = f.read()
+    ids = [line.split()[0] for line in
+           text.split("Begin Nodes")[1].split("End Nodes")[0].strip().splitlines()]
+    # At rest: the clusters' impacts break the bonds.
+    head, velocities = text.split("Begin NodalData VELOCITY_X", 1)
+    with open(path, "w") as f:
+        f.write(head + "Begin NodalData COHESIVE_GROUP\n" + "".join(f"  {i} 0 1\n" for i in ids)
+                + "End NodalData\n")
+    path = os.path.join(folder, "MaterialsDEM.json")
+    with open(path) as f:
+        materials = json.load(f)
+    relation = materials["material_relations"][0]
+    assert relation["material_ids_list"] == [1, 1]
+    relation["Variables"].update({
+        "DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME": "DEM_KDEM", "CONTACT_TAU_ZERO": 2e3,
+        "CONTACT_SIGMA_MIN": 1e3, "CONTACT_INTERNAL_FRICC": 0.5,
+        "ROTATIONAL_MOMENT_COEFFICIENT": 0.0, "IS_UNBREAKABLE": False})
+    with open(path, "w") as f:
+        json.dump(materials, f, indent=1)
+    path = os.path.join(folder, "ProjectParametersDEM.json")
+    with open(path) as f:
+        deck = json.load(f)
+    deck["solver_settings"]["strategy"] = "continuum_sphere_strategy"
+    deck.update({"SearchTolerance": 0.002, "PoissonEffectOption": False,
+                 "ShearStrainParallelToBondOption": False})
+    with open(path, "w") as f:
+        json.dump(deck, f, indent=1)
+    return problem

@@ -79,14 +79,6 @@ def CheckSupported(solver):
     strategy = p["solver_settings"]["strategy"].GetString()
     if strategy not in ("sphere_strategy", "continuum_sphere_strategy"):
         refuse("solver_settings.strategy", f"is \"{strategy}\" (non-smooth contacts)")
-    if solver.model.GetModelPart("ClusterPart").NumberOfElements() > 0:
-        # Rigid clusters run distributed with the sphere strategy
-        # (distributed_clusters.cpp), with checkpoints and sphere inlets; not
-        # with bonds.
-        if strategy != "sphere_strategy":
-            refuse("solver_settings.strategy",
-                   f"is \"{strategy}\" with rigid clusters (ClusterPart): clusters run "
-                   "distributed with \"sphere_strategy\" only")
     # (CleanIndentationsOption runs: every rank shrinks every sphere at the
     # start, before the decomposition, as the serial run does.)
 
