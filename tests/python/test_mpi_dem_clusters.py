@@ -108,8 +108,8 @@ def test_clusters_with_new_bisections_every_20_steps_equal_serial_bitwise(tmp_pa
 
 
 @needs_mpi
-@pytest.mark.parametrize("ranks", [2, 4])
-def test_periodic_clusters_on_ranks_equal_serial_bitwise(tmp_path, ranks):
+@pytest.mark.parametrize("ranks, bonded", [(2, False), (4, False), (4, True)])
+def test_periodic_clusters_on_ranks_equal_serial_bitwise(tmp_path, ranks, bonded):
     # The dense box's 48 clusters and the floor bed's 128 spheres without
     # walls or gravity in the periodic box 176 x 176 x 190 mm
     # (PeriodicDomainOption), thrown at up to 2 m/s: clusters leave through
@@ -118,7 +118,11 @@ def test_periodic_clusters_on_ranks_equal_serial_bitwise(tmp_path, ranks):
     # face has members on both sides), touch across the faces and cross the
     # ranks' cuts. A cluster is owned, sent and held as a ghost by its
     # centre's periodic layer tests (2 D wider), as without a periodic box.
+    # Bonded: the floor a bonded slab at rest (BondFloor: the continuum
+    # strategy; the slab spans the box, bonded across the faces x and y).
     spheres, centres = WritePeriodicClusterBox(tmp_path / "box", steps=STEPS)
+    if bonded:
+        BondFloor(tmp_path / "box", "periodic")
     clusters = len(centres)
     serial = RunBed(tmp_path / "box", tmp_path / "serial.npz")
     distributed = RunBed(tmp_path / "box", tmp_path / "mpi.npz", ranks)
@@ -127,14 +131,19 @@ def test_periodic_clusters_on_ranks_equal_serial_bitwise(tmp_path, ranks):
     AssertSpheresBitwise(serial, distributed)
     table = serial["clusters"]
     np.testing.assert_array_equal(distributed["clusters"], table)
-    assert int(distributed["contacts"]) == int(serial["contacts"]) > 10
+    assert int(distributed["contacts"]) == int(serial["contacts"]) > 5
+    if bonded:
+        bonds, intact = (int(v) for v in serial["bonds"])
+        assert bonds > 2 * spheres and 0 < intact < bonds, serial["bonds"]
+        np.testing.assert_array_equal(distributed["bonds"], serial["bonds"])
     # Clusters crossed the faces: a centre lies a period away from its start
     # plus its displacement (which stays continuous).
     period = np.array([NX * 0.022, NX * 0.022, PERIODIC_HEIGHT])
     centre, displacement = table[:, 1:4], table[:, 17:20]
     wrapped = np.abs(centre - (np.array(centres) + displacement)) > period / 2
     crossed = cluster_owner_changes(distributed, ranks)
-    print(f"periodic clusters, {ranks} ranks: {int(wrapped.any(axis=1).sum())} of {clusters} "
+    print(f"periodic clusters, {ranks} ranks, bonded {bonded}: "
+          f"{int(wrapped.any(axis=1).sum())} of {clusters} "
           f"centres wrapped, {len(crossed)} clusters changed owner, "
           f"{int(distributed['migrations'])} spheres arrived at a new owner")
     assert wrapped.any(axis=1).sum() > 5
