@@ -92,7 +92,12 @@ const char* BondLeverArmsName(BondLeverArms arms);
 enum class BrokenBonds {
   // The model: a frictional contact with the bond's stiffness (the
   // spheres push with k_n where closer than L, the shear spring slides at
-  // μ max(F_n, 0)).
+  // μ max(F_n, 0)) until the crack opens: once the spheres have parted
+  // beyond both L and touch (d > max(L, R_i + R_j)) the pair touches where
+  // the spheres do, k_n (R_i + R_j - d), as unbonded spheres (the rest
+  // length across an initial gap, up to β (R_i + R_j), is the cement's,
+  // which is gone; Kratos likewise drops a parted pair from the initial
+  // neighbours and meets it again as a plain contact).
   kFrictional,
   // Kratos' DEM_Dempack: the normal branch runs first and may break the bond;
   // a bond broken in tension keeps the shear force it had, turned with the

@@ -339,6 +339,7 @@ struct StrategyCheckpointAccess {
     a.Column("Bonds/constants", b.constants);
     a.Column("Bonds/law", b.law);
     a.Column("Bonds/state", b.state);
+    a.Column("Bonds/opened", b.opened);
     a.Value("Bonds/state_stride", b.state_stride);
     a.Column("Bonds/law_state", b.law_state);
     a.Column("Bonds/failure_criterion", b.failure_criterion);

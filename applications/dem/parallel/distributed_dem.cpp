@@ -378,10 +378,10 @@ void DistributedDem::IndexContacts(ExplicitSolverStrategy& s) {
 }
 
 namespace {
-// A bond in a migration message: the keys of its spheres, law, state, the
-// constants, failure criterion, normal force, shear force, moment,
-// direction, then the law's state (state_stride doubles).
-constexpr std::size_t kBondHead = 2 + 2 + sizeof(BondConstants) / sizeof(double) + 1 + 1 + 9;
+// A bond in a migration message: the keys of its spheres, law, state,
+// opened, the constants, failure criterion, normal force, shear force,
+// moment, direction, then the law's state (state_stride doubles).
+constexpr std::size_t kBondHead = 2 + 3 + sizeof(BondConstants) / sizeof(double) + 1 + 1 + 9;
 static_assert(sizeof(BondConstants) % sizeof(double) == 0, "BondConstants holds doubles only");
 }  // namespace
 
@@ -414,9 +414,10 @@ std::vector<std::vector<double>> DistributedDem::PackBonds() const {
       std::vector<double>& h = out[r];
       for (std::uint32_t k = start[i]; k < start[i + 1]; ++k) {
         const std::uint32_t b = of[k];
-        h.insert(h.end(), {static_cast<double>(KeyOfRow(bonds.first[b])),
-                           static_cast<double>(KeyOfRow(bonds.second[b])),
-                           static_cast<double>(bonds.law[b]), static_cast<double>(bonds.state[b])});
+        h.insert(h.end(),
+                 {static_cast<double>(KeyOfRow(bonds.first[b])),
+                  static_cast<double>(KeyOfRow(bonds.second[b])), static_cast<double>(bonds.law[b]),
+                  static_cast<double>(bonds.state[b]), static_cast<double>(bonds.opened[b])});
         const auto* constants = reinterpret_cast<const double*>(&bonds.constants[b]);
         h.insert(h.end(), constants, constants + sizeof(BondConstants) / sizeof(double));
         h.insert(h.end(), {bonds.failure_criterion.size() > b ? bonds.failure_criterion[b] : 0.0,
@@ -460,11 +461,12 @@ void DistributedDem::InstallBonds(const std::vector<std::vector<double>>& out) {
       bonds.first.push_back(i), bonds.second.push_back(j);
       bonds.law.push_back(static_cast<std::uint32_t>(h[2]));
       bonds.state.push_back(static_cast<std::uint8_t>(h[3]));
+      bonds.opened.push_back(static_cast<std::uint8_t>(h[4]));
       BondConstants constants;
-      std::copy(h + 4, h + 4 + sizeof(BondConstants) / sizeof(double),
+      std::copy(h + 5, h + 5 + sizeof(BondConstants) / sizeof(double),
                 reinterpret_cast<double*>(&constants));
       bonds.constants.push_back(constants);
-      const double* cursor = h + 4 + sizeof(BondConstants) / sizeof(double);
+      const double* cursor = h + 5 + sizeof(BondConstants) / sizeof(double);
       bonds.failure_criterion.resize(bonds.first.size() - 1);
       bonds.failure_criterion.push_back(cursor[0]);
       bonds.normal_force.push_back(cursor[1]);

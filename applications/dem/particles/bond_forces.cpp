@@ -107,14 +107,24 @@ BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParamete
   };
 
   // Normal force, compression positive, of the law while the bond holds;
-  // a broken bond pushes with k_n where it is shorter than its rest length.
+  // a broken bond pushes with k_n where it is shorter than its rest length,
+  // and once its crack has opened (BrokenBonds "frictional": the spheres
+  // parted beyond both the rest length and touch, bond_law.h) where the
+  // spheres overlap. The crack opens only for a bond broken before this
+  // step, so that the four-lane pass, which takes bonds intact at the step's
+  // start, and this one agree; the step it opens both forces are zero.
   std::uint8_t& state = bonds.state[b];
-  const double shortening = c.rest_length - distance;
+  double shortening = c.rest_length - distance;
   double normal_criterion = 0.0, shear_criterion = 0.0;
   double normal;
   if (state == kIntact) {
     normal = Law::Normal(law, c, shortening, law_state, state, normal_criterion);
   } else {
+    if (bonds.broken_bonds == BrokenBonds::kFrictional) {
+      const double touch = p.radius[i] + p.radius[j];
+      if (distance > std::max(c.rest_length, touch)) bonds.opened[b] = 1;
+      if (bonds.opened[b]) shortening = touch - distance;
+    }
     normal = shortening > 0.0 ? c.normal_stiffness * shortening : 0.0;
   }
   const bool intact = state == kIntact;
@@ -753,6 +763,7 @@ BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleS
   bonds.force.resize(m), bonds.elastic.resize(elastic ? m : 0), bonds.torque_second.resize(m);
   bonds.damping_power.resize(powers ? m : 0), bonds.friction_power.resize(powers ? m : 0);
   bonds.failure_criterion.resize(m);
+  bonds.opened.resize(m, 0);  // bonds made without the column (C++ tests)
   // The lanes take the arms on the line of centres and frictional broken
   // bonds; Kratos' arms and broken bonds go one by one.
   lanes = lanes && BondLanesAvailable() && bonds.lever_arms == BondLeverArms::kCentres &&

@@ -89,8 +89,9 @@ void ContinuumBonds::Renumber(const std::vector<std::uint32_t>& new_index) {
   });
   PermuteSlots(law_state, state_stride, size(), kept);  // by the old size: before `first`
   Permute(first, kept), Permute(second, kept), Permute(constants, kept), Permute(law, kept);
-  Permute(state, kept), Permute(normal_force, kept), Permute(shear_force, kept);
-  Permute(moment, kept), Permute(direction, kept), Permute(failure_criterion, kept);
+  Permute(state, kept), Permute(opened, kept), Permute(normal_force, kept);
+  Permute(shear_force, kept), Permute(moment, kept), Permute(direction, kept);
+  Permute(failure_criterion, kept);
   row_start.clear();  // AddBondForces indexes the new numbering
 }
 
@@ -318,6 +319,7 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
   }
   bonds.failure_criterion.assign(m, 0.0);
   bonds.state.assign(m, static_cast<std::uint8_t>(BondState::kIntact));
+  bonds.opened.assign(m, 0);
   bonds.normal_force.assign(m, 0.0);
   bonds.shear_force.assign(m, Array3{});
   bonds.moment.assign(m, Array3{});

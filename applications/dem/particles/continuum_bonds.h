@@ -14,7 +14,8 @@
 // bonded pair stays bonded for the whole run, broken or not: the search
 // leaves it out of the contact candidates (DropBondedPairs) and the bond law
 // gives its force, as Kratos keeps a continuum particle's initial neighbours
-// under their continuum law; a broken bond is a frictional contact, or
+// under their continuum law; a broken bond is a frictional contact (at its
+// rest length until the crack opens, then where the spheres touch), or
 // carries what Kratos' DEM_Dempack leaves it (BrokenBonds, bond_law.h).
 //
 // The bonds are evaluated row by row of their first sphere (the list is
@@ -48,6 +49,10 @@ struct ContinuumBonds {
   std::vector<std::uint32_t> law;  // the material pair's BondTable::Index
   // ---- history
   std::vector<std::uint8_t> state;  // BondState
+  // 1 once a broken bond's crack has opened (BrokenBonds "frictional": its
+  // spheres parted beyond both the rest length and touch); from then on the
+  // pair touches where the spheres do, not at the bond's rest length.
+  std::vector<std::uint8_t> opened;
   // Each bond's law state (bond_laws.h: kStateSize doubles of its law), in
   // state_stride slots (the largest state of the laws in use), slot by slot:
   // slot k of bond b at law_state[k * size() + b]. The bond pass loads a slot

@@ -2,13 +2,13 @@
 // registered when the library loaded; this adds its elements and conditions),
 // and binds the DEM strategy, its settings, the particle rows and the contact
 // law helpers that the Python stage (tessera.dem.DEMAnalysisStage) and tests use.
-#include <algorithm>
-#include <array>
-#include <vector>
-
 #include <pybind11/numpy.h>
 #include <pybind11/pybind11.h>
 #include <pybind11/stl.h>
+
+#include <algorithm>
+#include <array>
+#include <vector>
 
 #include "applications/dem/contact_laws/bond_law_path.h"
 #include "applications/dem/contact_laws/bond_laws.h"
@@ -467,6 +467,7 @@ void BindStrategy(py::module_& m) {
               d["elements"] = py::make_tuple(p.element_id[b.first[k]], p.element_id[b.second[k]]);
               d["rows"] = py::make_tuple(b.first[k], b.second[k]);
               d["state"] = static_cast<int>(b.state[k]);
+              d["opened"] = static_cast<bool>(b.opened[k]);
               d["rest_length"] = b.constants[k].rest_length;
               d["area"] = b.constants[k].area;
               d["normal_stiffness"] = b.constants[k].normal_stiffness;
@@ -485,7 +486,8 @@ void BindStrategy(py::module_& m) {
             return out;
           },
           "The bonds of the continuum strategy, sorted by row pair: elements (ids), rows, state "
-          "(0 intact, 2 broken in shear, 4 broken in tension: Kratos' failure ids), "
+          "(0 intact, 2 broken in shear, 4 broken in tension: Kratos' failure ids), opened "
+          "(a broken bond whose spheres parted: BrokenBonds), "
           "rest_length, area, the stiffnesses and dashpots, and of the last evaluation the "
           "normal force (compression positive), shear_force and moment on the first sphere, "
           "sigma = F_n / A and tau = |F_t| / A")
@@ -497,6 +499,7 @@ void BindStrategy(py::module_& m) {
             d["first"] = Rows(b.first);
             d["second"] = Rows(b.second);
             d["state"] = Rows(b.state);
+            d["opened"] = Rows(b.opened);
             d["normal_force"] = Rows(b.normal_force);
             py::array_t<double> sigma(static_cast<py::ssize_t>(b.size()));
             py::array_t<double> tau(static_cast<py::ssize_t>(b.size()));
@@ -520,7 +523,8 @@ void BindStrategy(py::module_& m) {
             d["direction"] = direction;
             return d;
           },
-          "The bonds as arrays (for output): first and second (rows), state, normal_force, sigma, "
+          "The bonds as arrays (for output): first and second (rows), state, opened (1 once a "
+          "broken bond's spheres parted: BrokenBonds), normal_force, sigma, "
           "tau, failure_criterion (thesis 5.44), area, rest_length, direction (first to second, of "
           "the last evaluation or the creation); see Bonds()")
       .def("NumberOfBonds", [](const ExplicitSolverStrategy& s) { return s.Bonds().size(); })

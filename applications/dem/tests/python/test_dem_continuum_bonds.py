@@ -340,6 +340,45 @@ def test_a_broken_bond_pushes_but_does_not_pull():
     assert strategy.NumberOfIntactBonds() == 0
 
 
+def test_a_broken_bond_whose_spheres_parted_touches_only_where_they_touch():
+    # BrokenBonds "frictional" (contact_laws/bond_law.h): a broken bond pushes
+    # with k_n (L - d) while its spheres stay closer than its rest length L;
+    # once they have parted beyond both L and touch 2R, the crack is open and
+    # they meet again as unbonded spheres: k_n (2R - d) where d < 2R, nothing
+    # between 2R and L (the bond's gap g). No damping (restitution 1): the
+    # force is the spring's, to rounding (1e-12).
+    gap = 0.2 * R
+    model, spheres, grain = BondedMaterial(1.0, LINEAR)  # no strength: the first pull breaks it
+    BondedSphere(spheres, 1, (-R - 0.5 * gap, 0.0, 0.0), grain, velocity=(-0.1, 0.0, 0.0))
+    BondedSphere(spheres, 2, (R + 0.5 * gap, 0.0, 0.0), grain)
+    settings = Settings(DT, "Velocity_Verlet", tolerance=gap)
+    settings.continuum = True
+    strategy = Started(spheres, settings)
+    (bond,) = strategy.Bonds()
+    rest, k_n = bond["rest_length"], bond["normal_stiffness"]
+    assert rest == pytest.approx(2 * R + gap, rel=1e-12)
+    Run(strategy, 20, DT)
+    (bond,) = strategy.Bonds()
+    assert bond["state"] == 4 and bond["opened"]
+    assert strategy.BondArrays()["opened"].tolist() == [1]
+    # Back towards the other sphere, through the bond's gap and into contact.
+    strategy.Particles.SetVelocity(0, [1.0, 0.0, 0.0])
+    strategy.Particles.SetVelocity(1, [0.0, 0.0, 0.0])
+    distances, forces = [], []
+
+    def Record(time):
+        p = np.asarray(strategy.Particles.position)
+        distances.append(np.linalg.norm(p[1] - p[0]))
+        forces.append(strategy.Bonds()[0]["normal_force"])
+    Run(strategy, 3000, DT, start_time=20 * DT, on_step=Record)
+    distances, forces = np.array(distances), np.array(forces)
+    in_gap = (distances < rest) & (distances > 2 * R)
+    touching = distances < 2 * R
+    assert in_gap.sum() > 10 and touching.sum() > 10
+    assert (forces[in_gap] == 0.0).all()
+    np.testing.assert_allclose(forces[touching], k_n * (2 * R - distances[touching]), rtol=1e-12)
+
+
 def test_only_spheres_of_one_cohesive_group_are_bonded():
     for groups in ((1, 2), (0, 0)):
         _, strategy = BondedPair(groups=groups)
