@@ -28,7 +28,7 @@ from tessera.parallel import MpiSkipReason, RunPython
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpi_dem_bodies_case import AddFreeLid, MakeFloorSticky  # noqa: E402
 from mpi_dem_case import AddInlet, AssertSpheresBitwise, WriteBed, WriteBondedSpecimen  # noqa: E402
-from mpi_dem_clusters_case import WriteClusterBox  # noqa: E402
+from mpi_dem_clusters_case import BondFloor, WriteClusterBox  # noqa: E402
 
 RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_checkpoint_run.py")
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
@@ -63,7 +63,8 @@ def write_case(case, folder):
     every 20 steps, so that ranks own, at the checkpoint, clusters they did
     not hold at the start (each cluster's state in its owner's file, its
     element and centre node made again on continuing); the same under the
-    bed's inlet. Returns the number of spheres at the start."""
+    bed's inlet, and on a bonded floor (continuum strategy, BondFloor).
+    Returns the number of spheres at the start."""
     if case == "bonded":
         return WriteBondedSpecimen(folder, steps=STEPS)
     if case.startswith("clusters"):
@@ -72,6 +73,8 @@ def write_case(case, folder):
             keys={"mpi_settings": {"rebalance_every": 20, "imbalance_threshold": 1.0}})
         if case == "clusters_inlet":
             AddInlet(folder, nx=8, ny=8, nz=8, stop=0.03)
+        if case == "clusters_bonded":
+            BondFloor(folder)
         return spheres + 3 * clusters
     scheme = "Symplectic_Euler" if case == "sticky" else "Velocity_Verlet"
     count = WriteBed(folder, steps=STEPS, keys={"TranslationalIntegrationScheme": scheme})
@@ -86,7 +89,7 @@ def write_case(case, folder):
 
 @needs_mpi
 @pytest.mark.parametrize("case", ["bed", "inlet", "bonded", "lid", "sticky", "clusters",
-                                  "clusters_inlet"])
+                                  "clusters_inlet", "clusters_bonded"])
 def test_distributed_run_continued_from_checkpoint_is_bitwise_the_uninterrupted_run(tmp_path, case):
     folder = tmp_path / case
     count = write_case(case, folder)
@@ -181,7 +184,8 @@ def test_bed_continued_on_another_rank_count_is_bitwise_the_uninterrupted_run(tm
 
 
 @needs_mpi
-@pytest.mark.parametrize("case", ["inlet", "bonded", "sticky", "lid", "clusters", "clusters_inlet"])
+@pytest.mark.parametrize("case", ["inlet", "bonded", "sticky", "lid", "clusters", "clusters_inlet",
+                                  "clusters_bonded"])
 def test_bodies_continued_on_another_rank_count_are_bitwise_the_uninterrupted_run(tmp_path, case):
     """The bed with an inlet injecting on both sides of the checkpoint (the
     inlets' state alike on every rank; new spheres take keys after every

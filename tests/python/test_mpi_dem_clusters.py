@@ -4,7 +4,9 @@ mpi_dem_clusters_case.py, three-sphere clusters (48 or 75) thrown at up to
 1 m/s and 30 rad/s above a floor bed of 128 spheres, hitting each other,
 the spheres and the walls, for 1,000 steps, on 2 and 4 ranks; once with a
 new bisection every 20 steps; with the bed's inlet injecting spheres among
-the clusters (and that serial run alone).
+the clusters (and that serial run alone); in a periodic box without walls,
+clusters crossing its faces; falling onto a bonded floor (the continuum
+strategy), also through `tessera run` with the bonds' VTK file.
 
 Bitwise because the design is (docs/architecture.md, "Distributed DEM"):
 a cluster and its members are owned by the rank whose box holds the
@@ -33,7 +35,8 @@ from tessera.parallel import MpirunCommand, MpirunEnvironment, MpiSkipReason
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpi_dem_case import AddInlet, AssertSpheresBitwise, RunBed  # noqa: E402
-from mpi_dem_clusters_case import WriteClusterBox  # noqa: E402
+from mpi_dem_clusters_case import (NX, PERIODIC_HEIGHT, BondFloor, WriteClusterBox,  # noqa: E402
+                                   WritePeriodicClusterBox)
 
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
 STEPS = 1000
@@ -104,6 +107,81 @@ def test_clusters_with_new_bisections_every_20_steps_equal_serial_bitwise(tmp_pa
     assert int(distributed["migrations"]) > 100
 
 
+@needs_mpi
+@pytest.mark.parametrize("ranks, bonded", [(2, False), (4, False), (4, True)])
+def test_periodic_clusters_on_ranks_equal_serial_bitwise(tmp_path, ranks, bonded):
+    # The dense box's 48 clusters and the floor bed's 128 spheres without
+    # walls or gravity in the periodic box 176 x 176 x 190 mm
+    # (PeriodicDomainOption), thrown at up to 2 m/s: clusters leave through
+    # the faces and come back through the opposite ones, their members
+    # wrapped one by one and their centres on their own (a cluster across a
+    # face has members on both sides), touch across the faces and cross the
+    # ranks' cuts. A cluster is owned, sent and held as a ghost by its
+    # centre's periodic layer tests (2 D wider), as without a periodic box.
+    # Bonded: the floor a bonded slab at rest (BondFloor: the continuum
+    # strategy; the slab spans the box, bonded across the faces x and y).
+    spheres, centres = WritePeriodicClusterBox(tmp_path / "box", steps=STEPS)
+    if bonded:
+        BondFloor(tmp_path / "box", "periodic")
+    clusters = len(centres)
+    serial = RunBed(tmp_path / "box", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "box", tmp_path / "mpi.npz", ranks)
+    assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == STEPS
+    assert len(serial["ids"]) == spheres + 3 * clusters
+    AssertSpheresBitwise(serial, distributed)
+    table = serial["clusters"]
+    np.testing.assert_array_equal(distributed["clusters"], table)
+    assert int(distributed["contacts"]) == int(serial["contacts"]) > 5
+    if bonded:
+        bonds, intact = (int(v) for v in serial["bonds"])
+        assert bonds > 2 * spheres and 0 < intact < bonds, serial["bonds"]
+        np.testing.assert_array_equal(distributed["bonds"], serial["bonds"])
+    # Clusters crossed the faces: a centre lies a period away from its start
+    # plus its displacement (which stays continuous).
+    period = np.array([NX * 0.022, NX * 0.022, PERIODIC_HEIGHT])
+    centre, displacement = table[:, 1:4], table[:, 17:20]
+    wrapped = np.abs(centre - (np.array(centres) + displacement)) > period / 2
+    crossed = cluster_owner_changes(distributed, ranks)
+    print(f"periodic clusters, {ranks} ranks, bonded {bonded}: "
+          f"{int(wrapped.any(axis=1).sum())} of {clusters} "
+          f"centres wrapped, {len(crossed)} clusters changed owner, "
+          f"{int(distributed['migrations'])} spheres arrived at a new owner")
+    assert wrapped.any(axis=1).sum() > 5
+    assert len(crossed) > 0
+    assert (centre >= 0.0).all() and (centre < period).all()
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks, keys", [(2, {}), (4, {}), (4, REBALANCED)])
+def test_clusters_on_a_bonded_floor_on_ranks_equal_serial_bitwise(tmp_path, ranks, keys):
+    # The dense box with the continuum strategy: its floor of 128 spheres a
+    # bonded slab (KDEM, weak: 20 kPa shear, 10 kPa tension), the 48
+    # clusters falling onto it; the floor's spheres thrown at up to 1 m/s
+    # break about a third of its 275 bonds. Bonds go with their spheres and
+    # clusters with their centres' owner, both through the same search hooks
+    # (PackBonds, PackClusters), cluster members never bonded.
+    spheres, clusters = WriteClusterBox(tmp_path / "box", steps=STEPS, **BOXES["dense"], keys=keys)
+    BondFloor(tmp_path / "box")
+    serial = RunBed(tmp_path / "box", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "box", tmp_path / "mpi.npz", ranks)
+    assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == STEPS
+    assert len(serial["ids"]) == spheres + 3 * clusters
+    AssertSpheresBitwise(serial, distributed)
+    np.testing.assert_array_equal(distributed["clusters"], serial["clusters"])
+    bonds, intact = (int(v) for v in serial["bonds"])
+    assert bonds > 2 * spheres and 0 < intact < bonds, serial["bonds"]
+    np.testing.assert_array_equal(distributed["bonds"], serial["bonds"])
+    assert int(distributed["contacts"]) == int(serial["contacts"])
+    # Clusters reached the floor (a centre within one cluster's reach,
+    # 17 mm, of the floor's top at about 45 mm) and changed owner.
+    assert serial["clusters"][:, 3].min() < 0.062
+    crossed = cluster_owner_changes(distributed, ranks)
+    print(f"bonded floor, {ranks} ranks {keys}: {bonds} bonds, {bonds - intact} broken, "
+          f"{len(crossed)} of {clusters} clusters changed owner, lowest centre "
+          f"{serial['clusters'][:, 3].min():.4f} m")
+    assert len(crossed) > 0
+
+
 def test_a_serial_run_with_clusters_and_an_inlet_gives_injected_spheres_free_ids(tmp_path):
     # The reference of the test below, serial (no MPI needed): the members
     # the strategy makes at Initialize take ids after every id read, the
@@ -165,21 +243,26 @@ def _tessera_run(folder, ranks, timeout=120):
 
 
 @needs_mpi
-@pytest.mark.parametrize("edit, key", [
-    (lambda deck: (deck["solver_settings"].update(strategy="continuum_sphere_strategy"),
-                   # (the continuum strategy's own refusals come first)
-                   deck.update(PoissonEffectOption=False,
-                               ShearStrainParallelToBondOption=False)),
-     "'solver_settings.strategy'"),
-    (lambda deck: deck.update(PeriodicDomainOption=True, BoundingBoxOption=True),
-     "'PeriodicDomainOption'"),
-])
-def test_what_clusters_do_not_run_distributed_with_is_an_error_naming_the_key(tmp_path, edit, key):
-    WriteClusterBox(tmp_path / "box", steps=10, keys={"parallel_type": "MPI"})
+def test_tessera_run_of_clusters_on_a_bonded_floor_writes_its_bonds_once(tmp_path):
+    # The deck's way in (`tessera run` under mpirun: the stage's own checks,
+    # which refused clusters with the continuum strategy before): the bonded
+    # floor under the clusters, 100 steps, VTK output with the bonds'
+    # file (ContactMeshOption): each of the floor's bonds once.
+    WriteClusterBox(tmp_path / "box", steps=100, **BOXES["dense"], keys={"parallel_type": "MPI"})
+    BondFloor(tmp_path / "box")
     path, deck = _deck(tmp_path / "box")
-    edit(deck)
+    deck.update(post_vtk_option=True, ContactMeshOption=True, OutputTimeStep=100 * 5e-5 * (1 - 1e-9))
     with open(path, "w") as f:
         json.dump(deck, f)
     result = _tessera_run(tmp_path / "box", ranks=2)
-    assert result.returncode != 0
-    assert key in result.stderr and "rigid clusters (ClusterPart)" in result.stderr, result.stderr
+    assert result.returncode == 0, result.stdout + result.stderr
+    text = (tmp_path / "box" / "bed_Post_Files" / "bed_bonds_1.vtk").read_text().split()
+    lines = int(text[text.index("LINES") + 1])
+    points = int(text[text.index("POINTS") + 1])
+    start = text.index("element_id") + 5
+    ids = np.array(text[start:start + points], dtype=np.int64)
+    assert points == 128 + 3 * 48 and len(np.unique(ids)) == points  # every sphere once, members too
+    cells = np.array(text[text.index("LINES") + 3:][:3 * lines], dtype=np.int64).reshape(lines, 3)
+    pairs = {tuple(sorted(p)) for p in ids[cells[:, 1:]].tolist()}
+    assert len(pairs) == lines > 2 * 128  # no bond twice
+    assert max(max(p) for p in pairs) <= 128  # bonds between floor spheres (ids 1 to 128) only

@@ -183,12 +183,6 @@ void DistributedDem::Start(bool restored) {
     TESSERA_ERROR("\"parallel_type\": \"MPI\": ", what,
                   " does not run distributed yet (the DEM explicit strategy does without it)");
   };
-  if (!s_.clusters_.empty() && !s_.bonds_.empty())
-    refuse("rigid clusters (ClusterPart) with bonded spheres");
-  // Periodic domains run distributed with spheres and bonds (periodic_layer.h);
-  // clusters across the periodic faces are not tested distributed.
-  if (!s_.clusters_.empty() && st.periodic)
-    refuse("rigid clusters (ClusterPart) in a periodic domain (\"PeriodicDomainOption\")");
   if (!s_.registered_materials_.empty() && inlets_ == nullptr)
     refuse("particle inlets not handed to DistributedDem::AdoptInlets");
 

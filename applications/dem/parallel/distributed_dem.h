@@ -66,7 +66,9 @@
 // images are near several faces of a rank's box included, and a rank whose
 // box spans the period in a direction holds its own spheres' images there
 // as the serial run does. Migration follows the wrap (the strategy wraps
-// before the search hooks).
+// before the search hooks). A rigid cluster's centre is wrapped on its own
+// (its members one by one), and its members' decisions are taken on it, so
+// a cluster straddling a face goes whole to the ranks across it.
 //
 // Rigid clusters (distributed_clusters.cpp): a cluster is owned by the rank
 // whose box holds its centre, and its member spheres with it (every decision

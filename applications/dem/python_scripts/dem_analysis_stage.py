@@ -760,7 +760,9 @@ class DEMAnalysisStage(AnalysisStage):
                 process = BondVtkOutputProcess(
                     self.GetStrategy, self.model.GetModelPart("SpheresPart"),
                     self.DEM_parameters["OutputTimeStep"].GetDouble(),
-                    self.OutputPath(f"{self.problem_name}_Post_Files"), f"{self.problem_name}_bonds")
+                    self.OutputPath(f"{self.problem_name}_Post_Files"), f"{self.problem_name}_bonds",
+                    distributed=(lambda: (self._GetSolver().distributed, self.communicator))
+                    if self.parallel_type == "MPI" else None)
                 self._list_of_output_processes.append(process)
                 self._list_of_processes.append(process)
 

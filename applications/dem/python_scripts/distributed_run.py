@@ -79,25 +79,8 @@ def CheckSupported(solver):
     strategy = p["solver_settings"]["strategy"].GetString()
     if strategy not in ("sphere_strategy", "continuum_sphere_strategy"):
         refuse("solver_settings.strategy", f"is \"{strategy}\" (non-smooth contacts)")
-    if strategy == "continuum_sphere_strategy" and p["post_vtk_option"].GetBool():
-        # The bonds' VTK file (bond_vtk_output.py) would hold each rank's
-        # bonds, ghosts' included.
-        refuse("post_vtk_option", "is true with the continuum strategy (the bonds' VTK output)")
-    if solver.model.GetModelPart("ClusterPart").NumberOfElements() > 0:
-        # Rigid clusters run distributed with the sphere strategy
-        # (distributed_clusters.cpp), with checkpoints and sphere inlets; not
-        # with bonds.
-        if strategy != "sphere_strategy":
-            refuse("solver_settings.strategy",
-                   f"is \"{strategy}\" with rigid clusters (ClusterPart): clusters run "
-                   "distributed with \"sphere_strategy\" only")
     # (CleanIndentationsOption runs: every rank shrinks every sphere at the
     # start, before the decomposition, as the serial run does.)
-    if p["PeriodicDomainOption"].GetBool():
-        # Periodic domains run distributed with spheres (periodic_layer.h);
-        # with rigid clusters they are not tested distributed.
-        if solver.model.GetModelPart("ClusterPart").NumberOfElements() > 0:
-            refuse("PeriodicDomainOption", "is true with rigid clusters (ClusterPart)")
 
 
 def RejectPiecewiseOutput(processes):
