@@ -140,6 +140,10 @@ def main():
                         help="Ø50 × 100 mm, platens at 0.05 m/s, two confinements (minutes)")
     parser.add_argument("--folder", default="v5_3_results")
     parser.add_argument("--skip-triaxial", action="store_true")
+    parser.add_argument("--skip-ucs", action="store_true",
+                        help="no UCS test (and no stability check): the triaxial tests only")
+    parser.add_argument("--confinements", type=str, default=None,
+                        help="MPa, comma-separated (default: 1.5,4.5,9,30,60; --quick 1.5,60)")
     parser.add_argument("--platen-velocity", type=float, default=None,
                         help="m/s, each platen (default: the thesis' 0.002; --quick 0.05)")
     args = parser.parse_args()
@@ -147,26 +151,30 @@ def main():
     results = {"quick": args.quick}
     failures = []
 
-    rejected, message, critical = StabilityCheck(args)
-    results["unstable_time_step_check"] = {"delta_time": UNSTABLE_DT, "rejected": rejected,
-                                           "message": message}
-    print(f"Δt {UNSTABLE_DT:g} s: {'rejected' if rejected else 'NOT rejected'}: {message}",
-          flush=True)
-    if not rejected:
-        failures.append(f"Δt {UNSTABLE_DT:g} s was not rejected (critical step {critical:.3g} s)")
+    if not args.skip_ucs:
+        rejected, message, critical = StabilityCheck(args)
+        results["unstable_time_step_check"] = {"delta_time": UNSTABLE_DT, "rejected": rejected,
+                                               "message": message}
+        print(f"Δt {UNSTABLE_DT:g} s: {'rejected' if rejected else 'NOT rejected'}: {message}",
+              flush=True)
+        if not rejected:
+            failures.append(f"Δt {UNSTABLE_DT:g} s was not rejected (critical step "
+                            f"{critical:.3g} s)")
 
-    ucs = RunTest("UCS", args)
-    results["UCS"] = ucs
-    peak = ucs.get("peak_stress", float("nan"))
-    error = (peak - F_C) / F_C
-    results["UCS"]["peak_over_f_c"] = peak / F_C
-    print(f"UCS peak {peak / 1e6:.2f} MPa against f_c {F_C / 1e6:.1f} MPa: {100 * error:+.1f} % "
-          f"(band ±{100 * F_C_BAND:.0f} %)", flush=True)
-    if not abs(error) <= F_C_BAND:
-        failures.append(f"UCS peak {peak / 1e6:.2f} MPa outside f_c ±{100 * F_C_BAND:.0f} %")
+        ucs = RunTest("UCS", args)
+        results["UCS"] = ucs
+        peak = ucs.get("peak_stress", float("nan"))
+        error = (peak - F_C) / F_C
+        results["UCS"]["peak_over_f_c"] = peak / F_C
+        print(f"UCS peak {peak / 1e6:.2f} MPa against f_c {F_C / 1e6:.1f} MPa: "
+              f"{100 * error:+.1f} % (band ±{100 * F_C_BAND:.0f} %)", flush=True)
+        if not abs(error) <= F_C_BAND:
+            failures.append(f"UCS peak {peak / 1e6:.2f} MPa outside f_c ±{100 * F_C_BAND:.0f} %")
 
     if not args.skip_triaxial:
         confinements = (CONFINEMENTS[0], CONFINEMENTS[-1]) if args.quick else CONFINEMENTS
+        if args.confinements:
+            confinements = tuple(1e6 * float(p) for p in args.confinements.split(","))
         peaks = []
         for p in confinements:
             summary = RunTest("triaxial", args, p)
