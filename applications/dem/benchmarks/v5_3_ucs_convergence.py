@@ -4,7 +4,8 @@ time step's stability; the UCS peak against the laboratory's f_c; triaxial
 peaks rising with the confinement.
 
     PYTHONPATH=build/python OMP_NUM_THREADS=2 /usr/bin/python3 \
-        applications/dem/benchmarks/v5_3_ucs_convergence.py [--quick] [--folder DIR]
+        applications/dem/benchmarks/v5_3_ucs_convergence.py [--quick] [--folder DIR] \
+        [--platen-velocity V] [--skip-ucs] [--skip-triaxial] [--confinements 1.5,4.5]
 
 What it does, in order:
 1. Generates the specimen (tessera.dem.specimen) and asks the virtual
@@ -17,7 +18,11 @@ What it does, in order:
    stress with f_c = 32.8 MPa (the thesis shows agreement after calibration
    but prints no peak; band ±15 %).
 3. Runs triaxial tests at the confinements 1.5, 4.5, 9, 30 and 60 MPa (Figs.
-   5.28-5.29): the peak axial stress must rise with the confinement.
+   5.28-5.29; `--confinements` for others): the peak axial stress must rise
+   with the confinement. The lab confines laterally by the thesis' forces
+   along the current radii and axially through its servo-controlled
+   platens (tessera.dem.virtual_lab, _PrepareConfinement). `--skip-ucs`
+   runs the triaxial tests alone (no stability check either).
 
 Parameters: Table 5.5 (tessera.dem.virtual_lab.DEFAULT_MATERIAL) with V5.3's
 damping (restitution 0.0015 read as ξ = 0.90: MaterialV53) and no damage law

@@ -23,12 +23,16 @@ What a run does:
    within the range β of the material, BOND_RANGE_BETA; sections by VPAC).
 3. Loads it:
    - UCS: the platens approach at `platen_velocity` each;
-   - triaxial: first the confinement p, as forces F = γ p π R_i² on the
-     lateral spheres (radial, inward) and on the end spheres (axial), ramped
-     over `confinement_time` and held (thesis §5.5; γ = the face's area over
-     Σ π R_i² of its spheres), then the platens as in UCS;
-   - hydrostatic: the confinement on every surface sphere ramped to p, no
-     platens moving;
+   - triaxial: first the confinement p, ramped over `confinement_time` and
+     held: laterally the thesis' forces F = γ p π R_i² (§5.5; γ = the
+     lateral area over Σ π R_i² of the spheres that carry them), each along
+     its sphere's current radius toward the axis (_PrepareConfinement);
+     axially through the platens, servo-controlled to the force p × section
+     (_ServoGain, _MovePlatens) over the ramp and SERVO_HOLD_FRACTION of
+     `confinement_time` more, as the cell's oil loads the laboratory's
+     platens (the thesis' axial forces on the end spheres crushed the end
+     layers: _PrepareConfinement); then the platens as in UCS;
+   - hydrostatic: the same confinement, the platens' servo holding p to the end;
    - oedometric: the lateral surface held radially (each lateral sphere's
      distance from the axis kept at its initial value, its radial velocity
      removed, before every step: a rigid, frictionless sleeve that touches
@@ -36,19 +40,22 @@ What a run does:
    - BTS (Brazilian): a disc compressed across its diameter by the platens.
 4. Samples, every `sample_steps` steps: time, axial strain (of a cylinder:
    the approach of the mean heights of its two end layers of spheres over
-   their initial distance, the thesis' strain from particle positions; of a
-   disc: the platens' approach over the diameter), compression positive; the
-   platens' approach over the initial height; lateral strain
+   their initial distance, the thesis' strain from particle positions (5.40);
+   of a disc: the platens' approach over the diameter), compression
+   positive; the platens' approach over the initial height (their actual
+   travel: an LVDT between them); lateral strain
    (minus the mean radial displacement of the lateral spheres over their
    initial radial position: compression positive), volumetric strain
    (axial + 2 lateral), axial stress (the platens' mean force over the
-   section, plus the confinement), confinement, intact bonds and bonds
+   section; with the confinement, which the platens carry), confinement,
+   intact bonds and bonds
    broken in tension and in shear.
 5. Writes <name>.csv (those columns), <name>.png (the stress–strain curve
    with the peak marked; matplotlib) and <name>_summary.json (E: the slope of
-   axial stress against axial strain between 10 % and 50 % of the peak, by
+   axial stress against axial strain between 10 % and 50 % of the peak (of
+   a triaxial test: of the rise above the stress at the platens' start), by
    least squares; ν: minus the slope of lateral over axial strain there;
-   peak stress and the strain at peak; the specimen's porosity and
+   peak stress, the strain and the platens' strain at peak; the specimen's porosity and
    coordination number; for BTS the tensile strength 2 P / (π D t)).
 """
 import copy
@@ -435,7 +442,7 @@ class VirtualLaboratory:
         """The magnitudes F = γ p π R_i² of the lateral spheres' forces for p
         = 1 (thesis §5.5), by sphere id - 1; _Confine points each at the axis
         from where its sphere is at that step. Forces fixed in the directions
-        of the initial positions (as before 2026-11-30) are dead loads: a
+        of the initial positions are dead loads: a
         rigid rotation φ of the specimen about its axis turns each into a
         torque r F sin φ that drives the rotation on, a rotational stiffness
         -p 2π R² H that nothing restrains (the platens are frictionless); the
