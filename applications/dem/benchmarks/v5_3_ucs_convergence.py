@@ -36,8 +36,8 @@ holds on every cut). It is long: the UCS at 0.002 m/s peaked after 858,000
 steps and stopped (0.7 of the peak) at 866,000, 84 minutes on one thread of
 a loaded 2-core host (about 2.3 ms a step idle); each test prints its steps
 and cost per step; --platen-velocity 0.02 needs ten times fewer (the
-triaxial test at 1.5 MPa: 174,000 steps, 31 minutes on one thread of the
-loaded host; higher confinements peak later). --quick:
+triaxial tests at 1.5 and 4.5 MPa: 174,000 and 280,000 steps, 31 and 37
+minutes on one thread of the loaded host; higher confinements peak later). --quick:
 Ø50 × 100 mm with the same sphere size (a few hundred spheres), platens at
 0.05 m/s, triaxial at 1.5 and 60 MPa only: a few minutes; its numbers show
 that the chain runs, they are not the thesis' convergence result.
