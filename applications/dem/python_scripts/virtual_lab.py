@@ -23,12 +23,16 @@ What a run does:
    within the range β of the material, BOND_RANGE_BETA; sections by VPAC).
 3. Loads it:
    - UCS: the platens approach at `platen_velocity` each;
-   - triaxial: first the confinement p, as forces F = γ p π R_i² on the
-     lateral spheres (radial, inward) and on the end spheres (axial), ramped
-     over `confinement_time` and held (thesis §5.5; γ = the face's area over
-     Σ π R_i² of its spheres), then the platens as in UCS;
-   - hydrostatic: the confinement on every surface sphere ramped to p, no
-     platens moving;
+   - triaxial: first the confinement p, ramped over `confinement_time` and
+     held: laterally the thesis' forces F = γ p π R_i² (§5.5; γ = the
+     lateral area over Σ π R_i² of the spheres that carry them), each along
+     its sphere's current radius toward the axis (_PrepareConfinement);
+     axially through the platens, servo-controlled to the force p × section
+     (_ServoGain, _MovePlatens) over the ramp and SERVO_HOLD_FRACTION of
+     `confinement_time` more, as the cell's oil loads the laboratory's
+     platens (the thesis' axial forces on the end spheres crushed the end
+     layers: _PrepareConfinement); then the platens as in UCS;
+   - hydrostatic: the same confinement, the platens' servo holding p to the end;
    - oedometric: the lateral surface held radially (each lateral sphere's
      distance from the axis kept at its initial value, its radial velocity
      removed, before every step: a rigid, frictionless sleeve that touches
@@ -36,19 +40,22 @@ What a run does:
    - BTS (Brazilian): a disc compressed across its diameter by the platens.
 4. Samples, every `sample_steps` steps: time, axial strain (of a cylinder:
    the approach of the mean heights of its two end layers of spheres over
-   their initial distance, the thesis' strain from particle positions; of a
-   disc: the platens' approach over the diameter), compression positive; the
-   platens' approach over the initial height; lateral strain
+   their initial distance, the thesis' strain from particle positions (5.40);
+   of a disc: the platens' approach over the diameter), compression
+   positive; the platens' approach over the initial height (their actual
+   travel: an LVDT between them); lateral strain
    (minus the mean radial displacement of the lateral spheres over their
    initial radial position: compression positive), volumetric strain
    (axial + 2 lateral), axial stress (the platens' mean force over the
-   section, plus the confinement), confinement, intact bonds and bonds
+   section; with the confinement, which the platens carry), confinement,
+   intact bonds and bonds
    broken in tension and in shear.
 5. Writes <name>.csv (those columns), <name>.png (the stress–strain curve
    with the peak marked; matplotlib) and <name>_summary.json (E: the slope of
-   axial stress against axial strain between 10 % and 50 % of the peak, by
+   axial stress against axial strain between 10 % and 50 % of the peak (of
+   a triaxial test: of the rise above the stress at the platens' start), by
    least squares; ν: minus the slope of lateral over axial strain there;
-   peak stress and the strain at peak; the specimen's porosity and
+   peak stress, the strain and the platens' strain at peak; the specimen's porosity and
    coordination number; for BTS the tensile strength 2 P / (π D t)).
 """
 import copy
@@ -73,6 +80,13 @@ TESTS = ("UCS", "triaxial", "hydrostatic", "oedometric", "BTS")
 # material ran stably at 2.5 times and not at 3 (docs/validation.md).
 # Beyond this factor the lab refuses the step.
 BOND_UNSTABLE_TIME_STEP_FACTOR = 2.0
+
+# Triaxial and hydrostatic tests: after the confinement ramp the platens' servo
+# holds the axial stress at p for this fraction of confinement_time more
+# before a triaxial test's platens move: the servo lags the ramp by about its
+# time constant (_ServoGain), a few tenths of a millisecond on the V5.3
+# cylinder, and the hold lets the axial stress settle to p first.
+SERVO_HOLD_FRACTION = 0.5
 
 # Thesis Table 5.5 (Sfer et al. concrete), in Kratos' names; u^f / u^l = 1.2
 # (DAMAGE_FACTOR 0.2: the table's "0.2" read as Kratos' factor).
@@ -249,9 +263,10 @@ class VirtualLaboratory:
         low, high = sp.AxialExtent()
         self.height = high - low
         half = 0.75 * sp.diameter if sp.shape == "cylinder" else 0.75 * max(sp.diameter, sp.length)
-        velocity = s["loading"]["platen_velocity"] if s["test"] != "hydrostatic" else 0.0
-        # Triaxial: the platens start once the confinement is reached (thesis §5.5: (a)
-        # the confinement to its hydrostatic value, (b) the axial motion).
+        # Triaxial and hydrostatic: the lab moves the platens itself (_MovePlatens:
+        # a servo on their force while the confinement ramps and holds, then, for
+        # a triaxial test, the platen speed), so the deck imposes no motion.
+        velocity = 0.0 if self._Servo() else s["loading"]["platen_velocity"]
         start = self._PlatenStart()
         n = len(sp.radius)
         with open(os.path.join(self.folder, f"{name}DEM_FEM_boundary.mdpa"), "w") as f:
@@ -272,10 +287,18 @@ class VirtualLaboratory:
                 f.write("".join(f"    {k}\n" for k in conditions))
                 f.write("  End SubModelPartConditions\nEnd SubModelPart\n")
 
+    def _Servo(self):
+        """Whether the platens are stress-controlled to the confinement (triaxial, hydrostatic)."""
+        return self.settings["test"] in ("triaxial", "hydrostatic")
+
     def _PlatenStart(self):
-        """When the platens start moving: after the confinement ramp of a triaxial test."""
+        """When the platens start moving at the platen speed: after the
+        confinement ramp and the servo's hold of a triaxial test (thesis §5.5:
+        (a) the confinement to its hydrostatic value, (b) the axial motion)."""
         s = self.settings
-        return float(s["loading"]["confinement_time"]) if s["test"] == "triaxial" else 0.0
+        if s["test"] != "triaxial":
+            return 0.0
+        return (1.0 + SERVO_HOLD_FRACTION) * float(s["loading"]["confinement_time"])
 
     def _Parameters(self):
         s = self.settings
@@ -352,6 +375,12 @@ class VirtualLaboratory:
             self.end_distance = float(np.mean(self.initial[self.top, 2])
                                       - np.mean(self.initial[self.bottom, 2]))
         self.section = math.pi * sp.diameter**2 / 4.0
+        walls = self.stage.rigid_face_model_part
+        self.platen_nodes = {part: list(walls.GetSubModelPart(part).Nodes)
+                             for part in ("top", "bottom")}
+        self.platen_initial = {part: float(nodes[0].Z) for part, nodes in self.platen_nodes.items()}
+        self.platen_z = dict(self.platen_initial)
+        self.servo_gain = self._ServoGain()
         self._PrepareConfinement()
         self.step = 0
         self.peak = 0.0
@@ -386,32 +415,66 @@ class VirtualLaboratory:
         else:
             travel = loading["final_axial_strain"] * self.height / 2.0
             end = travel / loading["platen_velocity"]
-            if s["test"] == "triaxial":
-                end += loading["confinement_time"]
+            end += self._PlatenStart()
         self.end_time = end
         self.stage.end_time = end
 
+    def _ServoGain(self):
+        """The platens' servo moves each platen at G (F* - F), F* = p section
+        the target force and F the force the spheres exerted on it in the last
+        step: a dashpot 1/G pushed by F*, passive, which settles with the time
+        constant 1 / (G k) on the specimen's axial stiffness k = E' section /
+        height. The explicit loop bounds G: the platen's velocity enters the
+        force at once through its contacts' dashpots (each 2 ξ sqrt(m k_n),
+        with k_n ∝ E R, m ∝ ρ R³ and about section / R² contacts: together
+        c ≈ ξ section sqrt(E ρ), independent of the radius), and a velocity
+        G ΔF fed back through c alternates in sign every step unless G c < 1
+        (measured on the 460-sphere quick specimen, ξ 0.90: G = 1/Z
+        chattered with period 2 at ±1,600 N). G = 1 / (4 Z), Z = section
+        sqrt(E ρ (1 - porosity)) (input E, bulk density), keeps G c near
+        0.3; its time constant 4 Z / k is ~0.2 ms on that specimen and ~0.5
+        ms on the V5.3 cylinder (the servo's hold, SERVO_HOLD_FRACTION)."""
+        m = self.settings["material"]
+        density = float(m["PARTICLE_DENSITY"]) * (1.0 - self.porosity)
+        return 0.25 / (self.section * math.sqrt(float(m["YOUNG_MODULUS"]) * density))
+
     def _PrepareConfinement(self):
-        """The forces F = γ p π R_i² per sphere for p = 1 (thesis §5.5), by sphere id - 1."""
+        """The magnitudes F = γ p π R_i² of the lateral spheres' forces for p
+        = 1 (thesis §5.5), by sphere id - 1; _Confine points each at the axis
+        from where its sphere is at that step. Forces fixed in the directions
+        of the initial positions are dead loads: a
+        rigid rotation φ of the specimen about its axis turns each into a
+        torque r F sin φ that drives the rotation on, a rotational stiffness
+        -p 2π R² H that nothing restrains (the platens are frictionless); the
+        specimen spins up as exp(t sqrt(4 p / (ρ (1 - n) R²))), an
+        e-folding time of 0.16 ms at 9 MPa on the 460-sphere quick specimen
+        (measured: the kinetic energy grew eightfold every 0.2 ms under a
+        constant 9 MPa, the same at half the time step, until the specimen
+        burst), so the higher the confinement the sooner a triaxial specimen
+        failed. Forces along the current radius, as a pressure's follow its
+        surface, pass through the axis: no torque. The lateral spheres
+        loaded are all that reach within a mean radius of the curved surface,
+        those of the ends' rims included (SkinFlags marks these as end
+        spheres): unloaded, the rims were squeezed out between the platens
+        and the confined lateral spheres (the quick specimen at 60 MPa: 15
+        spheres ejected). The ends' share of the confinement goes
+        through the platens (_MovePlatens), not onto the end spheres: forces
+        γ p π R_i² on the end spheres push each into the specimen on its own,
+        against its few bonds below (a fraction of the lateral spheres' many
+        around), and crush the end layers before the test starts (the V5.3
+        cylinder: 0.75 % axial strain of the end spheres at 4.5 MPa, ~25
+        times the elastic p (1 - 2ν) / E; docs/validation.md); a platen
+        pressed to p σ = F / section loads the end as the cell's oil does
+        through the laboratory's platens."""
         s = self.settings
         sp = self.specimen
-        self.unit_confinement = np.zeros((len(sp.radius), 3))
+        self.unit_confinement = np.zeros(len(sp.radius))
         if s["test"] not in ("triaxial", "hydrostatic"):
             return
         area = math.pi * sp.radius**2
-        lateral = self.skin == 1
-        rho = np.maximum(self.initial_rho, 1e-300)
+        lateral = self.initial_rho + sp.radius > 0.5 * sp.diameter - float(sp.radius.mean())
         gamma = math.pi * sp.diameter * self.height / float(area[lateral].sum())
-        inward = -np.column_stack([self.initial[:, 0] / rho, self.initial[:, 1] / rho,
-                                   np.zeros(len(rho))])
-        self.unit_confinement[lateral] = (gamma * area[lateral])[:, None] * inward[lateral]
-        ends = self.skin == 2
-        mid = 0.5 * (self.initial[:, 2].min() + self.initial[:, 2].max())
-        top, bottom = ends & (self.initial[:, 2] > mid), ends & (self.initial[:, 2] <= mid)
-        for group, sign in ((top, -1.0), (bottom, 1.0)):
-            if group.any():
-                gamma_end = self.section / float(area[group].sum())
-                self.unit_confinement[group, 2] += sign * gamma_end * area[group]
+        self.unit_confinement[lateral] = gamma * area[lateral]
 
     def _Pressure(self, time):
         loading = self.settings["loading"]
@@ -445,15 +508,39 @@ class VirtualLaboratory:
         v[held, 0] -= radial * ex
         v[held, 1] -= radial * ey
 
+    def _MovePlatens(self, stage):
+        """Triaxial and hydrostatic: each platen to where it is at this step's
+        time, moved by the servo (_ServoGain) on its force from the last step
+        until the platen start, then at the platen speed (triaxial)."""
+        time = stage.time
+        servo = self.settings["test"] == "hydrostatic" or time <= self._PlatenStart()
+        target = self._Pressure(time) * self.section
+        for part, sign in (("top", -1.0), ("bottom", 1.0)):
+            if servo:
+                force, _ = stage.GetWallForceAndMoment(part)
+                approach = self.servo_gain * (target - abs(force[2]))
+            else:
+                approach = self.settings["loading"]["platen_velocity"]
+            self.platen_z[part] += sign * approach * self.dt
+            for node in self.platen_nodes[part]:
+                node.Z = self.platen_z[part]
+                node.SetSolutionStepValue(tessera.VELOCITY_Z, sign * approach)
+
     def _Confine(self, stage):
         if self.settings["test"] == "oedometric":
             self._HoldLateral(stage)
-        if self.settings["test"] not in ("triaxial", "hydrostatic"):
+        if not self._Servo():
             return
+        self._MovePlatens(stage)
         spheres = stage.spheres_model_part
         ids = np.asarray(spheres.NodeIds())
+        x = np.asarray(spheres.NodalCoordinates())
+        rho = np.maximum(np.hypot(x[:, 0], x[:, 1]), 1e-300)
+        magnitude = self._Pressure(stage.time) * self.unit_confinement[ids - 1] / rho
         forces = np.asarray(spheres.NodalArray(tessera.EXTERNAL_APPLIED_FORCE))
-        forces[:] = self._Pressure(stage.time) * self.unit_confinement[ids - 1]
+        forces[:, 0] = -magnitude * x[:, 0]
+        forces[:, 1] = -magnitude * x[:, 1]
+        forces[:, 2] = 0.0
 
     def _PlatenForce(self, stage):
         forces = []
@@ -481,8 +568,11 @@ class VirtualLaboratory:
         lat = self.lateral
         lateral_strain = -float(np.mean((rho[lat] - self.initial_rho[lat]) / self.initial_rho[lat])) \
             if len(lat) else 0.0
-        velocity = s["loading"]["platen_velocity"] if s["test"] != "hydrostatic" else 0.0
-        platen_strain = 2.0 * velocity * max(time - self._PlatenStart(), 0.0) / self.height
+        if self._Servo():  # the platens' travel (an LVDT between them)
+            platen_strain = (self.platen_z["bottom"] - self.platen_initial["bottom"]
+                             + self.platen_initial["top"] - self.platen_z["top"]) / self.height
+        else:  # the imposed motion's
+            platen_strain = 2.0 * s["loading"]["platen_velocity"] * time / self.height
         if sp.shape == "cylinder":
             # The specimen's own strain (thesis 5.40: from the particles'
             # positions): the mean axial displacements of its end spheres.
@@ -495,10 +585,8 @@ class VirtualLaboratory:
         force = self._PlatenForce(stage)
         if s["test"] == "BTS":
             stress = force / self.section  # reported as force per section; strength in the summary
-        else:
-            stress = force / self.section + (pressure if s["test"] == "triaxial" else 0.0)
-            if s["test"] == "hydrostatic":
-                stress = pressure
+        else:  # triaxial, hydrostatic: the platens carry the axial confinement too
+            stress = force / self.section
         bonds = stage.GetStrategy().BondArrays()
         state = np.asarray(bonds["state"])
         row = {"time": time, "axial_strain": axial_strain, "platen_strain": platen_strain,
@@ -512,8 +600,8 @@ class VirtualLaboratory:
         self.peak = max(self.peak, stress)
         fraction = s["loading"]["stop_at_fraction_of_peak"]
         # A triaxial specimen fails only once the platens load it: not while
-        # the confinement ramps (its axial stress may drop when the ramp ends).
-        loading = s["test"] != "triaxial" or time > s["loading"]["confinement_time"]
+        # the confinement ramps and holds.
+        loading = time > self._PlatenStart()
         if s["test"] in ("UCS", "triaxial", "BTS") and self.peak > 0.0 and fraction > 0.0 \
                 and loading and stress < fraction * self.peak and len(self.rows) > 10:
             stage.end_time = min(stage.end_time, time)  # the specimen has failed
@@ -553,10 +641,14 @@ class VirtualLaboratory:
         if len(stress) < 3:
             return float("nan"), float("nan")
         peak_index = int(np.argmax(stress))
-        base = stress[0] if self.settings["test"] == "triaxial" else 0.0
+        # A triaxial test's from the platen start: the rise above the stress there.
+        loading = c["time"][: peak_index + 1] > self._PlatenStart()
+        base = 0.0
+        if self.settings["test"] == "triaxial" and loading.any():
+            base = stress[: peak_index + 1][loading][0]
         rise = stress[: peak_index + 1] - base
-        top = rise.max() if len(rise) else 0.0
-        window = (rise >= 0.1 * top) & (rise <= 0.5 * top)
+        top = rise[loading].max() if loading.any() else 0.0
+        window = loading & (rise >= 0.1 * top) & (rise <= 0.5 * top)
         if np.count_nonzero(window) < 2:
             return float("nan"), float("nan")
         e = float(np.polyfit(strain[: peak_index + 1][window], stress[: peak_index + 1][window], 1)[0])
@@ -583,6 +675,7 @@ class VirtualLaboratory:
             k = int(np.argmax(c["axial_stress"]))
             summary.update({"peak_stress": float(c["axial_stress"][k]),
                             "strain_at_peak": float(c["axial_strain"][k]),
+                            "platen_strain_at_peak": float(c["platen_strain"][k]),
                             "time_at_peak": float(c["time"][k])})
             e, nu = self._Elastic(c)
             summary.update({"young_modulus": e, "poisson_ratio": nu})
