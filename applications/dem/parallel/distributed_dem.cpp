@@ -731,26 +731,45 @@ void DistributedDem::RebalanceByTime() {
   const double spent = std::max(0.0, now - compute_mark_);
   compute_mark_ = now;
   const std::vector<double> times = comm_->AllGather(spent);
-  const std::vector<std::int64_t> counts =
+  const std::vector<std::int64_t> owned =
       comm_->AllGather(static_cast<std::int64_t>(NumberOfOwned()));
+  const std::vector<std::int64_t> ghosts =
+      comm_->AllGather(static_cast<std::int64_t>(NumberOfGhosts()));
+  // A rank's speed: the rows it works on (owned and ghosts: the search and
+  // the contacts run over both) per compute second.
   if (speed_.empty()) speed_.assign(size_, 0.0);
   for (int r = 0; r < size_; ++r) {
-    if (counts[r] == 0 || !(times[r] > 0.0)) continue;  // nothing measured: the old speed
-    const double measured = static_cast<double>(counts[r]) / times[r];
+    if (owned[r] == 0 || !(times[r] > 0.0)) continue;  // nothing measured: the old speed
+    const double measured = static_cast<double>(owned[r] + ghosts[r]) / times[r];
     speed_[r] = speed_[r] > 0.0 ? (1.0 - kDamping) * speed_[r] + kDamping * measured : measured;
   }
   const double total = std::accumulate(times.begin(), times.end(), 0.0);
   const double most = *std::max_element(times.begin(), times.end());
   if (!(total > 0.0) || !(most > settings_.imbalance_threshold * total / size_)) return;
   // A rank not measured yet (it owned nothing) counts at the mean speed.
-  double sum = 0.0;
+  double speed_sum = 0.0;
   int measured = 0;
   for (double v : speed_)
-    if (v > 0.0) sum += v, ++measured;
+    if (v > 0.0) speed_sum += v, ++measured;
   if (measured == 0) return;
-  std::vector<double> weights = speed_;
-  for (double& w : weights)
-    if (!(w > 0.0)) w = sum / measured;
+  std::vector<double> speed = speed_;
+  for (double& v : speed)
+    if (!(v > 0.0)) v = speed_sum / measured;
+  speed_sum = std::accumulate(speed.begin(), speed.end(), 0.0);
+  // Equal times T = (n_r + g_r) / s_r with the ghosts g_r as they are (a cut
+  // moved along its axis keeps its layer): n_r = T s_r - g_r, T from the sum
+  // of the n_r. Shares in proportion to the speeds alone would overshoot
+  // where a slow rank's ghosts are a large part of its rows. Each rank keeps
+  // at least 5 % of an equal share (a positive weight).
+  const double n =
+      static_cast<double>(std::accumulate(owned.begin(), owned.end(), std::int64_t{0}));
+  const double g =
+      static_cast<double>(std::accumulate(ghosts.begin(), ghosts.end(), std::int64_t{0}));
+  if (n == 0.0) return;  // no sphere yet (an inlet's run): nothing to share
+  const double t = (n + g) / speed_sum;
+  std::vector<double> weights(size_);
+  for (int r = 0; r < size_; ++r)
+    weights[r] = std::max(t * speed[r] - static_cast<double>(ghosts[r]), 0.05 * n / size_);
   Bisect(weights);
 }
 
