@@ -23,12 +23,12 @@
 // `imbalance_threshold` times the mean (`balance` "count"). With `balance`
 // "time" each rank measures its own compute time over the interval (the
 // strategy's phases, MPI waits excluded: ComputeSeconds), from which its
-// speed (owned spheres per second, a damped average over the checks); where
-// the largest time exceeds `imbalance_threshold` times the mean the
-// bisection gives each side a share of the spheres in proportion to its
-// ranks' speeds, so that a rank on a slower core, or in a denser region,
-// holds fewer. Only the boxes depend on the timings: the results are the
-// serial run's bits for any boxes.
+// speed (its rows, owned and ghosts, per compute second; a damped average
+// over the checks); where the largest time exceeds `imbalance_threshold`
+// times the mean the bisection gives each rank the share of the spheres that
+// equalises the predicted times (RebalanceByTime), so that a rank on a
+// slower core, or in a denser region, holds fewer. Only the boxes depend
+// on the timings: the results are the serial run's bits for any boxes.
 //
 // Inlets (AdoptInlets): every rank runs the same injection, its overlap test
 // against the spheres of all ranks near the inlets (gathered), so every rank
@@ -366,10 +366,10 @@ class DistributedDem {
   int last_balance_step_ = 0;
   int rebalances_ = 0;
   // balance "time": ComputeSeconds at the last check, the waits inside the
-  // strategy's phases, and per rank its damped speed (owned spheres per
-  // compute second; empty before the first check). Equal on every rank
-  // (from gathered values), not saved in checkpoints (a restart measures
-  // again from equal counts).
+  // strategy's phases, and per rank its damped speed (rows, owned and
+  // ghosts, per compute second; empty before the first check). Equal on
+  // every rank (from gathered values), not saved in checkpoints (a restart
+  // measures again from equal counts).
   double compute_mark_ = 0.0, waits_in_phases_ = 0.0;
   std::vector<double> speed_;
   std::int64_t migrations_ = 0;
