@@ -28,8 +28,14 @@ Tessera: 2 ξ √(m* k_n(δ)), ξ from the restitution 0.4) matched at an
 overlap of 1 % of R* for the mean sphere, γ_t = γ_n / 2 (LAMMPS' default).
 The comparison is of cost, not of trajectories.
 
+The 2-rank deck's mpi_settings: --balance (count: equal owned spheres, the
+default; time: shares by each rank's measured speed, docs/user_guide.md),
+--rebalance-every, --imbalance-threshold (the deck's defaults where not
+given).
+
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/dem_mpi_scaling.py
         [--nx 20 --ny 20 --nz 8 --steps 1000] [--no-lammps]
+        [--balance time --rebalance-every 100 --imbalance-threshold 1.05]
 """
 import argparse
 import math
@@ -173,7 +179,14 @@ def main():
     parser.add_argument("--nz", type=int, default=8)
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--no-lammps", action="store_true", help="Tessera alone")
+    parser.add_argument("--balance", choices=("count", "time"), help="mpi_settings.balance")
+    parser.add_argument("--rebalance-every", type=int, help="mpi_settings.rebalance_every")
+    parser.add_argument("--imbalance-threshold", type=float, help="mpi_settings.imbalance_threshold")
     args = parser.parse_args()
+    mpi_settings = {key: value for key, value in (("balance", args.balance),
+                                                  ("rebalance_every", args.rebalance_every),
+                                                  ("imbalance_threshold", args.imbalance_threshold))
+                    if value is not None}
     if MpiSkipReason():
         sys.exit(MpiSkipReason())
     lammps = not args.no_lammps and shutil.which("lmp") is not None
@@ -182,7 +195,8 @@ def main():
         one = os.path.join(tmp, "one")
         two = os.path.join(tmp, "two")
         n1 = WriteBed(one, args.nx, args.ny, args.nz, steps=args.steps)
-        n2 = WriteBed(two, 2 * args.nx, args.ny, args.nz, steps=args.steps)
+        n2 = WriteBed(two, 2 * args.nx, args.ny, args.nz, steps=args.steps,
+                      keys={"mpi_settings": mpi_settings} if mpi_settings else None)
         r1 = run(one, os.path.join(tmp, "one.npz"), 1)
         r2 = run(two, os.path.join(tmp, "two.npz"), 2)
         pair = run_pair(one, tmp)
@@ -203,6 +217,9 @@ def main():
           f"{1e6 * t2 / (n2 / 2 * args.steps):.3f} µs per owned sphere-step, "
           f"{int(r2['searches'])} searches")
     print(f"Tessera weak-scaling efficiency T1/T2 = {t1 / t2:.2f}")
+    print(f"Tessera 2 ranks' mpi_settings {mpi_settings or 'defaults'}: "
+          f"{int(r2['rebalances'])} bisections after the first; owned spheres at the end "
+          f"{[len(r2[f'end_{r}']) for r in range(2)]}")
     print(f"Tessera two serial runs at once (no MPI): {pair[0]:.3f} s and {pair[1]:.3f} s; "
           f"the machine's ceiling T1/max = {t1 / max(pair):.2f}")
     if lammps:

@@ -82,6 +82,7 @@ def main(folder, out, parallel_type):
         timings = communicator.GatherDoubles([seconds, *phases.values()], 0)
         if communicator.Rank() == 0:
             extra = {"migrations": migrations, "ghosts": np.array(ghosts),
+                     "rebalances": distributed.Rebalances(),
                      "timings": np.array(timings), "timing_names": np.array(["loop", *phases]),
                      **{f"start_{r}": np.asarray(s, dtype=np.int64) for r, s in enumerate(starts)},
                      **{f"end_{r}": np.asarray(e, dtype=np.int64) for r, e in enumerate(ends)}}

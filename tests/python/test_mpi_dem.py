@@ -256,6 +256,41 @@ def test_rebalancing_keeps_results_bitwise(tmp_path):
     AssertSpheresBitwise(serial, distributed)
 
 
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_time_balance_keeps_results_bitwise(tmp_path, ranks):
+    # mpi_settings.balance "time": the cuts follow each rank's measured
+    # compute time (spheres per second); threshold 1 and a check every 20
+    # steps: a new bisection by those speeds at nearly every check (any
+    # difference of the times), boxes that depend on the host's timings, and
+    # results that must not.
+    WriteBed(tmp_path / "bed", keys={"mpi_settings": {"balance": "time", "rebalance_every": 20,
+                                                      "imbalance_threshold": 1.0}})
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
+    AssertSpheresBitwise(serial, distributed)
+    assert int(distributed["searches"]) == int(serial["searches"])
+    assert int(distributed["contacts"]) == int(serial["contacts"])
+    owned = [len(distributed[f"end_{r}"]) for r in range(ranks)]
+    print(f"{ranks} ranks: {int(distributed['rebalances'])} time-weighted bisections, owned at the "
+          f"end {owned}, {owner_changes(distributed, ranks)} spheres changed owner")
+    # A check at the first search 20 steps after the last (about 20 in
+    # 1,000 steps): times equal to the last bit at most of them would be a
+    # broken measure.
+    assert int(distributed["rebalances"]) > 10
+    assert sum(owned) == len(serial["ids"])
+
+
+def test_bad_balance_value_is_named(tmp_path):
+    WriteBed(tmp_path / "bed", steps=10, keys={"mpi_settings": {"balance": "speed"}})
+    result = tessera_run(tmp_path / "bed")
+    assert result.returncode != 0
+    assert "mpi_settings.balance" in result.stderr and '"speed"' in result.stderr, result.stderr
+    from tessera import _dem
+    settings = _dem.DistributedDemSettings()
+    assert settings.balance == "count"  # the default
+
+
 def write_deck_key(folder, key, value):
     path = os.path.join(folder, "ProjectParametersDEM.json")
     with open(path) as f:
@@ -565,6 +600,33 @@ def test_recursive_coordinate_bisection_balances_counts_and_breaks_ties_by_key()
     a = _dem.RecursiveCoordinateBisection(tied, [5, 4, 3, 2, 1, 0], 2)
     b = _dem.RecursiveCoordinateBisection(tied[::-1], [0, 1, 2, 3, 4, 5], 2)
     assert a == b
+
+
+def test_weighted_bisection_gives_shares_in_proportion_to_the_weights():
+    # balance "time": part k's share of the points is weights[k] / their sum
+    # (each cut rounds its low side's count to the nearest point).
+    from tessera import _dem
+    rng = np.random.default_rng(5)
+    points = rng.uniform(0.0, 1.0, size=(1200, 3)) * [4.0, 2.0, 1.0]
+    keys = list(range(1200))
+    for weights in ([1.0, 3.0], [2.0, 1.0, 1.0], [1.0, 2.0, 3.0, 6.0], [0.5, 0.5, 0.5, 0.5]):
+        boxes = _dem.RecursiveCoordinateBisection(points.tolist(), keys, len(weights), weights)
+
+        def owner(x):
+            inside = [r for r, (low, high) in enumerate(boxes)
+                      if all(low[k] <= x[k] < high[k] for k in range(3))]
+            assert len(inside) == 1  # the boxes tile space
+            return inside[0]
+        counts = np.bincount([owner(x) for x in points], minlength=len(weights))
+        expected = 1200 * np.array(weights) / sum(weights)
+        # One point of rounding per level of cuts (two levels for 4 parts).
+        assert counts.sum() == 1200 and np.abs(counts - expected).max() <= 2, (weights, counts)
+    # Equal weights cut as no weights (the count balance).
+    assert _dem.RecursiveCoordinateBisection(points.tolist(), keys, 4, [2.0] * 4) == \
+        _dem.RecursiveCoordinateBisection(points.tolist(), keys, 4)
+    for bad in ([1.0], [1.0, 0.0], [1.0, float("nan")]):
+        with pytest.raises(Exception, match="weights"):
+            _dem.RecursiveCoordinateBisection(points.tolist(), keys, 2, bad)
 
 
 @needs_mpi

@@ -126,6 +126,9 @@ DistributedDem::DistributedDem(ExplicitSolverStrategy& strategy,
   if (!(settings_.imbalance_threshold >= 1.0))
     TESSERA_ERROR("mpi_settings.imbalance_threshold must be >= 1 (max / mean owned spheres), got ",
                   settings_.imbalance_threshold);
+  if (settings_.balance != "count" && settings_.balance != "time")
+    TESSERA_ERROR("mpi_settings.balance must be \"count\" or \"time\", got \"", settings_.balance,
+                  "\"");
   rank_ = comm_->Rank();
   size_ = comm_->Size();
 }
@@ -315,12 +318,17 @@ void DistributedDem::Start(bool restored) {
     KeepGhostLists(send, receive);
   }
   last_balance_step_ = s_.step_;
+  compute_mark_ = ComputeSeconds();
   SearchHooks hooks;
   hooks.vote = [this](bool local) {
     const ScopedPhase phase(timings_.vote);
     return comm_->MaxAll(static_cast<std::int64_t>(local ? 1 : 0)) != 0;
   };
-  hooks.any_rank = hooks.vote;
+  // (Called inside the pair pass, whose phase it must not count as compute.)
+  hooks.any_rank = [this](bool local) {
+    const ScopedPhase phase(timings_.vote), wait(waits_in_phases_);
+    return comm_->MaxAll(static_cast<std::int64_t>(local ? 1 : 0)) != 0;
+  };
   hooks.before_search = [this] {
     const ScopedPhase phase(timings_.migrate);
     if (bond_count_.empty() && !clusters_in_run_) {
@@ -665,7 +673,7 @@ void DistributedDem::RefreshGhosts() {
   ++refreshes_;
 }
 
-void DistributedDem::Bisect() {
+void DistributedDem::Bisect(const std::vector<double>& weights) {
   const ParticleStorage& p = s_.particles_;
   std::vector<double> mine;
   for (std::size_t i = 0; i < p.size(); ++i) {
@@ -683,7 +691,7 @@ void DistributedDem::Bisect() {
         keys.push_back(static_cast<std::int64_t>(part[k]));
         points.push_back(Array3{part[k + 1], part[k + 2], part[k + 3]});
       }
-    for (const RcbBox& b : RecursiveCoordinateBisection(points, keys, size_))
+    for (const RcbBox& b : RecursiveCoordinateBisection(points, keys, size_, weights))
       Put(cuts, b.low), Put(cuts, b.high);
   }
   comm_->Broadcast(cuts, 0);
@@ -697,6 +705,7 @@ void DistributedDem::MaybeRebalance() {
   if (settings_.rebalance_every == 0 || s_.step_ - last_balance_step_ < settings_.rebalance_every)
     return;
   last_balance_step_ = s_.step_;
+  if (settings_.balance == "time") return RebalanceByTime();
   const std::vector<std::int64_t> counts =
       comm_->AllGather(static_cast<std::int64_t>(NumberOfOwned()));
   const std::int64_t total = std::accumulate(counts.begin(), counts.end(), std::int64_t{0});
@@ -704,6 +713,64 @@ void DistributedDem::MaybeRebalance() {
   if (total == 0) return;
   const double mean = static_cast<double>(total) / size_;
   if (static_cast<double>(most) > settings_.imbalance_threshold * mean) Bisect();
+}
+
+double DistributedDem::ComputeSeconds() const {
+  double seconds = 0.0;
+  for (const auto& term : kPhaseTerms) seconds += s_.timings_.*term.second;
+  return seconds - waits_in_phases_;
+}
+
+void DistributedDem::RebalanceByTime() {
+  // The weight of a damped update of each rank's speed: half the old, half
+  // the new, so that one noisy interval moves a cut only half way and the
+  // cut settles instead of swinging between two positions.
+  constexpr double kDamping = 0.5;
+  const double now = ComputeSeconds();
+  // (Negative after the strategy's ResetTimings: that interval is not measured.)
+  const double spent = std::max(0.0, now - compute_mark_);
+  compute_mark_ = now;
+  const std::vector<double> times = comm_->AllGather(spent);
+  const std::vector<std::int64_t> owned =
+      comm_->AllGather(static_cast<std::int64_t>(NumberOfOwned()));
+  const std::vector<std::int64_t> ghosts =
+      comm_->AllGather(static_cast<std::int64_t>(NumberOfGhosts()));
+  // A rank's speed: the rows it works on (owned and ghosts: the search and
+  // the contacts run over both) per compute second.
+  if (speed_.empty()) speed_.assign(size_, 0.0);
+  for (int r = 0; r < size_; ++r) {
+    if (owned[r] == 0 || !(times[r] > 0.0)) continue;  // nothing measured: the old speed
+    const double measured = static_cast<double>(owned[r] + ghosts[r]) / times[r];
+    speed_[r] = speed_[r] > 0.0 ? (1.0 - kDamping) * speed_[r] + kDamping * measured : measured;
+  }
+  const double total = std::accumulate(times.begin(), times.end(), 0.0);
+  const double most = *std::max_element(times.begin(), times.end());
+  if (!(total > 0.0) || !(most > settings_.imbalance_threshold * total / size_)) return;
+  // A rank not measured yet (it owned nothing) counts at the mean speed.
+  double speed_sum = 0.0;
+  int measured = 0;
+  for (double v : speed_)
+    if (v > 0.0) speed_sum += v, ++measured;
+  if (measured == 0) return;
+  std::vector<double> speed = speed_;
+  for (double& v : speed)
+    if (!(v > 0.0)) v = speed_sum / measured;
+  speed_sum = std::accumulate(speed.begin(), speed.end(), 0.0);
+  // Equal times T = (n_r + g_r) / s_r with the ghosts g_r as they are (a cut
+  // moved along its axis keeps its layer): n_r = T s_r - g_r, T from the sum
+  // of the n_r. Shares in proportion to the speeds alone would overshoot
+  // where a slow rank's ghosts are a large part of its rows. Each rank keeps
+  // at least 5 % of an equal share (a positive weight).
+  const double n =
+      static_cast<double>(std::accumulate(owned.begin(), owned.end(), std::int64_t{0}));
+  const double g =
+      static_cast<double>(std::accumulate(ghosts.begin(), ghosts.end(), std::int64_t{0}));
+  if (n == 0.0) return;  // no sphere yet (an inlet's run): nothing to share
+  const double t = (n + g) / speed_sum;
+  std::vector<double> weights(size_);
+  for (int r = 0; r < size_; ++r)
+    weights[r] = std::max(t * speed[r] - static_cast<double>(ghosts[r]), 0.05 * n / size_);
+  Bisect(weights);
 }
 
 void DistributedDem::Migrate() {

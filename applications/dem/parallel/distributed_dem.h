@@ -20,7 +20,15 @@
 // and forces, so that a ghost's next kick and drift are its owner's).
 // Every `rebalance_every` steps, at the next search, the boxes are recomputed
 // from all owned spheres where the largest owned count exceeds
-// `imbalance_threshold` times the mean.
+// `imbalance_threshold` times the mean (`balance` "count"). With `balance`
+// "time" each rank measures its own compute time over the interval (the
+// strategy's phases, MPI waits excluded: ComputeSeconds), from which its
+// speed (its rows, owned and ghosts, per compute second; a damped average
+// over the checks); where the largest time exceeds `imbalance_threshold`
+// times the mean the bisection gives each rank the share of the spheres that
+// equalises the predicted times (RebalanceByTime), so that a rank on a
+// slower core, or in a denser region, holds fewer. Only the boxes depend
+// on the timings: the results are the serial run's bits for any boxes.
 //
 // Inlets (AdoptInlets): every rank runs the same injection, its overlap test
 // against the spheres of all ranks near the inlets (gathered), so every rank
@@ -149,7 +157,8 @@ inline constexpr std::array<std::pair<const char*, double DistributedTimings::*>
 
 struct DistributedDemSettings {
   int rebalance_every = 1000;        // steps between imbalance checks (0: never)
-  double imbalance_threshold = 1.2;  // max / mean owned count that triggers a new bisection
+  double imbalance_threshold = 1.2;  // max / mean (owned count or time) that triggers a bisection
+  std::string balance = "count";     // "count": equal owned counts; "time": by measured speed
 };
 
 class DistributedDem {
@@ -263,8 +272,16 @@ class DistributedDem {
   void LoadState(const CheckpointReader& reader, const std::string& group);
 
  private:
-  void Bisect();  // boxes_ from every owned sphere
+  // boxes_ from every owned sphere; `weights` (per rank) as in
+  // RecursiveCoordinateBisection (empty: equal counts).
+  void Bisect(const std::vector<double>& weights = {});
   void MaybeRebalance();
+  // balance "time": the speeds from this interval's compute times, and a
+  // bisection by them where the times are out of balance (collective).
+  void RebalanceByTime();
+  // Seconds this rank spent in the strategy's phases since Initialize, less
+  // the MPI waits inside them (the any_rank vote in the pair pass).
+  double ComputeSeconds() const;
   void Migrate();                  // SearchHooks::before_search
   void InstallArrivedHistories();  // SearchHooks::after_search
   void BuildGhostLists();
@@ -348,6 +365,13 @@ class DistributedDem {
   std::int64_t next_key_ = 0;  // the key of the next injected sphere
   int last_balance_step_ = 0;
   int rebalances_ = 0;
+  // balance "time": ComputeSeconds at the last check, the waits inside the
+  // strategy's phases, and per rank its damped speed (rows, owned and
+  // ghosts, per compute second; empty before the first check). Equal on
+  // every rank (from gathered values), not saved in checkpoints (a restart
+  // measures again from equal counts).
+  double compute_mark_ = 0.0, waits_in_phases_ = 0.0;
+  std::vector<double> speed_;
   std::int64_t migrations_ = 0;
   std::int64_t ghost_doubles_ = 0, refreshes_ = 0, migration_doubles_ = 0;
   // Whether the run had rigid clusters at Start (every rank alike), and the

@@ -11,11 +11,11 @@
 namespace tessera::dem {
 namespace {
 
-// Cuts points[ids] (the box `box`) into `parts` boxes, appended to `out` in
-// part order.
+// Cuts points[ids] (the box `box`) into parts first .. first + parts - 1,
+// appended to `out` in part order.
 void Bisect(const std::vector<Array3>& points, const std::vector<std::int64_t>& keys,
-            std::vector<std::uint32_t> ids, const RcbBox& box, int parts,
-            std::vector<RcbBox>& out) {
+            const std::vector<double>& weights, std::vector<std::uint32_t> ids, const RcbBox& box,
+            int first, int parts, std::vector<RcbBox>& out) {
   if (parts == 1) {
     out.push_back(box);
     return;
@@ -36,9 +36,17 @@ void Bisect(const std::vector<Array3>& points, const std::vector<std::int64_t>& 
            (points[a][axis] == points[b][axis] && keys[a] < keys[b]);
   });
   // Counts in proportion to the ranks on each side (integer arithmetic: the
-  // same everywhere).
+  // same everywhere), or to their weights.
   const std::size_t n = ids.size();
-  const std::size_t low_count = n * static_cast<std::size_t>(low_parts) / parts;
+  std::size_t low_count = n * static_cast<std::size_t>(low_parts) / parts;
+  if (!weights.empty()) {
+    double low_weight = 0.0, all_weight = 0.0;
+    for (int k = first; k < first + parts; ++k)
+      (k < first + low_parts ? low_weight : all_weight) += weights[k];
+    all_weight += low_weight;
+    low_count = std::min(n, static_cast<std::size_t>(
+                                std::llround(static_cast<double>(n) * low_weight / all_weight)));
+  }
   double cut;
   if (n == 0) {
     cut = 0.0;
@@ -57,15 +65,25 @@ void Bisect(const std::vector<Array3>& points, const std::vector<std::int64_t>& 
   high_box.low[axis] = cut;
   std::vector<std::uint32_t> low_ids, high_ids;
   for (std::uint32_t i : ids) (points[i][axis] < cut ? low_ids : high_ids).push_back(i);
-  Bisect(points, keys, std::move(low_ids), low_box, low_parts, out);
-  Bisect(points, keys, std::move(high_ids), high_box, parts - low_parts, out);
+  Bisect(points, keys, weights, std::move(low_ids), low_box, first, low_parts, out);
+  Bisect(points, keys, weights, std::move(high_ids), high_box, first + low_parts, parts - low_parts,
+         out);
 }
 
 }  // namespace
 
 std::vector<RcbBox> RecursiveCoordinateBisection(const std::vector<Array3>& points,
-                                                 const std::vector<std::int64_t>& keys, int parts) {
+                                                 const std::vector<std::int64_t>& keys, int parts,
+                                                 const std::vector<double>& weights) {
   if (parts < 1) TESSERA_ERROR("RecursiveCoordinateBisection: parts must be >= 1, got ", parts);
+  if (!weights.empty()) {
+    if (weights.size() != static_cast<std::size_t>(parts))
+      TESSERA_ERROR("RecursiveCoordinateBisection: ", parts, " parts but ", weights.size(),
+                    " weights");
+    for (double w : weights)
+      if (!(w > 0.0 && std::isfinite(w)))
+        TESSERA_ERROR("RecursiveCoordinateBisection: weights must be positive and finite, got ", w);
+  }
   if (keys.size() != points.size())
     TESSERA_ERROR("RecursiveCoordinateBisection: ", points.size(), " points but ", keys.size(),
                   " keys");
@@ -75,7 +93,7 @@ std::vector<RcbBox> RecursiveCoordinateBisection(const std::vector<Array3>& poin
   RcbBox all{{-inf, -inf, -inf}, {inf, inf, inf}};
   std::vector<RcbBox> out;
   out.reserve(parts);
-  Bisect(points, keys, std::move(ids), all, parts, out);
+  Bisect(points, keys, weights, std::move(ids), all, 0, parts, out);
   return out;
 }
 

@@ -1,7 +1,8 @@
 // Recursive coordinate bisection (RCB) of particle centres into one box per
 // rank: the set is cut along the axis of its largest extent into two sets of
-// sizes in proportion to the ranks on each side, and each side is cut again
-// until every part has one rank. Points are ordered by their coordinate on
+// sizes in proportion to the ranks on each side (or to their weights: a
+// time-balanced run's measured speeds), and each side is cut again until
+// every part has one rank. Points are ordered by their coordinate on
 // the axis, ties broken by their key (the particle's global key), so the cut
 // is the same on every rank and every run. The boxes tile space: the outer
 // sides are open (±infinity), so that every point has exactly one owner.
@@ -19,9 +20,12 @@ struct RcbBox {
   Array3 low{}, high{};  // owner of x: low <= x < high on every axis
 };
 
-// One box per part (part k for rank k); `parts` >= 1.
+// One box per part (part k for rank k); `parts` >= 1. `weights`: empty (each
+// part an equal share of the points) or one positive weight per part (part
+// k's share of the points is weights[k] / their sum).
 std::vector<RcbBox> RecursiveCoordinateBisection(const std::vector<Array3>& points,
-                                                 const std::vector<std::int64_t>& keys, int parts);
+                                                 const std::vector<std::int64_t>& keys, int parts,
+                                                 const std::vector<double>& weights = {});
 
 // The part whose box holds x.
 int RcbOwner(const std::vector<RcbBox>& boxes, const Array3& x);

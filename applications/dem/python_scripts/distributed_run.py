@@ -14,7 +14,7 @@ import tessera
 from tessera import _dem
 from tessera.output import ScheduledOutputProcess
 
-MPI_SETTINGS_DEFAULTS = {"rebalance_every": 1000, "imbalance_threshold": 1.2}
+MPI_SETTINGS_DEFAULTS = {"rebalance_every": 1000, "imbalance_threshold": 1.2, "balance": "count"}
 # Top-level keys of ProjectParametersDEM.json that this module reads (the
 # DEM parameters' validation leaves them to it).
 KEYS = ("parallel_type", "mpi_settings")
@@ -63,6 +63,13 @@ def Settings(parameters):
             raise tessera.Error(f"{where}: key 'mpi_settings.imbalance_threshold' must be a number "
                                 ">= 1 (largest / mean owned spheres that triggers a new bisection)")
         settings.imbalance_threshold = value.GetDouble()
+    if block.Has("balance"):
+        value = block["balance"]
+        if not value.IsString() or value.GetString() not in ("count", "time"):
+            raise tessera.Error(f"{where}: key 'mpi_settings.balance' must be \"count\" (equal owned "
+                                "spheres) or \"time\" (shares by each rank's measured speed), got "
+                                f"{value.WriteJsonString()}")
+        settings.balance = value.GetString()
     return settings
 
 

@@ -22,7 +22,8 @@ void BindDistributed(py::module_& m) {
                                      "mpi_settings of a distributed DEM run")
       .def(py::init<>())
       .def_readwrite("rebalance_every", &DistributedDemSettings::rebalance_every)
-      .def_readwrite("imbalance_threshold", &DistributedDemSettings::imbalance_threshold);
+      .def_readwrite("imbalance_threshold", &DistributedDemSettings::imbalance_threshold)
+      .def_readwrite("balance", &DistributedDemSettings::balance);
   py::class_<DistributedDem>(m, "DistributedDem",
                              "The explicit DEM strategy over MPI ranks: owned spheres, ghosts, "
                              "migration (distributed_dem.h)")
@@ -110,16 +111,18 @@ void BindDistributed(py::module_& m) {
   m.def(
       "RecursiveCoordinateBisection",
       [](const std::vector<std::array<double, 3>>& points, const std::vector<std::int64_t>& keys,
-         int parts) {
+         int parts, const std::vector<double>& weights) {
         std::vector<Array3> x;
         for (const auto& p : points) x.push_back(Array3{p[0], p[1], p[2]});
         std::vector<std::pair<std::array<double, 3>, std::array<double, 3>>> boxes;
-        for (const RcbBox& b : RecursiveCoordinateBisection(x, keys, parts))
+        for (const RcbBox& b : RecursiveCoordinateBisection(x, keys, parts, weights))
           boxes.push_back({{b.low[0], b.low[1], b.low[2]}, {b.high[0], b.high[1], b.high[2]}});
         return boxes;
       },
       py::arg("points"), py::arg("keys"), py::arg("parts"),
-      "One (low, high) box per part: owner of x where low <= x < high");
+      py::arg("weights") = std::vector<double>{},
+      "One (low, high) box per part: owner of x where low <= x < high; `weights` (one per part): "
+      "each part's share of the points in proportion to its weight");
 }
 
 }  // namespace tessera::dem
