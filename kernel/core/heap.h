@@ -8,7 +8,9 @@
 // freed pages stay resident. ReleaseFreedHeapMemory() hands those pages back
 // (glibc's malloc_trim, which also releases whole free pages inside the heap).
 // A call costs a fraction of a millisecond, so a caller makes it only when its
-// arrays have shrunk a lot (the DEM search: when its lists halve).
+// arrays have shrunk a lot (the DEM search: when its lists halve). heap.cpp
+// also undoes, at load, a linked library's switching off of glibc's mapping of
+// large blocks (see there).
 #pragma once
 
 namespace tessera {

@@ -66,6 +66,7 @@ class PetscLinearSolver final : public LinearSolver {
 
  private:
   struct Impl;
+  void MakeKsp();
   PetscSolverSettings settings_;
   bool distributed_;
   std::unique_ptr<Impl> impl_;

@@ -72,29 +72,34 @@ class BuilderAndSolver {
                   "BuilderAndSolver: ", n_total, " equations exceed the 32-bit index range");
     const ProcessInfo& info = model_part.GetProcessInfo();
 
-    // Equation ids of every entity, flattened.
-    std::vector<std::vector<IdType>> ids(n_entities);
+    // Equation ids of every entity, flattened: counted, then written in
+    // place, each entity asked twice into one list per thread (a list per
+    // entity would be a transient of 200 B an entity, heap the process keeps).
+    std::vector<std::vector<IdType>> scratch(static_cast<std::size_t>(ParallelThreads()));
+    offsets_.assign(n_entities + 1, 0);
     ParallelForChecked(n_entities, [&](std::size_t k) {
-      entities_[k]->EquationIdVector(ids[k], info);
-      for (IdType id : ids[k])
+      std::vector<IdType>& ids = scratch[static_cast<std::size_t>(omp_get_thread_num())];
+      entities_[k]->EquationIdVector(ids, info);
+      for (IdType id : ids)
         if (id < 0 || static_cast<std::size_t>(id) >= n_total)
           TESSERA_ERROR(entities_[k]->Info(), " gives equation id ", id, " outside 0..", n_total,
                         "; its dofs were not collected (SetUpDofSet)");
+      offsets_[k + 1] = ids.size();
     });
-    offsets_.assign(n_entities + 1, 0);
-    for (std::size_t k = 0; k < n_entities; ++k) offsets_[k + 1] = offsets_[k] + ids[k].size();
+    for (std::size_t k = 0; k < n_entities; ++k) offsets_[k + 1] += offsets_[k];
     equation_ids_.resize(offsets_.back());
     ParallelFor(n_entities, [&](std::size_t k) {
-      std::copy(ids[k].begin(), ids[k].end(), equation_ids_.begin() + offsets_[k]);
+      std::vector<IdType>& ids = scratch[static_cast<std::size_t>(omp_get_thread_num())];
+      entities_[k]->EquationIdVector(ids, info);
+      std::copy(ids.begin(), ids.end(), equation_ids_.begin() + offsets_[k]);
     });
 
     Colour(n_total);
     MarkDeferred();
     gather_start_.clear();  // the right-hand side's order, made at its first use (AssembleRHS)
 
-    // Kept as indices only until the system matrix takes them (MakeMatrix);
-    // the values live in that matrix alone.
-    ComputePattern(pattern_outer_, pattern_inner_);
+    // The sparsity is computed into the system matrix itself (MakeMatrix).
+    pattern_made_ = false;
     if (solver_->AdditionalPhysicalDataIsNeeded()) ProvidePhysicalData();
     system_ready_ = true;
   }
@@ -186,10 +191,9 @@ class BuilderAndSolver {
   // The sparsity of the free block, as a matrix of zeros.
   SparseMatrix Pattern() const {
     CheckReady();
-    if (!pattern_outer_.empty()) return PatternMatrix(pattern_outer_, pattern_inner_);
-    std::vector<int> outer, inner;  // handed to a system matrix: computed again
-    ComputePattern(outer, inner);
-    return PatternMatrix(outer, inner);
+    SparseMatrix A;
+    ComputePattern(A);
+    return A;
   }
 
   virtual void Clear() {
@@ -205,8 +209,7 @@ class BuilderAndSolver {
     is_deferred_.clear();
     deferred_.clear();
     rhs_begun_ = false;
-    pattern_outer_.clear();
-    pattern_inner_.clear();
+    pattern_made_ = false;
     pattern_hash_ = 0;
     pattern_nonzeros_ = 0;
     solver_->Clear();
@@ -228,11 +231,12 @@ class BuilderAndSolver {
                   "SetUpSystem)");
   }
 
-  // The sparsity of the free block (CSR, free x free): the union of each
-  // row's entities' free ids, sorted. Two passes over the rows (count, then
-  // write straight into the CSR indices) with one scratch list per thread: no
-  // per-row allocation, so the pattern never exists twice.
-  void ComputePattern(std::vector<int>& outer, std::vector<int>& inner) const {
+  // A becomes the sparsity of the free block (CSR, free x free) with zero
+  // values: the union of each row's entities' free ids, sorted. Two passes
+  // over the rows (count into A's row offsets, then write straight into A's
+  // column indices) with one scratch list per thread: no per-row allocation,
+  // and the pattern is never held twice (no copy beside the matrix).
+  void ComputePattern(SparseMatrix& A) const {
     const std::size_t n_entities = entities_.size();
     const std::size_t n_free = dofs_.NumberOfFreeDofs();
     // Rows -> entities touching them (counting sort, in entity order).
@@ -260,29 +264,21 @@ class BuilderAndSolver {
       columns.erase(std::unique(columns.begin(), columns.end()), columns.end());
       return columns;
     };
-    outer.assign(n_free + 1, 0);
+    const auto n = static_cast<Eigen::Index>(n_free);
+    A = SparseMatrix();  // the old arrays go before the new ones come
+    A = SparseMatrix(n, n);
+    int* outer = A.outerIndexPtr();
+    outer[0] = 0;
     ParallelFor(n_free,
                 [&](std::size_t r) { outer[r + 1] = static_cast<int>(row_columns(r).size()); });
     for (std::size_t r = 0; r < n_free; ++r) outer[r + 1] += outer[r];
-    inner.resize(static_cast<std::size_t>(outer.back()));
+    A.resizeNonZeros(static_cast<Eigen::Index>(outer[n_free]));
+    int* inner = A.innerIndexPtr();
     ParallelFor(n_free, [&](std::size_t r) {
       const std::vector<int>& columns = row_columns(r);
-      std::copy(columns.begin(), columns.end(), inner.begin() + outer[r]);
+      std::copy(columns.begin(), columns.end(), inner + outer[r]);
     });
-  }
-  static void FillPatternMatrix(const std::vector<int>& outer, const std::vector<int>& inner,
-                                SparseMatrix& A) {
-    const auto n = static_cast<Eigen::Index>(outer.empty() ? 0 : outer.size() - 1);
-    A = SparseMatrix(n, n);
-    A.resizeNonZeros(static_cast<Eigen::Index>(inner.size()));
-    std::copy(outer.begin(), outer.end(), A.outerIndexPtr());
-    std::copy(inner.begin(), inner.end(), A.innerIndexPtr());
     std::fill(A.valuePtr(), A.valuePtr() + A.nonZeros(), 0.0);
-  }
-  static SparseMatrix PatternMatrix(const std::vector<int>& outer, const std::vector<int>& inner) {
-    SparseMatrix A;
-    FillPatternMatrix(outer, inner, A);
-    return A;
   }
   // A 64-bit digest of a CSR pattern: how the builder recognises the system
   // matrix it handed its pattern to. Four interleaved FNV-1a lanes over the
@@ -311,34 +307,25 @@ class BuilderAndSolver {
     }
     return h;
   }
-  // The pattern's number of entries, held or handed over.
-  std::size_t PatternNonZeros() const {
-    return pattern_outer_.empty() ? pattern_nonzeros_ : pattern_inner_.size();
-  }
+  // The number of entries of the pattern last made (MakeMatrix).
+  std::size_t PatternNonZeros() const { return pattern_nonzeros_; }
   std::size_t PatternRows() const { return dofs_.NumberOfFreeDofs(); }
 
-  // A becomes the free block's sparsity with zero values. The builder's own
-  // copy of the pattern then goes (the matrix holds the same indices: 154 MiB
-  // at 40 M entries); it keeps the pattern's digest and size to recognise A
-  // (HasPattern), and computes the pattern again should another matrix need it.
+  // A becomes the free block's sparsity with zero values. The builder keeps
+  // no copy of it (154 MiB at 40 M entries), only the pattern's digest and
+  // size to recognise A (HasPattern); another matrix gets it computed again.
   void MakeMatrix(SparseMatrix& A) {
-    if (pattern_outer_.empty()) ComputePattern(pattern_outer_, pattern_inner_);
-    FillPatternMatrix(pattern_outer_, pattern_inner_, A);
-    pattern_nonzeros_ = pattern_inner_.size();
+    ComputePattern(A);
+    pattern_nonzeros_ = static_cast<std::size_t>(A.nonZeros());
     pattern_hash_ =
         PatternHash(A.outerIndexPtr(), PatternRows(), A.innerIndexPtr(), pattern_nonzeros_);
-    std::vector<int>().swap(pattern_outer_);
-    std::vector<int>().swap(pattern_inner_);
+    pattern_made_ = true;
   }
   // Whether A has the free block's sparsity (then only its values change).
   bool HasPattern(const SparseMatrix& A) const {
-    if (!A.isCompressed() || static_cast<std::size_t>(A.rows()) != PatternRows() ||
-        A.cols() != A.rows())
+    if (!pattern_made_ || !A.isCompressed() ||
+        static_cast<std::size_t>(A.rows()) != PatternRows() || A.cols() != A.rows())
       return false;
-    if (!pattern_outer_.empty())  // not handed to a matrix yet
-      return static_cast<std::size_t>(A.nonZeros()) == pattern_inner_.size() &&
-             std::equal(pattern_outer_.begin(), pattern_outer_.end(), A.outerIndexPtr()) &&
-             std::equal(pattern_inner_.begin(), pattern_inner_.end(), A.innerIndexPtr());
     return static_cast<std::size_t>(A.nonZeros()) == pattern_nonzeros_ &&
            PatternHash(A.outerIndexPtr(), PatternRows(), A.innerIndexPtr(), pattern_nonzeros_) ==
                pattern_hash_;
@@ -479,7 +466,7 @@ class BuilderAndSolver {
     }
     if (A) {
       // Sizes only, as every build: InitializeSystem gave A the pattern.
-      if (static_cast<std::size_t>(A->rows()) != PatternRows() ||
+      if (!pattern_made_ || static_cast<std::size_t>(A->rows()) != PatternRows() ||
           static_cast<std::size_t>(A->nonZeros()) != PatternNonZeros() || !A->isCompressed())
         MakeMatrix(*A);
       else
@@ -546,9 +533,9 @@ class BuilderAndSolver {
   std::vector<char> is_deferred_;                 // per entity
   std::vector<std::uint32_t> deferred_;           // their positions in entities_
   bool rhs_begun_ = false;                        // BeginRHS called, FinishRHS not yet
-  // The free block's CSR sparsity, from SetUpSystem until a matrix takes it
-  // (MakeMatrix); then that matrix's digest and number of entries.
-  std::vector<int> pattern_outer_, pattern_inner_;
+  // The digest and number of entries of the free block's sparsity, made into
+  // a system matrix (MakeMatrix) since the last SetUpSystem.
+  bool pattern_made_ = false;
   std::uint64_t pattern_hash_ = 0;
   std::size_t pattern_nonzeros_ = 0;
   std::vector<LocalSystem> locals_;  // per-thread local systems, reused across builds
