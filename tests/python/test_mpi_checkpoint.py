@@ -461,6 +461,46 @@ def test_distributed_coupled_run_continued_from_checkpoint_is_bitwise_the_uninte
         assert DifferingDatasets(str(folder / "first" / name), str(folder / "second" / name)) == []
 
 
+COUPLED_COMPARED = ("sphere_x", "sphere_VELOCITY", "sphere_ANGULAR_VELOCITY", "structure_DISPLACEMENT",
+                    "structure_VELOCITY")
+
+
+def CheckCoupledContinuedOnOtherRankCounts(tmp_path, folder, every, steps, wider, tolerance,
+                                           check_written=True):
+    """The coupled case in `folder` run on 2 ranks and serially with a
+    checkpoint every `every` steps; the 2 ranks' first checkpoint continued
+    on `wider` ranks and serially, the serial one on 2 ranks: each continued
+    run of `steps` steps equals its uninterrupted one within `tolerance`
+    (max|diff|/max|ref| of COUPLED_COMPARED), as the 2-rank and serial runs
+    equal each other; with `check_written`, it wrote the second checkpoint
+    only (it began after the first)."""
+
+    def run_plate(out, where, ranks, restart="-"):
+        options = json.dumps({"SaveRestart": True, "RestartFrequency": every, "checkpoint_folder": where})
+        RunPython([COUPLED_RUN, folder, tmp_path / out, "MPI" if ranks else "OpenMP", options, restart],
+                  ranks, timeout=600)
+        return np.load(tmp_path / out)
+
+    two, serial = run_plate("two.npz", "two", 2), run_plate("serial.npz", "serial", None)
+    assert np.abs(two["structure_DISPLACEMENT"][:, 2]).max() > 1e-4  # the plate was struck
+    apart = max(relative_difference(two[k], serial[k]) for k in COUPLED_COMPARED)
+    assert 0 < apart < tolerance, apart  # two partitions: rounding apart
+    step = f"checkpoint_{every:09d}"
+    for source, ranks, reference in (("two", wider, two), ("two", None, two), ("serial", 2, serial)):
+        where = f"{source}_on_{ranks}"
+        name = f"{step}.rank1of2.h5" if source == "two" else f"{step}.h5"
+        continued = run_plate(f"{where}.npz", where, ranks, str(folder / source / name))
+        assert int(continued["steps"]) == steps, where
+        for k in ("sphere_ids", "structure_ids"):
+            np.testing.assert_array_equal(continued[k], reference[k], err_msg=where)
+        for k in COUPLED_COMPARED:
+            assert relative_difference(continued[k], reference[k]) < tolerance, (where, k)
+        if check_written:
+            written = [f"{2 * every:09d}.rank{r}of{ranks}.h5" for r in range(ranks)] if ranks \
+                else [f"{2 * every:09d}.h5"]
+            assert sorted(os.listdir(folder / where)) == [f"checkpoint_{w}" for w in written], where
+
+
 @needs_mpi
 def test_coupled_explicit_run_continued_on_another_rank_count_equals_the_uninterrupted_run(tmp_path):
     """The explicit plate struck by 16 spheres (mpi_coupled_case.py, 300
@@ -480,32 +520,7 @@ def test_coupled_explicit_run_continued_on_another_rank_count_equals_the_uninter
     from mpi_coupled_case import STEPS, WritePlateCase
     folder = tmp_path / "plate"
     WritePlateCase(folder, "area_distributed", False, "thesis")
-    compared = ("sphere_x", "sphere_VELOCITY", "sphere_ANGULAR_VELOCITY", "structure_DISPLACEMENT",
-                "structure_VELOCITY")
-
-    def run_plate(out, where, ranks, restart="-"):
-        options = json.dumps({"SaveRestart": True, "RestartFrequency": 140, "checkpoint_folder": where})
-        RunPython([COUPLED_RUN, folder, tmp_path / out, "MPI" if ranks else "OpenMP", options, restart],
-                  ranks, timeout=600)
-        return np.load(tmp_path / out)
-
-    two, serial = run_plate("two.npz", "two", 2), run_plate("serial.npz", "serial", None)
-    assert np.abs(two["structure_DISPLACEMENT"][:, 2]).max() > 1e-4  # the plate was struck
-    apart = max(relative_difference(two[k], serial[k]) for k in compared)
-    assert 0 < apart < 1e-12, apart  # two partitions: rounding apart
-    step = "checkpoint_000000140"
-    for source, ranks, reference in (("two", 4, two), ("two", None, two), ("serial", 2, serial)):
-        where = f"{source}_on_{ranks}"
-        name = f"{step}.rank1of2.h5" if source == "two" else f"{step}.h5"
-        continued = run_plate(f"{where}.npz", where, ranks, str(folder / source / name))
-        assert int(continued["steps"]) == STEPS, where
-        for k in ("sphere_ids", "structure_ids"):
-            np.testing.assert_array_equal(continued[k], reference[k], err_msg=where)
-        for k in compared:
-            assert relative_difference(continued[k], reference[k]) < 1e-12, (where, k)
-        # It began after the checkpoint: it wrote the second one only.
-        written = [f"{280:09d}.rank{r}of{ranks}.h5" for r in range(ranks)] if ranks else [f"{280:09d}.h5"]
-        assert sorted(os.listdir(folder / where)) == [f"checkpoint_{w}" for w in written], where
+    CheckCoupledContinuedOnOtherRankCounts(tmp_path, folder, 140, STEPS, 4, 1e-12)
 
 
 @needs_mpi
@@ -569,29 +584,8 @@ def test_coupled_run_with_the_deck_walls_continued_on_another_rank_count(tmp_pat
     dem = json.loads(path.read_text())
     dem["mpi_settings"] = {"rebalance_every": 10, "imbalance_threshold": 1.0}
     path.write_text(json.dumps(dem))
-    compared = ("sphere_x", "sphere_VELOCITY", "sphere_ANGULAR_VELOCITY", "structure_DISPLACEMENT",
-                "structure_VELOCITY")
-
-    def run_plate(out, where, ranks, restart="-"):
-        options = json.dumps({"SaveRestart": True, "RestartFrequency": 140, "checkpoint_folder": where})
-        RunPython([COUPLED_RUN, folder, tmp_path / out, "MPI" if ranks else "OpenMP", options, restart],
-                  ranks, timeout=600)
-        return np.load(tmp_path / out)
-
-    two, serial = run_plate("two.npz", "two", 2), run_plate("serial.npz", "serial", None)
-    assert np.abs(two["structure_DISPLACEMENT"][:, 2]).max() > 1e-4  # the plate was struck
-    apart = max(relative_difference(two[k], serial[k]) for k in compared)
-    assert 0 < apart < 1e-12, apart
-    step = "checkpoint_000000140"
-    for source, ranks, reference in (("two", 3, two), ("two", None, two), ("serial", 2, serial)):
-        where = f"{source}_on_{ranks}"
-        name = f"{step}.rank1of2.h5" if source == "two" else f"{step}.h5"
-        continued = run_plate(f"{where}.npz", where, ranks, str(folder / source / name))
-        assert int(continued["steps"]) == STEPS, where
-        for k in ("sphere_ids", "structure_ids"):
-            np.testing.assert_array_equal(continued[k], reference[k], err_msg=where)
-        for k in compared:
-            assert relative_difference(continued[k], reference[k]) < 1e-12, (where, k)
+    CheckCoupledContinuedOnOtherRankCounts(tmp_path, folder, 140, STEPS, 3, 1e-12,
+                                           check_written=False)
 
 
 @needs_mpi
@@ -657,32 +651,7 @@ def test_coupled_implicit_run_continued_on_another_rank_count_equals_the_uninter
     from mpi_coupled_case import IMPLICIT_STEPS, WriteImplicitPlateCase
     folder = tmp_path / "plate"
     WriteImplicitPlateCase(folder, structural_solver=json.loads(DETERMINISTIC_SOLVER))
-    compared = ("sphere_x", "sphere_VELOCITY", "sphere_ANGULAR_VELOCITY", "structure_DISPLACEMENT",
-                "structure_VELOCITY")
-
-    def run_plate(out, where, ranks, restart="-"):
-        options = json.dumps({"SaveRestart": True, "RestartFrequency": 14, "checkpoint_folder": where})
-        RunPython([COUPLED_RUN, folder, tmp_path / out, "MPI" if ranks else "OpenMP", options, restart],
-                  ranks, timeout=600)
-        return np.load(tmp_path / out)
-
-    two, serial = run_plate("two.npz", "two", 2), run_plate("serial.npz", "serial", None)
-    assert np.abs(two["structure_DISPLACEMENT"][:, 2]).max() > 1e-4  # the plate was struck
-    apart = max(relative_difference(two[k], serial[k]) for k in compared)
-    assert 0 < apart < 1e-10, apart  # two partitions, the CG's iterates: rounding apart
-    step = "checkpoint_000000014"
-    for source, ranks, reference in (("two", 3, two), ("two", None, two), ("serial", 2, serial)):
-        where = f"{source}_on_{ranks}"
-        name = f"{step}.rank1of2.h5" if source == "two" else f"{step}.h5"
-        continued = run_plate(f"{where}.npz", where, ranks, str(folder / source / name))
-        assert int(continued["steps"]) == IMPLICIT_STEPS, where
-        for k in ("sphere_ids", "structure_ids"):
-            np.testing.assert_array_equal(continued[k], reference[k], err_msg=where)
-        for k in compared:
-            assert relative_difference(continued[k], reference[k]) < 1e-10, (where, k)
-        # It began after the checkpoint: it wrote the second one only.
-        written = [f"{28:09d}.rank{r}of{ranks}.h5" for r in range(ranks)] if ranks else [f"{28:09d}.h5"]
-        assert sorted(os.listdir(folder / where)) == [f"checkpoint_{w}" for w in written], where
+    CheckCoupledContinuedOnOtherRankCounts(tmp_path, folder, 14, IMPLICIT_STEPS, 3, 1e-10)
 
 
 @needs_mpi
