@@ -342,7 +342,6 @@ class SkinWalls:
         reduced mass of the sphere and the wall point (ContactDampingMass,
         applications/dem/walls/rigid_face_storage.h). Before the DEM's
         strategy is initialised (it reads the masses once)."""
-        fe = self.structure.GetRootModelPart()
         components = (tessera.DISPLACEMENT_X, tessera.DISPLACEMENT_Y, tessera.DISPLACEMENT_Z)
         fe_nodes = {node.Id: node for node in self.fe_skin.Nodes}
         wall_nodes = {node.Id: node for node in self.walls.Nodes}
