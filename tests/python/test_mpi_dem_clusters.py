@@ -55,22 +55,28 @@ BOXES = {"dense": dict(n=4, layers=3, spacing=0.038, seed=11),   # 48 clusters
 REBALANCED = {"mpi_settings": {"rebalance_every": 20, "imbalance_threshold": 1.0}}
 
 
+def serial_and_distributed(tmp_path, ranks, spheres, clusters):
+    """The box in tmp_path/box run serially and on `ranks` ranks: every
+    sphere, the clusters' members included (node ids), and every cluster's
+    state (centre, velocity, angular velocity, angular momentum,
+    orientation, displacement, last force and torque; each from its owner)
+    bit for bit. Returns (serial, distributed)."""
+    serial = RunBed(tmp_path / "box", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "box", tmp_path / "mpi.npz", ranks)
+    assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == STEPS
+    assert len(serial["ids"]) == spheres + 3 * clusters
+    AssertSpheresBitwise(serial, distributed)
+    assert serial["clusters"].shape == (clusters, 26)
+    np.testing.assert_array_equal(distributed["clusters"], serial["clusters"])
+    return serial, distributed
+
+
 def run_box(tmp_path, ranks, scheme, box, keys=None):
     spheres, clusters = WriteClusterBox(tmp_path / "box", steps=STEPS, **BOXES[box],
                                         keys={"TranslationalIntegrationScheme": scheme,
                                               **(keys or {})})
-    serial = RunBed(tmp_path / "box", tmp_path / "serial.npz")
-    distributed = RunBed(tmp_path / "box", tmp_path / "mpi.npz", ranks)
-    assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == STEPS
-    # Every sphere, the clusters' members included (node ids), bit for bit.
-    assert len(serial["ids"]) == spheres + 3 * clusters
-    AssertSpheresBitwise(serial, distributed)
-    # Every cluster's state (centre, velocity, angular velocity, angular
-    # momentum, orientation, displacement, last force and torque), each from
-    # its owner, bit for bit.
+    serial, distributed = serial_and_distributed(tmp_path, ranks, spheres, clusters)
     table = serial["clusters"]
-    assert table.shape == (clusters, 26)
-    np.testing.assert_array_equal(distributed["clusters"], table)
     # The run did what the test needs: the clusters moved and turned, stayed
     # unit quaternions and in the box, and some changed owner.
     centre, orientation = table[:, 1:4], table[:, 13:17]
@@ -124,13 +130,8 @@ def test_periodic_clusters_on_ranks_equal_serial_bitwise(tmp_path, ranks, bonded
     if bonded:
         BondFloor(tmp_path / "box", "periodic")
     clusters = len(centres)
-    serial = RunBed(tmp_path / "box", tmp_path / "serial.npz")
-    distributed = RunBed(tmp_path / "box", tmp_path / "mpi.npz", ranks)
-    assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == STEPS
-    assert len(serial["ids"]) == spheres + 3 * clusters
-    AssertSpheresBitwise(serial, distributed)
+    serial, distributed = serial_and_distributed(tmp_path, ranks, spheres, clusters)
     table = serial["clusters"]
-    np.testing.assert_array_equal(distributed["clusters"], table)
     assert int(distributed["contacts"]) == int(serial["contacts"]) > 5
     if bonded:
         bonds, intact = (int(v) for v in serial["bonds"])
@@ -162,12 +163,7 @@ def test_clusters_on_a_bonded_floor_on_ranks_equal_serial_bitwise(tmp_path, rank
     # (PackBonds, PackClusters), cluster members never bonded.
     spheres, clusters = WriteClusterBox(tmp_path / "box", steps=STEPS, **BOXES["dense"], keys=keys)
     BondFloor(tmp_path / "box")
-    serial = RunBed(tmp_path / "box", tmp_path / "serial.npz")
-    distributed = RunBed(tmp_path / "box", tmp_path / "mpi.npz", ranks)
-    assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == STEPS
-    assert len(serial["ids"]) == spheres + 3 * clusters
-    AssertSpheresBitwise(serial, distributed)
-    np.testing.assert_array_equal(distributed["clusters"], serial["clusters"])
+    serial, distributed = serial_and_distributed(tmp_path, ranks, spheres, clusters)
     bonds, intact = (int(v) for v in serial["bonds"])
     assert bonds > 2 * spheres and 0 < intact < bonds, serial["bonds"]
     np.testing.assert_array_equal(distributed["bonds"], serial["bonds"])
