@@ -5,7 +5,8 @@ peaks rising with the confinement.
 
     PYTHONPATH=build/python OMP_NUM_THREADS=2 /usr/bin/python3 \
         applications/dem/benchmarks/v5_3_ucs_convergence.py [--quick] [--folder DIR] \
-        [--platen-velocity V] [--skip-ucs] [--skip-triaxial] [--confinements 1.5,4.5]
+        [--platen-velocity V] [--final-axial-strain S] [--skip-ucs] [--skip-triaxial] \
+        [--confinements 1.5,4.5]
 
 What it does, in order:
 1. Generates the specimen (tessera.dem.specimen) and asks the virtual
@@ -90,6 +91,8 @@ def Settings(test, args, confinement=0.0, delta_time=STABLE_DT, name=None):
         velocity, strain = 0.002, 0.006
     if args.platen_velocity is not None:
         velocity = args.platen_velocity
+    if args.final_axial_strain is not None:
+        strain = args.final_axial_strain
     specimen.update({"shape": "cylinder", "radius": 0.00386, "spread": 0.25, "seed": 1,
                      "solid_fraction": 0.60, "tolerance": 0.05, "verlet_list": True})
     return {"test": test, "specimen": specimen, "material": MaterialV53(),
@@ -153,6 +156,9 @@ def main():
                         help="MPa, comma-separated (default: 1.5,4.5,9,30,60; --quick 1.5,60)")
     parser.add_argument("--platen-velocity", type=float, default=None,
                         help="m/s, each platen (default: the thesis' 0.002; --quick 0.05)")
+    parser.add_argument("--final-axial-strain", type=float, default=None,
+                        help="the platens' travel over the specimen's length (default "
+                             "0.006; high confinements peak later)")
     args = parser.parse_args()
     import tessera.dem  # noqa: F401
     results = {"quick": args.quick}
