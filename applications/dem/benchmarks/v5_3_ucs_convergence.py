@@ -6,7 +6,7 @@ peaks rising with the confinement.
     PYTHONPATH=build/python OMP_NUM_THREADS=2 /usr/bin/python3 \
         applications/dem/benchmarks/v5_3_ucs_convergence.py [--quick] [--folder DIR] \
         [--platen-velocity V] [--final-axial-strain S] [--skip-ucs] [--skip-triaxial] \
-        [--confinements 1.5,4.5]
+        [--confinements 1.5,4.5] [--plot-series]
 
 What it does, in order:
 1. Generates the specimen (tessera.dem.specimen) and asks the virtual
@@ -44,7 +44,9 @@ minutes on one thread of the loaded host; higher confinements peak later). --qui
 that the chain runs, they are not the thesis' convergence result.
 
 Writes DIR/v5_3_summary.json (each test's summary, the stability check's
-message, wall times) and the virtual laboratory's CSV/PNG per test. Not a
+message, wall times), the virtual laboratory's CSV/PNG per test and
+triaxial_series.png (every test's curve found in DIR and the peaks against
+the confinement; --plot-series redraws it from the CSVs alone). Not a
 test: it exits non-zero where a check fails.
 """
 import argparse
@@ -144,6 +146,54 @@ def RunTest(test, args, confinement=0.0):
     return summary
 
 
+def PlotSeries(folder):
+    """One figure of every test's CSV in `folder` (ucs.csv, triaxial_<p>MPa.csv):
+    axial stress against the platens' strain, each peak marked, and the peaks
+    against the confinement. Returns the PNG's path, or None without CSVs."""
+    import glob
+    import numpy as np
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    curves = []
+    for path in glob.glob(os.path.join(folder, "*.csv")):
+        name = os.path.basename(path)[:-4]
+        if name == "ucs":
+            confinement = 0.0
+        elif name.startswith("triaxial_") and name.endswith("MPa"):
+            confinement = float(name[len("triaxial_"):-len("MPa")])
+        else:
+            continue
+        data = np.genfromtxt(path, delimiter=",", names=True)
+        curves.append((confinement, data))
+    if not curves:
+        return None
+    curves.sort(key=lambda c: c[0])
+    fig, (left, right) = plt.subplots(1, 2, figsize=(11, 4.5),
+                                      gridspec_kw={"width_ratios": [2, 1]})
+    peaks = []
+    for confinement, data in curves:
+        strain, stress = 100 * data["platen_strain"], data["axial_stress"] / 1e6
+        k = int(np.argmax(stress))
+        label = "UCS" if confinement == 0 else f"{confinement:g} MPa"
+        line, = left.plot(strain, stress, label=f"{label}: peak {stress[k]:.1f} MPa")
+        left.plot([strain[k]], [stress[k]], "o", color=line.get_color())
+        peaks.append((confinement, stress[k]))
+    left.set_xlabel("axial strain from the platens' travel (%)")
+    left.set_ylabel("axial stress (MPa)")
+    left.grid(True, alpha=0.3)
+    left.legend(fontsize=8)
+    right.plot([p for p, _ in peaks], [q for _, q in peaks], "o-")
+    right.set_xlabel("confinement (MPa)")
+    right.set_ylabel("peak axial stress (MPa)")
+    right.grid(True, alpha=0.3)
+    fig.tight_layout()
+    out = os.path.join(folder, "triaxial_series.png")
+    fig.savefig(out, dpi=100)
+    plt.close(fig)
+    return out
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true",
@@ -156,10 +206,15 @@ def main():
                         help="MPa, comma-separated (default: 1.5,4.5,9,30,60; --quick 1.5,60)")
     parser.add_argument("--platen-velocity", type=float, default=None,
                         help="m/s, each platen (default: the thesis' 0.002; --quick 0.05)")
+    parser.add_argument("--plot-series", action="store_true",
+                        help="only plot the CSVs already in --folder (PlotSeries) and exit")
     parser.add_argument("--final-axial-strain", type=float, default=None,
                         help="the platens' travel over the specimen's length (default "
                              "0.006; high confinements peak later)")
     args = parser.parse_args()
+    if args.plot_series:
+        print(PlotSeries(args.folder) or f"no test CSVs in {args.folder}")
+        return 0
     import tessera.dem  # noqa: F401
     results = {"quick": args.quick}
     failures = []
@@ -200,6 +255,7 @@ def main():
             f"; rising: {rising}", flush=True)
         if not rising:
             failures.append("triaxial peaks do not rise with the confinement")
+        PlotSeries(args.folder)
 
     results["failures"] = failures
     os.makedirs(args.folder, exist_ok=True)
