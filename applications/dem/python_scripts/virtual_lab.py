@@ -29,7 +29,8 @@ What a run does:
      its sphere's current radius toward the axis (_PrepareConfinement);
      axially through the platens, servo-controlled to the force p × section
      (_ServoGain, _MovePlatens) over the ramp and SERVO_HOLD_FRACTION of
-     `confinement_time` more, as the cell's oil loads the laboratory's
+     `confinement_time` more (longer, until the axial stress has settled to
+     p: SERVO_SETTLED_TOLERANCE), as the cell's oil loads the laboratory's
      platens (the thesis' axial forces on the end spheres crushed the end
      layers: _PrepareConfinement); then the platens as in UCS;
    - hydrostatic: the same confinement, the platens' servo holding p to the end;
@@ -85,8 +86,15 @@ BOND_UNSTABLE_TIME_STEP_FACTOR = 2.0
 # holds the axial stress at p for this fraction of confinement_time more
 # before a triaxial test's platens move: the servo lags the ramp by about its
 # time constant (_ServoGain), a few tenths of a millisecond on the V5.3
-# cylinder, and the hold lets the axial stress settle to p first.
+# cylinder, and the hold lets the axial stress settle to p first. A specimen
+# that still consolidates at the hold's end (compressive plasticity at high p:
+# the V5.3 cylinder at 60 MPa stood at p - 13 % there) is held on, until both
+# platens' forces are within SERVO_SETTLED_TOLERANCE of p × section, for at
+# most SERVO_MAX_HOLD_FRACTION of confinement_time (then the platens start
+# with a warning): the deviatoric loading starts from the hydrostatic state.
 SERVO_HOLD_FRACTION = 0.5
+SERVO_SETTLED_TOLERANCE = 0.01
+SERVO_MAX_HOLD_FRACTION = 10.0
 
 # Thesis Table 5.5 (Sfer et al. concrete), in Kratos' names; u^f / u^l = 1.2
 # (DAMAGE_FACTOR 0.2: the table's "0.2" read as Kratos' factor).
@@ -292,9 +300,11 @@ class VirtualLaboratory:
         return self.settings["test"] in ("triaxial", "hydrostatic")
 
     def _PlatenStart(self):
-        """When the platens start moving at the platen speed: after the
-        confinement ramp and the servo's hold of a triaxial test (thesis §5.5:
-        (a) the confinement to its hydrostatic value, (b) the axial motion)."""
+        """The earliest time the platens start moving at the platen speed:
+        after the confinement ramp and the servo's hold of a triaxial test
+        (thesis §5.5: (a) the confinement to its hydrostatic value, (b) the
+        axial motion). The run's own start, `platen_start`, is later where
+        the axial stress has not settled by then (_MovePlatens)."""
         s = self.settings
         if s["test"] != "triaxial":
             return 0.0
@@ -356,6 +366,8 @@ class VirtualLaboratory:
         strategy.SetDeltaTime(dt)
         self.stage._GetSolver().dt = dt
         self.dt = dt
+        self.platen_start = self._PlatenStart()
+        self.platens_moving = self.settings["test"] != "triaxial"
         self._SetEndTime()
         spheres = self.stage.spheres_model_part
         ids = np.asarray(spheres.NodeIds())
@@ -415,7 +427,7 @@ class VirtualLaboratory:
         else:
             travel = loading["final_axial_strain"] * self.height / 2.0
             end = travel / loading["platen_velocity"]
-            end += self._PlatenStart()
+            end += self.platen_start
         self.end_time = end
         self.stage.end_time = end
 
@@ -513,18 +525,44 @@ class VirtualLaboratory:
         time, moved by the servo (_ServoGain) on its force from the last step
         until the platen start, then at the platen speed (triaxial)."""
         time = stage.time
-        servo = self.settings["test"] == "hydrostatic" or time <= self._PlatenStart()
         target = self._Pressure(time) * self.section
+        forces = {part: abs(stage.GetWallForceAndMoment(part)[0][2]) for part in ("top", "bottom")}
+        if not self.platens_moving and time > self.platen_start:
+            self._StartPlatensOnceSettled(stage, target, forces)
+        servo = self.settings["test"] == "hydrostatic" or not self.platens_moving
         for part, sign in (("top", -1.0), ("bottom", 1.0)):
             if servo:
-                force, _ = stage.GetWallForceAndMoment(part)
-                approach = self.servo_gain * (target - abs(force[2]))
+                approach = self.servo_gain * (target - forces[part])
             else:
                 approach = self.settings["loading"]["platen_velocity"]
             self.platen_z[part] += sign * approach * self.dt
             for node in self.platen_nodes[part]:
                 node.Z = self.platen_z[part]
                 node.SetSolutionStepValue(tessera.VELOCITY_Z, sign * approach)
+
+    def _StartPlatensOnceSettled(self, stage, target, forces):
+        """After the hold: the platens start where both forces are within
+        SERVO_SETTLED_TOLERANCE of the target, or the longest hold is over;
+        otherwise the servo holds on and the platen start and the end of the
+        travel move one step later."""
+        loading = self.settings["loading"]
+        time = stage.time
+        settled = all(abs(target - f) <= SERVO_SETTLED_TOLERANCE * target for f in forces.values())
+        longest = (1.0 + SERVO_MAX_HOLD_FRACTION) * float(loading["confinement_time"])
+        if settled or time > longest:
+            self.platens_moving = True
+            if not settled:
+                import warnings
+                worst = max(abs(target - f) for f in forces.values()) / target
+                warnings.warn(f"{self.where}: the axial stress is still {100 * worst:.2g} % off "
+                              f"the confinement at t = {time:.4g} s, after the longest hold "
+                              f"(SERVO_MAX_HOLD_FRACTION); the platens start", stacklevel=3)
+            return
+        self.platen_start = time
+        if not loading["end_time"] > 0.0:
+            travel = loading["final_axial_strain"] * self.height / 2.0
+            self.end_time = self.platen_start + travel / loading["platen_velocity"]
+            stage.end_time = self.end_time
 
     def _Confine(self, stage):
         if self.settings["test"] == "oedometric":
@@ -601,7 +639,7 @@ class VirtualLaboratory:
         fraction = s["loading"]["stop_at_fraction_of_peak"]
         # A triaxial specimen fails only once the platens load it: not while
         # the confinement ramps and holds.
-        loading = time > self._PlatenStart()
+        loading = time > self.platen_start
         if s["test"] in ("UCS", "triaxial", "BTS") and self.peak > 0.0 and fraction > 0.0 \
                 and loading and stress < fraction * self.peak and len(self.rows) > 10:
             stage.end_time = min(stage.end_time, time)  # the specimen has failed
@@ -642,7 +680,7 @@ class VirtualLaboratory:
             return float("nan"), float("nan")
         peak_index = int(np.argmax(stress))
         # A triaxial test's from the platen start: the rise above the stress there.
-        loading = c["time"][: peak_index + 1] > self._PlatenStart()
+        loading = c["time"][: peak_index + 1] > self.platen_start
         base = 0.0
         if self.settings["test"] == "triaxial" and loading.any():
             base = stress[: peak_index + 1][loading][0]
@@ -679,6 +717,8 @@ class VirtualLaboratory:
                             "time_at_peak": float(c["time"][k])})
             e, nu = self._Elastic(c)
             summary.update({"young_modulus": e, "poisson_ratio": nu})
+            if s["test"] == "triaxial":
+                summary["platen_start_time"] = self.platen_start
             if s["test"] == "BTS":
                 force = float(c["platen_force"][k])
                 summary["tensile_strength"] = 2.0 * force / (math.pi * self.specimen.diameter
