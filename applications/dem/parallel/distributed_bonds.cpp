@@ -261,6 +261,13 @@ void DistributedDem::InstallBonds(const std::vector<std::vector<double>>& out) {
     std::iota(same.begin(), same.end(), 0u);
     bonds.Renumber(same);
   }
+  // The last evaluation's per-bond scratch (rewritten by the next) follows
+  // the count: the strategy skips the bond pass, which sizes it, while it
+  // holds no bond, and a checkpoint's columns must be one entry per bond.
+  for (auto* column : {&bonds.force, &bonds.elastic, &bonds.torque_second})
+    if (!column->empty()) column->resize(bonds.size());
+  for (auto* column : {&bonds.damping_power, &bonds.friction_power})
+    if (!column->empty()) column->resize(bonds.size());
   CheckOwnedBonds();
 }
 
