@@ -23,10 +23,11 @@
 // no normal force, shear force or moment, failure criterion 1, the law's
 // state untouched; only the direction follows the spheres. So the parked
 // record is set to that state (FarState) and, the pair coming back within the
-// layer at a later search (a pair approaches by less than the search
-// tolerance between searches, as the contacts' search assumes), its first
-// evaluation is still unloaded: it writes the direction without reading the
-// stale one into any force.
+// layer at a later search, its first evaluation is still unloaded: it writes
+// the direction without reading the stale one into any force. (The
+// condition: between two searches a pair approaches by less than the
+// layer's margin over the load's reach, at least 0.1 R_max + 1.05
+// SearchTolerance, as the contacts' search assumes of its tolerance.)
 #include <algorithm>
 #include <numeric>
 #include <set>
