@@ -541,8 +541,8 @@ def test_bonds_vtk_of_a_distributed_run_holds_the_serial_bonds(tmp_path):
 
 
 @needs_mpi
-@pytest.mark.parametrize("ranks", [2, 4])
-def test_broken_bond_parted_beyond_the_ghost_layer_touches_again_as_in_serial(tmp_path, ranks):
+@pytest.mark.parametrize("ranks, broken", [(2, "frictional"), (4, "frictional"), (4, "kratos")])
+def test_broken_bond_parted_beyond_the_ghost_layer_touches_again_as_in_serial(tmp_path, ranks, broken):
     # Two bonded spheres (R 4 mm, touching) thrown apart at 20 m/s each
     # across the ranks' cut (WriteBondedPair): the bond breaks at once, the
     # spheres part farther than the ghost layer (8.4 mm: each rank then
@@ -551,20 +551,22 @@ def test_broken_bond_parted_beyond_the_ghost_layer_touches_again_as_in_serial(tm
     # 2860 the broken bond (its crack opened) pushes them apart with k_n
     # (R_i + R_j - d). The force on return, the spheres and the bond bit for
     # bit the serial run's; at step 1200 the bond is parked (its record
-    # compared too, the direction apart: AssertBondsBitwise).
+    # compared too, the direction apart: AssertBondsBitwise). BrokenBonds
+    # "kratos" (no crack opening; the shear force kept within a gap of twice
+    # the tolerance, here 0) likewise.
     for steps, parked in ((1200, True), (2860, False)):
         folder = tmp_path / f"pair{steps}"
-        WriteBondedPair(folder, steps)
+        WriteBondedPair(folder, steps, keys={"BrokenBonds": broken})
         serial = RunBed(folder, tmp_path / f"serial{steps}.npz")
         distributed = RunBed(folder, tmp_path / f"mpi{steps}.npz", ranks)
         AssertSpheresBitwise(serial, distributed)
         AssertBondsBitwise(serial, distributed)
         assert int(distributed["parkings"]) >= 2  # each sphere's owner parked it
         assert bool(distributed["bond_parked"][0]) == parked
-        # The broken (in tension: 4) bond's crack opened.
-        assert serial["bond_table"][:, 2:4].tolist() == [[4.0, 1.0]]
+        # The bond broke in tension (4); its crack opened ("frictional").
+        assert serial["bond_table"][:, 2:4].tolist() == [[4.0, 1.0 if broken == "frictional" else 0.0]]
     force = serial["TOTAL_FORCES"]
-    print(f"{ranks} ranks: contact force on return {force[:, 0]} N, "
+    print(f"{ranks} ranks, {broken}: contact force on return {force[:, 0]} N, "
           f"{int(distributed['parkings'])} parkings")
     assert abs(force[0, 0]) > 100.0 and force[1, 0] == -force[0, 0]
     assert serial["bond_table"][0, 4] > 0.0  # the bond's normal force (compression)

@@ -9,25 +9,22 @@
 // criterion, normal force, shear force, moment, direction, the spheres'
 // element ids, then the law's state (state_stride doubles).
 //
-// Why a parked bond gives the serial run's forces (zero) and comes back with
-// its serial state: it is parked at a search where its spheres lie farther
-// apart than the ghost layer (the partner is outside the layer of the box
-// holding the owned sphere), and the layer is wider than every distance at
-// which a broken bond carries load: 1.05 (2 R_max + SearchTolerance) > R_i +
-// R_j (touch, once opened), 1.05 L_max > L (the rest length: "frictional"
-// opens the crack there), and with "kratos" (Start widens the layer)
-// 1.05 (2 R_max + 3 SearchTolerance) > R_i + R_j + twice the tolerance (its
-// shear force is kept within that gap) and 1.05 (L_max + SearchTolerance)
-// (it pushes within L). Beyond that
-// the serial run's every evaluation writes the same: opened (frictional),
-// no normal force, shear force or moment, failure criterion 1, the law's
-// state untouched; only the direction follows the spheres. So the parked
-// record is set to that state (FarState) and, the pair coming back within the
-// layer at a later search, its first evaluation is still unloaded: it writes
-// the direction without reading the stale one into any force. (The
-// condition: between two searches a pair approaches by less than the
-// layer's margin over the load's reach, at least 0.1 R_max + 1.05
-// SearchTolerance, as the contacts' search assumes of its tolerance.)
+// Why a parked bond gives the serial run's forces (zero) and comes back with its serial state: it
+// is parked at a search where its spheres lie farther apart than the ghost layer (the partner is
+// outside the layer of the box holding the owned sphere), and the layer is wider than every
+// distance at which a broken bond carries load: 1.05 (2 R_max + SearchTolerance) > R_i + R_j
+// (touch, once opened), 1.05 L_max > L (the rest length: "frictional" opens the crack there), and
+// with "kratos" (Start widens the layer) 1.05 (2 R_max + 3 SearchTolerance) > R_i + R_j + twice the
+// tolerance (its shear force is kept within that gap) and 1.05 (L_max + SearchTolerance) (it pushes
+// within L). Beyond that the serial run's every evaluation writes the same: opened (frictional), no
+// normal force, shear force or moment, failure criterion 1, the law's state untouched; only the
+// direction follows the spheres; its force and torque terms are zeros, which leave every sum they
+// would join as it is (a sum from +0 is never -0). So the parked record is set to that state
+// (FarState) and, the pair coming back within the layer at a later search, its first evaluation is
+// still unloaded: it writes the direction without reading the stale one into any force. (The
+// condition: between two searches a pair approaches by less than the layer's margin over the load's
+// reach, at least 0.1 R_max + 1.05 SearchTolerance, as the contacts' search assumes of its
+// tolerance.)
 #include <algorithm>
 #include <numeric>
 #include <set>
