@@ -188,7 +188,8 @@ def test_clusters_on_a_thrown_bonded_floor_park_far_bonds_bitwise(tmp_path, rank
     # where a rank owns one of them (its partner left the rows, or the
     # sphere arrived without it). The old code stopped there ("bonded
     # sphere (element 99) holds 4 of its 5 bonds on rank 3 ... farther
-    # apart than the ghost layer", checked on 4 ranks); the rank now parks
+    # apart than the ghost layer", checked on 4 ranks, and on rank 1 of
+    # 2); the rank now parks
     # the bond by the spheres' keys. Spheres, clusters and every bond
     # (state, opened, forces, failure criterion; from the owner of its
     # first sphere, parked or not) bit for bit the serial run's.
