@@ -6,7 +6,9 @@ ascending, each from the rank that owns it), the step count and the run's
 energies (energies, by energy_names); with rigid
 clusters, the state of every cluster (mpi_dem_run.ClusterState, element ids
 ascending, each from its owner) as clusters, and per rank the element ids of
-the clusters its ClusterPart holds after Initialize as cluster_held_<rank>. With
+the clusters its ClusterPart holds after Initialize as cluster_held_<rank>; with
+bonds, the bond table (mpi_dem_run.BondTable: bond_table, bond_direction,
+bond_parked). With
 MPI_CHECKPOINT_MARKER set in the environment, each rank writes its process
 id to <MARKER>.<rank> after step MARK_STEP (a test then signals one rank).
 
@@ -86,6 +88,15 @@ def main(folder, out, parallel_type, restart, *settings):
             extra["clusters"] = table[np.argsort(table[:, 0], kind="stable")]
             extra.update({f"cluster_held_{r}": np.asarray(h, dtype=np.int64)
                           for r, h in enumerate(helds)})
+    # With bonds, the bond table (mpi_dem_run.BondTable; collective).
+    distributed = solver.distributed
+    bonded = (distributed.GlobalNumberOfBonds() if distributed is not None
+              else solver.strategy.NumberOfBonds()) > 0
+    if bonded:
+        from mpi_dem_run import BondTable
+        table = BondTable(solver.strategy, distributed, communicator)
+        if table is not None:
+            extra.update(table)
     # The run's energies (EnergyCalculationOption: dissipated ones too), in
     # the order of their names (collective in a distributed run).
     energies = (solver.strategy.GetEnergies() if solver.distributed is None

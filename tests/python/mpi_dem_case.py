@@ -30,12 +30,18 @@ adds sub model parts of the spheres that impose velocity components
 runs an initialised stage's loop, calling sample() at the start and after
 every `every`-th step (the run scripts' samples).
 
+    WriteBondedPair(folder, steps, period=0.04, speed=20.0, keys=None)
+
+two bonded spheres thrown apart in a box periodic along x: the broken bond's
+spheres part farther than the ghost layer and meet again across the face.
+
     RunBed(folder, out, ranks=None)
     AssertSpheresBitwise(expected, result, names=SPHERE_RESULTS)
+    AssertBondsBitwise(expected, result)
 
 run a bed's deck through mpi_dem_run.py (serially, or under mpirun on
 `ranks` ranks) and load its results; and compare two runs' sphere results
-bit for bit, node by node.
+bit for bit, node by node, and their bond tables.
 """
 import json
 import os
@@ -382,6 +388,55 @@ def AssignMaterial(folder, part, material):
 
 # The spheres' results mpi_dem_run.py saves, in node id order.
 SPHERE_RESULTS = ("x", "VELOCITY", "ANGULAR_VELOCITY", "DISPLACEMENT", "TOTAL_FORCES")
+
+
+def WriteBondedPair(folder, steps, period=0.04, speed=20.0, keys=None):
+    """Two bonded spheres (R 4 mm, touching, DEM_Dempack of the virtual lab's
+    concrete) thrown apart at `speed` each along x (the second also 0.3 m/s
+    along y: an oblique return) in a box periodic along x (`period`; y and z
+    ±50 mm), centred on x = period / 2: the bond breaks at once, the spheres
+    part (16.8 m/s) across the ranks' cut, farther than the ghost layer (8.4
+    mm, the longest bond), and meet again across the periodic face, touching
+    from about step 2850 (5e-7 s steps; the continuum strategy, the broken
+    bond's frictional contact). Deck "pair"."""
+    import json
+
+    from tessera.dem.virtual_lab import DEFAULT_MATERIAL
+    os.makedirs(folder, exist_ok=True)
+    c = period / 2
+    lines = ["Begin Properties 1"] + [f"{k} {v}" for k, v in DEFAULT_MATERIAL.items()] + \
+        ["End Properties", "Begin Nodes", f"1 {c - 0.004!r} 0.0 0.0", f"2 {c + 0.004!r} 0.0 0.0",
+         "End Nodes", "Begin Elements SphericContinuumParticle3D", "1 1 1", "2 1 2", "End Elements"]
+    for variable, values in (("RADIUS", (0.004, 0.004)), ("COHESIVE_GROUP", (1, 1)),
+                             ("VELOCITY_X", (-speed, speed)), ("VELOCITY_Y", (0.0, 0.3))):
+        lines += [f"Begin NodalData {variable}", f"1 0 {values[0]}", f"2 0 {values[1]}",
+                  "End NodalData"]
+    with open(os.path.join(folder, "pairDEM.mdpa"), "w") as f:
+        f.write("\n".join(lines) + "\n")
+    deck = {"problem_name": "pair", "Dimension": 3, "GravityX": 0.0, "GravityY": 0.0,
+            "GravityZ": 0.0, "RotationOption": True, "PeriodicDomainOption": True,
+            "BoundingBoxOption": True, "BoundingBoxMinX": 0.0, "BoundingBoxMaxX": period,
+            "BoundingBoxMinY": -0.05, "BoundingBoxMaxY": 0.05, "BoundingBoxMinZ": -0.05,
+            "BoundingBoxMaxZ": 0.05, "TranslationalIntegrationScheme": "Symplectic_Euler",
+            "SearchTolerance": 0.0, "NeighbourSearchFrequency": 20, "MaxTimeStep": 5e-7,
+            "FinalTime": steps * 5e-7, "OutputTimeStep": 1.0, "TimeStepCheck": "off",
+            "PoissonEffectOption": False, "ShearStrainParallelToBondOption": False,
+            "solver_settings": {"strategy": "continuum_sphere_strategy"}, **(keys or {})}
+    with open(os.path.join(folder, "ProjectParametersDEM.json"), "w") as f:
+        json.dump(deck, f, indent=1)
+
+
+def AssertBondsBitwise(expected, result):
+    """The same bonds (bond_table of mpi_dem_run.BondTable: spheres' ids,
+    state, opened, normal force, failure criterion, sigma, tau) bit for bit,
+    and the same directions but for the bonds parked at the end (the
+    direction they had when parked; the serial run's follows the spheres,
+    never read into a force before the pair is back within the layer)."""
+    import numpy as np
+
+    np.testing.assert_array_equal(result["bond_table"], expected["bond_table"])
+    kept = ~result["bond_parked"]
+    np.testing.assert_array_equal(result["bond_direction"][kept], expected["bond_direction"][kept])
 
 
 def RunBed(folder, out, ranks=None):

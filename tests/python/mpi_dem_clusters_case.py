@@ -25,10 +25,12 @@ come back through the opposite ones and touch across them (the top layer
 of clusters the floor spheres across z = 0). Returns (spheres, the
 clusters' initial centres in element order).
 
-    BondFloor(folder)
+    BondFloor(folder, thrown=False)
 
-makes the box's floor bed a bonded slab at rest: the continuum strategy, the floor
-spheres in COHESIVE_GROUP 1 without their velocities, SearchTolerance 2 mm (the lattice's gaps, up
+makes the box's floor bed a bonded slab at rest (thrown: with the bed's
+velocities, up to 1 m/s, so that broken bonds' spheres fly apart farther
+than the ghost layer): the continuum strategy, the floor
+spheres in COHESIVE_GROUP 1 (without their velocities unless thrown), SearchTolerance 2 mm (the lattice's gaps, up
 to 4.6 mm, bond where at most twice that), the grains' relation with the
 KDEM bond law (breakable). Cluster members are never bonded (clusters are
 rigid already). Returns the deck's problem name.
@@ -178,17 +180,18 @@ def WritePeriodicClusterBox(folder, n=4, layers=3, steps=1000, speed=2.0, spin=3
     return count, centres
 
 
-def BondFloor(folder, problem="bed"):
+def BondFloor(folder, problem="bed", thrown=False):
     path = os.path.join(folder, f"{problem}DEM.mdpa")
     with open(path) as f:
         text = f.read()
     ids = [line.split()[0] for line in
            text.split("Begin Nodes")[1].split("End Nodes")[0].strip().splitlines()]
-    # At rest: the clusters' impacts break the bonds.
+    # At rest (the clusters' impacts break the bonds), or thrown.
     head, velocities = text.split("Begin NodalData VELOCITY_X", 1)
+    tail = "Begin NodalData VELOCITY_X" + velocities if thrown else ""
     with open(path, "w") as f:
         f.write(head + "Begin NodalData COHESIVE_GROUP\n" + "".join(f"  {i} 0 1\n" for i in ids)
-                + "End NodalData\n")
+                + "End NodalData\n" + tail)
     path = os.path.join(folder, "MaterialsDEM.json")
     with open(path) as f:
         materials = json.load(f)

@@ -1,7 +1,9 @@
 """Runs the DEM deck of FOLDER (a copy) with the given parallel_type and
 writes, on rank 0, OUT.npz with the final positions and velocities of every
 sphere (node ids ascending, each from the rank that owns it), the global
-kinetic energy, contact count and bond counts (all, intact), and for a distributed run the migrations,
+kinetic energy, contact count and bond counts (all, intact), the bond table (BondTable: each bond
+once, sorted by its spheres' element ids; its directions apart, with whether the bond was parked
+at the end), and for a distributed run the migrations, the bonds parked over the run (parkings),
 ghost and migration traffic, and per rank the owned node ids at the start and
 at the end (to show spheres changed owner). With FREE_BODY_MOTION walls,
 each rank's walls (centre, velocity, angular velocity, rotation, contact force
@@ -70,6 +72,7 @@ def main(folder, out, parallel_type):
         kinetic = distributed.GlobalKineticEnergy()
         contacts = distributed.GlobalNumberOfParticleContacts()
         bonds = (distributed.GlobalNumberOfBonds(), distributed.GlobalNumberOfIntactBonds())
+        extra["parkings"] = distributed.GlobalBondParkings()
         starts = communicator.GatherInts([int(i) for i in first_owned], 0)
         ends = communicator.GatherInts([int(i) for i in distributed.OwnedNodeIds()], 0)
         ghosts = communicator.GatherDoubles([float(distributed.NumberOfGhosts()),
@@ -81,11 +84,14 @@ def main(folder, out, parallel_type):
         phases = {**strategy.GetTimings(), **distributed.GetTimings()}
         timings = communicator.GatherDoubles([seconds, *phases.values()], 0)
         if communicator.Rank() == 0:
-            extra = {"migrations": migrations, "ghosts": np.array(ghosts),
+            extra = {**extra, "migrations": migrations, "ghosts": np.array(ghosts),
                      "rebalances": distributed.Rebalances(),
                      "timings": np.array(timings), "timing_names": np.array(["loop", *phases]),
                      **{f"start_{r}": np.asarray(s, dtype=np.int64) for r, s in enumerate(starts)},
                      **{f"end_{r}": np.asarray(e, dtype=np.int64) for r, e in enumerate(ends)}}
+    table = BondTable(strategy, distributed, communicator)
+    if table is not None:
+        extra.update(table)
     bodies = communicator.GatherDoubles(FreeWallState(strategy), 0)
     glued = communicator.GatherInts(OwnedGlued(strategy, distributed), 0)
     glued_start = communicator.GatherInts(first_glued, 0)
@@ -110,6 +116,47 @@ def main(folder, out, parallel_type):
                  steps=strategy.StepCount(), searches=strategy.NumberOfSearches(),
                  early=strategy.NumberOfEarlySearches(), seconds=seconds,
                  **{name: value for name, value in values.items()}, **extra)
+
+
+BOND_COLUMNS = ("state", "opened", "normal_force", "failure_criterion", "sigma", "tau")
+
+
+def BondTable(strategy, distributed, communicator):
+    """On rank 0 (None elsewhere; collective): every bond once as a row of
+    the spheres' element ids (first, second) and BOND_COLUMNS (bond_table),
+    sorted by the ids; the directions (bond_direction) and whether the bond
+    was parked (bond_parked: its direction is the one it had when parked).
+    A distributed run's bonds from the owner of the first sphere: its rows'
+    bonds and its parked ones."""
+    arrays = strategy.BondArrays()
+    ids = np.asarray(strategy.Particles.element_id, dtype=np.int64)
+    first, second = (np.asarray(arrays[k], dtype=np.int64) for k in ("first", "second"))
+    mine = np.ones(len(first), dtype=bool)
+    if distributed is not None:
+        owned = np.isin(ids, np.asarray(distributed.OwnedElementIds(), dtype=np.int64))
+        mine = owned[first]
+    parts = [np.column_stack([ids[first][mine], ids[second][mine], np.zeros(int(mine.sum()))] +
+                             [np.asarray(arrays[k], dtype=float)[mine] for k in BOND_COLUMNS] +
+                             [np.asarray(arrays["direction"], dtype=float).reshape(-1, 3)[mine]])]
+    if distributed is not None:
+        parked = distributed.ParkedBonds()
+        counted = np.asarray(parked["first_owned"], dtype=bool)
+        if counted.any():
+            parts.append(np.column_stack(
+                [np.asarray(parked["first_element"], dtype=float)[counted],
+                 np.asarray(parked["second_element"], dtype=float)[counted], np.ones(int(counted.sum()))] +
+                [np.asarray(parked[k], dtype=float)[counted] for k in BOND_COLUMNS] +
+                [np.asarray(parked["direction"], dtype=float).reshape(-1, 3)[counted]]))
+    rows = np.concatenate([p.reshape(-1, 3 + len(BOND_COLUMNS) + 3) for p in parts])
+    if distributed is not None:
+        width = rows.shape[1]
+        gathered = communicator.GatherDoubles(rows.ravel().tolist(), 0)
+        if communicator.Rank() != 0:
+            return None
+        rows = np.concatenate([np.asarray(g, dtype=float).reshape(-1, width) for g in gathered])
+    rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
+    return {"bond_table": np.column_stack([rows[:, :2], rows[:, 3:3 + len(BOND_COLUMNS)]]),
+            "bond_parked": rows[:, 2].astype(bool), "bond_direction": rows[:, -3:]}
 
 
 def FreeWallState(strategy):

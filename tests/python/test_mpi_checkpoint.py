@@ -27,7 +27,8 @@ from tessera.parallel import MpiSkipReason, RunPython
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpi_dem_bodies_case import AddFreeLid, MakeFloorSticky  # noqa: E402
-from mpi_dem_case import AddInlet, AssertSpheresBitwise, WriteBed, WriteBondedSpecimen  # noqa: E402
+from mpi_dem_case import (AddInlet, AssertSpheresBitwise, WriteBed, WriteBondedPair,  # noqa: E402
+                          WriteBondedSpecimen)
 from mpi_dem_clusters_case import BondFloor, WriteClusterBox  # noqa: E402
 
 RUN_SCRIPT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_checkpoint_run.py")
@@ -209,6 +210,40 @@ def test_bodies_continued_on_another_rank_count_are_bitwise_the_uninterrupted_ru
         if case.startswith("clusters"):
             assert whole["clusters"].shape == (48, 26)
             np.testing.assert_array_equal(continued["clusters"], whole["clusters"])
+
+
+@needs_mpi
+def test_checkpoint_with_parked_bonds_continues_bitwise_on_the_same_and_other_rank_counts(tmp_path):
+    """The parted pair (mpi_dem_case.WriteBondedPair) with a checkpoint at
+    step 1200, where each rank holds the broken bond parked (its partner
+    sphere beyond the ghost layer: DistributedDem's parked_bonds in its
+    file), continued to step 2860, where the spheres touch again: on 2 ranks
+    from its own files, and on 4 ranks and serially from the files merged
+    (the parked bond merged among the bonds, from the owner of its first
+    sphere). Each continued run is bitwise the uninterrupted one and the
+    serial one: spheres, the contact force on return, the bond."""
+    folder = tmp_path / "pair"
+    WriteBondedPair(folder, 2860)
+    options = "restart_options=" + json.dumps({"SaveRestart": True, "RestartFrequency": 1200,
+                                               "checkpoint_folder": "first"})
+    serial = run(folder, tmp_path / "serial.npz", None)
+    whole = run(folder, tmp_path / "whole.npz", 2, settings=[options])
+    AssertSpheresBitwise(serial, whole, COMPARED)
+    np.testing.assert_array_equal(whole["bond_table"], serial["bond_table"])
+    for r in (0, 1):
+        reader = tessera.CheckpointReader(str(folder / "first" / f"checkpoint_000001200.rank{r}of2.h5"))
+        parked = reader.ReadRawBytes("/Objects/Solver/Distributed/parked_bonds/records")
+        assert len(parked) > 0, r  # the bond is parked on both ranks
+        assert len(reader.ReadRawBytes("/Objects/Solver/Strategy/Bonds/first")) == 0, r
+    checkpoint = str(folder / "first" / "checkpoint_000001200.h5")
+    for ranks in (2, 4, None):
+        continued = run(folder, tmp_path / f"on_{ranks}.npz", ranks, checkpoint)
+        assert int(continued["steps"]) == 2860, ranks
+        AssertSpheresBitwise(whole, continued, COMPARED)
+        np.testing.assert_array_equal(continued["bond_table"], whole["bond_table"])
+        np.testing.assert_array_equal(continued["bond_direction"], whole["bond_direction"])
+    # They touch again: the bond (its crack opened) pushes them apart.
+    assert whole["bond_table"][:, 2:4].tolist() == [[4.0, 1.0]] and whole["bond_table"][0, 4] > 0.0
 
 
 # ---------------------------------------------------------------- the structure

@@ -27,8 +27,8 @@ from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpi_dem_case import (SPACING, SPHERE_RESULTS, AddImposedVelocities, AddInlet,  # noqa: E402
-                          AssertSpheresBitwise, RunBed, WriteBed, WriteBondedSpecimen, WriteDiscBed,
-                          WritePeriodicBed)
+                          AssertBondsBitwise, AssertSpheresBitwise, RunBed, WriteBed, WriteBondedPair,
+                          WriteBondedSpecimen, WriteDiscBed, WritePeriodicBed)
 
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
 BED_STEPS = BONDED_STEPS = 1000
@@ -541,36 +541,58 @@ def test_bonds_vtk_of_a_distributed_run_holds_the_serial_bonds(tmp_path):
 
 
 @needs_mpi
-def test_broken_bond_stretched_beyond_the_ghost_layer_is_a_clear_error(tmp_path):
-    # Two bonded spheres (R 4 mm, touching) fly apart at 40 m/s: the bond
-    # breaks at once and, some 1,000 steps later (the break slowed them),
-    # the spheres are farther apart than the ghost layer (1.05 x 8 mm from
-    # the other rank's box). A rank would lose the broken bond (the serial
-    # run keeps it, so a later contact would differ): an error naming the
-    # sphere, not a silent change.
-    from tessera.dem.virtual_lab import DEFAULT_MATERIAL
-    folder = tmp_path / "pair"
-    folder.mkdir()
-    lines = ["Begin Properties 1"] + [f"{k} {v}" for k, v in DEFAULT_MATERIAL.items()] + \
-        ["End Properties", "Begin Nodes", "1 0.0 0.0 0.0", "2 0.008 0.0 0.0", "End Nodes",
-         "Begin Elements SphericContinuumParticle3D", "1 1 1", "2 1 2", "End Elements"]
-    for variable, values in (("RADIUS", (0.004, 0.004)), ("COHESIVE_GROUP", (1, 1)),
-                             ("VELOCITY_X", (-20.0, 20.0))):
-        lines += [f"Begin NodalData {variable}", f"1 0 {values[0]}", f"2 0 {values[1]}",
-                  "End NodalData"]
-    (folder / "pairDEM.mdpa").write_text("\n".join(lines) + "\n")
-    deck = {"problem_name": "pair", "Dimension": 3, "GravityX": 0.0, "GravityY": 0.0,
-            "GravityZ": 0.0, "RotationOption": True, "BoundingBoxOption": False,
-            "TranslationalIntegrationScheme": "Symplectic_Euler", "SearchTolerance": 0.0,
-            "NeighbourSearchFrequency": 20, "MaxTimeStep": 5e-7, "FinalTime": 2000 * 5e-7,
-            "OutputTimeStep": 1.0, "TimeStepCheck": "off", "PoissonEffectOption": False,
-            "ShearStrainParallelToBondOption": False, "parallel_type": "MPI",
-            "solver_settings": {"strategy": "continuum_sphere_strategy"}}
-    (folder / "ProjectParametersDEM.json").write_text(json.dumps(deck))
-    result = tessera_run(folder, ranks=2, timeout=120)
-    assert result.returncode != 0
-    assert "holds 0 of its 1 bonds" in result.stderr and "ghost layer" in result.stderr, \
-        result.stderr
+@pytest.mark.parametrize("ranks, broken", [(2, "frictional"), (4, "frictional"), (4, "kratos")])
+def test_broken_bond_parted_beyond_the_ghost_layer_touches_again_as_in_serial(tmp_path, ranks, broken):
+    # Two bonded spheres (R 4 mm, touching) thrown apart at 20 m/s each
+    # across the ranks' cut (WriteBondedPair): the bond breaks at once, the
+    # spheres part farther than the ghost layer (8.4 mm: each rank then
+    # parks the broken bond of its sphere by the spheres' keys, where this
+    # was an error), meet again across the periodic face and touch: at step
+    # 2860 the broken bond (its crack opened) pushes them apart with k_n
+    # (R_i + R_j - d). The force on return, the spheres and the bond bit for
+    # bit the serial run's; at step 1200 the bond is parked (its record
+    # compared too, the direction apart: AssertBondsBitwise). BrokenBonds
+    # "kratos" (no crack opening; the shear force kept within a gap of twice
+    # the tolerance, here 0) likewise.
+    for steps, parked in ((1200, True), (2860, False)):
+        folder = tmp_path / f"pair{steps}"
+        WriteBondedPair(folder, steps, keys={"BrokenBonds": broken})
+        serial = RunBed(folder, tmp_path / f"serial{steps}.npz")
+        distributed = RunBed(folder, tmp_path / f"mpi{steps}.npz", ranks)
+        AssertSpheresBitwise(serial, distributed)
+        AssertBondsBitwise(serial, distributed)
+        assert int(distributed["parkings"]) >= 2  # each sphere's owner parked it
+        assert bool(distributed["bond_parked"][0]) == parked
+        # The bond broke in tension (4); its crack opened ("frictional").
+        assert serial["bond_table"][:, 2:4].tolist() == [[4.0, 1.0 if broken == "frictional" else 0.0]]
+    force = serial["TOTAL_FORCES"]
+    print(f"{ranks} ranks, {broken}: contact force on return {force[:, 0]} N, "
+          f"{int(distributed['parkings'])} parkings")
+    assert abs(force[0, 0]) > 100.0 and force[1, 0] == -force[0, 0]
+    assert serial["bond_table"][0, 4] > 0.0  # the bond's normal force (compression)
+
+
+@needs_mpi
+def test_bonds_vtk_of_a_distributed_run_lists_a_parked_bond_once(tmp_path):
+    # The parted pair (WriteBondedPair) to step 1200 through `tessera run`
+    # with the bonds' VTK file at steps 600 and 1200: at 1200 the broken
+    # bond is parked on both ranks (no row holds both spheres); rank 0's
+    # file lists it once (from the owner of the sphere with the smaller
+    # id), as the serial file does, with the same state, sigma, tau and
+    # normal force.
+    folders = {}
+    for name, ranks in (("serial", None), ("mpi", 2)):
+        WriteBondedPair(tmp_path / name / "pair", 1200,
+                        keys={"post_vtk_option": True, "ContactMeshOption": True,
+                              "OutputTimeStep": 600 * 5e-7 * (1.0 - 1e-9),
+                              "parallel_type": "MPI" if ranks else "OpenMP"})
+        result = tessera_run(tmp_path / name / "pair", ranks=ranks)
+        assert result.returncode == 0, result.stdout + result.stderr
+        folders[name] = tmp_path / name / "pair" / "pair_Post_Files"
+    serial, serial_points = read_bond_vtk(folders["serial"] / "pair_bonds_2.vtk")
+    distributed, distributed_points = read_bond_vtk(folders["mpi"] / "pair_bonds_2.vtk")
+    assert list(serial) == [(1, 2)] and serial[(1, 2)][0] == 4  # broken in tension
+    assert distributed == serial and distributed_points == serial_points
 
 
 def test_recursive_coordinate_bisection_balances_counts_and_breaks_ties_by_key():

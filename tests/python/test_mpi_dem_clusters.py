@@ -6,7 +6,8 @@ the spheres and the walls, for 1,000 steps, on 2 and 4 ranks; once with a
 new bisection every 20 steps; with the bed's inlet injecting spheres among
 the clusters (and that serial run alone); in a periodic box without walls,
 clusters crossing its faces; falling onto a bonded floor (the continuum
-strategy), also through `tessera run` with the bonds' VTK file.
+strategy), also through `tessera run` with the bonds' VTK file, and
+thrown so that broken bonds' spheres part beyond the ghost layer (parked).
 
 Bitwise because the design is (docs/architecture.md, "Distributed DEM"):
 a cluster and its members are owned by the rank whose box holds the
@@ -34,7 +35,7 @@ import pytest
 from tessera.parallel import MpirunCommand, MpirunEnvironment, MpiSkipReason
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_dem_case import AddInlet, AssertSpheresBitwise, RunBed  # noqa: E402
+from mpi_dem_case import AddInlet, AssertBondsBitwise, AssertSpheresBitwise, RunBed  # noqa: E402
 from mpi_dem_clusters_case import (NX, PERIODIC_HEIGHT, BondFloor, WriteClusterBox,  # noqa: E402
                                    WritePeriodicClusterBox)
 
@@ -176,6 +177,32 @@ def test_clusters_on_a_bonded_floor_on_ranks_equal_serial_bitwise(tmp_path, rank
           f"{len(crossed)} of {clusters} clusters changed owner, lowest centre "
           f"{serial['clusters'][:, 3].min():.4f} m")
     assert len(crossed) > 0
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_clusters_on_a_thrown_bonded_floor_park_far_bonds_bitwise(tmp_path, ranks):
+    # The bonded floor thrown at up to 1 m/s under the clusters (BondFloor
+    # thrown), a new bisection every 20 steps: every bond breaks, and some
+    # broken bond's spheres lie farther apart than the ghost layer (42.5 mm)
+    # where a rank owns one of them (its partner left the rows, or the
+    # sphere arrived without it). The old code stopped there ("bonded
+    # sphere (element 99) holds 4 of its 5 bonds on rank 3 ... farther
+    # apart than the ghost layer", checked on 4 ranks, and on rank 1 of
+    # 2); the rank now parks
+    # the bond by the spheres' keys. Spheres, clusters and every bond
+    # (state, opened, forces, failure criterion; from the owner of its
+    # first sphere, parked or not) bit for bit the serial run's.
+    spheres, clusters = WriteClusterBox(tmp_path / "box", steps=STEPS, **BOXES["dense"],
+                                        keys=REBALANCED)
+    BondFloor(tmp_path / "box", thrown=True)
+    serial, distributed = serial_and_distributed(tmp_path, ranks, spheres, clusters)
+    np.testing.assert_array_equal(distributed["bonds"], serial["bonds"])
+    AssertBondsBitwise(serial, distributed)
+    assert len(serial["bond_table"]) == int(serial["bonds"][0]) > 2 * spheres
+    print(f"thrown bonded floor, {ranks} ranks: {int(distributed['parkings'])} bonds parked, "
+          f"{int(serial['bonds'][0] - serial['bonds'][1])} broken")
+    assert int(distributed["parkings"]) > 0
 
 
 def test_a_serial_run_with_clusters_and_an_inlet_gives_injected_spheres_free_ids(tmp_path):

@@ -6,10 +6,10 @@
 // boxes, the ghost layer, the ghost lists as they were built at the last
 // search (rebuilt from the present positions they would differ from the other
 // ranks' lists, which were decided by the positions of that search), the bond
-// counts per key, the counters and the run's vote on having rigid clusters
-// (a rank's clusters are the strategy's columns and its ClusterPart, saved as
-// in a serial run). Every value is written as its bytes, so a
-// continued run goes on bitwise as the uninterrupted one.
+// counts per key, the parked bonds' records (distributed_bonds.cpp), the counters and the run's
+// vote on having rigid clusters (a rank's clusters are the strategy's columns and its ClusterPart,
+// saved as in a serial run). Every value is written as its bytes, so a continued run goes on
+// bitwise as the uninterrupted one.
 #include <algorithm>
 #include <cstring>
 #include <type_traits>
@@ -115,6 +115,13 @@ void DistributedDem::SaveState(CheckpointWriter& writer, const std::string& grou
   for (const std::int64_t key : bond_keys) bond_counts.push_back(bond_count_.at(key));
   PutVector(writer, name("bond_count/keys"), bond_keys);
   PutVector(writer, name("bond_count/counts"), bond_counts);
+  // The parked bonds' records end to end (distributed_bonds.cpp), in key-pair order.
+  std::vector<double> parked;
+  for (const auto& [keys, record] : parked_)
+    parked.insert(parked.end(), record.begin(), record.end());
+  PutValue(writer, name("parked_bonds/width"), static_cast<std::uint64_t>(BondRecordDoubles()));
+  PutVector(writer, name("parked_bonds/records"), parked);
+  PutValue(writer, name("parkings"), parkings_);
   PutValue(writer, name("next_key"), next_key_);
   PutValue(writer, name("last_balance_step"), last_balance_step_);
   PutValue(writer, name("rebalances"), rebalances_);
@@ -160,6 +167,25 @@ void DistributedDem::LoadState(const CheckpointReader& reader, const std::string
                 name("bond_count"), " keys and counts disagree in length (damaged file)");
   bond_count_.clear();
   for (std::size_t k = 0; k < bond_keys.size(); ++k) bond_count_[bond_keys[k]] = bond_counts[k];
+  parked_.clear(), parkings_ = 0;
+  // (Files written before bonds were parked lack them: none parked then.)
+  if (reader.Has(name("parked_bonds/records"))) {
+    std::uint64_t width = 0;
+    std::vector<double> parked;
+    TakeValue(reader, name("parked_bonds/width"), width);
+    TakeVector(reader, name("parked_bonds/records"), parked);
+    TESSERA_CHECK(width == BondRecordDoubles() && parked.size() % width == 0, "checkpoint ",
+                  reader.Path(), ": ", name("parked_bonds"), " holds records of ", width,
+                  " doubles (", parked.size(), " in all) where this run's are of ",
+                  BondRecordDoubles(), " (another bond law?)");
+    for (std::size_t at = 0; at < parked.size(); at += width)
+      parked_.emplace(
+          std::make_pair(static_cast<std::int64_t>(parked[at]),
+                         static_cast<std::int64_t>(parked[at + 1])),
+          std::vector<double>(parked.begin() + static_cast<std::ptrdiff_t>(at),
+                              parked.begin() + static_cast<std::ptrdiff_t>(at + width)));
+    TakeValue(reader, name("parkings"), parkings_);
+  }
   TakeValue(reader, name("next_key"), next_key_);
   TakeValue(reader, name("last_balance_step"), last_balance_step_);
   TakeValue(reader, name("rebalances"), rebalances_);

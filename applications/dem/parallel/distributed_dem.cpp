@@ -5,7 +5,6 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
-#include <set>
 #include <type_traits>
 
 #include "applications/dem/dem_variables.h"
@@ -207,8 +206,17 @@ void DistributedDem::Start(bool restored) {
   layer_ = 1.05 * (2.0 * largest + st.search_tolerance + 2.0 * ClusterReach());
   // A bond may be longer than a contact reach (BOND_RANGE_BETA, or gaps up
   // to twice the search tolerance): the layer holds every bond's partner.
+  double longest = 0.0;
   for (std::size_t b = 0; b < s_.bonds_.size(); ++b)
-    layer_ = std::max(layer_, 1.05 * Norm(s_.Separation(s_.bonds_.first[b], s_.bonds_.second[b])));
+    longest = std::max(longest, Norm(s_.Separation(s_.bonds_.first[b], s_.bonds_.second[b])));
+  layer_ = std::max(layer_, 1.05 * longest);
+  // BrokenBonds "kratos" pushes within the rest length and keeps a broken
+  // bond's shear force within a gap of twice the tolerance: a parked bond
+  // lies beyond both even after approaching by one tolerance until the
+  // search that brings it back (distributed_bonds.cpp).
+  if (!s_.bonds_.empty() && s_.bonds_.broken_bonds == BrokenBonds::kKratos)
+    layer_ = std::max({layer_, 1.05 * (2.0 * largest + 3.0 * st.search_tolerance),
+                       1.05 * (longest + st.search_tolerance)});
   next_key_ = static_cast<std::int64_t>(n);
   std::vector<std::int64_t> keys(n);
   for (std::size_t i = 0; i < n; ++i) keys[i] = static_cast<std::int64_t>(i);
@@ -383,142 +391,6 @@ void DistributedDem::IndexContacts(ExplicitSolverStrategy& s) {
   for (std::size_t i = 0; i < rows; ++i) walls.particle_start[i + 1] += walls.particle_start[i];
   // Merged bonds come without their index (a fresh start's are indexed).
   if (s.bonds_.constant_index.size() != s.bonds_.size()) s.bonds_.Index(rows);
-}
-
-namespace {
-// A bond in a migration message: the keys of its spheres, law, state,
-// opened, the constants, failure criterion, normal force, shear force,
-// moment, direction, then the law's state (state_stride doubles).
-constexpr std::size_t kBondHead = 2 + 3 + sizeof(BondConstants) / sizeof(double) + 1 + 1 + 9;
-static_assert(sizeof(BondConstants) % sizeof(double) == 0, "BondConstants holds doubles only");
-}  // namespace
-
-std::vector<std::vector<double>> DistributedDem::PackBonds() const {
-  const ContinuumBonds& bonds = s_.bonds_;
-  const ParticleStorage& p = s_.particles_;
-  const std::size_t n = p.size(), stride = bonds.state_stride;
-  // Each row's bonds (as the first or second sphere), as offsets into one array.
-  std::vector<std::uint32_t> start(n + 1, 0), of(2 * bonds.size());
-  for (std::size_t b = 0; b < bonds.size(); ++b)
-    ++start[bonds.first[b] + 1], ++start[bonds.second[b] + 1];
-  for (std::size_t i = 0; i < n; ++i) start[i + 1] += start[i];
-  {
-    std::vector<std::uint32_t> cursor(start.begin(), start.end() - 1);
-    for (std::size_t b = 0; b < bonds.size(); ++b) {
-      of[cursor[bonds.first[b]]++] = static_cast<std::uint32_t>(b);
-      of[cursor[bonds.second[b]]++] = static_cast<std::uint32_t>(b);
-    }
-  }
-  std::vector<std::vector<double>> out(size_);
-  std::vector<int> holders;
-  for (std::size_t i = 0; i < n; ++i) {
-    if (!OwnedRow(i) || start[i] == start[i + 1]) continue;
-    // Where Migrate sends the row: its owner and the ranks whose layer holds it.
-    const int owner = RcbOwner(boxes_, p.position[i]);
-    GhostTargets(p.position[i], owner, holders);
-    holders.push_back(owner);
-    for (int r : holders) {
-      if (r == rank_) continue;
-      std::vector<double>& h = out[r];
-      for (std::uint32_t k = start[i]; k < start[i + 1]; ++k) {
-        const std::uint32_t b = of[k];
-        h.insert(h.end(),
-                 {static_cast<double>(KeyOfRow(bonds.first[b])),
-                  static_cast<double>(KeyOfRow(bonds.second[b])), static_cast<double>(bonds.law[b]),
-                  static_cast<double>(bonds.state[b]), static_cast<double>(bonds.opened[b])});
-        const auto* constants = reinterpret_cast<const double*>(&bonds.constants[b]);
-        h.insert(h.end(), constants, constants + sizeof(BondConstants) / sizeof(double));
-        h.insert(h.end(), {bonds.failure_criterion.size() > b ? bonds.failure_criterion[b] : 0.0,
-                           bonds.normal_force[b]});
-        Put(h, bonds.shear_force[b]), Put(h, bonds.moment[b]), Put(h, bonds.direction[b]);
-        for (std::size_t k = 0; k < stride; ++k) h.push_back(bonds.LawState(b, k));
-      }
-    }
-  }
-  return out;
-}
-
-void DistributedDem::InstallBonds(const std::vector<std::vector<double>>& out) {
-  const std::vector<int> others = OtherRanks(rank_, size_);
-  std::vector<std::vector<double>> send;
-  for (int r : others) {
-    bond_doubles_ += static_cast<std::int64_t>(out[r].size());
-    send.push_back(out[r]);
-  }
-  const std::vector<std::vector<double>> in = comm_->Exchange(others, send);
-  ContinuumBonds& bonds = s_.bonds_;
-  const std::size_t stride = bonds.state_stride, width = kBondHead + stride;
-  const std::size_t rows = s_.particles_.size();
-  std::set<std::pair<std::uint32_t, std::uint32_t>> present;
-  for (std::size_t b = 0; b < bonds.size(); ++b) present.insert({bonds.first[b], bonds.second[b]});
-  bool added = false;
-  // The new bonds' law states, bond by bond (law_state is slot by slot).
-  const std::size_t before = bonds.size();
-  std::vector<double> added_state;
-  for (const std::vector<double>& message : in) {
-    if (message.size() % width != 0)
-      TESSERA_ERROR("DistributedDem: rank ", rank_, " got a bond message of ", message.size(),
-                    " doubles, not a multiple of ", width);
-    for (const double* h = message.data(); h < message.data() + message.size(); h += width) {
-      const std::int64_t a = RowOfKey(static_cast<std::int64_t>(h[0]));
-      const std::int64_t b = RowOfKey(static_cast<std::int64_t>(h[1]));
-      if (a < 0 || b < 0) continue;
-      const auto i = static_cast<std::uint32_t>(a), j = static_cast<std::uint32_t>(b);
-      if (!present.insert({i, j}).second) continue;
-      added = true;
-      bonds.first.push_back(i), bonds.second.push_back(j);
-      bonds.law.push_back(static_cast<std::uint32_t>(h[2]));
-      bonds.state.push_back(static_cast<std::uint8_t>(h[3]));
-      bonds.opened.push_back(static_cast<std::uint8_t>(h[4]));
-      BondConstants constants;
-      std::copy(h + 5, h + 5 + sizeof(BondConstants) / sizeof(double),
-                reinterpret_cast<double*>(&constants));
-      bonds.constants.push_back(constants);
-      const double* cursor = h + 5 + sizeof(BondConstants) / sizeof(double);
-      bonds.failure_criterion.resize(bonds.first.size() - 1);
-      bonds.failure_criterion.push_back(cursor[0]);
-      bonds.normal_force.push_back(cursor[1]);
-      cursor += 2;
-      bonds.shear_force.push_back(Take(cursor));
-      bonds.moment.push_back(Take(cursor));
-      bonds.direction.push_back(Take(cursor));
-      added_state.insert(added_state.end(), cursor, cursor + stride);
-    }
-  }
-  if (added) {
-    const std::size_t after = bonds.size();
-    std::vector<double> slots(after * stride);
-    for (std::size_t k = 0; k < stride; ++k) {
-      std::copy_n(bonds.law_state.begin() + k * before, before, slots.begin() + k * after);
-      for (std::size_t q = 0; q < after - before; ++q)
-        slots[k * after + before + q] = added_state[q * stride + k];
-    }
-    bonds.law_state.swap(slots);
-    // Sorted by (first, second) again (Renumber with every row in place).
-    std::vector<std::uint32_t> same(rows);
-    std::iota(same.begin(), same.end(), 0u);
-    bonds.Renumber(same);
-  }
-  CheckOwnedBonds();
-}
-
-void DistributedDem::CheckOwnedBonds() const {
-  // Every owned sphere must hold all its bonds (see the header).
-  const ContinuumBonds& bonds = s_.bonds_;
-  const std::size_t rows = s_.particles_.size();
-  std::vector<std::uint32_t> count(rows, 0);
-  for (std::size_t b = 0; b < bonds.size(); ++b) ++count[bonds.first[b]], ++count[bonds.second[b]];
-  for (std::size_t i = 0; i < rows; ++i) {
-    if (!OwnedRow(i)) continue;
-    const auto it = bond_count_.find(KeyOfRow(i));
-    const std::uint32_t expected = it == bond_count_.end() ? 0 : it->second;
-    if (count[i] != expected)
-      TESSERA_ERROR("\"parallel_type\": \"MPI\": bonded sphere (element ",
-                    s_.particles_.element_id[i], ") holds ", count[i], " of its ", expected,
-                    " bonds on rank ", rank_,
-                    ": a broken bond's spheres drifted farther apart than the ghost layer (",
-                    layer_, " m); such a run does not run distributed yet");
-  }
 }
 
 void DistributedDem::AdoptInlets(ParticleInlets& inlets) {
@@ -914,6 +786,8 @@ void DistributedDem::Migrate() {
   // New rows are appended (the departed ones still there), then one pass
   // removes the rows that are neither owned nor a ghost here any more and
   // puts the others in key order (ExplicitSolverStrategy::ReorderRows).
+  // Bonds whose partner leaves this rank's rows, before it goes.
+  if (!bond_count_.empty()) ParkDepartingBonds(keep, next_owner);
   const bool velocity_steps = s_.increments_are_velocity_steps_;
   // Rigid clusters: a cluster's rows and its state go together (RemoveRows)
   // before the new rows come; the one pass below then keeps every old row.
@@ -1139,7 +1013,7 @@ std::int64_t DistributedDem::GlobalNumberOfBonds() const {
   const ContinuumBonds& bonds = s_.bonds_;
   std::int64_t count = 0;
   for (std::size_t b = 0; b < bonds.size(); ++b) count += OwnedRow(bonds.first[b]) ? 1 : 0;
-  return comm_->SumAll(count);
+  return comm_->SumAll(count + NumberOfCountedParkedBonds());  // (parked ones are broken)
 }
 
 std::int64_t DistributedDem::GlobalNumberOfIntactBonds() const {

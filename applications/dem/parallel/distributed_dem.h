@@ -58,9 +58,17 @@
 // flag) without exchanging it. At each search every sphere sent to a rank
 // takes all its bonds along (partner keys and every column); a rank adds
 // those whose two spheres it now holds and does not have yet. The ghost
-// layer is at least 1.05 times the longest bond at start. An owned
-// sphere must keep all its bonds: a broken bond whose spheres drift farther
-// apart than the ghost layer is an error (it would be lost).
+// layer is at least 1.05 times the longest bond at start (with BrokenBonds
+// "kratos" also 1.05 (2 R_max + 3 SearchTolerance) and 1.05 (L_max +
+// SearchTolerance)). A broken bond whose partner
+// sphere leaves the rows of the rank owning the other sphere (the spheres
+// parted farther than the layer) is parked there, by the spheres' keys, in
+// the state the serial run's evaluations give it that far apart (no load;
+// distributed_bonds.cpp says why that is exact); it travels with its owned
+// sphere and in checkpoints, and returns to the rows' bonds at the search
+// where both spheres are rows again. An owned sphere holds all its bonds,
+// as rows' bonds or parked (checked at every search); an intact bond
+// spanning more than the layer is an error.
 //
 // Periodic domains (PeriodicDomainOption): the bisection cuts the wrapped
 // centres, and a sphere is a ghost of every rank whose box it lies within a
@@ -207,6 +215,21 @@ class DistributedDem {
   // Bonds, each counted once (by the owner of its first sphere): all, intact.
   std::int64_t GlobalNumberOfBonds() const;
   std::int64_t GlobalNumberOfIntactBonds() const;
+  // Broken bonds parked (see above): on this rank now; over the run on all
+  // ranks (each time a rank parked a bond: of its rows' or one arriving).
+  std::size_t NumberOfParkedBonds() const { return parked_.size(); }
+  std::int64_t GlobalBondParkings() const;
+  // This rank's parked bonds by (first key, second key), as BondArrays' columns
+  // (the spheres by key and element id; first_owned: this rank owns the
+  // first sphere, which counts it once in the run).
+  struct ParkedBondColumns {
+    std::vector<std::int64_t> first_key, second_key;
+    std::vector<IdType> first_element, second_element;
+    std::vector<std::uint8_t> first_owned, state, opened;
+    std::vector<double> normal_force, failure_criterion, sigma, tau, rest_length, area;
+    std::vector<Array3> shear_force, moment, direction;
+  };
+  ParkedBondColumns ParkedBonds() const;
   // Spheres that changed owner since Start, summed over the ranks; bisections made.
   std::int64_t GlobalMigrations() const;
   int Rebalances() const { return rebalances_; }
@@ -313,6 +336,15 @@ class DistributedDem {
   std::vector<std::vector<double>> PackBonds() const;
   void InstallBonds(const std::vector<std::vector<double>>& out);
   void CheckOwnedBonds() const;  // an error where an owned sphere lacks a bond
+  // Migrate, once the rows that stay are known and before the others go:
+  // parks the rows' bonds one of whose spheres this rank owns after the
+  // search while the other leaves (distributed_bonds.cpp).
+  void ParkDepartingBonds(const std::vector<std::uint8_t>& keep,
+                          const std::vector<int>& next_owner);
+  // A bond record parked in its far state (an intact one is an error).
+  void Park(std::vector<double> record);
+  std::size_t BondRecordDoubles() const;
+  std::int64_t NumberOfCountedParkedBonds() const;  // those whose first sphere is owned here
   // FREE_BODY_MOTION walls (free_wall_loads.cpp, SearchHooks::free_wall_loads):
   // their contact loads from every rank's owned spheres, in the serial order.
   void ReduceFreeWallLoads();
@@ -362,6 +394,10 @@ class DistributedDem {
   // Bonds per sphere key in the whole run (constant: bonds are never removed).
   std::unordered_map<std::int64_t, std::uint32_t> bond_count_;
   std::int64_t bond_doubles_ = 0;
+  // Parked bonds (bond records, distributed_bonds.cpp) by their spheres' keys,
+  // and the bonds this rank parked over the run.
+  std::map<std::pair<std::int64_t, std::int64_t>, std::vector<double>> parked_;
+  std::int64_t parkings_ = 0;
   std::int64_t next_key_ = 0;  // the key of the next injected sphere
   int last_balance_step_ = 0;
   int rebalances_ = 0;

@@ -15,8 +15,8 @@ A distributed run ("parallel_type": "MPI") writes the same one file per step,
 on rank 0 (MergedBonds): each rank holds its owned spheres' bonds and its
 ghosts' (a bond between ghosts, or an owned sphere's bond twice across a rank
 cut), so each bond is sent by the owner of its sphere with the smaller
-element id (which holds it: an owned sphere holds all its bonds,
-DistributedDem::CheckOwnedBonds), the points are the owned spheres of all
+element id (which holds it, among its rows' bonds or parked ones: an owned
+sphere holds all its bonds, DistributedDem::CheckOwnedBonds), the points are the owned spheres of all
 ranks in element id order. One file rather than per-rank pieces (as the
 spheres' .pvtu): a bond between two ranks' spheres would need both pieces'
 points, and the serial run's single file stays what ParaView opens.
@@ -47,10 +47,19 @@ def MergedBonds(strategy, distributed, communicator):
     bonds = strategy.BondArrays()
     first, second = (np.asarray(bonds[k], dtype=np.int64) for k in ("first", "second"))
     mine = owned[np.where(rows[first] < rows[second], first, second)]
-    ints = np.concatenate([[owned.sum(), mine.sum()], rows[owned], rows[first[mine]],
-                           rows[second[mine]], np.asarray(bonds["state"], dtype=np.int64)[mine]])
+    # The parked bonds (their partner on no row here) of the owned spheres
+    # with the smaller id: the owned one is the first where first_owned.
+    parked = distributed.ParkedBonds()
+    p_first, p_second = (np.asarray(parked[k], dtype=np.int64) for k in ("first_element", "second_element"))
+    p_owned = np.where(np.asarray(parked["first_owned"], dtype=bool), p_first, p_second)
+    p_mine = p_owned == np.minimum(p_first, p_second)
+    ints = np.concatenate([[owned.sum(), mine.sum() + p_mine.sum()], rows[owned], rows[first[mine]], p_first[p_mine],
+                           rows[second[mine]], p_second[p_mine],
+                           np.asarray(bonds["state"], dtype=np.int64)[mine],
+                           np.asarray(parked["state"], dtype=np.int64)[p_mine]])
     doubles = np.concatenate([positions[owned].ravel()] + [
-        np.asarray(bonds[k], dtype=float)[mine] for k in ("sigma", "tau", "normal_force")])
+        np.concatenate([np.asarray(bonds[k], dtype=float)[mine], np.asarray(parked[k], dtype=float)[p_mine]])
+        for k in ("sigma", "tau", "normal_force")])
     ints = communicator.GatherInts(ints.tolist(), 0)
     doubles = communicator.GatherDoubles(doubles.tolist(), 0)
     if communicator.Rank() != 0:

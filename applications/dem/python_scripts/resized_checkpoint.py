@@ -18,8 +18,10 @@ What the merge takes (docs/file_formats.md, "Restart checkpoints"):
   blocks' cross slots) are left empty and rebuilt on loading
   (DistributedDem.IndexContacts);
 * bonds likewise from the owner of the first sphere, the law states slot by
-  slot; their index and constants' table rebuilt on loading; the bonds'
-  power of the last force evaluation summed (counted on rank 0 after);
+  slot, the bonds parked there (broken bonds whose partner sphere was on no
+  row of the rank: DistributedDem's parked_bonds) among them; their index
+  and constants' table rebuilt on loading; the bonds' power of the last
+  force evaluation summed (counted on rank 0 after);
 * spheres glued to sticky walls: each glued row and its reference centre
   from the sphere's owner;
 * rigid clusters: each from the owner of its members (rows of consecutive
@@ -64,6 +66,48 @@ _PAIR_MEMBERS = ("PairContacts/history", "PairContacts/extra_history", "PairCont
 _PAIR_INDEXES = ("first_start", "cross_block_start", "cross_row_start", "cross_row_slot",
                  "cross_force", "cross_elastic", "cross_torque", "earliest_source_block",
                  "latest_target_block")
+
+
+def ParkedBonds(readers, distributed, keys, owners, merged_keys, stride):
+    """The parked bonds (DistributedDem's records, distributed_bonds.cpp) of
+    the owner of each one's first sphere, as the merged bonds' columns: first
+    and second (merged rows), law_state (stride x count), and per Bonds
+    member its bytes per bond (count x width)."""
+    records = []
+    for r, reader in enumerate(readers):
+        name = distributed + "/parked_bonds/records"
+        if not reader.Has(name):
+            continue
+        width = int(np.frombuffer(reader.ReadRawBytes(distributed + "/parked_bonds/width"), np.uint64)[0])
+        rows = np.frombuffer(reader.ReadRawBytes(name), np.float64).reshape(-1, width)
+        first_key = rows[:, 0].astype(np.int64)
+        at = np.searchsorted(keys[r], first_key)
+        ok = at < len(keys[r])
+        ok[ok] = keys[r][at[ok]] == first_key[ok]
+        mine = ok.copy()
+        mine[ok] = owners[r][at[ok]] == r
+        records.append(rows[mine])
+    table = np.concatenate(records) if records else np.zeros((0, 0))
+    if len(table) == 0:
+        return {"first": np.zeros(0, np.int64), "second": np.zeros(0, np.int64),
+                "law_state": np.zeros((stride, 0))}
+    width = table.shape[1]
+    constants = width - 18 - stride  # the record's head (distributed_bonds.cpp) less its 18 others
+    head = 5 + constants
+
+    def Bytes(values, dtype):
+        values = np.ascontiguousarray(np.asarray(values, dtype=dtype).reshape(len(table), -1))
+        return values.view(np.uint8).reshape(len(table), -1)
+    return {"first": np.searchsorted(merged_keys, table[:, 0].astype(np.int64)),
+            "second": np.searchsorted(merged_keys, table[:, 1].astype(np.int64)),
+            "law": Bytes(table[:, 2], np.uint32), "state": Bytes(table[:, 3], np.uint8),
+            "opened": Bytes(table[:, 4], np.uint8), "constants": Bytes(table[:, 5:head], np.float64),
+            "failure_criterion": Bytes(table[:, head], np.float64),
+            "normal_force": Bytes(table[:, head + 1], np.float64),
+            "shear_force": Bytes(table[:, head + 2:head + 5], np.float64),
+            "moment": Bytes(table[:, head + 5:head + 8], np.float64),
+            "direction": Bytes(table[:, head + 8:head + 11], np.float64),
+            "law_state": np.ascontiguousarray(table[:, head + 13:head + 13 + stride].T)}
 
 
 def _Refuse(readers, path, ranks):
@@ -208,29 +252,47 @@ def MergeDem(copy, readers, template_rank, ranks, solver=SOLVER):
                                                g_rank[order], g_index[order]))
 
     # ---- bonds: from the owner of the first sphere, sorted as the serial
-    # list; the law states slot by slot; the index rebuilt on loading
+    # list, the rows' bonds and the parked ones (ParkedBonds) together; the
+    # law states slot by slot; the index rebuilt on loading
     bonds = strategy + "/Bonds"
     b_first, b_second, b_rank, b_index, b_counts = OwnedPairs(bonds)
     if template.Has(bonds + "/first"):
-        Put(bonds + "/first", b_first.astype(np.uint32).view(np.uint8))
-        Put(bonds + "/second", b_second.astype(np.uint32).view(np.uint8))
         stride_bytes = template.ReadRawBytes(bonds + "/state_stride")
         stride = int(np.frombuffer(stride_bytes, np.uint64 if len(stride_bytes) == 8 else np.uint32)[0])
+        parked = ParkedBonds(readers, distributed, keys, owners, merged_keys, stride)
+        first = np.concatenate([b_first, parked["first"]])
+        second = np.concatenate([b_second, parked["second"]])
+        order = np.lexsort((second, first))
+        Put(bonds + "/first", first[order].astype(np.uint32).view(np.uint8))
+        Put(bonds + "/second", second[order].astype(np.uint32).view(np.uint8))
         parts = [np.frombuffer(rd.ReadRawBytes(bonds + "/law_state"), np.float64) for rd in readers]
         law_state = np.empty((stride, len(b_first)))
         for r, part in enumerate(parts):
             mask = b_rank == r
             if mask.any():
                 law_state[:, mask] = part.reshape(stride, b_counts[r])[:, b_index[mask]]
-        Put(bonds + "/law_state", law_state.ravel().view(np.uint8))
+        law_state = np.concatenate([law_state, parked["law_state"]], axis=1)[:, order]
+        Put(bonds + "/law_state", np.ascontiguousarray(law_state).ravel().view(np.uint8))
         total = sum(np.frombuffer(rd.ReadRawBytes(bonds + "/power"), np.float64) for rd in readers)
         Put(bonds + "/power", np.asarray(total, np.float64).view(np.uint8))
         for member in ("first_start", "row_start", "row_bonds", "constant_table", "constant_index"):
             Put(f"{bonds}/{member}", np.zeros(0, np.uint8))
+        count = len(parked["first"])
         for name in template.ListDatasets(bonds):
             if name in done or name.endswith("/state_stride") or name.endswith("/uniform_law"):
                 continue
-            Put(name, _Gather(readers, name, b_counts, b_rank, b_index))
+            rows = _Gather(readers, name, b_counts, b_rank, b_index)
+            member = name.rsplit("/", 1)[1]
+            if count and member in parked:
+                rows = np.concatenate([rows.reshape(len(b_first), -1) if len(b_first) else
+                                       np.zeros((0, parked[member].shape[1]), np.uint8), parked[member]])
+                rows = rows[order].ravel()
+            elif count and rows.size:
+                # The last evaluation's scratch (force, elastic, torque_second,
+                # powers): none for a parked bond, rewritten by the next one.
+                rows = rows.reshape(len(b_first), -1)
+                rows = np.concatenate([rows, np.zeros((count, rows.shape[1]), np.uint8)])[order].ravel()
+            Put(name, rows)
 
     # ---- the dissipated energies: the ranks' running sums, in rank order
     name = strategy + "/Energy/dissipated"

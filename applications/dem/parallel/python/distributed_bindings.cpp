@@ -62,6 +62,33 @@ void BindDistributed(py::module_& m) {
       .def("GlobalNumberOfParticleContacts", &DistributedDem::GlobalNumberOfParticleContacts)
       .def("GlobalNumberOfBonds", &DistributedDem::GlobalNumberOfBonds)
       .def("GlobalNumberOfIntactBonds", &DistributedDem::GlobalNumberOfIntactBonds)
+      .def("NumberOfParkedBonds", &DistributedDem::NumberOfParkedBonds)
+      .def("GlobalBondParkings", &DistributedDem::GlobalBondParkings)
+      .def(
+          "ParkedBonds",
+          [](const DistributedDem& d) {
+            const DistributedDem::ParkedBondColumns c = d.ParkedBonds();
+            py::dict out;
+            out["first_key"] = c.first_key, out["second_key"] = c.second_key;
+            out["first_element"] = c.first_element, out["second_element"] = c.second_element;
+            out["first_owned"] = c.first_owned, out["state"] = c.state, out["opened"] = c.opened;
+            out["normal_force"] = c.normal_force, out["failure_criterion"] = c.failure_criterion;
+            out["sigma"] = c.sigma, out["tau"] = c.tau, out["rest_length"] = c.rest_length;
+            out["area"] = c.area;
+            const auto rows3 = [](const std::vector<Array3>& v) {
+              std::vector<std::array<double, 3>> out;
+              for (const Array3& a : v) out.push_back({a[0], a[1], a[2]});
+              return out;
+            };
+            out["shear_force"] = rows3(c.shear_force), out["moment"] = rows3(c.moment);
+            out["direction"] = rows3(c.direction);
+            return out;
+          },
+          "This rank's parked bonds (broken bonds whose partner sphere is on no row of this "
+          "rank), by (first_key, second_key) as lists: the spheres' element ids, first_owned (this "
+          "rank owns the first sphere: the bond counts here), state, opened, normal_force, "
+          "failure_criterion, sigma, tau, rest_length, area, shear_force, moment, direction (the "
+          "last one as parked)")
       .def("GlobalMigrations", &DistributedDem::GlobalMigrations)
       .def("Rebalances", &DistributedDem::Rebalances)
       .def("GhostDoublesPerStep", &DistributedDem::GhostDoublesPerStep)
