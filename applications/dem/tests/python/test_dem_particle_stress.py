@@ -17,7 +17,8 @@ import numpy as np
 import tessera
 import tessera.dem  # noqa: F401
 
-from dem_test_utilities import Face, Material, Relate, Run, Settings, Sphere, SpheresPart
+from dem_test_utilities import (Face, Material, ParallelThreads, Relate, Run, Settings, Sphere,
+                                SpheresPart)
 
 R = 0.01
 GAP = 2.5 * R  # between the columns' axes: no lateral contacts
@@ -30,7 +31,7 @@ def Dem():
     return _dem
 
 
-def Columns(stress=True):
+def Columns(stress=True, block_rows=None):
     """Four columns of LEVELS touching spheres on a floor at z = 0 under a
     plate at 2 R LEVELS - SQUEEZE (both fixed, frictionless, e = 0.1): the
     spheres' and walls' parts and the strategy, run to rest."""
@@ -52,7 +53,10 @@ def Columns(stress=True):
     h, top = 4 * R, 2 * R * LEVELS - SQUEEZE
     Face(walls, 1, [(-h, -h, 0), (h, -h, 0), (h, h, 0), (-h, h, 0)], plate)
     Face(walls, 2, [(-h, -h, top), (-h, h, top), (h, h, top), (h, -h, top)], plate)
-    strategy = Dem().ExplicitSolverStrategy(spheres, walls, Settings(2e-5, "Symplectic_Euler"))
+    settings = Settings(2e-5, "Symplectic_Euler")
+    if block_rows is not None:
+        settings.force_block_rows = block_rows
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls, settings)
     strategy.Initialize()
     Run(strategy, 20000, 2e-5)
     strategy.WriteToNodes()
@@ -89,7 +93,8 @@ def test_columns_at_rest_satisfy_the_average_stress_theorem():
         assert abs(middle[2, 2] / (-load / 4 * (z[2] - z[0]) / 2.0) - 1.0) < 1e-11
         assert np.all(middle[:2, :] == 0.0) and np.all(middle[:, :2] == 0.0)
     total = sum(moments.values())
-    print("Σ V σ̄ / (H F):", total[2, 2] / (-top * load), "/ (H_c F):", total[2, 2] / expected[2, 2])
+    print("Σ V σ̄ / (H F):", total[2, 2] / (-top * load),
+          "/ (Σ H_c F):", total[2, 2] / expected[2, 2])
     np.testing.assert_allclose(total, expected, rtol=0, atol=1e-11 * top * load)
 
 
@@ -102,3 +107,68 @@ def test_the_kept_forces_change_no_result():
                           np.asarray(without.Particles.position))
     assert np.array_equal(np.asarray(with_stress.Particles.velocity),
                           np.asarray(without.Particles.velocity))
+
+
+def test_the_stress_tensor_is_the_same_on_two_threads():
+    """Force blocks of two rows (a column spans two blocks: cross contacts), on
+    one thread and on two: the same bits."""
+    tensors = []
+    for threads in (1, 2):
+        with ParallelThreads(threads):
+            spheres = Columns(block_rows=2)[0]
+        tensors.append(np.array([node.GetSolutionStepValue(tessera.DEM_STRESS_TENSOR)
+                                 for node in spheres.Nodes]))
+    assert np.any(tensors[0] != 0.0)
+    assert np.array_equal(tensors[0], tensors[1])
+
+
+def test_colliding_frictional_spheres_give_the_identity_at_any_instant():
+    """27 spheres (0.85–1.05 R, Hertz, μ 0.5, e 0.5, spinning) thrown at each
+    other, no walls, Velocity Verlet (its forces are those of the positions
+    after the step). The internal contacts' x_c ⊗ F cancel in pairs (the two
+    arms meet at one point, a_i + a_j = d), so at every instant Σ_i V_i σ̄_i =
+    sym(-Σ_i x_i ⊗ F_i), F_i the sphere's CONTACT_FORCES: tangential forces
+    and oblique normals included. Rel 1e-12 of Σ |x_i| |F_i| (round-off of
+    sums in another order; measured 6e-17)."""
+    rng = np.random.default_rng(7)
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    spheres.AddNodalSolutionStepVariable(tessera.DEM_STRESS_TENSOR)
+    grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
+    Relate(grain, grain, restitution=0.5, static_friction=0.5)
+    node = 0
+    for i in range(3):
+        for j in range(3):
+            for k in range(3):
+                node += 1
+                centre = 2.2 * R * (np.array([i, j, k]) - 1.0)
+                Sphere(spheres, node, centre + rng.uniform(-0.05, 0.05, 3) * R,
+                       R * rng.uniform(0.85, 1.05), grain, velocity=-centre / (2.2 * R) * 2.0,
+                       angular_velocity=rng.uniform(-50.0, 50.0, 3))
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, Settings(2e-6, "Velocity_Verlet"))
+    strategy.Initialize()
+    Run(strategy, 1000, 2e-6)  # 2 ms: 47 contacts, the first after 0.7 ms
+    strategy.WriteToNodes()
+    contacts = strategy.NumberOfParticleContacts()
+    print("contacts", contacts)
+    assert contacts >= 20
+    position = np.asarray(strategy.Particles.position)
+    radius = np.asarray(strategy.Particles.radius)
+    nodes = list(spheres.Nodes)
+    total, expected, scale = np.zeros((3, 3)), np.zeros((3, 3)), 0.0
+    for a, node in enumerate(nodes):
+        x = np.array([node.X, node.Y, node.Z])
+        assert np.array_equal(x, position[a])
+        force = np.asarray(node.GetSolutionStepValue(tessera.CONTACT_FORCES))
+        expected -= 0.5 * (np.outer(x, force) + np.outer(force, x))
+        scale += np.linalg.norm(x) * np.linalg.norm(force)
+        # V_i: n_i the sphere's touching contacts (the pass's test d² < (r_i + r_j)²).
+        d = position - position[a]
+        touching = np.count_nonzero((np.einsum("ij,ij->i", d, d) < (radius + radius[a])**2) &
+                                    (np.arange(len(nodes)) != a))
+        volume = Dem().VpacAreaRatio(int(touching)) * 4.0 * math.pi * radius[a]**3 / 3.0
+        total += volume * np.asarray(node.GetSolutionStepValue(tessera.DEM_STRESS_TENSOR))
+    print("largest entry / scale", abs(expected).max() / scale,
+          "error / scale", abs(total - expected).max() / scale)
+    assert abs(expected).max() > 1e-3 * scale
+    np.testing.assert_allclose(total, expected, rtol=0, atol=1e-12 * scale)
