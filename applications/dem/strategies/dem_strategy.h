@@ -289,14 +289,6 @@ struct SearchHooks {
   std::function<void(bool)> place_walls;
 };
 
-// A pair contact's force as the pair pass kept it for DEM_STRESS_TENSOR: the
-// force on the first sphere, the normal (first to second) and the two arms
-// along it (zero force for a candidate that does not touch).
-struct KeptPairForce {
-  Array3 force, normal;
-  double arm_first, arm_second;
-};
-
 class ExplicitSolverStrategy {
  public:
   // `walls` may be null (no walls). The model parts must outlive the strategy.
@@ -712,8 +704,7 @@ class ExplicitSolverStrategy {
   PairContacts pairs_;
   WallContacts wall_contacts_;
   // The sphere nodes hold DEM_STRESS_TENSOR: the passes keep each contact's
-  // force (PairContacts::kept, WallContacts::arm) and the pair pass takes
-  // the scalar loop, which the batch kernel equals bitwise (set at Initialize).
+  // force (PairContacts::kept, WallContacts::arm; set at Initialize).
   bool keep_contact_forces_ = false;
   std::vector<double> global_damping_power_;  // per particle, of the last evaluation
   // Per force block: its pair contacts are done; its rows are finished.

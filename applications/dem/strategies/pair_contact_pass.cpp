@@ -223,10 +223,9 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
   // gathering of the increments (RelativeDisplacementIsVelocityStep).
   const bool displacement_is_velocity_step = velocity_step_in_run;
   const double dt = settings_.delta_time;
-  // Where the contacts' forces are kept (keep_contact_forces_), the scalar
-  // loop, which keeps them: the batch kernel gives the same forces bitwise.
-  const bool batched = settings_.tuning.batched_pair_contacts && batch_law_valid_ &&
-                       PairContactBatchAvailable() && !keep_contact_forces_;
+  const bool batched =
+      settings_.tuning.batched_pair_contacts && batch_law_valid_ && PairContactBatchAvailable();
+  // Where DEM_STRESS_TENSOR is written, each candidate's force and arms.
   pc.kept.resize(keep_contact_forces_ ? pc.second.size() : 0);
   wall_contacts_.arm.resize(keep_contact_forces_ ? wall_contacts_.particle.size() : 0);
   const ContactLaw batch_law = batch_law_;
@@ -268,7 +267,8 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
       track_dissipation,
       periodic_,
       uniform_pair,
-      settings_.tuning.eight_lane_pair_contacts && EightLanePairContactBatchAvailable()};
+      settings_.tuning.eight_lane_pair_contacts && EightLanePairContactBatchAvailable(),
+      keep_contact_forces_ ? pc.kept.data() : nullptr};
   // Captured by value: pointers read through a reference to the enclosing frame
   // would be reloaded after every byte store as well.
   ParallelBlocks(n, blocks, [=, this, &pc, &drifted_blocks](std::size_t b) {

@@ -99,8 +99,8 @@ def test_columns_at_rest_satisfy_the_average_stress_theorem():
 
 
 def test_the_kept_forces_change_no_result():
-    """Declaring DEM_STRESS_TENSOR runs the pair pass's scalar loop (which keeps
-    each contact's force) instead of the batch kernel: the same bits."""
+    """Declaring DEM_STRESS_TENSOR makes the passes keep each contact's force
+    (the batch kernel's lanes and the scalar loop): the same bits."""
     with_stress = Columns(stress=True)[2]
     without = Columns(stress=False)[2]
     assert np.array_equal(np.asarray(with_stress.Particles.position),
@@ -122,14 +122,9 @@ def test_the_stress_tensor_is_the_same_on_two_threads():
     assert np.array_equal(tensors[0], tensors[1])
 
 
-def test_colliding_frictional_spheres_give_the_identity_at_any_instant():
+def Collision(batched=True, eight_lanes=True):
     """27 spheres (0.85–1.05 R, Hertz, μ 0.5, e 0.5, spinning) thrown at each
-    other, no walls, Velocity Verlet (its forces are those of the positions
-    after the step). The internal contacts' x_c ⊗ F cancel in pairs (the two
-    arms meet at one point, a_i + a_j = d), so at every instant Σ_i V_i σ̄_i =
-    sym(-Σ_i x_i ⊗ F_i), F_i the sphere's CONTACT_FORCES: tangential forces
-    and oblique normals included. Rel 1e-12 of Σ |x_i| |F_i| (round-off of
-    sums in another order; measured 6e-17)."""
+    other, no walls, Velocity Verlet, 2 ms: the spheres' part and the strategy."""
     rng = np.random.default_rng(7)
     model = tessera.Model()
     spheres = SpheresPart(model)
@@ -145,10 +140,24 @@ def test_colliding_frictional_spheres_give_the_identity_at_any_instant():
                 Sphere(spheres, node, centre + rng.uniform(-0.05, 0.05, 3) * R,
                        R * rng.uniform(0.85, 1.05), grain, velocity=-centre / (2.2 * R) * 2.0,
                        angular_velocity=rng.uniform(-50.0, 50.0, 3))
-    strategy = Dem().ExplicitSolverStrategy(spheres, None, Settings(2e-6, "Velocity_Verlet"))
+    settings = Settings(2e-6, "Velocity_Verlet")
+    settings.batched_pair_contacts = batched
+    settings.eight_lane_pair_contacts = eight_lanes
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
     strategy.Initialize()
     Run(strategy, 1000, 2e-6)  # 2 ms: 47 contacts, the first after 0.7 ms
     strategy.WriteToNodes()
+    return spheres, strategy
+
+
+def test_colliding_frictional_spheres_give_the_identity_at_any_instant():
+    """Collision: Velocity Verlet's forces are those of the positions after
+    the step. The internal contacts' x_c ⊗ F cancel in pairs (the two
+    arms meet at one point, a_i + a_j = d), so at every instant Σ_i V_i σ̄_i =
+    sym(-Σ_i x_i ⊗ F_i), F_i the sphere's CONTACT_FORCES: tangential forces
+    and oblique normals included. Rel 1e-12 of Σ |x_i| |F_i| (round-off of
+    sums in another order; measured 6e-17)."""
+    spheres, strategy = Collision()
     contacts = strategy.NumberOfParticleContacts()
     print("contacts", contacts)
     assert contacts >= 20
@@ -172,3 +181,18 @@ def test_colliding_frictional_spheres_give_the_identity_at_any_instant():
           "error / scale", abs(total - expected).max() / scale)
     assert abs(expected).max() > 1e-3 * scale
     np.testing.assert_allclose(total, expected, rtol=0, atol=1e-12 * scale)
+
+
+def test_the_batch_kernel_and_the_scalar_loop_keep_the_same_forces():
+    """The stress tensors of Collision with the batch kernel (four and eight
+    lanes where the processor has them) and with the scalar loop: the same bits."""
+    tensors = []
+    for batched, eight_lanes in ((True, True), (True, False), (False, False)):
+        spheres = Collision(batched, eight_lanes)[0]
+        tensors.append(np.array([node.GetSolutionStepValue(tessera.DEM_STRESS_TENSOR)
+                                 for node in spheres.Nodes]))
+    print("batch kernel", Dem().PairContactBatchAvailable(),
+          "eight lanes", Dem().EightLanePairContactBatchAvailable())
+    assert np.any(tensors[0] != 0.0)
+    for other in tensors[1:]:
+        assert np.array_equal(tensors[0], other)
