@@ -71,6 +71,14 @@ struct PairContactBatch {
   std::int64_t first_undefined = -1;
 };
 
+// A pair contact's force as the pair pass keeps it for DEM_STRESS_TENSOR: the
+// force on the first sphere, the normal (first to second) and the two arms
+// along it. Read only where the candidate's state says touching.
+struct KeptPairForce {
+  Array3 force, normal;
+  double arm_first, arm_second;
+};
+
 // What the kernel reads (the spheres' rows, the candidate list, the pair table)
 // and the contact history it updates.
 struct PairBatchInput {
@@ -103,6 +111,9 @@ struct PairBatchInput {
   // The contact law on eight lanes (EightLanePairContactBatchAvailable), else
   // on four.
   bool eight_lanes = false;
+  // Per candidate, where DEM_STRESS_TENSOR is written, each contact's force
+  // and arms (else null).
+  KeptPairForce* kept = nullptr;
 };
 
 // Where EvaluateAndApplyPairBatch adds a block's forces: row i of a contact

@@ -26,7 +26,7 @@ void ExplicitSolverStrategy::PairContacts::Resize(std::size_t n) {
 std::size_t ExplicitSolverStrategy::PairContacts::HeldBytes() const {
   return VectorBytes(first, second, history, extra_history, state, first_start, cross_block_start,
                      cross_row_start, cross_row_slot, cross_force, cross_elastic, cross_torque,
-                     earliest_source_block, latest_target_block);
+                     kept, earliest_source_block, latest_target_block);
 }
 
 void ExplicitSolverStrategy::PairContacts::Index(std::size_t n, std::size_t block_rows) {
@@ -94,8 +94,8 @@ void ExplicitSolverStrategy::WallContacts::Resize(std::size_t n) {
 std::size_t ExplicitSolverStrategy::WallContacts::HeldBytes() const {
   return VectorBytes(particle, face, tangential_force, tangential_stiffness, normal_elastic_force,
                      sliding, active, extra_history, force, elastic_force, rolling, energy,
-                     dissipation, weights, normal, point, adm_master, adm_fraction, adm_distributed,
-                     adm_gradient_force, adm_vertex_force, particle_start);
+                     dissipation, weights, normal, point, arm, adm_master, adm_fraction,
+                     adm_distributed, adm_gradient_force, adm_vertex_force, particle_start);
 }
 
 // ---------------------------------------------------------------- search
@@ -221,6 +221,9 @@ void ExplicitSolverStrategy::Search(double time) {
     ReleaseFreedHeapMemory();
     longest_lists_ = lists;
   }
+  // The kept forces (DEM_STRESS_TENSOR) were the old lists': none until the next pass.
+  pairs_.kept.clear();
+  wall_contacts_.arm.clear();
   ShareRowsWithNodes();
   RememberSearchPositions();
   ++searches_;

@@ -83,6 +83,7 @@ void ExplicitSolverStrategy::SetClusterModelPart(ModelPart& clusters) {
 
 void ExplicitSolverStrategy::Initialize() {
   DeclareParticleVariables(spheres_);
+  keep_contact_forces_ = spheres_.Nodal().HasHistoricalVariable(DEM_STRESS_TENSOR);
   material_index_ = MaterialIndex();
   clusters_ = RigidClusters{};
   if (clusters_part_ != nullptr && clusters_part_->NumberOfElements() > 0) {

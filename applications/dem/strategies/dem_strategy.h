@@ -429,6 +429,9 @@ class ExplicitSolverStrategy {
     // Per block, the last block that it has a contact into (the block itself
     // if none): the rows a block's contacts read lie up to there.
     std::vector<std::uint32_t> latest_target_block;
+    // Per candidate, what the last pass gave it, where DEM_STRESS_TENSOR is
+    // written (keep_contact_forces_; empty otherwise).
+    std::vector<KeptPairForce> kept;
     void Resize(std::size_t n);
     std::size_t HeldBytes() const;
     // first_start and the cross slots of the current list, for n particles in
@@ -451,6 +454,9 @@ class ExplicitSolverStrategy {
     std::vector<std::array<double, 4>> weights;  // of the face's vertices at the contact
     std::vector<Array3> normal;                  // from the particle to the face
     std::vector<Array3> point;                   // the contact point on the face
+    // The sphere's arm along `normal` (radius less its share of the overlap),
+    // sized only where DEM_STRESS_TENSOR is written (keep_contact_forces_).
+    std::vector<double> arm;
     // Area Distributed Method (WallForceTransfer::kAreaDistributed), of the
     // last force evaluation: per candidate face the sphere reaches, the
     // candidate whose force it carries (kNoMaster: none) and its share of it
@@ -540,6 +546,8 @@ class ExplicitSolverStrategy {
   // Continuum strategy: the bond table and the bonds of the rows as they are now.
   void CreateContinuumBonds();
   void WriteBondResultsToNodes();
+  // DEM_STRESS_TENSOR from the bonds' and the contacts' forces (particle_stress.cpp).
+  void WriteStressTensorToNodes();
   void CleanInitialIndentations();
   // pair_arrays_ and the batch law from table_ (materials below
   // particle_materials are particle materials).
@@ -695,6 +703,9 @@ class ExplicitSolverStrategy {
   NeighbourSearch insertion_search_;  // around inserted rows (its own grid and buffers)
   PairContacts pairs_;
   WallContacts wall_contacts_;
+  // The sphere nodes hold DEM_STRESS_TENSOR: the passes keep each contact's
+  // force (PairContacts::kept, WallContacts::arm; set at Initialize).
+  bool keep_contact_forces_ = false;
   std::vector<double> global_damping_power_;  // per particle, of the last evaluation
   // Per force block: its pair contacts are done; its rows are finished.
   std::vector<std::uint8_t> block_done_, block_finished_;

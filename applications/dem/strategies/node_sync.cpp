@@ -2,7 +2,6 @@
 // the layout lets them, copies otherwise), and the wall nodes' results.
 #include <array>
 #include <cmath>
-#include <numbers>
 
 #include "applications/dem/dem_variables.h"
 #include "applications/dem/strategies/dem_strategy.h"
@@ -43,37 +42,14 @@ void ExplicitSolverStrategy::ReadFromNodes() {
   }
 }
 
-// FAILURE_CRITERION_STATE (the mean over the sphere's bonds, thesis 5.44) and
-// DEM_STRESS_TENSOR (σ̄_i = (1 / V_i) Σ sym(r ⊗ F) over its bonds, V_i the
-// virtual polyhedron's volume ⅓ R_i ratio(n_i) 4π R_i², thesis §5.3), where
-// the spheres hold them (non-historical if not declared historical).
+// FAILURE_CRITERION_STATE (the mean over the sphere's bonds, thesis 5.44),
+// where the spheres hold it.
 void ExplicitSolverStrategy::WriteBondResultsToNodes() {
   NodalDatabase& db = spheres_.Nodal();
-  const std::size_t n = particles_.size();
-  const bool fcs = db.HasHistoricalVariable(FAILURE_CRITERION_STATE);
-  const bool stress = db.HasHistoricalVariable(DEM_STRESS_TENSOR);
-  if (!fcs && !stress) return;
-  if (fcs) {
-    double* column = db.HistoricalColumn(FAILURE_CRITERION_STATE).Data();
-    const std::vector<double> value = bonds_.RowFailureCriterion(n);
-    for (std::size_t i = 0; i < n; ++i) column[particles_.node[i]] = value[i];
-  }
-  if (stress) {
-    std::vector<double> moments(9 * n, 0.0);
-    bonds_.AddStressMoments(moments);
-    std::vector<int> count(n, 0);
-    for (std::size_t b = 0; b < bonds_.size(); ++b)
-      ++count[bonds_.first[b]], ++count[bonds_.second[b]];
-    auto* column = db.HistoricalColumn(DEM_STRESS_TENSOR).Data();
-    for (std::size_t i = 0; i < n; ++i) {
-      const double r = particles_.radius[i];
-      const double volume = VpacAreaRatio(count[i]) * 4.0 * std::numbers::pi * r * r * r / 3.0;
-      Matrix m(3, 3);
-      for (int a = 0; a < 3; ++a)
-        for (int c = 0; c < 3; ++c) m(a, c) = moments[9 * i + 3 * a + c] / volume;
-      column[particles_.node[i]] = m;
-    }
-  }
+  if (!db.HasHistoricalVariable(FAILURE_CRITERION_STATE)) return;
+  double* column = db.HistoricalColumn(FAILURE_CRITERION_STATE).Data();
+  const std::vector<double> value = bonds_.RowFailureCriterion(particles_.size());
+  for (std::size_t i = 0; i < particles_.size(); ++i) column[particles_.node[i]] = value[i];
 }
 
 void ExplicitSolverStrategy::WriteToNodes() {
@@ -90,6 +66,7 @@ void ExplicitSolverStrategy::WriteToNodes() {
     for (std::size_t i = 0; i < share.size(); ++i) ratio[particles_.node[i]] = share[i];
   }
   if (settings_.continuum) WriteBondResultsToNodes();
+  if (keep_contact_forces_) WriteStressTensorToNodes();
   if (!walls_ || faces_.size() == 0) return;
   NodalDatabase& db = walls_->Nodal();
   Array3* contact = db.HistoricalColumn(CONTACT_FORCES).Data();

@@ -38,6 +38,8 @@ struct ScalarPairTable {
   const double* pair_tangential_damping;
   bool periodic;
   ExtraHistoryRow* extra_history;
+  // Each candidate's force and arms, where DEM_STRESS_TENSOR is written (else null).
+  KeptPairForce* kept;
 };
 
 // One row's candidates, one contact at a time (any law, any processor): the
@@ -73,7 +75,9 @@ void ScalarPairRow(const PairBatchInput& batch_input, const ScalarPairTable& tab
   // A candidate that is no contact (now) loses its history and gives its
   // cross slot, if it has one, nothing (the batch kernel settles its own).
   ExtraHistoryRow* const extra_history = table.extra_history;
+  KeptPairForce* const kept = table.kept;
   auto clear_candidate = [&](std::uint32_t c, bool cross) {
+    if (kept) kept[c] = {};
     if (state[c]) {
       history[c] = PairHistory{};
       if constexpr (kExtra) extra_history[c] = ExtraHistoryRow{};
@@ -137,6 +141,7 @@ void ScalarPairRow(const PairBatchInput& batch_input, const ScalarPairTable& tab
                              record.normal_elastic_force, sliding},
                             dt, pair_tangential_damping[pair_index], extra);
     state[c] = sliding ? kPairTouching | kPairSliding : kPairTouching;
+    if (kept) kept[c] = {f.force, normal, a_i, a_j};
     const Array3 moment = Cross(normal, f.force);
     AddPairContact(
         batch_input, *pair, static_cast<std::uint32_t>(i), j,
@@ -220,6 +225,9 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
   const double dt = settings_.delta_time;
   const bool batched =
       settings_.tuning.batched_pair_contacts && batch_law_valid_ && PairContactBatchAvailable();
+  // Where DEM_STRESS_TENSOR is written, each candidate's force and arms.
+  pc.kept.resize(keep_contact_forces_ ? pc.second.size() : 0);
+  wall_contacts_.arm.resize(keep_contact_forces_ ? wall_contacts_.particle.size() : 0);
   const ContactLaw batch_law = batch_law_;
   // What the scalar loop reads besides the batch input; in a periodic domain
   // both paths take the nearest images.
@@ -228,7 +236,8 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
                                      pair_arrays_.share.data(),
                                      pair_arrays_.tangential_damping.data(),
                                      settings_.periodic,
-                                     pc.keeps_extra_history ? pc.extra_history.data() : nullptr};
+                                     pc.keeps_extra_history ? pc.extra_history.data() : nullptr,
+                                     keep_contact_forces_ ? pc.kept.data() : nullptr};
   // One material for every sphere (the common case): every candidate is of one
   // pair, and the kernel reads the table once per batch.
   const bool one_material =
@@ -258,7 +267,8 @@ void ExplicitSolverStrategy::ComputeParticleContacts(bool finish, AfterGather th
       track_dissipation,
       periodic_,
       uniform_pair,
-      settings_.tuning.eight_lane_pair_contacts && EightLanePairContactBatchAvailable()};
+      settings_.tuning.eight_lane_pair_contacts && EightLanePairContactBatchAvailable(),
+      keep_contact_forces_ ? pc.kept.data() : nullptr};
   // Captured by value: pointers read through a reference to the enclosing frame
   // would be reloaded after every byte store as well.
   ParallelBlocks(n, blocks, [=, this, &pc, &drifted_blocks](std::size_t b) {

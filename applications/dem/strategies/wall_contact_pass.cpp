@@ -201,7 +201,8 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
         continue;
       }
       // The sphere's share of the overlap, E_w / (E_i + E_w) (two springs in series).
-      const Array3 arm = (p.radius[i] - pair_arrays_.share[pair_index] * overlap) * normal;
+      const double arm_length = p.radius[i] - pair_arrays_.share[pair_index] * overlap;
+      const Array3 arm = arm_length * normal;
       // The wall moves at its contact point as its vertices, weighted by the
       // shape functions there (under ADM: as the faces' intersection centroids,
       // weighted by area, where the force goes).
@@ -250,6 +251,7 @@ void ExplicitSolverStrategy::ComputeWallContacts(std::size_t i,
       wc.weights[c] = g.weights;
       wc.normal[c] = normal;
       wc.point[c] = g.point;
+      if (!wc.arm.empty()) wc.arm[c] = arm_length;
       wc.active[c] = 1;
       force += result.force;
       elastic += result.elastic_force;

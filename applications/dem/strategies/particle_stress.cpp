@@ -1,0 +1,69 @@
+// DEM_STRESS_TENSOR: each sphere's mean stress from the forces of the last
+// evaluation, its bonds' (broken bonds that act as contacts included) and its
+// contacts' with other spheres and with the walls.
+#include <numbers>
+
+#include "applications/dem/dem_variables.h"
+#include "applications/dem/strategies/dem_strategy.h"
+#include "kernel/model/model_part.h"
+
+namespace tessera::dem {
+
+namespace {
+
+// Adds sym(arm n ⊗ F) to a row's nine moments.
+void AddMoment(double* s, double arm, const Array3& n, const Array3& force) {
+  for (int r = 0; r < 3; ++r)
+    for (int c = 0; c < 3; ++c) s[3 * r + c] += 0.5 * arm * (n[r] * force[c] + n[c] * force[r]);
+}
+
+}  // namespace
+
+// σ̄_i = (1 / V_i) Σ_c sym(r_c ⊗ F_c) (digest §3.6), r_c from the sphere's
+// centre to the contact point along the contact's normal (a bond's: its arm at
+// the rest length, ContinuumBonds::AddStressMoments), F_c the force on the
+// sphere; V_i the virtual polyhedron's volume ⅓ R_i ratio(n_i) 4π R_i²
+// (thesis §5.3), n_i the sphere's bonds plus its touching contacts, clamped to
+// 4..20 faces (a sphere of a simple cubic lattice: 6, the cube (2R)³). One
+// thread, in list order: the same bits for any thread count.
+void ExplicitSolverStrategy::WriteStressTensorToNodes() {
+  NodalDatabase& db = spheres_.Nodal();
+  const std::size_t n = particles_.size();
+  std::vector<double> moments(9 * n, 0.0);
+  std::vector<int> count(n, 0);
+  bonds_.AddStressMoments(moments);
+  for (std::size_t b = 0; b < bonds_.size(); ++b)
+    ++count[bonds_.first[b]], ++count[bonds_.second[b]];
+  // Pair contacts (kept by the pass that gave them, empty before the first
+  // after a search): F on the first sphere at a_i n, -F on the second at -a_j n.
+  const PairContacts& pc = pairs_;
+  if (pc.kept.size() == pc.second.size())
+    for (std::size_t c = 0; c < pc.kept.size(); ++c) {
+      if (!(pc.state[c] & kPairTouching)) continue;
+      const KeptPairForce& k = pc.kept[c];
+      const std::uint32_t i = pc.first[c], j = pc.second[c];
+      AddMoment(moments.data() + 9 * std::size_t{i}, k.arm_first, k.normal, k.force);
+      AddMoment(moments.data() + 9 * std::size_t{j}, k.arm_second, k.normal, k.force);
+      ++count[i], ++count[j];
+    }
+  // Wall contacts: the force on the sphere at its arm along the normal to the face.
+  const WallContacts& wc = wall_contacts_;
+  if (wc.arm.size() == wc.particle.size())
+    for (std::size_t c = 0; c < wc.arm.size(); ++c) {
+      if (!wc.active[c]) continue;
+      const std::uint32_t i = wc.particle[c];
+      AddMoment(moments.data() + 9 * std::size_t{i}, wc.arm[c], wc.normal[c], wc.force[c]);
+      ++count[i];
+    }
+  auto* column = db.HistoricalColumn(DEM_STRESS_TENSOR).Data();
+  for (std::size_t i = 0; i < n; ++i) {
+    const double r = particles_.radius[i];
+    const double volume = VpacAreaRatio(count[i]) * 4.0 * std::numbers::pi * r * r * r / 3.0;
+    Matrix m(3, 3);
+    for (int a = 0; a < 3; ++a)
+      for (int c = 0; c < 3; ++c) m(a, c) = moments[9 * i + 3 * a + c] / volume;
+    column[particles_.node[i]] = m;
+  }
+}
+
+}  // namespace tessera::dem

@@ -1,0 +1,198 @@
+"""DEM_STRESS_TENSOR with the contacts' forces (issue 40): σ̄_i = (1/V_i)
+Σ_c sym(r_c ⊗ F_c) over the sphere's bonds, its contacts with other spheres
+and with the walls (digest §3.6). Checked on columns of unbonded spheres
+pressed between two plates and brought to rest, against the average stress
+theorem (Love–Weber): Σ_i V_i σ̄_i = Σ over the wall contacts of x_c ⊗ F_c
+(the internal contacts cancel in pairs, Σ_i x_i ⊗ F_i vanishes at rest), here
+per column -(F/4) H_c e_z ⊗ e_z, F the load and H_c the distance between the
+column's two wall contact points: the contact point splits the overlap δ as
+two springs in series (E_w / (E_i + E_w) = 1/2, the same E), so it lies δ/2
+beyond the plate and H_c = H + (δ_top + δ_floor)/2, H the plates' gap. For a
+sphere between two spheres -(F/4) (d_up + d_down)/2 (its contact points
+halfway to its neighbours). The bond test is test_dem_bond_areas.py."""
+import math
+
+import numpy as np
+
+import tessera
+import tessera.dem  # noqa: F401
+
+from dem_test_utilities import (Face, Material, ParallelThreads, Relate, Run, Settings, Sphere,
+                                SpheresPart)
+
+R = 0.01
+GAP = 2.5 * R  # between the columns' axes: no lateral contacts
+LEVELS = 3
+SQUEEZE = 3e-3 * R  # the top sphere's initial overlap with the top plate
+
+
+def Dem():
+    from tessera import _dem
+    return _dem
+
+
+def Columns(stress=True, block_rows=None):
+    """Four columns of LEVELS touching spheres on a floor at z = 0 under a
+    plate at 2 R LEVELS - SQUEEZE (both fixed, frictionless, e = 0.1): the
+    spheres' and walls' parts and the strategy, run to rest."""
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    if stress:
+        spheres.AddNodalSolutionStepVariable(tessera.DEM_STRESS_TENSOR)
+    walls = model.CreateModelPart("RigidFacePart")
+    grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
+    plate = Material(walls, 2, young=1e7, poisson=0.25)
+    for a, b in ((grain, grain), (grain, plate)):
+        Relate(a, b, restitution=0.1, static_friction=0.0, law="DEM_D_Linear_viscous_Coulomb")
+    node = 0
+    for cx in (0.0, GAP):
+        for cy in (0.0, GAP):
+            for k in range(LEVELS):
+                node += 1
+                Sphere(spheres, node, (cx, cy, R + 2 * R * k), R, grain)
+    h, top = 4 * R, 2 * R * LEVELS - SQUEEZE
+    Face(walls, 1, [(-h, -h, 0), (h, -h, 0), (h, h, 0), (-h, h, 0)], plate)
+    Face(walls, 2, [(-h, -h, top), (-h, h, top), (h, h, top), (h, -h, top)], plate)
+    settings = Settings(2e-5, "Symplectic_Euler")
+    if block_rows is not None:
+        settings.force_block_rows = block_rows
+    strategy = Dem().ExplicitSolverStrategy(spheres, walls, settings)
+    strategy.Initialize()
+    Run(strategy, 20000, 2e-5)
+    strategy.WriteToNodes()
+    return spheres, walls, strategy, top
+
+
+def test_columns_at_rest_satisfy_the_average_stress_theorem():
+    spheres, walls, strategy, top = Columns()
+    # The load: the particles' force on the top plate (its four nodes).
+    load = sum(walls.GetNode(n).GetSolutionStepValue(tessera.CONTACT_FORCES)[2]
+               for n in (5, 6, 7, 8))
+    assert load > 0.0
+    # The residual of the rest: the largest net force on a sphere over the load.
+    residual = max(abs(np.asarray(node.GetSolutionStepValue(tessera.CONTACT_FORCES))).max()
+                   for node in spheres.Nodes) / load
+    print(f"load {load:.6e} N, net force / load {residual:.1e}")
+    assert residual < 1e-12
+    # Each sphere has two contacts: V_i the virtual polyhedron of 4 faces (n_i clamped).
+    volume = Dem().VpacAreaRatio(2) * 4.0 * math.pi * R**3 / 3.0
+    moments = {node.Id: volume * np.asarray(node.GetSolutionStepValue(tessera.DEM_STRESS_TENSOR))
+               for node in spheres.Nodes}
+    expected = np.zeros((3, 3))
+    # Tolerance: the residual of the rest (1e-12 of the load) times the lever
+    # (< 2 H), and round-off; the lateral entries are exactly 0 (no friction).
+    for column in range(4):
+        ids = [LEVELS * column + k + 1 for k in range(LEVELS)]
+        z = [spheres.GetNode(i).Z for i in ids]
+        reach = top + ((z[-1] + R - top) + (R - z[0])) / 2.0  # H_c
+        column_sum = sum(moments[i] for i in ids)
+        assert abs(column_sum[2, 2] / (-reach * load / 4) - 1.0) < 1e-11
+        expected[2, 2] -= reach * load / 4
+        # The middle sphere: contact points halfway to its neighbours.
+        middle = moments[ids[1]]
+        assert abs(middle[2, 2] / (-load / 4 * (z[2] - z[0]) / 2.0) - 1.0) < 1e-11
+        assert np.all(middle[:2, :] == 0.0) and np.all(middle[:, :2] == 0.0)
+    total = sum(moments.values())
+    print("Σ V σ̄ / (H F):", total[2, 2] / (-top * load),
+          "/ (Σ H_c F):", total[2, 2] / expected[2, 2])
+    np.testing.assert_allclose(total, expected, rtol=0, atol=1e-11 * top * load)
+
+
+def test_the_kept_forces_change_no_result():
+    """Declaring DEM_STRESS_TENSOR makes the passes keep each contact's force
+    (the batch kernel's lanes and the scalar loop): the same bits."""
+    with_stress = Columns(stress=True)[2]
+    without = Columns(stress=False)[2]
+    assert np.array_equal(np.asarray(with_stress.Particles.position),
+                          np.asarray(without.Particles.position))
+    assert np.array_equal(np.asarray(with_stress.Particles.velocity),
+                          np.asarray(without.Particles.velocity))
+
+
+def test_the_stress_tensor_is_the_same_on_two_threads():
+    """Force blocks of two rows (a column spans two blocks: cross contacts), on
+    one thread and on two: the same bits."""
+    tensors = []
+    for threads in (1, 2):
+        with ParallelThreads(threads):
+            spheres = Columns(block_rows=2)[0]
+        tensors.append(np.array([node.GetSolutionStepValue(tessera.DEM_STRESS_TENSOR)
+                                 for node in spheres.Nodes]))
+    assert np.any(tensors[0] != 0.0)
+    assert np.array_equal(tensors[0], tensors[1])
+
+
+def Collision(batched=True, eight_lanes=True):
+    """27 spheres (0.85–1.05 R, Hertz, μ 0.5, e 0.5, spinning) thrown at each
+    other, no walls, Velocity Verlet, 2 ms: the spheres' part and the strategy."""
+    rng = np.random.default_rng(7)
+    model = tessera.Model()
+    spheres = SpheresPart(model)
+    spheres.AddNodalSolutionStepVariable(tessera.DEM_STRESS_TENSOR)
+    grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
+    Relate(grain, grain, restitution=0.5, static_friction=0.5)
+    node = 0
+    for i in range(3):
+        for j in range(3):
+            for k in range(3):
+                node += 1
+                centre = 2.2 * R * (np.array([i, j, k]) - 1.0)
+                Sphere(spheres, node, centre + rng.uniform(-0.05, 0.05, 3) * R,
+                       R * rng.uniform(0.85, 1.05), grain, velocity=-centre / (2.2 * R) * 2.0,
+                       angular_velocity=rng.uniform(-50.0, 50.0, 3))
+    settings = Settings(2e-6, "Velocity_Verlet")
+    settings.batched_pair_contacts = batched
+    settings.eight_lane_pair_contacts = eight_lanes
+    strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
+    strategy.Initialize()
+    Run(strategy, 1000, 2e-6)  # 2 ms: 47 contacts, the first after 0.7 ms
+    strategy.WriteToNodes()
+    return spheres, strategy
+
+
+def test_colliding_frictional_spheres_give_the_identity_at_any_instant():
+    """Collision: Velocity Verlet's forces are those of the positions after
+    the step. The internal contacts' x_c ⊗ F cancel in pairs (the two
+    arms meet at one point, a_i + a_j = d), so at every instant Σ_i V_i σ̄_i =
+    sym(-Σ_i x_i ⊗ F_i), F_i the sphere's CONTACT_FORCES: tangential forces
+    and oblique normals included. Rel 1e-12 of Σ |x_i| |F_i| (round-off of
+    sums in another order; measured 6e-17)."""
+    spheres, strategy = Collision()
+    contacts = strategy.NumberOfParticleContacts()
+    print("contacts", contacts)
+    assert contacts >= 20
+    position = np.asarray(strategy.Particles.position)
+    radius = np.asarray(strategy.Particles.radius)
+    nodes = list(spheres.Nodes)
+    total, expected, scale = np.zeros((3, 3)), np.zeros((3, 3)), 0.0
+    for a, node in enumerate(nodes):
+        x = np.array([node.X, node.Y, node.Z])
+        assert np.array_equal(x, position[a])
+        force = np.asarray(node.GetSolutionStepValue(tessera.CONTACT_FORCES))
+        expected -= 0.5 * (np.outer(x, force) + np.outer(force, x))
+        scale += np.linalg.norm(x) * np.linalg.norm(force)
+        # V_i: n_i the sphere's touching contacts (the pass's test d² < (r_i + r_j)²).
+        d = position - position[a]
+        touching = np.count_nonzero((np.einsum("ij,ij->i", d, d) < (radius + radius[a])**2) &
+                                    (np.arange(len(nodes)) != a))
+        volume = Dem().VpacAreaRatio(int(touching)) * 4.0 * math.pi * radius[a]**3 / 3.0
+        total += volume * np.asarray(node.GetSolutionStepValue(tessera.DEM_STRESS_TENSOR))
+    print("largest entry / scale", abs(expected).max() / scale,
+          "error / scale", abs(total - expected).max() / scale)
+    assert abs(expected).max() > 1e-3 * scale
+    np.testing.assert_allclose(total, expected, rtol=0, atol=1e-12 * scale)
+
+
+def test_the_batch_kernel_and_the_scalar_loop_keep_the_same_forces():
+    """The stress tensors of Collision with the batch kernel (four and eight
+    lanes where the processor has them) and with the scalar loop: the same bits."""
+    tensors = []
+    for batched, eight_lanes in ((True, True), (True, False), (False, False)):
+        spheres = Collision(batched, eight_lanes)[0]
+        tensors.append(np.array([node.GetSolutionStepValue(tessera.DEM_STRESS_TENSOR)
+                                 for node in spheres.Nodes]))
+    print("batch kernel", Dem().PairContactBatchAvailable(),
+          "eight lanes", Dem().EightLanePairContactBatchAvailable())
+    assert np.any(tensors[0] != 0.0)
+    for other in tensors[1:]:
+        assert np.array_equal(tensors[0], other)
