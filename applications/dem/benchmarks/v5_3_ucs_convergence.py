@@ -6,7 +6,7 @@ peaks rising with the confinement.
     PYTHONPATH=build/python OMP_NUM_THREADS=2 /usr/bin/python3 \
         applications/dem/benchmarks/v5_3_ucs_convergence.py [--quick] [--folder DIR] \
         [--platen-velocity V] [--final-axial-strain S] [--skip-ucs] [--skip-triaxial] \
-        [--confinements 1.5,4.5] [--plot-series] [--bond-range-beta B] [--damage]
+        [--confinements 1.5,4.5] [--plot-series] [--bond-range-beta B] [--damage kratos|thesis]
 
 What it does, in order:
 1. Generates the specimen (tessera.dem.specimen) and asks the virtual
@@ -29,9 +29,10 @@ Parameters: Table 5.5 (tessera.dem.virtual_lab.DEFAULT_MATERIAL) with V5.3's
 damping (restitution 0.0015 read as ξ = 0.90: MaterialV53) and no damage law
 (DAMAGE_FACTOR and SHEAR_ENERGY_COEF 0), global damping 0.2, bond range
 β 0.15, VPAC sections. For the study of the UCS peak (docs/validation.md,
-V5.3): `--damage` switches on Table 5.5's damage law (its u^f/u^l "0.2" as
-Kratos' DEM_Dempack reads DAMAGE_FACTOR and SHEAR_ENERGY_COEF: u^f = 1.2
-u^l), `--bond-range-beta 0.3` gives this packing the thesis' coordination
+V5.3): `--damage kratos` switches on Table 5.5's damage law (its u^f/u^l
+"0.2" as Kratos' DEM_Dempack reads DAMAGE_FACTOR and SHEAR_ENERGY_COEF: u^f =
+1.2 u^l), `--damage thesis` the thesis' (5.23-5.24) as printed (BondDamage
+"thesis") with the digest's reading u^f = 5 u^l, `--bond-range-beta 0.3` gives this packing the thesis' coordination
 (10.35 against Tables 5.3-5.4's 9.55-10.97; V5.1's areas still hold).
 
 Full run (the default): Ø150 × 300 mm, R 3.86 mm ± 25 % as the thesis' 13k
@@ -104,15 +105,20 @@ def Settings(test, args, confinement=0.0, delta_time=STABLE_DT, name=None):
     material = MaterialV53()
     if args.bond_range_beta is not None:
         material["BOND_RANGE_BETA"] = args.bond_range_beta
-    if args.damage:
+    if args.damage == "kratos":
         # Table 5.5's u^f/u^l "0.2" as Kratos' DEM_Dempack reads its factors:
         # u^f = (1 + 0.2) u^l (the virtual laboratory's DEFAULT_MATERIAL).
         material.update({"DAMAGE_FACTOR": 0.2, "SHEAR_ENERGY_COEF": 0.2})
+    elif args.damage == "thesis":
+        # The printed law F = (1 - d) k u with u^l / u^f = 0.2 (the digest's
+        # erratum of "u^f/u^l = 0.2"): u^f = 5 u^l, the factors 4.
+        material.update({"DAMAGE_FACTOR": 4.0, "SHEAR_ENERGY_COEF": 4.0})
     return {"test": test, "specimen": specimen, "material": material,
             "loading": {"platen_velocity": velocity, "final_axial_strain": strain,
                         "confinement_pressure": confinement, "confinement_time": 2e-3,
                         "stop_at_fraction_of_peak": 0.7, "delta_time": delta_time,
-                        "global_damping": 0.2, "area_correction": "vpac"},
+                        "global_damping": 0.2, "area_correction": "vpac",
+                        "bond_damage": "thesis" if args.damage == "thesis" else "kratos"},
             "output": {"folder": args.folder, "name": name or test.lower(),
                        "sample_steps": 200 if args.quick else 2000, "plot": True}}
 
@@ -225,9 +231,9 @@ def main():
     parser.add_argument("--bond-range-beta", type=float, default=None,
                         help="the bond range β (default: the thesis' 0.15; 0.3 gives the full "
                              "specimen the thesis' coordination, 10.35)")
-    parser.add_argument("--damage", action="store_true",
-                        help="Table 5.5's damage law (DAMAGE_FACTOR and SHEAR_ENERGY_COEF 0.2) "
-                             "instead of V5.3's none")
+    parser.add_argument("--damage", choices=("kratos", "thesis"), default=None,
+                        help="a damage law instead of V5.3's none: Table 5.5's factors 0.2 in "
+                             "Kratos' law, or the thesis' printed law with u^f = 5 u^l")
     args = parser.parse_args()
     if args.plot_series:
         print(PlotSeries(args.folder) or f"no test CSVs in {args.folder}")

@@ -73,13 +73,25 @@ const char* BrokenBondsName(BrokenBonds broken) {
   return broken == BrokenBonds::kKratos ? "kratos" : "frictional";
 }
 
+BondDamage BondDamageFromName(const std::string& name, const std::string& where) {
+  if (name == "kratos") return BondDamage::kKratos;
+  if (name == "thesis") return BondDamage::kThesis;
+  TESSERA_ERROR(where, ": unknown bond damage '", name,
+                "'; expected \"kratos\" (Kratos' DEM_Dempack: (1 - D) ℱ past the strength) or "
+                "\"thesis\" (the thesis' (5.23-5.24) as printed: (1 - d) k u)");
+}
+
+const char* BondDamageName(BondDamage damage) {
+  return damage == BondDamage::kThesis ? "thesis" : "kratos";
+}
+
 const char* BondStiffnessName(BondStiffness stiffness) {
   return stiffness == BondStiffness::kKratos ? "kratos" : "thesis";
 }
 
 void BondTable::Build(const std::vector<const Properties*>& materials,
                       const std::vector<bool>& is_wall, const MaterialTable& contacts,
-                      BondStiffness stiffness) {
+                      BondStiffness stiffness, BondDamage damage) {
   n_ = materials.size();
   pairs_.assign(n_ * n_, BondParameters{});
   ids_.clear();
@@ -121,6 +133,7 @@ void BondTable::Build(const std::vector<const Properties*>& materials,
       bond.young = HarmonicMean(ea, eb);
       bond.shear = bond.young / (2.0 * (1.0 + HarmonicMean(nua, nub)));
       bond.stiffness = stiffness;
+      bond.damage = damage;
       bond.effective_young = 1.0 / ((1.0 - nua * nua) / ea + (1.0 - nub * nub) / eb);
       const double ga = 0.5 * ea / (1.0 + nua), gb = 0.5 * eb / (1.0 + nub);
       bond.effective_shear = 1.0 / ((2.0 - nua) / ga + (2.0 - nub) / gb);

@@ -111,6 +111,21 @@ enum class BrokenBonds {
 BrokenBonds BrokenBondsFromName(const std::string& name, const std::string& where);
 const char* BrokenBondsName(BrokenBonds broken);
 
+// DEM_Dempack's force past the strength, in tension and in shear (BondDamage
+// in ProjectParametersDEM; bond_laws/dempack_bond.h).
+enum class BondDamage {
+  // Kratos' DEM_Dempack: the damaged strength, (1 - D) ℱ at the largest
+  // displacement reached: linear softening from ℱ at u^l to 0 at u^f.
+  kKratos,
+  // The thesis' (5.23-5.24) as printed: F = (1 - d) k u, d = (u - u^l) /
+  // (u^f - u^l), so F = k u (u^f - u) / (u^f - u^l) on a monotonic path: it
+  // still rises past ℱ where u^f > 2 u^l (to k u^f² / (4 (u^f - u^l)) at
+  // u^f / 2: 1.5625 ℱ for u^f = 5 u^l), as Kratos' where u^f <= 2 u^l.
+  kThesis,
+};
+BondDamage BondDamageFromName(const std::string& name, const std::string& where);
+const char* BondDamageName(BondDamage damage);
+
 // Bond parameters of one pair of particle materials.
 struct BondParameters {
   bool defined = false;  // the pair's relation names a continuum law
@@ -118,6 +133,7 @@ struct BondParameters {
   double young = 0.0;    // harmonic mean of the materials' E
   double shear = 0.0;    // E / (2 (1 + ν)), ν the harmonic mean of their ν
   BondStiffness stiffness = BondStiffness::kThesis;
+  BondDamage damage = BondDamage::kKratos;  // DEM_Dempack's force past the strength
   // The Hertz combinations E* = 1 / Σ (1 - ν²) / E and G* = 1 / Σ (2 - ν) / G
   // (BondStiffness::kKratos).
   double effective_young = 0.0, effective_shear = 0.0;
@@ -156,7 +172,8 @@ class BondTable {
   // `contacts`: the contact laws' table of the same materials (the bonds'
   // damping ratios are those of the pairs' contact laws).
   void Build(const std::vector<const Properties*>& materials, const std::vector<bool>& is_wall,
-             const MaterialTable& contacts, BondStiffness stiffness = BondStiffness::kThesis);
+             const MaterialTable& contacts, BondStiffness stiffness = BondStiffness::kThesis,
+             BondDamage damage = BondDamage::kKratos);
   const BondParameters& Pair(int a, int b) const { return pairs_[Index(a, b)]; }
   // The pair's position in the table (a * materials + b), and its parameters by it.
   std::size_t Index(int a, int b) const {

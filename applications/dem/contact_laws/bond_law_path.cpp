@@ -42,14 +42,15 @@ BondParameters BondParametersOf(const Properties& material, const std::string& w
 }
 
 BondPath EvaluateBondLawPath(const Properties& material, double area, double length,
-                             const std::vector<double>& shortening,
-                             const std::vector<double>& slip) {
+                             const std::vector<double>& shortening, const std::vector<double>& slip,
+                             BondDamage damage) {
   if (shortening.size() != slip.size())
     TESSERA_ERROR("EvaluateBondLawPath: ", shortening.size(), " shortenings but ", slip.size(),
                   " tangential displacements");
   if (!(area > 0.0 && length > 0.0))
     TESSERA_ERROR("EvaluateBondLawPath: area and length must be > 0");
-  const BondParameters law = BondParametersOf(material, "EvaluateBondLawPath");
+  BondParameters law = BondParametersOf(material, "EvaluateBondLawPath");
+  law.damage = damage;
   const BondConstants c =
       MakeBondConstants(law, area, 1.0, 1.0, length, 0.5 * length, 0.5 * length);
   std::vector<double> state(kMaxBondStateSize, 0.0);

@@ -31,9 +31,9 @@ struct BondPath {
 // The bond of section `area` and rest length `length` taken through the
 // shortenings L - d and the tangential displacements (along one direction)
 // of `shortening` and `slip`, one step each; a broken bond is a frictional
-// contact with the same stiffness (continuum_bonds.h).
+// contact with the same stiffness (continuum_bonds.h). `damage`: BondDamage.
 BondPath EvaluateBondLawPath(const Properties& material, double area, double length,
-                             const std::vector<double>& shortening,
-                             const std::vector<double>& slip);
+                             const std::vector<double>& shortening, const std::vector<double>& slip,
+                             BondDamage damage = BondDamage::kKratos);
 
 }  // namespace tessera::dem

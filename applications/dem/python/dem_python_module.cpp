@@ -210,8 +210,11 @@ void BindContactLaws(py::module_& m) {
   m.def(
       "EvaluateBondLawPath",
       [](const Properties& material, double area, double length,
-         const std::vector<double>& shortening, const std::vector<double>& slip) {
-        const BondPath p = EvaluateBondLawPath(material, area, length, shortening, slip);
+         const std::vector<double>& shortening, const std::vector<double>& slip,
+         const std::string& bond_damage) {
+        const BondPath p =
+            EvaluateBondLawPath(material, area, length, shortening, slip,
+                                BondDamageFromName(bond_damage, "EvaluateBondLawPath.bond_damage"));
         py::dict d;
         d["normal"] = Rows(p.normal);
         d["shear"] = Rows(p.shear);
@@ -222,7 +225,7 @@ void BindContactLaws(py::module_& m) {
         return d;
       },
       py::arg("material"), py::arg("area"), py::arg("length"), py::arg("shortening"),
-      py::arg("slip"),
+      py::arg("slip"), py::arg("bond_damage") = "kratos",
       "One bond of the material's continuum law (its section and rest length given) through "
       "the shortenings L - d and tangential displacements given, one step each: normal (force, "
       "compression positive), shear, criterion (Failure Criterion State), state (0 intact, 2 "
@@ -428,6 +431,10 @@ void BindStrategy(py::module_& m) {
       settings, "broken_bonds",
       "\"frictional\" (default, a frictional contact with the bond's stiffness) or \"kratos\" "
       "(Kratos' DEM_Dempack: the shear force kept, turned, after a tension failure)");
+  DefNamedChoice<&DemSettings::bond_damage, BondDamageName, BondDamageFromName>(
+      settings, "bond_damage",
+      "\"kratos\" (default, Kratos' DEM_Dempack: (1 - D) ℱ past the strength) or \"thesis\" "
+      "(the thesis' (5.23-5.24) as printed: (1 - d) k u)");
   settings.def_readwrite("bond_area_porosity", &DemSettings::bond_area_porosity,
                          "P of the global bond area correction (thesis 5.6)");
 

@@ -216,6 +216,7 @@ class DEMSolver(PythonSolver):
         settings.bond_area_porosity = p["BondAreaPorosity"].GetDouble()
         settings.bond_lever_arms = p["BondLeverArms"].GetString()
         settings.broken_bonds = p["BrokenBonds"].GetString()
+        settings.bond_damage = p["BondDamage"].GetString()
         settings.energy_calculation = p["EnergyCalculationOption"].GetBool()
         settings.search_frequency = p["NeighbourSearchFrequency"].GetInt()
         settings.tuning.sort_rows_frequency = p["SortParticlesFrequency"].GetInt()

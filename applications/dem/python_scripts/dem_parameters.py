@@ -7,7 +7,8 @@ decks of the Kratos corpus use (shared/kratos_cases: dem3d_*, dem_benchmarks_201
 demstruct_ball_and_box) plus the few other Kratos keys with defaults
 (search_tolerance_against_walls, dem_inlets_settings, seed), plus Tessera's own
 TimeStepCheck, SortParticlesFrequency, HertzDampingMap, LinearContactStiffness,
-BondStiffness, BondAreaCorrection, BondLeverArms, BrokenBonds and GlobalDampingForm.
+BondStiffness, BondAreaCorrection, BondLeverArms, BrokenBonds, BondDamage and
+GlobalDampingForm.
 Defaults are Kratos' (its DEMApplication's dem_default_input_parameters.py).
 
 Keys fall in three groups, and a few values are checked:
@@ -152,6 +153,11 @@ DEFAULTS = {
     # broken in tension keeps its last shear force, turned with the pair, no
     # increment, no friction; after a shear failure none; contact_laws/bond_law.h).
     "BrokenBonds": "frictional",
+    # Tessera: DEM_Dempack's force past the strength, in tension and shear:
+    # "kratos" (Kratos' DEM_Dempack: (1 - D) ℱ, linear softening to u^f) or
+    # "thesis" (the thesis' (5.23-5.24) as printed: (1 - d) k u, which rises
+    # past ℱ where u^f > 2 u^l; contact_laws/bond_law.h).
+    "BondDamage": "kratos",
     # Tessera: the form of GlobalDamping: "vector" (thesis 5.18, against the
     # velocity) or "per_component" (Kratos: each component of force and torque
     # on its own).
@@ -274,6 +280,7 @@ BOND_STIFFNESSES = ("thesis", "kratos")
 BOND_AREA_CORRECTIONS = ("kratos", "vpac", "global", "none")
 BOND_LEVER_ARMS = ("centres", "kratos")
 BROKEN_BONDS = ("frictional", "kratos")
+BOND_DAMAGES = ("kratos", "thesis")
 GLOBAL_DAMPING_FORMS = ("vector", "per_component")
 # Spheres: Direct_Integration turns them with the translational scheme; Kratos'
 # Quaternion_Integration and Runge_Kutta reduce, for a sphere, to a symplectic
@@ -408,6 +415,7 @@ def ValidateAndAssignDefaults(parameters):
                          ("BondAreaCorrection", BOND_AREA_CORRECTIONS),
                          ("BondLeverArms", BOND_LEVER_ARMS),
                          ("BrokenBonds", BROKEN_BONDS),
+                         ("BondDamage", BOND_DAMAGES),
                          ("GlobalDampingForm", GLOBAL_DAMPING_FORMS),
                          ("TimeStepCheck", TIME_STEP_CHECKS)):
         _CheckChoice(parameters, key, choices, where)

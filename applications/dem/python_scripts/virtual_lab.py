@@ -136,6 +136,7 @@ DEFAULTS = {
         "delta_time": 0.0,              # s; 0: 0.5 of the bonds' critical step
         "global_damping": 0.2,          # thesis (5.18-5.19), §5.5
         "area_correction": "vpac",
+        "bond_damage": "kratos",        # DEM_Dempack past the strength (BondDamage)
     },
     "output": {"folder": "virtual_lab", "name": "", "sample_steps": 20, "plot": True},
 }
@@ -171,6 +172,9 @@ def Settings(given=None, where="virtual_lab"):
     if loading["confinement_pressure"] < 0.0:
         raise tessera.Error(f"{where}.loading.confinement_pressure must be >= 0 (Pa, compression), "
                             f"got {loading['confinement_pressure']}")
+    if loading["bond_damage"] not in ("kratos", "thesis"):
+        raise tessera.Error(f"{where}.loading.bond_damage: '{loading['bond_damage']}' is not "
+                            "\"kratos\" or \"thesis\"")
     if settings["test"] in ("triaxial", "hydrostatic") and not loading["confinement_pressure"] > 0.0:
         raise tessera.Error(f"{where}.loading.confinement_pressure must be > 0 for a "
                             f"{settings['test']} test")
@@ -323,6 +327,7 @@ class VirtualLaboratory:
             "MaxTimeStep": 1e-10, "FinalTime": 1.0,
             "GlobalDamping": float(loading["global_damping"]),
             "BondAreaCorrection": loading["area_correction"],
+            "BondDamage": loading["bond_damage"],
             "ElementType": "SphericContPartDEMElement3D",
             "OutputTimeStep": 1e30, "post_vtk_option": False,
             "problem_name": self.name,

@@ -462,7 +462,8 @@ void ExplicitSolverStrategy::CreateContinuumBonds() {
         "the continuum strategy bonds 3D spheres; bonded 2D discs are not supported "
         "yet (DemSettings.dimension is ",
         settings_.dimension, ")");
-  bond_table_.Build(material_index_.List(), is_wall_material_, table_, settings_.bond_stiffness);
+  bond_table_.Build(material_index_.List(), is_wall_material_, table_, settings_.bond_stiffness,
+                    settings_.bond_damage);
   std::vector<int> group(particles_.size(), 0);
   std::vector<std::uint8_t> skin;
   NodalDatabase& db = spheres_.Nodal();

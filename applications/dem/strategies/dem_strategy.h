@@ -172,6 +172,8 @@ struct DemSettings {
   BondLeverArms bond_lever_arms = BondLeverArms::kCentres;
   // What a broken bond carries (BrokenBonds; contact_laws/bond_law.h).
   BrokenBonds broken_bonds = BrokenBonds::kFrictional;
+  // DEM_Dempack's force past the strength (BondDamage; contact_laws/bond_law.h).
+  BondDamage bond_damage = BondDamage::kKratos;
   bool energy_calculation = false;  // EnergyCalculationOption: accumulate dissipated energies
   int search_frequency = 50;
   // AdaptiveSearch: search before NeighbourSearchFrequency steps have passed

@@ -22,6 +22,8 @@
 //   Kratos' DEM_Dempack draws it); unloading and reloading are secant, F =
 //   (1 - D) ℱ_nt u / u_max. At u_max >= u^f the bond breaks in tension.
 //   DAMAGE_FACTOR 0: no softening, the bond breaks where F passes ℱ_nt.
+//   BondDamage "thesis" (bond_law.h): F = (1 - D) k_n0 u instead, the
+//   thesis' (5.23) as printed (secant too); in shear (1 - D) k_t u_t.
 //   Shear: the incremental spring F_t (5.16) with the strength ℱ_t = τ^f A +
 //   μ_s max(F_n, 0) (5.21 with the compressive force; τ^f: CONTACT_TAU_ZERO,
 //   μ_s: CONTACT_INTERNAL_FRICC) and linear damage up to u_t^f = (1 +
@@ -124,12 +126,12 @@ struct DempackBond {
     return M::Select(done, result, force + slope * (shortening - at));
   }
 
-  // The secant factor of the linear damage: (1 - D) min(1, u^l / u_max), with
-  // D = max(D_old, (u_max - u^l) / (u^f - u^l)) (`damage`, updated);
-  // `broken` where D >= 1.
+  // The secant factor of the linear damage: (1 - D) min(1, u^l / u_max)
+  // (Kratos'; `thesis`: 1 - D), with D = max(D_old, (u_max - u^l) / (u^f -
+  // u^l)) (`damage`, updated); `broken` where D >= 1.
   template <class T, class M>
   [[gnu::always_inline]] static T DamageOf(const T& u_max, const T& limit, const T& ultimate,
-                                           T& damage, typename M::Mask& broken) {
+                                           bool thesis, T& damage, typename M::Mask& broken) {
     using Mask = typename M::Mask;
     const T one = T{} + 1.0;
     const Mask past = u_max > limit;
@@ -140,6 +142,7 @@ struct DempackBond {
     const T reached = M::Select(ultimate > limit, (u_max - limit) / (ultimate - limit), one);
     damage = M::Select(past, Max<T, M>(damage, Min<T, M>(reached, one)), damage);
     broken = damage >= one;
+    if (thesis) return (one - damage) * one;
     return (one - damage) * M::Select(past, limit / u_max, one);
   }
 
@@ -184,7 +187,8 @@ struct DempackBond {
         pull = -k0 * u;
       } else {
         T damage = s[kTensionDamage];
-        const T factor = DamageOf<T, M>(s[kOpening], limit, ultimate, damage, broken);
+        const T factor = DamageOf<T, M>(s[kOpening], limit, ultimate,
+                                        law.damage == BondDamage::kThesis, damage, broken);
         s[kTensionDamage] = M::Select(tension, damage, s[kTensionDamage]);
         pull = -factor * k0 * u;
       }
@@ -206,6 +210,7 @@ struct DempackBond {
   // D = (u_t - u_t^l) / (u_t^f - u_t^l)), D = path / (SHEAR_ENERGY_COEF u_t^l),
   // irreversible, and the force is (1 - D) ℱ_t whatever the direction of the
   // slip: vibrations damage a bond past its strength, and it does not unload.
+  // BondDamage "thesis": the force (1 - D) times the trial force instead.
   // The factor on the trial force `trial`; `failed` where the bond breaks in
   // shear, `criterion` its part of the Failure Criterion State.
   template <class T, class M, class State>
@@ -240,7 +245,9 @@ struct DempackBond {
     s[kShearDamage] =
         M::Select(damaging, Max<T, M>(s[kShearDamage], Min<T, M>(reached, one)), s[kShearDamage]);
     const Mask broken = damaging & (s[kShearDamage] >= one);
-    const T factor = M::Select(trial > zero, (one - s[kShearDamage]) * strength / trial, one);
+    const T factor = law.damage == BondDamage::kThesis
+                         ? (one - s[kShearDamage]) * one
+                         : M::Select(trial > zero, (one - s[kShearDamage]) * strength / trial, one);
     failed = broken;
     criterion = M::Select(damaging, M::Select(broken, one, one - s[kShearDamage]), criterion);
     s[kShearScale] = M::Select(damaging & Not<Mask>(broken), factor, s[kShearScale]);

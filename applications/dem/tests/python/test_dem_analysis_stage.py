@@ -276,6 +276,7 @@ def test_dem3d_contact_wall_results_near_kratos_with_the_exact_damping_map(in_co
     ("LinearContactStiffness", "hertz", "thesis, kratos"),
     ("BondStiffness", "hertz", "thesis, kratos"),
     ("BrokenBonds", "sticky", "frictional, kratos"),
+    ("BondDamage", "printed", "kratos, thesis"),
     ("GlobalDampingForm", "viscous", "vector, per_component"),
     ("WallSlider", "capped", "thesis, kratos"),
 ])

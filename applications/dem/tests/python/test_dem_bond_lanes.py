@@ -48,6 +48,8 @@ LAWS = {
                             "SHEAR_ENERGY_COEF": 0.0, "SLOPE_LIMIT_COEFF_C1": 2000.0,
                             "SLOPE_FRACTION_N1": 2.0},
 }
+# DEM_Dempack with the thesis' damage form (BondDamage "thesis").
+LAWS["DEM_Dempack thesis"] = LAWS["DEM_Dempack"]
 
 
 def RunBlock(lanes, law, scheme, side=7, steps=80):
@@ -75,6 +77,7 @@ def RunBlock(lanes, law, scheme, side=7, steps=80):
     settings = Settings(DT, scheme, tolerance=0.0005, search_frequency=10)
     settings.continuum = True
     settings.energy_calculation = True
+    settings.bond_damage = "thesis" if law.endswith("thesis") else "kratos"
     settings.tuning.batched_bonds = lanes
     strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
     strategy.Initialize()
@@ -82,7 +85,8 @@ def RunBlock(lanes, law, scheme, side=7, steps=80):
     return strategy
 
 
-@pytest.mark.parametrize("law", ["DEM_KDEM", "DEM_Dempack", "DEM_Dempack brittle"])
+@pytest.mark.parametrize("law", ["DEM_KDEM", "DEM_Dempack", "DEM_Dempack brittle",
+                                 "DEM_Dempack thesis"])
 @pytest.mark.parametrize("scheme", ["Velocity_Verlet", "Symplectic_Euler"])
 def test_four_lane_and_bond_by_bond_evaluations_are_bitwise_equal(law, scheme):
     lanes = RunBlock(True, law, scheme)

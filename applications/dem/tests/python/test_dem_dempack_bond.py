@@ -52,10 +52,10 @@ def Material(law="DEM_Dempack", damage=0.8, shear_energy=0.5, **extra):
     return p
 
 
-def Path(material, shortening, slip=None):
+def Path(material, shortening, slip=None, bond_damage="kratos"):
     shortening = list(map(float, shortening))
     slip = [0.0] * len(shortening) if slip is None else list(map(float, slip))
-    return _dem.EvaluateBondLawPath(material, AREA, LENGTH, shortening, slip)
+    return _dem.EvaluateBondLawPath(material, AREA, LENGTH, shortening, slip, bond_damage)
 
 
 def Envelope(delta):
@@ -137,6 +137,47 @@ def test_tension_damages_linearly_unloads_secant_and_breaks_at_the_failure_displ
     assert path["state"][broken[0]] == 4 and u[broken[0]] >= ultimate
     assert (path["state"][: broken[0]] == 0).all() and u[broken[0] - 1] < ultimate
     assert (path["criterion"][broken] == 1.0).all()
+
+
+def test_the_thesis_damage_form_is_1_minus_d_times_the_spring_as_printed():
+    """BondDamage "thesis": the thesis' (5.23) as printed, F = (1 - d) k_n u with
+    d = (u_max - u^l) / (u^f - u^l), secant in unloading; on loading F = k_n u
+    (u^f - u) / (u^f - u^l), which with u^f = 5 u^l (the digest's reading of
+    Table 5.5) rises past ℱ to k_n u^f² / (4 (u^f - u^l)) = 1.5625 ℱ at u = 2.5
+    u^l, and breaks at u^f. In shear (5.24) alike: F_t = (1 - d_t) k_t u_t."""
+    strength = SIGMA_T * AREA
+    limit = strength / K_N
+    ultimate = 5.0 * limit  # DAMAGE_FACTOR 4
+    u_max = 2.5 * limit
+    load = np.sort(np.append(np.linspace(0.0, u_max, 200), limit))
+    unload = np.linspace(u_max, 0.4 * u_max, 50)[1:]
+    reload = np.linspace(0.4 * u_max, 1.02 * ultimate, 300)[1:]
+    u = np.concatenate([load, unload, reload])
+    path = Path(Material(damage=4.0), -u, bond_damage="thesis")
+    tension = -path["normal"]
+    expected, peak = [], 0.0
+    for value in u:
+        peak = max(peak, value)
+        d = min(max((peak - limit) / (ultimate - limit), 0.0), 1.0)
+        expected.append(0.0 if peak >= ultimate else (1 - d) * K_N * value)
+    np.testing.assert_allclose(tension, expected, rtol=RTOL, atol=1e-12 * strength)
+    assert tension[: len(load)].max() == pytest.approx(1.5625 * strength, rel=RTOL)
+    broken = np.nonzero(path["state"])[0]
+    assert path["state"][broken[0]] == 4 and u[broken[0]] >= ultimate > u[broken[0] - 1]
+    # Kratos' form on the same path: the strength is its largest force.
+    kratos = -Path(Material(damage=4.0), -u)["normal"]
+    assert kratos.max() == pytest.approx(strength, rel=RTOL)
+
+    shear_strength = TAU * AREA
+    shear_limit = shear_strength / K_T
+    slip = np.linspace(0.0, 1.1 * 5.0 * shear_limit, 331)
+    path = Path(Material(shear_energy=4.0), np.zeros_like(slip), slip, bond_damage="thesis")
+    d = np.clip((slip - shear_limit) / (4.0 * shear_limit), 0.0, 1.0)
+    broken = np.nonzero(path["state"])[0][0]
+    np.testing.assert_allclose(path["shear"][:broken], ((1 - d) * K_T * slip)[:broken],
+                               rtol=1e-11, atol=1e-12 * shear_strength)
+    assert path["shear"][:broken].max() == pytest.approx(1.5625 * shear_strength, rel=1e-3)
+    assert path["state"][broken] == 2
 
 
 def test_a_bond_broken_in_tension_is_a_frictional_contact_with_the_same_stiffness():

@@ -312,6 +312,7 @@ def test_triaxial_peaks_rise_with_the_confinement(tmp_path):
     ({"material": {"CONTACT_SIGMA_MIN": -1.0}}, r"virtual_lab.material: CONTACT_SIGMA_MIN .* must lie in"),
     ({"test": "triaxial"}, r"confinement_pressure must be > 0 for a triaxial test"),
     ({"specimen": {"verlet_list": "yes"}}, r"virtual_lab.specimen.verlet_list must be true or false"),
+    ({"loading": {"bond_damage": "printed"}}, r"virtual_lab.loading.bond_damage: 'printed' is not"),
 ])
 def test_bad_virtual_lab_settings_name_the_key(given, message):
     from tessera.dem.virtual_lab import Settings
