@@ -102,13 +102,6 @@ void AppendRecord(ContinuumBonds& bonds, const double* h, std::uint32_t i, std::
   added_state.insert(added_state.end(), h + kBondHead, h + kBondHead + bonds.state_stride);
 }
 
-std::vector<int> OtherRanks(int rank, int size) {
-  std::vector<int> others;
-  for (int r = 0; r < size; ++r)
-    if (r != rank) others.push_back(r);
-  return others;
-}
-
 }  // namespace
 
 std::size_t DistributedDem::BondRecordDoubles() const { return kBondHead + s_.bonds_.state_stride; }
@@ -193,7 +186,7 @@ void DistributedDem::ParkDepartingBonds(const std::vector<std::uint8_t>& keep,
 }
 
 void DistributedDem::InstallBonds(const std::vector<std::vector<double>>& out) {
-  const std::vector<int> others = OtherRanks(rank_, size_);
+  const std::vector<int> others = OtherRanks();
   std::vector<std::vector<double>> send;
   for (int r : others) {
     bond_doubles_ += static_cast<std::int64_t>(out[r].size());

@@ -105,14 +105,14 @@ void TakeState(const double*& in, ParticleStorage& p, std::size_t i) {
     for (auto& column : p.gear_angular) column[i] = Take(in);
 }
 
-std::vector<int> OtherRanks(int rank, int size) {
+}  // namespace
+
+std::vector<int> DistributedDem::OtherRanks() const {
   std::vector<int> others;
-  for (int r = 0; r < size; ++r)
-    if (r != rank) others.push_back(r);
+  for (int r = 0; r < size_; ++r)
+    if (r != rank_) others.push_back(r);
   return others;
 }
-
-}  // namespace
 
 DistributedDem::DistributedDem(ExplicitSolverStrategy& strategy,
                                std::shared_ptr<const Communicator> communicator,
@@ -736,7 +736,7 @@ void DistributedDem::Migrate() {
       if (a >= 0) send_pair(c, a);
       if (b >= 0 && b != a) send_pair(c, b);
     }
-  const std::vector<int> others = OtherRanks(rank_, size_);
+  const std::vector<int> others = OtherRanks();
   std::vector<std::vector<double>> out;
   for (int r : others) {
     std::vector<double> message{static_cast<double>(rows_out[r].size() / row_doubles),

@@ -313,6 +313,7 @@ class DistributedDem {
                       std::vector<std::vector<std::uint32_t>>& receive);
   std::int64_t KeyOfRow(std::size_t row) const;
   bool OwnedRow(std::size_t row) const;
+  std::vector<int> OtherRanks() const;  // every rank but this one, in rank order
   // The row of a key, or -1 where this rank does not hold it (the rows are in
   // key order: a bisection).
   std::int64_t RowOfKey(std::int64_t key) const;
