@@ -117,6 +117,17 @@ void DistributedBuilderAndSolver::FinishRHS(Scheme& scheme, ModelPart& model_par
   interface_.Sum(b);
 }
 
+void DistributedBuilderAndSolver::SystemSolve(SparseMatrix& A, Vector& dx, const Vector& b) {
+  const auto n = static_cast<Eigen::Index>(dofs_.NumberOfFreeDofs());
+  rhs_free_ = b.head(n);
+  petsc_->LoadMatrix(A);
+  // The multigrid hierarchy is built next, on top of PETSc's copy: the local
+  // one goes first. Its pattern is computed again at the next build (a
+  // Newton iteration's ComputePattern; a linear solve has none).
+  SparseMatrix().swap(A);  // (assigning an empty matrix would keep A's arrays)
+  petsc_->SolveLoaded(dx, rhs_free_);
+}
+
 bool DistributedBuilderAndSolver::FixityChanged() const {
   const std::int64_t changed = BuilderAndSolver::FixityChanged() ? 1 : 0;
   return communicator_->MaxAll(changed) > 0;

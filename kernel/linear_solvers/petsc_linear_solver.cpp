@@ -32,6 +32,8 @@ PetscLinearSolver::~PetscLinearSolver() = default;
 void PetscLinearSolver::SetDistribution(std::vector<std::int64_t>, std::vector<std::uint8_t>,
                                         std::int64_t, std::int64_t, std::int64_t) {}
 void PetscLinearSolver::Solve(const SparseMatrix&, Vector&, const Vector&) {}
+void PetscLinearSolver::LoadMatrix(const SparseMatrix&) {}
+void PetscLinearSolver::SolveLoaded(Vector&, const Vector&) {}
 void PetscLinearSolver::Clear() {}
 bool PetscLinearSolver::AdditionalPhysicalDataIsNeeded() const { return false; }
 void PetscLinearSolver::ProvideAdditionalData(const std::vector<double>&, const std::vector<int>&) {
@@ -374,9 +376,7 @@ void PetscLinearSolver::Solve(const SparseMatrix& A, Vector& x, const Vector& b)
                 "petsc: matrix is ", A.rows(), " x ", A.cols(), ", right-hand side has ", b.size(),
                 " entries");
   if (distributed_) {
-    TESSERA_CHECK(static_cast<std::size_t>(A.rows()) == p.global.size(), "petsc: the matrix has ",
-                  A.rows(), " local rows, the distribution ", p.global.size(),
-                  " (SetDistribution after each numbering)");
+    LoadMatrix(A);
   } else {
     // A new size (first solve, renumbering) makes new vectors; the matrix
     // is A itself.
@@ -393,24 +393,37 @@ void PetscLinearSolver::Solve(const SparseMatrix& A, Vector& x, const Vector& b)
       x.resize(0);
       return;
     }
-  }
-  if (distributed_) {
-    if (p.rebuild) p.Build(A);
-    Check(MatZeroEntries(p.matrix), "MatZeroEntries");
-    const double* values = A.valuePtr();
-    for (Eigen::Index r = 0; r < A.rows(); ++r) {
-      p.MapRow(A, r);
-      const PetscInt row = p.global[r];
-      Check(MatSetValues(p.matrix, 1, &row, static_cast<PetscInt>(p.columns.size()),
-                         p.columns.data(), values + A.outerIndexPtr()[r], ADD_VALUES),
-            "MatSetValues");
-    }
-    Check(MatAssemblyBegin(p.matrix, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
-    Check(MatAssemblyEnd(p.matrix, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
-  } else {
     p.WrapSerial(A);
   }
+  SolveLoaded(x, b);
+}
 
+void PetscLinearSolver::LoadMatrix(const SparseMatrix& A) {
+  Impl& p = *impl_;
+  TESSERA_CHECK(distributed_, "PetscLinearSolver::LoadMatrix on a serial solver");
+  TESSERA_CHECK(A.rows() == A.cols() && A.isCompressed() &&
+                    static_cast<std::size_t>(A.rows()) == p.global.size(),
+                "petsc: the matrix is ", A.rows(), " x ", A.cols(), ", the distribution has ",
+                p.global.size(), " local rows (SetDistribution after each numbering)");
+  if (p.rebuild) p.Build(A);
+  Check(MatZeroEntries(p.matrix), "MatZeroEntries");
+  const double* values = A.valuePtr();
+  for (Eigen::Index r = 0; r < A.rows(); ++r) {
+    p.MapRow(A, r);
+    const PetscInt row = p.global[r];
+    Check(MatSetValues(p.matrix, 1, &row, static_cast<PetscInt>(p.columns.size()), p.columns.data(),
+                       values + A.outerIndexPtr()[r], ADD_VALUES),
+          "MatSetValues");
+  }
+  Check(MatAssemblyBegin(p.matrix, MAT_FINAL_ASSEMBLY), "MatAssemblyBegin");
+  Check(MatAssemblyEnd(p.matrix, MAT_FINAL_ASSEMBLY), "MatAssemblyEnd");
+}
+
+void PetscLinearSolver::SolveLoaded(Vector& x, const Vector& b) {
+  Impl& p = *impl_;
+  TESSERA_CHECK(p.matrix != nullptr && static_cast<std::size_t>(b.size()) == p.global.size(),
+                "petsc: a right-hand side of ", b.size(), " entries for ", p.global.size(),
+                " local equations", p.matrix ? "" : " and no matrix loaded (LoadMatrix)");
   PetscScalar* rhs = nullptr;
   Check(VecGetArray(p.b, &rhs), "VecGetArray");
   for (std::size_t i = 0; i < p.global.size(); ++i)
@@ -462,10 +475,11 @@ void PetscLinearSolver::Solve(const SparseMatrix& A, Vector& x, const Vector& b)
           "VecScatterEnd");
     solution = p.x_local;
   }
-  x.resize(A.rows());
+  const auto n_local = static_cast<Eigen::Index>(p.global.size());
+  x.resize(n_local);
   const PetscScalar* local = nullptr;
   Check(VecGetArrayRead(solution, &local), "VecGetArrayRead");
-  std::copy(local, local + A.rows(), x.data());
+  std::copy(local, local + n_local, x.data());
   Check(VecRestoreArrayRead(solution, &local), "VecRestoreArrayRead");
 }
 

@@ -54,6 +54,12 @@ class PetscLinearSolver final : public LinearSolver {
   // whose owned entries are the global values; x: the solution at every local
   // equation. Collective when distributed.
   void Solve(const SparseMatrix& A, Vector& x, const Vector& b) override;
+  // Solve in two calls, distributed only (collective): LoadMatrix adds A into
+  // the PETSc matrix, SolveLoaded solves with it. A is not needed in between,
+  // so its owner may free it before the preconditioner is built
+  // (DistributedBuilderAndSolver::SystemSolve).
+  void LoadMatrix(const SparseMatrix& A);
+  void SolveLoaded(Vector& x, const Vector& b);
   void Clear() override;
   // GAMG with rigid_body_modes: the equations' positions and components.
   bool AdditionalPhysicalDataIsNeeded() const override;

@@ -160,8 +160,10 @@ class BuilderAndSolver {
     GatherRHS(b);
   }
 
-  // Solves A dx = b over the free dofs (b's free rows).
-  virtual void SystemSolve(const SparseMatrix& A, Vector& dx, const Vector& b) {
+  // Solves A dx = b over the free dofs (b's free rows). A builder whose
+  // solver keeps a copy of A may free A here (the distributed one does); the
+  // next build then gives it the pattern again (MakeMatrix).
+  virtual void SystemSolve(SparseMatrix& A, Vector& dx, const Vector& b) {
     const auto n = static_cast<Eigen::Index>(dofs_.NumberOfFreeDofs());
     rhs_free_ = b.head(n);
     if (dx.size() != n) dx = Vector::Zero(n);
@@ -265,7 +267,9 @@ class BuilderAndSolver {
       return columns;
     };
     const auto n = static_cast<Eigen::Index>(n_free);
-    A = SparseMatrix();  // the old arrays go before the new ones come
+    // The old arrays go before the new ones come (swapped out: Eigen's
+    // assignment of an empty matrix keeps them allocated).
+    SparseMatrix().swap(A);
     A = SparseMatrix(n, n);
     int* outer = A.outerIndexPtr();
     outer[0] = 0;

@@ -102,7 +102,7 @@ class ImplicitSolvingStrategy {
   int Check() { return scheme_->Check(model_part_); }
   void Clear() {
     builder_->Clear();
-    A_ = SparseMatrix();
+    SparseMatrix().swap(A_);  // freed (assigning an empty one keeps the arrays)
     dx_.resize(0);
     b_.resize(0);
     step_initialized_ = false;

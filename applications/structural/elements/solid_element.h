@@ -17,6 +17,8 @@
 #pragma once
 
 #include <Eigen/Dense>
+#include <cstdint>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -48,27 +50,26 @@ class SolidElement : public Element, public StrainEnergyProvider {
 
   // The shape functions and their local gradients depend on the point's local
   // coordinates only: one table per geometry type and integration order,
-  // shared by all the elements (SharedReferencePoints). Each element keeps per
-  // point J^-1 of the reference configuration and the weight (a hexahedron: 80
-  // bytes a point) and rebuilds dN/dX = dN/dxi J^-1 at each use, by the
-  // arithmetic of GeometryType::GlobalGradients (that of the geometry's
-  // ShapeFunctionsGradients): the same bits either way. An element evaluated
-  // more than kRebuildsBeforeKeeping times (explicit steps, Newton
-  // iterations) keeps the rebuilt points (208 bytes a point more), since the
-  // rebuild costs ~12 % of an explicit hexahedron step's instructions; a
-  // linear static solve (the system, the reactions, one output) never does,
-  // so its model is 1 kB a hexahedron smaller.
+  // shared by all the elements (SharedReferencePoints). An element keeps
+  // nothing per point until it is evaluated repeatedly: each use computes
+  // J^-1 and det J of the reference configuration from the nodes' initial
+  // coordinates (GeometryType::InverseJacobian, as Initialize does to check
+  // them) and rebuilds dN/dX = dN/dxi J^-1 by the arithmetic of
+  // GeometryType::GlobalGradients (that of the geometry's
+  // ShapeFunctionsGradients): the same bits as kept ones. An element
+  // evaluated more than kRebuildsBeforeKeeping times (explicit steps, Newton
+  // iterations) keeps the rebuilt points (208 bytes a hexahedron's point),
+  // since rebuilding each time would cost its steps (an InverseJacobian is
+  // ~1,000 instructions a point); a linear static solve (the system, the
+  // reactions, one output) never does, so its model holds no per-point data
+  // (a hexahedron 640 bytes smaller than with J^-1 and the weight kept).
   static constexpr int kRebuildsBeforeKeeping = 3;
   struct ReferencePoint {
     ShapeValues N;     // N_a
     Gradients dN_dxi;  // dN_a / dxi_j
   };
-  struct StoredPoint {
-    Tensor J_inv;   // dxi / dX, reference configuration
-    double weight;  // integration weight x det J0 (thickness applied at use)
-  };
-  // A point as the formulations use it, rebuilt from the above (Point(p)),
-  // or kept (kept_).
+  // A point as the formulations use it, rebuilt from the nodes (Point), or
+  // kept (kept_).
   struct GaussPoint {
     Gradients dN_dX;           // reference configuration
     double weight;             // integration weight x det J0 (thickness applied at use)
@@ -136,7 +137,7 @@ class SolidElement : public Element, public StrainEnergyProvider {
     return std::string(TDerived::Name()) + " #" + std::to_string(Id());
   }
 
-  std::size_t NumberOfGaussPoints() const { return points_.size(); }
+  std::size_t NumberOfGaussPoints() const { return n_points_; }
 
   // Checkpoint: the laws' internal variables (none for a shared stateless law,
   // whose elements keep no per-point laws).
@@ -168,20 +169,21 @@ class SolidElement : public Element, public StrainEnergyProvider {
   template <class Fn>
   void ForEachStrainEnergyDensity(const ProcessInfo& info, Fn&& fn);
 
-  GaussPoint Point(std::size_t p) const {
-    GaussPoint gp;
-    GeometryType::GlobalGradients(TNodes, TDim, reference_[p].dN_dxi, points_[p].J_inv, gp.dN_dX);
-    gp.weight = points_[p].weight;
-    gp.shape = &reference_[p].N;
-    return gp;
-  }
+  // Every point of this evaluation: the kept ones, or rebuilt into a list of
+  // the calling thread's (valid until its next call); counts the rebuilds.
+  const GaussPoint* Points();
+  // Point p from the nodes' initial coordinates X (Geometry::InitialPoints).
+  GaussPoint Point(std::span<const Array3> X, std::size_t p) const;
+  // The integration weight x det J0 of point p (the mass, the simplex volume).
+  double Weight(std::span<const Array3> X, std::size_t p) const;
   // The law at point p: the shared one, or the point's own.
   ConstitutiveLaw& LawAt(std::size_t p) const { return shared_law_ ? *shared_law_ : *laws_[p]; }
 
-  std::vector<StoredPoint> points_;
-  std::vector<GaussPoint> kept_;                // every point rebuilt, once evaluated repeatedly
-  int rebuilds_ = 0;                            // evaluations that rebuilt the points
-  const ReferencePoint* reference_ = nullptr;   // the shared table's rows, one per point
+  std::vector<GaussPoint> kept_;               // every point rebuilt, once evaluated repeatedly
+  int rebuilds_ = 0;                           // evaluations that rebuilt the points
+  const ReferencePoint* reference_ = nullptr;  // the shared table's rows, one per point
+  const std::vector<IntegrationPoint>* quadrature_ = nullptr;  // the type's rule, one per point
+  std::uint32_t n_points_ = 0;                                 // 0: not initialised
   std::vector<ConstitutiveLaw::Pointer> laws_;  // one per Gauss point; none when stateless
   ConstitutiveLaw::Pointer shared_law_;         // the properties' law, when stateless
   const Properties* initialized_for_ = nullptr;

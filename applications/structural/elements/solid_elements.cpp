@@ -135,22 +135,19 @@ void SolidElement<TDerived, TDim, TNodes>::Initialize(const ProcessInfo&) {
   const auto& points = type.IntegrationPoints(order);
   const auto X = g.InitialPoints();
   const std::span<const Array3> X_span(X.data(), X.size());
-  points_.resize(points.size());
-  points_.shrink_to_fit();  // a change of order must not keep the larger capacity
   std::vector<GaussPoint>().swap(kept_);
   rebuilds_ = 0;
   reference_ = SharedReferencePoints<ReferencePoint, TNodes, TDim>(type, order);
+  quadrature_ = &points;
+  n_points_ = static_cast<std::uint32_t>(points.size());
+  // Checked here, computed again at each use (Point).
   for (std::size_t p = 0; p < points.size(); ++p) {
-    StoredPoint& sp = points_[p];
     double J_inv[3][3];
     const double det_j = type.InverseJacobian(X_span, points[p].local, J_inv);
     if (!(det_j > 0.0))
       TESSERA_ERROR(Info(), ": det J = ", det_j, " at Gauss point ", p,
                     " of the reference configuration; the nodes are ordered clockwise or the "
                     "element is degenerate");
-    for (int j = 0; j < TDim; ++j)
-      for (int i = 0; i < TDim; ++i) sp.J_inv(j, i) = J_inv[j][i];
-    sp.weight = points[p].weight * det_j;
   }
   const ConstitutiveLaw::Pointer& prototype = PropertiesLaw(*this);
   // A stateless law is shared, not cloned: the per-point clones were scattered
@@ -176,7 +173,46 @@ void SolidElement<TDerived, TDim, TNodes>::Initialize(const ProcessInfo&) {
 template <class TDerived, int TDim, int TNodes>
 void SolidElement<TDerived, TDim, TNodes>::EnsureInitialized(const ProcessInfo& info) {
   // A script may compute before Initialize, or swap the properties afterwards.
-  if (points_.empty() || initialized_for_ != &GetProperties()) Initialize(info);
+  if (n_points_ == 0 || initialized_for_ != &GetProperties()) Initialize(info);
+}
+
+template <class TDerived, int TDim, int TNodes>
+typename SolidElement<TDerived, TDim, TNodes>::GaussPoint
+SolidElement<TDerived, TDim, TNodes>::Point(std::span<const Array3> X, std::size_t p) const {
+  double J_inv[3][3];
+  const double det_j = GetGeometry().Type().InverseJacobian(X, (*quadrature_)[p].local, J_inv);
+  GaussPoint gp;
+  const auto inverse = [&](int j, int i) { return J_inv[j][i]; };
+  GeometryType::GlobalGradients(TNodes, TDim, reference_[p].dN_dxi, inverse, gp.dN_dX);
+  gp.weight = (*quadrature_)[p].weight * det_j;
+  gp.shape = &reference_[p].N;
+  return gp;
+}
+
+template <class TDerived, int TDim, int TNodes>
+const typename SolidElement<TDerived, TDim, TNodes>::GaussPoint*
+SolidElement<TDerived, TDim, TNodes>::Points() {
+  if (!kept_.empty()) return kept_.data();
+  const auto X = GetGeometry().InitialPoints();
+  const std::span<const Array3> X_span(X.data(), X.size());
+  if (++rebuilds_ > kRebuildsBeforeKeeping) {
+    kept_.resize(n_points_);
+    for (std::size_t p = 0; p < n_points_; ++p) kept_[p] = Point(X_span, p);
+    return kept_.data();
+  }
+  // One list per thread, grown once: the points of the element being evaluated.
+  thread_local std::vector<GaussPoint> rebuilt;
+  rebuilt.resize(n_points_);
+  for (std::size_t p = 0; p < n_points_; ++p) rebuilt[p] = Point(X_span, p);
+  return rebuilt.data();
+}
+
+template <class TDerived, int TDim, int TNodes>
+double SolidElement<TDerived, TDim, TNodes>::Weight(std::span<const Array3> X,
+                                                    std::size_t p) const {
+  double J_inv[3][3];
+  return (*quadrature_)[p].weight *
+         GetGeometry().Type().InverseJacobian(X, (*quadrature_)[p].local, J_inv);
 }
 
 template <class TDerived, int TDim, int TNodes>
@@ -251,14 +287,9 @@ void SolidElement<TDerived, TDim, TNodes>::ForEachLawPoint(const ProcessInfo& in
   cl.number_of_nodes = TNodes;
   cl.dimension = TDim;
   Kinematics k;
-  if (kept_.empty() && ++rebuilds_ > kRebuildsBeforeKeeping) {
-    kept_.resize(points_.size());
-    for (std::size_t p = 0; p < points_.size(); ++p) kept_[p] = Point(p);
-  }
-  GaussPoint rebuilt;
-  for (std::size_t p = 0; p < points_.size(); ++p) {
-    if (kept_.empty()) rebuilt = Point(p);
-    const GaussPoint& gp = kept_.empty() ? rebuilt : kept_[p];
+  const GaussPoint* points = Points();
+  for (std::size_t p = 0; p < n_points_; ++p) {
+    const GaussPoint& gp = points[p];
     TDerived::ComputeKinematics(gp, u, k, /*with_b=*/tangent);
     if (!(k.det_F > 0.0))
       TESSERA_ERROR(Info(), ": det F = ", k.det_F, " at Gauss point ", p,
@@ -421,17 +452,19 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateMassMatrix(Matrix& mass,
   const Properties& properties = GetProperties();
   const double rho = (properties.Has(DENSITY) ? properties.GetValue(DENSITY) : 0.0) * Thickness();
   Eigen::Matrix<double, TNodes, TNodes> m = Eigen::Matrix<double, TNodes, TNodes>::Zero();
+  const auto X = GetGeometry().InitialPoints();
+  const std::span<const Array3> X_span(X.data(), X.size());
   if constexpr (TNodes == TDim + 1) {
     // Linear simplex: int N_a N_b dV = V (1 + delta_ab) / ((d + 1)(d + 2)), which a
     // one-point rule (the stiffness default) would get wrong.
     double volume = 0.0;
-    for (const StoredPoint& sp : points_) volume += sp.weight;
+    for (std::size_t p = 0; p < n_points_; ++p) volume += Weight(X_span, p);
     m.setConstant(rho * volume / ((TDim + 1) * (TDim + 2)));
     m.diagonal() *= 2.0;
   } else {
     // Bilinear/trilinear: the default 2^d Gauss rule integrates N_a N_b det J0 exactly.
-    for (std::size_t p = 0; p < points_.size(); ++p)
-      m.noalias() += (rho * points_[p].weight) * reference_[p].N * reference_[p].N.transpose();
+    for (std::size_t p = 0; p < n_points_; ++p)
+      m.noalias() += (rho * Weight(X_span, p)) * reference_[p].N * reference_[p].N.transpose();
   }
   const bool lumped =
       info.Has(COMPUTE_LUMPED_MASS_MATRIX) && info.GetValue(COMPUTE_LUMPED_MASS_MATRIX);
@@ -476,11 +509,14 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateLumpedMassVector(Vector& mas
   const Properties& properties = GetProperties();
   const double rho = (properties.Has(DENSITY) ? properties.GetValue(DENSITY) : 0.0) * Thickness();
   mass.setZero(kDofs);
-  if (points_.empty()) TESSERA_ERROR(Info(), ": CalculateLumpedMassVector before Initialize");
-  for (std::size_t p = 0; p < points_.size(); ++p)
+  if (n_points_ == 0) TESSERA_ERROR(Info(), ": CalculateLumpedMassVector before Initialize");
+  const auto X = GetGeometry().InitialPoints();
+  const std::span<const Array3> X_span(X.data(), X.size());
+  for (std::size_t p = 0; p < n_points_; ++p) {
+    const double weight = Weight(X_span, p);
     for (int a = 0; a < TNodes; ++a)
-      for (int i = 0; i < TDim; ++i)
-        mass[a * TDim + i] += rho * points_[p].weight * reference_[p].N[a];
+      for (int i = 0; i < TDim; ++i) mass[a * TDim + i] += rho * weight * reference_[p].N[a];
+  }
 }
 
 // ---------------------------------------------------------------------------- results
@@ -537,7 +573,7 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateOnIntegrationPoints(
   if (&variable == &EQUIVALENT_PLASTIC_STRAIN) {
     // The committed value of plastic laws; empty for laws without plasticity.
     EnsureInitialized(info);
-    for (std::size_t p = 0; p < points_.size(); ++p)
+    for (std::size_t p = 0; p < n_points_; ++p)
       if (const auto* plastic = dynamic_cast<const PlasticInternalVariables*>(&LawAt(p)))
         out.push_back(plastic->EquivalentPlasticStrain());
     return;
@@ -559,7 +595,7 @@ void SolidElement<TDerived, TDim, TNodes>::CalculateOnIntegrationPoints(
   out.clear();
   if (&variable == &PLASTIC_STRAIN_TENSOR) {
     EnsureInitialized(info);
-    for (std::size_t p = 0; p < points_.size(); ++p)
+    for (std::size_t p = 0; p < n_points_; ++p)
       if (const auto* plastic = dynamic_cast<const PlasticInternalVariables*>(&LawAt(p)))
         out.push_back(plastic->PlasticStrainTensor());
   } else if (&variable == &CONSTITUTIVE_MATRIX) {
