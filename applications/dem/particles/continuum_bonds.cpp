@@ -14,6 +14,7 @@
 #include <utility>
 
 #include "applications/dem/contact_laws/bond_laws.h"
+#include "applications/dem/particles/stress_moment.h"
 #include "applications/dem/utilities/neighbour_search.h"
 #include "kernel/core/error.h"
 
@@ -389,12 +390,8 @@ void ContinuumBonds::AddStressMoments(std::vector<double>& stress) const {
     const double length = constants[b].rest_length;  // the arms' scale (small strains)
     const double arm_i = length * constants[b].first_share, arm_j = length - arm_i;
     // Sphere i: r = arm_i n, F = force; sphere j: r = -arm_j n, F = -force.
-    for (const auto& [row, arm] : {std::pair{first[b], arm_i}, std::pair{second[b], arm_j}}) {
-      double* s = stress.data() + 9 * static_cast<std::size_t>(row);
-      for (int r = 0; r < 3; ++r)
-        for (int c = 0; c < 3; ++c)
-          s[3 * r + c] += 0.5 * arm * (n[r] * force[b][c] + n[c] * force[b][r]);
-    }
+    for (const auto& [row, arm] : {std::pair{first[b], arm_i}, std::pair{second[b], arm_j}})
+      AddStressMoment(stress.data() + 9 * static_cast<std::size_t>(row), arm, n, force[b]);
   }
 }
 

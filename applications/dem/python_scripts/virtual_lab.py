@@ -430,11 +430,15 @@ class VirtualLaboratory:
         elif s["test"] == "hydrostatic":
             end = 2.0 * loading["confinement_time"]
         else:
-            travel = loading["final_axial_strain"] * self.height / 2.0
-            end = travel / loading["platen_velocity"]
-            end += self.platen_start
+            end = self._EndOfTravel()
         self.end_time = end
         self.stage.end_time = end
+
+    def _EndOfTravel(self):
+        """When the platens, started at platen_start, have travelled the final strain."""
+        loading = self.settings["loading"]
+        travel = loading["final_axial_strain"] * self.height / 2.0
+        return self.platen_start + travel / loading["platen_velocity"]
 
     def _ServoGain(self):
         """The platens' servo moves each platen at G (F* - F), F* = p section
@@ -565,8 +569,7 @@ class VirtualLaboratory:
             return
         self.platen_start = time
         if not loading["end_time"] > 0.0:
-            travel = loading["final_axial_strain"] * self.height / 2.0
-            self.end_time = self.platen_start + travel / loading["platen_velocity"]
+            self.end_time = self._EndOfTravel()
             stage.end_time = self.end_time
 
     def _Confine(self, stage):

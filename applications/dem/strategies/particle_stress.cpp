@@ -4,20 +4,11 @@
 #include <numbers>
 
 #include "applications/dem/dem_variables.h"
+#include "applications/dem/particles/stress_moment.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "kernel/model/model_part.h"
 
 namespace tessera::dem {
-
-namespace {
-
-// Adds sym(arm n ⊗ F) to a row's nine moments.
-void AddMoment(double* s, double arm, const Array3& n, const Array3& force) {
-  for (int r = 0; r < 3; ++r)
-    for (int c = 0; c < 3; ++c) s[3 * r + c] += 0.5 * arm * (n[r] * force[c] + n[c] * force[r]);
-}
-
-}  // namespace
 
 // σ̄_i = (1 / V_i) Σ_c sym(r_c ⊗ F_c) (digest §3.6), r_c from the sphere's
 // centre to the contact point along the contact's normal (a bond's: its arm at
@@ -42,8 +33,8 @@ void ExplicitSolverStrategy::WriteStressTensorToNodes() {
       if (!(pc.state[c] & kPairTouching)) continue;
       const KeptPairForce& k = pc.kept[c];
       const std::uint32_t i = pc.first[c], j = pc.second[c];
-      AddMoment(moments.data() + 9 * std::size_t{i}, k.arm_first, k.normal, k.force);
-      AddMoment(moments.data() + 9 * std::size_t{j}, k.arm_second, k.normal, k.force);
+      AddStressMoment(moments.data() + 9 * std::size_t{i}, k.arm_first, k.normal, k.force);
+      AddStressMoment(moments.data() + 9 * std::size_t{j}, k.arm_second, k.normal, k.force);
       ++count[i], ++count[j];
     }
   // Wall contacts: the force on the sphere at its arm along the normal to the face.
@@ -52,7 +43,7 @@ void ExplicitSolverStrategy::WriteStressTensorToNodes() {
     for (std::size_t c = 0; c < wc.arm.size(); ++c) {
       if (!wc.active[c]) continue;
       const std::uint32_t i = wc.particle[c];
-      AddMoment(moments.data() + 9 * std::size_t{i}, wc.arm[c], wc.normal[c], wc.force[c]);
+      AddStressMoment(moments.data() + 9 * std::size_t{i}, wc.arm[c], wc.normal[c], wc.force[c]);
       ++count[i];
     }
   auto* column = db.HistoricalColumn(DEM_STRESS_TENSOR).Data();
