@@ -837,6 +837,8 @@ class VirtualLaboratory:
         ax.plot(100 * c["axial_strain"], c["axial_stress"] / 1e6, label="axial")
         if self.settings["test"] not in ("BTS", "hydrostatic"):
             ax.plot(-100 * c["lateral_strain"], c["axial_stress"] / 1e6, label="lateral")
+            ax.plot(-100 * c["bulk_lateral_strain"], c["axial_stress"] / 1e6, "--",
+                    label="lateral, bulk")
             ax.plot(100 * c["volumetric_strain"], c["axial_stress"] / 1e6, label="volumetric")
         k = int(np.argmax(c["axial_stress"]))
         ax.plot([100 * c["axial_strain"][k]], [c["axial_stress"][k] / 1e6], "o", color="red",
@@ -879,7 +881,8 @@ class VirtualLaboratoryStage(AnalysisStage):
         print(f"virtual lab {s['test']}: {s['spheres']} spheres, porosity {s['porosity']:.3f}, "
               f"coordination {s['coordination_number']:.2f}, peak {s.get('peak_stress', 0) / 1e6:.4g} "
               f"MPa at strain {100 * s.get('strain_at_peak', 0):.3g} %, E {s.get('young_modulus', 0) / 1e9:.4g} "
-              f"GPa, nu {s.get('poisson_ratio', float('nan')):.3g}; results in {self.lab.folder}",
+              f"GPa, nu {s.get('poisson_ratio', float('nan')):.3g} (bulk "
+              f"{s.get('poisson_ratio_bulk', float('nan')):.3g}); results in {self.lab.folder}",
               flush=True)
 
     def Run(self):

@@ -95,6 +95,26 @@ def test_the_bulk_strain_fit_recovers_a_homogeneous_deformation_exactly():
     assert np.isnan(HomogeneousStrain(x0[:3], x0[:3])).all()
 
 
+def test_a_specimen_without_an_interior_warns_and_leaves_the_bulk_columns_nan(tmp_path):
+    """A 30-sphere cylinder (Ø22 mm, radii up to 5 mm) has no sphere deeper
+    than 2 largest radii inside its surface: the lab warns before the run,
+    naming the columns, and writes them NaN (the bulk's E and ν too); the
+    other columns and E, ν are as before."""
+    from tessera.dem.virtual_lab import VirtualLaboratory
+    lab = VirtualLaboratory({"test": "UCS", "specimen": {"diameter": 0.022, "length": 0.05,
+                                                         "radius": 0.004, "seed": 2,
+                                                         "solid_fraction": 0.45},
+                             "loading": {"platen_velocity": 0.2, "final_axial_strain": 0.002},
+                             "output": {"name": "tiny", "plot": False}}, folder=str(tmp_path))
+    with pytest.warns(UserWarning, match=r"virtual_lab.specimen: 0 spheres lie deeper than 2 "
+                      r"largest radii .*\(bulk_axial_strain, bulk_lateral_strain: NaN\)"):
+        summary = lab.Run()
+    c = lab.Columns()
+    assert np.isnan(c["bulk_axial_strain"]).all() and np.isnan(c["bulk_lateral_strain"]).all()
+    assert math.isnan(summary["young_modulus_bulk"]) and math.isnan(summary["poisson_ratio_bulk"])
+    assert summary["young_modulus"] > 0.0 and np.isfinite(c["lateral_strain"]).all()
+
+
 def test_ucs_young_modulus_approaches_the_input_as_the_tangential_factor_grows(tmp_path):
     young = 28e9
     _, soft = RunUcs(tmp_path, 1.0, "beta1")
