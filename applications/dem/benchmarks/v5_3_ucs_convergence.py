@@ -157,7 +157,10 @@ def RunTest(test, args, confinement=0.0):
                     "warnings": [str(w.message) for w in caught], "steps_to_peak": done})
     print(f"  peak {summary.get('peak_stress', float('nan')) / 1e6:.2f} MPa at strain "
           f"{summary.get('strain_at_peak', float('nan')):.4g}; E "
-          f"{summary.get('young_modulus', float('nan')) / 1e9:.3g} GPa; "
+          f"{summary.get('young_modulus', float('nan')) / 1e9:.3g} GPa, ν "
+          f"{summary.get('poisson_ratio', float('nan')):.3g} (the bulk's: "
+          f"{summary.get('young_modulus_bulk', float('nan')) / 1e9:.3g} GPa, "
+          f"{summary.get('poisson_ratio_bulk', float('nan')):.3g}); "
           f"{summary['steps_run']} steps in {wall:.0f} s "
           f"({summary['seconds_per_step'] * 1e3:.2f} ms/step)", flush=True)
     return summary

@@ -47,7 +47,11 @@ What a run does:
    travel: an LVDT between them); lateral strain
    (minus the mean radial displacement of the lateral spheres over their
    initial radial position: compression positive), volumetric strain
-   (axial + 2 lateral), axial stress (the platens' mean force over the
+   (axial + 2 lateral), the bulk's axial and lateral strains (the
+   homogeneous deformation fitted to the interior spheres' positions, the
+   lateral and end layers left out: HomogeneousStrain, BULK_DEPTH_RADII;
+   the lateral spheres' strain carries their indentation under a triaxial
+   test's point forces), axial stress (the platens' mean force over the
    section; with the confinement, which the platens carry), confinement,
    intact bonds and bonds
    broken in tension and in shear.
@@ -56,6 +60,8 @@ What a run does:
    axial stress against axial strain between 10 % and 50 % of the peak (of
    a triaxial test: of the rise above the stress at the platens' start), by
    least squares; ν: minus the slope of lateral over axial strain there;
+   the same two of the bulk's strains, young_modulus_bulk and
+   poisson_ratio_bulk;
    peak stress, the strain and the platens' strain at peak; the specimen's porosity and
    coordination number; for BTS the tensile strength 2 P / (π D t)).
 """
@@ -95,6 +101,14 @@ BOND_UNSTABLE_TIME_STEP_FACTOR = 2.0
 SERVO_HOLD_FRACTION = 0.5
 SERVO_SETTLED_TOLERANCE = 0.01
 SERVO_MAX_HOLD_FRACTION = 10.0
+
+# The bulk's strain (bulk_axial_strain, bulk_lateral_strain) is fitted to the
+# spheres whose centres lie deeper than this many largest radii inside the
+# specimen's curved surface and, of a cylinder, its ends: the lateral layer
+# (the triaxial point forces F = γ p π R_i² indent it: its radial strain in
+# the hydrostatic phase was 3.6 times p (1 - 2ν) / E on the 379-sphere
+# specimen) and the end layers against the platens left out.
+BULK_DEPTH_RADII = 2.0
 
 # Thesis Table 5.5 (Sfer et al. concrete), in Kratos' names; u^f / u^l = 1.2
 # (DAMAGE_FACTOR 0.2: the table's "0.2" read as Kratos' factor).
@@ -208,6 +222,32 @@ def _FormatValue(value):
     if isinstance(value, bool):
         return "1" if value else "0"
     return repr(float(value)) if isinstance(value, float) else str(value)
+
+
+def HomogeneousStrain(initial, current):
+    """The Biot strain U - I (3×3, extension positive) of the homogeneous
+    deformation x = F (X - X̄) + x̄ fitted by least squares to the points'
+    initial and current positions (rows), F = R U its polar decomposition:
+    exact for any homogeneous deformation, and blind to a rigid motion
+    (a translation or a rotation of the specimen leaves it zero). Along a
+    principal axis it is the engineering strain: a stretch λ of the
+    positions along x gives (U - I)_xx = λ - 1, the lateral spheres'
+    (ρ - ρ0) / ρ0 of a uniform radial stretch. NaN where the points span
+    no volume (fewer than four, or coplanar)."""
+    initial = np.asarray(initial, dtype=float)
+    current = np.asarray(current, dtype=float)
+    if len(initial) < 4:
+        return np.full((3, 3), np.nan)
+    x0 = initial - initial.mean(axis=0)
+    x = current - current.mean(axis=0)
+    # x0 F^T = x in the least-squares sense.
+    solution, _, rank, _ = np.linalg.lstsq(x0, x, rcond=None)
+    if rank < 3:
+        return np.full((3, 3), np.nan)
+    w, stretches, vt = np.linalg.svd(solution.T)
+    if np.linalg.det(w) * np.linalg.det(vt) < 0.0:  # a reflection: no deformation of a solid
+        return np.full((3, 3), np.nan)
+    return (vt.T * stretches) @ vt - np.eye(3)
 
 
 def _Platen(f, first_node, first_condition, properties, z, half, part):
@@ -385,6 +425,7 @@ class VirtualLaboratory:
         else:
             self.initial_rho = np.hypot(self.initial[:, 0], self.initial[:, 2] - 0.5 * sp.diameter)
         self.lateral = np.nonzero(self.skin == 1)[0]
+        self.interior = self._Interior()
         ends = self.skin == 2
         mid = 0.5 * (self.initial[:, 2].min() + self.initial[:, 2].max())
         self.top, self.bottom = ends & (self.initial[:, 2] > mid), ends & (self.initial[:, 2] <= mid)
@@ -402,6 +443,38 @@ class VirtualLaboratory:
         self.step = 0
         self.peak = 0.0
         self.finished = False
+
+    def _Interior(self):
+        """The ids - 1 of the spheres the bulk's strain is fitted to: centres
+        deeper than BULK_DEPTH_RADII largest radii inside the curved surface
+        and (a cylinder's) the ends; a warning where they span no volume
+        (then the bulk columns are NaN)."""
+        sp = self.specimen
+        depth = BULK_DEPTH_RADII * float(sp.radius.max())
+        inside = self.initial_rho < 0.5 * sp.diameter - depth
+        if sp.shape == "cylinder":
+            low, high = sp.AxialExtent()
+            z = self.initial[:, 2]
+            inside &= (z > low + depth) & (z < high - depth)
+        interior = np.nonzero(inside)[0]
+        if np.isnan(HomogeneousStrain(self.initial[interior], self.initial[interior])).any():
+            import warnings
+            warnings.warn(f"{self.where}.specimen: {len(interior)} spheres lie deeper than "
+                          f"{BULK_DEPTH_RADII:g} largest radii inside the specimen, too few to fit "
+                          "the bulk's strain (bulk_axial_strain, bulk_lateral_strain: NaN); "
+                          "a larger specimen or smaller spheres have more", stacklevel=3)
+        return interior
+
+    def _BulkStrains(self, coordinates):
+        """The interior's homogeneous strain, compression positive: axial
+        (along z, the platens' axis) and lateral (of a cylinder the mean of
+        x and y, across its axis; of a disc x, across the load in its plane)."""
+        strain = HomogeneousStrain(self.initial[self.interior], coordinates[self.interior])
+        if self.specimen.shape == "cylinder":
+            lateral = -0.5 * (strain[0, 0] + strain[1, 1])
+        else:
+            lateral = -strain[0, 0]
+        return -float(strain[2, 2]), float(lateral)
 
     def _CheckTimeStep(self, dt):
         """The given Δt against the bonds' critical step (ContinuumBonds::
@@ -627,6 +700,7 @@ class VirtualLaboratory:
             axial_strain = shortening / self.end_distance
         else:
             axial_strain = platen_strain
+        bulk_axial, bulk_lateral = self._BulkStrains(coordinates)
         pressure = self._Pressure(time)
         force = self._PlatenForce(stage)
         if s["test"] == "BTS":
@@ -637,7 +711,9 @@ class VirtualLaboratory:
         state = np.asarray(bonds["state"])
         row = {"time": time, "axial_strain": axial_strain, "platen_strain": platen_strain,
                "lateral_strain": lateral_strain,
-               "volumetric_strain": axial_strain + 2.0 * lateral_strain, "axial_stress": stress,
+               "volumetric_strain": axial_strain + 2.0 * lateral_strain,
+               "bulk_axial_strain": bulk_axial, "bulk_lateral_strain": bulk_lateral,
+               "axial_stress": stress,
                "platen_force": force, "confinement": pressure,
                "intact_bonds": int(np.count_nonzero(state == 0)),
                "broken_tension": int(np.count_nonzero(state == 4)),
@@ -682,10 +758,18 @@ class VirtualLaboratory:
         return {k: np.array([r[k] for r in self.rows]) for k in keys}
 
     def _Elastic(self, c):
-        """E and ν from the samples between 10 % and 50 % of the peak stress."""
-        stress, strain = c["axial_stress"], c["axial_strain"]
+        """E and ν from the samples between 10 % and 50 % of the peak stress
+        (least-squares slopes, so a triaxial test's confinement, the offset
+        at the platens' start, drops out): of the end layers' axial strain
+        and the lateral spheres' strain, and of the bulk's two (the
+        interior's homogeneous strain: _BulkStrains). A dict of the
+        summary's keys; NaN where the window has fewer than two samples."""
+        nan = float("nan")
+        elastic = {"young_modulus": nan, "poisson_ratio": nan, "young_modulus_bulk": nan,
+                   "poisson_ratio_bulk": nan}
+        stress = c["axial_stress"]
         if len(stress) < 3:
-            return float("nan"), float("nan")
+            return elastic
         peak_index = int(np.argmax(stress))
         # A triaxial test's from the platen start: the rise above the stress there.
         loading = c["time"][: peak_index + 1] > self.platen_start
@@ -696,11 +780,18 @@ class VirtualLaboratory:
         top = rise[loading].max() if loading.any() else 0.0
         window = loading & (rise >= 0.1 * top) & (rise <= 0.5 * top)
         if np.count_nonzero(window) < 2:
-            return float("nan"), float("nan")
-        e = float(np.polyfit(strain[: peak_index + 1][window], stress[: peak_index + 1][window], 1)[0])
-        nu = -float(np.polyfit(strain[: peak_index + 1][window],
-                               c["lateral_strain"][: peak_index + 1][window], 1)[0])
-        return e, nu
+            return elastic
+
+        def Slope(x, y):
+            x, y = c[x][: peak_index + 1][window], y[: peak_index + 1][window]
+            if not np.all(np.isfinite(x)) or not np.all(np.isfinite(y)):
+                return nan
+            return float(np.polyfit(x, y, 1)[0])
+        elastic["young_modulus"] = Slope("axial_strain", stress)
+        elastic["poisson_ratio"] = -Slope("axial_strain", c["lateral_strain"])
+        elastic["young_modulus_bulk"] = Slope("bulk_axial_strain", stress)
+        elastic["poisson_ratio_bulk"] = -Slope("bulk_axial_strain", c["bulk_lateral_strain"])
+        return elastic
 
     def _WriteResults(self):
         os.makedirs(self.folder, exist_ok=True)
@@ -723,8 +814,7 @@ class VirtualLaboratory:
                             "strain_at_peak": float(c["axial_strain"][k]),
                             "platen_strain_at_peak": float(c["platen_strain"][k]),
                             "time_at_peak": float(c["time"][k])})
-            e, nu = self._Elastic(c)
-            summary.update({"young_modulus": e, "poisson_ratio": nu})
+            summary.update(self._Elastic(c))
             if s["test"] == "triaxial":
                 summary["platen_start_time"] = self.platen_start
             if s["test"] == "BTS":
@@ -747,6 +837,8 @@ class VirtualLaboratory:
         ax.plot(100 * c["axial_strain"], c["axial_stress"] / 1e6, label="axial")
         if self.settings["test"] not in ("BTS", "hydrostatic"):
             ax.plot(-100 * c["lateral_strain"], c["axial_stress"] / 1e6, label="lateral")
+            ax.plot(-100 * c["bulk_lateral_strain"], c["axial_stress"] / 1e6, "--",
+                    label="lateral, bulk")
             ax.plot(100 * c["volumetric_strain"], c["axial_stress"] / 1e6, label="volumetric")
         k = int(np.argmax(c["axial_stress"]))
         ax.plot([100 * c["axial_strain"][k]], [c["axial_stress"][k] / 1e6], "o", color="red",
@@ -789,7 +881,8 @@ class VirtualLaboratoryStage(AnalysisStage):
         print(f"virtual lab {s['test']}: {s['spheres']} spheres, porosity {s['porosity']:.3f}, "
               f"coordination {s['coordination_number']:.2f}, peak {s.get('peak_stress', 0) / 1e6:.4g} "
               f"MPa at strain {100 * s.get('strain_at_peak', 0):.3g} %, E {s.get('young_modulus', 0) / 1e9:.4g} "
-              f"GPa, nu {s.get('poisson_ratio', float('nan')):.3g}; results in {self.lab.folder}",
+              f"GPa, nu {s.get('poisson_ratio', float('nan')):.3g} (bulk "
+              f"{s.get('poisson_ratio_bulk', float('nan')):.3g}); results in {self.lab.folder}",
               flush=True)
 
     def Run(self):
