@@ -6,7 +6,8 @@ peaks rising with the confinement.
     PYTHONPATH=build/python OMP_NUM_THREADS=2 /usr/bin/python3 \
         applications/dem/benchmarks/v5_3_ucs_convergence.py [--quick] [--folder DIR] \
         [--platen-velocity V] [--final-axial-strain S] [--skip-ucs] [--skip-triaxial] \
-        [--confinements 1.5,4.5] [--plot-series] [--bond-range-beta B] [--damage kratos|thesis]
+        [--confinements 1.5,4.5] [--plot-series] [--bond-range-beta B] [--damage kratos|thesis] \
+        [--medium] [--seed N]
 
 What it does, in order:
 1. Generates the specimen (tessera.dem.specimen) and asks the virtual
@@ -46,7 +47,11 @@ triaxial tests at 1.5 and 4.5 MPa: 174,000 and 280,000 steps, 31 and 37
 minutes on one thread of the loaded host; higher confinements peak later). --quick:
 Ø50 × 100 mm with the same sphere size (a few hundred spheres), platens at
 0.05 m/s, triaxial at 1.5 and 60 MPa only: a few minutes; its numbers show
-that the chain runs, they are not the thesis' convergence result.
+that the chain runs, they are not the thesis' convergence result. --medium:
+Ø75 × 150 mm with the full run's packing settings (1,553 spheres at seed 1,
+samples every 500 steps), the specimen of the UCS-peak study in
+docs/validation.md (3-6 minutes of CPU a UCS at 0.002 m/s); --seed picks
+another packing of either size.
 
 Writes DIR/v5_3_summary.json (each test's summary, the stability check's
 message, wall times), the virtual laboratory's CSV/PNG per test and
@@ -90,9 +95,15 @@ def MaterialV53():
 
 
 def Settings(test, args, confinement=0.0, delta_time=STABLE_DT, name=None):
+    sample_steps = 2000
     if args.quick:
         specimen = {"diameter": 0.05, "length": 0.10}
         velocity, strain = 0.05, 0.006
+        sample_steps = 200
+    elif args.medium:
+        specimen = {"diameter": 0.075, "length": 0.15}
+        velocity, strain = 0.002, 0.006
+        sample_steps = 500
     else:
         specimen = {"diameter": 0.15, "length": 0.30}
         velocity, strain = 0.002, 0.006
@@ -100,7 +111,7 @@ def Settings(test, args, confinement=0.0, delta_time=STABLE_DT, name=None):
         velocity = args.platen_velocity
     if args.final_axial_strain is not None:
         strain = args.final_axial_strain
-    specimen.update({"shape": "cylinder", "radius": 0.00386, "spread": 0.25, "seed": 1,
+    specimen.update({"shape": "cylinder", "radius": 0.00386, "spread": 0.25, "seed": args.seed,
                      "solid_fraction": 0.60, "tolerance": 0.05, "verlet_list": True})
     material = MaterialV53()
     if args.bond_range_beta is not None:
@@ -120,7 +131,7 @@ def Settings(test, args, confinement=0.0, delta_time=STABLE_DT, name=None):
                         "global_damping": 0.2, "area_correction": "vpac",
                         "bond_damage": "thesis" if args.damage == "thesis" else "kratos"},
             "output": {"folder": args.folder, "name": name or test.lower(),
-                       "sample_steps": 200 if args.quick else 2000, "plot": True}}
+                       "sample_steps": sample_steps, "plot": True}}
 
 
 def StabilityCheck(args):
@@ -218,6 +229,9 @@ def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--quick", action="store_true",
                         help="Ø50 × 100 mm, platens at 0.05 m/s, two confinements (minutes)")
+    parser.add_argument("--medium", action="store_true",
+                        help="Ø75 × 150 mm, the UCS-peak study's specimen (1,553 spheres)")
+    parser.add_argument("--seed", type=int, default=1, help="the packing's seed (default 1)")
     parser.add_argument("--folder", default="v5_3_results")
     parser.add_argument("--skip-triaxial", action="store_true")
     parser.add_argument("--skip-ucs", action="store_true",
@@ -242,7 +256,7 @@ def main():
         print(PlotSeries(args.folder) or f"no test CSVs in {args.folder}")
         return 0
     import tessera.dem  # noqa: F401
-    results = {"quick": args.quick}
+    results = {"quick": args.quick, "medium": args.medium, "seed": args.seed}
     failures = []
 
     if not args.skip_ucs:
