@@ -393,7 +393,7 @@ void ContinuumBonds::AddStressMoments(std::vector<double>& stress) const {
     const double arm_i = length[b] * constants[b].first_share, arm_j = length[b] - arm_i;
     // Sphere i: r = arm_i n, F = force; sphere j: r = -arm_j n, F = -force.
     for (const auto& [row, arm] : {std::pair{first[b], arm_i}, std::pair{second[b], arm_j}})
-      AddStressMoment(stress.data() + 9 * static_cast<std::size_t>(row), arm, n, force[b]);
+      AddStressMoment(stress.data() + kStressMomentSize * std::size_t{row}, arm, n, force[b]);
   }
 }
 

@@ -146,8 +146,9 @@ struct ContinuumBonds {
   // Per row, the bonds' part of the particle stress tensor (1 / V_i) Σ sym(r ⊗ F)
   // (r from the centre to the contact point, which divides the line of centres
   // of the evaluation as the radii do, F the bond's force on the sphere),
-  // row-major 3x3, summed into `stress` (9 per row), before the division by
-  // the volume. Reads `force` and `length`: with keep_force only.
+  // summed into `stress` (the six entries of stress_moment.h per row), before
+  // the division by the volume. Reads `force` and `length`: with keep_force
+  // only.
   void AddStressMoments(std::vector<double>& stress) const;
 };
 

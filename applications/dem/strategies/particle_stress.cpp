@@ -2,6 +2,7 @@
 // pass that just ran (ComputeForces writes it), its bonds' (broken bonds that
 // act as contacts included) and its contacts' with other spheres and with the
 // walls.
+#include <algorithm>
 #include <numbers>
 
 #include "applications/dem/dem_variables.h"
@@ -23,10 +24,12 @@ namespace tessera::dem {
 void ExplicitSolverStrategy::WriteStressTensorToNodes() {
   NodalDatabase& db = spheres_.Nodal();
   const std::size_t n = particles_.size();
+  constexpr std::size_t kSize = kStressMomentSize;
+  // The scratch is zero between passes (the last loop resets what it reads).
   std::vector<double>& moments = stress_moments_;
   std::vector<int>& count = stress_faces_;
-  moments.assign(9 * n, 0.0);
-  count.assign(n, 0);
+  moments.resize(kSize * n, 0.0);
+  count.resize(n, 0);
   bonds_.AddStressMoments(moments);
   for (std::size_t b = 0; b < bonds_.size(); ++b)
     ++count[bonds_.first[b]], ++count[bonds_.second[b]];
@@ -38,8 +41,8 @@ void ExplicitSolverStrategy::WriteStressTensorToNodes() {
       if (!(pc.state[c] & kPairTouching)) continue;
       const KeptPairForce& k = pc.kept[c];
       const std::uint32_t i = pc.first[c], j = pc.second[c];
-      AddStressMoment(moments.data() + 9 * std::size_t{i}, k.arm_first, k.normal, k.force);
-      AddStressMoment(moments.data() + 9 * std::size_t{j}, k.arm_second, k.normal, k.force);
+      AddPairStressMoments(moments.data() + kSize * i, moments.data() + kSize * j, k.arm_first,
+                           k.arm_second, k.normal, k.force);
       ++count[i], ++count[j];
     }
   // Wall contacts: the force on the sphere at its arm along the normal to the face.
@@ -48,18 +51,29 @@ void ExplicitSolverStrategy::WriteStressTensorToNodes() {
     for (std::size_t c = 0; c < wc.arm.size(); ++c) {
       if (!wc.active[c]) continue;
       const std::uint32_t i = wc.particle[c];
-      AddStressMoment(moments.data() + 9 * std::size_t{i}, wc.arm[c], wc.normal[c], wc.force[c]);
+      AddStressMoment(moments.data() + kSize * i, wc.arm[c], wc.normal[c], wc.force[c]);
       ++count[i];
     }
+  // ratio(n) 4π of the faces 4..20 (the volume's first factors, in its order).
+  double scale[17];
+  for (int faces = 4; faces <= 20; ++faces)
+    scale[faces - 4] = VpacAreaRatio(faces) * 4.0 * std::numbers::pi;
   auto* column = db.HistoricalColumn(DEM_STRESS_TENSOR).Data();
   for (std::size_t i = 0; i < n; ++i) {
     const double r = particles_.radius[i];
-    const double volume = VpacAreaRatio(count[i]) * 4.0 * std::numbers::pi * r * r * r / 3.0;
+    const double volume = scale[std::clamp(count[i], 4, 20) - 4] * r * r * r / 3.0;
     // In place: the node's 3x3 keeps its storage from pass to pass.
     Matrix& m = column[particles_.node[i]];
     if (m.rows() != 3 || m.cols() != 3) m.resize(3, 3);
-    for (int a = 0; a < 3; ++a)
-      for (int c = 0; c < 3; ++c) m(a, c) = moments[9 * i + 3 * a + c] / volume;
+    double* const out = m.data();  // row-major
+    double* const s = moments.data() + kSize * i;
+    for (std::size_t k = 0; k < kSize; ++k) {
+      const double value = s[k] / volume;
+      out[3 * kStressMomentRow[k] + kStressMomentColumn[k]] = value;
+      out[3 * kStressMomentColumn[k] + kStressMomentRow[k]] = value;
+      s[k] = 0.0;
+    }
+    count[i] = 0;
   }
 }
 
