@@ -386,9 +386,10 @@ std::vector<double> ContinuumBonds::RowFailureCriterion(std::size_t rows) const 
 void ContinuumBonds::AddStressMoments(std::vector<double>& stress) const {
   if (force.size() != size() || length.size() != size()) return;  // not evaluated yet
   for (std::size_t b = 0; b < size(); ++b) {
-    // The arms of the evaluation's geometry (the pass's arithmetic): the two
-    // meet at one point of the line of centres, so a bond's moments cancel
-    // the x ⊗ F of its two forces exactly, strained or parted.
+    // The evaluation's distance divided as the radii divide it (the pass's own
+    // arms under BondLeverArms kCentres): the two arms meet at one point of
+    // the line of centres, so a bond's moments cancel the x ⊗ F of its two
+    // forces, strained or parted (to round-off).
     const Array3& n = direction[b];
     const double arm_i = length[b] * constants[b].first_share, arm_j = length[b] - arm_i;
     // Sphere i: r = arm_i n, F = force; sphere j: r = -arm_j n, F = -force.

@@ -13,6 +13,7 @@ halfway to its neighbours). The bond test is test_dem_bond_areas.py."""
 import math
 
 import numpy as np
+import pytest
 
 import tessera
 import tessera.dem  # noqa: F401
@@ -221,12 +222,13 @@ def test_the_batch_kernel_and_the_scalar_loop_keep_the_same_forces():
         assert np.array_equal(tensors[0], other)
 
 
-def BondedLattice(steps=400, stress=True, lanes=True):
+def BondedLattice(steps=400, stress=True, lanes=True, kratos=False):
     """27 spheres (R, a simple cubic lattice at contact) bonded to their six
     neighbours (DEM_Dempack, weak in tension: some bonds break and act as
     contacts) and thrown about (random velocities up to 0.5 m/s, spins),
     no walls, Velocity Verlet: the spheres' part and the strategy after
-    `steps` steps of 1e-7 s."""
+    `steps` steps of 1e-7 s. With `kratos`, Kratos' lever arms and broken
+    bonds (bond by bond)."""
     rng = np.random.default_rng(11)
     model = tessera.Model()
     spheres = SpheresPart(model)
@@ -251,6 +253,8 @@ def BondedLattice(steps=400, stress=True, lanes=True):
     settings = Settings(1e-7, "Velocity_Verlet", tolerance=1e-4)
     settings.continuum = True
     settings.tuning.batched_bonds = lanes
+    if kratos:
+        settings.bond_lever_arms = settings.broken_bonds = "kratos"
     strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
     strategy.Initialize()
     Run(strategy, steps, 1e-7)
@@ -258,15 +262,18 @@ def BondedLattice(steps=400, stress=True, lanes=True):
     return spheres, strategy
 
 
-def test_a_bonded_lattice_gives_the_identity_at_any_instant():
+@pytest.mark.parametrize("kratos", [False, True])
+def test_a_bonded_lattice_gives_the_identity_at_any_instant(kratos):
     """BondedLattice: each bond's two arms meet at one point of the line of
     centres where its forces were evaluated (Velocity Verlet: the positions
     after the step), so its x ⊗ F cancel as a contact's do and Σ_i V_i σ̄_i =
     sym(-Σ_i x_i ⊗ F_i) holds exactly for strained, intact and broken bonds
-    (F_i = CONTACT_FORCES, the bonds' forces included). Rel 1e-12 of Σ |x_i|
+    (F_i = CONTACT_FORCES, the bonds' forces included); also with Kratos'
+    lever arms and broken bonds, whose torques take other arms (the stress
+    takes the point that divides the distance as the radii do). Rel 1e-12 of Σ |x_i|
     |F_i|, round-off of sums in another order (the rest length's arm was off
     by the bonds' strain, here about 1e-4 of it: measured below)."""
-    spheres, strategy = BondedLattice()
+    spheres, strategy = BondedLattice(kratos=kratos)
     bonds = strategy.BondArrays()
     first, second = np.asarray(bonds["first"]), np.asarray(bonds["second"])
     state = np.asarray(bonds["state"])
