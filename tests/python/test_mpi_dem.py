@@ -480,6 +480,42 @@ def test_bonded_specimen_on_ranks_equals_serial_bitwise(tmp_path, ranks):
     assert int(distributed["migrations"]) > 0
 
 
+@needs_mpi
+@pytest.mark.parametrize("deck, ranks", [("bed", 2), ("bonded", 2), ("bonded", 4)])
+def test_stress_tensor_on_ranks_equals_serial_bitwise(tmp_path, deck, ranks):
+    # DEM_STRESS_TENSOR declared (mpi_dem_stress_run.py): every owned
+    # sphere's tensor is the serial run's bit for bit, its rank holding all
+    # its contacts (with ghosts too), bonds (across the cut) and wall contacts
+    # in the serial order (ExplicitSolverStrategy::WriteStressTensorToNodes).
+    # The bed (pair and wall contacts, spheres changing owner) 300 steps; the
+    # bonded specimen (bonds, broken ones, the platens) 400 steps.
+    from tessera.parallel import RunPython
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_dem_stress_run.py")
+    folder = tmp_path / deck
+    if deck == "bed":
+        count = WriteBed(folder, steps=300)
+    else:
+        count = WriteBondedSpecimen(folder, steps=400)
+    results = []
+    for name, parallel, n in (("serial", "OpenMP", None), ("mpi", "MPI", ranks)):
+        RunPython([script, str(folder), str(tmp_path / f"{name}.npz"), parallel], n)
+        results.append(np.load(tmp_path / f"{name}.npz"))
+    serial, distributed = results
+    assert int(distributed["ranks"]) == ranks and len(serial["ids"]) == count
+    np.testing.assert_array_equal(distributed["ids"], serial["ids"])
+    contacts, walls, bonds, intact = (int(v) for v in serial["counts"])
+    print(f"{deck} on {ranks} ranks: {count} spheres, {contacts} contacts, {walls} wall contacts, "
+          f"{bonds} bonds, {bonds - intact} broken")
+    assert walls > 0
+    if deck == "bonded":
+        assert bonds > 2 * count and 0 < intact < bonds
+    else:
+        assert contacts > 0
+    # Spheres with a tensor (the bed's free flyers have none).
+    assert np.count_nonzero(np.abs(serial["tensors"]).sum(axis=(1, 2))) > count // 4
+    np.testing.assert_array_equal(distributed["tensors"], serial["tensors"])
+
+
 def read_bond_vtk(path):
     """{(smaller id, larger id): (state, sigma, tau, normal force)} of a bonds'
     legacy VTK file (bond_vtk_output.py), its spheres' ids from the point data

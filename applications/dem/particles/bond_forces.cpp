@@ -211,6 +211,7 @@ BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParamete
   bonds.shear_force[b] = shear;
   if (rotational) bonds.moment[b] = moment;
   bonds.direction[b] = n;
+  if (bonds.keep_force) bonds.length[b] = distance;
   bonds.SetLawState(b, law_state);
   return result;
 }
@@ -580,6 +581,7 @@ template <class Law, bool kPowers>
   StoreFour(bonds.shear_force.data() + b0, shear);
   if (all_springs) StoreFour(bonds.moment.data() + b0, moment);
   StoreFour(bonds.direction.data() + b0, n);
+  if (bonds.keep_force) std::memcpy(bonds.length.data() + b0, &distance, sizeof distance);
   return true;
 }
 
@@ -763,6 +765,7 @@ BondPower AddBondForces(ContinuumBonds& bonds, const BondTable& table, ParticleS
   bonds.force.resize(m), bonds.elastic.resize(elastic ? m : 0), bonds.torque_second.resize(m);
   bonds.damping_power.resize(powers ? m : 0), bonds.friction_power.resize(powers ? m : 0);
   bonds.failure_criterion.resize(m);
+  bonds.length.resize(bonds.keep_force ? m : 0);
   bonds.opened.resize(m, 0);  // bonds made without the column (C++ tests)
   // The lanes take the arms on the line of centres and frictional broken
   // bonds; Kratos' arms and broken bonds go one by one.

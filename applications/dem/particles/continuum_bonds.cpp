@@ -384,14 +384,17 @@ std::vector<double> ContinuumBonds::RowFailureCriterion(std::size_t rows) const 
 }
 
 void ContinuumBonds::AddStressMoments(std::vector<double>& stress) const {
-  if (force.size() != size()) return;  // not evaluated yet
+  if (force.size() != size() || length.size() != size()) return;  // not evaluated yet
   for (std::size_t b = 0; b < size(); ++b) {
+    // The evaluation's distance divided as the radii divide it (the pass's own
+    // arms under BondLeverArms kCentres): the two arms meet at one point of
+    // the line of centres, so a bond's moments cancel the x ⊗ F of its two
+    // forces, strained or parted (to round-off).
     const Array3& n = direction[b];
-    const double length = constants[b].rest_length;  // the arms' scale (small strains)
-    const double arm_i = length * constants[b].first_share, arm_j = length - arm_i;
+    const double arm_i = length[b] * constants[b].first_share, arm_j = length[b] - arm_i;
     // Sphere i: r = arm_i n, F = force; sphere j: r = -arm_j n, F = -force.
     for (const auto& [row, arm] : {std::pair{first[b], arm_i}, std::pair{second[b], arm_j}})
-      AddStressMoment(stress.data() + 9 * static_cast<std::size_t>(row), arm, n, force[b]);
+      AddStressMoment(stress.data() + kStressMomentSize * std::size_t{row}, arm, n, force[b]);
   }
 }
 

@@ -80,9 +80,12 @@ struct ContinuumBonds {
   // in cache (bond_forces.cpp, SecondSlots); the powers where asked.
   std::vector<Array3> force, elastic, torque_second;
   std::vector<double> damping_power, friction_power;
-  // Every bond's force kept in `force` (no ring): where it is read after the
-  // pass (AddStressMoments, for DEM_STRESS_TENSOR; set by the strategy).
+  // Every bond's force kept in `force` (no ring), and its centres' distance
+  // of the evaluation in `length`: where they are read after the pass
+  // (AddStressMoments, for DEM_STRESS_TENSOR; set by the strategy). `length`
+  // is empty otherwise.
   bool keep_force = false;
+  std::vector<double> length;
   // Built by Index: per row, the range of its bonds as the first sphere
   // (first_start, rows + 1), and its bonds as the second sphere in list order
   // (CSR: row_start, row_bonds); the law of every bond, or -1 where they differ.
@@ -141,9 +144,11 @@ struct ContinuumBonds {
   // Per row: the mean Failure Criterion State of its bonds (0 without bonds).
   std::vector<double> RowFailureCriterion(std::size_t rows) const;
   // Per row, the bonds' part of the particle stress tensor (1 / V_i) Σ sym(r ⊗ F)
-  // (r from the centre to the contact point, F the bond's force on the
-  // sphere), row-major 3x3, summed into `stress` (9 per row), before the
-  // division by the volume. Reads `force`: with keep_force only.
+  // (r from the centre to the contact point, which divides the line of centres
+  // of the evaluation as the radii do, F the bond's force on the sphere),
+  // summed into `stress` (the six entries of stress_moment.h per row), before
+  // the division by the volume. Reads `force` and `length`: with keep_force
+  // only.
   void AddStressMoments(std::vector<double>& stress) const;
 };
 

@@ -351,6 +351,9 @@ void ExplicitSolverStrategy::ComputeForces(AfterGather then, bool drift) {
         AddBondForces(bonds_, bond_table_, particles_, periodic_, settings_.delta_time,
                       velocity_step, settings_.energy_calculation, settings_.tuning.batched_bonds);
   }
+  // While the kept forces are those of this pass's lists (a search, inserted
+  // rows or a restart change the lists before the next pass).
+  if (keep_contact_forces_) WriteStressTensorToNodes();
   clock.Lap(timings_.forces);
   ThrowPendingError();
   GatherForces(then);

@@ -548,7 +548,10 @@ class ExplicitSolverStrategy {
   // Continuum strategy: the bond table and the bonds of the rows as they are now.
   void CreateContinuumBonds();
   void WriteBondResultsToNodes();
-  // DEM_STRESS_TENSOR from the bonds' and the contacts' forces (particle_stress.cpp).
+  // DEM_STRESS_TENSOR from the bonds' and the contacts' forces of the force
+  // pass that just ran (particle_stress.cpp): written by the pass, so that the
+  // nodes hold its value until the next one (searches, inserted rows and
+  // restarts change the lists the pass kept its forces in).
   void WriteStressTensorToNodes();
   void CleanInitialIndentations();
   // pair_arrays_ and the batch law from table_ (materials below
@@ -708,6 +711,10 @@ class ExplicitSolverStrategy {
   // The sphere nodes hold DEM_STRESS_TENSOR: the passes keep each contact's
   // force (PairContacts::kept, WallContacts::arm; set at Initialize).
   bool keep_contact_forces_ = false;
+  // WriteStressTensorToNodes' per-row sums (9 moments, the faces), kept
+  // between passes for their capacity.
+  std::vector<double> stress_moments_;
+  std::vector<int> stress_faces_;
   std::vector<double> global_damping_power_;  // per particle, of the last evaluation
   // Per force block: its pair contacts are done; its rows are finished.
   std::vector<std::uint8_t> block_done_, block_finished_;

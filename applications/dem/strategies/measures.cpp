@@ -22,8 +22,8 @@ MemoryReport ExplicitSolverStrategy::HeldMemory() const {
   report.search = search_.HeldBytes() + insertion_search_.HeldBytes();
   report.scratch = VectorBytes(scratch_first_, scratch_second_, scratch_cursor_,
                                wall_scratch_particle_, wall_scratch_face_);
-  report.other =
-      VectorBytes(global_damping_power_, pair_dissipation_, search_position_, search_face_points_);
+  report.other = VectorBytes(global_damping_power_, pair_dissipation_, search_position_,
+                             search_face_points_, stress_moments_, stress_faces_);
   return report;
 }
 

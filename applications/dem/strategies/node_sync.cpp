@@ -66,7 +66,7 @@ void ExplicitSolverStrategy::WriteToNodes() {
     for (std::size_t i = 0; i < share.size(); ++i) ratio[particles_.node[i]] = share[i];
   }
   if (settings_.continuum) WriteBondResultsToNodes();
-  if (keep_contact_forces_) WriteStressTensorToNodes();
+  // DEM_STRESS_TENSOR: written by the force pass (ComputeForces).
   if (!walls_ || faces_.size() == 0) return;
   NodalDatabase& db = walls_->Nodal();
   Array3* contact = db.HistoricalColumn(CONTACT_FORCES).Data();

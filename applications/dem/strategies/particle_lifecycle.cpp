@@ -51,6 +51,12 @@ void ExplicitSolverStrategy::StartNewRows(std::size_t first_new, bool search_fol
   for (std::size_t row = first_new; row < particles_.size(); ++row)
     particles_.force[row] = particles_.mass[row] * settings_.gravity;
   StartGearRows(first_new);  // Gear: a = that weight's acceleration
+  // Their DEM_STRESS_TENSOR until the next force pass: no contact yet.
+  if (keep_contact_forces_) {
+    auto* stress = spheres_.Nodal().HistoricalColumn(DEM_STRESS_TENSOR).Data();
+    for (std::size_t row = first_new; row < particles_.size(); ++row)
+      stress[particles_.node[row]] = Matrix::Zero(3, 3);
+  }
   if (settings_.periodic) WrapIntoPeriodicBox(first_new);
   // The search that follows finds them as new contacts, as this would.
   if (!search_follows) AddCandidatesOfNewRows(first_new);

@@ -212,11 +212,14 @@ def test_v51_every_cut_of_the_thesis_cylinder_within_3_5_percent():
 def test_particle_stress_tensor_and_failure_criterion_state_of_a_compressed_pair():
     """Two spheres (R, touching along x) squeezed together for a few steps:
     DEM_STRESS_TENSOR of each is (1/V) arm n ⊗ F (digest §3.6: σ̄ = (1/V_i)
-    Σ sym(r ⊗ F)) with F = -N n on the first sphere, arm = R, V the virtual
-    polyhedron's ⅓ R ratio(4) 4π R² (one bond: Table 5.1 held at n = 4):
-    σ_xx = -N R / V, compression negative, the other entries 0; and
-    FAILURE_CRITERION_STATE is the bond's (0 under compression below
-    LCS: no tension, no shear). Rel 1e-12."""
+    Σ sym(r ⊗ F)) with F = -N n on the first sphere, arm = d / 2 the contact
+    point halfway between the centres where the last step's forces were
+    evaluated (Symplectic Euler: the positions before its move; d < 2 R, the
+    bond shortened), V the virtual polyhedron's ⅓ R ratio(4) 4π R² (one
+    bond: Table 5.1 held at n = 4): σ_xx = -N d / (2 V), compression
+    negative, the other entries 0; and FAILURE_CRITERION_STATE is the
+    bond's (0 under compression below LCS: no tension, no shear). Rel 1e-12
+    (round-off of d: two subtractions and a root)."""
     model = tessera.Model()
     spheres = SpheresPart(model)
     for variable in (tessera.COHESIVE_GROUP, tessera.DEM_STRESS_TENSOR,
@@ -236,16 +239,21 @@ def test_particle_stress_tensor_and_failure_criterion_state_of_a_compressed_pair
     settings.continuum = True
     strategy = Dem().ExplicitSolverStrategy(spheres, None, settings)
     strategy.Initialize()
-    for step in range(1, 6):
+    for step in range(1, 5):
         strategy.SolveSolutionStep(step * 1e-7)
+    # Where the fifth step evaluates its forces (before it moves the spheres).
+    position = np.array(strategy.Particles.position)
+    strategy.SolveSolutionStep(5e-7)
     strategy.WriteToNodes()
     bond = strategy.BondArrays()
     normal = float(bond["normal_force"][0])
     assert normal > 0.0  # compressed
     volume = Dem().VpacAreaRatio(4) * 4 * math.pi * R**3 / 3
     direction = np.asarray(bond["direction"][0])
+    arm = np.linalg.norm(position[1] - position[0]) / 2.0
+    assert 1e-9 < (R - arm) / R < 1e-5  # shortened: the rest length's arm R is off by this
     for node in (1, 2):
         stress = np.asarray(spheres.GetNode(node).GetSolutionStepValue(tessera.DEM_STRESS_TENSOR))
-        expected = -normal * R / volume * np.outer(direction, direction)
+        expected = -normal * arm / volume * np.outer(direction, direction)
         np.testing.assert_allclose(stress, expected, rtol=1e-12, atol=1e-12 * abs(expected).max())
         assert spheres.GetNode(node).GetSolutionStepValue(tessera.FAILURE_CRITERION_STATE) == 0.0

@@ -327,6 +327,66 @@ def test_a_bonded_chain_with_broken_bonds_continues_bitwise(tmp_path, monkeypatc
     AssertBitwiseEqual(straight, continued)
 
 
+def DeclareStressTensor(monkeypatch):
+    """The stage's spheres declare DEM_STRESS_TENSOR (as a script does before
+    Initialize), for this test's runs."""
+    from tessera.dem.dem_analysis_stage import DEMSolver
+    add_variables = DEMSolver.AddVariables
+
+    def AddVariables(solver):
+        add_variables(solver)
+        solver.model.GetModelPart("SpheresPart").AddNodalSolutionStepVariable(
+            tessera.DEM_STRESS_TENSOR)
+    monkeypatch.setattr(DEMSolver, "AddVariables", AddVariables)
+
+
+class StressResult(Result):
+    """Result with every sphere's DEM_STRESS_TENSOR (node ids ascending),
+    the strategy's results written to the nodes once more first (as an
+    output or a script would right after a restart)."""
+
+    def __init__(self, stage, model, checkpoint):
+        stage.GetStrategy().WriteToNodes()
+        super().__init__(stage, model, checkpoint)
+        nodes = sorted(model.GetModelPart("SpheresPart").Nodes, key=lambda n: n.Id)
+        self.nodes["SpheresPart", "DEM_STRESS_TENSOR"] = np.array(
+            [np.asarray(n.GetSolutionStepValue(tessera.DEM_STRESS_TENSOR)) for n in nodes])
+
+
+@pytest.mark.parametrize("deck", ["inlet", "bonded"])
+def test_the_stress_tensor_after_a_restart_is_the_straight_runs(tmp_path, monkeypatch, deck):
+    """DEM_STRESS_TENSOR is the last force pass's (written by the pass): right
+    after the restart from K (no step run: the contact lists and the kept
+    forces are the checkpoint's) it is bitwise the run stopped at K's, and the
+    continued run ends with the straight run's. The inlet deck (pair and wall
+    contacts; the inlet adds rows after every step, whose candidates change
+    the lists before the next pass) at K = 245 of 300, and the bonded chain
+    (bonds, broken ones, the floor) at 150 of 300."""
+    monkeypatch.chdir(tmp_path)
+    DeclareStressTensor(monkeypatch)
+    folder = str(tmp_path)
+    if deck == "inlet":
+        parameters_file, n, k, dt = WriteInletDeck(tmp_path), 300, 245, DT
+    else:
+        parameters_file, n, k, dt = WriteBondedChainDeck(tmp_path), 300, 150, 2e-6
+    straight = Run(folder, parameters_file, n, dt, checkpoint=os.path.join(folder, "straight.h5"),
+                   result=StressResult)
+    first = Run(folder, parameters_file, k, dt, checkpoint=os.path.join(folder, "middle.h5"),
+                result=StressResult)
+    restarted = Run(folder, parameters_file, k, dt, restart=os.path.join(folder, "middle.h5"),
+                    result=StressResult)
+    continued = Run(folder, parameters_file, n, dt, restart=os.path.join(folder, "middle.h5"),
+                    checkpoint=os.path.join(folder, "continued.h5"), result=StressResult)
+    key = "SpheresPart", "DEM_STRESS_TENSOR"
+    assert restarted.counts == first.counts
+    # Contacts at K, and every sphere's tensor is written (not zero).
+    assert first.counts[1] + first.counts[2] + first.counts[6] > 0
+    assert np.count_nonzero(np.abs(first.nodes[key]).sum(axis=(1, 2))) > 2
+    assert np.array_equal(restarted.nodes[key], first.nodes[key])
+    AssertBitwiseEqual(straight, continued)
+    assert np.array_equal(straight.nodes[key], continued.nodes[key])
+
+
 CLUSTER_CASE = os.path.normpath(os.path.join(os.path.dirname(__file__), "..", "..", "..", "..", "..",
                                             "shared", "kratos_cases", "dem3d_clusters"))
 
