@@ -136,6 +136,11 @@ class DEMSolver(PythonSolver):
             # the output, or by a script before Initialize.
             self.model.GetModelPart("SpheresPart").AddNodalSolutionStepVariable(
                 tessera.ELASTIC_FORCES)
+        if self.parameters["PostStressStrainOption"].GetBool():
+            # Kratos' flag for the spheres' stress tensor: summed in the force
+            # pass only where the variable is declared (particle_stress.cpp).
+            self.model.GetModelPart("SpheresPart").AddNodalSolutionStepVariable(
+                tessera.DEM_STRESS_TENSOR)
         if self._IsContinuum():
             # The share of each sphere's bonds that broke (written after each step).
             self.model.GetModelPart("SpheresPart").AddNodalSolutionStepVariable(

@@ -205,7 +205,7 @@ POST_FLAGS = {
     "PostContactFailureId": (False, None),
     "PostMeanContactArea": (False, None),
     "PostNonDimensionalVolumeWear": (False, None),
-    "PostStressStrainOption": (False, None),
+    "PostStressStrainOption": (False, "DEM_STRESS_TENSOR"),
     "PostBoundingBox": (False, None),
     "PostCharacteristicLength": (False, None),
     "PostSkinSphere": (False, None),
@@ -560,7 +560,7 @@ def PostVariables(parameters, for_walls, always_radius=True):
     if for_walls:
         return [n for n in names if n in wall_names]
     particle_names = {"DISPLACEMENT", "VELOCITY", "RADIUS", "ANGULAR_VELOCITY", "ELASTIC_FORCES",
-                      "CONTACT_FORCES", "TOTAL_FORCES", "PARTICLE_MOMENT"}
+                      "CONTACT_FORCES", "TOTAL_FORCES", "PARTICLE_MOMENT", "DEM_STRESS_TENSOR"}
     selected = [n for n in names if n in particle_names]
     if always_radius and "RADIUS" not in selected:
         selected.append("RADIUS")

@@ -323,3 +323,27 @@ def test_the_bonds_lanes_keep_the_same_arms_and_change_no_result():
     assert np.array_equal(tensors[0], tensors[1])
     for position, velocity in rows[1:]:
         assert np.array_equal(position, rows[0][0]) and np.array_equal(velocity, rows[0][1])
+
+
+def test_post_stress_strain_option_declares_and_writes_the_tensor(tmp_path, monkeypatch):
+    # Kratos' PostStressStrainOption selects DEM_STRESS_TENSOR: the stage
+    # declares it (the force pass then sums it) and writes it to the spheres'
+    # VTK files; without the flag it is not declared and costs nothing.
+    from test_dem_analysis_stage import SmallDeck, Stage
+    for post in (False, True):
+        folder = tmp_path / str(post)
+        folder.mkdir()
+        monkeypatch.chdir(folder)
+        model, stage = Stage(SmallDeck(folder, PostStressStrainOption=post, post_vtk_option=True,
+                                       OutputTimeStep=0.01, FinalTime=0.01))
+        stage.Run()
+        spheres = model.GetModelPart("SpheresPart")
+        assert spheres.HasNodalSolutionStepVariable(tessera.DEM_STRESS_TENSOR) == post
+        files = sorted(f for f in (folder / "small_Post_Files").iterdir()
+                       if f.name.startswith("SpheresPart") and f.suffix == ".vtu")
+        assert ("DEM_STRESS_TENSOR" in files[-1].read_text(errors="replace")) == post
+        if post:
+            # The sphere at rest on the floor (mdpa node 11) carries its weight
+            # through the wall contact: compressive σ_zz, the only large entry.
+            s = np.asarray(spheres.GetNode(1).GetSolutionStepValue(tessera.DEM_STRESS_TENSOR))
+            assert s[2, 2] < 0.0 and abs(s[0, 0]) < 1e-6 * abs(s[2, 2])
