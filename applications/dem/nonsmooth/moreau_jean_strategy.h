@@ -50,6 +50,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -88,10 +89,11 @@ struct MoreauJeanStepReport {
   std::size_t contacts = 0;  // active contacts
   int iterations = 0;        // NLGS sweeps
   bool converged = true;
-  double change = 0.0;           // last sweep's relative impulse change
-  double law_residual = 0.0;     // max local law residual (m/s)
-  double max_penetration = 0.0;  // max overlap of the active contacts at the step's end (m)
-  double max_impulse = 0.0;      // max |P| (N s)
+  double change = 0.0;                 // last sweep's relative impulse change
+  double law_residual = 0.0;           // max local law residual (m/s)
+  double max_penetration = 0.0;        // max overlap of the active contacts at the step's end (m)
+  double max_impulse = 0.0;            // max |P| (N s)
+  std::size_t interface_contacts = 0;  // distributed: contacts exchanged after each sweep
 };
 
 class MoreauJeanStrategy {
@@ -112,6 +114,13 @@ class MoreauJeanStrategy {
 
   const MoreauJeanStepReport& LastStep() const { return last_; }
   const std::vector<MoreauJeanStepReport>& History() const { return history_; }
+  // A distributed run (parallel/distributed_moreau_jean.h): every rank holds
+  // every sphere; rank `rank` sweeps the contacts whose first body's mid
+  // centre rank_of gives it, the others' reaching it through `sum` and
+  // `max` (NlgsRankSplit). An empty rank_of: the serial solve.
+  void SetRankSplit(int rank, std::function<int(const Array3&)> rank_of,
+                    std::function<void(std::vector<double>&)> sum,
+                    std::function<void(std::vector<double>&)> max);
   std::size_t StepCount() const { return history_.size(); }
   std::size_t NumberOfSearches() const { return history_.size() + 1; }
 
@@ -166,6 +175,8 @@ class MoreauJeanStrategy {
   DemSettings settings_;
   MoreauJeanSettings ns_;
   NlgsSettings nlgs_;
+  NlgsRankSplit split_;
+  std::function<int(const Array3&)> rank_of_;
   bool predicted_gap_ = true;
   MaterialIndex material_index_;
   MaterialTable table_;
