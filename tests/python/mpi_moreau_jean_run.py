@@ -3,11 +3,13 @@ writes, on rank 0, OUT.npz: every sphere's final centre, velocity and
 angular velocity (node ids ascending, each from the rank that owns it),
 the per-step NLGS iterations and interface contacts (History), and for a
 distributed run every rank's ReplicaDigest (the replicas' bits alike) and
-the owned spheres per rank at the end.
+the owned spheres per rank at the end; per rank the loop's wall and CPU
+seconds (seconds).
 
     [mpirun -np N] python3 mpi_moreau_jean_run.py FOLDER OUT.npz OpenMP|MPI
 """
 import sys
+import time as clock
 
 import numpy as np
 
@@ -25,7 +27,9 @@ def main(folder, out, parallel_type):
     with WorkingDirectory(folder):
         stage = project.CreateStage()
         stage.Initialize()
+        start, cpu = clock.perf_counter(), clock.process_time()
         stage.RunSolutionLoop()
+        seconds, cpu = clock.perf_counter() - start, clock.process_time() - cpu
         stage.Finalize()
     solver = stage._GetSolver()
     distributed = solver.distributed
@@ -33,7 +37,8 @@ def main(folder, out, parallel_type):
     spheres = project.model.GetModelPart("SpheresPart")
     history = solver.strategy.History()
     extra = {"iterations": history["iterations"], "interface": history["interface_contacts"],
-             "contacts": history["contacts"], "steps": solver.strategy.StepCount()}
+             "contacts": history["contacts"], "steps": solver.strategy.StepCount(),
+             "seconds": communicator.GatherDoubles([seconds, cpu], 0)}
     if distributed is None:
         ids = np.asarray(spheres.NodeIds(), dtype=np.int64)
         order = np.argsort(ids)

@@ -128,12 +128,11 @@ void MoreauJeanStrategy::SetDeformableNodeState(std::vector<Array3> inv_mass,
   node_state_set_ = true;
 }
 
-void MoreauJeanStrategy::SetRankSplit(int rank, std::function<int(const Array3&)> rank_of,
-                                      std::function<void(std::vector<double>&)> sum,
-                                      std::function<void(std::vector<double>&)> max) {
+void MoreauJeanStrategy::SetRankSplit(int rank, int size, std::function<int(const Array3&)> rank_of,
+                                      std::function<void(std::vector<double>&)> sum) {
   split_.rank = rank;
+  split_.size = size;
   split_.sum = std::move(sum);
-  split_.max = std::move(max);
   rank_of_ = std::move(rank_of);
 }
 

@@ -115,12 +115,11 @@ class MoreauJeanStrategy {
   const MoreauJeanStepReport& LastStep() const { return last_; }
   const std::vector<MoreauJeanStepReport>& History() const { return history_; }
   // A distributed run (parallel/distributed_moreau_jean.h): every rank holds
-  // every sphere; rank `rank` sweeps the contacts whose first body's mid
-  // centre rank_of gives it, the others' reaching it through `sum` and
-  // `max` (NlgsRankSplit). An empty rank_of: the serial solve.
-  void SetRankSplit(int rank, std::function<int(const Array3&)> rank_of,
-                    std::function<void(std::vector<double>&)> sum,
-                    std::function<void(std::vector<double>&)> max);
+  // every sphere; rank `rank` of `size` sweeps the contacts whose first
+  // body's mid centre rank_of gives it, the others' reaching it through
+  // `sum` (NlgsRankSplit). An empty rank_of: the serial solve.
+  void SetRankSplit(int rank, int size, std::function<int(const Array3&)> rank_of,
+                    std::function<void(std::vector<double>&)> sum);
   std::size_t StepCount() const { return history_.size(); }
   std::size_t NumberOfSearches() const { return history_.size() + 1; }
 

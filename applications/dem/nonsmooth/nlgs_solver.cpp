@@ -151,15 +151,19 @@ SplitTables MakeSplitTables(const NonsmoothBodies& b, const NonsmoothContacts& c
   return t;
 }
 
-// After a sweep: the interface contacts' impulses from their owners, the
-// others' changes applied to this rank's copies in the serial order.
+// After a sweep, one message: the interface contacts' impulses from their
+// owners (the others' changes applied to this rank's copies in the serial
+// order) and every rank's sweep maxima, each in its rank's slots; returns
+// the global maxima.
 void ExchangeInterface(NonsmoothBodies& b, NonsmoothContacts& c, const NlgsRankSplit& split,
-                       SplitTables& t) {
-  if (t.interface.empty()) return;  // (every rank knows it: the contacts are replicated)
-  t.message.assign(3 * t.interface.size(), 0.0);
+                       SplitTables& t, double& max_dp, double& max_p) {
+  const std::size_t m = 3 * t.interface.size();
+  t.message.assign(m + 2 * static_cast<std::size_t>(split.size), 0.0);
   for (std::size_t q = 0; q < t.interface.size(); ++q)
     if (t.mine[t.interface[q]])
       for (int a = 0; a < 3; ++a) t.message[3 * q + a] = c.impulse[t.interface[q]][a];
+  t.message[m + 2 * split.rank] = max_dp;
+  t.message[m + 2 * split.rank + 1] = max_p;
   split.sum(t.message);
   for (std::size_t q = 0; q < t.interface.size(); ++q) {
     const std::uint32_t k = t.interface[q];
@@ -169,6 +173,10 @@ void ExchangeInterface(NonsmoothBodies& b, NonsmoothContacts& c, const NlgsRankS
     c.impulse[k] = p;
     Apply(b, c, k, c.frame[k].ToWorld(dp));
   }
+  for (int r = 0; r < split.size; ++r) {
+    max_dp = std::max(max_dp, t.message[m + 2 * r]);
+    max_p = std::max(max_p, t.message[m + 2 * r + 1]);
+  }
 }
 
 // After the last sweep: every contact's impulse and status, and every
@@ -176,7 +184,10 @@ void ExchangeInterface(NonsmoothBodies& b, NonsmoothContacts& c, const NlgsRankS
 void TakeFromOwners(NonsmoothBodies& b, NonsmoothContacts& c, const NlgsRankSplit& split,
                     const SplitTables& t) {
   const std::size_t n = c.size(), bodies = b.velocity.size();
-  std::vector<double> contacts(4 * n, 0.0), velocities(6 * bodies, 0.0);
+  // One message: 4 doubles per contact, then 6 per body.
+  std::vector<double> message(4 * n + 6 * bodies, 0.0);
+  double* contacts = message.data();
+  double* velocities = contacts + 4 * n;
   for (std::size_t k = 0; k < n; ++k) {
     if (!t.mine[k]) continue;
     for (int a = 0; a < 3; ++a) contacts[4 * k + a] = c.impulse[k][a];
@@ -188,8 +199,9 @@ void TakeFromOwners(NonsmoothBodies& b, NonsmoothContacts& c, const NlgsRankSpli
       velocities[6 * i + a] = b.velocity[i][a],
                          velocities[6 * i + 3 + a] = b.angular_velocity[i][a];
   }
-  split.sum(contacts);
-  split.sum(velocities);
+  split.sum(message);
+  contacts = message.data();
+  velocities = contacts + 4 * n;
   for (std::size_t k = 0; k < n; ++k) {
     c.impulse[k] = {contacts[4 * k], contacts[4 * k + 1], contacts[4 * k + 2]};
     c.status[k] = static_cast<LocalStatus>(static_cast<int>(contacts[4 * k + 3]));
@@ -258,10 +270,7 @@ NlgsReport SolveNlgs(NonsmoothBodies& bodies, NonsmoothContacts& c, const NlgsSe
       max_p = std::max(max_p, Norm(p));
     }
     if (split != nullptr) {
-      ExchangeInterface(bodies, c, *split, tables);
-      std::vector<double> maxima{max_dp, max_p};
-      split->max(maxima);
-      max_dp = maxima[0], max_p = maxima[1];
+      ExchangeInterface(bodies, c, *split, tables, max_dp, max_p);
     }
     report.change = max_p > 0.0 ? max_dp / max_p : 0.0;
     if (max_dp <= s.tolerance * max_p || max_p == 0.0) {

@@ -122,11 +122,12 @@ void BuildDelassusBlocks(const NonsmoothBodies& bodies, NonsmoothContacts& c);
 // sweeps are the serial ones restricted to each component: the serial
 // run's bits.
 struct NlgsRankSplit {
-  int rank = 0;
+  int rank = 0, size = 1;
   std::vector<int> contact_rank;  // per contact, filled by the caller each step
   // In place, element by element over the ranks, the same bits on every
-  // rank: the sum (each entry non-zero on one rank at most: exact) and the max.
-  std::function<void(std::vector<double>&)> sum, max;
+  // rank (each entry is non-zero on one rank at most: exact). One call per
+  // sweep (impulses and the sweep's maxima) and one after the last.
+  std::function<void(std::vector<double>&)> sum;
 };
 
 // Applies the warm-start impulses to the velocities, then sweeps (all

@@ -37,9 +37,8 @@ void DistributedMoreauJean::Bisect() {
 void DistributedMoreauJean::Start() {
   Bisect();
   s_.SetRankSplit(
-      rank_, [this](const Array3& x) { return RcbOwner(boxes_, x); },
-      [this](std::vector<double>& v) { Reduce(v, false); },
-      [this](std::vector<double>& v) { Reduce(v, true); });
+      rank_, size_, [this](const Array3& x) { return RcbOwner(boxes_, x); },
+      [this](std::vector<double>& v) { SumOverRanks(v); });
 }
 
 void DistributedMoreauJean::AfterStep() {
@@ -87,7 +86,7 @@ std::uint64_t DistributedMoreauJean::ReplicaDigest() const {
   return h;
 }
 
-void DistributedMoreauJean::Reduce(std::vector<double>& values, bool max) const {
+void DistributedMoreauJean::SumOverRanks(std::vector<double>& values) const {
   if (size_ == 1) return;
   out_.assign(others_.size(), values);
   in_.assign(others_.size(), std::vector<double>(values.size()));
@@ -99,18 +98,9 @@ void DistributedMoreauJean::Reduce(std::vector<double>& values, bool max) const 
   std::vector<double> result = *by_rank[0];
   for (int r = 1; r < size_; ++r) {
     const std::vector<double>& v = *by_rank[r];
-    for (std::size_t k = 0; k < result.size(); ++k)
-      result[k] = max ? std::max(result[k], v[k]) : result[k] + v[k];
+    for (std::size_t k = 0; k < result.size(); ++k) result[k] += v[k];
   }
   values = std::move(result);
-}
-
-void DistributedMoreauJean::SumOverRanks(std::vector<double>& values) const {
-  Reduce(values, false);
-}
-
-void DistributedMoreauJean::MaxOverRanks(std::vector<double>& values) const {
-  Reduce(values, true);
 }
 
 }  // namespace tessera::dem

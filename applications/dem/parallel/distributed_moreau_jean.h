@@ -64,13 +64,11 @@ class DistributedMoreauJean {
   int Rebalances() const { return rebalances_; }
 
   // In place, element by element over the ranks (rank order: the same
-  // bits on every rank).
+  // bits on every rank; collective).
   void SumOverRanks(std::vector<double>& values) const;
-  void MaxOverRanks(std::vector<double>& values) const;
 
  private:
   void Bisect();
-  void Reduce(std::vector<double>& values, bool max) const;
 
   nonsmooth::MoreauJeanStrategy& s_;
   std::shared_ptr<const Communicator> comm_;
