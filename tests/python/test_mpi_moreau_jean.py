@@ -56,13 +56,17 @@ def assert_replicas_alike(result, ranks):
 
 
 @needs_mpi
-@pytest.mark.parametrize("ranks", [2, 4])
-def test_settling_bed_on_ranks_equals_serial_to_the_nlgs_tolerance(tmp_path, ranks):
+@pytest.mark.parametrize("ranks, rebalance", [(2, False), (4, False), (2, True)])
+def test_settling_bed_on_ranks_equals_serial_to_the_nlgs_tolerance(tmp_path, ranks, rebalance):
+    # rebalance: a new bisection every 10 steps where the counts differ at
+    # all (imbalance_threshold 1), as the bed falls and spreads.
     steps = 150
-    WriteBed(tmp_path / "bed", steps=steps, keys=moreau_jean(steps))
+    keys = {"mpi_settings": {"rebalance_every": 10, "imbalance_threshold": 1.0}} if rebalance else {}
+    WriteBed(tmp_path / "bed", steps=steps, keys=moreau_jean(steps, keys=keys))
     serial = run(tmp_path / "bed", tmp_path / "serial.npz")
     mpi = run(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
     assert_replicas_alike(mpi, ranks)
+    assert (int(mpi["rebalances"]) > 0) == rebalance
     np.testing.assert_array_equal(mpi["ids"], serial["ids"])
     # The bed is alive and chains cross the cuts: contacts of two ranks'
     # bodies exchanged at every step once the bed is down.
@@ -84,7 +88,7 @@ def test_settling_bed_on_ranks_equals_serial_to_the_nlgs_tolerance(tmp_path, ran
     bound = steps * DT * dv_bound
     dx = np.abs(mpi["x"] - serial["x"]).max()
     dv = np.abs(mpi["VELOCITY"] - serial["VELOCITY"]).max()
-    print(f"{ranks} ranks: max |dx| {dx:.3g} m (bound {bound:.3g}), max |dv| {dv:.3g} m/s "
+    print(f"{ranks} ranks ({int(mpi['rebalances'])} rebalances): max |dx| {dx:.3g} m (bound {bound:.3g}), max |dv| {dv:.3g} m/s "
           f"(bound {dv_bound:.3g}, C {contraction:.3g}), "
           f"iterations serial {serial['iterations'].sum():.0f} mpi {mpi['iterations'].sum():.0f}, "
           f"interface contacts per step {mpi['interface'].mean():.1f} of {mpi['contacts'].mean():.1f}")
