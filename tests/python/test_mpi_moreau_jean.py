@@ -98,8 +98,8 @@ def test_settling_bed_on_ranks_equals_serial_to_the_nlgs_tolerance(tmp_path, ran
 
 def write_two_piles(folder, steps):
     """Two piles of 60 spheres (3 x 5 x 4, jittered lattice, thrown at up to
-    0.3 m/s) 0.32 m apart in a 0.44 m long box: in 0.1 s they spread by
-    less than 0.03 m, so they never meet."""
+    0.3 m/s), their nearest spheres 0.27 m apart in a 0.44 m long box: in
+    0.1 s they spread by less than 0.03 m, so they never meet."""
     WriteBed(folder, nx=20, ny=5, nz=4, steps=steps, keys=moreau_jean(steps))
     rng = random.Random(3)
     nodes, radii, velocities = [], [], []
