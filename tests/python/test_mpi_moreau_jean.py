@@ -9,6 +9,7 @@ bodies that two ranks' contacts touch), the replicas kept bitwise alike.
   against the serial run: contact chains cross the cuts, so the results are
   the serial ones to the NLGS tolerance, not bitwise (bound below); every
   rank's replica holds the same bits.
+- The bed on one rank under mpirun: bit for bit the serial run.
 - Two piles apart in one box: with 2 ranks the cut falls between them, no
   contact chain crosses it, and the run is the serial one bit for bit.
 - Newton's cradle across the cut (e = 1, a unique impact solution).
@@ -94,6 +95,22 @@ def test_settling_bed_on_ranks_equals_serial_to_the_nlgs_tolerance(tmp_path, ran
           f"interface contacts per step {mpi['interface'].mean():.1f} of {mpi['contacts'].mean():.1f}")
     assert dx <= bound
     assert dv <= dv_bound
+
+
+@needs_mpi
+def test_settling_bed_on_one_rank_equals_serial_bitwise(tmp_path):
+    # mpirun -np 1 with "MPI": the split's machinery (the owner tables, the
+    # exchanges, the owners' values taken after the solve) on one rank
+    # leaves the serial arithmetic.
+    steps = 60
+    WriteBed(tmp_path / "bed", steps=steps, keys=moreau_jean(steps))
+    serial = run(tmp_path / "bed", tmp_path / "serial.npz")
+    mpi = run(tmp_path / "bed", tmp_path / "mpi.npz", 1)
+    assert int(mpi["ranks"]) == 1 and len(mpi["digests"]) == 1
+    assert serial["contacts"][-1] > 100
+    np.testing.assert_array_equal(mpi["ids"], serial["ids"])
+    for name in ("x", "VELOCITY", "ANGULAR_VELOCITY", "iterations"):
+        np.testing.assert_array_equal(mpi[name], serial[name], err_msg=name)
 
 
 def write_two_piles(folder, steps):
