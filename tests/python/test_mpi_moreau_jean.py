@@ -12,6 +12,7 @@ bodies that two ranks' contacts touch), the replicas kept bitwise alike.
 - The bed on one rank under mpirun: bit for bit the serial run.
 - Two piles apart in one box: with 2 ranks the cut falls between them, no
   contact chain crosses it, and the run is the serial one bit for bit.
+- Rigid clusters (32 triangles on a floor of 128 spheres) on 2 ranks.
 - Newton's cradle across the cut (e = 1, a unique impact solution).
 - What still refuses: checkpoints, "balance": "time".
 The mpirun tests skip where the build has no MPI or there is no mpirun."""
@@ -56,6 +57,25 @@ def assert_replicas_alike(result, ranks):
     assert (result["owned"] > 0).all()
 
 
+def nlgs_bound(serial, mpi, steps, v_max=2.0):
+    """(max |dx|, max |dv|, their bounds, C) of a distributed run against
+    the serial one. Each step's solve stops where max|dP| <= tol max|P|
+    (the serial criterion, on the global maxima), so each run's velocities
+    are off the step's exact solution by about C tol v_max, C = 1 / (1 -
+    rho) for the sweeps' contraction rho, estimated from the serial run's
+    mean sweeps per step (tol = rho^sweeps: on the bed about 460 sweeps, C
+    about 25); positions by that times Δt per step, summed over the N
+    steps. We allow 10 x that (measured on the bed: |dv| 1.0e-6 / 7.0e-7
+    m/s, |dx| 2.5e-9 m on 2 / 4 ranks, against 5.1e-6 m/s and 7.6e-7 m).
+    v_max: the spheres' speed scale (the bed: thrown at up to sqrt(3) m/s)."""
+    sweeps = serial["iterations"][serial["contacts"] > 0].mean()
+    contraction = 1.0 / (1.0 - TOLERANCE ** (1.0 / sweeps))
+    dv_bound = 10 * contraction * TOLERANCE * v_max
+    dx = np.abs(mpi["x"] - serial["x"]).max()
+    dv = np.abs(mpi["VELOCITY"] - serial["VELOCITY"]).max()
+    return dx, dv, steps * DT * dv_bound, dv_bound, contraction
+
+
 @needs_mpi
 @pytest.mark.parametrize("ranks, rebalance", [(2, False), (4, False), (2, True)])
 def test_settling_bed_on_ranks_equals_serial_to_the_nlgs_tolerance(tmp_path, ranks, rebalance):
@@ -74,23 +94,9 @@ def test_settling_bed_on_ranks_equals_serial_to_the_nlgs_tolerance(tmp_path, ran
     assert serial["contacts"][-1] > 300
     assert (mpi["interface"][steps // 2:] > 0).all()
     assert (serial["interface"] == 0).all()
-    # Bound: each step's solve stops where max|dP| <= tol max|P| (the serial
-    # criterion, on the global maxima), so each run's velocities are off the
-    # step's exact solution by about C tol v_max, C = 1 / (1 - rho) for the
-    # sweeps' contraction rho, estimated from the serial run's mean sweeps
-    # per step (tol = rho^iterations: here about 460 sweeps, C about 25);
-    # positions by that times Δt per step, summed over the N steps. We allow
-    # 10 x that (measured: |dv| 1.0e-6 / 7.0e-7 m/s, |dx| 2.5e-9 m on 2 / 4
-    # ranks, against 5e-6 m/s and 7.5e-7 m).
-    v_max = 2.0  # m/s: thrown at up to sqrt(3) m/s
-    sweeps = serial["iterations"][serial["contacts"] > 0].mean()
-    contraction = 1.0 / (1.0 - TOLERANCE ** (1.0 / sweeps))
-    dv_bound = 10 * contraction * TOLERANCE * v_max
-    bound = steps * DT * dv_bound
-    dx = np.abs(mpi["x"] - serial["x"]).max()
-    dv = np.abs(mpi["VELOCITY"] - serial["VELOCITY"]).max()
-    print(f"{ranks} ranks ({int(mpi['rebalances'])} rebalances): max |dx| {dx:.3g} m (bound {bound:.3g}), max |dv| {dv:.3g} m/s "
-          f"(bound {dv_bound:.3g}, C {contraction:.3g}), "
+    dx, dv, bound, dv_bound, contraction = nlgs_bound(serial, mpi, steps)
+    print(f"{ranks} ranks ({int(mpi['rebalances'])} rebalances): max |dx| {dx:.3g} m (bound "
+          f"{bound:.3g}), max |dv| {dv:.3g} m/s (bound {dv_bound:.3g}, C {contraction:.3g}), "
           f"iterations serial {serial['iterations'].sum():.0f} mpi {mpi['iterations'].sum():.0f}, "
           f"interface contacts per step {mpi['interface'].mean():.1f} of {mpi['contacts'].mean():.1f}")
     assert dx <= bound
@@ -111,6 +117,26 @@ def test_settling_bed_on_one_rank_equals_serial_bitwise(tmp_path):
     np.testing.assert_array_equal(mpi["ids"], serial["ids"])
     for name in ("x", "VELOCITY", "ANGULAR_VELOCITY", "iterations"):
         np.testing.assert_array_equal(mpi[name], serial[name], err_msg=name)
+
+
+@needs_mpi
+def test_clusters_on_two_ranks_equal_serial_to_the_nlgs_tolerance(tmp_path):
+    # mpi_dem_clusters_case.WriteClusterBox: 32 Cluster3D triangles of three
+    # spheres thrown at up to 1 m/s and 30 rad/s onto a floor of 128
+    # spheres; clusters are bodies of the split (owned by their centre's box).
+    from mpi_dem_clusters_case import WriteClusterBox
+
+    steps = 100
+    WriteClusterBox(tmp_path / "box", steps=steps, keys=moreau_jean(steps))
+    serial = run(tmp_path / "box", tmp_path / "serial.npz")
+    mpi = run(tmp_path / "box", tmp_path / "mpi.npz", 2)
+    assert_replicas_alike(mpi, 2)
+    np.testing.assert_array_equal(mpi["ids"], serial["ids"])
+    assert len(serial["ids"]) == 128 + 3 * 32 and serial["contacts"][-1] > 100
+    assert mpi["interface"].sum() > 0
+    dx, dv, bound, dv_bound, _ = nlgs_bound(serial, mpi, steps)
+    print(f"clusters: max |dx| {dx:.3g} m (bound {bound:.3g}), |dv| {dv:.3g} (bound {dv_bound:.3g})")
+    assert dx <= bound and dv <= dv_bound
 
 
 def write_two_piles(folder, steps):
