@@ -229,3 +229,36 @@ def test_newtons_cradle_across_the_cut_equals_serial(tmp_path, ranks):
     assert v.sum() == pytest.approx(1.0, abs=1e-9)
     np.testing.assert_allclose(mpi["VELOCITY"], serial["VELOCITY"], rtol=0, atol=1e-6)
     np.testing.assert_allclose(mpi["x"], serial["x"], rtol=0, atol=steps * DT * 1e-6)
+
+
+@needs_mpi
+def test_post_files_of_a_distributed_moreau_jean_run_hold_each_sphere_once(tmp_path):
+    # VTK: each rank writes the spheres whose centre lies in its box (the
+    # replicas are not written twice); GiD: rank 0 writes one set of files.
+    import re
+    import subprocess
+
+    from tessera.parallel import MpirunCommand, MpirunEnvironment
+
+    steps = 20
+    WriteBed(tmp_path / "bed", steps=steps, keys=moreau_jean(steps, keys={
+        "post_vtk_option": True, "post_gid_option": True, "OutputFileType": "Ascii",
+        "OutputTimeStep": 10 * DT, "PostVelocity": True}))
+    command = MpirunCommand(2, sys.executable, "-m", "tessera", "run", str(tmp_path / "bed"))
+    result = subprocess.run(command, env=MpirunEnvironment(), capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode == 0, result.stdout + result.stderr
+    out = tmp_path / "bed" / "bed_Post_Files"
+    for step in (10, 20):
+        points = []
+        for rank in range(2):
+            with open(out / f"SpheresPart_owned_{rank}_{step}.vtu", "rb") as f:
+                points.append(int(re.search(rb'NumberOfPoints="(\d+)"', f.read()).group(1)))
+        assert sum(points) == 294 and min(points) > 0, points
+    meshes = sorted(p.name for p in out.glob("bed_DEM_0*.post.msh"))
+    assert len(meshes) == 2, meshes
+    with open(out / meshes[-1]) as f:
+        text = f.read()
+    section = text.split("Elements")[1].split("End Elements")[0]
+    elements = [line for line in section.splitlines() if line.strip()[:1].isdigit()]
+    assert len(elements) == 294, elements[-3:]

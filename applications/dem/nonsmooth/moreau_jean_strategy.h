@@ -42,6 +42,10 @@
 // impact law's U-); after it, DeformableNodeImpulses() are the impulses on
 // the nodes (their sum is minus the impulses on the spheres).
 //
+// Distributed runs (SetRankSplit, parallel/distributed_moreau_jean.h): every
+// rank holds every body and contact; each sweeps its own contacts
+// (NlgsRankSplit) and the replicas end each step with the same bits.
+//
 // Not covered: inlets (an error of the stage), bonds, periodic domains and 2D
 // discs (errors here); free rigid walls and glued particles (explicit strategy
 // only). Walls moved by processes are

@@ -4,7 +4,9 @@ docs/user_guide.md "Running on many cores and machines"): the deck's keys
 of problem_data.parallel_type, and "mpi_settings"), what refuses to run
 distributed (an error naming the key), the C++ DistributedDem
 (applications/dem/parallel/distributed_dem.h) around the explicit strategy,
-and the output of a distributed run: owned spheres' VTK pieces, GiD and HDF5
+MoreauJeanRun around the non-smooth one (DistributedMoreauJean,
+distributed_moreau_jean.h: every rank holds every sphere, the NLGS sweeps
+are split), and the output of a distributed run: owned spheres' VTK pieces, GiD and HDF5
 files merged on rank 0 (MergedSpheresOutput), the walls written once by rank 0
 (GiD, HDF5 and VTK), their contact results and force graphs from the global
 sums (NeedsGlobalWallResults).
@@ -78,7 +80,7 @@ def CheckSupported(solver):
     (the C++ Start() checks the strategy's own state as well)."""
     p = solver.parameters
     where = p.Origin()
-    prefix = f"{where}: \"parallel_type\": \"MPI\" runs the explicit DEM strategy"
+    prefix = f"{where}: \"parallel_type\": \"MPI\" runs the DEM strategies"
 
     def refuse(key, why):
         raise tessera.Error(f"{prefix}, but key '{key}' {why}; it does not run distributed yet")
