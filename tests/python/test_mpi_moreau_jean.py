@@ -77,13 +77,17 @@ def nlgs_bound(serial, mpi, steps, v_max=2.0):
 
 
 @needs_mpi
-@pytest.mark.parametrize("ranks, rebalance", [(2, False), (4, False), (2, True)])
-def test_settling_bed_on_ranks_equals_serial_to_the_nlgs_tolerance(tmp_path, ranks, rebalance):
+@pytest.mark.parametrize("ranks, rebalance, order", [(2, False, "forward"), (4, False, "forward"),
+                                                     (2, True, "forward"), (2, False, "random")])
+def test_settling_bed_on_ranks_equals_serial_to_the_nlgs_tolerance(tmp_path, ranks, rebalance,
+                                                                   order):
     # rebalance: a new bisection every 10 steps where the counts differ at
-    # all (imbalance_threshold 1), as the bed falls and spreads.
+    # all (imbalance_threshold 1), as the bed falls and spreads. order: the
+    # sweep order (random: every rank draws the serial shuffle, restricted).
     steps = 150
     keys = {"mpi_settings": {"rebalance_every": 10, "imbalance_threshold": 1.0}} if rebalance else {}
-    WriteBed(tmp_path / "bed", steps=steps, keys=moreau_jean(steps, keys=keys))
+    WriteBed(tmp_path / "bed", steps=steps,
+             keys=moreau_jean(steps, settings={"sweep_order": order}, keys=keys))
     serial = run(tmp_path / "bed", tmp_path / "serial.npz")
     mpi = run(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
     assert_replicas_alike(mpi, ranks)
@@ -95,7 +99,7 @@ def test_settling_bed_on_ranks_equals_serial_to_the_nlgs_tolerance(tmp_path, ran
     assert (mpi["interface"][steps // 2:] > 0).all()
     assert (serial["interface"] == 0).all()
     dx, dv, bound, dv_bound, contraction = nlgs_bound(serial, mpi, steps)
-    print(f"{ranks} ranks ({int(mpi['rebalances'])} rebalances): max |dx| {dx:.3g} m (bound "
+    print(f"{ranks} ranks ({int(mpi['rebalances'])} rebalances, {order}): max |dx| {dx:.3g} m (bound "
           f"{bound:.3g}), max |dv| {dv:.3g} m/s (bound {dv_bound:.3g}, C {contraction:.3g}), "
           f"iterations serial {serial['iterations'].sum():.0f} mpi {mpi['iterations'].sum():.0f}, "
           f"interface contacts per step {mpi['interface'].mean():.1f} of {mpi['contacts'].mean():.1f}")
