@@ -195,9 +195,10 @@ void TakeFromOwners(NonsmoothBodies& b, NonsmoothContacts& c, const NlgsRankSpli
   }
   for (std::size_t i = 0; i < bodies; ++i) {
     if (t.body_owner[i] != split.rank) continue;
-    for (int a = 0; a < 3; ++a)
-      velocities[6 * i + a] = b.velocity[i][a],
-                         velocities[6 * i + 3 + a] = b.angular_velocity[i][a];
+    for (int a = 0; a < 3; ++a) {
+      velocities[6 * i + a] = b.velocity[i][a];
+      velocities[6 * i + 3 + a] = b.angular_velocity[i][a];
+    }
   }
   split.sum(message);
   contacts = message.data();
@@ -269,9 +270,7 @@ NlgsReport SolveNlgs(NonsmoothBodies& bodies, NonsmoothContacts& c, const NlgsSe
       max_dp = std::max(max_dp, Norm(dp));
       max_p = std::max(max_p, Norm(p));
     }
-    if (split != nullptr) {
-      ExchangeInterface(bodies, c, *split, tables, max_dp, max_p);
-    }
+    if (split != nullptr) ExchangeInterface(bodies, c, *split, tables, max_dp, max_p);
     report.change = max_p > 0.0 ? max_dp / max_p : 0.0;
     if (max_dp <= s.tolerance * max_p || max_p == 0.0) {
       report.converged = true;
