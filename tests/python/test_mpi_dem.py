@@ -444,20 +444,6 @@ def test_what_does_not_run_distributed_is_a_clear_error(tmp_path, key, value, me
 
 
 @needs_mpi
-def test_non_smooth_strategy_under_mpi_is_a_clear_error(tmp_path):
-    WriteBed(tmp_path / "bed", steps=10, keys={"parallel_type": "MPI"})
-    path = os.path.join(tmp_path / "bed", "ProjectParametersDEM.json")
-    with open(path) as f:
-        deck = json.load(f)
-    deck["solver_settings"]["strategy"] = "moreau_jean_strategy"
-    with open(path, "w") as f:
-        json.dump(deck, f)
-    result = tessera_run(tmp_path / "bed", ranks=2, timeout=120)
-    assert result.returncode != 0
-    assert "solver_settings.strategy" in result.stderr and "non-smooth" in result.stderr, result.stderr
-
-
-@needs_mpi
 @pytest.mark.parametrize("ranks", [2, 4])
 def test_bonded_specimen_on_ranks_equals_serial_bitwise(tmp_path, ranks):
     # A small UCS specimen of the virtual lab (Ø60 x 30 mm, 149 spheres,

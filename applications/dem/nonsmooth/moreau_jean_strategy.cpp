@@ -128,6 +128,14 @@ void MoreauJeanStrategy::SetDeformableNodeState(std::vector<Array3> inv_mass,
   node_state_set_ = true;
 }
 
+void MoreauJeanStrategy::SetRankSplit(int rank, int size, std::function<int(const Array3&)> rank_of,
+                                      std::function<void(std::vector<double>&)> sum) {
+  split_.rank = rank;
+  split_.size = size;
+  split_.sum = std::move(sum);
+  rank_of_ = std::move(rank_of);
+}
+
 void MoreauJeanStrategy::SetDeltaTime(double dt) {
   if (!(dt > 0.0)) TESSERA_ERROR("moreau_jean_strategy: the time step must be > 0, got ", dt);
   settings_.delta_time = dt;
@@ -425,7 +433,14 @@ void MoreauJeanStrategy::SolveSolutionStep(double time) {
       contacts_.impulse[k] = p;
     }
   }
-  const NlgsReport report = SolveNlgs(bodies, contacts_, nlgs_);
+  const NlgsRankSplit* split = nullptr;
+  if (rank_of_) {
+    split_.contact_rank.resize(contacts_.size());
+    for (std::size_t k = 0; k < contacts_.size(); ++k)
+      split_.contact_rank[k] = rank_of_(body_centre[contacts_.body_i[k]]);
+    split = &split_;
+  }
+  const NlgsReport report = SolveNlgs(bodies, contacts_, nlgs_, split);
   if (!deformable_positions_.empty()) {
     // Node a of a contact takes -N_a P (world); the state is used once.
     std::fill(node_impulse_.begin(), node_impulse_.end(), Array3{0.0, 0.0, 0.0});
@@ -489,6 +504,7 @@ void MoreauJeanStrategy::SolveSolutionStep(double time) {
   step.converged = report.converged;
   step.change = report.change;
   step.law_residual = report.law_residual;
+  step.interface_contacts = report.interface_contacts;
   std::vector<std::uint32_t> order(contacts_.size());
   std::iota(order.begin(), order.end(), 0u);
   std::sort(order.begin(), order.end(),

@@ -42,6 +42,10 @@
 // impact law's U-); after it, DeformableNodeImpulses() are the impulses on
 // the nodes (their sum is minus the impulses on the spheres).
 //
+// Distributed runs (SetRankSplit, parallel/distributed_moreau_jean.h): every
+// rank holds every body and contact; each sweeps its own contacts
+// (NlgsRankSplit) and the replicas end each step with the same bits.
+//
 // Not covered: inlets (an error of the stage), bonds, periodic domains and 2D
 // discs (errors here); free rigid walls and glued particles (explicit strategy
 // only). Walls moved by processes are
@@ -50,6 +54,7 @@
 
 #include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -88,10 +93,11 @@ struct MoreauJeanStepReport {
   std::size_t contacts = 0;  // active contacts
   int iterations = 0;        // NLGS sweeps
   bool converged = true;
-  double change = 0.0;           // last sweep's relative impulse change
-  double law_residual = 0.0;     // max local law residual (m/s)
-  double max_penetration = 0.0;  // max overlap of the active contacts at the step's end (m)
-  double max_impulse = 0.0;      // max |P| (N s)
+  double change = 0.0;                 // last sweep's relative impulse change
+  double law_residual = 0.0;           // max local law residual (m/s)
+  double max_penetration = 0.0;        // max overlap of the active contacts at the step's end (m)
+  double max_impulse = 0.0;            // max |P| (N s)
+  std::size_t interface_contacts = 0;  // distributed: contacts exchanged after each sweep
 };
 
 class MoreauJeanStrategy {
@@ -112,6 +118,12 @@ class MoreauJeanStrategy {
 
   const MoreauJeanStepReport& LastStep() const { return last_; }
   const std::vector<MoreauJeanStepReport>& History() const { return history_; }
+  // A distributed run (parallel/distributed_moreau_jean.h): every rank holds
+  // every sphere; rank `rank` of `size` sweeps the contacts whose first
+  // body's mid centre rank_of gives it, the others' reaching it through
+  // `sum` (NlgsRankSplit). An empty rank_of: the serial solve.
+  void SetRankSplit(int rank, int size, std::function<int(const Array3&)> rank_of,
+                    std::function<void(std::vector<double>&)> sum);
   std::size_t StepCount() const { return history_.size(); }
   std::size_t NumberOfSearches() const { return history_.size() + 1; }
 
@@ -166,6 +178,8 @@ class MoreauJeanStrategy {
   DemSettings settings_;
   MoreauJeanSettings ns_;
   NlgsSettings nlgs_;
+  NlgsRankSplit split_;
+  std::function<int(const Array3&)> rank_of_;
   bool predicted_gap_ = true;
   MaterialIndex material_index_;
   MaterialTable table_;

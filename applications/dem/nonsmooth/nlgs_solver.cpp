@@ -109,15 +109,126 @@ Array3 ProjectCone(const Array3& p, double mu) {
   return {pn, mu * pn * p[1] / pt, mu * pn * p[2] / pt};
 }
 
+// A split's per-step tables: whether this rank sweeps each contact, the
+// interface contacts (ascending) and each body's owner (the rank of the
+// first contact touching it; -1: none touches it).
+struct SplitTables {
+  std::vector<std::uint8_t> mine;
+  std::vector<std::uint32_t> interface;
+  std::vector<int> body_owner;
+  std::vector<double> message;  // kept between sweeps
+};
+
+SplitTables MakeSplitTables(const NonsmoothBodies& b, const NonsmoothContacts& c,
+                            const NlgsRankSplit& split) {
+  const std::size_t n = c.size(), bodies = b.velocity.size();
+  if (split.contact_rank.size() != n)
+    TESSERA_ERROR("SolveNlgs: the rank split names ", split.contact_rank.size(), " contacts for ",
+                  n);
+  if (!b.node_velocity.empty())
+    TESSERA_ERROR(
+        "moreau_jean_strategy: deformable walls (a coupled structure's skin) do not run "
+        "distributed");
+  SplitTables t;
+  t.mine.resize(n);
+  t.body_owner.assign(bodies, -1);
+  std::vector<std::uint8_t> shared(bodies, 0);
+  const auto touch = [&](std::size_t body, int r) {
+    if (t.body_owner[body] < 0)
+      t.body_owner[body] = r;
+    else if (t.body_owner[body] != r)
+      shared[body] = 1;
+  };
+  for (std::size_t k = 0; k < n; ++k) {
+    const int r = split.contact_rank[k];
+    t.mine[k] = r == split.rank;
+    touch(c.body_i[k], r);
+    if (c.body_j[k] >= 0) touch(static_cast<std::size_t>(c.body_j[k]), r);
+  }
+  for (std::size_t k = 0; k < n; ++k)
+    if (shared[c.body_i[k]] || (c.body_j[k] >= 0 && shared[static_cast<std::size_t>(c.body_j[k])]))
+      t.interface.push_back(static_cast<std::uint32_t>(k));
+  return t;
+}
+
+// After a sweep, one message: the interface contacts' impulses from their
+// owners (the others' changes applied to this rank's copies in the serial
+// order) and every rank's sweep maxima, each in its rank's slots; returns
+// the global maxima.
+void ExchangeInterface(NonsmoothBodies& b, NonsmoothContacts& c, const NlgsRankSplit& split,
+                       SplitTables& t, double& max_dp, double& max_p) {
+  const std::size_t m = 3 * t.interface.size();
+  t.message.assign(m + 2 * static_cast<std::size_t>(split.size), 0.0);
+  for (std::size_t q = 0; q < t.interface.size(); ++q)
+    if (t.mine[t.interface[q]])
+      for (int a = 0; a < 3; ++a) t.message[3 * q + a] = c.impulse[t.interface[q]][a];
+  t.message[m + 2 * split.rank] = max_dp;
+  t.message[m + 2 * split.rank + 1] = max_p;
+  split.sum(t.message);
+  for (std::size_t q = 0; q < t.interface.size(); ++q) {
+    const std::uint32_t k = t.interface[q];
+    if (t.mine[k]) continue;
+    const Array3 p{t.message[3 * q], t.message[3 * q + 1], t.message[3 * q + 2]};
+    const Array3 dp = p - c.impulse[k];
+    c.impulse[k] = p;
+    Apply(b, c, k, c.frame[k].ToWorld(dp));
+  }
+  for (int r = 0; r < split.size; ++r) {
+    max_dp = std::max(max_dp, t.message[m + 2 * r]);
+    max_p = std::max(max_p, t.message[m + 2 * r + 1]);
+  }
+}
+
+// After the last sweep: every contact's impulse and status, and every
+// touched body's velocities, from their owners (the replicas' bits alike).
+void TakeFromOwners(NonsmoothBodies& b, NonsmoothContacts& c, const NlgsRankSplit& split,
+                    const SplitTables& t) {
+  const std::size_t n = c.size(), bodies = b.velocity.size();
+  // One message: 4 doubles per contact, then 6 per body.
+  std::vector<double> message(4 * n + 6 * bodies, 0.0);
+  double* contacts = message.data();
+  double* velocities = contacts + 4 * n;
+  for (std::size_t k = 0; k < n; ++k) {
+    if (!t.mine[k]) continue;
+    for (int a = 0; a < 3; ++a) contacts[4 * k + a] = c.impulse[k][a];
+    contacts[4 * k + 3] = static_cast<double>(c.status[k]);
+  }
+  for (std::size_t i = 0; i < bodies; ++i) {
+    if (t.body_owner[i] != split.rank) continue;
+    for (int a = 0; a < 3; ++a) {
+      velocities[6 * i + a] = b.velocity[i][a];
+      velocities[6 * i + 3 + a] = b.angular_velocity[i][a];
+    }
+  }
+  split.sum(message);
+  contacts = message.data();
+  velocities = contacts + 4 * n;
+  for (std::size_t k = 0; k < n; ++k) {
+    c.impulse[k] = {contacts[4 * k], contacts[4 * k + 1], contacts[4 * k + 2]};
+    c.status[k] = static_cast<LocalStatus>(static_cast<int>(contacts[4 * k + 3]));
+  }
+  for (std::size_t i = 0; i < bodies; ++i) {
+    if (t.body_owner[i] < 0) continue;  // untouched: every replica kept its free velocity
+    b.velocity[i] = {velocities[6 * i], velocities[6 * i + 1], velocities[6 * i + 2]};
+    b.angular_velocity[i] = {velocities[6 * i + 3], velocities[6 * i + 4], velocities[6 * i + 5]};
+  }
+}
+
 }  // namespace
 
-NlgsReport SolveNlgs(NonsmoothBodies& bodies, NonsmoothContacts& c, const NlgsSettings& s) {
+NlgsReport SolveNlgs(NonsmoothBodies& bodies, NonsmoothContacts& c, const NlgsSettings& s,
+                     const NlgsRankSplit* split) {
   NlgsReport report;
   const std::size_t n = c.size();
   if (!(s.relaxation > 0.0 && s.relaxation < 2.0))
     TESSERA_ERROR("moreau_jean_settings.relaxation must be in (0, 2), got ", s.relaxation);
   for (std::size_t k = 0; k < n; ++k) Apply(bodies, c, k, c.frame[k].ToWorld(c.impulse[k]));
   if (n == 0) return report;
+  SplitTables tables;
+  if (split != nullptr) {
+    tables = MakeSplitTables(bodies, c, *split);
+    report.interface_contacts = tables.interface.size();
+  }
   std::vector<std::uint32_t> order(n);
   std::iota(order.begin(), order.end(), 0u);
   std::mt19937_64 random(s.seed);
@@ -142,6 +253,7 @@ NlgsReport SolveNlgs(NonsmoothBodies& bodies, NonsmoothContacts& c, const NlgsSe
     }
     double max_dp = 0.0, max_p = 0.0;
     for (std::uint32_t k : order) {
+      if (split != nullptr && !tables.mine[k]) continue;
       const Array3 u = c.frame[k].ToLocal(ContactVelocity(bodies, c, k));
       const Array3 old = c.impulse[k];
       const Array3 b = u - Multiply(c.w[k], old) + c.shift[k];
@@ -158,12 +270,14 @@ NlgsReport SolveNlgs(NonsmoothBodies& bodies, NonsmoothContacts& c, const NlgsSe
       max_dp = std::max(max_dp, Norm(dp));
       max_p = std::max(max_p, Norm(p));
     }
+    if (split != nullptr) ExchangeInterface(bodies, c, *split, tables, max_dp, max_p);
     report.change = max_p > 0.0 ? max_dp / max_p : 0.0;
     if (max_dp <= s.tolerance * max_p || max_p == 0.0) {
       report.converged = true;
       break;
     }
   }
+  if (split != nullptr) TakeFromOwners(bodies, c, *split, tables);
   for (std::size_t k = 0; k < n; ++k) {
     const Array3 u = c.frame[k].ToLocal(ContactVelocity(bodies, c, k));
     const Array3 b = u - Multiply(c.w[k], c.impulse[k]) + c.shift[k];

@@ -13,6 +13,7 @@
 #pragma once
 
 #include <cstdint>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -93,8 +94,9 @@ struct NonsmoothContacts {
 struct NlgsReport {
   int iterations = 0;
   bool converged = true;
-  double change = 0.0;        // last sweep's max |dP| / max |P|
-  double law_residual = 0.0;  // max over contacts of LocalLawResidual (m/s)
+  double change = 0.0;                 // last sweep's max |dP| / max |P|
+  double law_residual = 0.0;           // max over contacts of LocalLawResidual (m/s)
+  std::size_t interface_contacts = 0;  // with a rank split: those exchanged after each sweep
 };
 
 // The relative velocity of contact k (world) from the current body velocities.
@@ -104,8 +106,33 @@ Array3 ContactVelocity(const NonsmoothBodies& bodies, const NonsmoothContacts& c
 // frame).
 void BuildDelassusBlocks(const NonsmoothBodies& bodies, NonsmoothContacts& c);
 
-// Applies the warm-start impulses to the velocities, then sweeps.
+// The sweeps split over the ranks of a distributed run, every rank holding
+// every body and contact alike (parallel/distributed_moreau_jean.h):
+// processor-block Gauss-Seidel. Rank r sweeps the contacts k with
+// contact_rank[k] == r, in the serial order restricted to them. A body that
+// contacts of two or more ranks touch is an interface body and the contacts
+// touching it interface contacts: after each sweep their owners' impulses
+// go to every rank, which applies the change of the others' to its copies
+// (in the serial contact order), so that each rank's next sweep sees them
+// (Jacobi between ranks, Gauss-Seidel within). Convergence is the serial
+// criterion on the global maxima. After the last sweep every contact's
+// impulse and every touched body's velocities are taken from their owner
+// (a body's: the rank of the first contact touching it), so the replicas
+// hold the same bits. Where no contact component spans two ranks the
+// sweeps are the serial ones restricted to each component: the serial
+// run's bits.
+struct NlgsRankSplit {
+  int rank = 0, size = 1;
+  std::vector<int> contact_rank;  // per contact, filled by the caller each step
+  // In place, element by element over the ranks, the same bits on every
+  // rank (each entry is non-zero on one rank at most: exact). One call per
+  // sweep (impulses and the sweep's maxima) and one after the last.
+  std::function<void(std::vector<double>&)> sum;
+};
+
+// Applies the warm-start impulses to the velocities, then sweeps (all
+// contacts, or with `split` this rank's).
 NlgsReport SolveNlgs(NonsmoothBodies& bodies, NonsmoothContacts& contacts,
-                     const NlgsSettings& settings);
+                     const NlgsSettings& settings, const NlgsRankSplit* split = nullptr);
 
 }  // namespace tessera::dem::nonsmooth

@@ -99,8 +99,9 @@ class DEMSolver(PythonSolver):
     """Kratos' solver interface around the C++ strategy. The stage reads the
     model parts; the solver builds the strategy in Initialize."""
 
-    # "parallel_type": "MPI" runs the explicit sphere strategy distributed
-    # (distributed_run.py; what it refuses is an error naming the key).
+    # "parallel_type": "MPI" runs the explicit sphere strategies and
+    # Moreau-Jean distributed (distributed_run.py; what it refuses is an
+    # error naming the key).
     SUPPORTS_MPI = True
 
     def __init__(self, model, stage):
@@ -355,6 +356,8 @@ class DEMSolver(PythonSolver):
             distributed_run.CheckSupported(self)
         if self._IsMoreauJean():
             self._InitializeMoreauJean(spheres, walls)
+            if self.communicator is not None and self.communicator.IsDistributed():
+                self.distributed = distributed_run.StartMoreauJean(self, self.communicator)
             return
         self.strategy = _dem.ExplicitSolverStrategy(
             spheres, walls if walls.NumberOfConditions() > 0 else None, self._Settings())
@@ -509,6 +512,7 @@ class DEMSolver(PythonSolver):
     def SaveCheckpoint(self, writer, group):
         if self.strategy is None:
             raise tessera.Error(f"checkpoint {writer.path}: the DEM solver is saved only after Initialize()")
+        self._RefuseDistributedMoreauJeanCheckpoint(writer.path)
         writer.WriteString(group + "/Type", type(self).__name__)
         if self._IsMoreauJean():
             _dem.SaveMoreauJeanCheckpoint(self.strategy, writer, group + "/Strategy")
@@ -518,6 +522,12 @@ class DEMSolver(PythonSolver):
             _dem.SaveInletCheckpoint(self.inlets, writer, group + "/Inlets")
         if self.distributed is not None:
             self.distributed.SaveCheckpoint(writer, group + "/Distributed")
+
+    def _RefuseDistributedMoreauJeanCheckpoint(self, path):
+        if self._IsMoreauJean() and self.communicator is not None and self.communicator.IsDistributed():
+            raise tessera.Error(
+                f"checkpoint {path}: \"parallel_type\": \"MPI\" with 'solver_settings.strategy' "
+                "\"moreau_jean_strategy\" writes and continues no checkpoints yet (run it serially)")
 
     def _CheckSavedSolver(self, reader, group):
         if not reader.Has(group + "/Type"):
@@ -534,6 +544,7 @@ class DEMSolver(PythonSolver):
                     "(another deck?)")
 
     def PrepareLoadCheckpoint(self, reader, group):
+        self._RefuseDistributedMoreauJeanCheckpoint(reader.path)
         self._CheckSavedSolver(reader, group)
         if self._IsMoreauJean():
             return  # its spheres are the deck's: no inlets, no deletions

@@ -4,7 +4,9 @@ docs/user_guide.md "Running on many cores and machines"): the deck's keys
 of problem_data.parallel_type, and "mpi_settings"), what refuses to run
 distributed (an error naming the key), the C++ DistributedDem
 (applications/dem/parallel/distributed_dem.h) around the explicit strategy,
-and the output of a distributed run: owned spheres' VTK pieces, GiD and HDF5
+MoreauJeanRun around the non-smooth one (DistributedMoreauJean,
+distributed_moreau_jean.h: every rank holds every sphere, the NLGS sweeps
+are split), and the output of a distributed run: owned spheres' VTK pieces, GiD and HDF5
 files merged on rank 0 (MergedSpheresOutput), the walls written once by rank 0
 (GiD, HDF5 and VTK), their contact results and force graphs from the global
 sums (NeedsGlobalWallResults).
@@ -78,14 +80,23 @@ def CheckSupported(solver):
     (the C++ Start() checks the strategy's own state as well)."""
     p = solver.parameters
     where = p.Origin()
-    prefix = f"{where}: \"parallel_type\": \"MPI\" runs the explicit DEM strategy"
+    prefix = f"{where}: \"parallel_type\": \"MPI\" runs the DEM strategies"
 
     def refuse(key, why):
         raise tessera.Error(f"{prefix}, but key '{key}' {why}; it does not run distributed yet")
 
     strategy = p["solver_settings"]["strategy"].GetString()
-    if strategy not in ("sphere_strategy", "continuum_sphere_strategy"):
-        refuse("solver_settings.strategy", f"is \"{strategy}\" (non-smooth contacts)")
+    if strategy not in ("sphere_strategy", "continuum_sphere_strategy", "moreau_jean_strategy"):
+        refuse("solver_settings.strategy", f"is \"{strategy}\"")
+    if strategy == "moreau_jean_strategy":
+        # (DistributedMoreauJean: every rank holds the whole state; the NLGS
+        # sweeps are split. Its rank state is not in checkpoints yet.)
+        options = solver.stage._restart_options
+        if options.save or getattr(solver.stage, "_restart_file", None) is not None:
+            raise tessera.Error(
+                f"{where}: \"parallel_type\": \"MPI\" with 'solver_settings.strategy' "
+                "\"moreau_jean_strategy\" writes and continues no checkpoints yet; set "
+                "'restart_options.SaveRestart' false (or run it serially)")
     # (CleanIndentationsOption runs: every rank shrinks every sphere at the
     # start, before the decomposition, as the serial run does.)
 
@@ -107,6 +118,59 @@ def RejectPiecewiseOutput(processes):
                                     "distributed (\"parallel_type\": \"MPI\") DEM run would write every "
                                     "rank's ghosts or walls again; use the DEM deck's post_vtk_option, "
                                     "post_gid_option or post_hdf5_option, which write each sphere once")
+
+
+class MoreauJeanRun:
+    """The distributed side of a Moreau-Jean run (_dem.DistributedMoreauJean,
+    applications/dem/parallel/distributed_moreau_jean.h): every rank holds
+    every sphere, the NLGS sweeps are split by the ranks' boxes, and a
+    sphere is owned, for output, by the rank whose box holds its centre. The
+    methods the stage calls on DistributedDem, where they apply."""
+
+    def __init__(self, solver, communicator):
+        self.strategy = solver.strategy
+        self.spheres = solver.model.GetModelPart("SpheresPart")
+        self.split = _dem.DistributedMoreauJean(solver.strategy, communicator,
+                                                Settings(solver.parameters))
+        self.split.Start()
+
+    def RefreshGhosts(self):
+        """After each step (the replicas need no refresh): the rebalancing check."""
+        self.split.AfterStep()
+
+    def OwnedElementIds(self):
+        return self.split.OwnedElementIds()
+
+    def OwnedNodeIds(self):
+        spheres = self.spheres
+        return [spheres.GetElement(int(e)).GetGeometry()[0].Id for e in self.split.OwnedElementIds()]
+
+    def NumberOfOwned(self):
+        return self.split.NumberOfOwned()
+
+    def NumberOfGhosts(self):
+        return 0
+
+    def GlobalKineticEnergy(self):
+        return self.strategy.KineticEnergy()  # every rank holds every sphere
+
+    def ReplicaDigest(self):
+        return self.split.ReplicaDigest()
+
+    def Rebalances(self):
+        return self.split.Rebalances()
+
+    def WriteGlobalWallResults(self):
+        pass  # every rank holds every wall contact
+
+
+def StartMoreauJean(solver, communicator):
+    """After the Moreau-Jean strategy's Initialize on every sphere: the split
+    of its sweeps over the ranks (MoreauJeanRun)."""
+    run = MoreauJeanRun(solver, communicator)
+    from tessera.parallel import SetNodeOwnership
+    SetNodeOwnership(solver.model.GetModelPart("SpheresPart"), run.OwnedNodeIds)
+    return run
 
 
 def Start(solver, communicator, restored=False):

@@ -30,6 +30,7 @@ py::dict StepDict(const MoreauJeanStepReport& s) {
   d["law_residual"] = s.law_residual;
   d["max_penetration"] = s.max_penetration;
   d["max_impulse"] = s.max_impulse;
+  d["interface_contacts"] = s.interface_contacts;
   return d;
 }
 
@@ -166,27 +167,30 @@ void BindNonsmooth(py::module_& m) {
       .def(
           "LastStep", [](const MoreauJeanStrategy& st) { return StepDict(st.LastStep()); },
           "The last step's violation measures: contacts, iterations, converged, change, "
-          "law_residual (m/s), max_penetration (m), max_impulse (N s)")
+          "law_residual (m/s), max_penetration (m), max_impulse (N s), interface_contacts")
       .def(
           "History",
           [](const MoreauJeanStrategy& st) {
             const auto& h = st.History();
             py::dict d;
-            for (const char* key : {"contacts", "iterations", "law_residual", "max_penetration"}) {
+            for (const char* key : {"contacts", "iterations", "law_residual", "max_penetration",
+                                    "interface_contacts"}) {
               py::array_t<double> a(static_cast<py::ssize_t>(h.size()));
               auto* p = a.mutable_data();
               for (std::size_t k = 0; k < h.size(); ++k) {
                 const std::string name = key;
-                p[k] = name == "contacts"       ? static_cast<double>(h[k].contacts)
-                       : name == "iterations"   ? h[k].iterations
-                       : name == "law_residual" ? h[k].law_residual
-                                                : h[k].max_penetration;
+                p[k] = name == "contacts"             ? static_cast<double>(h[k].contacts)
+                       : name == "iterations"         ? h[k].iterations
+                       : name == "law_residual"       ? h[k].law_residual
+                       : name == "interface_contacts" ? static_cast<double>(h[k].interface_contacts)
+                                                      : h[k].max_penetration;
               }
               d[key] = a;
             }
             return d;
           },
-          "Per step: contacts, iterations, law_residual, max_penetration (numpy arrays)")
+          "Per step: contacts, iterations, law_residual, max_penetration, interface_contacts "
+          "(distributed: exchanged after each sweep) (numpy arrays)")
       .def_property_readonly(
           "Particles", [](MoreauJeanStrategy& st) -> ParticleStorage& { return st.Particles(); },
           py::return_value_policy::reference_internal)

@@ -7,7 +7,9 @@
 #include <array>
 
 #include "applications/dem/inlets/particle_inlet.h"
+#include "applications/dem/nonsmooth/moreau_jean_strategy.h"
 #include "applications/dem/parallel/distributed_dem.h"
+#include "applications/dem/parallel/distributed_moreau_jean.h"
 #include "applications/dem/parallel/rcb_decomposition.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "kernel/io/checkpoint_file.h"
@@ -150,6 +152,32 @@ void BindDistributed(py::module_& m) {
       py::arg("weights") = std::vector<double>{},
       "One (low, high) box per part: owner of x where low <= x < high; `weights` (one per part): "
       "each part's share of the points in proportion to its weight");
+  py::class_<DistributedMoreauJean>(
+      m, "DistributedMoreauJean",
+      "The Moreau-Jean strategy over MPI ranks: every rank holds every sphere, the NLGS sweeps "
+      "split by the ranks' boxes (distributed_moreau_jean.h)")
+      .def(py::init([](nonsmooth::MoreauJeanStrategy& strategy, std::shared_ptr<Communicator> comm,
+                       const DistributedDemSettings& settings) {
+             return std::make_unique<DistributedMoreauJean>(strategy, comm, settings);
+           }),
+           py::arg("strategy"), py::arg("communicator"), py::arg("settings"),
+           py::keep_alive<1, 2>(), py::keep_alive<1, 3>())
+      .def("Start", &DistributedMoreauJean::Start,
+           "After the strategy's Initialize: the boxes, and the split installed in the strategy")
+      .def("AfterStep", &DistributedMoreauJean::AfterStep, "After each step: the rebalancing check")
+      .def("OwnedElementIds", &DistributedMoreauJean::OwnedElementIds)
+      .def("OwnedRows", &DistributedMoreauJean::OwnedRows)
+      .def("NumberOfOwned", &DistributedMoreauJean::NumberOfOwned)
+      .def("ReplicaDigest", &DistributedMoreauJean::ReplicaDigest,
+           "A hash of every row's position and velocities: equal on every rank")
+      .def("Rebalances", &DistributedMoreauJean::Rebalances)
+      .def(
+          "SumOverRanks",
+          [](const DistributedMoreauJean& d, std::vector<double> v) {
+            d.SumOverRanks(v);
+            return v;
+          },
+          py::arg("values"), "Element-wise sum over the ranks in rank order (collective)");
 }
 
 }  // namespace tessera::dem

@@ -1,0 +1,106 @@
+// The Moreau-Jean strategy over MPI ranks (distributed_moreau_jean.h).
+#include "applications/dem/parallel/distributed_moreau_jean.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "applications/dem/nonsmooth/moreau_jean_strategy.h"
+#include "kernel/core/error.h"
+#include "kernel/parallel/communicator.h"
+
+namespace tessera::dem {
+
+DistributedMoreauJean::DistributedMoreauJean(nonsmooth::MoreauJeanStrategy& strategy,
+                                             std::shared_ptr<const Communicator> communicator,
+                                             DistributedDemSettings settings)
+    : s_(strategy), comm_(std::move(communicator)), settings_(std::move(settings)) {
+  rank_ = comm_->Rank();
+  size_ = comm_->Size();
+  if (settings_.balance != "count")
+    TESSERA_ERROR(
+        "\"parallel_type\": \"MPI\" with moreau_jean_strategy balances the spheres' counts; key "
+        "'mpi_settings.balance' is \"",
+        settings_.balance, "\" (\"time\" runs the explicit strategy only)");
+  for (int r = 0; r < size_; ++r)
+    if (r != rank_) others_.push_back(r);
+}
+
+void DistributedMoreauJean::Bisect() {
+  const ParticleStorage& p = s_.Particles();
+  std::vector<Array3> points(p.size());
+  std::vector<std::int64_t> keys(p.size());
+  for (std::size_t i = 0; i < p.size(); ++i)
+    points[i] = p.position[i], keys[i] = static_cast<std::int64_t>(i);
+  boxes_ = RecursiveCoordinateBisection(points, keys, size_);
+}
+
+void DistributedMoreauJean::Start() {
+  Bisect();
+  s_.SetRankSplit(
+      rank_, size_, [this](const Array3& x) { return RcbOwner(boxes_, x); },
+      [this](std::vector<double>& v) { SumOverRanks(v); });
+}
+
+void DistributedMoreauJean::AfterStep() {
+  ++steps_;
+  if (settings_.rebalance_every <= 0 || steps_ % settings_.rebalance_every != 0 || size_ == 1)
+    return;
+  const ParticleStorage& p = s_.Particles();
+  std::vector<std::size_t> count(size_, 0);
+  for (std::size_t i = 0; i < p.size(); ++i) ++count[RcbOwner(boxes_, p.position[i])];
+  const double mean = static_cast<double>(p.size()) / size_;
+  const auto largest = static_cast<double>(*std::max_element(count.begin(), count.end()));
+  if (mean > 0.0 && largest > settings_.imbalance_threshold * mean) {
+    Bisect();
+    ++rebalances_;
+  }
+}
+
+std::vector<std::size_t> DistributedMoreauJean::OwnedRows() const {
+  const ParticleStorage& p = s_.Particles();
+  std::vector<std::size_t> rows;
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (RcbOwner(boxes_, p.position[i]) == rank_) rows.push_back(i);
+  return rows;
+}
+
+std::vector<IdType> DistributedMoreauJean::OwnedElementIds() const {
+  const ParticleStorage& p = s_.Particles();
+  std::vector<IdType> ids;
+  for (std::size_t i : OwnedRows()) ids.push_back(p.element_id[i]);
+  return ids;
+}
+
+std::uint64_t DistributedMoreauJean::ReplicaDigest() const {
+  // FNV-1a over the bytes.
+  std::uint64_t h = 1469598103934665603ull;
+  const auto add = [&h](const Array3& a) {
+    unsigned char bytes[sizeof(double) * 3];
+    std::memcpy(bytes, &a[0], sizeof(double)), std::memcpy(bytes + 8, &a[1], sizeof(double));
+    std::memcpy(bytes + 16, &a[2], sizeof(double));
+    for (unsigned char b : bytes) h = (h ^ b) * 1099511628211ull;
+  };
+  const ParticleStorage& p = s_.Particles();
+  for (std::size_t i = 0; i < p.size(); ++i)
+    add(p.position[i]), add(p.velocity[i]), add(p.angular_velocity[i]);
+  return h;
+}
+
+void DistributedMoreauJean::SumOverRanks(std::vector<double>& values) const {
+  if (size_ == 1) return;
+  out_.assign(others_.size(), values);
+  in_.assign(others_.size(), std::vector<double>(values.size()));
+  comm_->ExchangeKnownSizes(others_, out_, in_);
+  // Rank order: rank 0's values first, then each next rank's.
+  std::vector<const std::vector<double>*> by_rank(size_);
+  by_rank[rank_] = &values;
+  for (std::size_t q = 0; q < others_.size(); ++q) by_rank[others_[q]] = &in_[q];
+  std::vector<double> result = *by_rank[0];
+  for (int r = 1; r < size_; ++r) {
+    const std::vector<double>& v = *by_rank[r];
+    for (std::size_t k = 0; k < result.size(); ++k) result[k] += v[k];
+  }
+  values = std::move(result);
+}
+
+}  // namespace tessera::dem

@@ -1,0 +1,68 @@
+"""Runs the Moreau-Jean DEM deck of FOLDER with the given parallel_type and
+writes, on rank 0, OUT.npz: every sphere's final centre, velocity and
+angular velocity (node ids ascending, each from the rank that owns it),
+the per-step NLGS iterations and interface contacts (History), and for a
+distributed run every rank's ReplicaDigest (the replicas' bits alike) and
+the owned spheres per rank at the end; per rank the loop's wall and CPU
+seconds (seconds).
+
+    [mpirun -np N] python3 mpi_moreau_jean_run.py FOLDER OUT.npz OpenMP|MPI
+"""
+import sys
+import time as clock
+
+import numpy as np
+
+import tessera
+import tessera.dem  # noqa: F401  (registers the DEM application)
+from tessera.dem import distributed_run
+from tessera.project import Project, WorkingDirectory
+
+VARIABLES = ("VELOCITY", "ANGULAR_VELOCITY")
+
+
+def main(folder, out, parallel_type):
+    project = Project(folder, "ProjectParametersDEM.json",
+                      settings=[f'parallel_type="{parallel_type}"'])
+    with WorkingDirectory(folder):
+        stage = project.CreateStage()
+        stage.Initialize()
+        start, cpu = clock.perf_counter(), clock.process_time()
+        stage.RunSolutionLoop()
+        seconds, cpu = clock.perf_counter() - start, clock.process_time() - cpu
+        stage.Finalize()
+    solver = stage._GetSolver()
+    distributed = solver.distributed
+    communicator = stage.communicator
+    spheres = project.model.GetModelPart("SpheresPart")
+    history = solver.strategy.History()
+    extra = {"iterations": history["iterations"], "interface": history["interface_contacts"],
+             "contacts": history["contacts"], "steps": solver.strategy.StepCount(),
+             "seconds": communicator.GatherDoubles([seconds, cpu], 0)}
+    if distributed is None:
+        ids = np.asarray(spheres.NodeIds(), dtype=np.int64)
+        order = np.argsort(ids)
+        values = {"x": np.array([[n.X, n.Y, n.Z] for n in spheres.Nodes])[order]}
+        for name in VARIABLES:
+            values[name] = np.array(spheres.NodalArray(tessera.GetVariable(name)), dtype=float)[order]
+        ids = ids[order]
+    else:
+        from tessera.parallel import GatherNodalArray
+        coordinates = np.array([[n.X, n.Y, n.Z] for n in spheres.Nodes])
+        node_ids = np.asarray(spheres.NodeIds(), dtype=np.int64)
+        owned = np.isin(node_ids, np.asarray(distributed.OwnedNodeIds(), dtype=np.int64))
+        ids, x = GatherNodalArray(communicator, spheres, node_ids[owned], coordinates[owned])
+        _, values = distributed_run.GatherOwned(communicator, distributed, spheres, VARIABLES)
+        digests = communicator.GatherInts([int(distributed.ReplicaDigest() & 0x7fffffffffffffff)], 0)
+        counts = communicator.GatherInts([int(distributed.NumberOfOwned())], 0)
+        if values is not None:
+            values["x"] = x
+            extra.update({"digests": np.array([d[0] for d in digests]),
+                          "owned": np.array([c[0] for c in counts]),
+                          "rebalances": distributed.Rebalances()})
+    if communicator.Rank() == 0:
+        np.savez(out, ids=ids, ranks=communicator.Size(), **values, **extra)
+
+
+if __name__ == "__main__":
+    main(*sys.argv[1:4])
