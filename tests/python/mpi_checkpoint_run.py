@@ -23,7 +23,6 @@ import numpy as np
 import tessera
 import tessera.dem  # noqa: F401  (registers the DEM application)
 from tessera.dem import distributed_run
-from tessera.parallel import GatherNodalArray
 from tessera.project import Project, WorkingDirectory
 
 VARIABLES = ("VELOCITY", "ANGULAR_VELOCITY")
@@ -71,11 +70,8 @@ def main(folder, out, parallel_type, restart, *settings):
         for name in VARIABLES:
             values[name] = np.array(spheres.NodalArray(tessera.GetVariable(name)), dtype=float)[order]
     else:
-        owned = np.isin(node_ids, np.asarray(solver.distributed.OwnedNodeIds(), dtype=np.int64))
-        ids, x = GatherNodalArray(communicator, spheres, node_ids[owned], coordinates[owned])
-        _, values = distributed_run.GatherOwned(communicator, solver.distributed, spheres, VARIABLES)
-        if values is not None:
-            values["x"] = x
+        ids, values = distributed_run.GatherOwned(communicator, solver.distributed, spheres,
+                                                  VARIABLES, coordinates=True)
     extra = {}
     if held:
         from mpi_dem_run import CLUSTER_DOUBLES, ClusterState, OwnedClusterIds

@@ -61,14 +61,8 @@ def main(folder, out, parallel_type):
         contacts = strategy.NumberOfParticleContacts()
         bonds = (strategy.NumberOfBonds(), strategy.NumberOfIntactBonds())
     else:
-        coordinates = np.array([[n.X, n.Y, n.Z] for n in spheres.Nodes])
-        node_ids = np.asarray(spheres.NodeIds(), dtype=np.int64)
-        owned = np.isin(node_ids, np.asarray(distributed.OwnedNodeIds(), dtype=np.int64))
-        from tessera.parallel import GatherNodalArray
-        ids, x = GatherNodalArray(communicator, spheres, node_ids[owned], coordinates[owned])
-        _, values = distributed_run.GatherOwned(communicator, distributed, spheres, VARIABLES)
-        if values is not None:
-            values["x"] = x
+        ids, values = distributed_run.GatherOwned(communicator, distributed, spheres, VARIABLES,
+                                                  coordinates=True)
         kinetic = distributed.GlobalKineticEnergy()
         contacts = distributed.GlobalNumberOfParticleContacts()
         bonds = (distributed.GlobalNumberOfBonds(), distributed.GlobalNumberOfIntactBonds())

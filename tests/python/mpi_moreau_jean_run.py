@@ -47,16 +47,11 @@ def main(folder, out, parallel_type):
             values[name] = np.array(spheres.NodalArray(tessera.GetVariable(name)), dtype=float)[order]
         ids = ids[order]
     else:
-        from tessera.parallel import GatherNodalArray
-        coordinates = np.array([[n.X, n.Y, n.Z] for n in spheres.Nodes])
-        node_ids = np.asarray(spheres.NodeIds(), dtype=np.int64)
-        owned = np.isin(node_ids, np.asarray(distributed.OwnedNodeIds(), dtype=np.int64))
-        ids, x = GatherNodalArray(communicator, spheres, node_ids[owned], coordinates[owned])
-        _, values = distributed_run.GatherOwned(communicator, distributed, spheres, VARIABLES)
+        ids, values = distributed_run.GatherOwned(communicator, distributed, spheres, VARIABLES,
+                                                  coordinates=True)
         digests = communicator.GatherInts([int(distributed.ReplicaDigest() & 0x7fffffffffffffff)], 0)
         counts = communicator.GatherInts([int(distributed.NumberOfOwned())], 0)
         if values is not None:
-            values["x"] = x
             extra.update({"digests": np.array([d[0] for d in digests]),
                           "owned": np.array([c[0] for c in counts]),
                           "rebalances": distributed.Rebalances()})

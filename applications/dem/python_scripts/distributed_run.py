@@ -192,10 +192,11 @@ def Start(solver, communicator, restored=False):
     return distributed
 
 
-def GatherOwned(communicator, distributed, model_part, variables, root=0):
+def GatherOwned(communicator, distributed, model_part, variables, root=0, coordinates=False):
     """(node ids, {name: (n, 3) values}) of the variables named in
     `variables` for every owned sphere of all ranks, on `root`, sorted by node
-    id; (None, None) elsewhere."""
+    id; (None, None) elsewhere. With `coordinates` the current coordinates
+    too, as "x"."""
     import numpy as np
     from tessera.parallel import GatherNodalArray
 
@@ -203,6 +204,10 @@ def GatherOwned(communicator, distributed, model_part, variables, root=0):
     owned = np.isin(ids, np.asarray(distributed.OwnedNodeIds(), dtype=np.int64))
     result = {}
     gathered_ids = None
+    if coordinates:
+        x = np.array([[n.X, n.Y, n.Z] for n in model_part.Nodes], dtype=float).reshape(-1, 3)
+        gathered_ids, result["x"] = GatherNodalArray(communicator, model_part, ids[owned], x[owned],
+                                                     root)
     for name in variables:
         values = np.array(model_part.NodalArray(tessera.GetVariable(name)), dtype=float)
         gathered_ids, values = GatherNodalArray(communicator, model_part, ids[owned], values[owned],
