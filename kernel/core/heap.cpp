@@ -1,8 +1,7 @@
-// ReleaseFreedHeapMemory, LargeBlocksMapped and the huge-page blocks (see
-// heap.h), and the heap policy fixed at load.
+// ReleaseFreedHeapMemory and the huge-page blocks (see heap.h), and glibc's
+// large-block policy put back at load.
 #include "kernel/core/heap.h"
 
-#include <atomic>
 #include <cstdint>
 #include <cstdlib>  // defines __GLIBC__ where the C library is glibc
 #include <mutex>
@@ -27,36 +26,25 @@ void ReleaseFreedHeapMemory() {
 #if defined(__GLIBC__)
 namespace {
 
-constexpr int kMappedFrom = 32 << 20;  // bytes; blocks below stay in the heap
-std::atomic<int> mapped_scopes{0};
-
-// Runs after the initialisers of the libraries the kernel links (they start
-// first), so its settings are the ones in force whatever those set.
-// SuperLU_DIST 8 sets the same two (M_MMAP_MAX 0, M_TRIM_THRESHOLD -1); without
-// it glibc would map blocks from an adaptive threshold and trim the top.
-struct HeapPolicy {
-  HeapPolicy() {
-    mallopt(M_MMAP_MAX, 0);
-    mallopt(M_TRIM_THRESHOLD, -1);
+// A library PETSc links (SuperLU_DIST 8, when it is loaded) turns glibc's
+// mapping of large blocks off (M_MMAP_MAX 0) and its trimming of the heap's
+// top off (M_TRIM_THRESHOLD -1): every block freed, of any size, then stays
+// resident (the static cantilever on 2 ranks: +370 MiB, the freed local
+// matrices and the mesh read's arrays under small blocks). This runs after
+// that library's initialiser (the kernel depends on it, so it starts first)
+// and puts back glibc's usual steady state: blocks from 32 MiB up mapped on
+// their own (32 MiB: the most glibc's adaptive threshold rises to), the
+// heap's top trimmed beyond 64 MiB free.
+struct LargeBlocksMapped {
+  LargeBlocksMapped() {
+    mallopt(M_MMAP_MAX, 65536);
+    mallopt(M_MMAP_THRESHOLD, 32 << 20);
+    mallopt(M_TRIM_THRESHOLD, 64 << 20);
   }
 };
-const HeapPolicy heap_policy;
+const LargeBlocksMapped large_blocks_mapped;
 
 }  // namespace
-
-LargeBlocksMapped::LargeBlocksMapped(bool active) : active_(active) {
-  if (active_ && mapped_scopes.fetch_add(1) == 0) {
-    mallopt(M_MMAP_THRESHOLD, kMappedFrom);
-    mallopt(M_MMAP_MAX, 65536);
-  }
-}
-
-LargeBlocksMapped::~LargeBlocksMapped() {
-  if (active_ && mapped_scopes.fetch_sub(1) == 1) mallopt(M_MMAP_MAX, 0);
-}
-#else
-LargeBlocksMapped::LargeBlocksMapped(bool active) : active_(active) {}
-LargeBlocksMapped::~LargeBlocksMapped() = default;
 #endif
 
 #if defined(__linux__) && defined(MADV_HUGEPAGE)

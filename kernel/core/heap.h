@@ -1,23 +1,19 @@
 // The C library's heap: giving freed memory back to the operating system.
 //
-// Freed blocks stay in the heap as resident memory, for reuse without page
-// faults. Tessera fixes glibc's policy at load (heap.cpp): no block is mapped
-// on its own and the heap's top is never trimmed by itself, whatever a linked
-// library set (SuperLU_DIST, which Debian's PETSc links, sets the same). The
-// multigrid setup of an implicit solve allocates and frees hundreds of MiB:
-// every large block mapped anew in 4 KiB pages (glibc's mapping from 32 MiB)
-// cost the static cantilever about 3 s on one process and 10 s on two ranks
-// (host F, a VM where a page fault costs ~20 us). Memory goes back by:
-// - ReleaseFreedHeapMemory(): the heap's free pages (glibc's malloc_trim). A
-//   call costs a fraction of a millisecond, but every page it returns faults
-//   in again when reused, so a caller makes it only when its arrays have
-//   shrunk a lot (the DEM search: when its lists halve).
-// - LargeBlocksMapped: while one lives, blocks from 32 MiB are mapped on
-//   their own, so that freeing one unmaps it and returns nothing else. For
-//   large arrays freed for good while the process goes on growing (the
-//   distributed builder's local matrix, freed once PETSc holds its copy).
-// - MapHugeBlock: a block of its own in transparent huge pages, unmapped
-//   when freed; mapped anew it faults in per 2 MiB (PETSc's large blocks).
+// Tessera puts glibc's large-block policy back at load (heap.cpp), after a
+// linked library switched it off (SuperLU_DIST, which Debian's PETSc links:
+// M_MMAP_MAX 0, M_TRIM_THRESHOLD -1, so every freed block stayed resident):
+// blocks from 32 MiB are mapped on their own and unmapped when freed, the
+// heap's top is trimmed beyond 64 MiB free. Blocks below 32 MiB (the DEM
+// search's lists) come from the heap, whose freed pages stay resident:
+// - ReleaseFreedHeapMemory() hands them back (glibc's malloc_trim). A call
+//   costs a fraction of a millisecond, but every page it returns faults in
+//   again when reused, so a caller makes it only when its arrays have shrunk
+//   a lot (the DEM search: when its lists halve).
+// - A mapped block faults in per 4 KiB page each time it is allocated: ~20 us
+//   a fault on host F (a VM). Blocks allocated and freed again and again
+//   (the ~1 GB of PETSc's multigrid setup) come from MapHugeBlock, in
+//   transparent huge pages: a fault per 2 MiB.
 #pragma once
 
 #include <cstddef>
@@ -27,20 +23,6 @@ namespace tessera {
 // Returns the free pages of the heap to the system; a no-op where the C
 // library offers no way to (anything but glibc).
 void ReleaseFreedHeapMemory();
-
-// Blocks from 32 MiB allocated while one of these lives (in any thread) are
-// mapped on their own and unmapped when freed, wherever they are freed.
-// Scopes nest within one thread; a no-op on C libraries other than glibc.
-class LargeBlocksMapped {
- public:
-  explicit LargeBlocksMapped(bool active = true);
-  ~LargeBlocksMapped();
-  LargeBlocksMapped(const LargeBlocksMapped&) = delete;
-  LargeBlocksMapped& operator=(const LargeBlocksMapped&) = delete;
-
- private:
-  bool active_;
-};
 
 // Large blocks of their own in transparent huge pages (Linux; elsewhere plain
 // heap blocks): one page fault per 2 MiB instead of per 4 KiB, and the pages go

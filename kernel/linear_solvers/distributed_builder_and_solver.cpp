@@ -15,7 +15,6 @@ DistributedBuilderAndSolver::DistributedBuilderAndSolver(
       owned_nodes_(std::move(owned_nodes)),
       interface_(communicator, std::move(neighbours), std::move(shared_nodes)) {
   petsc_ = std::static_pointer_cast<PetscLinearSolver>(solver_);
-  map_system_matrix_ = true;  // freed in SystemSolve once PETSc has it
   std::sort(owned_nodes_.begin(), owned_nodes_.end());
 }
 
@@ -125,7 +124,7 @@ void DistributedBuilderAndSolver::SystemSolve(SparseMatrix& A, Vector& dx, const
   // The multigrid hierarchy is built next, on top of PETSc's copy: the local
   // one goes first. Its pattern is computed again at the next build (a
   // Newton iteration's ComputePattern; a linear solve has none). Its arrays
-  // were mapped on their own (MakeMatrix): their pages go back now.
+  // are blocks of their own (kernel/core/heap.h): their pages go back now.
   SparseMatrix().swap(A);  // (assigning an empty matrix would keep A's arrays)
   petsc_->SolveLoaded(dx, rhs_free_);
 }

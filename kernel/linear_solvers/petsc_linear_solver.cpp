@@ -72,12 +72,12 @@ bool PetscAlive() {
 // PETSc's blocks from 32 MiB (its matrices, the multigrid hierarchy and the
 // setup's transients, hundreds of MiB allocated and freed again) each in huge
 // pages of their own (kernel/core/heap.h): freed, they go back to the system
-// at once, and mapped anew they fault in per 2 MiB, not per 4 KiB (~20 us a
-// fault on host F; the static cantilever: 385,000 -> 130,000 faults on one
-// process, 837,000 -> 253,000 on two ranks, against 4 KiB pages mapped from
-// 32 MiB). From 4 MiB instead: +265 MiB on two ranks (huge pages partly
-// used). Smaller blocks come from the heap as with PETSc's own allocator
-// (glibc's blocks are 16-byte aligned, PETSC_MEMALIGN).
+// at once, as glibc's mapped blocks, but mapped anew they fault in per 2 MiB,
+// not per 4 KiB (~20 us a fault on host F; the static cantilever: 383,500 ->
+// 137,000 faults on one process, 836,000 -> 367,000 on two ranks). From
+// 4 MiB instead: more memory (huge pages partly used; 2 ranks +265 MiB).
+// Smaller blocks come from the heap as with PETSc's own allocator (glibc's
+// blocks are 16-byte aligned, PETSC_MEMALIGN).
 constexpr std::size_t kHugeFrom = std::size_t{32} << 20;
 
 PetscErrorCode HugeMalloc(size_t bytes, PetscBool clear, int, const char[], const char[],

@@ -324,7 +324,6 @@ class BuilderAndSolver {
   // no copy of it (154 MiB at 40 M entries), only the pattern's digest and
   // size to recognise A (HasPattern); another matrix gets it computed again.
   void MakeMatrix(SparseMatrix& A) {
-    const LargeBlocksMapped mapped(map_system_matrix_);
     ComputePattern(A);
     pattern_nonzeros_ = static_cast<std::size_t>(A.nonZeros());
     pattern_hash_ =
@@ -547,10 +546,6 @@ class BuilderAndSolver {
   // a system matrix (MakeMatrix) since the last SetUpSystem.
   bool pattern_made_ = false;
   std::uint64_t pattern_hash_ = 0;
-  // The system matrix' arrays mapped on their own (kernel/core/heap.h), for a
-  // builder that frees the matrix for good after each solve: its pages then
-  // go back at once (the distributed builder, once PETSc holds a copy).
-  bool map_system_matrix_ = false;
   std::size_t pattern_nonzeros_ = 0;
   std::vector<LocalSystem> locals_;  // per-thread local systems, reused across builds
   Vector rhs_free_;
