@@ -123,7 +123,8 @@ void DistributedBuilderAndSolver::SystemSolve(SparseMatrix& A, Vector& dx, const
   petsc_->LoadMatrix(A);
   // The multigrid hierarchy is built next, on top of PETSc's copy: the local
   // one goes first. Its pattern is computed again at the next build (a
-  // Newton iteration's ComputePattern; a linear solve has none).
+  // Newton iteration's ComputePattern; a linear solve has none). Its arrays
+  // are blocks of their own (kernel/core/heap.h): their pages go back now.
   SparseMatrix().swap(A);  // (assigning an empty matrix would keep A's arrays)
   petsc_->SolveLoaded(dx, rhs_free_);
 }
