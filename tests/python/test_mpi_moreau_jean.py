@@ -27,7 +27,7 @@ import pytest
 from tessera.parallel import MpiSkipReason
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_dem_case import SPACING, RunBed, WriteBed, _WriteSpheres  # noqa: E402
+from mpi_dem_case import SPACING, WriteBed, _WriteSpheres  # noqa: E402
 
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
 RUN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_moreau_jean_run.py")
