@@ -32,6 +32,29 @@ def Dem():
     return _dem
 
 
+def AssertIdentityAtAnyInstant(spheres, position, radius, faces):
+    """Σ_i V_i σ̄_i = sym(−Σ_i x_i ⊗ F_i) (the internal x_c ⊗ F cancel in
+    pairs where a pair's arms meet at one point), F_i = CONTACT_FORCES, to
+    1e-12 of Σ |x_i| |F_i| (round-off); V_i = VpacAreaRatio(n_i) 4/3 π R_i³
+    with n_i = faces(i, touching), touching the rows within r_i + r_j of i
+    (i itself included)."""
+    total, expected, scale = np.zeros((3, 3)), np.zeros((3, 3)), 0.0
+    for a, node in enumerate(spheres.Nodes):
+        x = np.array([node.X, node.Y, node.Z])
+        assert np.array_equal(x, position[a])
+        force = np.asarray(node.GetSolutionStepValue(tessera.CONTACT_FORCES))
+        expected -= 0.5 * (np.outer(x, force) + np.outer(force, x))
+        scale += np.linalg.norm(x) * np.linalg.norm(force)
+        d = position - position[a]
+        touching = np.einsum("ij,ij->i", d, d) < (radius + radius[a])**2
+        volume = Dem().VpacAreaRatio(int(faces(a, touching))) * 4.0 * math.pi * radius[a]**3 / 3.0
+        total += volume * np.asarray(node.GetSolutionStepValue(tessera.DEM_STRESS_TENSOR))
+    print("largest entry / scale", abs(expected).max() / scale,
+          "error / scale", abs(total - expected).max() / scale)
+    assert abs(expected).max() > 1e-3 * scale
+    np.testing.assert_allclose(total, expected, rtol=0, atol=1e-12 * scale)
+
+
 def Columns(stress=True, block_rows=None):
     """Four columns of LEVELS touching spheres on a floor at z = 0 under a
     plate at 2 R LEVELS - SQUEEZE (both fixed, frictionless, e = 0.1): the
@@ -187,24 +210,9 @@ def test_colliding_frictional_spheres_give_the_identity_at_any_instant():
     assert contacts >= 20
     position = np.asarray(strategy.Particles.position)
     radius = np.asarray(strategy.Particles.radius)
-    nodes = list(spheres.Nodes)
-    total, expected, scale = np.zeros((3, 3)), np.zeros((3, 3)), 0.0
-    for a, node in enumerate(nodes):
-        x = np.array([node.X, node.Y, node.Z])
-        assert np.array_equal(x, position[a])
-        force = np.asarray(node.GetSolutionStepValue(tessera.CONTACT_FORCES))
-        expected -= 0.5 * (np.outer(x, force) + np.outer(force, x))
-        scale += np.linalg.norm(x) * np.linalg.norm(force)
-        # V_i: n_i the sphere's touching contacts (the pass's test d² < (r_i + r_j)²).
-        d = position - position[a]
-        touching = np.count_nonzero((np.einsum("ij,ij->i", d, d) < (radius + radius[a])**2) &
-                                    (np.arange(len(nodes)) != a))
-        volume = Dem().VpacAreaRatio(int(touching)) * 4.0 * math.pi * radius[a]**3 / 3.0
-        total += volume * np.asarray(node.GetSolutionStepValue(tessera.DEM_STRESS_TENSOR))
-    print("largest entry / scale", abs(expected).max() / scale,
-          "error / scale", abs(total - expected).max() / scale)
-    assert abs(expected).max() > 1e-3 * scale
-    np.testing.assert_allclose(total, expected, rtol=0, atol=1e-12 * scale)
+    # V_i: n_i the sphere's touching contacts (the pass's test d² < (r_i + r_j)²).
+    AssertIdentityAtAnyInstant(spheres, position, radius,
+                               lambda a, touching: np.count_nonzero(touching) - 1)
 
 
 def test_the_batch_kernel_and_the_scalar_loop_keep_the_same_forces():
@@ -281,30 +289,16 @@ def test_a_bonded_lattice_gives_the_identity_at_any_instant(kratos):
     assert len(first) == 54 and 0 < np.count_nonzero(state) < len(first)
     position = np.asarray(strategy.Particles.position)
     radius = np.asarray(strategy.Particles.radius)
-    nodes = list(spheres.Nodes)
     strain = max(abs(np.linalg.norm(position[b] - position[a]) / (radius[a] + radius[b]) - 1.0)
                  for a, b in zip(first, second))
     print("largest bond strain", strain)
     assert strain > 1e-6
     bonded = {(int(a), int(b)) for a, b in zip(first, second)}
-    total, expected, scale = np.zeros((3, 3)), np.zeros((3, 3)), 0.0
-    for a, node in enumerate(nodes):
-        x = np.array([node.X, node.Y, node.Z])
-        assert np.array_equal(x, position[a])
-        force = np.asarray(node.GetSolutionStepValue(tessera.CONTACT_FORCES))
-        expected -= 0.5 * (np.outer(x, force) + np.outer(force, x))
-        scale += np.linalg.norm(x) * np.linalg.norm(force)
-        # V_i: n_i its bonds plus its touching unbonded contacts.
-        d = position - position[a]
-        touching = (np.einsum("ij,ij->i", d, d) < (radius + radius[a])**2)
-        faces = np.count_nonzero(first == a) + np.count_nonzero(second == a) + sum(
-            1 for b in np.flatnonzero(touching) if b != a and (min(a, b), max(a, b)) not in bonded)
-        volume = Dem().VpacAreaRatio(int(faces)) * 4.0 * math.pi * radius[a]**3 / 3.0
-        total += volume * np.asarray(node.GetSolutionStepValue(tessera.DEM_STRESS_TENSOR))
-    print("largest entry / scale", abs(expected).max() / scale,
-          "error / scale", abs(total - expected).max() / scale)
-    assert abs(expected).max() > 1e-3 * scale
-    np.testing.assert_allclose(total, expected, rtol=0, atol=1e-12 * scale)
+    # V_i: n_i its bonds plus its touching unbonded contacts.
+    AssertIdentityAtAnyInstant(spheres, position, radius, lambda a, touching: (
+        np.count_nonzero(first == a) + np.count_nonzero(second == a) + sum(
+            1 for b in np.flatnonzero(touching)
+            if b != a and (min(a, b), max(a, b)) not in bonded)))
 
 
 def test_the_bonds_lanes_keep_the_same_arms_and_change_no_result():
