@@ -55,29 +55,43 @@ def AssertIdentityAtAnyInstant(spheres, position, radius, faces):
     np.testing.assert_allclose(total, expected, rtol=0, atol=1e-12 * scale)
 
 
-def Columns(stress=True, block_rows=None):
+def Columns(stress=True, block_rows=None, bonded=False):
     """Four columns of LEVELS touching spheres on a floor at z = 0 under a
     plate at 2 R LEVELS - SQUEEZE (both fixed, frictionless, e = 0.1): the
-    spheres' and walls' parts and the strategy, run to rest."""
+    spheres' and walls' parts and the strategy, run to rest. With `bonded`,
+    each column's touching spheres are bonded (DEM_KDEM, bar springs, too
+    strong to break); the columns stand 0.5 R apart, beyond the bond search."""
     model = tessera.Model()
     spheres = SpheresPart(model)
     if stress:
         spheres.AddNodalSolutionStepVariable(tessera.DEM_STRESS_TENSOR)
+    if bonded:
+        spheres.AddNodalSolutionStepVariable(tessera.COHESIVE_GROUP)
     walls = model.CreateModelPart("RigidFacePart")
     grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
     plate = Material(walls, 2, young=1e7, poisson=0.25)
     for a, b in ((grain, grain), (grain, plate)):
         Relate(a, b, restitution=0.1, static_friction=0.0, law="DEM_D_Linear_viscous_Coulomb")
+    if bonded:
+        relation = grain.GetSubProperties(1)
+        for name, value in {"DEM_CONTINUUM_CONSTITUTIVE_LAW_NAME": "DEM_KDEM",
+                            "CONTACT_TAU_ZERO": 1e12, "CONTACT_INTERNAL_FRICC": 0.0}.items():
+            relation.SetValue(getattr(tessera, name), value)
     node = 0
     for cx in (0.0, GAP):
         for cy in (0.0, GAP):
             for k in range(LEVELS):
                 node += 1
                 Sphere(spheres, node, (cx, cy, R + 2 * R * k), R, grain)
+                if bonded:
+                    spheres.GetNode(node).SetSolutionStepValue(tessera.COHESIVE_GROUP, 1)
     h, top = 4 * R, 2 * R * LEVELS - SQUEEZE
     Face(walls, 1, [(-h, -h, 0), (h, -h, 0), (h, h, 0), (-h, h, 0)], plate)
     Face(walls, 2, [(-h, -h, top), (-h, h, top), (h, h, top), (h, -h, top)], plate)
-    settings = Settings(2e-5, "Symplectic_Euler")
+    # The bonds' search takes the neighbours within the search tolerance:
+    # touching in exact arithmetic, 2 R apart to round-off here.
+    settings = Settings(2e-5, "Symplectic_Euler", tolerance=1e-6 if bonded else 0.0)
+    settings.continuum = bonded
     if block_rows is not None:
         settings.force_block_rows = block_rows
     strategy = Dem().ExplicitSolverStrategy(spheres, walls, settings)
@@ -87,8 +101,20 @@ def Columns(stress=True, block_rows=None):
     return spheres, walls, strategy, top
 
 
-def test_columns_at_rest_satisfy_the_average_stress_theorem():
-    spheres, walls, strategy, top = Columns()
+@pytest.mark.parametrize("bonded", [False, True])
+def test_columns_at_rest_satisfy_the_average_stress_theorem(bonded):
+    """Unbonded, and bonded (the bonds take the contacts' place: the
+    identity is the same, a bond's arms meeting at its midpoint); the
+    bonded columns' load is also that of springs in series: the two wall
+    contacts (k_w = 2 E* R, E* = E / (2 (1 - ν²)), thesis 2.33) and LEVELS - 1
+    bonds (k_b = E π R² / 2R, bar springs) share the squeeze,
+    F / 4 = SQUEEZE / (2 / k_w + (LEVELS - 1) / k_b); rel 1e-9 (the rest's
+    residual, 1e-12 of the load, and the linear springs' round-off)."""
+    spheres, walls, strategy, top = Columns(bonded=bonded)
+    if bonded:
+        bonds = strategy.BondArrays()
+        assert len(bonds["first"]) == 4 * (LEVELS - 1)
+        assert not np.any(np.asarray(bonds["state"]))
     # The load: the particles' force on the top plate (its four nodes).
     load = sum(walls.GetNode(n).GetSolutionStepValue(tessera.CONTACT_FORCES)[2]
                for n in (5, 6, 7, 8))
@@ -98,6 +124,13 @@ def test_columns_at_rest_satisfy_the_average_stress_theorem():
                    for node in spheres.Nodes) / load
     print(f"load {load:.6e} N, net force / load {residual:.1e}")
     assert residual < 1e-12
+    if bonded:
+        young, poisson = 1e7, 0.25
+        wall_spring = 2.0 * young / (2.0 * (1.0 - poisson**2)) * R
+        bond_spring = young * math.pi * R**2 / (2.0 * R)
+        series = SQUEEZE / (2.0 / wall_spring + (LEVELS - 1) / bond_spring)
+        print(f"load / 4 {load / 4:.9e} N, springs in series {series:.9e} N")
+        assert abs(load / 4 / series - 1.0) < 1e-9
     # Each sphere has two contacts: V_i the virtual polyhedron of 4 faces (n_i clamped).
     volume = Dem().VpacAreaRatio(2) * 4.0 * math.pi * R**3 / 3.0
     moments = {node.Id: volume * np.asarray(node.GetSolutionStepValue(tessera.DEM_STRESS_TENSOR))
