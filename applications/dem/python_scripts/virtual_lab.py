@@ -47,8 +47,8 @@ What a run does:
    travel: an LVDT between them); lateral strain
    (minus the mean radial displacement of the lateral spheres over their
    initial radial position: compression positive), volumetric strain
-   (axial + 2 lateral), the bulk's axial and lateral strains (the
-   homogeneous deformation fitted to the interior spheres' positions, the
+   (axial + 2 lateral), the bulk's axial, lateral and volumetric strains
+   (the homogeneous deformation fitted to the interior spheres' positions, the
    lateral and end layers left out: HomogeneousStrain, BULK_DEPTH_RADII;
    the lateral spheres' strain carries their indentation under a triaxial
    test's point forces), axial stress (the platens' mean force over the
@@ -461,20 +461,22 @@ class VirtualLaboratory:
             import warnings
             warnings.warn(f"{self.where}.specimen: {len(interior)} spheres lie deeper than "
                           f"{BULK_DEPTH_RADII:g} largest radii inside the specimen, too few to fit "
-                          "the bulk's strain (bulk_axial_strain, bulk_lateral_strain: NaN); "
+                          "the bulk's strain (bulk_axial_strain, bulk_lateral_strain, "
+                          "bulk_volumetric_strain: NaN); "
                           "a larger specimen or smaller spheres have more", stacklevel=3)
         return interior
 
     def _BulkStrains(self, coordinates):
         """The interior's homogeneous strain, compression positive: axial
-        (along z, the platens' axis) and lateral (of a cylinder the mean of
-        x and y, across its axis; of a disc x, across the load in its plane)."""
+        (along z, the platens' axis), lateral (of a cylinder the mean of x
+        and y, across its axis; of a disc x, across the load in its plane)
+        and volumetric (minus the trace: of a cylinder axial + 2 lateral)."""
         strain = HomogeneousStrain(self.initial[self.interior], coordinates[self.interior])
         if self.specimen.shape == "cylinder":
             lateral = -0.5 * (strain[0, 0] + strain[1, 1])
         else:
             lateral = -strain[0, 0]
-        return -float(strain[2, 2]), float(lateral)
+        return -float(strain[2, 2]), float(lateral), -float(np.trace(strain))
 
     def _CheckTimeStep(self, dt):
         """The given Δt against the bonds' critical step (ContinuumBonds::
@@ -700,7 +702,7 @@ class VirtualLaboratory:
             axial_strain = shortening / self.end_distance
         else:
             axial_strain = platen_strain
-        bulk_axial, bulk_lateral = self._BulkStrains(coordinates)
+        bulk_axial, bulk_lateral, bulk_volumetric = self._BulkStrains(coordinates)
         pressure = self._Pressure(time)
         force = self._PlatenForce(stage)
         if s["test"] == "BTS":
@@ -713,6 +715,7 @@ class VirtualLaboratory:
                "lateral_strain": lateral_strain,
                "volumetric_strain": axial_strain + 2.0 * lateral_strain,
                "bulk_axial_strain": bulk_axial, "bulk_lateral_strain": bulk_lateral,
+               "bulk_volumetric_strain": bulk_volumetric,
                "axial_stress": stress,
                "platen_force": force, "confinement": pressure,
                "intact_bonds": int(np.count_nonzero(state == 0)),
