@@ -41,7 +41,9 @@ mesh (13,500 spheres, coordination 9.55), packed dense (solid fraction 0.60:
 12,427 spheres, porosity 0.40, coordination 8.4, the packing on which V5.1
 holds on every cut). It is long: the UCS at 0.002 m/s peaked after 858,000
 steps and stopped (0.7 of the peak) at 866,000, 84 minutes on one thread of
-a loaded 2-core host (about 2.3 ms a step idle); each test prints its steps
+a loaded 2-core host (about 2.3 ms a step idle); with `--damage thesis`
+it peaked (33.33 MPa) after 2,014,000 steps and stopped at 2,028,000, 71
+minutes on two threads of the idle host; each test prints its steps
 and cost per step; --platen-velocity 0.02 needs ten times fewer (the
 triaxial tests at 1.5 and 4.5 MPa: 174,000 and 280,000 steps, 31 and 37
 minutes on one thread of the loaded host; higher confinements peak later). --quick:
