@@ -1,7 +1,7 @@
 """DEM_STRESS_TENSOR with the contacts' forces (issue 40): σ̄_i = (1/V_i)
 Σ_c sym(r_c ⊗ F_c) over the sphere's bonds, its contacts with other spheres
-and with the walls (digest §3.6). Checked on columns of unbonded spheres
-pressed between two plates and brought to rest, against the average stress
+and with the walls (digest §3.6). Checked on columns of spheres, unbonded
+and bonded, pressed between two plates and brought to rest, against the average stress
 theorem (Love–Weber): Σ_i V_i σ̄_i = Σ over the wall contacts of x_c ⊗ F_c
 (the internal contacts cancel in pairs, Σ_i x_i ⊗ F_i vanishes at rest), here
 per column -(F/4) H_c e_z ⊗ e_z, F the load and H_c the distance between the
