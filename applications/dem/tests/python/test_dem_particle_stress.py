@@ -25,6 +25,7 @@ R = 0.01
 GAP = 2.5 * R  # between the columns' axes: no lateral contacts
 LEVELS = 3
 SQUEEZE = 3e-3 * R  # the top sphere's initial overlap with the top plate
+YOUNG, POISSON = 1e7, 0.25  # the spheres' and the plates'
 
 
 def Dem():
@@ -68,8 +69,8 @@ def Columns(stress=True, block_rows=None, bonded=False):
     if bonded:
         spheres.AddNodalSolutionStepVariable(tessera.COHESIVE_GROUP)
     walls = model.CreateModelPart("RigidFacePart")
-    grain = Material(spheres, 1, density=2000.0, young=1e7, poisson=0.25)
-    plate = Material(walls, 2, young=1e7, poisson=0.25)
+    grain = Material(spheres, 1, density=2000.0, young=YOUNG, poisson=POISSON)
+    plate = Material(walls, 2, young=YOUNG, poisson=POISSON)
     for a, b in ((grain, grain), (grain, plate)):
         Relate(a, b, restitution=0.1, static_friction=0.0, law="DEM_D_Linear_viscous_Coulomb")
     if bonded:
@@ -125,9 +126,8 @@ def test_columns_at_rest_satisfy_the_average_stress_theorem(bonded):
     print(f"load {load:.6e} N, net force / load {residual:.1e}")
     assert residual < 1e-12
     if bonded:
-        young, poisson = 1e7, 0.25
-        wall_spring = 2.0 * young / (2.0 * (1.0 - poisson**2)) * R
-        bond_spring = young * math.pi * R**2 / (2.0 * R)
+        wall_spring = 2.0 * YOUNG / (2.0 * (1.0 - POISSON**2)) * R
+        bond_spring = YOUNG * math.pi * R**2 / (2.0 * R)
         series = SQUEEZE / (2.0 / wall_spring + (LEVELS - 1) / bond_spring)
         print(f"load / 4 {load / 4:.9e} N, springs in series {series:.9e} N")
         assert abs(load / 4 / series - 1.0) < 1e-9
