@@ -55,7 +55,8 @@ What a run does:
    section; with the confinement, which the platens carry), confinement,
    intact bonds and bonds
    broken in tension and in shear.
-5. Writes <name>.csv (those columns), <name>.png (the stress–strain curve
+5. Writes <name>.csv (those columns, a row as each sample is taken: a run
+   stopped or cut off keeps its samples), <name>.png (the stress–strain curve
    with the peak marked; matplotlib) and <name>_summary.json (E: the slope of
    axial stress against axial strain between 10 % and 50 % of the peak (of
    a triaxial test: of the rise above the stress at the platens' start), by
@@ -64,6 +65,8 @@ What a run does:
    poisson_ratio_bulk;
    peak stress, the strain and the platens' strain at peak; the specimen's porosity and
    coordination number; for BTS the tensile strength 2 P / (π D t)).
+   Stopped by hand (KeyboardInterrupt), a test writes the summary and the
+   plot of its samples so far before the interrupt goes on.
 """
 import copy
 import csv
@@ -274,6 +277,7 @@ class VirtualLaboratory:
         self.name = self.settings["output"]["name"]
         self.rows = []
         self.summary = {}
+        self._csv = None  # the CSV, open while the test samples
 
     # ---- deck
     def _WriteDeck(self):
@@ -380,6 +384,7 @@ class VirtualLaboratory:
     def Initialize(self):
         from .dem_analysis_stage import DEMAnalysisStage
         self._WriteDeck()
+        self._csv_path = os.path.abspath(self._CsvPath())
         lab = self
 
         class Stage(DEMAnalysisStage):
@@ -722,6 +727,7 @@ class VirtualLaboratory:
                "broken_tension": int(np.count_nonzero(state == 4)),
                "broken_shear": int(np.count_nonzero(state == 2))}
         self.rows.append(row)
+        self._AppendToCsv(row)
         self.peak = max(self.peak, stress)
         fraction = s["loading"]["stop_at_fraction_of_peak"]
         # A triaxial specimen fails only once the platens load it: not while
@@ -731,11 +737,38 @@ class VirtualLaboratory:
                 and loading and stress < fraction * self.peak and len(self.rows) > 10:
             stage.end_time = min(stage.end_time, time)  # the specimen has failed
 
+    def _CsvPath(self):
+        return os.path.join(self.folder, self.name + ".csv")
+
+    def _AppendToCsv(self, row):
+        # Each sample reaches the disk as it is taken: a long test stopped by
+        # hand, killed or cut off keeps its curve up to its last sample.
+        if self._csv is None:
+            self._csv = open(self._csv_path, "w", newline="")
+            self._csv_writer = csv.DictWriter(self._csv, fieldnames=list(row))
+            self._csv_writer.writeheader()
+        self._csv_writer.writerow(row)
+        self._csv.flush()
+
+    def _CloseCsv(self):
+        if self._csv is not None:
+            self._csv.close()
+            self._csv = None
+
     def RunSolutionLoop(self):
         cwd = os.getcwd()
         os.chdir(self.folder)
         try:
             self.stage.RunSolutionLoop()
+        except KeyboardInterrupt:
+            # Stopped by hand (a ductile test that will not drop, say): the
+            # summary and the plot of the samples so far, then the interrupt.
+            os.chdir(cwd)
+            self._CloseCsv()
+            self._WriteResults()
+            print(f"{self.name}: interrupted at t = {self.stage.time:.6g} s; the results of "
+                  f"its {len(self.rows)} samples are in {self.folder}", flush=True)
+            raise
         finally:
             os.chdir(cwd)
 
@@ -800,11 +833,7 @@ class VirtualLaboratory:
         os.makedirs(self.folder, exist_ok=True)
         base = os.path.join(self.folder, self.name)
         c = self.Columns()
-        if self.rows:
-            with open(base + ".csv", "w", newline="") as f:
-                writer = csv.DictWriter(f, fieldnames=list(self.rows[0]))
-                writer.writeheader()
-                writer.writerows(self.rows)
+        self._CloseCsv()  # every row is in it (_AppendToCsv)
         s = self.settings
         summary = {"test": s["test"], "spheres": int(len(self.specimen.radius)),
                    "porosity": self.porosity, "coordination_number": self.coordination,

@@ -117,6 +117,40 @@ def test_a_specimen_without_an_interior_warns_and_leaves_the_bulk_columns_nan(tm
     assert summary["young_modulus"] > 0.0 and np.isfinite(c["lateral_strain"]).all()
 
 
+def test_a_test_stopped_by_hand_keeps_its_samples_and_writes_its_summary(tmp_path):
+    """The CSV gets each row as the sample is taken (read back while the
+    test runs: as many rows as samples so far); a KeyboardInterrupt at the
+    tenth sample leaves the ten rows, the summary of those ten (peak the
+    largest sampled stress) and goes on to the caller."""
+    from tessera.dem.virtual_lab import VirtualLaboratory
+    lab = VirtualLaboratory({"test": "UCS", "specimen": {"diameter": 0.022, "length": 0.05,
+                                                         "radius": 0.004, "seed": 2,
+                                                         "solid_fraction": 0.45},
+                             "loading": {"platen_velocity": 0.2, "final_axial_strain": 0.002},
+                             "output": {"name": "stopped", "plot": False}}, folder=str(tmp_path))
+    path = tmp_path / "virtual_lab" / "stopped.csv"
+    sample, rows_on_disk = lab._Sample, []
+
+    def SampleThenStopAtTheTenth(stage):
+        sample(stage)
+        if path.exists():
+            with open(path) as f:
+                rows_on_disk.append((len(lab.rows), len(list(csv.DictReader(f)))))
+        if len(lab.rows) == 10:
+            raise KeyboardInterrupt
+    lab._Sample = SampleThenStopAtTheTenth
+    with pytest.warns(UserWarning, match="0 spheres lie deeper"):
+        lab.Initialize()
+    with pytest.raises(KeyboardInterrupt):
+        lab.RunSolutionLoop()
+    assert rows_on_disk and all(taken == written for taken, written in rows_on_disk)
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    assert len(rows) == 10
+    summary = json.loads((tmp_path / "virtual_lab" / "stopped_summary.json").read_text())
+    assert summary["peak_stress"] == max(float(r["axial_stress"]) for r in rows)
+
+
 def test_ucs_young_modulus_approaches_the_input_as_the_tangential_factor_grows(tmp_path):
     young = 28e9
     _, soft = RunUcs(tmp_path, 1.0, "beta1")
