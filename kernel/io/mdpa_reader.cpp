@@ -21,12 +21,15 @@
 #include <cstring>
 #include <limits>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "kernel/core/variable_registry.h"
 #include "kernel/geometries/geometry_type.h"
 #include "kernel/geometries/geometry_types.h"
+#include "kernel/model/model.h"
 #include "kernel/model/model_part.h"
+#include "kernel/parallel/mesh_graph.h"
 #include "kernel/registry/registry.h"
 
 namespace tessera {
@@ -55,20 +58,35 @@ std::string Shorten(std::string_view s) {
 // Node id -> position in the nodal database. Mesh ids are usually dense, so a
 // flat vector replaces the database's hash map on the hot path (8 lookups per
 // hexahedron); sparse or huge ids fall back to the hash map.
+// Without a database (db null: the mesh graph's read, which creates no node)
+// the sparse fallback is a map of its own.
 class NodeLookup {
  public:
-  explicit NodeLookup(const NodalDatabase& db) : db_(&db) {
-    for (IndexType i = 0; i < db.Size() && dense_; ++i) Add(db.Id(i), i);
+  explicit NodeLookup(const NodalDatabase* db) : db_(db) {
+    if (db)
+      for (IndexType i = 0; i < db->Size() && dense_; ++i) Add(db->Id(i), i);
   }
   IndexType Find(IdType id) const {
-    if (!dense_) return db_->FindIndex(id);
+    if (!dense_) {
+      if (db_) return db_->FindIndex(id);
+      auto it = sparse_.find(id);
+      return it == sparse_.end() ? kInvalidIndex : it->second;
+    }
     return id >= 0 && static_cast<std::size_t>(id) < table_.size() ? table_[id] : kInvalidIndex;
   }
   void Add(IdType id, IndexType index) {
-    if (!dense_) return;
+    if (!dense_) {
+      if (!db_) sparse_.emplace(id, index);
+      return;
+    }
     ++count_;
     if (id < 0 || static_cast<std::uint64_t>(id) > 4 * count_ + (std::uint64_t{1} << 20)) {
       dense_ = false;
+      if (!db_) {
+        for (std::size_t k = 0; k < table_.size(); ++k)
+          if (table_[k] != kInvalidIndex) sparse_.emplace(static_cast<IdType>(k), table_[k]);
+        sparse_.emplace(id, index);
+      }
       std::vector<IndexType>().swap(table_);
       return;
     }
@@ -79,9 +97,18 @@ class NodeLookup {
  private:
   const NodalDatabase* db_;
   std::vector<IndexType> table_;
+  std::unordered_map<IdType, IndexType> sparse_;
   std::uint64_t count_ = 0;
   bool dense_ = true;
 };
+
+// FindNode's answer for a node the file defines and this rank's piece leaves
+// out (MdpaReadOptions::piece).
+constexpr IndexType kNodeNotInPiece = kInvalidIndex - 1;
+
+bool InPiece(const std::vector<IdType>& ids, IdType id) {
+  return std::binary_search(ids.begin(), ids.end(), id);
+}
 
 // The "consecutive from given ids" renumbering of one kind of entity.
 class IdMap {
@@ -117,8 +144,10 @@ enum class ListKind { Nodes, Elements, Conditions, Properties, Tables, Geometrie
 
 class Parser {
  public:
+  // With `graph`, the first pass of a piece's read: only the mesh graph is
+  // filled in (target stays empty).
   Parser(std::string_view text, const std::string& source, ModelPart& target,
-         const MdpaReadOptions& options)
+         const MdpaReadOptions& options, MeshGraph* graph = nullptr)
       : begin_(text.data()),
         p_(text.data()),
         end_(text.data() + text.size()),
@@ -127,7 +156,9 @@ class Parser {
         root_(target.GetRootModelPart()),
         db_(target.Nodal()),
         options_(options),
-        nodes_(db_),
+        graph_(graph),
+        piece_(graph ? nullptr : options.piece),
+        nodes_(graph ? nullptr : &db_),
         node_ids_(options.renumber, options.node_id_offset),
         element_ids_(options.renumber, options.element_id_offset),
         condition_ids_(options.renumber, options.condition_id_offset) {}
@@ -339,14 +370,14 @@ class Parser {
       const std::string_view k = b.kind;
       if (k == "ModelPartData") {
         ExpectLineEnd("'Begin ModelPartData'");
-        if (options_.mesh_only)
+        if (options_.mesh_only || graph_)
           SkipBlockBody(b);
         else
           ReadDataBlock(b, target_.Data());
       } else if (k == "Table") {
-        ReadTable(b);
+        if (!SkippedForTheGraph(b)) ReadTable(b);
       } else if (k == "Properties") {
-        ReadProperties(b);
+        if (!SkippedForTheGraph(b)) ReadProperties(b);
       } else if (k == "Nodes") {
         ReadNodes(b);
       } else if (k == "Geometries") {
@@ -358,15 +389,15 @@ class Parser {
       } else if (k == "Constraints") {
         ReadConstraints(b);
       } else if (k == "NodalData") {
-        ReadNodalData(b);
+        if (!SkippedForTheGraph(b)) ReadNodalData(b);
       } else if (k == "ElementalData") {
-        ReadEntityData<Element>(b);
+        if (!SkippedForTheGraph(b)) ReadEntityData<Element>(b);
       } else if (k == "ConditionalData") {
-        ReadEntityData<Condition>(b);
+        if (!SkippedForTheGraph(b)) ReadEntityData<Condition>(b);
       } else if (k == "SubModelPart") {
-        ReadSubModelPart(b, target_, 1);
+        if (!SkippedForTheGraph(b)) ReadSubModelPart(b, target_, 1);
       } else if (k == "Mesh") {
-        ReadMesh(b);
+        if (!SkippedForTheGraph(b)) ReadMesh(b);
       } else {
         FailUnknownBlock(b, "at the top level",
                          "ModelPartData, Table, Properties, Nodes, Geometries, Elements, "
@@ -374,6 +405,14 @@ class Parser {
                          "SubModelPart, Mesh");
       }
     }
+  }
+
+  // The mesh graph's read skips every block but the mesh's (the rest of the
+  // header line is read past as part of the body).
+  bool SkippedForTheGraph(const Block& b) {
+    if (!graph_) return false;
+    SkipBlockBody(b);
+    return true;
   }
 
   // ------------------------------------------------------------------ variables and values
@@ -593,6 +632,7 @@ class Parser {
     const IdType id = node_ids_.Refer(file_id);
     const IndexType index = id < 0 ? kInvalidIndex : nodes_.Find(id);
     if (index == kInvalidIndex) {
+      if (id >= 0 && not_created_.nodes.count(id)) return kNodeNotInPiece;
       if (who) Fail(who, " ", who_id, " refers to node ", file_id, ", which is not defined");
       Fail("node ", file_id, " is not defined");
     }
@@ -604,7 +644,7 @@ class Parser {
 
   void ReadNodes(const Block& b) {
     ExpectLineEnd("'Begin Nodes'");
-    ReserveNodes();
+    if (!graph_) ReserveNodes();
     while (NextInBlock(b)) {
       const IdType file_id = ParseId("a node id (or 'End Nodes')");
       const double x = ParseDouble("the x coordinate of node", &file_id);
@@ -613,6 +653,18 @@ class Parser {
       ExpectLineEnd("the coordinates of node ", file_id);
       const IdType id = node_ids_.Define(file_id);
       if (id < 0) FailAt(record_line_, "node ", file_id, " is defined twice");
+      if (graph_) {
+        if (nodes_.Find(id) != kInvalidIndex)
+          FailAt(record_line_, "node ", file_id, " is defined twice");
+        nodes_.Add(id, static_cast<IndexType>(graph_->node_ids.size()));
+        graph_->node_ids.push_back(id);
+        continue;
+      }
+      if (piece_ && !InPiece(piece_->nodes, id)) {
+        if (nodes_.Find(id) != kInvalidIndex || !not_created_.nodes.insert(id).second)
+          FailAt(record_line_, "node ", file_id, " is defined twice");
+        continue;
+      }
       const IndexType index = target_.CreateNewNode(id, x, y, z).Index();
       nodes_.Add(id, index);
     }
@@ -657,6 +709,15 @@ class Parser {
         is_element ? registry.ElementGeometry(name) : registry.ConditionGeometry(name);
     const int points = type.PointsNumber();
     IdMap& ids = is_element ? element_ids_ : condition_ids_;
+    if (graph_ && is_element) {
+      const int common = DualGraphCommonNodes(type);
+      graph_->common_nodes =
+          graph_->common_nodes == 0 ? common : std::min(graph_->common_nodes, common);
+    }
+    std::unordered_set<IdType>& not_created =
+        is_element ? not_created_.elements : not_created_.conditions;
+    const std::vector<IdType>* in_piece =
+        piece_ ? (is_element ? &piece_->elements : &piece_->conditions) : nullptr;
     NodalDatabase* db = &db_;
     IdType last_properties_id = -1;
     Properties::Pointer properties;
@@ -677,10 +738,31 @@ class Parser {
       NextLine();
       const IdType id = ids.Define(file_id);
       if (id < 0) FailAt(record_line_, kind, " ", file_id, " is defined twice");
+      if (graph_) {
+        if (!not_created.insert(id).second)
+          FailAt(record_line_, kind, " ", file_id, " is defined twice");
+        (is_element ? graph_->element_ids : graph_->condition_ids).push_back(id);
+        std::vector<IdType>& connectivity =
+            is_element ? graph_->element_nodes : graph_->condition_nodes;
+        for (IndexType n : nodes) connectivity.push_back(graph_->node_ids[n]);
+        (is_element ? graph_->element_offsets : graph_->condition_offsets)
+            .push_back(static_cast<std::int64_t>(connectivity.size()));
+        continue;
+      }
       if (properties_id != last_properties_id) {
+        // Created for every entity read, kept or not: the same properties as a
+        // whole read's.
         properties = target_.GetPropertiesOrCreate(properties_id);
         last_properties_id = properties_id;
       }
+      if (in_piece && !InPiece(*in_piece, id)) {
+        if (!not_created.insert(id).second)
+          FailAt(record_line_, kind, " ", file_id, " is defined twice");
+        continue;
+      }
+      if (in_piece && std::find(nodes.begin(), nodes.end(), kNodeNotInPiece) != nodes.end())
+        Fail(kind, " ", file_id, " is in this rank's piece and uses a node that is not ",
+             "(the piece is not a plan of this file)");
       auto entity = prototype->Create(id, Geometry(&type, db, std::move(nodes)), properties);
       if constexpr (is_element)
         target_.AddElement(std::move(entity));
@@ -718,6 +800,11 @@ class Parser {
         Fail("geometry ", id, ": ", name, " has ", type->PointsNumber(),
              " nodes, the line gives more");
       NextLine();
+      if (graph_) {  // every rank keeps the geometries and their nodes
+        graph_->geometry_nodes.insert(graph_->geometry_nodes.end(), node_ids.begin(),
+                                      node_ids.end());
+        continue;
+      }
       if (root_.HasGeometry(id)) FailAt(record_line_, "geometry ", id, " is defined twice");
       target_.CreateNewGeometry(name, id, node_ids);
     }
@@ -735,6 +822,14 @@ class Parser {
       Fail("a constraint acts on a scalar or a component; ", variable.Name(), " holds a ",
            ValueKindName(variable.Kind()));
     ExpectLineEnd("'Begin Constraints ", type, " ", variable_name, "'");
+    if (graph_) {  // counted: a piece's plan refuses them
+      while (NextInBlock(b)) {
+        ++graph_->master_slave_constraints;
+        NextLine();
+      }
+      return;
+    }
+    if (piece_) FailAt(b.begin_line, "master-slave constraints are not distributed yet");
     while (NextInBlock(b)) {
       MasterSlaveConstraint c;
       c.id = ParseId("a constraint id (or 'End Constraints')");
@@ -856,7 +951,7 @@ class Parser {
         while (NextInBlock(b)) {
           while (!AtLineEnd()) {
             const IndexType i = FindNode(ParseId("a node id (or 'End NodalData')"));
-            db_.Flags(i) |= flag->Mask();
+            if (i != kNodeNotInPiece) db_.Flags(i) |= flag->Mask();
           }
           NextLine();
         }
@@ -880,6 +975,10 @@ class Parser {
     while (NextInBlock(b)) {
       const IdType file_id = ParseId("a node id (or 'End NodalData')");
       const IndexType i = FindNode(file_id);
+      if (i == kNodeNotInPiece) {  // another rank's node: its value is read there
+        NextLine();
+        continue;
+      }
       const IdType fixed = ParseId("the fixity flag (0 or 1) after the node id");
       if (fixed > 1) Fail("the fixity flag of node ", file_id, " must be 0 or 1, got ", fixed);
       if (scalars) {
@@ -945,7 +1044,13 @@ class Parser {
       } else {
         if (id >= 0 && target_.HasCondition(id)) entity = &target_.GetCondition(id);
       }
-      if (!entity) Fail(kind, " ", file_id, " is not defined");
+      if (!entity) {
+        if (id >= 0 && (is_element ? not_created_.elements : not_created_.conditions).count(id)) {
+          NextLine();  // another rank's entity
+          continue;
+        }
+        Fail(kind, " ", file_id, " is not defined");
+      }
       entity->Data().SetValue(variable, ParseValue(variable));
       ExpectLineEnd("the value of ", kind, " ", file_id);
     }
@@ -1053,16 +1158,19 @@ class Parser {
         const IdType file_id = ParseId("an id");
         switch (kind) {
           case ListKind::Nodes:
-            node_indices.push_back(FindNode(file_id));
+            if (const IndexType i = FindNode(file_id); i != kNodeNotInPiece)
+              node_indices.push_back(i);
             continue;
           case ListKind::Elements: {
             const IdType id = element_ids_.Refer(file_id);
+            if (id >= 0 && not_created_.elements.count(id)) continue;  // another rank's
             if (id < 0 || !root_.HasElement(id)) Fail("element ", file_id, " is not defined");
             ids.push_back(id);
             continue;
           }
           case ListKind::Conditions: {
             const IdType id = condition_ids_.Refer(file_id);
+            if (id >= 0 && not_created_.conditions.count(id)) continue;  // another rank's
             if (id < 0 || !root_.HasCondition(id)) Fail("condition ", file_id, " is not defined");
             ids.push_back(id);
             continue;
@@ -1121,6 +1229,14 @@ class Parser {
   ModelPart& root_;
   NodalDatabase& db_;
   const MdpaReadOptions& options_;
+  MeshGraph* graph_;
+  const MdpaPiece* piece_;
+  // Ids read and not created: a piece's left-out entities (references to
+  // them are skipped, not errors), or in the graph's read every element and
+  // condition (for the "defined twice" check).
+  struct {
+    std::unordered_set<IdType> nodes, elements, conditions;
+  } not_created_;
   NodeLookup nodes_;
   IdMap node_ids_, element_ids_, condition_ids_;
   std::unordered_map<IdType, int> properties_lines_;
@@ -1160,6 +1276,13 @@ void MdpaReader::ReadFile(const std::string& path, ModelPart& model_part) const 
 void MdpaReader::ReadText(std::string_view text, const std::string& source_name,
                           ModelPart& model_part) const {
   Parser(text, source_name, model_part, options_).Read();
+}
+
+void MdpaReader::ReadMeshGraph(const std::string& path, MeshGraph& graph) const {
+  const std::string text = ReadWholeFile(path);
+  Model scratch;  // stays empty: the parser's target while it fills the graph
+  graph = MeshGraph();
+  Parser(text, path, scratch.CreateModelPart("MeshGraph"), options_, &graph).Read();
 }
 
 }  // namespace tessera

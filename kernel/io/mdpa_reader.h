@@ -9,12 +9,20 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "kernel/core/types.h"
 
 namespace tessera {
 
 class ModelPart;
+struct MeshGraph;
+
+// The entities one rank of a distributed run keeps (ReadModelPartPiece):
+// ascending ids, as the model part numbers them (after any renumbering).
+struct MdpaPiece {
+  std::vector<IdType> nodes, elements, conditions;
+};
 
 struct MdpaReadOptions {
   // Kratos' IO::MESH_ONLY: nodes, elements, conditions, geometries, constraints
@@ -30,6 +38,11 @@ struct MdpaReadOptions {
   IdType node_id_offset = 0;
   IdType element_id_offset = 0;
   IdType condition_id_offset = 0;
+  // A rank's piece: only these nodes, elements and conditions are created;
+  // the rest are read past (their ids still defined: a list, data block or
+  // sub model part naming them is no error) and left out of every list and
+  // data block. Master-slave constraints are refused. Null: the whole file.
+  const MdpaPiece* piece = nullptr;
 };
 
 class MdpaReader {
@@ -42,6 +55,12 @@ class MdpaReader {
   // Reads .mdpa text already in memory; `source_name` stands for the file in
   // messages. This is the entry point of the fuzzer.
   void ReadText(std::string_view text, const std::string& source_name, ModelPart& model_part) const;
+  // Reads only the file's mesh graph (node ids, the elements' and conditions'
+  // connectivity, the geometries' nodes, the constraints' count): the first
+  // pass of ReadModelPartPiece. The file is checked as a whole read checks
+  // its nodes, elements, conditions and geometries (the same file:line
+  // errors); the other blocks are skipped.
+  void ReadMeshGraph(const std::string& path, MeshGraph& graph) const;
 
   const MdpaReadOptions& Options() const { return options_; }
 

@@ -44,7 +44,7 @@ std::string ModelPartIO::WritePath() const {
   return HasMdpaSuffix(path_) ? path_ : path_ + ".mdpa";
 }
 
-void ModelPartIO::ReadModelPart(ModelPart& model_part) const {
+std::string ModelPartIO::CheckedReadPath() const {
   if (!(flags_ & READ))
     TESSERA_ERROR("ModelPartIO('", path_, "') was opened for writing; pass IO.READ to read");
   const std::string path = ReadPath();
@@ -52,7 +52,11 @@ void ModelPartIO::ReadModelPart(ModelPart& model_part) const {
     if (HasMdpaSuffix(path_)) TESSERA_ERROR("cannot read model part: no file '", path, "'");
     TESSERA_ERROR("cannot read model part: neither '", path_, ".mdpa' nor '", path_, "' is a file");
   }
-  MdpaReader(options_).ReadFile(path, model_part);
+  return path;
+}
+
+void ModelPartIO::ReadModelPart(ModelPart& model_part) const {
+  MdpaReader(options_).ReadFile(CheckedReadPath(), model_part);
 }
 
 void ModelPartIO::WriteModelPart(ModelPart& model_part) const {

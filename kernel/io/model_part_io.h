@@ -37,6 +37,9 @@ class ModelPartIO {
   // The file a read opens: path if it ends in ".mdpa", else path + ".mdpa";
   // the bare path is tried when only it exists.
   std::string ReadPath() const;
+  // ReadPath, checked as ReadModelPart checks it (READ given, the file a
+  // regular file): the errors name the path(s) tried.
+  std::string CheckedReadPath() const;
   // The file a write creates: path if it ends in ".mdpa", else path + ".mdpa".
   std::string WritePath() const;
 

@@ -1,38 +1,19 @@
 // The mesh partition of mesh_partition.h: METIS_PartMeshDual on the element
-// connectivity, then node ownership and ghost lists derived from it.
+// connectivity of a MeshGraph, then node ownership and ghost lists derived
+// from it.
 #include "kernel/parallel/mesh_partition.h"
 
 #include <metis.h>
 
 #include <algorithm>
-#include <limits>
 #include <string>
+#include <unordered_map>
 
 #include "kernel/core/error.h"
-#include "kernel/geometries/geometry_type.h"
 #include "kernel/model/model_part.h"
 
 namespace tessera {
 namespace {
-
-// The nodes two elements must share to be neighbours in the dual graph: the
-// smallest face of any cell type of the mesh (a line's "face" is a node).
-idx_t CommonNodes(ModelPart& model_part) {
-  idx_t common = std::numeric_limits<idx_t>::max();
-  const GeometryType* last = nullptr;
-  for (const Element& element : model_part.Elements()) {
-    const GeometryType& type = element.GetGeometry().Type();
-    if (&type == last) continue;
-    last = &type;
-    if (type.LocalDimension() <= 1 || type.FacesNumber() == 0) {
-      common = 1;
-      continue;
-    }
-    for (const auto& face : type.FacesNodes())
-      common = std::min(common, static_cast<idx_t>(face.size()));
-  }
-  return common == std::numeric_limits<idx_t>::max() ? 1 : common;
-}
 
 std::string MetisStatus(int status) {
   switch (status) {
@@ -48,48 +29,44 @@ std::string MetisStatus(int status) {
 }  // namespace
 
 MeshPartition PartitionMesh(ModelPart& model_part, int parts) {
-  const std::string name = model_part.FullName();
+  return PartitionMesh(MeshGraphOf(model_part), parts, model_part.FullName());
+}
+
+MeshPartition PartitionMesh(const MeshGraph& graph, int parts, const std::string& name) {
   TESSERA_CHECK(parts >= 1, "PartitionMesh of model part '", name,
                 "': the number of parts must be at least 1, got ", parts);
-  auto elements = model_part.Elements();
-  TESSERA_CHECK(elements.size() >= static_cast<std::size_t>(parts), "PartitionMesh of model part '",
-                name, "': ", elements.size(), " elements cannot make ", parts,
+  const std::size_t elements = graph.NumberOfElements();
+  TESSERA_CHECK(elements >= static_cast<std::size_t>(parts), "PartitionMesh of model part '", name,
+                "': ", elements, " elements cannot make ", parts,
                 " parts (at least one element per part)");
 
   MeshPartition result;
   result.parts = parts;
-  const NodalDatabase& db = model_part.Nodal();
+  result.node_ids = graph.node_ids;
+  result.element_ids = graph.element_ids;
 
-  // The model part's nodes in its order, and the ordinal of each root node.
-  constexpr idx_t kAbsent = -1;
-  std::vector<idx_t> ordinal(db.Size(), kAbsent);
-  for (const Node& node : model_part.Nodes()) {
-    ordinal[node.Index()] = static_cast<idx_t>(result.node_ids.size());
-    result.node_ids.push_back(node.Id());
-  }
-
-  // The element connectivity in METIS' compressed form.
-  std::vector<idx_t> eptr{0}, eind;
-  eptr.reserve(elements.size() + 1);
-  result.element_ids.reserve(elements.size());
-  for (const Element& element : elements) {
-    const Geometry& geometry = element.GetGeometry();
-    for (std::size_t k = 0; k < geometry.size(); ++k) {
-      const idx_t local = ordinal[geometry.NodeIndex(k)];
-      TESSERA_CHECK(local != kAbsent, "PartitionMesh of model part '", name, "': element ",
-                    element.Id(), " uses node ", db.Id(geometry.NodeIndex(k)),
+  // The ordinal of each node id, and the element connectivity in METIS'
+  // compressed form.
+  std::unordered_map<IdType, idx_t> ordinal;
+  ordinal.reserve(graph.node_ids.size());
+  for (std::size_t n = 0; n < graph.node_ids.size(); ++n)
+    ordinal.emplace(graph.node_ids[n], static_cast<idx_t>(n));
+  std::vector<idx_t> eptr(graph.element_offsets.begin(), graph.element_offsets.end());
+  std::vector<idx_t> eind(graph.element_nodes.size());
+  for (std::size_t e = 0; e < elements; ++e)
+    for (std::int64_t k = graph.element_offsets[e]; k < graph.element_offsets[e + 1]; ++k) {
+      auto it = ordinal.find(graph.element_nodes[k]);
+      TESSERA_CHECK(it != ordinal.end(), "PartitionMesh of model part '", name, "': element ",
+                    graph.element_ids[e], " uses node ", graph.element_nodes[k],
                     ", which is not a node of the model part");
-      eind.push_back(local);
+      eind[k] = it->second;
     }
-    eptr.push_back(static_cast<idx_t>(eind.size()));
-    result.element_ids.push_back(element.Id());
-  }
 
-  idx_t ne = static_cast<idx_t>(elements.size());
+  idx_t ne = static_cast<idx_t>(elements);
   idx_t nn = static_cast<idx_t>(result.node_ids.size());
-  std::vector<idx_t> epart(elements.size(), 0), npart(result.node_ids.size(), 0);
+  std::vector<idx_t> epart(elements, 0), npart(result.node_ids.size(), 0);
   if (parts > 1) {
-    idx_t common = CommonNodes(model_part);
+    idx_t common = graph.common_nodes > 0 ? graph.common_nodes : 1;
     idx_t nparts = parts;
     idx_t objval = 0;
     idx_t options[METIS_NOPTIONS];
@@ -109,7 +86,7 @@ MeshPartition PartitionMesh(ModelPart& model_part, int parts) {
   // Owner: the lowest part among the node's elements (a node of no element is
   // owned by part 0). Ghosts: the nodes of a part's elements owned elsewhere.
   std::vector<std::int32_t> owner(result.node_ids.size(), parts);
-  for (std::size_t e = 0; e < elements.size(); ++e)
+  for (std::size_t e = 0; e < elements; ++e)
     for (idx_t k = eptr[e]; k < eptr[e + 1]; ++k)
       owner[eind[k]] = std::min(owner[eind[k]], result.element_part[e]);
   for (auto& o : owner)
@@ -117,7 +94,7 @@ MeshPartition PartitionMesh(ModelPart& model_part, int parts) {
   result.node_owner = std::move(owner);
 
   result.ghost_nodes.assign(parts, {});
-  for (std::size_t e = 0; e < elements.size(); ++e) {
+  for (std::size_t e = 0; e < elements; ++e) {
     const std::int32_t part = result.element_part[e];
     for (idx_t k = eptr[e]; k < eptr[e + 1]; ++k)
       if (result.node_owner[eind[k]] != part)

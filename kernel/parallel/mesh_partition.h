@@ -16,9 +16,11 @@
 #pragma once
 
 #include <cstdint>
+#include <string>
 #include <vector>
 
 #include "kernel/core/types.h"
+#include "kernel/parallel/mesh_graph.h"
 
 namespace tessera {
 
@@ -26,7 +28,8 @@ class ModelPart;
 
 struct MeshPartition {
   int parts = 1;
-  // The model part's elements and nodes in its own order, with their part.
+  // The model part's (the graph's) elements and nodes in its own order, with
+  // their part.
   std::vector<IdType> element_ids;
   std::vector<std::int32_t> element_part;
   std::vector<IdType> node_ids;
@@ -42,5 +45,9 @@ struct MeshPartition {
 // model part, when parts < 1, when there are fewer elements than parts, when an
 // element uses a node that is not in model_part, or when METIS fails.
 MeshPartition PartitionMesh(ModelPart& model_part, int parts);
+// The same for a mesh graph (MeshGraphOf, or MdpaReader::ReadMeshGraph: the
+// same mesh gives the same graph either way, so the same partition); `name`
+// stands for the model part in messages.
+MeshPartition PartitionMesh(const MeshGraph& graph, int parts, const std::string& name);
 
 }  // namespace tessera

@@ -6,6 +6,7 @@
 // and the scripts then share one MPI initialisation and one library.
 #include <pybind11/stl.h>
 
+#include "kernel/io/model_part_io.h"
 #include "kernel/linear_solvers/petsc_linear_solver.h"
 #include "kernel/model/model_part.h"
 #include "kernel/parallel/background_worker.h"
@@ -126,6 +127,25 @@ void AddParallelToPython(py::module_& m) {
       py::arg("model_part"), py::arg("parts"), py::arg("rank"),
       "The same for the piece `rank` of a partition into `parts` (any process: a serial "
       "script can look at what each rank of a run would keep)");
+
+  m.def(
+      "ReadModelPartPiece",
+      [](const ModelPartIO& io, ModelPart& model_part, const std::shared_ptr<Comm>& communicator) {
+        return ReadModelPartPiece(io.CheckedReadPath(), model_part, io.Options(),
+                                  communicator->Size(), communicator->Rank());
+      },
+      py::arg("io"), py::arg("model_part"), py::arg("communicator"),
+      "Reads into the empty root model_part only this rank's piece of io's .mdpa file: the "
+      "file's connectivity first (every rank), the METIS partition of DistributeModelPart, "
+      "then the nodes, elements, conditions and data this rank keeps. The same model part as "
+      "reading the whole file and DistributeModelPart, without the whole mesh in any rank");
+  m.def(
+      "ReadModelPartPiece",
+      [](const ModelPartIO& io, ModelPart& model_part, int parts, int rank) {
+        return ReadModelPartPiece(io.CheckedReadPath(), model_part, io.Options(), parts, rank);
+      },
+      py::arg("io"), py::arg("model_part"), py::arg("parts"), py::arg("rank"),
+      "The same for the piece `rank` of a partition into `parts` (any process)");
 
   py::class_<InterfaceSum, std::shared_ptr<InterfaceSum>>(
       m, "InterfaceSum", "Sums shared nodes' values over the ranks, in ascending rank order")

@@ -94,7 +94,6 @@ def AlignParallelType(structural_parameters, dem_parameters):
 
 def CheckSupported(coupling):
     """What the coupled stage does not run distributed yet: an error naming the key."""
-    options = "the coupling options (ProjectParametersCoupling.json)"
     prefix = ("\"parallel_type\": \"MPI\" runs the coupled schemes with skin walls (time_integration "
               "\"explicit\", \"explicit_dem_first\" or \"implicit_with_dem_substeps\")")
     if coupling.nonsmooth:
@@ -115,6 +114,7 @@ class DistributedCoupling:
         CheckSupported(coupling)
         self._faces = None
         solver = coupling.structural_stage._GetSolver()
+        solver.read_whole_mesh = True  # the skin is the whole mesh's (below)
         import_model_part = solver.ImportModelPart
 
         def ImportWholeSkin():
@@ -685,7 +685,7 @@ class DistributedSkinWalls(SkinWalls):
         mirrors keep the CONTACT_FORCES the distributed DEM gives its walls
         (the rank's own contacts', or the whole run's where the DEM deck's
         output asks for them)."""
-        fe, walls, w = self.structure.GetRootModelPart(), self.walls_root, self.wall_positions
+        w = self.wall_positions
         distributed_dem = self.distributed.coupling.dem_stage._GetSolver().distributed
         local = np.asarray(distributed_dem.OwnedWallContactForces(w.tolist()), dtype=float)
         self._SetLocalLoads(self.ReturnForces(local))

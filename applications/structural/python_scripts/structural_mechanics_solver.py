@@ -148,7 +148,10 @@ class MechanicalSolver(PythonSolver):
             raise tessera.Error(f"{_Key(settings, 'domain_size')} must be 2 or 3, not {domain_size}")
         self.strategy = None
         self.communicator = tessera.SerialCommunicator()
-        self.local_mesh = None  # this rank's piece of a distributed run (DistributeModelPart)
+        self.local_mesh = None  # this rank's piece of a distributed run (ReadModelPartPiece)
+        # A distributed run reads only its piece of the mesh unless something
+        # needs the whole mesh first (the coupled stage takes its skin from it).
+        self.read_whole_mesh = False
 
     def SetCommunicator(self, communicator):
         """The run's communicator (the stage sets it for "parallel_type": "MPI")."""
@@ -207,7 +210,17 @@ class MechanicalSolver(PythonSolver):
                 node.AddDof(dof, reaction)
 
     def ImportModelPart(self):
-        self._ImportModelPart(self.main_model_part, self.settings["model_import_settings"])
+        settings = self.settings["model_import_settings"]
+        if self.communicator.IsDistributed() and not self.read_whole_mesh \
+                and settings["input_type"].GetString() == "mdpa":
+            # Each rank reads the file's connectivity, partitions it (METIS,
+            # the same on every rank) and reads only its piece: no rank holds
+            # the whole mesh (tessera.ReadModelPartPiece).
+            self.local_mesh = tessera.ReadModelPartPiece(
+                tessera.ModelPartIO(settings["input_filename"].GetString()), self.main_model_part,
+                self.communicator)
+            return
+        self._ImportModelPart(self.main_model_part, settings)
 
     def PrepareModelPart(self):
         self.main_model_part.ProcessInfo[tessera.DOMAIN_SIZE] = self.settings["domain_size"].GetInt()
@@ -218,9 +231,11 @@ class MechanicalSolver(PythonSolver):
             _structural.ReadMaterialsFile(self.model, file_name)
         self._CreateComputingDomain()
         if self.communicator.IsDistributed():
-            # Every rank read the whole mesh; METIS splits it the same way on
-            # each, and each keeps its piece before the processes see it.
-            self.local_mesh = tessera.DistributeModelPart(self.main_model_part, self.communicator)
+            if self.local_mesh is None:
+                # Every rank read the whole mesh (read_whole_mesh, or a model
+                # part given whole); METIS splits it the same way on each,
+                # and each keeps its piece before the processes see it.
+                self.local_mesh = tessera.DistributeModelPart(self.main_model_part, self.communicator)
             local_mesh = self.local_mesh
             SetNodeOwnership(self.main_model_part, lambda: local_mesh.owned_nodes)
 

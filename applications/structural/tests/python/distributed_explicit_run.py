@@ -1,8 +1,9 @@
 """Runs Kratos' explicit solid beam deck (a copy in FOLDER) with the given
 parallel_type and writes, on rank 0, OUT.npz with the final DISPLACEMENT of
-every node (ids ascending, each from the rank that owns it) and, for the
-distributed run, every rank's copy of every node it holds, so that a test can
-compare the run with the serial one and the ghosts with their owners.
+every node (ids ascending, each from the rank that owns it), the elements
+each rank held once the mesh was read and, for the distributed run, every
+rank's copy of every node it holds, so that a test can compare the run with
+the serial one and the ghosts with their owners.
 
     [mpirun -np N] python3 distributed_explicit_run.py FOLDER OUT.npz OpenMP|MPI [DECK]
 
@@ -24,6 +25,15 @@ def main(folder, out, parallel_type, deck=DECK):
     project = Project(folder, deck, settings=[f'problem_data.parallel_type="{parallel_type}"'])
     with WorkingDirectory(folder):
         stage = project.CreateStage()
+        # How many elements each rank holds once the mesh is read: a
+        # distributed run reads only its piece (ReadModelPartPiece).
+        solver, imported = stage._GetSolver(), []
+        import_model_part = solver.ImportModelPart
+
+        def ImportAndCount():
+            import_model_part()
+            imported.append(solver.GetComputingModelPart().NumberOfElements())
+        solver.ImportModelPart = ImportAndCount
         stage.Initialize()
         stage.RunSolutionLoop()
         stage.Finalize()
@@ -36,9 +46,11 @@ def main(folder, out, parallel_type, deck=DECK):
     owned_ids, owned_u = GatherNodalArray(communicator, mp, ids[owned], u[owned])
     all_ids = communicator.GatherInts([int(i) for i in ids], 0)
     all_u = communicator.GatherDoubles(u.ravel().tolist(), 0)
+    all_imported = communicator.GatherInts(imported, 0)
     time = mp.ProcessInfo[tessera.TIME]
     if communicator.Rank() == 0:
         np.savez(out, ids=owned_ids, u=owned_u, time=time, ranks=communicator.Size(),
+                 imported=np.concatenate([np.asarray(i, dtype=np.int64) for i in all_imported]),
                  **{f"ids_{r}": np.asarray(all_ids[r]) for r in range(len(all_ids))},
                  **{f"u_{r}": np.asarray(all_u[r]).reshape(-1, 3) for r in range(len(all_u))})
 

@@ -35,6 +35,10 @@ def test_distributed_explicit_beam_equals_serial(case_copy, tmp_path, ranks):
     distributed = run_deck(folder, tmp_path / "mpi.npz", ranks)
     assert int(distributed["ranks"]) == ranks
     assert float(distributed["time"]) == pytest.approx(5e-4, rel=1e-9)
+    # Each rank read only its piece: the pieces' elements add up to the mesh's.
+    assert len(distributed["imported"]) == ranks
+    assert distributed["imported"].max() < serial["imported"][0]
+    assert distributed["imported"].sum() == serial["imported"][0]
     # Every node exactly once (from its owner), the same nodes as the serial run.
     np.testing.assert_array_equal(distributed["ids"], serial["ids"])
     u_serial, u_mpi = serial["u"], distributed["u"]
