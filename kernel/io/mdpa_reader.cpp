@@ -407,10 +407,11 @@ class Parser {
     }
   }
 
-  // The mesh graph's read skips every block but the mesh's (the rest of the
-  // header line is read past as part of the body).
+  // The mesh graph's read skips every block but the mesh's, the rest of its
+  // header line included.
   bool SkippedForTheGraph(const Block& b) {
     if (!graph_) return false;
+    NextLine();
     SkipBlockBody(b);
     return true;
   }
@@ -675,7 +676,8 @@ class Parser {
   void ReserveNodes() {
     const std::string_view rest(p_, static_cast<std::size_t>(end_ - p_));
     const std::size_t stop = std::min(rest.find("End"), rest.size());
-    const auto lines = static_cast<std::size_t>(std::count(p_, p_ + stop, '\n'));
+    auto lines = static_cast<std::size_t>(std::count(p_, p_ + stop, '\n'));
+    if (piece_) lines = std::min(lines, piece_->nodes.size());  // a piece keeps no more
     if (lines >= 4096 && lines >= db_.Size()) db_.Reserve(db_.Size() + lines);
   }
 
@@ -1279,10 +1281,14 @@ void MdpaReader::ReadText(std::string_view text, const std::string& source_name,
 }
 
 void MdpaReader::ReadMeshGraph(const std::string& path, MeshGraph& graph) const {
-  const std::string text = ReadWholeFile(path);
+  ReadMeshGraphText(ReadWholeFile(path), path, graph);
+}
+
+void MdpaReader::ReadMeshGraphText(std::string_view text, const std::string& source_name,
+                                   MeshGraph& graph) const {
   Model scratch;  // stays empty: the parser's target while it fills the graph
   graph = MeshGraph();
-  Parser(text, path, scratch.CreateModelPart("MeshGraph"), options_, &graph).Read();
+  Parser(text, source_name, scratch.CreateModelPart("MeshGraph"), options_, &graph).Read();
 }
 
 }  // namespace tessera

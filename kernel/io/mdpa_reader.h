@@ -61,6 +61,9 @@ class MdpaReader {
   // its nodes, elements, conditions and geometries (the same file:line
   // errors); the other blocks are skipped.
   void ReadMeshGraph(const std::string& path, MeshGraph& graph) const;
+  // The same for .mdpa text already in memory (the fuzzer's entry point).
+  void ReadMeshGraphText(std::string_view text, const std::string& source_name,
+                         MeshGraph& graph) const;
 
   const MdpaReadOptions& Options() const { return options_; }
 

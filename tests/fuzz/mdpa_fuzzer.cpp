@@ -2,7 +2,9 @@
 // MdpaReader::ReadText; a tessera::Error is the expected answer to bad input,
 // anything else (a crash, a sanitizer report, another exception) is a bug.
 // Input that reads must also write and read back to the same counts, which
-// exercises the writer on every shape the reader accepts.
+// exercises the writer on every shape the reader accepts, and its mesh graph
+// (the first pass of a distributed read, MdpaReader::ReadMeshGraphText) must
+// read too, with the model part's node, element and condition counts.
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +15,7 @@
 #include "kernel/io/mdpa_reader.h"
 #include "kernel/io/mdpa_writer.h"
 #include "kernel/model/model.h"
+#include "kernel/parallel/mesh_graph.h"
 
 namespace {
 
@@ -44,11 +47,26 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   tessera::Model model;
   tessera::ModelPart& mp = model.CreateModelPart("Main");
   AddVariables(mp);
+  // The graph's read skips the blocks besides the mesh's: it may accept what
+  // the whole read refuses, never the reverse.
+  tessera::MeshGraph graph;
+  std::string graph_error;
+  try {
+    tessera::MdpaReader(options).ReadMeshGraphText(text, "fuzz.mdpa", graph);
+  } catch (const tessera::Error& e) {
+    graph_error = e.what();
+  }
   try {
     tessera::MdpaReader(options).ReadText(text, "fuzz.mdpa", mp);
   } catch (const tessera::Error&) {
     return 0;
   }
+  if (!graph_error.empty()) Bug("a file that reads has no mesh graph", graph_error);
+  if (graph.node_ids.size() != mp.NumberOfNodes() ||
+      graph.NumberOfElements() != mp.NumberOfElements() ||
+      graph.NumberOfConditions() != mp.NumberOfConditions() ||
+      graph.master_slave_constraints != mp.NumberOfMasterSlaveConstraints())
+    Bug("the mesh graph's counts are not the model part's", std::string(text));
 
   std::string written;
   try {
