@@ -711,11 +711,9 @@ class Parser {
         is_element ? registry.ElementGeometry(name) : registry.ConditionGeometry(name);
     const int points = type.PointsNumber();
     IdMap& ids = is_element ? element_ids_ : condition_ids_;
-    if (graph_ && is_element) {
-      const int common = DualGraphCommonNodes(type);
-      graph_->common_nodes =
-          graph_->common_nodes == 0 ? common : std::min(graph_->common_nodes, common);
-    }
+    // The dual graph's face size counts the cell types of elements read (as
+    // MeshGraphOf does): an empty block changes nothing.
+    const int common = graph_ && is_element ? DualGraphCommonNodes(type) : 0;
     std::unordered_set<IdType>& not_created =
         is_element ? not_created_.elements : not_created_.conditions;
     const std::vector<IdType>* in_piece =
@@ -743,6 +741,9 @@ class Parser {
       if (graph_) {
         if (!not_created.insert(id).second)
           FailAt(record_line_, kind, " ", file_id, " is defined twice");
+        if (common > 0)
+          graph_->common_nodes =
+              graph_->common_nodes == 0 ? common : std::min(graph_->common_nodes, common);
         (is_element ? graph_->element_ids : graph_->condition_ids).push_back(id);
         std::vector<IdType>& connectivity =
             is_element ? graph_->element_nodes : graph_->condition_nodes;

@@ -19,8 +19,8 @@ def GridId(i, j, k):
 
 
 def CubeDeck():
-    """The unit cube of N^3 Element3D8N with every block a structural deck
-    uses: two properties, face and point conditions, nodal data (a fixed
+    """The unit cube of N^3 Element3D8N (ids from the last down) with every
+    block a structural deck uses: two properties, face and point conditions, nodal data (a fixed
     component, a vector, a flag), elemental and conditional data, nested sub
     model parts with data, a node of no element (id 1000) and a geometry."""
     lines = ["Begin ModelPartData", "  DENSITY 2.5", "End ModelPartData",
@@ -30,15 +30,21 @@ def CubeDeck():
         for j in range(N + 1):
             for i in range(N + 1):
                 lines.append(f"  {GridId(i, j, k)} {i / N} {j / N} {k / N}")
-    lines += ["  1000 2.0 2.0 2.0", "End Nodes", "Begin Elements Element3D8N"]
+    # An empty block of tetrahedra (whose faces, 3 nodes, would change the
+    # dual graph were they counted), then the hexahedra listed from the last
+    # id down (both reads keep the file's order).
+    lines += ["  1000 2.0 2.0 2.0", "End Nodes", "Begin Elements Element3D4N", "End Elements",
+              "Begin Elements Element3D8N"]
     corners = [(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0), (0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)]
+    hexahedra = []
     e = 1
     for k in range(N):
         for j in range(N):
             for i in range(N):
                 nodes = " ".join(str(GridId(i + a, j + b, k + c)) for a, b, c in corners)
-                lines.append(f"  {e} {1 + (i % 2)} {nodes}")
+                hexahedra.append(f"  {e} {1 + (i % 2)} {nodes}")
                 e += 1
+    lines += hexahedra[::-1]
     lines += ["End Elements", "Begin Conditions SurfaceCondition3D4N"]
     c = 1
     for j in range(N):
