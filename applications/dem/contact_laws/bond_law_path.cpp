@@ -80,7 +80,7 @@ BondPath EvaluateBondLawPath(const Properties& material, double area, double len
             L::ShearScale(law, c, normal, std::abs(trial), std::abs(slip[k] - previous_slip),
                           state.data(), failure, shear_criterion);
         shear = scale * trial;
-      } else if (normal > 0.0) {
+      } else if (delta > 0.0) {
         shear = stored + increment;
         const double limit = law.friction * std::max(normal, 0.0);
         if (std::abs(shear) > limit) shear = std::copysign(limit, shear);

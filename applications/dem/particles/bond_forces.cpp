@@ -131,8 +131,11 @@ BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParamete
                              : Law::BrokenNormal(law, c, shortening, law_state);
   }
   const bool intact = state == kIntact;
-  // Springs and dashpots act while the bond holds or a broken one pushes.
-  const bool loaded = intact || normal > 0.0;
+  // Springs and dashpots act while the bond holds or a broken one is
+  // shorter than its rest length (the four-lane pass' test, which a bond
+  // breaking in tension on its reloading line, shorter than L but past its
+  // plastic offset, meets the step it breaks).
+  const bool loaded = intact || shortening > 0.0;
   // BrokenBonds "kratos": Kratos' DEM_Dempack leaves a broken bond's shear
   // force to the bond's state (below), not to a friction slider.
   const bool kratos_broken = !intact && bonds.broken_bonds == BrokenBonds::kKratos;
