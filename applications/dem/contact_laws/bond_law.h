@@ -28,7 +28,8 @@
 //   KDEM; its older versions and the thesis give σ_t separately, as
 //   CONTACT_SIGMA_MIN in MPa, which this law does not read).
 // A broken bond (IS_UNBREAKABLE false) keeps its pair: the spheres push each
-// other with k_n where they come closer than L, and the shear spring slides at
+// other with k_n where they come closer than L (from the plastic offset the
+// bond broke with: BrokenNormal), and the shear spring slides at
 // μ F_n (μ the relation's STATIC_FRICTION); dashpots act only in compression
 // then, and the rotational springs are gone. (BrokenBonds "kratos" keeps the
 // shear force as Kratos' DEM_Dempack does instead; see BrokenBonds.)
@@ -91,7 +92,9 @@ const char* BondLeverArmsName(BondLeverArms arms);
 // What a broken bond carries (BrokenBonds in ProjectParametersDEM).
 enum class BrokenBonds {
   // The model: a frictional contact with the bond's stiffness (the
-  // spheres push with k_n where closer than L, the shear spring slides at
+  // spheres push with k_n where closer than L, from the plastic offset the
+  // bond broke with where its law has one (DEM_Dempack's compressive
+  // branches: BrokenNormal), the shear spring slides at
   // μ max(F_n, 0)) until the crack opens: once the spheres have parted
   // beyond both L and touch (d > max(L, R_i + R_j)) the pair touches where
   // the spheres do, k_n (R_i + R_j - d), as unbonded spheres (the rest

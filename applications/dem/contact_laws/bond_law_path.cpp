@@ -71,7 +71,7 @@ BondPath EvaluateBondLawPath(const Properties& material, double area, double len
       if (was_intact)
         normal = L::Normal(law, c, delta, state.data(), failure, normal_criterion);
       else
-        normal = delta > 0.0 ? c.normal_stiffness * delta : 0.0;
+        normal = L::BrokenNormal(law, c, delta, state.data());
       const bool intact = failure == static_cast<std::uint8_t>(BondState::kIntact);
       const double increment = c.tangential_stiffness * (slip[k] - previous_slip);
       if (intact) {
@@ -80,7 +80,7 @@ BondPath EvaluateBondLawPath(const Properties& material, double area, double len
             L::ShearScale(law, c, normal, std::abs(trial), std::abs(slip[k] - previous_slip),
                           state.data(), failure, shear_criterion);
         shear = scale * trial;
-      } else if (intact || delta > 0.0) {
+      } else if (delta > 0.0) {
         shear = stored + increment;
         const double limit = law.friction * std::max(normal, 0.0);
         if (std::abs(shear) > limit) shear = std::copysign(limit, shear);

@@ -5,7 +5,8 @@
 // Read (its parameters from the materials, with errors naming the key), its
 // section before area correction (BaseArea) and the updates of an intact bond:
 // Normal (force from the shortening), HistoryScale and ShearScale (the
-// damage of the shear spring). A bond's law is its position in the list.
+// damage of the shear spring), and a broken bond's BrokenNormal (its push
+// in compression, from its state as it broke). A bond's law is its position in the list.
 #pragma once
 
 #include <algorithm>

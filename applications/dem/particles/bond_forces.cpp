@@ -108,11 +108,13 @@ BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParamete
 
   // Normal force, compression positive, of the law while the bond holds;
   // a broken bond pushes with k_n where it is shorter than its rest length,
-  // and once its crack has opened (BrokenBonds "frictional": the spheres
-  // parted beyond both the rest length and touch, bond_law.h) where the
-  // spheres overlap. The crack opens only for a bond broken before this
-  // step, so that the four-lane pass, which takes bonds intact at the step's
-  // start, and this one agree; the step it opens both forces are zero.
+  // from the plastic offset it broke with (Law::BrokenNormal), and once its
+  // crack has opened (BrokenBonds
+  // "frictional": the spheres parted beyond both the rest length and touch,
+  // bond_law.h) with k_n where the spheres overlap. The crack opens only for
+  // a bond broken before this step, so that the four-lane pass, which takes
+  // bonds intact at the step's start, and this one agree; the step it opens
+  // both forces are zero.
   std::uint8_t& state = bonds.state[b];
   double shortening = c.rest_length - distance;
   double normal_criterion = 0.0, shear_criterion = 0.0;
@@ -125,9 +127,14 @@ BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParamete
       if (distance > std::max(c.rest_length, touch)) bonds.opened[b] = 1;
       if (bonds.opened[b]) shortening = touch - distance;
     }
-    normal = shortening > 0.0 ? c.normal_stiffness * shortening : 0.0;
+    normal = bonds.opened[b] ? (shortening > 0.0 ? c.normal_stiffness * shortening : 0.0)
+                             : Law::BrokenNormal(law, c, shortening, law_state);
   }
   const bool intact = state == kIntact;
+  // Springs and dashpots act while the bond holds or a broken one is
+  // shorter than its rest length (the four-lane pass' test, which a bond
+  // breaking in tension on its reloading line, shorter than L but past its
+  // plastic offset, meets the step it breaks).
   const bool loaded = intact || shortening > 0.0;
   // BrokenBonds "kratos": Kratos' DEM_Dempack leaves a broken bond's shear
   // force to the bond's state (below), not to a friction slider.

@@ -55,6 +55,13 @@ struct KdemBond {
     return normal;
   }
 
+  // A broken bond's normal force until its crack opens: k_n where it is
+  // shorter than its rest length (an elastic bond has no plastic offset).
+  static double BrokenNormal(const BondParameters& /*law*/, const BondConstants& c,
+                             double shortening, const double* /*state*/) {
+    return shortening > 0.0 ? c.normal_stiffness * shortening : 0.0;
+  }
+
   // The shear spring's trial force is k_t times the accumulated slip; the
   // stored force is that trial times HistoryScale's inverse (1 here).
   static double HistoryScale(const double* /*state*/) { return 1.0; }

@@ -191,6 +191,36 @@ def test_a_bond_broken_in_tension_is_a_frictional_contact_with_the_same_stiffnes
     np.testing.assert_allclose(path["normal"][after:], expected, rtol=RTOL, atol=0.0)
 
 
+def test_a_bond_broken_while_crushed_keeps_pushing_as_its_compression_law():
+    """Crushed onto the second branch, then sheared until it breaks (no shear
+    damage): the broken bond's normal force is the envelope's where it broke
+    (continuous: not k_n δ, 1.8 times that here), and is k_n from the
+    plastic offset δ_p = δ_max - F_env(δ_max) / k_n it broke with,
+    unloading, below it zero (no tension), and reloading beyond δ_max (it
+    crushes no further) (1e-12; 1e-9 on the lines)."""
+    top = 0.5 * (LCS[0] + LCS[1]) * AREA / K_N * 2.0  # on the second branch
+    crush = np.linspace(0.0, top, 101)
+    strength = TAU * AREA + MU * Envelope(top)
+    slip = np.linspace(0.0, 1.2 * strength / K_T, 121)
+    offset = top - Envelope(top) / K_N
+    unload = np.linspace(top, offset - 0.2 * top, 80)[1:]
+    reload = np.linspace(unload[-1], 1.3 * top, 120)[1:]
+    delta = np.concatenate([crush, np.full_like(slip, top), unload, reload])
+    slips = np.concatenate([np.zeros_like(crush), slip, np.full(len(unload) + len(reload), slip[-1])])
+    path = Path(Material(shear_energy=0.0), delta, slips)
+    broken = np.nonzero(path["state"])[0][0]
+    assert path["state"][broken] == 2 and 101 < broken < 101 + len(slip) - 1
+    assert K_N * top > 1.7 * Envelope(top) and offset > 0.4 * top
+    n = 101 + len(slip)
+    np.testing.assert_allclose(path["normal"][101:n], Envelope(top), rtol=RTOL)
+    expected = [K_N * (d - offset) if d > offset else 0.0 for d in unload]
+    np.testing.assert_allclose(path["normal"][n:n + len(unload)], expected, rtol=1e-9,
+                               atol=1e-9 * K_N * top)
+    expected = [max(K_N * (d - offset), 0.0) for d in reload]
+    np.testing.assert_allclose(path["normal"][n + len(unload):], expected, rtol=1e-9,
+                               atol=1e-9 * K_N * top)
+
+
 def test_without_damage_the_bond_breaks_where_the_force_passes_the_tensile_strength():
     limit = SIGMA_T * AREA / K_N
     u = np.linspace(0.0, 1.1 * limit, 111)
