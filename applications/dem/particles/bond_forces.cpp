@@ -109,9 +109,9 @@ BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParamete
   // Normal force, compression positive, of the law while the bond holds;
   // a broken bond pushes with k_n where it is shorter than its rest length,
   // from the plastic offset it broke with (Law::BrokenNormal), and once its
-  // crack has opened (BrokenBonds
-  // "frictional": the spheres parted beyond both the rest length and touch,
-  // bond_law.h) with k_n where the spheres overlap. The crack opens only for
+  // crack has opened (BrokenBonds "frictional": the spheres parted beyond
+  // both the rest length and touch, bond_law.h) with k_n where the spheres
+  // overlap. The crack opens only for
   // a bond broken before this step, so that the four-lane pass, which takes
   // bonds intact at the step's start, and this one agree; the step it opens
   // both forces are zero.

@@ -275,7 +275,7 @@ struct DempackBond {
   // k_n0 δ at once handed its neighbours the difference, and under a 60 MPa
   // confinement most of the specimen's bonds broke in shear within 0.4 ms
   // (docs/validation.md, V5.3). The state is only read: a broken bond
-  // crushes no further, and its copies on several ranks stay alike.
+  // crushes no further (k_n0 beyond δ_max too).
   static double BrokenNormal(const BondParameters& law, const BondConstants& c, double shortening,
                              const double* s) {
     const double largest = s[kShortening], k0 = c.normal_stiffness;
