@@ -121,13 +121,8 @@ MeshPiece PlanMeshPiece(const MeshGraph& graph, const MeshPartition& partition, 
 }
 
 LocalMesh DistributeModelPart(ModelPart& model_part, const MeshPartition& partition, int rank) {
+  // The plan checks the rank, the constraints and the partition's elements.
   const std::string& name = model_part.Name();
-  TESSERA_CHECK(rank >= 0 && rank < partition.parts, "DistributeModelPart of model part '", name,
-                "': rank ", rank, " is not a part of a partition into ", partition.parts);
-  TESSERA_CHECK(model_part.NumberOfMasterSlaveConstraints() == 0,
-                "DistributeModelPart of model part '", name,
-                "': master-slave constraints are not distributed yet (it has ",
-                model_part.NumberOfMasterSlaveConstraints(), ")");
   MeshPiece piece = PlanMeshPiece(MeshGraphOf(model_part), partition, rank, name);
   const MdpaPiece& kept = piece.kept;
   auto Kept = [](const std::vector<IdType>& ids, IdType id) {
