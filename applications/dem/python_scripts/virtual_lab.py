@@ -384,7 +384,8 @@ class VirtualLaboratory:
     def Initialize(self):
         from .dem_analysis_stage import DEMAnalysisStage
         self._WriteDeck()
-        self._csv_path = os.path.abspath(self._CsvPath())
+        # Absolute: the loop runs in the output folder.
+        self._csv_path = os.path.abspath(os.path.join(self.folder, self.name + ".csv"))
         lab = self
 
         class Stage(DEMAnalysisStage):
@@ -737,9 +738,6 @@ class VirtualLaboratory:
                 and loading and stress < fraction * self.peak and len(self.rows) > 10:
             stage.end_time = min(stage.end_time, time)  # the specimen has failed
 
-    def _CsvPath(self):
-        return os.path.join(self.folder, self.name + ".csv")
-
     def _AppendToCsv(self, row):
         # Each sample reaches the disk as it is taken: a long test stopped by
         # hand, killed or cut off keeps its curve up to its last sample.
@@ -764,8 +762,7 @@ class VirtualLaboratory:
             # Stopped by hand (a ductile test that will not drop, say): the
             # summary and the plot of the samples so far, then the interrupt.
             os.chdir(cwd)
-            self._CloseCsv()
-            self._WriteResults()
+            self._WriteResults()  # closes the CSV
             print(f"{self.name}: interrupted at t = {self.stage.time:.6g} s; the results of "
                   f"its {len(self.rows)} samples are in {self.folder}", flush=True)
             raise
