@@ -967,15 +967,19 @@ class Parser : MdpaScanner {
             continue;
           case ListKind::Elements: {
             const IdType id = element_ids_.Refer(file_id);
-            if (id >= 0 && not_created_.elements.count(id)) continue;  // another rank's
-            if (id < 0 || !root_.HasElement(id)) Fail("element ", file_id, " is not defined");
+            if (id < 0 || !root_.HasElement(id)) {
+              if (id >= 0 && not_created_.elements.count(id)) continue;  // another rank's
+              Fail("element ", file_id, " is not defined");
+            }
             ids.push_back(id);
             continue;
           }
           case ListKind::Conditions: {
             const IdType id = condition_ids_.Refer(file_id);
-            if (id >= 0 && not_created_.conditions.count(id)) continue;  // another rank's
-            if (id < 0 || !root_.HasCondition(id)) Fail("condition ", file_id, " is not defined");
+            if (id < 0 || !root_.HasCondition(id)) {
+              if (id >= 0 && not_created_.conditions.count(id)) continue;  // another rank's
+              Fail("condition ", file_id, " is not defined");
+            }
             ids.push_back(id);
             continue;
           }
