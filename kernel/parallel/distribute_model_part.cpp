@@ -57,7 +57,10 @@ MeshPiece PlanMeshPiece(const MeshGraph& graph, const MeshPartition& partition, 
         parts.insert(std::upper_bound(parts.begin(), parts.end(), part), part);
       if (part == rank) keep[n] = 1;
     }
-    if (part == rank) piece.kept.elements.push_back(graph.element_ids[e]);
+    if (part == rank) {
+      piece.kept.elements.push_back(graph.element_ids[e]);
+      piece.local.element_positions.push_back(static_cast<std::int64_t>(e));
+    }
   }
 
   for (std::size_t c = 0; c < graph.NumberOfConditions(); ++c) {
@@ -82,6 +85,7 @@ MeshPiece PlanMeshPiece(const MeshGraph& graph, const MeshPartition& partition, 
                   "rank");
     if (common.front() != rank) continue;
     piece.kept.conditions.push_back(id);
+    piece.local.condition_positions.push_back(static_cast<std::int64_t>(c));
     for (std::int64_t k = graph.condition_offsets[c]; k < graph.condition_offsets[c + 1]; ++k)
       keep[ordinal.at(graph.condition_nodes[k])] = 1;
   }

@@ -17,6 +17,7 @@
 // part.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <vector>
 
@@ -37,6 +38,12 @@ struct LocalMesh {
   std::vector<std::vector<IdType>> shared_nodes;
   // Ascending ids of the kept nodes this rank owns (partition.node_owner).
   std::vector<IdType> owned_nodes;
+  // The kept elements' and conditions' positions in the whole mesh's lists
+  // (the file's order), ascending: entry k is the piece's k-th entity. What
+  // orders the ranks' entities as one process would (the coupled stage's
+  // skin: distributed_coupling.py).
+  std::vector<std::int64_t> element_positions;
+  std::vector<std::int64_t> condition_positions;
 };
 
 // Removes from model_part's root (and so from every sub model part) what rank

@@ -106,7 +106,12 @@ void AddParallelToPython(py::module_& m) {
       .def_readonly("rank", &LocalMesh::rank)
       .def_readonly("neighbours", &LocalMesh::neighbours)
       .def_readonly("shared_nodes", &LocalMesh::shared_nodes)
-      .def_readonly("owned_nodes", &LocalMesh::owned_nodes);
+      .def_readonly("owned_nodes", &LocalMesh::owned_nodes)
+      .def_readonly("element_positions", &LocalMesh::element_positions,
+                    "The kept elements' positions in the whole mesh's element list (the "
+                    "file's order), in the model part's order")
+      .def_readonly("condition_positions", &LocalMesh::condition_positions,
+                    "The same for the kept conditions");
   m.def(
       "DistributeModelPart",
       [](ModelPart& model_part, const std::shared_ptr<Comm>& communicator) {

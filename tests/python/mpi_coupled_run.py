@@ -101,6 +101,12 @@ def main(folder, out, parallel_type, reaction_part=None, whole_skin=False):
         if whole_skin:
             _SearchWholeSkin(stage)
         stage.Initialize()
+        # The skin walls as made (ids, then their nodes' ids, 0 past a
+        # triangle's three) and the structure's elements each rank holds.
+        skin_walls = np.array([[c.Id] + [n.Id for n in c.GetGeometry()] + [0] * (5 - len(c.GetGeometry()))
+                               for c in stage.skin.walls.Conditions], dtype=np.int64)
+        structure_elements = [g[0] for g in communicator.GatherInts(
+            [int(stage.structure.GetRootModelPart().NumberOfElements())], 0)]
         implicit = stage.scheme == "implicit_with_dem_substeps"
         average = _AverageSphereForcesOverSubsteps(stage, communicator) if implicit else None
         owned_fe = None
@@ -199,7 +205,8 @@ def main(folder, out, parallel_type, reaction_part=None, whole_skin=False):
         np.savez(out, ranks=communicator.Size(), steps=steps, on_structure=np.array(on_structure),
                  on_spheres=np.array(on_spheres), delta_time=stage.delta_time,
                  skin_nodes=len(stage.skin.skin_ids), ghosts=ghosts, migrations=migrations,
-                 skin_faces=skin_faces, wall_faces=walls.NumberOfConditions(),
+                 skin_faces=skin_faces, wall_faces=walls.NumberOfConditions(), skin_walls=skin_walls,
+                 structure_elements=np.asarray(structure_elements, dtype=np.int64),
                  searched_faces=np.asarray(searched_faces, dtype=np.int64), force_messages=force_messages,
                  substeps=stage.substeps, reactions=np.array(reactions), sphere_counts=np.array(sphere_counts),
                  times=np.array(times), on_spheres_last_substep=np.array(last_substep), **energy, **result)

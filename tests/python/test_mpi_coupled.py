@@ -73,6 +73,12 @@ def test_coupled_plate_on_ranks_equals_serial(tmp_path, serial_runs, ranks, tran
     assert int(serial["skin_nodes"]) == int(distributed["skin_nodes"]) == (81 if named_skin else 162)  # the top; every node
     np.testing.assert_array_equal(distributed["sphere_ids"], serial["sphere_ids"])
     np.testing.assert_array_equal(distributed["structure_ids"], serial["structure_ids"])
+    # Each rank read only its piece of the plate; the skin gathered from the
+    # pieces is the serial run's: the same walls, ids and nodes, in order.
+    per_rank = distributed["structure_elements"]
+    assert len(per_rank) == ranks and all(0 < n < int(serial["structure_elements"][0]) for n in per_rank)
+    assert int(per_rank.sum()) == int(serial["structure_elements"][0])
+    np.testing.assert_array_equal(distributed["skin_walls"], serial["skin_walls"])
     assert len(serial["sphere_ids"]) == count
     # The case is alive: the plate dented by the impacts, the skin loaded.
     assert np.max(np.abs(serial["structure_DISPLACEMENT"][:, 2])) > 1e-4

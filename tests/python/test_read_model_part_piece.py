@@ -114,7 +114,7 @@ def Snapshot(mp):
 
 def Local(local):
     return (local.rank, list(local.neighbours), [list(s) for s in local.shared_nodes],
-            list(local.owned_nodes))
+            list(local.owned_nodes), list(local.element_positions), list(local.condition_positions))
 
 
 def EmptyRoot(model):
@@ -130,6 +130,10 @@ def test_each_piece_read_alone_is_the_piece_of_the_whole_read(tmp_path, parts):
     path.write_text(CubeDeck())
     io = tessera.ModelPartIO(str(tmp_path / "cube"))  # the suffix is found as in a whole read
     elements = set()
+    once = EmptyRoot(tessera.Model())
+    io.ReadModelPart(once)
+    element_ids = [e.Id for e in once.Elements]
+    condition_ids = [c.Id for c in once.Conditions]
     for rank in range(parts):
         whole = EmptyRoot(tessera.Model())
         io.ReadModelPart(whole)
@@ -138,6 +142,9 @@ def test_each_piece_read_alone_is_the_piece_of_the_whole_read(tmp_path, parts):
         local = tessera.ReadModelPartPiece(io, alone, parts, rank)
         assert Snapshot(alone) == Snapshot(whole)
         assert Local(local) == Local(expected_local)
+        # The positions name the kept entities' places in the whole read.
+        assert [element_ids[p] for p in local.element_positions] == [e.Id for e in alone.Elements]
+        assert [condition_ids[p] for p in local.condition_positions] == [c.Id for c in alone.Conditions]
         assert 0 < alone.NumberOfElements() < N ** 3
         elements |= {e.Id for e in alone.Elements}
         assert (1000 in [int(i) for i in alone.NodeIds()]) == (rank == 0)

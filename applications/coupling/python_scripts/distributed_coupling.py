@@ -6,13 +6,15 @@ distributed DEM decomposes them (recursive bisection, ghosts, migration), and
 the skin between them replicated. The explicit scheme, Kratos' DEM-first
 order and the implicit structure with DEM sub-steps run so:
 
-- Skin. Every rank finds the skin of the *whole* structure (its mesh is read
-  whole on every rank; the faces are taken before METIS keeps the rank's
-  piece), so every rank holds the same skin walls, in the serial run's order,
-  with the same ids: the DEM's walls are replicated anyway. With
-  "wall_model_parts" the DEM deck's own walls follow the nodes of the whole
-  mesh they lie on, mapped alike on every rank. Each rank's wall search sees
-  only the skin faces near its DEM box (the stage's
+- Skin. Each rank reads only its piece of the structure's mesh (METIS);
+  the ranks' pieces give the skin of the *whole* structure to every rank
+  (DistributedCoupling._GatherSkin: the faces one element bounds, the cuts
+  between pieces dropped, in the serial FindSkinFaces' order), so every rank
+  holds the same skin walls, in the serial run's order, with the same ids:
+  the DEM's walls are replicated anyway. With "wall_model_parts" the DEM
+  deck's own walls follow the structure's nodes they lie on (every rank
+  gets the coordinates of all of them), mapped alike on every rank. Each
+  rank's wall search sees only the skin faces near its DEM box (the stage's
   walls_searched_near_domain: DistributedDem.SearchWallsNearDomain), which
   hold every candidate of the spheres it owns.
 - Walls moved with the structure. Each step every rank places the mirrors
@@ -66,7 +68,7 @@ import numpy as np
 
 import tessera
 
-from .skin_walls import LOAD_CONDITIONS, FindSkinFaces, SkinFace, SkinWalls
+from .skin_walls import LOAD_CONDITIONS, WALL_CONDITIONS, SkinFace, SkinWalls
 
 
 def AlignParallelType(structural_parameters, dem_parameters):
@@ -104,8 +106,16 @@ def CheckSupported(coupling):
 
 class DistributedCoupling:
     """The coupled stage's distributed side (module text). Made in the stage's
-    constructor; it reads the whole structure's skin right after the mesh is
-    imported, before the structural solver keeps its piece."""
+    constructor; the structure's skin is gathered from the ranks' pieces when
+    the walls are made (CreateSkinWalls), after the structural solver has
+    read or kept its piece."""
+
+    # A face's row in the skin's gather: its two sort keys (the element and
+    # its local face; a named skin's part and the condition's place in the
+    # mesh file), its Properties id (-1: none), the element's or condition's
+    # id, its node count, four node ids (0 past the count) and their twelve
+    # coordinates.
+    _ROW = 21
 
     def __init__(self, coupling):
         self.coupling = coupling
@@ -113,53 +123,148 @@ class DistributedCoupling:
         self.rank = self.communicator.Rank()
         CheckSupported(coupling)
         self._faces = None
-        solver = coupling.structural_stage._GetSolver()
-        solver.read_whole_mesh = True  # the skin is the whole mesh's (below)
-        import_model_part = solver.ImportModelPart
 
-        def ImportWholeSkin():
-            # The solver distributes the mesh in PrepareModelPart: the skin
-            # faces are those of the whole mesh, taken here on every rank.
-            import_model_part()
-            self._CaptureWholeSkin()
-
-        solver.ImportModelPart = ImportWholeSkin
-
-    def _CaptureWholeSkin(self):
+    def _GatherSkin(self):
+        """The whole structure's skin on every rank, from the ranks' pieces
+        (no rank holds the whole mesh): each rank sends the faces only one of
+        its own elements bounds (tessera.FindSkinFaces on its piece: its part
+        of the skin and its cuts to other ranks' elements), or its conditions
+        of the named skin parts, with their nodes' coordinates; rank 0 drops
+        the faces two ranks sent (the cuts), orders the rest as the serial
+        FindSkinFaces does (by element and local face; by part and place in
+        the file) and broadcasts them. With "wall_model_parts" every rank
+        gets the coordinates of the structure's nodes instead."""
         coupling = self.coupling
         structure = coupling.structure
-        root = structure.GetRootModelPart()
-        self._largest_condition_id = max((c.Id for c in root.Conditions), default=0)
+        local_mesh = coupling.structural_stage._GetSolver().local_mesh
+        if local_mesh is None:
+            raise tessera.Error("coupling: the distributed skin is gathered from the structure's pieces; "
+                                "the structural stage was initialised without distributing its mesh")
+        communicator = self.communicator
+        self._largest_condition_id = int(communicator.MaxAllInt(
+            max((c.Id for c in structure.Conditions), default=0)))
         if coupling.options["wall_model_parts"]:
             # The DEM deck's own walls follow the structure's nodes they lie
-            # on (SkinWalls.FromDemWalls): any node of the whole mesh.
-            self._coordinates = {node.Id: np.array(node.Coordinates(), dtype=float) for node in structure.Nodes}
+            # on (SkinWalls.FromDemWalls): any node of the structure.
+            owned = set(int(i) for i in local_mesh.owned_nodes)
+            rows = [value for node in structure.Nodes if node.Id in owned
+                    for value in (float(node.Id), *node.Coordinates())]
+            table = self._GatheredRows(rows, 4, lambda all_rows: (all_rows[np.argsort(all_rows[:, 0])], ""))
+            self._coordinates = {int(row[0]): row[1:4].copy() for row in table}
             self._faces = []
             return
         names = coupling.options["skin_model_parts"]
-        faces = FindSkinFaces(structure, names, coupling.dimension)
-        # The structure's materials are read into its Properties later, and
-        # may give the elements other Properties than the mesh file does
-        # (Kratos' decks: "Properties 0" in the .mdpa, properties_id 1 in the
-        # materials file): a face found automatically keeps the id of the
-        # element it bounds, whose Properties are looked up then
-        # (_ResolveElementProperties); a named skin's conditions keep their
-        # own Properties ids.
-        if names:
-            ids = []
-            for name in names:
-                full = name if name.startswith(structure.Name + ".") else f"{structure.Name}.{name}"
-                ids += [None if c.GetProperties() is None else c.GetProperties().Id
-                        for c in structure.GetModel().GetModelPart(full).Conditions]
-            self._faces = [(face.node_ids, properties_id) for face, properties_id in zip(faces, ids)]
-        else:
-            self._faces = [(face.node_ids, face.parent) for face in faces]
         self._named_skin = bool(names)
-        first = next(iter(structure.Elements), None)
-        self._first_element = None if first is None else first.Id
-        skin = {i for ids, _ in self._faces for i in ids}
-        self._coordinates = {node.Id: np.array(node.Coordinates(), dtype=float)
-                             for node in root.Nodes if node.Id in skin}
+        rows = self._NamedSkinRows(structure, names, local_mesh) if names else self._SkinFaceRows(structure)
+        table = self._GatheredRows(rows, self._ROW, lambda all_rows: self._WholeSkin(all_rows, names, structure))
+        self._faces = []
+        self._coordinates = {}
+        for row in table:
+            count = int(row[4])
+            ids = [int(i) for i in row[5:5 + count]]
+            key = (None if row[2] < 0 else int(row[2])) if names else int(row[0])
+            self._faces.append((ids, key))
+            for k, node_id in enumerate(ids):
+                self._coordinates[node_id] = row[9 + 3 * k:12 + 3 * k].copy()
+        # The structure's first element in the file (a named skin's default
+        # material): the least position the ranks hold.
+        root = structure.GetRootModelPart()
+        first = next(((p, e.Id) for e, p in zip(root.Elements, local_mesh.element_positions)
+                      if structure.HasElement(e.Id)), None)
+        found = self._GatheredRows([] if first is None else [float(v) for v in first], 2,
+                                   lambda all_rows: (all_rows[np.argsort(all_rows[:, 0])][:1], ""))
+        self._first_element = int(found[0, 1]) if len(found) else None
+
+    def _GatheredRows(self, local_rows, width, decide):
+        """Every rank's rows (flat, `width` doubles each) on rank 0, which makes
+        the table (or an error message) of them with decide((n, width) array);
+        the table on every rank, or the message raised on every rank."""
+        gathered = self.communicator.GatherDoubles([float(v) for v in local_rows], 0)
+        table, message = np.zeros((0, width)), ""
+        if self.rank == 0:
+            table, message = decide(np.asarray([v for part in gathered for v in part],
+                                               dtype=float).reshape(-1, width))
+        message = self.communicator.BroadcastString(message, 0)
+        if message:
+            raise tessera.Error(message)
+        flat = self.communicator.BroadcastDoubles(np.ascontiguousarray(table).ravel().tolist(), 0)
+        return np.asarray(flat, dtype=float).reshape(-1, width)
+
+    def _SkinFaceRows(self, structure):
+        """The rows of the faces of this rank's elements that one element
+        bounds here (tessera.FindSkinFaces), membranes included."""
+        skin = tessera.FindSkinFaces(structure)
+        nodes = structure.GetRootModelPart()
+        rows = []
+        for node_ids, count, parent, face in zip(skin["node_ids"], skin["nodes_number"], skin["parent_ids"],
+                                                 skin["local_faces"]):
+            rows += self._Row(parent, face, -1, parent, node_ids[:count], nodes)
+        return rows
+
+    def _NamedSkinRows(self, structure, names, local_mesh):
+        """The rows of this rank's conditions of the named skin parts, keyed by
+        the part's place in `names` and the condition's place in the file."""
+        root = structure.GetRootModelPart()
+        position = dict(zip((c.Id for c in root.Conditions), local_mesh.condition_positions))
+        rows = []
+        for index, name in enumerate(names):
+            full = name if name.startswith(structure.Name + ".") else f"{structure.Name}.{name}"
+            if not structure.GetModel().HasModelPart(full):
+                raise tessera.Error(f"coupling: key 'skin_model_parts': no model part '{full}' (sub model "
+                                    f"parts of {structure.Name}: "
+                                    f"{', '.join(structure.GetSubModelPartNames()) or 'none'})")
+            for condition in structure.GetModel().GetModelPart(full).Conditions:
+                if condition.Id not in position:
+                    raise tessera.Error(f"coupling: condition {condition.Id} of '{full}' is not in the "
+                                        "structure's mesh file; a distributed run's named skin is made "
+                                        "of the file's conditions")
+                properties = condition.GetProperties()
+                rows += self._Row(index, position[condition.Id], -1 if properties is None else properties.Id,
+                                  condition.Id, [n.Id for n in condition.GetGeometry()], root)
+        return rows
+
+    @staticmethod
+    def _Row(first_key, second_key, properties_id, entity_id, node_ids, root):
+        if len(node_ids) > 4:
+            raise tessera.Error(f"coupling: skin face of entity {entity_id} has {len(node_ids)} nodes; a "
+                                "skin face has at most 4")
+        row = [float(first_key), float(second_key), float(properties_id), float(entity_id),
+               float(len(node_ids))] + [float(i) for i in node_ids] + [0.0] * (4 - len(node_ids))
+        for node_id in node_ids:
+            row += list(root.GetNode(int(node_id)).Coordinates())
+        return row + [0.0] * (3 * (4 - len(node_ids)))
+
+    def _WholeSkin(self, rows, names, structure):
+        """Rank 0: the gathered rows as the serial FindSkinFaces gives the
+        faces (module text), or the message of the error it would raise."""
+        dimension = self.coupling.dimension
+        if names:
+            for index, name in enumerate(names):
+                if not np.any(rows[:, 0] == index):
+                    full = name if name.startswith(structure.Name + ".") else f"{structure.Name}.{name}"
+                    return rows, (f"coupling: skin model part '{full}' has no conditions; its conditions "
+                                  "(faces) are the walls the spheres touch")
+            for row in rows[np.lexsort((rows[:, 1], rows[:, 0]))]:
+                if int(row[4]) not in WALL_CONDITIONS[dimension]:
+                    name = names[int(row[0])]
+                    full = name if name.startswith(structure.Name + ".") else f"{structure.Name}.{name}"
+                    return rows, (f"coupling: condition {int(row[3])} of '{full}' has {int(row[4])} nodes; "
+                                  f"a {dimension}D skin face has "
+                                  f"{' or '.join(map(str, WALL_CONDITIONS[dimension]))}")
+            return rows[np.lexsort((rows[:, 1], rows[:, 0]))], ""
+        # A solid's face sent by two ranks is a cut between pieces (the serial
+        # search counts it twice); a membrane is skin wherever it is.
+        keep = np.ones(len(rows), dtype=bool)
+        solid = np.flatnonzero(rows[:, 1] >= 0)
+        if len(solid):
+            keys = np.sort(rows[solid, 5:9].astype(np.int64), axis=1)
+            _, inverse, counts = np.unique(keys, axis=0, return_inverse=True, return_counts=True)
+            keep[solid] = counts[inverse.ravel()] == 1
+        rows = rows[keep]
+        if not len(rows):
+            return rows, (f"coupling: the structure '{structure.Name}' has no skin (no elements with faces); "
+                          "name the skin's sub model parts in 'skin_model_parts'")
+        return rows[np.lexsort((rows[:, 1], rows[:, 0]))], ""
 
     def _ResolveElementProperties(self, element_ids):
         """{element id: its Properties id (None: none)} for elements of the
@@ -201,9 +306,7 @@ class DistributedCoupling:
 
     def CreateSkinWalls(self, walls, dem_roots):
         coupling = self.coupling
-        if self._faces is None:
-            raise tessera.Error("coupling: the distributed skin is read when the structure's mesh is "
-                                "imported; the structural stage was initialised another way")
+        self._GatherSkin()
         structure = coupling.structure
         if coupling.options["wall_model_parts"]:
             # As the serial stage: the DEM deck's walls keep their materials
@@ -300,14 +403,14 @@ class DistributedSkinWalls(SkinWalls):
     @classmethod
     def FromDemWalls(cls, distributed, structure, walls, wall_parts, dimension=3):
         """SkinWalls.FromDemWalls on every rank alike: the wall nodes mapped to
-        the whole mesh's nodes (read before METIS kept this rank's piece)."""
+        the whole structure's nodes (gathered from the ranks' pieces)."""
         self = cls.__new__(cls)
         self.distributed = distributed
         self._FollowDemWalls(structure, walls, wall_parts, dimension)
         return self
 
     def _StructureNodes(self):
-        coordinates = self.distributed._coordinates  # in the structure's node order
+        coordinates = self.distributed._coordinates  # ascending ids
         ids = list(coordinates)
         return ids, np.array([coordinates[i] for i in ids]).reshape(-1, 3)
 

@@ -149,9 +149,6 @@ class MechanicalSolver(PythonSolver):
         self.strategy = None
         self.communicator = tessera.SerialCommunicator()
         self.local_mesh = None  # this rank's piece of a distributed run (ReadModelPartPiece)
-        # A distributed run reads only its piece of the mesh unless something
-        # needs the whole mesh first (the coupled stage takes its skin from it).
-        self.read_whole_mesh = False
 
     def SetCommunicator(self, communicator):
         """The run's communicator (the stage sets it for "parallel_type": "MPI")."""
@@ -211,8 +208,7 @@ class MechanicalSolver(PythonSolver):
 
     def ImportModelPart(self):
         settings = self.settings["model_import_settings"]
-        if self.communicator.IsDistributed() and not self.read_whole_mesh \
-                and settings["input_type"].GetString() == "mdpa":
+        if self.communicator.IsDistributed() and settings["input_type"].GetString() == "mdpa":
             # Each rank reads the file's connectivity, partitions it (METIS,
             # the same on every rank) and reads only its piece: no rank holds
             # the whole mesh (tessera.ReadModelPartPiece).
@@ -232,8 +228,8 @@ class MechanicalSolver(PythonSolver):
         self._CreateComputingDomain()
         if self.communicator.IsDistributed():
             if self.local_mesh is None:
-                # Every rank read the whole mesh (read_whole_mesh, or a model
-                # part given whole); METIS splits it the same way on each,
+                # Every rank holds the whole mesh (a model part given whole,
+                # not read from a file here); METIS splits it the same way on each,
                 # and each keeps its piece before the processes see it.
                 self.local_mesh = tessera.DistributeModelPart(self.main_model_part, self.communicator)
             local_mesh = self.local_mesh
