@@ -68,7 +68,7 @@ import numpy as np
 
 import tessera
 
-from .skin_walls import LOAD_CONDITIONS, WALL_CONDITIONS, SkinFace, SkinWalls
+from .skin_walls import LOAD_CONDITIONS, WALL_CONDITIONS, SkinFace, SkinPartName, SkinWalls
 
 
 def AlignParallelType(structural_parameters, dem_parameters):
@@ -208,7 +208,7 @@ class DistributedCoupling:
         position = dict(zip((c.Id for c in root.Conditions), local_mesh.condition_positions))
         rows = []
         for index, name in enumerate(names):
-            full = name if name.startswith(structure.Name + ".") else f"{structure.Name}.{name}"
+            full = SkinPartName(structure, name)
             if not structure.GetModel().HasModelPart(full):
                 raise tessera.Error(f"coupling: key 'skin_model_parts': no model part '{full}' (sub model "
                                     f"parts of {structure.Name}: "
@@ -241,13 +241,13 @@ class DistributedCoupling:
         if names:
             for index, name in enumerate(names):
                 if not np.any(rows[:, 0] == index):
-                    full = name if name.startswith(structure.Name + ".") else f"{structure.Name}.{name}"
+                    full = SkinPartName(structure, name)
                     return rows, (f"coupling: skin model part '{full}' has no conditions; its conditions "
                                   "(faces) are the walls the spheres touch")
             for row in rows[np.lexsort((rows[:, 1], rows[:, 0]))]:
                 if int(row[4]) not in WALL_CONDITIONS[dimension]:
                     name = names[int(row[0])]
-                    full = name if name.startswith(structure.Name + ".") else f"{structure.Name}.{name}"
+                    full = SkinPartName(structure, name)
                     return rows, (f"coupling: condition {int(row[3])} of '{full}' has {int(row[4])} nodes; "
                                   f"a {dimension}D skin face has "
                                   f"{' or '.join(map(str, WALL_CONDITIONS[dimension]))}")

@@ -58,6 +58,12 @@ class SkinFace:
         self.parent = parent
 
 
+def SkinPartName(structure, name):
+    """The full name of a skin sub model part named in 'skin_model_parts'
+    (with or without the structure's name first)."""
+    return name if name.startswith(structure.Name + ".") else f"{structure.Name}.{name}"
+
+
 def FindSkinFaces(structure, skin_model_parts=(), dimension=3):
     """The skin faces of `structure`: the conditions of the named sub model
     parts, or, when none is named, the element faces that belong to one
@@ -66,7 +72,7 @@ def FindSkinFaces(structure, skin_model_parts=(), dimension=3):
     if skin_model_parts:
         default_properties = _FirstElementProperties(structure)
         for name in skin_model_parts:
-            full = name if name.startswith(structure.Name + ".") else f"{structure.Name}.{name}"
+            full = SkinPartName(structure, name)
             if not structure.GetModel().HasModelPart(full):
                 raise tessera.Error(f"coupling: key 'skin_model_parts': no model part '{full}' (sub model "
                                     f"parts of {structure.Name}: "
