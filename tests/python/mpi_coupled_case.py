@@ -29,8 +29,9 @@ def WritePlateCase(folder, transfer_method="area_distributed", named_skin=False,
                    energy_samples=None, rayleigh_alpha=0.0):
     """Writes the case into `folder` (created); returns the number of spheres.
     `named_skin`: the skin is the plate's top, the quadrilateral conditions of
-    the sub model part Skin (option skin_model_parts), instead of the whole
-    surface found automatically. `energy_samples`: the coupled energy
+    the sub model part Skin (option skin_model_parts; their ids descending
+    in the file, whose order the walls keep), instead of the whole surface
+    found automatically. `energy_samples`: the coupled energy
     balance on (energy_output, about that many rows); `rayleigh_alpha`: the
     structure's mass damping (explicit solver's rayleigh_alpha)."""
     os.makedirs(folder, exist_ok=True)
@@ -40,7 +41,7 @@ def WritePlateCase(folder, transfer_method="area_distributed", named_skin=False,
     structure_files(folder, "plate", nodes, elements, "SmallDisplacementElement3D8N", young=5e6,
                     poisson=0.3, density=1000.0, fixed_nodes=clamped, end_time=end_time,
                     time_step=TIME_STEP, gravity=(0.0, 0.0, -9.81),
-                    skin_faces=top_faces(CELLS) if named_skin else ())
+                    skin_faces=top_faces(CELLS) if named_skin else (), skin_ids_descending=named_skin)
     rng = np.random.default_rng(42)
     spheres = []
     for j in range(4):

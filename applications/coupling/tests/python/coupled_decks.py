@@ -64,11 +64,15 @@ def top_faces(cells, tetrahedra=False):
 
 def structure_files(folder, name, nodes, elements, element_name, young, poisson, density,
                     fixed_nodes=(), end_time=1e-3, time_step=1e-5, gravity=None, skin_faces=(),
-                    implicit=False):
+                    implicit=False, skin_ids_descending=False):
     """<name>.mdpa, StructuralMaterials.json and an explicit (or implicit
     Bossak) ProjectParameters.json;
     `skin_faces` (node id lists) become SurfaceCondition3D3N/3D4N of the sub
-    model part Skin."""
+    model part Skin, with ids 1, 2, ... in the file's order (descending:
+    the first face the largest id, so the file's order is not the ids')."""
+    def skin_id(k):
+        return len(skin_faces) - k if skin_ids_descending else k + 1
+
     with open(os.path.join(folder, f"{name}.mdpa"), "w") as f:
         f.write("Begin ModelPartData\nEnd ModelPartData\n\nBegin Properties 1\nEnd Properties\n\n")
         f.write("Begin Nodes\n")
@@ -92,14 +96,14 @@ def structure_files(folder, name, nodes, elements, element_name, young, poisson,
                 if faces:
                     f.write(f"\nBegin Conditions SurfaceCondition3D{count}N\n")
                     for k, face in faces:
-                        f.write(f"  {k + 1} 1 {' '.join(map(str, face))}\n")
+                        f.write(f"  {skin_id(k)} 1 {' '.join(map(str, face))}\n")
                     f.write("End Conditions\n")
             f.write("\nBegin SubModelPart Skin\n  Begin SubModelPartNodes\n")
             for node_id in sorted({i for face in skin_faces for i in face}):
                 f.write(f"    {node_id}\n")
             f.write("  End SubModelPartNodes\n  Begin SubModelPartConditions\n")
             for k in range(len(skin_faces)):
-                f.write(f"    {k + 1}\n")
+                f.write(f"    {skin_id(k)}\n")
             f.write("  End SubModelPartConditions\nEnd SubModelPart\n")
         if fixed_nodes:
             f.write("\nBegin SubModelPart Support\n  Begin SubModelPartNodes\n")
