@@ -244,14 +244,14 @@ class DistributedCoupling:
                     full = SkinPartName(structure, name)
                     return rows, (f"coupling: skin model part '{full}' has no conditions; its conditions "
                                   "(faces) are the walls the spheres touch")
-            for row in rows[np.lexsort((rows[:, 1], rows[:, 0]))]:
+            rows = rows[np.lexsort((rows[:, 1], rows[:, 0]))]
+            for row in rows:
                 if int(row[4]) not in WALL_CONDITIONS[dimension]:
-                    name = names[int(row[0])]
-                    full = SkinPartName(structure, name)
+                    full = SkinPartName(structure, names[int(row[0])])
                     return rows, (f"coupling: condition {int(row[3])} of '{full}' has {int(row[4])} nodes; "
                                   f"a {dimension}D skin face has "
                                   f"{' or '.join(map(str, WALL_CONDITIONS[dimension]))}")
-            return rows[np.lexsort((rows[:, 1], rows[:, 0]))], ""
+            return rows, ""
         # A solid's face sent by two ranks is a cut between pieces (the serial
         # search counts it twice); a membrane is skin wherever it is.
         keep = np.ones(len(rows), dtype=bool)

@@ -111,10 +111,9 @@ BondResult EvaluateBond(std::size_t b, ContinuumBonds& bonds, const BondParamete
   // from the plastic offset it broke with (Law::BrokenNormal), and once its
   // crack has opened (BrokenBonds "frictional": the spheres parted beyond
   // both the rest length and touch, bond_law.h) with k_n where the spheres
-  // overlap. The crack opens only for
-  // a bond broken before this step, so that the four-lane pass, which takes
-  // bonds intact at the step's start, and this one agree; the step it opens
-  // both forces are zero.
+  // overlap. The crack opens only for a bond broken before this step, so
+  // that the four-lane pass, which takes bonds intact at the step's start,
+  // and this one agree; the step it opens both forces are zero.
   std::uint8_t& state = bonds.state[b];
   double shortening = c.rest_length - distance;
   double normal_criterion = 0.0, shear_criterion = 0.0;
