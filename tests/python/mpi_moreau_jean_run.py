@@ -37,6 +37,7 @@ def main(folder, out, parallel_type):
     spheres = project.model.GetModelPart("SpheresPart")
     history = solver.strategy.History()
     extra = {"iterations": history["iterations"], "interface": history["interface_contacts"],
+             "exchanges": history["exchanges"],
              "contacts": history["contacts"], "steps": solver.strategy.StepCount(),
              "seconds": communicator.GatherDoubles([seconds, cpu], 0)}
     if distributed is None:

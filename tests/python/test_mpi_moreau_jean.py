@@ -77,19 +77,27 @@ def nlgs_bound(serial, mpi, steps, v_max=2.0):
 
 
 @needs_mpi
-@pytest.mark.parametrize("ranks, rebalance, order", [(2, False, "forward"), (4, False, "forward"),
-                                                     (2, True, "forward"), (2, False, "random")])
+@pytest.mark.parametrize("ranks, rebalance, order, per_exchange", [
+    (2, False, "forward", 1), (4, False, "forward", 1), (2, True, "forward", 1),
+    (2, False, "random", 1), (2, False, "forward", 2), (4, False, "forward", 2)])
 def test_settling_bed_on_ranks_equals_serial_to_the_nlgs_tolerance(tmp_path, ranks, rebalance,
-                                                                   order):
+                                                                   order, per_exchange):
     # rebalance: a new bisection every 10 steps where the counts differ at
     # all (imbalance_threshold 1), as the bed falls and spreads. order: the
     # sweep order (random: every rank draws the serial shuffle, restricted).
+    # per_exchange: moreau_jean_settings.sweeps_per_exchange (the serial run
+    # has no exchange: the key leaves it alone).
     steps = 150
     keys = {"mpi_settings": {"rebalance_every": 10, "imbalance_threshold": 1.0}} if rebalance else {}
     WriteBed(tmp_path / "bed", steps=steps,
-             keys=moreau_jean(steps, settings={"sweep_order": order}, keys=keys))
+             keys=moreau_jean(steps, keys=keys, settings={"sweep_order": order,
+                                                          "sweeps_per_exchange": per_exchange}))
     serial = run(tmp_path / "bed", tmp_path / "serial.npz")
     mpi = run(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
+    # One message round per per_exchange sweeps (and one at a capped last
+    # sweep); none in the serial run.
+    np.testing.assert_array_equal(mpi["exchanges"], np.ceil(mpi["iterations"] / per_exchange))
+    assert (serial["exchanges"] == 0).all()
     assert_replicas_alike(mpi, ranks)
     assert (int(mpi["rebalances"]) > 0) == rebalance
     np.testing.assert_array_equal(mpi["ids"], serial["ids"])
@@ -102,7 +110,8 @@ def test_settling_bed_on_ranks_equals_serial_to_the_nlgs_tolerance(tmp_path, ran
     print(f"{ranks} ranks ({int(mpi['rebalances'])} rebalances, {order}): max |dx| {dx:.3g} m (bound "
           f"{bound:.3g}), max |dv| {dv:.3g} m/s (bound {dv_bound:.3g}, C {contraction:.3g}), "
           f"iterations serial {serial['iterations'].sum():.0f} mpi {mpi['iterations'].sum():.0f}, "
-          f"interface contacts per step {mpi['interface'].mean():.1f} of {mpi['contacts'].mean():.1f}")
+          f"interface contacts per step {mpi['interface'].mean():.1f} of {mpi['contacts'].mean():.1f}, "
+          f"exchanges {mpi['exchanges'].sum():.0f}")
     assert dx <= bound
     assert dv <= dv_bound
 

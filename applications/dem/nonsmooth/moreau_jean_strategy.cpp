@@ -36,6 +36,8 @@ MoreauJeanStrategy::MoreauJeanStrategy(ModelPart& spheres, ModelPart* walls, Dem
   if (!(ns_.tolerance > 0.0)) TESSERA_ERROR(where, ".tolerance must be > 0, got ", ns_.tolerance);
   if (ns_.max_iterations < 1)
     TESSERA_ERROR(where, ".max_iterations must be >= 1, got ", ns_.max_iterations);
+  if (ns_.sweeps_per_exchange < 1)
+    TESSERA_ERROR(where, ".sweeps_per_exchange must be >= 1, got ", ns_.sweeps_per_exchange);
   if (!(ns_.tangential_restitution >= 0.0 && ns_.tangential_restitution <= 1.0))
     TESSERA_ERROR(where, ".tangential_restitution must be in [0, 1], got ",
                   ns_.tangential_restitution);
@@ -43,6 +45,7 @@ MoreauJeanStrategy::MoreauJeanStrategy(ModelPart& spheres, ModelPart* walls, Dem
   nlgs_.tolerance = ns_.tolerance;
   nlgs_.max_iterations = ns_.max_iterations;
   nlgs_.seed = ns_.seed;
+  nlgs_.sweeps_per_exchange = ns_.sweeps_per_exchange;
   if (!(settings_.delta_time > 0.0))
     TESSERA_ERROR("moreau_jean_strategy: the time step must be > 0, got ", settings_.delta_time);
 }
@@ -505,6 +508,7 @@ void MoreauJeanStrategy::SolveSolutionStep(double time) {
   step.change = report.change;
   step.law_residual = report.law_residual;
   step.interface_contacts = report.interface_contacts;
+  step.exchanges = report.exchanges;
   std::vector<std::uint32_t> order(contacts_.size());
   std::iota(order.begin(), order.end(), 0u);
   std::sort(order.begin(), order.end(),

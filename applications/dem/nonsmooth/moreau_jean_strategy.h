@@ -86,6 +86,7 @@ struct MoreauJeanSettings {
   int max_iterations = 2000;
   double tangential_restitution = 0.0;
   std::uint64_t seed = 1;
+  int sweeps_per_exchange = 1;  // distributed: local sweeps between exchanges (NlgsSettings)
 };
 
 // The violation measures of one step.
@@ -98,6 +99,7 @@ struct MoreauJeanStepReport {
   double max_penetration = 0.0;        // max overlap of the active contacts at the step's end (m)
   double max_impulse = 0.0;            // max |P| (N s)
   std::size_t interface_contacts = 0;  // distributed: contacts exchanged after each sweep
+  int exchanges = 0;                   // distributed: message rounds of the sweeps
 };
 
 class MoreauJeanStrategy {

@@ -31,6 +31,10 @@ struct NlgsSettings {
   double tolerance = 1e-10;  // max |dP| of a sweep <= tolerance * max |P|
   int max_iterations = 1000;
   std::uint64_t seed = 1;  // of the random order
+  // With a rank split (NlgsRankSplit): the sweeps each rank makes between
+  // two exchanges of the interface impulses. Convergence is checked at the
+  // exchanges only, on the largest change of the sweeps since the last one.
+  int sweeps_per_exchange = 1;
 };
 
 // The bodies as the solver sees them: velocities (in: free velocities; out:
@@ -96,7 +100,8 @@ struct NlgsReport {
   bool converged = true;
   double change = 0.0;                 // last sweep's max |dP| / max |P|
   double law_residual = 0.0;           // max over contacts of LocalLawResidual (m/s)
-  std::size_t interface_contacts = 0;  // with a rank split: those exchanged after each sweep
+  std::size_t interface_contacts = 0;  // with a rank split: those exchanged
+  int exchanges = 0;                   // with a rank split: message rounds of the sweeps
 };
 
 // The relative velocity of contact k (world) from the current body velocities.
@@ -111,11 +116,12 @@ void BuildDelassusBlocks(const NonsmoothBodies& bodies, NonsmoothContacts& c);
 // processor-block Gauss-Seidel. Rank r sweeps the contacts k with
 // contact_rank[k] == r, in the serial order restricted to them. A body that
 // contacts of two or more ranks touch is an interface body and the contacts
-// touching it interface contacts: after each sweep their owners' impulses
-// go to every rank, which applies the change of the others' to its copies
-// (in the serial contact order), so that each rank's next sweep sees them
-// (Jacobi between ranks, Gauss-Seidel within). Convergence is the serial
-// criterion on the global maxima. After the last sweep every contact's
+// touching it interface contacts: after each sweep (or each
+// sweeps_per_exchange sweeps) their owners' impulses go to every rank,
+// which applies the change of the others' to its copies (in the serial
+// contact order), so that each rank's next sweep sees them (Jacobi between
+// ranks, Gauss-Seidel within). Convergence is the serial criterion on the
+// global maxima. After the last sweep every contact's
 // impulse and every touched body's velocities are taken from their owner
 // (a body's: the rank of the first contact touching it), so the replicas
 // hold the same bits. Where no contact component spans two ranks the

@@ -263,6 +263,9 @@ MOREAU_JEAN_DEFAULTS = {
     "max_iterations": (2000, lambda x: x >= 1 and float(x).is_integer(), "an integer >= 1"),
     "tangential_restitution": (0.0, lambda x: 0.0 <= x <= 1.0, "in [0, 1]"),
     "seed": (1, lambda x: x >= 0 and float(x).is_integer(), "an integer >= 0 (random sweep order)"),
+    # "parallel_type": "MPI" only: each rank's sweeps between two exchanges
+    # of the impulses at the ranks' interfaces (and two convergence checks).
+    "sweeps_per_exchange": (1, lambda x: x >= 1 and float(x).is_integer(), "an integer >= 1"),
 }
 
 # sphere_strategy: spheres that touch; continuum_sphere_strategy: spheres of one

@@ -31,6 +31,7 @@ py::dict StepDict(const MoreauJeanStepReport& s) {
   d["max_penetration"] = s.max_penetration;
   d["max_impulse"] = s.max_impulse;
   d["interface_contacts"] = s.interface_contacts;
+  d["exchanges"] = s.exchanges;
   return d;
 }
 
@@ -112,7 +113,8 @@ void BindNonsmooth(py::module_& m) {
       .def_readwrite("tolerance", &MoreauJeanSettings::tolerance)
       .def_readwrite("max_iterations", &MoreauJeanSettings::max_iterations)
       .def_readwrite("tangential_restitution", &MoreauJeanSettings::tangential_restitution)
-      .def_readwrite("seed", &MoreauJeanSettings::seed);
+      .def_readwrite("seed", &MoreauJeanSettings::seed)
+      .def_readwrite("sweeps_per_exchange", &MoreauJeanSettings::sweeps_per_exchange);
 
   py::class_<MoreauJeanStrategy>(m, "MoreauJeanStrategy",
                                  "Non-smooth contact dynamics (Moreau-Jean, NLGS) of the DEM "
@@ -167,14 +169,15 @@ void BindNonsmooth(py::module_& m) {
       .def(
           "LastStep", [](const MoreauJeanStrategy& st) { return StepDict(st.LastStep()); },
           "The last step's violation measures: contacts, iterations, converged, change, "
-          "law_residual (m/s), max_penetration (m), max_impulse (N s), interface_contacts")
+          "law_residual (m/s), max_penetration (m), max_impulse (N s), interface_contacts, "
+          "exchanges")
       .def(
           "History",
           [](const MoreauJeanStrategy& st) {
             const auto& h = st.History();
             py::dict d;
             for (const char* key : {"contacts", "iterations", "law_residual", "max_penetration",
-                                    "interface_contacts"}) {
+                                    "interface_contacts", "exchanges"}) {
               py::array_t<double> a(static_cast<py::ssize_t>(h.size()));
               auto* p = a.mutable_data();
               for (std::size_t k = 0; k < h.size(); ++k) {
@@ -183,6 +186,7 @@ void BindNonsmooth(py::module_& m) {
                        : name == "iterations"         ? h[k].iterations
                        : name == "law_residual"       ? h[k].law_residual
                        : name == "interface_contacts" ? static_cast<double>(h[k].interface_contacts)
+                       : name == "exchanges"          ? h[k].exchanges
                                                       : h[k].max_penetration;
               }
               d[key] = a;
@@ -190,7 +194,8 @@ void BindNonsmooth(py::module_& m) {
             return d;
           },
           "Per step: contacts, iterations, law_residual, max_penetration, interface_contacts "
-          "(distributed: exchanged after each sweep) (numpy arrays)")
+          "(distributed: exchanged after each sweep), exchanges (distributed: message rounds of "
+          "the sweeps) (numpy arrays)")
       .def_property_readonly(
           "Particles", [](MoreauJeanStrategy& st) -> ParticleStorage& { return st.Particles(); },
           py::return_value_policy::reference_internal)

@@ -119,6 +119,8 @@ def test_a_folder_runs_the_moreau_jean_strategy(tmp_path, monkeypatch):
      "moreau_jean_settings.sweep_order must be a string"),
     ({"strategy": "sphere_strategy", "moreau_jean_settings": {"theta": 0.5}},
      "moreau_jean_settings is read by \"moreau_jean_strategy\" only"),
+    ({"strategy": "moreau_jean_strategy", "moreau_jean_settings": {"sweeps_per_exchange": 0}},
+     r"moreau_jean_settings.sweeps_per_exchange is 0(\.0)?; expected an integer >= 1"),
 ])
 def test_moreau_jean_settings_errors_name_the_key(tmp_path, settings, message):
     import tessera.dem
