@@ -19,7 +19,7 @@ namespace {
 
 // Projection of P onto the cone |P_T| <= mu P_N.
 Array3 ProjectOntoCone(const Array3& p, double mu) {
-  const double pt = std::hypot(p[1], p[2]);
+  const double pt = PlaneNorm(p[1], p[2]);
   if (pt <= mu * p[0]) return p;
   if (mu * pt <= -p[0]) return {0.0, 0.0, 0.0};
   const double pn = (p[0] + mu * pt) / (1.0 + mu * mu);
@@ -51,7 +51,7 @@ LocalSolution SolveLocalCoulomb(const Matrix3& w, const Array3& b, double mu) {
   if (IsIsotropicDiagonal(w)) {
     const double pn = -b[0] / w[0];
     double p1 = -b[1] / w[4], p2 = -b[2] / w[4];
-    const double pt = std::hypot(p1, p2);
+    const double pt = PlaneNorm(p1, p2);
     out.status = LocalStatus::kStick;
     if (pt > mu * pn) {
       const double s = pt > 0.0 ? mu * pn / pt : 0.0;
@@ -63,7 +63,7 @@ LocalSolution SolveLocalCoulomb(const Matrix3& w, const Array3& b, double mu) {
   }
   // Stick: U = 0.
   Array3 p;
-  if (Solve3(w, -b, p) && p[0] >= 0.0 && std::hypot(p[1], p[2]) <= mu * p[0]) {
+  if (Solve3(w, -b, p) && p[0] >= 0.0 && PlaneNorm(p[1], p[2]) <= mu * p[0]) {
     out.impulse = p;
     out.status = LocalStatus::kStick;
     return out;
@@ -126,7 +126,7 @@ double LocalLawResidual(const Matrix3& w, const Array3& b, double mu, const Arra
   const double rho = 1.0 / w[0];
   // De Saxce's modified velocity U + mu |U_T| n makes the Coulomb law the
   // projection fixed point P = proj_K(P - rho U^) exactly.
-  u[0] += mu * std::hypot(u[1], u[2]);
+  u[0] += mu * PlaneNorm(u[1], u[2]);
   const Array3 trial = p - rho * u;
   const Array3 proj = ProjectOntoCone(trial, mu);
   return Norm(p - proj) / rho;

@@ -430,7 +430,7 @@ void MoreauJeanStrategy::SolveSolutionStep(double time) {
       const Array3 world = previous_impulses_[it - previous_keys_.begin()];
       Array3 p = contacts_.frame[k].ToLocal(world);
       // Keep the warm start inside the cone of the new frame.
-      const double pt = std::hypot(p[1], p[2]), mu = contacts_.mu[k];
+      const double pt = PlaneNorm(p[1], p[2]), mu = contacts_.mu[k];
       if (p[0] <= 0.0) continue;
       if (pt > mu * p[0]) p[1] *= mu * p[0] / pt, p[2] *= mu * p[0] / pt;
       contacts_.impulse[k] = p;

@@ -102,7 +102,7 @@ inline void Apply(NonsmoothBodies& b, const NonsmoothContacts& c, std::size_t k,
 }
 
 Array3 ProjectCone(const Array3& p, double mu) {
-  const double pt = std::hypot(p[1], p[2]);
+  const double pt = PlaneNorm(p[1], p[2]);
   if (pt <= mu * p[0]) return p;
   if (mu * pt <= -p[0]) return {0.0, 0.0, 0.0};
   const double pn = (p[0] + mu * pt) / (1.0 + mu * mu);
