@@ -109,6 +109,18 @@ Array3 ProjectCone(const Array3& p, double mu) {
   return {pn, mu * pn * p[1] / pt, mu * pn * p[2] / pt};
 }
 
+// Appends contact k of `from` to `to`, every column (a split's own copy;
+// no deformable-wall nodes: a split refuses them).
+void CopyContact(const NonsmoothContacts& from, std::size_t k, NonsmoothContacts& to) {
+  to.body_i.push_back(from.body_i[k]), to.body_j.push_back(from.body_j[k]);
+  to.frame.push_back(from.frame[k]), to.arm_i.push_back(from.arm_i[k]);
+  to.arm_j.push_back(from.arm_j[k]), to.wall_velocity.push_back(from.wall_velocity[k]);
+  to.w.push_back(from.w[k]), to.shift.push_back(from.shift[k]), to.mu.push_back(from.mu[k]);
+  to.gap.push_back(from.gap[k]), to.impulse.push_back(from.impulse[k]);
+  to.key.push_back(from.key[k]), to.status.push_back(from.status[k]);
+  to.node_begin.push_back(0), to.node_count.push_back(0);
+}
+
 // A split's per-step tables: whether this rank sweeps each contact, the
 // interface contacts (ascending) and each body's owner (the rank of the
 // first contact touching it; -1: none touches it).
@@ -229,52 +241,83 @@ NlgsReport SolveNlgs(NonsmoothBodies& bodies, NonsmoothContacts& c, const NlgsSe
     tables = MakeSplitTables(bodies, c, *split);
     report.interface_contacts = tables.interface.size();
   }
-  std::vector<std::uint32_t> order(n);
-  std::iota(order.begin(), order.end(), 0u);
+  // A split sweeps a compact copy of its own contacts, in the serial order:
+  // in the whole list they lie interleaved with the others' (a sweep then
+  // loads the others' halves of the cache lines too, and branches at every
+  // change of owner). own_index: a contact's place in the copy (-1: another
+  // rank's).
+  NonsmoothContacts own;
+  std::vector<std::uint32_t> global;  // the copy's contacts' places in c
+  std::vector<std::int64_t> own_index;
+  if (split != nullptr) {
+    own_index.assign(n, -1);
+    for (std::uint32_t k = 0; k < n; ++k) {
+      if (!tables.mine[k]) continue;
+      own_index[k] = static_cast<std::int64_t>(global.size());
+      global.push_back(k);
+      CopyContact(c, k, own);
+    }
+  }
+  NonsmoothContacts& swept = split != nullptr ? own : c;
+  const std::size_t m = swept.size();
+  std::vector<std::uint32_t> forward(m);
+  std::iota(forward.begin(), forward.end(), 0u);
+  const std::vector<std::uint32_t> backward(forward.rbegin(), forward.rend());
+  // The random order shuffles the whole list, as the serial run does; a
+  // split sweeps its own contacts in that order.
+  std::vector<std::uint32_t> shuffled, shuffled_own;
+  if (s.order == SweepOrder::kRandom) {
+    shuffled.resize(n);
+    std::iota(shuffled.begin(), shuffled.end(), 0u);
+  }
   std::mt19937_64 random(s.seed);
   if (s.sweeps_per_exchange < 1)
     TESSERA_ERROR("moreau_jean_settings.sweeps_per_exchange must be >= 1, got ",
                   s.sweeps_per_exchange);
   const int per_exchange = s.sweeps_per_exchange;
-  // A split's impulses at the last exchange (its contacts'): the block's
-  // change is measured from them.
+  // A split's impulses at the last exchange: the block's change is measured
+  // from them.
   std::vector<Array3> block_start;
-  if (split != nullptr) block_start = c.impulse;
+  if (split != nullptr) block_start = own.impulse;
   report.converged = false;
   for (int it = 1; it <= s.max_iterations; ++it) {
     report.iterations = it;
+    const std::vector<std::uint32_t>* order = &forward;
     switch (s.order) {
       case SweepOrder::kForward:
         break;
       case SweepOrder::kBackward:
-        std::iota(order.rbegin(), order.rend(), 0u);
+        order = &backward;
         break;
       case SweepOrder::kSymmetric:
-        if (it % 2 == 0)
-          std::iota(order.rbegin(), order.rend(), 0u);
-        else
-          std::iota(order.begin(), order.end(), 0u);
+        if (it % 2 == 0) order = &backward;
         break;
       case SweepOrder::kRandom:
-        std::shuffle(order.begin(), order.end(), random);
+        std::shuffle(shuffled.begin(), shuffled.end(), random);
+        order = &shuffled;
+        if (split != nullptr) {
+          shuffled_own.clear();
+          for (std::uint32_t k : shuffled)
+            if (own_index[k] >= 0) shuffled_own.push_back(static_cast<std::uint32_t>(own_index[k]));
+          order = &shuffled_own;
+        }
         break;
     }
     double max_dp = 0.0, max_p = 0.0;
-    for (std::uint32_t k : order) {
-      if (split != nullptr && !tables.mine[k]) continue;
-      const Array3 u = c.frame[k].ToLocal(ContactVelocity(bodies, c, k));
-      const Array3 old = c.impulse[k];
-      const Array3 b = u - Multiply(c.w[k], old) + c.shift[k];
-      const LocalSolution local = SolveLocalCoulomb(c.w[k], b, c.mu[k]);
+    for (std::uint32_t k : *order) {
+      const Array3 u = swept.frame[k].ToLocal(ContactVelocity(bodies, swept, k));
+      const Array3 old = swept.impulse[k];
+      const Array3 b = u - Multiply(swept.w[k], old) + swept.shift[k];
+      const LocalSolution local = SolveLocalCoulomb(swept.w[k], b, swept.mu[k]);
       Array3 p = local.impulse;
       if (s.relaxation != 1.0) {
         p = s.relaxation * p + (1.0 - s.relaxation) * old;
-        if (s.relaxation > 1.0) p = ProjectCone(p, c.mu[k]);
+        if (s.relaxation > 1.0) p = ProjectCone(p, swept.mu[k]);
       }
-      c.status[k] = local.status;
+      swept.status[k] = local.status;
       const Array3 dp = p - old;
-      c.impulse[k] = p;
-      Apply(bodies, c, k, c.frame[k].ToWorld(dp));
+      swept.impulse[k] = p;
+      Apply(bodies, swept, k, swept.frame[k].ToWorld(dp));
       max_dp = std::max(max_dp, Norm(dp));
       max_p = std::max(max_p, Norm(p));
     }
@@ -287,12 +330,13 @@ NlgsReport SolveNlgs(NonsmoothBodies& bodies, NonsmoothContacts& c, const NlgsSe
       // criterion).
       if (it % per_exchange != 0 && it < s.max_iterations) continue;
       max_dp = 0.0, max_p = 0.0;
-      for (std::size_t k = 0; k < n; ++k) {
-        if (!tables.mine[k]) continue;
-        max_dp = std::max(max_dp, Norm(c.impulse[k] - block_start[k]));
-        max_p = std::max(max_p, Norm(c.impulse[k]));
-        block_start[k] = c.impulse[k];
+      for (std::size_t k = 0; k < m; ++k) {
+        max_dp = std::max(max_dp, Norm(own.impulse[k] - block_start[k]));
+        max_p = std::max(max_p, Norm(own.impulse[k]));
+        block_start[k] = own.impulse[k];
       }
+      for (std::uint32_t k : tables.interface)  // this rank's interface impulses, to send
+        if (own_index[k] >= 0) c.impulse[k] = own.impulse[own_index[k]];
       ExchangeInterface(bodies, c, *split, tables, max_dp, max_p);
       ++report.exchanges;
     }
@@ -302,6 +346,8 @@ NlgsReport SolveNlgs(NonsmoothBodies& bodies, NonsmoothContacts& c, const NlgsSe
       break;
     }
   }
+  for (std::size_t k = 0; k < global.size(); ++k)
+    c.impulse[global[k]] = own.impulse[k], c.status[global[k]] = own.status[k];
   if (split != nullptr) TakeFromOwners(bodies, c, *split, tables);
   for (std::size_t k = 0; k < n; ++k) {
     const Array3 u = c.frame[k].ToLocal(ContactVelocity(bodies, c, k));
