@@ -246,7 +246,8 @@ def main():
                  "peak_rss_mib": rss, "tip_uz": uz})
 
     for solver in args.ccx_solvers:
-        folder = os.path.join(args.workdir, "ccx_" + solver.split()[0].lower())
+        # The whole name: "ITERATIVE SCALING" and "ITERATIVE CHOLESKY" apart.
+        folder = os.path.join(args.workdir, "ccx_" + "_".join(solver.lower().split()))
         os.makedirs(folder)
         write_calculix_input(os.path.join(folder, "block.inp"), mesh, solver)
         wall, rss, _ = timed(["ccx", "-i", "block"], folder, env)
