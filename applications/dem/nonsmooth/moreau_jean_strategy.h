@@ -98,7 +98,7 @@ struct MoreauJeanStepReport {
   double law_residual = 0.0;           // max local law residual (m/s)
   double max_penetration = 0.0;        // max overlap of the active contacts at the step's end (m)
   double max_impulse = 0.0;            // max |P| (N s)
-  std::size_t interface_contacts = 0;  // distributed: contacts exchanged after each sweep
+  std::size_t interface_contacts = 0;  // distributed: contacts exchanged at each exchange
   int exchanges = 0;                   // distributed: message rounds of the sweeps
 };
 

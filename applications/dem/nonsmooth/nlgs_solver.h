@@ -33,7 +33,7 @@ struct NlgsSettings {
   std::uint64_t seed = 1;  // of the random order
   // With a rank split (NlgsRankSplit): the sweeps each rank makes between
   // two exchanges of the interface impulses. Convergence is checked at the
-  // exchanges only, on the largest change of the sweeps since the last one.
+  // exchanges only, on each impulse's change since the last exchange.
   int sweeps_per_exchange = 1;
 };
 
@@ -98,7 +98,7 @@ struct NonsmoothContacts {
 struct NlgsReport {
   int iterations = 0;
   bool converged = true;
-  double change = 0.0;                 // last sweep's max |dP| / max |P|
+  double change = 0.0;                 // last sweep's (split: block's) max |dP| / max |P|
   double law_residual = 0.0;           // max over contacts of LocalLawResidual (m/s)
   std::size_t interface_contacts = 0;  // with a rank split: those exchanged
   int exchanges = 0;                   // with a rank split: message rounds of the sweeps
