@@ -19,7 +19,7 @@ shared with other jobs the times are noisy: the load average is printed;
 alternate and repeat the runs (--rounds).
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/nonsmooth_mpi_benchmark.py
-        [--nx 7 --ny 7 --nz 6 --steps 150] [--sweeps-per-exchange 1,4,16] [--rounds 2]
+        [--nx 7 --ny 7 --nz 6 --steps 150] [--sweeps-per-exchange 1,2,4] [--rounds 2]
 """
 import argparse
 import os
@@ -62,7 +62,7 @@ def main():
     parser.add_argument("--ny", type=int, default=7)
     parser.add_argument("--nz", type=int, default=6)
     parser.add_argument("--steps", type=int, default=150)
-    parser.add_argument("--sweeps-per-exchange", default="1,4,16",
+    parser.add_argument("--sweeps-per-exchange", default="1,2,4",
                         help="comma-separated values of moreau_jean_settings.sweeps_per_exchange")
     parser.add_argument("--rounds", type=int, default=1, help="repeat the whole set, alternating")
     parser.add_argument("--workdir", default=None)
