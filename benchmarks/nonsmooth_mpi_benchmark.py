@@ -34,20 +34,10 @@ TESTS = os.path.join(HERE, "..", "tests", "python")
 sys.path.insert(0, TESTS)
 
 from mpi_dem_case import WriteBed  # noqa: E402
+from mpi_moreau_jean_run import DT, moreau_jean  # noqa: E402
 from tessera.parallel import MpiSkipReason, RunPython  # noqa: E402
 
 RUN = os.path.join(TESTS, "mpi_moreau_jean_run.py")
-DT = 1e-3
-TOLERANCE = 1e-8
-
-
-def Deck(steps, per_exchange):
-    return {"solver_settings": {"strategy": "moreau_jean_strategy",
-                                "material_import_settings": {"materials_filename":
-                                                             "MaterialsDEM.json"},
-                                "moreau_jean_settings": {"tolerance": TOLERANCE,
-                                                         "sweeps_per_exchange": per_exchange}},
-            "MaxTimeStep": DT, "FinalTime": steps * DT, "parallel_type": "MPI"}
 
 
 def Run(folder, out, ranks):
@@ -77,7 +67,7 @@ def main():
         folders[k] = os.path.join(work, f"bed_{k}")
         shutil.rmtree(folders[k], ignore_errors=True)
         WriteBed(folders[k], nx=args.nx, ny=args.ny, nz=args.nz, steps=args.steps,
-                 keys=Deck(args.steps, k))
+                 keys=moreau_jean(args.steps, settings={"sweeps_per_exchange": k}))
     print(f"bed {args.nx} x {args.ny} x {args.nz} = {args.nx * args.ny * args.nz} spheres, "
           f"{args.steps} steps of {DT} s; load average {os.getloadavg()[0]:.2f}", flush=True)
     print("| run | loop wall | CPU per rank | sweeps | message rounds | contacts per step "

@@ -19,6 +19,20 @@ from tessera.dem import distributed_run
 from tessera.project import Project, WorkingDirectory
 
 VARIABLES = ("VELOCITY", "ANGULAR_VELOCITY")
+DT = 1e-3
+TOLERANCE = 1e-8  # moreau_jean_settings.tolerance (the default)
+
+
+def moreau_jean(steps, settings=None, keys=None):
+    """Deck keys of the runs (test_mpi_moreau_jean.py, the benchmark
+    nonsmooth_mpi_benchmark.py): moreau_jean_strategy, Δt DT for `steps`
+    steps, "parallel_type" "MPI", `settings` added to moreau_jean_settings
+    and `keys` to the deck."""
+    solver = {"strategy": "moreau_jean_strategy",
+              "material_import_settings": {"materials_filename": "MaterialsDEM.json"},
+              "moreau_jean_settings": {"tolerance": TOLERANCE, **(settings or {})}}
+    return {"solver_settings": solver, "MaxTimeStep": DT, "FinalTime": steps * DT,
+            "parallel_type": "MPI", **(keys or {})}
 
 
 def main(folder, out, parallel_type):

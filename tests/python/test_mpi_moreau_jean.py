@@ -28,20 +28,10 @@ from tessera.parallel import MpiSkipReason
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpi_dem_case import SPACING, WriteBed, _WriteSpheres  # noqa: E402
+from mpi_moreau_jean_run import DT, TOLERANCE, moreau_jean  # noqa: E402
 
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
 RUN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_moreau_jean_run.py")
-DT = 1e-3
-TOLERANCE = 1e-8  # moreau_jean_settings.tolerance (the default)
-
-
-def moreau_jean(steps, settings=None, keys=None):
-    """Deck keys: moreau_jean_strategy, Δt DT for `steps` steps."""
-    solver = {"strategy": "moreau_jean_strategy",
-              "material_import_settings": {"materials_filename": "MaterialsDEM.json"},
-              "moreau_jean_settings": {"tolerance": TOLERANCE, **(settings or {})}}
-    return {"solver_settings": solver, "MaxTimeStep": DT, "FinalTime": steps * DT,
-            "parallel_type": "MPI", **(keys or {})}
 
 
 def run(folder, out, ranks=None):
