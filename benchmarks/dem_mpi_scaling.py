@@ -28,13 +28,21 @@ Tessera: 2 ξ √(m* k_n(δ)), ξ from the restitution 0.4) matched at an
 overlap of 1 % of R* for the mean sphere, γ_t = γ_n / 2 (LAMMPS' default).
 The comparison is of cost, not of trajectories.
 
+--packed: the packed bed instead. The 1-rank bed is dropped from rest
+(the lattice at speed 0) and settled under gravity for --settle-steps
+serial steps (20,000 by default: 1 s, the spheres' mean speed left is
+printed); the 2-rank bed is two copies of it side by side in x, so that
+each rank's half is the 1-rank bed. Both codes start from the settled
+centres and velocities (spins zero). The adaptive search then searches at
+its longest interval (20 steps) and few spheres cross the ranks' cut.
+
 The 2-rank deck's mpi_settings: --balance (count: equal owned spheres, the
 default; time: shares by each rank's measured speed, docs/user_guide.md),
 --rebalance-every, --imbalance-threshold (the deck's defaults where not
 given).
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/dem_mpi_scaling.py
-        [--nx 20 --ny 20 --nz 8 --steps 1000] [--no-lammps]
+        [--nx 20 --ny 20 --nz 8 --steps 1000] [--no-lammps] [--packed [--settle-steps N]]
         [--balance time --rebalance-every 100 --imbalance-threshold 1.05]
 """
 import argparse
@@ -52,7 +60,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 TESTS = os.path.join(HERE, "..", "tests", "python")
 sys.path.insert(0, TESTS)
 
-from mpi_dem_case import DT, BedState, WriteBed  # noqa: E402
+from mpi_dem_case import DT, SPACING, BedState, WriteBed  # noqa: E402
 from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment  # noqa: E402
 
 # The bed's materials (mpi_dem_case.py): grains and steel walls, restitution and friction.
@@ -93,6 +101,25 @@ def run_pair(folder, tmp):
     return [float(np.load(out)["seconds"]) for out in outs]
 
 
+def PackedState(nx, ny, nz, settle_steps, tmp):
+    """The bed of nx x ny x nz spheres dropped from rest (BedState at speed 0)
+    and settled under gravity for `settle_steps` serial steps: its spheres'
+    (centres, radii, velocities) in node order, and their mean speed."""
+    folder = os.path.join(tmp, "settle")
+    WriteBed(folder, nx, ny, nz, steps=settle_steps, speed=0.0)
+    r = run(folder, os.path.join(tmp, "settle.npz"), 1)
+    state = ([tuple(map(float, x)) for x in r["x"]], [float(a) for a in np.ravel(r["RADIUS"])],
+             [tuple(map(float, v)) for v in r["VELOCITY"]])
+    return state, float(np.mean(np.linalg.norm(r["VELOCITY"], axis=1)))
+
+
+def SideBySide(state, nx):
+    """Two copies of a bed's spheres, the second shifted by the bed's length in x."""
+    nodes, radii, velocities = state
+    shift = nx * SPACING
+    return nodes + [(x + shift, y, z) for x, y, z in nodes], radii * 2, velocities * 2
+
+
 def HertzParameters(radius):
     """k_n, k_t, γ_n, γ_t of LAMMPS' gran/hertz/history for sphere pairs and
     sphere-wall pairs (see the module comment), with `radius` the mean radius."""
@@ -116,10 +143,13 @@ def HertzParameters(radius):
     return out
 
 
-def WriteLammps(folder, nx, ny, nz, steps):
-    """The bed as a LAMMPS data file and input (in.bed) in `folder`."""
+def WriteLammps(folder, nx, ny, nz, steps, state=None):
+    """The bed as a LAMMPS data file and input (in.bed) in `folder`; `state`
+    as WriteBed's."""
     os.makedirs(folder, exist_ok=True)
     nodes, radii, velocities, (lx, ly, h) = BedState(nx, ny, nz)
+    if state is not None:
+        nodes, radii, velocities = state
     with open(os.path.join(folder, "bed.data"), "w") as f:
         f.write(f"Tessera MPI bed (benchmarks/dem_mpi_scaling.py)\n\n{len(nodes)} atoms\n"
                 f"1 atom types\n\n{-0.01} {lx + 0.01} xlo xhi\n{-0.01} {ly + 0.01} ylo yhi\n"
@@ -179,6 +209,9 @@ def main():
     parser.add_argument("--nz", type=int, default=8)
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--no-lammps", action="store_true", help="Tessera alone")
+    parser.add_argument("--packed", action="store_true", help="the settled bed (module comment)")
+    parser.add_argument("--settle-steps", type=int, default=20000,
+                        help="serial steps that settle the packed bed")
     parser.add_argument("--balance", choices=("count", "time"), help="mpi_settings.balance")
     parser.add_argument("--rebalance-every", type=int, help="mpi_settings.rebalance_every")
     parser.add_argument("--imbalance-threshold", type=float, help="mpi_settings.imbalance_threshold")
@@ -194,19 +227,27 @@ def main():
     with tempfile.TemporaryDirectory() as tmp:
         one = os.path.join(tmp, "one")
         two = os.path.join(tmp, "two")
-        n1 = WriteBed(one, args.nx, args.ny, args.nz, steps=args.steps)
+        state1 = state2 = None
+        if args.packed:
+            state1, speed = PackedState(args.nx, args.ny, args.nz, args.settle_steps, tmp)
+            state2 = SideBySide(state1, args.nx)
+        n1 = WriteBed(one, args.nx, args.ny, args.nz, steps=args.steps, state=state1)
         n2 = WriteBed(two, 2 * args.nx, args.ny, args.nz, steps=args.steps,
-                      keys={"mpi_settings": mpi_settings} if mpi_settings else None)
+                      keys={"mpi_settings": mpi_settings} if mpi_settings else None, state=state2)
         r1 = run(one, os.path.join(tmp, "one.npz"), 1)
         r2 = run(two, os.path.join(tmp, "two.npz"), 2)
         pair = run_pair(one, tmp)
         if lammps:
-            WriteLammps(os.path.join(tmp, "lmp1"), args.nx, args.ny, args.nz, args.steps)
-            WriteLammps(os.path.join(tmp, "lmp2"), 2 * args.nx, args.ny, args.nz, args.steps)
+            WriteLammps(os.path.join(tmp, "lmp1"), args.nx, args.ny, args.nz, args.steps, state1)
+            WriteLammps(os.path.join(tmp, "lmp2"), 2 * args.nx, args.ny, args.nz, args.steps,
+                        state2)
             l1, b1 = run_lammps(os.path.join(tmp, "lmp1"), 1, args.steps)
             l2, b2 = run_lammps(os.path.join(tmp, "lmp2"), 2, args.steps)
     load_after = os.getloadavg()
     t1, t2 = float(r1["seconds"]), float(r2["seconds"])
+    if args.packed:
+        print(f"packed bed: settled from rest for {args.settle_steps} serial steps (mean speed "
+              f"left {speed:.2e} m/s); 2 ranks: two copies side by side")
     print(f"bed: {args.nx} x {args.ny} x {args.nz} spheres per rank, {args.steps} steps of {DT} s; "
           f"load average {load_before[0]:.1f} before, {load_after[0]:.1f} after on "
           f"{os.cpu_count()} cores (above the core count the times are a loaded host's)")

@@ -4,10 +4,11 @@ box of rigid quad walls (floor and four sides), thrown with random
 velocities so that they collide, cross the ranks' boxes and settle under
 gravity; optionally a side wall pushed inwards (imposed LINEAR_VELOCITY).
 
-    WriteBed(folder, nx, ny, nz, moving_wall=False, steps=400, ...)
+    WriteBed(folder, nx, ny, nz, moving_wall=False, steps=400, ..., state=None)
 
 writes <folder>/bedDEM.mdpa, bedDEM_FEM_boundary.mdpa, MaterialsDEM.json and
-ProjectParametersDEM.json (the run's key overrides in `keys`).
+ProjectParametersDEM.json (the run's key overrides in `keys`); `state`, the
+spheres' (centres, radii, velocities) in place of BedState's (a settled bed).
 
     WritePeriodicBed(folder, nx, ny, nz, steps=1000, ...)
 
@@ -91,9 +92,12 @@ def _WriteSpheres(path, nodes, radii, velocities):
         f.write("\n".join(lines))
 
 
-def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, seed=7, keys=None):
+def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, seed=7, keys=None,
+             state=None):
     os.makedirs(folder, exist_ok=True)
     nodes, radii, velocities, (lx, ly, _) = BedState(nx, ny, nz, speed, seed)
+    if state is not None:
+        nodes, radii, velocities = state
     _WriteSpheres(os.path.join(folder, "bedDEM.mdpa"), nodes, radii, velocities)
 
     # Walls: floor z = 0, sides x = 0, x = lx, y = 0, y = ly (height h), one quad each.
