@@ -28,13 +28,15 @@ Tessera: 2 ξ √(m* k_n(δ)), ξ from the restitution 0.4) matched at an
 overlap of 1 % of R* for the mean sphere, γ_t = γ_n / 2 (LAMMPS' default).
 The comparison is of cost, not of trajectories.
 
---packed: the packed bed instead. The 1-rank bed is dropped from rest
-(the lattice at speed 0) and settled under gravity for --settle-steps
-serial steps (20,000 by default: 1 s, the spheres' mean speed left is
-printed); the 2-rank bed is two copies of it side by side in x, so that
-each rank's half is the 1-rank bed. Both codes start from the settled
-centres and velocities (spins zero). The adaptive search then searches at
-its longest interval (20 steps) and few spheres cross the ranks' cut.
+--case: the bed's motion. "thrown" (the default): as above. "pour": the
+lattice released from rest (speed 0), falling onto the floor and packing
+under gravity over the run. "packed": that lattice settled first for
+--settle-steps serial steps (20,000 by default: 1 s; the spheres' mean
+speed left is printed), then timed; the adaptive search then searches at
+its longest interval (20 steps) and few spheres cross the ranks' cut. For
+"pour" and "packed" the 2-rank bed is two copies of the 1-rank bed side by
+side in x, so that each rank's half is the 1-rank bed; both codes start
+from the same centres and velocities (spins zero).
 
 The 2-rank deck's mpi_settings: --balance (count: equal owned spheres, the
 default; time: shares by each rank's measured speed, docs/user_guide.md),
@@ -42,7 +44,8 @@ default; time: shares by each rank's measured speed, docs/user_guide.md),
 given).
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/dem_mpi_scaling.py
-        [--nx 20 --ny 20 --nz 8 --steps 1000] [--no-lammps] [--packed [--settle-steps N]]
+        [--nx 20 --ny 20 --nz 8 --steps 1000] [--no-lammps]
+        [--case thrown|pour|packed [--settle-steps N]]
         [--balance time --rebalance-every 100 --imbalance-threshold 1.05]
 """
 import argparse
@@ -101,10 +104,13 @@ def run_pair(folder, tmp):
     return [float(np.load(out)["seconds"]) for out in outs]
 
 
-def PackedState(nx, ny, nz, settle_steps, tmp):
-    """The bed of nx x ny x nz spheres dropped from rest (BedState at speed 0)
-    and settled under gravity for `settle_steps` serial steps: its spheres'
-    (centres, radii, velocities) in node order, and their mean speed."""
+def StartState(case, nx, ny, nz, settle_steps, tmp):
+    """The 1-rank bed's spheres (centres, radii, velocities in node order) for
+    `case` "pour" (BedState at speed 0) or "packed" (that bed settled under
+    gravity for `settle_steps` serial steps), and their mean speed."""
+    nodes, radii, velocities, _ = BedState(nx, ny, nz, speed=0.0)
+    if case == "pour":
+        return (nodes, radii, velocities), 0.0
     folder = os.path.join(tmp, "settle")
     WriteBed(folder, nx, ny, nz, steps=settle_steps, speed=0.0)
     r = run(folder, os.path.join(tmp, "settle.npz"), 1)
@@ -209,7 +215,8 @@ def main():
     parser.add_argument("--nz", type=int, default=8)
     parser.add_argument("--steps", type=int, default=1000)
     parser.add_argument("--no-lammps", action="store_true", help="Tessera alone")
-    parser.add_argument("--packed", action="store_true", help="the settled bed (module comment)")
+    parser.add_argument("--case", choices=("thrown", "pour", "packed"), default="thrown",
+                        help="the bed's motion (module comment)")
     parser.add_argument("--settle-steps", type=int, default=20000,
                         help="serial steps that settle the packed bed")
     parser.add_argument("--balance", choices=("count", "time"), help="mpi_settings.balance")
@@ -228,8 +235,8 @@ def main():
         one = os.path.join(tmp, "one")
         two = os.path.join(tmp, "two")
         state1 = state2 = None
-        if args.packed:
-            state1, speed = PackedState(args.nx, args.ny, args.nz, args.settle_steps, tmp)
+        if args.case != "thrown":
+            state1, speed = StartState(args.case, args.nx, args.ny, args.nz, args.settle_steps, tmp)
             state2 = SideBySide(state1, args.nx)
         n1 = WriteBed(one, args.nx, args.ny, args.nz, steps=args.steps, state=state1)
         n2 = WriteBed(two, 2 * args.nx, args.ny, args.nz, steps=args.steps,
@@ -245,7 +252,9 @@ def main():
             l2, b2 = run_lammps(os.path.join(tmp, "lmp2"), 2, args.steps)
     load_after = os.getloadavg()
     t1, t2 = float(r1["seconds"]), float(r2["seconds"])
-    if args.packed:
+    if args.case == "pour":
+        print("pour: the lattice released from rest; 2 ranks: two copies side by side")
+    if args.case == "packed":
         print(f"packed bed: settled from rest for {args.settle_steps} serial steps (mean speed "
               f"left {speed:.2e} m/s); 2 ranks: two copies side by side")
     print(f"bed: {args.nx} x {args.ny} x {args.nz} spheres per rank, {args.steps} steps of {DT} s; "
