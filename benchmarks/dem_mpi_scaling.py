@@ -38,6 +38,10 @@ its longest interval (20 steps) and few spheres cross the ranks' cut. For
 side in x, so that each rank's half is the 1-rank bed; both codes start
 from the same centres and velocities (spins zero).
 
+--rounds N runs everything N times (decks and settling once) and prints
+each round's efficiencies with their medians: on a host whose cores change
+speed between runs one round is one sample.
+
 The 2-rank deck's mpi_settings: --balance (count: equal owned spheres, the
 default; time: shares by each rank's measured speed, docs/user_guide.md),
 --rebalance-every, --imbalance-threshold (the deck's defaults where not
@@ -45,7 +49,7 @@ given).
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/dem_mpi_scaling.py
         [--nx 20 --ny 20 --nz 8 --steps 1000] [--no-lammps]
-        [--case thrown|pour|packed [--settle-steps N]]
+        [--case thrown|pour|packed [--settle-steps N]] [--rounds N]
         [--balance time --rebalance-every 100 --imbalance-threshold 1.05]
 """
 import argparse
@@ -217,6 +221,8 @@ def main():
     parser.add_argument("--no-lammps", action="store_true", help="Tessera alone")
     parser.add_argument("--case", choices=("thrown", "pour", "packed"), default="thrown",
                         help="the bed's motion (module comment)")
+    parser.add_argument("--rounds", type=int, default=1,
+                        help="times to run everything; the efficiencies' medians are printed")
     parser.add_argument("--settle-steps", type=int, default=20000,
                         help="serial steps that settle the packed bed")
     parser.add_argument("--balance", choices=("count", "time"), help="mpi_settings.balance")
@@ -241,17 +247,25 @@ def main():
         n1 = WriteBed(one, args.nx, args.ny, args.nz, steps=args.steps, state=state1)
         n2 = WriteBed(two, 2 * args.nx, args.ny, args.nz, steps=args.steps,
                       keys={"mpi_settings": mpi_settings} if mpi_settings else None, state=state2)
-        r1 = run(one, os.path.join(tmp, "one.npz"), 1)
-        r2 = run(two, os.path.join(tmp, "two.npz"), 2)
-        pair = run_pair(one, tmp)
         if lammps:
             WriteLammps(os.path.join(tmp, "lmp1"), args.nx, args.ny, args.nz, args.steps, state1)
             WriteLammps(os.path.join(tmp, "lmp2"), 2 * args.nx, args.ny, args.nz, args.steps,
                         state2)
-            l1, b1 = run_lammps(os.path.join(tmp, "lmp1"), 1, args.steps)
-            l2, b2 = run_lammps(os.path.join(tmp, "lmp2"), 2, args.steps)
+        # Each round runs everything again, in the same order: the host's
+        # cores change speed between runs, so one round is one sample.
+        rounds = []
+        for _ in range(args.rounds):
+            r1 = run(one, os.path.join(tmp, "one.npz"), 1)
+            r2 = run(two, os.path.join(tmp, "two.npz"), 2)
+            pair = run_pair(one, tmp)
+            t1, t2 = float(r1["seconds"]), float(r2["seconds"])
+            sample = {"tessera": t1 / t2, "ceiling": t1 / max(pair)}
+            if lammps:
+                l1, b1 = run_lammps(os.path.join(tmp, "lmp1"), 1, args.steps)
+                l2, b2 = run_lammps(os.path.join(tmp, "lmp2"), 2, args.steps)
+                sample["lammps"] = l1 / l2
+            rounds.append(sample)
     load_after = os.getloadavg()
-    t1, t2 = float(r1["seconds"]), float(r2["seconds"])
     if args.case == "pour":
         print("pour: the lattice released from rest; 2 ranks: two copies side by side")
     if args.case == "packed":
@@ -300,6 +314,19 @@ def main():
               f"{t['migrate']:.3f} (rows removed {t['remove_rows']:.3f}, reordered "
               f"{t['reorder_rows']:.3f}) + after search {t['after_search']:.3f} + rest "
               f"{t['loop'] - own - t['vote'] - t['ghost_refresh'] - t['migrate'] - t['after_search']:.3f}")
+    if len(rounds) > 1:
+        print("(the lines above are the last round's)")
+        PrintRounds(rounds)
+
+
+def PrintRounds(rounds):
+    """Each round's efficiencies and their medians."""
+    for name, label in (("tessera", "Tessera T1/T2"), ("lammps", "LAMMPS  T1/T2"),
+                        ("ceiling", "ceiling T1/max")):
+        values = [r[name] for r in rounds if name in r]
+        if values:
+            print(f"{label} over {len(values)} rounds: "
+                  f"{', '.join(f'{v:.2f}' for v in values)}; median {np.median(values):.2f}")
 
 
 if __name__ == "__main__":
