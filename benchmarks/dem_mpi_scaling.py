@@ -229,6 +229,8 @@ def main():
     parser.add_argument("--rebalance-every", type=int, help="mpi_settings.rebalance_every")
     parser.add_argument("--imbalance-threshold", type=float, help="mpi_settings.imbalance_threshold")
     args = parser.parse_args()
+    if args.rounds < 1:
+        parser.error("--rounds must be at least 1")
     mpi_settings = {key: value for key, value in (("balance", args.balance),
                                                   ("rebalance_every", args.rebalance_every),
                                                   ("imbalance_threshold", args.imbalance_threshold))
