@@ -36,22 +36,33 @@ void CheckRoot(int root, int size) {
 
 double Communicator::SumAll(double value) const { return SumInRankOrder(AllGather(value)); }
 std::int64_t Communicator::SumAll(std::int64_t value) const {
-  return SumInRankOrder(AllGather(value));
+  return Reduce(value, IntegerReduction::kSum);
 }
 double Communicator::MinAll(double value) const {
   const auto all = AllGather(value);
   return *std::min_element(all.begin(), all.end());
 }
 std::int64_t Communicator::MinAll(std::int64_t value) const {
-  const auto all = AllGather(value);
-  return *std::min_element(all.begin(), all.end());
+  return Reduce(value, IntegerReduction::kMin);
 }
 double Communicator::MaxAll(double value) const {
   const auto all = AllGather(value);
   return *std::max_element(all.begin(), all.end());
 }
 std::int64_t Communicator::MaxAll(std::int64_t value) const {
+  return Reduce(value, IntegerReduction::kMax);
+}
+
+std::int64_t Communicator::Reduce(std::int64_t value, IntegerReduction reduction) const {
   const auto all = AllGather(value);
+  switch (reduction) {
+    case IntegerReduction::kSum:
+      return SumInRankOrder(all);
+    case IntegerReduction::kMin:
+      return *std::min_element(all.begin(), all.end());
+    case IntegerReduction::kMax:
+      break;
+  }
   return *std::max_element(all.begin(), all.end());
 }
 

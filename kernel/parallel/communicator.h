@@ -6,9 +6,11 @@
 // TESSERA_WITH_MPI; this header does not include mpi.h, so nothing that uses a
 // Communicator depends on MPI).
 //
-// Reductions are deterministic: every rank gathers all ranks' values and sums
-// them in ascending rank order, so a sum is the same bits on every rank and
-// on every run, whatever MPI's reduction tree would have done.
+// Reductions are deterministic: a sum of doubles gathers all ranks' values
+// and adds them in ascending rank order, so it is the same bits on every rank
+// and on every run, whatever MPI's reduction tree would have done; integer
+// sums, minima and maxima are exact in any order and are one collective
+// (MPI_Allreduce), of O(log P) messages and no array of P values.
 #pragma once
 
 #include <cstdint>
@@ -68,6 +70,11 @@ class Communicator {
 
   // Ends every rank of the run with `code` (MPI_Abort); the serial one exits.
   [[noreturn]] virtual void Abort(int code) const = 0;
+
+ protected:
+  enum class IntegerReduction { kSum, kMin, kMax };
+  // SumAll, MinAll and MaxAll of an integer; by default from AllGather.
+  virtual std::int64_t Reduce(std::int64_t value, IntegerReduction reduction) const;
 };
 
 // One rank: reductions return their argument, Exchange with no neighbour is

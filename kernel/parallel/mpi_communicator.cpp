@@ -162,6 +162,16 @@ class MPICommunicator final : public Communicator {
     std::_Exit(code);  // MPI_Abort does not return; this keeps the promise if it did
   }
 
+ protected:
+  std::int64_t Reduce(std::int64_t value, IntegerReduction reduction) const override {
+    const MPI_Op op = reduction == IntegerReduction::kSum   ? MPI_SUM
+                      : reduction == IntegerReduction::kMin ? MPI_MIN
+                                                            : MPI_MAX;
+    std::int64_t result = 0;
+    Check(MPI_Allreduce(&value, &result, 1, MPI_INT64_T, op, MPI_COMM_WORLD), "MPI_Allreduce");
+    return result;
+  }
+
  private:
   void CheckRoot(int root) const {
     TESSERA_CHECK(root >= 0 && root < size_, "MPI communicator: root rank ", root,
