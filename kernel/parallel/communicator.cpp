@@ -55,15 +55,9 @@ std::int64_t Communicator::MaxAll(std::int64_t value) const {
 
 std::int64_t Communicator::Reduce(std::int64_t value, IntegerReduction reduction) const {
   const auto all = AllGather(value);
-  switch (reduction) {
-    case IntegerReduction::kSum:
-      return SumInRankOrder(all);
-    case IntegerReduction::kMin:
-      return *std::min_element(all.begin(), all.end());
-    case IntegerReduction::kMax:
-      break;
-  }
-  return *std::max_element(all.begin(), all.end());
+  if (reduction == IntegerReduction::kSum) return SumInRankOrder(all);
+  return reduction == IntegerReduction::kMin ? *std::min_element(all.begin(), all.end())
+                                             : *std::max_element(all.begin(), all.end());
 }
 
 void Communicator::Broadcast(std::string& text, int root) const {
