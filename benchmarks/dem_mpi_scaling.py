@@ -243,6 +243,7 @@ def main():
         one = os.path.join(tmp, "one")
         two = os.path.join(tmp, "two")
         state1 = state2 = None
+        speed = 0.0  # the packed bed's mean speed left after settling
         if args.case != "thrown":
             state1, speed = StartState(args.case, args.nx, args.ny, args.nz, args.settle_steps, tmp)
             state2 = SideBySide(state1, args.nx)

@@ -95,9 +95,8 @@ def _WriteSpheres(path, nodes, radii, velocities):
 def WriteBed(folder, nx=7, ny=7, nz=6, moving_wall=False, steps=400, speed=1.0, seed=7, keys=None,
              state=None):
     os.makedirs(folder, exist_ok=True)
-    nodes, radii, velocities, (lx, ly, _) = BedState(nx, ny, nz, speed, seed)
-    if state is not None:
-        nodes, radii, velocities = state
+    lx, ly = _box(nx, ny)
+    nodes, radii, velocities = state if state is not None else BedState(nx, ny, nz, speed, seed)[:3]
     _WriteSpheres(os.path.join(folder, "bedDEM.mdpa"), nodes, radii, velocities)
 
     # Walls: floor z = 0, sides x = 0, x = lx, y = 0, y = ly (height h), one quad each.
