@@ -212,6 +212,10 @@ def dem_rows(ranks, args):
         ghosts = dem_ghosts(boxes, h, density)
         count = np.array([sum(g.values()) for g in ghosts])
         neighbours = np.array([len(g) for g in ghosts])
+        # A migration's partners: the boxes within three layers (NeighbourBoxes).
+        partners = [sum(1 for j, (lo_j, hi_j) in enumerate(boxes)
+                        if j != i and np.all(lo - 3 * h < hi_j) and np.all(lo_j < hi + 3 * h))
+                    for i, (lo, hi) in enumerate(boxes)]
         received = count * (args.ghost_bytes + reverse_bytes)
         busiest = int(np.argmax(neighbours * args.alpha + received / args.bandwidth
                                 + count * ghost_work / args.dem_throughput))
@@ -223,8 +227,8 @@ def dem_rows(ranks, args):
                 + args.reductions * args.alpha * math.ceil(math.log2(p)))
         rows.append(dict(ranks=p, particles_per_rank=args.particles_per_rank,
                          ghosts_max=float(count.max()), ghost_fraction=float(count.max()) / args.particles_per_rank,
-                         neighbours_max=int(neighbours.max()), bytes_max=float(received.max()),
-                         compute_s=compute, ghost_work_s=extra, comm_s=comm,
+                         neighbours_max=int(neighbours.max()), partners_max=max(partners),
+                         bytes_max=float(received.max()), compute_s=compute, ghost_work_s=extra, comm_s=comm,
                          efficiency=compute / (compute + extra + comm)))
     return rows
 
@@ -307,6 +311,7 @@ def main():
             ("ranks", lambda r: str(r["ranks"])),
             ("ghosts max (fraction)", lambda r: f"{r['ghosts_max']:,.0f} ({r['ghost_fraction']:.2f})"),
             ("neighbours max", lambda r: str(r["neighbours_max"])),
+            ("migration partners max", lambda r: str(r["partners_max"])),
             ("bytes/step max", lambda r: f"{r['bytes_max']:,.0f}"), ("compute µs", us("compute_s")),
             ("ghost pairs µs", us("ghost_work_s")), ("comm µs", us("comm_s")),
             ("efficiency", lambda r: f"{r['efficiency']:.3f}")])

@@ -73,6 +73,7 @@ def main(folder, out, parallel_type):
                                              distributed.GhostDoublesPerStep(),
                                              float(distributed.MigrationDoubles())], 0)
         migrations = distributed.GlobalMigrations()
+        neighbour_boxes = communicator.GatherDoubles([float(r) for r in distributed.NeighbourBoxes()], 0)
         # Per rank: the loop's seconds, the strategy's phases, then the
         # distributed work's (benchmarks/dem_mpi_scaling.py prints them).
         phases = {**strategy.GetTimings(), **distributed.GetTimings()}
@@ -80,6 +81,10 @@ def main(folder, out, parallel_type):
         if communicator.Rank() == 0:
             extra = {**extra, "migrations": migrations, "ghosts": np.array(ghosts),
                      "rebalances": distributed.Rebalances(),
+                     "neighbour_migrations": distributed.NeighbourMigrations(),
+                     "every_rank_migrations": distributed.EveryRankMigrations(),
+                     **{f"neighbour_boxes_{r}": np.asarray(b, dtype=np.int64)
+                        for r, b in enumerate(neighbour_boxes)},
                      "timings": np.array(timings), "timing_names": np.array(["loop", *phases]),
                      **{f"start_{r}": np.asarray(s, dtype=np.int64) for r, s in enumerate(starts)},
                      **{f"end_{r}": np.asarray(e, dtype=np.int64) for r, e in enumerate(ends)}}

@@ -257,6 +257,44 @@ def test_rebalancing_keeps_results_bitwise(tmp_path):
 
 
 @needs_mpi
+@pytest.mark.parametrize("keys, far", [
+    ({}, False),
+    ({"AdaptiveSearch": False, "NeighbourSearchFrequency": 100}, True)])
+def test_migrations_exchange_with_neighbour_boxes_only(tmp_path, keys, far):
+    # A long bed (28 x 3 x 3 spheres) on 4 ranks: the bisection cuts it into
+    # four slabs along x, 0.15 m wide against a ghost layer of 22 mm, so a
+    # slab's neighbour boxes (within three layers) are the slabs beside it.
+    # Searching at the adaptive pace (every 20 steps at most), a sphere moves
+    # less than the 1 mm tolerance between searches and every migration
+    # talks to the neighbours alone. Searching every 100 steps whatever the
+    # motion, with the spheres thrown at up to 6 m/s (30 mm in 100 steps),
+    # some sphere lies beyond its box's layer at some searches: those talk
+    # to every rank (one vote says so). Both the serial run's bits.
+    WriteBed(tmp_path / "bed", nx=28, ny=3, nz=3, speed=6.0 if far else 1.0,
+             keys={**keys, "mpi_settings": {"rebalance_every": 0}})
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", 4)
+    AssertSpheresBitwise(serial, distributed)
+    assert int(distributed["searches"]) == int(serial["searches"])
+    assert int(distributed["contacts"]) == int(serial["contacts"])
+    neighbours = {r: set(int(q) for q in distributed[f"neighbour_boxes_{r}"]) for r in range(4)}
+    narrow, wide = int(distributed["neighbour_migrations"]), int(distributed["every_rank_migrations"])
+    print(f"neighbour boxes {neighbours}; searches {int(serial['searches'])}: {narrow} with the "
+          f"neighbours, {wide} with every rank; {owner_changes(distributed, 4)} spheres changed owner")
+    # Slabs: the two end ranks have one neighbour, the middle ones two; the
+    # relation is symmetric.
+    assert sorted(len(n) for n in neighbours.values()) == [1, 1, 2, 2]
+    assert all(r in neighbours[q] for r in range(4) for q in neighbours[r])
+    assert owner_changes(distributed, 4) > 0
+    # Every search after Start's is one of the two kinds.
+    assert narrow + wide == int(serial["searches"]) - 1
+    if far:
+        assert wide > 0 and narrow > 0
+    else:
+        assert wide == 0
+
+
+@needs_mpi
 @pytest.mark.parametrize("ranks", [2, 4])
 def test_time_balance_keeps_results_bitwise(tmp_path, ranks):
     # mpi_settings.balance "time": the cuts follow each rank's measured

@@ -185,14 +185,11 @@ void DistributedDem::ParkDepartingBonds(const std::vector<std::uint8_t>& keep,
   }
 }
 
-void DistributedDem::InstallBonds(const std::vector<std::vector<double>>& out) {
-  const std::vector<int> others = OtherRanks();
-  std::vector<std::vector<double>> send;
-  for (int r : others) {
-    bond_doubles_ += static_cast<std::int64_t>(out[r].size());
-    send.push_back(out[r]);
-  }
-  const std::vector<std::vector<double>> in = comm_->Exchange(others, send);
+void DistributedDem::InstallBonds(std::vector<std::vector<double>> out) {
+  const std::vector<std::vector<double>> send = ToPartners(out, "bonds");
+  for (const std::vector<double>& message : send)
+    bond_doubles_ += static_cast<std::int64_t>(message.size());
+  const std::vector<std::vector<double>> in = comm_->Exchange(partners_, send);
   ContinuumBonds& bonds = s_.bonds_;
   const std::size_t stride = bonds.state_stride, width = kBondHead + stride;
   const std::size_t rows = s_.particles_.size();

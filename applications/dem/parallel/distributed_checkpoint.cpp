@@ -152,6 +152,7 @@ void DistributedDem::LoadState(const CheckpointReader& reader, const std::string
   TakeVector(reader, name("boxes"), boxes_);
   TESSERA_CHECK(boxes_.size() == static_cast<std::size_t>(size_), "checkpoint ", reader.Path(),
                 ": ", name("boxes"), " holds ", boxes_.size(), " boxes for ", size_, " ranks");
+  FindNeighbourBoxes();
   UpdateWallRegion();  // the saved boxes bound the skin faces searched
   TakeVector(reader, name("row_key"), row_key_);
   TakeVector(reader, name("row_owner"), row_owner_);

@@ -132,16 +132,11 @@ std::vector<std::vector<double>> DistributedDem::PackClusters() const {
   return out;
 }
 
-void DistributedDem::InstallClusters(const std::vector<std::vector<double>>& out) {
-  std::vector<int> others;
-  std::vector<std::vector<double>> send;
-  for (int r = 0; r < size_; ++r) {
-    if (r == rank_) continue;
-    others.push_back(r);
-    migration_doubles_ += static_cast<std::int64_t>(out[r].size());
-    send.push_back(out[r]);
-  }
-  const std::vector<std::vector<double>> in = comm_->Exchange(others, send);
+void DistributedDem::InstallClusters(std::vector<std::vector<double>> out) {
+  const std::vector<std::vector<double>> send = ToPartners(out, "rigid clusters");
+  for (const std::vector<double>& message : send)
+    migration_doubles_ += static_cast<std::int64_t>(message.size());
+  const std::vector<std::vector<double>> in = comm_->Exchange(partners_, send);
   RigidClusters& c = s_.clusters_;
   ModelPart& part = *s_.clusters_part_;
   std::unordered_map<IdType, std::size_t> index_of;

@@ -114,6 +114,54 @@ std::vector<int> DistributedDem::OtherRanks() const {
   return others;
 }
 
+void DistributedDem::FindNeighbourBoxes() {
+  // A row sent at a search lies within a layer of its sender's box; the
+  // boxes it goes to then lie within two layers (a cluster member's bonds,
+  // sent from the member's centre, within 2 layers + D < 2.5 layers, since
+  // the layer holds 2 D). Three layers leave room for rounding. Each pair
+  // is tested once, (lower rank, higher rank), on every rank alike, so the
+  // ranks' lists name each other.
+  const double reach = 3.0 * layer_;
+  neighbour_boxes_.clear();
+  all_near_ = true;
+  for (int a = 0; a < size_; ++a)
+    for (int b = a + 1; b < size_; ++b) {
+      if (!BoxesWithinReach(boxes_[a], boxes_[b], reach, s_.periodic_)) {
+        all_near_ = false;
+        continue;
+      }
+      if (a == rank_) neighbour_boxes_.push_back(b);
+      if (b == rank_) neighbour_boxes_.push_back(a);
+    }
+  std::sort(neighbour_boxes_.begin(), neighbour_boxes_.end());
+}
+
+void DistributedDem::ChoosePartners(bool escaped) {
+  const bool every_rank =
+      all_near_ || boxes_moved_ || comm_->MaxAll(static_cast<std::int64_t>(escaped ? 1 : 0)) != 0;
+  boxes_moved_ = false;
+  partners_ = every_rank ? OtherRanks() : neighbour_boxes_;
+  if (all_near_) return;
+  ++(every_rank ? every_rank_migrations_ : neighbour_migrations_);
+}
+
+std::vector<std::vector<double>> DistributedDem::ToPartners(
+    std::vector<std::vector<double>>& per_rank, const char* what) const {
+  std::vector<std::vector<double>> out;
+  out.reserve(partners_.size());
+  std::size_t k = 0;
+  for (int r = 0; r < size_; ++r) {
+    if (k < partners_.size() && partners_[k] == r) {
+      out.push_back(std::move(per_rank[r]));
+      ++k;
+    } else if (!per_rank[r].empty()) {
+      TESSERA_ERROR("DistributedDem: rank ", rank_, " has ", what, " for rank ", r,
+                    ", whose box is not within reach of its own (internal error)");
+    }
+  }
+  return out;
+}
+
 DistributedDem::DistributedDem(ExplicitSolverStrategy& strategy,
                                std::shared_ptr<const Communicator> communicator,
                                DistributedDemSettings settings)
@@ -225,6 +273,7 @@ void DistributedDem::Start(bool restored) {
     ++bond_count_[s_.bonds_.first[b]], ++bond_count_[s_.bonds_.second[b]];
   boxes_ = RecursiveCoordinateBisection(std::vector<Array3>(p.position.begin(), p.position.end()),
                                         keys, size_);
+  FindNeighbourBoxes();
   std::vector<std::uint8_t> keep(n, 0);
   row_key_ = keys;
   row_owner_.resize(n);
@@ -349,8 +398,8 @@ void DistributedDem::Start(bool restored) {
     if (!bond_count_.empty()) bonds = PackBonds();
     if (clusters_in_run_) clusters = PackClusters();
     Migrate();
-    if (!bond_count_.empty()) InstallBonds(bonds);
-    if (clusters_in_run_) InstallClusters(clusters);
+    if (!bond_count_.empty()) InstallBonds(std::move(bonds));
+    if (clusters_in_run_) InstallClusters(std::move(clusters));
     UpdateWallRegion();
   };
   hooks.after_search = [this] {
@@ -570,6 +619,8 @@ void DistributedDem::Bisect(const std::vector<double>& weights) {
   boxes_.resize(size_);
   const double* cursor = cuts.data();
   for (RcbBox& b : boxes_) b.low = Take(cursor), b.high = Take(cursor);
+  FindNeighbourBoxes();
+  boxes_moved_ = true;  // rows may go to any rank at this search
   ++rebalances_;
 }
 
@@ -675,6 +726,9 @@ void DistributedDem::Migrate() {
   // periodic box at every image, periodic_layer.h).
   std::vector<std::uint8_t> interior;
   MarkInterior(0, interior);
+  // Whether a sphere to send lies beyond a layer of this box (ChoosePartners).
+  const RcbBox& own = boxes_[static_cast<std::size_t>(rank_)];
+  bool escaped = false;
   for (std::size_t i = 0; i < n; ++i) {
     if (!OwnedRow(i)) continue;
     if (interior[i]) {
@@ -683,6 +737,7 @@ void DistributedDem::Migrate() {
       continue;
     }
     const Array3 site = Site(i);  // a cluster member's: its cluster's centre
+    escaped = escaped || !WithinPeriodicLayer(own, site, layer_, s_.periodic_);
     const int owner = RcbOwner(boxes_, site);
     GhostTargets(site, owner, holders);
     holders.push_back(owner);
@@ -736,9 +791,14 @@ void DistributedDem::Migrate() {
       if (a >= 0) send_pair(c, a);
       if (b >= 0 && b != a) send_pair(c, b);
     }
-  const std::vector<int> others = OtherRanks();
+  ChoosePartners(escaped);
+  for (int r = 0; r < size_; ++r)
+    if (!std::binary_search(partners_.begin(), partners_.end(), r) &&
+        !(rows_out[r].empty() && pairs_out[r].empty() && walls_out[r].empty()))
+      TESSERA_ERROR("DistributedDem: rank ", rank_, " has spheres to send to rank ", r,
+                    ", whose box is not within reach of its own (internal error)");
   std::vector<std::vector<double>> out;
-  for (int r : others) {
+  for (int r : partners_) {
     std::vector<double> message{static_cast<double>(rows_out[r].size() / row_doubles),
                                 static_cast<double>(pairs_out[r].size()),
                                 static_cast<double>(walls_out[r].size())};
@@ -749,7 +809,7 @@ void DistributedDem::Migrate() {
     migration_doubles_ += static_cast<std::int64_t>(message.size());
     out.push_back(std::move(message));
   }
-  const std::vector<std::vector<double>> in = comm_->Exchange(others, out);
+  const std::vector<std::vector<double>> in = comm_->Exchange(partners_, out);
 
   // Rows held here already (ghosts before) are overwritten in place; the
   // others are inserted. A sphere whose owner is now this rank has arrived.

@@ -18,6 +18,13 @@
 // layer is rebuilt. Between searches the candidate lists do not change, and
 // after each step the ghosts' rows are overwritten by their owners' (state
 // and forces, so that a ghost's next kick and drift are its owner's).
+// A migration exchanges only with the ranks whose boxes lie within three
+// layers of this rank's (neighbour boxes): a sphere sent at a search lies
+// within a layer of its sender's box, which held it at the last search, so
+// its new owner's box lies within one layer and the boxes whose layer holds
+// it within two. Where a sphere went farther since (a search interval long
+// for its speed: one vote at the search says so) or the boxes were cut
+// again, that search exchanges with every rank.
 // Every `rebalance_every` steps, at the next search, the boxes are recomputed
 // from all owned spheres where the largest owned count exceeds
 // `imbalance_threshold` times the mean (`balance` "count"). With `balance`
@@ -233,6 +240,14 @@ class DistributedDem {
   // Spheres that changed owner since Start, summed over the ranks; bisections made.
   std::int64_t GlobalMigrations() const;
   int Rebalances() const { return rebalances_; }
+  // The ranks whose boxes lie within three layers of this rank's (see above),
+  // ascending; the searches whose migration exchanged with those alone, and
+  // those that exchanged with every rank while some boxes lie farther apart
+  // (boxes cut again, or a sphere beyond its box's layer). Equal counts on
+  // every rank (the choice is collective).
+  const std::vector<int>& NeighbourBoxes() const { return neighbour_boxes_; }
+  std::int64_t NeighbourMigrations() const { return neighbour_migrations_; }
+  std::int64_t EveryRankMigrations() const { return every_rank_migrations_; }
   // Doubles sent by this rank per step in the ghost refresh (mean over steps)
   // and in all migrations together.
   double GhostDoublesPerStep() const;
@@ -305,7 +320,18 @@ class DistributedDem {
   // Seconds this rank spent in the strategy's phases since Initialize, less
   // the MPI waits inside them (the any_rank vote in the pair pass).
   double ComputeSeconds() const;
-  void Migrate();                  // SearchHooks::before_search
+  void Migrate();  // SearchHooks::before_search
+  // neighbour_boxes_ and all_near_ from boxes_; after every change of boxes_.
+  void FindNeighbourBoxes();
+  // partners_ for this search's migration (collective where not every box
+  // is near): the neighbour boxes, or every rank where the boxes moved since
+  // the last search or any rank's `escaped` (a sphere to send lies beyond
+  // its box's layer).
+  void ChoosePartners(bool escaped);
+  // The per-rank messages (indexed by rank) to partners_, in its order; a
+  // non-empty one to another rank is an error naming `what`.
+  std::vector<std::vector<double>> ToPartners(std::vector<std::vector<double>>& per_rank,
+                                              const char* what) const;
   void InstallArrivedHistories();  // SearchHooks::after_search
   void BuildGhostLists();
   // neighbours_, send_rows_, receive_rows_ from per-rank lists (moved from).
@@ -335,7 +361,7 @@ class DistributedDem {
   // Bonds (see above): per other rank, the bonds of the spheres sent there at
   // this search (before Migrate); after it, exchanged and added where new.
   std::vector<std::vector<double>> PackBonds() const;
-  void InstallBonds(const std::vector<std::vector<double>>& out);
+  void InstallBonds(std::vector<std::vector<double>> out);
   void CheckOwnedBonds() const;  // an error where an owned sphere lacks a bond
   // Migrate, once the rows that stay are known and before the others go:
   // parks the rows' bonds one of whose spheres this rank owns after the
@@ -364,7 +390,7 @@ class DistributedDem {
   double ClusterReach() const;
   void RemoveRows(const std::vector<std::uint8_t>& keep);
   std::vector<std::vector<double>> PackClusters() const;
-  void InstallClusters(const std::vector<std::vector<double>>& out);
+  void InstallClusters(std::vector<std::vector<double>> out);
   void RefreshGhostClusters();
   void VoteClusters();
 
@@ -374,6 +400,14 @@ class DistributedDem {
   int rank_ = 0, size_ = 1;
   double layer_ = 0.0;
   std::vector<RcbBox> boxes_;
+  // Migration partners (see above): the neighbour boxes' ranks, whether every
+  // pair of boxes is near (then every search exchanges with every rank and
+  // nothing is voted), whether a bisection moved boxes_ since the last
+  // migration (Start and a checkpoint's load keep rows by their boxes), this
+  // search's partners and the two kinds of searches counted.
+  std::vector<int> neighbour_boxes_, partners_;
+  bool all_near_ = true, boxes_moved_ = false;
+  std::int64_t neighbour_migrations_ = 0, every_rank_migrations_ = 0;
   // Per row (ascending keys): its key, owner rank and element id, and whether
   // this rank owns it (the strategy's counted rows). Vectors, not maps keyed
   // by id: a search then costs this object no allocation per row.

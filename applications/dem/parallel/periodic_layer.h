@@ -1,7 +1,9 @@
-// The ghost layer's two tests on a rank's RCB box in a periodic domain
+// The ghost layer's tests on a rank's RCB box in a periodic domain
 // (PeriodicDomainOption under MPI, distributed_dem.h): whether a centre lies
-// within a layer of a box at its nearest periodic image, and whether it lies
-// a layer deep inside a box, so that no other box is within a layer of it.
+// within a layer of a box at its nearest periodic image, whether it lies
+// a layer deep inside a box, so that no other box is within a layer of it,
+// and whether two boxes come within a reach of each other (the ranks a
+// migration exchanges with).
 //
 // The centres are wrapped into the periodic box (the strategy wraps them
 // every step); the RCB boxes tile all space (outer sides ±infinity), so on a
@@ -56,6 +58,24 @@ inline bool DeepInsidePeriodic(const RcbBox& b, const Array3& x, double layer,
       low = std::max(low, box.low[k]), high = std::min(high, box.high[k]);
     }
     if (!(x[k] >= low + layer && x[k] < high - layer)) return false;
+  }
+  return true;
+}
+
+// Whether boxes a and b come within `reach` of each other on every axis, at
+// any periodic image of b (shifted by up to two periods: a centre and its
+// partner may each be one image away). Generous by design: it chooses whom
+// a migration talks to, and a box too many costs one empty message.
+inline bool BoxesWithinReach(const RcbBox& a, const RcbBox& b, double reach,
+                             const PeriodicBox& box) {
+  for (int k = 0; k < 3; ++k) {
+    const bool periodic = box.active && box.axis[k];
+    const double period = periodic ? box.Length(k) : 0.0;
+    bool near = false;
+    for (int shift = periodic ? -2 : 0; shift <= (periodic ? 2 : 0) && !near; ++shift)
+      near = a.low[k] - reach < b.high[k] + shift * period &&
+             b.low[k] + shift * period < a.high[k] + reach;
+    if (!near) return false;
   }
   return true;
 }

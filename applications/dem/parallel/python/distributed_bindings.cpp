@@ -93,6 +93,15 @@ void BindDistributed(py::module_& m) {
           "last one as parked)")
       .def("GlobalMigrations", &DistributedDem::GlobalMigrations)
       .def("Rebalances", &DistributedDem::Rebalances)
+      .def("NeighbourBoxes", &DistributedDem::NeighbourBoxes,
+           "The ranks whose boxes lie within three ghost layers of this rank's: a migration "
+           "exchanges with those alone")
+      .def("NeighbourMigrations", &DistributedDem::NeighbourMigrations,
+           "Searches whose migration exchanged with the neighbour boxes alone (0 where every "
+           "box is near every other)")
+      .def("EveryRankMigrations", &DistributedDem::EveryRankMigrations,
+           "Searches that exchanged with every rank although some boxes lie farther apart "
+           "(the boxes cut again, or a sphere beyond its box's layer)")
       .def("GhostDoublesPerStep", &DistributedDem::GhostDoublesPerStep)
       .def("MigrationDoubles", &DistributedDem::MigrationDoubles)
       .def("GhostLayer", &DistributedDem::GhostLayer)
