@@ -10,6 +10,7 @@
 #include <numeric>
 
 #include "kernel/core/error.h"
+#include "kernel/core/ordered_double.h"
 
 namespace tessera {
 
@@ -25,6 +26,16 @@ T SumInRankOrder(const std::vector<T>& values) {
   T sum = T(0);
   for (const T& v : values) sum += v;  // ascending rank: the same bits on every rank
   return sum;
+}
+
+// A double as a signed integer of the same order (OrderedBits with its top
+// bit flipped: two's complement), and back.
+std::int64_t OrderedInteger(double value) {
+  return static_cast<std::int64_t>(OrderedBits(value) ^ (std::uint64_t{1} << 63));
+}
+
+double FromOrderedInteger(std::int64_t ordered) {
+  return FromOrderedBits(static_cast<std::uint64_t>(ordered) ^ (std::uint64_t{1} << 63));
 }
 
 void CheckRoot(int root, int size) {
@@ -58,6 +69,28 @@ std::int64_t Communicator::Reduce(std::int64_t value, IntegerReduction reduction
   if (reduction == IntegerReduction::kSum) return SumInRankOrder(all);
   return reduction == IntegerReduction::kMin ? *std::min_element(all.begin(), all.end())
                                              : *std::max_element(all.begin(), all.end());
+}
+
+void Communicator::Reduce(std::vector<std::int64_t>& values, IntegerReduction reduction) const {
+  for (std::int64_t& v : values) v = Reduce(v, reduction);
+}
+
+void Communicator::SumAll(std::vector<std::int64_t>& values) const {
+  Reduce(values, IntegerReduction::kSum);
+}
+
+void Communicator::MinAll(std::vector<double>& values) const {
+  std::vector<std::int64_t> ordered(values.size());
+  std::transform(values.begin(), values.end(), ordered.begin(), OrderedInteger);
+  Reduce(ordered, IntegerReduction::kMin);
+  std::transform(ordered.begin(), ordered.end(), values.begin(), FromOrderedInteger);
+}
+
+void Communicator::MaxAll(std::vector<double>& values) const {
+  std::vector<std::int64_t> ordered(values.size());
+  std::transform(values.begin(), values.end(), ordered.begin(), OrderedInteger);
+  Reduce(ordered, IntegerReduction::kMax);
+  std::transform(ordered.begin(), ordered.end(), values.begin(), FromOrderedInteger);
 }
 
 void Communicator::Broadcast(std::string& text, int root) const {

@@ -42,6 +42,13 @@ class Communicator {
   std::int64_t MinAll(std::int64_t value) const;
   double MaxAll(double value) const;
   std::int64_t MaxAll(std::int64_t value) const;
+  // Element-wise over the ranks, in place (every rank passes as many
+  // values): integer sums, and minima and maxima of doubles (exact in any
+  // order: reduced as integers that order as the doubles do; no NaN). One
+  // collective each, whatever the length.
+  void SumAll(std::vector<std::int64_t>& values) const;
+  void MinAll(std::vector<double>& values) const;
+  void MaxAll(std::vector<double>& values) const;
 
   // The root's values replace the others' (sizes included).
   virtual void Broadcast(std::vector<double>& values, int root) const = 0;
@@ -75,6 +82,8 @@ class Communicator {
   enum class IntegerReduction { kSum, kMin, kMax };
   // SumAll, MinAll and MaxAll of an integer; by default from AllGather.
   virtual std::int64_t Reduce(std::int64_t value, IntegerReduction reduction) const;
+  // The same element-wise, in place; by default one Reduce per element.
+  virtual void Reduce(std::vector<std::int64_t>& values, IntegerReduction reduction) const;
 };
 
 // One rank: reductions return their argument, Exchange with no neighbour is

@@ -164,15 +164,23 @@ class MPICommunicator final : public Communicator {
 
  protected:
   std::int64_t Reduce(std::int64_t value, IntegerReduction reduction) const override {
-    const MPI_Op op = reduction == IntegerReduction::kSum   ? MPI_SUM
-                      : reduction == IntegerReduction::kMin ? MPI_MIN
-                                                            : MPI_MAX;
     std::int64_t result = 0;
-    Check(MPI_Allreduce(&value, &result, 1, MPI_INT64_T, op, MPI_COMM_WORLD), "MPI_Allreduce");
+    Check(MPI_Allreduce(&value, &result, 1, MPI_INT64_T, OpOf(reduction), MPI_COMM_WORLD),
+          "MPI_Allreduce");
     return result;
+  }
+  void Reduce(std::vector<std::int64_t>& values, IntegerReduction reduction) const override {
+    Check(MPI_Allreduce(MPI_IN_PLACE, values.data(), static_cast<int>(values.size()), MPI_INT64_T,
+                        OpOf(reduction), MPI_COMM_WORLD),
+          "MPI_Allreduce");
   }
 
  private:
+  static MPI_Op OpOf(IntegerReduction reduction) {
+    return reduction == IntegerReduction::kSum   ? MPI_SUM
+           : reduction == IntegerReduction::kMin ? MPI_MIN
+                                                 : MPI_MAX;
+  }
   void CheckRoot(int root) const {
     TESSERA_CHECK(root >= 0 && root < size_, "MPI communicator: root rank ", root,
                   " is not a rank of a communicator of size ", size_);

@@ -54,6 +54,27 @@ void AddParallelToPython(py::module_& m) {
       .def(
           "MaxAllInt", [](const Comm& c, std::int64_t v) { return c.MaxAll(v); }, py::arg("value"))
       .def(
+          "SumAllInts",
+          [](const Comm& c, std::vector<std::int64_t> values) {
+            c.SumAll(values);
+            return values;
+          },
+          py::arg("values"), "Element-wise sums over the ranks (one collective)")
+      .def(
+          "MinAllDoubles",
+          [](const Comm& c, std::vector<double> values) {
+            c.MinAll(values);
+            return values;
+          },
+          py::arg("values"), "Element-wise minima over the ranks (one collective; exact)")
+      .def(
+          "MaxAllDoubles",
+          [](const Comm& c, std::vector<double> values) {
+            c.MaxAll(values);
+            return values;
+          },
+          py::arg("values"), "Element-wise maxima over the ranks (one collective; exact)")
+      .def(
           "BroadcastString",
           [](const Comm& c, std::string text, int root) {
             c.Broadcast(text, root);

@@ -16,6 +16,15 @@ def main():
     assert c.SumAllInt(rank + 1) == size * (size + 1) // 2
     assert c.MinAll(float(rank) - 0.5) == -0.5 and c.MaxAll(float(rank)) == size - 1
     assert c.MinAllInt(rank + 7) == 7 and c.MaxAllInt(rank + 7) == size + 6
+    # Element-wise, one collective: negatives, infinities, the smallest
+    # subnormal and values one ulp apart keep their order.
+    assert c.SumAllInts([rank, -1, 2 ** 40]) == [size * (size - 1) // 2, -size, size * 2 ** 40]
+    tiny, inf = 5e-324, float("inf")
+    mine = [float(rank) - 1.5, -1e300 * (rank + 1), tiny * rank, 1.0 + rank * 2.220446049250313e-16,
+            -inf if rank == 1 else -2.0]
+    assert c.MinAllDoubles(mine) == [-1.5, -1e300 * size, 0.0, 1.0, -inf]
+    assert c.MaxAllDoubles(mine) == [size - 2.5, -1e300, tiny * (size - 1),
+                                     1.0 + (size - 1) * 2.220446049250313e-16, -2.0]
     assert c.BroadcastString("from one" if rank == 1 else "", 1) == "from one"
     assert c.BroadcastDoubles([2.5] * 4 if rank == 0 else [], 0) == [2.5] * 4
     # Variable-length gather: rank r sends r + 1 values r.
