@@ -711,6 +711,27 @@ def test_weighted_bisection_gives_shares_in_proportion_to_the_weights():
             _dem.RecursiveCoordinateBisection(points.tolist(), keys, 2, bad)
 
 
+def test_distributed_bisection_in_one_process_equals_the_gathered_one():
+    # DistributedRecursiveCoordinateBisection with the serial communicator:
+    # the cuts found by halving the doubles' order, counts from one rank.
+    from tessera.parallel import RunPython
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "distributed_rcb_check.py")
+    assert "rank 0 ok of 1" in RunPython([script])
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [3, 4])
+def test_distributed_bisection_on_ranks_equals_the_gathered_one(ranks):
+    # The rebalance's bisection (DistributedDem::Bisect) with the points
+    # spread over the ranks, none gathered: every rank gets the boxes the
+    # bisection of all points together gives, bit for bit (ties, empty
+    # sets, weights, a rank without points; distributed_rcb_check.py).
+    from tessera.parallel import RunPython
+    script = os.path.join(os.path.dirname(os.path.abspath(__file__)), "distributed_rcb_check.py")
+    output = RunPython([script], ranks)
+    assert all(f"rank {r} ok of {ranks}" in output for r in range(ranks)), output
+
+
 @needs_mpi
 @pytest.mark.parametrize("ranks", [2, 4])
 def test_inlet_on_ranks_equals_serial_bitwise(tmp_path, ranks):

@@ -9,6 +9,7 @@
 
 #include "applications/dem/dem_variables.h"
 #include "applications/dem/inlets/particle_inlet.h"
+#include "applications/dem/parallel/distributed_rcb.h"
 #include "applications/dem/parallel/periodic_layer.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "applications/dem/strategies/phase_timings.h"
@@ -595,30 +596,14 @@ void DistributedDem::RefreshGhosts() {
 }
 
 void DistributedDem::Bisect(const std::vector<double>& weights) {
+  // The owned centres stay on their ranks (distributed_rcb.h): the boxes of
+  // a bisection of all of them, as at Start, with no rank gathering them.
   const ParticleStorage& p = s_.particles_;
-  std::vector<double> mine;
-  for (std::size_t i = 0; i < p.size(); ++i) {
-    if (!OwnedRow(i)) continue;
-    mine.push_back(static_cast<double>(KeyOfRow(i)));
-    Put(mine, p.position[i]);
-  }
-  const std::vector<std::vector<double>> all = comm_->Gather(mine, 0);
-  std::vector<double> cuts;
-  if (rank_ == 0) {
-    std::vector<Array3> points;
-    std::vector<std::int64_t> keys;
-    for (const std::vector<double>& part : all)
-      for (std::size_t k = 0; k + 3 < part.size() + 1; k += 4) {
-        keys.push_back(static_cast<std::int64_t>(part[k]));
-        points.push_back(Array3{part[k + 1], part[k + 2], part[k + 3]});
-      }
-    for (const RcbBox& b : RecursiveCoordinateBisection(points, keys, size_, weights))
-      Put(cuts, b.low), Put(cuts, b.high);
-  }
-  comm_->Broadcast(cuts, 0);
-  boxes_.resize(size_);
-  const double* cursor = cuts.data();
-  for (RcbBox& b : boxes_) b.low = Take(cursor), b.high = Take(cursor);
+  std::vector<Array3> owned;
+  owned.reserve(NumberOfOwned());
+  for (std::size_t i = 0; i < p.size(); ++i)
+    if (OwnedRow(i)) owned.push_back(p.position[i]);
+  boxes_ = DistributedRecursiveCoordinateBisection(owned, size_, weights, *comm_);
   FindNeighbourBoxes();
   boxes_moved_ = true;  // rows may go to any rank at this search
   ++rebalances_;

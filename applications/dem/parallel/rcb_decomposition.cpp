@@ -21,45 +21,22 @@ void Bisect(const std::vector<Array3>& points, const std::vector<std::int64_t>& 
     return;
   }
   const int low_parts = parts / 2;
-  // The axis of the largest extent of the points (of the box where it is
-  // finite and there are no points).
-  int axis = 0;
-  double widest = -1.0;
-  for (int k = 0; k < 3; ++k) {
-    double lo = std::numeric_limits<double>::infinity(), hi = -lo;
-    for (std::uint32_t i : ids) lo = std::min(lo, points[i][k]), hi = std::max(hi, points[i][k]);
-    const double extent = ids.empty() ? 0.0 : hi - lo;
-    if (extent > widest) widest = extent, axis = k;
-  }
+  // The axis of the largest extent of the points (0 where there are none).
+  const double inf = std::numeric_limits<double>::infinity();
+  Array3 least{inf, inf, inf}, greatest{-inf, -inf, -inf};
+  for (std::uint32_t i : ids)
+    for (int k = 0; k < 3; ++k)
+      least[k] = std::min(least[k], points[i][k]),
+      greatest[k] = std::max(greatest[k], points[i][k]);
+  const int axis = RcbAxis(ids.size(), least, greatest);
   std::sort(ids.begin(), ids.end(), [&](std::uint32_t a, std::uint32_t b) {
     return points[a][axis] < points[b][axis] ||
            (points[a][axis] == points[b][axis] && keys[a] < keys[b]);
   });
-  // Counts in proportion to the ranks on each side (integer arithmetic: the
-  // same everywhere), or to their weights.
   const std::size_t n = ids.size();
-  std::size_t low_count = n * static_cast<std::size_t>(low_parts) / parts;
-  if (!weights.empty()) {
-    double low_weight = 0.0, all_weight = 0.0;
-    for (int k = first; k < first + parts; ++k)
-      (k < first + low_parts ? low_weight : all_weight) += weights[k];
-    all_weight += low_weight;
-    low_count = std::min(n, static_cast<std::size_t>(
-                                std::llround(static_cast<double>(n) * low_weight / all_weight)));
-  }
-  double cut;
-  if (n == 0) {
-    cut = 0.0;
-  } else if (low_count == 0) {
-    cut = points[ids[0]][axis];
-  } else if (low_count == n) {
-    cut = std::nextafter(points[ids[n - 1]][axis], std::numeric_limits<double>::infinity());
-  } else {
-    // Midway between the last point below and the first above; equal
-    // coordinates (a tie) put both on the upper side.
-    cut = 0.5 * (points[ids[low_count - 1]][axis] + points[ids[low_count]][axis]);
-  }
-  cut = std::clamp(cut, box.low[axis], box.high[axis]);
+  const double cut = RcbCut(
+      n, RcbLowCount(n, first, parts, weights), [&](std::size_t i) { return points[ids[i]][axis]; },
+      box.low[axis], box.high[axis]);
   RcbBox low_box = box, high_box = box;
   low_box.high[axis] = cut;
   high_box.low[axis] = cut;
@@ -72,18 +49,33 @@ void Bisect(const std::vector<Array3>& points, const std::vector<std::int64_t>& 
 
 }  // namespace
 
+void CheckRcbParts(const char* who, int parts, const std::vector<double>& weights) {
+  if (parts < 1) TESSERA_ERROR(who, ": parts must be >= 1, got ", parts);
+  if (weights.empty()) return;
+  if (weights.size() != static_cast<std::size_t>(parts))
+    TESSERA_ERROR(who, ": ", parts, " parts but ", weights.size(), " weights");
+  for (double w : weights)
+    if (!(w > 0.0 && std::isfinite(w)))
+      TESSERA_ERROR(who, ": weights must be positive and finite, got ", w);
+}
+
+std::size_t RcbLowCount(std::size_t n, int first, int parts, const std::vector<double>& weights) {
+  const int low_parts = parts / 2;
+  // Counts in proportion to the ranks on each side (integer arithmetic: the
+  // same everywhere), or to their weights.
+  if (weights.empty()) return n * static_cast<std::size_t>(low_parts) / parts;
+  double low_weight = 0.0, all_weight = 0.0;
+  for (int k = first; k < first + parts; ++k)
+    (k < first + low_parts ? low_weight : all_weight) += weights[k];
+  all_weight += low_weight;
+  return std::min(
+      n, static_cast<std::size_t>(std::llround(static_cast<double>(n) * low_weight / all_weight)));
+}
+
 std::vector<RcbBox> RecursiveCoordinateBisection(const std::vector<Array3>& points,
                                                  const std::vector<std::int64_t>& keys, int parts,
                                                  const std::vector<double>& weights) {
-  if (parts < 1) TESSERA_ERROR("RecursiveCoordinateBisection: parts must be >= 1, got ", parts);
-  if (!weights.empty()) {
-    if (weights.size() != static_cast<std::size_t>(parts))
-      TESSERA_ERROR("RecursiveCoordinateBisection: ", parts, " parts but ", weights.size(),
-                    " weights");
-    for (double w : weights)
-      if (!(w > 0.0 && std::isfinite(w)))
-        TESSERA_ERROR("RecursiveCoordinateBisection: weights must be positive and finite, got ", w);
-  }
+  CheckRcbParts("RecursiveCoordinateBisection", parts, weights);
   if (keys.size() != points.size())
     TESSERA_ERROR("RecursiveCoordinateBisection: ", points.size(), " points but ", keys.size(),
                   " keys");

@@ -8,8 +8,11 @@
 // sides are open (±infinity), so that every point has exactly one owner.
 #pragma once
 
+#include <algorithm>
 #include <array>
+#include <cmath>
 #include <cstdint>
+#include <limits>
 #include <vector>
 
 #include "kernel/core/array3.h"
@@ -26,6 +29,43 @@ struct RcbBox {
 std::vector<RcbBox> RecursiveCoordinateBisection(const std::vector<Array3>& points,
                                                  const std::vector<std::int64_t>& keys, int parts,
                                                  const std::vector<double>& weights = {});
+
+// What both bisections (this one, distributed_rcb.h) share: the checks of
+// `parts` and `weights` (an error naming `who`), and the number of a set's n
+// points that go to the lower side when it is cut for parts first ..
+// first + parts - 1 (the lower parts / 2 of them).
+void CheckRcbParts(const char* who, int parts, const std::vector<double>& weights);
+std::size_t RcbLowCount(std::size_t n, int first, int parts, const std::vector<double>& weights);
+// The axis of a set's largest extent (the lowest of equal ones; 0 where the
+// set is empty), from its points' least and greatest coordinates.
+inline int RcbAxis(std::size_t n, const Array3& least, const Array3& greatest) {
+  int axis = 0;
+  double widest = -1.0;
+  for (int k = 0; k < 3; ++k) {
+    const double extent = n == 0 ? 0.0 : greatest[k] - least[k];
+    if (extent > widest) widest = extent, axis = k;
+  }
+  return axis;
+}
+// The cut of a set of n points of which the lowest low_count go below it:
+// value(i) is the i-th coordinate in ascending order (asked for 0, n - 1,
+// low_count - 1 and low_count only); within the set's box [low, high].
+template <class ValueAt>
+double RcbCut(std::size_t n, std::size_t low_count, ValueAt value, double low, double high) {
+  double cut;
+  if (n == 0) {
+    cut = 0.0;
+  } else if (low_count == 0) {
+    cut = value(0);
+  } else if (low_count == n) {
+    cut = std::nextafter(value(n - 1), std::numeric_limits<double>::infinity());
+  } else {
+    // Midway between the last point below and the first above; equal
+    // coordinates (a tie) put both on the upper side.
+    cut = 0.5 * (value(low_count - 1) + value(low_count));
+  }
+  return std::clamp(cut, low, high);
+}
 
 // The part whose box holds x.
 int RcbOwner(const std::vector<RcbBox>& boxes, const Array3& x);

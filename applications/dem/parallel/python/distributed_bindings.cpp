@@ -10,6 +10,7 @@
 #include "applications/dem/nonsmooth/moreau_jean_strategy.h"
 #include "applications/dem/parallel/distributed_dem.h"
 #include "applications/dem/parallel/distributed_moreau_jean.h"
+#include "applications/dem/parallel/distributed_rcb.h"
 #include "applications/dem/parallel/rcb_decomposition.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "kernel/io/checkpoint_file.h"
@@ -161,6 +162,21 @@ void BindDistributed(py::module_& m) {
       py::arg("weights") = std::vector<double>{},
       "One (low, high) box per part: owner of x where low <= x < high; `weights` (one per part): "
       "each part's share of the points in proportion to its weight");
+  m.def(
+      "DistributedRecursiveCoordinateBisection",
+      [](const std::vector<std::array<double, 3>>& points, int parts,
+         const std::vector<double>& weights, const Communicator& communicator) {
+        std::vector<Array3> x;
+        for (const auto& p : points) x.push_back(Array3{p[0], p[1], p[2]});
+        std::vector<std::pair<std::array<double, 3>, std::array<double, 3>>> boxes;
+        for (const RcbBox& b :
+             DistributedRecursiveCoordinateBisection(x, parts, weights, communicator))
+          boxes.push_back({{b.low[0], b.low[1], b.low[2]}, {b.high[0], b.high[1], b.high[2]}});
+        return boxes;
+      },
+      py::arg("points"), py::arg("parts"), py::arg("weights"), py::arg("communicator"),
+      "Collective: RecursiveCoordinateBisection's boxes of every rank's points together, each "
+      "rank passing its own (distributed_rcb.h)");
   py::class_<DistributedMoreauJean>(
       m, "DistributedMoreauJean",
       "The Moreau-Jean strategy over MPI ranks: every rank holds every sphere, the NLGS sweeps "
