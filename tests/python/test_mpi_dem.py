@@ -257,21 +257,24 @@ def test_rebalancing_keeps_results_bitwise(tmp_path):
 
 
 @needs_mpi
-@pytest.mark.parametrize("keys, far", [
-    ({}, False),
-    ({"AdaptiveSearch": False, "NeighbourSearchFrequency": 100}, True)])
-def test_migrations_exchange_with_neighbour_boxes_only(tmp_path, keys, far):
+@pytest.mark.parametrize("periodic", [False, True])
+@pytest.mark.parametrize("far", [False, True])
+def test_migrations_exchange_with_neighbour_boxes_only(tmp_path, periodic, far):
     # A long bed (28 x 3 x 3 spheres) on 4 ranks: the bisection cuts it into
     # four slabs along x, 0.15 m wide against a ghost layer of 22 mm, so a
-    # slab's neighbour boxes (within three layers) are the slabs beside it.
-    # Searching at the adaptive pace (every 20 steps at most), a sphere moves
-    # less than the 1 mm tolerance between searches and every migration
-    # talks to the neighbours alone. Searching every 100 steps whatever the
-    # motion, with the spheres thrown at up to 6 m/s (30 mm in 100 steps),
-    # some sphere lies beyond its box's layer at some searches: those talk
-    # to every rank (one vote says so). Both the serial run's bits.
-    WriteBed(tmp_path / "bed", nx=28, ny=3, nz=3, speed=6.0 if far else 1.0,
-             keys={**keys, "mpi_settings": {"rebalance_every": 0}})
+    # slab's neighbour boxes (within three layers) are the slabs beside it,
+    # and in a periodic box (no walls, no gravity) also the slab across the
+    # periodic face: the end slabs are neighbours. Searching at the adaptive
+    # pace (every 20 steps at most), a sphere moves less than the 1 mm
+    # tolerance between searches and every migration talks to the
+    # neighbours alone. Searching every 100 steps whatever the motion, with
+    # the spheres thrown at up to 6 m/s (30 mm in 100 steps), some sphere
+    # lies beyond its box's layer at some searches: those talk to every rank
+    # (one vote says so). All the serial run's bits.
+    keys = {"AdaptiveSearch": False, "NeighbourSearchFrequency": 100} if far else {}
+    keys["mpi_settings"] = {"rebalance_every": 0}
+    write = WritePeriodicBed if periodic else WriteBed
+    write(tmp_path / "bed", nx=28, ny=3, nz=3, speed=6.0 if far else 1.0, keys=keys)
     serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
     distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", 4)
     AssertSpheresBitwise(serial, distributed)
@@ -281,9 +284,10 @@ def test_migrations_exchange_with_neighbour_boxes_only(tmp_path, keys, far):
     narrow, wide = int(distributed["neighbour_migrations"]), int(distributed["every_rank_migrations"])
     print(f"neighbour boxes {neighbours}; searches {int(serial['searches'])}: {narrow} with the "
           f"neighbours, {wide} with every rank; {owner_changes(distributed, 4)} spheres changed owner")
-    # Slabs: the two end ranks have one neighbour, the middle ones two; the
-    # relation is symmetric.
-    assert sorted(len(n) for n in neighbours.values()) == [1, 1, 2, 2]
+    # Slabs: the end ranks have one neighbour, the middle ones two; a ring
+    # of four in the periodic box. The relation is symmetric.
+    expected = [2, 2, 2, 2] if periodic else [1, 1, 2, 2]
+    assert sorted(len(n) for n in neighbours.values()) == expected
     assert all(r in neighbours[q] for r in range(4) for q in neighbours[r])
     assert owner_changes(distributed, 4) > 0
     # Every search after Start's is one of the two kinds.

@@ -63,18 +63,25 @@ inline bool DeepInsidePeriodic(const RcbBox& b, const Array3& x, double layer,
 }
 
 // Whether boxes a and b come within `reach` of each other on every axis, at
-// any periodic image of b (shifted by up to two periods: a centre and its
-// partner may each be one image away). Generous by design: it chooses whom
-// a migration talks to, and a box too many costs one empty message.
+// any periodic image of b. On a periodic axis both are first clipped to the
+// period (the centres are wrapped into it; an outer box's infinite side
+// would otherwise reach every image), then b is shifted by up to two
+// periods (a centre and its partner may each be one image away). Generous
+// by design: it chooses whom a migration talks to, and a box too many
+// costs one empty message.
 inline bool BoxesWithinReach(const RcbBox& a, const RcbBox& b, double reach,
                              const PeriodicBox& box) {
   for (int k = 0; k < 3; ++k) {
     const bool periodic = box.active && box.axis[k];
+    double a_low = a.low[k], a_high = a.high[k], b_low = b.low[k], b_high = b.high[k];
+    if (periodic) {
+      a_low = std::max(a_low, box.low[k]), a_high = std::min(a_high, box.high[k]);
+      b_low = std::max(b_low, box.low[k]), b_high = std::min(b_high, box.high[k]);
+    }
     const double period = periodic ? box.Length(k) : 0.0;
     bool near = false;
     for (int shift = periodic ? -2 : 0; shift <= (periodic ? 2 : 0) && !near; ++shift)
-      near = a.low[k] - reach < b.high[k] + shift * period &&
-             b.low[k] + shift * period < a.high[k] + reach;
+      near = a_low - reach < b_high + shift * period && b_low + shift * period < a_high + reach;
     if (!near) return false;
   }
   return true;
