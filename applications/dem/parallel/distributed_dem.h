@@ -310,7 +310,8 @@ class DistributedDem {
   void LoadState(const CheckpointReader& reader, const std::string& group);
 
  private:
-  // boxes_ from every owned sphere; `weights` (per rank) as in
+  // boxes_ from every owned sphere, bisected where they are (collective:
+  // distributed_rcb.h); `weights` (per rank) as in
   // RecursiveCoordinateBisection (empty: equal counts).
   void Bisect(const std::vector<double>& weights = {});
   void MaybeRebalance();
