@@ -38,6 +38,15 @@ double FromOrderedInteger(std::int64_t ordered) {
   return FromOrderedBits(static_cast<std::uint64_t>(ordered) ^ (std::uint64_t{1} << 63));
 }
 
+// `values` reduced (`reduce`, in place) as the integers of the same order.
+template <class ReduceIntegers>
+void ReduceAsOrderedIntegers(std::vector<double>& values, ReduceIntegers reduce) {
+  std::vector<std::int64_t> ordered(values.size());
+  std::transform(values.begin(), values.end(), ordered.begin(), OrderedInteger);
+  reduce(ordered);
+  std::transform(ordered.begin(), ordered.end(), values.begin(), FromOrderedInteger);
+}
+
 void CheckRoot(int root, int size) {
   TESSERA_CHECK(root >= 0 && root < size, "communicator: root rank ", root,
                 " is not a rank of a communicator of size ", size);
@@ -80,17 +89,15 @@ void Communicator::SumAll(std::vector<std::int64_t>& values) const {
 }
 
 void Communicator::MinAll(std::vector<double>& values) const {
-  std::vector<std::int64_t> ordered(values.size());
-  std::transform(values.begin(), values.end(), ordered.begin(), OrderedInteger);
-  Reduce(ordered, IntegerReduction::kMin);
-  std::transform(ordered.begin(), ordered.end(), values.begin(), FromOrderedInteger);
+  ReduceAsOrderedIntegers(values, [this](std::vector<std::int64_t>& ordered) {
+    Reduce(ordered, IntegerReduction::kMin);
+  });
 }
 
 void Communicator::MaxAll(std::vector<double>& values) const {
-  std::vector<std::int64_t> ordered(values.size());
-  std::transform(values.begin(), values.end(), ordered.begin(), OrderedInteger);
-  Reduce(ordered, IntegerReduction::kMax);
-  std::transform(ordered.begin(), ordered.end(), values.begin(), FromOrderedInteger);
+  ReduceAsOrderedIntegers(values, [this](std::vector<std::int64_t>& ordered) {
+    Reduce(ordered, IntegerReduction::kMax);
+  });
 }
 
 void Communicator::Broadcast(std::string& text, int root) const {

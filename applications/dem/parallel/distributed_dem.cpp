@@ -600,7 +600,6 @@ void DistributedDem::Bisect(const std::vector<double>& weights) {
   // a bisection of all of them, as at Start, with no rank gathering them.
   const ParticleStorage& p = s_.particles_;
   std::vector<Array3> owned;
-  owned.reserve(NumberOfOwned());
   for (std::size_t i = 0; i < p.size(); ++i)
     if (OwnedRow(i)) owned.push_back(p.position[i]);
   boxes_ = DistributedRecursiveCoordinateBisection(owned, size_, weights, *comm_);
@@ -777,23 +776,25 @@ void DistributedDem::Migrate() {
       if (b >= 0 && b != a) send_pair(c, b);
     }
   ChoosePartners(escaped);
-  for (int r = 0; r < size_; ++r)
-    if (!std::binary_search(partners_.begin(), partners_.end(), r) &&
-        !(rows_out[r].empty() && pairs_out[r].empty() && walls_out[r].empty()))
-      TESSERA_ERROR("DistributedDem: rank ", rank_, " has spheres to send to rank ", r,
-                    ", whose box is not within reach of its own (internal error)");
-  std::vector<std::vector<double>> out;
-  for (int r : partners_) {
-    std::vector<double> message{static_cast<double>(rows_out[r].size() / row_doubles),
-                                static_cast<double>(pairs_out[r].size()),
-                                static_cast<double>(walls_out[r].size())};
+  // [rows, pair histories, wall histories] to every partner (empty parts
+  // included) and to any other rank with something for it, which
+  // ToPartners refuses.
+  std::vector<std::vector<double>> messages(size_);
+  for (int r = 0; r < size_; ++r) {
+    if (r == rank_ || (!std::binary_search(partners_.begin(), partners_.end(), r) &&
+                       rows_out[r].empty() && pairs_out[r].empty() && walls_out[r].empty()))
+      continue;
+    std::vector<double>& message = messages[r];
+    message = {static_cast<double>(rows_out[r].size() / row_doubles),
+               static_cast<double>(pairs_out[r].size()), static_cast<double>(walls_out[r].size())};
     message.reserve(3 + rows_out[r].size() + pairs_out[r].size() + walls_out[r].size());
     message.insert(message.end(), rows_out[r].begin(), rows_out[r].end());
     message.insert(message.end(), pairs_out[r].begin(), pairs_out[r].end());
     message.insert(message.end(), walls_out[r].begin(), walls_out[r].end());
-    migration_doubles_ += static_cast<std::int64_t>(message.size());
-    out.push_back(std::move(message));
   }
+  const std::vector<std::vector<double>> out = ToPartners(messages, "spheres");
+  for (const std::vector<double>& message : out)
+    migration_doubles_ += static_cast<std::int64_t>(message.size());
   const std::vector<std::vector<double>> in = comm_->Exchange(partners_, out);
 
   // Rows held here already (ghosts before) are overwritten in place; the

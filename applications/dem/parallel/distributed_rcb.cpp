@@ -82,24 +82,26 @@ std::vector<RcbBox> DistributedRecursiveCoordinateBisection(const std::vector<Ar
         searches.push_back({s, static_cast<std::int64_t>(position) + 1, low, high});
     }
     std::vector<std::int64_t> at_or_below(searches.size());
+    std::vector<std::uint64_t> middle(searches.size());
     while (std::any_of(searches.begin(), searches.end(),
                        [](const Search& q) { return q.low < q.high; })) {
       for (std::size_t q = 0; q < searches.size(); ++q) {
         const Search& search = searches[q];
         const std::vector<double>& c = coordinates[search.set];
-        const double middle = FromOrderedBits(search.low + (search.high - search.low) / 2);
+        middle[q] = search.low + (search.high - search.low) / 2;
         at_or_below[q] =
-            search.low < search.high ? std::upper_bound(c.begin(), c.end(), middle) - c.begin() : 0;
+            search.low < search.high
+                ? std::upper_bound(c.begin(), c.end(), FromOrderedBits(middle[q])) - c.begin()
+                : 0;
       }
       communicator.SumAll(at_or_below);
       for (std::size_t q = 0; q < searches.size(); ++q) {
         Search& search = searches[q];
         if (search.low == search.high) continue;
-        const std::uint64_t middle = search.low + (search.high - search.low) / 2;
         if (at_or_below[q] >= search.count)
-          search.high = middle;
+          search.high = middle[q];
         else
-          search.low = middle + 1;
+          search.low = middle[q] + 1;
       }
     }
     // Cut each set; a side of one part is a box, the others are cut next.

@@ -19,6 +19,25 @@
 namespace py = pybind11;
 
 namespace tessera::dem {
+namespace {
+
+// The bisections' points from Python's triples, and their boxes as (low, high).
+std::vector<Array3> AsArray3s(const std::vector<std::array<double, 3>>& points) {
+  std::vector<Array3> x;
+  x.reserve(points.size());
+  for (const auto& p : points) x.push_back(Array3{p[0], p[1], p[2]});
+  return x;
+}
+
+std::vector<std::pair<std::array<double, 3>, std::array<double, 3>>> AsPairs(
+    const std::vector<RcbBox>& boxes) {
+  std::vector<std::pair<std::array<double, 3>, std::array<double, 3>>> out;
+  for (const RcbBox& b : boxes)
+    out.push_back({{b.low[0], b.low[1], b.low[2]}, {b.high[0], b.high[1], b.high[2]}});
+  return out;
+}
+
+}  // namespace
 
 void BindDistributed(py::module_& m) {
   py::class_<DistributedDemSettings>(m, "DistributedDemSettings",
@@ -151,12 +170,7 @@ void BindDistributed(py::module_& m) {
       "RecursiveCoordinateBisection",
       [](const std::vector<std::array<double, 3>>& points, const std::vector<std::int64_t>& keys,
          int parts, const std::vector<double>& weights) {
-        std::vector<Array3> x;
-        for (const auto& p : points) x.push_back(Array3{p[0], p[1], p[2]});
-        std::vector<std::pair<std::array<double, 3>, std::array<double, 3>>> boxes;
-        for (const RcbBox& b : RecursiveCoordinateBisection(x, keys, parts, weights))
-          boxes.push_back({{b.low[0], b.low[1], b.low[2]}, {b.high[0], b.high[1], b.high[2]}});
-        return boxes;
+        return AsPairs(RecursiveCoordinateBisection(AsArray3s(points), keys, parts, weights));
       },
       py::arg("points"), py::arg("keys"), py::arg("parts"),
       py::arg("weights") = std::vector<double>{},
@@ -166,13 +180,8 @@ void BindDistributed(py::module_& m) {
       "DistributedRecursiveCoordinateBisection",
       [](const std::vector<std::array<double, 3>>& points, int parts,
          const std::vector<double>& weights, const Communicator& communicator) {
-        std::vector<Array3> x;
-        for (const auto& p : points) x.push_back(Array3{p[0], p[1], p[2]});
-        std::vector<std::pair<std::array<double, 3>, std::array<double, 3>>> boxes;
-        for (const RcbBox& b :
-             DistributedRecursiveCoordinateBisection(x, parts, weights, communicator))
-          boxes.push_back({{b.low[0], b.low[1], b.low[2]}, {b.high[0], b.high[1], b.high[2]}});
-        return boxes;
+        return AsPairs(DistributedRecursiveCoordinateBisection(AsArray3s(points), parts, weights,
+                                                               communicator));
       },
       py::arg("points"), py::arg("parts"), py::arg("weights"), py::arg("communicator"),
       "Collective: RecursiveCoordinateBisection's boxes of every rank's points together, each "
