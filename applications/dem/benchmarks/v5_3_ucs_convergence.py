@@ -7,7 +7,7 @@ peaks rising with the confinement.
         applications/dem/benchmarks/v5_3_ucs_convergence.py [--quick] [--folder DIR] \
         [--platen-velocity V] [--final-axial-strain S] [--skip-ucs] [--skip-triaxial] \
         [--confinements 1.5,4.5] [--plot-series] [--bond-range-beta B] [--damage kratos|thesis] \
-        [--medium] [--seed N]
+        [--medium] [--seed N] [--checkpoint-steps N] [--restart FILE]
 
 What it does, in order:
 1. Generates the specimen (tessera.dem.specimen) and asks the virtual
@@ -54,6 +54,12 @@ that the chain runs, they are not the thesis' convergence result. --medium:
 samples every 500 steps), the specimen of the UCS-peak study in
 docs/validation.md (3-6 minutes of CPU a UCS at 0.002 m/s); --seed picks
 another packing of either size.
+
+Long tests are cut off and continued: `--checkpoint-steps N` writes a
+checkpoint every N steps into DIR/checkpoints (the last two kept) and one at
+a SIGTERM or Ctrl-C, which then stops the run; `--restart FILE` continues
+the one test it names (with the options it was started with; the travel,
+`--final-axial-strain`, may grow), giving the uninterrupted curve.
 
 Writes DIR/v5_3_summary.json (each test's summary, the stability check's
 message, wall times), the virtual laboratory's CSV/PNG per test and
@@ -133,7 +139,8 @@ def Settings(test, args, confinement=0.0, delta_time=STABLE_DT, name=None):
                         "global_damping": 0.2, "area_correction": "vpac",
                         "bond_damage": "thesis" if args.damage == "thesis" else "kratos"},
             "output": {"folder": args.folder, "name": name or test.lower(),
-                       "sample_steps": sample_steps, "plot": True}}
+                       "sample_steps": sample_steps, "plot": True,
+                       "checkpoint_steps": args.checkpoint_steps}}
 
 
 def StabilityCheck(args):
@@ -155,7 +162,7 @@ def RunTest(test, args, confinement=0.0):
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        lab.Initialize()
+        lab.Initialize(args.restart)
     steps = int(math.ceil(lab.end_time / lab.dt))
     print(f"{name}: {len(lab.specimen.radius)} spheres, critical step estimate "
           f"{lab.critical_time_step:.3g} s, Δt {lab.dt:g} s, up to {steps} steps "
@@ -253,7 +260,16 @@ def main():
     parser.add_argument("--damage", choices=("kratos", "thesis"), default=None,
                         help="a damage law instead of V5.3's none: Table 5.5's factors 0.2 in "
                              "Kratos' law, or the thesis' printed law with u^f = 5 u^l")
+    parser.add_argument("--checkpoint-steps", type=int, default=0,
+                        help="a checkpoint every N steps (DIR/checkpoints) and at SIGTERM/Ctrl-C")
+    parser.add_argument("--restart", default=None, metavar="FILE",
+                        help="continue the one test selected from its checkpoint FILE")
     args = parser.parse_args()
+    if args.restart:
+        triaxials = len(args.confinements.split(",")) if args.confinements else 2
+        if not (args.skip_ucs and triaxials == 1) and not args.skip_triaxial:
+            parser.error("--restart continues one test: give --skip-triaxial (the UCS) or "
+                         "--skip-ucs with one --confinements value")
     if args.plot_series:
         print(PlotSeries(args.folder) or f"no test CSVs in {args.folder}")
         return 0

@@ -155,8 +155,18 @@ DEFAULTS = {
         "area_correction": "vpac",
         "bond_damage": "kratos",        # DEM_Dempack past the strength (BondDamage)
     },
-    "output": {"folder": "virtual_lab", "name": "", "sample_steps": 20, "plot": True},
+    "output": {"folder": "virtual_lab", "name": "", "sample_steps": 20, "plot": True,
+               "checkpoint_steps": 0},
 }
+
+# What a continued test may change (VirtualLaboratory.LoadCheckpoint): how far
+# it runs, when it stops, where it writes, its plot and checkpoints. Any
+# other setting (the specimen, the material, the loading) would continue
+# another test than the one saved.
+CHANGEABLE_ON_RESTART = ("loading.final_axial_strain", "loading.end_time",
+                         "loading.stop_at_fraction_of_peak", "output.folder", "output.plot",
+                         "output.checkpoint_steps")
+CHECKPOINTS_KEPT = 2
 
 
 def _Merge(defaults, given, where):
@@ -195,6 +205,10 @@ def Settings(given=None, where="virtual_lab"):
     if settings["test"] in ("triaxial", "hydrostatic") and not loading["confinement_pressure"] > 0.0:
         raise tessera.Error(f"{where}.loading.confinement_pressure must be > 0 for a "
                             f"{settings['test']} test")
+    steps = settings["output"]["checkpoint_steps"]
+    if isinstance(steps, bool) or not isinstance(steps, int) or steps < 0:
+        raise tessera.Error(f"{where}.output.checkpoint_steps must be an integer >= 0 (0: no "
+                            f"checkpoints), got {steps!r}")
     for block, key in (("specimen", "verlet_list"), ("output", "plot")):
         if not isinstance(settings[block][key], bool):
             raise tessera.Error(f"{where}.{block}.{key} must be true or false, got "
@@ -378,10 +392,22 @@ class VirtualLaboratory:
             "PoissonEffectOption": False, "ShearStrainParallelToBondOption": False,
             "solver_settings": {"strategy": "continuum_sphere_strategy"},
         }
+        every = s["output"]["checkpoint_steps"]
+        if every > 0:
+            # In the output folder (the loop runs there): every `every` steps
+            # and at a SIGTERM/SIGINT (the step finished, a checkpoint, then
+            # the stop: RunSolutionLoop).
+            parameters["restart_options"] = {
+                "SaveRestart": True, "RestartFrequency": every, "RestartControl": "step",
+                "checkpoint_folder": "checkpoints", "max_files_to_keep": CHECKPOINTS_KEPT,
+                "checkpoint_on_signal": True}
         return tessera.Parameters(json.dumps(parameters))
 
     # ---- run
-    def Initialize(self):
+    def Initialize(self, restart=None):
+        """Generates the specimen, writes its deck and starts the DEM stage;
+        `restart`: a checkpoint of this test (output.checkpoint_steps) to
+        continue from, loaded once all is built as for a fresh start."""
         from .dem_analysis_stage import DEMAnalysisStage
         self._WriteDeck()
         # Absolute: the loop runs in the output folder.
@@ -403,6 +429,7 @@ class VirtualLaboratory:
         try:
             self.stage = Stage(self.model, self._Parameters())
             self.stage.spheres_model_part.AddNodalSolutionStepVariable(tessera.EXTERNAL_APPLIED_FORCE)
+            self.stage.AddCheckpointable("VirtualLaboratory", self)
             self.stage.Initialize()
         finally:
             os.chdir(cwd)
@@ -449,6 +476,13 @@ class VirtualLaboratory:
         self.step = 0
         self.peak = 0.0
         self.finished = False
+        if restart is not None:
+            path = os.path.abspath(restart)
+            os.chdir(self.folder)
+            try:
+                self.stage.LoadCheckpoint(path)  # the lab's own state too (LoadCheckpoint)
+            finally:
+                os.chdir(cwd)
 
     def _Interior(self):
         """The ids - 1 of the spheres the bulk's strain is fitted to: centres
@@ -738,7 +772,7 @@ class VirtualLaboratory:
                 and loading and stress < fraction * self.peak and len(self.rows) > 10:
             stage.end_time = min(stage.end_time, time)  # the specimen has failed
 
-    def _AppendToCsv(self, row):
+    def _AppendToCsv(self, row, flush=True):
         # Each sample reaches the disk as it is taken: a long test stopped by
         # hand, killed or cut off keeps its curve up to its last sample.
         if self._csv is None:
@@ -746,7 +780,8 @@ class VirtualLaboratory:
             self._csv_writer = csv.DictWriter(self._csv, fieldnames=list(row))
             self._csv_writer.writeheader()
         self._csv_writer.writerow(row)
-        self._csv.flush()
+        if flush:
+            self._csv.flush()
 
     def _CloseCsv(self):
         if self._csv is not None:
@@ -754,17 +789,21 @@ class VirtualLaboratory:
             self._csv = None
 
     def RunSolutionLoop(self):
+        from tessera.checkpoint import SignalStop
         cwd = os.getcwd()
         os.chdir(self.folder)
         try:
             self.stage.RunSolutionLoop()
-        except KeyboardInterrupt:
-            # Stopped by hand (a ductile test that will not drop, say): the
-            # summary and the plot of the samples so far, then the interrupt.
+        except (KeyboardInterrupt, SignalStop) as stop:
+            # Stopped by hand (a ductile test that will not drop, say), or by
+            # a signal after its checkpoint: the summary and the plot of the
+            # samples so far, then the interrupt.
             os.chdir(cwd)
             self._WriteResults()  # closes the CSV
+            where = f"; it continues from {os.path.join(self.folder, stop.path)}" \
+                if isinstance(stop, SignalStop) else ""
             print(f"{self.name}: interrupted at t = {self.stage.time:.6g} s; the results of "
-                  f"its {len(self.rows)} samples are in {self.folder}", flush=True)
+                  f"its {len(self.rows)} samples are in {self.folder}{where}", flush=True)
             raise
         finally:
             os.chdir(cwd)
@@ -778,11 +817,70 @@ class VirtualLaboratory:
             os.chdir(cwd)
         self._WriteResults()
 
-    def Run(self):
-        self.Initialize()
+    def Run(self, restart=None):
+        self.Initialize(restart)
         self.RunSolutionLoop()
         self.Finalize()
         return self.summary
+
+    # ---- checkpoints (the DEM stage's, output.checkpoint_steps): the lab's
+    # own state beside the stage's, so that a continued test samples, servos
+    # and stops as the uninterrupted one, bitwise.
+    def SaveCheckpoint(self, writer, group):
+        columns = list(self.rows[0]) if self.rows else []
+        integers = [k for k in columns if isinstance(self.rows[0][k], int)]
+        state = {"settings": self.settings, "step": self.step, "peak": self.peak,
+                 "platens_moving": self.platens_moving, "platen_start": self.platen_start,
+                 "platen_z": self.platen_z, "columns": columns, "integer_columns": integers}
+        writer.WriteString(group + "/State", json.dumps(state))
+        for k in columns:
+            dtype = np.int64 if k in integers else np.float64
+            writer.Write(f"{group}/Samples/{k}", np.array([r[k] for r in self.rows], dtype=dtype))
+
+    def LoadCheckpoint(self, reader, group):
+        state = json.loads(reader.ReadString(group + "/State"))
+        self._CheckSavedSettings(state["settings"], reader.path)
+        self.step = state["step"]
+        self.peak = state["peak"]
+        self.platens_moving = state["platens_moving"]
+        self.platen_start = state["platen_start"]
+        self.platen_z = state["platen_z"]
+        columns = {}
+        for k in state["columns"]:
+            if k in state["integer_columns"]:
+                columns[k] = [int(v) for v in reader.ReadInt64(f"{group}/Samples/{k}")]
+            else:
+                columns[k] = [float(v) for v in reader.ReadDoubles(f"{group}/Samples/{k}")]
+        count = len(columns[state["columns"][0]]) if columns else 0
+        self.rows = [{k: columns[k][i] for k in state["columns"]} for i in range(count)]
+        # The CSV as it was at the checkpoint (a run cut off after it had
+        # sampled on), then the continued run's rows appended.
+        self._CloseCsv()
+        for row in self.rows:
+            self._AppendToCsv(row, flush=False)
+        if self._csv is not None:
+            self._csv.flush()
+        else:  # no sample yet: the CSV starts at the first
+            open(self._csv_path, "w").close()
+        # The end from this run's settings (a longer travel may continue a
+        # test that has not peaked) and the saved platen start.
+        self._SetEndTime()
+
+    def _CheckSavedSettings(self, saved, path):
+        def Flat(value, prefix=""):
+            if isinstance(value, dict):
+                out = {}
+                for key, item in value.items():
+                    out.update(Flat(item, f"{prefix}.{key}" if prefix else key))
+                return out
+            return {prefix: value}
+        now, then = Flat(self.settings), Flat(saved)
+        for key in sorted(set(now) | set(then)):
+            if key in CHANGEABLE_ON_RESTART or now.get(key) == then.get(key):
+                continue
+            raise tessera.Error(f"checkpoint {path}: {self.where}.{key} is {now.get(key)!r}; the "
+                                f"saved test had {then.get(key)!r} (a continued test may change "
+                                f"only {', '.join(CHANGEABLE_ON_RESTART)})")
 
     # ---- results
     def Columns(self):
@@ -896,9 +994,15 @@ class VirtualLaboratoryStage(AnalysisStage):
         given = json.loads(project_parameters["virtual_lab"].WriteJsonString())
         self.lab = VirtualLaboratory(given, where)
         self.time = 0.0
+        self.restart = None
+
+    def RestartFrom(self, path):
+        """Continue the test saved in the checkpoint `path` (`tessera run
+        FOLDER --restart FILE`): call before Initialize()."""
+        self.restart = path
 
     def Initialize(self):
-        self.lab.Initialize()
+        self.lab.Initialize(self.restart)
 
     def RunSolutionLoop(self):
         self.lab.RunSolutionLoop()

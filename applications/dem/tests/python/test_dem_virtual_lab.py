@@ -16,6 +16,8 @@
 - Outputs: the CSV has the documented columns, the PNG exists, the summary
   JSON has E, ν, peak stress and strain at peak; a project folder with
   "analysis_stage": "tessera.dem.virtual_lab" runs through tessera.project.
+- Checkpoints: a test cut off by a signal, or continued from a periodic
+  checkpoint, gives the uninterrupted test's CSV byte for byte.
 - Bad input: unknown keys, tests and out-of-range bond parameters are errors
   naming the key.
 """
@@ -213,11 +215,19 @@ def test_a_project_folder_runs_the_virtual_lab(tmp_path):
         "virtual_lab": {"test": "UCS", "specimen": {"diameter": 0.04, "length": 0.06,
                                                     "radius": 0.004, "seed": 2},
                         "loading": {"platen_velocity": 0.2, "final_axial_strain": 0.003},
-                        "output": {"folder": "results", "name": "ucs"}}}))
+                        "output": {"folder": "results", "name": "ucs",
+                                   "checkpoint_steps": 500}}}))
     Project(str(tmp_path)).Run()
     with open(tmp_path / "results" / "ucs_summary.json") as f:
         summary = json.load(f)
     assert summary["test"] == "UCS" and summary["bonds"] > 0 and summary["peak_stress"] > 0
+    # Continued from its first kept checkpoint (`tessera run FOLDER --restart FILE`): the same curve.
+    curve = (tmp_path / "results" / "ucs.csv").read_text()
+    kept = sorted((tmp_path / "results" / "checkpoints").iterdir())
+    assert len(kept) == 2, kept  # the last two of the run: the first is continued
+    first = kept[0]
+    Project(str(tmp_path)).Run(restart=str(first))
+    assert (tmp_path / "results" / "ucs.csv").read_text() == curve
 
 
 def _RunPastTheCheck(tmp_path, factor, duration=4800):
@@ -502,3 +512,70 @@ def test_the_other_tests_run_and_keep_their_loading(tmp_path, test):
         k = int(np.argmax(c["axial_stress"]))
         assert summary["tensile_strength"] == pytest.approx(
             2 * c["platen_force"][k] / (math.pi * 0.06 * 0.03), rel=1e-12)
+
+
+def _RestartableTriaxial(folder, final_axial_strain=0.002, checkpoint_steps=0, pressure=5e6):
+    from tessera.dem.virtual_lab import VirtualLaboratory
+    return VirtualLaboratory({
+        "test": "triaxial",
+        "specimen": {"diameter": 0.04, "length": 0.06, "radius": 0.004, "seed": 2},
+        "loading": {"platen_velocity": 0.2, "final_axial_strain": final_axial_strain,
+                    "confinement_pressure": pressure, "confinement_time": 2e-4},
+        "output": {"name": "triaxial", "plot": False, "sample_steps": 10,
+                   "checkpoint_steps": checkpoint_steps}}, folder=str(folder))
+
+
+def test_a_test_continued_from_its_checkpoints_gives_the_uninterrupted_curve(tmp_path):
+    """A long test is cut off and continued (output.checkpoint_steps):
+    a SIGTERM during the servo's hold finishes the step, writes a checkpoint
+    and stops the run (exit code 143) with its summary; continued from that
+    checkpoint, the test's CSV is the uninterrupted run's, byte for byte
+    (the lab's servo, samples and peak saved beside the DEM state). Continued
+    again from a periodic checkpoint written while the platens move, with a
+    longer travel (a test that has not peaked run on), the CSV holds the
+    uninterrupted curve, then runs further; the samples taken after that
+    checkpoint by the cut-off run are gone from it. A checkpoint continued
+    with another confinement is an error naming the key."""
+    import signal
+    from tessera.checkpoint import SignalStop
+    whole = _RestartableTriaxial(tmp_path / "whole")
+    whole.Run()
+    expected = (tmp_path / "whole" / "virtual_lab" / "triaxial.csv").read_text()
+    folder = tmp_path / "cut" / "virtual_lab"
+
+    cut = _RestartableTriaxial(tmp_path / "cut", checkpoint_steps=1000)
+    cut.Initialize()
+    sample = cut._Sample
+    platen_start_step = int(cut.platen_start / cut.dt)
+
+    def SignalDuringTheHold(stage):
+        sample(stage)
+        if cut.step == platen_start_step - 300:
+            os.kill(os.getpid(), signal.SIGTERM)
+    cut._Sample = SignalDuringTheHold
+    with pytest.raises(SignalStop) as stop:
+        cut.RunSolutionLoop()
+    assert stop.value.code == 143 and stop.value.path.endswith(f"{platen_start_step - 300:09d}.h5")
+    assert (folder / "triaxial_summary.json").exists()
+    assert not cut.platens_moving
+
+    continued = _RestartableTriaxial(tmp_path / "cut", checkpoint_steps=1000)
+    continued.Run(restart=folder / stop.value.path)
+    assert (folder / "triaxial.csv").read_text() == expected
+    moving = [f for f in continued.stage.GetCheckpointFiles()
+              if int(f[-12:-3]) > platen_start_step + 100]
+    assert moving, continued.stage.GetCheckpointFiles()
+
+    longer = _RestartableTriaxial(tmp_path / "cut", final_axial_strain=0.003)
+    longer.Run(restart=folder / moving[0])
+    text = (folder / "triaxial.csv").read_text()
+    assert text.startswith(expected) and len(text) > len(expected)
+    # The end of the longer travel from the saved platen start (the servo
+    # held past its shortest hold, so a fresh start's estimate is earlier).
+    end = continued.platen_start + 0.003 * continued.height / 2.0 / 0.2
+    assert continued.platen_start > continued._PlatenStart() + 10 * continued.dt
+    assert longer.stage.time == pytest.approx(end, abs=1.01 * longer.dt)
+
+    with pytest.raises(tessera.Error, match=r"virtual_lab.loading.confinement_pressure is "
+                                            r"6000000.0; the saved test had 5000000.0"):
+        _RestartableTriaxial(tmp_path / "cut", pressure=6e6).Initialize(folder / moving[0])
