@@ -18,8 +18,16 @@ cross the cut: tests/python/test_mpi_moreau_jean.py bounds it). On a host
 shared with other jobs the times are noisy: the load average is printed;
 alternate and repeat the runs (--rounds).
 
+`--balance count,contacts --rebalance-every N` runs each sweeps_per_exchange
+with each balance of the ranks' boxes (mpi_settings.balance: "count" the
+spheres, "contacts" the contacts to sweep; a new bisection every N steps
+where the loads differ at all); without them the deck's defaults (count,
+every 1000 steps: no new bisection in these runs). The contacts each rank
+swept in the last step are printed too.
+
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/nonsmooth_mpi_benchmark.py
         [--nx 7 --ny 7 --nz 6 --steps 150] [--sweeps-per-exchange 1,2,4] [--rounds 2]
+        [--balance count,contacts --rebalance-every 10]
 """
 import argparse
 import os
@@ -56,36 +64,46 @@ def main():
                         help="comma-separated values of moreau_jean_settings.sweeps_per_exchange")
     parser.add_argument("--rounds", type=int, default=1, help="repeat the whole set, alternating")
     parser.add_argument("--workdir", default=None)
+    parser.add_argument("--balance", default=None,
+                        help="mpi_settings.balance values to run, comma-separated (count,contacts)")
+    parser.add_argument("--rebalance-every", type=int, default=10,
+                        help="with --balance: steps between imbalance checks (threshold 1)")
     args = parser.parse_args()
     if MpiSkipReason() is not None:
         sys.exit(f"no MPI run possible: {MpiSkipReason()}")
     os.environ["OMP_NUM_THREADS"] = "1"
     work = args.workdir or tempfile.mkdtemp(prefix="nonsmooth_mpi_")
     values = [int(v) for v in args.sweeps_per_exchange.split(",")]
+    balances = args.balance.split(",") if args.balance else [None]
+    runs = [(k, b) for k in values for b in balances]
     folders = {}
-    for k in values:
-        folders[k] = os.path.join(work, f"bed_{k}")
-        shutil.rmtree(folders[k], ignore_errors=True)
-        WriteBed(folders[k], nx=args.nx, ny=args.ny, nz=args.nz, steps=args.steps,
-                 keys=moreau_jean(args.steps, settings={"sweeps_per_exchange": k}))
+    for k, b in runs:
+        folders[k, b] = os.path.join(work, f"bed_{k}_{b}")
+        shutil.rmtree(folders[k, b], ignore_errors=True)
+        keys = {"mpi_settings": {"balance": b, "rebalance_every": args.rebalance_every,
+                                 "imbalance_threshold": 1.0}} if b else {}
+        WriteBed(folders[k, b], nx=args.nx, ny=args.ny, nz=args.nz, steps=args.steps,
+                 keys=moreau_jean(args.steps, settings={"sweeps_per_exchange": k}, keys=keys))
     print(f"bed {args.nx} x {args.ny} x {args.nz} = {args.nx * args.ny * args.nz} spheres, "
           f"{args.steps} steps of {DT} s; load average {os.getloadavg()[0]:.2f}", flush=True)
     print("| run | loop wall | CPU per rank | sweeps | message rounds | contacts per step "
-          "| max dv from one process |")
-    print("|---|---|---|---|---|---|---|")
+          "| swept in the last step, per rank | max dv from one process |")
+    print("|---|---|---|---|---|---|---|---|")
     for _ in range(args.rounds):
-        serial = Run(folders[values[0]], os.path.join(work, "serial.npz"), None)
+        serial = Run(folders[runs[0]], os.path.join(work, "serial.npz"), None)
         wall, cpu = np.asarray(serial["seconds"]).reshape(-1, 2)[0]
         print(f"| one process | {wall:.2f} s | {cpu:.2f} s | {serial['iterations'].sum():.0f} | 0 "
-              f"| {serial['contacts'].mean():.0f} | 0 |", flush=True)
-        for k in values:
-            mpi = Run(folders[k], os.path.join(work, f"mpi_{k}.npz"), 2)
+              f"| {serial['contacts'].mean():.0f} | | 0 |", flush=True)
+        for k, b in runs:
+            mpi = Run(folders[k, b], os.path.join(work, f"mpi_{k}_{b}.npz"), 2)
             seconds = np.asarray(mpi["seconds"]).reshape(-1, 2)
             dv = np.abs(mpi["VELOCITY"] - serial["VELOCITY"]).max()
-            print(f"| 2 ranks, sweeps_per_exchange {k} | {seconds[0, 0]:.2f} s | "
+            balance = f", balance {b} ({int(mpi['rebalances'])} bisections)" if b else ""
+            print(f"| 2 ranks, sweeps_per_exchange {k}{balance} | {seconds[0, 0]:.2f} s | "
                   f"{', '.join(f'{c:.2f}' for c in seconds[:, 1])} s | "
                   f"{mpi['iterations'].sum():.0f} | {mpi['exchanges'].sum():.0f} | "
-                  f"{mpi['contacts'].mean():.0f} | {dv:.2g} m/s |", flush=True)
+                  f"{mpi['contacts'].mean():.0f} | {' / '.join(str(c) for c in mpi['swept'])} | "
+                  f"{dv:.2g} m/s |", flush=True)
     print(f"load average {os.getloadavg()[0]:.2f}")
     if args.workdir is None:
         shutil.rmtree(work, ignore_errors=True)

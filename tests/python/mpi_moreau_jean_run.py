@@ -3,7 +3,9 @@ writes, on rank 0, OUT.npz: every sphere's final centre, velocity and
 angular velocity (node ids ascending, each from the rank that owns it),
 the per-step NLGS iterations and interface contacts (History), and for a
 distributed run every rank's ReplicaDigest (the replicas' bits alike) and
-the owned spheres per rank at the end; per rank the loop's wall and CPU
+the owned spheres and the contacts swept per rank at the end (of the last
+step), and each box's balanced load at the last bisection; per rank the
+loop's wall and CPU
 seconds (seconds).
 
     [mpirun -np N] python3 mpi_moreau_jean_run.py FOLDER OUT.npz OpenMP|MPI
@@ -69,7 +71,9 @@ def main(folder, out, parallel_type):
         if values is not None:
             extra.update({"digests": np.array([d[0] for d in digests]),
                           "owned": np.array([c[0] for c in counts]),
-                          "rebalances": distributed.Rebalances()})
+                          "rebalances": distributed.Rebalances(),
+                          "swept": np.array(distributed.SweptContacts()),
+                          "bisection_loads": np.array(distributed.BisectionLoads())})
     if communicator.Rank() == 0:
         np.savez(out, ids=ids, ranks=communicator.Size(), **values, **extra)
 

@@ -715,6 +715,43 @@ def test_weighted_bisection_gives_shares_in_proportion_to_the_weights():
             _dem.RecursiveCoordinateBisection(points.tolist(), keys, 2, bad)
 
 
+def test_bisection_by_loads_shares_the_summed_load():
+    # balance "contacts" (Moreau-Jean): each part gets its share of the
+    # points' summed load, not of their count. Points uniform on x in [0, 4]
+    # with load 9 left of x = 1 and 1 beyond: 9 of the 12 load units per
+    # unit of density lie in [0, 1], so the halves meet at x = 2/3 (not 2);
+    # each part's load within a point's load (9) per level of cuts of its share.
+    from tessera import _dem
+    rng = np.random.default_rng(7)
+    points = rng.uniform(0.0, 1.0, size=(2000, 3)) * [4.0, 1.0, 1.0]
+    keys = list(range(2000))
+    loads = np.where(points[:, 0] < 1.0, 9.0, 1.0)
+    for parts, weights in ((2, []), (3, []), (4, []), (2, [1.0, 3.0])):
+        boxes = _dem.RecursiveCoordinateBisection(points.tolist(), keys, parts, weights,
+                                                  loads.tolist())
+
+        def owner(x):
+            inside = [r for r, (low, high) in enumerate(boxes)
+                      if all(low[k] <= x[k] < high[k] for k in range(3))]
+            assert len(inside) == 1  # the boxes tile space
+            return inside[0]
+        owners = np.array([owner(x) for x in points])
+        shares = np.bincount(owners, weights=loads, minlength=parts)
+        expected = loads.sum() * (np.array(weights) / sum(weights) if weights
+                                  else np.full(parts, 1.0 / parts))
+        # One point's load (at most 9) of rounding per level of cuts.
+        assert np.abs(shares - expected).max() <= 9.0 * 2, (parts, weights, shares, expected)
+    half = _dem.RecursiveCoordinateBisection(points.tolist(), keys, 2, [], loads.tolist())[0][1][0]
+    assert abs(half - 2.0 / 3.0) < 0.05, half
+    # Equal loads cut as counts; all loads 0 cut by counts too.
+    for same in ([2.5] * 2000, [0.0] * 2000):
+        assert _dem.RecursiveCoordinateBisection(points.tolist(), keys, 4, [], same) == \
+            _dem.RecursiveCoordinateBisection(points.tolist(), keys, 4)
+    for bad, message in (([1.0] * 3, "2000 points but 3 loads"), ([-1.0] * 2000, "loads must be")):
+        with pytest.raises(Exception, match=message):
+            _dem.RecursiveCoordinateBisection(points.tolist(), keys, 2, [], bad)
+
+
 def test_distributed_bisection_in_one_process_equals_the_gathered_one():
     # DistributedRecursiveCoordinateBisection with the serial communicator:
     # the cuts found by halving the doubles' order, counts from one rank.

@@ -135,6 +135,8 @@ class MoreauJeanStrategy {
   // The rows of each contact of the last step (j: -1 for a wall).
   const std::vector<std::uint32_t>& ContactRowsI() const { return contact_row_i_; }
   const std::vector<std::int64_t>& ContactRowsJ() const { return contact_row_j_; }
+  // Of a distributed run (SetRankSplit): the rank that swept each contact of the last step.
+  const std::vector<int>& ContactRanks() const { return split_.contact_rank; }
   // The positions (in the walls' root nodal database) of the nodes of the
   // deformable walls, one per structure node (slot k = entry k); after
   // Initialize. A face with some but not all of its vertices listed is an

@@ -175,8 +175,10 @@ DistributedDem::DistributedDem(ExplicitSolverStrategy& strategy,
     TESSERA_ERROR("mpi_settings.imbalance_threshold must be >= 1 (max / mean owned spheres), got ",
                   settings_.imbalance_threshold);
   if (settings_.balance != "count" && settings_.balance != "time")
-    TESSERA_ERROR("mpi_settings.balance must be \"count\" or \"time\", got \"", settings_.balance,
-                  "\"");
+    TESSERA_ERROR(
+        "mpi_settings.balance must be \"count\" or \"time\" with the explicit "
+        "strategies (\"contacts\" balances moreau_jean_strategy's sweeps), got \"",
+        settings_.balance, "\"");
   rank_ = comm_->Rank();
   size_ = comm_->Size();
 }

@@ -16,26 +16,42 @@ DistributedMoreauJean::DistributedMoreauJean(nonsmooth::MoreauJeanStrategy& stra
     : s_(strategy), comm_(std::move(communicator)), settings_(std::move(settings)) {
   rank_ = comm_->Rank();
   size_ = comm_->Size();
-  if (settings_.balance != "count")
+  if (settings_.balance != "count" && settings_.balance != "contacts")
     TESSERA_ERROR(
-        "\"parallel_type\": \"MPI\" with moreau_jean_strategy balances the spheres' counts; key "
-        "'mpi_settings.balance' is \"",
+        "\"parallel_type\": \"MPI\" with moreau_jean_strategy balances the spheres' counts or "
+        "their contacts; key 'mpi_settings.balance' is \"",
         settings_.balance, "\" (\"time\" runs the explicit strategy only)");
   for (int r = 0; r < size_; ++r)
     if (r != rank_) others_.push_back(r);
 }
 
-void DistributedMoreauJean::Bisect() {
+std::vector<double> DistributedMoreauJean::RowLoads() const {
+  if (!BalancesContacts()) return std::vector<double>(s_.Particles().size(), 1.0);
+  std::vector<double> loads(s_.Particles().size(), 0.0);
+  for (std::uint32_t row : s_.ContactRowsI()) loads[row] += 1.0;
+  return loads;
+}
+
+std::vector<double> DistributedMoreauJean::BoxLoads(const std::vector<double>& row_loads) const {
+  const ParticleStorage& p = s_.Particles();
+  std::vector<double> load(size_, 0.0);
+  for (std::size_t i = 0; i < p.size(); ++i) load[RcbOwner(boxes_, p.position[i])] += row_loads[i];
+  return load;
+}
+
+void DistributedMoreauJean::Bisect(const std::vector<double>& row_loads) {
   const ParticleStorage& p = s_.Particles();
   std::vector<Array3> points(p.size());
   std::vector<std::int64_t> keys(p.size());
   for (std::size_t i = 0; i < p.size(); ++i)
     points[i] = p.position[i], keys[i] = static_cast<std::int64_t>(i);
-  boxes_ = RecursiveCoordinateBisection(points, keys, size_);
+  boxes_ = RecursiveCoordinateBisection(points, keys, size_, {},
+                                        BalancesContacts() ? row_loads : std::vector<double>{});
+  bisection_loads_ = BoxLoads(row_loads);
 }
 
 void DistributedMoreauJean::Start() {
-  Bisect();
+  Bisect(RowLoads());
   s_.SetRankSplit(
       rank_, size_, [this](const Array3& x) { return RcbOwner(boxes_, x); },
       [this](std::vector<double>& v) { SumOverRanks(v); });
@@ -45,13 +61,16 @@ void DistributedMoreauJean::AfterStep() {
   ++steps_;
   if (settings_.rebalance_every <= 0 || steps_ % settings_.rebalance_every != 0 || size_ == 1)
     return;
-  const ParticleStorage& p = s_.Particles();
-  std::vector<std::size_t> count(size_, 0);
-  for (std::size_t i = 0; i < p.size(); ++i) ++count[RcbOwner(boxes_, p.position[i])];
-  const double mean = static_cast<double>(p.size()) / size_;
-  const auto largest = static_cast<double>(*std::max_element(count.begin(), count.end()));
+  // Each box's owned spheres, or the contacts its spheres head (the sweeps'
+  // work: a contact is swept by its first body's rank).
+  const std::vector<double> row_loads = RowLoads();
+  const std::vector<double> load = BoxLoads(row_loads);
+  double total = 0.0;
+  for (double l : load) total += l;
+  const double mean = total / size_;
+  const double largest = *std::max_element(load.begin(), load.end());
   if (mean > 0.0 && largest > settings_.imbalance_threshold * mean) {
-    Bisect();
+    Bisect(row_loads);
     ++rebalances_;
   }
 }
@@ -69,6 +88,12 @@ std::vector<IdType> DistributedMoreauJean::OwnedElementIds() const {
   std::vector<IdType> ids;
   for (std::size_t i : OwnedRows()) ids.push_back(p.element_id[i]);
   return ids;
+}
+
+std::vector<std::int64_t> DistributedMoreauJean::SweptContacts() const {
+  std::vector<std::int64_t> swept(size_, 0);
+  for (int r : s_.ContactRanks()) ++swept[r];
+  return swept;
 }
 
 std::uint64_t DistributedMoreauJean::ReplicaDigest() const {

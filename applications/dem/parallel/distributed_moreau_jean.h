@@ -20,7 +20,10 @@
 // A sphere is owned, for output, by the rank whose box holds its centre.
 // Every `rebalance_every` steps the boxes are bisected again where the
 // largest owned count exceeds `imbalance_threshold` times the mean (from
-// the replicated centres: every rank alike, no message).
+// the replicated centres: every rank alike, no message). With "balance":
+// "contacts" the bisection shares the last step's contacts instead, each
+// on the sphere that heads it (the sweeps' work; the rest of the step is
+// every rank's), and the check compares each box's contacts.
 #pragma once
 
 #include <cstdint>
@@ -43,7 +46,8 @@ class MoreauJeanStrategy;
 
 class DistributedMoreauJean {
  public:
-  // "balance": "time" is an error naming the key (the split's cost is not measured yet).
+  // "balance": "count" or "contacts"; "time" is an error naming the key
+  // (the split's cost is not measured yet).
   DistributedMoreauJean(nonsmooth::MoreauJeanStrategy& strategy,
                         std::shared_ptr<const Communicator> communicator,
                         DistributedDemSettings settings);
@@ -62,13 +66,24 @@ class DistributedMoreauJean {
   std::uint64_t ReplicaDigest() const;
   const std::vector<RcbBox>& Boxes() const { return boxes_; }
   int Rebalances() const { return rebalances_; }
+  // The contacts each rank swept in the last step (every rank knows all).
+  std::vector<std::int64_t> SweptContacts() const;
+  // Each box's share of the balanced loads (owned spheres, or the contacts
+  // they head) when the boxes were last bisected.
+  const std::vector<double>& BisectionLoads() const { return bisection_loads_; }
 
   // In place, element by element over the ranks (rank order: the same
   // bits on every rank; collective).
   void SumOverRanks(std::vector<double>& values) const;
 
  private:
-  void Bisect();
+  void Bisect(const std::vector<double>& row_loads);
+  bool BalancesContacts() const { return settings_.balance == "contacts"; }
+  // Per row, the number of the last step's contacts it heads (with
+  // "contacts"; otherwise 1 a row: the owned count).
+  std::vector<double> RowLoads() const;
+  // The summed row loads of each box.
+  std::vector<double> BoxLoads(const std::vector<double>& row_loads) const;
 
   nonsmooth::MoreauJeanStrategy& s_;
   std::shared_ptr<const Communicator> comm_;
@@ -78,6 +93,7 @@ class DistributedMoreauJean {
   std::vector<int> others_;
   int steps_ = 0;
   int rebalances_ = 0;
+  std::vector<double> bisection_loads_;
   mutable std::vector<std::vector<double>> out_, in_;
 };
 

@@ -14,8 +14,9 @@ namespace {
 // Cuts points[ids] (the box `box`) into parts first .. first + parts - 1,
 // appended to `out` in part order.
 void Bisect(const std::vector<Array3>& points, const std::vector<std::int64_t>& keys,
-            const std::vector<double>& weights, std::vector<std::uint32_t> ids, const RcbBox& box,
-            int first, int parts, std::vector<RcbBox>& out) {
+            const std::vector<double>& weights, const std::vector<double>& loads,
+            std::vector<std::uint32_t> ids, const RcbBox& box, int first, int parts,
+            std::vector<RcbBox>& out) {
   if (parts == 1) {
     out.push_back(box);
     return;
@@ -34,17 +35,21 @@ void Bisect(const std::vector<Array3>& points, const std::vector<std::int64_t>& 
            (points[a][axis] == points[b][axis] && keys[a] < keys[b]);
   });
   const std::size_t n = ids.size();
+  const std::size_t low_count =
+      loads.empty() ? RcbLowCount(n, first, parts, weights)
+                    : RcbLowCountByLoad(n, first, parts, weights,
+                                        [&](std::size_t i) { return loads[ids[i]]; });
   const double cut = RcbCut(
-      n, RcbLowCount(n, first, parts, weights), [&](std::size_t i) { return points[ids[i]][axis]; },
-      box.low[axis], box.high[axis]);
+      n, low_count, [&](std::size_t i) { return points[ids[i]][axis]; }, box.low[axis],
+      box.high[axis]);
   RcbBox low_box = box, high_box = box;
   low_box.high[axis] = cut;
   high_box.low[axis] = cut;
   std::vector<std::uint32_t> low_ids, high_ids;
   for (std::uint32_t i : ids) (points[i][axis] < cut ? low_ids : high_ids).push_back(i);
-  Bisect(points, keys, weights, std::move(low_ids), low_box, first, low_parts, out);
-  Bisect(points, keys, weights, std::move(high_ids), high_box, first + low_parts, parts - low_parts,
-         out);
+  Bisect(points, keys, weights, loads, std::move(low_ids), low_box, first, low_parts, out);
+  Bisect(points, keys, weights, loads, std::move(high_ids), high_box, first + low_parts,
+         parts - low_parts, out);
 }
 
 }  // namespace
@@ -59,33 +64,45 @@ void CheckRcbParts(const char* who, int parts, const std::vector<double>& weight
       TESSERA_ERROR(who, ": weights must be positive and finite, got ", w);
 }
 
-std::size_t RcbLowCount(std::size_t n, int first, int parts, const std::vector<double>& weights) {
+std::pair<double, double> RcbSideWeights(int first, int parts, const std::vector<double>& weights) {
   const int low_parts = parts / 2;
-  // Counts in proportion to the ranks on each side (integer arithmetic: the
-  // same everywhere), or to their weights.
-  if (weights.empty()) return n * static_cast<std::size_t>(low_parts) / parts;
+  if (weights.empty()) return {static_cast<double>(low_parts), static_cast<double>(parts)};
   double low_weight = 0.0, all_weight = 0.0;
   for (int k = first; k < first + parts; ++k)
     (k < first + low_parts ? low_weight : all_weight) += weights[k];
-  all_weight += low_weight;
+  return {low_weight, all_weight + low_weight};
+}
+
+std::size_t RcbLowCount(std::size_t n, int first, int parts, const std::vector<double>& weights) {
+  // Counts in proportion to the ranks on each side (integer arithmetic: the
+  // same everywhere), or to their weights.
+  if (weights.empty()) return n * static_cast<std::size_t>(parts / 2) / parts;
+  const auto [low_weight, all_weight] = RcbSideWeights(first, parts, weights);
   return std::min(
       n, static_cast<std::size_t>(std::llround(static_cast<double>(n) * low_weight / all_weight)));
 }
 
 std::vector<RcbBox> RecursiveCoordinateBisection(const std::vector<Array3>& points,
                                                  const std::vector<std::int64_t>& keys, int parts,
-                                                 const std::vector<double>& weights) {
+                                                 const std::vector<double>& weights,
+                                                 const std::vector<double>& loads) {
   CheckRcbParts("RecursiveCoordinateBisection", parts, weights);
   if (keys.size() != points.size())
     TESSERA_ERROR("RecursiveCoordinateBisection: ", points.size(), " points but ", keys.size(),
                   " keys");
+  if (!loads.empty() && loads.size() != points.size())
+    TESSERA_ERROR("RecursiveCoordinateBisection: ", points.size(), " points but ", loads.size(),
+                  " loads");
+  for (double load : loads)
+    if (!(load >= 0.0 && std::isfinite(load)))
+      TESSERA_ERROR("RecursiveCoordinateBisection: loads must be finite and >= 0, got ", load);
   std::vector<std::uint32_t> ids(points.size());
   std::iota(ids.begin(), ids.end(), 0u);
   const double inf = std::numeric_limits<double>::infinity();
   RcbBox all{{-inf, -inf, -inf}, {inf, inf, inf}};
   std::vector<RcbBox> out;
   out.reserve(parts);
-  Bisect(points, keys, weights, std::move(ids), all, 0, parts, out);
+  Bisect(points, keys, weights, loads, std::move(ids), all, 0, parts, out);
   return out;
 }
 

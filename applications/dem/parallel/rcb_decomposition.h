@@ -13,6 +13,7 @@
 #include <cmath>
 #include <cstdint>
 #include <limits>
+#include <utility>
 #include <vector>
 
 #include "kernel/core/array3.h"
@@ -25,17 +26,31 @@ struct RcbBox {
 
 // One box per part (part k for rank k); `parts` >= 1. `weights`: empty (each
 // part an equal share of the points) or one positive weight per part (part
-// k's share of the points is weights[k] / their sum).
+// k's share of the points is weights[k] / their sum). `loads`: empty (each
+// point counts one) or one finite load >= 0 per point, and each part gets
+// its share of the set's summed load instead of its points (a set whose
+// points all have load 0 is cut by counts): a Moreau-Jean run's contacts,
+// whose sweeps are the work to share, on the spheres that head them.
 std::vector<RcbBox> RecursiveCoordinateBisection(const std::vector<Array3>& points,
                                                  const std::vector<std::int64_t>& keys, int parts,
-                                                 const std::vector<double>& weights = {});
+                                                 const std::vector<double>& weights = {},
+                                                 const std::vector<double>& loads = {});
 
 // What both bisections (this one, distributed_rcb.h) share: the checks of
 // `parts` and `weights` (an error naming `who`), and the number of a set's n
 // points that go to the lower side when it is cut for parts first ..
 // first + parts - 1 (the lower parts / 2 of them).
 void CheckRcbParts(const char* who, int parts, const std::vector<double>& weights);
+// The lower parts' weight and all parts' (the parts' counts where `weights` is empty).
+std::pair<double, double> RcbSideWeights(int first, int parts, const std::vector<double>& weights);
 std::size_t RcbLowCount(std::size_t n, int first, int parts, const std::vector<double>& weights);
+// The same share by load: the number of a set's points, taken in their
+// order with loads load(0), load(1), ..., whose summed load comes nearest
+// the lower parts' share of the total (the fewer points on a tie); by
+// count (RcbLowCount) where the total is 0.
+template <class LoadAt>
+std::size_t RcbLowCountByLoad(std::size_t n, int first, int parts,
+                              const std::vector<double>& weights, LoadAt load);
 // The axis of a set's largest extent (the lowest of equal ones; 0 where the
 // set is empty), from its points' least and greatest coordinates.
 inline int RcbAxis(std::size_t n, const Array3& least, const Array3& greatest) {
@@ -65,6 +80,24 @@ double RcbCut(std::size_t n, std::size_t low_count, ValueAt value, double low, d
     cut = 0.5 * (value(low_count - 1) + value(low_count));
   }
   return std::clamp(cut, low, high);
+}
+
+template <class LoadAt>
+std::size_t RcbLowCountByLoad(std::size_t n, int first, int parts,
+                              const std::vector<double>& weights, LoadAt load) {
+  double total = 0.0;
+  for (std::size_t i = 0; i < n; ++i) total += load(i);
+  if (!(total > 0.0)) return RcbLowCount(n, first, parts, weights);
+  const auto [low_weight, all_weight] = RcbSideWeights(first, parts, weights);
+  const double target = total * low_weight / all_weight;
+  // The first count whose prefix reaches the target, or the one before it
+  // where that comes nearer.
+  double prefix = 0.0;
+  std::size_t m = 0;
+  while (m < n && prefix + load(m) < target) prefix += load(m++);
+  if (m == n) return n;
+  const double with_next = prefix + load(m);
+  return with_next - target < target - prefix ? m + 1 : m;
 }
 
 // The part whose box holds x.

@@ -67,9 +67,10 @@ def Settings(parameters):
         settings.imbalance_threshold = value.GetDouble()
     if block.Has("balance"):
         value = block["balance"]
-        if not value.IsString() or value.GetString() not in ("count", "time"):
+        if not value.IsString() or value.GetString() not in ("count", "time", "contacts"):
             raise tessera.Error(f"{where}: key 'mpi_settings.balance' must be \"count\" (equal owned "
-                                "spheres) or \"time\" (shares by each rank's measured speed), got "
+                                "spheres), \"time\" (shares by each rank's measured speed) or "
+                                "\"contacts\" (moreau_jean_strategy: equal contacts to sweep), got "
                                 f"{value.WriteJsonString()}")
         settings.balance = value.GetString()
     return settings
@@ -159,6 +160,14 @@ class MoreauJeanRun:
 
     def Rebalances(self):
         return self.split.Rebalances()
+
+    def SweptContacts(self):
+        """The contacts each rank swept in the last step."""
+        return self.split.SweptContacts()
+
+    def BisectionLoads(self):
+        """Each box's share of the balanced loads at the last bisection."""
+        return self.split.BisectionLoads()
 
     def WriteGlobalWallResults(self):
         pass  # every rank holds every wall contact

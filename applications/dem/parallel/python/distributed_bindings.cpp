@@ -169,13 +169,15 @@ void BindDistributed(py::module_& m) {
   m.def(
       "RecursiveCoordinateBisection",
       [](const std::vector<std::array<double, 3>>& points, const std::vector<std::int64_t>& keys,
-         int parts, const std::vector<double>& weights) {
-        return AsPairs(RecursiveCoordinateBisection(AsArray3s(points), keys, parts, weights));
+         int parts, const std::vector<double>& weights, const std::vector<double>& loads) {
+        return AsPairs(
+            RecursiveCoordinateBisection(AsArray3s(points), keys, parts, weights, loads));
       },
       py::arg("points"), py::arg("keys"), py::arg("parts"),
-      py::arg("weights") = std::vector<double>{},
+      py::arg("weights") = std::vector<double>{}, py::arg("loads") = std::vector<double>{},
       "One (low, high) box per part: owner of x where low <= x < high; `weights` (one per part): "
-      "each part's share of the points in proportion to its weight");
+      "each part's share of the points in proportion to its weight; `loads` (one per point, >= "
+      "0): the parts share the points' summed load instead of their count");
   m.def(
       "DistributedRecursiveCoordinateBisection",
       [](const std::vector<std::array<double, 3>>& points, int parts,
@@ -205,6 +207,11 @@ void BindDistributed(py::module_& m) {
       .def("ReplicaDigest", &DistributedMoreauJean::ReplicaDigest,
            "A hash of every row's position and velocities: equal on every rank")
       .def("Rebalances", &DistributedMoreauJean::Rebalances)
+      .def("SweptContacts", &DistributedMoreauJean::SweptContacts,
+           "The contacts each rank swept in the last step")
+      .def("BisectionLoads", &DistributedMoreauJean::BisectionLoads,
+           "Each box's share of the balanced loads (owned spheres or contacts) at the last "
+           "bisection")
       .def(
           "SumOverRanks",
           [](const DistributedMoreauJean& d, std::vector<double> v) {
