@@ -333,6 +333,20 @@ def test_bad_balance_value_is_named(tmp_path):
     assert settings.balance == "count"  # the default
 
 
+@needs_mpi
+def test_contacts_balance_with_the_explicit_strategy_is_named(tmp_path):
+    # "contacts" balances moreau_jean_strategy's sweeps; the explicit
+    # strategies balance spheres or time.
+    WriteBed(tmp_path / "bed", steps=10, keys={"mpi_settings": {"balance": "contacts"},
+                                               "parallel_type": "MPI"})
+    command = MpirunCommand(2, sys.executable, "-m", "tessera", "run", str(tmp_path / "bed"))
+    result = subprocess.run(command, env=MpirunEnvironment(), capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode != 0
+    assert "mpi_settings.balance" in result.stderr and "moreau_jean_strategy" in result.stderr, \
+        result.stderr
+
+
 def write_deck_key(folder, key, value):
     path = os.path.join(folder, "ProjectParametersDEM.json")
     with open(path) as f:
