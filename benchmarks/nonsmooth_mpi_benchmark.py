@@ -87,13 +87,14 @@ def main():
     print(f"bed {args.nx} x {args.ny} x {args.nz} = {args.nx * args.ny * args.nz} spheres, "
           f"{args.steps} steps of {DT} s; load average {os.getloadavg()[0]:.2f}", flush=True)
     print("| run | loop wall | CPU per rank | sweeps | message rounds | contacts per step "
-          "| swept in the last step, per rank | max dv from one process |")
-    print("|---|---|---|---|---|---|---|---|")
+          "| interface contacts per step | swept in the last step, per rank "
+          "| max dv from one process |")
+    print("|---|---|---|---|---|---|---|---|---|")
     for _ in range(args.rounds):
         serial = Run(folders[runs[0]], os.path.join(work, "serial.npz"), None)
         wall, cpu = np.asarray(serial["seconds"]).reshape(-1, 2)[0]
         print(f"| one process | {wall:.2f} s | {cpu:.2f} s | {serial['iterations'].sum():.0f} | 0 "
-              f"| {serial['contacts'].mean():.0f} | | 0 |", flush=True)
+              f"| {serial['contacts'].mean():.0f} | | | 0 |", flush=True)
         for k, b in runs:
             mpi = Run(folders[k, b], os.path.join(work, f"mpi_{k}_{b}.npz"), 2)
             seconds = np.asarray(mpi["seconds"]).reshape(-1, 2)
@@ -102,7 +103,8 @@ def main():
             print(f"| 2 ranks, sweeps_per_exchange {k}{balance} | {seconds[0, 0]:.2f} s | "
                   f"{', '.join(f'{c:.2f}' for c in seconds[:, 1])} s | "
                   f"{mpi['iterations'].sum():.0f} | {mpi['exchanges'].sum():.0f} | "
-                  f"{mpi['contacts'].mean():.0f} | {' / '.join(str(c) for c in mpi['swept'])} | "
+                  f"{mpi['contacts'].mean():.0f} | {mpi['interface'].mean():.1f} | "
+                  f"{' / '.join(str(c) for c in mpi['swept'])} | "
                   f"{dv:.2g} m/s |", flush=True)
     print(f"load average {os.getloadavg()[0]:.2f}")
     if args.workdir is None:

@@ -766,6 +766,37 @@ def test_bisection_by_loads_shares_the_summed_load():
             _dem.RecursiveCoordinateBisection(points.tolist(), keys, 2, [], bad)
 
 
+def test_bisection_by_loads_moves_a_cut_within_its_window_to_cross_fewer_links():
+    # RcbLoadBalance's links and window (Moreau-Jean: the pair contacts,
+    # which couple the ranks' sweeps where a cut crosses them). 100 points
+    # in a chain along x (each linked to the next) with no link between
+    # points 44 and 45 (a gap in the contact network), unit loads: the
+    # share's cut (50 points a side) crosses one link; with a window of
+    # 0.1 (10 points' load) the cut moves into the gap, crossing none, 45
+    # points below (5 points off the share: within 0.05 too); with 0.04 the
+    # gap is out of reach and the cut stays.
+    from tessera import _dem
+    rng = np.random.default_rng(11)
+    x = np.sort(rng.uniform(0.0, 1.0, 100))
+    points = [[v, 0.5, 0.5] for v in x]
+    keys = list(range(100))
+    links = [[k, k + 1] for k in range(99) if k != 44]
+    loads = [1.0] * 100
+
+    def low_count(window):
+        boxes = _dem.RecursiveCoordinateBisection(points, keys, 2, [], loads, links, window)
+        return int(np.count_nonzero(x < boxes[0][1][0]))
+    assert low_count(0.0) == 50 and low_count(0.04) == 50
+    assert low_count(0.05) == 45 and low_count(0.1) == 45
+    # Without links the window changes nothing; a bad link or window is an error.
+    assert _dem.RecursiveCoordinateBisection(points, keys, 2, [], loads, [], 0.1) == \
+        _dem.RecursiveCoordinateBisection(points, keys, 2, [], loads)
+    for bad_links, window, message in (([[0, 100]], 0.1, "a link joins points 0 and 100"),
+                                       (links, 0.5, "window must lie in")):
+        with pytest.raises(Exception, match=message):
+            _dem.RecursiveCoordinateBisection(points, keys, 2, [], loads, bad_links, window)
+
+
 def test_distributed_bisection_in_one_process_equals_the_gathered_one():
     # DistributedRecursiveCoordinateBisection with the serial communicator:
     # the cuts found by halving the doubles' order, counts from one rank.

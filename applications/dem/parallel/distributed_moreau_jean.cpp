@@ -45,8 +45,19 @@ void DistributedMoreauJean::Bisect(const std::vector<double>& row_loads) {
   std::vector<std::int64_t> keys(p.size());
   for (std::size_t i = 0; i < p.size(); ++i)
     points[i] = p.position[i], keys[i] = static_cast<std::int64_t>(i);
-  boxes_ = RecursiveCoordinateBisection(points, keys, size_, {},
-                                        BalancesContacts() ? row_loads : std::vector<double>{});
+  RcbLoadBalance balance;
+  if (BalancesContacts()) {
+    balance.loads = row_loads;
+    // The pair contacts as links: a cut may leave its share by up to
+    // kInterfaceWindow of the load to cross fewer of them.
+    const auto& first = s_.ContactRowsI();
+    const auto& second = s_.ContactRowsJ();
+    for (std::size_t k = 0; k < first.size(); ++k)
+      if (second[k] >= 0)
+        balance.links.push_back({first[k], static_cast<std::uint32_t>(second[k])});
+    balance.window = kInterfaceWindow;
+  }
+  boxes_ = RecursiveCoordinateBisection(points, keys, size_, {}, balance);
   bisection_loads_ = BoxLoads(row_loads);
 }
 

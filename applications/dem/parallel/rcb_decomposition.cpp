@@ -11,12 +11,62 @@
 namespace tessera::dem {
 namespace {
 
+// The lower side's count of the sorted set `ids` (coordinates on `axis`)
+// by load, moved within the balance's window to cross fewer links
+// (RcbLoadBalance). `member`: 1 for the points of the set.
+std::size_t LowCountByLoad(const std::vector<Array3>& points, const RcbLoadBalance& balance,
+                           const std::vector<double>& weights,
+                           const std::vector<std::uint32_t>& ids, const std::vector<char>& member,
+                           int axis, int first, int parts) {
+  const std::size_t n = ids.size();
+  const auto load = [&](std::size_t i) { return balance.loads[ids[i]]; };
+  const std::size_t nearest = RcbLowCountByLoad(n, first, parts, weights, load);
+  if (balance.links.empty() || !(balance.window > 0.0) || n < 2) return nearest;
+  const auto value = [&](std::size_t i) { return points[ids[i]][axis]; };
+  // The links within the set as intervals [lo, hi] on the axis: a cut c
+  // (lower side x < c) crosses one where lo < c <= hi.
+  std::vector<double> lows, highs;
+  for (const auto& link : balance.links) {
+    if (!member[link[0]] || !member[link[1]]) continue;
+    const double a = points[link[0]][axis], b = points[link[1]][axis];
+    lows.push_back(std::min(a, b)), highs.push_back(std::max(a, b));
+  }
+  if (lows.empty()) return nearest;
+  std::sort(lows.begin(), lows.end());
+  std::sort(highs.begin(), highs.end());
+  const auto crossings = [&](double c) {
+    return (std::lower_bound(lows.begin(), lows.end(), c) - lows.begin()) -
+           (std::lower_bound(highs.begin(), highs.end(), c) - highs.begin());
+  };
+  double total = 0.0;
+  for (std::size_t i = 0; i < n; ++i) total += load(i);
+  const auto [low_weight, all_weight] = RcbSideWeights(first, parts, weights);
+  const double target = total * low_weight / all_weight, slack = balance.window * total;
+  // Candidates: the counts whose prefix load lies within the slack of the
+  // target and whose cut falls between two distinct coordinates (a cut at
+  // a tie would put the tied points above it, another count).
+  std::vector<double> prefix(n + 1, 0.0);
+  for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + load(i);
+  std::size_t best = nearest;
+  auto best_cross = crossings(RcbCut(n, nearest, value, -std::numeric_limits<double>::infinity(),
+                                     std::numeric_limits<double>::infinity()));
+  double best_off = std::abs(prefix[nearest] - target);
+  for (std::size_t m = 1; m < n; ++m) {
+    const double off = std::abs(prefix[m] - target);
+    if (off > slack || value(m - 1) == value(m) || m == nearest) continue;
+    const auto cross = crossings(0.5 * (value(m - 1) + value(m)));
+    if (cross < best_cross || (cross == best_cross && off < best_off))
+      best = m, best_cross = cross, best_off = off;
+  }
+  return best;
+}
+
 // Cuts points[ids] (the box `box`) into parts first .. first + parts - 1,
 // appended to `out` in part order.
 void Bisect(const std::vector<Array3>& points, const std::vector<std::int64_t>& keys,
-            const std::vector<double>& weights, const std::vector<double>& loads,
-            std::vector<std::uint32_t> ids, const RcbBox& box, int first, int parts,
-            std::vector<RcbBox>& out) {
+            const std::vector<double>& weights, const RcbLoadBalance& balance,
+            std::vector<char>& member, std::vector<std::uint32_t> ids, const RcbBox& box, int first,
+            int parts, std::vector<RcbBox>& out) {
   if (parts == 1) {
     out.push_back(box);
     return;
@@ -35,10 +85,14 @@ void Bisect(const std::vector<Array3>& points, const std::vector<std::int64_t>& 
            (points[a][axis] == points[b][axis] && keys[a] < keys[b]);
   });
   const std::size_t n = ids.size();
-  const std::size_t low_count =
-      loads.empty() ? RcbLowCount(n, first, parts, weights)
-                    : RcbLowCountByLoad(n, first, parts, weights,
-                                        [&](std::size_t i) { return loads[ids[i]]; });
+  std::size_t low_count;
+  if (balance.loads.empty()) {
+    low_count = RcbLowCount(n, first, parts, weights);
+  } else {
+    for (std::uint32_t i : ids) member[i] = 1;
+    low_count = LowCountByLoad(points, balance, weights, ids, member, axis, first, parts);
+    for (std::uint32_t i : ids) member[i] = 0;
+  }
   const double cut = RcbCut(
       n, low_count, [&](std::size_t i) { return points[ids[i]][axis]; }, box.low[axis],
       box.high[axis]);
@@ -47,8 +101,9 @@ void Bisect(const std::vector<Array3>& points, const std::vector<std::int64_t>& 
   high_box.low[axis] = cut;
   std::vector<std::uint32_t> low_ids, high_ids;
   for (std::uint32_t i : ids) (points[i][axis] < cut ? low_ids : high_ids).push_back(i);
-  Bisect(points, keys, weights, loads, std::move(low_ids), low_box, first, low_parts, out);
-  Bisect(points, keys, weights, loads, std::move(high_ids), high_box, first + low_parts,
+  Bisect(points, keys, weights, balance, member, std::move(low_ids), low_box, first, low_parts,
+         out);
+  Bisect(points, keys, weights, balance, member, std::move(high_ids), high_box, first + low_parts,
          parts - low_parts, out);
 }
 
@@ -85,24 +140,33 @@ std::size_t RcbLowCount(std::size_t n, int first, int parts, const std::vector<d
 std::vector<RcbBox> RecursiveCoordinateBisection(const std::vector<Array3>& points,
                                                  const std::vector<std::int64_t>& keys, int parts,
                                                  const std::vector<double>& weights,
-                                                 const std::vector<double>& loads) {
+                                                 const RcbLoadBalance& balance) {
   CheckRcbParts("RecursiveCoordinateBisection", parts, weights);
   if (keys.size() != points.size())
     TESSERA_ERROR("RecursiveCoordinateBisection: ", points.size(), " points but ", keys.size(),
                   " keys");
+  const std::vector<double>& loads = balance.loads;
   if (!loads.empty() && loads.size() != points.size())
     TESSERA_ERROR("RecursiveCoordinateBisection: ", points.size(), " points but ", loads.size(),
                   " loads");
   for (double load : loads)
     if (!(load >= 0.0 && std::isfinite(load)))
       TESSERA_ERROR("RecursiveCoordinateBisection: loads must be finite and >= 0, got ", load);
+  for (const auto& link : balance.links)
+    if (link[0] >= points.size() || link[1] >= points.size())
+      TESSERA_ERROR("RecursiveCoordinateBisection: a link joins points ", link[0], " and ", link[1],
+                    " of ", points.size());
+  if (!(balance.window >= 0.0 && balance.window < 0.5))
+    TESSERA_ERROR("RecursiveCoordinateBisection: the window must lie in [0, 0.5), got ",
+                  balance.window);
   std::vector<std::uint32_t> ids(points.size());
   std::iota(ids.begin(), ids.end(), 0u);
   const double inf = std::numeric_limits<double>::infinity();
   RcbBox all{{-inf, -inf, -inf}, {inf, inf, inf}};
   std::vector<RcbBox> out;
   out.reserve(parts);
-  Bisect(points, keys, weights, loads, std::move(ids), all, 0, parts, out);
+  std::vector<char> member(balance.loads.empty() ? 0 : points.size(), 0);
+  Bisect(points, keys, weights, balance, member, std::move(ids), all, 0, parts, out);
   return out;
 }
 

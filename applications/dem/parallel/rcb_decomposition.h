@@ -24,17 +24,33 @@ struct RcbBox {
   Array3 low{}, high{};  // owner of x: low <= x < high on every axis
 };
 
+// A bisection by load rather than by count (a Moreau-Jean run's: the
+// contacts, whose sweeps are the work to share, each on the sphere that
+// heads it, and the contacts themselves as links, which couple the ranks'
+// sweeps where a cut crosses them).
+struct RcbLoadBalance {
+  // Empty (each point counts one) or one finite load >= 0 per point: each
+  // part gets its share of the set's summed load instead of its points (a
+  // set whose points all have load 0 is cut by counts).
+  std::vector<double> loads;
+  // Pairs of points (indices into the points) a cut should rather not
+  // separate, and how far from its share (a fraction of the set's load) a
+  // cut's lower side may go to separate fewer of them: among the cuts whose
+  // lower side's load lies within `window` of its share (the nearest one
+  // always among them), the one crossing the fewest links, then the
+  // nearest the share. Without links or with window 0: the nearest.
+  std::vector<std::array<std::uint32_t, 2>> links;
+  double window = 0.0;
+};
+
 // One box per part (part k for rank k); `parts` >= 1. `weights`: empty (each
 // part an equal share of the points) or one positive weight per part (part
-// k's share of the points is weights[k] / their sum). `loads`: empty (each
-// point counts one) or one finite load >= 0 per point, and each part gets
-// its share of the set's summed load instead of its points (a set whose
-// points all have load 0 is cut by counts): a Moreau-Jean run's contacts,
-// whose sweeps are the work to share, on the spheres that head them.
+// k's share of the points is weights[k] / their sum). `balance`: by load
+// (above); by default each point counts one.
 std::vector<RcbBox> RecursiveCoordinateBisection(const std::vector<Array3>& points,
                                                  const std::vector<std::int64_t>& keys, int parts,
                                                  const std::vector<double>& weights = {},
-                                                 const std::vector<double>& loads = {});
+                                                 const RcbLoadBalance& balance = {});
 
 // What both bisections (this one, distributed_rcb.h) share: the checks of
 // `parts` and `weights` (an error naming `who`), and the number of a set's n

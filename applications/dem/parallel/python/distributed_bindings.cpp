@@ -169,15 +169,20 @@ void BindDistributed(py::module_& m) {
   m.def(
       "RecursiveCoordinateBisection",
       [](const std::vector<std::array<double, 3>>& points, const std::vector<std::int64_t>& keys,
-         int parts, const std::vector<double>& weights, const std::vector<double>& loads) {
+         int parts, const std::vector<double>& weights, std::vector<double> loads,
+         std::vector<std::array<std::uint32_t, 2>> links, double window) {
+        RcbLoadBalance balance{std::move(loads), std::move(links), window};
         return AsPairs(
-            RecursiveCoordinateBisection(AsArray3s(points), keys, parts, weights, loads));
+            RecursiveCoordinateBisection(AsArray3s(points), keys, parts, weights, balance));
       },
       py::arg("points"), py::arg("keys"), py::arg("parts"),
       py::arg("weights") = std::vector<double>{}, py::arg("loads") = std::vector<double>{},
+      py::arg("links") = std::vector<std::array<std::uint32_t, 2>>{}, py::arg("window") = 0.0,
       "One (low, high) box per part: owner of x where low <= x < high; `weights` (one per part): "
       "each part's share of the points in proportion to its weight; `loads` (one per point, >= "
-      "0): the parts share the points' summed load instead of their count");
+      "0): the parts share the points' summed load instead of their count; `links` (pairs of "
+      "point indices) and `window`: a cut may leave its share by up to window of the load to "
+      "separate fewer linked pairs (rcb_decomposition.h, RcbLoadBalance)");
   m.def(
       "DistributedRecursiveCoordinateBisection",
       [](const std::vector<std::array<double, 3>>& points, int parts,
