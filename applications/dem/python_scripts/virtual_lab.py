@@ -67,6 +67,12 @@ What a run does:
    coordination number; for BTS the tensile strength 2 P / (π D t)).
    Stopped by hand (KeyboardInterrupt), a test writes the summary and the
    plot of its samples so far before the interrupt goes on.
+6. With output.checkpoint_steps N > 0, writes the DEM stage's checkpoints
+   every N steps and at a SIGTERM/SIGINT (then stops) into
+   <folder>/checkpoints, the lab's own state among them (SaveCheckpoint);
+   Run(restart=FILE) / `tessera run FOLDER --restart FILE` continues the
+   test from one, its curve the uninterrupted one's (CHANGEABLE_ON_RESTART:
+   the settings it may change).
 """
 import copy
 import csv
