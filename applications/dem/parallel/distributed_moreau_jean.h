@@ -50,8 +50,9 @@ class MoreauJeanStrategy;
 class DistributedMoreauJean {
  public:
   // How far from its share of the contacts a cut may go to cross fewer
-  // (RcbLoadBalance::window): the settling beds' sweeps cost more at a
-  // cut through their packed layer than 5 % of imbalance does.
+  // (RcbLoadBalance::window): interface contacts cost sweeps (Jacobi
+  // between the ranks); 5 % gained over the cut at the share on the
+  // medium settling bed (docs/performance.md).
   static constexpr double kInterfaceWindow = 0.05;
 
   // "balance": "count" or "contacts"; "time" is an error naming the key

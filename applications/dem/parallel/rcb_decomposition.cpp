@@ -11,6 +11,28 @@
 namespace tessera::dem {
 namespace {
 
+// The lower side's count by load: the number of a set's points, taken in
+// their order with loads load(0), load(1), ..., whose summed load comes
+// nearest the lower parts' share of the total (the fewer points on a tie);
+// by count (RcbLowCount) where the total is 0.
+template <class LoadAt>
+std::size_t NearestLowCountByLoad(std::size_t n, int first, int parts,
+                                  const std::vector<double>& weights, LoadAt load) {
+  double total = 0.0;
+  for (std::size_t i = 0; i < n; ++i) total += load(i);
+  if (!(total > 0.0)) return RcbLowCount(n, first, parts, weights);
+  const auto [low_weight, all_weight] = RcbSideWeights(first, parts, weights);
+  const double target = total * low_weight / all_weight;
+  // The first count whose prefix reaches the target, or the one before it
+  // where that comes nearer.
+  double prefix = 0.0;
+  std::size_t m = 0;
+  while (m < n && prefix + load(m) < target) prefix += load(m++);
+  if (m == n) return n;
+  const double with_next = prefix + load(m);
+  return with_next - target < target - prefix ? m + 1 : m;
+}
+
 // The lower side's count of the sorted set `ids` (coordinates on `axis`)
 // by load, moved within the balance's window to cross fewer links
 // (RcbLoadBalance). `member`: 1 for the points of the set.
@@ -20,7 +42,7 @@ std::size_t LowCountByLoad(const std::vector<Array3>& points, const RcbLoadBalan
                            int axis, int first, int parts) {
   const std::size_t n = ids.size();
   const auto load = [&](std::size_t i) { return balance.loads[ids[i]]; };
-  const std::size_t nearest = RcbLowCountByLoad(n, first, parts, weights, load);
+  const std::size_t nearest = NearestLowCountByLoad(n, first, parts, weights, load);
   if (balance.links.empty() || !(balance.window > 0.0) || n < 2) return nearest;
   const auto value = [&](std::size_t i) { return points[ids[i]][axis]; };
   // The links within the set as intervals [lo, hi] on the axis: a cut c

@@ -1,7 +1,8 @@
 // Recursive coordinate bisection (RCB) of particle centres into one box per
 // rank: the set is cut along the axis of its largest extent into two sets of
-// sizes in proportion to the ranks on each side (or to their weights: a
-// time-balanced run's measured speeds), and each side is cut again until
+// sizes (or summed point loads: RcbLoadBalance) in proportion to the ranks
+// on each side (or to their weights: a time-balanced run's measured
+// speeds), and each side is cut again until
 // every part has one rank. Points are ordered by their coordinate on
 // the axis, ties broken by their key (the particle's global key), so the cut
 // is the same on every rank and every run. The boxes tile space: the outer
@@ -60,13 +61,6 @@ void CheckRcbParts(const char* who, int parts, const std::vector<double>& weight
 // The lower parts' weight and all parts' (the parts' counts where `weights` is empty).
 std::pair<double, double> RcbSideWeights(int first, int parts, const std::vector<double>& weights);
 std::size_t RcbLowCount(std::size_t n, int first, int parts, const std::vector<double>& weights);
-// The same share by load: the number of a set's points, taken in their
-// order with loads load(0), load(1), ..., whose summed load comes nearest
-// the lower parts' share of the total (the fewer points on a tie); by
-// count (RcbLowCount) where the total is 0.
-template <class LoadAt>
-std::size_t RcbLowCountByLoad(std::size_t n, int first, int parts,
-                              const std::vector<double>& weights, LoadAt load);
 // The axis of a set's largest extent (the lowest of equal ones; 0 where the
 // set is empty), from its points' least and greatest coordinates.
 inline int RcbAxis(std::size_t n, const Array3& least, const Array3& greatest) {
@@ -96,24 +90,6 @@ double RcbCut(std::size_t n, std::size_t low_count, ValueAt value, double low, d
     cut = 0.5 * (value(low_count - 1) + value(low_count));
   }
   return std::clamp(cut, low, high);
-}
-
-template <class LoadAt>
-std::size_t RcbLowCountByLoad(std::size_t n, int first, int parts,
-                              const std::vector<double>& weights, LoadAt load) {
-  double total = 0.0;
-  for (std::size_t i = 0; i < n; ++i) total += load(i);
-  if (!(total > 0.0)) return RcbLowCount(n, first, parts, weights);
-  const auto [low_weight, all_weight] = RcbSideWeights(first, parts, weights);
-  const double target = total * low_weight / all_weight;
-  // The first count whose prefix reaches the target, or the one before it
-  // where that comes nearer.
-  double prefix = 0.0;
-  std::size_t m = 0;
-  while (m < n && prefix + load(m) < target) prefix += load(m++);
-  if (m == n) return n;
-  const double with_next = prefix + load(m);
-  return with_next - target < target - prefix ? m + 1 : m;
 }
 
 // The part whose box holds x.
