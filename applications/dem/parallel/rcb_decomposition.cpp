@@ -11,38 +11,29 @@
 namespace tessera::dem {
 namespace {
 
-// The lower side's count by load: the number of a set's points, taken in
-// their order with loads load(0), load(1), ..., whose summed load comes
-// nearest the lower parts' share of the total (the fewer points on a tie);
-// by count (RcbLowCount) where the total is 0.
-template <class LoadAt>
-std::size_t NearestLowCountByLoad(std::size_t n, int first, int parts,
-                                  const std::vector<double>& weights, LoadAt load) {
-  double total = 0.0;
-  for (std::size_t i = 0; i < n; ++i) total += load(i);
-  if (!(total > 0.0)) return RcbLowCount(n, first, parts, weights);
-  const auto [low_weight, all_weight] = RcbSideWeights(first, parts, weights);
-  const double target = total * low_weight / all_weight;
-  // The first count whose prefix reaches the target, or the one before it
-  // where that comes nearer.
-  double prefix = 0.0;
-  std::size_t m = 0;
-  while (m < n && prefix + load(m) < target) prefix += load(m++);
-  if (m == n) return n;
-  const double with_next = prefix + load(m);
-  return with_next - target < target - prefix ? m + 1 : m;
-}
-
 // The lower side's count of the sorted set `ids` (coordinates on `axis`)
-// by load, moved within the balance's window to cross fewer links
-// (RcbLoadBalance). `member`: 1 for the points of the set.
+// by load (RcbLoadBalance): the number of its first points whose summed
+// load comes nearest the lower parts' share of the total (the fewer points
+// on a tie; by count, RcbLowCount, where the total is 0), then moved within
+// the balance's window to cross fewer links. `member`: 1 for the set's points.
 std::size_t LowCountByLoad(const std::vector<Array3>& points, const RcbLoadBalance& balance,
                            const std::vector<double>& weights,
                            const std::vector<std::uint32_t>& ids, const std::vector<char>& member,
                            int axis, int first, int parts) {
   const std::size_t n = ids.size();
-  const auto load = [&](std::size_t i) { return balance.loads[ids[i]]; };
-  const std::size_t nearest = NearestLowCountByLoad(n, first, parts, weights, load);
+  // prefix[m]: the summed load of the first m points.
+  std::vector<double> prefix(n + 1, 0.0);
+  for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + balance.loads[ids[i]];
+  const double total = prefix[n];
+  if (!(total > 0.0)) return RcbLowCount(n, first, parts, weights);
+  const auto [low_weight, all_weight] = RcbSideWeights(first, parts, weights);
+  const double target = total * low_weight / all_weight;
+  // The first count whose prefix reaches the target, or the one before it
+  // where that comes nearer.
+  std::size_t m = 0;
+  while (m < n && prefix[m + 1] < target) ++m;
+  const std::size_t nearest =
+      m == n ? n : (prefix[m + 1] - target < target - prefix[m] ? m + 1 : m);
   if (balance.links.empty() || !(balance.window > 0.0) || n < 2) return nearest;
   const auto value = [&](std::size_t i) { return points[ids[i]][axis]; };
   // The links within the set as intervals [lo, hi] on the axis: a cut c
@@ -60,15 +51,10 @@ std::size_t LowCountByLoad(const std::vector<Array3>& points, const RcbLoadBalan
     return (std::lower_bound(lows.begin(), lows.end(), c) - lows.begin()) -
            (std::lower_bound(highs.begin(), highs.end(), c) - highs.begin());
   };
-  double total = 0.0;
-  for (std::size_t i = 0; i < n; ++i) total += load(i);
-  const auto [low_weight, all_weight] = RcbSideWeights(first, parts, weights);
-  const double target = total * low_weight / all_weight, slack = balance.window * total;
+  const double slack = balance.window * total;
   // Candidates: the counts whose prefix load lies within the slack of the
   // target and whose cut falls between two distinct coordinates (a cut at
   // a tie would put the tied points above it, another count).
-  std::vector<double> prefix(n + 1, 0.0);
-  for (std::size_t i = 0; i < n; ++i) prefix[i + 1] = prefix[i] + load(i);
   std::size_t best = nearest;
   auto best_cross = crossings(RcbCut(n, nearest, value, -std::numeric_limits<double>::infinity(),
                                      std::numeric_limits<double>::infinity()));

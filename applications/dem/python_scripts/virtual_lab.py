@@ -873,20 +873,14 @@ class VirtualLaboratory:
         self._SetEndTime()
 
     def _CheckSavedSettings(self, saved, path):
-        def Flat(value, prefix=""):
-            if isinstance(value, dict):
-                out = {}
-                for key, item in value.items():
-                    out.update(Flat(item, f"{prefix}.{key}" if prefix else key))
-                return out
-            return {prefix: value}
-        now, then = Flat(self.settings), Flat(saved)
-        for key in sorted(set(now) | set(then)):
-            if key in CHANGEABLE_ON_RESTART or now.get(key) == then.get(key):
-                continue
-            raise tessera.Error(f"checkpoint {path}: {self.where}.{key} is {now.get(key)!r}; the "
-                                f"saved test had {then.get(key)!r} (a continued test may change "
-                                f"only {', '.join(CHANGEABLE_ON_RESTART)})")
+        from tessera.checkpoint import CompareDecks
+        differs = CompareDecks(json.dumps(saved), json.dumps(self.settings),
+                               also_free=CHANGEABLE_ON_RESTART)
+        if differs is not None:
+            key, then, now = differs
+            raise tessera.Error(f"checkpoint {path}: {self.where}.{key} is {now!r}; the saved "
+                                f"test had {then!r} (a continued test may change only "
+                                f"{', '.join(CHANGEABLE_ON_RESTART)})")
 
     # ---- results
     def Columns(self):
