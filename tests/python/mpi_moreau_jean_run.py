@@ -6,9 +6,11 @@ distributed run every rank's ReplicaDigest (the replicas' bits alike) and
 the owned spheres and the contacts swept per rank at the end (of the last
 step), and each box's balanced load at the last bisection; per rank the
 loop's wall and CPU
-seconds (seconds).
+seconds (seconds); the checkpoint files rank 0 wrote (files). RESTART: a
+checkpoint to continue ("-" or none: a fresh run); KEY=VALUE settings
+follow it.
 
-    [mpirun -np N] python3 mpi_moreau_jean_run.py FOLDER OUT.npz OpenMP|MPI
+    [mpirun -np N] python3 mpi_moreau_jean_run.py FOLDER OUT.npz OpenMP|MPI [RESTART [KEY=VALUE ...]]
 """
 import sys
 import time as clock
@@ -37,11 +39,13 @@ def moreau_jean(steps, settings=None, keys=None):
             "parallel_type": "MPI", **(keys or {})}
 
 
-def main(folder, out, parallel_type):
+def main(folder, out, parallel_type, restart="-", *settings):
     project = Project(folder, "ProjectParametersDEM.json",
-                      settings=[f'parallel_type="{parallel_type}"'])
+                      settings=[f'parallel_type="{parallel_type}"', *settings])
     with WorkingDirectory(folder):
         stage = project.CreateStage()
+        if restart != "-":
+            stage.RestartFrom(restart)
         stage.Initialize()
         start, cpu = clock.perf_counter(), clock.process_time()
         stage.RunSolutionLoop()
@@ -55,7 +59,8 @@ def main(folder, out, parallel_type):
     extra = {"iterations": history["iterations"], "interface": history["interface_contacts"],
              "exchanges": history["exchanges"],
              "contacts": history["contacts"], "steps": solver.strategy.StepCount(),
-             "seconds": communicator.GatherDoubles([seconds, cpu], 0)}
+             "seconds": communicator.GatherDoubles([seconds, cpu], 0),
+             "files": np.array(stage.GetCheckpointFiles())}
     if distributed is None:
         ids = np.asarray(spheres.NodeIds(), dtype=np.int64)
         order = np.argsort(ids)
@@ -79,4 +84,4 @@ def main(folder, out, parallel_type):
 
 
 if __name__ == "__main__":
-    main(*sys.argv[1:4])
+    main(*sys.argv[1:])

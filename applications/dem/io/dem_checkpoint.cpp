@@ -594,8 +594,8 @@ struct MoreauJeanCheckpointAccess {
   // and saved whole they would differ between two runs of equal state.
   template <class Reports, class Archive>
   static void VisitReports(const std::string& name, Reports& reports, Archive& a) {
-    std::vector<std::uint64_t> contacts;
-    std::vector<std::int32_t> iterations;
+    std::vector<std::uint64_t> contacts, interface_contacts;
+    std::vector<std::int32_t> iterations, exchanges;
     std::vector<std::uint8_t> converged;
     std::vector<double> change, law_residual, max_penetration, max_impulse;
     for (const auto& r : reports) {
@@ -606,6 +606,8 @@ struct MoreauJeanCheckpointAccess {
       law_residual.push_back(r.law_residual);
       max_penetration.push_back(r.max_penetration);
       max_impulse.push_back(r.max_impulse);
+      interface_contacts.push_back(r.interface_contacts);
+      exchanges.push_back(r.exchanges);
     }
     a.Column(name + "/contacts", contacts);
     a.Column(name + "/iterations", iterations);
@@ -614,16 +616,20 @@ struct MoreauJeanCheckpointAccess {
     a.Column(name + "/law_residual", law_residual);
     a.Column(name + "/max_penetration", max_penetration);
     a.Column(name + "/max_impulse", max_impulse);
+    a.Column(name + "/interface_contacts", interface_contacts);
+    a.Column(name + "/exchanges", exchanges);
     if constexpr (!std::is_const_v<Reports>) {
       const std::size_t n = contacts.size();
       for (const std::size_t size :
            {iterations.size(), converged.size(), change.size(), law_residual.size(),
-            max_penetration.size(), max_impulse.size()})
+            max_penetration.size(), max_impulse.size(), interface_contacts.size(),
+            exchanges.size()})
         TESSERA_CHECK(size == n, "checkpoint: the fields of ", name, " disagree in length");
       reports.assign(n, {});
       for (std::size_t k = 0; k < n; ++k)
-        reports[k] = {contacts[k],     iterations[k],      converged[k] != 0, change[k],
-                      law_residual[k], max_penetration[k], max_impulse[k]};
+        reports[k] = {contacts[k],    iterations[k],         converged[k] != 0,
+                      change[k],      law_residual[k],       max_penetration[k],
+                      max_impulse[k], interface_contacts[k], exchanges[k]};
     }
   }
 

@@ -6,6 +6,7 @@
 
 #include "applications/dem/nonsmooth/moreau_jean_strategy.h"
 #include "kernel/core/error.h"
+#include "kernel/io/checkpoint_file.h"
 #include "kernel/parallel/communicator.h"
 
 namespace tessera::dem {
@@ -69,8 +70,10 @@ void DistributedMoreauJean::Start() {
 }
 
 void DistributedMoreauJean::AfterStep() {
-  ++steps_;
-  if (settings_.rebalance_every <= 0 || steps_ % settings_.rebalance_every != 0 || size_ == 1)
+  // The strategy's step count, not one of this object's: a run continued
+  // from a checkpoint keeps the cadence of the uninterrupted one.
+  const auto steps = static_cast<long long>(s_.StepCount());
+  if (settings_.rebalance_every <= 0 || steps % settings_.rebalance_every != 0 || size_ == 1)
     return;
   // Each box's owned spheres, or the contacts its spheres head (the sweeps'
   // work: a contact is swept by its first body's rank).
@@ -120,6 +123,52 @@ std::uint64_t DistributedMoreauJean::ReplicaDigest() const {
   for (std::size_t i = 0; i < p.size(); ++i)
     add(p.position[i]), add(p.velocity[i]), add(p.angular_velocity[i]);
   return h;
+}
+
+void DistributedMoreauJean::SaveState(CheckpointWriter& writer, const std::string& group) const {
+  std::vector<double> corners;
+  for (const RcbBox& box : boxes_) {
+    corners.insert(corners.end(), box.low.begin(), box.low.end());
+    corners.insert(corners.end(), box.high.begin(), box.high.end());
+  }
+  writer.Write(group + "/ranks", std::vector<std::int64_t>{size_});
+  writer.Write(group + "/rank", std::vector<std::int64_t>{rank_});
+  writer.Write(group + "/boxes", corners);
+  writer.Write(group + "/rebalances", std::vector<std::int64_t>{rebalances_});
+  writer.Write(group + "/bisection_loads", bisection_loads_);
+}
+
+void DistributedMoreauJean::LoadState(const CheckpointReader& reader, const std::string& group) {
+  const auto read_one = [&](const char* what) {
+    const std::string name = group + "/" + what;
+    if (!reader.Has(name))
+      TESSERA_ERROR("checkpoint ", reader.Path(), " has no ", name,
+                    ": it holds no distributed Moreau-Jean state (written by a serial run, or by "
+                    "another deck?)");
+    const std::vector<std::int64_t> values = reader.ReadInt64(name);
+    if (values.size() != 1)
+      TESSERA_ERROR("checkpoint ", reader.Path(), ": ", name, " holds ", values.size(),
+                    " values, not one (damaged file?)");
+    return values.front();
+  };
+  const std::int64_t ranks = read_one("ranks"), rank = read_one("rank");
+  if (ranks != size_)
+    TESSERA_ERROR("checkpoint ", reader.Path(), " was written by a run on ", ranks,
+                  " ranks; this run has ", size_,
+                  " ranks (a distributed run continues on as many ranks as it was saved from)");
+  if (rank != rank_)
+    TESSERA_ERROR("checkpoint ", reader.Path(), " holds rank ", rank, "'s part; this is rank ",
+                  rank_);
+  const std::vector<double> corners = reader.ReadDoubles(group + "/boxes");
+  if (corners.size() != 6 * static_cast<std::size_t>(size_))
+    TESSERA_ERROR("checkpoint ", reader.Path(), ": ", group, "/boxes holds ", corners.size(),
+                  " values, not 6 for each of ", size_, " ranks (damaged file?)");
+  boxes_.resize(size_);
+  for (int r = 0; r < size_; ++r)
+    for (int a = 0; a < 3; ++a)
+      boxes_[r].low[a] = corners[6 * r + a], boxes_[r].high[a] = corners[6 * r + 3 + a];
+  rebalances_ = static_cast<int>(read_one("rebalances"));
+  bisection_loads_ = reader.ReadDoubles(group + "/bisection_loads");
 }
 
 void DistributedMoreauJean::SumOverRanks(std::vector<double>& values) const {

@@ -18,19 +18,27 @@
 // chain crosses a cut (one rank included).
 //
 // A sphere is owned, for output, by the rank whose box holds its centre.
-// Every `rebalance_every` steps the boxes are bisected again where the
-// largest owned count exceeds `imbalance_threshold` times the mean (from
-// the replicated centres: every rank alike, no message). With "balance":
+// Every `rebalance_every` steps (of the strategy's count, which checkpoints
+// keep) the boxes are bisected again where the largest owned count exceeds `imbalance_threshold`
+// times the mean (from the replicated centres: every rank alike, no message). With "balance":
 // "contacts" the bisection shares the last step's contacts instead, each
 // on the sphere that heads it (the sweeps' work; the rest of the step is
 // every rank's), each cut moved by up to kInterfaceWindow of its set's
 // contacts where it then crosses fewer pair contacts (the interface, whose
 // Jacobi coupling between the ranks costs sweeps), and the check compares
 // each box's contacts.
+//
+// Checkpoints: each rank's file holds the whole replicated state (the
+// strategy's, as a serial run saves it) and, under <group>/Distributed, the
+// boxes and the rebalancing counters, so that a run continued on as many
+// ranks sweeps with the same boxes and goes on bit for bit. On another rank
+// count any one rank's file is the serial state (resized_checkpoint.py,
+// MergeReplicatedRankFiles), which each rank bisects afresh (Start).
 #pragma once
 
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "applications/dem/parallel/distributed_dem.h"
@@ -38,8 +46,10 @@
 #include "kernel/core/types.h"
 
 namespace tessera {
+class CheckpointReader;
+class CheckpointWriter;
 class Communicator;
-}
+}  // namespace tessera
 
 namespace tessera::dem {
 
@@ -60,8 +70,9 @@ class DistributedMoreauJean {
   DistributedMoreauJean(nonsmooth::MoreauJeanStrategy& strategy,
                         std::shared_ptr<const Communicator> communicator,
                         DistributedDemSettings settings);
-  // After the strategy's Initialize (on every rank alike): the boxes and
-  // the split installed in the strategy.
+  // After the strategy's Initialize (on every rank alike), or after its
+  // state was loaded from a serial or merged checkpoint: the boxes bisected
+  // from the present state and the split installed in the strategy.
   void Start();
   // After each step: the rebalancing check.
   void AfterStep();
@@ -80,6 +91,13 @@ class DistributedMoreauJean {
   // Each box's share of the balanced loads (owned spheres, or the contacts
   // they head) when the boxes were last bisected.
   const std::vector<double>& BisectionLoads() const { return bisection_loads_; }
+
+  // This rank's boxes and counters under `group` (every rank saves the same
+  // values, each in its own file); LoadState, after Start and the
+  // strategy's state, takes them back (an error naming the file where
+  // another rank count or rank wrote it).
+  void SaveState(CheckpointWriter& writer, const std::string& group) const;
+  void LoadState(const CheckpointReader& reader, const std::string& group);
 
   // In place, element by element over the ranks (rank order: the same
   // bits on every rank; collective).
@@ -100,7 +118,6 @@ class DistributedMoreauJean {
   int rank_ = 0, size_ = 1;
   std::vector<RcbBox> boxes_;
   std::vector<int> others_;
-  int steps_ = 0;
   int rebalances_ = 0;
   std::vector<double> bisection_loads_;
   mutable std::vector<std::vector<double>> out_, in_;

@@ -512,7 +512,6 @@ class DEMSolver(PythonSolver):
     def SaveCheckpoint(self, writer, group):
         if self.strategy is None:
             raise tessera.Error(f"checkpoint {writer.path}: the DEM solver is saved only after Initialize()")
-        self._RefuseDistributedMoreauJeanCheckpoint(writer.path)
         writer.WriteString(group + "/Type", type(self).__name__)
         if self._IsMoreauJean():
             _dem.SaveMoreauJeanCheckpoint(self.strategy, writer, group + "/Strategy")
@@ -523,20 +522,18 @@ class DEMSolver(PythonSolver):
         if self.distributed is not None:
             self.distributed.SaveCheckpoint(writer, group + "/Distributed")
 
-    def _RefuseDistributedMoreauJeanCheckpoint(self, path):
-        if self._IsMoreauJean() and self.communicator is not None and self.communicator.IsDistributed():
-            raise tessera.Error(
-                f"checkpoint {path}: \"parallel_type\": \"MPI\" with 'solver_settings.strategy' "
-                "\"moreau_jean_strategy\" writes and continues no checkpoints yet (run it serially)")
-
     def _CheckSavedSolver(self, reader, group):
         if not reader.Has(group + "/Type"):
             raise tessera.Error(f"checkpoint {reader.path} has no {group}/Type: it holds no DEM solver state")
         saved = reader.ReadString(group + "/Type")
         if saved != type(self).__name__:
             raise tessera.Error(f"checkpoint {reader.path} was written by a {saved}, not a {type(self).__name__}")
+        # A distributed Moreau-Jean run continues a serial or merged state
+        # too (every rank holds all of it; MoreauJeanRun.Restart bisects it).
+        resized = getattr(self.stage, "_resized_from", None) is not None
+        distributed = self.distributed is not None and not (self._IsMoreauJean() and resized)
         for part, present in (("Strategy", True), ("Inlets", self.inlets is not None),
-                              ("Distributed", self.distributed is not None)):
+                              ("Distributed", distributed)):
             if reader.Has(f"{group}/{part}") != present:
                 raise tessera.Error(
                     f"checkpoint {reader.path} {'has no' if present else 'has a'} {group}/{part} "
@@ -544,7 +541,6 @@ class DEMSolver(PythonSolver):
                     "(another deck?)")
 
     def PrepareLoadCheckpoint(self, reader, group):
-        self._RefuseDistributedMoreauJeanCheckpoint(reader.path)
         self._CheckSavedSolver(reader, group)
         if self._IsMoreauJean():
             return  # its spheres are the deck's: no inlets, no deletions
@@ -555,6 +551,11 @@ class DEMSolver(PythonSolver):
         self._CheckSavedSolver(reader, group)
         if self._IsMoreauJean():
             _dem.LoadMoreauJeanCheckpoint(self.strategy, reader, group + "/Strategy")
+            if self.distributed is not None:
+                if reader.Has(group + "/Distributed"):
+                    self.distributed.LoadCheckpoint(reader, group + "/Distributed")
+                else:
+                    self.distributed.Restart()
             return
         _dem.LoadStrategyCheckpoint(self.strategy, reader, group + "/Strategy")
         if self.inlets is not None:
@@ -893,9 +894,12 @@ class DEMAnalysisStage(AnalysisStage):
     # ---- a distributed checkpoint continued on another number of ranks
     # (resized_checkpoint.py): every rank loads the serial state merged from
     # the checkpoint's rank files, then decomposes it (DEMSolver.LoadCheckpoint).
+    # A Moreau-Jean run's rank files each hold the whole state: any one is it.
     def _ResizedCheckpoint(self, path, written, rank, ranks):
         from . import resized_checkpoint
-        return resized_checkpoint.ResizedCheckpointForRank(path, written, rank, ranks)
+        replicated = (self.DEM_parameters["solver_settings"]["strategy"].GetString()
+                      == "moreau_jean_strategy")
+        return resized_checkpoint.ResizedCheckpointForRank(path, written, rank, ranks, replicated)
 
     def LoadCheckpoint(self, path):
         try:

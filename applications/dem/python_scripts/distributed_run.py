@@ -6,7 +6,7 @@ distributed (an error naming the key), the C++ DistributedDem
 (applications/dem/parallel/distributed_dem.h) around the explicit strategy,
 MoreauJeanRun around the non-smooth one (DistributedMoreauJean,
 distributed_moreau_jean.h: every rank holds every sphere, the NLGS sweeps
-are split), and the output of a distributed run: owned spheres' VTK pieces, GiD and HDF5
+are split; its checkpoints hold the boxes), and the output of a distributed run: owned spheres' VTK pieces, GiD and HDF5
 files merged on rank 0 (MergedSpheresOutput), the walls written once by rank 0
 (GiD, HDF5 and VTK), their contact results and force graphs from the global
 sums (NeedsGlobalWallResults).
@@ -89,15 +89,6 @@ def CheckSupported(solver):
     strategy = p["solver_settings"]["strategy"].GetString()
     if strategy not in ("sphere_strategy", "continuum_sphere_strategy", "moreau_jean_strategy"):
         refuse("solver_settings.strategy", f"is \"{strategy}\"")
-    if strategy == "moreau_jean_strategy":
-        # (DistributedMoreauJean: every rank holds the whole state; the NLGS
-        # sweeps are split. Its rank state is not in checkpoints yet.)
-        options = solver.stage._restart_options
-        if options.save or getattr(solver.stage, "_restart_file", None) is not None:
-            raise tessera.Error(
-                f"{where}: \"parallel_type\": \"MPI\" with 'solver_settings.strategy' "
-                "\"moreau_jean_strategy\" writes and continues no checkpoints yet; set "
-                "'restart_options.SaveRestart' false (or run it serially)")
     # (CleanIndentationsOption runs: every rank shrinks every sphere at the
     # start, before the decomposition, as the serial run does.)
 
@@ -139,6 +130,28 @@ class MoreauJeanRun:
         """After each step (the replicas need no refresh): the rebalancing check."""
         self.split.AfterStep()
 
+    def SaveCheckpoint(self, writer, group):
+        """The boxes and counters (the strategy's state is saved as a serial
+        run's: every rank holds all of it)."""
+        self.split.SaveCheckpoint(writer, group)
+
+    def LoadCheckpoint(self, reader, group):
+        """After the strategy's state: the boxes as saved, so the run sweeps
+        as the uninterrupted one; the spheres' owners from them."""
+        self.split.LoadCheckpoint(reader, group)
+        self._SetOwnership()
+
+    def Restart(self):
+        """After loading the serial state (a serial checkpoint, or the rank
+        files of another rank count, resized_checkpoint.py): boxes bisected
+        from it, as a start does."""
+        self.split.Start()
+        self._SetOwnership()
+
+    def _SetOwnership(self):
+        from tessera.parallel import SetNodeOwnership
+        SetNodeOwnership(self.spheres, self.OwnedNodeIds)
+
     def OwnedElementIds(self):
         return self.split.OwnedElementIds()
 
@@ -177,8 +190,7 @@ def StartMoreauJean(solver, communicator):
     """After the Moreau-Jean strategy's Initialize on every sphere: the split
     of its sweeps over the ranks (MoreauJeanRun)."""
     run = MoreauJeanRun(solver, communicator)
-    from tessera.parallel import SetNodeOwnership
-    SetNodeOwnership(solver.model.GetModelPart("SpheresPart"), run.OwnedNodeIds)
+    run._SetOwnership()
     return run
 
 

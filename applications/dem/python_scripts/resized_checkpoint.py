@@ -4,6 +4,10 @@ serial run would have written at that step (MergeRankFiles), which a serial
 run loads as its own and a run on M ranks loads on every rank before its
 decomposition (DistributedDem.Start(restored=True)), as a fresh distributed
 run initialises every sphere on every rank before its first bisection.
+A Moreau-Jean run's rank files each hold the whole state
+(distributed_moreau_jean.h): the merged file is the template's without its
+boxes (MergeReplicatedRankFiles), which each rank of the continued run
+bisects afresh.
 
 What the merge takes (docs/file_formats.md, "Restart checkpoints"):
 
@@ -425,7 +429,27 @@ def MergeDem(copy, readers, template_rank, ranks, solver=SOLVER):
         MergePart(part, (c_rank, c_index), centre_ids, cluster_ids, c_counts, "rigid cluster")
 
 
-def ResizedCheckpointForRank(path, written, rank, ranks):
+def MergeReplicatedRankFiles(files, out_path, template_rank=0, ranks=1):
+    """MergeRankFiles for a distributed Moreau-Jean run, whose ranks each
+    hold the whole state (distributed_moreau_jean.h): the template file as a
+    serial checkpoint, without its boxes (the continued run bisects anew)."""
+    readers = [tessera.CheckpointReader(f) for f in files]
+    CheckRankFiles(readers)
+    for reader in readers:
+        if reader.Has(DISTRIBUTED + "/row_key") or not reader.Has(DISTRIBUTED + "/boxes"):
+            raise tessera.Error(f"checkpoint {reader.path} holds no distributed Moreau-Jean state "
+                                f"({DISTRIBUTED}/boxes), which this deck's moreau_jean_strategy "
+                                "runs need (another deck?)")
+    writer = tessera.CheckpointWriter(out_path)
+    copy = Copier(writer, readers[template_rank])
+    copy.SerialHeader()
+    copy.Rest(skip_under=(DISTRIBUTED,))
+    writer.Commit()
+
+
+def ResizedCheckpointForRank(path, written, rank, ranks, replicated=False):
     """The merged serial checkpoint a rank of the continued DEM run loads
-    (checkpoint_merge.ResizedCheckpointForRank)."""
-    return _ResizedCheckpointForRank(path, written, rank, ranks, MergeRankFiles)
+    (checkpoint_merge.ResizedCheckpointForRank); `replicated`: of a
+    Moreau-Jean run (MergeReplicatedRankFiles)."""
+    merge = MergeReplicatedRankFiles if replicated else MergeRankFiles
+    return _ResizedCheckpointForRank(path, written, rank, ranks, merge)

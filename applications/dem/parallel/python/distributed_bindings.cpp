@@ -206,6 +206,11 @@ void BindDistributed(py::module_& m) {
       .def("Start", &DistributedMoreauJean::Start,
            "After the strategy's Initialize: the boxes, and the split installed in the strategy")
       .def("AfterStep", &DistributedMoreauJean::AfterStep, "After each step: the rebalancing check")
+      .def("SaveCheckpoint", &DistributedMoreauJean::SaveState, py::arg("writer"), py::arg("group"),
+           "The boxes and rebalancing counters under `group` (the strategy's state is saved as "
+           "a serial run's)")
+      .def("LoadCheckpoint", &DistributedMoreauJean::LoadState, py::arg("reader"), py::arg("group"),
+           "After Start and the strategy's state: the boxes as saved")
       .def("OwnedElementIds", &DistributedMoreauJean::OwnedElementIds)
       .def("OwnedRows", &DistributedMoreauJean::OwnedRows)
       .def("NumberOfOwned", &DistributedMoreauJean::NumberOfOwned)
