@@ -6,7 +6,8 @@ distributed run every rank's ReplicaDigest (the replicas' bits alike) and
 the owned spheres and the contacts swept per rank at the end (of the last
 step), and each box's balanced load at the last bisection; per rank the
 loop's wall and CPU
-seconds (seconds); the checkpoint files rank 0 wrote (files). RESTART: a
+seconds (seconds); the checkpoint files rank 0 wrote (files); with
+EnergyCalculationOption the run's energies (energies, by name). RESTART: a
 checkpoint to continue ("-" or none: a fresh run); KEY=VALUE settings
 follow it.
 
@@ -61,6 +62,9 @@ def main(folder, out, parallel_type, restart="-", *settings):
              "contacts": history["contacts"], "steps": solver.strategy.StepCount(),
              "seconds": communicator.GatherDoubles([seconds, cpu], 0),
              "files": np.array(stage.GetCheckpointFiles())}
+    if stage.DEM_parameters["EnergyCalculationOption"].GetBool():
+        energies = stage.GetEnergies()
+        extra["energies"] = np.array([energies[name] for name in sorted(energies)])
     if distributed is None:
         ids = np.asarray(spheres.NodeIds(), dtype=np.int64)
         order = np.argsort(ids)

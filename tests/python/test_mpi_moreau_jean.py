@@ -252,7 +252,8 @@ def test_a_run_continued_from_its_checkpoint_is_bitwise_the_uninterrupted_run(tm
     # run's checkpoint on 2, each run splits the saved state afresh: the
     # serial run's to the NLGS tolerance (nlgs_bound).
     steps, every = 60, 30
-    keys = {"mpi_settings": {"rebalance_every": 20, "imbalance_threshold": 1.0}}
+    keys = {"mpi_settings": {"rebalance_every": 20, "imbalance_threshold": 1.0},
+            "EnergyCalculationOption": True}
     folder = tmp_path / "bed"
     WriteBed(folder, steps=steps, keys=moreau_jean(steps, keys=keys))
     serial = run(folder, tmp_path / "serial.npz", None, settings=[restart_options("serial", every)])
@@ -268,7 +269,7 @@ def test_a_run_continued_from_its_checkpoint_is_bitwise_the_uninterrupted_run(tm
     assert int(continued["steps"]) == steps
     assert_replicas_alike(continued, 2)
     for name in ("ids", "x", "VELOCITY", "ANGULAR_VELOCITY", "iterations", "interface",
-                 "bisection_loads", "rebalances"):
+                 "bisection_loads", "rebalances", "energies"):
         np.testing.assert_array_equal(continued[name], whole[name], err_msg=name)
     for r in (0, 1):
         name = f"checkpoint_000000060.rank{r}of2.h5"

@@ -587,6 +587,8 @@ struct MoreauJeanCheckpointAccess {
       TESSERA_CHECK(last.size() == 1, "checkpoint: Steps/last holds ", last.size(), " reports");
       s.last_ = last[0];
     }
+    a.Value("Energy/dissipated_normal", s.dissipated_normal_);
+    a.Value("Energy/dissipated_tangential", s.dissipated_tangential_);
     a.Value("TimeStep", s.settings_.delta_time);
   }
 

@@ -444,6 +444,20 @@ void MoreauJeanStrategy::SolveSolutionStep(double time) {
     split = &split_;
   }
   const NlgsReport report = SolveNlgs(bodies, contacts_, nlgs_, split);
+  if (settings_.energy_calculation) {
+    // Each impulse's loss, -P . 1/2 (U+ + U-), along the normal and in the
+    // tangent plane (the header says why).
+    start.node_velocity = node_start_velocity_;
+    for (std::size_t k = 0; k < contacts_.size(); ++k) {
+      const Array3 p = contacts_.frame[k].ToWorld(contacts_.impulse[k]);
+      const Array3 mean =
+          0.5 * (ContactVelocity(bodies, contacts_, k) + ContactVelocity(start, contacts_, k));
+      const Array3& n = contacts_.frame[k].n;
+      const double normal = Dot(p, n) * Dot(mean, n);
+      dissipated_normal_ -= normal;
+      dissipated_tangential_ -= Dot(p, mean) - normal;
+    }
+  }
   if (!deformable_positions_.empty()) {
     // Node a of a contact takes -N_a P (world); the state is used once.
     std::fill(node_impulse_.begin(), node_impulse_.end(), Array3{0.0, 0.0, 0.0});
@@ -570,6 +584,29 @@ double MoreauJeanStrategy::MaximumSpeed() const {
 }
 
 // (Member rows carry their cluster's mass: the clusters count once, as bodies.)
+EnergyTotals MoreauJeanStrategy::Energies() const {
+  EnergyTotals e;
+  const ParticleStorage& p = particles_;
+  const Array3 g = settings_.gravity;
+  // Cluster members count with their cluster, not as spheres.
+  for (std::size_t i = 0; i < p.size(); ++i) {
+    if (p.cluster[i] != 0) continue;
+    e.kinetic_translational += 0.5 * p.mass[i] * Dot(p.velocity[i], p.velocity[i]);
+    e.kinetic_rotational += 0.5 * p.inertia[i] * Dot(p.angular_velocity[i], p.angular_velocity[i]);
+    e.gravitational_potential -= p.mass[i] * Dot(g, p.position[i]);
+  }
+  const RigidClusters& c = clusters_;
+  for (std::size_t k = 0; k < c.size(); ++k) {
+    e.kinetic_translational += 0.5 * c.mass[k] * Dot(c.velocity[k], c.velocity[k]);
+    if (settings_.rotation)
+      e.kinetic_rotational += 0.5 * Dot(c.angular_velocity[k], c.angular_momentum[k]);
+    e.gravitational_potential -= c.mass[k] * Dot(g, c.centre[k]);
+  }
+  e.dissipated_damping = dissipated_normal_;
+  e.dissipated_friction = dissipated_tangential_;
+  return e;
+}
+
 double MoreauJeanStrategy::KineticEnergy() const {
   double e = 0.0;
   for (std::size_t i = 0; i < particles_.size(); ++i)

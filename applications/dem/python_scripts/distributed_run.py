@@ -168,6 +168,9 @@ class MoreauJeanRun:
     def GlobalKineticEnergy(self):
         return self.strategy.KineticEnergy()  # every rank holds every sphere
 
+    def GlobalEnergies(self):
+        return self.strategy.GetEnergies()  # every rank holds every sphere and contact
+
     def ReplicaDigest(self):
         return self.split.ReplicaDigest()
 

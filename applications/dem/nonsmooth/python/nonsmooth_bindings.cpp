@@ -221,6 +221,19 @@ void BindNonsmooth(py::module_& m) {
           "The last step's contacts: rows i, j (-1: a wall), bodies body_i, body_j (the row "
           "for a free sphere, rows + k for cluster k), normal, world and local impulses, gap")
       .def("KineticEnergy", &MoreauJeanStrategy::KineticEnergy)
+      .def(
+          "GetEnergies",
+          [](const MoreauJeanStrategy& st) {
+            const EnergyTotals e = st.Energies();
+            py::dict d;
+            for (const auto& [name, member] : kEnergyTerms) d[name] = e.*member;
+            d["total"] = e.Total();
+            return d;
+          },
+          "Energies (J), the keys of ExplicitSolverStrategy.GetEnergies: kinetic, gravitational "
+          "and, with DemSettings.energy_calculation, what the impulses dissipated since "
+          "Initialize() (normal: dissipated_damping, tangential: dissipated_friction; no elastic "
+          "energy); 'total' is their sum")
       .def("LinearMomentum", &MoreauJeanStrategy::LinearMomentum)
       .def("AngularMomentum", &MoreauJeanStrategy::AngularMomentum,
            py::arg("origin") = Array3{0.0, 0.0, 0.0});

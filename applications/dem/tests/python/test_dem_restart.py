@@ -497,6 +497,7 @@ def MoreauJeanResult(stage, model, checkpoint):
     result["V"] = np.array([n.GetSolutionStepValue(tessera.VELOCITY) for n in nodes])
     result["steps"] = strategy.StepCount()
     result["contacts"] = strategy.LastStep()["contacts"]
+    result["energies"] = stage.GetEnergies()
     return result
 
 
@@ -511,7 +512,7 @@ def WriteMoreauJeanDeck(folder):
     relation = dict(FRICTIONAL, DEM_DISCONTINUUM_CONSTITUTIVE_LAW_NAME="DEM_D_Linear_viscous_Coulomb")
     (folder / "MaterialsDEM.json").write_text(json.dumps(_Materials(relation, inlet=False)))
     parameters = {"problem_name": "mj", "MaxTimeStep": 1e-3, "FinalTime": 0.2,
-                  "dem_inlet_option": False, "GravityZ": -9.81,
+                  "dem_inlet_option": False, "GravityZ": -9.81, "EnergyCalculationOption": True,
                   "solver_settings": {"strategy": "moreau_jean_strategy",
                                       "moreau_jean_settings": {"sweep_order": "random"}}}
     (folder / "ProjectParametersDEM.json").write_text(json.dumps(parameters))
@@ -521,8 +522,9 @@ def test_a_moreau_jean_run_continues_bitwise(tmp_path, monkeypatch):
     """Three spheres dropped on the floor under moreau_jean_strategy (random
     sweep order, warm start), N = 160 steps of 1 ms straight against K = 100
     (spheres resting on and bouncing off the floor, the warm-start impulses
-    in use) + a restart + 60: the rows, the nodes and every dataset of the two
-    final checkpoints bitwise equal."""
+    in use) + a restart + 60: the rows, the nodes, the energies (the
+    impulses' losses included) and every dataset of the two final
+    checkpoints bitwise equal."""
     monkeypatch.chdir(tmp_path)
     WriteMoreauJeanDeck(tmp_path)
     straight = _MoreauJeanRun(str(tmp_path), 160, checkpoint=str(tmp_path / "straight.h5"))
@@ -533,6 +535,10 @@ def test_a_moreau_jean_run_continues_bitwise(tmp_path, monkeypatch):
     for key in ("position", "velocity", "angular_velocity", "displacement", "X", "V"):
         assert np.array_equal(straight[key], continued[key]), key
     assert straight["steps"] == continued["steps"] == 160
+    # The impulses' losses before the checkpoint carried over.
+    assert straight["energies"] == continued["energies"]
+    assert first["energies"]["dissipated_damping"] > 0.0
+    assert first["energies"]["dissipated_friction"] > 0.0
     assert DifferingDatasets(str(tmp_path / "straight.h5"), str(tmp_path / "continued.h5"),
                              "/ModelParts") == []
     assert DifferingDatasets(str(tmp_path / "straight.h5"), str(tmp_path / "continued.h5"),

@@ -1,7 +1,7 @@
 """moreau_jean_strategy chosen in a DEM project folder: "solver_settings":
 {"strategy": "moreau_jean_strategy", "moreau_jean_settings": {...}}; its keys
 checked (errors name the key); the monitors of tessera.dem.monitors read the
-run. A sphere dropped from 0.2 m onto the floor (e = 0.5): it first lands at
+run; its energies (EnergyCalculationOption) balance. A sphere dropped from 0.2 m onto the floor (e = 0.5): it first lands at
 sqrt(2 h/g) = 0.2019 s (within one step) and leaves at e sqrt(2 g h), within
 g dt."""
 import json
@@ -108,6 +108,46 @@ def test_a_folder_runs_the_moreau_jean_strategy(tmp_path, monkeypatch):
     # The rolling sphere stays on the floor: no penetration beyond round-off.
     node = model.GetModelPart("SpheresPart").GetNode(2)
     assert node.Z == pytest.approx(0.05, abs=1e-12)
+
+
+@pytest.mark.parametrize("dt", [1e-3, 1e-4])
+def test_the_energies_balance_and_the_impulses_dissipate_the_analytic_losses(tmp_path, monkeypatch,
+                                                                              dt):
+    # EnergyCalculationOption under moreau_jean_strategy (theta 1/2), to
+    # 0.3 s: sphere 1 falls 0.2 m onto the floor and bounces once (e 0.5),
+    # sphere 2 slides at v0 = 1 m/s (mu 0.3) until it rolls.
+    # - kinetic + gravitational + dissipated is constant: with theta = 1/2
+    #   the energy change of a step is exactly the impulses' work P . 1/2
+    #   (U+ + U-) (moreau_jean_strategy.h), so to rounding (1e-12);
+    # - friction dissipates m v0^2 / 7 (the sliding sphere rolls at 5/7 v0:
+    #   1/2 m v0^2 - 1/2 (m + I / R^2) (5/7 v0)^2), exactly: the impulses end
+    #   the slip at the rolling speed (1e-12);
+    # - the impact dissipates 1/2 m v^2 (1 - e^2), v = sqrt(2 g H), to the
+    #   step's resolution: the step that meets the floor starts up to one
+    #   step's fall g dt from v, so within 2 g dt / v (1.0 % and 0.1 %).
+    import tessera.dem
+    monkeypatch.chdir(tmp_path)
+    parameters = Deck(tmp_path, {"strategy": "moreau_jean_strategy",
+                                 "moreau_jean_settings": {"theta": 0.5, "tolerance": 1e-12}},
+                      EnergyCalculationOption=True, MaxTimeStep=dt, FinalTime=0.3)
+    energies = []
+
+    class Stage(tessera.dem.DEMAnalysisStage):
+        def FinalizeSolutionStep(self):
+            super().FinalizeSolutionStep()
+            energies.append(self.GetEnergies())
+
+    Stage(tessera.Model(), parameters).Run()
+    first, last = energies[0], energies[-1]
+    assert last["elastic_normal"] == last["elastic_tangential"] == 0.0
+    drift = max(abs(e["total"] - first["total"]) for e in energies)
+    assert drift <= 1e-12 * abs(first["total"])
+    mass = 2500.0 * 4.0 / 3.0 * math.pi * 0.05 ** 3
+    assert last["dissipated_friction"] == pytest.approx(mass * 1.0 ** 2 / 7.0, rel=1e-12)
+    g, height, e = 9.81, 0.2, 0.5
+    v = math.sqrt(2.0 * g * height)
+    assert last["dissipated_damping"] == pytest.approx(0.5 * mass * v ** 2 * (1.0 - e ** 2),
+                                                       rel=2.0 * g * dt / v)
 
 
 @pytest.mark.parametrize("settings,message", [
