@@ -1,7 +1,8 @@
 """GiD and HDF5 post files of a distributed DEM run ("parallel_type": "MPI",
 distributed_run.MergedSpheresOutput): the bed of mpi_dem_case.py (294
 spheres in an open box of five rigid quad walls) run 200 steps with
-"post_gid_option" and "post_hdf5_option" true, serially and under mpirun on 2
+"post_gid_option" and "post_hdf5_option" true (a matrix result among the
+written ones: PostStressStrainOption's DEM_STRESS_TENSOR), serially and under mpirun on 2
 and 4 ranks, writes one set of files whose values per node id are the serial
 run's. The bed's distributed run is bitwise equal to the serial run
 (test_mpi_dem.py, docs/architecture.md "Distributed DEM"), so the written
@@ -25,7 +26,7 @@ needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipRe
 STEPS = 200
 KEYS = {"post_gid_option": True, "post_hdf5_option": True, "OutputFileType": "Ascii",
         "OutputTimeStep": 50 * DT, "PostAngularVelocity": True, "PostTotalForces": True,
-        "PostRadius": True}
+        "PostRadius": True, "PostStressStrainOption": True}
 
 
 def tessera_run(folder, ranks=None, timeout=300):
@@ -115,7 +116,8 @@ def test_gid_and_hdf5_files_of_a_distributed_run_equal_the_serial_run(tmp_path, 
                 assert mine[key] == values, (name, key)
             if "FEM" not in name:  # the spheres' files
                 assert {v for v, _ in reference} == {"DISPLACEMENT", "VELOCITY", "RADIUS",
-                                                     "ANGULAR_VELOCITY", "TOTAL_FORCES"}
+                                                     "ANGULAR_VELOCITY", "TOTAL_FORCES",
+                                                     "DEM_STRESS_TENSOR"}
                 spheres.update({label: len(values) for (_, label), values in reference.items()})
         else:
             # every dataset (node ids, coordinates, connectivity, the nodal

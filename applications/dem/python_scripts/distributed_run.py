@@ -319,6 +319,40 @@ def _GatherColumns(communicator, model_part, ids, columns):
     return gathered_ids, np.hsplit(values, split)
 
 
+# A matrix variable (DEM_STRESS_TENSOR) has no numpy view: each node's
+# value travels as its shape and up to 9 entries (a node never written holds
+# the empty matrix, which the serial writers treat as such).
+_MATRIX_ENTRIES = 9
+
+
+def _MatrixColumns(model_part, variable, owned):
+    """(owned nodes, 2 + 9): rows, columns and the row-major entries (zeros
+    after them) of each owned node's matrix `variable`."""
+    import numpy as np
+
+    table = []
+    for node, keep in zip(model_part.Nodes, owned):
+        if not keep:
+            continue
+        value = np.atleast_2d(np.asarray(node.GetSolutionStepValue(variable), dtype=float))
+        if value.size > _MATRIX_ENTRIES:
+            raise tessera.Error(f"{variable.Name()} of node {node.Id} is {value.shape[0]} x "
+                                f"{value.shape[1]}; the merged output of a distributed run "
+                                f"writes matrices of at most {_MATRIX_ENTRIES} entries")
+        row = np.zeros(2 + _MATRIX_ENTRIES)
+        row[0], row[1] = value.shape if value.size else (0, 0)
+        row[2:2 + value.size] = value.ravel()
+        table.append(row)
+    return np.array(table, dtype=float).reshape(-1, 2 + _MATRIX_ENTRIES)
+
+
+def _SetMatrixColumns(model_part, variable, table):
+    """The inverse of _MatrixColumns onto the nodes of model_part, in order."""
+    for node, row in zip(model_part.Nodes, table):
+        rows, cols = int(row[0]), int(row[1])
+        node.SetSolutionStepValue(variable, row[2:2 + rows * cols].reshape(rows, cols))
+
+
 class MergedSpheresOutput(ScheduledOutputProcess):
     """The spheres' GiD or HDF5 output of a distributed run, written once by
     rank 0 as the serial run writes it. At each output every rank sends its
@@ -367,6 +401,9 @@ class MergedSpheresOutput(ScheduledOutputProcess):
         columns = [np.asarray(spheres.NodalCoordinates())[owned],
                    np.asarray(spheres.NodalInitialCoordinates())[owned]]
         for variable in self.variables:
+            if variable.Kind() == tessera.ValueKind.Matrix:
+                columns.append(_MatrixColumns(spheres, variable, owned))
+                continue
             values = np.array(spheres.NodalArray(variable), dtype=float)
             width = values.shape[1] if values.ndim == 2 else 1  # kept by a rank without spheres
             columns.append(values.reshape(len(values), width)[owned])
@@ -396,6 +433,9 @@ class MergedSpheresOutput(ScheduledOutputProcess):
         np.asarray(mirror.NodalCoordinates())[:] = columns[0][position]
         np.asarray(mirror.NodalInitialCoordinates())[:] = columns[1][position]
         for variable, values in zip(self.variables, columns[2:]):
+            if variable.Kind() == tessera.ValueKind.Matrix:
+                _SetMatrixColumns(mirror, variable, values[position])
+                continue
             target = mirror.NodalArray(variable)
             target[:] = values[position].reshape(target.shape)
         source, info = self.spheres.ProcessInfo, mirror.ProcessInfo
