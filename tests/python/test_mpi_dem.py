@@ -347,6 +347,25 @@ def test_contacts_balance_with_the_explicit_strategy_is_named(tmp_path):
         result.stderr
 
 
+@needs_mpi
+def test_the_virtual_laboratory_under_mpirun_is_a_clear_error(tmp_path):
+    # Its servo and strains read every sphere and wall of one process; it
+    # builds its DEM deck itself, so the error names the project's file and
+    # the "virtual_lab" object, not a key of that deck.
+    folder = tmp_path / "lab"
+    folder.mkdir()
+    settings = {"analysis_stage": "tessera.dem.virtual_lab",
+                "virtual_lab": {"test": "UCS", "output": {"folder": "results"}}}
+    (folder / "ProjectParameters.json").write_text(json.dumps(settings))
+    command = MpirunCommand(2, sys.executable, "-m", "tessera", "run", str(folder))
+    result = subprocess.run(command, env=MpirunEnvironment(), capture_output=True, text=True,
+                            timeout=120)
+    assert result.returncode != 0
+    assert "ProjectParameters.json: virtual_lab: the virtual laboratory runs in one process" in \
+        result.stderr and "start it without mpirun" in result.stderr, result.stderr
+    assert not (folder / "results").exists()
+
+
 def write_deck_key(folder, key, value):
     path = os.path.join(folder, "ProjectParametersDEM.json")
     with open(path) as f:
