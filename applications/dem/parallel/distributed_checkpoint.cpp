@@ -95,6 +95,17 @@ void TakeNested(const CheckpointReader& r, const std::string& name,
 
 }  // namespace
 
+void CheckSavedRank(const CheckpointReader& reader, std::int64_t saved_ranks,
+                    std::int64_t saved_rank, int ranks, int rank) {
+  if (saved_ranks != ranks)
+    TESSERA_ERROR("checkpoint ", reader.Path(), " was written by a run on ", saved_ranks,
+                  " ranks; this run has ", ranks,
+                  " ranks (a distributed run continues on as many ranks as it was saved from)");
+  if (saved_rank != rank)
+    TESSERA_ERROR("checkpoint ", reader.Path(), " holds rank ", saved_rank,
+                  "'s part; this is rank ", rank);
+}
+
 void DistributedDem::SaveState(CheckpointWriter& writer, const std::string& group) const {
   const auto name = [&group](const char* n) { return Join(group, n); };
   PutValue(writer, name("rank"), static_cast<std::int64_t>(rank_));
@@ -141,13 +152,7 @@ void DistributedDem::LoadState(const CheckpointReader& reader, const std::string
   std::int64_t rank = -1, ranks = -1;
   TakeValue(reader, name("ranks"), ranks);
   TakeValue(reader, name("rank"), rank);
-  if (ranks != size_)
-    TESSERA_ERROR("checkpoint ", reader.Path(), " was written by a run on ", ranks,
-                  " ranks; this run has ", size_,
-                  " ranks (a distributed run continues on as many ranks as it was saved from)");
-  if (rank != rank_)
-    TESSERA_ERROR("checkpoint ", reader.Path(), " holds rank ", rank, "'s part; this is rank ",
-                  rank_);
+  CheckSavedRank(reader, ranks, rank, size_, rank_);
   TakeValue(reader, name("layer"), layer_);
   TakeVector(reader, name("boxes"), boxes_);
   TESSERA_CHECK(boxes_.size() == static_cast<std::size_t>(size_), "checkpoint ", reader.Path(),

@@ -176,6 +176,12 @@ struct DistributedDemSettings {
   std::string balance = "count";     // "count": equal owned counts; "time": by measured speed
 };
 
+// A rank's checkpoint file says it was written by rank `saved_rank` of
+// `saved_ranks`: an error naming the file unless this is rank `rank` of
+// `ranks` (distributed_checkpoint.cpp; the Moreau-Jean split's too).
+void CheckSavedRank(const CheckpointReader& reader, std::int64_t saved_ranks,
+                    std::int64_t saved_rank, int ranks, int rank);
+
 class DistributedDem {
  public:
   DistributedDem(ExplicitSolverStrategy& strategy, std::shared_ptr<const Communicator> communicator,

@@ -151,14 +151,7 @@ void DistributedMoreauJean::LoadState(const CheckpointReader& reader, const std:
                     " values, not one (damaged file?)");
     return values.front();
   };
-  const std::int64_t ranks = read_one("ranks"), rank = read_one("rank");
-  if (ranks != size_)
-    TESSERA_ERROR("checkpoint ", reader.Path(), " was written by a run on ", ranks,
-                  " ranks; this run has ", size_,
-                  " ranks (a distributed run continues on as many ranks as it was saved from)");
-  if (rank != rank_)
-    TESSERA_ERROR("checkpoint ", reader.Path(), " holds rank ", rank, "'s part; this is rank ",
-                  rank_);
+  CheckSavedRank(reader, read_one("ranks"), read_one("rank"), size_, rank_);
   const std::vector<double> corners = reader.ReadDoubles(group + "/boxes");
   if (corners.size() != 6 * static_cast<std::size_t>(size_))
     TESSERA_ERROR("checkpoint ", reader.Path(), ": ", group, "/boxes holds ", corners.size(),

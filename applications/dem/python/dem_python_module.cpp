@@ -18,6 +18,7 @@
 #include "applications/dem/particles/cluster_geometry.h"
 #include "applications/dem/particles/continuum_bonds.h"
 #include "applications/dem/particles/particle_storage.h"
+#include "applications/dem/python/terms_dict.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "applications/dem/utilities/spatial_order.h"
 #include "applications/dem/walls/sphere_face_area_gradient.h"
@@ -45,23 +46,6 @@ py::array_t<T> Rows(const std::vector<T>& values) {
   py::array_t<T> out(static_cast<py::ssize_t>(values.size()));
   std::copy(values.begin(), values.end(), out.mutable_data());
   return out;
-}
-
-// A struct of named terms (energies, phase timings, memory parts) as a dict,
-// by its table of (name, member) pairs.
-template <class Terms, class Table>
-py::dict TermsDict(const Terms& terms, const Table& table) {
-  py::dict d;
-  for (const auto& [name, member] : table) d[name] = terms.*member;
-  return d;
-}
-
-// The same with 'total', their sum (Terms::Total()).
-template <class Terms, class Table>
-py::dict TotalsDict(const Terms& terms, const Table& table) {
-  py::dict d = TermsDict(terms, table);
-  d["total"] = terms.Total();
-  return d;
 }
 
 void BindParticleStorage(py::module_& m) {

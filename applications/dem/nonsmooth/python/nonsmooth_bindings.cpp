@@ -10,6 +10,7 @@
 #include "applications/dem/nonsmooth/local_coulomb_solver.h"
 #include "applications/dem/nonsmooth/moreau_jean_strategy.h"
 #include "applications/dem/nonsmooth/time_of_impact.h"
+#include "applications/dem/python/terms_dict.h"
 #include "kernel/model/model_part.h"
 #include "kernel/python/casters.h"
 
@@ -223,13 +224,7 @@ void BindNonsmooth(py::module_& m) {
       .def("KineticEnergy", &MoreauJeanStrategy::KineticEnergy)
       .def(
           "GetEnergies",
-          [](const MoreauJeanStrategy& st) {
-            const EnergyTotals e = st.Energies();
-            py::dict d;
-            for (const auto& [name, member] : kEnergyTerms) d[name] = e.*member;
-            d["total"] = e.Total();
-            return d;
-          },
+          [](const MoreauJeanStrategy& st) { return TotalsDict(st.Energies(), kEnergyTerms); },
           "Energies (J), the keys of ExplicitSolverStrategy.GetEnergies: kinetic, gravitational "
           "and, with DemSettings.energy_calculation, what the impulses dissipated since "
           "Initialize() (normal: dissipated_damping, tangential: dissipated_friction; no elastic "

@@ -12,6 +12,7 @@
 #include "applications/dem/parallel/distributed_moreau_jean.h"
 #include "applications/dem/parallel/distributed_rcb.h"
 #include "applications/dem/parallel/rcb_decomposition.h"
+#include "applications/dem/python/terms_dict.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "kernel/io/checkpoint_file.h"
 #include "kernel/parallel/communicator.h"
@@ -71,13 +72,7 @@ void BindDistributed(py::module_& m) {
       .def("GlobalKineticEnergy", &DistributedDem::GlobalKineticEnergy)
       .def(
           "GlobalEnergies",
-          [](const DistributedDem& d) {
-            const EnergyTotals e = d.GlobalEnergies();
-            py::dict out;
-            for (const auto& [name, member] : kEnergyTerms) out[name] = e.*member;
-            out["total"] = e.Total();
-            return out;
-          },
+          [](const DistributedDem& d) { return TotalsDict(d.GlobalEnergies(), kEnergyTerms); },
           "EnergyCalculationOption: the run's energies (J) summed over the ranks, each "
           "sphere and contact once; the keys of the strategy's GetEnergies()")
       .def("GlobalNumberOfParticles", &DistributedDem::GlobalNumberOfParticles)
@@ -129,11 +124,7 @@ void BindDistributed(py::module_& m) {
            "Element ids of the rigid clusters (Cluster3D) this rank owns")
       .def(
           "GetTimings",
-          [](const DistributedDem& d) {
-            py::dict out;
-            for (const auto& [name, member] : kDistributedTerms) out[name] = d.Timings().*member;
-            return out;
-          },
+          [](const DistributedDem& d) { return TermsDict(d.Timings(), kDistributedTerms); },
           "Wall-clock seconds of this rank's distributed work since Start, waits included: "
           "vote, ghost_refresh, migrate (of which remove_rows and reorder_rows), after_search")
       .def("OwnedWallContactForces", &DistributedDem::OwnedWallContactForces, py::arg("wall_nodes"),
