@@ -106,8 +106,15 @@ def _Run(args):
     stdout = sys.stdout
     if communicator.Rank() != 0:
         sys.stdout = open(os.devnull, "w")
+    from .checkpoint import SignalStop
+
+    agreed_stop = False
     try:
         code = _RunProject(args, quiet=args.quiet or communicator.Rank() != 0)
+    except SignalStop as stop:
+        # Every rank stops at the same step on a signal (the ranks agree on
+        # it and each wrote its checkpoint): an orderly end, 128 + signal.
+        code, agreed_stop = stop.code, True
     except BaseException as error:  # KeyboardInterrupt, SystemExit: stop the others too
         _Error(f"{type(error).__name__}: {error}", "stopped")
         code = EXIT_FAILURE
@@ -115,7 +122,7 @@ def _Run(args):
         if sys.stdout is not stdout:
             sys.stdout.close()
             sys.stdout = stdout
-    if code != EXIT_OK and communicator.Size() > 1:
+    if code != EXIT_OK and communicator.Size() > 1 and not agreed_stop:
         communicator.Abort(code)
     return code
 

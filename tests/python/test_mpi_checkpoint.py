@@ -740,6 +740,50 @@ def test_sigterm_to_one_rank_checkpoints_every_rank_at_the_same_step(tmp_path, c
 
 
 @needs_mpi
+def test_tessera_run_under_mpirun_stopped_by_sigterm_exits_143_after_every_rank_wrote(tmp_path):
+    # `mpirun -np 2 python3 -m tessera run` of the bed, SIGTERM to both
+    # ranks once the loop runs (a periodic checkpoint, every 10 steps, is there):
+    # each writes its file of the same step and the run ends as an orderly
+    # stop, exit code 128 + 15 through mpirun (no MPI_Abort, no error line),
+    # as a batch system expects of a job it may requeue.
+    import signal
+    import subprocess
+    import time
+    from tessera.parallel import MpirunCommand, MpirunEnvironment
+
+    folder = tmp_path / "bed"
+    WriteBed(folder, steps=100000, keys={
+        "parallel_type": "MPI", "restart_options": {
+            "SaveRestart": True, "RestartFrequency": 10, "max_files_to_keep": 1,
+            "checkpoint_folder": "cp"}})
+    command = MpirunCommand(2, sys.executable, "-m", "tessera", "run", str(folder))
+    process = subprocess.Popen(command, env=MpirunEnvironment(), stdout=subprocess.PIPE,
+                               stderr=subprocess.STDOUT, text=True)
+    try:
+        deadline = time.monotonic() + 120
+        written = folder / "cp"  # (the periodic files: the latest only)
+        while not (written.exists() and any(f.endswith("rank1of2.h5") for f in os.listdir(written))):
+            assert process.poll() is None and time.monotonic() < deadline, "the run ended early"
+            time.sleep(0.05)
+        ranks = subprocess.run(["pgrep", "-f", f"^{sys.executable} -m tessera run {folder}"],
+                               capture_output=True, text=True).stdout.split()
+        assert len(ranks) == 2, ranks
+        for pid in ranks:
+            os.kill(int(pid), signal.SIGTERM)
+        output, _ = process.communicate(timeout=120)
+    finally:
+        if process.poll() is None:
+            process.kill()
+    assert process.returncode == 128 + signal.SIGTERM, output
+    assert "stopped on rank" not in output and "MPI_ABORT" not in output, output
+    assert output.count("signal 15 received") == 1, output  # (printed by rank 0)
+    import re
+    step = re.search(r"checkpoint \S*(checkpoint_\d+)\.rank0of2\.h5 written", output).group(1)
+    for r in (0, 1):
+        assert (folder / "cp" / f"{step}.rank{r}of2.h5").exists(), (step, os.listdir(folder / "cp"))
+
+
+@needs_mpi
 def test_clusters_on_4_ranks_continued_from_checkpoint_are_bitwise_the_uninterrupted_run(tmp_path):
     # The clusters' case of write_case on 4 ranks (a rank's neighbours on
     # several sides, clusters arriving from each), continued from step 490.
