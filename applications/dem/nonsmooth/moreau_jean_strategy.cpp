@@ -583,7 +583,6 @@ double MoreauJeanStrategy::MaximumSpeed() const {
   return s;
 }
 
-// (Member rows carry their cluster's mass: the clusters count once, as bodies.)
 EnergyTotals MoreauJeanStrategy::Energies() const {
   EnergyTotals e;
   const ParticleStorage& p = particles_;
@@ -607,6 +606,7 @@ EnergyTotals MoreauJeanStrategy::Energies() const {
   return e;
 }
 
+// (Member rows carry their cluster's mass: the clusters count once, as bodies.)
 double MoreauJeanStrategy::KineticEnergy() const {
   double e = 0.0;
   for (std::size_t i = 0; i < particles_.size(); ++i)

@@ -6,8 +6,9 @@ distributed (an error naming the key), the C++ DistributedDem
 (applications/dem/parallel/distributed_dem.h) around the explicit strategy,
 MoreauJeanRun around the non-smooth one (DistributedMoreauJean,
 distributed_moreau_jean.h: every rank holds every sphere, the NLGS sweeps
-are split; its checkpoints hold the boxes), and the output of a distributed run: owned spheres' VTK pieces, GiD and HDF5
-files merged on rank 0 (MergedSpheresOutput), the walls written once by rank 0
+are split; its checkpoints hold the boxes), and the output of a distributed
+run: owned spheres' VTK pieces, GiD and HDF5 files merged on rank 0
+(MergedSpheresOutput), the walls written once by rank 0
 (GiD, HDF5 and VTK), their contact results and force graphs from the global
 sums (NeedsGlobalWallResults).
 """
