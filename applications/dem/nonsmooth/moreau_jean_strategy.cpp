@@ -447,7 +447,8 @@ void MoreauJeanStrategy::SolveSolutionStep(double time) {
   if (settings_.energy_calculation) {
     // Each impulse's loss, -P . 1/2 (U+ + U-), along the normal and in the
     // tangent plane (the header says why).
-    start.node_velocity = node_start_velocity_;
+    // (The deformable nodes' start velocities lent to `start`, not copied.)
+    start.node_velocity.swap(node_start_velocity_);
     for (std::size_t k = 0; k < contacts_.size(); ++k) {
       const Array3 p = contacts_.frame[k].ToWorld(contacts_.impulse[k]);
       const Array3 mean =
@@ -457,6 +458,7 @@ void MoreauJeanStrategy::SolveSolutionStep(double time) {
       dissipated_normal_ -= normal;
       dissipated_tangential_ -= Dot(p, mean) - normal;
     }
+    start.node_velocity.swap(node_start_velocity_);
   }
   if (!deformable_positions_.empty()) {
     // Node a of a contact takes -N_a P (world); the state is used once.

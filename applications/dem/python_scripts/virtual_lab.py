@@ -291,12 +291,13 @@ class VirtualLaboratory:
     """One test of the virtual laboratory (see the module comment)."""
 
     def __init__(self, settings=None, where="virtual_lab", folder="."):
-        if tessera.MPIBuilt() and tessera.LaunchedByMPI() and tessera.DefaultCommunicator().Size() > 1:
+        from tessera.parallel import DistributedCommunicator
+        ranks = DistributedCommunicator()
+        if ranks is not None:
             # Its servo and strains read every sphere and wall of one process.
             raise tessera.Error(f"{where}: the virtual laboratory runs in one process (OpenMP "
-                                f"threads: OMP_NUM_THREADS), but mpirun started "
-                                f"{tessera.DefaultCommunicator().Size()} ranks; start it without "
-                                "mpirun")
+                                f"threads: OMP_NUM_THREADS), but mpirun started {ranks.Size()} "
+                                "ranks; start it without mpirun")
         self.settings = Settings(settings, where)
         self.where = where
         self.folder = os.path.join(folder, self.settings["output"]["folder"])
