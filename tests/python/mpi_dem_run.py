@@ -5,7 +5,8 @@ kinetic energy, contact count and bond counts (all, intact), the bond table (Bon
 once, sorted by its spheres' element ids; its directions apart, with whether the bond was parked
 at the end), and for a distributed run the migrations, the bonds parked over the run (parkings),
 ghost and migration traffic, and per rank the owned node ids at the start and
-at the end (to show spheres changed owner). With FREE_BODY_MOTION walls,
+at the end (to show spheres changed owner), and per rank the spheres it read
+(pieces_read: -1 where it read the whole file). With FREE_BODY_MOTION walls,
 each rank's walls (centre, velocity, angular velocity, rotation, contact force
 and moment per wall) as walls_<rank>; with sticky walls, the element ids of
 the glued spheres of all ranks (owned) as glued, and per rank those it owns at
@@ -41,6 +42,9 @@ def main(folder, out, parallel_type):
         first_owned = list(distributed.OwnedNodeIds()) if distributed else []
         first_glued = OwnedGlued(solver.strategy, distributed)
         first_clusters = OwnedClusterIds(solver.strategy, distributed)
+        # The spheres this rank read (-1: the whole file, the start's other way).
+        piece = getattr(stage, "spheres_piece", None)
+        piece_read = len(piece.element_ids) if piece is not None else -1
         start = clock.perf_counter()
         stage.RunSolutionLoop()
         seconds = clock.perf_counter() - start
@@ -67,6 +71,7 @@ def main(folder, out, parallel_type):
         contacts = distributed.GlobalNumberOfParticleContacts()
         bonds = (distributed.GlobalNumberOfBonds(), distributed.GlobalNumberOfIntactBonds())
         extra["parkings"] = distributed.GlobalBondParkings()
+        pieces = communicator.GatherInts([piece_read], 0)
         starts = communicator.GatherInts([int(i) for i in first_owned], 0)
         ends = communicator.GatherInts([int(i) for i in distributed.OwnedNodeIds()], 0)
         ghosts = communicator.GatherDoubles([float(distributed.NumberOfGhosts()),
@@ -86,6 +91,7 @@ def main(folder, out, parallel_type):
                      **{f"neighbour_boxes_{r}": np.asarray(b, dtype=np.int64)
                         for r, b in enumerate(neighbour_boxes)},
                      "timings": np.array(timings), "timing_names": np.array(["loop", *phases]),
+                     "pieces_read": np.array([p[0] for p in pieces], dtype=np.int64),
                      **{f"start_{r}": np.asarray(s, dtype=np.int64) for r, s in enumerate(starts)},
                      **{f"end_{r}": np.asarray(e, dtype=np.int64) for r, e in enumerate(ends)}}
     table = BondTable(strategy, distributed, communicator)

@@ -11,6 +11,7 @@
 #include "applications/dem/inlets/particle_inlet.h"
 #include "applications/dem/parallel/distributed_rcb.h"
 #include "applications/dem/parallel/periodic_layer.h"
+#include "applications/dem/parallel/spheres_piece.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "applications/dem/strategies/phase_timings.h"
 #include "kernel/core/error.h"
@@ -245,6 +246,12 @@ void DistributedDem::Start(bool restored) {
   const std::size_t n = p.size();
   double largest = 0.0;
   for (std::size_t i = 0; i < n; ++i) largest = std::max(largest, p.radius[i]);
+  // From pieces: the largest sphere of the file (every rank's rows are a piece).
+  if (piece_ != nullptr) {
+    if (inlets_ != nullptr || !s_.clusters_.empty() || !s_.bonds_.empty())
+      refuse("the start from pieces with inlets, clusters or bonds");
+    largest = std::max(largest, piece_->largest_radius);
+  }
   // Spheres an inlet makes may be bigger than any at start.
   if (inlets_ != nullptr) largest = std::max(largest, inlets_->LargestRadius());
   // Every rank holds every sphere here, so the reach is the same everywhere;
@@ -271,11 +278,26 @@ void DistributedDem::Start(bool restored) {
   next_key_ = static_cast<std::int64_t>(n);
   std::vector<std::int64_t> keys(n);
   for (std::size_t i = 0; i < n; ++i) keys[i] = static_cast<std::int64_t>(i);
+  if (piece_ != nullptr) {
+    // The piece's rows are in file order, the serial run's: their keys ascend.
+    next_key_ = piece_->total_spheres;
+    for (std::size_t i = 0; i < n; ++i) {
+      keys[i] = piece_->KeyOf(p.element_id[i]);
+      if (i > 0 && keys[i] <= keys[i - 1])
+        TESSERA_ERROR("the distributed start: row ", i, " (element ", p.element_id[i], ") has key ",
+                      keys[i], " after ", keys[i - 1]);
+    }
+    if (layer_ > piece_->layer)
+      TESSERA_ERROR("the distributed start: the ghost layer ", layer_,
+                    " is wider than the pieces read (", piece_->layer, ")");
+  }
   // Every bond is here now (the keys are the rows).
   for (std::size_t b = 0; b < s_.bonds_.size(); ++b)
     ++bond_count_[s_.bonds_.first[b]], ++bond_count_[s_.bonds_.second[b]];
-  boxes_ = RecursiveCoordinateBisection(std::vector<Array3>(p.position.begin(), p.position.end()),
-                                        keys, size_);
+  boxes_ = piece_ != nullptr
+               ? piece_->boxes
+               : RecursiveCoordinateBisection(
+                     std::vector<Array3>(p.position.begin(), p.position.end()), keys, size_);
   FindNeighbourBoxes();
   std::vector<std::uint8_t> keep(n, 0);
   row_key_ = keys;
@@ -430,6 +452,24 @@ void DistributedDem::Start(bool restored) {
     inlet_hooks.insert = [this](const std::vector<NewParticle>& fresh) { InsertInjected(fresh); };
     inlets_->SetHooks(std::move(inlet_hooks));
   }
+  if (piece_ != nullptr) {
+    // A ghost near the piece's edge missed partners at the first force
+    // evaluation, and each rank summed its own spheres' free wall loads:
+    // the ghosts from their owners, the loads over every rank.
+    RefreshGhosts();
+    if (!s_.free_walls_.empty()) ReduceFreeWallLoads();
+  }
+}
+
+void DistributedDem::StartFromPiece(const SpheresPiece& piece) {
+  piece_ = &piece;
+  try {
+    Start(false);
+  } catch (...) {
+    piece_ = nullptr;
+    throw;
+  }
+  piece_ = nullptr;
 }
 
 void DistributedDem::IndexContacts(ExplicitSolverStrategy& s) {

@@ -138,6 +138,7 @@ namespace tessera::dem {
 class ExplicitSolverStrategy;
 class ParticleInlets;
 struct NewParticle;
+struct SpheresPiece;
 
 // Wall-clock seconds of this rank's distributed work since Start (GetTimings;
 // waits for the other ranks included, as they are part of the step):
@@ -199,6 +200,10 @@ class DistributedDem {
   // last search's, so each owned sphere's pair partners are kept as ghosts
   // too (they may have left the layer since), and the ghost lists say so.
   void Start(bool restored = false);
+  // The same after the strategy's Initialize on this rank's piece of the
+  // sphere file (spheres_piece.h): the piece's boxes and keys, and the
+  // ghosts' rows from their owners. Refuses inlets, clusters and bonds.
+  void StartFromPiece(const SpheresPiece& piece);
   // The strategy's contact indexes (first_start, force-block cross slots,
   // wall candidates per row; the bonds' where they have none) for its
   // present lists and rows: after a load of merged lists, which hold none
@@ -407,6 +412,7 @@ class DistributedDem {
   int rank_ = 0, size_ = 1;
   double layer_ = 0.0;
   std::vector<RcbBox> boxes_;
+  const SpheresPiece* piece_ = nullptr;  // during StartFromPiece
   // Migration partners (see above): the neighbour boxes' ranks, whether every
   // pair of boxes is near (then every search exchanges with every rank and
   // nothing is voted), whether a bisection moved boxes_ since the last

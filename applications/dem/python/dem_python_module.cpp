@@ -439,6 +439,10 @@ void BindStrategy(py::module_& m) {
            py::keep_alive<1, 2>(),
            "The Cluster3D model part (ClusterPart), before Initialize: its clusters' spheres are "
            "created in the spheres model part and move as rigid bodies")
+      .def("SetParticleMaterialOrder", &ExplicitSolverStrategy::SetParticleMaterialOrder,
+           py::arg("properties_ids"),
+           "Before Initialize, in a distributed start from pieces: the particle materials "
+           "numbered in this order (ParticleMaterialOrder), as the serial run numbers them")
       .def("Initialize", &ExplicitSolverStrategy::Initialize)
       .def(
           "Clusters", [](const ExplicitSolverStrategy& s) { return ClusterList(s.Clusters()); },

@@ -258,10 +258,15 @@ class DEMSolver(PythonSolver):
         """The box of every particle and wall node, scaled by `factor` about its centre."""
         points = [n.Coordinates() for name in ("SpheresPart", "RigidFacePart")
                   for n in self.model.GetModelPart(name).Nodes]
-        if not points:
+        if not points and getattr(self.stage, "spheres_piece", None) is None:
             return [-10.0] * 3, [10.0] * 3
-        low = [min(p[k] for p in points) for k in range(3)]
-        high = [max(p[k] for p in points) for k in range(3)]
+        inf = float("inf")
+        low = [min((p[k] for p in points), default=inf) for k in range(3)]
+        high = [max((p[k] for p in points), default=-inf) for k in range(3)]
+        if getattr(self.stage, "spheres_piece", None) is not None:
+            # Each rank holds its piece: the box of all of them.
+            low = self.communicator.MinAllDoubles(low)
+            high = self.communicator.MaxAllDoubles(high)
         centre = [0.5 * (a + b) for a, b in zip(low, high)]
         half = [0.5 * factor * (b - a) for a, b in zip(low, high)]
         return [c - h for c, h in zip(centre, half)], [c + h for c, h in zip(centre, half)]
@@ -311,8 +316,12 @@ class DEMSolver(PythonSolver):
             for axis in "XYZ":
                 imposed = tessera.GetVariable(f"IMPOSED_VELOCITY_{axis}_VALUE")
                 if part.Has(imposed):
+                    ids = [int(i) for i in part.NodeIds()]
+                    if getattr(self.stage, "spheres_piece", None) is not None:
+                        # Each rank read its piece: the ids of every rank's.
+                        ids = distributed_run.AllIds(self.communicator, ids)
                     self.imposed_velocities.append(
-                        (list(part.Nodes), set(int(i) for i in part.NodeIds()),
+                        (list(part.Nodes), set(ids),
                          tessera.GetVariable(f"VELOCITY_{axis}"), part[imposed], start, stop))
 
     def _LocalImposedNodes(self):
@@ -367,6 +376,11 @@ class DEMSolver(PythonSolver):
             # CLUSTER_FILE_NAME is read relative to the working directory (the case folder).
             self.strategy.SetClusterModelPart(clusters)
         self.inlets = self._CreateInlets()  # before Initialize: it registers the inlet materials
+        piece = getattr(self.stage, "spheres_piece", None)
+        if piece is not None:
+            # Every rank numbers the materials as the serial run does.
+            self.strategy.SetParticleMaterialOrder(
+                _dem.ParticleMaterialOrder(spheres, piece, self.communicator))
         try:
             self.strategy.Initialize()
         except tessera.Error as error:
@@ -431,8 +445,14 @@ class DEMSolver(PythonSolver):
         # Inlets: their injection speed, and (in EstimateTimeStep) their smallest spheres.
         if self.inlets is not None:
             imposed = max(imposed, self.inlets.MaximumSpeed())
-        speed = 2.0 * max(self.strategy.MaximumSpeed(), imposed) + gravity * min(final_time, 1.0)
+        fastest = self.strategy.MaximumSpeed()
+        piece = getattr(self.stage, "spheres_piece", None)
+        if piece is not None:
+            fastest = self.communicator.MaxAll(fastest)
+        speed = 2.0 * max(fastest, imposed) + gravity * min(final_time, 1.0)
         estimate = self.strategy.EstimateTimeStep(max(speed, 1e-3))
+        if piece is not None:
+            estimate = distributed_run.GlobalTimeStepEstimate(self.communicator, estimate)
         self.time_step_estimate = estimate
         if p["AutomaticTimestep"].GetBool() and math.isfinite(estimate.critical_time_step):
             automatic = p["DeltaTimeSafetyFactor"].GetDouble() * estimate.critical_time_step
@@ -585,6 +605,10 @@ class DEMSolver(PythonSolver):
 class DEMAnalysisStage(AnalysisStage):
     """Kratos' DEM stage: DEMAnalysisStage(model, project_parameters)."""
 
+    # Under MPI each rank reads its piece of the sphere file where the run
+    # allows it (distributed_run.PieceReadRefusal).
+    reads_sphere_pieces = True
+
     def __init__(self, model, project_parameters):
         if not isinstance(project_parameters, tessera.Parameters):
             raise TypeError("DEMAnalysisStage needs the project parameters as tessera.Parameters, "
@@ -653,6 +677,15 @@ class DEMAnalysisStage(AnalysisStage):
         override this."""
         self._CheckModelPartFilesExist()
         nodes, elements, conditions = max_node_id, max_elem_id, max_cond_id
+        self.spheres_piece = None
+        pieces = False
+        communicator = self.communicator
+        if (self.parallel_type == "MPI" and communicator.IsDistributed() and communicator.Size() > 1):
+            refusal = distributed_run.PieceReadRefusal(self)
+            pieces = refusal is None
+            if refusal is not None and self.echo_level > 0 and communicator.Rank() == 0 \
+                    and not refusal.startswith("key 'mpi_settings.read'"):
+                print(f"{self._GetSimulationName()}: every rank reads the whole sphere file: {refusal}")
         for name, suffix in MODEL_PART_FILES:
             if name == "DEMInletPart" and not self.DEM_parameters["dem_inlet_option"].GetBool():
                 continue
@@ -660,12 +693,15 @@ class DEMAnalysisStage(AnalysisStage):
             if not os.path.isfile(path):
                 continue
             model_part = self.model.GetModelPart(name)
-            tessera.ModelPartIO(path, renumber=True, node_id_offset=nodes,
-                                element_id_offset=elements,
-                                condition_id_offset=conditions).ReadModelPart(model_part)
+            if name == "SpheresPart" and pieces:
+                n, e, c = distributed_run.ReadSpheresPieces(self, path, (nodes, elements, conditions))
+            else:
+                tessera.ModelPartIO(path, renumber=True, node_id_offset=nodes,
+                                    element_id_offset=elements,
+                                    condition_id_offset=conditions).ReadModelPart(model_part)
+                n, e, c = _MaxIds(model_part)
             # The next file starts after the largest id used so far, plus one
             # (Kratos: walls of dem3d_contact start at max sphere id + 2).
-            n, e, c = _MaxIds(model_part)
             nodes, elements, conditions = max(nodes, n + 1), max(elements, e + 1), max(conditions, c + 1)
 
     def _CheckModelPartFilesExist(self):

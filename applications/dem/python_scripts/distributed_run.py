@@ -12,12 +12,15 @@ run: owned spheres' VTK pieces, GiD and HDF5 files merged on rank 0
 (GiD, HDF5 and VTK), their contact results and force graphs from the global
 sums (NeedsGlobalWallResults).
 """
+import os
+
 import tessera
 
 from tessera import _dem
 from tessera.output import ScheduledOutputProcess
 
-MPI_SETTINGS_DEFAULTS = {"rebalance_every": 1000, "imbalance_threshold": 1.2, "balance": "count"}
+MPI_SETTINGS_DEFAULTS = {"rebalance_every": 1000, "imbalance_threshold": 1.2, "balance": "count",
+                         "read": "pieces"}
 # Top-level keys of ProjectParametersDEM.json that this module reads (the
 # DEM parameters' validation leaves them to it).
 KEYS = ("parallel_type", "mpi_settings")
@@ -66,6 +69,7 @@ def Settings(parameters):
             raise tessera.Error(f"{where}: key 'mpi_settings.imbalance_threshold' must be a number "
                                 ">= 1 (largest / mean owned spheres that triggers a new bisection)")
         settings.imbalance_threshold = value.GetDouble()
+    ReadMode(parameters)
     if block.Has("balance"):
         value = block["balance"]
         if not value.IsString() or value.GetString() not in ("count", "time", "contacts"):
@@ -75,6 +79,103 @@ def Settings(parameters):
                                 f"{value.WriteJsonString()}")
         settings.balance = value.GetString()
     return settings
+
+
+def ReadMode(parameters):
+    """mpi_settings.read: "pieces" (each rank reads the spheres it keeps,
+    spheres_piece.h) or "whole" (every rank reads every sphere, initialises
+    them all and keeps its own: the deck must fit one process)."""
+    if not parameters.Has("mpi_settings") or not parameters["mpi_settings"].Has("read"):
+        return MPI_SETTINGS_DEFAULTS["read"]
+    value = parameters["mpi_settings"]["read"]
+    if not value.IsString() or value.GetString() not in ("pieces", "whole"):
+        raise tessera.Error(f"{parameters.Origin()}: key 'mpi_settings.read' must be \"pieces\" (each "
+                            "rank reads the spheres it keeps) or \"whole\" (every rank reads the whole "
+                            f"sphere file), got {value.WriteJsonString()}")
+    return value.GetString()
+
+
+def _FileHolds(path, block):
+    """Whether the .mdpa file at path has a block `block` ("Elements":
+    with at least one line; "SubModelPart": any). A GiD project writes its
+    clusters' and inlets' files even where they hold none."""
+    inside = False
+    with open(path) as text:
+        for line in text:
+            words = line.split("//", 1)[0].split()
+            if not words:
+                continue
+            if words[0] == "Begin" and len(words) > 1 and words[1] == block:
+                if block == "SubModelPart":
+                    return True
+                inside = True
+            elif words[0] == "End":
+                inside = False
+            elif inside:
+                return True
+    return False
+
+
+def PieceReadRefusal(stage):
+    """Why the ranks of this distributed run read the whole sphere file (a
+    key or a file), or None: each reads its piece (ReadSpheresPieces)."""
+    p = stage.DEM_parameters
+    if ReadMode(p) == "whole":
+        return "key 'mpi_settings.read' is \"whole\""
+    if not stage.reads_sphere_pieces:
+        return f"{type(stage).__name__} reads the whole sphere file"
+    strategy = p["solver_settings"]["strategy"].GetString()
+    if strategy != "sphere_strategy":
+        return f"key 'solver_settings.strategy' is \"{strategy}\""
+    for key in ("PeriodicDomainOption", "CleanIndentationsOption", "RemoveBallsInEmbeddedOption"):
+        if p[key].GetBool():
+            return f"key '{key}' is true"
+    if p["TranslationalIntegrationScheme"].GetString() == "Gear_Predictor_Corrector":
+        return "key 'TranslationalIntegrationScheme' is \"Gear_Predictor_Corrector\""
+    if getattr(stage, "_resized_from", None) is not None:
+        return "the run continues a checkpoint of another rank count"
+    files = [(f"{stage.problem_name}DEM_Clusters.mdpa", "Elements", "clusters")]
+    if p["dem_inlet_option"].GetBool():
+        files.append((f"{stage.problem_name}DEM_Inlet.mdpa", "SubModelPart", "inlets"))
+    for path, block, what in files:
+        if os.path.isfile(path) and _FileHolds(path, block):
+            return f"{path} holds {what}"
+    return None
+
+
+def ReadSpheresPieces(stage, path, offsets):
+    """Each rank reads its piece of the sphere file (spheres_piece.h) into
+    SpheresPart; the piece is kept for the solver (materials, time step,
+    bounding box, DistributedDem.StartFromPiece). Returns the whole file's
+    largest ids."""
+    p = stage.DEM_parameters
+    absolute = p["DeltaOption"].GetString() == "Absolute"
+    tolerance = p["SearchTolerance"].GetDouble() if absolute else 0.0
+    piece = _dem.ReadSpheresPiece(path, stage.model.GetModelPart("SpheresPart"), stage.communicator,
+                                  tolerance, *offsets)
+    stage.spheres_piece = piece
+    return piece.max_node_id, piece.max_element_id, piece.max_condition_id
+
+
+def AllIds(communicator, ids):
+    """Every rank's ids (integers below 2**53), on every rank."""
+    gathered = communicator.GatherInts(list(ids), 0)
+    merged = [float(i) for part in gathered for i in part] if communicator.Rank() == 0 else []
+    return [int(i) for i in communicator.BroadcastDoubles(merged, 0)]
+
+
+class GlobalTimeStepEstimate:
+    """A piece's time-step estimate made the run's: the least critical step
+    and contact time over the ranks, the shortest contact's pair as the rank
+    that holds it (the lowest such rank) says."""
+    def __init__(self, communicator, estimate):
+        self.critical_time_step = communicator.MinAll(estimate.critical_time_step)
+        self.contact_time = communicator.MinAll(estimate.contact_time)
+        self.reference_speed = estimate.reference_speed
+        holder = communicator.MinAllInt(communicator.Rank() if estimate.contact_time == self.contact_time
+                                        else communicator.Size())
+        self.contact_time_pair = communicator.BroadcastString(
+            estimate.contact_time_pair if communicator.Rank() == holder else "", min(holder, communicator.Size() - 1))
 
 
 def CheckSupported(solver):
@@ -205,7 +306,11 @@ def Start(solver, communicator, restored=False):
     distributed = _dem.DistributedDem(solver.strategy, communicator, Settings(solver.parameters))
     if solver.inlets is not None:
         distributed.AdoptInlets(solver.inlets)
-    distributed.Start(restored)
+    piece = getattr(solver.stage, "spheres_piece", None)
+    if piece is not None:
+        distributed.StartFromPiece(piece)
+    else:
+        distributed.Start(restored)
     near_domain = getattr(solver.stage, "walls_searched_near_domain", [])
     if near_domain:
         # A coupled structure's skin: each rank searches the faces near its box only.

@@ -85,12 +85,19 @@ void ExplicitSolverStrategy::Initialize() {
   DeclareParticleVariables(spheres_);
   keep_contact_forces_ = spheres_.Nodal().HasHistoricalVariable(DEM_STRESS_TENSOR);
   material_index_ = MaterialIndex();
+  for (IdType id : particle_material_order_)
+    material_index_.IndexOf(spheres_.GetProperties(id).get());
   clusters_ = RigidClusters{};
   if (clusters_part_ != nullptr && clusters_part_->NumberOfElements() > 0) {
     CreateClusterSpheresAfterIds(*clusters_part_, spheres_, {&spheres_, walls_, clusters_part_},
                                  settings_.dimension, clusters_);
   }
   FillParticles(spheres_, material_index_, particles_, settings_.dimension);
+  if (!particle_material_order_.empty() &&
+      material_index_.size() != particle_material_order_.size())
+    TESSERA_ERROR("the distributed start: the spheres of '", spheres_.FullName(), "' use ",
+                  material_index_.size() - particle_material_order_.size(),
+                  " Properties beyond the run's particle materials (SetParticleMaterialOrder)");
   if (!clusters_.empty()) AttachClusterRows(clusters_, particles_);
   for (const auto& [properties, radius] : registered_materials_)
     material_index_.IndexOf(properties);

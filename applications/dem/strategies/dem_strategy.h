@@ -307,6 +307,10 @@ class ExplicitSolverStrategy {
   // smallest radius they will have: the pair table is built at Initialize()
   // from the materials known then, and EstimateTimeStep counts such spheres.
   void RegisterParticleMaterial(const Properties* properties, double smallest_radius);
+  // A distributed start from pieces (spheres_piece.h): the particle
+  // materials, by Properties id of the spheres' model part, numbered in this
+  // order before the pieces' own spheres, as the serial run numbers them.
+  void SetParticleMaterialOrder(std::vector<IdType> properties_ids);
   // Adds spheres between steps: each gets a node (coordinates, RADIUS, VELOCITY,
   // the six velocity dofs) and an element of the spheres model part, and a row
   // at the end. Their candidate pairs and wall faces (within the search
@@ -692,6 +696,7 @@ class ExplicitSolverStrategy {
   MaterialIndex material_index_;
   // RegisterParticleMaterial: materials and smallest radii of particles to come.
   std::vector<std::pair<const Properties*, double>> registered_materials_;
+  std::vector<IdType> particle_material_order_;  // SetParticleMaterialOrder
   MaterialTable table_;
   // Per material: a wall material (one first used by a wall), as table_ was built.
   std::vector<bool> is_wall_material_;

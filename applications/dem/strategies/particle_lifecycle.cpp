@@ -26,6 +26,16 @@ void ExplicitSolverStrategy::RegisterParticleMaterial(const Properties* properti
   registered_materials_.emplace_back(properties, smallest_radius);
 }
 
+void ExplicitSolverStrategy::SetParticleMaterialOrder(std::vector<IdType> properties_ids) {
+  if (initialized_)
+    TESSERA_ERROR("SetParticleMaterialOrder: the DEM strategy is initialised already");
+  for (IdType id : properties_ids)
+    if (!spheres_.HasProperties(id))
+      TESSERA_ERROR("SetParticleMaterialOrder: the spheres' model part '", spheres_.FullName(),
+                    "' has no Properties ", id);
+  particle_material_order_ = std::move(properties_ids);
+}
+
 void ExplicitSolverStrategy::InsertParticles(const std::vector<NewParticle>& particles,
                                              bool search_follows) {
   if (!initialized_) TESSERA_ERROR("InsertParticles: call Initialize() first");

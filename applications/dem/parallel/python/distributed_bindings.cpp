@@ -12,9 +12,11 @@
 #include "applications/dem/parallel/distributed_moreau_jean.h"
 #include "applications/dem/parallel/distributed_rcb.h"
 #include "applications/dem/parallel/rcb_decomposition.h"
+#include "applications/dem/parallel/spheres_piece.h"
 #include "applications/dem/python/terms_dict.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "kernel/io/checkpoint_file.h"
+#include "kernel/model/model_part.h"
 #include "kernel/parallel/communicator.h"
 
 namespace py = pybind11;
@@ -59,6 +61,9 @@ void BindDistributed(py::module_& m) {
       .def("Start", &DistributedDem::Start, py::arg("restored") = false,
            "After the strategy's Initialize on every sphere; restored: after a load of the "
            "whole state merged from a checkpoint of another rank count")
+      .def("StartFromPiece", &DistributedDem::StartFromPiece, py::arg("piece"),
+           "After the strategy's Initialize on this rank's piece of the sphere file "
+           "(ReadSpheresPiece): the piece's boxes and keys, the ghosts from their owners")
       .def_static("IndexContacts", &DistributedDem::IndexContacts, py::arg("strategy"),
                   "The strategy's contact indexes for its present lists (after a merged load)")
       .def("AdoptInlets", &DistributedDem::AdoptInlets, py::arg("inlets"), py::keep_alive<1, 2>(),
@@ -157,6 +162,39 @@ void BindDistributed(py::module_& m) {
            "Collective: the walls' nodal contact results (CONTACT_FORCES, ELASTIC_FORCES, "
            "TANGENTIAL_ELASTIC_FORCES, DEM_PRESSURE, SHEAR_STRESS) summed over the ranks' "
            "owned spheres, on every rank");
+  py::class_<SpheresPiece>(m, "SpheresPiece",
+                           "This rank's piece of a distributed run's sphere file (spheres_piece.h)")
+      .def_readonly("largest_radius", &SpheresPiece::largest_radius)
+      .def_readonly("layer", &SpheresPiece::layer)
+      .def_readonly("total_spheres", &SpheresPiece::total_spheres)
+      .def_readonly("element_ids", &SpheresPiece::element_ids)
+      .def_readonly("element_keys", &SpheresPiece::element_keys)
+      .def_readonly("max_node_id", &SpheresPiece::max_node_id)
+      .def_readonly("max_element_id", &SpheresPiece::max_element_id)
+      .def_readonly("max_condition_id", &SpheresPiece::max_condition_id)
+      .def_property_readonly("boxes", [](const SpheresPiece& p) { return AsPairs(p.boxes); });
+  m.def(
+      "ReadSpheresPiece",
+      [](const std::string& path, ModelPart& model_part, const Communicator& communicator,
+         double search_tolerance, IdType node_id_offset, IdType element_id_offset,
+         IdType condition_id_offset) {
+        MdpaReadOptions options;
+        options.renumber = true;
+        options.node_id_offset = node_id_offset;
+        options.element_id_offset = element_id_offset;
+        options.condition_id_offset = condition_id_offset;
+        return ReadSpheresPiece(path, model_part, options, communicator, search_tolerance);
+      },
+      py::arg("path"), py::arg("model_part"), py::arg("communicator"), py::arg("search_tolerance"),
+      py::arg("node_id_offset") = 0, py::arg("element_id_offset") = 0,
+      py::arg("condition_id_offset") = 0,
+      "Collective: reads into the empty root model_part this rank's piece of the sphere file "
+      "(renumbered consecutively from the offsets, as the DEM stage reads it): the spheres in "
+      "its box of the first bisection or within the ghost layer of it");
+  m.def("ParticleMaterialOrder", &ParticleMaterialOrder, py::arg("spheres"), py::arg("piece"),
+        py::arg("communicator"),
+        "Collective: the Properties ids of the spheres of every rank's piece in the serial "
+        "run's order of first use");
   m.def(
       "RecursiveCoordinateBisection",
       [](const std::vector<std::array<double, 3>>& points, const std::vector<std::int64_t>& keys,

@@ -1,0 +1,157 @@
+// A distributed DEM run's start from each rank's piece of the sphere file
+// (spheres_piece.h).
+#include "applications/dem/parallel/spheres_piece.h"
+
+#include <algorithm>
+#include <limits>
+#include <map>
+
+#include "applications/dem/elements/spheric_particle.h"
+#include "applications/dem/parallel/distributed_rcb.h"
+#include "kernel/core/error.h"
+#include "kernel/model/model.h"
+#include "kernel/model/model_part.h"
+#include "kernel/parallel/communicator.h"
+#include "kernel/parallel/mesh_graph.h"
+
+namespace tessera::dem {
+
+std::int64_t SpheresPiece::KeyOf(IdType element_id) const {
+  const auto at = std::lower_bound(element_ids.begin(), element_ids.end(), element_id);
+  if (at == element_ids.end() || *at != element_id)
+    TESSERA_ERROR("the distributed start: element ", element_id,
+                  " is not in this rank's piece of the sphere file");
+  return element_keys[static_cast<std::size_t>(at - element_ids.begin())];
+}
+
+SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
+                              MdpaReadOptions options, const Communicator& communicator,
+                              double search_tolerance) {
+  const int rank = communicator.Rank(), ranks = communicator.Size();
+  options.piece = nullptr;
+  MeshGraph graph;
+  MdpaReader(options).ReadMeshGraph(path, graph);
+  const std::size_t n = graph.NumberOfElements();
+  for (std::size_t e = 0; e < n; ++e)
+    if (graph.element_offsets[e + 1] - graph.element_offsets[e] != 1)
+      TESSERA_ERROR(path, ": element ", graph.element_ids[e], " has ",
+                    graph.element_offsets[e + 1] - graph.element_offsets[e],
+                    " nodes; the distributed start reads spheres (one node each)");
+  if (graph.NumberOfConditions() > 0)
+    TESSERA_ERROR(path, ": ", graph.NumberOfConditions(),
+                  " conditions; the distributed start reads spheres only");
+  SpheresPiece piece;
+  piece.total_spheres = static_cast<std::int64_t>(n);
+  for (IdType id : graph.node_ids) piece.max_node_id = std::max(piece.max_node_id, id);
+  for (IdType id : graph.element_ids) piece.max_element_id = std::max(piece.max_element_id, id);
+
+  // This rank's slice: spheres [first, last) by position in the file.
+  const std::size_t first = n * static_cast<std::size_t>(rank) / ranks;
+  const std::size_t last = n * static_cast<std::size_t>(rank + 1) / ranks;
+  MdpaPiece slice;
+  for (std::size_t e = first; e < last; ++e) {
+    slice.elements.push_back(graph.element_ids[e]);
+    slice.nodes.push_back(graph.element_nodes[e]);
+  }
+  std::sort(slice.elements.begin(), slice.elements.end());
+  std::sort(slice.nodes.begin(), slice.nodes.end());
+  slice.nodes.erase(std::unique(slice.nodes.begin(), slice.nodes.end()), slice.nodes.end());
+  // Centres and radii of the slice, from a model part of its own.
+  std::vector<Array3> centres(last - first);
+  double largest = 0.0;
+  {
+    Model scratch;
+    ModelPart& part = scratch.CreateModelPart("SpheresSlice");
+    for (const VariableBase* variable : model_part.Nodal().HistoricalVariables())
+      part.AddNodalSolutionStepVariable(*variable);
+    MdpaReadOptions slice_options = options;
+    slice_options.piece = &slice;
+    MdpaReader(slice_options).ReadFile(path, part);
+    std::map<IdType, std::size_t> position;  // element id -> position in the file
+    for (std::size_t e = first; e < last; ++e) position[graph.element_ids[e]] = e;
+    const NodalDatabase& db = part.Nodal();
+    for (Element& element : part.Elements()) {
+      const std::size_t e = position.at(element.Id());
+      centres[e - first] = db.Coordinates(element.GetGeometry().NodeIndex(0));
+      if (const auto* sphere = dynamic_cast<const SphericParticle*>(&element))
+        largest = std::max(largest, sphere->Radius());
+    }
+  }
+  piece.largest_radius = communicator.MaxAll(largest);
+  // The layer DistributedDem::Start keeps (no clusters, no bonds here).
+  piece.layer = 1.05 * (2.0 * piece.largest_radius + search_tolerance);
+  piece.boxes = DistributedRecursiveCoordinateBisection(centres, ranks, {}, communicator);
+
+  // Each slice sphere to its owner and to the ranks whose layer holds it:
+  // (element id, node id, key) triples.
+  std::vector<int> others;
+  for (int r = 0; r < ranks; ++r)
+    if (r != rank) others.push_back(r);
+  std::vector<std::vector<double>> send(others.size());
+  std::vector<double> mine;
+  for (std::size_t e = first; e < last; ++e) {
+    const Array3& x = centres[e - first];
+    const int owner = RcbOwner(piece.boxes, x);
+    const double triple[3] = {static_cast<double>(graph.element_ids[e]),
+                              static_cast<double>(graph.element_nodes[e]), static_cast<double>(e)};
+    for (int r = 0; r < ranks; ++r) {
+      if (r != owner && !WithinLayer(piece.boxes[r], x, piece.layer)) continue;
+      std::vector<double>& to = r == rank ? mine : send[r < rank ? r : r - 1];
+      to.insert(to.end(), triple, triple + 3);
+    }
+  }
+  std::vector<std::vector<double>> received = communicator.Exchange(others, send);
+  received.push_back(std::move(mine));
+  std::vector<std::array<double, 3>> kept;
+  for (const std::vector<double>& part : received)
+    for (std::size_t k = 0; k + 2 < part.size(); k += 3)
+      kept.push_back({part[k], part[k + 1], part[k + 2]});
+  std::sort(kept.begin(), kept.end());
+  MdpaPiece read;
+  for (const auto& [element, node, key] : kept) {
+    read.elements.push_back(static_cast<IdType>(element));
+    read.nodes.push_back(static_cast<IdType>(node));
+    piece.element_ids.push_back(static_cast<IdType>(element));
+    piece.element_keys.push_back(static_cast<std::int64_t>(key));
+  }
+  std::sort(read.nodes.begin(), read.nodes.end());
+  read.nodes.erase(std::unique(read.nodes.begin(), read.nodes.end()), read.nodes.end());
+  options.piece = &read;
+  MdpaReader(options).ReadFile(path, model_part);
+  return piece;
+}
+
+std::vector<IdType> ParticleMaterialOrder(ModelPart& spheres, const SpheresPiece& piece,
+                                          const Communicator& communicator) {
+  // Each material's first key on this rank, then the least over the ranks.
+  std::map<IdType, std::int64_t> first_key;
+  for (Element& element : spheres.Elements()) {
+    const std::int64_t key = piece.KeyOf(element.Id());
+    const IdType id = element.GetProperties().Id();
+    const auto [at, added] = first_key.emplace(id, key);
+    if (!added) at->second = std::min(at->second, key);
+  }
+  std::vector<std::int64_t> local;
+  for (const auto& [id, key] : first_key)
+    local.insert(local.end(), {static_cast<std::int64_t>(id), key});
+  std::vector<std::int64_t> all;
+  const std::vector<std::vector<std::int64_t>> parts = communicator.Gather(local, 0);
+  if (communicator.Rank() == 0)
+    for (const std::vector<std::int64_t>& part : parts)
+      all.insert(all.end(), part.begin(), part.end());
+  communicator.Broadcast(all, 0);
+  std::map<IdType, std::int64_t> least;
+  for (std::size_t k = 0; k + 1 < all.size(); k += 2) {
+    const auto id = static_cast<IdType>(all[k]);
+    const auto [at, added] = least.emplace(id, all[k + 1]);
+    if (!added) at->second = std::min(at->second, all[k + 1]);
+  }
+  std::vector<std::pair<std::int64_t, IdType>> by_key;
+  for (const auto& [id, key] : least) by_key.push_back({key, id});
+  std::sort(by_key.begin(), by_key.end());
+  std::vector<IdType> order;
+  for (const auto& [key, id] : by_key) order.push_back(id);
+  return order;
+}
+
+}  // namespace tessera::dem

@@ -1,0 +1,71 @@
+// ReadSpheresPiece: the start of a distributed DEM run without the whole
+// sphere file on any rank (docs/architecture.md, "Distributed DEM").
+//
+// The whole-deck start has every rank read every sphere, initialise the
+// strategy on all of them and then keep its own and its ghosts
+// (DistributedDem::Start): the deck must fit one process. Here each rank
+// reads only what it keeps:
+//   1. the file's connectivity (MdpaReader::ReadMeshGraph: ids only), so
+//      that every rank knows every sphere's element, node and key (its
+//      position in the file, which is its row in the serial run);
+//   2. a slice of 1/P of the spheres (by position), whose centres and radii
+//      give the largest radius (a reduction), hence the ghost layer, and the
+//      first bisection (DistributedRecursiveCoordinateBisection: the boxes a
+//      bisection of all centres gives, with no rank holding them all);
+//   3. each slice's spheres sent, by id, to the ranks that keep them (their
+//      owner and the ranks whose box lies within a layer), and then only
+//      those read into the model part.
+// The strategy then initialises on the piece: an owned sphere has all its
+// partners within the layer, so its first search and forces are the serial
+// run's; the ghosts' rows come from their owners afterwards
+// (DistributedDem::StartFromPiece). What the piece cannot decide alone, the
+// particle materials' order (SetParticleMaterialOrder), the time-step
+// estimate and the automatic bounding box, is reduced over the ranks.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "applications/dem/parallel/rcb_decomposition.h"
+#include "kernel/core/types.h"
+#include "kernel/io/mdpa_reader.h"
+
+namespace tessera {
+class Communicator;
+class ModelPart;
+}  // namespace tessera
+
+namespace tessera::dem {
+
+struct SpheresPiece {
+  std::vector<RcbBox> boxes;  // the first bisection of every sphere's centre
+  double largest_radius = 0.0;
+  double layer = 0.0;  // the ghost layer the piece holds: 1.05 (2 R_max + search tolerance)
+  std::int64_t total_spheres = 0;
+  // The kept elements' ids, ascending, and their keys (positions in the file).
+  std::vector<IdType> element_ids;
+  std::vector<std::int64_t> element_keys;
+  // The whole file's largest ids (the next file's numbering starts after them).
+  IdType max_node_id = 0, max_element_id = 0, max_condition_id = 0;
+
+  // The key of a kept element (an error naming it where it is not kept).
+  std::int64_t KeyOf(IdType element_id) const;
+};
+
+// Collective. Reads into `model_part` (an empty root with the run's nodal
+// variables) this rank's piece of the sphere file at `path`: the spheres
+// whose centre lies in its box or within `layer` of it. `options` as for
+// MdpaReader (their `piece` is set here). An error names the file where an
+// element has other than one node or the file has conditions.
+SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
+                              MdpaReadOptions options, const Communicator& communicator,
+                              double search_tolerance);
+
+// Collective: the ids of the particle Properties of every rank's piece in
+// the serial run's order (of first use by the spheres in key order), so
+// that every rank numbers the materials as the serial run does.
+std::vector<IdType> ParticleMaterialOrder(ModelPart& spheres, const SpheresPiece& piece,
+                                          const Communicator& communicator);
+
+}  // namespace tessera::dem

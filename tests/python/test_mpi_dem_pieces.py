@@ -1,0 +1,145 @@
+"""The distributed DEM start from pieces (applications/dem/parallel/spheres_piece.h):
+under mpirun each rank reads only the spheres it keeps (its box of the first
+bisection and the ghost layer around it), initialises the strategy on them
+and takes its ghosts from their owners, where the whole-file start
+("mpi_settings": {"read": "whole"}) has every rank read and initialise every
+sphere. Both must give the serial run's bits, and the same decomposition.
+Runs the start cannot take (inlets here) read the whole file. The mpirun
+tests skip where the build has no MPI or there is no mpirun."""
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from mpi_dem_case import (AddImposedVelocities, AddInlet, AssertSpheresBitwise, BedState,  # noqa: E402
+                          RunBed, WriteBed)
+
+needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
+
+
+# A layer of the bed pushed along x for 10 ms: its spheres cross the cuts.
+GROUPS = [("pushed", lambda x: x[2] < 0.03,
+           {"IMPOSED_VELOCITY_X_VALUE": 0.5, "VELOCITY_STOP_TIME": 0.01})]
+
+
+def _Starts(result, ranks):
+    return [sorted(int(i) for i in result[f"start_{r}"]) for r in range(ranks)]
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_each_rank_reads_its_piece_and_the_run_is_the_serial_one(tmp_path, ranks):
+    # The bed of 294 spheres thrown in a box whose side wall is pushed in,
+    # with a velocity imposed on a group of spheres (its node ids gathered
+    # from the pieces): 600 steps.
+    folder = tmp_path / "bed"
+    count = WriteBed(folder, moving_wall=True, steps=600)
+    AddImposedVelocities(folder, GROUPS)
+    serial = RunBed(folder, tmp_path / "serial.npz")
+    pieces = RunBed(folder, tmp_path / "pieces.npz", ranks)
+    whole_folder = tmp_path / "whole"
+    shutil.copytree(folder, whole_folder)
+    WriteBed(whole_folder, moving_wall=True, steps=600, keys={"mpi_settings": {"read": "whole"}})
+    AddImposedVelocities(whole_folder, GROUPS)
+    whole = RunBed(whole_folder, tmp_path / "whole.npz", ranks)
+
+    read = pieces["pieces_read"]
+    owned = [len(s) for s in _Starts(pieces, ranks)]
+    print(f"{ranks} ranks: spheres read {read.tolist()}, owned at the start {owned} of {count}")
+    # Each rank read a piece: its own spheres and its ghosts, not the file.
+    assert (read < count).all() and sum(owned) == count
+    assert all(r >= o for r, o in zip(read, owned))
+    assert (whole["pieces_read"] == -1).all()
+    # The same decomposition as the whole-file start, and the serial bits.
+    assert _Starts(pieces, ranks) == _Starts(whole, ranks)
+    AssertSpheresBitwise(serial, pieces)
+    AssertSpheresBitwise(whole, pieces)
+    assert int(pieces["contacts"]) == int(serial["contacts"])
+    assert int(pieces["searches"]) == int(serial["searches"])
+    assert float(pieces["kinetic"]) == pytest.approx(float(serial["kinetic"]), rel=1e-12)
+    # Spheres changed rank (the imposed ones followed by id: bitwise above).
+    assert int(pieces["migrations"]) > 0
+
+
+@needs_mpi
+def test_a_run_with_inlets_reads_the_whole_file(tmp_path):
+    folder = tmp_path / "bed"
+    WriteBed(folder, steps=100)
+    AddInlet(folder, stop=0.004)
+    serial = RunBed(folder, tmp_path / "serial.npz")
+    distributed = RunBed(folder, tmp_path / "mpi.npz", 2)
+    assert (distributed["pieces_read"] == -1).all()
+    AssertSpheresBitwise(serial, distributed)
+
+
+def _TesseraRun(folder, ranks=None):
+    command = [sys.executable, "-m", "tessera", "run", str(folder)]
+    env = dict(os.environ, OMP_NUM_THREADS="1")
+    if ranks:
+        command, env = MpirunCommand(ranks, *command), MpirunEnvironment()
+    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+
+
+@needs_mpi
+def test_the_automatic_time_step_of_the_pieces_is_the_serial_runs(tmp_path):
+    # AutomaticTimestep: Δt = 0.1 of the critical step, which the smallest
+    # sphere sets, and the estimate counts impacts at twice the fastest
+    # speed. The last sphere (a corner of the bed, far from the cut of 2
+    # ranks: one piece holds it) is made the smallest and the fastest, so
+    # every rank must take the least estimate over the pieces: the same Δt
+    # and step count as the serial run, and its bits.
+    nodes, radii, velocities = BedState()[:3]
+    radii[-1] *= 0.5
+    velocities[-1] = (0.0, 0.0, -5.0)
+    keys = {"AutomaticTimestep": True, "DeltaTimeSafetyFactor": 0.1}
+    WriteBed(tmp_path / "bed", steps=10, keys=keys, state=(nodes, radii, velocities))
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", 2)
+    assert (distributed["pieces_read"] > 0).all()
+    assert int(serial["steps"]) > 10  # the automatic step is below MaxTimeStep
+    assert int(distributed["steps"]) == int(serial["steps"])
+    AssertSpheresBitwise(serial, distributed)
+
+
+def test_a_bad_read_value_is_named(tmp_path):
+    WriteBed(tmp_path / "bed", steps=10, keys={"mpi_settings": {"read": "some"}})
+    result = _TesseraRun(tmp_path / "bed")
+    assert result.returncode != 0
+    assert "mpi_settings.read" in result.stderr and '"some"' in result.stderr, result.stderr
+
+
+def test_one_rank_s_piece_is_the_whole_file(tmp_path):
+    # ReadSpheresPiece with a serial communicator: one box (all space), every
+    # sphere kept with its position in the file as key, the same model part
+    # as the whole read, and the file's largest ids and radius.
+    import tessera
+    from tessera import _dem
+
+    folder = tmp_path / "bed"
+    count = WriteBed(folder, steps=10)
+    path = str(folder / "bedDEM.mdpa")
+    whole = tessera.Model().CreateModelPart("SpheresPart")
+    whole.AddNodalSolutionStepVariable(tessera.GetVariable("RADIUS"))
+    tessera.ModelPartIO(path, renumber=True, node_id_offset=5, element_id_offset=7).ReadModelPart(whole)
+    part = tessera.Model().CreateModelPart("SpheresPart")
+    part.AddNodalSolutionStepVariable(tessera.GetVariable("RADIUS"))
+    piece = _dem.ReadSpheresPiece(path, part, tessera.SerialCommunicator(), 0.001,
+                                  node_id_offset=5, element_id_offset=7)
+    assert piece.total_spheres == count == part.NumberOfElements()
+    assert list(piece.element_keys) == list(range(count))
+    assert list(piece.element_ids) == [e.Id for e in whole.Elements] == list(range(8, 8 + count))
+    assert (piece.max_node_id, piece.max_element_id) == (5 + count, 7 + count)
+    assert [n.Id for n in part.Nodes] == [n.Id for n in whole.Nodes]
+    radius = tessera.GetVariable("RADIUS")
+    np.testing.assert_array_equal(np.array(part.NodalArray(radius)), np.array(whole.NodalArray(radius)))
+    assert piece.largest_radius == max(np.array(whole.NodalArray(radius)).ravel())
+    # The layer of DistributedDem.Start: 1.05 (2 R_max + tolerance).
+    assert piece.layer == 1.05 * (2.0 * piece.largest_radius + 0.001)
+    ((low, high),) = piece.boxes
+    assert all(v == -np.inf for v in low) and all(v == np.inf for v in high)
