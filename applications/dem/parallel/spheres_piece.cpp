@@ -9,6 +9,7 @@
 #include "applications/dem/elements/spheric_particle.h"
 #include "applications/dem/parallel/distributed_rcb.h"
 #include "kernel/core/error.h"
+#include "kernel/core/kernel_variables.h"
 #include "kernel/model/model.h"
 #include "kernel/model/model_part.h"
 #include "kernel/parallel/communicator.h"
@@ -62,8 +63,7 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
   {
     Model scratch;
     ModelPart& part = scratch.CreateModelPart("SpheresSlice");
-    for (const VariableBase* variable : model_part.Nodal().HistoricalVariables())
-      part.AddNodalSolutionStepVariable(*variable);
+    part.AddNodalSolutionStepVariable(RADIUS);
     MdpaReadOptions slice_options = options;
     slice_options.piece = &slice;
     MdpaReader(slice_options).ReadFile(path, part);

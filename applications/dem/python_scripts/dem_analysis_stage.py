@@ -226,6 +226,10 @@ class DEMSolver(PythonSolver):
         settings.energy_calculation = p["EnergyCalculationOption"].GetBool()
         settings.search_frequency = p["NeighbourSearchFrequency"].GetInt()
         settings.tuning.sort_rows_frequency = p["SortParticlesFrequency"].GetInt()
+        if getattr(self.stage, "spheres_piece", None) is not None:
+            # A piece's rows keep the file's order, their keys (a distributed
+            # run sorts no rows: DistributedDem::Start).
+            settings.tuning.sort_rows_frequency = 0
         absolute = p["DeltaOption"].GetString() == "Absolute"
         settings.search_tolerance = p["SearchTolerance"].GetDouble() if absolute else 0.0
         settings.wall_search_tolerance = p["search_tolerance_against_walls"].GetDouble()
