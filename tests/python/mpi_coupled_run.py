@@ -5,7 +5,8 @@ structural node's displacement, velocity and DEM loads (each from its owner),
 per step the total force on the structure (Σ DEM_NODAL_FORCE) and the
 total contact force on the spheres (Σ CONTACT_FORCES; with an implicit
 structure, its average over the step's DEM sub-steps, weighted as the skin's
-loads are), and where the coupled energy balance is on, its samples and
+loads are), the spheres each rank read (-1: the whole sphere file), and
+where the coupled energy balance is on, its samples and
 which ranks wrote its file. With REACTION_PART (a sub model part of the
 structure), per step Σ REACTION over its nodes (each from its owner, ranks
 added in order) and the number of spheres. Also the skin's wall faces and,
@@ -107,6 +108,10 @@ def main(folder, out, parallel_type, reaction_part=None, whole_skin=False):
                                for c in stage.skin.walls.Conditions], dtype=np.int64)
         structure_elements = [g[0] for g in communicator.GatherInts(
             [int(stage.structure.GetRootModelPart().NumberOfElements())], 0)]
+        # The spheres each rank read (-1: the whole sphere file).
+        piece = getattr(stage.dem_stage, "spheres_piece", None)
+        spheres_read = [g[0] for g in communicator.GatherInts(
+            [len(piece.element_ids) if piece is not None else -1], 0)]
         implicit = stage.scheme == "implicit_with_dem_substeps"
         average = _AverageSphereForcesOverSubsteps(stage, communicator) if implicit else None
         owned_fe = None
@@ -207,6 +212,7 @@ def main(folder, out, parallel_type, reaction_part=None, whole_skin=False):
                  skin_nodes=len(stage.skin.skin_ids), ghosts=ghosts, migrations=migrations,
                  skin_faces=skin_faces, wall_faces=walls.NumberOfConditions(), skin_walls=skin_walls,
                  structure_elements=np.asarray(structure_elements, dtype=np.int64),
+                 spheres_read=np.asarray(spheres_read, dtype=np.int64),
                  searched_faces=np.asarray(searched_faces, dtype=np.int64), force_messages=force_messages,
                  substeps=stage.substeps, reactions=np.array(reactions), sphere_counts=np.array(sphere_counts),
                  times=np.array(times), on_spheres_last_substep=np.array(last_substep), **energy, **result)

@@ -80,6 +80,9 @@ def test_coupled_plate_on_ranks_equals_serial(tmp_path, serial_runs, ranks, tran
     assert int(per_rank.sum()) == int(serial["structure_elements"][0])
     np.testing.assert_array_equal(distributed["skin_walls"], serial["skin_walls"])
     assert len(serial["sphere_ids"]) == count
+    # And only its piece of the spheres: the skin walls numbered after the
+    # whole file's ids all the same (above).
+    assert all(0 < n < count for n in distributed["spheres_read"]), distributed["spheres_read"]
     # The case is alive: the plate dented by the impacts, the skin loaded.
     assert np.max(np.abs(serial["structure_DISPLACEMENT"][:, 2])) > 1e-4
     assert np.max(np.abs(serial["on_structure"][:, 2])) > 10.0

@@ -333,8 +333,10 @@ class DistributedCoupling:
                 properties[properties_id] = found
             faces.append(SkinFace(node_ids, properties.get(properties_id, default if self._named_skin
                                                            else None)))
+        # The DEM files' largest ids (each rank may hold a piece of the spheres).
         skin = DistributedSkinWalls(self, structure, walls, faces, coupling.dimension, dem_roots,
-                                    coupling.options["split_quadrilaterals"])
+                                    coupling.options["split_quadrilaterals"],
+                                    coupling.dem_stage.largest_read_ids)
         if coupling.scheme != "implicit_with_dem_substeps":
             # As the serial stage: the mirrors carry lumped masses for the
             # common step's dashpots only (an implicit structure's walls keep
@@ -396,9 +398,10 @@ class DistributedSkinWalls(SkinWalls):
     to point (ReturnForces; module text). Row k of the skin arrays is skin node k in ascending id on every
     rank; fe_positions/local_rows are this rank's local skin nodes."""
 
-    def __init__(self, distributed, structure, walls, faces, dimension, dem_roots, split_quadrilaterals):
+    def __init__(self, distributed, structure, walls, faces, dimension, dem_roots, split_quadrilaterals,
+                 largest_ids=(0, 0, 0)):
         self.distributed = distributed
-        super().__init__(structure, walls, faces, dimension, dem_roots, split_quadrilaterals)
+        super().__init__(structure, walls, faces, dimension, dem_roots, split_quadrilaterals, largest_ids)
 
     @classmethod
     def FromDemWalls(cls, distributed, structure, walls, wall_parts, dimension=3):

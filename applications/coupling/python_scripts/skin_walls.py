@@ -36,8 +36,10 @@ LOAD_CONDITIONS = {3: "DemContactLoadCondition3D1N", 2: "DemContactLoadCondition
 PENDING_MATERIAL_ID = 2147483647
 
 
-def _MaxIds(model_parts):
-    nodes = elements = conditions = 0
+def _MaxIds(model_parts, least=(0, 0, 0)):
+    """The largest node, element and condition ids of the model parts, at
+    least `least` (a distributed run's ids read on other ranks)."""
+    nodes, elements, conditions = least
     for mp in model_parts:
         nodes = max(nodes, max(mp.NodeIds(), default=0))
         elements = max(elements, max((e.Id for e in mp.Elements), default=0))
@@ -169,7 +171,8 @@ def FollowedNodes(fe_ids, fe_x, wall_ids, wall_x, walls_name, structure_name):
 class SkinWalls:
     """The mirror of the structure's skin in the DEM walls (see the module text)."""
 
-    def __init__(self, structure, walls, faces, dimension=3, dem_roots=(), split_quadrilaterals=False):
+    def __init__(self, structure, walls, faces, dimension=3, dem_roots=(), split_quadrilaterals=False,
+                 largest_ids=(0, 0, 0)):
         self.structure = structure
         self.walls_root = walls
         self.dimension = dimension
@@ -184,7 +187,7 @@ class SkinWalls:
             raise tessera.Error(f"coupling: model part 'RigidFacePart.{self.walls_part_name}' exists "
                                 "already; the coupled stage creates it from the structure's skin")
         self.walls = walls.CreateSubModelPart(self.walls_part_name)
-        node_offset, _, condition_offset = _MaxIds(list(dem_roots) or [walls])
+        node_offset, _, condition_offset = _MaxIds(list(dem_roots) or [walls], largest_ids)
         self.mirror_of = {}
         coordinates = self._SkinNodeCoordinates()
         for k, node_id in enumerate(skin_ids):

@@ -609,10 +609,6 @@ class DEMSolver(PythonSolver):
 class DEMAnalysisStage(AnalysisStage):
     """Kratos' DEM stage: DEMAnalysisStage(model, project_parameters)."""
 
-    # Under MPI each rank reads its piece of the sphere file where the run
-    # allows it (distributed_run.PieceReadRefusal).
-    reads_sphere_pieces = True
-
     def __init__(self, model, project_parameters):
         if not isinstance(project_parameters, tessera.Parameters):
             raise TypeError("DEMAnalysisStage needs the project parameters as tessera.Parameters, "
@@ -682,6 +678,9 @@ class DEMAnalysisStage(AnalysisStage):
         self._CheckModelPartFilesExist()
         nodes, elements, conditions = max_node_id, max_elem_id, max_cond_id
         self.spheres_piece = None
+        # The files' largest node, element and condition ids (a piece's
+        # included: every rank's alike).
+        largest = [0, 0, 0]
         pieces = False
         communicator = self.communicator
         if (self.parallel_type == "MPI" and communicator.IsDistributed() and communicator.Size() > 1):
@@ -704,9 +703,11 @@ class DEMAnalysisStage(AnalysisStage):
                                     element_id_offset=elements,
                                     condition_id_offset=conditions).ReadModelPart(model_part)
                 n, e, c = _MaxIds(model_part)
+            largest = [max(a, b) for a, b in zip(largest, (n, e, c))]
             # The next file starts after the largest id used so far, plus one
             # (Kratos: walls of dem3d_contact start at max sphere id + 2).
             nodes, elements, conditions = max(nodes, n + 1), max(elements, e + 1), max(conditions, c + 1)
+        self.largest_read_ids = tuple(largest)
 
     def _CheckModelPartFilesExist(self):
         """The walls', clusters' and inlets' files may be absent (a deck

@@ -122,8 +122,6 @@ def PieceReadRefusal(stage):
     p = stage.DEM_parameters
     if ReadMode(p) == "whole":
         return "key 'mpi_settings.read' is \"whole\""
-    if not stage.reads_sphere_pieces:
-        return f"{type(stage).__name__} reads the whole sphere file"
     strategy = p["solver_settings"]["strategy"].GetString()
     if strategy != "sphere_strategy":
         return f"key 'solver_settings.strategy' is \"{strategy}\""
