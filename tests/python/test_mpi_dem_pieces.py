@@ -18,7 +18,7 @@ from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpi_dem_case import (AddImposedVelocities, AddInlet, AssertSpheresBitwise, BedState,  # noqa: E402
-                          RunBed, WriteBed)
+                          RunBed, WriteBed, WritePeriodicBed)
 
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
 
@@ -101,6 +101,26 @@ def _TesseraRun(folder, ranks=None):
     if ranks:
         command, env = MpirunCommand(ranks, *command), MpirunEnvironment()
     return subprocess.run(command, env=env, capture_output=True, text=True, timeout=300)
+
+
+@needs_mpi
+def test_a_periodic_bed_reads_the_images_across_the_faces_into_its_pieces(tmp_path):
+    # The bed in a periodic box (no walls), 4 ranks, 300 steps: a piece holds
+    # the spheres within a layer of its box at their nearest image, so the
+    # spheres near one face are read by the ranks across the opposite one.
+    folder = tmp_path / "periodic"
+    count = len(WritePeriodicBed(folder, steps=300))
+    serial = RunBed(folder, tmp_path / "serial.npz")
+    pieces = RunBed(folder, tmp_path / "pieces.npz", 4)
+    whole_folder = tmp_path / "whole"
+    WritePeriodicBed(whole_folder, steps=300, keys={"mpi_settings": {"read": "whole"}})
+    whole = RunBed(whole_folder, tmp_path / "whole.npz", 4)
+    read = pieces["pieces_read"]
+    print(f"periodic, 4 ranks: spheres read {read.tolist()} of {count}")
+    assert (read > 0).all() and (read < count).all()
+    assert _Starts(pieces, 4) == _Starts(whole, 4)
+    AssertSpheresBitwise(serial, pieces)
+    assert int(pieces["contacts"]) == int(serial["contacts"])
 
 
 @needs_mpi

@@ -8,6 +8,7 @@
 
 #include "applications/dem/elements/spheric_particle.h"
 #include "applications/dem/parallel/distributed_rcb.h"
+#include "applications/dem/parallel/periodic_layer.h"
 #include "kernel/core/error.h"
 #include "kernel/core/kernel_variables.h"
 #include "kernel/model/model.h"
@@ -27,7 +28,7 @@ std::int64_t SpheresPiece::KeyOf(IdType element_id) const {
 
 SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
                               MdpaReadOptions options, const Communicator& communicator,
-                              double search_tolerance) {
+                              double search_tolerance, const PeriodicBox& periodic) {
   const int rank = communicator.Rank(), ranks = communicator.Size();
   options.piece = nullptr;
   MeshGraph graph;
@@ -72,7 +73,9 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
     const NodalDatabase& db = part.Nodal();
     for (Element& element : part.Elements()) {
       const std::size_t e = position.at(element.Id());
-      centres[e - first] = db.Coordinates(element.GetGeometry().NodeIndex(0));
+      centres[e - first] = periodic.active
+                               ? periodic.Wrap(db.Coordinates(element.GetGeometry().NodeIndex(0)))
+                               : db.Coordinates(element.GetGeometry().NodeIndex(0));
       if (const auto* sphere = dynamic_cast<const SphericParticle*>(&element))
         largest = std::max(largest, sphere->Radius());
     }
@@ -95,7 +98,7 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
     const double triple[3] = {static_cast<double>(graph.element_ids[e]),
                               static_cast<double>(graph.element_nodes[e]), static_cast<double>(e)};
     for (int r = 0; r < ranks; ++r) {
-      if (r != owner && !WithinLayer(piece.boxes[r], x, piece.layer)) continue;
+      if (r != owner && !WithinPeriodicLayer(piece.boxes[r], x, piece.layer, periodic)) continue;
       std::vector<double>& to = r == rank ? mine : send[r < rank ? r : r - 1];
       to.insert(to.end(), triple, triple + 3);
     }

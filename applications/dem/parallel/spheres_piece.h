@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "applications/dem/parallel/rcb_decomposition.h"
+#include "applications/dem/utilities/periodic_box.h"
 #include "kernel/core/types.h"
 #include "kernel/io/mdpa_reader.h"
 
@@ -58,9 +59,12 @@ struct SpheresPiece {
 // whose centre lies in its box or within `layer` of it. `options` as for
 // MdpaReader (their `piece` is set here). An error names the file where an
 // element has other than one node or the file has conditions.
+// In a periodic domain (`periodic.active`) the centres are wrapped into it
+// first, as the strategy wraps them, and a sphere is kept by the ranks whose
+// box lies within a layer of one of its images (periodic_layer.h).
 SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
                               MdpaReadOptions options, const Communicator& communicator,
-                              double search_tolerance);
+                              double search_tolerance, const PeriodicBox& periodic = {});
 
 // Collective: the ids of the particle Properties of every rank's piece in
 // the serial run's order (of first use by the spheres in key order), so

@@ -125,9 +125,12 @@ def PieceReadRefusal(stage):
     strategy = p["solver_settings"]["strategy"].GetString()
     if strategy != "sphere_strategy":
         return f"key 'solver_settings.strategy' is \"{strategy}\""
-    for key in ("PeriodicDomainOption", "CleanIndentationsOption", "RemoveBallsInEmbeddedOption"):
+    for key in ("CleanIndentationsOption", "RemoveBallsInEmbeddedOption"):
         if p[key].GetBool():
             return f"key '{key}' is true"
+    if p["PeriodicDomainOption"].GetBool() and p["AutomaticBoundingBoxOption"].GetBool():
+        # (The periodic domain would be the box of every node, which no piece knows.)
+        return "keys 'PeriodicDomainOption' and 'AutomaticBoundingBoxOption' are true"
     if p["TranslationalIntegrationScheme"].GetString() == "Gear_Predictor_Corrector":
         return "key 'TranslationalIntegrationScheme' is \"Gear_Predictor_Corrector\""
     if getattr(stage, "_resized_from", None) is not None:
@@ -149,8 +152,14 @@ def ReadSpheresPieces(stage, path, offsets):
     p = stage.DEM_parameters
     absolute = p["DeltaOption"].GetString() == "Absolute"
     tolerance = p["SearchTolerance"].GetDouble() if absolute else 0.0
+    periodic = {}
+    if p["PeriodicDomainOption"].GetBool():
+        # The strategy's periodic domain: the bounding box (2D discs: x and y only).
+        periodic = dict(periodic_axes=[True, True, p["Dimension"].GetInt() != 2],
+                        periodic_low=[p[f"BoundingBoxMin{a}"].GetDouble() for a in "XYZ"],
+                        periodic_high=[p[f"BoundingBoxMax{a}"].GetDouble() for a in "XYZ"])
     piece = _dem.ReadSpheresPiece(path, stage.model.GetModelPart("SpheresPart"), stage.communicator,
-                                  tolerance, *offsets)
+                                  tolerance, *offsets, **periodic)
     stage.spheres_piece = piece
     return piece.max_node_id, piece.max_element_id, piece.max_condition_id
 

@@ -15,6 +15,7 @@
 #include "applications/dem/parallel/spheres_piece.h"
 #include "applications/dem/python/terms_dict.h"
 #include "applications/dem/strategies/dem_strategy.h"
+#include "kernel/core/error.h"
 #include "kernel/io/checkpoint_file.h"
 #include "kernel/model/model_part.h"
 #include "kernel/parallel/communicator.h"
@@ -177,20 +178,36 @@ void BindDistributed(py::module_& m) {
       "ReadSpheresPiece",
       [](const std::string& path, ModelPart& model_part, const Communicator& communicator,
          double search_tolerance, IdType node_id_offset, IdType element_id_offset,
-         IdType condition_id_offset) {
+         IdType condition_id_offset, const std::vector<bool>& periodic_axes,
+         const std::array<double, 3>& periodic_low, const std::array<double, 3>& periodic_high) {
+        PeriodicBox periodic;
+        if (!periodic_axes.empty()) {
+          if (periodic_axes.size() != 3)
+            TESSERA_ERROR("ReadSpheresPiece: periodic_axes needs 3 flags, got ",
+                          periodic_axes.size());
+          periodic.active = true;
+          for (int k = 0; k < 3; ++k) {
+            periodic.axis[k] = periodic_axes[k];
+            periodic.low[k] = periodic_low[k], periodic.high[k] = periodic_high[k];
+          }
+        }
         MdpaReadOptions options;
         options.renumber = true;
         options.node_id_offset = node_id_offset;
         options.element_id_offset = element_id_offset;
         options.condition_id_offset = condition_id_offset;
-        return ReadSpheresPiece(path, model_part, options, communicator, search_tolerance);
+        return ReadSpheresPiece(path, model_part, options, communicator, search_tolerance,
+                                periodic);
       },
       py::arg("path"), py::arg("model_part"), py::arg("communicator"), py::arg("search_tolerance"),
       py::arg("node_id_offset") = 0, py::arg("element_id_offset") = 0,
-      py::arg("condition_id_offset") = 0,
+      py::arg("condition_id_offset") = 0, py::arg("periodic_axes") = std::vector<bool>{},
+      py::arg("periodic_low") = std::array<double, 3>{},
+      py::arg("periodic_high") = std::array<double, 3>{},
       "Collective: reads into the empty root model_part this rank's piece of the sphere file "
       "(renumbered consecutively from the offsets, as the DEM stage reads it): the spheres in "
-      "its box of the first bisection or within the ghost layer of it");
+      "its box of the first bisection or within the ghost layer of it; periodic_axes (three "
+      "flags), periodic_low and periodic_high: a periodic domain (its centres wrapped)");
   m.def("ParticleMaterialOrder", &ParticleMaterialOrder, py::arg("spheres"), py::arg("piece"),
         py::arg("communicator"),
         "Collective: the Properties ids of the spheres of every rank's piece in the serial "
