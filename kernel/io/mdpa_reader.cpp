@@ -12,12 +12,7 @@
 // (mdpa_scanner.h); this file gives the blocks their meaning.
 #include "kernel/io/mdpa_reader.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
@@ -29,6 +24,7 @@
 #include "kernel/core/variable_registry.h"
 #include "kernel/geometries/geometry_type.h"
 #include "kernel/geometries/geometry_types.h"
+#include "kernel/io/mapped_file.h"
 #include "kernel/io/mdpa_scanner.h"
 #include "kernel/model/model.h"
 #include "kernel/model/model_part.h"
@@ -1046,32 +1042,9 @@ class Parser : MdpaScanner {
 
 }  // namespace
 
-std::string ReadWholeFile(const std::string& path) {
-  const int fd = ::open(path.c_str(), O_RDONLY);
-  if (fd < 0) TESSERA_ERROR("cannot open '", path, "': ", std::strerror(errno));
-  struct stat st {};
-  if (::fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-    ::close(fd);
-    TESSERA_ERROR("cannot read '", path, "': not a regular file");
-  }
-  std::string text(static_cast<std::size_t>(st.st_size), '\0');
-  std::size_t done = 0;
-  while (done < text.size()) {
-    const ssize_t n = ::read(fd, text.data() + done, text.size() - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) {
-      ::close(fd);
-      TESSERA_ERROR("cannot read '", path, "': ", n < 0 ? std::strerror(errno) : "truncated");
-    }
-    done += static_cast<std::size_t>(n);
-  }
-  ::close(fd);
-  return text;
-}
-
 void MdpaReader::ReadFile(const std::string& path, ModelPart& model_part) const {
-  const std::string text = ReadWholeFile(path);
-  ReadText(text, path, model_part);
+  const MappedFile file(path);
+  ReadText(file.Text(), path, model_part);
 }
 
 void MdpaReader::ReadText(std::string_view text, const std::string& source_name,
@@ -1080,7 +1053,8 @@ void MdpaReader::ReadText(std::string_view text, const std::string& source_name,
 }
 
 void MdpaReader::ReadMeshGraph(const std::string& path, MeshGraph& graph) const {
-  ReadMeshGraphText(ReadWholeFile(path), path, graph);
+  const MappedFile file(path);
+  ReadMeshGraphText(file.Text(), path, graph);
 }
 
 void MdpaReader::ReadMeshGraphText(std::string_view text, const std::string& source_name,

@@ -71,7 +71,5 @@ class MdpaReader {
   MdpaReadOptions options_;
 };
 
-// The whole content of a file, read at once; an error names the path.
-std::string ReadWholeFile(const std::string& path);
 
 }  // namespace tessera
