@@ -71,5 +71,4 @@ class MdpaReader {
   MdpaReadOptions options_;
 };
 
-
 }  // namespace tessera
