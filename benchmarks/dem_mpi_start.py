@@ -21,7 +21,6 @@ from the serial run's is printed).
 import argparse
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import time
@@ -32,7 +31,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "python"))
 
 from mpi_dem_case import WriteBed  # noqa: E402
-from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment  # noqa: E402
+from tessera.parallel import MpiSkipReason, RunPython  # noqa: E402
 
 
 def PeakResidentMiB():
@@ -91,14 +90,9 @@ def Child(folder, out, parallel_type):
 
 
 def Run(folder, out, ranks):
-    command = [sys.executable, os.path.abspath(__file__), "--child", folder, out,
-               "MPI" if ranks > 1 else "OpenMP"]
-    env = dict(os.environ, OMP_NUM_THREADS="1")
-    if ranks > 1:
-        command, env = MpirunCommand(ranks, *command), MpirunEnvironment()
-    result = subprocess.run(command, env=env, capture_output=True, text=True)
-    if result.returncode != 0:
-        sys.exit(result.stdout + result.stderr)
+    mode = "MPI" if ranks > 1 else "OpenMP"
+    RunPython([os.path.abspath(__file__), "--child", folder, out, mode], ranks if ranks > 1 else None,
+              timeout=3600)
     with open(out) as f:
         return json.load(f)
 
