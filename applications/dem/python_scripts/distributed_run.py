@@ -179,10 +179,11 @@ class GlobalTimeStepEstimate:
         self.critical_time_step = communicator.MinAll(estimate.critical_time_step)
         self.contact_time = communicator.MinAll(estimate.contact_time)
         self.reference_speed = estimate.reference_speed
-        holder = communicator.MinAllInt(communicator.Rank() if estimate.contact_time == self.contact_time
-                                        else communicator.Size())
+        rank, ranks = communicator.Rank(), communicator.Size()
+        holder = min(communicator.MinAllInt(rank if estimate.contact_time == self.contact_time else ranks),
+                     ranks - 1)
         self.contact_time_pair = communicator.BroadcastString(
-            estimate.contact_time_pair if communicator.Rank() == holder else "", min(holder, communicator.Size() - 1))
+            estimate.contact_time_pair if rank == holder else "", holder)
 
 
 def CheckSupported(solver):
