@@ -85,14 +85,25 @@ def test_pieces_above_the_sorting_threshold_keep_the_file_order(tmp_path):
 
 
 @needs_mpi
-def test_a_run_with_inlets_reads_the_whole_file(tmp_path):
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_an_inlet_run_reads_pieces_whose_layer_reaches_the_spheres_to_come(tmp_path, ranks):
+    # An inlet above the bed injecting spheres larger than the bed's (mean
+    # 12 mm, up to 18 mm against 9 and 10 mm): the pieces' ghost layer is
+    # the one the run keeps, from the inlet file read ahead of the spheres
+    # (else StartFromPiece refuses the start), and the injected spheres
+    # take the serial run's ids after the whole file's, on every rank.
     folder = tmp_path / "bed"
-    WriteBed(folder, steps=100)
-    AddInlet(folder, stop=0.004)
+    count = WriteBed(folder, steps=300)
+    AddInlet(folder, stop=0.015, radius=0.012, deviation=0.002)
     serial = RunBed(folder, tmp_path / "serial.npz")
-    distributed = RunBed(folder, tmp_path / "mpi.npz", 2)
-    assert (distributed["pieces_read"] == -1).all()
+    distributed = RunBed(folder, tmp_path / "mpi.npz", ranks)
+    read = distributed["pieces_read"]
+    assert (read > 0).all() and (read < count).all(), read
+    injected = len(serial["ids"]) - count
+    assert injected > 10, injected
+    assert np.ravel(serial["RADIUS"]).max() > 0.010  # larger than any sphere of the file
     AssertSpheresBitwise(serial, distributed)
+    assert int(distributed["contacts"]) == int(serial["contacts"])
 
 
 def _TesseraRun(folder, ranks=None):

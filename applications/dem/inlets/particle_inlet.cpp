@@ -115,7 +115,86 @@ double SphereMass(double density, double r) {
   return density * 4.0 / 3.0 * std::numbers::pi * r * r * r;
 }
 
+// An inlet's SubModelPartData checks (an error naming the part `where`).
+void RequireKey(const ModelPart& part, const std::string& where, const VariableBase& key,
+                const char* what) {
+  if (!part.Has(key))
+    TESSERA_ERROR(where, ": SubModelPartData has no ", key.Name(), " (", what, ")");
+}
+
+double PositiveValue(const ModelPart& part, const std::string& where, const Variable<double>& key) {
+  const double v = part.GetValue(key);
+  if (!(v > 0.0) || !std::isfinite(v))
+    TESSERA_ERROR(where, ": ", key.Name(), " must be > 0, got ", v);
+  return v;
+}
+
+double NonNegativeValue(const ModelPart& part, const std::string& where,
+                        const Variable<double>& key) {
+  const double v = part.GetValue(key);
+  if (!(v >= 0.0) || !std::isfinite(v))
+    TESSERA_ERROR(where, ": ", key.Name(), " must be >= 0, got ", v);
+  return v;
+}
+
 }  // namespace
+
+RadiusDistribution ReadInletRadius(const ModelPart& part,
+                                   const std::map<std::string, InletRadiusTable>& tables) {
+  const std::string where = part.FullName();
+  auto require = [&](const VariableBase& key, const char* what) {
+    RequireKey(part, where, key, what);
+  };
+  auto positive = [&](const Variable<double>& key) { return PositiveValue(part, where, key); };
+  auto non_negative = [&](const Variable<double>& key) {
+    return NonNegativeValue(part, where, key);
+  };
+  const std::string law =
+      part.Has(PROBABILITY_DISTRIBUTION) ? part.GetValue(PROBABILITY_DISTRIBUTION) : "normal";
+  RadiusDistribution radius;
+  if (law == "normal" || law == "lognormal") {
+    radius.kind =
+        law == "normal" ? RadiusDistribution::Kind::kNormal : RadiusDistribution::Kind::kLognormal;
+    require(RADIUS, "the mean radius");
+    radius.mean = positive(RADIUS);
+    radius.deviation = non_negative(STANDARD_DEVIATION);
+    // Kratos' default bounds: half and one and a half times the mean.
+    radius.minimum = part.Has(MINIMUM_RADIUS) ? positive(MINIMUM_RADIUS) : 0.5 * radius.mean;
+    radius.maximum = part.Has(MAXIMUM_RADIUS) ? positive(MAXIMUM_RADIUS) : 1.5 * radius.mean;
+    if (!(radius.minimum <= radius.mean && radius.mean <= radius.maximum))
+      TESSERA_ERROR(where, ": MINIMUM_RADIUS (", radius.minimum, ") <= RADIUS (", radius.mean,
+                    ") <= MAXIMUM_RADIUS (", radius.maximum, ") does not hold");
+  } else if (law == "discrete" || law == "piecewise_linear") {
+    radius.kind = law == "discrete" ? RadiusDistribution::Kind::kDiscrete
+                                    : RadiusDistribution::Kind::kPiecewiseLinear;
+    const auto it = tables.find(part.Name());
+    if (it == tables.end())
+      TESSERA_ERROR(where, ": PROBABILITY_DISTRIBUTION ", law,
+                    " needs "
+                    "dem_inlets_settings.",
+                    part.Name(),
+                    ".random_variable_settings in the "
+                    "project parameters (",
+                    law == "discrete" ? "possible_values, relative_frequencies"
+                                      : "pdf_breakpoints, pdf_values",
+                    ")");
+    radius.values = it->second.values;
+    radius.weights = it->second.weights;
+    radius.Prepare(where + " (dem_inlets_settings." + part.Name() + ")");
+  } else {
+    TESSERA_ERROR(where, ": PROBABILITY_DISTRIBUTION '", law,
+                  "' is unknown; expected normal, lognormal, discrete or piecewise_linear");
+  }
+  return radius;
+}
+
+double LargestInletRadius(ModelPart& inlets,
+                          const std::map<std::string, InletRadiusTable>& tables) {
+  double largest = 0.0;
+  for (const ModelPart* part : inlets.SubModelParts())
+    largest = std::max(largest, ReadInletRadius(*part, tables).Largest());
+  return largest;
+}
 
 ParticleInlets::ParticleInlets(ModelPart& inlets, ExplicitSolverStrategy& strategy,
                                std::uint64_t seed,
@@ -149,6 +228,11 @@ ParticleInlets::ParticleInlets(ModelPart& inlets, ExplicitSolverStrategy& strate
   }
 }
 
+void ParticleInlets::NumberAfter(IdType node_id, IdType element_id) {
+  next_node_id_ = std::max(next_node_id_, node_id + 1);
+  next_element_id_ = std::max(next_element_id_, element_id + 1);
+}
+
 void ParticleInlets::SkipIdsOfInitialSpheres() {
   ModelPart& spheres = strategy_.SpheresModelPart();
   taken_node_ids_.clear(), taken_element_ids_.clear();
@@ -175,20 +259,11 @@ ParticleInlets::Inlet ParticleInlets::ReadInlet(
                     " is not an inlet key (inlet keys: ", KeyList(), ")");
   }
   auto require = [&](const VariableBase& key, const char* what) {
-    if (!part.Has(key))
-      TESSERA_ERROR(where, ": SubModelPartData has no ", key.Name(), " (", what, ")");
+    RequireKey(part, where, key, what);
   };
-  auto positive = [&](const Variable<double>& key) {
-    const double v = part.GetValue(key);
-    if (!(v > 0.0) || !std::isfinite(v))
-      TESSERA_ERROR(where, ": ", key.Name(), " must be > 0, got ", v);
-    return v;
-  };
+  auto positive = [&](const Variable<double>& key) { return PositiveValue(part, where, key); };
   auto non_negative = [&](const Variable<double>& key) {
-    const double v = part.GetValue(key);
-    if (!(v >= 0.0) || !std::isfinite(v))
-      TESSERA_ERROR(where, ": ", key.Name(), " must be >= 0, got ", v);
-    return v;
+    return NonNegativeValue(part, where, key);
   };
 
   if (part.GetValue(CONTAINS_CLUSTERS))
@@ -261,43 +336,7 @@ ParticleInlets::Inlet ParticleInlets::ReadInlet(
     TESSERA_ERROR(where, ": INLET_STOP_TIME (", inlet.stop_time,
                   ") must not be before INLET_START_TIME (", inlet.start_time, ")");
 
-  // Radius distribution.
-  const std::string law =
-      part.Has(PROBABILITY_DISTRIBUTION) ? part.GetValue(PROBABILITY_DISTRIBUTION) : "normal";
-  RadiusDistribution& radius = inlet.radius;
-  if (law == "normal" || law == "lognormal") {
-    radius.kind =
-        law == "normal" ? RadiusDistribution::Kind::kNormal : RadiusDistribution::Kind::kLognormal;
-    require(RADIUS, "the mean radius");
-    radius.mean = positive(RADIUS);
-    radius.deviation = non_negative(STANDARD_DEVIATION);
-    // Kratos' default bounds: half and one and a half times the mean.
-    radius.minimum = part.Has(MINIMUM_RADIUS) ? positive(MINIMUM_RADIUS) : 0.5 * radius.mean;
-    radius.maximum = part.Has(MAXIMUM_RADIUS) ? positive(MAXIMUM_RADIUS) : 1.5 * radius.mean;
-    if (!(radius.minimum <= radius.mean && radius.mean <= radius.maximum))
-      TESSERA_ERROR(where, ": MINIMUM_RADIUS (", radius.minimum, ") <= RADIUS (", radius.mean,
-                    ") <= MAXIMUM_RADIUS (", radius.maximum, ") does not hold");
-  } else if (law == "discrete" || law == "piecewise_linear") {
-    radius.kind = law == "discrete" ? RadiusDistribution::Kind::kDiscrete
-                                    : RadiusDistribution::Kind::kPiecewiseLinear;
-    const auto it = tables.find(part.Name());
-    if (it == tables.end())
-      TESSERA_ERROR(where, ": PROBABILITY_DISTRIBUTION ", law,
-                    " needs "
-                    "dem_inlets_settings.",
-                    part.Name(),
-                    ".random_variable_settings in the "
-                    "project parameters (",
-                    law == "discrete" ? "possible_values, relative_frequencies"
-                                      : "pdf_breakpoints, pdf_values",
-                    ")");
-    radius.values = it->second.values;
-    radius.weights = it->second.weights;
-    radius.Prepare(where + " (dem_inlets_settings." + part.Name() + ")");
-  } else {
-    TESSERA_ERROR(where, ": PROBABILITY_DISTRIBUTION '", law,
-                  "' is unknown; expected normal, lognormal, discrete or piecewise_linear");
-  }
+  inlet.radius = ReadInletRadius(part, tables);
 
   // Injection points and random streams.
   for (Node node : part.Nodes()) inlet.points.push_back(node.Coordinates());

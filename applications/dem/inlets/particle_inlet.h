@@ -69,6 +69,15 @@ struct InletRadiusTable {
   std::int64_t seed = 0;
 };
 
+// The radius distribution of one inlet (sub model part of DEMInletPart, its
+// SubModelPartData; `tables` the discrete and piecewise-linear ones by name):
+// an error naming the part where a key is missing or out of range.
+RadiusDistribution ReadInletRadius(const ModelPart& part,
+                                   const std::map<std::string, InletRadiusTable>& tables);
+// The largest radius any inlet of `inlets` injects (0 without inlets):
+// what a distributed start from pieces needs before the inlets exist.
+double LargestInletRadius(ModelPart& inlets, const std::map<std::string, InletRadiusTable>& tables);
+
 struct NewParticle;
 
 // Set by a distributed run; unset (serial) Inject works on the strategy's rows.
@@ -98,6 +107,9 @@ class ParticleInlets {
   // from the first injected id on (those would be defined twice). Without
   // clusters it holds none there, and the ids stay those of the constructor.
   void SkipIdsOfInitialSpheres();
+  // The injected spheres' ids after these too: a distributed start from
+  // pieces, whose spheres' model part holds a piece, gives the whole file's.
+  void NumberAfter(IdType node_id, IdType element_id);
   // Injects what is due after the step that ended at `time` (see above).
   void Inject(double time);
 

@@ -248,8 +248,8 @@ void DistributedDem::Start(bool restored) {
   for (std::size_t i = 0; i < n; ++i) largest = std::max(largest, p.radius[i]);
   // From pieces: the largest sphere of the file (every rank's rows are a piece).
   if (piece_ != nullptr) {
-    if (inlets_ != nullptr || !s_.clusters_.empty() || !s_.bonds_.empty())
-      refuse("the start from pieces with inlets, clusters or bonds");
+    if (!s_.clusters_.empty() || !s_.bonds_.empty())
+      refuse("the start from pieces with clusters or bonds");
     largest = std::max(largest, piece_->largest_radius);
   }
   // Spheres an inlet makes may be bigger than any at start.

@@ -202,7 +202,7 @@ class DistributedDem {
   void Start(bool restored = false);
   // The same after the strategy's Initialize on this rank's piece of the
   // sphere file (spheres_piece.h): the piece's boxes and keys, and the
-  // ghosts' rows from their owners. Refuses inlets, clusters and bonds.
+  // ghosts' rows from their owners. Refuses clusters and bonds.
   void StartFromPiece(const SpheresPiece& piece);
   // The strategy's contact indexes (first_start, force-block cross slots,
   // wall candidates per row; the bonds' where they have none) for its

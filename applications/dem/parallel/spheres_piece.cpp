@@ -28,7 +28,8 @@ std::int64_t SpheresPiece::KeyOf(IdType element_id) const {
 
 SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
                               MdpaReadOptions options, const Communicator& communicator,
-                              double search_tolerance, const PeriodicBox& periodic) {
+                              double search_tolerance, const PeriodicBox& periodic,
+                              double least_largest_radius) {
   const int rank = communicator.Rank(), ranks = communicator.Size();
   options.piece = nullptr;
   MeshGraph graph;
@@ -80,7 +81,7 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
         largest = std::max(largest, sphere->Radius());
     }
   }
-  piece.largest_radius = communicator.MaxAll(largest);
+  piece.largest_radius = std::max(communicator.MaxAll(largest), least_largest_radius);
   // The layer DistributedDem::Start keeps (no clusters, no bonds here).
   piece.layer = 1.05 * (2.0 * piece.largest_radius + search_tolerance);
   piece.boxes = DistributedRecursiveCoordinateBisection(centres, ranks, {}, communicator);

@@ -59,12 +59,15 @@ struct SpheresPiece {
 // whose centre lies in its box or within `layer` of it. `options` as for
 // MdpaReader (their `piece` is set here). An error names the file where an
 // element has other than one node or the file has conditions.
+// `least_largest_radius`: the largest radius of spheres to come (the inlets'),
+// which the ghost layer must reach as DistributedDem::Start's does.
 // In a periodic domain (`periodic.active`) the centres are wrapped into it
 // first, as the strategy wraps them, and a sphere is kept by the ranks whose
 // box lies within a layer of one of its images (periodic_layer.h).
 SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
                               MdpaReadOptions options, const Communicator& communicator,
-                              double search_tolerance, const PeriodicBox& periodic = {});
+                              double search_tolerance, const PeriodicBox& periodic = {},
+                              double least_largest_radius = 0.0);
 
 // Collective: the ids of the particle Properties of every rank's piece in
 // the serial run's order (of first use by the spheres in key order), so

@@ -657,6 +657,10 @@ void BindInlets(py::module_& m) {
       .def_readwrite("weights", &InletRadiusTable::weights)
       .def_readwrite("use_seed", &InletRadiusTable::use_seed)
       .def_readwrite("seed", &InletRadiusTable::seed);
+  m.def("LargestInletRadius", &LargestInletRadius, py::arg("inlets"),
+        py::arg("tables") = std::map<std::string, InletRadiusTable>{},
+        "The largest radius the inlets (sub model parts of `inlets`) inject, from their "
+        "SubModelPartData alone");
 
   py::class_<ParticleInlets>(m, "ParticleInlets",
                              "Kratos' DEM inlets (the sub model parts of DEMInletPart)")
@@ -668,6 +672,9 @@ void BindInlets(py::module_& m) {
            py::arg("tables") = std::map<std::string, InletRadiusTable>{}, py::keep_alive<1, 2>(),
            py::keep_alive<1, 3>(),
            "Reads the inlets (before strategy.Initialize(): it registers their materials)")
+      .def("NumberAfter", &ParticleInlets::NumberAfter, py::arg("node_id"), py::arg("element_id"),
+           "The injected spheres' ids after these too (a distributed start from pieces: the "
+           "whole file's largest ids)")
       .def("SkipIdsOfInitialSpheres", &ParticleInlets::SkipIdsOfInitialSpheres,
            "After strategy.Initialize(): the injected spheres skip the ids of the spheres "
            "it made (the rigid clusters' members)")

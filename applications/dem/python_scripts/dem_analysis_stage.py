@@ -382,9 +382,12 @@ class DEMSolver(PythonSolver):
         self.inlets = self._CreateInlets()  # before Initialize: it registers the inlet materials
         piece = getattr(self.stage, "spheres_piece", None)
         if piece is not None:
-            # Every rank numbers the materials as the serial run does.
+            # Every rank numbers the materials as the serial run does, and
+            # the injected spheres after the whole file's ids.
             self.strategy.SetParticleMaterialOrder(
                 _dem.ParticleMaterialOrder(spheres, piece, self.communicator))
+            if self.inlets is not None:
+                self.inlets.NumberAfter(*self.stage.largest_read_ids[:2])
         try:
             self.strategy.Initialize()
         except tessera.Error as error:

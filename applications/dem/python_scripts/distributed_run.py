@@ -135,13 +135,28 @@ def PieceReadRefusal(stage):
         return "key 'TranslationalIntegrationScheme' is \"Gear_Predictor_Corrector\""
     if getattr(stage, "_resized_from", None) is not None:
         return "the run continues a checkpoint of another rank count"
-    files = [(f"{stage.problem_name}DEM_Clusters.mdpa", "Elements", "clusters")]
-    if p["dem_inlet_option"].GetBool():
-        files.append((f"{stage.problem_name}DEM_Inlet.mdpa", "SubModelPart", "inlets"))
-    for path, block, what in files:
-        if os.path.isfile(path) and _FileHolds(path, block):
-            return f"{path} holds {what}"
+    clusters = f"{stage.problem_name}DEM_Clusters.mdpa"
+    if os.path.isfile(clusters) and _FileHolds(clusters, "Elements"):
+        return f"{clusters} holds clusters"
     return None
+
+
+def _LargestInletRadius(stage):
+    """The largest radius the deck's inlets inject (0 without inlets), from
+    the inlet file read on its own: the ghost layer of the pieces reaches
+    the spheres to come, as DistributedDem.Start's does."""
+    p = stage.DEM_parameters
+    path = f"{stage.problem_name}DEM_Inlet.mdpa"
+    if not p["dem_inlet_option"].GetBool() or not os.path.isfile(path) or \
+            not _FileHolds(path, "SubModelPart"):
+        return 0.0
+    from .inlet_settings import RadiusTables
+    inlets = tessera.Model().CreateModelPart("DEMInletPart")
+    tessera.ModelPartIO(path).ReadModelPart(inlets)
+    try:
+        return _dem.LargestInletRadius(inlets, RadiusTables(p))
+    except tessera.Error as error:
+        raise tessera.Error(f"{path}: {error}") from None
 
 
 def ReadSpheresPieces(stage, path, offsets):
@@ -159,7 +174,8 @@ def ReadSpheresPieces(stage, path, offsets):
                         periodic_low=[p[f"BoundingBoxMin{a}"].GetDouble() for a in "XYZ"],
                         periodic_high=[p[f"BoundingBoxMax{a}"].GetDouble() for a in "XYZ"])
     piece = _dem.ReadSpheresPiece(path, stage.model.GetModelPart("SpheresPart"), stage.communicator,
-                                  tolerance, *offsets, **periodic)
+                                  tolerance, *offsets, **periodic,
+                                  least_largest_radius=_LargestInletRadius(stage))
     stage.spheres_piece = piece
     return piece.max_node_id, piece.max_element_id, piece.max_condition_id
 

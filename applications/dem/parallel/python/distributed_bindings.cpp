@@ -179,7 +179,8 @@ void BindDistributed(py::module_& m) {
       [](const std::string& path, ModelPart& model_part, const Communicator& communicator,
          double search_tolerance, IdType node_id_offset, IdType element_id_offset,
          IdType condition_id_offset, const std::vector<bool>& periodic_axes,
-         const std::array<double, 3>& periodic_low, const std::array<double, 3>& periodic_high) {
+         const std::array<double, 3>& periodic_low, const std::array<double, 3>& periodic_high,
+         double least_largest_radius) {
         PeriodicBox periodic;
         if (!periodic_axes.empty()) {
           if (periodic_axes.size() != 3)
@@ -196,18 +197,19 @@ void BindDistributed(py::module_& m) {
         options.node_id_offset = node_id_offset;
         options.element_id_offset = element_id_offset;
         options.condition_id_offset = condition_id_offset;
-        return ReadSpheresPiece(path, model_part, options, communicator, search_tolerance,
-                                periodic);
+        return ReadSpheresPiece(path, model_part, options, communicator, search_tolerance, periodic,
+                                least_largest_radius);
       },
       py::arg("path"), py::arg("model_part"), py::arg("communicator"), py::arg("search_tolerance"),
       py::arg("node_id_offset") = 0, py::arg("element_id_offset") = 0,
       py::arg("condition_id_offset") = 0, py::arg("periodic_axes") = std::vector<bool>{},
       py::arg("periodic_low") = std::array<double, 3>{},
-      py::arg("periodic_high") = std::array<double, 3>{},
+      py::arg("periodic_high") = std::array<double, 3>{}, py::arg("least_largest_radius") = 0.0,
       "Collective: reads into the empty root model_part this rank's piece of the sphere file "
       "(renumbered consecutively from the offsets, as the DEM stage reads it): the spheres in "
       "its box of the first bisection or within the ghost layer of it; periodic_axes (three "
-      "flags), periodic_low and periodic_high: a periodic domain (its centres wrapped)");
+      "flags), periodic_low and periodic_high: a periodic domain (its centres wrapped); "
+      "least_largest_radius: spheres to come (inlets) reach that far");
   m.def("ParticleMaterialOrder", &ParticleMaterialOrder, py::arg("spheres"), py::arg("piece"),
         py::arg("communicator"),
         "Collective: the Properties ids of the spheres of every rank's piece in the serial "
