@@ -254,7 +254,8 @@ void DistributedDem::Start(bool restored) {
   }
   // Spheres an inlet makes may be bigger than any at start.
   if (inlets_ != nullptr) largest = std::max(largest, inlets_->LargestRadius());
-  // Every rank holds every sphere here, so the reach is the same everywhere;
+  // Every rank holds every sphere here (from pieces: knows the file's
+  // largest), so the reach is the same everywhere;
   // 5 % on top covers rounding in the search's cell tests. Spheres bigger
   // than any at start or of the inlets never arrive.
   // A cluster member lies up to D from its cluster's centre, by which it is
