@@ -99,7 +99,6 @@ def _DEMStageClass():
         """The DEM's stage; the structure's skin joins the walls after the DEM
         files are read, before the materials are assigned."""
 
-
         def ReadModelParts(self, max_node_id=0, max_elem_id=0, max_cond_id=0):
             super().ReadModelParts(max_node_id, max_elem_id, max_cond_id)
             self._coupling._CreateSkinWalls()
