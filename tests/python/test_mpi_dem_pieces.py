@@ -4,8 +4,9 @@ bisection and the ghost layer around it), initialises the strategy on them
 and takes its ghosts from their owners, where the whole-file start
 ("mpi_settings": {"read": "whole"}) has every rank read and initialise every
 sphere. Both must give the serial run's bits, and the same decomposition.
-Runs the start cannot take (inlets here) read the whole file. The mpirun
-tests skip where the build has no MPI or there is no mpirun."""
+Runs whose start needs every sphere (clean indentations here) read the
+whole file. The mpirun tests skip where the build has no MPI or there is no
+mpirun."""
 import os
 import shutil
 import subprocess
@@ -104,6 +105,18 @@ def test_an_inlet_run_reads_pieces_whose_layer_reaches_the_spheres_to_come(tmp_p
     assert np.ravel(serial["RADIUS"]).max() > 0.010  # larger than any sphere of the file
     AssertSpheresBitwise(serial, distributed)
     assert int(distributed["contacts"]) == int(serial["contacts"])
+
+
+@needs_mpi
+def test_a_run_whose_start_needs_every_sphere_reads_the_whole_file(tmp_path):
+    # CleanIndentationsOption shrinks overlapping pairs at the start, which a
+    # sphere at a piece's edge could not see whole: the whole file is read.
+    folder = tmp_path / "bed"
+    WriteBed(folder, steps=20, keys={"CleanIndentationsOption": True})
+    serial = RunBed(folder, tmp_path / "serial.npz")
+    distributed = RunBed(folder, tmp_path / "mpi.npz", 2)
+    assert (distributed["pieces_read"] == -1).all()
+    AssertSpheresBitwise(serial, distributed)
 
 
 def _TesseraRun(folder, ranks=None):
