@@ -228,6 +228,10 @@ def test_gear_scheme_on_two_ranks_equals_serial_bitwise(tmp_path):
     assert np.abs(serial["ANGULAR_VELOCITY"]).max() > 1.0  # the rotational Gear columns matter
     AssertSpheresBitwise(serial, distributed)
     assert owner_changes(distributed, 2) > 0
+    # Each rank started from its piece: a ghost's Gear columns, started from
+    # the piece's forces, came from its owner with the rest of its state.
+    read = distributed["pieces_read"]
+    assert ((read > 0) & (read < len(serial["ids"]))).all(), read
 
 
 @needs_mpi

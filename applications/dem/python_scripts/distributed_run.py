@@ -131,8 +131,6 @@ def PieceReadRefusal(stage):
     if p["PeriodicDomainOption"].GetBool() and p["AutomaticBoundingBoxOption"].GetBool():
         # (The periodic domain would be the box of every node, which no piece knows.)
         return "keys 'PeriodicDomainOption' and 'AutomaticBoundingBoxOption' are true"
-    if p["TranslationalIntegrationScheme"].GetString() == "Gear_Predictor_Corrector":
-        return "key 'TranslationalIntegrationScheme' is \"Gear_Predictor_Corrector\""
     if getattr(stage, "_resized_from", None) is not None:
         return "the run continues a checkpoint of another rank count"
     clusters = f"{stage.problem_name}DEM_Clusters.mdpa"
