@@ -69,14 +69,16 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
     MdpaReadOptions slice_options = options;
     slice_options.piece = &slice;
     MdpaReader(slice_options).ReadFile(path, part);
-    std::map<IdType, std::size_t> position;  // element id -> position in the file
-    for (std::size_t e = first; e < last; ++e) position[graph.element_ids[e]] = e;
+    // The piece keeps the file's order: its k-th element is sphere first + k.
     const NodalDatabase& db = part.Nodal();
+    std::size_t k = 0;
     for (Element& element : part.Elements()) {
-      const std::size_t e = position.at(element.Id());
-      centres[e - first] = periodic.active
-                               ? periodic.Wrap(db.Coordinates(element.GetGeometry().NodeIndex(0)))
-                               : db.Coordinates(element.GetGeometry().NodeIndex(0));
+      if (first + k >= last || element.Id() != graph.element_ids[first + k])
+        TESSERA_ERROR(path, ": element ", element.Id(), " read at position ", first + k,
+                      " of the sphere file, outside its slice [", first, ", ", last,
+                      ") or not the element its graph has there");
+      const Array3 x = db.Coordinates(element.GetGeometry().NodeIndex(0));
+      centres[k++] = periodic.active ? periodic.Wrap(x) : x;
       if (const auto* sphere = dynamic_cast<const SphericParticle*>(&element))
         largest = std::max(largest, sphere->Radius());
     }
@@ -113,11 +115,11 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
   std::sort(kept.begin(), kept.end());
   MdpaPiece read;
   for (const auto& [element, node, key] : kept) {
-    read.elements.push_back(static_cast<IdType>(element));
-    read.nodes.push_back(static_cast<IdType>(node));
     piece.element_ids.push_back(static_cast<IdType>(element));
     piece.element_keys.push_back(static_cast<std::int64_t>(key));
+    read.nodes.push_back(static_cast<IdType>(node));
   }
+  read.elements = piece.element_ids;
   std::sort(read.nodes.begin(), read.nodes.end());
   read.nodes.erase(std::unique(read.nodes.begin(), read.nodes.end()), read.nodes.end());
   options.piece = &read;

@@ -202,6 +202,11 @@ class DEMSolver(PythonSolver):
     def GetComputingModelPart(self):
         return self.model.GetModelPart("SpheresPart")
 
+    def _Piece(self):
+        """This rank's piece of the sphere file (distributed_run.ReadSpheresPieces),
+        or None where the stage read the whole file (or built the model itself)."""
+        return getattr(self.stage, "spheres_piece", None)
+
     def _Settings(self):
         p = self.parameters
         settings = _dem.DemSettings()
@@ -226,7 +231,7 @@ class DEMSolver(PythonSolver):
         settings.energy_calculation = p["EnergyCalculationOption"].GetBool()
         settings.search_frequency = p["NeighbourSearchFrequency"].GetInt()
         settings.tuning.sort_rows_frequency = p["SortParticlesFrequency"].GetInt()
-        if getattr(self.stage, "spheres_piece", None) is not None:
+        if self._Piece() is not None:
             # A piece's rows keep the file's order, their keys (a distributed
             # run sorts no rows: DistributedDem::Start).
             settings.tuning.sort_rows_frequency = 0
@@ -262,12 +267,12 @@ class DEMSolver(PythonSolver):
         """The box of every particle and wall node, scaled by `factor` about its centre."""
         points = [n.Coordinates() for name in ("SpheresPart", "RigidFacePart")
                   for n in self.model.GetModelPart(name).Nodes]
-        if not points and getattr(self.stage, "spheres_piece", None) is None:
+        if not points and self._Piece() is None:
             return [-10.0] * 3, [10.0] * 3
         inf = float("inf")
         low = [min((p[k] for p in points), default=inf) for k in range(3)]
         high = [max((p[k] for p in points), default=-inf) for k in range(3)]
-        if getattr(self.stage, "spheres_piece", None) is not None:
+        if self._Piece() is not None:
             # Each rank holds its piece: the box of all of them.
             low = self.communicator.MinAllDoubles(low)
             high = self.communicator.MaxAllDoubles(high)
@@ -321,7 +326,7 @@ class DEMSolver(PythonSolver):
                 imposed = tessera.GetVariable(f"IMPOSED_VELOCITY_{axis}_VALUE")
                 if part.Has(imposed):
                     ids = [int(i) for i in part.NodeIds()]
-                    if getattr(self.stage, "spheres_piece", None) is not None:
+                    if self._Piece() is not None:
                         # Each rank read its piece: the ids of every rank's.
                         ids = distributed_run.AllIds(self.communicator, ids)
                     self.imposed_velocities.append(
@@ -380,7 +385,7 @@ class DEMSolver(PythonSolver):
             # CLUSTER_FILE_NAME is read relative to the working directory (the case folder).
             self.strategy.SetClusterModelPart(clusters)
         self.inlets = self._CreateInlets()  # before Initialize: it registers the inlet materials
-        piece = getattr(self.stage, "spheres_piece", None)
+        piece = self._Piece()
         if piece is not None:
             # Every rank numbers the materials as the serial run does, and
             # the injected spheres after the whole file's ids.
@@ -453,7 +458,7 @@ class DEMSolver(PythonSolver):
         if self.inlets is not None:
             imposed = max(imposed, self.inlets.MaximumSpeed())
         fastest = self.strategy.MaximumSpeed()
-        piece = getattr(self.stage, "spheres_piece", None)
+        piece = self._Piece()
         if piece is not None:
             fastest = self.communicator.MaxAll(fastest)
         speed = 2.0 * max(fastest, imposed) + gravity * min(final_time, 1.0)

@@ -328,7 +328,7 @@ def Start(solver, communicator, restored=False):
     distributed = _dem.DistributedDem(solver.strategy, communicator, Settings(solver.parameters))
     if solver.inlets is not None:
         distributed.AdoptInlets(solver.inlets)
-    piece = getattr(solver.stage, "spheres_piece", None)
+    piece = solver._Piece()
     if piece is not None:
         distributed.StartFromPiece(piece)
     else:
