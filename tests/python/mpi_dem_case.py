@@ -283,9 +283,9 @@ def AddInlet(folder, nx=7, ny=7, nz=6, rate=6000.0, stop=0.02, radius=0.007, dev
 
 
 def WriteBondedSpecimen(folder, steps=1000, platen_velocity=0.5, dt=5e-7, drift=(8.0, 8.0, 0.0),
-                        periodic=False):
+                        periodic=False, diameter=0.06, keys=None):
     """A small UCS specimen of the virtual laboratory (tessera.dem.virtual_lab),
-    a disc-like cylinder Ø60 x 30 mm of spheres of radius 4 mm ± 25 %, solid
+    a disc-like cylinder Ø60 (`diameter`) x 30 mm of spheres of radius 4 mm ± 25 %, solid
     fraction 0.5 (denser packings take the generator much longer), bonded by
     the DEM_Dempack law of its default concrete (thesis Table 5.5), written as
     a DEM deck: the continuum strategy, the platens (frictionless) approaching
@@ -297,10 +297,10 @@ def WriteBondedSpecimen(folder, steps=1000, platen_velocity=0.5, dt=5e-7, drift=
     is periodic (PeriodicDomainOption): its faces x = -10 and y = -10 mm cut
     the specimen, whose spheres beyond them are wrapped 90 mm away, bonded
     across the faces; the platens are widened to ±200 mm to carry them.
-    Returns the number of spheres."""
+    `keys`: more keys of the deck. Returns the number of spheres."""
     from tessera.dem.virtual_lab import VirtualLaboratory
     lab = VirtualLaboratory({"test": "UCS",
-                             "specimen": {"diameter": 0.06, "length": 0.03, "radius": 0.004,
+                             "specimen": {"diameter": diameter, "length": 0.03, "radius": 0.004,
                                           "solid_fraction": 0.5},
                              "loading": {"platen_velocity": platen_velocity},
                              "output": {"folder": os.path.basename(folder), "name": "ucs",
@@ -326,6 +326,7 @@ def WriteBondedSpecimen(folder, steps=1000, platen_velocity=0.5, dt=5e-7, drift=
         deck.update({"PeriodicDomainOption": True, "BoundingBoxOption": True})
         for axis, (low, high) in zip("XYZ", ((-0.01, 0.08), (-0.01, 0.08), (-0.015, 0.045))):
             deck[f"BoundingBoxMin{axis}"], deck[f"BoundingBoxMax{axis}"] = low, high
+    deck.update(keys or {})
     with open(os.path.join(folder, "ProjectParametersDEM.json"), "w") as f:
         json.dump(deck, f, indent=1)
     return n

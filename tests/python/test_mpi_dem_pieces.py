@@ -19,7 +19,7 @@ from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpi_dem_case import (AddImposedVelocities, AddInlet, AssertSpheresBitwise, BedState,  # noqa: E402
-                          RunBed, WriteBed, WritePeriodicBed)
+                          RunBed, WriteBed, WriteBondedSpecimen, WritePeriodicBed)
 
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
 
@@ -168,6 +168,42 @@ def test_the_automatic_time_step_of_the_pieces_is_the_serial_runs(tmp_path):
     AssertSpheresBitwise(serial, distributed)
 
 
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_a_bonded_specimen_s_pieces_hold_every_bond_of_the_spheres_kept(tmp_path, ranks):
+    # The continuum strategy makes its bonds on each piece at the start, and
+    # a bond's constants depend on all the bonds of both its spheres (the
+    # section weights): each piece reaches the longest bond beyond the ghost
+    # layer, so that every sphere kept has all its partners. A Ø120 x 30 mm
+    # virtual-lab specimen crushed while sliding across its platens (bonds
+    # break and cross the cuts), 2e-4 s; AutomaticTimestep (0.3 of the
+    # critical step estimate, below MaxTimeStep): the estimate over the kept
+    # spheres (the piece's outer spheres missed bonds, so their bonds had
+    # other constants) is the serial one.
+    keys = {"AutomaticTimestep": True, "DeltaTimeSafetyFactor": 0.3}
+    folder = tmp_path / "ucs"
+    count = WriteBondedSpecimen(folder, steps=400, diameter=0.12, keys=keys)
+    serial = RunBed(folder, tmp_path / "serial.npz")
+    pieces = RunBed(folder, tmp_path / "pieces.npz", ranks)
+    whole_folder = tmp_path / "whole"
+    WriteBondedSpecimen(whole_folder, steps=400, diameter=0.12,
+                        keys={**keys, "mpi_settings": {"read": "whole"}})
+    whole = RunBed(whole_folder, tmp_path / "whole.npz", ranks)
+    read = pieces["pieces_read"]
+    bonds, intact = (int(v) for v in serial["bonds"])
+    print(f"{ranks} ranks: spheres read {read.tolist()} of {count}; {bonds} bonds, "
+          f"{bonds - intact} broken; {int(serial['steps'])} steps")
+    assert (read > 0).all() and (read < count).all(), read
+    assert (whole["pieces_read"] == -1).all()
+    assert bonds > 2 * count and 0 < intact < bonds, serial["bonds"]
+    assert int(serial["steps"]) > 400  # the automatic step is below MaxTimeStep
+    assert int(pieces["steps"]) == int(serial["steps"])
+    assert _Starts(pieces, ranks) == _Starts(whole, ranks)
+    AssertSpheresBitwise(serial, pieces)
+    np.testing.assert_array_equal(pieces["bonds"], serial["bonds"])
+    assert int(pieces["migrations"]) > 0
+
+
 def test_a_bad_read_value_is_named(tmp_path):
     WriteBed(tmp_path / "bed", steps=10, keys={"mpi_settings": {"read": "some"}})
     result = _TesseraRun(tmp_path / "bed")
@@ -204,3 +240,61 @@ def test_one_rank_s_piece_is_the_whole_file(tmp_path):
     assert piece.layer == 1.05 * (2.0 * piece.largest_radius + 0.001)
     ((low, high),) = piece.boxes
     assert all(v == -np.inf for v in low) and all(v == np.inf for v in high)
+
+
+def test_a_bonded_piece_reaches_the_longest_bond_beyond_the_widest_layer(tmp_path):
+    # PieceBonds (spheres_piece.h): the longest bond the continuum strategy
+    # can make is 2 R_max + twice the tolerance, or (1 + β) 2 R_max; the
+    # piece reaches the widest layer DistributedDem.Start can take (1.05
+    # times that bond; with "kratos" broken bonds also 1.05 (2 R_max + 3 t)
+    # and 1.05 (L + t)) plus that bond.
+    import tessera
+    from tessera import _dem
+
+    folder = tmp_path / "bed"
+    WriteBed(folder, steps=10)
+    path = str(folder / "bedDEM.mdpa")
+    t = 0.001
+
+    def layer(**bonds):
+        part = tessera.Model().CreateModelPart("SpheresPart")
+        part.AddNodalSolutionStepVariable(tessera.GetVariable("RADIUS"))
+        piece = _dem.ReadSpheresPiece(path, part, tessera.SerialCommunicator(), t, **bonds)
+        return piece.layer, piece.largest_radius
+
+    plain, r = layer()
+    assert plain == 1.05 * (2 * r + t)
+    gap = 2 * r + 2 * t  # no BOND_RANGE_BETA: gaps up to twice the tolerance
+    assert layer(bonds_made=True)[0] == pytest.approx(1.05 * gap + gap, rel=1e-15)
+    ranged = 2 * r * 1.15
+    assert layer(bonds_made=True, largest_bond_range=0.15)[0] == \
+        pytest.approx(1.05 * ranged + ranged, rel=1e-15)
+    assert layer(bonds_made=True, kratos_broken_bonds=True)[0] == \
+        pytest.approx(1.05 * (gap + t) + gap, rel=1e-15)
+
+
+def test_the_largest_bond_range_is_found_in_the_materials_and_the_sphere_file(tmp_path):
+    # distributed_run._LargestBondRange: BOND_RANGE_BETA anywhere in the
+    # materials file (a relation's or a material's Variables) and in the
+    # sphere file's Properties (a legacy deck), before the materials are
+    # assigned; -1 where the deck gives none.
+    import json
+
+    import tessera
+    from tessera.dem import distributed_run
+
+    class Stage:
+        DEM_parameters = tessera.Parameters(json.dumps(
+            {"solver_settings": {"material_import_settings": {"materials_filename":
+                                                              str(tmp_path / "MaterialsDEM.json")}}}))
+
+    spheres = tmp_path / "sDEM.mdpa"
+    spheres.write_text("Begin Properties 1\n  BOND_RANGE_BETA 0.1\nEnd Properties\n")
+    assert distributed_run._LargestBondRange(Stage(), str(spheres)) == 0.1
+    (tmp_path / "MaterialsDEM.json").write_text(json.dumps(
+        {"materials": [{"material_id": 1, "Variables": {"YOUNG_MODULUS": 1e9}}],
+         "material_relations": [{"materials_ids": [1, 1], "Variables": {"BOND_RANGE_BETA": 0.25}}]}))
+    assert distributed_run._LargestBondRange(Stage(), str(spheres)) == 0.25
+    spheres.write_text("Begin Properties 1\nEnd Properties\n")
+    (tmp_path / "MaterialsDEM.json").write_text("{}")
+    assert distributed_run._LargestBondRange(Stage(), str(spheres)) == -1.0

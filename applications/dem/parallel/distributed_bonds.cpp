@@ -259,6 +259,26 @@ void DistributedDem::InstallBonds(std::vector<std::vector<double>> out) {
   CheckOwnedBonds();
 }
 
+void DistributedDem::GatherBondCounts() {
+  // At the start from pieces, before the rows are dropped: an owned row's
+  // bonds are all on this rank (spheres_piece.h), (key, count) pairs to all.
+  const ContinuumBonds& bonds = s_.bonds_;
+  std::vector<std::uint32_t> count(s_.particles_.size(), 0);
+  for (std::size_t b = 0; b < bonds.size(); ++b) ++count[bonds.first[b]], ++count[bonds.second[b]];
+  std::vector<std::int64_t> owned;
+  for (std::size_t i = 0; i < count.size(); ++i)
+    if (count[i] > 0 && row_owner_[i] == rank_) owned.insert(owned.end(), {row_key_[i], count[i]});
+  const std::vector<std::vector<std::int64_t>> parts = comm_->Gather(owned, 0);
+  std::vector<std::int64_t> all;
+  for (const std::vector<std::int64_t>& part : parts)
+    all.insert(all.end(), part.begin(), part.end());
+  comm_->Broadcast(all, 0);
+  bond_count_.clear();
+  bond_count_.reserve(all.size() / 2);
+  for (std::size_t k = 0; k + 1 < all.size(); k += 2)
+    bond_count_[all[k]] = static_cast<std::uint32_t>(all[k + 1]);
+}
+
 void DistributedDem::CheckOwnedBonds() const {
   // Every owned sphere holds all its bonds, as rows' bonds or parked.
   const ContinuumBonds& bonds = s_.bonds_;

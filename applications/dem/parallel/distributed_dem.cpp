@@ -248,8 +248,7 @@ void DistributedDem::Start(bool restored) {
   for (std::size_t i = 0; i < n; ++i) largest = std::max(largest, p.radius[i]);
   // From pieces: the largest sphere of the file (every rank's rows are a piece).
   if (piece_ != nullptr) {
-    if (!s_.clusters_.empty() || !s_.bonds_.empty())
-      refuse("the start from pieces with clusters or bonds");
+    if (!s_.clusters_.empty()) refuse("the start from pieces with clusters");
     largest = std::max(largest, piece_->largest_radius);
   }
   // Spheres an inlet makes may be bigger than any at start.
@@ -265,15 +264,22 @@ void DistributedDem::Start(bool restored) {
   layer_ = 1.05 * (2.0 * largest + st.search_tolerance + 2.0 * ClusterReach());
   // A bond may be longer than a contact reach (BOND_RANGE_BETA, or gaps up
   // to twice the search tolerance): the layer holds every bond's partner.
+  // From pieces each rank made the bonds of its piece: every bond is on the
+  // rank that owns its first sphere, so the longest is the ranks' longest.
   double longest = 0.0;
   for (std::size_t b = 0; b < s_.bonds_.size(); ++b)
     longest = std::max(longest, Norm(s_.Separation(s_.bonds_.first[b], s_.bonds_.second[b])));
+  bool bonded = !s_.bonds_.empty();
+  if (piece_ != nullptr) {
+    longest = comm_->MaxAll(longest);
+    bonded = comm_->MaxAll(static_cast<std::int64_t>(bonded)) != 0;
+  }
   layer_ = std::max(layer_, 1.05 * longest);
   // BrokenBonds "kratos" pushes within the rest length and keeps a broken
   // bond's shear force within a gap of twice the tolerance: a parked bond
   // lies beyond both even after approaching by one tolerance until the
   // search that brings it back (distributed_bonds.cpp).
-  if (!s_.bonds_.empty() && s_.bonds_.broken_bonds == BrokenBonds::kKratos)
+  if (bonded && s_.bonds_.broken_bonds == BrokenBonds::kKratos)
     layer_ = std::max({layer_, 1.05 * (2.0 * largest + 3.0 * st.search_tolerance),
                        1.05 * (longest + st.search_tolerance)});
   next_key_ = static_cast<std::int64_t>(n);
@@ -288,13 +294,15 @@ void DistributedDem::Start(bool restored) {
         TESSERA_ERROR("the distributed start: row ", i, " (element ", p.element_id[i], ") has key ",
                       keys[i], " after ", keys[i - 1]);
     }
-    if (layer_ > piece_->layer)
-      TESSERA_ERROR("the distributed start: the ghost layer ", layer_,
-                    " is wider than the pieces read (", piece_->layer, ")");
+    // A kept sphere's bonds were made with all its partners (spheres_piece.h).
+    if (layer_ + longest > piece_->layer)
+      TESSERA_ERROR("the distributed start: the ghost layer ", layer_, " and the longest bond ",
+                    longest, " reach beyond the pieces read (", piece_->layer, ")");
+  } else {
+    // Every bond is here now (the keys are the rows).
+    for (std::size_t b = 0; b < s_.bonds_.size(); ++b)
+      ++bond_count_[s_.bonds_.first[b]], ++bond_count_[s_.bonds_.second[b]];
   }
-  // Every bond is here now (the keys are the rows).
-  for (std::size_t b = 0; b < s_.bonds_.size(); ++b)
-    ++bond_count_[s_.bonds_.first[b]], ++bond_count_[s_.bonds_.second[b]];
   boxes_ = piece_ != nullptr
                ? piece_->boxes
                : RecursiveCoordinateBisection(
@@ -310,6 +318,7 @@ void DistributedDem::Start(bool restored) {
     keep[i] =
         row_owner_[i] == rank_ || WithinPeriodicLayer(boxes_[rank_], site, layer_, s_.periodic_);
   }
+  if (piece_ != nullptr && bonded) GatherBondCounts();
   // Restored: the ranks other than its owner that hold each row as a ghost
   // (the layer's, and the owners of its pair partners), sorted; every rank
   // decides them alike from the whole state, so the lists match.

@@ -67,7 +67,10 @@
 // those whose two spheres it now holds and does not have yet. The ghost
 // layer is at least 1.05 times the longest bond at start (with BrokenBonds
 // "kratos" also 1.05 (2 R_max + 3 SearchTolerance) and 1.05 (L_max +
-// SearchTolerance)). A broken bond whose partner
+// SearchTolerance)). Started from pieces, each rank made the bonds of its
+// piece, which holds every bond partner of the spheres it keeps
+// (spheres_piece.h); the bonds per sphere come from their owners. A broken
+// bond whose partner
 // sphere leaves the rows of the rank owning the other sphere (the spheres
 // parted farther than the layer) is parked there, by the spheres' keys, in
 // the state the serial run's evaluations give it that far apart (no load;
@@ -375,6 +378,8 @@ class DistributedDem {
   std::vector<std::vector<double>> PackBonds() const;
   void InstallBonds(std::vector<std::vector<double>> out);
   void CheckOwnedBonds() const;  // an error where an owned sphere lacks a bond
+  // At the start from pieces: bond_count_ from every rank's owned rows.
+  void GatherBondCounts();
   // Migrate, once the rows that stay are known and before the others go:
   // parks the rows' bonds one of whose spheres this rank owns after the
   // search while the other leaves (distributed_bonds.cpp).

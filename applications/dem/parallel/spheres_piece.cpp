@@ -26,10 +26,16 @@ std::int64_t SpheresPiece::KeyOf(IdType element_id) const {
   return element_keys[static_cast<std::size_t>(at - element_ids.begin())];
 }
 
+double PieceBonds::LongestBond(double largest_radius, double search_tolerance) const {
+  const double touch = 2.0 * largest_radius;
+  return std::max(touch + 2.0 * search_tolerance,
+                  largest_range >= 0.0 ? touch * (1.0 + largest_range) : 0.0);
+}
+
 SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
                               MdpaReadOptions options, const Communicator& communicator,
                               double search_tolerance, const PeriodicBox& periodic,
-                              double least_largest_radius) {
+                              double least_largest_radius, const PieceBonds& bonds) {
   const int rank = communicator.Rank(), ranks = communicator.Size();
   options.piece = nullptr;
   MeshGraph graph;
@@ -84,8 +90,19 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
     }
   }
   piece.largest_radius = std::max(communicator.MaxAll(largest), least_largest_radius);
-  // The layer DistributedDem::Start keeps (no clusters, no bonds here).
-  piece.layer = 1.05 * (2.0 * piece.largest_radius + search_tolerance);
+  // The layer DistributedDem::Start keeps (no clusters here).
+  const double r = piece.largest_radius, t = search_tolerance;
+  piece.layer = 1.05 * (2.0 * r + t);
+  if (bonds.made) {
+    // Start's layer holds the longest bond (with "kratos" broken bonds, more:
+    // distributed_bonds.cpp); and a sphere within it has its bond partners
+    // within the longest bond, whose rows its bonds' constants need.
+    const double longest = bonds.LongestBond(r, t);
+    double layer = std::max(piece.layer, 1.05 * longest);
+    if (bonds.kratos_broken)
+      layer = std::max({layer, 1.05 * (2.0 * r + 3.0 * t), 1.05 * (longest + t)});
+    piece.layer = layer + longest;
+  }
   piece.boxes = DistributedRecursiveCoordinateBisection(centres, ranks, {}, communicator);
 
   // Each slice sphere to its owner and to the ranks whose layer holds it:

@@ -18,7 +18,11 @@
 // The strategy then initialises on the piece: an owned sphere has all its
 // partners within the layer, so its first search and forces are the serial
 // run's; the ghosts' rows come from their owners afterwards
-// (DistributedDem::StartFromPiece). What the piece cannot decide alone, the
+// (DistributedDem::StartFromPiece). A continuum run's piece reaches farther:
+// its bonds are made on the piece at start, and a sphere's bond constants
+// depend on all its bonds (the section weights, continuum_bonds.h), so every
+// sphere the ranks keep has all its bond partners in the piece (PieceBonds).
+// What the piece cannot decide alone, the
 // particle materials' order (SetParticleMaterialOrder), the time-step
 // estimate and the automatic bounding box, is reduced over the ranks.
 #pragma once
@@ -39,10 +43,25 @@ class ModelPart;
 
 namespace tessera::dem {
 
+// The bonds a continuum run makes at start (continuum_bonds.h), as far as
+// the piece's reach needs them.
+struct PieceBonds {
+  bool made = false;            // the continuum strategy: bonds are made at start
+  double largest_range = -1.0;  // the largest BOND_RANGE_BETA (< 0: none given)
+  bool kratos_broken = false;   // BrokenBonds "kratos" (DistributedDem::Start widens the layer)
+
+  // The longest bond CreateBonds can make between spheres of radius <= R:
+  // a gap of twice the search tolerance, or β (R_i + R_j) about touch.
+  double LongestBond(double largest_radius, double search_tolerance) const;
+};
+
 struct SpheresPiece {
   std::vector<RcbBox> boxes;  // the first bisection of every sphere's centre
   double largest_radius = 0.0;
-  double layer = 0.0;  // the ghost layer the piece holds: 1.05 (2 R_max + search tolerance)
+  // How far beyond its box the piece reaches: the ghost layer, 1.05 (2 R_max
+  // + search tolerance); with bonds (PieceBonds) the widest layer
+  // DistributedDem::Start can take plus the longest bond.
+  double layer = 0.0;
   std::int64_t total_spheres = 0;
   // The kept elements' ids, ascending, and their keys (positions in the file).
   std::vector<IdType> element_ids;
@@ -60,14 +79,15 @@ struct SpheresPiece {
 // MdpaReader (their `piece` is set here). An error names the file where an
 // element has other than one node or the file has conditions.
 // `least_largest_radius`: the largest radius of spheres to come (the inlets'),
-// which the ghost layer must reach as DistributedDem::Start's does.
+// which the ghost layer must reach as DistributedDem::Start's does. `bonds`:
+// those the strategy makes at start.
 // In a periodic domain (`periodic.active`) the centres are wrapped into it
 // first, as the strategy wraps them, and a sphere is kept by the ranks whose
 // box lies within a layer of one of its images (periodic_layer.h).
 SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
                               MdpaReadOptions options, const Communicator& communicator,
                               double search_tolerance, const PeriodicBox& periodic = {},
-                              double least_largest_radius = 0.0);
+                              double least_largest_radius = 0.0, const PieceBonds& bonds = {});
 
 // Collective: the ids of the particle Properties of every rank's piece in
 // the serial run's order (of first use by the spheres in key order), so

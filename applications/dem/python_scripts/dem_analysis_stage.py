@@ -405,7 +405,8 @@ class DEMSolver(PythonSolver):
         if self.inlets is not None:
             # (The clusters' member spheres were made with ids after every id read.)
             self.inlets.SkipIdsOfInitialSpheres()
-        self._CheckTimeStep()
+        if piece is None:
+            self._CheckTimeStep()
         if self.communicator is not None and self.communicator.IsDistributed():
             if getattr(self.stage, "_resized_from", None) is not None:
                 # Continuing a checkpoint of another rank count: the whole
@@ -413,10 +414,14 @@ class DEMSolver(PythonSolver):
                 # the decomposition (LoadCheckpoint).
                 self.strategy.WriteToNodes()
                 return
-            # Every rank initialised the whole set (the same first search and
-            # forces as the serial run); now each keeps its own and its ghosts.
+            # Every rank initialised the whole set or its piece (the same first
+            # search and forces as the serial run); now each keeps its own and its ghosts.
             self.distributed = distributed_run.Start(self, self.communicator)
             self.global_wall_results = distributed_run.NeedsGlobalWallResults(self)
+            if piece is not None:
+                # Over the kept rows: the piece's outer spheres, dropped now,
+                # missed bonds, hence had other bond constants (spheres_piece.h).
+                self._CheckTimeStep()
         self._WriteToNodes()
 
     def _WriteToNodes(self):

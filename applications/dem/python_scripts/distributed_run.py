@@ -12,7 +12,10 @@ run: owned spheres' VTK pieces, GiD and HDF5 files merged on rank 0
 (GiD, HDF5 and VTK), their contact results and force graphs from the global
 sums (NeedsGlobalWallResults).
 """
+import json
+import mmap
 import os
+import re
 
 import tessera
 
@@ -123,8 +126,11 @@ def PieceReadRefusal(stage):
     if ReadMode(p) == "whole":
         return "key 'mpi_settings.read' is \"whole\""
     strategy = p["solver_settings"]["strategy"].GetString()
-    if strategy != "sphere_strategy":
+    if strategy not in ("sphere_strategy", "continuum_sphere_strategy"):
         return f"key 'solver_settings.strategy' is \"{strategy}\""
+    if strategy == "continuum_sphere_strategy" and p["BondAreaCorrection"].GetString() == "global":
+        # (Its α needs the mean bonds per sphere of the whole specimen, thesis 5.6.)
+        return "key 'BondAreaCorrection' is \"global\""
     for key in ("CleanIndentationsOption", "RemoveBallsInEmbeddedOption"):
         if p[key].GetBool():
             return f"key '{key}' is true"
@@ -157,6 +163,39 @@ def _LargestInletRadius(stage):
         raise tessera.Error(f"{path}: {error}") from None
 
 
+def _LargestBondRange(stage, path):
+    """The largest BOND_RANGE_BETA the deck gives (-1 where none): the
+    materials file's, any entry, and the sphere file's Properties' (a legacy
+    deck's), so that a piece reaches the longest bond the strategy can make
+    (spheres_piece.h, PieceBonds). Found before the materials are assigned."""
+    ranges = [-1.0]
+
+    def walk(value):
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if key == "BOND_RANGE_BETA" and isinstance(item, (int, float)):
+                    ranges.append(float(item))
+                else:
+                    walk(item)
+        elif isinstance(value, list):
+            for item in value:
+                walk(item)
+
+    settings = stage.DEM_parameters["solver_settings"]["material_import_settings"]
+    materials = settings["materials_filename"].GetString()
+    if os.path.isfile(materials):
+        with open(materials) as text:
+            walk(json.load(text))
+    if os.path.getsize(path) > 0:
+        with open(path, "rb") as text, mmap.mmap(text.fileno(), 0, access=mmap.ACCESS_READ) as data:
+            for match in re.finditer(rb"\bBOND_RANGE_BETA[ \t]+(\S+)", data):
+                try:
+                    ranges.append(float(match.group(1)))
+                except ValueError:
+                    pass  # the reader names the bad value
+    return max(ranges)
+
+
 def ReadSpheresPieces(stage, path, offsets):
     """Each rank reads its piece of the sphere file (spheres_piece.h) into
     SpheresPart; the piece is kept for the solver (materials, time step,
@@ -171,8 +210,12 @@ def ReadSpheresPieces(stage, path, offsets):
         periodic = dict(periodic_axes=[True, True, p["Dimension"].GetInt() != 2],
                         periodic_low=[p[f"BoundingBoxMin{a}"].GetDouble() for a in "XYZ"],
                         periodic_high=[p[f"BoundingBoxMax{a}"].GetDouble() for a in "XYZ"])
+    bonds = {}
+    if p["solver_settings"]["strategy"].GetString() == "continuum_sphere_strategy":
+        bonds = dict(bonds_made=True, largest_bond_range=_LargestBondRange(stage, path),
+                     kratos_broken_bonds=p["BrokenBonds"].GetString() == "kratos")
     piece = _dem.ReadSpheresPiece(path, stage.model.GetModelPart("SpheresPart"), stage.communicator,
-                                  tolerance, *offsets, **periodic,
+                                  tolerance, *offsets, **periodic, **bonds,
                                   least_largest_radius=_LargestInletRadius(stage))
     stage.spheres_piece = piece
     return piece.max_node_id, piece.max_element_id, piece.max_condition_id

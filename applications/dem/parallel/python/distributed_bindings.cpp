@@ -180,7 +180,8 @@ void BindDistributed(py::module_& m) {
          double search_tolerance, IdType node_id_offset, IdType element_id_offset,
          IdType condition_id_offset, const std::vector<bool>& periodic_axes,
          const std::array<double, 3>& periodic_low, const std::array<double, 3>& periodic_high,
-         double least_largest_radius) {
+         double least_largest_radius, bool bonds_made, double largest_bond_range,
+         bool kratos_broken_bonds) {
         PeriodicBox periodic;
         if (!periodic_axes.empty()) {
           if (periodic_axes.size() != 3)
@@ -197,19 +198,25 @@ void BindDistributed(py::module_& m) {
         options.node_id_offset = node_id_offset;
         options.element_id_offset = element_id_offset;
         options.condition_id_offset = condition_id_offset;
+        const PieceBonds bonds{bonds_made, largest_bond_range, kratos_broken_bonds};
         return ReadSpheresPiece(path, model_part, options, communicator, search_tolerance, periodic,
-                                least_largest_radius);
+                                least_largest_radius, bonds);
       },
       py::arg("path"), py::arg("model_part"), py::arg("communicator"), py::arg("search_tolerance"),
       py::arg("node_id_offset") = 0, py::arg("element_id_offset") = 0,
       py::arg("condition_id_offset") = 0, py::arg("periodic_axes") = std::vector<bool>{},
       py::arg("periodic_low") = std::array<double, 3>{},
       py::arg("periodic_high") = std::array<double, 3>{}, py::arg("least_largest_radius") = 0.0,
+      py::arg("bonds_made") = false, py::arg("largest_bond_range") = -1.0,
+      py::arg("kratos_broken_bonds") = false,
       "Collective: reads into the empty root model_part this rank's piece of the sphere file "
       "(renumbered consecutively from the offsets, as the DEM stage reads it): the spheres in "
       "its box of the first bisection or within the ghost layer of it; periodic_axes (three "
       "flags), periodic_low and periodic_high: a periodic domain (its centres wrapped); "
-      "least_largest_radius: spheres to come (inlets) reach that far");
+      "least_largest_radius: spheres to come (inlets) reach that far; bonds_made (the "
+      "continuum strategy), largest_bond_range (the largest BOND_RANGE_BETA, < 0: none) and "
+      "kratos_broken_bonds (BrokenBonds \"kratos\"): the piece reaches every bond partner of "
+      "the spheres kept");
   m.def("ParticleMaterialOrder", &ParticleMaterialOrder, py::arg("spheres"), py::arg("piece"),
         py::arg("communicator"),
         "Collective: the Properties ids of the spheres of every rank's piece in the serial "
