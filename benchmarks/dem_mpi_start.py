@@ -15,8 +15,15 @@ for one serial process. Then STEPS steps, whose final positions and
 velocities must be the same bits in both modes (checked; their distance
 from the serial run's is printed).
 
+With --bonded the bed is bonded (the continuum strategy): the grains'
+relation gets the DEM_Dempack law of the virtual laboratory's concrete
+(tessera.dem.virtual_lab.DEFAULT_MATERIAL) with BOND_RANGE_BETA 0.25, which
+bonds the lattice's neighbours along its axes (centres 22 ± 1.6 mm apart,
+radii 9 and 10 mm); every sphere is of COHESIVE_GROUP 1. A piece then
+reaches one longest bond beyond the ghost layer (spheres_piece.h).
+
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/dem_mpi_start.py
-        [--nx 60 --ny 60 --nz 40] [--ranks 2 4] [--steps 20]
+        [--nx 60 --ny 60 --nz 40] [--ranks 2 4] [--steps 20] [--bonded]
 """
 import argparse
 import json
@@ -63,6 +70,7 @@ def Child(folder, out, parallel_type):
         piece = getattr(stage, "spheres_piece", None)
         read = len(piece.element_ids) if piece is not None else None
         distributed, communicator = solver.distributed, stage.communicator
+        bonds = distributed.GlobalNumberOfBonds() if distributed else solver.strategy.NumberOfBonds()
         stage.RunSolutionLoop()
         stage.Finalize()
     if distributed is None:
@@ -85,8 +93,32 @@ def Child(folder, out, parallel_type):
         ranks = [{"read": int(g[0]), "owned": int(g[1]), "seconds": g[2], "peak_mib": g[3]}
                  for g in gathered]
     with open(out, "w") as f:
-        json.dump({"ranks": ranks, "ids": [int(i) for i in ids],
+        json.dump({"ranks": ranks, "bonds": bonds, "ids": [int(i) for i in ids],
                    "x": np.asarray(x).tolist(), "v": np.asarray(v).tolist()}, f)
+
+
+def MakeBonded(folder, count):
+    """The bed of `folder`, `count` spheres, bonded (see the module text)."""
+    from tessera.dem.virtual_lab import DEFAULT_MATERIAL
+    path = os.path.join(folder, "MaterialsDEM.json")
+    with open(path) as f:
+        materials = json.load(f)
+    law = {k: v for k, v in DEFAULT_MATERIAL.items()
+           if k.startswith(("CONTACT_", "DAMAGE_", "SHEAR_", "SLOPE_", "DEM_CONTINUUM"))}
+    materials["material_relations"][0]["Variables"].update(law, BOND_RANGE_BETA=0.25)
+    with open(path, "w") as f:
+        json.dump(materials, f, indent=1)
+    with open(os.path.join(folder, "bedDEM.mdpa"), "a") as f:
+        f.write("Begin NodalData COHESIVE_GROUP\n")
+        f.write("".join(f"  {n + 1} 0 1\n" for n in range(count)))
+        f.write("End NodalData\n")
+    path = os.path.join(folder, "ProjectParametersDEM.json")
+    with open(path) as f:
+        deck = json.load(f)
+    deck["solver_settings"]["strategy"] = "continuum_sphere_strategy"
+    deck.update(PoissonEffectOption=False, ShearStrainParallelToBondOption=False)
+    with open(path, "w") as f:
+        json.dump(deck, f, indent=1)
 
 
 def Run(folder, out, ranks):
@@ -104,6 +136,7 @@ def main():
     parser.add_argument("--nz", type=int, default=40)
     parser.add_argument("--ranks", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--steps", type=int, default=20)
+    parser.add_argument("--bonded", action="store_true", help="the continuum strategy's bonded bed")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -117,10 +150,13 @@ def main():
             folder = os.path.join(tmp, mode)
             count = WriteBed(folder, args.nx, args.ny, args.nz, steps=args.steps,
                              keys={"mpi_settings": {"read": mode}, "SortParticlesFrequency": 0})
+            if args.bonded:
+                MakeBonded(folder, count)
             for ranks in args.ranks:
                 runs[mode, ranks] = Run(folder, os.path.join(tmp, f"{mode}{ranks}.json"), ranks)
         serial = Run(os.path.join(tmp, "whole"), os.path.join(tmp, "serial.json"), 1)
-    print(f"bed of {count} spheres, {args.steps} steps; load average {os.getloadavg()[0]:.2f}")
+    bonded = f", {serial['bonds']} bonds at the start" if args.bonded else ""
+    print(f"bed of {count} spheres{bonded}, {args.steps} steps; load average {os.getloadavg()[0]:.2f}")
     print("| run | rank | spheres read | owned after the start | Initialize | peak memory (VmHWM) |")
     print("|---|---|---|---|---|---|")
     for name, result in [("serial", serial)] + [(f"{m}, {r} ranks", runs[m, r]) for m, r in runs]:
