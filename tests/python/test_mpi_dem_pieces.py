@@ -5,8 +5,9 @@ and takes its ghosts from their owners, where the whole-file start
 ("mpi_settings": {"read": "whole"}) has every rank read and initialise every
 sphere. Both must give the serial run's bits, and the same decomposition.
 Runs whose start needs every sphere (clean indentations here) read the
-whole file. The mpirun tests skip where the build has no MPI or there is no
-mpirun."""
+whole file; the continuum strategy's pieces reach every bond partner of the
+spheres kept, and with embedded spheres deleted at the start, their hosts.
+The mpirun tests skip where the build has no MPI or there is no mpirun."""
 import os
 import shutil
 import subprocess
@@ -202,6 +203,33 @@ def test_a_bonded_specimen_s_pieces_hold_every_bond_of_the_spheres_kept(tmp_path
     AssertSpheresBitwise(serial, pieces)
     np.testing.assert_array_equal(pieces["bonds"], serial["bonds"])
     assert int(pieces["migrations"]) > 0
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_embedded_spheres_are_deleted_from_the_pieces_as_in_the_serial_run(tmp_path, ranks):
+    # RemoveBallsInEmbeddedOption: a 4 mm sphere inside every third sphere of
+    # the bed (its centre 3 mm off the host's), which the strategy deletes at
+    # the start, each by its own pairs: a piece reaches 2 R_max beyond the
+    # layer, so that a sphere it keeps is deleted or kept as in the serial
+    # run. 300 steps.
+    nodes, radii, velocities = BedState()[:3]
+    for k in range(0, len(radii), 3):
+        x, y, z = nodes[k]
+        nodes.append((x + 0.003 * (1 - 2 * (k % 2)), y, z))
+        radii.append(0.004)
+        velocities.append(velocities[k])
+    count = len(radii)
+    keys = {"RemoveBallsInEmbeddedOption": True}
+    WriteBed(tmp_path / "bed", steps=300, keys=keys, state=(nodes, radii, velocities))
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
+    read = distributed["pieces_read"]
+    print(f"{ranks} ranks: spheres read {read.tolist()} of {count}")
+    assert (read > 0).all() and (read < count).all(), read
+    assert len(serial["ids"]) == len(BedState()[1])  # every embedded sphere deleted
+    AssertSpheresBitwise(serial, distributed)
+    assert int(distributed["contacts"]) == int(serial["contacts"])
 
 
 def test_a_bad_read_value_is_named(tmp_path):

@@ -294,10 +294,13 @@ void DistributedDem::Start(bool restored) {
         TESSERA_ERROR("the distributed start: row ", i, " (element ", p.element_id[i], ") has key ",
                       keys[i], " after ", keys[i - 1]);
     }
-    // A kept sphere's bonds were made with all its partners (spheres_piece.h).
-    if (layer_ + longest > piece_->layer)
-      TESSERA_ERROR("the distributed start: the ghost layer ", layer_, " and the longest bond ",
-                    longest, " reach beyond the pieces read (", piece_->layer, ")");
+    // A kept sphere's bonds were made with all its partners, and it was
+    // deleted or not as embedded by all its pairs (spheres_piece.h).
+    const double embedded = st.remove_embedded ? 2.0 * largest : 0.0;
+    if (layer_ + longest + embedded > piece_->layer)
+      TESSERA_ERROR("the distributed start: the ghost layer ", layer_, ", the longest bond ",
+                    longest, " and the reach of embedded spheres ", embedded,
+                    " add up to more than the pieces read (", piece_->layer, ")");
   } else {
     // Every bond is here now (the keys are the rows).
     for (std::size_t b = 0; b < s_.bonds_.size(); ++b)

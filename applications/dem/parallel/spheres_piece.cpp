@@ -35,7 +35,8 @@ double PieceBonds::LongestBond(double largest_radius, double search_tolerance) c
 SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
                               MdpaReadOptions options, const Communicator& communicator,
                               double search_tolerance, const PeriodicBox& periodic,
-                              double least_largest_radius, const PieceBonds& bonds) {
+                              double least_largest_radius, const PieceBonds& bonds,
+                              bool removes_embedded) {
   const int rank = communicator.Rank(), ranks = communicator.Size();
   options.piece = nullptr;
   MeshGraph graph;
@@ -103,6 +104,8 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
       layer = std::max({layer, 1.05 * (2.0 * r + 3.0 * t), 1.05 * (longest + t)});
     piece.layer = layer + longest;
   }
+  // A sphere inside another lies within the larger one's radius of it.
+  if (removes_embedded) piece.layer += 2.0 * r;
   piece.boxes = DistributedRecursiveCoordinateBisection(centres, ranks, {}, communicator);
 
   // Each slice sphere to its owner and to the ranks whose layer holds it:

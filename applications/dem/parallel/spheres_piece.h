@@ -60,7 +60,8 @@ struct SpheresPiece {
   double largest_radius = 0.0;
   // How far beyond its box the piece reaches: the ghost layer, 1.05 (2 R_max
   // + search tolerance); with bonds (PieceBonds) the widest layer
-  // DistributedDem::Start can take plus the longest bond.
+  // DistributedDem::Start can take plus the longest bond; plus 2 R_max where
+  // embedded spheres are deleted at start.
   double layer = 0.0;
   std::int64_t total_spheres = 0;
   // The kept elements' ids, ascending, and their keys (positions in the file).
@@ -80,14 +81,18 @@ struct SpheresPiece {
 // element has other than one node or the file has conditions.
 // `least_largest_radius`: the largest radius of spheres to come (the inlets'),
 // which the ghost layer must reach as DistributedDem::Start's does. `bonds`:
-// those the strategy makes at start.
+// those the strategy makes at start. `removes_embedded`: the strategy deletes
+// the spheres inside others at start (RemoveBallsInEmbeddedOption), each by
+// its own pairs: the piece reaches 2 R_max farther, so that a sphere it keeps
+// (or bonds) is deleted or not as in the serial run.
 // In a periodic domain (`periodic.active`) the centres are wrapped into it
 // first, as the strategy wraps them, and a sphere is kept by the ranks whose
 // box lies within a layer of one of its images (periodic_layer.h).
 SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
                               MdpaReadOptions options, const Communicator& communicator,
                               double search_tolerance, const PeriodicBox& periodic = {},
-                              double least_largest_radius = 0.0, const PieceBonds& bonds = {});
+                              double least_largest_radius = 0.0, const PieceBonds& bonds = {},
+                              bool removes_embedded = false);
 
 // Collective: the ids of the particle Properties of every rank's piece in
 // the serial run's order (of first use by the spheres in key order), so

@@ -131,9 +131,10 @@ def PieceReadRefusal(stage):
     if strategy == "continuum_sphere_strategy" and p["BondAreaCorrection"].GetString() == "global":
         # (Its α needs the mean bonds per sphere of the whole specimen, thesis 5.6.)
         return "key 'BondAreaCorrection' is \"global\""
-    for key in ("CleanIndentationsOption", "RemoveBallsInEmbeddedOption"):
-        if p[key].GetBool():
-            return f"key '{key}' is true"
+    if p["CleanIndentationsOption"].GetBool():
+        # (Each overlapping pair shrinks in list order with the radii the
+        # pairs before it left: a chain that no piece's reach bounds.)
+        return "key 'CleanIndentationsOption' is true"
     if p["PeriodicDomainOption"].GetBool() and p["AutomaticBoundingBoxOption"].GetBool():
         # (The periodic domain would be the box of every node, which no piece knows.)
         return "keys 'PeriodicDomainOption' and 'AutomaticBoundingBoxOption' are true"
@@ -216,7 +217,8 @@ def ReadSpheresPieces(stage, path, offsets):
                      kratos_broken_bonds=p["BrokenBonds"].GetString() == "kratos")
     piece = _dem.ReadSpheresPiece(path, stage.model.GetModelPart("SpheresPart"), stage.communicator,
                                   tolerance, *offsets, **periodic, **bonds,
-                                  least_largest_radius=_LargestInletRadius(stage))
+                                  least_largest_radius=_LargestInletRadius(stage),
+                                  removes_embedded=p["RemoveBallsInEmbeddedOption"].GetBool())
     stage.spheres_piece = piece
     return piece.max_node_id, piece.max_element_id, piece.max_condition_id
 

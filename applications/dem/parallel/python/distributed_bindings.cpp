@@ -181,7 +181,7 @@ void BindDistributed(py::module_& m) {
          IdType condition_id_offset, const std::vector<bool>& periodic_axes,
          const std::array<double, 3>& periodic_low, const std::array<double, 3>& periodic_high,
          double least_largest_radius, bool bonds_made, double largest_bond_range,
-         bool kratos_broken_bonds) {
+         bool kratos_broken_bonds, bool removes_embedded) {
         PeriodicBox periodic;
         if (!periodic_axes.empty()) {
           if (periodic_axes.size() != 3)
@@ -200,7 +200,7 @@ void BindDistributed(py::module_& m) {
         options.condition_id_offset = condition_id_offset;
         const PieceBonds bonds{bonds_made, largest_bond_range, kratos_broken_bonds};
         return ReadSpheresPiece(path, model_part, options, communicator, search_tolerance, periodic,
-                                least_largest_radius, bonds);
+                                least_largest_radius, bonds, removes_embedded);
       },
       py::arg("path"), py::arg("model_part"), py::arg("communicator"), py::arg("search_tolerance"),
       py::arg("node_id_offset") = 0, py::arg("element_id_offset") = 0,
@@ -208,7 +208,7 @@ void BindDistributed(py::module_& m) {
       py::arg("periodic_low") = std::array<double, 3>{},
       py::arg("periodic_high") = std::array<double, 3>{}, py::arg("least_largest_radius") = 0.0,
       py::arg("bonds_made") = false, py::arg("largest_bond_range") = -1.0,
-      py::arg("kratos_broken_bonds") = false,
+      py::arg("kratos_broken_bonds") = false, py::arg("removes_embedded") = false,
       "Collective: reads into the empty root model_part this rank's piece of the sphere file "
       "(renumbered consecutively from the offsets, as the DEM stage reads it): the spheres in "
       "its box of the first bisection or within the ghost layer of it; periodic_axes (three "
@@ -216,7 +216,7 @@ void BindDistributed(py::module_& m) {
       "least_largest_radius: spheres to come (inlets) reach that far; bonds_made (the "
       "continuum strategy), largest_bond_range (the largest BOND_RANGE_BETA, < 0: none) and "
       "kratos_broken_bonds (BrokenBonds \"kratos\"): the piece reaches every bond partner of "
-      "the spheres kept");
+      "the spheres kept; removes_embedded (RemoveBallsInEmbeddedOption): 2 R_max farther");
   m.def("ParticleMaterialOrder", &ParticleMaterialOrder, py::arg("spheres"), py::arg("piece"),
         py::arg("communicator"),
         "Collective: the Properties ids of the spheres of every rank's piece in the serial "
