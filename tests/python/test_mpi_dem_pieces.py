@@ -20,7 +20,7 @@ from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpi_dem_case import (AddImposedVelocities, AddInlet, AssertSpheresBitwise, BedState,  # noqa: E402
-                          RunBed, WriteBed, WriteBondedSpecimen, WritePeriodicBed)
+                          SPHERE_RESULTS, RunBed, WriteBed, WriteBondedSpecimen, WritePeriodicBed)
 
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
 
@@ -110,10 +110,13 @@ def test_an_inlet_run_reads_pieces_whose_layer_reaches_the_spheres_to_come(tmp_p
 
 @needs_mpi
 def test_a_run_whose_start_needs_every_sphere_reads_the_whole_file(tmp_path):
-    # CleanIndentationsOption shrinks overlapping pairs at the start, which a
-    # sphere at a piece's edge could not see whole: the whole file is read.
+    # CleanIndentationsOption with RemoveBallsInitiallyTouchingWalls: the
+    # shrinks, worked out on rank 0 for every sphere, would need the walls'
+    # deletions first: the whole file is read.
     folder = tmp_path / "bed"
-    WriteBed(folder, steps=20, keys={"CleanIndentationsOption": True})
+    WriteBed(folder, steps=20, keys={"CleanIndentationsOption": True,
+                                     "solver_settings": {"strategy": "sphere_strategy",
+                                                         "RemoveBallsInitiallyTouchingWalls": True}})
     serial = RunBed(folder, tmp_path / "serial.npz")
     distributed = RunBed(folder, tmp_path / "mpi.npz", 2)
     assert (distributed["pieces_read"] == -1).all()
@@ -230,6 +233,69 @@ def test_embedded_spheres_are_deleted_from_the_pieces_as_in_the_serial_run(tmp_p
     assert len(serial["ids"]) == len(BedState()[1])  # every embedded sphere deleted
     AssertSpheresBitwise(serial, distributed)
     assert int(distributed["contacts"]) == int(serial["contacts"])
+
+
+def _OverlappingBed(nx=7, ny=7, nz=6):
+    """The bed's spheres grown by 20 % (radii 12 and 10.8 mm on the 22 mm
+    lattice: neighbours overlap by up to 2.6 mm, in chains across the bed),
+    with a 4 mm sphere inside every fifth one."""
+    nodes, radii, velocities = BedState(nx, ny, nz)[:3]
+    radii = [1.2 * r for r in radii]
+    for k in range(0, len(nodes), 5):
+        nodes.append((nodes[k][0] + 0.002, nodes[k][1], nodes[k][2]))
+        radii.append(0.004)
+        velocities.append(velocities[k])
+    return nodes, radii, velocities
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_indentations_are_cleaned_from_the_pieces_as_in_the_serial_run(tmp_path, ranks):
+    # CleanIndentationsOption: each overlapping pair shrinks with the radii
+    # the pairs before it left, a chain no piece can follow, so rank 0
+    # repeats the serial start over every sphere's centre and radius
+    # (GatherInitialShrinks): the bounding box's deletions (the top layer
+    # lies above it), the embedded spheres' deletion, the search and the
+    # shrinks; each rank applies those of its spheres. 300 steps: the
+    # radii, positions, velocities and forces are the serial run's bits.
+    state = _OverlappingBed()
+    count = len(state[1])
+    keys = {"CleanIndentationsOption": True, "RemoveBallsInEmbeddedOption": True,
+            "BoundingBoxOption": True, "BoundingBoxMinX": -1.0, "BoundingBoxMinY": -1.0,
+            "BoundingBoxMinZ": -1.0, "BoundingBoxMaxX": 1.0, "BoundingBoxMaxY": 1.0,
+            "BoundingBoxMaxZ": 0.12}
+    WriteBed(tmp_path / "bed", steps=300, keys=keys, state=state)
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
+    read = distributed["pieces_read"]
+    radius = np.ravel(serial["RADIUS"])
+    print(f"{ranks} ranks: spheres read {read.tolist()} of {count}; {len(radius)} left, "
+          f"{int(np.sum(radius < 0.0108 * (1 - 1e-12)))} shrunk")
+    assert (read > 0).all() and (read < count).all(), read
+    assert len(radius) < 294  # the top layer and every embedded sphere deleted
+    assert radius.min() > 0.004 and np.sum(radius < 0.0108 * (1 - 1e-12)) > 50  # shrunk
+    AssertSpheresBitwise(serial, distributed, SPHERE_RESULTS + ("RADIUS",))
+    assert int(distributed["contacts"]) == int(serial["contacts"])
+
+
+@needs_mpi
+def test_indentations_of_a_bed_the_serial_run_sorts_are_its_shrinks(tmp_path):
+    # 7,776 spheres (and 1,555 embedded ones) on 2 ranks: the serial run sorts
+    # its rows in space at the first search, so its pairs come in that order,
+    # which rank 0 repeats (SpatialOrder): the radii are the serial run's bit
+    # for bit; positions and velocities differ by rounding (a piece keeps the
+    # file's order: docs/user_guide.md) after 20 steps.
+    WriteBed(tmp_path / "bed", nx=18, ny=18, nz=24, steps=20,
+             keys={"CleanIndentationsOption": True, "RemoveBallsInEmbeddedOption": True},
+             state=_OverlappingBed(18, 18, 24))
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", 2)
+    assert (distributed["pieces_read"] > 4096).all(), distributed["pieces_read"]
+    np.testing.assert_array_equal(distributed["ids"], serial["ids"])
+    np.testing.assert_array_equal(distributed["RADIUS"], serial["RADIUS"])
+    assert np.sum(np.ravel(serial["RADIUS"]) < 0.0108 * (1 - 1e-12)) > 1000
+    np.testing.assert_allclose(distributed["x"], serial["x"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(distributed["VELOCITY"], serial["VELOCITY"], rtol=0, atol=1e-9)
 
 
 def test_a_bad_read_value_is_named(tmp_path):

@@ -9,6 +9,10 @@
 #include "applications/dem/elements/spheric_particle.h"
 #include "applications/dem/parallel/distributed_rcb.h"
 #include "applications/dem/parallel/periodic_layer.h"
+#include "applications/dem/particles/initial_overlaps.h"
+#include "applications/dem/strategies/dem_strategy.h"
+#include "applications/dem/utilities/neighbour_search.h"
+#include "applications/dem/utilities/spatial_order.h"
 #include "kernel/core/error.h"
 #include "kernel/core/kernel_variables.h"
 #include "kernel/model/model.h"
@@ -145,6 +149,116 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
   options.piece = &read;
   MdpaReader(options).ReadFile(path, model_part);
   return piece;
+}
+
+InitialShrinks GatherInitialShrinks(ModelPart& spheres, const SpheresPiece& piece,
+                                    const DemSettings& settings, int sort_rows_frequency,
+                                    const Communicator& communicator) {
+  PeriodicBox periodic;
+  if (settings.periodic)
+    periodic = PeriodicBox{true,
+                           {true, true, settings.dimension != 2},
+                           settings.bounding_box_min,
+                           settings.bounding_box_max};
+  // Each sphere once, from the rank whose box holds its (wrapped) centre:
+  // key, element id, raw centre, radius.
+  std::vector<double> mine;
+  const NodalDatabase& db = spheres.Nodal();
+  for (Element& element : spheres.Elements()) {
+    const auto* sphere = dynamic_cast<const SphericParticle*>(&element);
+    if (sphere == nullptr) continue;  // (FillParticles names it)
+    const Array3 x = db.Coordinates(element.GetGeometry().NodeIndex(0));
+    if (RcbOwner(piece.boxes, periodic.active ? periodic.Wrap(x) : x) != communicator.Rank())
+      continue;
+    mine.insert(mine.end(),
+                {static_cast<double>(piece.KeyOf(element.Id())), static_cast<double>(element.Id()),
+                 x[0], x[1], x[2], sphere->Radius()});
+  }
+  const std::vector<std::vector<double>> parts = communicator.Gather(mine, 0);
+  std::vector<double> out;  // (element id, factor) pairs
+  if (communicator.Rank() == 0) {
+    const auto n = static_cast<std::size_t>(piece.total_spheres);
+    std::vector<Array3> position(n);
+    std::vector<double> radius(n);
+    std::vector<IdType> element(n);
+    std::vector<std::uint8_t> present(n, 0);
+    for (const std::vector<double>& part : parts)
+      for (std::size_t k = 0; k + 5 < part.size(); k += 6) {
+        const auto key = static_cast<std::size_t>(part[k]);
+        element[key] = static_cast<IdType>(part[k + 1]);
+        position[key] = Array3{part[k + 2], part[k + 3], part[k + 4]};
+        radius[key] = part[k + 5];
+        present[key] = 1;
+      }
+    for (std::size_t key = 0; key < n; ++key)
+      if (!present[key])
+        TESSERA_ERROR("GatherInitialShrinks: sphere ", key, " of the file is in no rank's box");
+    // The serial start, in its order (ExplicitSolverStrategy::Initialize).
+    const auto keep_rows = [&](const std::vector<std::uint8_t>& keep) {
+      std::size_t to = 0;
+      for (std::size_t i = 0; i < keep.size(); ++i)
+        if (keep[i]) {
+          position[to] = position[i], radius[to] = radius[i], element[to] = element[i];
+          ++to;
+        }
+      position.resize(to), radius.resize(to), element.resize(to);
+    };
+    if (periodic.active)
+      for (Array3& x : position) x = periodic.Wrap(x);
+    const double time = spheres.GetProcessInfo().GetValue(TIME);
+    if (settings.bounding_box && !settings.periodic && time >= settings.bounding_box_start_time &&
+        time <= settings.bounding_box_stop_time) {
+      std::vector<std::uint8_t> keep(position.size(), 1);
+      for (std::size_t i = 0; i < position.size(); ++i)
+        for (int k = 0; k < 3; ++k)
+          if (!(position[i][k] >= settings.bounding_box_min[k] &&
+                position[i][k] <= settings.bounding_box_max[k]))
+            keep[i] = 0;
+      keep_rows(keep);
+    }
+    if (sort_rows_frequency > 0 && position.size() >= settings.tuning.sort_rows_minimum) {
+      const double largest = *std::max_element(radius.begin(), radius.end());
+      const double cell = 2.0 * largest + settings.search_tolerance;
+      if (cell > 0.0) {
+        const std::vector<std::uint32_t> order =
+            SpatialOrder(position, cell, std::vector<std::uint32_t>(position.size(), 0));
+        std::vector<Array3> sorted_position(order.size());
+        std::vector<double> sorted_radius(order.size());
+        std::vector<IdType> sorted_element(order.size());
+        for (std::size_t k = 0; k < order.size(); ++k) {
+          sorted_position[k] = position[order[k]];
+          sorted_radius[k] = radius[order[k]];
+          sorted_element[k] = element[order[k]];
+        }
+        position.swap(sorted_position), radius.swap(sorted_radius), element.swap(sorted_element);
+      }
+    }
+    const std::vector<std::uint32_t> no_clusters(position.size(), 0);
+    NeighbourSearch search;
+    if (periodic.active) search.SetPeriodicBox(periodic);
+    std::vector<std::uint32_t> first, second;
+    search.FindParticlePairs(position, radius, settings.search_tolerance, first, second);
+    if (settings.remove_embedded) {
+      bool any = false;
+      const std::vector<std::uint8_t> keep =
+          EmbeddedSpheres(first, second, position, radius, no_clusters, periodic, any);
+      if (any) {
+        keep_rows(keep);
+        search.FindParticlePairs(position, radius, settings.search_tolerance, first, second);
+      }
+    }
+    const std::vector<Shrink> shrinks = ShrinkOverlappingPairs(
+        first, second, position, std::vector<std::uint32_t>(position.size(), 0), periodic, radius);
+    for (const Shrink& s : shrinks)
+      out.insert(out.end(), {static_cast<double>(element[s.sphere]), s.factor});
+  }
+  communicator.Broadcast(out, 0);
+  InitialShrinks result;
+  for (std::size_t k = 0; k + 1 < out.size(); k += 2) {
+    result.element_ids.push_back(static_cast<IdType>(out[k]));
+    result.factors.push_back(out[k + 1]);
+  }
+  return result;
 }
 
 std::vector<IdType> ParticleMaterialOrder(ModelPart& spheres, const SpheresPiece& piece,

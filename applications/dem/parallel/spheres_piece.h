@@ -43,6 +43,8 @@ class ModelPart;
 
 namespace tessera::dem {
 
+struct DemSettings;
+
 // The bonds a continuum run makes at start (continuum_bonds.h), as far as
 // the piece's reach needs them.
 struct PieceBonds {
@@ -93,6 +95,27 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
                               double search_tolerance, const PeriodicBox& periodic = {},
                               double least_largest_radius = 0.0, const PieceBonds& bonds = {},
                               bool removes_embedded = false);
+
+// The serial start's shrinks of overlapping spheres (initial_overlaps.h), by
+// element id in the order applied (ExplicitSolverStrategy::SetInitialShrinks).
+struct InitialShrinks {
+  std::vector<IdType> element_ids;
+  std::vector<double> factors;
+};
+
+// Collective, for CleanIndentationsOption: each overlapping pair shrinks with
+// the radii the pairs before it left, a chain along the serial run's pair
+// list that no piece's reach bounds, so rank 0 repeats the serial start over
+// every sphere's centre and radius, gathered from the pieces (each from the
+// rank whose box of the first bisection holds it; 40 B a sphere, on rank 0
+// only): the bounding box's deletions, the rows sorted in space where the
+// serial run sorts them (`sort_rows_frequency`, the deck's), the candidate
+// pairs, the embedded spheres' deletion, then the shrinks, which every rank
+// receives. `settings`: the strategy's (bounding box, periodic domain, search
+// tolerance, RemoveBallsInEmbeddedOption); `spheres`: the piece as read.
+InitialShrinks GatherInitialShrinks(ModelPart& spheres, const SpheresPiece& piece,
+                                    const DemSettings& settings, int sort_rows_frequency,
+                                    const Communicator& communicator);
 
 // Collective: the ids of the particle Properties of every rank's piece in
 // the serial run's order (of first use by the spheres in key order), so

@@ -15,6 +15,7 @@
 #include "applications/dem/contact_laws/contact_law.h"
 #include "applications/dem/dem_application.h"
 #include "applications/dem/inlets/particle_inlet.h"
+#include "applications/dem/parallel/spheres_piece.h"
 #include "applications/dem/particles/cluster_geometry.h"
 #include "applications/dem/particles/continuum_bonds.h"
 #include "applications/dem/particles/particle_storage.h"
@@ -443,6 +444,15 @@ void BindStrategy(py::module_& m) {
            py::arg("properties_ids"),
            "Before Initialize, in a distributed start from pieces: the particle materials "
            "numbered in this order (ParticleMaterialOrder), as the serial run numbers them")
+      .def(
+          "SetInitialShrinks",
+          [](ExplicitSolverStrategy& s, const InitialShrinks& shrinks) {
+            s.SetInitialShrinks(shrinks.element_ids, shrinks.factors);
+          },
+          py::arg("shrinks"),
+          "Before Initialize, in a distributed start from pieces with CleanIndentationsOption: "
+          "the serial run's shrinks of overlapping spheres (GatherInitialShrinks), applied to "
+          "this piece's spheres instead of its own pairs'")
       .def("Initialize", &ExplicitSolverStrategy::Initialize)
       .def(
           "Clusters", [](const ExplicitSolverStrategy& s) { return ClusterList(s.Clusters()); },

@@ -377,8 +377,9 @@ class DEMSolver(PythonSolver):
             if self.communicator is not None and self.communicator.IsDistributed():
                 self.distributed = distributed_run.StartMoreauJean(self, self.communicator)
             return
+        settings = self._Settings()
         self.strategy = _dem.ExplicitSolverStrategy(
-            spheres, walls if walls.NumberOfConditions() > 0 else None, self._Settings())
+            spheres, walls if walls.NumberOfConditions() > 0 else None, settings)
         clusters = self.model.GetModelPart("ClusterPart")
         if clusters.NumberOfElements() > 0:
             # Cluster3D: the strategy creates their spheres in SpheresPart at Initialize;
@@ -393,6 +394,12 @@ class DEMSolver(PythonSolver):
                 _dem.ParticleMaterialOrder(spheres, piece, self.communicator))
             if self.inlets is not None:
                 self.inlets.NumberAfter(*self.stage.largest_read_ids[:2])
+            if settings.clean_indentations:
+                # The serial start's shrinks of overlapping spheres, worked out
+                # on rank 0 over every sphere (a chain no piece can follow).
+                self.strategy.SetInitialShrinks(_dem.GatherInitialShrinks(
+                    spheres, piece, settings, self.parameters["SortParticlesFrequency"].GetInt(),
+                    self.communicator))
         try:
             self.strategy.Initialize()
         except tessera.Error as error:

@@ -131,10 +131,11 @@ def PieceReadRefusal(stage):
     if strategy == "continuum_sphere_strategy" and p["BondAreaCorrection"].GetString() == "global":
         # (Its α needs the mean bonds per sphere of the whole specimen, thesis 5.6.)
         return "key 'BondAreaCorrection' is \"global\""
-    if p["CleanIndentationsOption"].GetBool():
-        # (Each overlapping pair shrinks in list order with the radii the
-        # pairs before it left: a chain that no piece's reach bounds.)
-        return "key 'CleanIndentationsOption' is true"
+    if p["CleanIndentationsOption"].GetBool() and \
+            p["solver_settings"]["RemoveBallsInitiallyTouchingWalls"].GetBool():
+        # (The shrinks, which rank 0 works out for every sphere, would need
+        # the walls' deletions first: GatherInitialShrinks repeats the rest.)
+        return "keys 'CleanIndentationsOption' and 'RemoveBallsInitiallyTouchingWalls' are true"
     if p["PeriodicDomainOption"].GetBool() and p["AutomaticBoundingBoxOption"].GetBool():
         # (The periodic domain would be the box of every node, which no piece knows.)
         return "keys 'PeriodicDomainOption' and 'AutomaticBoundingBoxOption' are true"

@@ -22,6 +22,7 @@
 #include <initializer_list>
 
 #include "applications/dem/dem_variables.h"
+#include "applications/dem/particles/initial_overlaps.h"
 #include "kernel/core/error.h"
 #include "kernel/core/heap.h"
 #include "kernel/core/kernel_variables.h"
@@ -66,6 +67,17 @@ ExplicitSolverStrategy::ExplicitSolverStrategy(ModelPart& spheres, ModelPart* wa
   if (settings_.dimension == 2 && settings_.gravity[2] != 0.0)
     TESSERA_ERROR("a 2D DEM run moves in the x-y plane: GravityZ must be 0, got ",
                   settings_.gravity[2]);
+}
+
+void ExplicitSolverStrategy::SetInitialShrinks(std::vector<IdType> element_ids,
+                                               std::vector<double> factors) {
+  if (initialized_) TESSERA_ERROR("SetInitialShrinks: the DEM strategy is initialised already");
+  if (element_ids.size() != factors.size())
+    TESSERA_ERROR("SetInitialShrinks: ", element_ids.size(), " element ids but ", factors.size(),
+                  " factors");
+  given_shrinks_ = true;
+  shrink_elements_ = std::move(element_ids);
+  shrink_factors_ = std::move(factors);
 }
 
 void ExplicitSolverStrategy::SetDeltaTime(double dt) {
@@ -174,22 +186,12 @@ void ExplicitSolverStrategy::Initialize() {
   RemoveOutsideBoundingBox(time);
   Search(time);
   if (settings_.remove_embedded) {
-    // A sphere wholly inside another one (d + r_small <= r_big) is an artefact of
-    // the mesher: it is deleted before anything else happens.
-    std::vector<std::uint8_t> keep(particles_.size(), 1);
+    // A sphere wholly inside another one is an artefact of the mesher: it is
+    // deleted before anything else happens.
     bool any = false;
-    for (std::size_t c = 0; c < pairs_.first.size(); ++c) {
-      const std::uint32_t i = pairs_.first[c], j = pairs_.second[c];
-      // A cluster's spheres go only with the whole cluster.
-      if (particles_.cluster[i] != 0 || particles_.cluster[j] != 0) continue;
-      const double d = Norm(Separation(i, j));
-      const double small = std::min(particles_.radius[i], particles_.radius[j]);
-      const double big = std::max(particles_.radius[i], particles_.radius[j]);
-      if (d + small <= big) {
-        keep[particles_.radius[i] <= particles_.radius[j] ? i : j] = 0;
-        any = true;
-      }
-    }
+    const std::vector<std::uint8_t> keep =
+        EmbeddedSpheres(pairs_.first, pairs_.second, particles_.position, particles_.radius,
+                        particles_.cluster, settings_.periodic ? periodic_ : PeriodicBox{}, any);
     if (any) {
       RemoveParticles(keep);
       Search(time);

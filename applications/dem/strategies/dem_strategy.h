@@ -311,6 +311,12 @@ class ExplicitSolverStrategy {
   // materials, by Properties id of the spheres' model part, numbered in this
   // order before the pieces' own spheres, as the serial run numbers them.
   void SetParticleMaterialOrder(std::vector<IdType> properties_ids);
+  // A distributed start from pieces with CleanIndentationsOption: the serial
+  // run's shrinks of overlapping spheres, by element id in the order applied
+  // (GatherInitialShrinks, spheres_piece.h), which Initialize applies to this
+  // piece's spheres instead of shrinking its own pairs (a chain along the
+  // pairs that a piece cannot follow).
+  void SetInitialShrinks(std::vector<IdType> element_ids, std::vector<double> factors);
   // Adds spheres between steps: each gets a node (coordinates, RADIUS, VELOCITY,
   // the six velocity dofs) and an element of the spheres model part, and a row
   // at the end. Their candidate pairs and wall faces (within the search
@@ -697,6 +703,9 @@ class ExplicitSolverStrategy {
   // RegisterParticleMaterial: materials and smallest radii of particles to come.
   std::vector<std::pair<const Properties*, double>> registered_materials_;
   std::vector<IdType> particle_material_order_;  // SetParticleMaterialOrder
+  bool given_shrinks_ = false;                   // SetInitialShrinks
+  std::vector<IdType> shrink_elements_;
+  std::vector<double> shrink_factors_;
   MaterialTable table_;
   // Per material: a wall material (one first used by a wall), as table_ was built.
   std::vector<bool> is_wall_material_;

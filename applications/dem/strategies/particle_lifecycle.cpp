@@ -4,9 +4,11 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "applications/dem/dem_variables.h"
+#include "applications/dem/particles/initial_overlaps.h"
 #include "applications/dem/particles/row_removal.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "applications/dem/utilities/parallel_rows.h"
@@ -180,24 +182,32 @@ void ExplicitSolverStrategy::RemoveParticlesTouchingWalls(double time) {
 }
 
 void ExplicitSolverStrategy::CleanInitialIndentations() {
-  // Each overlapping pair (in list order) is shrunk, both radii by the same
-  // factor, until it just touches; masses follow the new radii.
+  // Each overlapping pair (in list order) is shrunk until it just touches
+  // (initial_overlaps.h); masses follow the new radii. From pieces the
+  // shrinks are the serial run's, given (SetInitialShrinks): applied to
+  // this piece's rows in their order.
+  ParticleStorage& p = particles_;
   bool changed = false;
-  for (std::size_t c = 0; c < pairs_.first.size(); ++c) {
-    const std::uint32_t i = pairs_.first[c], j = pairs_.second[c];
-    // A cluster keeps the spheres of its .clu geometry.
-    if (particles_.cluster[i] != 0 || particles_.cluster[j] != 0) continue;
-    const double d = Norm(Separation(i, j));
-    const double sum = particles_.radius[i] + particles_.radius[j];
-    if (d >= sum || d <= 0.0) continue;
-    const double factor = d / sum;
-    for (std::uint32_t k : {i, j}) {
-      const double scale = factor * factor * factor;
-      particles_.radius[k] *= factor;
-      particles_.mass[k] *= scale;
-      particles_.inertia[k] *= scale * factor * factor;
+  if (!given_shrinks_) {
+    const std::vector<Shrink> shrinks =
+        ShrinkOverlappingPairs(pairs_.first, pairs_.second, p.position, p.cluster,
+                               settings_.periodic ? periodic_ : PeriodicBox{}, p.radius);
+    for (const Shrink& s : shrinks) ShrinkMass(s.factor, p.mass[s.sphere], p.inertia[s.sphere]);
+    changed = !shrinks.empty();
+  } else {
+    std::unordered_map<IdType, std::uint32_t> row_of;
+    row_of.reserve(p.size());
+    for (std::size_t i = 0; i < p.size(); ++i)
+      row_of.emplace(p.element_id[i], static_cast<std::uint32_t>(i));
+    for (std::size_t k = 0; k < shrink_elements_.size(); ++k) {
+      const auto row = row_of.find(shrink_elements_[k]);
+      if (row == row_of.end()) continue;  // another rank's sphere
+      const double factor = shrink_factors_[k];
+      p.radius[row->second] *= factor;
+      ShrinkMass(factor, p.mass[row->second], p.inertia[row->second]);
     }
-    changed = true;
+    // (Searched again where the serial run shrank anything, as it does.)
+    changed = !shrink_elements_.empty();
   }
   if (changed) Search(spheres_.GetProcessInfo().GetValue(TIME));
 }

@@ -217,6 +217,16 @@ void BindDistributed(py::module_& m) {
       "continuum strategy), largest_bond_range (the largest BOND_RANGE_BETA, < 0: none) and "
       "kratos_broken_bonds (BrokenBonds \"kratos\"): the piece reaches every bond partner of "
       "the spheres kept; removes_embedded (RemoveBallsInEmbeddedOption): 2 R_max farther");
+  py::class_<InitialShrinks>(m, "InitialShrinks",
+                             "The serial start's shrinks of overlapping spheres, by element id "
+                             "in the order applied")
+      .def_readonly("element_ids", &InitialShrinks::element_ids)
+      .def_readonly("factors", &InitialShrinks::factors);
+  m.def("GatherInitialShrinks", &GatherInitialShrinks, py::arg("spheres"), py::arg("piece"),
+        py::arg("settings"), py::arg("sort_rows_frequency"), py::arg("communicator"),
+        "Collective, for CleanIndentationsOption in a start from pieces: rank 0 repeats the "
+        "serial start's deletions, sort, search and shrinks over every sphere's centre and "
+        "radius gathered from the pieces; every rank gets the shrinks (spheres_piece.h)");
   m.def("ParticleMaterialOrder", &ParticleMaterialOrder, py::arg("spheres"), py::arg("piece"),
         py::arg("communicator"),
         "Collective: the Properties ids of the spheres of every rank's piece in the serial "
