@@ -22,8 +22,13 @@ bonds the lattice's neighbours along its axes (centres 22 ± 1.6 mm apart,
 radii 9 and 10 mm); every sphere is of COHESIVE_GROUP 1. A piece then
 reaches one longest bond beyond the ghost layer (spheres_piece.h).
 
+With --clean the bed's radii are 20 % larger (neighbours overlap by up to
+2.6 mm) and CleanIndentationsOption shrinks them at the start: from pieces,
+rank 0 works that out over every sphere's centre and radius
+(GatherInitialShrinks, spheres_piece.h).
+
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/dem_mpi_start.py
-        [--nx 60 --ny 60 --nz 40] [--ranks 2 4] [--steps 20] [--bonded]
+        [--nx 60 --ny 60 --nz 40] [--ranks 2 4] [--steps 20] [--bonded | --clean]
 """
 import argparse
 import json
@@ -37,7 +42,7 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "python"))
 
-from mpi_dem_case import WriteBed  # noqa: E402
+from mpi_dem_case import BedState, WriteBed  # noqa: E402
 from tessera.parallel import MpiSkipReason, RunPython  # noqa: E402
 
 
@@ -137,6 +142,8 @@ def main():
     parser.add_argument("--ranks", type=int, nargs="+", default=[2, 4])
     parser.add_argument("--steps", type=int, default=20)
     parser.add_argument("--bonded", action="store_true", help="the continuum strategy's bonded bed")
+    parser.add_argument("--clean", action="store_true",
+                        help="radii 20 %% larger, shrunk at the start (CleanIndentationsOption)")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -148,14 +155,21 @@ def main():
         runs = {}
         for mode in ("pieces", "whole"):
             folder = os.path.join(tmp, mode)
-            count = WriteBed(folder, args.nx, args.ny, args.nz, steps=args.steps,
-                             keys={"mpi_settings": {"read": mode}, "SortParticlesFrequency": 0})
+            keys = {"mpi_settings": {"read": mode}, "SortParticlesFrequency": 0}
+            state = None
+            if args.clean:
+                nodes, radii, velocities = BedState(args.nx, args.ny, args.nz)[:3]
+                state = (nodes, [1.2 * r for r in radii], velocities)
+                keys["CleanIndentationsOption"] = True
+            count = WriteBed(folder, args.nx, args.ny, args.nz, steps=args.steps, keys=keys,
+                             state=state)
             if args.bonded:
                 MakeBonded(folder, count)
             for ranks in args.ranks:
                 runs[mode, ranks] = Run(folder, os.path.join(tmp, f"{mode}{ranks}.json"), ranks)
         serial = Run(os.path.join(tmp, "whole"), os.path.join(tmp, "serial.json"), 1)
     bonded = f", {serial['bonds']} bonds at the start" if args.bonded else ""
+    bonded += ", radii shrunk at the start (CleanIndentationsOption)" if args.clean else ""
     print(f"bed of {count} spheres{bonded}, {args.steps} steps; load average {os.getloadavg()[0]:.2f}")
     print("| run | rank | spheres read | owned after the start | Initialize | peak memory (VmHWM) |")
     print("|---|---|---|---|---|---|")
