@@ -17,8 +17,8 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
+#include <map>
 #include <unordered_map>
-#include <unordered_set>
 #include <vector>
 
 #include "kernel/core/variable_registry.h"
@@ -98,29 +98,59 @@ bool InPiece(const std::vector<IdType>& ids, IdType id) {
   return std::binary_search(ids.begin(), ids.end(), id);
 }
 
-// The "consecutive from given ids" renumbering of one kind of entity.
+// The "consecutive from given ids" renumbering of one kind of entity, and
+// (where tracked) which ids this file defines. Kept as runs of consecutive
+// file ids defined one after another: a file whose ids ascend is one run, so
+// a rank reading its piece of a large file keeps no per-id map.
 class IdMap {
  public:
-  IdMap(bool on, IdType offset) : on_(on), next_(offset + 1) {}
-  bool On() const { return on_; }
+  // `renumber`: new ids from offset + 1 in order of definition (else each id
+  // keeps its own); `track`: the definitions are recorded (always when
+  // renumbering), for Refer's undefined answer, "defined twice" and Defined.
+  IdMap(bool renumber, IdType offset, bool track)
+      : renumber_(renumber), track_(renumber || track), next_(offset + 1) {}
+  IdMap(const IdMap&) = delete;  // (last_ points into runs_)
+  IdMap& operator=(const IdMap&) = delete;
   // The new id of an id being defined; -1 if it was defined before.
   IdType Define(IdType id) {
-    if (!on_) return id;
-    auto [it, inserted] = map_.emplace(id, next_);
-    if (!inserted) return -1;
-    return next_++;
+    if (!track_) return id;
+    if (Defined(id)) return -1;
+    const IdType new_id = renumber_ ? next_++ : id;
+    // Extends the run of the previous definition where both ids follow on.
+    if (last_ != runs_.end() && id == last_->first + last_->second.count &&
+        new_id == last_->second.first_new + last_->second.count)
+      ++last_->second.count;
+    else
+      last_ = runs_.emplace(id, Run{new_id, 1}).first;
+    return new_id;
   }
-  // The new id of a referenced id; -1 if it was never defined.
+  // The new id of a referenced id; -1 if renumbering and it was never defined
+  // (without renumbering an id not of this file keeps its own: entities
+  // already in the model part may be referred to).
   IdType Refer(IdType id) const {
-    if (!on_) return id;
-    auto it = map_.find(id);
-    return it == map_.end() ? -1 : it->second;
+    if (!track_) return id;
+    const auto run = RunOf(id);
+    if (run != runs_.end()) return run->second.first_new + (id - run->first);
+    return renumber_ ? -1 : id;
   }
+  // Whether this file defined `id` (tracked maps only).
+  bool Defined(IdType id) const { return RunOf(id) != runs_.end(); }
 
  private:
-  bool on_;
+  struct Run {
+    IdType first_new, count;
+  };
+  using Runs = std::map<IdType, Run>;  // by first file id
+  Runs::const_iterator RunOf(IdType id) const {
+    auto run = runs_.upper_bound(id);
+    if (run == runs_.begin()) return runs_.end();
+    --run;
+    return id < run->first + run->second.count ? run : runs_.end();
+  }
+  bool renumber_, track_;
   IdType next_;
-  std::unordered_map<IdType, IdType> map_;
+  Runs runs_;
+  Runs::iterator last_ = runs_.end();
 };
 
 enum class ListKind { Nodes, Elements, Conditions, Properties, Tables, Geometries, Constraints };
@@ -139,9 +169,11 @@ class Parser : MdpaScanner {
         graph_(graph),
         piece_(graph ? nullptr : options.piece),
         nodes_(graph ? nullptr : &db_),
-        node_ids_(options.renumber, options.node_id_offset),
-        element_ids_(options.renumber, options.element_id_offset),
-        condition_ids_(options.renumber, options.condition_id_offset) {}
+        // A piece's read and the graph's know the file's ids (a left-out
+        // entity's references are skipped; an id defined twice is an error).
+        node_ids_(options.renumber, options.node_id_offset, graph || options.piece),
+        element_ids_(options.renumber, options.element_id_offset, graph || options.piece),
+        condition_ids_(options.renumber, options.condition_id_offset, graph || options.piece) {}
 
   void Read() {
     try {
@@ -430,7 +462,7 @@ class Parser : MdpaScanner {
     const IdType id = node_ids_.Refer(file_id);
     const IndexType index = id < 0 ? kInvalidIndex : nodes_.Find(id);
     if (index == kInvalidIndex) {
-      if (id >= 0 && not_created_.nodes.count(id)) return kNodeNotInPiece;
+      if (piece_ && node_ids_.Defined(file_id)) return kNodeNotInPiece;
       if (who) Fail(who, " ", who_id, " refers to node ", file_id, ", which is not defined");
       Fail("node ", file_id, " is not defined");
     }
@@ -459,7 +491,7 @@ class Parser : MdpaScanner {
         continue;
       }
       if (piece_ && !InPiece(piece_->nodes, id)) {
-        if (nodes_.Find(id) != kInvalidIndex || !not_created_.nodes.insert(id).second)
+        if (nodes_.Find(id) != kInvalidIndex)
           FailAt(record_line_, "node ", file_id, " is defined twice");
         continue;
       }
@@ -511,8 +543,6 @@ class Parser : MdpaScanner {
     // The dual graph's face size counts the cell types of elements read (as
     // MeshGraphOf does): an empty block changes nothing.
     const int common = graph_ && is_element ? DualGraphCommonNodes(type) : 0;
-    std::unordered_set<IdType>& not_created =
-        is_element ? not_created_.elements : not_created_.conditions;
     const std::vector<IdType>* in_piece =
         piece_ ? (is_element ? &piece_->elements : &piece_->conditions) : nullptr;
     NodalDatabase* db = &db_;
@@ -536,8 +566,6 @@ class Parser : MdpaScanner {
       const IdType id = ids.Define(file_id);
       if (id < 0) FailAt(record_line_, kind, " ", file_id, " is defined twice");
       if (graph_) {
-        if (!not_created.insert(id).second)
-          FailAt(record_line_, kind, " ", file_id, " is defined twice");
         if (common > 0)
           graph_->common_nodes =
               graph_->common_nodes == 0 ? common : std::min(graph_->common_nodes, common);
@@ -555,11 +583,7 @@ class Parser : MdpaScanner {
         properties = target_.GetPropertiesOrCreate(properties_id);
         last_properties_id = properties_id;
       }
-      if (in_piece && !InPiece(*in_piece, id)) {
-        if (!not_created.insert(id).second)
-          FailAt(record_line_, kind, " ", file_id, " is defined twice");
-        continue;
-      }
+      if (in_piece && !InPiece(*in_piece, id)) continue;
       if (in_piece && std::find(nodes.begin(), nodes.end(), kNodeNotInPiece) != nodes.end())
         Fail(kind, " ", file_id, " is in this rank's piece and uses a node that is not ",
              "(the piece is not a plan of this file)");
@@ -845,7 +869,7 @@ class Parser : MdpaScanner {
         if (id >= 0 && target_.HasCondition(id)) entity = &target_.GetCondition(id);
       }
       if (!entity) {
-        if (id >= 0 && (is_element ? not_created_.elements : not_created_.conditions).count(id)) {
+        if (piece_ && ids.Defined(file_id)) {
           NextLine();  // another rank's entity
           continue;
         }
@@ -964,7 +988,7 @@ class Parser : MdpaScanner {
           case ListKind::Elements: {
             const IdType id = element_ids_.Refer(file_id);
             if (id < 0 || !root_.HasElement(id)) {
-              if (id >= 0 && not_created_.elements.count(id)) continue;  // another rank's
+              if (piece_ && element_ids_.Defined(file_id)) continue;  // another rank's
               Fail("element ", file_id, " is not defined");
             }
             ids.push_back(id);
@@ -973,7 +997,7 @@ class Parser : MdpaScanner {
           case ListKind::Conditions: {
             const IdType id = condition_ids_.Refer(file_id);
             if (id < 0 || !root_.HasCondition(id)) {
-              if (id >= 0 && not_created_.conditions.count(id)) continue;  // another rank's
+              if (piece_ && condition_ids_.Defined(file_id)) continue;  // another rank's
               Fail("condition ", file_id, " is not defined");
             }
             ids.push_back(id);
@@ -1029,12 +1053,6 @@ class Parser : MdpaScanner {
   const MdpaReadOptions& options_;
   MeshGraph* graph_;
   const MdpaPiece* piece_;
-  // Ids read and not created: a piece's left-out entities (references to
-  // them are skipped, not errors), or in the graph's read every element and
-  // condition (for the "defined twice" check).
-  struct {
-    std::unordered_set<IdType> nodes, elements, conditions;
-  } not_created_;
   NodeLookup nodes_;
   IdMap node_ids_, element_ids_, condition_ids_;
   std::unordered_map<IdType, int> properties_lines_;

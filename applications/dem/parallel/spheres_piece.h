@@ -107,7 +107,7 @@ struct InitialShrinks {
 // the radii the pairs before it left, a chain along the serial run's pair
 // list that no piece's reach bounds, so rank 0 repeats the serial start over
 // every sphere's centre and radius, gathered from the pieces (each from the
-// rank whose box of the first bisection holds it; 40 B a sphere, on rank 0
+// rank whose box of the first bisection holds it; 48 B a sphere, on rank 0
 // only): the bounding box's deletions, the rows sorted in space where the
 // serial run sorts them (`sort_rows_frequency`, the deck's), the candidate
 // pairs, the embedded spheres' deletion, then the shrinks, which every rank
