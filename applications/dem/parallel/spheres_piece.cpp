@@ -130,7 +130,12 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
       to.insert(to.end(), triple, triple + 3);
     }
   }
+  // The whole file's graph and the slice are done with: freed before the
+  // piece is read, so that the start's peak holds one or the other.
+  graph = MeshGraph{}, slice = MdpaPiece{};
+  centres = std::vector<Array3>{};
   std::vector<std::vector<double>> received = communicator.Exchange(others, send);
+  send = {};
   received.push_back(std::move(mine));
   std::vector<std::array<double, 3>> kept;
   for (const std::vector<double>& part : received)
@@ -146,6 +151,7 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
   read.elements = piece.element_ids;
   std::sort(read.nodes.begin(), read.nodes.end());
   read.nodes.erase(std::unique(read.nodes.begin(), read.nodes.end()), read.nodes.end());
+  received = {}, kept = {};
   options.piece = &read;
   MdpaReader(options).ReadFile(path, model_part);
   return piece;
