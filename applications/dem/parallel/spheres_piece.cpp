@@ -132,7 +132,8 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
   }
   // The whole file's graph and the slice are done with: freed before the
   // piece is read, so that the start's peak holds one or the other.
-  graph = MeshGraph{}, slice = MdpaPiece{};
+  graph = MeshGraph{};
+  slice = MdpaPiece{};
   centres = std::vector<Array3>{};
   std::vector<std::vector<double>> received = communicator.Exchange(others, send);
   send = {};
@@ -151,7 +152,8 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
   read.elements = piece.element_ids;
   std::sort(read.nodes.begin(), read.nodes.end());
   read.nodes.erase(std::unique(read.nodes.begin(), read.nodes.end()), read.nodes.end());
-  received = {}, kept = {};
+  received = {};
+  kept = {};
   options.piece = &read;
   MdpaReader(options).ReadFile(path, model_part);
   return piece;
