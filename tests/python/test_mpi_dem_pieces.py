@@ -210,6 +210,28 @@ def test_a_bonded_specimen_s_pieces_hold_every_bond_of_the_spheres_kept(tmp_path
 
 @needs_mpi
 @pytest.mark.parametrize("ranks", [2, 4])
+def test_the_global_area_correction_of_the_pieces_counts_the_whole_specimen(tmp_path, ranks):
+    # BondAreaCorrection "global": α = 40 P / N_c with N_c the whole
+    # specimen's mean bonds per bonded sphere (thesis 5.6), which each piece
+    # counts for the spheres it owns and the ranks sum (CountBondsOverPieces).
+    # The Ø120 x 30 mm specimen crushed while sliding, 400 steps.
+    keys = {"BondAreaCorrection": "global", "BondAreaPorosity": 0.35}
+    folder = tmp_path / "ucs"
+    count = WriteBondedSpecimen(folder, steps=400, diameter=0.12, keys=keys)
+    serial = RunBed(folder, tmp_path / "serial.npz")
+    pieces = RunBed(folder, tmp_path / "pieces.npz", ranks)
+    read = pieces["pieces_read"]
+    bonds, intact = (int(v) for v in serial["bonds"])
+    print(f"{ranks} ranks: spheres read {read.tolist()} of {count}; {bonds} bonds, "
+          f"{bonds - intact} broken")
+    assert (read > 0).all() and (read < count).all(), read
+    assert 0 < intact < bonds, serial["bonds"]
+    AssertSpheresBitwise(serial, pieces)
+    np.testing.assert_array_equal(pieces["bonds"], serial["bonds"])
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4])
 def test_embedded_spheres_are_deleted_from_the_pieces_as_in_the_serial_run(tmp_path, ranks):
     # RemoveBallsInEmbeddedOption: a 4 mm sphere inside every third sphere of
     # the bed (its centre 3 mm off the host's), which the strategy deletes at

@@ -269,6 +269,24 @@ InitialShrinks GatherInitialShrinks(ModelPart& spheres, const SpheresPiece& piec
   return result;
 }
 
+void CountBondsOverPieces(ExplicitSolverStrategy& strategy, const SpheresPiece& piece,
+                          const Communicator& communicator) {
+  strategy.SetGlobalBondCounts(
+      [boxes = piece.boxes, &communicator](const ParticleStorage& rows,
+                                           const std::vector<std::uint32_t>& first,
+                                           const std::vector<int>& bonds_per_row) {
+        // (The rows' centres are wrapped into a periodic domain by now, as the
+        // first bisection's were.)
+        std::vector<std::uint8_t> owned(rows.size());
+        for (std::size_t i = 0; i < rows.size(); ++i)
+          owned[i] = RcbOwner(boxes, rows.position[i]) == communicator.Rank();
+        std::int64_t bonds = 0, bonded = 0;
+        for (const std::uint32_t i : first) bonds += owned[i];
+        for (std::size_t i = 0; i < rows.size(); ++i) bonded += owned[i] && bonds_per_row[i] > 0;
+        return std::array<std::int64_t, 2>{communicator.SumAll(bonds), communicator.SumAll(bonded)};
+      });
+}
+
 std::vector<IdType> ParticleMaterialOrder(ModelPart& spheres, const SpheresPiece& piece,
                                           const Communicator& communicator) {
   // Each material's first key on this rank, then the least over the ranks.

@@ -44,6 +44,7 @@ class ModelPart;
 namespace tessera::dem {
 
 struct DemSettings;
+class ExplicitSolverStrategy;
 
 // The bonds a continuum run makes at start (continuum_bonds.h), as far as
 // the piece's reach needs them.
@@ -116,6 +117,14 @@ struct InitialShrinks {
 InitialShrinks GatherInitialShrinks(ModelPart& spheres, const SpheresPiece& piece,
                                     const DemSettings& settings, int sort_rows_frequency,
                                     const Communicator& communicator);
+
+// For BondAreaCorrection "global" (α = 40 P / N_c of the whole specimen):
+// sets the strategy's counts of bonds and bonded spheres to the sums over the
+// ranks of those of the spheres each owns in the first bisection (a kept
+// sphere's bonds are all in its piece). The communicator must outlive the
+// strategy's Initialize.
+void CountBondsOverPieces(ExplicitSolverStrategy& strategy, const SpheresPiece& piece,
+                          const Communicator& communicator);
 
 // Collective: the ids of the particle Properties of every rank's piece in
 // the serial run's order (of first use by the spheres in key order), so

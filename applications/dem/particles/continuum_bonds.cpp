@@ -171,7 +171,8 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
   bonds = ContinuumBonds{};
   bool any_group = false;
   for (int group : cohesive_group) any_group = any_group || group != 0;
-  if (!any_group) return;
+  // (A piece's global counts are collective: every rank goes on to them.)
+  if (!any_group && !area.global_counts) return;
   // Kratos bonds the pairs its first search finds, each sphere's search radius
   // R + SearchTolerance: gaps up to twice the tolerance. A sliver more than the
   // gap catches spheres exactly at that distance; a bond range β reaches
@@ -271,17 +272,23 @@ void CreateBonds(const ParticleStorage& rows, const std::vector<int>& cohesive_g
       else
         weight[i] = VpacAreaRatio(count[i]) * sphere_area / area_sum[i];
     }
-  } else if (area.correction == BondAreaCorrection::kGlobal && m > 0) {
+  } else if (area.correction == BondAreaCorrection::kGlobal) {
     // α = 40 P / N_c (thesis 5.6), N_c the mean bonds per bonded sphere.
-    if (!(area.porosity > 0.0 && area.porosity < 1.0))
+    std::int64_t total = static_cast<std::int64_t>(m), bonded = 0;
+    for (std::size_t i = 0; i < n; ++i) bonded += count[i] > 0;
+    if (area.global_counts) {
+      const std::array<std::int64_t, 2> counts = area.global_counts(rows, bonds.first, count);
+      total = counts[0], bonded = counts[1];
+    }
+    if (total > 0 && !(area.porosity > 0.0 && area.porosity < 1.0))
       TESSERA_ERROR(
           "bonds: the global area correction (thesis 5.6) needs the specimen's "
           "porosity P in (0, 1) (BondAreaPorosity), got ",
           area.porosity);
-    std::size_t bonded = 0;
-    for (std::size_t i = 0; i < n; ++i) bonded += count[i] > 0;
-    const double coordination = 2.0 * static_cast<double>(m) / static_cast<double>(bonded);
-    std::fill(weight.begin(), weight.end(), 40.0 * area.porosity / coordination);
+    if (m > 0) {
+      const double coordination = 2.0 * static_cast<double>(total) / static_cast<double>(bonded);
+      std::fill(weight.begin(), weight.end(), 40.0 * area.porosity / coordination);
+    }
   }
   // A bond's section is the mean of its two spheres' weighted sections (thesis
   // §5.3 step 6; Kratos lets each sphere use its own, so that the two forces

@@ -28,7 +28,9 @@
 // in the same order for any number of threads.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <vector>
 
 #include "applications/dem/contact_laws/bond_law.h"
@@ -157,6 +159,13 @@ struct ContinuumBonds {
 struct BondAreaSettings {
   BondAreaCorrection correction = BondAreaCorrection::kKratos;
   double porosity = -1.0;
+  // The global correction's counts of the whole specimen, bonds and bonded
+  // spheres, from these rows' bonds and bonds per row (a distributed start
+  // from pieces: each counted once over the ranks); null: the rows' own.
+  std::function<std::array<std::int64_t, 2>(const ParticleStorage& rows,
+                                            const std::vector<std::uint32_t>& first,
+                                            const std::vector<int>& bonds_per_row)>
+      global_counts;
 };
 
 // Makes the bonds of `rows` (see the file comment): `cohesive_group` per row,

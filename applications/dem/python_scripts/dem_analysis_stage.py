@@ -394,6 +394,9 @@ class DEMSolver(PythonSolver):
                 _dem.ParticleMaterialOrder(spheres, piece, self.communicator))
             if self.inlets is not None:
                 self.inlets.NumberAfter(*self.stage.largest_read_ids[:2])
+            if settings.continuum and self.parameters["BondAreaCorrection"].GetString() == "global":
+                # α = 40 P / N_c of the whole specimen: N_c summed over the ranks.
+                _dem.CountBondsOverPieces(self.strategy, piece, self.communicator)
             if settings.clean_indentations:
                 # The serial start's shrinks of overlapping spheres, worked out
                 # on rank 0 over every sphere (a chain no piece can follow).

@@ -128,9 +128,6 @@ def PieceReadRefusal(stage):
     strategy = p["solver_settings"]["strategy"].GetString()
     if strategy not in ("sphere_strategy", "continuum_sphere_strategy"):
         return f"key 'solver_settings.strategy' is \"{strategy}\""
-    if strategy == "continuum_sphere_strategy" and p["BondAreaCorrection"].GetString() == "global":
-        # (Its α needs the mean bonds per sphere of the whole specimen, thesis 5.6.)
-        return "key 'BondAreaCorrection' is \"global\""
     if p["CleanIndentationsOption"].GetBool() and \
             p["solver_settings"]["RemoveBallsInitiallyTouchingWalls"].GetBool():
         # (The shrinks, which rank 0 works out for every sphere, would need

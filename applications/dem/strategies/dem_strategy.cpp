@@ -80,6 +80,11 @@ void ExplicitSolverStrategy::SetInitialShrinks(std::vector<IdType> element_ids,
   shrink_factors_ = std::move(factors);
 }
 
+void ExplicitSolverStrategy::SetGlobalBondCounts(GlobalBondCounts counts) {
+  if (initialized_) TESSERA_ERROR("SetGlobalBondCounts: the DEM strategy is initialised already");
+  global_bond_counts_ = std::move(counts);
+}
+
 void ExplicitSolverStrategy::SetDeltaTime(double dt) {
   if (!(dt > 0.0) || !std::isfinite(dt)) TESSERA_ERROR("the DEM time step must be > 0, got ", dt);
   settings_.delta_time = dt;
@@ -495,7 +500,8 @@ void ExplicitSolverStrategy::CreateContinuumBonds() {
         skin[i] = db.NonHistorical(SKIN_SPHERE, particles_.node[i]) != 0.0;
   }
   CreateBonds(particles_, group, skin, bond_table_, settings_.search_tolerance, periodic_, bonds_,
-              BondAreaSettings{settings_.bond_area_correction, settings_.bond_area_porosity});
+              BondAreaSettings{settings_.bond_area_correction, settings_.bond_area_porosity,
+                               global_bond_counts_});
   bonds_.lever_arms = settings_.bond_lever_arms;
   bonds_.broken_bonds = settings_.broken_bonds;
   // Kratos' search makes two spheres neighbours while their spheres of

@@ -317,6 +317,11 @@ class ExplicitSolverStrategy {
   // piece's spheres instead of shrinking its own pairs (a chain along the
   // pairs that a piece cannot follow).
   void SetInitialShrinks(std::vector<IdType> element_ids, std::vector<double> factors);
+  // A distributed start from pieces with BondAreaCorrection "global": the
+  // whole specimen's bonds and bonded spheres from each piece's
+  // (CountBondsOverPieces, spheres_piece.h); collective, at Initialize.
+  using GlobalBondCounts = decltype(BondAreaSettings::global_counts);
+  void SetGlobalBondCounts(GlobalBondCounts counts);
   // Adds spheres between steps: each gets a node (coordinates, RADIUS, VELOCITY,
   // the six velocity dofs) and an element of the spheres model part, and a row
   // at the end. Their candidate pairs and wall faces (within the search
@@ -706,6 +711,7 @@ class ExplicitSolverStrategy {
   bool given_shrinks_ = false;                   // SetInitialShrinks
   std::vector<IdType> shrink_elements_;
   std::vector<double> shrink_factors_;
+  GlobalBondCounts global_bond_counts_;  // SetGlobalBondCounts
   MaterialTable table_;
   // Per material: a wall material (one first used by a wall), as table_ was built.
   std::vector<bool> is_wall_material_;

@@ -227,6 +227,10 @@ void BindDistributed(py::module_& m) {
         "Collective, for CleanIndentationsOption in a start from pieces: rank 0 repeats the "
         "serial start's deletions, sort, search and shrinks over every sphere's centre and "
         "radius gathered from the pieces; every rank gets the shrinks (spheres_piece.h)");
+  m.def("CountBondsOverPieces", &CountBondsOverPieces, py::arg("strategy"), py::arg("piece"),
+        py::arg("communicator"), py::keep_alive<1, 3>(),
+        "Before Initialize, in a start from pieces with BondAreaCorrection \"global\": the "
+        "strategy counts the whole specimen's bonds and bonded spheres over the ranks");
   m.def("ParticleMaterialOrder", &ParticleMaterialOrder, py::arg("spheres"), py::arg("piece"),
         py::arg("communicator"),
         "Collective: the Properties ids of the spheres of every rank's piece in the serial "
