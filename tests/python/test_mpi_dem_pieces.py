@@ -152,6 +152,26 @@ def test_a_periodic_bed_reads_the_images_across_the_faces_into_its_pieces(tmp_pa
 
 
 @needs_mpi
+def test_an_automatic_periodic_domain_is_the_box_of_every_piece(tmp_path):
+    # PeriodicDomainOption with AutomaticBoundingBoxOption: the domain is the
+    # box of every node scaled by BoundingBoxEnlargementFactor (1.17: about
+    # the lattice's period), which the pieces work out from the slices'
+    # centres (and the walls' nodes, none here) before wrapping them; the
+    # stage's own box, from the pieces, must be the same bits. 4 ranks, 300
+    # steps: the serial run's bits.
+    keys = {"AutomaticBoundingBoxOption": True, "BoundingBoxEnlargementFactor": 1.17}
+    folder = tmp_path / "periodic"
+    count = len(WritePeriodicBed(folder, steps=300, keys=keys))
+    serial = RunBed(folder, tmp_path / "serial.npz")
+    pieces = RunBed(folder, tmp_path / "pieces.npz", 4)
+    read = pieces["pieces_read"]
+    print(f"automatic periodic box, 4 ranks: spheres read {read.tolist()} of {count}")
+    assert (read > 0).all() and (read < count).all(), read
+    AssertSpheresBitwise(serial, pieces)
+    assert int(pieces["contacts"]) == int(serial["contacts"])
+
+
+@needs_mpi
 def test_the_automatic_time_step_of_the_pieces_is_the_serial_runs(tmp_path):
     # AutomaticTimestep: Δt = 0.1 of the critical step, which the smallest
     # sphere sets, and the estimate counts impacts at twice the fastest

@@ -38,9 +38,9 @@ double PieceBonds::LongestBond(double largest_radius, double search_tolerance) c
 
 SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
                               MdpaReadOptions options, const Communicator& communicator,
-                              double search_tolerance, const PeriodicBox& periodic,
-                              double least_largest_radius, const PieceBonds& bonds,
-                              bool removes_embedded) {
+                              const PieceStart& start) {
+  const PieceBonds& bonds = start.bonds;
+  const double search_tolerance = start.search_tolerance;
   const int rank = communicator.Rank(), ranks = communicator.Size();
   options.piece = nullptr;
   MeshGraph graph;
@@ -88,13 +88,31 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
         TESSERA_ERROR(path, ": element ", element.Id(), " read at position ", first + k,
                       " of the sphere file, outside its slice [", first, ", ", last,
                       ") or not the element its graph has there");
-      const Array3 x = db.Coordinates(element.GetGeometry().NodeIndex(0));
-      centres[k++] = periodic.active ? periodic.Wrap(x) : x;
+      centres[k++] = db.Coordinates(element.GetGeometry().NodeIndex(0));
       if (const auto* sphere = dynamic_cast<const SphericParticle*>(&element))
         largest = std::max(largest, sphere->Radius());
     }
   }
-  piece.largest_radius = std::max(communicator.MaxAll(largest), least_largest_radius);
+  // The periodic domain, then the centres wrapped into it as the strategy
+  // wraps them.
+  PeriodicBox& periodic = piece.periodic;
+  periodic = start.periodic;
+  if (periodic.active && start.automatic_factor > 0.0) {
+    // The stage's automatic box (DEMSolver._AutomaticBoundingBox): of every
+    // node, scaled about its centre; the same arithmetic, the same bits.
+    Array3 low = start.automatic_low, high = start.automatic_high;
+    for (const Array3& x : centres)
+      for (int k = 0; k < 3; ++k) low[k] = std::min(low[k], x[k]), high[k] = std::max(high[k], x[k]);
+    for (int k = 0; k < 3; ++k) {
+      low[k] = communicator.MinAll(low[k]), high[k] = communicator.MaxAll(high[k]);
+      const double centre = 0.5 * (low[k] + high[k]);
+      const double half = 0.5 * start.automatic_factor * (high[k] - low[k]);
+      periodic.low[k] = centre - half, periodic.high[k] = centre + half;
+    }
+  }
+  if (periodic.active)
+    for (Array3& x : centres) x = periodic.Wrap(x);
+  piece.largest_radius = std::max(communicator.MaxAll(largest), start.least_largest_radius);
   // The layer DistributedDem::Start keeps (no clusters here).
   const double r = piece.largest_radius, t = search_tolerance;
   piece.layer = 1.05 * (2.0 * r + t);
@@ -109,7 +127,7 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
     piece.layer = layer + longest;
   }
   // A sphere inside another lies within the larger one's radius of it.
-  if (removes_embedded) piece.layer += 2.0 * r;
+  if (start.removes_embedded) piece.layer += 2.0 * r;
   piece.boxes = DistributedRecursiveCoordinateBisection(centres, ranks, {}, communicator);
 
   // Each slice sphere to its owner and to the ranks whose layer holds it:

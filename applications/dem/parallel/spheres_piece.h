@@ -58,6 +58,29 @@ struct PieceBonds {
   double LongestBond(double largest_radius, double search_tolerance) const;
 };
 
+// What the run's start needs of the pieces.
+struct PieceStart {
+  double search_tolerance = 0.0;  // absolute (0 where the deck's is relative)
+  // A periodic domain: the centres wrapped into it, a sphere kept by the
+  // ranks whose box lies within a layer of one of its images.
+  PeriodicBox periodic;
+  // With AutomaticBoundingBoxOption (automatic_factor > 0) the periodic
+  // domain is the box of every sphere's centre and of the points in
+  // [automatic_low, automatic_high] (the walls' nodes), scaled by the factor
+  // about its centre, as the stage computes it (its axes: `periodic.axis`).
+  double automatic_factor = 0.0;
+  Array3 automatic_low{}, automatic_high{};
+  // The largest radius of spheres to come (the inlets'), which the ghost
+  // layer must reach as DistributedDem::Start's does.
+  double least_largest_radius = 0.0;
+  PieceBonds bonds;  // those the strategy makes at start
+  // The strategy deletes the spheres inside others at start
+  // (RemoveBallsInEmbeddedOption), each by its own pairs: the piece reaches
+  // 2 R_max farther, so that a sphere it keeps (or bonds) is deleted or not
+  // as in the serial run.
+  bool removes_embedded = false;
+};
+
 struct SpheresPiece {
   std::vector<RcbBox> boxes;  // the first bisection of every sphere's centre
   double largest_radius = 0.0;
@@ -70,6 +93,7 @@ struct SpheresPiece {
   // The kept elements' ids, ascending, and their keys (positions in the file).
   std::vector<IdType> element_ids;
   std::vector<std::int64_t> element_keys;
+  PeriodicBox periodic;  // the domain the centres were wrapped into (if active)
   // The whole file's largest ids (the next file's numbering starts after them).
   IdType max_node_id = 0, max_element_id = 0, max_condition_id = 0;
 
@@ -82,20 +106,9 @@ struct SpheresPiece {
 // whose centre lies in its box or within `layer` of it. `options` as for
 // MdpaReader (their `piece` is set here). An error names the file where an
 // element has other than one node or the file has conditions.
-// `least_largest_radius`: the largest radius of spheres to come (the inlets'),
-// which the ghost layer must reach as DistributedDem::Start's does. `bonds`:
-// those the strategy makes at start. `removes_embedded`: the strategy deletes
-// the spheres inside others at start (RemoveBallsInEmbeddedOption), each by
-// its own pairs: the piece reaches 2 R_max farther, so that a sphere it keeps
-// (or bonds) is deleted or not as in the serial run.
-// In a periodic domain (`periodic.active`) the centres are wrapped into it
-// first, as the strategy wraps them, and a sphere is kept by the ranks whose
-// box lies within a layer of one of its images (periodic_layer.h).
 SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
                               MdpaReadOptions options, const Communicator& communicator,
-                              double search_tolerance, const PeriodicBox& periodic = {},
-                              double least_largest_radius = 0.0, const PieceBonds& bonds = {},
-                              bool removes_embedded = false);
+                              const PieceStart& start);
 
 // The serial start's shrinks of overlapping spheres (initial_overlaps.h), by
 // element id in the order applied (ExplicitSolverStrategy::SetInitialShrinks).

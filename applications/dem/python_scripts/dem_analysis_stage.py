@@ -255,6 +255,13 @@ class DEMSolver(PythonSolver):
         high = [p[f"BoundingBoxMax{a}"].GetDouble() for a in "XYZ"]
         if p["AutomaticBoundingBoxOption"].GetBool():
             low, high = self._AutomaticBoundingBox(p["BoundingBoxEnlargementFactor"].GetDouble())
+            piece = self._Piece()
+            if piece is not None and settings.periodic and [low, high] != \
+                    [list(v) for v in piece.periodic_box]:
+                raise tessera.Error(
+                    f"{p.Origin()}: the automatic periodic domain {low}, {high} is not the one the "
+                    f"pieces were read in, {piece.periodic_box} (nodes added to RigidFacePart after "
+                    "its file?); set \"mpi_settings\": {\"read\": \"whole\"}")
         settings.bounding_box_min = low
         settings.bounding_box_max = high
         # FREE_BODY_MOTION walls that a process moves follow the process only.

@@ -133,9 +133,6 @@ def PieceReadRefusal(stage):
         # (The shrinks, which rank 0 works out for every sphere, would need
         # the walls' deletions first: GatherInitialShrinks repeats the rest.)
         return "keys 'CleanIndentationsOption' and 'RemoveBallsInitiallyTouchingWalls' are true"
-    if p["PeriodicDomainOption"].GetBool() and p["AutomaticBoundingBoxOption"].GetBool():
-        # (The periodic domain would be the box of every node, which no piece knows.)
-        return "keys 'PeriodicDomainOption' and 'AutomaticBoundingBoxOption' are true"
     if getattr(stage, "_resized_from", None) is not None:
         return "the run continues a checkpoint of another rank count"
     clusters = f"{stage.problem_name}DEM_Clusters.mdpa"
@@ -195,6 +192,20 @@ def _LargestBondRange(stage, path):
     return max(ranges)
 
 
+def _WallNodesBox(stage):
+    """(low, high) of the wall file's nodes, read on their own ahead of the
+    spheres (infinite and empty without walls)."""
+    inf = float("inf")
+    path = f"{stage.problem_name}DEM_FEM_boundary.mdpa"
+    if not os.path.isfile(path):
+        return [inf] * 3, [-inf] * 3
+    walls = tessera.Model().CreateModelPart("RigidFacePart")
+    tessera.ModelPartIO(path).ReadModelPart(walls)
+    points = [n.Coordinates() for n in walls.Nodes]
+    return ([min((x[k] for x in points), default=inf) for k in range(3)],
+            [max((x[k] for x in points), default=-inf) for k in range(3)])
+
+
 def ReadSpheresPieces(stage, path, offsets):
     """Each rank reads its piece of the sphere file (spheres_piece.h) into
     SpheresPart; the piece is kept for the solver (materials, time step,
@@ -209,6 +220,12 @@ def ReadSpheresPieces(stage, path, offsets):
         periodic = dict(periodic_axes=[True, True, p["Dimension"].GetInt() != 2],
                         periodic_low=[p[f"BoundingBoxMin{a}"].GetDouble() for a in "XYZ"],
                         periodic_high=[p[f"BoundingBoxMax{a}"].GetDouble() for a in "XYZ"])
+        if p["AutomaticBoundingBoxOption"].GetBool():
+            # The box of every sphere's centre and wall node, scaled
+            # (DEMSolver._AutomaticBoundingBox): the walls' from their file.
+            low, high = _WallNodesBox(stage)
+            periodic.update(automatic_factor=p["BoundingBoxEnlargementFactor"].GetDouble(),
+                            automatic_low=low, automatic_high=high)
     bonds = {}
     if p["solver_settings"]["strategy"].GetString() == "continuum_sphere_strategy":
         bonds = dict(bonds_made=True, largest_bond_range=_LargestBondRange(stage, path),

@@ -5,6 +5,7 @@
 #include <pybind11/stl.h>
 
 #include <array>
+#include <limits>
 
 #include "applications/dem/inlets/particle_inlet.h"
 #include "applications/dem/nonsmooth/moreau_jean_strategy.h"
@@ -173,7 +174,16 @@ void BindDistributed(py::module_& m) {
       .def_readonly("max_node_id", &SpheresPiece::max_node_id)
       .def_readonly("max_element_id", &SpheresPiece::max_element_id)
       .def_readonly("max_condition_id", &SpheresPiece::max_condition_id)
-      .def_property_readonly("boxes", [](const SpheresPiece& p) { return AsPairs(p.boxes); });
+      .def_property_readonly("boxes", [](const SpheresPiece& p) { return AsPairs(p.boxes); })
+      .def_property_readonly(
+          "periodic_box",
+          [](const SpheresPiece& p) {
+            return std::array<std::array<double, 3>, 2>{
+                std::array<double, 3>{p.periodic.low[0], p.periodic.low[1], p.periodic.low[2]},
+                std::array<double, 3>{p.periodic.high[0], p.periodic.high[1], p.periodic.high[2]}};
+          },
+          "(low, high) of the periodic domain the centres were wrapped into");
+  constexpr double kInf = std::numeric_limits<double>::infinity();
   m.def(
       "ReadSpheresPiece",
       [](const std::string& path, ModelPart& model_part, const Communicator& communicator,
@@ -181,26 +191,32 @@ void BindDistributed(py::module_& m) {
          IdType condition_id_offset, const std::vector<bool>& periodic_axes,
          const std::array<double, 3>& periodic_low, const std::array<double, 3>& periodic_high,
          double least_largest_radius, bool bonds_made, double largest_bond_range,
-         bool kratos_broken_bonds, bool removes_embedded) {
-        PeriodicBox periodic;
+         bool kratos_broken_bonds, bool removes_embedded, double automatic_factor,
+         const std::array<double, 3>& automatic_low, const std::array<double, 3>& automatic_high) {
+        PieceStart start;
+        start.search_tolerance = search_tolerance;
         if (!periodic_axes.empty()) {
           if (periodic_axes.size() != 3)
             TESSERA_ERROR("ReadSpheresPiece: periodic_axes needs 3 flags, got ",
                           periodic_axes.size());
-          periodic.active = true;
+          start.periodic.active = true;
           for (int k = 0; k < 3; ++k) {
-            periodic.axis[k] = periodic_axes[k];
-            periodic.low[k] = periodic_low[k], periodic.high[k] = periodic_high[k];
+            start.periodic.axis[k] = periodic_axes[k];
+            start.periodic.low[k] = periodic_low[k], start.periodic.high[k] = periodic_high[k];
           }
         }
+        start.automatic_factor = automatic_factor;
+        start.automatic_low = Array3{automatic_low[0], automatic_low[1], automatic_low[2]};
+        start.automatic_high = Array3{automatic_high[0], automatic_high[1], automatic_high[2]};
+        start.least_largest_radius = least_largest_radius;
+        start.bonds = PieceBonds{bonds_made, largest_bond_range, kratos_broken_bonds};
+        start.removes_embedded = removes_embedded;
         MdpaReadOptions options;
         options.renumber = true;
         options.node_id_offset = node_id_offset;
         options.element_id_offset = element_id_offset;
         options.condition_id_offset = condition_id_offset;
-        const PieceBonds bonds{bonds_made, largest_bond_range, kratos_broken_bonds};
-        return ReadSpheresPiece(path, model_part, options, communicator, search_tolerance, periodic,
-                                least_largest_radius, bonds, removes_embedded);
+        return ReadSpheresPiece(path, model_part, options, communicator, start);
       },
       py::arg("path"), py::arg("model_part"), py::arg("communicator"), py::arg("search_tolerance"),
       py::arg("node_id_offset") = 0, py::arg("element_id_offset") = 0,
@@ -209,6 +225,9 @@ void BindDistributed(py::module_& m) {
       py::arg("periodic_high") = std::array<double, 3>{}, py::arg("least_largest_radius") = 0.0,
       py::arg("bonds_made") = false, py::arg("largest_bond_range") = -1.0,
       py::arg("kratos_broken_bonds") = false, py::arg("removes_embedded") = false,
+      py::arg("automatic_factor") = 0.0,
+      py::arg("automatic_low") = std::array<double, 3>{kInf, kInf, kInf},
+      py::arg("automatic_high") = std::array<double, 3>{-kInf, -kInf, -kInf},
       "Collective: reads into the empty root model_part this rank's piece of the sphere file "
       "(renumbered consecutively from the offsets, as the DEM stage reads it): the spheres in "
       "its box of the first bisection or within the ghost layer of it; periodic_axes (three "
@@ -216,7 +235,9 @@ void BindDistributed(py::module_& m) {
       "least_largest_radius: spheres to come (inlets) reach that far; bonds_made (the "
       "continuum strategy), largest_bond_range (the largest BOND_RANGE_BETA, < 0: none) and "
       "kratos_broken_bonds (BrokenBonds \"kratos\"): the piece reaches every bond partner of "
-      "the spheres kept; removes_embedded (RemoveBallsInEmbeddedOption): 2 R_max farther");
+      "the spheres kept; removes_embedded (RemoveBallsInEmbeddedOption): 2 R_max farther; "
+      "automatic_factor > 0 (AutomaticBoundingBoxOption with the periodic domain): the domain "
+      "is the box of every centre and of [automatic_low, automatic_high], scaled");
   py::class_<InitialShrinks>(m, "InitialShrinks",
                              "The serial start's shrinks of overlapping spheres, by element id "
                              "in the order applied")
