@@ -102,7 +102,8 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
     // node, scaled about its centre; the same arithmetic, the same bits.
     Array3 low = start.automatic_low, high = start.automatic_high;
     for (const Array3& x : centres)
-      for (int k = 0; k < 3; ++k) low[k] = std::min(low[k], x[k]), high[k] = std::max(high[k], x[k]);
+      for (int k = 0; k < 3; ++k)
+        low[k] = std::min(low[k], x[k]), high[k] = std::max(high[k], x[k]);
     for (int k = 0; k < 3; ++k) {
       low[k] = communicator.MinAll(low[k]), high[k] = communicator.MaxAll(high[k]);
       const double centre = 0.5 * (low[k] + high[k]);
