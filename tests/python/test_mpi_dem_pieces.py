@@ -205,27 +205,37 @@ def test_a_bonded_specimen_s_pieces_hold_every_bond_of_the_spheres_kept(tmp_path
     # spheres (the piece's outer spheres missed bonds, so their bonds had
     # other constants) is the serial one.
     keys = {"AutomaticTimestep": True, "DeltaTimeSafetyFactor": 0.3}
-    folder = tmp_path / "ucs"
-    count = WriteBondedSpecimen(folder, steps=400, diameter=0.12, keys=keys)
-    serial = RunBed(folder, tmp_path / "serial.npz")
-    pieces = RunBed(folder, tmp_path / "pieces.npz", ranks)
+    count, serial, pieces = _BondedSpecimenPieces(tmp_path, ranks, keys)
     whole_folder = tmp_path / "whole"
     WriteBondedSpecimen(whole_folder, steps=400, diameter=0.12,
                         keys={**keys, "mpi_settings": {"read": "whole"}})
     whole = RunBed(whole_folder, tmp_path / "whole.npz", ranks)
+    assert (whole["pieces_read"] == -1).all()
+    assert int(serial["bonds"][0]) > 2 * count
+    assert int(serial["steps"]) > 400  # the automatic step is below MaxTimeStep
+    assert int(pieces["steps"]) == int(serial["steps"])
+    assert _Starts(pieces, ranks) == _Starts(whole, ranks)
+    assert int(pieces["migrations"]) > 0
+
+
+def _BondedSpecimenPieces(tmp_path, ranks, keys):
+    """The Ø120 x 30 mm specimen (WriteBondedSpecimen) with `keys`, 400
+    steps, serially and from pieces on `ranks`: each rank read a piece,
+    bonds broke, and the pieces gave the serial bits and bond counts.
+    Returns the spheres' count and both runs."""
+    folder = tmp_path / "ucs"
+    count = WriteBondedSpecimen(folder, steps=400, diameter=0.12, keys=keys)
+    serial = RunBed(folder, tmp_path / "serial.npz")
+    pieces = RunBed(folder, tmp_path / "pieces.npz", ranks)
     read = pieces["pieces_read"]
     bonds, intact = (int(v) for v in serial["bonds"])
     print(f"{ranks} ranks: spheres read {read.tolist()} of {count}; {bonds} bonds, "
           f"{bonds - intact} broken; {int(serial['steps'])} steps")
     assert (read > 0).all() and (read < count).all(), read
-    assert (whole["pieces_read"] == -1).all()
-    assert bonds > 2 * count and 0 < intact < bonds, serial["bonds"]
-    assert int(serial["steps"]) > 400  # the automatic step is below MaxTimeStep
-    assert int(pieces["steps"]) == int(serial["steps"])
-    assert _Starts(pieces, ranks) == _Starts(whole, ranks)
+    assert 0 < intact < bonds, serial["bonds"]
     AssertSpheresBitwise(serial, pieces)
     np.testing.assert_array_equal(pieces["bonds"], serial["bonds"])
-    assert int(pieces["migrations"]) > 0
+    return count, serial, pieces
 
 
 @needs_mpi
@@ -235,19 +245,7 @@ def test_the_global_area_correction_of_the_pieces_counts_the_whole_specimen(tmp_
     # specimen's mean bonds per bonded sphere (thesis 5.6), which each piece
     # counts for the spheres it owns and the ranks sum (CountBondsOverPieces).
     # The Ø120 x 30 mm specimen crushed while sliding, 400 steps.
-    keys = {"BondAreaCorrection": "global", "BondAreaPorosity": 0.35}
-    folder = tmp_path / "ucs"
-    count = WriteBondedSpecimen(folder, steps=400, diameter=0.12, keys=keys)
-    serial = RunBed(folder, tmp_path / "serial.npz")
-    pieces = RunBed(folder, tmp_path / "pieces.npz", ranks)
-    read = pieces["pieces_read"]
-    bonds, intact = (int(v) for v in serial["bonds"])
-    print(f"{ranks} ranks: spheres read {read.tolist()} of {count}; {bonds} bonds, "
-          f"{bonds - intact} broken")
-    assert (read > 0).all() and (read < count).all(), read
-    assert 0 < intact < bonds, serial["bonds"]
-    AssertSpheresBitwise(serial, pieces)
-    np.testing.assert_array_equal(pieces["bonds"], serial["bonds"])
+    _BondedSpecimenPieces(tmp_path, ranks, {"BondAreaCorrection": "global", "BondAreaPorosity": 0.35})
 
 
 @needs_mpi
