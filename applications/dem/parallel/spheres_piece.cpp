@@ -10,6 +10,7 @@
 #include "applications/dem/parallel/distributed_rcb.h"
 #include "applications/dem/parallel/periodic_layer.h"
 #include "applications/dem/particles/initial_overlaps.h"
+#include "applications/dem/particles/row_removal.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "applications/dem/utilities/neighbour_search.h"
 #include "applications/dem/utilities/spatial_order.h"
@@ -181,12 +182,7 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
 InitialShrinks GatherInitialShrinks(ModelPart& spheres, const SpheresPiece& piece,
                                     const DemSettings& settings, int sort_rows_frequency,
                                     const Communicator& communicator) {
-  PeriodicBox periodic;
-  if (settings.periodic)
-    periodic = PeriodicBox{true,
-                           {true, true, settings.dimension != 2},
-                           settings.bounding_box_min,
-                           settings.bounding_box_max};
+  const PeriodicBox periodic = settings.periodic ? PeriodicDomainOf(settings) : PeriodicBox{};
   // Each sphere once, from the rank whose box holds its (wrapped) centre:
   // key, element id, raw centre, radius.
   std::vector<double> mine;
@@ -237,10 +233,7 @@ InitialShrinks GatherInitialShrinks(ModelPart& spheres, const SpheresPiece& piec
         time <= settings.bounding_box_stop_time) {
       std::vector<std::uint8_t> keep(position.size(), 1);
       for (std::size_t i = 0; i < position.size(); ++i)
-        for (int k = 0; k < 3; ++k)
-          if (!(position[i][k] >= settings.bounding_box_min[k] &&
-                position[i][k] <= settings.bounding_box_max[k]))
-            keep[i] = 0;
+        keep[i] = !OutsideBox(position[i], settings.bounding_box_min, settings.bounding_box_max);
       keep_rows(keep);
     }
     if (sort_rows_frequency > 0 && position.size() >= settings.tuning.sort_rows_minimum) {

@@ -13,11 +13,7 @@ namespace tessera::dem {
 
 RowsToKeep RowsOutsideBox(const ParticleStorage& particles, const RigidClusters& clusters,
                           const Array3& box_min, const Array3& box_max) {
-  const auto outside = [&](const Array3& x) {
-    for (int k = 0; k < 3; ++k)
-      if (!(x[k] >= box_min[k] && x[k] <= box_max[k])) return true;
-    return false;
-  };
+  const auto outside = [&](const Array3& x) { return OutsideBox(x, box_min, box_max); };
   RowsToKeep out;
   out.rows.assign(particles.size(), 1);
   out.clusters.assign(clusters.size(), 1);

@@ -29,6 +29,13 @@ struct RowsToKeep {
   bool any_row = false, any_cluster = false;  // whether anything is removed
 };
 
+// Whether `x` lies outside [box_min, box_max] (a NaN coordinate counts as outside).
+inline bool OutsideBox(const Array3& x, const Array3& box_min, const Array3& box_max) {
+  for (int k = 0; k < 3; ++k)
+    if (!(x[k] >= box_min[k] && x[k] <= box_max[k])) return true;
+  return false;
+}
+
 // The rows and clusters whose centre is outside [box_min, box_max] (a NaN
 // centre counts as outside); a cluster's members go with it.
 RowsToKeep RowsOutsideBox(const ParticleStorage& particles, const RigidClusters& clusters,

@@ -55,7 +55,7 @@ ExplicitSolverStrategy::ExplicitSolverStrategy(ModelPart& spheres, ModelPart* wa
             "PeriodicDomainOption: the bounding box is the periodic domain, but its side ", k,
             " is empty (BoundingBoxMin ", settings_.bounding_box_min[k], ", BoundingBoxMax ",
             settings_.bounding_box_max[k], ")");
-    periodic_ = PeriodicBox{true, axes, settings_.bounding_box_min, settings_.bounding_box_max};
+    periodic_ = PeriodicDomainOf(settings_);
   }
   if (!(settings_.virtual_mass_coefficient > 0.0 && settings_.virtual_mass_coefficient <= 1.0))
     TESSERA_ERROR("VirtualMassCoefficient must be in (0, 1] (it scales the accelerations), got ",

@@ -245,6 +245,11 @@ struct DemSettings {
   DemTuning tuning;
 };
 
+// PeriodicDomainOption's domain: the bounding box, periodic along x, y and (3D) z.
+inline PeriodicBox PeriodicDomainOf(const DemSettings& s) {
+  return PeriodicBox{true, {true, true, s.dimension != 2}, s.bounding_box_min, s.bounding_box_max};
+}
+
 // Estimates for choosing Δt (thesis §2.6.4): the critical step of the stiffest
 // contact, Δt_cr = 2/ω (sqrt(1 + ξ²) - ξ) with ω = sqrt(k/m) (2.67, 2.71), and the
 // shortest contact duration t_c (undamped: π sqrt(m/k) linear, Hertz A.19) at
