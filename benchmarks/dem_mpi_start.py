@@ -25,7 +25,7 @@ reaches one longest bond beyond the ghost layer (spheres_piece.h).
 With --clean the bed's radii are 20 % larger (neighbours overlap by up to
 2.6 mm) and CleanIndentationsOption shrinks them at the start: from pieces,
 rank 0 works that out over every sphere's centre and radius
-(GatherInitialShrinks, spheres_piece.h).
+(ShareInitialShrinks, spheres_piece.h).
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/dem_mpi_start.py
         [--nx 60 --ny 60 --nz 40] [--ranks 2 4] [--steps 20] [--bonded | --clean]

@@ -4,9 +4,9 @@ bisection and the ghost layer around it), initialises the strategy on them
 and takes its ghosts from their owners, where the whole-file start
 ("mpi_settings": {"read": "whole"}) has every rank read and initialise every
 sphere. Both must give the serial run's bits, and the same decomposition.
-Runs whose start needs every sphere (clean indentations here) read the
-whole file; the continuum strategy's pieces reach every bond partner of the
-spheres kept, and with embedded spheres deleted at the start, their hosts.
+Runs whose start needs every sphere (clusters here) read the whole file;
+the continuum strategy's pieces reach every bond partner of the spheres
+kept, and with embedded spheres deleted at the start, their hosts.
 The mpirun tests skip where the build has no MPI or there is no mpirun."""
 import os
 import shutil
@@ -21,6 +21,7 @@ from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpi_dem_case import (AddImposedVelocities, AddInlet, AssertSpheresBitwise, BedState,  # noqa: E402
                           SPHERE_RESULTS, RunBed, WriteBed, WriteBondedSpecimen, WritePeriodicBed)
+from mpi_dem_clusters_case import WriteClusterBox  # noqa: E402
 
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
 
@@ -110,16 +111,13 @@ def test_an_inlet_run_reads_pieces_whose_layer_reaches_the_spheres_to_come(tmp_p
 
 @needs_mpi
 def test_a_run_whose_start_needs_every_sphere_reads_the_whole_file(tmp_path):
-    # CleanIndentationsOption with RemoveBallsInitiallyTouchingWalls: the
-    # shrinks, worked out on rank 0 for every sphere, would need the walls'
-    # deletions first: the whole file is read.
-    folder = tmp_path / "bed"
-    WriteBed(folder, steps=20, keys={"CleanIndentationsOption": True,
-                                     "solver_settings": {"strategy": "sphere_strategy",
-                                                         "RemoveBallsInitiallyTouchingWalls": True}})
-    serial = RunBed(folder, tmp_path / "serial.npz")
-    distributed = RunBed(folder, tmp_path / "mpi.npz", 2)
+    # Clusters (their member spheres are made from the cluster file at the
+    # start): the whole file is read.
+    spheres, clusters = WriteClusterBox(tmp_path / "bed", steps=20)
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", 2)
     assert (distributed["pieces_read"] == -1).all()
+    assert len(serial["ids"]) == spheres + 3 * clusters
     AssertSpheresBitwise(serial, distributed)
 
 
@@ -289,22 +287,26 @@ def _OverlappingBed(nx=7, ny=7, nz=6):
 
 
 @needs_mpi
-@pytest.mark.parametrize("ranks", [2, 4])
-def test_indentations_are_cleaned_from_the_pieces_as_in_the_serial_run(tmp_path, ranks):
+@pytest.mark.parametrize("ranks,walls", [(2, False), (4, False), (2, True), (4, True)])
+def test_indentations_are_cleaned_from_the_pieces_as_in_the_serial_run(tmp_path, ranks, walls):
     # CleanIndentationsOption: each overlapping pair shrinks with the radii
     # the pairs before it left, a chain no piece can follow, so rank 0
     # repeats the serial start over every sphere's centre and radius
-    # (GatherInitialShrinks): the bounding box's deletions (the top layer
-    # lies above it), the embedded spheres' deletion, the search and the
+    # (ShareInitialShrinks): the bounding box's deletions (the top layer
+    # lies above it), the embedded spheres' deletion, the search, with
+    # `walls` the deletions of the spheres touching a wall (each piece's,
+    # gathered: the grown spheres along the sides reach them), and the
     # shrinks; each rank applies those of its spheres. 300 steps: the
     # radii, positions, velocities and forces are the serial run's bits.
-    state = _OverlappingBed()
-    count = len(state[1])
+    nodes, radii, velocities = _OverlappingBed()
+    count = len(radii)
     keys = {"CleanIndentationsOption": True, "RemoveBallsInEmbeddedOption": True,
             "BoundingBoxOption": True, "BoundingBoxMinX": -1.0, "BoundingBoxMinY": -1.0,
             "BoundingBoxMinZ": -1.0, "BoundingBoxMaxX": 1.0, "BoundingBoxMaxY": 1.0,
-            "BoundingBoxMaxZ": 0.12}
-    WriteBed(tmp_path / "bed", steps=300, keys=keys, state=state)
+            "BoundingBoxMaxZ": 0.12,
+            "solver_settings": {"strategy": "sphere_strategy",
+                                "RemoveBallsInitiallyTouchingWalls": walls}}
+    WriteBed(tmp_path / "bed", steps=300, keys=keys, state=(nodes, radii, velocities))
     serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
     distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
     read = distributed["pieces_read"]
@@ -312,7 +314,15 @@ def test_indentations_are_cleaned_from_the_pieces_as_in_the_serial_run(tmp_path,
     print(f"{ranks} ranks: spheres read {read.tolist()} of {count}; {len(radius)} left, "
           f"{int(np.sum(radius < 0.0108 * (1 - 1e-12)))} shrunk")
     assert (read > 0).all() and (read < count).all(), read
-    assert len(radius) < 294  # the top layer and every embedded sphere deleted
+    # Left: the lattice's spheres below the box's top (every embedded one
+    # deleted), with `walls` less those within their radius of a side wall.
+    lattice, (lx, ly, _) = BedState()[1], BedState()[3]
+    below = [k for k in range(len(lattice)) if nodes[k][2] <= 0.12]
+    touching = [k for k in below
+                if min(nodes[k][0], lx - nodes[k][0], nodes[k][1], ly - nodes[k][1]) < radii[k]]
+    left = sorted(set(below) - set(touching)) if walls else below
+    assert sorted(int(i) - 1 for i in serial["ids"]) == left
+    assert len(touching) > 30
     assert radius.min() > 0.004 and np.sum(radius < 0.0108 * (1 - 1e-12)) > 50  # shrunk
     AssertSpheresBitwise(serial, distributed, SPHERE_RESULTS + ("RADIUS",))
     assert int(distributed["contacts"]) == int(serial["contacts"])

@@ -261,7 +261,6 @@ ParticleInlets::Inlet ParticleInlets::ReadInlet(
   auto require = [&](const VariableBase& key, const char* what) {
     RequireKey(part, where, key, what);
   };
-  auto positive = [&](const Variable<double>& key) { return PositiveValue(part, where, key); };
   auto non_negative = [&](const Variable<double>& key) {
     return NonNegativeValue(part, where, key);
   };

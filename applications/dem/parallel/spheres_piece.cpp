@@ -5,6 +5,8 @@
 #include <algorithm>
 #include <limits>
 #include <map>
+#include <memory>
+#include <unordered_set>
 
 #include "applications/dem/elements/spheric_particle.h"
 #include "applications/dem/parallel/distributed_rcb.h"
@@ -179,9 +181,96 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
   return piece;
 }
 
-InitialShrinks GatherInitialShrinks(ModelPart& spheres, const SpheresPiece& piece,
-                                    const DemSettings& settings, int sort_rows_frequency,
-                                    const Communicator& communicator) {
+namespace {
+
+// Rank 0's copy of every sphere of the file, by key, for the serial start's
+// shrinks (ShareInitialShrinks).
+struct EverySphere {
+  std::vector<Array3> position;
+  std::vector<double> radius;
+  std::vector<IdType> element;
+};
+
+// The serial start up to its shrinks (ExplicitSolverStrategy::Initialize),
+// in its order, over every sphere; `deleted_touching_walls` as the pieces
+// deleted them. The shrinks as (element id, factor) pairs.
+std::vector<double> SerialShrinks(EverySphere all,
+                                  const std::vector<IdType>& deleted_touching_walls,
+                                  const DemSettings& settings, int sort_rows_frequency,
+                                  double time) {
+  std::vector<Array3>& position = all.position;
+  std::vector<double>& radius = all.radius;
+  std::vector<IdType>& element = all.element;
+  const auto keep_rows = [&](const std::vector<std::uint8_t>& keep) {
+    std::size_t to = 0;
+    for (std::size_t i = 0; i < keep.size(); ++i)
+      if (keep[i]) {
+        position[to] = position[i], radius[to] = radius[i], element[to] = element[i];
+        ++to;
+      }
+    position.resize(to), radius.resize(to), element.resize(to);
+  };
+  const PeriodicBox periodic = settings.periodic ? PeriodicDomainOf(settings) : PeriodicBox{};
+  if (periodic.active)
+    for (Array3& x : position) x = periodic.Wrap(x);
+  if (settings.bounding_box && !settings.periodic && time >= settings.bounding_box_start_time &&
+      time <= settings.bounding_box_stop_time) {
+    std::vector<std::uint8_t> keep(position.size(), 1);
+    for (std::size_t i = 0; i < position.size(); ++i)
+      keep[i] = !OutsideBox(position[i], settings.bounding_box_min, settings.bounding_box_max);
+    keep_rows(keep);
+  }
+  if (sort_rows_frequency > 0 && position.size() >= settings.tuning.sort_rows_minimum) {
+    const double largest = *std::max_element(radius.begin(), radius.end());
+    const double cell = 2.0 * largest + settings.search_tolerance;
+    if (cell > 0.0) {
+      const std::vector<std::uint32_t> order =
+          SpatialOrder(position, cell, std::vector<std::uint32_t>(position.size(), 0));
+      EverySphere sorted;
+      for (const std::uint32_t k : order) {
+        sorted.position.push_back(position[k]);
+        sorted.radius.push_back(radius[k]);
+        sorted.element.push_back(element[k]);
+      }
+      position.swap(sorted.position), radius.swap(sorted.radius), element.swap(sorted.element);
+    }
+  }
+  const std::vector<std::uint32_t> no_clusters(position.size(), 0);
+  NeighbourSearch search;
+  if (periodic.active) search.SetPeriodicBox(periodic);
+  std::vector<std::uint32_t> first, second;
+  search.FindParticlePairs(position, radius, settings.search_tolerance, first, second);
+  if (settings.remove_embedded) {
+    bool any = false;
+    const std::vector<std::uint8_t> keep =
+        EmbeddedSpheres(first, second, position, radius, no_clusters, periodic, any);
+    if (any) {
+      keep_rows(keep);
+      search.FindParticlePairs(position, radius, settings.search_tolerance, first, second);
+    }
+  }
+  if (!deleted_touching_walls.empty()) {
+    // (Each such sphere deleted by every piece holding it: listed once or more.)
+    const std::unordered_set<IdType> deleted(deleted_touching_walls.begin(),
+                                             deleted_touching_walls.end());
+    std::vector<std::uint8_t> keep(position.size(), 1);
+    for (std::size_t i = 0; i < position.size(); ++i) keep[i] = deleted.count(element[i]) == 0;
+    keep_rows(keep);
+    search.FindParticlePairs(position, radius, settings.search_tolerance, first, second);
+  }
+  const std::vector<Shrink> shrinks = ShrinkOverlappingPairs(
+      first, second, position, std::vector<std::uint32_t>(position.size(), 0), periodic, radius);
+  std::vector<double> out;
+  for (const Shrink& s : shrinks)
+    out.insert(out.end(), {static_cast<double>(element[s.sphere]), s.factor});
+  return out;
+}
+
+}  // namespace
+
+void ShareInitialShrinks(ExplicitSolverStrategy& strategy, ModelPart& spheres,
+                         const SpheresPiece& piece, const DemSettings& settings,
+                         int sort_rows_frequency, const Communicator& communicator) {
   const PeriodicBox periodic = settings.periodic ? PeriodicDomainOf(settings) : PeriodicBox{};
   // Each sphere once, from the rank whose box holds its (wrapped) centre:
   // key, element id, raw centre, radius.
@@ -198,87 +287,44 @@ InitialShrinks GatherInitialShrinks(ModelPart& spheres, const SpheresPiece& piec
                  x[0], x[1], x[2], sphere->Radius()});
   }
   const std::vector<std::vector<double>> parts = communicator.Gather(mine, 0);
-  std::vector<double> out;  // (element id, factor) pairs
+  auto all = std::make_shared<EverySphere>();
   if (communicator.Rank() == 0) {
     const auto n = static_cast<std::size_t>(piece.total_spheres);
-    std::vector<Array3> position(n);
-    std::vector<double> radius(n);
-    std::vector<IdType> element(n);
+    all->position.resize(n), all->radius.resize(n), all->element.resize(n);
     std::vector<std::uint8_t> present(n, 0);
     for (const std::vector<double>& part : parts)
       for (std::size_t k = 0; k + 5 < part.size(); k += 6) {
         const auto key = static_cast<std::size_t>(part[k]);
-        element[key] = static_cast<IdType>(part[k + 1]);
-        position[key] = Array3{part[k + 2], part[k + 3], part[k + 4]};
-        radius[key] = part[k + 5];
+        all->element[key] = static_cast<IdType>(part[k + 1]);
+        all->position[key] = Array3{part[k + 2], part[k + 3], part[k + 4]};
+        all->radius[key] = part[k + 5];
         present[key] = 1;
       }
     for (std::size_t key = 0; key < n; ++key)
       if (!present[key])
-        TESSERA_ERROR("GatherInitialShrinks: sphere ", key, " of the file is in no rank's box");
-    // The serial start, in its order (ExplicitSolverStrategy::Initialize).
-    const auto keep_rows = [&](const std::vector<std::uint8_t>& keep) {
-      std::size_t to = 0;
-      for (std::size_t i = 0; i < keep.size(); ++i)
-        if (keep[i]) {
-          position[to] = position[i], radius[to] = radius[i], element[to] = element[i];
-          ++to;
-        }
-      position.resize(to), radius.resize(to), element.resize(to);
-    };
-    if (periodic.active)
-      for (Array3& x : position) x = periodic.Wrap(x);
-    const double time = spheres.GetProcessInfo().GetValue(TIME);
-    if (settings.bounding_box && !settings.periodic && time >= settings.bounding_box_start_time &&
-        time <= settings.bounding_box_stop_time) {
-      std::vector<std::uint8_t> keep(position.size(), 1);
-      for (std::size_t i = 0; i < position.size(); ++i)
-        keep[i] = !OutsideBox(position[i], settings.bounding_box_min, settings.bounding_box_max);
-      keep_rows(keep);
-    }
-    if (sort_rows_frequency > 0 && position.size() >= settings.tuning.sort_rows_minimum) {
-      const double largest = *std::max_element(radius.begin(), radius.end());
-      const double cell = 2.0 * largest + settings.search_tolerance;
-      if (cell > 0.0) {
-        const std::vector<std::uint32_t> order =
-            SpatialOrder(position, cell, std::vector<std::uint32_t>(position.size(), 0));
-        std::vector<Array3> sorted_position(order.size());
-        std::vector<double> sorted_radius(order.size());
-        std::vector<IdType> sorted_element(order.size());
-        for (std::size_t k = 0; k < order.size(); ++k) {
-          sorted_position[k] = position[order[k]];
-          sorted_radius[k] = radius[order[k]];
-          sorted_element[k] = element[order[k]];
-        }
-        position.swap(sorted_position), radius.swap(sorted_radius), element.swap(sorted_element);
-      }
-    }
-    const std::vector<std::uint32_t> no_clusters(position.size(), 0);
-    NeighbourSearch search;
-    if (periodic.active) search.SetPeriodicBox(periodic);
-    std::vector<std::uint32_t> first, second;
-    search.FindParticlePairs(position, radius, settings.search_tolerance, first, second);
-    if (settings.remove_embedded) {
-      bool any = false;
-      const std::vector<std::uint8_t> keep =
-          EmbeddedSpheres(first, second, position, radius, no_clusters, periodic, any);
-      if (any) {
-        keep_rows(keep);
-        search.FindParticlePairs(position, radius, settings.search_tolerance, first, second);
-      }
-    }
-    const std::vector<Shrink> shrinks = ShrinkOverlappingPairs(
-        first, second, position, std::vector<std::uint32_t>(position.size(), 0), periodic, radius);
-    for (const Shrink& s : shrinks)
-      out.insert(out.end(), {static_cast<double>(element[s.sphere]), s.factor});
+        TESSERA_ERROR("ShareInitialShrinks: sphere ", key, " of the file is in no rank's box");
   }
-  communicator.Broadcast(out, 0);
-  InitialShrinks result;
-  for (std::size_t k = 0; k + 1 < out.size(); k += 2) {
-    result.element_ids.push_back(static_cast<IdType>(out[k]));
-    result.factors.push_back(out[k + 1]);
-  }
-  return result;
+  strategy.SetInitialShrinks([all, settings, sort_rows_frequency, &spheres,
+                              &communicator](const std::vector<IdType>& deleted_touching_walls) {
+    const std::vector<std::vector<std::int64_t>> deleted = communicator.Gather(
+        std::vector<std::int64_t>(deleted_touching_walls.begin(), deleted_touching_walls.end()), 0);
+    std::vector<double> out;  // (element id, factor) pairs
+    if (communicator.Rank() == 0) {
+      std::vector<IdType> every;
+      for (const std::vector<std::int64_t>& part : deleted)
+        every.insert(every.end(), part.begin(), part.end());
+      out = SerialShrinks(std::move(*all), every, settings, sort_rows_frequency,
+                          spheres.GetProcessInfo().GetValue(TIME));
+      *all = EverySphere{};
+    }
+    communicator.Broadcast(out, 0);
+    InitialShrinks result;
+    for (std::size_t k = 0; k + 1 < out.size(); k += 2) {
+      result.element_ids.push_back(static_cast<IdType>(out[k]));
+      result.factors.push_back(out[k + 1]);
+    }
+    return result;
+  });
 }
 
 void CountBondsOverPieces(ExplicitSolverStrategy& strategy, const SpheresPiece& piece,

@@ -110,26 +110,24 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
                               MdpaReadOptions options, const Communicator& communicator,
                               const PieceStart& start);
 
-// The serial start's shrinks of overlapping spheres (initial_overlaps.h), by
-// element id in the order applied (ExplicitSolverStrategy::SetInitialShrinks).
-struct InitialShrinks {
-  std::vector<IdType> element_ids;
-  std::vector<double> factors;
-};
-
 // Collective, for CleanIndentationsOption: each overlapping pair shrinks with
 // the radii the pairs before it left, a chain along the serial run's pair
 // list that no piece's reach bounds, so rank 0 repeats the serial start over
-// every sphere's centre and radius, gathered from the pieces (each from the
-// rank whose box of the first bisection holds it; 48 B a sphere, on rank 0
-// only): the bounding box's deletions, the rows sorted in space where the
-// serial run sorts them (`sort_rows_frequency`, the deck's), the candidate
-// pairs, the embedded spheres' deletion, then the shrinks, which every rank
-// receives. `settings`: the strategy's (bounding box, periodic domain, search
-// tolerance, RemoveBallsInEmbeddedOption); `spheres`: the piece as read.
-InitialShrinks GatherInitialShrinks(ModelPart& spheres, const SpheresPiece& piece,
-                                    const DemSettings& settings, int sort_rows_frequency,
-                                    const Communicator& communicator);
+// every sphere's centre and radius, gathered here from the pieces (each from
+// the rank whose box of the first bisection holds it; 48 B a sphere, on rank
+// 0 only). At the strategy's Initialize (SetInitialShrinks' provider, also
+// collective) it takes the spheres each piece deleted as touching a wall
+// (RemoveBallsInitiallyTouchingWalls: a sphere's own test against the
+// walls, which every rank holds whole) and works out the bounding box's
+// deletions, the rows sorted in space where the serial run sorts them
+// (`sort_rows_frequency`, the deck's), the candidate pairs, the embedded
+// spheres' deletion, the walls' deletions, then the shrinks, which every
+// rank receives. `settings`: the strategy's (bounding box, periodic domain,
+// search tolerance, RemoveBallsInEmbeddedOption); `spheres`: the piece as
+// read. The communicator must outlive the strategy's Initialize.
+void ShareInitialShrinks(ExplicitSolverStrategy& strategy, ModelPart& spheres,
+                         const SpheresPiece& piece, const DemSettings& settings,
+                         int sort_rows_frequency, const Communicator& communicator);
 
 // For BondAreaCorrection "global" (α = 40 P / N_c of the whole specimen):
 // sets the strategy's counts of bonds and bonded spheres to the sums over the

@@ -12,6 +12,7 @@
 
 #include "applications/dem/utilities/periodic_box.h"
 #include "kernel/core/array3.h"
+#include "kernel/core/types.h"
 
 namespace tessera::dem {
 
@@ -44,6 +45,14 @@ std::vector<Shrink> ShrinkOverlappingPairs(const std::vector<std::uint32_t>& fir
                                            const std::vector<std::uint32_t>& cluster,
                                            const PeriodicBox& periodic,
                                            std::vector<double>& radius);
+
+// The serial start's shrinks by element id, in the order applied: what a
+// distributed start from pieces is given (ExplicitSolverStrategy::
+// SetInitialShrinks).
+struct InitialShrinks {
+  std::vector<IdType> element_ids;
+  std::vector<double> factors;
+};
 
 // A shrink's mass (∝ R³) and inertia (∝ R⁵), factor by factor.
 inline void ShrinkMass(double factor, double& mass, double& inertia) {

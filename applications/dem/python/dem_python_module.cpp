@@ -444,15 +444,6 @@ void BindStrategy(py::module_& m) {
            py::arg("properties_ids"),
            "Before Initialize, in a distributed start from pieces: the particle materials "
            "numbered in this order (ParticleMaterialOrder), as the serial run numbers them")
-      .def(
-          "SetInitialShrinks",
-          [](ExplicitSolverStrategy& s, const InitialShrinks& shrinks) {
-            s.SetInitialShrinks(shrinks.element_ids, shrinks.factors);
-          },
-          py::arg("shrinks"),
-          "Before Initialize, in a distributed start from pieces with CleanIndentationsOption: "
-          "the serial run's shrinks of overlapping spheres (GatherInitialShrinks), applied to "
-          "this piece's spheres instead of its own pairs'")
       .def("Initialize", &ExplicitSolverStrategy::Initialize)
       .def(
           "Clusters", [](const ExplicitSolverStrategy& s) { return ClusterList(s.Clusters()); },

@@ -407,9 +407,9 @@ class DEMSolver(PythonSolver):
             if settings.clean_indentations:
                 # The serial start's shrinks of overlapping spheres, worked out
                 # on rank 0 over every sphere (a chain no piece can follow).
-                self.strategy.SetInitialShrinks(_dem.GatherInitialShrinks(
-                    spheres, piece, settings, self.parameters["SortParticlesFrequency"].GetInt(),
-                    self.communicator))
+                _dem.ShareInitialShrinks(
+                    self.strategy, spheres, piece, settings,
+                    self.parameters["SortParticlesFrequency"].GetInt(), self.communicator)
         try:
             self.strategy.Initialize()
         except tessera.Error as error:

@@ -128,11 +128,6 @@ def PieceReadRefusal(stage):
     strategy = p["solver_settings"]["strategy"].GetString()
     if strategy not in ("sphere_strategy", "continuum_sphere_strategy"):
         return f"key 'solver_settings.strategy' is \"{strategy}\""
-    if p["CleanIndentationsOption"].GetBool() and \
-            p["solver_settings"]["RemoveBallsInitiallyTouchingWalls"].GetBool():
-        # (The shrinks, which rank 0 works out for every sphere, would need
-        # the walls' deletions first: GatherInitialShrinks repeats the rest.)
-        return "keys 'CleanIndentationsOption' and 'RemoveBallsInitiallyTouchingWalls' are true"
     if getattr(stage, "_resized_from", None) is not None:
         return "the run continues a checkpoint of another rank count"
     clusters = f"{stage.problem_name}DEM_Clusters.mdpa"

@@ -69,15 +69,9 @@ ExplicitSolverStrategy::ExplicitSolverStrategy(ModelPart& spheres, ModelPart* wa
                   settings_.gravity[2]);
 }
 
-void ExplicitSolverStrategy::SetInitialShrinks(std::vector<IdType> element_ids,
-                                               std::vector<double> factors) {
+void ExplicitSolverStrategy::SetInitialShrinks(InitialShrinksProvider provider) {
   if (initialized_) TESSERA_ERROR("SetInitialShrinks: the DEM strategy is initialised already");
-  if (element_ids.size() != factors.size())
-    TESSERA_ERROR("SetInitialShrinks: ", element_ids.size(), " element ids but ", factors.size(),
-                  " factors");
-  given_shrinks_ = true;
-  shrink_elements_ = std::move(element_ids);
-  shrink_factors_ = std::move(factors);
+  initial_shrinks_ = std::move(provider);
 }
 
 void ExplicitSolverStrategy::SetGlobalBondCounts(GlobalBondCounts counts) {

@@ -70,6 +70,7 @@
 #include "applications/dem/contact_laws/contact_law.h"
 #include "applications/dem/contact_laws/pair_contact_batch.h"
 #include "applications/dem/particles/continuum_bonds.h"
+#include "applications/dem/particles/initial_overlaps.h"
 #include "applications/dem/particles/particle_storage.h"
 #include "applications/dem/particles/rigid_clusters.h"
 #include "applications/dem/strategies/energy_bookkeeping.h"
@@ -316,12 +317,15 @@ class ExplicitSolverStrategy {
   // materials, by Properties id of the spheres' model part, numbered in this
   // order before the pieces' own spheres, as the serial run numbers them.
   void SetParticleMaterialOrder(std::vector<IdType> properties_ids);
-  // A distributed start from pieces with CleanIndentationsOption: the serial
-  // run's shrinks of overlapping spheres, by element id in the order applied
-  // (GatherInitialShrinks, spheres_piece.h), which Initialize applies to this
-  // piece's spheres instead of shrinking its own pairs (a chain along the
-  // pairs that a piece cannot follow).
-  void SetInitialShrinks(std::vector<IdType> element_ids, std::vector<double> factors);
+  // A distributed start from pieces with CleanIndentationsOption: Initialize
+  // applies the serial run's shrinks of overlapping spheres (a chain along
+  // the pairs that a piece cannot follow) to this piece's spheres instead of
+  // shrinking its own pairs. The provider (ShareInitialShrinks,
+  // spheres_piece.h; collective) is called where the serial start shrinks,
+  // with the element ids of the spheres this piece deleted as touching a wall.
+  using InitialShrinksProvider =
+      std::function<InitialShrinks(const std::vector<IdType>& deleted_touching_walls)>;
+  void SetInitialShrinks(InitialShrinksProvider provider);
   // A distributed start from pieces with BondAreaCorrection "global": the
   // whole specimen's bonds and bonded spheres from each piece's
   // (CountBondsOverPieces, spheres_piece.h); collective, at Initialize.
@@ -713,9 +717,9 @@ class ExplicitSolverStrategy {
   // RegisterParticleMaterial: materials and smallest radii of particles to come.
   std::vector<std::pair<const Properties*, double>> registered_materials_;
   std::vector<IdType> particle_material_order_;  // SetParticleMaterialOrder
-  bool given_shrinks_ = false;                   // SetInitialShrinks
-  std::vector<IdType> shrink_elements_;
-  std::vector<double> shrink_factors_;
+  InitialShrinksProvider initial_shrinks_;       // SetInitialShrinks
+  // For initial_shrinks_: the spheres RemoveParticlesTouchingWalls deleted.
+  std::vector<IdType> deleted_touching_walls_;
   GlobalBondCounts global_bond_counts_;  // SetGlobalBondCounts
   MaterialTable table_;
   // Per material: a wall material (one first used by a wall), as table_ was built.

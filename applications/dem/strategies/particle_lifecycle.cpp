@@ -177,6 +177,9 @@ void ExplicitSolverStrategy::RemoveParticlesTouchingWalls(double time) {
     any = true;
   }
   if (!any) return;
+  if (initial_shrinks_)  // for the serial start's shrinks (SetInitialShrinks)
+    for (std::size_t i = 0; i < keep.size(); ++i)
+      if (!keep[i]) deleted_touching_walls_.push_back(particles_.element_id[i]);
   RemoveParticles(keep);
   Search(time);
 }
@@ -188,26 +191,28 @@ void ExplicitSolverStrategy::CleanInitialIndentations() {
   // this piece's rows in their order.
   ParticleStorage& p = particles_;
   bool changed = false;
-  if (!given_shrinks_) {
+  if (!initial_shrinks_) {
     const std::vector<Shrink> shrinks =
         ShrinkOverlappingPairs(pairs_.first, pairs_.second, p.position, p.cluster,
                                settings_.periodic ? periodic_ : PeriodicBox{}, p.radius);
     for (const Shrink& s : shrinks) ShrinkMass(s.factor, p.mass[s.sphere], p.inertia[s.sphere]);
     changed = !shrinks.empty();
   } else {
+    const InitialShrinks given = initial_shrinks_(deleted_touching_walls_);
+    deleted_touching_walls_ = std::vector<IdType>{};
     std::unordered_map<IdType, std::uint32_t> row_of;
     row_of.reserve(p.size());
     for (std::size_t i = 0; i < p.size(); ++i)
       row_of.emplace(p.element_id[i], static_cast<std::uint32_t>(i));
-    for (std::size_t k = 0; k < shrink_elements_.size(); ++k) {
-      const auto row = row_of.find(shrink_elements_[k]);
+    for (std::size_t k = 0; k < given.element_ids.size(); ++k) {
+      const auto row = row_of.find(given.element_ids[k]);
       if (row == row_of.end()) continue;  // another rank's sphere
-      const double factor = shrink_factors_[k];
+      const double factor = given.factors[k];
       p.radius[row->second] *= factor;
       ShrinkMass(factor, p.mass[row->second], p.inertia[row->second]);
     }
     // (Searched again where the serial run shrank anything, as it does.)
-    changed = !shrink_elements_.empty();
+    changed = !given.element_ids.empty();
   }
   if (changed) Search(spheres_.GetProcessInfo().GetValue(TIME));
 }

@@ -238,16 +238,13 @@ void BindDistributed(py::module_& m) {
       "the spheres kept; removes_embedded (RemoveBallsInEmbeddedOption): 2 R_max farther; "
       "automatic_factor > 0 (AutomaticBoundingBoxOption with the periodic domain): the domain "
       "is the box of every centre and of [automatic_low, automatic_high], scaled");
-  py::class_<InitialShrinks>(m, "InitialShrinks",
-                             "The serial start's shrinks of overlapping spheres, by element id "
-                             "in the order applied")
-      .def_readonly("element_ids", &InitialShrinks::element_ids)
-      .def_readonly("factors", &InitialShrinks::factors);
-  m.def("GatherInitialShrinks", &GatherInitialShrinks, py::arg("spheres"), py::arg("piece"),
-        py::arg("settings"), py::arg("sort_rows_frequency"), py::arg("communicator"),
-        "Collective, for CleanIndentationsOption in a start from pieces: rank 0 repeats the "
-        "serial start's deletions, sort, search and shrinks over every sphere's centre and "
-        "radius gathered from the pieces; every rank gets the shrinks (spheres_piece.h)");
+  m.def("ShareInitialShrinks", &ShareInitialShrinks, py::arg("strategy"), py::arg("spheres"),
+        py::arg("piece"), py::arg("settings"), py::arg("sort_rows_frequency"),
+        py::arg("communicator"), py::keep_alive<1, 2>(), py::keep_alive<1, 6>(),
+        "Collective, before Initialize, for CleanIndentationsOption in a start from pieces: "
+        "rank 0 gathers every sphere's centre and radius and, at the strategy's Initialize, "
+        "repeats the serial start's deletions, sort, search and shrinks over them; every "
+        "rank applies the shrinks of its spheres (spheres_piece.h)");
   m.def("CountBondsOverPieces", &CountBondsOverPieces, py::arg("strategy"), py::arg("piece"),
         py::arg("communicator"), py::keep_alive<1, 3>(),
         "Before Initialize, in a start from pieces with BondAreaCorrection \"global\": the "
