@@ -27,8 +27,15 @@ With --clean the bed's radii are 20 % larger (neighbours overlap by up to
 rank 0 works that out over every sphere's centre and radius
 (ShareInitialShrinks, spheres_piece.h).
 
+With --clusters N LAYERS an N x N x LAYERS lattice of three-sphere clusters
+(tests/python/mpi_dem_clusters_case.py: members of radius 8 mm, 42 mm apart,
+thrown at up to 1 m/s and 30 rad/s) lies above the bed (NX = NY): from
+pieces every rank reads the cluster file whole and makes the members of the
+clusters it keeps only (spheres_piece.h).
+
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/dem_mpi_start.py
-        [--nx 60 --ny 60 --nz 40] [--ranks 2 4] [--steps 20] [--bonded | --clean]
+        [--nx 60 --ny 60 --nz 40] [--ranks 2 4] [--steps 20]
+        [--bonded | --clean | --clusters N LAYERS]
 """
 import argparse
 import json
@@ -43,6 +50,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(HERE, "..", "tests", "python"))
 
 from mpi_dem_case import BedState, WriteBed  # noqa: E402
+from mpi_dem_clusters_case import CLUSTER_SPACING, _WriteClusters  # noqa: E402
 from tessera.parallel import MpiSkipReason, RunPython  # noqa: E402
 
 
@@ -74,6 +82,7 @@ def Child(folder, out, parallel_type):
         spheres = project.model.GetModelPart("SpheresPart")
         piece = getattr(stage, "spheres_piece", None)
         read = len(piece.element_ids) if piece is not None else None
+        clusters = project.model.GetModelPart("ClusterPart").NumberOfElements()
         distributed, communicator = solver.distributed, stage.communicator
         bonds = distributed.GlobalNumberOfBonds() if distributed else solver.strategy.NumberOfBonds()
         stage.RunSolutionLoop()
@@ -84,19 +93,19 @@ def Child(folder, out, parallel_type):
         x = np.array([[n.X, n.Y, n.Z] for n in spheres.Nodes])[order]
         v = np.array(spheres.NodalArray(tessera.VELOCITY), dtype=float).reshape(len(ids), 3)[order]
         ranks = [{"read": spheres.NumberOfElements(), "owned": spheres.NumberOfElements(),
-                  "seconds": seconds, "peak_mib": peak}]
+                  "seconds": seconds, "peak_mib": peak, "clusters": clusters}]
     else:
         ids, values = distributed_run.GatherOwned(communicator, distributed, spheres, ("VELOCITY",),
                                                   coordinates=True)
         x, v = (values.get("x"), values.get("VELOCITY")) if communicator.Rank() == 0 else (None, None)
         # (The whole-file start read every sphere.)
         mine = [float(read if read is not None else distributed.GlobalNumberOfParticles()),
-                float(distributed.NumberOfOwned()), seconds, peak]
+                float(distributed.NumberOfOwned()), seconds, peak, float(clusters)]
         gathered = communicator.GatherDoubles(mine, 0)
         if communicator.Rank() != 0:
             return
-        ranks = [{"read": int(g[0]), "owned": int(g[1]), "seconds": g[2], "peak_mib": g[3]}
-                 for g in gathered]
+        ranks = [{"read": int(g[0]), "owned": int(g[1]), "seconds": g[2], "peak_mib": g[3],
+                  "clusters": int(g[4])} for g in gathered]
     with open(out, "w") as f:
         json.dump({"ranks": ranks, "bonds": bonds, "ids": [int(i) for i in ids],
                    "x": np.asarray(x).tolist(), "v": np.asarray(v).tolist()}, f)
@@ -144,6 +153,8 @@ def main():
     parser.add_argument("--bonded", action="store_true", help="the continuum strategy's bonded bed")
     parser.add_argument("--clean", action="store_true",
                         help="radii 20 %% larger, shrunk at the start (CleanIndentationsOption)")
+    parser.add_argument("--clusters", type=int, nargs=2, metavar=("N", "LAYERS"),
+                        help="an N x N x LAYERS lattice of three-sphere clusters above the bed")
     parser.add_argument("--child", nargs=3, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.child:
@@ -165,18 +176,34 @@ def main():
                              state=state)
             if args.bonded:
                 MakeBonded(folder, count)
+            if args.clusters:
+                lx = BedState(args.nx, args.ny, 1)[3][0]
+                high = (args.nz + 0.6) * 0.022 - 0.075 + 2 * CLUSTER_SPACING  # above the bed
+                centres = _WriteClusters(folder, "bed", lx, args.clusters[0], args.clusters[1],
+                                         CLUSTER_SPACING, 1.0, 30.0, 7)
+                with open(os.path.join(folder, "bedDEM_Clusters.mdpa")) as f:
+                    text = f.read()
+                begin = text.index("Begin Nodes\n") + len("Begin Nodes\n")
+                end = text.index("End Nodes")
+                lines = [f"  {w[0]} {w[1]} {w[2]} {float(w[3]) + high!r}"
+                         for w in (line.split() for line in text[begin:end].splitlines())]
+                with open(os.path.join(folder, "bedDEM_Clusters.mdpa"), "w") as f:
+                    f.write(text[:begin] + "\n".join(lines) + "\n" + text[end:])
+                clusters = len(centres)
             for ranks in args.ranks:
                 runs[mode, ranks] = Run(folder, os.path.join(tmp, f"{mode}{ranks}.json"), ranks)
         serial = Run(os.path.join(tmp, "whole"), os.path.join(tmp, "serial.json"), 1)
     bonded = f", {serial['bonds']} bonds at the start" if args.bonded else ""
     bonded += ", radii shrunk at the start (CleanIndentationsOption)" if args.clean else ""
+    bonded += f", {clusters} three-sphere clusters above it" if args.clusters else ""
     print(f"bed of {count} spheres{bonded}, {args.steps} steps; load average {os.getloadavg()[0]:.2f}")
-    print("| run | rank | spheres read | owned after the start | Initialize | peak memory (VmHWM) |")
-    print("|---|---|---|---|---|---|")
+    print("| run | rank | spheres read | clusters held | owned after the start | Initialize | "
+          "peak memory (VmHWM) |")
+    print("|---|---|---|---|---|---|---|")
     for name, result in [("serial", serial)] + [(f"{m}, {r} ranks", runs[m, r]) for m, r in runs]:
         for rank, row in enumerate(result["ranks"]):
-            print(f"| {name} | {rank} | {row['read']} | {row['owned']} | {row['seconds']:.2f} s | "
-                  f"{row['peak_mib']:.0f} MiB |")
+            print(f"| {name} | {rank} | {row['read']} | {row['clusters']} | {row['owned']} | "
+                  f"{row['seconds']:.2f} s | {row['peak_mib']:.0f} MiB |")
     # Both starts give each rank the same boxes and rows, so the same bits;
     # against the serial run, bitwise only below 4096 spheres and one force
     # block (docs/user_guide.md): the largest difference is printed.

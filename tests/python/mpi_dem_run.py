@@ -45,6 +45,8 @@ def main(folder, out, parallel_type):
         # The spheres this rank read (-1: the whole file, the start's other way).
         piece = getattr(stage, "spheres_piece", None)
         piece_read = len(piece.element_ids) if piece is not None else -1
+        # The clusters this rank holds at the start (from pieces: those it keeps).
+        clusters_held = stage.model.GetModelPart("ClusterPart").NumberOfElements()
         start = clock.perf_counter()
         stage.RunSolutionLoop()
         seconds = clock.perf_counter() - start
@@ -71,7 +73,7 @@ def main(folder, out, parallel_type):
         contacts = distributed.GlobalNumberOfParticleContacts()
         bonds = (distributed.GlobalNumberOfBonds(), distributed.GlobalNumberOfIntactBonds())
         extra["parkings"] = distributed.GlobalBondParkings()
-        pieces = communicator.GatherInts([piece_read], 0)
+        pieces = communicator.GatherInts([piece_read, clusters_held], 0)
         starts = communicator.GatherInts([int(i) for i in first_owned], 0)
         ends = communicator.GatherInts([int(i) for i in distributed.OwnedNodeIds()], 0)
         ghosts = communicator.GatherDoubles([float(distributed.NumberOfGhosts()),
@@ -92,6 +94,7 @@ def main(folder, out, parallel_type):
                         for r, b in enumerate(neighbour_boxes)},
                      "timings": np.array(timings), "timing_names": np.array(["loop", *phases]),
                      "pieces_read": np.array([p[0] for p in pieces], dtype=np.int64),
+                     "clusters_held": np.array([p[1] for p in pieces], dtype=np.int64),
                      **{f"start_{r}": np.asarray(s, dtype=np.int64) for r, s in enumerate(starts)},
                      **{f"end_{r}": np.asarray(e, dtype=np.int64) for r, e in enumerate(ends)}}
     table = BondTable(strategy, distributed, communicator)

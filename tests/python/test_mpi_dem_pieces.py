@@ -4,7 +4,8 @@ bisection and the ghost layer around it), initialises the strategy on them
 and takes its ghosts from their owners, where the whole-file start
 ("mpi_settings": {"read": "whole"}) has every rank read and initialise every
 sphere. Both must give the serial run's bits, and the same decomposition.
-Runs whose start needs every sphere (clusters here) read the whole file;
+Runs whose start needs every sphere (clusters with embedded spheres'
+deletion here) read the whole file;
 the continuum strategy's pieces reach every bond partner of the spheres
 kept, and with embedded spheres deleted at the start, their hosts.
 The mpirun tests skip where the build has no MPI or there is no mpirun."""
@@ -110,10 +111,44 @@ def test_an_inlet_run_reads_pieces_whose_layer_reaches_the_spheres_to_come(tmp_p
 
 
 @needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_a_cluster_box_s_pieces_make_the_members_of_the_clusters_each_rank_keeps(tmp_path, ranks):
+    # 128 floor spheres and 48 three-sphere clusters thrown at 1 m/s and
+    # 30 rad/s (mpi_dem_clusters_case.py), 1,000 steps. Every rank reads the
+    # cluster file, counts every cluster's members in the first bisection
+    # (the serial run's rows after the file's spheres) and keeps the
+    # clusters whose centre lies in its box or layer (2 D wider, D the
+    # members' reach): it makes only their members, with the serial run's
+    # ids and keys. The owners at the start are the whole-file start's;
+    # spheres, members and cluster states are the serial run's bits.
+    box = dict(n=4, layers=3, spacing=0.038, seed=11)
+    spheres, clusters = WriteClusterBox(tmp_path / "bed", **box)
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
+    WriteClusterBox(tmp_path / "whole", **box, keys={"mpi_settings": {"read": "whole"}})
+    whole = RunBed(tmp_path / "whole", tmp_path / "whole.npz", ranks)
+    read, held = distributed["pieces_read"], distributed["clusters_held"]
+    print(f"{ranks} ranks: spheres read {read.tolist()} of {spheres}, clusters kept "
+          f"{held.tolist()} of {clusters}")
+    assert (read > 0).all() and (read < spheres).all(), read
+    assert (held > 0).all() and (held < clusters).all() and held.sum() >= clusters, held
+    assert len(serial["ids"]) == spheres + 3 * clusters
+    # The bisection of the same centres (the members' by the same
+    # arithmetic) as the whole-file start's: the same owners.
+    assert (whole["pieces_read"] == -1).all()
+    assert _Starts(distributed, ranks) == _Starts(whole, ranks)
+    AssertSpheresBitwise(serial, distributed)
+    np.testing.assert_array_equal(distributed["clusters"], serial["clusters"])
+    assert int(distributed["contacts"]) == int(serial["contacts"])
+
+
+@needs_mpi
 def test_a_run_whose_start_needs_every_sphere_reads_the_whole_file(tmp_path):
-    # Clusters (their member spheres are made from the cluster file at the
-    # start): the whole file is read.
-    spheres, clusters = WriteClusterBox(tmp_path / "bed", steps=20)
+    # Clusters with RemoveBallsInEmbeddedOption (the members are not in the
+    # sphere file whose pieces reach the embedded spheres' hosts): the whole
+    # file is read.
+    spheres, clusters = WriteClusterBox(tmp_path / "bed", steps=20,
+                                        keys={"RemoveBallsInEmbeddedOption": True})
     serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
     distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", 2)
     assert (distributed["pieces_read"] == -1).all()

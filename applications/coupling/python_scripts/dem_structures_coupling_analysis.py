@@ -113,9 +113,10 @@ def _DEMStageClass():
                 if not self._coupling.allow_empty_dem:
                     raise
 
-        def ReadMaterialsFile(self):
-            super().ReadMaterialsFile()
-            self._coupling._AssignSkinMaterials()
+        def ReadMaterialsFile(self, roots=None):
+            super().ReadMaterialsFile(roots)
+            if roots is None:
+                self._coupling._AssignSkinMaterials()
 
     return CoupledDEMStage
 

@@ -247,10 +247,7 @@ void DistributedDem::Start(bool restored) {
   double largest = 0.0;
   for (std::size_t i = 0; i < n; ++i) largest = std::max(largest, p.radius[i]);
   // From pieces: the largest sphere of the file (every rank's rows are a piece).
-  if (piece_ != nullptr) {
-    if (!s_.clusters_.empty()) refuse("the start from pieces with clusters");
-    largest = std::max(largest, piece_->largest_radius);
-  }
+  if (piece_ != nullptr) largest = std::max(largest, piece_->largest_radius);
   // Spheres an inlet makes may be bigger than any at start.
   if (inlets_ != nullptr) largest = std::max(largest, inlets_->LargestRadius());
   // Every rank holds every sphere here (from pieces: knows the file's
@@ -259,9 +256,11 @@ void DistributedDem::Start(bool restored) {
   // than any at start or of the inlets never arrive.
   // A cluster member lies up to D from its cluster's centre, by which it is
   // owned and sent: 2 D more (see the header).
-  clusters_in_run_ = !s_.clusters_.empty();
+  // (From pieces the file's clusters: a rank may hold none of them.)
+  clusters_in_run_ = piece_ != nullptr ? piece_->cluster_members > 0 : !s_.clusters_.empty();
   s_.clusters_on_any_rank_ = clusters_in_run_;
-  layer_ = 1.05 * (2.0 * largest + st.search_tolerance + 2.0 * ClusterReach());
+  const double reach = piece_ != nullptr ? piece_->cluster_reach : ClusterReach();
+  layer_ = 1.05 * (2.0 * largest + st.search_tolerance + 2.0 * reach);
   // A bond may be longer than a contact reach (BOND_RANGE_BETA, or gaps up
   // to twice the search tolerance): the layer holds every bond's partner.
   // From pieces each rank made the bonds of its piece: every bond is on the
@@ -286,8 +285,9 @@ void DistributedDem::Start(bool restored) {
   std::vector<std::int64_t> keys(n);
   for (std::size_t i = 0; i < n; ++i) keys[i] = static_cast<std::int64_t>(i);
   if (piece_ != nullptr) {
-    // The piece's rows are in file order, the serial run's: their keys ascend.
-    next_key_ = piece_->total_spheres;
+    // The piece's rows are in file order, the serial run's (its clusters'
+    // members after the file's spheres): their keys ascend.
+    next_key_ = piece_->total_spheres + piece_->cluster_members;
     for (std::size_t i = 0; i < n; ++i) {
       keys[i] = piece_->KeyOf(p.element_id[i]);
       if (i > 0 && keys[i] <= keys[i - 1])

@@ -12,11 +12,13 @@
 #include "applications/dem/parallel/distributed_rcb.h"
 #include "applications/dem/parallel/periodic_layer.h"
 #include "applications/dem/particles/initial_overlaps.h"
+#include "applications/dem/particles/rigid_clusters.h"
 #include "applications/dem/particles/row_removal.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "applications/dem/utilities/neighbour_search.h"
 #include "applications/dem/utilities/spatial_order.h"
 #include "kernel/core/error.h"
+#include "kernel/core/flags.h"
 #include "kernel/core/kernel_variables.h"
 #include "kernel/model/model.h"
 #include "kernel/model/model_part.h"
@@ -26,6 +28,9 @@
 namespace tessera::dem {
 
 std::int64_t SpheresPiece::KeyOf(IdType element_id) const {
+  if (cluster_members > 0 && element_id >= first_member_element &&
+      element_id - first_member_element < cluster_members)
+    return total_spheres + (element_id - first_member_element);
   const auto at = std::lower_bound(element_ids.begin(), element_ids.end(), element_id);
   if (at == element_ids.end() || *at != element_id)
     TESSERA_ERROR("the distributed start: element ", element_id,
@@ -61,6 +66,10 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
   piece.total_spheres = static_cast<std::int64_t>(n);
   for (IdType id : graph.node_ids) piece.max_node_id = std::max(piece.max_node_id, id);
   for (IdType id : graph.element_ids) piece.max_element_id = std::max(piece.max_element_id, id);
+  std::array<IdType, 2> member_ids{0, 0};
+  if (start.read_next_files)
+    member_ids =
+        start.read_next_files(piece.max_node_id, piece.max_element_id, piece.max_condition_id);
 
   // This rank's slice: spheres [first, last) by position in the file.
   const std::size_t first = n * static_cast<std::size_t>(rank) / ranks;
@@ -96,6 +105,40 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
         largest = std::max(largest, sphere->Radius());
     }
   }
+  // The clusters' members, rows of the serial run after the file's spheres
+  // in the clusters' order: each cluster's first (from 0), each material's
+  // first key; the members of this rank's slice of the clusters count in the
+  // bisection and the largest radius.
+  std::vector<std::int64_t> first_member;
+  std::vector<Array3> member_centres;
+  if (start.clusters != nullptr && start.clusters->NumberOfElements() > 0) {
+    if (start.periodic.active)
+      TESSERA_ERROR(
+          "the distributed start from pieces: clusters in a periodic domain (the "
+          "stage reads the whole file for them)");
+    ModelPart& clusters = *start.clusters;
+    const std::size_t count = clusters.NumberOfElements();
+    const std::size_t slice_first = count * static_cast<std::size_t>(rank) / ranks;
+    const std::size_t slice_last = count * static_cast<std::size_t>(rank + 1) / ranks;
+    std::map<std::string, ClusterGeometry> files;
+    std::map<IdType, std::int64_t> material_key;
+    std::int64_t members = 0;
+    for (const Element& element : clusters.Elements()) {
+      const std::size_t k = first_member.size();
+      const ClusterMemberSpheres m = MembersOfCluster(element, clusters, files);
+      first_member.push_back(members);
+      material_key.emplace(element.GetProperties().Id(), static_cast<std::int64_t>(n) + members);
+      piece.cluster_reach = std::max(piece.cluster_reach, m.reach);
+      if (k >= slice_first && k < slice_last) {
+        member_centres.insert(member_centres.end(), m.centres.begin(), m.centres.end());
+        for (const double radius : m.radii) largest = std::max(largest, radius);
+      }
+      members += static_cast<std::int64_t>(m.centres.size());
+    }
+    piece.cluster_members = members;
+    piece.first_member_element = member_ids[1];
+    piece.cluster_material_keys.assign(material_key.begin(), material_key.end());
+  }
   // The periodic domain, then the centres wrapped into it as the strategy
   // wraps them.
   PeriodicBox& periodic = piece.periodic;
@@ -117,9 +160,10 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
   if (periodic.active)
     for (Array3& x : centres) x = periodic.Wrap(x);
   piece.largest_radius = std::max(communicator.MaxAll(largest), start.least_largest_radius);
-  // The layer DistributedDem::Start keeps (no clusters here).
+  // The layer DistributedDem::Start keeps: a member lies up to D from the
+  // centre that places it (2 D more).
   const double r = piece.largest_radius, t = search_tolerance;
-  piece.layer = 1.05 * (2.0 * r + t);
+  piece.layer = 1.05 * (2.0 * r + t + 2.0 * piece.cluster_reach);
   if (bonds.made) {
     // Start's layer holds the longest bond (with "kratos" broken bonds, more:
     // distributed_bonds.cpp); and a sphere within it has its bond partners
@@ -132,7 +176,36 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
   }
   // A sphere inside another lies within the larger one's radius of it.
   if (start.removes_embedded) piece.layer += 2.0 * r;
-  piece.boxes = DistributedRecursiveCoordinateBisection(centres, ranks, {}, communicator);
+  if (member_centres.empty()) {
+    piece.boxes = DistributedRecursiveCoordinateBisection(centres, ranks, {}, communicator);
+  } else {
+    std::vector<Array3> points = centres;
+    points.insert(points.end(), member_centres.begin(), member_centres.end());
+    member_centres = std::vector<Array3>{};
+    piece.boxes = DistributedRecursiveCoordinateBisection(points, ranks, {}, communicator);
+  }
+  if (!first_member.empty()) {
+    // The clusters whose centre this rank keeps (DistributedDem::Start keeps
+    // a member by its cluster's centre), numbered as the serial run numbers
+    // them; the others are removed with their centre nodes.
+    ModelPart& clusters = *start.clusters;
+    std::size_t k = 0;
+    for (Element& element : clusters.Elements()) {
+      const std::size_t node = element.GetGeometry().NodeIndex(0);
+      const Array3 x = clusters.Nodal().Coordinates(node);
+      if (RcbOwner(piece.boxes, x) == rank ||
+          WithinPeriodicLayer(piece.boxes[rank], x, piece.layer, periodic)) {
+        piece.cluster_first_node_ids.push_back(member_ids[0] + first_member[k]);
+        piece.cluster_first_element_ids.push_back(member_ids[1] + first_member[k]);
+      } else {
+        element.Set(TO_ERASE, true);
+        Node(&clusters.Nodal(), node).Set(TO_ERASE, true);
+      }
+      ++k;
+    }
+    clusters.RemoveElementsFlagged(TO_ERASE);
+    clusters.RemoveNodesFlagged(TO_ERASE);
+  }
 
   // Each slice sphere to its owner and to the ranks whose layer holds it:
   // (element id, node id, key) triples.
@@ -365,6 +438,8 @@ std::vector<IdType> ParticleMaterialOrder(ModelPart& spheres, const SpheresPiece
       all.insert(all.end(), part.begin(), part.end());
   communicator.Broadcast(all, 0);
   std::map<IdType, std::int64_t> least;
+  // The clusters' materials from their first members' keys (every rank's alike).
+  for (const auto& [id, key] : piece.cluster_material_keys) least.emplace(id, key);
   for (std::size_t k = 0; k + 1 < all.size(); k += 2) {
     const auto id = static_cast<IdType>(all[k]);
     const auto [at, added] = least.emplace(id, all[k + 1]);

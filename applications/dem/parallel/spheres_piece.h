@@ -22,13 +22,20 @@
 // its bonds are made on the piece at start, and a sphere's bond constants
 // depend on all its bonds (the section weights, continuum_bonds.h), so every
 // sphere the ranks keep has all its bond partners in the piece (PieceBonds).
+// With clusters every rank reads the cluster file whole, counts every
+// cluster's members (rows of the serial run after the file's spheres) and
+// keeps the clusters whose centre its box or layer holds: only their members
+// are made, with the serial run's ids and keys.
 // What the piece cannot decide alone, the
 // particle materials' order (SetParticleMaterialOrder), the time-step
 // estimate and the automatic bounding box, is reduced over the ranks.
 #pragma once
 
+#include <array>
 #include <cstdint>
+#include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "applications/dem/parallel/rcb_decomposition.h"
@@ -79,13 +86,23 @@ struct PieceStart {
   // 2 R_max farther, so that a sphere it keeps (or bonds) is deleted or not
   // as in the serial run.
   bool removes_embedded = false;
+  // Called once the file's connectivity is read, with its largest node,
+  // element and condition ids (renumbered): reads the files that follow it
+  // (the walls', the clusters' into `clusters`, whole) and returns the first
+  // node and element id of the clusters' members (after every id read, as
+  // the serial run numbers them).
+  std::function<std::array<IdType, 2>(IdType, IdType, IdType)> read_next_files;
+  // The Cluster3D model part (root), or null: its clusters' members count in
+  // the first bisection as the rows they become; the piece keeps the
+  // clusters whose centre its rank keeps, and the others are removed.
+  ModelPart* clusters = nullptr;
 };
 
 struct SpheresPiece {
   std::vector<RcbBox> boxes;  // the first bisection of every sphere's centre
   double largest_radius = 0.0;
   // How far beyond its box the piece reaches: the ghost layer, 1.05 (2 R_max
-  // + search tolerance); with bonds (PieceBonds) the widest layer
+  // + search tolerance + 2 D), D the clusters' reach; with bonds (PieceBonds) the widest layer
   // DistributedDem::Start can take plus the longest bond; plus 2 R_max where
   // embedded spheres are deleted at start.
   double layer = 0.0;
@@ -96,8 +113,20 @@ struct SpheresPiece {
   PeriodicBox periodic;  // the domain the centres were wrapped into (if active)
   // The whole file's largest ids (the next file's numbering starts after them).
   IdType max_node_id = 0, max_element_id = 0, max_condition_id = 0;
+  // Clusters (PieceStart::clusters): their members in all (the serial run's
+  // rows after the file's spheres, keys from total_spheres on, element ids
+  // from first_member_element on), how far a member lies from its cluster's
+  // centre at most, and per cluster kept (the cluster model part's order)
+  // its members' first node and element ids.
+  std::int64_t cluster_members = 0;
+  IdType first_member_element = 0;
+  double cluster_reach = 0.0;
+  std::vector<IdType> cluster_first_node_ids, cluster_first_element_ids;
+  // Each cluster material's first key (of its first cluster's first member).
+  std::vector<std::pair<IdType, std::int64_t>> cluster_material_keys;
 
-  // The key of a kept element (an error naming it where it is not kept).
+  // The key of a kept element, a cluster's member included (an error naming
+  // it where it is not kept).
   std::int64_t KeyOf(IdType element_id) const;
 };
 

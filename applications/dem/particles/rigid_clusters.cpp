@@ -99,37 +99,77 @@ void CreateClusterSpheresAfterIds(ModelPart& clusters, ModelPart& spheres,
   CreateClusterSpheres(clusters, spheres, node_id + 1, element_id + 1, dimension, out);
 }
 
+namespace {
+
+// The Cluster3D element (checked) and its geometry (its .clu file read into
+// `files` once).
+std::pair<const Cluster*, const ClusterGeometry*> ClusterAndGeometry(
+    const Element& element, const ModelPart& clusters,
+    std::map<std::string, ClusterGeometry>& files) {
+  const auto* cluster = dynamic_cast<const Cluster*>(&element);
+  if (cluster == nullptr)
+    TESSERA_ERROR(element.Info(), " in ", clusters.FullName(),
+                  " is not a Cluster3D; the cluster model part holds Cluster3D elements only");
+  cluster->Check(clusters.GetProcessInfo());
+  const Properties& properties = cluster->GetProperties();
+  const std::string& file = properties.GetValue(CLUSTER_FILE_NAME);
+  auto found = files.find(file);
+  if (found == files.end()) {
+    try {
+      found = files.emplace(file, ReadClusterFile(file)).first;
+    } catch (const Error& error) {
+      TESSERA_ERROR(cluster->Info(), " (CLUSTER_FILE_NAME of properties ", properties.Id(),
+                    "): ", error.what());
+    }
+  }
+  return {cluster, &found->second};
+}
+
+}  // namespace
+
+ClusterMemberSpheres MembersOfCluster(const Element& element, const ModelPart& clusters,
+                                      std::map<std::string, ClusterGeometry>& files) {
+  const auto [cluster, geometry] = ClusterAndGeometry(element, clusters, files);
+  const ClusterGeometry& g = *geometry;
+  const double scale = cluster->CharacteristicLength() / g.size;
+  const Quaternion q = cluster->Orientation();
+  const Array3 centre = cluster->GetGeometry()[0].Coordinates();
+  ClusterMemberSpheres members;
+  for (std::size_t m = 0; m < g.radii.size(); ++m) {
+    const Array3 offset = scale * g.centres[m];
+    members.centres.push_back(centre + q.Rotate(offset));
+    members.radii.push_back(scale * g.radii[m]);
+    members.reach = std::max(members.reach, Norm(offset));
+  }
+  return members;
+}
+
 void CreateClusterSpheres(ModelPart& clusters, ModelPart& spheres, IdType first_node_id,
-                          IdType first_element_id, int dimension, RigidClusters& out) {
+                          IdType first_element_id, int dimension, RigidClusters& out,
+                          const ClusterMemberIds* given) {
   out = RigidClusters{};
   if (clusters.NumberOfElements() == 0) return;
   if (dimension != 3)
     TESSERA_ERROR("clusters (Cluster3D, in ", clusters.FullName(),
                   ") need a 3D run (\"Dimension\": 3)");
-  const ProcessInfo& info = clusters.GetProcessInfo();
+  if (given != nullptr && (given->first_node.size() != clusters.NumberOfElements() ||
+                           given->first_element.size() != clusters.NumberOfElements()))
+    TESSERA_ERROR("CreateClusterSpheres: ", given->first_node.size(), " and ",
+                  given->first_element.size(), " first member ids for the ",
+                  clusters.NumberOfElements(), " clusters of ", clusters.FullName());
   std::map<std::string, ClusterGeometry> files;  // each .clu read once
   NodalDatabase& db = clusters.Nodal();
   const bool has_velocity = db.HasHistoricalVariable(VELOCITY);
   const bool has_spin = db.HasHistoricalVariable(ANGULAR_VELOCITY);
   IdType node_id = first_node_id, element_id = first_element_id;
+  std::size_t index = 0;
   for (Element& element : clusters.Elements()) {
-    const auto* cluster = dynamic_cast<const Cluster*>(&element);
-    if (cluster == nullptr)
-      TESSERA_ERROR(element.Info(), " in ", clusters.FullName(),
-                    " is not a Cluster3D; the cluster model part holds Cluster3D elements only");
-    cluster->Check(info);
+    const auto [cluster, geometry] = ClusterAndGeometry(element, clusters, files);
+    if (given != nullptr)
+      node_id = given->first_node[index], element_id = given->first_element[index];
+    ++index;
     const Properties::Pointer properties = cluster->GetPropertiesPointer();
-    const std::string& file = properties->GetValue(CLUSTER_FILE_NAME);
-    auto found = files.find(file);
-    if (found == files.end()) {
-      try {
-        found = files.emplace(file, ReadClusterFile(file)).first;
-      } catch (const Error& error) {
-        TESSERA_ERROR(cluster->Info(), " (CLUSTER_FILE_NAME of properties ", properties->Id(),
-                      "): ", error.what());
-      }
-    }
-    const ClusterGeometry& g = found->second;
+    const ClusterGeometry& g = *geometry;
     const double scale = cluster->CharacteristicLength() / g.size;
     const Quaternion q = cluster->Orientation();
     const Node centre_node = cluster->GetGeometry()[0];

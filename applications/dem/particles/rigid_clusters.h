@@ -32,16 +32,19 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <map>
 #include <string>
 #include <vector>
 
+#include "applications/dem/particles/cluster_geometry.h"
 #include "applications/dem/utilities/periodic_box.h"
 #include "kernel/core/array3.h"
 #include "kernel/core/types.h"
 
 namespace tessera {
+class Element;
 class ModelPart;
-}
+}  // namespace tessera
 
 namespace tessera::dem {
 
@@ -70,15 +73,35 @@ struct RigidClusters {
   void ForEachColumn(F f);
 };
 
+// The member spheres of one Cluster3D element (checked; its .clu file read
+// into `files` once): world centres X + q (s c) q* and radii s r, and the
+// largest |s c| (how far a member lies from the cluster's centre).
+struct ClusterMemberSpheres {
+  std::vector<Array3> centres;
+  std::vector<double> radii;
+  double reach = 0.0;
+};
+ClusterMemberSpheres MembersOfCluster(const Element& element, const ModelPart& clusters,
+                                      std::map<std::string, ClusterGeometry>& files);
+
+// Per cluster of the model part, in its order, the first node and element id
+// of its members (a distributed start from pieces holds some of the file's
+// clusters, numbered as the serial run numbers them).
+struct ClusterMemberIds {
+  std::vector<IdType> first_node, first_element;
+};
+
 // Reads the Cluster3D elements of `clusters` (checked, .clu files read once
 // each) and creates their member spheres in `spheres`: nodes numbered from
-// `first_node_id`, elements from `first_element_id`, in cluster order. Every
-// member node gets RADIUS, VELOCITY, ANGULAR_VELOCITY and the six velocity
-// dofs. The clusters' initial VELOCITY and ANGULAR_VELOCITY come from their
-// nodes (historical values, when declared). Errors name the cluster element
-// and the file. `dimension` must be 3.
+// `first_node_id`, elements from `first_element_id`, in cluster order (or
+// from each cluster's `given` ids). Every member node gets RADIUS, VELOCITY,
+// ANGULAR_VELOCITY and the six velocity dofs. The clusters' initial VELOCITY
+// and ANGULAR_VELOCITY come from their nodes (historical values, when
+// declared). Errors name the cluster element and the file. `dimension` must
+// be 3.
 void CreateClusterSpheres(ModelPart& clusters, ModelPart& spheres, IdType first_node_id,
-                          IdType first_element_id, int dimension, RigidClusters& out);
+                          IdType first_element_id, int dimension, RigidClusters& out,
+                          const ClusterMemberIds* given = nullptr);
 
 // CreateClusterSpheres with the members numbered after every node and
 // element (or condition) id in use in `parts` (Kratos numbers them after the

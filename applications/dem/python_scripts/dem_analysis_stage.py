@@ -401,6 +401,8 @@ class DEMSolver(PythonSolver):
                 _dem.ParticleMaterialOrder(spheres, piece, self.communicator))
             if self.inlets is not None:
                 self.inlets.NumberAfter(*self.stage.largest_read_ids[:2])
+            if piece.cluster_members > 0:
+                _dem.NumberClusterMembers(self.strategy, piece)
             if settings.continuum and self.parameters["BondAreaCorrection"].GetString() == "global":
                 # α = 40 P / N_c of the whole specimen: N_c summed over the ranks.
                 _dem.CountBondsOverPieces(self.strategy, piece, self.communicator)
@@ -719,24 +721,57 @@ class DEMAnalysisStage(AnalysisStage):
             if refusal is not None and self.echo_level > 0 and communicator.Rank() == 0 \
                     and not refusal.startswith("key 'mpi_settings.read'"):
                 print(f"{self._GetSimulationName()}: every rank reads the whole sphere file: {refusal}")
+        done = set()
+
+        def advance(read_ids):
+            # The next file starts after the largest id used so far, plus one
+            # (Kratos: walls of dem3d_contact start at max sphere id + 2).
+            nonlocal largest, nodes, elements, conditions
+            n, e, c = read_ids
+            largest = [max(a, b) for a, b in zip(largest, read_ids)]
+            nodes, elements, conditions = max(nodes, n + 1), max(elements, e + 1), max(conditions, c + 1)
+
+        def read_whole(name, path):
+            model_part = self.model.GetModelPart(name)
+            tessera.ModelPartIO(path, renumber=True, node_id_offset=nodes, element_id_offset=elements,
+                                condition_id_offset=conditions).ReadModelPart(model_part)
+            done.add(name)
+            return _MaxIds(model_part)
+
+        def read_walls_and_clusters(*sphere_ids):
+            # From pieces with clusters, once the sphere file's ids are known:
+            # the walls' and clusters' files (their members count in the
+            # first bisection), and the members' first ids after every id
+            # read (CreateClusterSpheresAfterIds).
+            advance(sphere_ids)
+            ids = [sphere_ids]
+            for name, suffix in MODEL_PART_FILES[1:3]:
+                path = f"{self.problem_name}{suffix}.mdpa"
+                if os.path.isfile(path):
+                    ids.append(read_whole(name, path))
+                    advance(ids[-1])
+            # The clusters' materials name their .clu files (the whole
+            # file's materials are assigned after the read, these again).
+            self.ReadMaterialsFile(roots=["ClusterPart"])
+            return max(i[0] for i in ids) + 1, max(max(i[1:]) for i in ids) + 1
+
         for name, suffix in MODEL_PART_FILES:
             if name == "DEMInletPart" and not self.DEM_parameters["dem_inlet_option"].GetBool():
                 continue
             path = f"{self.problem_name}{suffix}.mdpa"
-            if not os.path.isfile(path):
+            if name in done or not os.path.isfile(path):
                 continue
-            model_part = self.model.GetModelPart(name)
             if name == "SpheresPart" and pieces:
-                n, e, c = distributed_run.ReadSpheresPieces(self, path, (nodes, elements, conditions))
+                clusters = distributed_run.HoldsClusters(self)
+                n, e, c = distributed_run.ReadSpheresPieces(
+                    self, path, (nodes, elements, conditions),
+                    read_walls_and_clusters if clusters else None)
+                if clusters:
+                    largest = [max(a, b) for a, b in zip(largest, (n, e, c))]
+                    continue
             else:
-                tessera.ModelPartIO(path, renumber=True, node_id_offset=nodes,
-                                    element_id_offset=elements,
-                                    condition_id_offset=conditions).ReadModelPart(model_part)
-                n, e, c = _MaxIds(model_part)
-            largest = [max(a, b) for a, b in zip(largest, (n, e, c))]
-            # The next file starts after the largest id used so far, plus one
-            # (Kratos: walls of dem3d_contact start at max sphere id + 2).
-            nodes, elements, conditions = max(nodes, n + 1), max(elements, e + 1), max(conditions, c + 1)
+                n, e, c = read_whole(name, path)
+            advance((n, e, c))
         self.largest_read_ids = tuple(largest)
 
     def _CheckModelPartFilesExist(self):
@@ -767,11 +802,11 @@ class DEMAnalysisStage(AnalysisStage):
                 unread[name] = f"{path} is not in {os.getcwd()}"
         return unread
 
-    def ReadMaterialsFile(self):
+    def ReadMaterialsFile(self, roots=None):
         settings = self.DEM_parameters["solver_settings"]["material_import_settings"]
         file_name = settings["materials_filename"].GetString()
         if os.path.isfile(file_name):
-            AssignMaterials(self.model, file_name, self._UnreadModelPartFiles())
+            AssignMaterials(self.model, file_name, self._UnreadModelPartFiles(), roots)
         elif file_name != "MaterialsDEM.json":
             raise tessera.Error(f"{settings.Origin()}: solver_settings.material_import_settings."
                                 f"materials_filename '{file_name}' not found (in {os.getcwd()})")

@@ -130,10 +130,28 @@ def PieceReadRefusal(stage):
         return f"key 'solver_settings.strategy' is \"{strategy}\""
     if getattr(stage, "_resized_from", None) is not None:
         return "the run continues a checkpoint of another rank count"
-    clusters = f"{stage.problem_name}DEM_Clusters.mdpa"
-    if os.path.isfile(clusters) and _FileHolds(clusters, "Elements"):
-        return f"{clusters} holds clusters"
+    if HoldsClusters(stage):
+        # (Pieces with clusters: the cluster file read whole, the members
+        # made only for the clusters a rank keeps.)
+        clusters = f"{stage.problem_name}DEM_Clusters.mdpa"
+        for key, why in ((p["PeriodicDomainOption"].GetBool(), "'PeriodicDomainOption' is true"),
+                         (p["CleanIndentationsOption"].GetBool(), "'CleanIndentationsOption' is true"),
+                         (p["RemoveBallsInEmbeddedOption"].GetBool(),
+                          "'RemoveBallsInEmbeddedOption' is true"),
+                         (strategy != "sphere_strategy", f"'solver_settings.strategy' is \"{strategy}\""),
+                         (p["dem_inlet_option"].GetBool() and
+                          os.path.isfile(f"{stage.problem_name}DEM_Inlet.mdpa") and
+                          _FileHolds(f"{stage.problem_name}DEM_Inlet.mdpa", "SubModelPart"),
+                          f"{stage.problem_name}DEM_Inlet.mdpa has inlets")):
+            if key:
+                return f"{clusters} holds clusters and {why}"
     return None
+
+
+def HoldsClusters(stage):
+    """Whether the deck's cluster file holds Cluster3D elements."""
+    clusters = f"{stage.problem_name}DEM_Clusters.mdpa"
+    return os.path.isfile(clusters) and _FileHolds(clusters, "Elements")
 
 
 def _LargestInletRadius(stage):
@@ -201,11 +219,14 @@ def _WallNodesBox(stage):
             [max((x[k] for x in points), default=-inf) for k in range(3)])
 
 
-def ReadSpheresPieces(stage, path, offsets):
+def ReadSpheresPieces(stage, path, offsets, read_walls_and_clusters=None):
     """Each rank reads its piece of the sphere file (spheres_piece.h) into
     SpheresPart; the piece is kept for the solver (materials, time step,
-    bounding box, DistributedDem.StartFromPiece). Returns the whole file's
-    largest ids."""
+    bounding box, DistributedDem.StartFromPiece). With clusters,
+    read_walls_and_clusters(node, element, condition) reads the walls' and
+    clusters' files once the file's largest ids are known and returns the
+    members' first ids; the clusters a rank does not keep are removed.
+    Returns the whole file's largest ids."""
     p = stage.DEM_parameters
     absolute = p["DeltaOption"].GetString() == "Absolute"
     tolerance = p["SearchTolerance"].GetDouble() if absolute else 0.0
@@ -228,7 +249,10 @@ def ReadSpheresPieces(stage, path, offsets):
     piece = _dem.ReadSpheresPiece(path, stage.model.GetModelPart("SpheresPart"), stage.communicator,
                                   tolerance, *offsets, **periodic, **bonds,
                                   least_largest_radius=_LargestInletRadius(stage),
-                                  removes_embedded=p["RemoveBallsInEmbeddedOption"].GetBool())
+                                  removes_embedded=p["RemoveBallsInEmbeddedOption"].GetBool(),
+                                  read_next_files=read_walls_and_clusters,
+                                  clusters=stage.model.GetModelPart("ClusterPart")
+                                  if read_walls_and_clusters else None)
     stage.spheres_piece = piece
     return piece.max_node_id, piece.max_element_id, piece.max_condition_id
 

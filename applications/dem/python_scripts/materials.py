@@ -187,8 +187,9 @@ def ReadMaterials(path):
     return by_name, by_id, relations, rows
 
 
-def AssignMaterials(model, path, unread_files=None):
-    """Applies the materials file at `path` to the model parts of `model`.
+def AssignMaterials(model, path, unread_files=None, roots=None):
+    """Applies the materials file at `path` to the model parts of `model`
+    (with `roots`, a list of root names: to theirs only).
 
     `unread_files` ({root name: why its mdpa was not read}, from the DEM stage)
     explains a row whose model part is missing or empty because its file was
@@ -204,6 +205,8 @@ def AssignMaterials(model, path, unread_files=None):
             _SetVariables(sub, variables, path, owner)
             first.AddSubProperties(sub)
     for model_part_path, properties, owner, material in rows:
+        if roots is not None and model_part_path.split(".")[0] not in roots:
+            continue
         unread = unread_files.get(model_part_path.split(".")[0])
         if not model.HasModelPart(model_part_path):
             raise tessera.Error(f"{path}: {owner}: no model part '{model_part_path}' ("

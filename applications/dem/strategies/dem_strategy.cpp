@@ -74,6 +74,12 @@ void ExplicitSolverStrategy::SetInitialShrinks(InitialShrinksProvider provider) 
   initial_shrinks_ = std::move(provider);
 }
 
+void ExplicitSolverStrategy::SetClusterMemberIds(ClusterMemberIds ids) {
+  if (initialized_) TESSERA_ERROR("SetClusterMemberIds: the DEM strategy is initialised already");
+  given_member_ids_ = true;
+  cluster_member_ids_ = std::move(ids);
+}
+
 void ExplicitSolverStrategy::SetGlobalBondCounts(GlobalBondCounts counts) {
   if (initialized_) TESSERA_ERROR("SetGlobalBondCounts: the DEM strategy is initialised already");
   global_bond_counts_ = std::move(counts);
@@ -95,14 +101,22 @@ void ExplicitSolverStrategy::SetClusterModelPart(ModelPart& clusters) {
 void ExplicitSolverStrategy::Initialize() {
   DeclareParticleVariables(spheres_);
   keep_contact_forces_ = spheres_.Nodal().HasHistoricalVariable(DEM_STRESS_TENSOR);
-  material_index_ = MaterialIndex();
-  for (IdType id : particle_material_order_)
-    material_index_.IndexOf(spheres_.GetProperties(id).get());
   clusters_ = RigidClusters{};
   if (clusters_part_ != nullptr && clusters_part_->NumberOfElements() > 0) {
-    CreateClusterSpheresAfterIds(*clusters_part_, spheres_, {&spheres_, walls_, clusters_part_},
-                                 settings_.dimension, clusters_);
+    if (given_member_ids_)
+      CreateClusterSpheres(*clusters_part_, spheres_, 0, 0, settings_.dimension, clusters_,
+                           &cluster_member_ids_);
+    else
+      CreateClusterSpheresAfterIds(*clusters_part_, spheres_, {&spheres_, walls_, clusters_part_},
+                                   settings_.dimension, clusters_);
   }
+  // (After the clusters' spheres: their materials are the spheres' then,
+  // those of the clusters a piece does not hold the cluster model part's.)
+  material_index_ = MaterialIndex();
+  for (IdType id : particle_material_order_)
+    material_index_.IndexOf(spheres_.HasProperties(id) || clusters_part_ == nullptr
+                                ? spheres_.GetProperties(id).get()
+                                : clusters_part_->GetProperties(id).get());
   FillParticles(spheres_, material_index_, particles_, settings_.dimension);
   if (!particle_material_order_.empty() &&
       material_index_.size() != particle_material_order_.size())

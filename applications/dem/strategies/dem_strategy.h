@@ -326,6 +326,10 @@ class ExplicitSolverStrategy {
   using InitialShrinksProvider =
       std::function<InitialShrinks(const std::vector<IdType>& deleted_touching_walls)>;
   void SetInitialShrinks(InitialShrinksProvider provider);
+  // A distributed start from pieces with clusters: the first node and element
+  // id of each cluster's members, in the cluster model part's order (it holds
+  // the piece's clusters; the serial run numbers them after every id read).
+  void SetClusterMemberIds(ClusterMemberIds ids);
   // A distributed start from pieces with BondAreaCorrection "global": the
   // whole specimen's bonds and bonded spheres from each piece's
   // (CountBondsOverPieces, spheres_piece.h); collective, at Initialize.
@@ -717,7 +721,9 @@ class ExplicitSolverStrategy {
   // RegisterParticleMaterial: materials and smallest radii of particles to come.
   std::vector<std::pair<const Properties*, double>> registered_materials_;
   std::vector<IdType> particle_material_order_;  // SetParticleMaterialOrder
-  InitialShrinksProvider initial_shrinks_;       // SetInitialShrinks
+  bool given_member_ids_ = false;                // SetClusterMemberIds
+  ClusterMemberIds cluster_member_ids_;
+  InitialShrinksProvider initial_shrinks_;  // SetInitialShrinks
   // For initial_shrinks_: the spheres RemoveParticlesTouchingWalls deleted.
   std::vector<IdType> deleted_touching_walls_;
   GlobalBondCounts global_bond_counts_;  // SetGlobalBondCounts

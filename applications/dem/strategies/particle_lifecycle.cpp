@@ -31,10 +31,13 @@ void ExplicitSolverStrategy::RegisterParticleMaterial(const Properties* properti
 void ExplicitSolverStrategy::SetParticleMaterialOrder(std::vector<IdType> properties_ids) {
   if (initialized_)
     TESSERA_ERROR("SetParticleMaterialOrder: the DEM strategy is initialised already");
+  // (A cluster material: the cluster model part's, set before this.)
   for (IdType id : properties_ids)
-    if (!spheres_.HasProperties(id))
+    if (!spheres_.HasProperties(id) &&
+        (clusters_part_ == nullptr || !clusters_part_->HasProperties(id)))
       TESSERA_ERROR("SetParticleMaterialOrder: the spheres' model part '", spheres_.FullName(),
-                    "' has no Properties ", id);
+                    "' has no Properties ", id,
+                    clusters_part_ != nullptr ? ", nor has the cluster model part" : "");
   particle_material_order_ = std::move(properties_ids);
 }
 

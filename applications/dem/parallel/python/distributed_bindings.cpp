@@ -174,6 +174,7 @@ void BindDistributed(py::module_& m) {
       .def_readonly("max_node_id", &SpheresPiece::max_node_id)
       .def_readonly("max_element_id", &SpheresPiece::max_element_id)
       .def_readonly("max_condition_id", &SpheresPiece::max_condition_id)
+      .def_readonly("cluster_members", &SpheresPiece::cluster_members)
       .def_property_readonly("boxes", [](const SpheresPiece& p) { return AsPairs(p.boxes); })
       .def_property_readonly(
           "periodic_box",
@@ -192,8 +193,12 @@ void BindDistributed(py::module_& m) {
          const std::array<double, 3>& periodic_low, const std::array<double, 3>& periodic_high,
          double least_largest_radius, bool bonds_made, double largest_bond_range,
          bool kratos_broken_bonds, bool removes_embedded, double automatic_factor,
-         const std::array<double, 3>& automatic_low, const std::array<double, 3>& automatic_high) {
+         const std::array<double, 3>& automatic_low, const std::array<double, 3>& automatic_high,
+         std::function<std::array<IdType, 2>(IdType, IdType, IdType)> read_next_files,
+         ModelPart* clusters) {
         PieceStart start;
+        start.read_next_files = std::move(read_next_files);
+        start.clusters = clusters;
         start.search_tolerance = search_tolerance;
         if (!periodic_axes.empty()) {
           if (periodic_axes.size() != 3)
@@ -228,6 +233,7 @@ void BindDistributed(py::module_& m) {
       py::arg("automatic_factor") = 0.0,
       py::arg("automatic_low") = std::array<double, 3>{kInf, kInf, kInf},
       py::arg("automatic_high") = std::array<double, 3>{-kInf, -kInf, -kInf},
+      py::arg("read_next_files") = py::none(), py::arg("clusters") = nullptr,
       "Collective: reads into the empty root model_part this rank's piece of the sphere file "
       "(renumbered consecutively from the offsets, as the DEM stage reads it): the spheres in "
       "its box of the first bisection or within the ghost layer of it; periodic_axes (three "
@@ -237,7 +243,11 @@ void BindDistributed(py::module_& m) {
       "kratos_broken_bonds (BrokenBonds \"kratos\"): the piece reaches every bond partner of "
       "the spheres kept; removes_embedded (RemoveBallsInEmbeddedOption): 2 R_max farther; "
       "automatic_factor > 0 (AutomaticBoundingBoxOption with the periodic domain): the domain "
-      "is the box of every centre and of [automatic_low, automatic_high], scaled");
+      "is the box of every centre and of [automatic_low, automatic_high], scaled; "
+      "read_next_files(node, element, condition): called with the file's largest ids, reads "
+      "the files after it and returns the clusters' members' first node and element ids; "
+      "clusters: the Cluster3D root, read whole: its members count in the bisection and the "
+      "clusters this rank does not keep are removed");
   m.def("ShareInitialShrinks", &ShareInitialShrinks, py::arg("strategy"), py::arg("spheres"),
         py::arg("piece"), py::arg("settings"), py::arg("sort_rows_frequency"),
         py::arg("communicator"), py::keep_alive<1, 2>(), py::keep_alive<1, 6>(),
@@ -245,6 +255,15 @@ void BindDistributed(py::module_& m) {
         "rank 0 gathers every sphere's centre and radius and, at the strategy's Initialize, "
         "repeats the serial start's deletions, sort, search and shrinks over them; every "
         "rank applies the shrinks of its spheres (spheres_piece.h)");
+  m.def(
+      "NumberClusterMembers",
+      [](ExplicitSolverStrategy& strategy, const SpheresPiece& piece) {
+        strategy.SetClusterMemberIds(
+            {piece.cluster_first_node_ids, piece.cluster_first_element_ids});
+      },
+      py::arg("strategy"), py::arg("piece"),
+      "Before Initialize, in a start from pieces with clusters: the members of the piece's "
+      "clusters numbered as the serial run numbers them");
   m.def("CountBondsOverPieces", &CountBondsOverPieces, py::arg("strategy"), py::arg("piece"),
         py::arg("communicator"), py::keep_alive<1, 3>(),
         "Before Initialize, in a start from pieces with BondAreaCorrection \"global\": the "
