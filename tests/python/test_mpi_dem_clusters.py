@@ -61,10 +61,13 @@ def serial_and_distributed(tmp_path, ranks, spheres, clusters):
     sphere, the clusters' members included (node ids), and every cluster's
     state (centre, velocity, angular velocity, angular momentum,
     orientation, displacement, last force and torque; each from its owner)
-    bit for bit. Returns (serial, distributed)."""
+    bit for bit. Each rank read its piece of the sphere file and kept the
+    clusters of its box and layer (spheres_piece.h; in the small periodic
+    box every cluster has an image there). Returns (serial, distributed)."""
     serial = RunBed(tmp_path / "box", tmp_path / "serial.npz")
     distributed = RunBed(tmp_path / "box", tmp_path / "mpi.npz", ranks)
     assert int(distributed["ranks"]) == ranks and int(distributed["steps"]) == STEPS
+    assert (distributed["pieces_read"] > 0).all() and (distributed["clusters_held"] > 0).all()
     assert len(serial["ids"]) == spheres + 3 * clusters
     AssertSpheresBitwise(serial, distributed)
     assert serial["clusters"].shape == (clusters, 26)
@@ -77,6 +80,7 @@ def run_box(tmp_path, ranks, scheme, box, keys=None):
                                         keys={"TranslationalIntegrationScheme": scheme,
                                               **(keys or {})})
     serial, distributed = serial_and_distributed(tmp_path, ranks, spheres, clusters)
+    assert (distributed["clusters_held"] < clusters).all(), distributed["clusters_held"]
     table = serial["clusters"]
     # The run did what the test needs: the clusters moved and turned, stayed
     # unit quaternions and in the box, and some changed owner.
@@ -237,6 +241,7 @@ def test_clusters_with_an_inlet_on_ranks_equal_serial_bitwise(tmp_path, ranks):
     serial = RunBed(tmp_path / "box", tmp_path / "serial.npz")
     distributed = RunBed(tmp_path / "box", tmp_path / "mpi.npz", ranks)
     count = spheres + 3 * clusters
+    assert (distributed["pieces_read"] > 0).all()  # the injected skip every member's ids
     injected = len(serial["ids"]) - count
     # Some points were occupied at some steps (fewer than the 180 due).
     assert 50 < injected < 180, injected

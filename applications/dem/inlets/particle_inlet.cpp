@@ -233,6 +233,15 @@ void ParticleInlets::NumberAfter(IdType node_id, IdType element_id) {
   next_element_id_ = std::max(next_element_id_, element_id + 1);
 }
 
+void ParticleInlets::SkipIdsOfClusterMembers(IdType first_node, IdType first_element,
+                                             std::int64_t count) {
+  taken_node_ids_.clear(), taken_element_ids_.clear();
+  for (std::int64_t k = 0; k < count; ++k) {
+    if (first_node + k >= next_node_id_) taken_node_ids_.push_back(first_node + k);
+    if (first_element + k >= next_element_id_) taken_element_ids_.push_back(first_element + k);
+  }
+}
+
 void ParticleInlets::SkipIdsOfInitialSpheres() {
   ModelPart& spheres = strategy_.SpheresModelPart();
   taken_node_ids_.clear(), taken_element_ids_.clear();

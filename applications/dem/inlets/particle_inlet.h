@@ -107,6 +107,11 @@ class ParticleInlets {
   // from the first injected id on (those would be defined twice). Without
   // clusters it holds none there, and the ids stay those of the constructor.
   void SkipIdsOfInitialSpheres();
+  // The same from a distributed start from pieces with clusters, whose
+  // spheres' model part holds its clusters' members only: the members of
+  // every cluster have node ids first_node.. and element ids first_element..
+  // (`count` of each, SpheresPiece).
+  void SkipIdsOfClusterMembers(IdType first_node, IdType first_element, std::int64_t count);
   // The injected spheres' ids after these too: a distributed start from
   // pieces, whose spheres' model part holds a piece, gives the whole file's.
   void NumberAfter(IdType node_id, IdType element_id);

@@ -112,10 +112,6 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
   std::vector<std::int64_t> first_member;
   std::vector<Array3> member_centres;
   if (start.clusters != nullptr && start.clusters->NumberOfElements() > 0) {
-    if (start.periodic.active)
-      TESSERA_ERROR(
-          "the distributed start from pieces: clusters in a periodic domain (the "
-          "stage reads the whole file for them)");
     ModelPart& clusters = *start.clusters;
     const std::size_t count = clusters.NumberOfElements();
     const std::size_t slice_first = count * static_cast<std::size_t>(rank) / ranks;
@@ -136,6 +132,7 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
       members += static_cast<std::int64_t>(m.centres.size());
     }
     piece.cluster_members = members;
+    piece.first_member_node = member_ids[0];
     piece.first_member_element = member_ids[1];
     piece.cluster_material_keys.assign(material_key.begin(), material_key.end());
   }
@@ -157,8 +154,11 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
       periodic.low[k] = centre - half, periodic.high[k] = centre + half;
     }
   }
-  if (periodic.active)
+  if (periodic.active) {
+    // (A cluster's members one by one, as the strategy wraps them.)
     for (Array3& x : centres) x = periodic.Wrap(x);
+    for (Array3& x : member_centres) x = periodic.Wrap(x);
+  }
   piece.largest_radius = std::max(communicator.MaxAll(largest), start.least_largest_radius);
   // The layer DistributedDem::Start keeps: a member lies up to D from the
   // centre that places it (2 D more).
@@ -192,7 +192,8 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
     std::size_t k = 0;
     for (Element& element : clusters.Elements()) {
       const std::size_t node = element.GetGeometry().NodeIndex(0);
-      const Array3 x = clusters.Nodal().Coordinates(node);
+      const Array3 centre = clusters.Nodal().Coordinates(node);
+      const Array3 x = periodic.active ? periodic.Wrap(centre) : centre;
       if (RcbOwner(piece.boxes, x) == rank ||
           WithinPeriodicLayer(piece.boxes[rank], x, piece.layer, periodic)) {
         piece.cluster_first_node_ids.push_back(member_ids[0] + first_member[k]);

@@ -119,7 +119,7 @@ struct SpheresPiece {
   // centre at most, and per cluster kept (the cluster model part's order)
   // its members' first node and element ids.
   std::int64_t cluster_members = 0;
-  IdType first_member_element = 0;
+  IdType first_member_node = 0, first_member_element = 0;
   double cluster_reach = 0.0;
   std::vector<IdType> cluster_first_node_ids, cluster_first_element_ids;
   // Each cluster material's first key (of its first cluster's first member).

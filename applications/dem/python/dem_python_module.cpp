@@ -679,6 +679,10 @@ void BindInlets(py::module_& m) {
       .def("SkipIdsOfInitialSpheres", &ParticleInlets::SkipIdsOfInitialSpheres,
            "After strategy.Initialize(): the injected spheres skip the ids of the spheres "
            "it made (the rigid clusters' members)")
+      .def("SkipIdsOfClusterMembers", &ParticleInlets::SkipIdsOfClusterMembers,
+           py::arg("first_node"), py::arg("first_element"), py::arg("count"),
+           "After strategy.Initialize() in a start from pieces with clusters: the injected "
+           "spheres skip the ids of every cluster's members (SpheresPiece)")
       .def("Inject", &ParticleInlets::Inject, py::arg("time"),
            "Injects what is due after the step that ended at `time`")
       .def("MaximumSpeed", &ParticleInlets::MaximumSpeed)

@@ -422,8 +422,13 @@ class DEMSolver(PythonSolver):
                 raise tessera.Error(f"{walls_file}: {error}") from None
             raise
         if self.inlets is not None:
-            # (The clusters' member spheres were made with ids after every id read.)
-            self.inlets.SkipIdsOfInitialSpheres()
+            # (The clusters' member spheres were made with ids after every id
+            # read; a piece made those of its clusters only.)
+            if piece is not None and piece.cluster_members > 0:
+                self.inlets.SkipIdsOfClusterMembers(piece.first_member_node, piece.first_member_element,
+                                                    piece.cluster_members)
+            else:
+                self.inlets.SkipIdsOfInitialSpheres()
         if piece is None:
             self._CheckTimeStep()
         if self.communicator is not None and self.communicator.IsDistributed():

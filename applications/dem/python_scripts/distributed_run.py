@@ -134,17 +134,11 @@ def PieceReadRefusal(stage):
         # (Pieces with clusters: the cluster file read whole, the members
         # made only for the clusters a rank keeps.)
         clusters = f"{stage.problem_name}DEM_Clusters.mdpa"
-        for key, why in ((p["PeriodicDomainOption"].GetBool(), "'PeriodicDomainOption' is true"),
-                         (p["CleanIndentationsOption"].GetBool(), "'CleanIndentationsOption' is true"),
-                         (p["RemoveBallsInEmbeddedOption"].GetBool(),
-                          "'RemoveBallsInEmbeddedOption' is true"),
-                         (strategy != "sphere_strategy", f"'solver_settings.strategy' is \"{strategy}\""),
-                         (p["dem_inlet_option"].GetBool() and
-                          os.path.isfile(f"{stage.problem_name}DEM_Inlet.mdpa") and
-                          _FileHolds(f"{stage.problem_name}DEM_Inlet.mdpa", "SubModelPart"),
-                          f"{stage.problem_name}DEM_Inlet.mdpa has inlets")):
-            if key:
-                return f"{clusters} holds clusters and {why}"
+        # (Rank 0's repeat of the serial start, for the shrinks, and the
+        # embedded spheres' reach know the file's spheres only.)
+        for key in ("CleanIndentationsOption", "RemoveBallsInEmbeddedOption"):
+            if p[key].GetBool():
+                return f"{clusters} holds clusters and key '{key}' is true"
     return None
 
 

@@ -175,6 +175,8 @@ void BindDistributed(py::module_& m) {
       .def_readonly("max_element_id", &SpheresPiece::max_element_id)
       .def_readonly("max_condition_id", &SpheresPiece::max_condition_id)
       .def_readonly("cluster_members", &SpheresPiece::cluster_members)
+      .def_readonly("first_member_node", &SpheresPiece::first_member_node)
+      .def_readonly("first_member_element", &SpheresPiece::first_member_element)
       .def_property_readonly("boxes", [](const SpheresPiece& p) { return AsPairs(p.boxes); })
       .def_property_readonly(
           "periodic_box",
