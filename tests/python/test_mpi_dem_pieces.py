@@ -143,6 +143,26 @@ def test_a_cluster_box_s_pieces_make_the_members_of_the_clusters_each_rank_keeps
 
 
 @needs_mpi
+def test_a_deck_of_clusters_only_starts_from_pieces(tmp_path):
+    # The cluster box without its sphere file (48 clusters, no sphere of
+    # their own; Kratos' cluster decks come so): the pieces read no sphere,
+    # each rank keeps the clusters of its box and layer; the walls are
+    # numbered from the start, as the serial run numbers them.
+    spheres, clusters = WriteClusterBox(tmp_path / "bed", n=4, layers=3, spacing=0.038, seed=11,
+                                        steps=500)
+    os.remove(tmp_path / "bed" / "bedDEM.mdpa")
+    serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", 2)
+    held = distributed["clusters_held"]
+    print(f"clusters only: clusters kept {held.tolist()} of {clusters}")
+    assert (distributed["pieces_read"] == 0).all(), distributed["pieces_read"]
+    assert (held > 0).all() and (held < clusters).all(), held
+    assert len(serial["ids"]) == 3 * clusters
+    AssertSpheresBitwise(serial, distributed)
+    np.testing.assert_array_equal(distributed["clusters"], serial["clusters"])
+
+
+@needs_mpi
 def test_a_run_whose_start_needs_every_sphere_reads_the_whole_file(tmp_path):
     # Clusters with RemoveBallsInEmbeddedOption (the members are not in the
     # sphere file whose pieces reach the embedded spheres' hosts): the whole

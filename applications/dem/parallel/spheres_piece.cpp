@@ -52,7 +52,8 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
   const int rank = communicator.Rank(), ranks = communicator.Size();
   options.piece = nullptr;
   MeshGraph graph;
-  MdpaReader(options).ReadMeshGraph(path, graph);
+  // (No sphere file, path ""; a deck of clusters only: no sphere to read.)
+  if (!path.empty()) MdpaReader(options).ReadMeshGraph(path, graph);
   const std::size_t n = graph.NumberOfElements();
   for (std::size_t e = 0; e < n; ++e)
     if (graph.element_offsets[e + 1] - graph.element_offsets[e] != 1)
@@ -85,7 +86,7 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
   // Centres and radii of the slice, from a model part of its own.
   std::vector<Array3> centres(last - first);
   double largest = 0.0;
-  {
+  if (!path.empty()) {
     Model scratch;
     ModelPart& part = scratch.CreateModelPart("SpheresSlice");
     part.AddNodalSolutionStepVariable(RADIUS);
@@ -251,7 +252,7 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
   received = {};
   kept = {};
   options.piece = &read;
-  MdpaReader(options).ReadFile(path, model_part);
+  if (!path.empty()) MdpaReader(options).ReadFile(path, model_part);
   return piece;
 }
 

@@ -131,8 +131,9 @@ struct SpheresPiece {
 };
 
 // Collective. Reads into `model_part` (an empty root with the run's nodal
-// variables) this rank's piece of the sphere file at `path`: the spheres
-// whose centre lies in its box or within `layer` of it. `options` as for
+// variables) this rank's piece of the sphere file at `path` ("": none, a
+// deck of clusters only): the spheres whose centre lies in its box or
+// within `layer` of it. `options` as for
 // MdpaReader (their `piece` is set here). An error names the file where an
 // element has other than one node or the file has conditions.
 SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,

@@ -743,12 +743,15 @@ class DEMAnalysisStage(AnalysisStage):
             done.add(name)
             return _MaxIds(model_part)
 
+        sphere_path = f"{self.problem_name}{MODEL_PART_FILES[0][1]}.mdpa"
+
         def read_walls_and_clusters(*sphere_ids):
             # From pieces with clusters, once the sphere file's ids are known:
             # the walls' and clusters' files (their members count in the
             # first bisection), and the members' first ids after every id
             # read (CreateClusterSpheresAfterIds).
-            advance(sphere_ids)
+            if os.path.isfile(sphere_path):
+                advance(sphere_ids)
             ids = [sphere_ids]
             for name, suffix in MODEL_PART_FILES[1:3]:
                 path = f"{self.problem_name}{suffix}.mdpa"
@@ -764,16 +767,18 @@ class DEMAnalysisStage(AnalysisStage):
             if name == "DEMInletPart" and not self.DEM_parameters["dem_inlet_option"].GetBool():
                 continue
             path = f"{self.problem_name}{suffix}.mdpa"
-            if name in done or not os.path.isfile(path):
+            sphere_file = os.path.isfile(path)
+            if name == "SpheresPart" and pieces and distributed_run.HoldsClusters(self):
+                # (Also without a sphere file: a deck of clusters only.)
+                n, e, c = distributed_run.ReadSpheresPieces(
+                    self, path if sphere_file else "", (nodes, elements, conditions),
+                    read_walls_and_clusters)
+                largest = [max(a, b) for a, b in zip(largest, (n, e, c))]
+                continue
+            if name in done or not sphere_file:
                 continue
             if name == "SpheresPart" and pieces:
-                clusters = distributed_run.HoldsClusters(self)
-                n, e, c = distributed_run.ReadSpheresPieces(
-                    self, path, (nodes, elements, conditions),
-                    read_walls_and_clusters if clusters else None)
-                if clusters:
-                    largest = [max(a, b) for a, b in zip(largest, (n, e, c))]
-                    continue
+                n, e, c = distributed_run.ReadSpheresPieces(self, path, (nodes, elements, conditions))
             else:
                 n, e, c = read_whole(name, path)
             advance((n, e, c))

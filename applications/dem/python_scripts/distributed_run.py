@@ -189,7 +189,7 @@ def _LargestBondRange(stage, path):
     if os.path.isfile(materials):
         with open(materials) as text:
             walk(json.load(text))
-    if os.path.getsize(path) > 0:
+    if path and os.path.getsize(path) > 0:
         with open(path, "rb") as text, mmap.mmap(text.fileno(), 0, access=mmap.ACCESS_READ) as data:
             for match in re.finditer(rb"\bBOND_RANGE_BETA[ \t]+(\S+)", data):
                 try:
