@@ -110,7 +110,11 @@ def _Run(args):
 
     agreed_stop = False
     try:
-        code = _RunProject(args, quiet=args.quiet or communicator.Rank() != 0)
+        with warnings.catch_warnings():
+            # The deck's warnings likewise: every rank reads the same deck.
+            if communicator.Rank() != 0:
+                warnings.simplefilter("ignore")
+            code = _RunProject(args, quiet=args.quiet or communicator.Rank() != 0)
     except SignalStop as stop:
         # Every rank stops at the same step on a signal (the ranks agree on
         # it and each wrote its checkpoint): an orderly end, 128 + signal.

@@ -391,12 +391,17 @@ def tessera_run(folder, ranks=None, timeout=300):
 def test_tessera_run_of_a_dem_folder_under_mpirun_reports_once(tmp_path):
     WriteBed(tmp_path / "bed", steps=100)
     write_deck_key(tmp_path / "bed", "parallel_type", "MPI")
+    # A deck warning: the VTK files cannot hold the bounding box.
+    write_deck_key(tmp_path / "bed", "PostBoundingBox", True)
+    write_deck_key(tmp_path / "bed", "post_vtk_option", True)
     result = tessera_run(tmp_path / "bed", ranks=2)
     assert result.returncode == 0, result.stdout + result.stderr
-    # the summary line and the search summary, from rank 0 only
+    # the summary line, the search summary and the deck's warning, from rank 0 only
     lines = result.stderr.splitlines()
     assert sum("finished after 101 steps" in line for line in lines) == 1, result.stderr
     assert sum("neighbour searches in 101 steps" in line for line in lines) == 1, result.stderr
+    assert sum("warning: " in line and "PostBoundingBox" in line for line in lines) == 1, \
+        result.stderr
 
 
 def test_mpi_dem_deck_in_a_serial_run_names_the_key(tmp_path):
