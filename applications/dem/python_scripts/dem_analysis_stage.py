@@ -767,15 +767,15 @@ class DEMAnalysisStage(AnalysisStage):
             if name == "DEMInletPart" and not self.DEM_parameters["dem_inlet_option"].GetBool():
                 continue
             path = f"{self.problem_name}{suffix}.mdpa"
-            sphere_file = os.path.isfile(path)
+            exists = os.path.isfile(path)
             if name == "SpheresPart" and pieces and distributed_run.HoldsClusters(self):
                 # (Also without a sphere file: a deck of clusters only.)
                 n, e, c = distributed_run.ReadSpheresPieces(
-                    self, path if sphere_file else "", (nodes, elements, conditions),
+                    self, path if exists else "", (nodes, elements, conditions),
                     read_walls_and_clusters)
                 largest = [max(a, b) for a, b in zip(largest, (n, e, c))]
                 continue
-            if name in done or not sphere_file:
+            if name in done or not exists:
                 continue
             if name == "SpheresPart" and pieces:
                 n, e, c = distributed_run.ReadSpheresPieces(self, path, (nodes, elements, conditions))
