@@ -178,18 +178,10 @@ def main():
                 MakeBonded(folder, count)
             if args.clusters:
                 lx = BedState(args.nx, args.ny, 1)[3][0]
-                high = (args.nz + 0.6) * 0.022 - 0.075 + 2 * CLUSTER_SPACING  # above the bed
-                centres = _WriteClusters(folder, "bed", lx, args.clusters[0], args.clusters[1],
-                                         CLUSTER_SPACING, 1.0, 30.0, 7)
-                with open(os.path.join(folder, "bedDEM_Clusters.mdpa")) as f:
-                    text = f.read()
-                begin = text.index("Begin Nodes\n") + len("Begin Nodes\n")
-                end = text.index("End Nodes")
-                lines = [f"  {w[0]} {w[1]} {w[2]} {float(w[3]) + high!r}"
-                         for w in (line.split() for line in text[begin:end].splitlines())]
-                with open(os.path.join(folder, "bedDEM_Clusters.mdpa"), "w") as f:
-                    f.write(text[:begin] + "\n".join(lines) + "\n" + text[end:])
-                clusters = len(centres)
+                bottom = (args.nz + 0.6) * 0.022 + 2 * CLUSTER_SPACING  # above the bed
+                clusters = len(_WriteClusters(folder, "bed", lx, args.clusters[0],
+                                              args.clusters[1], CLUSTER_SPACING, 1.0, 30.0, 7,
+                                              bottom))
             for ranks in args.ranks:
                 runs[mode, ranks] = Run(folder, os.path.join(tmp, f"{mode}{ranks}.json"), ranks)
         serial = Run(os.path.join(tmp, "whole"), os.path.join(tmp, "serial.json"), 1)

@@ -38,6 +38,9 @@ def main(folder, out, parallel_type, restart, *settings):
             stage.RestartFrom(restart)
         stage.Initialize()
         held = [int(e.Id) for e in project.model.GetModelPart("ClusterPart").Elements]
+        # The spheres this rank read (-1: the whole file).
+        piece = getattr(stage, "spheres_piece", None)
+        read = len(piece.element_ids) if piece is not None else -1
         marker = os.environ.get("MPI_CHECKPOINT_MARKER")
         if marker:
             # A test's cue: after step MARK_STEP this rank writes its pid to
@@ -99,6 +102,8 @@ def main(folder, out, parallel_type, restart, *settings):
                 else solver.distributed.GlobalEnergies())
     extra["energies"] = np.array([energies[name] for name in sorted(energies)])
     extra["energy_names"] = np.array(sorted(energies))
+    reads = communicator.GatherInts([read], 0) if solver.distributed is not None else [[read]]
+    extra["pieces_read"] = np.array([r[0] for r in reads], dtype=np.int64)
     if communicator.Rank() == 0:
         np.savez(out, ids=ids, steps=solver.strategy.StepCount(), ranks=communicator.Size(),
                  files=np.array(stage.GetCheckpointFiles()), **values, **extra)

@@ -75,9 +75,9 @@ def _RandomUnitQuaternion(rng):
     return [v / n for v in q]
 
 
-def _WriteClusters(folder, problem, lx, n, layers, spacing, speed, spin, seed):
+def _WriteClusters(folder, problem, lx, n, layers, spacing, speed, spin, seed, bottom=0.075):
     """<problem>DEM_Clusters.mdpa (the n x n x layers lattice of clusters at
-    `spacing` centred in x and y on [0, lx], from z = 0.075, jittered by 2 mm,
+    `spacing` centred in x and y on [0, lx], from z = `bottom`, jittered by 2 mm,
     random orientations, velocities and spins), triangle.clu and the
     clusters' material in MaterialsDEM.json. Returns the centres."""
     rng = random.Random(seed + 1)
@@ -88,7 +88,7 @@ def _WriteClusters(folder, problem, lx, n, layers, spacing, speed, spin, seed):
             for i in range(n):
                 centres.append((margin + i * spacing + rng.uniform(-0.002, 0.002),
                                 margin + j * spacing + rng.uniform(-0.002, 0.002),
-                                0.075 + k * spacing + rng.uniform(-0.002, 0.002)))
+                                bottom + k * spacing + rng.uniform(-0.002, 0.002)))
     first_node, first_element = 1001, 2001
     lines = ["Begin ModelPartData", "End ModelPartData", "", "Begin Properties 3", "End Properties", "",
              "Begin Nodes"]

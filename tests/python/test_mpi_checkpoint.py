@@ -157,6 +157,7 @@ def test_bed_continued_on_another_rank_count_is_bitwise_the_uninterrupted_run(tm
     four = run(folder, tmp_path / "four.npz", 4, settings=[restart_options("four")])
     AssertSpheresBitwise(serial, two, COMPARED)
     AssertSpheresBitwise(serial, four, COMPARED)
+    assert (two["pieces_read"] > 0).all() and (four["pieces_read"] > 0).all()
     step = f"checkpoint_{EVERY:09d}"
     for source, ranks, where in (("two", 4, "two_on_4"), ("two", None, "two_on_1"),
                                  ("four", 2, "four_on_2"), ("serial", 2, "serial_on_2")):
@@ -165,6 +166,10 @@ def test_bed_continued_on_another_rank_count_is_bitwise_the_uninterrupted_run(tm
         continued = run(folder, tmp_path / f"{where}.npz", ranks, str(folder / source / name),
                         settings=[restart_options(where)])
         assert int(continued["steps"]) == STEPS, where
+        if ranks:
+            # Continuing a checkpoint of another rank count, whose merged
+            # state every rank loads: the start reads the whole file.
+            assert (continued["pieces_read"] == -1).all(), where
         AssertSpheresBitwise(serial, continued, COMPARED)
         # The energies are sums over the ranks' owned spheres and their own
         # running sums of dissipation (the merged ones on rank 0): another

@@ -4,10 +4,12 @@ bisection and the ghost layer around it), initialises the strategy on them
 and takes its ghosts from their owners, where the whole-file start
 ("mpi_settings": {"read": "whole"}) has every rank read and initialise every
 sphere. Both must give the serial run's bits, and the same decomposition.
-Runs whose start needs every sphere (clusters with embedded spheres'
-deletion here) read the whole file;
-the continuum strategy's pieces reach every bond partner of the spheres
-kept, and with embedded spheres deleted at the start, their hosts.
+With clusters every rank reads the cluster file and makes the members of
+the clusters it keeps; the continuum strategy's pieces reach every bond
+partner of the spheres kept, and with embedded spheres deleted at the
+start, their hosts; rank 0 works out the serial run's shrinks of
+overlapping spheres. (A checkpoint continued on another number of ranks
+reads the whole file: test_mpi_checkpoint.py.)
 The mpirun tests skip where the build has no MPI or there is no mpirun."""
 import os
 import shutil
@@ -21,8 +23,9 @@ from tessera.parallel import MpiSkipReason, MpirunCommand, MpirunEnvironment
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from mpi_dem_case import (AddImposedVelocities, AddInlet, AssertSpheresBitwise, BedState,  # noqa: E402
-                          SPHERE_RESULTS, RunBed, WriteBed, WriteBondedSpecimen, WritePeriodicBed)
-from mpi_dem_clusters_case import WriteClusterBox  # noqa: E402
+                          SPHERE_RESULTS, RunBed, WriteBed, WriteBondedSpecimen, WritePeriodicBed,
+                          _WriteSpheres)
+from mpi_dem_clusters_case import WriteClusterBox, _WriteClusters  # noqa: E402
 
 needs_mpi = pytest.mark.skipif(MpiSkipReason() is not None, reason=str(MpiSkipReason()))
 
@@ -162,18 +165,86 @@ def test_a_deck_of_clusters_only_starts_from_pieces(tmp_path):
     np.testing.assert_array_equal(distributed["clusters"], serial["clusters"])
 
 
+def _GrownFloorUnderClusters(folder, steps, keys):
+    """The cluster box (48 clusters) over a floor of grown spheres (radii 20 %
+    larger: overlaps in chains, the side spheres touching the walls) with a
+    4 mm sphere inside every fifth: the floor file rewritten. Returns
+    (floor spheres, embedded ones, clusters)."""
+    spheres, clusters = WriteClusterBox(folder, n=4, layers=3, spacing=0.038, seed=11,
+                                        steps=steps, keys=keys)
+    nodes, radii, velocities = (v[:spheres] for v in BedState(8, 8, 8, 1.0, 11)[:3])
+    radii = [1.2 * r for r in radii]
+    embedded = 0
+    for k in range(0, spheres, 5):
+        nodes.append((nodes[k][0] + 0.002, nodes[k][1], nodes[k][2]))
+        radii.append(0.004)
+        velocities.append(velocities[k])
+        embedded += 1
+    _WriteSpheres(os.path.join(folder, "bedDEM.mdpa"), nodes, radii, velocities)
+    return spheres, embedded, clusters
+
+
 @needs_mpi
-def test_a_run_whose_start_needs_every_sphere_reads_the_whole_file(tmp_path):
-    # Clusters with RemoveBallsInEmbeddedOption (the members are not in the
-    # sphere file whose pieces reach the embedded spheres' hosts): the whole
-    # file is read.
-    spheres, clusters = WriteClusterBox(tmp_path / "bed", steps=20,
-                                        keys={"RemoveBallsInEmbeddedOption": True})
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_a_cluster_box_s_indentations_are_cleaned_from_the_pieces_as_in_the_serial_run(tmp_path,
+                                                                                        ranks):
+    # Clusters above a floor of grown spheres: CleanIndentationsOption,
+    # RemoveBallsInEmbeddedOption and RemoveBallsInitiallyTouchingWalls.
+    # Rank 0 repeats the serial start over every row, the clusters' members
+    # from their centres' owners (they count in the pair list and the sort,
+    # and are never deleted or shrunk). 300 steps: radii, spheres, members
+    # and cluster states are the serial run's bits.
+    keys = {"CleanIndentationsOption": True, "RemoveBallsInEmbeddedOption": True,
+            "solver_settings": {"strategy": "sphere_strategy",
+                                "RemoveBallsInitiallyTouchingWalls": True}}
+    spheres, embedded, clusters = _GrownFloorUnderClusters(tmp_path / "bed", 300, keys)
     serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
-    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", 2)
-    assert (distributed["pieces_read"] == -1).all()
-    assert len(serial["ids"]) == spheres + 3 * clusters
-    AssertSpheresBitwise(serial, distributed)
+    distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", ranks)
+    read = distributed["pieces_read"]
+    file_rows = np.ravel(serial["ids"]) <= spheres + embedded  # (the members' ids follow)
+    floor = int(np.sum(file_rows))
+    shrunk = int(np.sum(np.ravel(serial["RADIUS"])[file_rows] < 0.0108 * (1 - 1e-12)))
+    print(f"{ranks} ranks: spheres read {read.tolist()} of {spheres + embedded}, clusters kept "
+          f"{distributed['clusters_held'].tolist()}; floor spheres left {floor}, {shrunk} shrunk")
+    assert (read > 0).all() and (read < spheres + embedded).all(), read
+    assert floor < spheres  # every embedded sphere and the ones touching a wall deleted
+    assert shrunk > 20
+    AssertSpheresBitwise(serial, distributed, SPHERE_RESULTS + ("RADIUS",))
+    np.testing.assert_array_equal(distributed["clusters"], serial["clusters"])
+    assert int(distributed["contacts"]) == int(serial["contacts"])
+
+
+@needs_mpi
+def test_indentations_under_clusters_the_serial_run_sorts_are_its_shrinks(tmp_path):
+    # 972 grown floor spheres (and 195 embedded) under 1,053 clusters: 4,326
+    # rows, which the serial run sorts in space at its first search, a
+    # cluster's members together; rank 0 sorts its rows so, the members
+    # included, before it shrinks. 2 ranks, 20 steps: the radii are the
+    # serial run's bits; positions and velocities differ by rounding (a
+    # piece keeps the file's order).
+    folder = tmp_path / "bed"
+    nodes, radii, velocities = _OverlappingBed(18, 18, 3)
+    WriteBed(folder, 18, 18, 3, steps=20, keys={"CleanIndentationsOption": True,
+                                                "RemoveBallsInEmbeddedOption": True},
+             state=(nodes, radii, velocities))
+    lx = BedState(18, 18, 3)[3][0]
+    clusters = len(_WriteClusters(folder, "bed", lx, 9, 13, 0.038, 1.0, 30.0, 11,
+                                  bottom=3.6 * 0.022 + 0.038))
+    serial = RunBed(folder, tmp_path / "serial.npz")
+    distributed = RunBed(folder, tmp_path / "mpi.npz", 2)
+    assert len(radii) + 3 * clusters >= 4096
+    # (The bisection cuts the tall stack across: one rank holds the floor.)
+    print(f"spheres read {distributed['pieces_read'].tolist()}, clusters kept "
+          f"{distributed['clusters_held'].tolist()}")
+    assert (distributed["pieces_read"] >= 0).all() and (distributed["clusters_held"] > 0).all()
+    np.testing.assert_array_equal(distributed["ids"], serial["ids"])
+    np.testing.assert_array_equal(distributed["RADIUS"], serial["RADIUS"])
+    floor = np.ravel(serial["RADIUS"])[np.ravel(serial["ids"]) <= len(radii)]
+    print(f"{len(radii)} floor spheres, {clusters} clusters: {len(floor)} left, "
+          f"{int(np.sum(floor < 0.0108 * (1 - 1e-12)))} shrunk")
+    assert np.sum(floor < 0.0108 * (1 - 1e-12)) > 200
+    np.testing.assert_allclose(distributed["x"], serial["x"], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(distributed["VELOCITY"], serial["VELOCITY"], rtol=0, atol=1e-9)
 
 
 def _TesseraRun(folder, ranks=None):

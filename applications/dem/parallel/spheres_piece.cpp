@@ -258,126 +258,168 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
 
 namespace {
 
-// Rank 0's copy of every sphere of the file, by key, for the serial start's
-// shrinks (ShareInitialShrinks).
+// Rank 0's copy of every row of the serial run (the file's spheres, then the
+// clusters' members), by key, for the serial start's shrinks
+// (ShareInitialShrinks): per member its cluster (`group`, nonzero) and
+// whether the bounding box deletes that cluster (by its centre).
 struct EverySphere {
   std::vector<Array3> position;
   std::vector<double> radius;
   std::vector<IdType> element;
+  std::vector<std::uint32_t> group;
+  std::vector<std::uint8_t> cluster_outside;
+
+  void Resize(std::size_t n) {
+    position.resize(n), radius.resize(n), element.resize(n), group.resize(n);
+    cluster_outside.resize(n);
+  }
+  // Keeps the rows with keep[i] != 0, in order.
+  void Keep(const std::vector<std::uint8_t>& keep) {
+    std::size_t to = 0;
+    for (std::size_t i = 0; i < keep.size(); ++i)
+      if (keep[i]) {
+        position[to] = position[i], radius[to] = radius[i], element[to] = element[i];
+        group[to] = group[i], cluster_outside[to] = cluster_outside[i];
+        ++to;
+      }
+    Resize(to);
+  }
+  // The rows in `order` (row order[k] at k).
+  void Reorder(const std::vector<std::uint32_t>& order) {
+    EverySphere sorted;
+    for (const std::uint32_t k : order) {
+      sorted.position.push_back(position[k]), sorted.radius.push_back(radius[k]);
+      sorted.element.push_back(element[k]), sorted.group.push_back(group[k]);
+      sorted.cluster_outside.push_back(cluster_outside[k]);
+    }
+    *this = std::move(sorted);
+  }
 };
 
+// Whether the bounding box deletes at `time` what lies at x (a sphere by its
+// centre, a cluster by its own; ExplicitSolverStrategy::RemoveOutsideBoundingBox).
+bool DeletedByTheBox(const DemSettings& settings, double time, const Array3& x) {
+  return settings.bounding_box && !settings.periodic && time >= settings.bounding_box_start_time &&
+         time <= settings.bounding_box_stop_time &&
+         OutsideBox(x, settings.bounding_box_min, settings.bounding_box_max);
+}
+
 // The serial start up to its shrinks (ExplicitSolverStrategy::Initialize),
-// in its order, over every sphere; `deleted_touching_walls` as the pieces
+// in its order, over every row; `deleted_touching_walls` as the pieces
 // deleted them. The shrinks as (element id, factor) pairs.
 std::vector<double> SerialShrinks(EverySphere all,
                                   const std::vector<IdType>& deleted_touching_walls,
                                   const DemSettings& settings, int sort_rows_frequency,
                                   double time) {
-  std::vector<Array3>& position = all.position;
-  std::vector<double>& radius = all.radius;
-  std::vector<IdType>& element = all.element;
-  const auto keep_rows = [&](const std::vector<std::uint8_t>& keep) {
-    std::size_t to = 0;
-    for (std::size_t i = 0; i < keep.size(); ++i)
-      if (keep[i]) {
-        position[to] = position[i], radius[to] = radius[i], element[to] = element[i];
-        ++to;
-      }
-    position.resize(to), radius.resize(to), element.resize(to);
-  };
   const PeriodicBox periodic = settings.periodic ? PeriodicDomainOf(settings) : PeriodicBox{};
   if (periodic.active)
-    for (Array3& x : position) x = periodic.Wrap(x);
-  if (settings.bounding_box && !settings.periodic && time >= settings.bounding_box_start_time &&
-      time <= settings.bounding_box_stop_time) {
-    std::vector<std::uint8_t> keep(position.size(), 1);
-    for (std::size_t i = 0; i < position.size(); ++i)
-      keep[i] = !OutsideBox(position[i], settings.bounding_box_min, settings.bounding_box_max);
-    keep_rows(keep);
+    for (Array3& x : all.position) x = periodic.Wrap(x);
+  {
+    std::vector<std::uint8_t> keep(all.position.size(), 1);
+    for (std::size_t i = 0; i < keep.size(); ++i)
+      keep[i] = all.group[i] != 0 ? !all.cluster_outside[i]
+                                  : !DeletedByTheBox(settings, time, all.position[i]);
+    all.Keep(keep);
   }
-  if (sort_rows_frequency > 0 && position.size() >= settings.tuning.sort_rows_minimum) {
-    const double largest = *std::max_element(radius.begin(), radius.end());
+  if (sort_rows_frequency > 0 && all.position.size() >= settings.tuning.sort_rows_minimum) {
+    const double largest = *std::max_element(all.radius.begin(), all.radius.end());
     const double cell = 2.0 * largest + settings.search_tolerance;
-    if (cell > 0.0) {
-      const std::vector<std::uint32_t> order =
-          SpatialOrder(position, cell, std::vector<std::uint32_t>(position.size(), 0));
-      EverySphere sorted;
-      for (const std::uint32_t k : order) {
-        sorted.position.push_back(position[k]);
-        sorted.radius.push_back(radius[k]);
-        sorted.element.push_back(element[k]);
-      }
-      position.swap(sorted.position), radius.swap(sorted.radius), element.swap(sorted.element);
-    }
+    if (cell > 0.0) all.Reorder(SpatialOrder(all.position, cell, all.group));
   }
-  const std::vector<std::uint32_t> no_clusters(position.size(), 0);
   NeighbourSearch search;
   if (periodic.active) search.SetPeriodicBox(periodic);
   std::vector<std::uint32_t> first, second;
-  search.FindParticlePairs(position, radius, settings.search_tolerance, first, second);
+  search.FindParticlePairs(all.position, all.radius, settings.search_tolerance, first, second);
   if (settings.remove_embedded) {
     bool any = false;
     const std::vector<std::uint8_t> keep =
-        EmbeddedSpheres(first, second, position, radius, no_clusters, periodic, any);
+        EmbeddedSpheres(first, second, all.position, all.radius, all.group, periodic, any);
     if (any) {
-      keep_rows(keep);
-      search.FindParticlePairs(position, radius, settings.search_tolerance, first, second);
+      all.Keep(keep);
+      search.FindParticlePairs(all.position, all.radius, settings.search_tolerance, first, second);
     }
   }
   if (!deleted_touching_walls.empty()) {
     // (Each such sphere deleted by every piece holding it: listed once or more.)
     const std::unordered_set<IdType> deleted(deleted_touching_walls.begin(),
                                              deleted_touching_walls.end());
-    std::vector<std::uint8_t> keep(position.size(), 1);
-    for (std::size_t i = 0; i < position.size(); ++i) keep[i] = deleted.count(element[i]) == 0;
-    keep_rows(keep);
-    search.FindParticlePairs(position, radius, settings.search_tolerance, first, second);
+    std::vector<std::uint8_t> keep(all.position.size(), 1);
+    for (std::size_t i = 0; i < keep.size(); ++i) keep[i] = deleted.count(all.element[i]) == 0;
+    all.Keep(keep);
+    search.FindParticlePairs(all.position, all.radius, settings.search_tolerance, first, second);
   }
-  const std::vector<Shrink> shrinks = ShrinkOverlappingPairs(
-      first, second, position, std::vector<std::uint32_t>(position.size(), 0), periodic, radius);
+  const std::vector<Shrink> shrinks =
+      ShrinkOverlappingPairs(first, second, all.position, all.group, periodic, all.radius);
   std::vector<double> out;
   for (const Shrink& s : shrinks)
-    out.insert(out.end(), {static_cast<double>(element[s.sphere]), s.factor});
+    out.insert(out.end(), {static_cast<double>(all.element[s.sphere]), s.factor});
   return out;
 }
 
 }  // namespace
 
-void ShareInitialShrinks(ExplicitSolverStrategy& strategy, ModelPart& spheres,
+void ShareInitialShrinks(ExplicitSolverStrategy& strategy, ModelPart& spheres, ModelPart* clusters,
                          const SpheresPiece& piece, const DemSettings& settings,
                          int sort_rows_frequency, const Communicator& communicator) {
   const PeriodicBox periodic = settings.periodic ? PeriodicDomainOf(settings) : PeriodicBox{};
-  // Each sphere once, from the rank whose box holds its (wrapped) centre:
-  // key, element id, raw centre, radius.
+  const double time = spheres.GetProcessInfo().GetValue(TIME);
+  const auto owned = [&](const Array3& x) {
+    return RcbOwner(piece.boxes, periodic.active ? periodic.Wrap(x) : x) == communicator.Rank();
+  };
+  // Each row once, from the rank whose box holds its (wrapped) centre, a
+  // member from its cluster's: key, element id, raw centre, radius, group,
+  // its cluster deleted by the bounding box.
   std::vector<double> mine;
   const NodalDatabase& db = spheres.Nodal();
   for (Element& element : spheres.Elements()) {
     const auto* sphere = dynamic_cast<const SphericParticle*>(&element);
     if (sphere == nullptr) continue;  // (FillParticles names it)
     const Array3 x = db.Coordinates(element.GetGeometry().NodeIndex(0));
-    if (RcbOwner(piece.boxes, periodic.active ? periodic.Wrap(x) : x) != communicator.Rank())
-      continue;
+    if (!owned(x)) continue;
     mine.insert(mine.end(),
                 {static_cast<double>(piece.KeyOf(element.Id())), static_cast<double>(element.Id()),
-                 x[0], x[1], x[2], sphere->Radius()});
+                 x[0], x[1], x[2], sphere->Radius(), 0.0, 0.0});
   }
+  if (clusters != nullptr && piece.cluster_members > 0) {
+    // The piece's clusters, in the order of their first member ids.
+    std::map<std::string, ClusterGeometry> files;
+    std::size_t k = 0;
+    for (const Element& element : clusters->Elements()) {
+      const IdType first_element = piece.cluster_first_element_ids[k++];
+      const Array3 centre = clusters->Nodal().Coordinates(element.GetGeometry().NodeIndex(0));
+      if (!owned(centre)) continue;
+      const ClusterMemberSpheres members = MembersOfCluster(element, *clusters, files);
+      const IdType offset = first_element - piece.first_member_element;
+      const double outside = DeletedByTheBox(settings, time, centre) ? 1.0 : 0.0;
+      for (std::size_t m = 0; m < members.centres.size(); ++m) {
+        const Array3& x = members.centres[m];
+        mine.insert(mine.end(),
+                    {static_cast<double>(piece.total_spheres + offset + m),
+                     static_cast<double>(first_element + static_cast<IdType>(m)), x[0], x[1], x[2],
+                     members.radii[m], static_cast<double>(offset + 1), outside});
+      }
+    }
+  }
+  constexpr std::size_t kStride = 8;
   const std::vector<std::vector<double>> parts = communicator.Gather(mine, 0);
   auto all = std::make_shared<EverySphere>();
   if (communicator.Rank() == 0) {
-    const auto n = static_cast<std::size_t>(piece.total_spheres);
-    all->position.resize(n), all->radius.resize(n), all->element.resize(n);
+    const auto n = static_cast<std::size_t>(piece.total_spheres + piece.cluster_members);
+    all->Resize(n);
     std::vector<std::uint8_t> present(n, 0);
     for (const std::vector<double>& part : parts)
-      for (std::size_t k = 0; k + 5 < part.size(); k += 6) {
+      for (std::size_t k = 0; k + kStride - 1 < part.size(); k += kStride) {
         const auto key = static_cast<std::size_t>(part[k]);
         all->element[key] = static_cast<IdType>(part[k + 1]);
         all->position[key] = Array3{part[k + 2], part[k + 3], part[k + 4]};
         all->radius[key] = part[k + 5];
+        all->group[key] = static_cast<std::uint32_t>(part[k + 6]);
+        all->cluster_outside[key] = part[k + 7] != 0.0;
         present[key] = 1;
       }
     for (std::size_t key = 0; key < n; ++key)
       if (!present[key])
-        TESSERA_ERROR("ShareInitialShrinks: sphere ", key, " of the file is in no rank's box");
+        TESSERA_ERROR("ShareInitialShrinks: row ", key, " of the serial run is in no rank's box");
   }
   strategy.SetInitialShrinks([all, settings, sort_rows_frequency, &spheres,
                               &communicator](const std::vector<IdType>& deleted_touching_walls) {

@@ -143,9 +143,10 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
 // Collective, for CleanIndentationsOption: each overlapping pair shrinks with
 // the radii the pairs before it left, a chain along the serial run's pair
 // list that no piece's reach bounds, so rank 0 repeats the serial start over
-// every sphere's centre and radius, gathered here from the pieces (each from
-// the rank whose box of the first bisection holds it; 48 B a sphere, on rank
-// 0 only). At the strategy's Initialize (SetInitialShrinks' provider, also
+// every row's centre and radius, gathered here from the pieces (each from
+// the rank whose box of the first bisection holds it, a cluster's members
+// from its centre's, made from `clusters`, the piece's clusters; 64 B a row,
+// on rank 0 only). At the strategy's Initialize (SetInitialShrinks' provider, also
 // collective) it takes the spheres each piece deleted as touching a wall
 // (RemoveBallsInitiallyTouchingWalls: a sphere's own test against the
 // walls, which every rank holds whole) and works out the bounding box's
@@ -155,7 +156,7 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
 // rank receives. `settings`: the strategy's (bounding box, periodic domain,
 // search tolerance, RemoveBallsInEmbeddedOption); `spheres`: the piece as
 // read. The communicator must outlive the strategy's Initialize.
-void ShareInitialShrinks(ExplicitSolverStrategy& strategy, ModelPart& spheres,
+void ShareInitialShrinks(ExplicitSolverStrategy& strategy, ModelPart& spheres, ModelPart* clusters,
                          const SpheresPiece& piece, const DemSettings& settings,
                          int sort_rows_frequency, const Communicator& communicator);
 

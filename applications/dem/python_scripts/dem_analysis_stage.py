@@ -410,7 +410,7 @@ class DEMSolver(PythonSolver):
                 # The serial start's shrinks of overlapping spheres, worked out
                 # on rank 0 over every sphere (a chain no piece can follow).
                 _dem.ShareInitialShrinks(
-                    self.strategy, spheres, piece, settings,
+                    self.strategy, spheres, self.model.GetModelPart("ClusterPart"), piece, settings,
                     self.parameters["SortParticlesFrequency"].GetInt(), self.communicator)
         try:
             self.strategy.Initialize()

@@ -130,15 +130,6 @@ def PieceReadRefusal(stage):
         return f"key 'solver_settings.strategy' is \"{strategy}\""
     if getattr(stage, "_resized_from", None) is not None:
         return "the run continues a checkpoint of another rank count"
-    if HoldsClusters(stage):
-        # (Pieces with clusters: the cluster file read whole, the members
-        # made only for the clusters a rank keeps.)
-        clusters = f"{stage.problem_name}DEM_Clusters.mdpa"
-        # (Rank 0's repeat of the serial start, for the shrinks, and the
-        # embedded spheres' reach know the file's spheres only.)
-        for key in ("CleanIndentationsOption", "RemoveBallsInEmbeddedOption"):
-            if p[key].GetBool():
-                return f"{clusters} holds clusters and key '{key}' is true"
     return None
 
 

@@ -251,8 +251,8 @@ void BindDistributed(py::module_& m) {
       "clusters: the Cluster3D root, read whole: its members count in the bisection and the "
       "clusters this rank does not keep are removed");
   m.def("ShareInitialShrinks", &ShareInitialShrinks, py::arg("strategy"), py::arg("spheres"),
-        py::arg("piece"), py::arg("settings"), py::arg("sort_rows_frequency"),
-        py::arg("communicator"), py::keep_alive<1, 2>(), py::keep_alive<1, 6>(),
+        py::arg("clusters"), py::arg("piece"), py::arg("settings"), py::arg("sort_rows_frequency"),
+        py::arg("communicator"), py::keep_alive<1, 2>(), py::keep_alive<1, 7>(),
         "Collective, before Initialize, for CleanIndentationsOption in a start from pieces: "
         "rank 0 gathers every sphere's centre and radius and, at the strategy's Initialize, "
         "repeats the serial start's deletions, sort, search and shrinks over them; every "
