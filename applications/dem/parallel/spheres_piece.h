@@ -25,10 +25,10 @@
 // With clusters every rank reads the cluster file whole, counts every
 // cluster's members (rows of the serial run after the file's spheres) and
 // keeps the clusters whose centre its box or layer holds: only their members
-// are made, with the serial run's ids and keys.
-// What the piece cannot decide alone, the
-// particle materials' order (SetParticleMaterialOrder), the time-step
-// estimate and the automatic bounding box, is reduced over the ranks.
+// are made, with the serial run's ids and keys. What the piece cannot decide
+// alone, the particle materials' order (SetParticleMaterialOrder), the
+// time-step estimate and the automatic bounding box, is reduced over the
+// ranks.
 #pragma once
 
 #include <array>
@@ -133,9 +133,9 @@ struct SpheresPiece {
 // Collective. Reads into `model_part` (an empty root with the run's nodal
 // variables) this rank's piece of the sphere file at `path` ("": none, a
 // deck of clusters only): the spheres whose centre lies in its box or
-// within `layer` of it. `options` as for
-// MdpaReader (their `piece` is set here). An error names the file where an
-// element has other than one node or the file has conditions.
+// within `layer` of it. `options` as for MdpaReader (their `piece` is set
+// here). An error names the file where an element has other than one node
+// or the file has conditions.
 SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
                               MdpaReadOptions options, const Communicator& communicator,
                               const PieceStart& start);
@@ -145,9 +145,9 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
 // list that no piece's reach bounds, so rank 0 repeats the serial start over
 // every row's centre and radius, gathered here from the pieces (each from
 // the rank whose box of the first bisection holds it, a cluster's members
-// from its centre's, made from `clusters`, the piece's clusters; 64 B a row,
-// on rank 0 only). At the strategy's Initialize (SetInitialShrinks' provider, also
-// collective) it takes the spheres each piece deleted as touching a wall
+// from its centre's, made from `clusters`, the piece's clusters; 64 B a
+// row, on rank 0 only). At the strategy's Initialize (SetInitialShrinks'
+// provider, also collective) it takes the spheres each piece deleted as touching a wall
 // (RemoveBallsInitiallyTouchingWalls: a sphere's own test against the
 // walls, which every rank holds whole) and works out the bounding box's
 // deletions, the rows sorted in space where the serial run sorts them
