@@ -125,23 +125,31 @@ std::pair<const Cluster*, const ClusterGeometry*> ClusterAndGeometry(
   return {cluster, &found->second};
 }
 
+// The members' placement (Kratos' Cluster3D, the module text): one
+// arithmetic for the strategy's spheres and a distributed start's pieces.
+ClusterMemberSpheres PlaceMembers(const Cluster& cluster, const ClusterGeometry& g) {
+  const double scale = cluster.CharacteristicLength() / g.size;
+  const Quaternion q = cluster.Orientation();
+  const Array3 centre = cluster.GetGeometry()[0].Coordinates();
+  ClusterMemberSpheres members;
+  for (std::size_t m = 0; m < g.radii.size(); ++m) {
+    const Array3 offset = scale * g.centres[m];
+    const Array3 arm = q.Rotate(offset);
+    members.offsets.push_back(offset);
+    members.arms.push_back(arm);
+    members.centres.push_back(centre + arm);
+    members.radii.push_back(scale * g.radii[m]);
+    members.reach = std::max(members.reach, Norm(offset));
+  }
+  return members;
+}
+
 }  // namespace
 
 ClusterMemberSpheres MembersOfCluster(const Element& element, const ModelPart& clusters,
                                       std::map<std::string, ClusterGeometry>& files) {
   const auto [cluster, geometry] = ClusterAndGeometry(element, clusters, files);
-  const ClusterGeometry& g = *geometry;
-  const double scale = cluster->CharacteristicLength() / g.size;
-  const Quaternion q = cluster->Orientation();
-  const Array3 centre = cluster->GetGeometry()[0].Coordinates();
-  ClusterMemberSpheres members;
-  for (std::size_t m = 0; m < g.radii.size(); ++m) {
-    const Array3 offset = scale * g.centres[m];
-    members.centres.push_back(centre + q.Rotate(offset));
-    members.radii.push_back(scale * g.radii[m]);
-    members.reach = std::max(members.reach, Norm(offset));
-  }
-  return members;
+  return PlaceMembers(*cluster, *geometry);
 }
 
 void CreateClusterSpheres(ModelPart& clusters, ModelPart& spheres, IdType first_node_id,
@@ -199,14 +207,13 @@ void CreateClusterSpheres(ModelPart& clusters, ModelPart& spheres, IdType first_
     std::vector<Array3>& offsets = out.member_offset.emplace_back();
 
     if (!spheres.HasProperties(properties->Id())) spheres.AddProperties(properties);
+    const ClusterMemberSpheres members = PlaceMembers(*cluster, g);
     for (std::size_t m = 0; m < g.radii.size(); ++m) {
-      const Array3 offset = scale * g.centres[m];
-      offsets.push_back(offset);
-      const Array3 arm = q.Rotate(offset);
-      const Array3 x = centre + arm;
+      offsets.push_back(members.offsets[m]);
+      const Array3& x = members.centres[m];
       Node node = spheres.CreateNewNode(node_id, x[0], x[1], x[2]);
-      node.FastGetSolutionStepValue(RADIUS) = scale * g.radii[m];
-      node.FastGetSolutionStepValue(VELOCITY) = v + Cross(w, arm);
+      node.FastGetSolutionStepValue(RADIUS) = members.radii[m];
+      node.FastGetSolutionStepValue(VELOCITY) = v + Cross(w, members.arms[m]);
       node.FastGetSolutionStepValue(ANGULAR_VELOCITY) = w;
       AddParticleVelocityDofs(node);
       const IdType ids[1] = {node_id};

@@ -74,10 +74,11 @@ struct RigidClusters {
 };
 
 // The member spheres of one Cluster3D element (checked; its .clu file read
-// into `files` once): world centres X + q (s c) q* and radii s r, and the
-// largest |s c| (how far a member lies from the cluster's centre).
+// into `files` once): body-frame offsets s c, world arms q (s c) q*, world
+// centres X + arm and radii s r, and the largest |s c| (how far a member
+// lies from the cluster's centre). CreateClusterSpheres places them so.
 struct ClusterMemberSpheres {
-  std::vector<Array3> centres;
+  std::vector<Array3> offsets, arms, centres;
   std::vector<double> radii;
   double reach = 0.0;
 };
