@@ -299,8 +299,7 @@ struct EverySphere {
 // Whether the bounding box deletes at `time` what lies at x (a sphere by its
 // centre, a cluster by its own; ExplicitSolverStrategy::RemoveOutsideBoundingBox).
 bool DeletedByTheBox(const DemSettings& settings, double time, const Array3& x) {
-  return settings.bounding_box && !settings.periodic && time >= settings.bounding_box_start_time &&
-         time <= settings.bounding_box_stop_time &&
+  return BoundingBoxDeletesAt(settings, time) &&
          OutsideBox(x, settings.bounding_box_min, settings.bounding_box_max);
 }
 
@@ -393,10 +392,10 @@ void ShareInitialShrinks(ExplicitSolverStrategy& strategy, ModelPart& spheres, M
       const double outside = DeletedByTheBox(settings, time, centre) ? 1.0 : 0.0;
       for (std::size_t m = 0; m < members.centres.size(); ++m) {
         const Array3& x = members.centres[m];
+        const IdType id = first_element + static_cast<IdType>(m);
         mine.insert(mine.end(),
-                    {static_cast<double>(piece.total_spheres + offset + m),
-                     static_cast<double>(first_element + static_cast<IdType>(m)), x[0], x[1], x[2],
-                     members.radii[m], static_cast<double>(offset + 1), outside});
+                    {static_cast<double>(piece.KeyOf(id)), static_cast<double>(id), x[0], x[1],
+                     x[2], members.radii[m], static_cast<double>(offset + 1), outside});
       }
     }
   }

@@ -251,6 +251,13 @@ inline PeriodicBox PeriodicDomainOf(const DemSettings& s) {
   return PeriodicBox{true, {true, true, s.dimension != 2}, s.bounding_box_min, s.bounding_box_max};
 }
 
+// Whether the bounding box deletes what leaves it at `time` (BoundingBoxOption
+// within its start and stop times; a periodic domain wraps instead).
+inline bool BoundingBoxDeletesAt(const DemSettings& s, double time) {
+  return s.bounding_box && !s.periodic && time >= s.bounding_box_start_time &&
+         time <= s.bounding_box_stop_time;
+}
+
 // Estimates for choosing Δt (thesis §2.6.4): the critical step of the stiffest
 // contact, Δt_cr = 2/ω (sqrt(1 + ξ²) - ξ) with ω = sqrt(k/m) (2.67, 2.71), and the
 // shortest contact duration t_c (undamped: π sqrt(m/k) linear, Hertz A.19) at

@@ -152,9 +152,7 @@ void ExplicitSolverStrategy::RemoveParticles(const std::vector<std::uint8_t>& ke
 
 bool ExplicitSolverStrategy::RemoveOutsideBoundingBox(double time) {
   // A periodic box wraps its spheres instead (WrapIntoPeriodicBox).
-  if (!settings_.bounding_box || settings_.periodic || time < settings_.bounding_box_start_time ||
-      time > settings_.bounding_box_stop_time)
-    return false;
+  if (!BoundingBoxDeletesAt(settings_, time)) return false;
   const RowsToKeep keep =
       RowsOutsideBox(particles_, clusters_, settings_.bounding_box_min, settings_.bounding_box_max);
   if (!keep.any_row) return false;
