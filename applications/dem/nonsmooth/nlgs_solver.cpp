@@ -109,8 +109,8 @@ Array3 ProjectCone(const Array3& p, double mu) {
   return {pn, mu * pn * p[1] / pt, mu * pn * p[2] / pt};
 }
 
-// Appends contact k of `from` to `to`, every column (a split's own copy;
-// no deformable-wall nodes: a split refuses them).
+// Appends contact k of `from` to `to`, every column, its deformable-wall
+// nodes included (a split's own copy).
 void CopyContact(const NonsmoothContacts& from, std::size_t k, NonsmoothContacts& to) {
   to.body_i.push_back(from.body_i[k]), to.body_j.push_back(from.body_j[k]);
   to.frame.push_back(from.frame[k]), to.arm_i.push_back(from.arm_i[k]);
@@ -118,48 +118,59 @@ void CopyContact(const NonsmoothContacts& from, std::size_t k, NonsmoothContacts
   to.w.push_back(from.w[k]), to.shift.push_back(from.shift[k]), to.mu.push_back(from.mu[k]);
   to.gap.push_back(from.gap[k]), to.impulse.push_back(from.impulse[k]);
   to.key.push_back(from.key[k]), to.status.push_back(from.status[k]);
-  to.node_begin.push_back(0), to.node_count.push_back(0);
+  to.node_begin.push_back(static_cast<std::uint32_t>(to.node_slot.size()));
+  to.node_count.push_back(from.node_count[k]);
+  for (std::uint32_t a = from.node_begin[k], e = a + from.node_count[k]; a < e; ++a)
+    to.node_slot.push_back(from.node_slot[a]), to.node_weight.push_back(from.node_weight[a]);
 }
 
 // A split's per-step tables: whether this rank sweeps each contact, the
-// interface contacts (ascending) and each body's owner (the rank of the
-// first contact touching it; -1: none touches it).
+// interface contacts (ascending) and the owner of each body and each
+// deformable-wall node (the rank of the first contact touching it; -1:
+// none touches it).
 struct SplitTables {
   std::vector<std::uint8_t> mine;
   std::vector<std::uint32_t> interface;
-  std::vector<int> body_owner;
+  std::vector<int> body_owner, node_owner;
   std::vector<double> message;  // kept between sweeps
 };
 
 SplitTables MakeSplitTables(const NonsmoothBodies& b, const NonsmoothContacts& c,
                             const NlgsRankSplit& split) {
-  const std::size_t n = c.size(), bodies = b.velocity.size();
+  const std::size_t n = c.size(), bodies = b.velocity.size(), nodes = b.node_velocity.size();
   if (split.contact_rank.size() != n)
     TESSERA_ERROR("SolveNlgs: the rank split names ", split.contact_rank.size(), " contacts for ",
                   n);
-  if (!b.node_velocity.empty())
-    TESSERA_ERROR(
-        "moreau_jean_strategy: deformable walls (a coupled structure's skin) do not run "
-        "distributed");
   SplitTables t;
   t.mine.resize(n);
   t.body_owner.assign(bodies, -1);
-  std::vector<std::uint8_t> shared(bodies, 0);
-  const auto touch = [&](std::size_t body, int r) {
-    if (t.body_owner[body] < 0)
-      t.body_owner[body] = r;
-    else if (t.body_owner[body] != r)
-      shared[body] = 1;
+  t.node_owner.assign(nodes, -1);
+  // A deformable wall's node is a body of the contacts on its faces: those
+  // of two ranks touching one node couple through its velocity as through
+  // a sphere's.
+  std::vector<std::uint8_t> shared(bodies, 0), node_shared(nodes, 0);
+  const auto touch = [](std::vector<int>& owner, std::vector<std::uint8_t>& twice, std::size_t at,
+                        int r) {
+    if (owner[at] < 0)
+      owner[at] = r;
+    else if (owner[at] != r)
+      twice[at] = 1;
   };
   for (std::size_t k = 0; k < n; ++k) {
     const int r = split.contact_rank[k];
     t.mine[k] = r == split.rank;
-    touch(c.body_i[k], r);
-    if (c.body_j[k] >= 0) touch(static_cast<std::size_t>(c.body_j[k]), r);
+    touch(t.body_owner, shared, c.body_i[k], r);
+    if (c.body_j[k] >= 0) touch(t.body_owner, shared, static_cast<std::size_t>(c.body_j[k]), r);
+    for (std::uint32_t a = c.node_begin[k], e = a + c.node_count[k]; a < e; ++a)
+      touch(t.node_owner, node_shared, c.node_slot[a], r);
   }
-  for (std::size_t k = 0; k < n; ++k)
-    if (shared[c.body_i[k]] || (c.body_j[k] >= 0 && shared[static_cast<std::size_t>(c.body_j[k])]))
-      t.interface.push_back(static_cast<std::uint32_t>(k));
+  for (std::size_t k = 0; k < n; ++k) {
+    bool crosses =
+        shared[c.body_i[k]] || (c.body_j[k] >= 0 && shared[static_cast<std::size_t>(c.body_j[k])]);
+    for (std::uint32_t a = c.node_begin[k], e = a + c.node_count[k]; a < e && !crosses; ++a)
+      crosses = node_shared[c.node_slot[a]] != 0;
+    if (crosses) t.interface.push_back(static_cast<std::uint32_t>(k));
+  }
   return t;
 }
 
@@ -192,14 +203,19 @@ void ExchangeInterface(NonsmoothBodies& b, NonsmoothContacts& c, const NlgsRankS
 }
 
 // After the last sweep: every contact's impulse and status, and every
-// touched body's velocities, from their owners (the replicas' bits alike).
+// touched body's and deformable-wall node's velocities, from their owners
+// (the replicas' bits alike).
 void TakeFromOwners(NonsmoothBodies& b, NonsmoothContacts& c, const NlgsRankSplit& split,
                     const SplitTables& t) {
-  const std::size_t n = c.size(), bodies = b.velocity.size();
-  // One message: 4 doubles per contact, then 6 per body.
-  std::vector<double> message(4 * n + 6 * bodies, 0.0);
+  const std::size_t n = c.size(), bodies = b.velocity.size(), nodes = b.node_velocity.size();
+  // One message: 4 doubles per contact, then 6 per body, then 3 per node.
+  std::vector<double> message(4 * n + 6 * bodies + 3 * nodes, 0.0);
   double* contacts = message.data();
   double* velocities = contacts + 4 * n;
+  double* node_velocities = velocities + 6 * bodies;
+  for (std::size_t a = 0; a < nodes; ++a)
+    if (t.node_owner[a] == split.rank)
+      for (int d = 0; d < 3; ++d) node_velocities[3 * a + d] = b.node_velocity[a][d];
   for (std::size_t k = 0; k < n; ++k) {
     if (!t.mine[k]) continue;
     for (int a = 0; a < 3; ++a) contacts[4 * k + a] = c.impulse[k][a];
@@ -215,6 +231,11 @@ void TakeFromOwners(NonsmoothBodies& b, NonsmoothContacts& c, const NlgsRankSpli
   split.sum(message);
   contacts = message.data();
   velocities = contacts + 4 * n;
+  node_velocities = velocities + 6 * bodies;
+  for (std::size_t a = 0; a < nodes; ++a)
+    if (t.node_owner[a] >= 0)  // untouched: every replica kept its free velocity
+      b.node_velocity[a] = {node_velocities[3 * a], node_velocities[3 * a + 1],
+                            node_velocities[3 * a + 2]};
   for (std::size_t k = 0; k < n; ++k) {
     c.impulse[k] = {contacts[4 * k], contacts[4 * k + 1], contacts[4 * k + 2]};
     c.status[k] = static_cast<LocalStatus>(static_cast<int>(contacts[4 * k + 3]));

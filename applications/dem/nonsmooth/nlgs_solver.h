@@ -114,15 +114,15 @@ void BuildDelassusBlocks(const NonsmoothBodies& bodies, NonsmoothContacts& c);
 // The sweeps split over the ranks of a distributed run, every rank holding
 // every body and contact alike (parallel/distributed_moreau_jean.h):
 // processor-block Gauss-Seidel. Rank r sweeps the contacts k with
-// contact_rank[k] == r, in the serial order restricted to them. A body that
-// contacts of two or more ranks touch is an interface body and the contacts
-// touching it interface contacts: after each sweep (or each
+// contact_rank[k] == r, in the serial order restricted to them. A body (or
+// a deformable wall's node) that contacts of two or more ranks touch is an
+// interface body and the contacts touching it interface contacts: after each sweep (or each
 // sweeps_per_exchange sweeps) their owners' impulses go to every rank,
 // which applies the change of the others' to its copies (in the serial
 // contact order), so that each rank's next sweep sees them (Jacobi between
 // ranks, Gauss-Seidel within). Convergence is the serial criterion on the
 // global maxima. After the last sweep every contact's
-// impulse and every touched body's velocities are taken from their owner
+// impulse and every touched body's and node's velocities are taken from their owner
 // (a body's: the rank of the first contact touching it), so the replicas
 // hold the same bits. Where no contact component spans two ranks the
 // sweeps are the serial ones restricted to each component: the serial
