@@ -10,7 +10,7 @@ plate and spheres with an implicit structure (Bossak, linear) on steps of
 IMPLICIT_SUBSTEPS DEM steps (test_mpi_coupled_implicit.py); UseDeckWalls:
 the plate's top as the DEM deck's own walls ("wall_model_parts";
 test_mpi_checkpoint.py); WriteCubeCase: the thesis' V4.3 on tetrahedra
-(test_mpi_coupled_energy.py)."""
+(test_mpi_coupled_energy.py); UseMoreauJean: the non-smooth DEM strategy."""
 import os
 import sys
 
@@ -23,24 +23,39 @@ from coupled_decks import block_mesh, dem_files, structure_files, top_faces  # n
 
 CELLS = (8, 8, 1)
 STEPS, TIME_STEP = 300, 1e-4
+# The runs with moreau_jean_strategy (UseMoreauJean): the NLGS tolerance
+# (the sweeps stop where max |dP| <= tolerance max |P|), and the bound on
+# max |a - b| / max |a| of a field between runs that split the sweeps
+# otherwise (serial, 2 and 4 ranks, continued on another rank count):
+# 100 x the NLGS tolerance, the distributed Moreau-Jean DEM's own margin
+# (test_mpi_moreau_jean.py: a few hundred times the tolerance times the
+# speeds); measured at most 1.0e-10 (the resting plate, 4 ranks, the force
+# on the structure per step).
+NLGS_TOLERANCE = 1e-10
+MOREAU_JEAN_TOLERANCE = 100 * NLGS_TOLERANCE
 
 
 def WritePlateCase(folder, transfer_method="area_distributed", named_skin=False, adm_force="thesis",
-                   energy_samples=None, rayleigh_alpha=0.0):
+                   energy_samples=None, rayleigh_alpha=0.0, resting=False):
     """Writes the case into `folder` (created); returns the number of spheres.
     `named_skin`: the skin is the plate's top, the quadrilateral conditions of
     the sub model part Skin (option skin_model_parts; their ids descending
     in the file, whose order the walls keep), instead of the whole surface
     found automatically. `energy_samples`: the coupled energy
     balance on (energy_output, about that many rows); `rayleigh_alpha`: the
-    structure's mass damping (explicit solver's rayleigh_alpha)."""
+    structure's mass damping (explicit solver's rayleigh_alpha); `resting`:
+    the 16 spheres instead set down on the plate's middle, a square of 4 x 4
+    each touching its neighbours and the plate, all sliding at (0.2, 0.1, 0)
+    m/s, the plate weightless so that their weight presses on it from the
+    first step (contacts at every step, chains of them across the plate's
+    middle)."""
     os.makedirs(folder, exist_ok=True)
     nodes, elements = block_mesh((-0.5, -0.5, -0.04), (1.0, 1.0, 0.04), CELLS)
     clamped = [i for i, x in nodes.items() if abs(abs(x[0]) - 0.5) < 1e-9 or abs(abs(x[1]) - 0.5) < 1e-9]
     end_time = (STEPS - 0.5) * TIME_STEP  # STEPS steps, whatever the rounding of the time
     structure_files(folder, "plate", nodes, elements, "SmallDisplacementElement3D8N", young=5e6,
                     poisson=0.3, density=1000.0, fixed_nodes=clamped, end_time=end_time,
-                    time_step=TIME_STEP, gravity=(0.0, 0.0, -9.81),
+                    time_step=TIME_STEP, gravity=None if resting else (0.0, 0.0, -9.81),
                     skin_faces=top_faces(CELLS) if named_skin else (), skin_ids_descending=named_skin)
     rng = np.random.default_rng(42)
     spheres = []
@@ -51,6 +66,9 @@ def WritePlateCase(folder, transfer_method="area_distributed", named_skin=False,
             z = 0.045 + 0.01 * rng.uniform()
             v = (2.5 + rng.uniform(-0.3, 0.3), 2.5 + rng.uniform(-0.3, 0.3), -2.0 + 0.5 * rng.uniform())
             spheres.append((x, y, z, 0.04, v))
+    if resting:
+        spheres = [(-0.12 + 0.08 * i, -0.12 + 0.08 * j, 0.04, 0.04, (0.2, 0.1, 0.0))
+                   for j in range(4) for i in range(4)]
     dem_files(folder, "plate", spheres, density=2500.0, young=1e7, poisson=0.25, restitution=0.5,
               friction=0.3, end_time=end_time, time_step=TIME_STEP, gravity=(0.0, 0.0, -9.81))
     if rayleigh_alpha:
@@ -103,6 +121,19 @@ def SetDemSearch(folder, frequency, tolerance):
         parameters = json.load(f)
     parameters["NeighbourSearchFrequency"] = frequency
     parameters["SearchTolerance"] = parameters["search_tolerance_against_walls"] = tolerance
+    with open(path, "w") as f:
+        json.dump(parameters, f)
+
+
+def UseMoreauJean(folder, tolerance):
+    """The DEM deck's strategy moreau_jean_strategy (the skin's FE nodes in
+    its contact problem) with the NLGS tolerance `tolerance`."""
+    import json
+    path = os.path.join(folder, "ProjectParametersDEM.json")
+    with open(path) as f:
+        parameters = json.load(f)
+    parameters["solver_settings"]["strategy"] = "moreau_jean_strategy"
+    parameters["solver_settings"]["moreau_jean_settings"] = {"tolerance": tolerance}
     with open(path, "w") as f:
         json.dump(parameters, f)
 

@@ -164,9 +164,20 @@ def main(folder, out, parallel_type, reaction_part=None, whole_skin=False):
                       "energy_writers": np.asarray([w[0] for w in writers], dtype=np.int64)}
         # Ghost spheres (their wall contacts must not reach the skin twice) and owner changes.
         ghosts = communicator.SumAllInt(int(distributed.NumberOfGhosts())) if distributed else 0
-        migrations = int(distributed.GlobalMigrations()) if distributed else 0
+        # (A Moreau-Jean run's DEM is replicated: no ghosts, migrations or
+        # search near a rank's box.)
+        replicated = distributed is not None and not hasattr(distributed, "GlobalMigrations")
+        migrations = int(distributed.GlobalMigrations()) if distributed and not replicated else 0
         walls = model.GetModelPart("RigidFacePart")
-        searched = distributed.NumberOfSearchedFaces() if distributed else walls.NumberOfConditions()
+        searched = distributed.NumberOfSearchedFaces() if distributed and not replicated \
+            else walls.NumberOfConditions()
+        # Moreau-Jean: per step the contacts, the sweeps and the contacts
+        # exchanged between the ranks after each sweep.
+        nonsmooth = {}
+        if stage.nonsmooth:
+            history = dem_strategy.History()
+            nonsmooth = {name: np.asarray(history[name]) for name in
+                         ("contacts", "iterations", "interface_contacts")}
         searched_faces = [g[0] for g in communicator.GatherInts([int(searched)], 0)]
         skin_faces = stage.skin.walls.NumberOfConditions()
         # Doubles each rank sent returning the skin's forces, and how many returns.
@@ -215,7 +226,8 @@ def main(folder, out, parallel_type, reaction_part=None, whole_skin=False):
                  spheres_read=np.asarray(spheres_read, dtype=np.int64),
                  searched_faces=np.asarray(searched_faces, dtype=np.int64), force_messages=force_messages,
                  substeps=stage.substeps, reactions=np.array(reactions), sphere_counts=np.array(sphere_counts),
-                 times=np.array(times), on_spheres_last_substep=np.array(last_substep), **energy, **result)
+                 times=np.array(times), on_spheres_last_substep=np.array(last_substep), **energy,
+                 **{f"nonsmooth_{name}": values for name, values in nonsmooth.items()}, **result)
         # Beside OUT (OUT_states.npz), so that OUT compares whole between runs
         # that move the skin differently (--whole-skin).
         np.savez(str(out)[:-4] + "_states.npz" if str(out).endswith(".npz") else f"{out}_states.npz",

@@ -453,7 +453,8 @@ COUPLED_RUN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "mpi_coup
 
 
 @needs_mpi
-@pytest.mark.parametrize("scheme", ["explicit", "explicit_searching", pytest.param("implicit", marks=needs_petsc)])
+@pytest.mark.parametrize("scheme", ["explicit", "explicit_searching", "moreau_jean",
+                                    pytest.param("implicit", marks=needs_petsc)])
 def test_distributed_coupled_run_continued_from_checkpoint_is_bitwise_the_uninterrupted_run(tmp_path, scheme):
     # The plate struck by 16 spheres (mpi_coupled_case.py) on 2 ranks.
     # Explicit: ADM skin, 300 steps, checkpoints at 140 and 280: the spheres
@@ -461,12 +462,20 @@ def test_distributed_coupled_run_continued_from_checkpoint_is_bitwise_the_uninte
     # Searching: the same with the DEM searching every 10 steps at most, so
     # the skin's states go point to point between searches (the continued
     # run takes the whole skin until its first search), and bisecting anew.
+    # Moreau-Jean: the explicit plate with the spheres resting on it and the
+    # non-smooth DEM, replicated on every rank (its warm-start impulses and
+    # boxes in every rank's file).
     # Implicit: the Bossak plate (CG and Jacobi), 30 structural steps of 10 DEM
     # sub-steps, checkpoints at 14 and 28: the continued run needs the
     # Bossak state and the sub-steps' averaged loads of every rank.
-    from mpi_coupled_case import IMPLICIT_STEPS, STEPS, SetDemSearch, WriteImplicitPlateCase, WritePlateCase
+    from mpi_coupled_case import (IMPLICIT_STEPS, NLGS_TOLERANCE, STEPS, SetDemSearch, UseMoreauJean,
+                                  WriteImplicitPlateCase, WritePlateCase)
     folder = tmp_path / "plate"
-    if scheme.startswith("explicit"):
+    if scheme == "moreau_jean":
+        WritePlateCase(folder, resting=True)
+        UseMoreauJean(folder, NLGS_TOLERANCE)
+        steps, every = STEPS, 140
+    elif scheme.startswith("explicit"):
         WritePlateCase(folder, "area_distributed", False, "thesis")
         if scheme == "explicit_searching":
             SetDemSearch(folder, 10, 0.005)
@@ -533,8 +542,11 @@ def CheckCoupledContinuedOnOtherRankCounts(tmp_path, folder, every, steps, wider
         assert int(continued["steps"]) == steps, where
         for k in ("sphere_ids", "structure_ids"):
             np.testing.assert_array_equal(continued[k], reference[k], err_msg=where)
-        for k in COUPLED_COMPARED:
-            assert relative_difference(continued[k], reference[k]) < tolerance, (where, k)
+        differences = {k: relative_difference(continued[k], reference[k]) for k in COUPLED_COMPARED}
+        print(f"{where}: uninterrupted 2 ranks vs serial {apart:.2g}; continued vs its uninterrupted run "
+              f"{differences}")
+        for k, difference in differences.items():
+            assert difference < tolerance, (where, k)
         if check_written:
             written = [f"{2 * every:09d}.rank{r}of{ranks}.h5" for r in range(ranks)] if ranks \
                 else [f"{2 * every:09d}.h5"]
@@ -561,6 +573,24 @@ def test_coupled_explicit_run_continued_on_another_rank_count_equals_the_uninter
     folder = tmp_path / "plate"
     WritePlateCase(folder, "area_distributed", False, "thesis")
     CheckCoupledContinuedOnOtherRankCounts(tmp_path, folder, 140, STEPS, 4, 1e-12)
+
+
+@needs_mpi
+def test_coupled_moreau_jean_run_continued_on_another_rank_count_equals_the_uninterrupted_run(tmp_path):
+    """The explicit plate with the spheres resting on it and
+    moreau_jean_strategy (mpi_coupled_case.WritePlateCase(resting=True),
+    UseMoreauJean): the 2 ranks' checkpoint at step
+    140 continued on 3 ranks and serially, the serial one on 2 ranks. Every
+    rank file holds the whole DEM and skin (replicated), so the merge takes
+    them from one file and the structure from its owners; the continued run
+    bisects the spheres afresh, and where contact chains cross the new cuts
+    the sweeps part from the uninterrupted run's at the NLGS tolerance, as
+    the 2-rank and serial runs part (test_mpi_coupled.py: the same bound)."""
+    from mpi_coupled_case import MOREAU_JEAN_TOLERANCE, NLGS_TOLERANCE, STEPS, UseMoreauJean, WritePlateCase
+    folder = tmp_path / "plate"
+    WritePlateCase(folder, resting=True)
+    UseMoreauJean(folder, NLGS_TOLERANCE)
+    CheckCoupledContinuedOnOtherRankCounts(tmp_path, folder, 140, STEPS, 3, MOREAU_JEAN_TOLERANCE)
 
 
 @needs_mpi

@@ -22,7 +22,8 @@ import pytest
 from tessera.parallel import MpiSkipReason, RunPython
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_coupled_case import STEPS, SetDemSearch, WriteCouplingOptions, WritePlateCase  # noqa: E402
+from mpi_coupled_case import (MOREAU_JEAN_TOLERANCE, NLGS_TOLERANCE, STEPS, SetDemSearch, UseMoreauJean,  # noqa: E402
+                              WriteCouplingOptions, WritePlateCase)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUN_SCRIPT = os.path.join(HERE, "mpi_coupled_run.py")
@@ -56,6 +57,16 @@ def relative_difference(serial, distributed, name):
     scale = np.max(np.abs(serial[name]))
     assert scale > 0.0, name
     return float(np.max(np.abs(distributed[name] - serial[name])) / scale)
+
+
+def assert_action_equals_reaction(*results):
+    """Action and reaction at every step: Σ DEM_NODAL_FORCE over the skin =
+    -Σ CONTACT_FORCES over the spheres (their pair forces cancel; the skin
+    is the only wall). Rounding of sums of ~30 terms: 1e-12 of the largest."""
+    for result in results:
+        scale = np.max(np.abs(result["on_spheres"]))
+        np.testing.assert_allclose(result["on_structure"], -result["on_spheres"], rtol=0.0,
+                                   atol=1e-12 * scale)
 
 
 @needs_mpi
@@ -101,13 +112,7 @@ def test_coupled_plate_on_ranks_equals_serial(tmp_path, serial_runs, ranks, tran
     tolerance = 1e-10
     for name, difference in differences.items():
         assert difference <= tolerance, name
-    # Action and reaction at every step: Σ DEM_NODAL_FORCE over the skin =
-    # -Σ CONTACT_FORCES over the spheres (their pair forces cancel; the skin
-    # is the only wall). Rounding of sums of ~30 terms: 1e-12 of the largest.
-    for result in (serial, distributed):
-        scale = np.max(np.abs(result["on_spheres"]))
-        np.testing.assert_allclose(result["on_structure"], -result["on_spheres"], rtol=0.0,
-                                   atol=1e-12 * scale)
+    assert_action_equals_reaction(serial, distributed)
 
 
 @needs_mpi
@@ -236,7 +241,11 @@ def test_skin_states_go_point_to_point_between_searches(tmp_path, ranks, scheme,
             assert found.read_bytes() == twin.read_bytes(), name
 
 
-def write_error_script(folder, options, dem_strategy=None):
+def write_error_script(folder, options, dem_settings):
+    """A script that makes and initialises the coupled stage of the plate in
+    `folder` on MPI with the DEM deck's keys `dem_settings` ({key: value}
+    at the top level, or {"solver_settings": {...}} merged), writing each
+    rank's error message into error_<rank>.txt."""
     path = folder / "refused.py"
     path.write_text(
         "import json, sys\n"
@@ -245,10 +254,16 @@ def write_error_script(folder, options, dem_strategy=None):
         f"with WorkingDirectory({str(folder / 'plate')!r}):\n"
         "    s = tessera.Parameters.FromFile('ProjectParameters.json')\n"
         "    s['problem_data']['parallel_type'].SetString('MPI')\n"
-        "    d = tessera.Parameters.FromFile('ProjectParametersDEM.json')\n"
-        + (f"    d['solver_settings']['strategy'].SetString({dem_strategy!r})\n" if dem_strategy else "") +
+        "    deck = json.load(open('ProjectParametersDEM.json'))\n"
+        f"    for key, value in {dem_settings!r}.items():\n"
+        "        if isinstance(value, dict) and isinstance(deck.get(key), dict):\n"
+        "            deck[key].update(value)\n"
+        "        else:\n"
+        "            deck[key] = value\n"
+        "    d = tessera.Parameters(json.dumps(deck))\n"
         "    try:\n"
-        f"        tessera.coupling.DemStructuresCouplingAnalysis(tessera.Model(), s, d, {options!r})\n"
+        f"        stage = tessera.coupling.DemStructuresCouplingAnalysis(tessera.Model(), s, d, {options!r})\n"
+        "        stage.Initialize()\n"
         "    except tessera.Error as error:\n"
         "        rank = tessera.DefaultCommunicator().Rank()\n"
         f"        open({str(folder)!r} + f'/error_{{rank}}.txt', 'w').write(str(error))\n")
@@ -256,17 +271,75 @@ def write_error_script(folder, options, dem_strategy=None):
 
 
 @needs_mpi
-@pytest.mark.parametrize("options, dem_strategy, key", [
+@pytest.mark.parametrize("options, dem_settings, key", [
     # Every time_integration runs distributed (test_mpi_coupled_implicit.py),
-    # and wall_model_parts (test_cable_net_...); Moreau-Jean DEM does not.
-    ({"energy_output": False}, "moreau_jean_strategy", "'solver_settings.strategy'"),
+    # wall_model_parts (test_cable_net_...) and Moreau-Jean (below); what
+    # the distributed DEM refuses stops the coupled run too.
+    ({"energy_output": False},
+     {"solver_settings": {"strategy": "moreau_jean_strategy"}, "mpi_settings": {"balance": "time"}},
+     "'mpi_settings.balance'"),
 ])
-def test_unsupported_coupled_option_under_mpi_names_its_key(tmp_path, options, dem_strategy, key):
+def test_unsupported_coupled_option_under_mpi_names_its_key(tmp_path, options, dem_settings, key):
     WritePlateCase(tmp_path / "plate")
-    RunPython([write_error_script(tmp_path, options, dem_strategy)], 2, timeout=120)
+    RunPython([write_error_script(tmp_path, options, dem_settings)], 2, timeout=120)
     for rank in range(2):  # each rank stops with the error (a file per rank: no interleaved output)
         message = (tmp_path / f"error_{rank}.txt").read_text()
-        assert key in message and "does not run distributed yet" in message, message
+        assert key in message, message
+
+
+@pytest.fixture(scope="module")
+def serial_moreau_jean(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("serial_moreau_jean")
+    WritePlateCase(folder / "plate", resting=True)
+    UseMoreauJean(folder / "plate", NLGS_TOLERANCE)
+    return run_case(folder / "plate", folder / "serial.npz")
+
+
+@needs_mpi
+@pytest.mark.parametrize("ranks", [2, 4])
+def test_moreau_jean_coupled_plate_on_ranks_equals_serial(tmp_path, serial_moreau_jean, ranks):
+    """The plate with the 16 spheres set down on it, sliding, with
+    moreau_jean_strategy (mpi_coupled_case.WritePlateCase(resting=True)):
+    every rank holds the whole DEM and skin, the NLGS sweeps split by the
+    ranks' boxes, the skin's FE nodes bodies of the contact problem
+    (distributed_coupling.py, module text). The ranks' sweeps are Jacobi
+    between the boxes where contact chains (through spheres or skin nodes)
+    cross them, so the run equals the serial one to the NLGS tolerance, not
+    bit for bit (mpi_coupled_case.MOREAU_JEAN_TOLERANCE). Without the skin
+    nodes shared between the ranks' sweeps the fields part by 1e-3 to 1 of
+    their largest values (seen)."""
+    WritePlateCase(tmp_path / "plate", resting=True)
+    UseMoreauJean(tmp_path / "plate", NLGS_TOLERANCE)
+    serial = serial_moreau_jean
+    distributed = run_case(tmp_path / "plate", tmp_path / "mpi.npz", ranks)
+    assert int(distributed["ranks"]) == ranks
+    assert int(serial["steps"]) == int(distributed["steps"]) == STEPS
+    assert float(serial["delta_time"]) == float(distributed["delta_time"])
+    assert int(serial["skin_nodes"]) == int(distributed["skin_nodes"]) == 162
+    np.testing.assert_array_equal(distributed["sphere_ids"], serial["sphere_ids"])
+    np.testing.assert_array_equal(distributed["structure_ids"], serial["structure_ids"])
+    np.testing.assert_array_equal(distributed["skin_walls"], serial["skin_walls"])
+    # Each rank read its piece of the plate.
+    per_rank = distributed["structure_elements"]
+    assert len(per_rank) == ranks and all(0 < n < int(serial["structure_elements"][0]) for n in per_rank)
+    # The case is alive: the plate dented and loaded at every step, contacts
+    # exchanged between the ranks' sweeps at every step.
+    assert np.max(np.abs(serial["structure_DISPLACEMENT"][:, 2])) > 1e-3
+    assert np.all(serial["on_structure"][:, 2] < 0.0)
+    np.testing.assert_array_equal(distributed["nonsmooth_contacts"], serial["nonsmooth_contacts"])
+    assert int(np.sum(serial["nonsmooth_interface_contacts"])) == 0
+    crossing = int(np.count_nonzero(distributed["nonsmooth_interface_contacts"]))
+    assert crossing == STEPS
+    differences = {name: relative_difference(serial, distributed, name)
+                   for name in SPHERE_FIELDS + STRUCTURE_FIELDS + ("on_structure",)}
+    print(f"{ranks} ranks, moreau_jean_strategy: {crossing} of {STEPS} steps with interface contacts "
+          f"(at most {int(np.max(distributed['nonsmooth_interface_contacts']))}); sweeps "
+          f"{int(np.sum(serial['nonsmooth_iterations']))} serial, "
+          f"{int(np.sum(distributed['nonsmooth_iterations']))} distributed; largest relative "
+          f"differences {differences}")
+    for name, difference in differences.items():
+        assert difference <= MOREAU_JEAN_TOLERANCE, name
+    assert_action_equals_reaction(serial, distributed)
 
 
 def test_parallel_types_of_the_two_decks_must_agree(tmp_path):

@@ -19,7 +19,8 @@ import pytest
 from tessera.parallel import MpiSkipReason, RunPython
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_coupled_case import STEPS, WriteCubeCase, WritePlateCase  # noqa: E402
+from mpi_coupled_case import (MOREAU_JEAN_TOLERANCE, NLGS_TOLERANCE, STEPS, UseMoreauJean,  # noqa: E402
+                              WriteCubeCase, WritePlateCase)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUN_SCRIPT = os.path.join(HERE, "mpi_coupled_run.py")
@@ -76,6 +77,34 @@ def test_coupled_energy_balance_of_the_plate_on_two_ranks_equals_serial(tmp_path
     assert difference <= 1e-10  # issue 42's gate for coupled cases
     check_written_once(tmp_path / "mpi", distributed)
     check_written_once(tmp_path / "serial", serial)
+
+
+@needs_mpi
+def test_moreau_jean_coupled_energy_balance_of_the_plate_on_two_ranks_equals_serial(tmp_path):
+    # The plate with the spheres resting on it and moreau_jean_strategy
+    # (mpi_coupled_case.WritePlateCase(resting=True), UseMoreauJean):
+    # the impulses' loss counted on every rank from the whole skin's states
+    # and impulses (replicated), the structure's terms added over the ranks;
+    # equal to the serial run's within the bound of the coupled Moreau-Jean
+    # runs' fields (the sweeps split between the ranks' boxes end at the
+    # NLGS tolerance: test_mpi_coupled.py).
+    for name in ("serial", "mpi"):
+        WritePlateCase(tmp_path / name, energy_samples=STEPS, rayleigh_alpha=20.0, resting=True)
+        UseMoreauJean(tmp_path / name, NLGS_TOLERANCE)
+    serial = run_case(tmp_path / "serial", tmp_path / "serial.npz")
+    distributed = run_case(tmp_path / "mpi", tmp_path / "mpi.npz", 2)
+    assert len(serial["energy_rows"]) == STEPS + 1
+    # Every term is alive but the contacts' stored energy (none under
+    # Moreau-Jean) and the weightless plate's potential.
+    for k, name in enumerate(TERMS):
+        alive = np.max(np.abs(serial["energy_rows"][:, k + 1])) > 0.0
+        assert alive == (name not in ("contact_elastic", "fe_gravity")), name
+    assert int(np.count_nonzero(distributed["nonsmooth_interface_contacts"])) == STEPS
+    difference, scale = compare_balances(serial, distributed)
+    print(f"plate, moreau_jean_strategy, 2 ranks: largest term {scale:.6g} J, largest difference of a "
+          f"term or E_T {difference:.3g} of it")
+    assert difference <= MOREAU_JEAN_TOLERANCE
+    check_written_once(tmp_path / "mpi", distributed)
 
 
 @needs_mpi

@@ -51,7 +51,9 @@ once over the run, and the strain energy is a sum over the rank's elements;
 the four are then added over the ranks in rank order (the same bits on every
 rank). The Rayleigh work is each rank's running sum, added at the samples.
 The DEM's terms are DistributedDem.GlobalEnergies (each sphere and contact
-once). Rank 0 alone writes the file and the plot. Equal to the serial terms
+once); a Moreau-Jean run's DEM is replicated, its terms and the impulses'
+loss (on the whole skin, whose states and impulses every rank holds)
+computed alike on every rank. Rank 0 alone writes the file and the plot. Equal to the serial terms
 to rounding (other associations of the same sums).
 """
 import os
@@ -154,14 +156,14 @@ class CoupledEnergyMonitor:
         v = structure.NodalArray(tessera.VELOCITY)
         u = structure.NodalArray(tessera.DISPLACEMENT)
         g = structure.NodalArray(tessera.VOLUME_ACCELERATION)
-        if self.nonsmooth:
-            return self._NonsmoothTerms(masses, v, u, g)
         fe = np.array([0.5 * float(np.dot(masses, np.einsum("ij,ij->i", v, v))),
                        _structural.ComputeStrainEnergy(structure),
                        -float(np.dot(masses, np.einsum("ij,ij->i", g, u))),
                        self.damping_work])
         if self.distributed is not None:
             fe = self.distributed.SumOverRanks(fe)  # collective (module text)
+        if self.nonsmooth:
+            return self._NonsmoothTerms(fe)
         # Distributed: DistributedDem.GlobalEnergies, collective.
         dem = stage.GetDEMStage().GetEnergies()
         return {
@@ -176,18 +178,19 @@ class CoupledEnergyMonitor:
                                + dem["dissipated_rolling"] + dem["dissipated_global_damping"]),
         }
 
-    def _NonsmoothTerms(self, masses, v, u, g):
-        from tessera import _structural
-        stage = self.stage
-        strategy = stage.GetDEMStage().GetStrategy()
+    def _NonsmoothTerms(self, fe):
+        """Moreau-Jean: the structure's terms `fe` and the DEM's from the
+        strategy's rows (a distributed run's DEM is replicated: every rank
+        holds them all) and the impulses' loss."""
+        strategy = self.stage.GetDEMStage().GetStrategy()
         rows = strategy.Particles
         m = np.asarray(rows.mass)
         x = np.asarray(rows.position)
         return {
-            "fe_kinetic": 0.5 * float(np.dot(masses, np.einsum("ij,ij->i", v, v))),
-            "fe_strain": _structural.ComputeStrainEnergy(stage.structure),
-            "fe_gravity": -float(np.dot(masses, np.einsum("ij,ij->i", g, u))),
-            "fe_damping": self.damping_work,
+            "fe_kinetic": float(fe[0]),
+            "fe_strain": float(fe[1]),
+            "fe_gravity": float(fe[2]),
+            "fe_damping": float(fe[3]),
             "dem_kinetic": strategy.KineticEnergy(),
             "dem_gravity": -float(np.dot(m, x @ self._DemGravity())),
             "contact_elastic": 0.0,

@@ -245,8 +245,9 @@ class DemStructuresCouplingAnalysis:
             dem_roots = [self.model.GetModelPart(name)
                          for name in ("SpheresPart", "RigidFacePart", "ClusterPart", "DEMInletPart")]
             self.skin = self.distributed.CreateSkinWalls(walls, dem_roots)
-            # Each rank's wall search sees the skin faces near its DEM box only.
-            self.dem_stage.walls_searched_near_domain.append(self.skin.walls.FullName())
+            if not self.nonsmooth:  # (Moreau-Jean: every rank holds and searches every wall)
+                # Each rank's wall search sees the skin faces near its DEM box only.
+                self.dem_stage.walls_searched_near_domain.append(self.skin.walls.FullName())
         elif self.options["wall_model_parts"]:
             self.skin = SkinWalls.FromDemWalls(self.structure, walls, self.options["wall_model_parts"],
                                                self.dimension)
@@ -352,15 +353,10 @@ class DemStructuresCouplingAnalysis:
         inverse mass)."""
         strategy = self.dem_stage._GetSolver().strategy
         strategy.SetDeformableNodes([int(k) for k in self.skin.wall_positions])
-        root = self.structure.GetRootModelPart()
-        masses = self.NodalMasses()[self.skin.fe_positions]
+        # Every skin node, on every rank of a distributed run (the ranks'
+        # shares of its mass added in rank order).
+        masses, fixed = self.skin.NodalMassesAndFixity(self.NodalMasses())
         alpha = getattr(self.structural_stage._GetSolver(), "mass_damping", 0.0)
-        fixed = np.zeros((len(self.skin.skin_ids), 3), dtype=bool)
-        components = [tessera.GetVariable(f"DISPLACEMENT_{a}") for a in "XYZ"]
-        for k, node_id in enumerate(self.skin.skin_ids):
-            node = root.GetNode(int(node_id))
-            for c, variable in enumerate(components[:self.dimension]):
-                fixed[k, c] = node.IsFixed(variable)
         if np.any(masses[np.any(~fixed, axis=1)] <= 0.0):
             raise tessera.Error(f"coupling: a free skin node of {self.structure.Name} has no lumped mass; "
                                 "moreau_jean_strategy needs the structure's nodal masses")
@@ -599,17 +595,18 @@ class DemStructuresCouplingAnalysis:
         strategy = structural_solver.GetSolutionStrategy()
         fe = self.structure.GetRootModelPart()
         f, fixed, inv = self.skin.fe_positions, self._skin_fixed, self._skin_inv_mass
+        # The rows of every skin node (every rank of a distributed run holds
+        # the whole DEM and skin) and those of this rank's FE nodes.
+        rows = self.skin.local_rows
         t0 = clock()
         structural_solver.Predict()
         strategy.Drift()
         fe.NodalArray(tessera.DEM_NODAL_FORCE)[f] = 0.0
         strategy.Kick()
         t1 = clock()
-        v = fe.NodalArray(tessera.VELOCITY)[f]
-        a = fe.NodalArray(tessera.ACCELERATION)[f]
+        v, a = self.skin.MoveWallsForNonsmoothStep()
         free = np.where(fixed, v, v + 0.5 * h * a)
         start = np.where(fixed, v, v - 0.5 * h * a)
-        self.skin.MoveWallsWithStructure()
         self.skin.walls_root.NodalArray(tessera.VELOCITY)[self.skin.wall_positions] = free
         dem_solver = self.dem_stage._GetSolver()
         dem_solver.strategy.SetDeformableNodeState(inv, free, start)
@@ -623,13 +620,13 @@ class DemStructuresCouplingAnalysis:
         dv = inv * impulse
         if self.energy is not None:
             self.energy.AddImpactLoss(free_energy, free, impulse, dv, inv > 0.0)
-        fe.NodalArray(tessera.ACCELERATION)[f] = a + dv / h
-        fe.NodalArray(tessera.VELOCITY)[f] = v + 0.5 * dv
+        fe.NodalArray(tessera.ACCELERATION)[f] = (a + dv / h)[rows]
+        fe.NodalArray(tessera.VELOCITY)[f] = (v + 0.5 * dv)[rows]
         force = impulse / h
         self.skin.SetLoadsFromNodalForces(force)
         if np.any(fixed) and fe.HasNodalSolutionStepVariable(tessera.REACTION):
             reaction = fe.NodalArray(tessera.REACTION)
-            reaction[f] = reaction[f] - np.where(fixed, force, 0.0)
+            reaction[f] = reaction[f] - np.where(fixed, force, 0.0)[rows]
         t4 = clock()
         timings["structure"] += t1 - t0
         timings["skin"] += (t2 - t1) + (t4 - t3)

@@ -62,7 +62,23 @@ On the tests' plate searching every 10 steps at most: 821 / 3,106 doubles
 of states per step on 2 / 4 ranks, against 2,106 / 5,382 for the whole
 skin every step (docs/architecture.md).
 
-What does not run distributed yet is an error naming its key (CheckSupported).
+- Moreau-Jean DEM on the explicit common step (DemStructuresCouplingAnalysis.
+  _SolveNonsmoothStep). The DEM is replicated (distributed_moreau_jean.h):
+  every rank holds every sphere, wall and contact, and the NLGS sweeps are
+  split by the ranks' boxes, the skin nodes being bodies of the contact
+  problem like the spheres (a node that contacts of two ranks' boxes touch
+  makes them interface contacts: nlgs_solver.h, NlgsRankSplit). So each
+  step the owners of the FE skin nodes send X + u, u, v and a of every
+  skin node to every rank (MoveWallsForNonsmoothStep, through rank 0); the
+  node masses and fixities go once (NodalMassesAndFixity). After the solve
+  every rank holds every node's impulse, the same bits, and applies those
+  of its own FE nodes (owned and ghost); the skin areas of the surface load
+  come from the whole skin as in the serial run. No forces return: the
+  impulses are already everywhere. Equal to the serial run to the NLGS
+  tolerance where contact chains cross the boxes (and the rounding of the
+  structure's interface sums), as the distributed Moreau-Jean DEM alone.
+
+What the distributed DEM and structure refuse stays an error naming its key.
 """
 import numpy as np
 
@@ -94,16 +110,6 @@ def AlignParallelType(structural_parameters, dem_parameters):
                             f"\"{structure}\"; a coupled run has one (set both, or only the structure's)")
 
 
-def CheckSupported(coupling):
-    """What the coupled stage does not run distributed yet: an error naming the key."""
-    prefix = ("\"parallel_type\": \"MPI\" runs the coupled schemes with skin walls (time_integration "
-              "\"explicit\", \"explicit_dem_first\" or \"implicit_with_dem_substeps\")")
-    if coupling.nonsmooth:
-        raise tessera.Error(f"{coupling.dem_stage.DEM_parameters.Origin()}: {prefix}, but key "
-                            "'solver_settings.strategy' is \"moreau_jean_strategy\"; it does not run "
-                            "distributed yet")
-
-
 class DistributedCoupling:
     """The coupled stage's distributed side (module text). Made in the stage's
     constructor; the structure's skin is gathered from the ranks' pieces when
@@ -121,7 +127,6 @@ class DistributedCoupling:
         self.coupling = coupling
         self.communicator = coupling.structural_stage.communicator
         self.rank = self.communicator.Rank()
-        CheckSupported(coupling)
         self._faces = None
 
     def _GatherSkin(self):
@@ -510,22 +515,27 @@ class DistributedSkinWalls(SkinWalls):
         """NODAL_MASS of each mirror: its FE node's lumped mass summed over the
         ranks' elements (ascending rank order), none where the owner has the
         node held in every direction (SkinWalls.SetWallMasses)."""
+        self._SetMirrorMasses(*self.NodalMassesAndFixity(local_masses))
+
+    def SetWallMasses(self, masses):
+        raise tessera.Error("coupling: a distributed skin takes its masses with SetGlobalWallMasses")
+
+    def NodalMassesAndFixity(self, local_masses):
+        """SkinWalls.NodalMassesAndFixity of the whole skin on every rank:
+        each row's mass the ranks' shares (`local_masses`: this rank's
+        elements' lumped masses per position in the root arrays) added in
+        ascending rank order, its fixed components its owner's."""
         n = len(self.skin_ids)
         components = (tessera.DISPLACEMENT_X, tessera.DISPLACEMENT_Y, tessera.DISPLACEMENT_Z)
-        local = np.zeros((n, 2))
+        local = np.zeros((n, 4))
         local[self.local_rows, 0] = np.asarray(local_masses)[self.fe_positions]
         root = self.structure.GetRootModelPart()
         for k in self.owned_rows.tolist():
             node = root.GetNode(int(self.skin_ids[k]))
-            local[k, 1] = 1.0 if all(node.IsFixed(c) for c in components[:self.dimension]) else 0.0
+            for c, variable in enumerate(components[:self.dimension]):
+                local[k, 1 + c] = 1.0 if node.IsFixed(variable) else 0.0
         total = self.distributed.SumOverRanks(local)
-        wall_nodes = {node.Id: node for node in self.walls.Nodes}
-        for k, node_id in enumerate(self.skin_ids.tolist()):
-            mass = 0.0 if total[k, 1] > 0.0 else float(total[k, 0])
-            wall_nodes[self.mirror_of[node_id]].SetValue(tessera.NODAL_MASS, mass)
-
-    def SetWallMasses(self, masses):
-        raise tessera.Error("coupling: a distributed skin takes its masses with SetGlobalWallMasses")
+        return np.ascontiguousarray(total[:, 0]), total[:, 1:] > 0.0
 
     def MoveWallsWithStructure(self):
         """The mirrors take X + u, u and v of the FE skin nodes from their
@@ -546,6 +556,25 @@ class DistributedSkinWalls(SkinWalls):
         walls.NodalCoordinates()[w] = full[:, 0:3]
         walls.NodalArray(tessera.DISPLACEMENT)[w] = full[:, 3:6]
         walls.NodalArray(tessera.VELOCITY)[w] = full[:, 6:9]
+
+    def MoveWallsForNonsmoothStep(self):
+        """Moreau-Jean (every rank holds the whole DEM and skin): the whole
+        skin's X + u, u, v and a from the owners of its FE nodes (one gather
+        to rank 0 and one broadcast a step, 12 doubles a node); the mirrors
+        take X + u, u and v; returns v and a of every skin row."""
+        fe, walls, w = self.structure.GetRootModelPart(), self.walls_root, self.wall_positions
+        f = self.owned_fe_positions
+        u = np.take(fe.NodalArray(tessera.DISPLACEMENT), f, axis=0)
+        x = np.take(fe.NodalInitialCoordinates(), f, axis=0)
+        x += u
+        states = np.hstack([x, u, np.take(fe.NodalArray(tessera.VELOCITY), f, axis=0),
+                            np.take(fe.NodalArray(tessera.ACCELERATION), f, axis=0)])
+        full = self.distributed.GatherRows(self.rows_by_rank, states, len(self.skin_ids), 12)
+        self._CountWhole(states.size, 12)
+        walls.NodalCoordinates()[w] = full[:, 0:3]
+        walls.NodalArray(tessera.DISPLACEMENT)[w] = full[:, 3:6]
+        walls.NodalArray(tessera.VELOCITY)[w] = full[:, 6:9]
+        return np.ascontiguousarray(full[:, 6:9]), np.ascontiguousarray(full[:, 9:12])
 
     # ---- the skin's states point to point (explicit schemes; module text)
     def StartPlacement(self, distributed_dem, wall_outputs):
@@ -792,6 +821,12 @@ class DistributedSkinWalls(SkinWalls):
         (the rank's own contacts', or the whole run's where the DEM deck's
         output asks for them)."""
         w = self.wall_positions
+        if self.distributed.coupling.nonsmooth:
+            # Moreau-Jean: every rank holds every contact, so the mirrors
+            # hold the whole run's forces, the serial run's.
+            force = np.take(self.walls_root.NodalArray(tessera.CONTACT_FORCES), w, axis=0)
+            self._SetLocalLoads(force[self.local_rows])
+            return
         distributed_dem = self.distributed.coupling.dem_stage._GetSolver().distributed
         local = np.asarray(distributed_dem.OwnedWallContactForces(w.tolist()), dtype=float)
         self._SetLocalLoads(self.ReturnForces(local))
@@ -873,9 +908,3 @@ class DistributedSkinWalls(SkinWalls):
         into the structure's next solve), DEM_SURFACE_LOAD = that over the
         node's share of the skin area."""
         self._SetLocalLoads(self.ReturnForces(self._average))
-
-    def _Refuse(self, *args, **kwargs):
-        raise tessera.Error("coupling: Moreau-Jean (solver_settings.strategy \"moreau_jean_strategy\") does "
-                            "not run distributed yet")
-
-    SetLoadsFromNodalForces = ComputeNodalAreas = _Refuse

@@ -285,6 +285,9 @@ class SkinWalls:
         self.wall_positions = np.array([wall_by_id[self.mirror_of[i]] for i in skin_ids], dtype=np.int64)
         self.skin_ids = np.asarray(skin_ids, dtype=np.int64)
         n = len(skin_ids)
+        # The skin rows whose FE node this process holds (a distributed run's
+        # own and ghost nodes): every row here.
+        self.local_rows = np.arange(n, dtype=np.int64)
         self._buffer, self._second_buffer, self._area = np.empty((n, 3)), np.empty((n, 3)), np.empty(n)
         self._has_area = None
         self._average = np.zeros((n, 3))
@@ -351,16 +354,40 @@ class SkinWalls:
         reduced mass of the sphere and the wall point (ContactDampingMass,
         applications/dem/walls/rigid_face_storage.h). Before the DEM's
         strategy is initialised (it reads the masses once)."""
-        components = (tessera.DISPLACEMENT_X, tessera.DISPLACEMENT_Y, tessera.DISPLACEMENT_Z)
-        fe_nodes = {node.Id: node for node in self.fe_skin.Nodes}
+        self._SetMirrorMasses(*self.NodalMassesAndFixity(masses))
+
+    def _SetMirrorMasses(self, masses, fixed):
+        """NODAL_MASS of each mirror = `masses` (per skin row), 0 where `fixed`
+        ((rows, 3)) holds its FE node in every direction."""
+        held = fixed[:, :self.dimension].all(axis=1)
         wall_nodes = {node.Id: node for node in self.walls.Nodes}
         for k, node_id in enumerate(self.skin_ids.tolist()):
-            node = fe_nodes[node_id]
-            held = all(node.IsFixed(c) for c in components[:self.dimension])
-            mass = 0.0 if held else float(masses[self.fe_positions[k]])
+            mass = 0.0 if held[k] else float(masses[k])
             wall_nodes[self.mirror_of[node_id]].SetValue(tessera.NODAL_MASS, mass)
 
+    def NodalMassesAndFixity(self, masses):
+        """Per skin row, on every rank alike: the lumped mass of its FE node
+        (`masses`, per position in the structure's root arrays: the
+        coupled stage's NodalMasses) and which of its DISPLACEMENT components
+        are fixed ((rows, 3), False past the dimension)."""
+        components = (tessera.DISPLACEMENT_X, tessera.DISPLACEMENT_Y, tessera.DISPLACEMENT_Z)
+        root = self.structure.GetRootModelPart()
+        fixed = np.zeros((len(self.skin_ids), 3), dtype=bool)
+        for k, node_id in enumerate(self.skin_ids.tolist()):
+            node = root.GetNode(node_id)
+            for c, variable in enumerate(components[:self.dimension]):
+                fixed[k, c] = node.IsFixed(variable)
+        return np.asarray(masses)[self.fe_positions], fixed
+
     # ---- each step
+    def MoveWallsForNonsmoothStep(self):
+        """Moreau-Jean: the mirrors moved with the structure
+        (MoveWallsWithStructure); returns the skin rows' VELOCITY and
+        ACCELERATION ((rows, 3) each, every row)."""
+        self.MoveWallsWithStructure()
+        fe, f = self.structure.GetRootModelPart(), self.fe_positions
+        return fe.NodalArray(tessera.VELOCITY)[f], fe.NodalArray(tessera.ACCELERATION)[f]
+
     def Mirror(self):
         """The C++ transfers between the skin nodes and their mirrors
         (_coupling.SkinMirror: rows in parallel, nothing allocated per step),
@@ -416,19 +443,20 @@ class SkinWalls:
         walls.NodalCoordinates()[w] = x
 
     def SetLoadsFromNodalForces(self, force):
-        """DEM_NODAL_FORCE = `force` (rows aligned with the skin nodes) and
-        DEM_SURFACE_LOAD = force over the nodal skin area, that area computed
-        here (and written as the mirrors' DEM_NODAL_AREA) for strategies
+        """DEM_NODAL_FORCE = `force` (every skin row, aligned with the skin
+        nodes; on the rows this process holds) and DEM_SURFACE_LOAD = force
+        over the nodal skin area, that area computed here from the whole
+        skin (and written as the mirrors' DEM_NODAL_AREA) for strategies
         whose WriteToNodes does not (Moreau-Jean)."""
-        fe = self.structure.GetRootModelPart()
-        fe.NodalArray(tessera.DEM_NODAL_FORCE)[self.fe_positions] = force
+        fe, rows = self.structure.GetRootModelPart(), self.local_rows
+        fe.NodalArray(tessera.DEM_NODAL_FORCE)[self.fe_positions] = force[rows]
         area = self.ComputeNodalAreas()
         if self.walls_root.HasNodalSolutionStepVariable(tessera.DEM_NODAL_AREA):
             self.walls_root.NodalArray(tessera.DEM_NODAL_AREA)[self.wall_positions] = area
         traction = self._second_buffer
         traction.fill(0.0)
         np.divide(force, area[:, None], out=traction, where=(area > 0.0)[:, None])
-        fe.NodalArray(tessera.DEM_SURFACE_LOAD)[self.fe_positions] = traction
+        fe.NodalArray(tessera.DEM_SURFACE_LOAD)[self.fe_positions] = traction[rows]
 
     def ComputeNodalAreas(self):
         """Each skin node's share of the skin area as the DEM's WriteToNodes
@@ -437,17 +465,17 @@ class SkinWalls:
         edges (a triangle) or diagonals (a quadrilateral), a segment its
         length (unit thickness), from the mirrors' current coordinates.
         Returns self._area (rows aligned with the skin nodes)."""
-        if getattr(self, "_face_rows", None) is None:
+        if getattr(self, "_area_faces", None) is None:
             row_of = {int(self.mirror_of[int(i)]): k for k, i in enumerate(self.skin_ids)}
             groups = {}
             for condition in self.walls.Conditions:
                 rows = [row_of[n.Id] for n in condition.GetGeometry()]
                 groups.setdefault(len(rows), []).append(rows)
-            self._face_rows = {count: np.asarray(rows, dtype=np.int64) for count, rows in groups.items()}
+            self._area_faces = {count: np.asarray(rows, dtype=np.int64) for count, rows in groups.items()}
         x = self.walls_root.NodalCoordinates()[self.wall_positions]
         area = self._area
         area.fill(0.0)
-        for count, rows in sorted(self._face_rows.items()):
+        for count, rows in sorted(self._area_faces.items()):
             v = x[rows]
             if count == 2:
                 face = np.linalg.norm(v[:, 1] - v[:, 0], axis=1)
