@@ -22,8 +22,8 @@ import pytest
 from tessera.parallel import MpiSkipReason, RunPython
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from mpi_coupled_case import (MOREAU_JEAN_TOLERANCE, NLGS_TOLERANCE, STEPS, SetDemSearch, UseMoreauJean,  # noqa: E402
-                              WriteCouplingOptions, WritePlateCase)
+from mpi_coupled_case import (  # noqa: E402
+    MOREAU_JEAN_TOLERANCE, NLGS_TOLERANCE, STEPS, SetDemSearch, UseMoreauJean, WriteCouplingOptions, WritePlateCase)
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 RUN_SCRIPT = os.path.join(HERE, "mpi_coupled_run.py")
