@@ -544,37 +544,35 @@ class DistributedSkinWalls(SkinWalls):
         others' inside the DEM step (_Place)."""
         if self._dem is not None:
             return self._MoveOwnMirrors()
-        fe, walls, w = self.structure.GetRootModelPart(), self.walls_root, self.wall_positions
-        f = self.owned_fe_positions
-        u = np.take(fe.NodalArray(tessera.DISPLACEMENT), f, axis=0)
-        x = np.take(fe.NodalInitialCoordinates(), f, axis=0)
-        x += u
-        v = np.take(fe.NodalArray(tessera.VELOCITY), f, axis=0)
-        states = np.hstack([x, u, v])
-        full = self.distributed.GatherRows(self.rows_by_rank, states, len(self.skin_ids), 9)
-        self._CountWhole(states.size, 9)
-        walls.NodalCoordinates()[w] = full[:, 0:3]
-        walls.NodalArray(tessera.DISPLACEMENT)[w] = full[:, 3:6]
-        walls.NodalArray(tessera.VELOCITY)[w] = full[:, 6:9]
+        self._PlaceWholeSkinFromOwners()
 
     def MoveWallsForNonsmoothStep(self):
         """Moreau-Jean (every rank holds the whole DEM and skin): the whole
-        skin's X + u, u, v and a from the owners of its FE nodes (one gather
-        to rank 0 and one broadcast a step, 12 doubles a node); the mirrors
-        take X + u, u and v; returns v and a of every skin row."""
+        skin from the owners of its FE nodes with their accelerations too (12
+        doubles a node); returns v and a of every skin row."""
+        full = self._PlaceWholeSkinFromOwners(acceleration=True)
+        return np.ascontiguousarray(full[:, 6:9]), np.ascontiguousarray(full[:, 9:12])
+
+    def _PlaceWholeSkinFromOwners(self, acceleration=False):
+        """X + u, u and v (and a) of every skin node from its owner through
+        rank 0 to every rank (one gather and one broadcast); the mirrors
+        take X + u, u and v. Returns the gathered (rows, 9 or 12) states."""
         fe, walls, w = self.structure.GetRootModelPart(), self.walls_root, self.wall_positions
         f = self.owned_fe_positions
         u = np.take(fe.NodalArray(tessera.DISPLACEMENT), f, axis=0)
         x = np.take(fe.NodalInitialCoordinates(), f, axis=0)
         x += u
-        states = np.hstack([x, u, np.take(fe.NodalArray(tessera.VELOCITY), f, axis=0),
-                            np.take(fe.NodalArray(tessera.ACCELERATION), f, axis=0)])
-        full = self.distributed.GatherRows(self.rows_by_rank, states, len(self.skin_ids), 12)
-        self._CountWhole(states.size, 12)
+        columns = [x, u, np.take(fe.NodalArray(tessera.VELOCITY), f, axis=0)]
+        if acceleration:
+            columns.append(np.take(fe.NodalArray(tessera.ACCELERATION), f, axis=0))
+        states = np.hstack(columns)
+        width = states.shape[1]
+        full = self.distributed.GatherRows(self.rows_by_rank, states, len(self.skin_ids), width)
+        self._CountWhole(states.size, width)
         walls.NodalCoordinates()[w] = full[:, 0:3]
         walls.NodalArray(tessera.DISPLACEMENT)[w] = full[:, 3:6]
         walls.NodalArray(tessera.VELOCITY)[w] = full[:, 6:9]
-        return np.ascontiguousarray(full[:, 6:9]), np.ascontiguousarray(full[:, 9:12])
+        return full
 
     # ---- the skin's states point to point (explicit schemes; module text)
     def StartPlacement(self, distributed_dem, wall_outputs):

@@ -17,7 +17,7 @@ step (MergeRankFiles), each side by its own merge on its part of the file:
   loaded whole on every rank and decomposed as a fresh start does
   (DEMSolver.LoadCheckpoint); a Moreau-Jean DEM's, replicated, and its
   skin walls, which every rank places whole at every step, are the
-  template's (_ReplicatedDem);
+  template's (dem resized_checkpoint.HoldsReplicatedState);
 * the coupling's state (/Objects/Coupling/State): time, step, sub-steps and
   step alike on every rank; the energy monitor's samples too (its terms are
   the ranks' sums, broadcast); its Rayleigh work, each rank's running sum
@@ -92,7 +92,9 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
     copy = Copier(writer, template)
     copy.SerialHeader()
     structure.MergeModelParts(copy, readers, StructureParts(template), STRUCTURE_OWNED, ranks)
-    if not _ReplicatedDem(template):
+    # A Moreau-Jean DEM is replicated, every mirror placed on every rank at
+    # every step: its DEM parts, walls and strategy are the template's.
+    if not dem.HoldsReplicatedState(template, DEM_SOLVER + "/Distributed"):
         dem.MergeDem(copy, readers, template_rank, ranks, DEM_SOLVER)
         _MergeSkin(copy, readers, template_rank)
     state = json.loads(template.ReadString(STATE))
@@ -105,15 +107,6 @@ def MergeRankFiles(files, out_path, template_rank=0, ranks=1):
     copy.done.add(STATE)
     copy.Rest(skip=(STRUCTURE_OWNED,), skip_under=(DEM_SOLVER + "/Distributed",))
     writer.Commit()
-
-
-def _ReplicatedDem(reader):
-    """Whether the DEM of the run that wrote `reader` is a Moreau-Jean one,
-    each rank holding the whole state and the whole skin, every mirror
-    placed at every step (distributed_moreau_jean.h): its DEM parts, walls
-    and strategy are then the template's, as a serial run's."""
-    distributed = DEM_SOLVER + "/Distributed"
-    return reader.Has(distributed + "/boxes") and not reader.Has(distributed + "/row_key")
 
 
 def _MergeSkin(copy, readers, template_rank):

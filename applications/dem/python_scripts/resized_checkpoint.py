@@ -429,6 +429,13 @@ def MergeDem(copy, readers, template_rank, ranks, solver=SOLVER):
         MergePart(part, (c_rank, c_index), centre_ids, cluster_ids, c_counts, "rigid cluster")
 
 
+def HoldsReplicatedState(reader, distributed=DISTRIBUTED):
+    """Whether `reader` is a rank file of a distributed Moreau-Jean run, each
+    rank's holding the whole state and the boxes (`distributed`: the group
+    of DistributedMoreauJean.SaveState), not an explicit run's pieces."""
+    return reader.Has(distributed + "/boxes") and not reader.Has(distributed + "/row_key")
+
+
 def MergeReplicatedRankFiles(files, out_path, template_rank=0, ranks=1):
     """MergeRankFiles for a distributed Moreau-Jean run, whose ranks each
     hold the whole state (distributed_moreau_jean.h): the template file as a
@@ -436,7 +443,7 @@ def MergeReplicatedRankFiles(files, out_path, template_rank=0, ranks=1):
     readers = [tessera.CheckpointReader(f) for f in files]
     CheckRankFiles(readers)
     for reader in readers:
-        if reader.Has(DISTRIBUTED + "/row_key") or not reader.Has(DISTRIBUTED + "/boxes"):
+        if not HoldsReplicatedState(reader):
             raise tessera.Error(f"checkpoint {reader.path} holds no distributed Moreau-Jean state "
                                 f"({DISTRIBUTED}/boxes), which this deck's moreau_jean_strategy "
                                 "runs need (another deck?)")
