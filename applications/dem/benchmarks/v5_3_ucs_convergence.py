@@ -163,6 +163,8 @@ def RunTest(test, args, confinement=0.0):
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         lab.Initialize(args.restart)
+    # A continued test's cost counts the steps of this process only.
+    resumed_at = int(round(lab.stage.time / lab.dt))
     steps = int(math.ceil(lab.end_time / lab.dt))
     print(f"{name}: {len(lab.specimen.radius)} spheres, critical step estimate "
           f"{lab.critical_time_step:.3g} s, Δt {lab.dt:g} s, up to {steps} steps "
@@ -172,8 +174,9 @@ def RunTest(test, args, confinement=0.0):
     wall = time.perf_counter() - start
     summary = dict(lab.summary)
     done = max(1, round(summary.get("time_at_peak", lab.end_time) / lab.dt))
-    summary.update({"wall_seconds": wall, "steps_run": int(round(lab.stage.time / lab.dt)),
-                    "seconds_per_step": wall / max(1, round(lab.stage.time / lab.dt)),
+    steps_run = int(round(lab.stage.time / lab.dt))
+    summary.update({"wall_seconds": wall, "steps_run": steps_run, "resumed_at_step": resumed_at,
+                    "seconds_per_step": wall / max(1, steps_run - resumed_at),
                     "warnings": [str(w.message) for w in caught], "steps_to_peak": done})
     print(f"  peak {summary.get('peak_stress', float('nan')) / 1e6:.2f} MPa at strain "
           f"{summary.get('strain_at_peak', float('nan')):.4g}; E "
@@ -181,7 +184,7 @@ def RunTest(test, args, confinement=0.0):
           f"{summary.get('poisson_ratio', float('nan')):.3g} (the bulk's: "
           f"{summary.get('young_modulus_bulk', float('nan')) / 1e9:.3g} GPa, "
           f"{summary.get('poisson_ratio_bulk', float('nan')):.3g}); "
-          f"{summary['steps_run']} steps in {wall:.0f} s "
+          f"{summary['steps_run']} steps ({steps_run - resumed_at} here) in {wall:.0f} s "
           f"({summary['seconds_per_step'] * 1e3:.2f} ms/step)", flush=True)
     return summary
 
