@@ -30,8 +30,8 @@ rank 0 works that out over every sphere's centre and radius
 With --clusters N LAYERS an N x N x LAYERS lattice of three-sphere clusters
 (tests/python/mpi_dem_clusters_case.py: members of radius 8 mm, 42 mm apart,
 thrown at up to 1 m/s and 30 rad/s) lies above the bed (NX = NY): from
-pieces every rank reads the cluster file whole and makes the members of the
-clusters it keeps only (spheres_piece.h).
+pieces each rank reads a slice of the cluster file, then the clusters it
+keeps, and makes their members only (spheres_piece.h).
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/dem_mpi_start.py
         [--nx 60 --ny 60 --nz 40] [--ranks 2 4] [--steps 20]

@@ -47,6 +47,10 @@ def main(folder, out, parallel_type):
         piece_read = len(piece.element_ids) if piece is not None else -1
         # The clusters this rank holds at the start (from pieces: those it keeps).
         clusters_held = stage.model.GetModelPart("ClusterPart").NumberOfElements()
+        # The clusters of this rank's slice of the cluster file (-1: not from pieces).
+        clusters_slice = piece.clusters_in_slice if piece is not None else -1
+        material_keys = [int(v) for pair in piece.cluster_material_keys for v in pair] \
+            if piece is not None else []
         start = clock.perf_counter()
         stage.RunSolutionLoop()
         seconds = clock.perf_counter() - start
@@ -73,7 +77,8 @@ def main(folder, out, parallel_type):
         contacts = distributed.GlobalNumberOfParticleContacts()
         bonds = (distributed.GlobalNumberOfBonds(), distributed.GlobalNumberOfIntactBonds())
         extra["parkings"] = distributed.GlobalBondParkings()
-        pieces = communicator.GatherInts([piece_read, clusters_held], 0)
+        pieces = communicator.GatherInts([piece_read, clusters_held, clusters_slice], 0)
+        material_keys = communicator.GatherInts(material_keys, 0)
         starts = communicator.GatherInts([int(i) for i in first_owned], 0)
         ends = communicator.GatherInts([int(i) for i in distributed.OwnedNodeIds()], 0)
         ghosts = communicator.GatherDoubles([float(distributed.NumberOfGhosts()),
@@ -95,6 +100,9 @@ def main(folder, out, parallel_type):
                      "timings": np.array(timings), "timing_names": np.array(["loop", *phases]),
                      "pieces_read": np.array([p[0] for p in pieces], dtype=np.int64),
                      "clusters_held": np.array([p[1] for p in pieces], dtype=np.int64),
+                     "clusters_slice": np.array([p[2] for p in pieces], dtype=np.int64),
+                     **{f"cluster_material_keys_{r}": np.asarray(k, dtype=np.int64)
+                        for r, k in enumerate(material_keys)},
                      **{f"start_{r}": np.asarray(s, dtype=np.int64) for r, s in enumerate(starts)},
                      **{f"end_{r}": np.asarray(e, dtype=np.int64) for r, e in enumerate(ends)}}
     table = BondTable(strategy, distributed, communicator)

@@ -4,8 +4,8 @@ bisection and the ghost layer around it), initialises the strategy on them
 and takes its ghosts from their owners, where the whole-file start
 ("mpi_settings": {"read": "whole"}) has every rank read and initialise every
 sphere. Both must give the serial run's bits, and the same decomposition.
-With clusters every rank reads the cluster file and makes the members of
-the clusters it keeps; the continuum strategy's pieces reach every bond
+With clusters each rank reads a slice of the cluster file, then the
+clusters it keeps, and makes their members; the continuum strategy's pieces reach every bond
 partner of the spheres kept, and with embedded spheres deleted at the
 start, their hosts; rank 0 works out the serial run's shrinks of
 overlapping spheres. (A checkpoint continued on another number of ranks
@@ -117,13 +117,14 @@ def test_an_inlet_run_reads_pieces_whose_layer_reaches_the_spheres_to_come(tmp_p
 @pytest.mark.parametrize("ranks", [2, 4])
 def test_a_cluster_box_s_pieces_make_the_members_of_the_clusters_each_rank_keeps(tmp_path, ranks):
     # 128 floor spheres and 48 three-sphere clusters thrown at 1 m/s and
-    # 30 rad/s (mpi_dem_clusters_case.py), 1,000 steps. Every rank reads the
-    # cluster file, counts every cluster's members in the first bisection
-    # (the serial run's rows after the file's spheres) and keeps the
+    # 30 rad/s (mpi_dem_clusters_case.py), 1,000 steps. Each rank reads a
+    # slice of 1/P of the cluster file, whose members count in the first
+    # bisection (the serial run's rows after the file's spheres), then the
     # clusters whose centre lies in its box or layer (2 D wider, D the
     # members' reach): it makes only their members, with the serial run's
-    # ids and keys. The owners at the start are the whole-file start's;
-    # spheres, members and cluster states are the serial run's bits.
+    # ids and keys (the slices' member counts scanned over the ranks). The
+    # owners at the start are the whole-file start's; spheres, members and
+    # cluster states are the serial run's bits.
     box = dict(n=4, layers=3, spacing=0.038, seed=11)
     spheres, clusters = WriteClusterBox(tmp_path / "bed", **box)
     serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
@@ -131,10 +132,17 @@ def test_a_cluster_box_s_pieces_make_the_members_of_the_clusters_each_rank_keeps
     WriteClusterBox(tmp_path / "whole", **box, keys={"mpi_settings": {"read": "whole"}})
     whole = RunBed(tmp_path / "whole", tmp_path / "whole.npz", ranks)
     read, held = distributed["pieces_read"], distributed["clusters_held"]
+    sliced = distributed["clusters_slice"]
     print(f"{ranks} ranks: spheres read {read.tolist()} of {spheres}, clusters kept "
-          f"{held.tolist()} of {clusters}")
+          f"{held.tolist()} of {clusters} (slices {sliced.tolist()})")
     assert (read > 0).all() and (read < spheres).all(), read
     assert (held > 0).all() and (held < clusters).all() and held.sum() >= clusters, held
+    # No rank read the cluster file whole: a slice, then the clusters it keeps.
+    assert sliced.sum() == clusters and (sliced <= -(-clusters // ranks)).all(), sliced
+    # The clusters' material (id 3) starts at the first cluster's first
+    # member, row `spheres`, on every rank (the least key over the slices).
+    for r in range(ranks):
+        assert distributed[f"cluster_material_keys_{r}"].tolist() == [3, spheres], r
     assert len(serial["ids"]) == spheres + 3 * clusters
     # The bisection of the same centres (the members' by the same
     # arithmetic) as the whole-file start's: the same owners.
@@ -156,10 +164,11 @@ def test_a_deck_of_clusters_only_starts_from_pieces(tmp_path):
     os.remove(tmp_path / "bed" / "bedDEM.mdpa")
     serial = RunBed(tmp_path / "bed", tmp_path / "serial.npz")
     distributed = RunBed(tmp_path / "bed", tmp_path / "mpi.npz", 2)
-    held = distributed["clusters_held"]
-    print(f"clusters only: clusters kept {held.tolist()} of {clusters}")
+    held, sliced = distributed["clusters_held"], distributed["clusters_slice"]
+    print(f"clusters only: clusters kept {held.tolist()} of {clusters} (slices {sliced.tolist()})")
     assert (distributed["pieces_read"] == 0).all(), distributed["pieces_read"]
     assert (held > 0).all() and (held < clusters).all(), held
+    assert sliced.tolist() == [clusters // 2, clusters - clusters // 2], sliced
     assert len(serial["ids"]) == 3 * clusters
     AssertSpheresBitwise(serial, distributed)
     np.testing.assert_array_equal(distributed["clusters"], serial["clusters"])
@@ -510,6 +519,33 @@ def test_one_rank_s_piece_is_the_whole_file(tmp_path):
     assert piece.layer == 1.05 * (2.0 * piece.largest_radius + 0.001)
     ((low, high),) = piece.boxes
     assert all(v == -np.inf for v in low) and all(v == np.inf for v in high)
+
+
+def test_a_cluster_file_with_conditions_is_refused_naming_it(tmp_path):
+    # The cluster file is read in pieces (its connectivity first): a
+    # condition in it is an error naming the file, before any cluster is read.
+    import tessera
+    from tessera import _dem
+
+    folder = tmp_path / "bed"
+    WriteBed(folder, steps=10)
+    clusters_path = tmp_path / "bedDEM_Clusters.mdpa"
+    clusters_path.write_text("Begin Properties 1\nEnd Properties\n"
+                             "Begin Nodes\n1 0 0 0\n2 1 0 0\n3 0 1 0\nEnd Nodes\n"
+                             "Begin Elements Cluster3D\n1 1 1\nEnd Elements\n"
+                             "Begin Conditions RigidFace3D3N\n1 1 1 2 3\nEnd Conditions\n")
+    model = tessera.Model()
+    part = model.CreateModelPart("SpheresPart")
+    part.AddNodalSolutionStepVariable(tessera.GetVariable("RADIUS"))
+    read = []
+    with pytest.raises(tessera.Error) as error:
+        _dem.ReadSpheresPiece(str(folder / "bedDEM.mdpa"), part, tessera.SerialCommunicator(), 0.001,
+                              read_next_files=lambda n, e, c: (n, e, c, n, max(e, c)),
+                              clusters_path=str(clusters_path),
+                              clusters=model.CreateModelPart("ClusterPart"),
+                              assign_cluster_materials=lambda: read.append(1))
+    assert str(clusters_path) in str(error.value) and "1 conditions" in str(error.value), error.value
+    assert read == []
 
 
 def test_a_bonded_piece_reaches_the_longest_bond_beyond_the_widest_layer(tmp_path):

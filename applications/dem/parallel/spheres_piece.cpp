@@ -6,6 +6,7 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <unordered_map>
 #include <unordered_set>
 
 #include "applications/dem/elements/spheric_particle.h"
@@ -44,6 +45,185 @@ double PieceBonds::LongestBond(double largest_radius, double search_tolerance) c
                   largest_range >= 0.0 ? touch * (1.0 + largest_range) : 0.0);
 }
 
+namespace {
+
+// The cluster file's largest ids, once its connectivity is read; a cluster
+// (Cluster3D) has one node, its centre, and the file no condition.
+void ReadClusterMaxIds(const std::string& path, const MeshGraph& graph, SpheresPiece& piece) {
+  for (std::size_t e = 0; e < graph.NumberOfElements(); ++e)
+    if (graph.element_offsets[e + 1] - graph.element_offsets[e] != 1)
+      TESSERA_ERROR(path, ": element ", graph.element_ids[e], " has ",
+                    graph.element_offsets[e + 1] - graph.element_offsets[e],
+                    " nodes; the distributed start reads clusters (one node each, the centre)");
+  if (graph.NumberOfConditions() > 0)
+    TESSERA_ERROR(path, ": ", graph.NumberOfConditions(),
+                  " conditions; the distributed start reads clusters only");
+  for (IdType id : graph.node_ids)
+    piece.clusters_max_node_id = std::max(piece.clusters_max_node_id, id);
+  for (IdType id : graph.element_ids)
+    piece.clusters_max_element_id = std::max(piece.clusters_max_element_id, id);
+}
+
+// This rank's slice of the cluster file (1/P of its clusters, by position):
+// per cluster, in file order, its element and node ids, its centre and the
+// number of its first member among all the file's members; the members'
+// centres and radii (for the first bisection), in the same order.
+struct ClusterSlice {
+  std::vector<IdType> element_ids, node_ids;
+  std::vector<Array3> centres;
+  std::vector<std::int64_t> first_member;
+  std::vector<Array3> member_centres;
+  std::vector<double> member_radii;
+};
+
+// Reads the slice into the clusters' root, then empties it again. Sets the
+// piece's member count, each cluster material's first key (the least over
+// the slices) and the members' reach (the largest over the slices).
+ClusterSlice ReadClusterSlice(const PieceStart& start, MdpaReadOptions options,
+                              const MeshGraph& graph, const Communicator& communicator,
+                              std::int64_t spheres, SpheresPiece& piece) {
+  const int rank = communicator.Rank(), ranks = communicator.Size();
+  const std::size_t count = graph.NumberOfElements();
+  const std::size_t first = count * static_cast<std::size_t>(rank) / ranks;
+  const std::size_t last = count * static_cast<std::size_t>(rank + 1) / ranks;
+  const std::size_t m = last - first;
+  ClusterSlice slice;
+  std::unordered_map<IdType, std::size_t> position;
+  for (std::size_t e = first; e < last; ++e) {
+    slice.element_ids.push_back(graph.element_ids[e]);
+    slice.node_ids.push_back(
+        graph.element_nodes[static_cast<std::size_t>(graph.element_offsets[e])]);
+    position.emplace(graph.element_ids[e], e - first);
+  }
+  MdpaPiece read{slice.node_ids, slice.element_ids, {}};
+  std::sort(read.elements.begin(), read.elements.end());
+  std::sort(read.nodes.begin(), read.nodes.end());
+  read.nodes.erase(std::unique(read.nodes.begin(), read.nodes.end()), read.nodes.end());
+  options.piece = &read;
+  ModelPart& clusters = *start.clusters;
+  MdpaReader(options).ReadFile(start.clusters_path, clusters);
+  start.assign_cluster_materials();
+  piece.clusters_in_slice = m;
+
+  std::vector<ClusterMemberSpheres> members(m);
+  std::vector<IdType> material(m);
+  slice.centres.resize(m);
+  std::map<std::string, ClusterGeometry> files;  // each .clu read once
+  double reach = 0.0;
+  for (const Element& element : clusters.Elements()) {
+    const auto at = position.find(element.Id());
+    if (at == position.end())
+      TESSERA_ERROR(start.clusters_path, ": cluster ", element.Id(),
+                    " read outside this rank's slice of the file");
+    const std::size_t k = at->second;
+    members[k] = MembersOfCluster(element, clusters, files);
+    material[k] = element.GetProperties().Id();
+    slice.centres[k] = clusters.Nodal().Coordinates(element.GetGeometry().NodeIndex(0));
+    reach = std::max(reach, members[k].reach);
+  }
+  // The members' numbers: the slices' counts scanned in rank order.
+  std::int64_t in_slice = 0;
+  slice.first_member.resize(m);
+  for (std::size_t k = 0; k < m; ++k) {
+    slice.first_member[k] = in_slice;
+    in_slice += static_cast<std::int64_t>(members[k].centres.size());
+  }
+  const std::vector<std::int64_t> totals = communicator.AllGather(in_slice);
+  std::int64_t before = 0;
+  for (int r = 0; r < ranks; ++r) {
+    if (r < rank) before += totals[static_cast<std::size_t>(r)];
+    piece.cluster_members += totals[static_cast<std::size_t>(r)];
+  }
+  for (std::int64_t& number : slice.first_member) number += before;
+  // Each material's first key: of the first cluster using it (the least).
+  const auto flat = [](const std::map<IdType, std::int64_t>& keys) {
+    std::vector<std::int64_t> pairs;
+    for (const auto& [id, key] : keys)
+      pairs.insert(pairs.end(), {static_cast<std::int64_t>(id), key});
+    return pairs;
+  };
+  std::map<IdType, std::int64_t> least;
+  for (std::size_t k = 0; k < m; ++k) least.emplace(material[k], spheres + slice.first_member[k]);
+  const std::vector<std::vector<std::int64_t>> parts = communicator.Gather(flat(least), 0);
+  least.clear();
+  for (const std::vector<std::int64_t>& part : parts)  // (rank 0's only)
+    for (std::size_t k = 0; k + 1 < part.size(); k += 2) {
+      const auto [at, added] = least.emplace(static_cast<IdType>(part[k]), part[k + 1]);
+      if (!added) at->second = std::min(at->second, part[k + 1]);
+    }
+  std::vector<std::int64_t> pairs = flat(least);
+  communicator.Broadcast(pairs, 0);
+  for (std::size_t k = 0; k + 1 < pairs.size(); k += 2)
+    piece.cluster_material_keys.emplace_back(static_cast<IdType>(pairs[k]), pairs[k + 1]);
+  piece.cluster_reach = communicator.MaxAll(reach);
+  for (std::size_t k = 0; k < m; ++k) {
+    slice.member_centres.insert(slice.member_centres.end(), members[k].centres.begin(),
+                                members[k].centres.end());
+    slice.member_radii.insert(slice.member_radii.end(), members[k].radii.begin(),
+                              members[k].radii.end());
+  }
+  // The slice is done with; the clusters this rank keeps are read after the
+  // bisection (ReadKeptClusters).
+  for (Element& element : clusters.Elements()) {
+    element.Set(TO_ERASE, true);
+    Node(&clusters.Nodal(), element.GetGeometry().NodeIndex(0)).Set(TO_ERASE, true);
+  }
+  clusters.RemoveElementsFlagged(TO_ERASE);
+  clusters.RemoveNodesFlagged(TO_ERASE);
+  return slice;
+}
+
+// Each slice cluster to the ranks that keep it (its centre's owner in the
+// first bisection and the ranks whose layer holds the centre, as
+// DistributedDem::Start keeps a member by its cluster's centre); then this
+// rank's clusters read and numbered as the serial run numbers them.
+void ReadKeptClusters(const PieceStart& start, MdpaReadOptions options, const ClusterSlice& slice,
+                      const Communicator& communicator, SpheresPiece& piece) {
+  const int rank = communicator.Rank(), ranks = communicator.Size();
+  const PeriodicBox& periodic = piece.periodic;
+  std::vector<int> others;
+  for (int r = 0; r < ranks; ++r)
+    if (r != rank) others.push_back(r);
+  std::vector<std::vector<double>> send(others.size());
+  std::vector<double> mine;
+  for (std::size_t k = 0; k < slice.element_ids.size(); ++k) {
+    const Array3 x = periodic.active ? periodic.Wrap(slice.centres[k]) : slice.centres[k];
+    const int owner = RcbOwner(piece.boxes, x);
+    const double triple[3] = {static_cast<double>(slice.element_ids[k]),
+                              static_cast<double>(slice.node_ids[k]),
+                              static_cast<double>(slice.first_member[k])};
+    for (int r = 0; r < ranks; ++r) {
+      if (r != owner && !WithinPeriodicLayer(piece.boxes[r], x, piece.layer, periodic)) continue;
+      std::vector<double>& to = r == rank ? mine : send[r < rank ? r : r - 1];
+      to.insert(to.end(), triple, triple + 3);
+    }
+  }
+  std::vector<std::vector<double>> received = communicator.Exchange(others, send);
+  received.push_back(std::move(mine));
+  std::map<IdType, std::int64_t> first_member;  // by element id
+  MdpaPiece read;
+  for (const std::vector<double>& part : received)
+    for (std::size_t k = 0; k + 2 < part.size(); k += 3) {
+      first_member.emplace(static_cast<IdType>(part[k]), static_cast<std::int64_t>(part[k + 2]));
+      read.nodes.push_back(static_cast<IdType>(part[k + 1]));
+    }
+  for (const auto& entry : first_member) read.elements.push_back(entry.first);
+  std::sort(read.nodes.begin(), read.nodes.end());
+  read.nodes.erase(std::unique(read.nodes.begin(), read.nodes.end()), read.nodes.end());
+  options.piece = &read;
+  ModelPart& clusters = *start.clusters;
+  MdpaReader(options).ReadFile(start.clusters_path, clusters);
+  start.assign_cluster_materials();
+  for (const Element& element : clusters.Elements()) {
+    const std::int64_t number = first_member.at(element.Id());
+    piece.cluster_first_node_ids.push_back(piece.first_member_node + static_cast<IdType>(number));
+    piece.cluster_first_element_ids.push_back(piece.first_member_element +
+                                              static_cast<IdType>(number));
+  }
+}
+
+}  // namespace
+
 SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
                               MdpaReadOptions options, const Communicator& communicator,
                               const PieceStart& start) {
@@ -67,10 +247,25 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
   piece.total_spheres = static_cast<std::int64_t>(n);
   for (IdType id : graph.node_ids) piece.max_node_id = std::max(piece.max_node_id, id);
   for (IdType id : graph.element_ids) piece.max_element_id = std::max(piece.max_element_id, id);
-  std::array<IdType, 2> member_ids{0, 0};
-  if (start.read_next_files)
-    member_ids =
+  // The cluster file's connectivity, numbered after the files before it.
+  const bool with_clusters = start.clusters != nullptr && !start.clusters_path.empty();
+  MdpaReadOptions cluster_options;
+  MeshGraph cluster_graph;
+  if (with_clusters) {
+    if (!start.read_next_files || !start.assign_cluster_materials)
+      TESSERA_ERROR("ReadSpheresPiece: clusters need read_next_files and assign_cluster_materials");
+    const std::array<IdType, 5> next =
         start.read_next_files(piece.max_node_id, piece.max_element_id, piece.max_condition_id);
+    cluster_options.renumber = true;
+    cluster_options.node_id_offset = next[0];
+    cluster_options.element_id_offset = next[1];
+    cluster_options.condition_id_offset = next[2];
+    MdpaReader(cluster_options).ReadMeshGraph(start.clusters_path, cluster_graph);
+    ReadClusterMaxIds(start.clusters_path, cluster_graph, piece);
+    piece.first_member_node = std::max(next[3], piece.clusters_max_node_id) + 1;
+    piece.first_member_element =
+        std::max({next[4], piece.clusters_max_element_id, piece.clusters_max_condition_id}) + 1;
+  }
 
   // This rank's slice: spheres [first, last) by position in the file.
   const std::size_t first = n * static_cast<std::size_t>(rank) / ranks;
@@ -107,36 +302,16 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
     }
   }
   // The clusters' members, rows of the serial run after the file's spheres
-  // in the clusters' order: each cluster's first (from 0), each material's
-  // first key; the members of this rank's slice of the clusters count in the
-  // bisection and the largest radius.
-  std::vector<std::int64_t> first_member;
-  std::vector<Array3> member_centres;
-  if (start.clusters != nullptr && start.clusters->NumberOfElements() > 0) {
-    ModelPart& clusters = *start.clusters;
-    const std::size_t count = clusters.NumberOfElements();
-    const std::size_t slice_first = count * static_cast<std::size_t>(rank) / ranks;
-    const std::size_t slice_last = count * static_cast<std::size_t>(rank + 1) / ranks;
-    std::map<std::string, ClusterGeometry> files;
-    std::map<IdType, std::int64_t> material_key;
-    std::int64_t members = 0;
-    for (const Element& element : clusters.Elements()) {
-      const std::size_t k = first_member.size();
-      const ClusterMemberSpheres m = MembersOfCluster(element, clusters, files);
-      first_member.push_back(members);
-      material_key.emplace(element.GetProperties().Id(), static_cast<std::int64_t>(n) + members);
-      piece.cluster_reach = std::max(piece.cluster_reach, m.reach);
-      if (k >= slice_first && k < slice_last) {
-        member_centres.insert(member_centres.end(), m.centres.begin(), m.centres.end());
-        for (const double radius : m.radii) largest = std::max(largest, radius);
-      }
-      members += static_cast<std::int64_t>(m.centres.size());
-    }
-    piece.cluster_members = members;
-    piece.first_member_node = member_ids[0];
-    piece.first_member_element = member_ids[1];
-    piece.cluster_material_keys.assign(material_key.begin(), material_key.end());
+  // in the clusters' order: this rank's slice of the clusters read, their
+  // members counted in the bisection and the largest radius.
+  ClusterSlice cluster_slice;
+  if (with_clusters) {
+    cluster_slice = ReadClusterSlice(start, cluster_options, cluster_graph, communicator,
+                                     static_cast<std::int64_t>(n), piece);
+    cluster_graph = MeshGraph{};
+    for (const double radius : cluster_slice.member_radii) largest = std::max(largest, radius);
   }
+  std::vector<Array3>& member_centres = cluster_slice.member_centres;
   // The periodic domain, then the centres wrapped into it as the strategy
   // wraps them.
   PeriodicBox& periodic = piece.periodic;
@@ -185,29 +360,8 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
     member_centres = std::vector<Array3>{};
     piece.boxes = DistributedRecursiveCoordinateBisection(points, ranks, {}, communicator);
   }
-  if (!first_member.empty()) {
-    // The clusters whose centre this rank keeps (DistributedDem::Start keeps
-    // a member by its cluster's centre), numbered as the serial run numbers
-    // them; the others are removed with their centre nodes.
-    ModelPart& clusters = *start.clusters;
-    std::size_t k = 0;
-    for (Element& element : clusters.Elements()) {
-      const std::size_t node = element.GetGeometry().NodeIndex(0);
-      const Array3 centre = clusters.Nodal().Coordinates(node);
-      const Array3 x = periodic.active ? periodic.Wrap(centre) : centre;
-      if (RcbOwner(piece.boxes, x) == rank ||
-          WithinPeriodicLayer(piece.boxes[rank], x, piece.layer, periodic)) {
-        piece.cluster_first_node_ids.push_back(member_ids[0] + first_member[k]);
-        piece.cluster_first_element_ids.push_back(member_ids[1] + first_member[k]);
-      } else {
-        element.Set(TO_ERASE, true);
-        Node(&clusters.Nodal(), node).Set(TO_ERASE, true);
-      }
-      ++k;
-    }
-    clusters.RemoveElementsFlagged(TO_ERASE);
-    clusters.RemoveNodesFlagged(TO_ERASE);
-  }
+  if (with_clusters) ReadKeptClusters(start, cluster_options, cluster_slice, communicator, piece);
+  cluster_slice = ClusterSlice{};
 
   // Each slice sphere to its owner and to the ranks whose layer holds it:
   // (element id, node id, key) triples.

@@ -22,10 +22,12 @@
 // its bonds are made on the piece at start, and a sphere's bond constants
 // depend on all its bonds (the section weights, continuum_bonds.h), so every
 // sphere the ranks keep has all its bond partners in the piece (PieceBonds).
-// With clusters every rank reads the cluster file whole, counts every
-// cluster's members (rows of the serial run after the file's spheres) and
-// keeps the clusters whose centre its box or layer holds: only their members
-// are made, with the serial run's ids and keys. What the piece cannot decide
+// The cluster file goes the same way: its connectivity, then a slice of 1/P
+// of its clusters, whose members (rows of the serial run after the file's
+// spheres) count in the first bisection and whose member counts, scanned
+// over the ranks, number every member as the serial run does; then each rank
+// reads the clusters whose centre its box or layer holds and makes only
+// their members, with the serial run's ids and keys. What the piece cannot decide
 // alone, the particle materials' order (SetParticleMaterialOrder), the
 // time-step estimate and the automatic bounding box, is reduced over the
 // ranks.
@@ -86,16 +88,23 @@ struct PieceStart {
   // 2 R_max farther, so that a sphere it keeps (or bonds) is deleted or not
   // as in the serial run.
   bool removes_embedded = false;
-  // Called once the file's connectivity is read, with its largest node,
-  // element and condition ids (renumbered): reads the files that follow it
-  // (the walls', the clusters' into `clusters`, whole) and returns the first
-  // node and element id of the clusters' members (after every id read, as
-  // the serial run numbers them).
-  std::function<std::array<IdType, 2>(IdType, IdType, IdType)> read_next_files;
-  // The Cluster3D model part (root), or null: its clusters' members count in
-  // the first bisection as the rows they become; the piece keeps the
-  // clusters whose centre its rank keeps, and the others are removed.
+  // With clusters: called once the sphere file's connectivity is read, with
+  // its largest node, element and condition ids (renumbered); reads the
+  // files between it and the cluster file (the walls', whole) and returns
+  // the offsets the cluster file's ids are renumbered from (node, element,
+  // condition) and the largest node id and element-or-condition id read so
+  // far (the clusters' members are numbered after every id read, as the
+  // serial run numbers them).
+  std::function<std::array<IdType, 5>(IdType, IdType, IdType)> read_next_files;
+  // The cluster file, read in pieces into `clusters` (the Cluster3D root,
+  // empty; null: no clusters): its slice's clusters count in the first
+  // bisection as the rows their members become, then the piece keeps the
+  // clusters whose centre its rank keeps. After each read
+  // `assign_cluster_materials` gives them their materials (the .clu files
+  // the members come from).
+  std::string clusters_path;
   ModelPart* clusters = nullptr;
+  std::function<void()> assign_cluster_materials;
 };
 
 struct SpheresPiece {
@@ -122,6 +131,10 @@ struct SpheresPiece {
   IdType first_member_node = 0, first_member_element = 0;
   double cluster_reach = 0.0;
   std::vector<IdType> cluster_first_node_ids, cluster_first_element_ids;
+  // The cluster file's largest ids (renumbered), and how many of its
+  // clusters this rank read to count and bisect (its slice).
+  IdType clusters_max_node_id = 0, clusters_max_element_id = 0, clusters_max_condition_id = 0;
+  std::size_t clusters_in_slice = 0;
   // Each cluster material's first key (of its first cluster's first member).
   std::vector<std::pair<IdType, std::int64_t>> cluster_material_keys;
 

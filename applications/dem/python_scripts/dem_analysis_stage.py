@@ -745,23 +745,25 @@ class DEMAnalysisStage(AnalysisStage):
 
         sphere_path = f"{self.problem_name}{MODEL_PART_FILES[0][1]}.mdpa"
 
-        def read_walls_and_clusters(*sphere_ids):
+        def read_walls(*sphere_ids):
             # From pieces with clusters, once the sphere file's ids are known:
-            # the walls' and clusters' files (their members count in the
-            # first bisection), and the members' first ids after every id
-            # read (CreateClusterSpheresAfterIds).
+            # the walls' file whole; the offsets of the cluster file's ids,
+            # and the largest ids so far (the members are numbered after
+            # every id read: CreateClusterSpheresAfterIds).
             if os.path.isfile(sphere_path):
                 advance(sphere_ids)
             ids = [sphere_ids]
-            for name, suffix in MODEL_PART_FILES[1:3]:
-                path = f"{self.problem_name}{suffix}.mdpa"
-                if os.path.isfile(path):
-                    ids.append(read_whole(name, path))
-                    advance(ids[-1])
+            name, suffix = MODEL_PART_FILES[1]
+            path = f"{self.problem_name}{suffix}.mdpa"
+            if os.path.isfile(path):
+                ids.append(read_whole(name, path))
+                advance(ids[-1])
+            return (nodes, elements, conditions, max(i[0] for i in ids), max(max(i[1:]) for i in ids))
+
+        def assign_cluster_materials():
             # The clusters' materials name their .clu files (the whole
-            # file's materials are assigned after the read, these again).
+            # deck's materials are assigned after the read, these again).
             self.ReadMaterialsFile(roots=["ClusterPart"])
-            return max(i[0] for i in ids) + 1, max(max(i[1:]) for i in ids) + 1
 
         for name, suffix in MODEL_PART_FILES:
             if name == "DEMInletPart" and not self.DEM_parameters["dem_inlet_option"].GetBool():
@@ -770,15 +772,18 @@ class DEMAnalysisStage(AnalysisStage):
             exists = os.path.isfile(path)
             if name == "SpheresPart" and pieces and distributed_run.HoldsClusters(self):
                 # (Also without a sphere file: a deck of clusters only.)
-                n, e, c = distributed_run.ReadSpheresPieces(
+                clusters_path = f"{self.problem_name}{MODEL_PART_FILES[2][1]}.mdpa"
+                spheres_ids, clusters_ids = distributed_run.ReadSpheresPieces(
                     self, path if exists else "", (nodes, elements, conditions),
-                    read_walls_and_clusters)
-                largest = [max(a, b) for a, b in zip(largest, (n, e, c))]
+                    (read_walls, clusters_path, assign_cluster_materials))
+                advance(clusters_ids)
+                largest = [max(a, b) for a, b in zip(largest, spheres_ids)]
+                done.add("ClusterPart")
                 continue
             if name in done or not exists:
                 continue
             if name == "SpheresPart" and pieces:
-                n, e, c = distributed_run.ReadSpheresPieces(self, path, (nodes, elements, conditions))
+                (n, e, c), _ = distributed_run.ReadSpheresPieces(self, path, (nodes, elements, conditions))
             else:
                 n, e, c = read_whole(name, path)
             advance((n, e, c))

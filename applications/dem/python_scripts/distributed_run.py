@@ -204,14 +204,16 @@ def _WallNodesBox(stage):
             [max((x[k] for x in points), default=-inf) for k in range(3)])
 
 
-def ReadSpheresPieces(stage, path, offsets, read_walls_and_clusters=None):
+def ReadSpheresPieces(stage, path, offsets, clusters=None):
     """Each rank reads its piece of the sphere file (spheres_piece.h) into
     SpheresPart; the piece is kept for the solver (materials, time step,
-    bounding box, DistributedDem.StartFromPiece). With clusters,
-    read_walls_and_clusters(node, element, condition) reads the walls' and
-    clusters' files once the file's largest ids are known and returns the
-    members' first ids; the clusters a rank does not keep are removed.
-    Returns the whole file's largest ids."""
+    bounding box, DistributedDem.StartFromPiece). With clusters, `clusters`
+    is (read_walls, path, assign_materials): read_walls(node, element,
+    condition) reads the walls' file once the sphere file's largest ids are
+    known and returns the cluster file's id offsets and the largest ids so
+    far; the cluster file at `path` is read in pieces into ClusterPart,
+    assign_materials() after each read. Returns the sphere file's and the
+    cluster file's largest ids (node, element, condition)."""
     p = stage.DEM_parameters
     absolute = p["DeltaOption"].GetString() == "Absolute"
     tolerance = p["SearchTolerance"].GetDouble() if absolute else 0.0
@@ -235,11 +237,21 @@ def ReadSpheresPieces(stage, path, offsets, read_walls_and_clusters=None):
                                   tolerance, *offsets, **periodic, **bonds,
                                   least_largest_radius=_LargestInletRadius(stage),
                                   removes_embedded=p["RemoveBallsInEmbeddedOption"].GetBool(),
-                                  read_next_files=read_walls_and_clusters,
-                                  clusters=stage.model.GetModelPart("ClusterPart")
-                                  if read_walls_and_clusters else None)
+                                  **_ClusterPieces(stage, clusters))
     stage.spheres_piece = piece
-    return piece.max_node_id, piece.max_element_id, piece.max_condition_id
+    return ((piece.max_node_id, piece.max_element_id, piece.max_condition_id),
+            (piece.clusters_max_node_id, piece.clusters_max_element_id,
+             piece.clusters_max_condition_id))
+
+
+def _ClusterPieces(stage, clusters):
+    """ReadSpheresPiece's keyword arguments for the cluster file (none without)."""
+    if clusters is None:
+        return {}
+    read_walls, path, assign_materials = clusters
+    return dict(read_next_files=read_walls, clusters_path=path,
+                clusters=stage.model.GetModelPart("ClusterPart"),
+                assign_cluster_materials=assign_materials)
 
 
 def AllIds(communicator, ids):

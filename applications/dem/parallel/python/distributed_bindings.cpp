@@ -177,6 +177,12 @@ void BindDistributed(py::module_& m) {
       .def_readonly("cluster_members", &SpheresPiece::cluster_members)
       .def_readonly("first_member_node", &SpheresPiece::first_member_node)
       .def_readonly("first_member_element", &SpheresPiece::first_member_element)
+      .def_readonly("clusters_max_node_id", &SpheresPiece::clusters_max_node_id)
+      .def_readonly("clusters_max_element_id", &SpheresPiece::clusters_max_element_id)
+      .def_readonly("clusters_max_condition_id", &SpheresPiece::clusters_max_condition_id)
+      .def_readonly("clusters_in_slice", &SpheresPiece::clusters_in_slice)
+      .def_readonly("cluster_material_keys", &SpheresPiece::cluster_material_keys,
+                    "(material id, key of its first cluster's first member) per cluster material")
       .def_property_readonly("boxes", [](const SpheresPiece& p) { return AsPairs(p.boxes); })
       .def_property_readonly(
           "periodic_box",
@@ -196,11 +202,14 @@ void BindDistributed(py::module_& m) {
          double least_largest_radius, bool bonds_made, double largest_bond_range,
          bool kratos_broken_bonds, bool removes_embedded, double automatic_factor,
          const std::array<double, 3>& automatic_low, const std::array<double, 3>& automatic_high,
-         std::function<std::array<IdType, 2>(IdType, IdType, IdType)> read_next_files,
-         ModelPart* clusters) {
+         std::function<std::array<IdType, 5>(IdType, IdType, IdType)> read_next_files,
+         const std::string& clusters_path, ModelPart* clusters,
+         std::function<void()> assign_cluster_materials) {
         PieceStart start;
         start.read_next_files = std::move(read_next_files);
+        start.clusters_path = clusters_path;
         start.clusters = clusters;
+        start.assign_cluster_materials = std::move(assign_cluster_materials);
         start.search_tolerance = search_tolerance;
         if (!periodic_axes.empty()) {
           if (periodic_axes.size() != 3)
@@ -235,7 +244,8 @@ void BindDistributed(py::module_& m) {
       py::arg("automatic_factor") = 0.0,
       py::arg("automatic_low") = std::array<double, 3>{kInf, kInf, kInf},
       py::arg("automatic_high") = std::array<double, 3>{-kInf, -kInf, -kInf},
-      py::arg("read_next_files") = py::none(), py::arg("clusters") = nullptr,
+      py::arg("read_next_files") = py::none(), py::arg("clusters_path") = std::string(),
+      py::arg("clusters") = nullptr, py::arg("assign_cluster_materials") = py::none(),
       "Collective: reads into the empty root model_part this rank's piece of the sphere file "
       "(renumbered consecutively from the offsets, as the DEM stage reads it): the spheres in "
       "its box of the first bisection or within the ghost layer of it; periodic_axes (three "
@@ -246,10 +256,13 @@ void BindDistributed(py::module_& m) {
       "the spheres kept; removes_embedded (RemoveBallsInEmbeddedOption): 2 R_max farther; "
       "automatic_factor > 0 (AutomaticBoundingBoxOption with the periodic domain): the domain "
       "is the box of every centre and of [automatic_low, automatic_high], scaled; "
-      "read_next_files(node, element, condition): called with the file's largest ids, reads "
-      "the files after it and returns the clusters' members' first node and element ids; "
-      "clusters: the Cluster3D root, read whole: its members count in the bisection and the "
-      "clusters this rank does not keep are removed");
+      "with clusters, read_next_files(node, element, condition): called with the file's "
+      "largest ids, reads the files between it and the cluster file and returns the offsets "
+      "the cluster file's ids start from (node, element, condition) and the largest node and "
+      "element-or-condition id read so far; clusters_path: the cluster file, read in pieces "
+      "into clusters (the Cluster3D root): a slice of it, whose members count in the "
+      "bisection, then the clusters this rank keeps; assign_cluster_materials() after each "
+      "read");
   m.def("ShareInitialShrinks", &ShareInitialShrinks, py::arg("strategy"), py::arg("spheres"),
         py::arg("clusters"), py::arg("piece"), py::arg("settings"), py::arg("sort_rows_frequency"),
         py::arg("communicator"), py::keep_alive<1, 2>(), py::keep_alive<1, 7>(),
