@@ -18,16 +18,17 @@ cross the cut: tests/python/test_mpi_moreau_jean.py bounds it). On a host
 shared with other jobs the times are noisy: the load average is printed;
 alternate and repeat the runs (--rounds).
 
-`--balance count,contacts --rebalance-every N` runs each sweeps_per_exchange
-with each balance of the ranks' boxes (mpi_settings.balance: "count" the
-spheres, "contacts" the contacts to sweep; a new bisection every N steps
-where the loads differ at all); without them the deck's defaults (count,
+`--balance count,contacts,time --rebalance-every N` runs each
+sweeps_per_exchange with each balance of the ranks' boxes
+(mpi_settings.balance: "count" the spheres, "contacts" the contacts to
+sweep, "time" the contacts by the ranks' measured sweep speeds; a new
+bisection every N steps where the loads, or times, differ at all); without them the deck's defaults (count,
 every 1000 steps: no new bisection in these runs). The contacts each rank
 swept in the last step are printed too.
 
     PYTHONPATH=build/python /usr/bin/python3 benchmarks/nonsmooth_mpi_benchmark.py
         [--nx 7 --ny 7 --nz 6 --steps 150] [--sweeps-per-exchange 1,2,4] [--rounds 2]
-        [--balance count,contacts --rebalance-every 10]
+        [--balance count,contacts,time --rebalance-every 10]
 """
 import argparse
 import os
@@ -65,7 +66,7 @@ def main():
     parser.add_argument("--rounds", type=int, default=1, help="repeat the whole set, alternating")
     parser.add_argument("--workdir", default=None)
     parser.add_argument("--balance", default=None,
-                        help="mpi_settings.balance values to run, comma-separated (count,contacts)")
+                        help="mpi_settings.balance values to run, comma-separated (count,contacts,time)")
     parser.add_argument("--rebalance-every", type=int, default=10,
                         help="with --balance: steps between imbalance checks (threshold 1)")
     args = parser.parse_args()

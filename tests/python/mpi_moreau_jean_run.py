@@ -4,7 +4,8 @@ angular velocity (node ids ascending, each from the rank that owns it),
 the per-step NLGS iterations and interface contacts (History), and for a
 distributed run every rank's ReplicaDigest (the replicas' bits alike) and
 the owned spheres and the contacts swept per rank at the end (of the last
-step), and each box's balanced load at the last bisection; per rank the
+step), and each box's balanced load and each rank's weight at the last
+bisection; per rank the
 loop's wall and CPU
 seconds (seconds); the checkpoint files rank 0 wrote (files); with
 EnergyCalculationOption the run's energies (energies, by name). RESTART: a
@@ -82,7 +83,8 @@ def main(folder, out, parallel_type, restart="-", *settings):
                           "owned": np.array([c[0] for c in counts]),
                           "rebalances": distributed.Rebalances(),
                           "swept": np.array(distributed.SweptContacts()),
-                          "bisection_loads": np.array(distributed.BisectionLoads())})
+                          "bisection_loads": np.array(distributed.BisectionLoads()),
+                          "bisection_weights": np.array(distributed.BisectionWeights())})
     if communicator.Rank() == 0:
         np.savez(out, ids=ids, ranks=communicator.Size(), **values, **extra)
 

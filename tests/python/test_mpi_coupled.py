@@ -274,10 +274,10 @@ def write_error_script(folder, options, dem_settings):
 @pytest.mark.parametrize("options, dem_settings, key", [
     # Every time_integration runs distributed (test_mpi_coupled_implicit.py),
     # wall_model_parts (test_cable_net_...) and Moreau-Jean (below); what
-    # the distributed DEM refuses stops the coupled run too.
-    ({"energy_output": False},
-     {"solver_settings": {"strategy": "moreau_jean_strategy"}, "mpi_settings": {"balance": "time"}},
-     "'mpi_settings.balance'"),
+    # the distributed DEM refuses (here "contacts", which balances
+    # moreau_jean_strategy's sweeps, with the explicit strategy) stops the
+    # coupled run too.
+    ({"energy_output": False}, {"mpi_settings": {"balance": "contacts"}}, "mpi_settings.balance"),
 ])
 def test_unsupported_coupled_option_under_mpi_names_its_key(tmp_path, options, dem_settings, key):
     WritePlateCase(tmp_path / "plate")

@@ -444,6 +444,8 @@ void MoreauJeanStrategy::SolveSolutionStep(double time) {
     split = &split_;
   }
   const NlgsReport report = SolveNlgs(bodies, contacts_, nlgs_, split);
+  split_sweep_seconds_ += report.sweep_seconds;
+  split_swept_contacts_ += static_cast<double>(report.swept_contacts);
   if (settings_.energy_calculation) {
     // Each impulse's loss, -P . 1/2 (U+ + U-), along the normal and in the
     // tangent plane (the header says why).

@@ -153,6 +153,11 @@ class MoreauJeanStrategy {
   const std::vector<std::int64_t>& ContactRowsJ() const { return contact_row_j_; }
   // Of a distributed run (SetRankSplit): the rank that swept each contact of the last step.
   const std::vector<int>& ContactRanks() const { return split_.contact_rank; }
+  // Of a distributed run: this rank's sweep seconds and swept contacts
+  // (NlgsReport) summed over this process' steps (not checkpointed: a
+  // measure of the host, not of the run).
+  double SplitSweepSeconds() const { return split_sweep_seconds_; }
+  double SplitSweptContacts() const { return split_swept_contacts_; }
   // The positions (in the walls' root nodal database) of the nodes of the
   // deformable walls, one per structure node (slot k = entry k); after
   // Initialize. A face with some but not all of its vertices listed is an
@@ -215,6 +220,7 @@ class MoreauJeanStrategy {
   std::vector<Array3> previous_impulses_;
   MoreauJeanStepReport last_;
   std::vector<MoreauJeanStepReport> history_;
+  double split_sweep_seconds_ = 0.0, split_swept_contacts_ = 0.0;
   // energy_calculation: the impulses' normal and tangential losses summed
   // over the steps (see the file comment).
   double dissipated_normal_ = 0.0, dissipated_tangential_ = 0.0;

@@ -2,6 +2,7 @@
 #include "applications/dem/nonsmooth/nlgs_solver.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <numeric>
 #include <random>
@@ -325,6 +326,7 @@ NlgsReport SolveNlgs(NonsmoothBodies& bodies, NonsmoothContacts& c, const NlgsSe
         break;
     }
     double max_dp = 0.0, max_p = 0.0;
+    const auto sweep_start = std::chrono::steady_clock::now();
     for (std::uint32_t k : *order) {
       const Array3 u = swept.frame[k].ToLocal(ContactVelocity(bodies, swept, k));
       const Array3 old = swept.impulse[k];
@@ -343,6 +345,9 @@ NlgsReport SolveNlgs(NonsmoothBodies& bodies, NonsmoothContacts& c, const NlgsSe
       max_p = std::max(max_p, Norm(p));
     }
     if (split != nullptr) {
+      report.sweep_seconds +=
+          std::chrono::duration<double>(std::chrono::steady_clock::now() - sweep_start).count();
+      report.swept_contacts += order->size();
       // Between exchanges only local sweeps. At an exchange the change of
       // each impulse over the whole block decides, the step of the outer
       // (Jacobi) iteration: its sweeps' own changes, small once a rank has

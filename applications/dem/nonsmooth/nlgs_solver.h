@@ -102,6 +102,11 @@ struct NlgsReport {
   double law_residual = 0.0;           // max over contacts of LocalLawResidual (m/s)
   std::size_t interface_contacts = 0;  // with a rank split: those exchanged
   int exchanges = 0;                   // with a rank split: message rounds of the sweeps
+  // With a rank split: the seconds of this rank's sweeps (the exchanges
+  // excluded) and the contacts they swept, summed over the sweeps: the
+  // rank's measured speed ("balance": "time", distributed_moreau_jean.h).
+  double sweep_seconds = 0.0;
+  std::size_t swept_contacts = 0;
 };
 
 // The relative velocity of contact k (world) from the current body velocities.

@@ -17,11 +17,12 @@ DistributedMoreauJean::DistributedMoreauJean(nonsmooth::MoreauJeanStrategy& stra
     : s_(strategy), comm_(std::move(communicator)), settings_(std::move(settings)) {
   rank_ = comm_->Rank();
   size_ = comm_->Size();
-  if (settings_.balance != "count" && settings_.balance != "contacts")
+  if (settings_.balance != "count" && settings_.balance != "contacts" &&
+      settings_.balance != "time")
     TESSERA_ERROR(
-        "\"parallel_type\": \"MPI\" with moreau_jean_strategy balances the spheres' counts or "
-        "their contacts; key 'mpi_settings.balance' is \"",
-        settings_.balance, "\" (\"time\" runs the explicit strategy only)");
+        "\"parallel_type\": \"MPI\" with moreau_jean_strategy balances the spheres' counts, "
+        "their contacts or the sweeps' measured time; key 'mpi_settings.balance' is \"",
+        settings_.balance, "\", expected \"count\", \"contacts\" or \"time\"");
   for (int r = 0; r < size_; ++r)
     if (r != rank_) others_.push_back(r);
 }
@@ -40,7 +41,8 @@ std::vector<double> DistributedMoreauJean::BoxLoads(const std::vector<double>& r
   return load;
 }
 
-void DistributedMoreauJean::Bisect(const std::vector<double>& row_loads) {
+void DistributedMoreauJean::Bisect(const std::vector<double>& row_loads,
+                                   const std::vector<double>& weights) {
   const ParticleStorage& p = s_.Particles();
   std::vector<Array3> points(p.size());
   std::vector<std::int64_t> keys(p.size());
@@ -58,12 +60,14 @@ void DistributedMoreauJean::Bisect(const std::vector<double>& row_loads) {
         balance.links.push_back({first[k], static_cast<std::uint32_t>(second[k])});
     balance.window = kInterfaceWindow;
   }
-  boxes_ = RecursiveCoordinateBisection(points, keys, size_, {}, balance);
+  boxes_ = RecursiveCoordinateBisection(points, keys, size_, weights, balance);
   bisection_loads_ = BoxLoads(row_loads);
+  bisection_weights_ = weights;
 }
 
 void DistributedMoreauJean::Start() {
   Bisect(RowLoads());
+  seconds_mark_ = s_.SplitSweepSeconds(), swept_mark_ = s_.SplitSweptContacts();
   s_.SetRankSplit(
       rank_, size_, [this](const Array3& x) { return RcbOwner(boxes_, x); },
       [this](std::vector<double>& v) { SumOverRanks(v); });
@@ -78,6 +82,10 @@ void DistributedMoreauJean::AfterStep() {
   // Each box's owned spheres, or the contacts its spheres head (the sweeps'
   // work: a contact is swept by its first body's rank).
   const std::vector<double> row_loads = RowLoads();
+  if (BalancesTime()) {
+    if (RebalanceByTime(row_loads)) ++rebalances_;
+    return;
+  }
   const std::vector<double> load = BoxLoads(row_loads);
   double total = 0.0;
   for (double l : load) total += l;
@@ -87,6 +95,38 @@ void DistributedMoreauJean::AfterStep() {
     Bisect(row_loads);
     ++rebalances_;
   }
+}
+
+bool DistributedMoreauJean::RebalanceByTime(const std::vector<double>& row_loads) {
+  // Half the old speed, half the new: one noisy interval moves a cut half
+  // way (DistributedDem::RebalanceByTime's damping).
+  constexpr double kDamping = 0.5;
+  const double seconds = s_.SplitSweepSeconds() - seconds_mark_;
+  const double swept = s_.SplitSweptContacts() - swept_mark_;
+  seconds_mark_ = s_.SplitSweepSeconds(), swept_mark_ = s_.SplitSweptContacts();
+  const std::vector<double> times = comm_->AllGather(seconds);
+  const std::vector<double> work = comm_->AllGather(swept);
+  if (speed_.size() != static_cast<std::size_t>(size_)) speed_.assign(size_, 0.0);
+  for (int r = 0; r < size_; ++r) {
+    if (!(work[r] > 0.0) || !(times[r] > 0.0)) continue;  // nothing measured: the old speed
+    const double measured = work[r] / times[r];
+    speed_[r] = speed_[r] > 0.0 ? (1.0 - kDamping) * speed_[r] + kDamping * measured : measured;
+  }
+  double total = 0.0;
+  for (double t : times) total += t;
+  const double most = *std::max_element(times.begin(), times.end());
+  if (!(total > 0.0) || !(most > settings_.imbalance_threshold * total / size_)) return false;
+  // A rank not measured yet (it swept nothing) counts at the mean speed.
+  double speed_sum = 0.0;
+  int measured = 0;
+  for (double v : speed_)
+    if (v > 0.0) speed_sum += v, ++measured;
+  if (measured == 0) return false;
+  std::vector<double> weights = speed_;
+  for (double& v : weights)
+    if (!(v > 0.0)) v = speed_sum / measured;
+  Bisect(row_loads, weights);
+  return true;
 }
 
 std::vector<std::size_t> DistributedMoreauJean::OwnedRows() const {
@@ -136,6 +176,7 @@ void DistributedMoreauJean::SaveState(CheckpointWriter& writer, const std::strin
   writer.Write(group + "/boxes", corners);
   writer.Write(group + "/rebalances", std::vector<std::int64_t>{rebalances_});
   writer.Write(group + "/bisection_loads", bisection_loads_);
+  writer.Write(group + "/speeds", speed_);
 }
 
 void DistributedMoreauJean::LoadState(const CheckpointReader& reader, const std::string& group) {
@@ -162,6 +203,9 @@ void DistributedMoreauJean::LoadState(const CheckpointReader& reader, const std:
       boxes_[r].low[a] = corners[6 * r + a], boxes_[r].high[a] = corners[6 * r + 3 + a];
   rebalances_ = static_cast<int>(read_one("rebalances"));
   bisection_loads_ = reader.ReadDoubles(group + "/bisection_loads");
+  // (Checkpoints written before the time balance have no speeds.)
+  if (reader.Has(group + "/speeds")) speed_ = reader.ReadDoubles(group + "/speeds");
+  seconds_mark_ = s_.SplitSweepSeconds(), swept_mark_ = s_.SplitSweptContacts();
 }
 
 void DistributedMoreauJean::SumOverRanks(std::vector<double>& values) const {

@@ -26,7 +26,15 @@
 // every rank's), each cut moved by up to kInterfaceWindow of its set's
 // contacts where it then crosses fewer pair contacts (the interface, whose
 // Jacobi coupling between the ranks costs sweeps), and the check compares
-// each box's contacts.
+// each box's contacts. With "balance": "time" each rank measures its own
+// sweeps (their seconds and the contacts they swept, the exchanges
+// excluded) over the interval; the check compares the ranks' sweep seconds
+// and the bisection, by contacts as above, gives each rank a share in
+// proportion to its speed (contacts swept per second, a damped average
+// over the checks), for cores of unequal speed. Every rank takes the same
+// gathered times, so the boxes agree; they depend on the host's timings,
+// and so, to the NLGS tolerance, do the results (the cuts decide the
+// Jacobi coupling).
 //
 // Checkpoints: each rank's file holds the whole replicated state (the
 // strategy's, as a serial run saves it) and, under <group>/Distributed, the
@@ -65,8 +73,8 @@ class DistributedMoreauJean {
   // medium settling bed (docs/performance.md).
   static constexpr double kInterfaceWindow = 0.05;
 
-  // "balance": "count" or "contacts"; "time" is an error naming the key
-  // (the split's cost is not measured yet).
+  // "balance": "count", "contacts" or "time" (another value is an error
+  // naming the key).
   DistributedMoreauJean(nonsmooth::MoreauJeanStrategy& strategy,
                         std::shared_ptr<const Communicator> communicator,
                         DistributedDemSettings settings);
@@ -91,6 +99,9 @@ class DistributedMoreauJean {
   // Each box's share of the balanced loads (owned spheres, or the contacts
   // they head) when the boxes were last bisected.
   const std::vector<double>& BisectionLoads() const { return bisection_loads_; }
+  // The ranks' weights at the last bisection (their measured speeds with
+  // "time"; empty: equal shares).
+  const std::vector<double>& BisectionWeights() const { return bisection_weights_; }
 
   // This rank's boxes and counters under `group` (every rank saves the same
   // values, each in its own file); LoadState, after Start and the
@@ -104,10 +115,16 @@ class DistributedMoreauJean {
   void SumOverRanks(std::vector<double>& values) const;
 
  private:
-  void Bisect(const std::vector<double>& row_loads);
-  bool BalancesContacts() const { return settings_.balance == "contacts"; }
+  // `weights`: each rank's share of the loads (empty: equal shares).
+  void Bisect(const std::vector<double>& row_loads, const std::vector<double>& weights = {});
+  bool BalancesContacts() const { return settings_.balance != "count"; }
+  bool BalancesTime() const { return settings_.balance == "time"; }
+  // With "time", at a check: the ranks' sweep seconds since the last, their
+  // speeds updated; a new bisection where the slowest rank's seconds exceed
+  // the threshold times the mean. Returns whether it bisected.
+  bool RebalanceByTime(const std::vector<double>& row_loads);
   // Per row, the number of the last step's contacts it heads (with
-  // "contacts"; otherwise 1 a row: the owned count).
+  // "contacts" or "time"; otherwise 1 a row: the owned count).
   std::vector<double> RowLoads() const;
   // The summed row loads of each box.
   std::vector<double> BoxLoads(const std::vector<double>& row_loads) const;
@@ -119,7 +136,11 @@ class DistributedMoreauJean {
   std::vector<RcbBox> boxes_;
   std::vector<int> others_;
   int rebalances_ = 0;
-  std::vector<double> bisection_loads_;
+  std::vector<double> bisection_loads_, bisection_weights_;
+  // "time": each rank's damped speed (contacts swept per second; 0: not
+  // measured yet), checkpointed; the strategy's sweep totals at the last check.
+  std::vector<double> speed_;
+  double seconds_mark_ = 0.0, swept_mark_ = 0.0;
   mutable std::vector<std::vector<double>> out_, in_;
 };
 

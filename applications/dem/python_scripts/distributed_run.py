@@ -385,6 +385,10 @@ class MoreauJeanRun:
         """Each box's share of the balanced loads at the last bisection."""
         return self.split.BisectionLoads()
 
+    def BisectionWeights(self):
+        """The ranks' weights at the last bisection (empty: equal shares)."""
+        return self.split.BisectionWeights()
+
     def WriteGlobalWallResults(self):
         pass  # every rank holds every wall contact
 

@@ -343,6 +343,9 @@ void BindDistributed(py::module_& m) {
       .def("BisectionLoads", &DistributedMoreauJean::BisectionLoads,
            "Each box's share of the balanced loads (owned spheres or contacts) at the last "
            "bisection")
+      .def("BisectionWeights", &DistributedMoreauJean::BisectionWeights,
+           "The ranks' weights at the last bisection (\"time\": their measured speeds, contacts "
+           "swept per second; empty: equal shares)")
       .def(
           "SumOverRanks",
           [](const DistributedMoreauJean& d, std::vector<double> v) {
