@@ -47,21 +47,34 @@ double PieceBonds::LongestBond(double largest_radius, double search_tolerance) c
 
 namespace {
 
-// The cluster file's largest ids, once its connectivity is read; a cluster
-// (Cluster3D) has one node, its centre, and the file no condition.
-void ReadClusterMaxIds(const std::string& path, const MeshGraph& graph, SpheresPiece& piece) {
+// The largest node and element ids of a file whose connectivity `graph`
+// is: of spheres or of clusters (`what`), one node each (the centre) and no
+// condition, else an error naming the file.
+std::array<IdType, 2> LargestIdsOfCentres(const std::string& path, const MeshGraph& graph,
+                                          const char* what) {
   for (std::size_t e = 0; e < graph.NumberOfElements(); ++e)
     if (graph.element_offsets[e + 1] - graph.element_offsets[e] != 1)
       TESSERA_ERROR(path, ": element ", graph.element_ids[e], " has ",
                     graph.element_offsets[e + 1] - graph.element_offsets[e],
-                    " nodes; the distributed start reads clusters (one node each, the centre)");
+                    " nodes; the distributed start reads ", what, " (one node each)");
   if (graph.NumberOfConditions() > 0)
     TESSERA_ERROR(path, ": ", graph.NumberOfConditions(),
-                  " conditions; the distributed start reads clusters only");
-  for (IdType id : graph.node_ids)
-    piece.clusters_max_node_id = std::max(piece.clusters_max_node_id, id);
-  for (IdType id : graph.element_ids)
-    piece.clusters_max_element_id = std::max(piece.clusters_max_element_id, id);
+                  " conditions; the distributed start reads ", what, " only");
+  std::array<IdType, 2> largest{0, 0};
+  for (IdType id : graph.node_ids) largest[0] = std::max(largest[0], id);
+  for (IdType id : graph.element_ids) largest[1] = std::max(largest[1], id);
+  return largest;
+}
+
+// Reads the clusters `read` names (sorted here) into the clusters' root and
+// gives them their materials.
+void ReadClusters(const PieceStart& start, MdpaReadOptions options, MdpaPiece& read) {
+  std::sort(read.elements.begin(), read.elements.end());
+  std::sort(read.nodes.begin(), read.nodes.end());
+  read.nodes.erase(std::unique(read.nodes.begin(), read.nodes.end()), read.nodes.end());
+  options.piece = &read;
+  MdpaReader(options).ReadFile(start.clusters_path, *start.clusters);
+  start.assign_cluster_materials();
 }
 
 // This rank's slice of the cluster file (1/P of its clusters, by position):
@@ -79,7 +92,7 @@ struct ClusterSlice {
 // Reads the slice into the clusters' root, then empties it again. Sets the
 // piece's member count, each cluster material's first key (the least over
 // the slices) and the members' reach (the largest over the slices).
-ClusterSlice ReadClusterSlice(const PieceStart& start, MdpaReadOptions options,
+ClusterSlice ReadClusterSlice(const PieceStart& start, const MdpaReadOptions& options,
                               const MeshGraph& graph, const Communicator& communicator,
                               std::int64_t spheres, SpheresPiece& piece) {
   const int rank = communicator.Rank(), ranks = communicator.Size();
@@ -96,14 +109,9 @@ ClusterSlice ReadClusterSlice(const PieceStart& start, MdpaReadOptions options,
     position.emplace(graph.element_ids[e], e - first);
   }
   MdpaPiece read{slice.node_ids, slice.element_ids, {}};
-  std::sort(read.elements.begin(), read.elements.end());
-  std::sort(read.nodes.begin(), read.nodes.end());
-  read.nodes.erase(std::unique(read.nodes.begin(), read.nodes.end()), read.nodes.end());
-  options.piece = &read;
-  ModelPart& clusters = *start.clusters;
-  MdpaReader(options).ReadFile(start.clusters_path, clusters);
-  start.assign_cluster_materials();
+  ReadClusters(start, options, read);
   piece.clusters_in_slice = m;
+  ModelPart& clusters = *start.clusters;
 
   std::vector<ClusterMemberSpheres> members(m);
   std::vector<IdType> material(m);
@@ -177,8 +185,9 @@ ClusterSlice ReadClusterSlice(const PieceStart& start, MdpaReadOptions options,
 // first bisection and the ranks whose layer holds the centre, as
 // DistributedDem::Start keeps a member by its cluster's centre); then this
 // rank's clusters read and numbered as the serial run numbers them.
-void ReadKeptClusters(const PieceStart& start, MdpaReadOptions options, const ClusterSlice& slice,
-                      const Communicator& communicator, SpheresPiece& piece) {
+void ReadKeptClusters(const PieceStart& start, const MdpaReadOptions& options,
+                      const ClusterSlice& slice, const Communicator& communicator,
+                      SpheresPiece& piece) {
   const int rank = communicator.Rank(), ranks = communicator.Size();
   const PeriodicBox& periodic = piece.periodic;
   std::vector<int> others;
@@ -208,13 +217,8 @@ void ReadKeptClusters(const PieceStart& start, MdpaReadOptions options, const Cl
       read.nodes.push_back(static_cast<IdType>(part[k + 1]));
     }
   for (const auto& entry : first_member) read.elements.push_back(entry.first);
-  std::sort(read.nodes.begin(), read.nodes.end());
-  read.nodes.erase(std::unique(read.nodes.begin(), read.nodes.end()), read.nodes.end());
-  options.piece = &read;
-  ModelPart& clusters = *start.clusters;
-  MdpaReader(options).ReadFile(start.clusters_path, clusters);
-  start.assign_cluster_materials();
-  for (const Element& element : clusters.Elements()) {
+  ReadClusters(start, options, read);
+  for (const Element& element : start.clusters->Elements()) {
     const std::int64_t number = first_member.at(element.Id());
     piece.cluster_first_node_ids.push_back(piece.first_member_node + static_cast<IdType>(number));
     piece.cluster_first_element_ids.push_back(piece.first_member_element +
@@ -235,18 +239,10 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
   // (No sphere file, path ""; a deck of clusters only: no sphere to read.)
   if (!path.empty()) MdpaReader(options).ReadMeshGraph(path, graph);
   const std::size_t n = graph.NumberOfElements();
-  for (std::size_t e = 0; e < n; ++e)
-    if (graph.element_offsets[e + 1] - graph.element_offsets[e] != 1)
-      TESSERA_ERROR(path, ": element ", graph.element_ids[e], " has ",
-                    graph.element_offsets[e + 1] - graph.element_offsets[e],
-                    " nodes; the distributed start reads spheres (one node each)");
-  if (graph.NumberOfConditions() > 0)
-    TESSERA_ERROR(path, ": ", graph.NumberOfConditions(),
-                  " conditions; the distributed start reads spheres only");
   SpheresPiece piece;
   piece.total_spheres = static_cast<std::int64_t>(n);
-  for (IdType id : graph.node_ids) piece.max_node_id = std::max(piece.max_node_id, id);
-  for (IdType id : graph.element_ids) piece.max_element_id = std::max(piece.max_element_id, id);
+  const std::array<IdType, 2> sphere_ids = LargestIdsOfCentres(path, graph, "spheres");
+  piece.max_node_id = sphere_ids[0], piece.max_element_id = sphere_ids[1];
   // The cluster file's connectivity, numbered after the files before it.
   const bool with_clusters = start.clusters != nullptr && !start.clusters_path.empty();
   MdpaReadOptions cluster_options;
@@ -261,7 +257,9 @@ SpheresPiece ReadSpheresPiece(const std::string& path, ModelPart& model_part,
     cluster_options.element_id_offset = next[1];
     cluster_options.condition_id_offset = next[2];
     MdpaReader(cluster_options).ReadMeshGraph(start.clusters_path, cluster_graph);
-    ReadClusterMaxIds(start.clusters_path, cluster_graph, piece);
+    const std::array<IdType, 2> cluster_ids =
+        LargestIdsOfCentres(start.clusters_path, cluster_graph, "clusters");
+    piece.clusters_max_node_id = cluster_ids[0], piece.clusters_max_element_id = cluster_ids[1];
     piece.first_member_node = std::max(next[3], piece.clusters_max_node_id) + 1;
     piece.first_member_element =
         std::max({next[4], piece.clusters_max_element_id, piece.clusters_max_condition_id}) + 1;
