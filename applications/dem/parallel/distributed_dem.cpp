@@ -11,6 +11,7 @@
 #include "applications/dem/inlets/particle_inlet.h"
 #include "applications/dem/parallel/distributed_rcb.h"
 #include "applications/dem/parallel/periodic_layer.h"
+#include "applications/dem/parallel/rank_speeds.h"
 #include "applications/dem/parallel/spheres_piece.h"
 #include "applications/dem/strategies/dem_strategy.h"
 #include "applications/dem/strategies/phase_timings.h"
@@ -684,10 +685,6 @@ double DistributedDem::ComputeSeconds() const {
 }
 
 void DistributedDem::RebalanceByTime() {
-  // The weight of a damped update of each rank's speed: half the old, half
-  // the new, so that one noisy interval moves a cut only half way and the
-  // cut settles instead of swinging between two positions.
-  constexpr double kDamping = 0.5;
   const double now = ComputeSeconds();
   // (Negative after the strategy's ResetTimings: that interval is not measured.)
   const double spent = std::max(0.0, now - compute_mark_);
@@ -698,26 +695,17 @@ void DistributedDem::RebalanceByTime() {
   const std::vector<std::int64_t> ghosts =
       comm_->AllGather(static_cast<std::int64_t>(NumberOfGhosts()));
   // A rank's speed: the rows it works on (owned and ghosts: the search and
-  // the contacts run over both) per compute second.
-  if (speed_.empty()) speed_.assign(size_, 0.0);
-  for (int r = 0; r < size_; ++r) {
-    if (owned[r] == 0 || !(times[r] > 0.0)) continue;  // nothing measured: the old speed
-    const double measured = static_cast<double>(owned[r] + ghosts[r]) / times[r];
-    speed_[r] = speed_[r] > 0.0 ? (1.0 - kDamping) * speed_[r] + kDamping * measured : measured;
-  }
-  const double total = std::accumulate(times.begin(), times.end(), 0.0);
-  const double most = *std::max_element(times.begin(), times.end());
-  if (!(total > 0.0) || !(most > settings_.imbalance_threshold * total / size_)) return;
+  // the contacts run over both) per compute second; one that owns nothing
+  // is not measured.
+  std::vector<double> work(size_);
+  for (int r = 0; r < size_; ++r)
+    work[r] = owned[r] == 0 ? 0.0 : static_cast<double>(owned[r] + ghosts[r]);
+  UpdateRankSpeeds(work, times, speed_);
+  if (!SecondsImbalanced(times, settings_.imbalance_threshold)) return;
   // A rank not measured yet (it owned nothing) counts at the mean speed.
-  double speed_sum = 0.0;
-  int measured = 0;
-  for (double v : speed_)
-    if (v > 0.0) speed_sum += v, ++measured;
-  if (measured == 0) return;
-  std::vector<double> speed = speed_;
-  for (double& v : speed)
-    if (!(v > 0.0)) v = speed_sum / measured;
-  speed_sum = std::accumulate(speed.begin(), speed.end(), 0.0);
+  const std::vector<double> speed = SpeedsWithUnmeasuredAtMean(speed_);
+  if (speed.empty()) return;
+  const double speed_sum = std::accumulate(speed.begin(), speed.end(), 0.0);
   // Equal times T = (n_r + g_r) / s_r with the ghosts g_r as they are (a cut
   // moved along its axis keeps its layer): n_r = T s_r - g_r, T from the sum
   // of the n_r. Shares in proportion to the speeds alone would overshoot

@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "applications/dem/nonsmooth/moreau_jean_strategy.h"
+#include "applications/dem/parallel/rank_speeds.h"
 #include "kernel/core/error.h"
 #include "kernel/io/checkpoint_file.h"
 #include "kernel/parallel/communicator.h"
@@ -98,33 +99,16 @@ void DistributedMoreauJean::AfterStep() {
 }
 
 bool DistributedMoreauJean::RebalanceByTime(const std::vector<double>& row_loads) {
-  // Half the old speed, half the new: one noisy interval moves a cut half
-  // way (DistributedDem::RebalanceByTime's damping).
-  constexpr double kDamping = 0.5;
   const double seconds = s_.SplitSweepSeconds() - seconds_mark_;
   const double swept = s_.SplitSweptContacts() - swept_mark_;
   seconds_mark_ = s_.SplitSweepSeconds(), swept_mark_ = s_.SplitSweptContacts();
   const std::vector<double> times = comm_->AllGather(seconds);
-  const std::vector<double> work = comm_->AllGather(swept);
-  if (speed_.size() != static_cast<std::size_t>(size_)) speed_.assign(size_, 0.0);
-  for (int r = 0; r < size_; ++r) {
-    if (!(work[r] > 0.0) || !(times[r] > 0.0)) continue;  // nothing measured: the old speed
-    const double measured = work[r] / times[r];
-    speed_[r] = speed_[r] > 0.0 ? (1.0 - kDamping) * speed_[r] + kDamping * measured : measured;
-  }
-  double total = 0.0;
-  for (double t : times) total += t;
-  const double most = *std::max_element(times.begin(), times.end());
-  if (!(total > 0.0) || !(most > settings_.imbalance_threshold * total / size_)) return false;
+  // A rank's speed: the contacts it swept per sweep second.
+  UpdateRankSpeeds(comm_->AllGather(swept), times, speed_);
+  if (!SecondsImbalanced(times, settings_.imbalance_threshold)) return false;
   // A rank not measured yet (it swept nothing) counts at the mean speed.
-  double speed_sum = 0.0;
-  int measured = 0;
-  for (double v : speed_)
-    if (v > 0.0) speed_sum += v, ++measured;
-  if (measured == 0) return false;
-  std::vector<double> weights = speed_;
-  for (double& v : weights)
-    if (!(v > 0.0)) v = speed_sum / measured;
+  const std::vector<double> weights = SpeedsWithUnmeasuredAtMean(speed_);
+  if (weights.empty()) return false;
   Bisect(row_loads, weights);
   return true;
 }
