@@ -7,7 +7,7 @@ peaks rising with the confinement.
         applications/dem/benchmarks/v5_3_ucs_convergence.py [--quick] [--folder DIR] \
         [--platen-velocity V] [--final-axial-strain S] [--skip-ucs] [--skip-triaxial] \
         [--confinements 1.5,4.5] [--plot-series] [--bond-range-beta B] [--damage kratos|thesis] \
-        [--medium] [--seed N] [--checkpoint-steps N] [--restart FILE]
+        [--medium] [--seed N] [--checkpoint-steps N] [--restart FILE] [--bts]
 
 What it does, in order:
 1. Generates the specimen (tessera.dem.specimen) and asks the virtual
@@ -25,6 +25,13 @@ What it does, in order:
    along the current radii and axially through its servo-controlled
    platens (tessera.dem.virtual_lab, _PrepareConfinement). `--skip-ucs`
    runs the triaxial tests alone (no stability check either).
+4. `--bts` instead runs the Brazilian test alone: the specimen's cylinder
+   laid on its side (a disc as thick as the cylinder is long), compressed
+   across a diameter by the platens; its tensile strength 2P/(πDt) against
+   the concrete's 3.2 MPa (thesis §5.5: the flexural 4.5 MPa "translates
+   into a value of 3.2 MPa in the BTS test"; band ±15 %, the UCS peak's).
+   The disc fails at 0.3-0.6 % of its diameter: `--final-axial-strain 0.02`
+   leaves room.
 
 Parameters: Table 5.5 (tessera.dem.virtual_lab.DEFAULT_MATERIAL) with V5.3's
 damping (restitution 0.0015 read as ξ = 0.90: MaterialV53) and no damage law
@@ -77,6 +84,8 @@ import warnings
 
 F_C = 32.8e6          # Pa, Sfer et al.'s 28-day strength (thesis §5.5)
 F_C_BAND = 0.15       # the brief's acceptance band on the UCS peak
+F_T_BTS = 3.2e6       # Pa, the concrete's BTS strength (thesis §5.5: 4.5 MPa in flexure "translates
+                      # into a value of 3.2 MPa in the BTS test")
 STABLE_DT = 1e-7      # s, the thesis' stable step on the 13k mesh
 UNSTABLE_DT = 5e-7    # s, the thesis' unstable step
 CONFINEMENTS = (1.5e6, 4.5e6, 9.0e6, 30e6, 60e6)
@@ -119,7 +128,14 @@ def Settings(test, args, confinement=0.0, delta_time=STABLE_DT, name=None):
         velocity = args.platen_velocity
     if args.final_axial_strain is not None:
         strain = args.final_axial_strain
-    specimen.update({"shape": "cylinder", "radius": 0.00386, "spread": 0.25, "seed": args.seed,
+    shape = "cylinder"
+    if test == "BTS":
+        # Sfer et al.'s cylinder on its side, split across a diameter: a disc
+        # as thick as the cylinder is long (the samples every 500 steps: the
+        # disc fails at a few hundredths of the UCS travel).
+        shape, specimen["length"] = "disc", 2.0 * specimen["diameter"]
+        sample_steps = min(sample_steps, 500)
+    specimen.update({"shape": shape, "radius": 0.00386, "spread": 0.25, "seed": args.seed,
                      "solid_fraction": 0.60, "tolerance": 0.05, "verlet_list": True})
     material = MaterialV53()
     if args.bond_range_beta is not None:
@@ -131,7 +147,8 @@ def Settings(test, args, confinement=0.0, delta_time=STABLE_DT, name=None):
     elif args.damage == "thesis":
         # The printed law F = (1 - d) k u with u^l / u^f = 0.2 (the digest's
         # erratum of "u^f/u^l = 0.2"): u^f = 5 u^l, the factors 4.
-        material.update({"DAMAGE_FACTOR": 4.0, "SHEAR_ENERGY_COEF": 4.0})
+        factor = 4.0 if args.damage_factor is None else args.damage_factor
+        material.update({"DAMAGE_FACTOR": factor, "SHEAR_ENERGY_COEF": factor})
     return {"test": test, "specimen": specimen, "material": material,
             "loading": {"platen_velocity": velocity, "final_axial_strain": strain,
                         "confinement_pressure": confinement, "confinement_time": 2e-3,
@@ -157,7 +174,7 @@ def StabilityCheck(args):
 
 def RunTest(test, args, confinement=0.0):
     from tessera.dem.virtual_lab import VirtualLaboratory
-    name = test.lower() if test == "UCS" else f"triaxial_{confinement / 1e6:g}MPa"
+    name = test.lower() if test in ("UCS", "BTS") else f"triaxial_{confinement / 1e6:g}MPa"
     lab = VirtualLaboratory(Settings(test, args, confinement, name=name))
     start = time.perf_counter()
     with warnings.catch_warnings(record=True) as caught:
@@ -263,12 +280,22 @@ def main():
     parser.add_argument("--damage", choices=("kratos", "thesis"), default=None,
                         help="a damage law instead of V5.3's none: Table 5.5's factors 0.2 in "
                              "Kratos' law, or the thesis' printed law with u^f = 5 u^l")
+    parser.add_argument("--damage-factor", type=float, default=None,
+                        help="with --damage thesis: u^f = (1 + F) u^l in tension and shear "
+                             "(default 4, the reading u^l / u^f = 0.2)")
     parser.add_argument("--checkpoint-steps", type=int, default=0,
                         help="a checkpoint every N steps (DIR/checkpoints) and at SIGTERM/Ctrl-C")
     parser.add_argument("--restart", default=None, metavar="FILE",
                         help="continue the one test selected from its checkpoint FILE")
+    parser.add_argument("--bts", action="store_true",
+                        help="the Brazilian test alone: the specimen's cylinder on its side, "
+                             "its tensile strength against the thesis' 3.2 MPa")
     args = parser.parse_args()
-    if args.restart:
+    if args.damage_factor is not None and args.damage != "thesis":
+        parser.error("--damage-factor sets the thesis' law's factors: give --damage thesis")
+    if args.bts:
+        args.skip_ucs = args.skip_triaxial = True
+    if args.restart and not args.bts:
         triaxials = len(args.confinements.split(",")) if args.confinements else 2
         if not (args.skip_ucs and triaxials == 1) and not args.skip_triaxial:
             parser.error("--restart continues one test: give --skip-triaxial (the UCS) or "
@@ -317,6 +344,19 @@ def main():
         if not rising:
             failures.append("triaxial peaks do not rise with the confinement")
         PlotSeries(args.folder)
+
+    if args.bts:
+        bts = RunTest("BTS", args)
+        results["BTS"] = bts
+        strength = bts.get("tensile_strength", float("nan"))
+        error = (strength - F_T_BTS) / F_T_BTS
+        bts["tensile_strength_over_reference"] = strength / F_T_BTS
+        print(f"BTS tensile strength 2P/(πDt) {strength / 1e6:.2f} MPa against "
+              f"{F_T_BTS / 1e6:.1f} MPa: {100 * error:+.1f} % (band ±{100 * F_C_BAND:.0f} %)",
+              flush=True)
+        if not abs(error) <= F_C_BAND:
+            failures.append(f"BTS strength {strength / 1e6:.2f} MPa outside "
+                            f"{F_T_BTS / 1e6:.1f} MPa ±{100 * F_C_BAND:.0f} %")
 
     results["failures"] = failures
     os.makedirs(args.folder, exist_ok=True)

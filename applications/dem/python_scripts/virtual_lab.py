@@ -52,7 +52,8 @@ What a run does:
    lateral and end layers left out: HomogeneousStrain, BULK_DEPTH_RADII;
    the lateral spheres' strain carries their indentation under a triaxial
    test's point forces), axial stress (the platens' mean force over the
-   section; with the confinement, which the platens carry), confinement,
+   section; with the confinement, which the platens carry; of a disc the
+   splitting tensile stress 2P / (π D t) at its centre), confinement,
    intact bonds and bonds
    broken in tension and in shear.
 5. Writes <name>.csv (those columns, a row as each sample is taken: a run
@@ -62,9 +63,11 @@ What a run does:
    a triaxial test: of the rise above the stress at the platens' start), by
    least squares; ν: minus the slope of lateral over axial strain there;
    the same two of the bulk's strains, young_modulus_bulk and
-   poisson_ratio_bulk;
+   poisson_ratio_bulk (NaN for BTS: a disc squeezed across a diameter is
+   not in uniaxial stress);
    peak stress, the strain and the platens' strain at peak; the specimen's porosity and
-   coordination number; for BTS the tensile strength 2 P / (π D t)).
+   coordination number; for BTS the tensile strength 2 P / (π D t), the
+   peak of its stress).
    Stopped by hand (KeyboardInterrupt), a test writes the summary and the
    plot of its samples so far before the interrupt goes on.
 6. With output.checkpoint_steps N > 0, writes the DEM stage's checkpoints
@@ -759,7 +762,9 @@ class VirtualLaboratory:
         pressure = self._Pressure(time)
         force = self._PlatenForce(stage)
         if s["test"] == "BTS":
-            stress = force / self.section  # reported as force per section; strength in the summary
+            # The splitting tensile stress at the disc's centre, 2P / (π D t):
+            # its peak is the Brazilian tensile strength.
+            stress = 2.0 * force / (math.pi * sp.diameter * sp.length)
         else:  # triaxial, hydrostatic: the platens carry the axial confinement too
             stress = force / self.section
         bonds = stage.GetStrategy().BondArrays()
@@ -906,7 +911,9 @@ class VirtualLaboratory:
         elastic = {"young_modulus": nan, "poisson_ratio": nan, "young_modulus_bulk": nan,
                    "poisson_ratio_bulk": nan}
         stress = c["axial_stress"]
-        if len(stress) < 3:
+        # A disc squeezed across a diameter is not in uniaxial stress: these
+        # slopes are no E or ν of it.
+        if len(stress) < 3 or self.settings["test"] == "BTS":
             return elastic
         peak_index = int(np.argmax(stress))
         # A triaxial test's from the platen start: the rise above the stress there.
@@ -977,8 +984,12 @@ class VirtualLaboratory:
         k = int(np.argmax(c["axial_stress"]))
         ax.plot([100 * c["axial_strain"][k]], [c["axial_stress"][k] / 1e6], "o", color="red",
                 label=f"peak {c['axial_stress'][k] / 1e6:.3g} MPa")
-        ax.set_xlabel("strain (%) (lateral: extension positive)")
-        ax.set_ylabel("axial stress (MPa)")
+        if self.settings["test"] == "BTS":
+            ax.set_xlabel("the platens' approach over the diameter (%)")
+            ax.set_ylabel("splitting tensile stress 2P / (π D t) (MPa)")
+        else:
+            ax.set_xlabel("strain (%) (lateral: extension positive)")
+            ax.set_ylabel("axial stress (MPa)")
         ax.set_title(f"{self.settings['test']}: {summary['spheres']} bonded spheres")
         ax.grid(True, alpha=0.3)
         ax.legend()

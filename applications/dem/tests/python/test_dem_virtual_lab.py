@@ -487,7 +487,8 @@ def test_the_other_tests_run_and_keep_their_loading(tmp_path, test):
     """Not validated against reference curves (docs/validation.md); what is
     checked is each test's loading: the confinement reaches p and holds
     (triaxial, hydrostatic; the hydrostatic specimen compacts); the Brazilian
-    strength is 2 P / (π D t) of the peak force. (The oedometric test is
+    test's stress is the splitting tensile stress 2 P / (π D t), its peak the
+    tensile strength, and no E or ν is fitted to it. (The oedometric test is
     checked against the constrained modulus above.)"""
     from tessera.dem.virtual_lab import VirtualLaboratory
     pressure = 5e6
@@ -509,9 +510,13 @@ def test_the_other_tests_run_and_keep_their_loading(tmp_path, test):
     if test == "triaxial":
         assert summary["peak_stress"] > pressure
     if test == "BTS":
+        np.testing.assert_allclose(c["axial_stress"], 2 * c["platen_force"] / (math.pi * 0.06 * 0.03),
+                                   rtol=1e-12)
         k = int(np.argmax(c["axial_stress"]))
         assert summary["tensile_strength"] == pytest.approx(
             2 * c["platen_force"][k] / (math.pi * 0.06 * 0.03), rel=1e-12)
+        assert summary["peak_stress"] == summary["tensile_strength"]
+        assert math.isnan(summary["young_modulus"]) and math.isnan(summary["poisson_ratio_bulk"])
 
 
 def _RestartableTriaxial(folder, final_axial_strain=0.002, checkpoint_steps=0, pressure=5e6):
