@@ -131,8 +131,8 @@ def Settings(test, args, confinement=0.0, delta_time=STABLE_DT, name=None):
     shape = "cylinder"
     if test == "BTS":
         # Sfer et al.'s cylinder on its side, split across a diameter: a disc
-        # as thick as the cylinder is long (the samples every 500 steps: the
-        # disc fails at a few hundredths of the UCS travel).
+        # as thick as the cylinder is long (samples every 500 steps: at
+        # 0.02 m/s the full disc fails within about 150,000 steps).
         shape, specimen["length"] = "disc", 2.0 * specimen["diameter"]
         sample_steps = min(sample_steps, 500)
     specimen.update({"shape": shape, "radius": 0.00386, "spread": 0.25, "seed": args.seed,
